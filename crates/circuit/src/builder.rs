@@ -1,0 +1,263 @@
+//! Building circuits gate by gate, with constant folding and structural hashing.
+
+use std::collections::HashMap;
+
+use crate::circuit::{Circuit, InputValue, OutputValue, Party};
+use crate::gate::{Gate, Wire};
+use crate::CircuitError;
+
+/// A bit while a circuit is being built: a public constant or a wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bit {
+    /// A value known when the circuit is built; it makes no gate.
+    Const(bool),
+    /// A value carried by a wire (builder numbering).
+    Wire(Wire),
+}
+
+impl Bit {
+    /// The constant value, if this bit is public.
+    pub fn as_const(self) -> Option<bool> {
+        match self {
+            Bit::Const(c) => Some(c),
+            Bit::Wire(_) => None,
+        }
+    }
+}
+
+impl From<bool> for Bit {
+    fn from(b: bool) -> Bit {
+        Bit::Const(b)
+    }
+}
+
+/// Builds a [`Circuit`]. Every operation folds constants (`x & 0 = 0`,
+/// `x ^ x = 0`, `!!x = x`, …) and reuses an existing gate with the same inputs
+/// (structural hashing), so the circuit never holds the same gate twice.
+/// [`Builder::finish`] removes dead gates and compacts the wires.
+#[derive(Default)]
+pub struct Builder {
+    gates: Vec<Gate>,
+    next_wire: Wire,
+    inputs: Vec<(InputValue, Vec<Wire>)>,
+    outputs: Vec<(String, Vec<Bit>)>,
+    hashed: HashMap<Gate, Wire>,
+    negation: HashMap<Wire, Wire>,
+}
+
+impl Builder {
+    /// An empty builder.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// Declares an input value of `width` bits owned by `party`; returns its
+    /// bits, bit 0 (least significant) first.
+    pub fn input(&mut self, name: impl Into<String>, party: Party, width: u32) -> Vec<Bit> {
+        let wires: Vec<Wire> = (0..width).map(|_| self.fresh()).collect();
+        let bits = wires.iter().map(|&w| Bit::Wire(w)).collect();
+        self.inputs.push((
+            InputValue {
+                name: name.into(),
+                party,
+                width,
+            },
+            wires,
+        ));
+        bits
+    }
+
+    /// Declares an output value; `bits` are bit 0 first.
+    pub fn output(&mut self, name: impl Into<String>, bits: &[Bit]) {
+        self.outputs.push((name.into(), bits.to_vec()));
+    }
+
+    /// Number of gates emitted so far.
+    pub fn gate_count(&self) -> usize {
+        self.gates.len()
+    }
+
+    /// Number of AND gates emitted so far.
+    pub fn and_count(&self) -> usize {
+        self.gates.iter().filter(|g| g.is_and()).count()
+    }
+
+    /// `a ^ b`
+    pub fn xor(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(x), Bit::Const(y)) => Bit::Const(x ^ y),
+            (Bit::Const(c), w) | (w, Bit::Const(c)) => {
+                if c {
+                    self.not(w)
+                } else {
+                    w
+                }
+            }
+            (Bit::Wire(x), Bit::Wire(y)) => {
+                if x == y {
+                    return Bit::Const(false);
+                }
+                if self.negation.get(&x) == Some(&y) {
+                    return Bit::Const(true);
+                }
+                let (a, b) = (x.min(y), x.max(y));
+                self.emit(Gate::Xor { a, b, out: 0 })
+            }
+        }
+    }
+
+    /// `a & b`
+    pub fn and(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(x), Bit::Const(y)) => Bit::Const(x & y),
+            (Bit::Const(c), w) | (w, Bit::Const(c)) => {
+                if c {
+                    w
+                } else {
+                    Bit::Const(false)
+                }
+            }
+            (Bit::Wire(x), Bit::Wire(y)) => {
+                if x == y {
+                    return a;
+                }
+                if self.negation.get(&x) == Some(&y) {
+                    return Bit::Const(false);
+                }
+                let (a, b) = (x.min(y), x.max(y));
+                self.emit(Gate::And { a, b, out: 0 })
+            }
+        }
+    }
+
+    /// `!a`
+    pub fn not(&mut self, a: Bit) -> Bit {
+        match a {
+            Bit::Const(c) => Bit::Const(!c),
+            Bit::Wire(w) => {
+                if let Some(&n) = self.negation.get(&w) {
+                    return Bit::Wire(n);
+                }
+                let out = self.emit(Gate::Inv { a: w, out: 0 });
+                if let Bit::Wire(n) = out {
+                    self.negation.insert(w, n);
+                    self.negation.insert(n, w);
+                }
+                out
+            }
+        }
+    }
+
+    /// `a | b` (one AND gate).
+    pub fn or(&mut self, a: Bit, b: Bit) -> Bit {
+        let na = self.not(a);
+        let nb = self.not(b);
+        let both_zero = self.and(na, nb);
+        self.not(both_zero)
+    }
+
+    /// `if sel { t } else { f }` (one AND gate).
+    pub fn mux(&mut self, sel: Bit, t: Bit, f: Bit) -> Bit {
+        let diff = self.xor(t, f);
+        let pick = self.and(sel, diff);
+        self.xor(f, pick)
+    }
+
+    fn fresh(&mut self) -> Wire {
+        let w = self.next_wire;
+        self.next_wire = self
+            .next_wire
+            .checked_add(1)
+            .expect("circuit exceeds 2^32 wires");
+        w
+    }
+
+    fn emit(&mut self, gate: Gate) -> Bit {
+        if let Some(&w) = self.hashed.get(&gate) {
+            return Bit::Wire(w);
+        }
+        let out = self.fresh();
+        let placed = match gate {
+            Gate::Xor { a, b, .. } => Gate::Xor { a, b, out },
+            Gate::And { a, b, .. } => Gate::And { a, b, out },
+            Gate::Inv { a, .. } => Gate::Inv { a, out },
+        };
+        self.hashed.insert(gate, out);
+        self.gates.push(placed);
+        Bit::Wire(out)
+    }
+
+    /// The finished circuit: inputs at wires `0..n` in declaration order, dead
+    /// gates removed, wire slots reused. Constant output bits are made from the
+    /// first input wire (`x ^ x`), so a circuit with a constant output needs at
+    /// least one input bit.
+    pub fn finish(mut self) -> Result<Circuit, CircuitError> {
+        let needs_zero = self
+            .outputs
+            .iter()
+            .any(|(_, bits)| bits.iter().any(|b| matches!(b, Bit::Const(_))));
+        let mut zero = None;
+        let mut one = None;
+        if needs_zero {
+            let first = self
+                .inputs
+                .iter()
+                .find_map(|(_, w)| w.first().copied())
+                .ok_or_else(|| {
+                    CircuitError::Invalid("a constant output needs at least one input bit".into())
+                })?;
+            let z = self.xor_raw(first);
+            zero = Some(z);
+            if let Bit::Wire(o) = self.not(Bit::Wire(z)) {
+                one = Some(o);
+            }
+        }
+        // Builder numbering -> final numbering: inputs first.
+        let mut map = vec![Wire::MAX; self.next_wire as usize];
+        let mut next: Wire = 0;
+        for (_, wires) in &self.inputs {
+            for &w in wires {
+                map[w as usize] = next;
+                next += 1;
+            }
+        }
+        for m in map.iter_mut().filter(|m| **m == Wire::MAX) {
+            *m = next;
+            next += 1;
+        }
+        let gates = self
+            .gates
+            .iter()
+            .map(|g| g.map_wires(|w| map[w as usize]))
+            .collect();
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(name, bits)| OutputValue {
+                name: name.clone(),
+                wires: bits
+                    .iter()
+                    .map(|b| match *b {
+                        Bit::Wire(w) => map[w as usize],
+                        Bit::Const(false) => map[zero.unwrap() as usize],
+                        Bit::Const(true) => map[one.unwrap() as usize],
+                    })
+                    .collect(),
+            })
+            .collect();
+        let circuit = Circuit {
+            num_wires: next,
+            inputs: self.inputs.into_iter().map(|(v, _)| v).collect(),
+            outputs,
+            gates,
+        };
+        Ok(circuit.compact())
+    }
+
+    /// `w ^ w`, bypassing folding: the constant-zero wire.
+    fn xor_raw(&mut self, w: Wire) -> Wire {
+        let out = self.fresh();
+        self.gates.push(Gate::Xor { a: w, b: w, out });
+        out
+    }
+}

@@ -1,0 +1,284 @@
+//! The circuit: wires, gates in topological order, input and output values.
+
+use crate::gate::{Gate, Wire};
+use crate::CircuitError;
+
+/// Which of the two parties provides an input value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Party {
+    /// Party A (by default the garbler).
+    A,
+    /// Party B (by default the evaluator).
+    B,
+}
+
+impl Party {
+    /// The other party.
+    pub fn other(self) -> Party {
+        match self {
+            Party::A => Party::B,
+            Party::B => Party::A,
+        }
+    }
+}
+
+impl std::fmt::Display for Party {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Party::A => "a",
+            Party::B => "b",
+        })
+    }
+}
+
+/// A named input value of a given bit width, owned by one party.
+///
+/// Input values occupy consecutive wires from wire 0 in declaration order; bit
+/// `k` of a value is its `k`-th wire (bit 0 = least significant).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InputValue {
+    /// The value's name (`"0"`, `"1"`, … for Bristol circuits).
+    pub name: String,
+    /// Who provides it.
+    pub party: Party,
+    /// Width in bits.
+    pub width: u32,
+}
+
+/// A named output value: the wires that carry it, least significant bit first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OutputValue {
+    /// The value's name (`"0"`, `"1"`, … for Bristol circuits).
+    pub name: String,
+    /// The wires of the value, bit 0 first.
+    pub wires: Vec<Wire>,
+}
+
+/// A Boolean circuit of XOR, AND and INV gates in topological order.
+///
+/// Wire slots may be reused once their value is dead (see [`Circuit::compact`]),
+/// so a wire index names a storage slot, written by at most one gate at a time.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Circuit {
+    /// Number of wire slots.
+    pub num_wires: u32,
+    /// Input values; together they occupy wires `0..input_bits()`.
+    pub inputs: Vec<InputValue>,
+    /// Output values.
+    pub outputs: Vec<OutputValue>,
+    /// Gates in topological order.
+    pub gates: Vec<Gate>,
+}
+
+impl Circuit {
+    /// Total number of input bits (the input wires are `0..input_bits()`).
+    pub fn input_bits(&self) -> usize {
+        self.inputs.iter().map(|v| v.width as usize).sum()
+    }
+
+    /// Total number of output bits.
+    pub fn output_bits(&self) -> usize {
+        self.outputs.iter().map(|v| v.wires.len()).sum()
+    }
+
+    /// The first wire of each input value.
+    pub fn input_offsets(&self) -> Vec<usize> {
+        let mut offsets = Vec::with_capacity(self.inputs.len());
+        let mut at = 0;
+        for v in &self.inputs {
+            offsets.push(at);
+            at += v.width as usize;
+        }
+        offsets
+    }
+
+    /// All output wires, value after value, bit 0 first.
+    pub fn output_wires(&self) -> impl Iterator<Item = Wire> + '_ {
+        self.outputs.iter().flat_map(|v| v.wires.iter().copied())
+    }
+
+    /// Number of AND gates.
+    pub fn and_count(&self) -> usize {
+        self.gates.iter().filter(|g| g.is_and()).count()
+    }
+
+    /// Checks that every wire is in range and written before it is read, and
+    /// that every output wire holds a value at the end.
+    pub fn validate(&self) -> Result<(), CircuitError> {
+        let n = self.num_wires as usize;
+        let input_bits = self.input_bits();
+        if input_bits > n {
+            return Err(CircuitError::Invalid(format!(
+                "{input_bits} input bits but only {n} wires"
+            )));
+        }
+        let mut defined = vec![false; n];
+        defined[..input_bits].fill(true);
+        for (i, g) in self.gates.iter().enumerate() {
+            for w in g.inputs() {
+                if w as usize >= n {
+                    return Err(CircuitError::Invalid(format!(
+                        "gate {i} reads wire {w}, out of range (wires: {n})"
+                    )));
+                }
+                if !defined[w as usize] {
+                    return Err(CircuitError::Invalid(format!(
+                        "gate {i} reads wire {w} before it is written"
+                    )));
+                }
+            }
+            let out = g.out() as usize;
+            if out >= n {
+                return Err(CircuitError::Invalid(format!(
+                    "gate {i} writes wire {out}, out of range (wires: {n})"
+                )));
+            }
+            defined[out] = true;
+        }
+        for w in self.output_wires() {
+            if w as usize >= n || !defined[w as usize] {
+                return Err(CircuitError::Invalid(format!(
+                    "output wire {w} is never written"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Plaintext evaluation: one bit vector per input value (bit 0 first) in,
+    /// one per output value out. This is the reference every garbled result is
+    /// checked against.
+    pub fn eval(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(CircuitError::Inputs(format!(
+                "expected {} input values, got {}",
+                self.inputs.len(),
+                inputs.len()
+            )));
+        }
+        let mut wires = vec![false; self.num_wires as usize];
+        let mut at = 0;
+        for (value, bits) in self.inputs.iter().zip(inputs) {
+            if bits.len() != value.width as usize {
+                return Err(CircuitError::Inputs(format!(
+                    "input {} has width {}, got {} bits",
+                    value.name,
+                    value.width,
+                    bits.len()
+                )));
+            }
+            wires[at..at + bits.len()].copy_from_slice(bits);
+            at += bits.len();
+        }
+        eval_gates(&self.gates, &mut wires);
+        Ok(self
+            .outputs
+            .iter()
+            .map(|v| v.wires.iter().map(|&w| wires[w as usize]).collect())
+            .collect())
+    }
+
+    /// Renumbers wires so that inputs stay at `0..input_bits()` and every other
+    /// slot is reused as soon as its value is dead, and removes gates whose
+    /// value reaches no output. The live set, and so the memory needed to run
+    /// the circuit, becomes as small as the gate order allows.
+    pub fn compact(&self) -> Circuit {
+        let input_bits = self.input_bits();
+        // 1. Give every written value its own id (inputs, then gate i's output
+        //    is `input_bits + i`), whatever slot reuse the circuit already has.
+        let mut current: Vec<usize> = (0..self.num_wires as usize).collect();
+        let mut gate_inputs: Vec<[usize; 2]> = Vec::with_capacity(self.gates.len());
+        for (i, g) in self.gates.iter().enumerate() {
+            let mut ins = [usize::MAX; 2];
+            for (k, w) in g.inputs().enumerate() {
+                ins[k] = current[w as usize];
+            }
+            gate_inputs.push(ins);
+            current[g.out() as usize] = input_bits + i;
+        }
+        let output_values: Vec<Vec<usize>> = self
+            .outputs
+            .iter()
+            .map(|v| v.wires.iter().map(|&w| current[w as usize]).collect())
+            .collect();
+        // 2. Liveness, backwards from the outputs.
+        let values = input_bits + self.gates.len();
+        let end = self.gates.len();
+        const DEAD: usize = usize::MAX;
+        let mut last_use = vec![DEAD; values];
+        for &v in output_values.iter().flatten() {
+            last_use[v] = end;
+        }
+        for i in (0..self.gates.len()).rev() {
+            if last_use[input_bits + i] == DEAD {
+                continue;
+            }
+            for &v in gate_inputs[i].iter().filter(|&&v| v != usize::MAX) {
+                if last_use[v] == DEAD {
+                    last_use[v] = i;
+                }
+            }
+        }
+        // 3. Allocate slots: inputs keep theirs; a slot is freed after the
+        //    last gate that reads its value.
+        let mut slot = vec![Wire::MAX; values];
+        let mut free: Vec<Wire> = Vec::new();
+        for v in 0..input_bits {
+            slot[v] = v as Wire;
+            if last_use[v] == DEAD {
+                free.push(v as Wire);
+            }
+        }
+        let mut next = input_bits as Wire;
+        let mut gates = Vec::new();
+        for (i, g) in self.gates.iter().enumerate() {
+            if last_use[input_bits + i] == DEAD {
+                continue;
+            }
+            let [a, b] = gate_inputs[i];
+            let (sa, sb) = (slot[a], if b == usize::MAX { 0 } else { slot[b] });
+            if last_use[a] == i {
+                free.push(sa);
+            }
+            if b != usize::MAX && b != a && last_use[b] == i {
+                free.push(sb);
+            }
+            let out = free.pop().unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            });
+            slot[input_bits + i] = out;
+            gates.push(match *g {
+                Gate::Xor { .. } => Gate::Xor { a: sa, b: sb, out },
+                Gate::And { .. } => Gate::And { a: sa, b: sb, out },
+                Gate::Inv { .. } => Gate::Inv { a: sa, out },
+            });
+        }
+        let outputs = self
+            .outputs
+            .iter()
+            .zip(&output_values)
+            .map(|(v, ids)| OutputValue {
+                name: v.name.clone(),
+                wires: ids.iter().map(|&id| slot[id]).collect(),
+            })
+            .collect();
+        Circuit {
+            num_wires: next,
+            inputs: self.inputs.clone(),
+            outputs,
+            gates,
+        }
+    }
+}
+
+/// Runs gates over plaintext wire values.
+pub fn eval_gates(gates: &[Gate], wires: &mut [bool]) {
+    for g in gates {
+        match *g {
+            Gate::Xor { a, b, out } => wires[out as usize] = wires[a as usize] ^ wires[b as usize],
+            Gate::And { a, b, out } => wires[out as usize] = wires[a as usize] & wires[b as usize],
+            Gate::Inv { a, out } => wires[out as usize] = !wires[a as usize],
+        }
+    }
+}

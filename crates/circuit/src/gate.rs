@@ -1,0 +1,62 @@
+//! Gates and wires.
+
+/// A wire index: dense, `0..num_wires`.
+pub type Wire = u32;
+
+/// A Boolean gate. XOR and INV are free in the garbled circuit; AND costs a
+/// garbled table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Gate {
+    /// `out = a ^ b`
+    Xor { a: Wire, b: Wire, out: Wire },
+    /// `out = a & b`
+    And { a: Wire, b: Wire, out: Wire },
+    /// `out = !a`
+    Inv { a: Wire, out: Wire },
+}
+
+impl Gate {
+    /// The wire this gate writes.
+    #[inline]
+    pub fn out(&self) -> Wire {
+        match *self {
+            Gate::Xor { out, .. } | Gate::And { out, .. } | Gate::Inv { out, .. } => out,
+        }
+    }
+
+    /// The wires this gate reads (one or two).
+    #[inline]
+    pub fn inputs(&self) -> impl Iterator<Item = Wire> {
+        let (a, b) = match *self {
+            Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, Some(b)),
+            Gate::Inv { a, .. } => (a, None),
+        };
+        std::iter::once(a).chain(b)
+    }
+
+    /// Whether this is a non-free (AND) gate.
+    #[inline]
+    pub fn is_and(&self) -> bool {
+        matches!(self, Gate::And { .. })
+    }
+
+    /// The same gate with every wire passed through `f`.
+    pub fn map_wires(&self, mut f: impl FnMut(Wire) -> Wire) -> Gate {
+        match *self {
+            Gate::Xor { a, b, out } => Gate::Xor {
+                a: f(a),
+                b: f(b),
+                out: f(out),
+            },
+            Gate::And { a, b, out } => Gate::And {
+                a: f(a),
+                b: f(b),
+                out: f(out),
+            },
+            Gate::Inv { a, out } => Gate::Inv {
+                a: f(a),
+                out: f(out),
+            },
+        }
+    }
+}

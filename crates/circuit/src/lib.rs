@@ -1,0 +1,34 @@
+//! The circuit layer of twofold: the Boolean circuit IR, the builder, programs
+//! with parallel regions, file formats, plaintext evaluation and analysis.
+
+pub mod builder;
+pub mod circuit;
+pub mod gate;
+
+pub use builder::{Bit, Builder};
+pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
+pub use gate::{Gate, Wire};
+
+/// Errors of the circuit layer.
+#[derive(Debug, thiserror::Error)]
+pub enum CircuitError {
+    /// The circuit's structure is wrong.
+    #[error("invalid circuit: {0}")]
+    Invalid(String),
+    /// The inputs given do not fit the circuit.
+    #[error("bad inputs: {0}")]
+    Inputs(String),
+    /// A file could not be parsed.
+    #[error("{file}:{line}: {message}")]
+    Parse {
+        /// File name as given.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Reading or writing failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
