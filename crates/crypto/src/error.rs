@@ -1,0 +1,33 @@
+//! Errors of the cryptographic layer.
+
+/// Errors returned by the public APIs of `twofold-crypto`.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CryptoError {
+    /// The OS random number generator failed.
+    #[error("OS randomness unavailable: {0}")]
+    Randomness(String),
+    /// Fewer garbled-table blocks were supplied than the AND gates need.
+    #[error("garbled tables too short: need {needed} blocks, got {got}")]
+    TablesTooShort {
+        /// Blocks the gates consume.
+        needed: usize,
+        /// Blocks supplied.
+        got: usize,
+    },
+    /// A gate reads or writes a wire outside the label slice.
+    #[error("gate {gate} uses wire {wire}, but only {num_wires} label slots exist")]
+    WireOutOfRange {
+        /// Index of the gate within the slice given.
+        gate: usize,
+        /// The offending wire.
+        wire: u32,
+        /// Length of the label slice.
+        num_wires: usize,
+    },
+    /// The AND-gate counter would overflow its 64-bit tweak space.
+    #[error("AND-gate id space exhausted")]
+    GateIdOverflow,
+    /// A byte buffer's length is not a multiple of 16.
+    #[error("byte length {0} is not a multiple of 16")]
+    BadByteLength(usize),
+}
