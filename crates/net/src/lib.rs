@@ -1,1 +1,438 @@
-//! twofold-net
+//! Framed, buffered TCP channels for the two parties of a twofold session.
+//!
+//! A [`Channel`] wraps one `TcpStream` (with `TCP_NODELAY` set) in large
+//! buffered readers and writers and moves *frames*: a 4-byte little-endian
+//! length followed by that many payload bytes. Every channel has an agreed
+//! maximum frame length ([`ChannelOptions::max_frame_len`]); a longer frame is
+//! refused before anything is allocated for it.
+//!
+//! Reads and writes time out ([`ChannelOptions::read_timeout`],
+//! [`ChannelOptions::write_timeout`]), so a stalled peer ends in
+//! [`NetError::Timeout`] and a closed connection in
+//! [`NetError::Disconnected`]: nothing here panics on peer input or blocks
+//! forever.
+//!
+//! After any I/O or framing error the byte stream may be out of step with the
+//! peer, so the channel refuses further use with [`NetError::Broken`]; the
+//! session is meant to end there.
+//!
+//! Writes are buffered: call [`Channel::flush`] before waiting for the peer's
+//! answer.
+
+use std::fmt;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Size in bytes of the length header in front of every frame.
+pub const HEADER_LEN: usize = 4;
+
+/// Default maximum frame length: 64 MiB.
+pub const DEFAULT_MAX_FRAME_LEN: usize = 64 << 20;
+
+/// Default read and write timeout: 60 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Default size of the read buffer and of the write buffer: 256 KiB each.
+pub const DEFAULT_BUFFER_SIZE: usize = 256 << 10;
+
+/// Errors of the network layer.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    /// The peer sent (or the caller tried to send) a frame longer than the
+    /// agreed maximum.
+    #[error("frame of {len} bytes exceeds the maximum frame length of {max} bytes")]
+    FrameTooLarge {
+        /// The announced (or requested) frame length.
+        len: u64,
+        /// The agreed maximum frame length.
+        max: usize,
+    },
+    /// A frame had a different length from the one the message requires.
+    #[error("malformed message: expected a frame of {expected} bytes, got {got} bytes")]
+    UnexpectedLength {
+        /// The length the message requires.
+        expected: usize,
+        /// The length of the frame received.
+        got: usize,
+    },
+    /// The peer did not send or receive data within the configured timeout.
+    #[error("timed out: the peer sent or accepted nothing within {0:?}")]
+    Timeout(Duration),
+    /// The peer closed the connection (possibly in the middle of a frame).
+    #[error("the peer closed the connection")]
+    Disconnected,
+    /// No connection could be established before the deadline.
+    #[error("could not connect to {addr} within {waited:?}: {source}")]
+    Connect {
+        /// The address as given by the caller.
+        addr: String,
+        /// How long connecting was retried.
+        waited: Duration,
+        /// The last error seen.
+        source: io::Error,
+    },
+    /// No peer connected before the deadline.
+    #[error("no peer connected within {0:?}")]
+    AcceptTimeout(Duration),
+    /// Invalid [`ChannelOptions`].
+    #[error("invalid channel options: {0}")]
+    InvalidOptions(&'static str),
+    /// An earlier error left the channel unusable.
+    #[error("the channel is unusable after an earlier error")]
+    Broken,
+    /// Any other I/O error.
+    #[error("network I/O error: {0}")]
+    Io(#[source] io::Error),
+}
+
+/// Result type of this crate.
+pub type Result<T> = std::result::Result<T, NetError>;
+
+/// Settings of a [`Channel`]. Both parties must agree on `max_frame_len`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChannelOptions {
+    /// Longest time one read may wait for the peer (must be non-zero).
+    pub read_timeout: Duration,
+    /// Longest time one write may wait for the peer (must be non-zero).
+    pub write_timeout: Duration,
+    /// Longest frame payload accepted or sent (at most `u32::MAX`).
+    pub max_frame_len: usize,
+    /// Capacity of the read buffer and of the write buffer, in bytes.
+    pub buffer_size: usize,
+}
+
+impl Default for ChannelOptions {
+    fn default() -> Self {
+        ChannelOptions {
+            read_timeout: DEFAULT_TIMEOUT,
+            write_timeout: DEFAULT_TIMEOUT,
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            buffer_size: DEFAULT_BUFFER_SIZE,
+        }
+    }
+}
+
+impl ChannelOptions {
+    /// Checks that the options are usable.
+    pub fn validate(&self) -> Result<()> {
+        if self.read_timeout.is_zero() || self.write_timeout.is_zero() {
+            return Err(NetError::InvalidOptions("timeouts must be non-zero"));
+        }
+        if self.max_frame_len > u32::MAX as usize {
+            return Err(NetError::InvalidOptions(
+                "max_frame_len must fit the 4-byte frame header",
+            ));
+        }
+        if self.buffer_size == 0 {
+            return Err(NetError::InvalidOptions("buffer_size must be non-zero"));
+        }
+        Ok(())
+    }
+}
+
+/// A framed, buffered, byte-counting TCP connection to the peer.
+pub struct Channel {
+    reader: BufReader<TcpStream>,
+    writer: BufWriter<TcpStream>,
+    opts: ChannelOptions,
+    bytes_sent: u64,
+    bytes_received: u64,
+    broken: bool,
+}
+
+impl fmt::Debug for Channel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Channel")
+            .field("peer", &self.reader.get_ref().peer_addr().ok())
+            .field("bytes_sent", &self.bytes_sent)
+            .field("bytes_received", &self.bytes_received)
+            .field("broken", &self.broken)
+            .finish()
+    }
+}
+
+impl Channel {
+    /// Wraps a connected stream: sets `TCP_NODELAY`, the timeouts and the
+    /// buffers of `opts`.
+    pub fn new(stream: TcpStream, opts: ChannelOptions) -> Result<Channel> {
+        opts.validate()?;
+        stream.set_nonblocking(false).map_err(NetError::Io)?;
+        stream.set_nodelay(true).map_err(NetError::Io)?;
+        stream
+            .set_read_timeout(Some(opts.read_timeout))
+            .map_err(NetError::Io)?;
+        stream
+            .set_write_timeout(Some(opts.write_timeout))
+            .map_err(NetError::Io)?;
+        let read_half = stream.try_clone().map_err(NetError::Io)?;
+        Ok(Channel {
+            reader: BufReader::with_capacity(opts.buffer_size, read_half),
+            writer: BufWriter::with_capacity(opts.buffer_size, stream),
+            opts,
+            bytes_sent: 0,
+            bytes_received: 0,
+            broken: false,
+        })
+    }
+
+    /// Connects to `addr`, retrying (the peer may not listen yet) until
+    /// `deadline` has passed since the call.
+    pub fn connect<A: ToSocketAddrs + fmt::Display>(
+        addr: A,
+        deadline: Duration,
+        opts: ChannelOptions,
+    ) -> Result<Channel> {
+        opts.validate()?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(5);
+        loop {
+            let remaining = deadline.saturating_sub(start.elapsed());
+            let err = match try_connect(&addr, remaining) {
+                Ok(stream) => return Channel::new(stream, opts),
+                Err(e) => e,
+            };
+            let remaining = deadline.saturating_sub(start.elapsed());
+            if remaining.is_zero() {
+                return Err(NetError::Connect {
+                    addr: addr.to_string(),
+                    waited: start.elapsed(),
+                    source: err,
+                });
+            }
+            thread::sleep(pause.min(remaining));
+            pause = (pause * 2).min(Duration::from_millis(100));
+        }
+    }
+
+    /// The options this channel was made with.
+    pub fn options(&self) -> &ChannelOptions {
+        &self.opts
+    }
+
+    /// The local address of the connection.
+    pub fn local_addr(&self) -> Result<SocketAddr> {
+        self.writer.get_ref().local_addr().map_err(NetError::Io)
+    }
+
+    /// The peer's address.
+    pub fn peer_addr(&self) -> Result<SocketAddr> {
+        self.writer.get_ref().peer_addr().map_err(NetError::Io)
+    }
+
+    /// Changes the read timeout (must be non-zero).
+    pub fn set_read_timeout(&mut self, timeout: Duration) -> Result<()> {
+        if timeout.is_zero() {
+            return Err(NetError::InvalidOptions("timeouts must be non-zero"));
+        }
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(timeout))
+            .map_err(NetError::Io)?;
+        self.opts.read_timeout = timeout;
+        Ok(())
+    }
+
+    /// Bytes handed to the connection so far (payloads and headers),
+    /// including bytes still in the write buffer.
+    pub fn bytes_sent(&self) -> u64 {
+        self.bytes_sent
+    }
+
+    /// Bytes read from the connection so far (payloads and headers).
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes_received
+    }
+
+    /// Queues one frame. It reaches the peer at the latest on
+    /// [`flush`](Channel::flush) or when the write buffer fills.
+    pub fn send_frame(&mut self, payload: &[u8]) -> Result<()> {
+        self.check()?;
+        if payload.len() > self.opts.max_frame_len {
+            return Err(NetError::FrameTooLarge {
+                len: payload.len() as u64,
+                max: self.opts.max_frame_len,
+            });
+        }
+        // Fits in u32: max_frame_len <= u32::MAX was validated.
+        let header = (payload.len() as u32).to_le_bytes();
+        self.write_all(&header)?;
+        self.write_all(payload)
+    }
+
+    /// Sends everything buffered to the peer.
+    pub fn flush(&mut self) -> Result<()> {
+        self.check()?;
+        let res = self.writer.flush();
+        self.io(res, self.opts.write_timeout)
+    }
+
+    /// Receives one frame into `buf`, replacing its contents. `buf`'s
+    /// allocation is reused; it never grows beyond the maximum frame length.
+    pub fn recv_frame(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        let len = self.recv_header()?;
+        buf.clear();
+        buf.resize(len, 0);
+        self.read_exact(buf)
+    }
+
+    /// Receives one frame that must be exactly `out.len()` bytes long.
+    pub fn recv_frame_exact(&mut self, out: &mut [u8]) -> Result<()> {
+        let len = self.recv_header()?;
+        if len != out.len() {
+            self.broken = true;
+            return Err(NetError::UnexpectedLength {
+                expected: out.len(),
+                got: len,
+            });
+        }
+        self.read_exact(out)
+    }
+
+    /// Queues a `u64` as an 8-byte little-endian frame.
+    pub fn send_u64(&mut self, value: u64) -> Result<()> {
+        self.send_frame(&value.to_le_bytes())
+    }
+
+    /// Receives a `u64` sent by [`send_u64`](Channel::send_u64).
+    pub fn recv_u64(&mut self) -> Result<u64> {
+        let mut bytes = [0u8; 8];
+        self.recv_frame_exact(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    /// Queues a byte string as one frame (same as
+    /// [`send_frame`](Channel::send_frame)).
+    pub fn send_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        self.send_frame(bytes)
+    }
+
+    /// Receives one frame into a new vector.
+    pub fn recv_bytes(&mut self) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.recv_frame(&mut buf)?;
+        Ok(buf)
+    }
+
+    fn recv_header(&mut self) -> Result<usize> {
+        self.check()?;
+        let mut header = [0u8; HEADER_LEN];
+        self.read_exact(&mut header)?;
+        let len = u32::from_le_bytes(header);
+        if len as u64 > self.opts.max_frame_len as u64 {
+            self.broken = true;
+            return Err(NetError::FrameTooLarge {
+                len: len as u64,
+                max: self.opts.max_frame_len,
+            });
+        }
+        Ok(len as usize)
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.broken {
+            Err(NetError::Broken)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        let res = self.writer.write_all(bytes);
+        self.io(res, self.opts.write_timeout)?;
+        self.bytes_sent += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn read_exact(&mut self, out: &mut [u8]) -> Result<()> {
+        let res = self.reader.read_exact(out);
+        self.io(res, self.opts.read_timeout)?;
+        self.bytes_received += out.len() as u64;
+        Ok(())
+    }
+
+    /// Maps an I/O result of an operation bounded by `timeout`, marking the
+    /// channel broken on error.
+    fn io<T>(&mut self, res: io::Result<T>, timeout: Duration) -> Result<T> {
+        res.map_err(|e| {
+            self.broken = true;
+            classify(e, timeout)
+        })
+    }
+}
+
+/// Maps an I/O error to the matching [`NetError`].
+fn classify(e: io::Error, timeout: Duration) -> NetError {
+    use io::ErrorKind::*;
+    match e.kind() {
+        WouldBlock | TimedOut => NetError::Timeout(timeout),
+        UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe | NotConnected
+        | WriteZero => NetError::Disconnected,
+        _ => NetError::Io(e),
+    }
+}
+
+/// One connection attempt to every address `addr` resolves to.
+fn try_connect<A: ToSocketAddrs>(addr: &A, remaining: Duration) -> io::Result<TcpStream> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "address resolved to nothing");
+    for a in addr.to_socket_addrs()? {
+        // connect_timeout refuses a zero duration; never block unbounded.
+        match TcpStream::connect_timeout(&a, remaining.max(Duration::from_millis(10))) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// A listening socket that hands out [`Channel`]s.
+#[derive(Debug)]
+pub struct Listener {
+    inner: TcpListener,
+    opts: ChannelOptions,
+}
+
+impl Listener {
+    /// Binds to `addr` (port 0 picks a free port; see
+    /// [`local_addr`](Listener::local_addr)). Accepted channels use the
+    /// default [`ChannelOptions`].
+    pub fn bind<A: ToSocketAddrs>(addr: A) -> Result<Listener> {
+        let inner = TcpListener::bind(addr).map_err(NetError::Io)?;
+        inner.set_nonblocking(true).map_err(NetError::Io)?;
+        Ok(Listener {
+            inner,
+            opts: ChannelOptions::default(),
+        })
+    }
+
+    /// Sets the options of the channels accepted from now on.
+    pub fn with_options(mut self, opts: ChannelOptions) -> Result<Listener> {
+        opts.validate()?;
+        self.opts = opts;
+        Ok(self)
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> Result<SocketAddr> {
+        self.inner.local_addr().map_err(NetError::Io)
+    }
+
+    /// Waits until a peer connects, at most `deadline`.
+    pub fn accept(&self, deadline: Duration) -> Result<Channel> {
+        let start = Instant::now();
+        loop {
+            match self.inner.accept() {
+                Ok((stream, _)) => return Channel::new(stream, self.opts.clone()),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(NetError::Io(e)),
+            }
+            let remaining = deadline.saturating_sub(start.elapsed());
+            if remaining.is_zero() {
+                return Err(NetError::AcceptTimeout(deadline));
+            }
+            thread::sleep(remaining.min(Duration::from_millis(2)));
+        }
+    }
+}
