@@ -177,11 +177,7 @@ impl Builder {
             return Bit::Wire(w);
         }
         let out = self.fresh();
-        let placed = match gate {
-            Gate::Xor { a, b, .. } => Gate::Xor { a, b, out },
-            Gate::And { a, b, .. } => Gate::And { a, b, out },
-            Gate::Inv { a, .. } => Gate::Inv { a, out },
-        };
+        let placed = gate.rewire(|w| w, out);
         self.hashed.insert(gate, out);
         self.gates.push(placed);
         Bit::Wire(out)
@@ -228,7 +224,7 @@ impl Builder {
         let gates = self
             .gates
             .iter()
-            .map(|g| g.map_wires(|w| map[w as usize]))
+            .map(|g| g.rewire(|w| map[w as usize], map[g.out() as usize]))
             .collect();
         let outputs = self
             .outputs

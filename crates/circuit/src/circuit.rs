@@ -149,27 +149,9 @@ impl Circuit {
     /// one per output value out. This is the reference every garbled result is
     /// checked against.
     pub fn eval(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
-        if inputs.len() != self.inputs.len() {
-            return Err(CircuitError::Inputs(format!(
-                "expected {} input values, got {}",
-                self.inputs.len(),
-                inputs.len()
-            )));
-        }
+        let flat = crate::program::flatten_inputs(self, inputs)?;
         let mut wires = vec![false; self.num_wires as usize];
-        let mut at = 0;
-        for (value, bits) in self.inputs.iter().zip(inputs) {
-            if bits.len() != value.width as usize {
-                return Err(CircuitError::Inputs(format!(
-                    "input {} has width {}, got {} bits",
-                    value.name,
-                    value.width,
-                    bits.len()
-                )));
-            }
-            wires[at..at + bits.len()].copy_from_slice(bits);
-            at += bits.len();
-        }
+        wires[..flat.len()].copy_from_slice(&flat);
         eval_gates(&self.gates, &mut wires);
         Ok(self
             .outputs
@@ -178,50 +160,66 @@ impl Circuit {
             .collect())
     }
 
+    /// The same circuit in single-assignment form: inputs keep wires
+    /// `0..input_bits()`, gate `i` writes wire `input_bits() + i`. Any slot
+    /// reuse is undone, so gates can be reordered freely (respecting data
+    /// dependencies).
+    pub fn ssa(&self) -> Circuit {
+        let input_bits = self.input_bits() as Wire;
+        let mut current: Vec<Wire> = (0..self.num_wires).collect();
+        let gates = self
+            .gates
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let out = input_bits + i as Wire;
+                let placed = g.rewire(|w| current[w as usize], out);
+                current[g.out() as usize] = out;
+                placed
+            })
+            .collect();
+        Circuit {
+            num_wires: input_bits + self.gates.len() as Wire,
+            inputs: self.inputs.clone(),
+            outputs: self
+                .outputs
+                .iter()
+                .map(|v| OutputValue {
+                    name: v.name.clone(),
+                    wires: v.wires.iter().map(|&w| current[w as usize]).collect(),
+                })
+                .collect(),
+            gates,
+        }
+    }
+
     /// Renumbers wires so that inputs stay at `0..input_bits()` and every other
     /// slot is reused as soon as its value is dead, and removes gates whose
     /// value reaches no output. The live set, and so the memory needed to run
     /// the circuit, becomes as small as the gate order allows.
     pub fn compact(&self) -> Circuit {
+        let ssa = self.ssa();
         let input_bits = self.input_bits();
-        // 1. Give every written value its own id (inputs, then gate i's output
-        //    is `input_bits + i`), whatever slot reuse the circuit already has.
-        let mut current: Vec<usize> = (0..self.num_wires as usize).collect();
-        let mut gate_inputs: Vec<[usize; 2]> = Vec::with_capacity(self.gates.len());
-        for (i, g) in self.gates.iter().enumerate() {
-            let mut ins = [usize::MAX; 2];
-            for (k, w) in g.inputs().enumerate() {
-                ins[k] = current[w as usize];
-            }
-            gate_inputs.push(ins);
-            current[g.out() as usize] = input_bits + i;
-        }
-        let output_values: Vec<Vec<usize>> = self
-            .outputs
-            .iter()
-            .map(|v| v.wires.iter().map(|&w| current[w as usize]).collect())
-            .collect();
-        // 2. Liveness, backwards from the outputs.
-        let values = input_bits + self.gates.len();
-        let end = self.gates.len();
+        let end = ssa.gates.len();
+        // Liveness, backwards from the outputs: the last gate reading a value.
         const DEAD: usize = usize::MAX;
-        let mut last_use = vec![DEAD; values];
-        for &v in output_values.iter().flatten() {
-            last_use[v] = end;
+        let mut last_use = vec![DEAD; ssa.num_wires as usize];
+        for w in ssa.output_wires() {
+            last_use[w as usize] = end;
         }
-        for i in (0..self.gates.len()).rev() {
-            if last_use[input_bits + i] == DEAD {
+        for (i, g) in ssa.gates.iter().enumerate().rev() {
+            if last_use[g.out() as usize] == DEAD {
                 continue;
             }
-            for &v in gate_inputs[i].iter().filter(|&&v| v != usize::MAX) {
-                if last_use[v] == DEAD {
-                    last_use[v] = i;
+            for w in g.inputs() {
+                if last_use[w as usize] == DEAD {
+                    last_use[w as usize] = i;
                 }
             }
         }
-        // 3. Allocate slots: inputs keep theirs; a slot is freed after the
-        //    last gate that reads its value.
-        let mut slot = vec![Wire::MAX; values];
+        // Allocate slots: inputs keep theirs; a slot is freed after the last
+        // gate that reads its value (a gate may write a slot it reads).
+        let mut slot = vec![Wire::MAX; ssa.num_wires as usize];
         let mut free: Vec<Wire> = Vec::new();
         for v in 0..input_bits {
             slot[v] = v as Wire;
@@ -231,42 +229,35 @@ impl Circuit {
         }
         let mut next = input_bits as Wire;
         let mut gates = Vec::new();
-        for (i, g) in self.gates.iter().enumerate() {
-            if last_use[input_bits + i] == DEAD {
+        for (i, g) in ssa.gates.iter().enumerate() {
+            if last_use[g.out() as usize] == DEAD {
                 continue;
             }
-            let [a, b] = gate_inputs[i];
-            let (sa, sb) = (slot[a], if b == usize::MAX { 0 } else { slot[b] });
-            if last_use[a] == i {
-                free.push(sa);
-            }
-            if b != usize::MAX && b != a && last_use[b] == i {
-                free.push(sb);
+            let mut freed_first = None;
+            for w in g.inputs() {
+                if last_use[w as usize] == i && freed_first != Some(w) {
+                    free.push(slot[w as usize]);
+                    freed_first = Some(w);
+                }
             }
             let out = free.pop().unwrap_or_else(|| {
                 next += 1;
                 next - 1
             });
-            slot[input_bits + i] = out;
-            gates.push(match *g {
-                Gate::Xor { .. } => Gate::Xor { a: sa, b: sb, out },
-                Gate::And { .. } => Gate::And { a: sa, b: sb, out },
-                Gate::Inv { .. } => Gate::Inv { a: sa, out },
-            });
+            slot[g.out() as usize] = out;
+            gates.push(g.rewire(|w| slot[w as usize], out));
         }
-        let outputs = self
-            .outputs
-            .iter()
-            .zip(&output_values)
-            .map(|(v, ids)| OutputValue {
-                name: v.name.clone(),
-                wires: ids.iter().map(|&id| slot[id]).collect(),
-            })
-            .collect();
         Circuit {
             num_wires: next,
             inputs: self.inputs.clone(),
-            outputs,
+            outputs: ssa
+                .outputs
+                .iter()
+                .map(|v| OutputValue {
+                    name: v.name.clone(),
+                    wires: v.wires.iter().map(|&w| slot[w as usize]).collect(),
+                })
+                .collect(),
             gates,
         }
     }

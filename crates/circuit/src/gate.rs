@@ -40,23 +40,20 @@ impl Gate {
         matches!(self, Gate::And { .. })
     }
 
-    /// The same gate with every wire passed through `f`.
-    pub fn map_wires(&self, mut f: impl FnMut(Wire) -> Wire) -> Gate {
+    /// The same kind of gate reading `input(a)` (and `input(b)`) and writing `out`.
+    pub fn rewire(&self, input: impl Fn(Wire) -> Wire, out: Wire) -> Gate {
         match *self {
-            Gate::Xor { a, b, out } => Gate::Xor {
-                a: f(a),
-                b: f(b),
-                out: f(out),
+            Gate::Xor { a, b, .. } => Gate::Xor {
+                a: input(a),
+                b: input(b),
+                out,
             },
-            Gate::And { a, b, out } => Gate::And {
-                a: f(a),
-                b: f(b),
-                out: f(out),
+            Gate::And { a, b, .. } => Gate::And {
+                a: input(a),
+                b: input(b),
+                out,
             },
-            Gate::Inv { a, out } => Gate::Inv {
-                a: f(a),
-                out: f(out),
-            },
+            Gate::Inv { a, .. } => Gate::Inv { a: input(a), out },
         }
     }
 }

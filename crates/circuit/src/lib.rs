@@ -1,13 +1,20 @@
 //! The circuit layer of twofold: the Boolean circuit IR, the builder, programs
 //! with parallel regions, file formats, plaintext evaluation and analysis.
 
+pub mod binary;
+pub mod bristol;
 pub mod builder;
 pub mod circuit;
 pub mod gate;
+pub mod levels;
+pub mod program;
+pub mod value;
 
 pub use builder::{Bit, Builder};
 pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
 pub use gate::{Gate, Wire};
+pub use levels::CircuitStats;
+pub use program::{Engine, Program, Region, RegionInstance};
 
 /// Errors of the circuit layer.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,113 @@
+//! AND-depth analysis, level ordering and circuit statistics.
+
+use crate::circuit::Circuit;
+use crate::gate::Gate;
+
+/// The level of every gate: `level(AND) = 1 + max(level(inputs))`,
+/// `level(XOR/INV) = max(level(inputs))`, inputs are level 0.
+pub fn gate_levels(circuit: &Circuit) -> Vec<u32> {
+    let mut wire_level = vec![0u32; circuit.num_wires as usize];
+    circuit
+        .gates
+        .iter()
+        .map(|g| {
+            let input_level = g
+                .inputs()
+                .map(|w| wire_level[w as usize])
+                .max()
+                .unwrap_or(0);
+            let level = input_level + g.is_and() as u32;
+            wire_level[g.out() as usize] = level;
+            level
+        })
+        .collect()
+}
+
+impl Circuit {
+    /// The same function with gates reordered by (level, AND first): every
+    /// maximal run of consecutive AND gates is then a set of independent gates
+    /// (one AND level), which is what the garbling engine batches. Wires are
+    /// compacted afterwards.
+    pub fn levelize(&self) -> Circuit {
+        let ssa = self.ssa();
+        let levels = gate_levels(&ssa);
+        let mut order: Vec<usize> = (0..ssa.gates.len()).collect();
+        order.sort_by_key(|&i| (levels[i], !ssa.gates[i].is_and()));
+        let gates = order.iter().map(|&i| ssa.gates[i]).collect();
+        Circuit { gates, ..ssa }.compact()
+    }
+}
+
+/// Size and shape of a circuit, as printed by `twofold stats`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CircuitStats {
+    /// All gates.
+    pub gates: usize,
+    /// AND gates (the ones that cost).
+    pub and_gates: usize,
+    /// XOR gates.
+    pub xor_gates: usize,
+    /// INV gates.
+    pub inv_gates: usize,
+    /// Wire slots.
+    pub wires: usize,
+    /// AND depth (number of AND levels).
+    pub and_depth: usize,
+    /// AND gates on each level, level 1 first.
+    pub ands_per_level: Vec<usize>,
+    /// Input value widths.
+    pub input_widths: Vec<u32>,
+    /// Output value widths.
+    pub output_widths: Vec<u32>,
+}
+
+impl CircuitStats {
+    /// Computes the statistics of `circuit`.
+    pub fn of(circuit: &Circuit) -> CircuitStats {
+        let levels = gate_levels(circuit);
+        let and_depth = levels.iter().copied().max().unwrap_or(0) as usize;
+        let mut ands_per_level = vec![0usize; and_depth];
+        let (mut and_gates, mut xor_gates, mut inv_gates) = (0, 0, 0);
+        for (g, &l) in circuit.gates.iter().zip(&levels) {
+            match g {
+                Gate::And { .. } => {
+                    and_gates += 1;
+                    ands_per_level[l as usize - 1] += 1;
+                }
+                Gate::Xor { .. } => xor_gates += 1,
+                Gate::Inv { .. } => inv_gates += 1,
+            }
+        }
+        CircuitStats {
+            gates: circuit.gates.len(),
+            and_gates,
+            xor_gates,
+            inv_gates,
+            wires: circuit.num_wires as usize,
+            and_depth,
+            ands_per_level,
+            input_widths: circuit.inputs.iter().map(|v| v.width).collect(),
+            output_widths: circuit
+                .outputs
+                .iter()
+                .map(|v| v.wires.len() as u32)
+                .collect(),
+        }
+    }
+
+    /// Median number of AND gates per level (0 for a circuit without ANDs).
+    pub fn median_ands_per_level(&self) -> usize {
+        let mut sorted = self.ands_per_level.clone();
+        sorted.sort_unstable();
+        match sorted.len() {
+            0 => 0,
+            n if n % 2 == 1 => sorted[n / 2],
+            n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2,
+        }
+    }
+
+    /// Largest number of AND gates on one level.
+    pub fn max_ands_per_level(&self) -> usize {
+        self.ands_per_level.iter().copied().max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,257 @@
+//! Builder folding, compaction, levelling and regions keep the function.
+
+use rand::{Rng, SeedableRng};
+use twofold_circuit::levels::gate_levels;
+use twofold_circuit::value::{parse_int, to_hex};
+use twofold_circuit::{
+    Bit, Builder, Circuit, CircuitStats, Party, Program, Region, RegionInstance,
+};
+use twofold_testkit::{random_circuit, random_inputs, RandomShape};
+
+#[test]
+fn compact_and_levelize_preserve_the_function() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    for _ in 0..500 {
+        let shape = RandomShape {
+            inputs: 3,
+            max_width: 8,
+            gates: rng.gen_range(0..200),
+            outputs: 4,
+        };
+        let c = random_circuit(&mut rng, &shape);
+        c.validate().unwrap();
+        let levelled = c.levelize();
+        levelled.validate().unwrap();
+        assert!(levelled.num_wires <= c.ssa().num_wires);
+        assert_eq!(CircuitStats::of(&levelled).and_gates, c.and_count());
+        for _ in 0..4 {
+            let inputs = random_inputs(&mut rng, &c);
+            let want = c.eval(&inputs).unwrap();
+            assert_eq!(levelled.eval(&inputs).unwrap(), want);
+            assert_eq!(c.ssa().eval(&inputs).unwrap(), want);
+            assert_eq!(Program::from(c.clone()).eval(&inputs).unwrap(), want);
+        }
+    }
+}
+
+#[test]
+fn level_order_puts_independent_ands_together() {
+    // A chain (depth 3) and three independent ANDs (depth 1).
+    let mut b = Builder::new();
+    let x = b.input("x", Party::A, 6);
+    let c1 = b.and(x[0], x[1]);
+    let c2 = b.and(c1, x[2]);
+    let c3 = b.and(c2, x[3]);
+    let i1 = b.and(x[4], x[5]);
+    let i2 = b.and(x[3], x[5]);
+    b.output("o", &[c3, i1, i2]);
+    let c = b.finish().unwrap();
+    let stats = CircuitStats::of(&c);
+    assert_eq!(stats.and_depth, 3);
+    assert_eq!(stats.ands_per_level, vec![3, 1, 1]);
+    assert_eq!(stats.median_ands_per_level(), 1);
+    let l = c.levelize();
+    let levels = gate_levels(&l);
+    assert!(levels.windows(2).all(|w| w[0] <= w[1]));
+    // Each batch handed to an engine holds only independent AND runs.
+    let mut batches = Vec::new();
+    twofold_circuit::program::for_each_batch(&l.gates, l.num_wires, |batch| {
+        batches.push(batch.to_vec());
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    assert_eq!(batches.concat(), l.gates);
+    assert!(
+        batches.len() >= 3,
+        "the three AND levels must not share a batch"
+    );
+    for batch in &batches {
+        assert!(independent_and_runs(batch));
+    }
+}
+
+#[test]
+fn builder_folds_constants_and_hashes_structure() {
+    let mut b = Builder::new();
+    let x = b.input("x", Party::A, 2);
+    let y = b.input("y", Party::B, 1);
+    let (a, c) = (x[0], y[0]);
+    assert_eq!(b.and(a, Bit::Const(false)), Bit::Const(false));
+    assert_eq!(b.and(a, Bit::Const(true)), a);
+    assert_eq!(b.xor(a, a), Bit::Const(false));
+    let na = b.not(a);
+    assert_eq!(b.not(na), a);
+    assert_eq!(b.xor(a, na), Bit::Const(true));
+    assert_eq!(b.and(a, na), Bit::Const(false));
+    let g1 = b.and(a, c);
+    let g2 = b.and(c, a);
+    assert_eq!(g1, g2);
+    assert_eq!(b.and_count(), 1);
+    b.output("o", &[g1, Bit::Const(true), Bit::Const(false), x[1]]);
+    let circuit = b.finish().unwrap();
+    for v in 0..8u32 {
+        let ins = vec![vec![v & 1 == 1, v & 2 == 2], vec![v & 4 == 4]];
+        let out = circuit.eval(&ins).unwrap().remove(0);
+        assert_eq!(out, vec![ins[0][0] & ins[1][0], true, false, ins[0][1]]);
+    }
+}
+
+#[test]
+fn constant_output_without_inputs_is_an_error() {
+    let mut b = Builder::new();
+    b.output("o", &[Bit::Const(true)]);
+    assert!(b.finish().is_err());
+}
+
+#[test]
+fn dead_gates_are_removed() {
+    let mut b = Builder::new();
+    let x = b.input("x", Party::A, 3);
+    let _unused = b.and(x[0], x[1]);
+    let used = b.and(x[1], x[2]);
+    b.output("o", &[used]);
+    assert_eq!(b.finish().unwrap().and_count(), 1);
+}
+
+/// A region (one 4-bit adder body, 3 instances) runs like the unrolled circuit.
+#[test]
+fn regions_run_like_their_unrolled_circuit() {
+    let adder = |b: &mut Builder, x: &[Bit], y: &[Bit]| -> Vec<Bit> {
+        let mut carry = Bit::Const(false);
+        let mut out = Vec::new();
+        for (&p, &q) in x.iter().zip(y) {
+            let s = b.xor(p, q);
+            out.push(b.xor(s, carry));
+            let t1 = b.xor(p, carry);
+            let t2 = b.xor(q, carry);
+            let t = b.and(t1, t2);
+            carry = b.xor(t, carry);
+        }
+        out
+    };
+    // Body: shared 4-bit y, dedicated 4-bit x -> x + y.
+    let mut bb = Builder::new();
+    let y = bb.input("shared", Party::A, 4);
+    let x = bb.input("x", Party::A, 4);
+    let s = adder(&mut bb, &x, &y);
+    bb.output("s", &s);
+    let body = bb.finish().unwrap();
+    // Main: inputs a (12 bits, three values), b (4 bits); outputs the three sums
+    // XORed with b afterwards.
+    let mut mb = Builder::new();
+    let a = mb.input("a", Party::A, 12);
+    let bv = mb.input("b", Party::B, 4);
+    let mut main = mb.finish().unwrap();
+    main.num_wires = 16 + 12 + 12;
+    let sums: Vec<u32> = (16..28).collect();
+    let mut outs = Vec::new();
+    for (k, &w) in sums.iter().enumerate() {
+        let out = 28 + k as u32;
+        main.gates.push(twofold_circuit::Gate::Xor {
+            a: w,
+            b: 12 + (k as u32 % 4),
+            out,
+        });
+        outs.push(out);
+    }
+    main.outputs = vec![twofold_circuit::OutputValue {
+        name: "o".into(),
+        wires: outs,
+    }];
+    let _ = (a, bv);
+    let program = Program {
+        main,
+        regions: vec![Region {
+            body,
+            position: 0,
+            shared: vec![12, 13, 14, 15],
+            instances: (0..3)
+                .map(|i| RegionInstance {
+                    inputs: (4 * i..4 * i + 4).collect(),
+                    outputs: (16 + 4 * i..20 + 4 * i).collect(),
+                })
+                .collect(),
+        }],
+    };
+    program.validate().unwrap();
+    assert_eq!(program.and_count(), 3 * 4 - 3);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    for _ in 0..50 {
+        let (a, b): (u32, u32) = (rng.gen_range(0..4096), rng.gen_range(0..16));
+        let out = program
+            .eval(&[
+                parse_int(&a.to_string(), 12).unwrap(),
+                parse_int(&b.to_string(), 4).unwrap(),
+            ])
+            .unwrap();
+        let want: u32 = (0..3)
+            .map(|i| ((((a >> (4 * i)) & 15) + b) & 15 ^ b) << (4 * i))
+            .sum();
+        assert_eq!(to_hex(&out[0]), format!("{want:#x}"));
+    }
+    // A region reading a wire not yet written is rejected.
+    let mut bad = program.clone();
+    bad.regions[0].shared[0] = 30;
+    assert!(bad.validate().is_err());
+}
+
+#[test]
+fn int_values_parse_and_print() {
+    assert_eq!(to_hex(&parse_int("0x1f", 8).unwrap()), "0x1f");
+    assert_eq!(to_hex(&parse_int("255", 8).unwrap()), "0xff");
+    assert_eq!(to_hex(&parse_int("-1", 8).unwrap()), "0xff");
+    assert_eq!(to_hex(&parse_int("-128", 8).unwrap()), "0x80");
+    assert!(parse_int("-129", 8).is_err());
+    assert!(parse_int("256", 8).is_err());
+    assert!(parse_int("0x", 8).is_err());
+    assert!(parse_int("12a", 8).is_err());
+    assert_eq!(to_hex(&parse_int("0", 8).unwrap()), "0x0");
+    let big = "0x102030405060708090a0b0c0d0e0f";
+    assert_eq!(to_hex(&parse_int(big, 128).unwrap()), big);
+    assert_eq!(
+        to_hex(&parse_int("340282366920938463463374607431768211455", 128).unwrap()),
+        "0xffffffffffffffffffffffffffffffff"
+    );
+    let _ = Circuit::default();
+}
+
+/// Whether no AND of a maximal run of consecutive ANDs reads a wire written
+/// earlier in that run.
+fn independent_and_runs(gates: &[twofold_circuit::Gate]) -> bool {
+    let mut written = std::collections::HashSet::new();
+    for g in gates {
+        if !g.is_and() {
+            written.clear();
+            continue;
+        }
+        if g.inputs().any(|w| written.contains(&w)) {
+            return false;
+        }
+        written.insert(g.out());
+    }
+    true
+}
+
+#[test]
+fn batches_split_dependent_and_runs_of_any_circuit() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for _ in 0..200 {
+        let shape = RandomShape {
+            inputs: 2,
+            max_width: 8,
+            gates: rng.gen_range(0..300),
+            outputs: 2,
+        };
+        let c = random_circuit(&mut rng, &shape);
+        for circuit in [c.clone(), c.levelize()] {
+            let mut all = Vec::new();
+            twofold_circuit::program::for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
+                assert!(independent_and_runs(batch));
+                all.extend_from_slice(batch);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            assert_eq!(all, circuit.gates);
+        }
+    }
+}
