@@ -1,1 +1,17 @@
-//! twofold-ot
+//! Oblivious transfer for twofold: batched base OT on Ristretto255
+//! (Chou–Orlandi) and IKNP correlated OT extension with the garbler's
+//! free-XOR offset Δ as the correlation.
+//!
+//! All state lives in the [`CotSender`] and [`CotReceiver`] values, so one
+//! party can run several instances at once (e.g. sender in one direction and
+//! receiver in the other, each over its own [`Channel`](twofold_net::Channel)).
+//! Nothing here prints or logs keys, seeds or Δ.
+
+pub mod base;
+pub mod cot;
+pub mod error;
+pub mod transpose;
+
+pub use base::{base_receive, base_send};
+pub use cot::{CotReceiver, CotSender};
+pub use error::{OtError, Result};

@@ -1,0 +1,43 @@
+//! Errors of the OT layer.
+
+use twofold_net::NetError;
+
+/// Errors of base OT and OT extension. None of them carries secret data.
+#[derive(Debug, thiserror::Error)]
+pub enum OtError {
+    /// The channel failed: the peer disconnected, stalled or sent a frame of
+    /// the wrong size.
+    #[error("OT network error: {0}")]
+    Net(#[from] NetError),
+    /// The peer sent bytes that are not a valid Ristretto255 point (or the
+    /// identity where a non-trivial point is required).
+    #[error("malformed message from the peer: {what} {index} is not a valid group element")]
+    InvalidPoint {
+        /// Which message the point belongs to.
+        what: &'static str,
+        /// Position of the point in its message.
+        index: usize,
+    },
+    /// The two parties asked for different numbers of OTs.
+    #[error("OT count mismatch: this party expects {ours} OTs, the peer {theirs}")]
+    CountMismatch {
+        /// The count given to this party.
+        ours: u64,
+        /// The count announced by the peer.
+        theirs: u64,
+    },
+    /// The channel's maximum frame length is below what the protocol needs.
+    #[error("the channel's maximum frame length {max} is below the {needed} bytes OT needs")]
+    FrameLimit {
+        /// Bytes one OT message needs in a frame.
+        needed: usize,
+        /// The channel's maximum frame length.
+        max: usize,
+    },
+    /// The operating system's random number generator failed.
+    #[error("OS randomness unavailable: {0}")]
+    Randomness(String),
+}
+
+/// Result type of this crate.
+pub type Result<T> = std::result::Result<T, OtError>;

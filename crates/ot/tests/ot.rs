@@ -1,0 +1,429 @@
+//! Two-party tests of base OT and correlated OT extension over loopback.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::net::TcpStream;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use twofold_crypto::{Block, Delta, Prg};
+use twofold_net::{Channel, ChannelOptions, Listener, NetError};
+use twofold_ot::{base_receive, base_send, CotReceiver, CotSender, OtError};
+
+const DEADLINE: Duration = Duration::from_secs(10);
+
+fn opts() -> ChannelOptions {
+    ChannelOptions {
+        read_timeout: Duration::from_secs(10),
+        write_timeout: Duration::from_secs(10),
+        ..ChannelOptions::default()
+    }
+}
+
+/// Runs `a` and `b` as the two parties, each in its own thread, over a
+/// loopback channel.
+fn run<RA, RB>(
+    opts: ChannelOptions,
+    a: impl FnOnce(&mut Channel) -> RA + Send,
+    b: impl FnOnce(&mut Channel) -> RB + Send,
+) -> (RA, RB)
+where
+    RA: Send,
+    RB: Send,
+{
+    let listener = Listener::bind("127.0.0.1:0")
+        .unwrap()
+        .with_options(opts.clone())
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    thread::scope(|s| {
+        let hb = s.spawn(move || {
+            let mut chan = Channel::connect(addr, DEADLINE, opts).unwrap();
+            b(&mut chan)
+        });
+        let ha = s.spawn(move || {
+            let mut chan = listener.accept(DEADLINE).unwrap();
+            a(&mut chan)
+        });
+        (ha.join().unwrap(), hb.join().unwrap())
+    })
+}
+
+fn random_bools(rng: &mut impl Rng, n: usize) -> Vec<bool> {
+    (0..n).map(|_| rng.gen()).collect()
+}
+
+#[test]
+fn base_ot_delivers_the_chosen_key() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    for n in [0usize, 1, 7, 200] {
+        let choices = random_bools(&mut rng, n);
+        let (pairs, keys) = run(
+            opts(),
+            |c| base_send(c, n, b"base test").unwrap(),
+            |c| base_receive(c, &choices, b"base test").unwrap(),
+        );
+        assert_eq!(pairs.len(), n);
+        assert_eq!(keys.len(), n);
+        let mut seen = HashSet::new();
+        for ((k0, k1), (key, &c)) in pairs.iter().zip(keys.iter().zip(&choices)) {
+            assert_eq!(*key, if c { *k1 } else { *k0 });
+            assert_ne!(key, if c { k0 } else { k1 });
+            assert!(seen.insert(k0.0) && seen.insert(k1.0), "repeated key");
+        }
+    }
+}
+
+#[test]
+fn base_ot_keys_depend_on_the_session_id() {
+    let choices = [false, true];
+    let (pairs, keys) = run(
+        opts(),
+        |c| base_send(c, 2, b"session one").unwrap(),
+        |c| base_receive(c, &choices, b"session two").unwrap(),
+    );
+    assert_ne!(keys[0], pairs[0].0);
+    assert_ne!(keys[1], pairs[1].1);
+}
+
+#[test]
+fn base_ot_count_mismatch_is_an_error_on_both_sides() {
+    let (send, recv) = run(
+        opts(),
+        |c| base_send(c, 3, b"sid"),
+        |c| base_receive(c, &[true, false], b"sid"),
+    );
+    assert!(
+        matches!(recv, Err(OtError::CountMismatch { ours: 2, theirs: 3 })),
+        "{recv:?}"
+    );
+    // The receiver quit (its channel was dropped): the sender sees that.
+    assert!(
+        matches!(send, Err(OtError::Net(NetError::Disconnected))),
+        "{send:?}"
+    );
+}
+
+#[test]
+fn base_ot_rejects_malformed_points() {
+    // The sender's point is not a valid encoding.
+    let (recv, _) = run(
+        opts(),
+        |c| base_receive(c, &[true; 4], b"sid"),
+        |c| {
+            let mut msg = 4u64.to_le_bytes().to_vec();
+            msg.extend_from_slice(&[0xff; 32]);
+            c.send_frame(&msg).unwrap();
+            c.flush().unwrap();
+        },
+    );
+    assert!(
+        matches!(recv, Err(OtError::InvalidPoint { index: 0, .. })),
+        "{recv:?}"
+    );
+
+    // The identity is refused as the sender's point.
+    let (recv, _) = run(
+        opts(),
+        |c| base_receive(c, &[true; 4], b"sid"),
+        |c| {
+            let mut msg = 4u64.to_le_bytes().to_vec();
+            msg.extend_from_slice(&[0; 32]);
+            c.send_frame(&msg).unwrap();
+            c.flush().unwrap();
+        },
+    );
+    assert!(
+        matches!(recv, Err(OtError::InvalidPoint { .. })),
+        "{recv:?}"
+    );
+
+    // The receiver's third point is invalid.
+    let (send, _) = run(
+        opts(),
+        |c| base_send(c, 4, b"sid"),
+        |c| {
+            let mut first = Vec::new();
+            c.recv_frame(&mut first).unwrap();
+            let mut reply = vec![0u8; 4 * 32];
+            reply[2 * 32..3 * 32].fill(0xff);
+            c.send_frame(&reply).unwrap();
+            c.flush().unwrap();
+        },
+    );
+    assert!(
+        matches!(send, Err(OtError::InvalidPoint { index: 2, .. })),
+        "{send:?}"
+    );
+
+    // A short reply is a framing error, not a panic.
+    let (send, _) = run(
+        opts(),
+        |c| base_send(c, 4, b"sid"),
+        |c| {
+            let mut first = Vec::new();
+            c.recv_frame(&mut first).unwrap();
+            c.send_frame(&[1, 2, 3]).unwrap();
+            c.flush().unwrap();
+        },
+    );
+    assert!(
+        matches!(
+            send,
+            Err(OtError::Net(NetError::UnexpectedLength {
+                expected: 128,
+                got: 3
+            }))
+        ),
+        "{send:?}"
+    );
+}
+
+/// Checks `r = k0 ⊕ b·Δ` for every OT of a batch.
+fn check_correlation(k0: &[Block], r: &[Block], choices: &[bool], delta: Delta) {
+    assert_eq!(k0.len(), choices.len());
+    assert_eq!(r.len(), choices.len());
+    for (j, ((&k, &r), &b)) in k0.iter().zip(r).zip(choices).enumerate() {
+        let expected = if b { k ^ delta.block() } else { k };
+        assert!(r == expected, "OT {j} of {}: wrong label", choices.len());
+    }
+}
+
+#[test]
+fn correlated_ots_hold_over_many_batches_in_one_session() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut counts = vec![0usize, 1, 127, 128, 129, 0, 3 * 65_536 / 2 + 77];
+    counts.extend((0..8).map(|_| rng.gen_range(0..=5000)));
+    let batches: Vec<Vec<bool>> = counts.iter().map(|&m| random_bools(&mut rng, m)).collect();
+    let delta = Delta::random(&mut Prg::from_os());
+
+    let (sent, received) = run(
+        opts(),
+        |c| {
+            let mut s = CotSender::setup(c, delta, b"cot test").unwrap();
+            assert!(s.delta() == delta);
+            counts
+                .iter()
+                .map(|&m| s.send(c, m).unwrap())
+                .collect::<Vec<_>>()
+        },
+        |c| {
+            let mut r = CotReceiver::setup(c, b"cot test").unwrap();
+            batches
+                .iter()
+                .map(|b| r.receive(c, b).unwrap())
+                .collect::<Vec<_>>()
+        },
+    );
+
+    let mut seen = HashSet::new();
+    for ((k0, r), choices) in sent.iter().zip(&received).zip(&batches) {
+        check_correlation(k0, r, choices, delta);
+        // Fresh PRG output in every batch: no label ever repeats.
+        for k in k0 {
+            assert!(seen.insert(k.0), "a K0 repeated across batches");
+        }
+    }
+}
+
+#[test]
+fn delta_lsb_gives_opposite_colour_bits() {
+    let mut prg = Prg::from_os();
+    let delta = Delta::random(&mut prg);
+    assert!(delta.block().lsb());
+    let choices = vec![true; 300];
+    let (k0, r) = run(
+        opts(),
+        |c| {
+            CotSender::setup(c, delta, b"lsb")
+                .unwrap()
+                .send(c, 300)
+                .unwrap()
+        },
+        |c| {
+            CotReceiver::setup(c, b"lsb")
+                .unwrap()
+                .receive(c, &choices)
+                .unwrap()
+        },
+    );
+    check_correlation(&k0, &r, &choices, delta);
+    for (k, r) in k0.iter().zip(&r) {
+        assert_ne!(k.lsb(), r.lsb());
+    }
+}
+
+#[test]
+fn outputs_differ_between_sessions() {
+    let delta = Delta::from_block(Block(0x1234_5678_9abc_def0_0fed_cba9_8765_4321));
+    let choices: Vec<bool> = (0..500).map(|j| j % 3 == 0).collect();
+    let session = || {
+        run(
+            opts(),
+            |c| {
+                CotSender::setup(c, delta, b"same")
+                    .unwrap()
+                    .send(c, 500)
+                    .unwrap()
+            },
+            |c| {
+                CotReceiver::setup(c, b"same")
+                    .unwrap()
+                    .receive(c, &choices)
+                    .unwrap()
+            },
+        )
+    };
+    let (k0_a, r_a) = session();
+    let (k0_b, r_b) = session();
+    check_correlation(&k0_a, &r_a, &choices, delta);
+    check_correlation(&k0_b, &r_b, &choices, delta);
+    for (a, b) in k0_a.iter().zip(&k0_b) {
+        assert_ne!(a, b);
+    }
+}
+
+#[test]
+fn both_directions_in_one_process() {
+    // Each party is sender in one instance and receiver in the other.
+    let mut prg = Prg::from_os();
+    let (da, db) = (Delta::random(&mut prg), Delta::random(&mut prg));
+    let choices_a: Vec<bool> = (0..1000).map(|j| j % 2 == 0).collect();
+    let choices_b: Vec<bool> = (0..700).map(|j| j % 5 == 1).collect();
+    let ((ka, ra), (kb, rb)) = run(
+        opts(),
+        |c| {
+            let mut s = CotSender::setup(c, da, b"a->b").unwrap();
+            let mut r = CotReceiver::setup(c, b"b->a").unwrap();
+            let k = s.send(c, 700).unwrap();
+            let out = r.receive(c, &choices_a).unwrap();
+            (k, out)
+        },
+        |c| {
+            let mut r = CotReceiver::setup(c, b"a->b").unwrap();
+            let mut s = CotSender::setup(c, db, b"b->a").unwrap();
+            let out = r.receive(c, &choices_b).unwrap();
+            let k = s.send(c, 1000).unwrap();
+            (k, out)
+        },
+    );
+    check_correlation(&ka, &rb, &choices_b, da);
+    check_correlation(&kb, &ra, &choices_a, db);
+}
+
+#[test]
+fn batch_count_mismatch_is_an_error() {
+    let delta = Delta::random(&mut Prg::from_os());
+    let (sent, _) = run(
+        opts(),
+        |c| CotSender::setup(c, delta, b"m").unwrap().send(c, 10),
+        |c| {
+            CotReceiver::setup(c, b"m")
+                .unwrap()
+                .receive(c, &[false; 11])
+                .unwrap()
+        },
+    );
+    assert!(
+        matches!(
+            sent,
+            Err(OtError::CountMismatch {
+                ours: 10,
+                theirs: 11
+            })
+        ),
+        "{sent:?}"
+    );
+}
+
+#[test]
+fn too_small_frame_limit_is_refused() {
+    let small = ChannelOptions {
+        max_frame_len: 4096,
+        ..opts()
+    };
+    let delta = Delta::random(&mut Prg::from_os());
+    let (s, r) = run(
+        small,
+        |c| CotSender::setup(c, delta, b"f").map(drop),
+        |c| CotReceiver::setup(c, b"f").map(drop),
+    );
+    assert!(matches!(s, Err(OtError::FrameLimit { .. })), "{s:?}");
+    assert!(matches!(r, Err(OtError::FrameLimit { .. })), "{r:?}");
+}
+
+/// A peer that connects, optionally writes `bytes` raw, then hangs up.
+fn vanishing_peer(bytes: Vec<u8>) -> Channel {
+    let listener = Listener::bind("127.0.0.1:0")
+        .unwrap()
+        .with_options(opts())
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let peer = thread::spawn(move || {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(&bytes).unwrap();
+    });
+    let chan = listener.accept(DEADLINE).unwrap();
+    peer.join().unwrap();
+    chan
+}
+
+#[test]
+fn peer_disconnecting_during_setup_is_an_error() {
+    let start = Instant::now();
+    let delta = Delta::random(&mut Prg::from_os());
+
+    // Before anything was sent.
+    let mut c = vanishing_peer(Vec::new());
+    let r = CotSender::setup(&mut c, delta, b"d");
+    assert!(
+        matches!(r, Err(OtError::Net(NetError::Disconnected))),
+        "{r:?}"
+    );
+
+    let mut c = vanishing_peer(Vec::new());
+    let r = CotReceiver::setup(&mut c, b"d");
+    assert!(
+        matches!(r, Err(OtError::Net(NetError::Disconnected))),
+        "{r:?}"
+    );
+
+    // In the middle of the base OT's first message.
+    let mut partial = 40u32.to_le_bytes().to_vec();
+    partial.extend_from_slice(&128u64.to_le_bytes());
+    let mut c = vanishing_peer(partial);
+    let r = CotSender::setup(&mut c, delta, b"d");
+    assert!(
+        matches!(r, Err(OtError::Net(NetError::Disconnected))),
+        "{r:?}"
+    );
+
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "must not wait for timeouts"
+    );
+}
+
+#[test]
+fn silent_peer_during_setup_times_out() {
+    let short = ChannelOptions {
+        read_timeout: Duration::from_millis(200),
+        ..opts()
+    };
+    let listener = Listener::bind("127.0.0.1:0")
+        .unwrap()
+        .with_options(short)
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let peer = TcpStream::connect(addr).unwrap();
+    let mut c = listener.accept(DEADLINE).unwrap();
+    let start = Instant::now();
+    let r = CotSender::setup(&mut c, Delta::random(&mut Prg::from_os()), b"t");
+    assert!(
+        matches!(r, Err(OtError::Net(NetError::Timeout(_)))),
+        "{r:?}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(3));
+    drop(peer);
+}
