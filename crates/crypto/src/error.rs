@@ -6,6 +6,9 @@ pub enum CryptoError {
     /// The OS random number generator failed.
     #[error("OS randomness unavailable: {0}")]
     Randomness(String),
+    /// The requested AES backend is not supported by this CPU.
+    #[error("AES backend {0} is not available on this CPU")]
+    BackendUnavailable(&'static str),
     /// Fewer garbled-table blocks were supplied than the AND gates need.
     #[error("garbled tables too short: need {needed} blocks, got {got}")]
     TablesTooShort {
@@ -27,6 +30,14 @@ pub enum CryptoError {
     /// The AND-gate counter would overflow its 64-bit tweak space.
     #[error("AND-gate id space exhausted")]
     GateIdOverflow,
+    /// Two slices that must have the same length do not.
+    #[error("length mismatch: {left} vs {right}")]
+    LengthMismatch {
+        /// Length of the first slice.
+        left: usize,
+        /// Length of the second slice.
+        right: usize,
+    },
     /// A byte buffer's length is not a multiple of 16.
     #[error("byte length {0} is not a multiple of 16")]
     BadByteLength(usize),

@@ -5,10 +5,16 @@ pub mod aes;
 pub mod block;
 pub mod delta;
 pub mod error;
+pub mod halfgates;
 pub mod prg;
+pub mod tccr;
 
-pub use aes::Aes128;
-pub use block::Block;
+pub use aes::{Aes128, Backend, FIXED_KEY};
+#[cfg(target_endian = "little")]
+pub use block::{blocks_as_bytes, blocks_as_bytes_mut};
+pub use block::{blocks_from_byte_vec, blocks_from_bytes, Block};
 pub use delta::Delta;
 pub use error::CryptoError;
+pub use halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
 pub use prg::Prg;
+pub use tccr::Tccr;

@@ -1,0 +1,398 @@
+//! Half-gates garbling and evaluation against plaintext evaluation.
+
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashSet;
+use twofold_circuit::{eval_gates, Gate};
+use twofold_crypto::{
+    ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler, Prg, Tccr, ZeroLabel,
+};
+
+/// A random gate list over `slots` initial wires. Outputs go to fresh wires or
+/// overwrite existing ones (slot reuse, including a gate's own inputs). Runs
+/// of consecutive AND gates are levelled: no AND reads a slot written earlier
+/// in its run. Returns the gates and the final number of wires.
+fn random_circuit(seed: u64, slots: usize, len: usize, and_bias: f64) -> (Vec<Gate>, usize) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut num = slots;
+    let mut gates = Vec::with_capacity(len);
+    // Slots written by the current run of AND gates.
+    let mut written: HashSet<u32> = HashSet::new();
+    while gates.len() < len {
+        // Inputs come from the `num` existing wires; the output is a fresh
+        // wire or any existing one.
+        let fresh = rng.gen_bool(0.3);
+        let out = if fresh {
+            num as u32
+        } else {
+            rng.gen_range(0..num) as u32
+        };
+        let mut gate = None;
+        if rng.gen_bool(and_bias) {
+            // An AND whose inputs were not written earlier in this run.
+            let mut pick = || {
+                (0..8)
+                    .map(|_| rng.gen_range(0..num) as u32)
+                    .find(|w| !written.contains(w))
+            };
+            if let (Some(a), Some(b)) = (pick(), pick()) {
+                written.insert(out);
+                gate = Some(Gate::And { a, b, out });
+            }
+        }
+        let gate = gate.unwrap_or_else(|| {
+            // A free gate ends the AND run.
+            written.clear();
+            let a = rng.gen_range(0..num) as u32;
+            let b = rng.gen_range(0..num) as u32;
+            if rng.gen_bool(0.7) {
+                Gate::Xor { a, b, out }
+            } else {
+                Gate::Inv { a, out }
+            }
+        });
+        gates.push(gate);
+        num += usize::from(fresh);
+    }
+    (gates, num)
+}
+
+/// Garbles and evaluates `gates` on every available backend; checks every
+/// final wire label against the plaintext values and that all backends
+/// produce identical tables.
+fn check_circuit(gates: &[Gate], num: usize, seed: u64, first_id: u64) {
+    let mut prg = Prg::from_seed(Block(seed as u128 | 1 << 100));
+    let delta = Delta::random(&mut prg);
+    let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
+    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel(prg.random_block())).collect();
+
+    let mut reference_tables: Option<Vec<Block>> = None;
+    let mut plain = bits.clone();
+    eval_gates(gates, &mut plain);
+    let ands = gates.iter().filter(|g| g.is_and()).count() as u64;
+
+    for backend in Backend::available() {
+        let mut garbler = Garbler::with_backend(delta, first_id, backend).unwrap();
+        let mut evaluator = Evaluator::with_backend(first_id, backend).unwrap();
+        let mut g_labels = zeros.clone();
+        let active: Vec<ActiveLabel> = zeros
+            .iter()
+            .zip(&bits)
+            .map(|(z, &b)| garbler.encode(*z, b))
+            .collect();
+        let mut e_labels = active;
+        let mut tables = vec![Block(5)]; // garble appends
+        garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
+        assert_eq!(tables[0], Block(5));
+        assert_eq!(tables.len() as u64, 1 + 2 * ands);
+        evaluator
+            .evaluate(gates, &mut e_labels, &tables[1..])
+            .unwrap();
+        assert_eq!(garbler.next_gate_id(), first_id + ands);
+        assert_eq!(evaluator.next_gate_id(), first_id + ands);
+        for w in 0..num {
+            assert_eq!(
+                e_labels[w],
+                garbler.encode(g_labels[w], plain[w]),
+                "{backend}: wire {w}"
+            );
+            assert_eq!(e_labels[w].decode(g_labels[w].decode_bit()), plain[w]);
+        }
+        match &reference_tables {
+            None => reference_tables = Some(tables),
+            Some(r) => assert_eq!(r, &tables, "{backend} tables differ"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn garbled_evaluation_matches_plaintext(
+        seed in any::<u64>(),
+        slots in 2usize..40,
+        len in 0usize..600,
+        and_bias in prop::sample::select(vec![0.3, 0.8, 0.97, 1.0]),
+        first_id in prop::sample::select(vec![0u64, 1, 1 << 40, u64::MAX / 2]),
+    ) {
+        let (gates, num) = random_circuit(seed, slots, len, and_bias);
+        check_circuit(&gates, num, seed, first_id);
+    }
+}
+
+/// Long levelled AND runs crossing chunk boundaries, every gate overwriting
+/// one of its own inputs, and a gate id near the end of the 64-bit space.
+#[test]
+fn long_and_runs_with_in_place_outputs() {
+    let n = 300u32;
+    // Gate i reads slots i and i + 1 and overwrites slot i: each slot is read
+    // before (or by the same gate that) overwrites it, across chunk borders.
+    let mut gates: Vec<Gate> = (0..n - 1)
+        .map(|i| Gate::And {
+            a: i,
+            b: i + 1,
+            out: i,
+        })
+        .collect();
+    gates.push(Gate::Xor { a: 0, b: 1, out: 2 });
+    gates.extend((0..n / 2).map(|i| Gate::And {
+        a: 2 * i,
+        b: 2 * i + 1,
+        out: 2 * i + 1,
+    }));
+    gates.push(Gate::Inv { a: 5, out: 5 });
+    check_circuit(&gates, n as usize, 7, u64::MAX - 1000);
+}
+
+/// One garbler and evaluator pair on a circuit, with the tables.
+fn garble_eval(
+    gates: &[Gate],
+    zeros: &[ZeroLabel],
+    bits: &[bool],
+    delta: Delta,
+) -> (Garbler, Vec<ZeroLabel>, Vec<ActiveLabel>, Vec<Block>) {
+    let mut garbler = Garbler::new(delta, 0);
+    let mut g_labels = zeros.to_vec();
+    let mut tables = Vec::new();
+    garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
+    let active: Vec<ActiveLabel> = zeros
+        .iter()
+        .zip(bits)
+        .map(|(z, &b)| garbler.encode(*z, b))
+        .collect();
+    (garbler, g_labels, active, tables)
+}
+
+#[test]
+fn every_and_gets_distinct_tweaks() {
+    // 200 AND gates on the same inputs: only the tweak tells them apart.
+    let gates: Vec<Gate> = (0..200)
+        .map(|i| Gate::And {
+            a: 0,
+            b: 1,
+            out: 2 + i,
+        })
+        .collect();
+    let mut prg = Prg::from_seed(Block(11));
+    let delta = Delta::random(&mut prg);
+    let zeros: Vec<ZeroLabel> = (0..202).map(|_| ZeroLabel(prg.random_block())).collect();
+    let (garbler, g_labels, _, tables) = garble_eval(&gates, &zeros, &[true; 202], delta);
+    assert_eq!(garbler.next_gate_id(), 200);
+    let distinct: HashSet<u128> = tables.iter().map(|b| b.0).collect();
+    assert_eq!(distinct.len(), 400);
+    let outs: HashSet<u128> = g_labels[2..].iter().map(|z| z.0 .0).collect();
+    assert_eq!(outs.len(), 200);
+
+    // Ids continue across calls: garbling in two calls gives the same tables.
+    let mut split = Garbler::new(delta, 0);
+    let mut labels = zeros.clone();
+    let mut t2 = Vec::new();
+    split.garble(&gates[..77], &mut labels, &mut t2).unwrap();
+    assert_eq!(split.next_gate_id(), 77);
+    split.garble(&gates[77..], &mut labels, &mut t2).unwrap();
+    assert_eq!(t2, tables);
+    assert_eq!(labels, g_labels);
+
+    // A different first id gives different tables throughout.
+    let mut shifted = Garbler::new(delta, 1);
+    let mut t3 = Vec::new();
+    shifted.garble(&gates, &mut zeros.clone(), &mut t3).unwrap();
+    assert!(t3.iter().zip(&tables).all(|(x, y)| x != y));
+}
+
+#[test]
+fn wrong_table_or_id_gives_a_wrong_label() {
+    let gates = [Gate::And { a: 0, b: 1, out: 2 }];
+    let mut prg = Prg::from_os();
+    let delta = Delta::random(&mut prg);
+    for trial in 0..64 {
+        let zeros: Vec<ZeroLabel> = (0..3).map(|_| ZeroLabel(prg.random_block())).collect();
+        let bits = [trial & 1 == 1, trial & 2 == 2, false];
+        let (garbler, g_labels, active, tables) = garble_eval(&gates, &zeros, &bits, delta);
+        let good0 = g_labels[2].0;
+        let valid = |l: ActiveLabel| l.0 == good0 || l.0 == good0 ^ delta.block();
+        let eval = |tables: &[Block], id: u64| {
+            let mut labels = active.clone();
+            Evaluator::new(id)
+                .evaluate(&gates, &mut labels, tables)
+                .unwrap();
+            labels[2]
+        };
+        let right = eval(&tables, 0);
+        assert_eq!(right, garbler.encode(g_labels[2], bits[0] & bits[1]));
+        // The colour bits select which table rows the evaluator uses.
+        let (sa, sb) = (active[0].0.lsb(), active[1].0.lsb());
+        for (row, used) in [(0, sa), (1, sb)] {
+            let mut bad = tables.clone();
+            bad[row].0 ^= 1 << (trial % 128);
+            let out = eval(&bad, 0);
+            assert_eq!(out != right, used, "row {row}");
+            assert_eq!(valid(out), !used);
+        }
+        // A wrong gate id always breaks the output.
+        assert!(!valid(eval(&tables, 1)));
+    }
+}
+
+#[test]
+fn free_gates() {
+    let gates = [Gate::Xor { a: 0, b: 1, out: 2 }, Gate::Inv { a: 2, out: 3 }];
+    let mut prg = Prg::from_seed(Block(3));
+    let delta = Delta::random(&mut prg);
+    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel(prg.random_block())).collect();
+    let (_, g, active, tables) = garble_eval(&gates, &zeros, &[true, false, false, false], delta);
+    assert!(tables.is_empty());
+    assert_eq!(g[2].0, zeros[0].0 ^ zeros[1].0);
+    assert_eq!(g[3].0, g[2].0 ^ delta.block());
+    let mut e = active;
+    Evaluator::new(0).evaluate(&gates, &mut e, &tables).unwrap();
+    assert_eq!(e[3], e[2]);
+    assert!(!e[3].decode(g[3].decode_bit()));
+    assert!(e[2].decode(g[2].decode_bit()));
+}
+
+#[test]
+fn bad_inputs_are_errors_and_change_nothing() {
+    let mut prg = Prg::from_seed(Block(4));
+    let delta = Delta::random(&mut prg);
+    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel(prg.random_block())).collect();
+    let bad_wire = [
+        Gate::And { a: 0, b: 1, out: 2 },
+        Gate::Xor { a: 0, b: 9, out: 3 },
+    ];
+    let mut garbler = Garbler::new(delta, 5);
+    let mut labels = zeros.clone();
+    let mut tables = vec![Block(1)];
+    assert_eq!(
+        garbler.garble(&bad_wire, &mut labels, &mut tables),
+        Err(CryptoError::WireOutOfRange {
+            gate: 1,
+            wire: 9,
+            num_wires: 4
+        })
+    );
+    assert_eq!(
+        (labels.as_slice(), tables.as_slice()),
+        (zeros.as_slice(), &[Block(1)][..])
+    );
+    assert_eq!(garbler.next_gate_id(), 5);
+    let inv_out = [Gate::Inv { a: 0, out: 4 }];
+    assert!(garbler.garble(&inv_out, &mut labels, &mut tables).is_err());
+
+    let mut evaluator = Evaluator::new(5);
+    let mut active: Vec<ActiveLabel> = zeros.iter().map(|z| ActiveLabel(z.0)).collect();
+    assert!(evaluator
+        .evaluate(&bad_wire, &mut active, &[Block(0); 2])
+        .is_err());
+    let two_ands = [
+        Gate::And { a: 0, b: 1, out: 2 },
+        Gate::And { a: 0, b: 1, out: 3 },
+    ];
+    assert_eq!(
+        evaluator.evaluate(&two_ands, &mut active, &[Block(0); 3]),
+        Err(CryptoError::TablesTooShort { needed: 4, got: 3 })
+    );
+    assert_eq!(evaluator.next_gate_id(), 5);
+    assert!(active.iter().zip(&zeros).all(|(a, z)| a.0 == z.0));
+
+    // Gate ids must not overflow.
+    let mut end = Garbler::new(delta, u64::MAX - 1);
+    assert_eq!(
+        end.garble(&two_ands, &mut labels, &mut tables),
+        Err(CryptoError::GateIdOverflow)
+    );
+    let mut end = Evaluator::new(u64::MAX - 1);
+    assert_eq!(
+        end.evaluate(&two_ands, &mut active, &[Block(0); 4]),
+        Err(CryptoError::GateIdOverflow)
+    );
+    // Exactly filling the id space up to u64::MAX - 1 is fine.
+    let mut end = Garbler::new(delta, u64::MAX - 2);
+    end.garble(&two_ands, &mut labels, &mut tables).unwrap();
+    assert_eq!(end.next_gate_id(), u64::MAX);
+}
+
+/// The garbler and evaluator against the formulas of DESIGN.md computed
+/// directly with the TCCR hash and tweaks `j = 2g`, `j' = 2g + 1`.
+#[test]
+fn matches_reference_formulas() {
+    let h = Tccr::new();
+    let mut prg = Prg::from_seed(Block(99));
+    for first_id in [0u64, 1, 12345, u64::MAX / 3] {
+        let delta = Delta::random(&mut prg);
+        let d = delta.block();
+        // Several independent ANDs in one run, then one more after an XOR.
+        let gates = [
+            Gate::And { a: 0, b: 1, out: 4 },
+            Gate::And { a: 2, b: 3, out: 0 },
+            Gate::And { a: 1, b: 1, out: 5 },
+            Gate::Xor { a: 4, b: 5, out: 6 },
+            Gate::And { a: 6, b: 0, out: 7 },
+        ];
+        let zeros: Vec<ZeroLabel> = (0..8).map(|_| ZeroLabel(prg.random_block())).collect();
+        let bits: Vec<bool> = (0..8).map(|_| prg.random_bool()).collect();
+        let mut garbler = Garbler::new(delta, first_id);
+        let active: Vec<ActiveLabel> = zeros
+            .iter()
+            .zip(&bits)
+            .map(|(z, &b)| ActiveLabel(z.0 ^ d.select(b)))
+            .collect();
+        let mut g2 = zeros.clone();
+        let mut t2 = Vec::new();
+        garbler.garble(&gates, &mut g2, &mut t2).unwrap();
+
+        // Reference garbling, sequentially.
+        let mut z: Vec<Block> = zeros.iter().map(|l| l.0).collect();
+        let mut expect_tables = Vec::new();
+        let mut g = first_id;
+        for gate in gates {
+            match gate {
+                Gate::And { a, b, out } => {
+                    let (a0, b0) = (z[a as usize], z[b as usize]);
+                    let (j, j1) = (Block((g as u128) * 2), Block((g as u128) * 2 + 1));
+                    let (pa, pb) = (a0.lsb(), b0.lsb());
+                    let tg = h.hash(a0, j) ^ h.hash(a0 ^ d, j) ^ d.select(pb);
+                    let wg = h.hash(a0, j) ^ tg.select(pa);
+                    let te = h.hash(b0, j1) ^ h.hash(b0 ^ d, j1) ^ a0;
+                    let we = h.hash(b0, j1) ^ (te ^ a0).select(pb);
+                    z[out as usize] = wg ^ we;
+                    expect_tables.extend([tg, te]);
+                    g += 1;
+                }
+                Gate::Xor { a, b, out } => z[out as usize] = z[a as usize] ^ z[b as usize],
+                Gate::Inv { a, out } => z[out as usize] = z[a as usize] ^ d,
+            }
+        }
+        assert_eq!(t2, expect_tables);
+        assert_eq!(g2.iter().map(|l| l.0).collect::<Vec<_>>(), z);
+
+        // Reference evaluation, sequentially, on the garbler's tables.
+        let mut x: Vec<Block> = active.iter().map(|l| l.0).collect();
+        let mut e = active.clone();
+        Evaluator::new(first_id)
+            .evaluate(&gates, &mut e, &t2)
+            .unwrap();
+        let mut g = first_id;
+        let mut t = t2.chunks_exact(2);
+        for gate in gates {
+            match gate {
+                Gate::And { a, b, out } => {
+                    let (la, lb) = (x[a as usize], x[b as usize]);
+                    let (j, j1) = (Block((g as u128) * 2), Block((g as u128) * 2 + 1));
+                    let row = t.next().unwrap();
+                    let (tg, te) = (row[0], row[1]);
+                    x[out as usize] = h.hash(la, j)
+                        ^ tg.select(la.lsb())
+                        ^ h.hash(lb, j1)
+                        ^ (te ^ la).select(lb.lsb());
+                    g += 1;
+                }
+                Gate::Xor { a, b, out } => x[out as usize] = x[a as usize] ^ x[b as usize],
+                Gate::Inv { a, out } => x[out as usize] = x[a as usize],
+            }
+        }
+        assert_eq!(e.iter().map(|l| l.0).collect::<Vec<_>>(), x);
+    }
+}
