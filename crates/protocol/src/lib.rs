@@ -1,1 +1,20 @@
-//! twofold-protocol
+//! The Yao protocol of twofold: handshake, input phase (garbler labels and
+//! correlated OT for the evaluator's bits), streamed garbling and evaluation,
+//! output decoding. Party A garbles, party B evaluates.
+//!
+//! The garbling and evaluation engines are the pure cores of
+//! `twofold-crypto`, driven through [`twofold_circuit::Engine`]; this crate
+//! only moves their bytes over a [`Channel`](twofold_net::Channel).
+
+pub mod engine;
+pub mod error;
+pub mod handshake;
+pub mod local;
+pub mod session;
+
+pub use error::ProtocolError;
+pub use local::run_local;
+pub use session::{run_session, PartyInputs, Phase, Reveal, SessionOptions, SessionReport};
+
+/// Version of the wire protocol; both parties must speak the same.
+pub const PROTOCOL_VERSION: u32 = 1;

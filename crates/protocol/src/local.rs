@@ -1,0 +1,47 @@
+//! Both parties in one process, talking over loopback TCP: the default way to
+//! try twofold, and what the tests use.
+
+use std::time::Duration;
+
+use twofold_circuit::{Party, Program};
+use twofold_net::{Channel, ChannelOptions, Listener};
+
+use crate::error::ProtocolError;
+use crate::session::{run_session, PartyInputs, SessionOptions, SessionReport};
+
+/// Runs party A (listening on an ephemeral loopback port) and party B
+/// (connecting to it) on two threads; returns both reports, A's first.
+/// Progress, if any, is reported by party A.
+pub fn run_local(
+    program: &Program,
+    inputs_a: &PartyInputs,
+    inputs_b: &PartyInputs,
+    opts: &SessionOptions,
+    channel: &ChannelOptions,
+) -> Result<(SessionReport, SessionReport), ProtocolError> {
+    let listener = Listener::bind("127.0.0.1:0")?.with_options(channel.clone())?;
+    let addr = listener.local_addr()?;
+    let deadline = Duration::from_secs(10);
+    let b_opts = SessionOptions {
+        progress: None,
+        ..opts.clone()
+    };
+    std::thread::scope(|scope| {
+        let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
+            let mut chan = Channel::connect(addr, deadline, channel.clone())?;
+            run_session(&mut chan, Party::B, program, inputs_b, &b_opts)
+        });
+        let a = (|| -> Result<SessionReport, ProtocolError> {
+            let mut chan = listener.accept(deadline)?;
+            run_session(&mut chan, Party::A, program, inputs_a, opts)
+        })();
+        let b = b.join().expect("party B's thread does not panic");
+        // Report the first cause: a party that failed on its own makes the
+        // other see a closed connection.
+        match (a, b) {
+            (Ok(a), Ok(b)) => Ok((a, b)),
+            (Err(ProtocolError::Net(_)), Err(e)) if !matches!(e, ProtocolError::Net(_)) => Err(e),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    })
+}

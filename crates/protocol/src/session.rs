@@ -1,0 +1,375 @@
+//! One party's side of a session: handshake, inputs, garbling or evaluation,
+//! outputs.
+
+use std::time::{Duration, Instant};
+
+use twofold_circuit::program::split_outputs;
+use twofold_circuit::{Party, Program};
+use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Delta, Prg};
+use twofold_net::Channel;
+use twofold_ot::{CotReceiver, CotSender};
+
+use crate::engine::{EvaluatingEngine, GarblingEngine, Progress};
+use crate::error::ProtocolError;
+use crate::handshake::handshake;
+
+/// Who learns the outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Reveal {
+    /// Both parties (the default).
+    #[default]
+    Both = 0,
+    /// Only party A.
+    A = 1,
+    /// Only party B.
+    B = 2,
+}
+
+impl Reveal {
+    pub(crate) fn from_byte(b: u8) -> Option<Reveal> {
+        [Reveal::Both, Reveal::A, Reveal::B]
+            .into_iter()
+            .find(|r| *r as u8 == b)
+    }
+
+    /// Whether `party` learns the outputs.
+    pub fn reveals_to(self, party: Party) -> bool {
+        matches!(
+            (self, party),
+            (Reveal::Both, _) | (Reveal::A, Party::A) | (Reveal::B, Party::B)
+        )
+    }
+}
+
+impl std::fmt::Display for Reveal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reveal::Both => "both parties",
+            Reveal::A => "party a only",
+            Reveal::B => "party b only",
+        })
+    }
+}
+
+/// How to run a session. Both parties must pass the same options (checked at
+/// the handshake).
+#[derive(Clone, Default)]
+pub struct SessionOptions {
+    /// Who learns the outputs.
+    pub reveal: Reveal,
+    /// Worker threads per party (this version runs one).
+    pub threads: u32,
+    /// Called with the AND gates done so far, for a progress bar.
+    pub progress: Option<Progress>,
+}
+
+/// One party's inputs: for each input value of the program, its bits (least
+/// significant first) if this party owns it, `None` otherwise.
+pub type PartyInputs = Vec<Option<Vec<bool>>>;
+
+/// The phases of a session, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Hello exchange and checks.
+    Handshake,
+    /// Base OTs and OT extension setup, garbler labels, OT for the evaluator's bits.
+    Inputs,
+    /// Streamed garbling (party A) or evaluation (party B).
+    Gates,
+    /// Decoding information and output bits.
+    Outputs,
+}
+
+impl Phase {
+    /// Lower-case name, as in `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Handshake => "handshake",
+            Phase::Inputs => "inputs",
+            Phase::Gates => "gates",
+            Phase::Outputs => "outputs",
+        }
+    }
+}
+
+/// What a session gives one party.
+#[derive(Clone, Debug)]
+pub struct SessionReport {
+    /// The output values (bit 0 first), if this party learns them.
+    pub outputs: Option<Vec<Vec<bool>>>,
+    /// AND gates garbled or evaluated.
+    pub and_gates: u64,
+    /// Bytes this party sent (payload and frame headers).
+    pub bytes_sent: u64,
+    /// Bytes this party received.
+    pub bytes_received: u64,
+    /// Time spent in each phase.
+    pub phases: Vec<(Phase, Duration)>,
+    /// Whole session.
+    pub total: Duration,
+}
+
+/// Runs `party`'s side of a session of `program` over `chan`. Party A
+/// garbles, party B evaluates.
+pub fn run_session(
+    chan: &mut Channel,
+    party: Party,
+    program: &Program,
+    inputs: &PartyInputs,
+    opts: &SessionOptions,
+) -> Result<SessionReport, ProtocolError> {
+    let my_bits = check_inputs(program, party, inputs)?;
+    let start = Instant::now();
+    let mut clock = PhaseClock::new();
+    let session_id = handshake(chan, party, program.hash(), opts)?;
+    clock.lap(Phase::Handshake);
+    let levelled = program.levelize();
+    let owners: Vec<Party> = program
+        .main
+        .inputs
+        .iter()
+        .flat_map(|v| std::iter::repeat_n(v.party, v.width as usize))
+        .collect();
+    let (outputs, and_gates) = match party {
+        Party::A => garble(
+            chan,
+            &levelled,
+            &owners,
+            &my_bits,
+            &session_id,
+            opts,
+            &mut clock,
+        )?,
+        Party::B => evaluate(
+            chan,
+            &levelled,
+            &owners,
+            &my_bits,
+            &session_id,
+            opts,
+            &mut clock,
+        )?,
+    };
+    Ok(SessionReport {
+        outputs: outputs.map(|flat| split_outputs(&program.main, &flat)),
+        and_gates,
+        bytes_sent: chan.bytes_sent(),
+        bytes_received: chan.bytes_received(),
+        phases: clock.phases,
+        total: start.elapsed(),
+    })
+}
+
+/// Checks `inputs` against the program and returns this party's bits in
+/// input-wire order.
+fn check_inputs(
+    program: &Program,
+    party: Party,
+    inputs: &PartyInputs,
+) -> Result<Vec<bool>, ProtocolError> {
+    let values = &program.main.inputs;
+    if inputs.len() != values.len() {
+        return Err(ProtocolError::Inputs(format!(
+            "the program has {} input values, {} given",
+            values.len(),
+            inputs.len()
+        )));
+    }
+    let mut bits = Vec::new();
+    for (value, given) in values.iter().zip(inputs) {
+        match (value.party == party, given) {
+            (true, Some(b)) if b.len() == value.width as usize => bits.extend_from_slice(b),
+            (true, Some(b)) => {
+                return Err(ProtocolError::Inputs(format!(
+                    "input `{}` has {} bits, {} given",
+                    value.name,
+                    value.width,
+                    b.len()
+                )))
+            }
+            (true, None) => {
+                return Err(ProtocolError::Inputs(format!(
+                    "input `{}` belongs to party {party} and is missing",
+                    value.name
+                )))
+            }
+            (false, Some(_)) => {
+                return Err(ProtocolError::Inputs(format!(
+                    "input `{}` belongs to party {}, not {party}",
+                    value.name, value.party
+                )))
+            }
+            (false, None) => {}
+        }
+    }
+    Ok(bits)
+}
+
+fn pack_bits(bits: impl Iterator<Item = bool>) -> Vec<u8> {
+    let bits: Vec<bool> = bits.collect();
+    bits.chunks(8)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |acc, (i, &b)| acc | (b as u8) << i)
+        })
+        .collect()
+}
+
+fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
+    if bytes.len() != n.div_ceil(8) {
+        return Err(ProtocolError::Malformed(format!(
+            "{} bytes of output bits, expected {}",
+            bytes.len(),
+            n.div_ceil(8)
+        )));
+    }
+    Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
+}
+
+/// Times the phases one after another.
+struct PhaseClock {
+    last: Instant,
+    phases: Vec<(Phase, Duration)>,
+}
+
+impl PhaseClock {
+    fn new() -> PhaseClock {
+        PhaseClock {
+            last: Instant::now(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Ends `phase` now.
+    fn lap(&mut self, phase: Phase) {
+        self.phases.push((phase, self.last.elapsed()));
+        self.last = Instant::now();
+    }
+}
+
+fn garble(
+    chan: &mut Channel,
+    program: &Program,
+    owners: &[Party],
+    my_bits: &[bool],
+    session_id: &[u8],
+    opts: &SessionOptions,
+    clock: &mut PhaseClock,
+) -> Result<(Option<Vec<bool>>, u64), ProtocolError> {
+    let mut prg = Prg::from_os();
+    let delta = Delta::random(&mut prg);
+    // Evaluator's input labels come from correlated OT: K0 is the 0-label.
+    let mut cot = CotSender::setup(chan, delta, session_id)?;
+    let theirs = owners.iter().filter(|&&p| p == Party::B).count();
+    let mut ot_labels = cot.send(chan, theirs)?.into_iter();
+    let mut mine = my_bits.iter();
+    let mut labels = Vec::with_capacity(owners.len());
+    let mut encoded = Vec::with_capacity(my_bits.len());
+    let garbler = Garbler::new(delta, 0);
+    for &owner in owners {
+        let zero = match owner {
+            Party::A => {
+                let zero = ZeroLabel(prg.random_block());
+                let bit = *mine.next().expect("bits checked against the program");
+                encoded.push(garbler.encode(zero, bit).0);
+                zero
+            }
+            Party::B => ZeroLabel(ot_labels.next().expect("one OT per evaluator bit")),
+        };
+        labels.push(zero);
+    }
+    chan.send_frame(blocks_as_bytes(&encoded))?;
+    chan.flush()?;
+    clock.lap(Phase::Inputs);
+
+    let mut engine = GarblingEngine::new(garbler, chan, opts.progress.clone());
+    let out_labels = program.run(&mut engine, &labels)?;
+    let (_, ands) = engine.finish()?;
+    clock.lap(Phase::Gates);
+
+    if opts.reveal.reveals_to(Party::B) {
+        chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.decode_bit())))?;
+        chan.flush()?;
+    }
+    let outputs = if opts.reveal.reveals_to(Party::A) {
+        let mut buf = Vec::new();
+        chan.recv_frame(&mut buf)?;
+        let colours = unpack_bits(&buf, out_labels.len())?;
+        Some(
+            colours
+                .iter()
+                .zip(&out_labels)
+                .map(|(&c, l)| c ^ l.decode_bit())
+                .collect(),
+        )
+    } else {
+        None
+    };
+    clock.lap(Phase::Outputs);
+    Ok((outputs, ands))
+}
+
+fn evaluate(
+    chan: &mut Channel,
+    program: &Program,
+    owners: &[Party],
+    my_bits: &[bool],
+    session_id: &[u8],
+    opts: &SessionOptions,
+    clock: &mut PhaseClock,
+) -> Result<(Option<Vec<bool>>, u64), ProtocolError> {
+    let mut cot = CotReceiver::setup(chan, session_id)?;
+    let mut ot_labels = cot.receive(chan, my_bits)?.into_iter();
+    let mut buf = Vec::new();
+    chan.recv_frame(&mut buf)?;
+    let theirs = owners.iter().filter(|&&p| p == Party::A).count();
+    let garbler_labels = blocks_from_byte_vec(&buf)
+        .ok()
+        .filter(|b| b.len() == theirs)
+        .ok_or_else(|| {
+            ProtocolError::Malformed(format!(
+                "{} bytes of input labels, expected {}",
+                buf.len(),
+                16 * theirs
+            ))
+        })?;
+    let mut from_garbler = garbler_labels.into_iter();
+    let labels: Vec<ActiveLabel> = owners
+        .iter()
+        .map(|&owner| {
+            ActiveLabel(match owner {
+                Party::A => from_garbler.next().expect("length checked"),
+                Party::B => ot_labels.next().expect("one OT per own bit"),
+            })
+        })
+        .collect();
+    clock.lap(Phase::Inputs);
+
+    let mut engine = EvaluatingEngine::new(Evaluator::new(0), chan, opts.progress.clone());
+    let out_labels = program.run(&mut engine, &labels)?;
+    let ands = engine.finish()?;
+    clock.lap(Phase::Gates);
+
+    let outputs = if opts.reveal.reveals_to(Party::B) {
+        chan.recv_frame(&mut buf)?;
+        let decode = unpack_bits(&buf, out_labels.len())?;
+        Some(
+            out_labels
+                .iter()
+                .zip(decode)
+                .map(|(l, d)| l.decode(d))
+                .collect(),
+        )
+    } else {
+        None
+    };
+    if opts.reveal.reveals_to(Party::A) {
+        chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.0.lsb())))?;
+        chan.flush()?;
+    }
+    clock.lap(Phase::Outputs);
+    Ok((outputs, ands))
+}

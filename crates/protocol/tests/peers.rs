@@ -1,0 +1,225 @@
+//! Misbehaving peers: wrong program, garbage, oversized frames, disconnects
+//! and stalls end the session with a clear error, never a hang or a panic.
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use twofold_circuit::{Party, Program};
+use twofold_net::{Channel, ChannelOptions, Listener};
+use twofold_protocol::{run_session, PartyInputs, ProtocolError, Reveal, SessionOptions};
+use twofold_testkit::{random_circuit, random_inputs, RandomShape};
+
+fn program(seed: u64) -> (Program, PartyInputs, PartyInputs) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let shape = RandomShape {
+        inputs: 2,
+        max_width: 16,
+        gates: 2000,
+        outputs: 2,
+    };
+    let program = Program::from(random_circuit(&mut rng, &shape));
+    let inputs = random_inputs(&mut rng, &program.main);
+    let pick = |party| {
+        program
+            .main
+            .inputs
+            .iter()
+            .zip(&inputs)
+            .map(|(v, b)| (v.party == party).then(|| b.clone()))
+            .collect()
+    };
+    let (a, b) = (pick(Party::A), pick(Party::B));
+    (program, a, b)
+}
+
+fn short_timeouts() -> ChannelOptions {
+    ChannelOptions {
+        read_timeout: Duration::from_millis(1500),
+        write_timeout: Duration::from_millis(1500),
+        max_frame_len: 1 << 20,
+        ..ChannelOptions::default()
+    }
+}
+
+fn opts() -> SessionOptions {
+    SessionOptions {
+        reveal: Reveal::Both,
+        threads: 1,
+        progress: None,
+    }
+}
+
+/// Runs party A against a peer given as a closure on a raw stream.
+fn party_a_against(peer: impl FnOnce(TcpStream) + Send + 'static) -> ProtocolError {
+    let (program, a, _) = program(5);
+    let listener = Listener::bind("127.0.0.1:0")
+        .unwrap()
+        .with_options(short_timeouts())
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let t = std::thread::spawn(move || peer(TcpStream::connect(addr).unwrap()));
+    let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let start = Instant::now();
+    let err = run_session(&mut chan, Party::A, &program, &a, &opts()).unwrap_err();
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+    drop(chan);
+    t.join().unwrap();
+    err
+}
+
+#[test]
+fn a_peer_running_another_program_is_rejected_on_both_sides() {
+    let (p1, a, _) = program(1);
+    let (p2, _, b) = program(2);
+    let listener = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let t = std::thread::spawn(move || {
+        let mut chan =
+            Channel::connect(addr, Duration::from_secs(5), ChannelOptions::default()).unwrap();
+        run_session(&mut chan, Party::B, &p2, &b, &opts()).unwrap_err()
+    });
+    let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let err_a = run_session(&mut chan, Party::A, &p1, &a, &opts()).unwrap_err();
+    let err_b = t.join().unwrap();
+    for err in [err_a, err_b] {
+        assert!(
+            matches!(
+                err,
+                ProtocolError::Mismatch {
+                    what: "the program (hash)",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn both_parties_claiming_the_same_role_is_rejected() {
+    let (p, a, _) = program(1);
+    let listener = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (p2, a2) = (p.clone(), a.clone());
+    let t = std::thread::spawn(move || {
+        let mut chan =
+            Channel::connect(addr, Duration::from_secs(5), ChannelOptions::default()).unwrap();
+        run_session(&mut chan, Party::A, &p2, &a2, &opts()).unwrap_err()
+    });
+    let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let err = run_session(&mut chan, Party::A, &p, &a, &opts()).unwrap_err();
+    assert!(err.to_string().contains("party"), "{err}");
+    assert!(t.join().unwrap().to_string().contains("party"));
+}
+
+#[test]
+fn garbage_from_the_peer_is_rejected() {
+    let err = party_a_against(|mut s| {
+        s.write_all(b"\x10\x00\x00\x00GET / HTTP/1.1\r\n\r\n")
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+    });
+    assert!(matches!(err, ProtocolError::Malformed(_)), "{err}");
+}
+
+#[test]
+fn an_oversized_frame_is_rejected_without_allocating_it() {
+    let err = party_a_against(|mut s| {
+        s.write_all(&u32::MAX.to_le_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+    });
+    assert!(
+        err.to_string().contains("exceeds the maximum frame length"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_silent_peer_times_out() {
+    let err = party_a_against(|_s| std::thread::sleep(Duration::from_millis(2500)));
+    assert!(err.to_string().contains("timed out"), "{err}");
+}
+
+/// Forwards bytes between `client` and `server` and cuts both connections
+/// once `limit` bytes have gone from server to client.
+fn cutting_relay(client: TcpStream, server: TcpStream, limit: usize) {
+    use std::io::Read;
+    let (mut c_read, mut s_write) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    let up = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = c_read.read(&mut buf) {
+            if s_write.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
+    });
+    let (mut s_read, mut c_write) = (server.try_clone().unwrap(), client.try_clone().unwrap());
+    let mut sent = 0;
+    let mut buf = [0u8; 4096];
+    while sent < limit {
+        match s_read.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let n = n.min(limit - sent);
+                if c_write.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+                sent += n;
+            }
+        }
+    }
+    let _ = client.shutdown(std::net::Shutdown::Both);
+    let _ = server.shutdown(std::net::Shutdown::Both);
+    up.join().unwrap();
+}
+
+#[test]
+fn a_connection_cut_mid_session_ends_both_parties_with_an_error() {
+    // 2,560 AND gates: about 82 KB of tables from A to B.
+    let program = Program::from(twofold_circuit::synthetic::layered(64, 40, 9));
+    let a: PartyInputs = vec![Some(vec![true; 32]), None];
+    let b: PartyInputs = vec![None, Some(vec![false; 32])];
+    for limit in [10, 3000, 40_000] {
+        let listener = Listener::bind("127.0.0.1:0")
+            .unwrap()
+            .with_options(short_timeouts())
+            .unwrap();
+        let a_addr = listener.local_addr().unwrap();
+        let relay = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let relay_addr = relay.local_addr().unwrap();
+        let r = std::thread::spawn(move || {
+            let (client, _) = relay.accept().unwrap();
+            cutting_relay(client, TcpStream::connect(a_addr).unwrap(), limit);
+        });
+        let (p, bb) = (program.clone(), b.clone());
+        let start = Instant::now();
+        let tb = std::thread::spawn(move || {
+            let mut chan =
+                Channel::connect(relay_addr, Duration::from_secs(5), short_timeouts()).unwrap();
+            run_session(&mut chan, Party::B, &p, &bb, &opts())
+        });
+        let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
+        let ra = run_session(&mut chan, Party::A, &program, &a, &opts());
+        drop(chan);
+        let rb = tb.join().unwrap();
+        r.join().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let eb = rb.expect_err("B cannot finish: A's messages were cut");
+        assert!(
+            matches!(eb, ProtocolError::Net(_) | ProtocolError::Ot(_)),
+            "{eb}"
+        );
+        if let Err(ea) = ra {
+            assert!(
+                matches!(ea, ProtocolError::Net(_) | ProtocolError::Ot(_)),
+                "{ea}"
+            );
+        }
+    }
+}

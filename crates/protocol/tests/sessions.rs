@@ -1,0 +1,152 @@
+//! Full two-party sessions over loopback: garbled results equal plaintext.
+
+use rand::{Rng, SeedableRng};
+use twofold_circuit::bristol::read_bristol_file;
+use twofold_circuit::value::{parse_int, to_hex};
+use twofold_circuit::{Party, Program};
+use twofold_net::ChannelOptions;
+use twofold_protocol::{run_local, PartyInputs, Reveal, SessionOptions};
+use twofold_testkit::{bristol_vectors, random_circuit, random_inputs, shared_data, RandomShape};
+
+fn split(program: &Program, inputs: &[Vec<bool>]) -> (PartyInputs, PartyInputs) {
+    let pick = |party| {
+        program
+            .main
+            .inputs
+            .iter()
+            .zip(inputs)
+            .map(|(v, bits)| (v.party == party).then(|| bits.clone()))
+            .collect()
+    };
+    (pick(Party::A), pick(Party::B))
+}
+
+fn opts(reveal: Reveal) -> SessionOptions {
+    SessionOptions {
+        reveal,
+        threads: 1,
+        progress: None,
+    }
+}
+
+#[test]
+fn random_circuits_garbled_equal_plaintext() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+    for round in 0..150 {
+        let shape = RandomShape {
+            inputs: rng.gen_range(1..5),
+            max_width: 40,
+            gates: rng.gen_range(0..600),
+            outputs: rng.gen_range(1..4),
+        };
+        let program = Program::from(random_circuit(&mut rng, &shape));
+        let inputs = random_inputs(&mut rng, &program.main);
+        let want = program.eval(&inputs).unwrap();
+        let (a, b) = split(&program, &inputs);
+        let reveal = [Reveal::Both, Reveal::A, Reveal::B][round % 3];
+        let (ra, rb) =
+            run_local(&program, &a, &b, &opts(reveal), &ChannelOptions::default()).unwrap();
+        assert_eq!(ra.outputs.is_some(), reveal.reveals_to(Party::A));
+        assert_eq!(rb.outputs.is_some(), reveal.reveals_to(Party::B));
+        for got in [ra.outputs, rb.outputs].into_iter().flatten() {
+            assert_eq!(got, want, "round {round}");
+        }
+        assert_eq!(ra.and_gates, program.and_count());
+        assert_eq!(rb.and_gates, program.and_count());
+        assert_eq!(ra.bytes_sent, rb.bytes_received);
+    }
+}
+
+#[test]
+fn programs_with_regions_garbled_equal_plaintext() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let body = twofold_circuit::synthetic::layered(24, 6, 1);
+    let program = twofold_circuit::synthetic::repeated(&body, 9);
+    for _ in 0..3 {
+        let inputs = random_inputs(&mut rng, &program.main);
+        let (a, b) = split(&program, &inputs);
+        let (ra, _) = run_local(
+            &program,
+            &a,
+            &b,
+            &opts(Reveal::Both),
+            &ChannelOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(ra.outputs.unwrap(), program.eval(&inputs).unwrap());
+        assert_eq!(ra.and_gates, 24 * 6 * 9);
+    }
+}
+
+#[test]
+fn every_published_vector_through_the_protocol() {
+    let Some(data) = shared_data() else { return };
+    let mut cache = std::collections::HashMap::new();
+    for v in bristol_vectors(&data) {
+        let program = cache.entry(v.circuit.clone()).or_insert_with(|| {
+            Program::from(read_bristol_file(&data.join("bristol").join(&v.circuit)).unwrap())
+        });
+        let inputs: Vec<Vec<bool>> = program
+            .main
+            .inputs
+            .iter()
+            .zip(&v.inputs)
+            .map(|(value, hex)| parse_int(hex, value.width).unwrap())
+            .collect();
+        let (a, b) = split(program, &inputs);
+        let (ra, rb) = run_local(
+            program,
+            &a,
+            &b,
+            &opts(Reveal::Both),
+            &ChannelOptions::default(),
+        )
+        .unwrap();
+        for out in [ra.outputs.unwrap(), rb.outputs.unwrap()] {
+            let hex: Vec<String> = out.iter().map(|o| to_hex(o)).collect();
+            assert_eq!(hex, v.outputs, "{} row {}", v.circuit, v.row);
+        }
+        // 32 bytes per AND gate plus a setup that does not grow with the circuit.
+        let tables = 32 * ra.and_gates;
+        assert!(
+            ra.bytes_sent >= tables && ra.bytes_sent < tables + 64 * 1024 + 64 * 256,
+            "{}",
+            ra.bytes_sent
+        );
+    }
+}
+
+#[test]
+fn wrong_inputs_are_rejected_before_anything_is_sent() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let shape = RandomShape {
+        inputs: 2,
+        max_width: 8,
+        gates: 20,
+        outputs: 1,
+    };
+    let program = Program::from(random_circuit(&mut rng, &shape));
+    let inputs = random_inputs(&mut rng, &program.main);
+    let (a, b) = split(&program, &inputs);
+    // A gives B's value as well.
+    let err = run_local(
+        &program,
+        &b,
+        &a,
+        &opts(Reveal::Both),
+        &ChannelOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("belongs to party"), "{err}");
+    let mut short = a.clone();
+    short[0].as_mut().unwrap().pop();
+    let err = run_local(
+        &program,
+        &short,
+        &b,
+        &opts(Reveal::Both),
+        &ChannelOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("bits"), "{err}");
+}
