@@ -8,6 +8,7 @@ pub mod circuit;
 pub mod gate;
 pub mod levels;
 pub mod program;
+pub mod synthetic;
 pub mod value;
 
 pub use builder::{Bit, Builder};

@@ -255,3 +255,31 @@ fn batches_split_dependent_and_runs_of_any_circuit() {
         }
     }
 }
+
+#[test]
+fn synthetic_programs_are_valid_and_evaluate() {
+    let body = twofold_circuit::synthetic::layered(16, 5, 9);
+    body.validate().unwrap();
+    assert_eq!(body.and_count(), 16 * 5);
+    let program = twofold_circuit::synthetic::repeated(&body, 7);
+    program.validate().unwrap();
+    assert_eq!(program.and_count(), 16 * 5 * 7);
+    // The program's output is the XOR of the body run on each instance's bits.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    let inputs = random_inputs(&mut rng, &program.main);
+    let mut want = vec![false; 16];
+    for i in 0..7 {
+        let a = inputs[0][i * 8..(i + 1) * 8].to_vec();
+        let b = inputs[1][i * 8..(i + 1) * 8].to_vec();
+        let out = body.eval(&[a, b]).unwrap().remove(0);
+        for (w, o) in want.iter_mut().zip(out) {
+            *w ^= o;
+        }
+    }
+    assert_eq!(program.eval(&inputs).unwrap(), vec![want]);
+    assert_eq!(
+        twofold_circuit::synthetic::layered(16, 5, 9),
+        body,
+        "deterministic"
+    );
+}

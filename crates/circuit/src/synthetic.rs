@@ -1,0 +1,155 @@
+//! Synthetic circuits for benchmarks: layered random circuits of a given
+//! width and depth, and programs that repeat a body as a SIMD region so that
+//! billions of gates run from a few megabytes of circuit.
+
+use crate::circuit::{Circuit, InputValue, OutputValue, Party};
+use crate::gate::{Gate, Wire};
+use crate::program::{Program, Region, RegionInstance};
+
+/// A small deterministic generator (SplitMix64): synthetic circuits must be
+/// the same on both parties, so they come from a public seed.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u32) -> u32 {
+        (((self.next() >> 32) * n as u64) >> 32) as u32
+    }
+}
+
+/// A layered random circuit: `width` wires per layer, `depth` layers of
+/// `width` AND gates each (every AND reads two random wires of the previous
+/// layer), then `width` XORs mixing the layer with the previous one so the
+/// function does not collapse. Inputs: two values of `width / 2` bits (A, B);
+/// output: the last layer.
+pub fn layered(width: u32, depth: u32, seed: u64) -> Circuit {
+    let width = width.max(2);
+    let mut rng = SplitMix(seed);
+    let half = width / 2;
+    let inputs = vec![
+        InputValue {
+            name: "a".into(),
+            party: Party::A,
+            width: half,
+        },
+        InputValue {
+            name: "b".into(),
+            party: Party::B,
+            width: width - half,
+        },
+    ];
+    // Layer l lives in wires [l*width, (l+1)*width) before compaction: the
+    // input layer is 0, each AND layer writes a temporary band, each XOR layer
+    // the next layer.
+    let mut gates = Vec::with_capacity(2 * (width as usize) * depth as usize);
+    let mut layer: Wire = 0;
+    let mut next = width;
+    for _ in 0..depth {
+        let ands = next;
+        for k in 0..width {
+            let a = layer + rng.below(width);
+            let b = layer + rng.below(width);
+            gates.push(Gate::And {
+                a,
+                b,
+                out: ands + k,
+            });
+        }
+        let out = ands + width;
+        for k in 0..width {
+            gates.push(Gate::Xor {
+                a: ands + k,
+                b: layer + k,
+                out: out + k,
+            });
+        }
+        layer = out;
+        next = out + width;
+    }
+    let circuit = Circuit {
+        num_wires: next,
+        inputs,
+        outputs: vec![OutputValue {
+            name: "out".into(),
+            wires: (layer..layer + width).collect(),
+        }],
+        gates,
+    };
+    circuit.compact()
+}
+
+/// A program that runs `body` `instances` times as a SIMD region: every
+/// instance has its own inputs (its own bits of the main inputs `a` and `b`)
+/// and its outputs are XORed together into the program's output. Memory does
+/// not grow with the number of instances beyond their input and output wires.
+pub fn repeated(body: &Circuit, instances: u32) -> Program {
+    let in_bits: Vec<u32> = body.inputs.iter().map(|v| v.width).collect();
+    let body_in = body.input_bits() as u32;
+    let body_out = body.output_bits() as u32;
+    let main_inputs: Vec<InputValue> = body
+        .inputs
+        .iter()
+        .map(|v| InputValue {
+            name: v.name.clone(),
+            party: v.party,
+            width: v.width * instances,
+        })
+        .collect();
+    let total_in = body_in * instances;
+    // Main wires: inputs, then each instance's outputs, then the XOR chain.
+    let outputs_at = total_in;
+    let mut num_wires = outputs_at + body_out * instances;
+    let mut region_instances = Vec::with_capacity(instances as usize);
+    for i in 0..instances {
+        // Instance i takes bits [i*w, (i+1)*w) of each input value.
+        let mut inputs = Vec::with_capacity(body_in as usize);
+        let mut value_start = 0;
+        for &w in &in_bits {
+            inputs.extend(value_start + i * w..value_start + (i + 1) * w);
+            value_start += w * instances;
+        }
+        let out_start = outputs_at + i * body_out;
+        region_instances.push(RegionInstance {
+            inputs,
+            outputs: (out_start..out_start + body_out).collect(),
+        });
+    }
+    let mut gates = Vec::new();
+    let mut acc: Vec<Wire> = (outputs_at..outputs_at + body_out).collect();
+    for i in 1..instances {
+        for (k, slot) in acc.iter_mut().enumerate() {
+            let out = num_wires;
+            num_wires += 1;
+            gates.push(Gate::Xor {
+                a: *slot,
+                b: outputs_at + i * body_out + k as u32,
+                out,
+            });
+            *slot = out;
+        }
+    }
+    Program {
+        main: Circuit {
+            num_wires,
+            inputs: main_inputs,
+            outputs: vec![OutputValue {
+                name: "out".into(),
+                wires: acc,
+            }],
+            gates,
+        },
+        regions: vec![Region {
+            body: body.clone(),
+            position: 0,
+            shared: Vec::new(),
+            instances: region_instances,
+        }],
+    }
+}
