@@ -121,7 +121,7 @@ impl<'c> EvaluatingEngine<'c> {
         self.used = 0;
         while self.tables.len() < blocks {
             self.chan.recv_frame(&mut self.frame)?;
-            if self.frame.is_empty() || self.frame.len() % 32 != 0 {
+            if self.frame.is_empty() || !self.frame.len().is_multiple_of(32) {
                 return Err(ProtocolError::Malformed(format!(
                     "a frame of garbled tables of {} bytes (not a whole number of tables)",
                     self.frame.len()
