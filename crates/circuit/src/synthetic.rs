@@ -24,38 +24,37 @@ impl SplitMix {
     }
 }
 
-/// A layered random circuit: `width` wires per layer, `depth` layers of
-/// `width` AND gates each (every AND reads two random wires of the previous
-/// layer), then `width` XORs mixing the layer with the previous one so the
-/// function does not collapse. Inputs: two values of `width / 2` bits (A, B);
-/// output: the last layer.
-pub fn layered(width: u32, depth: u32, seed: u64) -> Circuit {
+/// A layered random circuit: `depth` layers of `width` AND gates (each AND
+/// reads two random wires of the previous layer), each followed by `width`
+/// XORs mixing the new layer with the previous one so the function does not
+/// collapse. Inputs: two values of `io / 2` bits (A's `a`, B's `b`); output:
+/// the first `io` wires of the last layer.
+pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
     let width = width.max(2);
+    let io = io.clamp(2, width);
     let mut rng = SplitMix(seed);
-    let half = width / 2;
     let inputs = vec![
         InputValue {
             name: "a".into(),
             party: Party::A,
-            width: half,
+            width: io / 2,
         },
         InputValue {
             name: "b".into(),
             party: Party::B,
-            width: width - half,
+            width: io - io / 2,
         },
     ];
-    // Layer l lives in wires [l*width, (l+1)*width) before compaction: the
-    // input layer is 0, each AND layer writes a temporary band, each XOR layer
-    // the next layer.
+    // Single assignment: the input layer is wires 0..io, each AND layer and
+    // each XOR layer a fresh band; `compact` then reuses slots.
     let mut gates = Vec::with_capacity(2 * (width as usize) * depth as usize);
-    let mut layer: Wire = 0;
-    let mut next = width;
+    let (mut layer, mut layer_width): (Wire, Wire) = (0, io);
+    let mut next = io;
     for _ in 0..depth {
         let ands = next;
         for k in 0..width {
-            let a = layer + rng.below(width);
-            let b = layer + rng.below(width);
+            let a = layer + rng.below(layer_width);
+            let b = layer + rng.below(layer_width);
             gates.push(Gate::And {
                 a,
                 b,
@@ -66,11 +65,11 @@ pub fn layered(width: u32, depth: u32, seed: u64) -> Circuit {
         for k in 0..width {
             gates.push(Gate::Xor {
                 a: ands + k,
-                b: layer + k,
+                b: layer + k % layer_width,
                 out: out + k,
             });
         }
-        layer = out;
+        (layer, layer_width) = (out, width);
         next = out + width;
     }
     let circuit = Circuit {
@@ -78,7 +77,7 @@ pub fn layered(width: u32, depth: u32, seed: u64) -> Circuit {
         inputs,
         outputs: vec![OutputValue {
             name: "out".into(),
-            wires: (layer..layer + width).collect(),
+            wires: (layer..layer + io).collect(),
         }],
         gates,
     };

@@ -258,7 +258,7 @@ fn batches_split_dependent_and_runs_of_any_circuit() {
 
 #[test]
 fn synthetic_programs_are_valid_and_evaluate() {
-    let body = twofold_circuit::synthetic::layered(16, 5, 9);
+    let body = twofold_circuit::synthetic::layered(16, 5, 16, 9);
     body.validate().unwrap();
     assert_eq!(body.and_count(), 16 * 5);
     let program = twofold_circuit::synthetic::repeated(&body, 7);
@@ -278,7 +278,7 @@ fn synthetic_programs_are_valid_and_evaluate() {
     }
     assert_eq!(program.eval(&inputs).unwrap(), vec![want]);
     assert_eq!(
-        twofold_circuit::synthetic::layered(16, 5, 9),
+        twofold_circuit::synthetic::layered(16, 5, 16, 9),
         body,
         "deterministic"
     );

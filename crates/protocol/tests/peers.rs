@@ -182,7 +182,7 @@ fn cutting_relay(client: TcpStream, server: TcpStream, limit: usize) {
 #[test]
 fn a_connection_cut_mid_session_ends_both_parties_with_an_error() {
     // 2,560 AND gates: about 82 KB of tables from A to B.
-    let program = Program::from(twofold_circuit::synthetic::layered(64, 40, 9));
+    let program = Program::from(twofold_circuit::synthetic::layered(64, 40, 64, 9));
     let a: PartyInputs = vec![Some(vec![true; 32]), None];
     let b: PartyInputs = vec![None, Some(vec![false; 32])];
     for limit in [10, 3000, 40_000] {

@@ -60,7 +60,7 @@ fn random_circuits_garbled_equal_plaintext() {
 #[test]
 fn programs_with_regions_garbled_equal_plaintext() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    let body = twofold_circuit::synthetic::layered(24, 6, 1);
+    let body = twofold_circuit::synthetic::layered(24, 6, 8, 1);
     let program = twofold_circuit::synthetic::repeated(&body, 9);
     for _ in 0..3 {
         let inputs = random_inputs(&mut rng, &program.main);
@@ -74,7 +74,7 @@ fn programs_with_regions_garbled_equal_plaintext() {
         )
         .unwrap();
         assert_eq!(ra.outputs.unwrap(), program.eval(&inputs).unwrap());
-        assert_eq!(ra.and_gates, 24 * 6 * 9);
+        assert_eq!(ra.and_gates, body.and_count() as u64 * 9);
     }
 }
 
