@@ -107,19 +107,24 @@ impl CotSender {
     /// Runs a batch of `m` correlated OTs and returns `K0ⱼ` for each; the
     /// peer's [`CotReceiver::receive`] must ask for the same count.
     pub fn send(&mut self, chan: &mut Channel, m: usize) -> Result<Vec<Block>> {
-        check_frame_limit(chan)?;
-        let theirs = chan.recv_u64()?;
-        if theirs != m as u64 {
-            return Err(OtError::CountMismatch {
-                ours: m as u64,
-                theirs,
-            });
-        }
         let mut out = vec![Block::ZERO; m];
+        self.send_into(chan, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`send`](CotSender::send) with `m = out.len()`, writing `K0ⱼ`
+    /// into `out` (for callers that reuse their buffers).
+    pub fn send_into(&mut self, chan: &mut Channel, out: &mut [Block]) -> Result<()> {
+        check_frame_limit(chan)?;
+        let m = out.len() as u64;
+        let theirs = chan.recv_u64()?;
+        if theirs != m {
+            return Err(OtError::CountMismatch { ours: m, theirs });
+        }
         for chunk in out.chunks_mut(CHUNK_ROWS) {
             self.send_chunk(chan, chunk)?;
         }
-        Ok(out)
+        Ok(())
     }
 
     fn send_chunk(&mut self, chan: &mut Channel, out: &mut [Block]) -> Result<()> {
@@ -167,14 +172,33 @@ impl CotReceiver {
     /// `K0ⱼ ⊕ bⱼ·Δ` for each choice bit `bⱼ`; the peer's
     /// [`CotSender::send`] must ask for the same count. Flushes the channel.
     pub fn receive(&mut self, chan: &mut Channel, choices: &[bool]) -> Result<Vec<Block>> {
+        let mut out = vec![Block::ZERO; choices.len()];
+        self.receive_into(chan, choices, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`receive`](CotReceiver::receive), writing the labels into
+    /// `out`, which must be as long as `choices` (else
+    /// [`OtError::OutputLength`] before anything is sent).
+    pub fn receive_into(
+        &mut self,
+        chan: &mut Channel,
+        choices: &[bool],
+        out: &mut [Block],
+    ) -> Result<()> {
+        if out.len() != choices.len() {
+            return Err(OtError::OutputLength {
+                choices: choices.len(),
+                out: out.len(),
+            });
+        }
         check_frame_limit(chan)?;
         chan.send_u64(choices.len() as u64)?;
-        let mut out = vec![Block::ZERO; choices.len()];
         for (out, choices) in out.chunks_mut(CHUNK_ROWS).zip(choices.chunks(CHUNK_ROWS)) {
             self.receive_chunk(chan, choices, out)?;
         }
         chan.flush()?;
-        Ok(out)
+        Ok(())
     }
 
     fn receive_chunk(

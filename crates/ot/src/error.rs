@@ -26,6 +26,14 @@ pub enum OtError {
         /// The count announced by the peer.
         theirs: u64,
     },
+    /// An output buffer's length differs from the number of choices.
+    #[error("output buffer holds {out} labels for {choices} choice bits")]
+    OutputLength {
+        /// Number of choice bits.
+        choices: usize,
+        /// Length of the output buffer.
+        out: usize,
+    },
     /// The channel's maximum frame length is below what the protocol needs.
     #[error("the channel's maximum frame length {max} is below the {needed} bytes OT needs")]
     FrameLimit {

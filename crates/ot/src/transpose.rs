@@ -106,10 +106,11 @@ mod sse2 {
     /// and `stride` is the number of bytes per line.
     #[target_feature(enable = "sse2")]
     pub(super) fn transpose(lines: &[u8], rows: &mut [Block], stride: usize) {
-        // masks[g][r]: bits 16g..16g+16 of row r of the current 128 rows.
-        let mut masks = [[0u16; LINES]; LINES / 16];
         for (h, out) in rows.chunks_exact_mut(LINES).enumerate() {
-            for (g, masks) in masks.iter_mut().enumerate() {
+            // The 128 rows as 16-bit pieces: piece 8r + g is bits
+            // 16g..16g+16 of row r (`Block` is a little-endian `u128`).
+            let out: *mut u16 = out.as_mut_ptr().cast();
+            for g in 0..LINES / 16 {
                 // v[l] = bytes 16h..16h+16 of line 16g + l.
                 let mut v = [_mm_setzero_si128(); 16];
                 for (l, v) in v.iter_mut().enumerate() {
@@ -134,18 +135,14 @@ mod sse2 {
                 for (b, &x) in v.iter().enumerate() {
                     let mut x = x;
                     for bit in (0..8).rev() {
-                        masks[8 * b + bit] = _mm_movemask_epi8(x) as u16;
+                        let piece = 8 * (8 * b + bit) + g;
+                        // SAFETY: `out` is 128 blocks, i.e. 1024 `u16`
+                        // pieces, and piece < 8 · 128; any bit pattern is a
+                        // valid `u128`.
+                        unsafe { out.add(piece).write(_mm_movemask_epi8(x) as u16) };
                         x = _mm_slli_epi64::<1>(x);
                     }
                 }
-            }
-            for (r, row) in out.iter_mut().enumerate() {
-                *row = Block(
-                    masks
-                        .iter()
-                        .enumerate()
-                        .fold(0u128, |acc, (g, m)| acc | (m[r] as u128) << (16 * g)),
-                );
             }
         }
     }

@@ -228,6 +228,52 @@ fn correlated_ots_hold_over_many_batches_in_one_session() {
 }
 
 #[test]
+fn into_variants_reuse_buffers_and_check_lengths() {
+    let delta = Delta::random(&mut Prg::from_os());
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let batches: Vec<Vec<bool>> = (0..3).map(|_| random_bools(&mut rng, 1000)).collect();
+    let (sent, received) = run(
+        opts(),
+        |c| {
+            let mut s = CotSender::setup(c, delta, b"into").unwrap();
+            let mut buf = vec![Block::ZERO; 1000];
+            let mut all = Vec::new();
+            for _ in 0..3 {
+                s.send_into(c, &mut buf).unwrap();
+                all.push(buf.clone());
+            }
+            all
+        },
+        |c| {
+            let mut r = CotReceiver::setup(c, b"into").unwrap();
+            let mut buf = vec![Block::ZERO; 1000];
+            // A wrong buffer is refused before anything is sent.
+            let wrong = r.receive_into(c, &batches[0][..999], &mut buf);
+            assert!(
+                matches!(
+                    wrong,
+                    Err(OtError::OutputLength {
+                        choices: 999,
+                        out: 1000
+                    })
+                ),
+                "{wrong:?}"
+            );
+            let mut all = Vec::new();
+            for b in &batches {
+                r.receive_into(c, b, &mut buf).unwrap();
+                all.push(buf.clone());
+            }
+            all
+        },
+    );
+    for ((k0, r), choices) in sent.iter().zip(&received).zip(&batches) {
+        check_correlation(k0, r, choices, delta);
+    }
+    assert!(sent[0] != sent[1] && sent[1] != sent[2]);
+}
+
+#[test]
 fn delta_lsb_gives_opposite_colour_bits() {
     let mut prg = Prg::from_os();
     let delta = Delta::random(&mut prg);
