@@ -161,14 +161,13 @@ fn read_circuit(input: &mut impl Read) -> Result<Circuit, CircuitError> {
     for _ in 0..n_gates {
         gates.push(read_gate(input)?);
     }
-    let circuit = Circuit {
+    // Checked as part of the whole program by `read_program`.
+    Ok(Circuit {
         num_wires,
         inputs,
         outputs,
         gates,
-    };
-    circuit.validate()?;
-    Ok(circuit)
+    })
 }
 
 /// Reads one gate (tag byte and wires).

@@ -1,1 +1,27 @@
-//! twofold
+//! twofold: secure two-party computation with Yao's garbled circuits.
+//!
+//! This crate is the command line (`twofold`) and the facade over the
+//! workspace: [`load`] reads a program from a Bristol, binary or C file,
+//! [`inputs`] turns command-line values into input bits and output bits back
+//! into text, and the subcommands live in [`commands`].
+
+pub mod commands;
+pub mod inputs;
+pub mod load;
+pub mod progress;
+
+pub use twofold_circuit as circuit;
+pub use twofold_protocol as protocol;
+
+/// Peak resident memory of this process so far, in bytes (Linux; 0 elsewhere).
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}

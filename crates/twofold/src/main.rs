@@ -1,1 +1,192 @@
-fn main() {}
+//! The `twofold` command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand, ValueEnum};
+use twofold::commands::{bench, eval, run, stats};
+use twofold::load::{load, parse_owners, parse_party};
+use twofold_protocol::Reveal;
+
+/// Secure two-party computation with Yao's garbled circuits.
+#[derive(Parser)]
+#[command(name = "twofold", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RevealTo {
+    A,
+    B,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Gates, AND gates, depth, level widths and input/output widths of a program.
+    Stats {
+        /// Bristol Fashion / old Bristol circuit or binary program.
+        file: PathBuf,
+        /// Reassign input values to parties: `0=a,1=b`.
+        #[arg(long)]
+        owner: Vec<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Plaintext evaluation (no security: for checking programs and inputs).
+    Eval {
+        /// Bristol Fashion / old Bristol circuit or binary program.
+        file: PathBuf,
+        /// An input value, `VALUE` (in order) or `NAME=VALUE`; hex (0x…) or decimal.
+        #[arg(short = 'i', long = "input")]
+        inputs: Vec<String>,
+        /// Reassign input values to parties: `0=a,1=b`.
+        #[arg(long)]
+        owner: Vec<String>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a secure two-party computation.
+    Run {
+        /// Bristol Fashion / old Bristol circuit or binary program.
+        file: PathBuf,
+        /// Both parties in this process over loopback TCP.
+        #[arg(long, conflicts_with_all = ["listen", "connect", "party"])]
+        local: bool,
+        /// This party: a (garbler) or b (evaluator).
+        #[arg(long, value_parser = parse_party)]
+        party: Option<twofold_circuit::Party>,
+        /// Wait for the peer on ADDR (e.g. 0.0.0.0:7766).
+        #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
+        listen: Option<String>,
+        /// Connect to the peer at ADDR (retried until the timeout).
+        #[arg(long, value_name = "ADDR")]
+        connect: Option<String>,
+        /// An input value, `VALUE` (in order) or `NAME=VALUE`; each party gives its own.
+        #[arg(short = 'i', long = "input")]
+        inputs: Vec<String>,
+        /// Reassign input values to parties: `0=a,1=b` (both parties must agree).
+        #[arg(long)]
+        owner: Vec<String>,
+        /// Only this party learns the output (default: both).
+        #[arg(long, value_enum)]
+        reveal_to: Option<RevealTo>,
+        /// Seconds to wait for the peer before giving up.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure garbling, evaluation and full-protocol speed.
+    Bench {
+        /// A smaller, quicker run (10^6 / 10^6 / 10^7 AND gates).
+        #[arg(long)]
+        quick: bool,
+        /// Bristol Fashion AES-128 circuit for the protocol run.
+        #[arg(long, default_value = "../shared/data/bristol/aes_128.txt")]
+        aes: PathBuf,
+        /// Runs per figure (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("twofold: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn real_main() -> Result<String> {
+    match Cli::parse().command {
+        Cmd::Stats { file, owner, json } => {
+            let loaded = load(&file, &parse_owners(&owner)?)?;
+            Ok(if json {
+                stats::stats_json(&loaded.program).to_string() + "\n"
+            } else {
+                stats::stats_text(&loaded.program)
+            })
+        }
+        Cmd::Eval {
+            file,
+            inputs,
+            owner,
+            json,
+        } => {
+            let loaded = load(&file, &parse_owners(&owner)?)?;
+            Ok(eval::eval(&loaded, &inputs, json)? + if json { "\n" } else { "" })
+        }
+        Cmd::Run {
+            file,
+            local,
+            party,
+            listen,
+            connect,
+            inputs,
+            owner,
+            reveal_to,
+            timeout,
+            json,
+        } => {
+            let endpoint = match (local, listen, connect) {
+                (true, _, _) => run::Endpoint::Local,
+                (false, Some(addr), None) => run::Endpoint::Listen(addr),
+                (false, None, Some(addr)) => run::Endpoint::Connect(addr),
+                _ => anyhow::bail!(
+                    "say where the peer is: --local, or --party with --listen or --connect"
+                ),
+            };
+            let loaded = load(&file, &parse_owners(&owner)?)?;
+            let opts = run::RunOptions {
+                endpoint,
+                party,
+                inputs,
+                reveal: match reveal_to {
+                    None => Reveal::Both,
+                    Some(RevealTo::A) => Reveal::A,
+                    Some(RevealTo::B) => Reveal::B,
+                },
+                timeout: Duration::from_secs(timeout.max(1)),
+                json,
+            };
+            Ok(run::run(&loaded, &opts)? + if json { "\n" } else { "" })
+        }
+        Cmd::Bench {
+            quick,
+            aes,
+            runs,
+            json,
+        } => {
+            let scale = if quick { 10 } else { 1 };
+            let opts = bench::BenchOptions {
+                core_and_gates: 10_000_000 / scale,
+                aes_and_gates: 10_000_000 / scale,
+                streamed_and_gates: 100_000_000 / scale,
+                aes_path: aes,
+                runs,
+            };
+            let results = bench::bench(&opts, |line| eprintln!("{line}"))?;
+            Ok(if json {
+                results.to_string() + "\n"
+            } else {
+                bench::bench_text(&results)
+            })
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! `twofold bench`: garbling-only and evaluation-only speed on one core, the
+//! full protocol over loopback on AES-128 repeated and on a streamed
+//! synthetic circuit, bytes per AND gate and peak memory.
+//!
+//! Every figure is the median of `runs` runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use twofold_circuit::bristol::read_bristol_file;
+use twofold_circuit::synthetic::{layered, repeated};
+use twofold_circuit::{binary, Engine, Gate, Program};
+use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+use twofold_crypto::{Block, Delta, Prg};
+use twofold_net::ChannelOptions;
+use twofold_protocol::{run_local, PartyInputs, SessionOptions};
+
+/// What to measure.
+pub struct BenchOptions {
+    /// AND gates for the in-memory garbling and evaluation runs.
+    pub core_and_gates: u64,
+    /// AND gates for the full protocol on AES-128 repeated.
+    pub aes_and_gates: u64,
+    /// AND gates for the streamed synthetic run (in a child process).
+    pub streamed_and_gates: u64,
+    /// `aes_128.txt` (Bristol Fashion); the AES case is skipped if absent.
+    pub aes_path: PathBuf,
+    /// Runs per figure (the median is reported).
+    pub runs: usize,
+}
+
+/// Garbles and drops the tables: garbling speed alone.
+struct DiscardGarbler {
+    garbler: Garbler,
+    tables: Vec<Block>,
+}
+
+impl Engine for DiscardGarbler {
+    type Label = ZeroLabel;
+    type Error = twofold_crypto::CryptoError;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), Self::Error> {
+        for step in gates.chunks(8192) {
+            self.tables.clear();
+            self.garbler.garble(step, labels, &mut self.tables)?;
+        }
+        Ok(())
+    }
+}
+
+/// Garbles and keeps every table, for the evaluation run.
+struct RecordingGarbler {
+    garbler: Garbler,
+    tables: Vec<Block>,
+}
+
+impl Engine for RecordingGarbler {
+    type Label = ZeroLabel;
+    type Error = twofold_crypto::CryptoError;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), Self::Error> {
+        self.garbler.garble(gates, labels, &mut self.tables)
+    }
+}
+
+/// Evaluates from recorded tables.
+struct ReplayingEvaluator<'t> {
+    evaluator: Evaluator,
+    tables: &'t [Block],
+}
+
+impl Engine for ReplayingEvaluator<'_> {
+    type Label = ActiveLabel;
+    type Error = twofold_crypto::CryptoError;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ActiveLabel]) -> Result<(), Self::Error> {
+        let ands = gates.iter().filter(|g| g.is_and()).count();
+        self.evaluator.evaluate(gates, labels, self.tables)?;
+        self.tables = &self.tables[2 * ands..];
+        Ok(())
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// A synthetic program of at least `and_gates` AND gates: a layered body of
+/// width 4096 and depth 64, repeated as a SIMD region.
+fn synthetic(and_gates: u64) -> Program {
+    let body = layered(4096, 64, 64, 0x5eed);
+    let per = body.and_count() as u64;
+    repeated(&body, and_gates.div_ceil(per).max(1) as u32)
+}
+
+/// Garbling-only and evaluation-only AND gates per second on one core.
+fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
+    let program = synthetic(and_gates).levelize();
+    let ands = program.and_count();
+    let mut prg = Prg::from_os();
+    let delta = Delta::random(&mut prg);
+    let mut inputs = vec![ZeroLabel::default(); program.main.input_bits()];
+    for l in inputs.iter_mut() {
+        *l = ZeroLabel(prg.random_block());
+    }
+    let mut garble_rates = Vec::new();
+    for _ in 0..runs {
+        let mut engine = DiscardGarbler {
+            garbler: Garbler::new(delta, 0),
+            tables: Vec::new(),
+        };
+        let t = Instant::now();
+        program.run(&mut engine, &inputs)?;
+        garble_rates.push(ands as f64 / t.elapsed().as_secs_f64());
+    }
+    let mut recorder = RecordingGarbler {
+        garbler: Garbler::new(delta, 0),
+        tables: Vec::with_capacity(2 * ands as usize),
+    };
+    let zero_outputs = program.run(&mut recorder, &inputs)?;
+    let active: Vec<ActiveLabel> = inputs.iter().map(|l| ActiveLabel(l.0)).collect();
+    let mut eval_rates = Vec::new();
+    for _ in 0..runs {
+        let mut engine = ReplayingEvaluator {
+            evaluator: Evaluator::new(0),
+            tables: &recorder.tables,
+        };
+        let t = Instant::now();
+        let out = program.run(&mut engine, &active)?;
+        eval_rates.push(ands as f64 / t.elapsed().as_secs_f64());
+        // Every output label must be its wire's 0-label or 1-label.
+        let d = delta.block();
+        if out
+            .iter()
+            .zip(&zero_outputs)
+            .any(|(a, z)| a.0 != z.0 && a.0 != z.0 ^ d)
+        {
+            bail!("evaluation did not reproduce the garbled outputs");
+        }
+    }
+    Ok(json!({
+        "and_gates": ands,
+        "backend": Garbler::new(delta, 0).backend().name(),
+        "garble_and_gates_per_second": median(garble_rates),
+        "evaluate_and_gates_per_second": median(eval_rates),
+    }))
+}
+
+/// The full protocol, both parties in this process over loopback.
+fn protocol_speed(program: &Program, runs: usize) -> Result<Value> {
+    let zeros = |party| -> PartyInputs {
+        program
+            .main
+            .inputs
+            .iter()
+            .map(|v| (v.party == party).then(|| vec![false; v.width as usize]))
+            .collect()
+    };
+    let (a, b) = (
+        zeros(twofold_circuit::Party::A),
+        zeros(twofold_circuit::Party::B),
+    );
+    let opts = SessionOptions {
+        threads: 1,
+        ..SessionOptions::default()
+    };
+    let mut rates = Vec::new();
+    let mut bytes = 0;
+    let mut ands = 0;
+    for _ in 0..runs {
+        let (ra, rb) = run_local(program, &a, &b, &opts, &ChannelOptions::default())?;
+        rates.push(ra.and_gates as f64 / ra.total.as_secs_f64());
+        bytes = ra.bytes_sent + rb.bytes_sent;
+        ands = ra.and_gates;
+    }
+    Ok(json!({
+        "and_gates": ands,
+        "and_gates_per_second": median(rates),
+        "bytes_per_and_gate": bytes as f64 / ands as f64,
+    }))
+}
+
+/// The streamed synthetic run in a child `twofold run --local`, so that its
+/// peak memory is its own.
+fn streamed(and_gates: u64, runs: usize) -> Result<Value> {
+    let program = synthetic(and_gates);
+    let path = std::env::temp_dir().join(format!("twofold-bench-{}.tfc", std::process::id()));
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+    binary::write_program(&program, &mut file)?;
+    drop(file);
+    let result = (|| -> Result<Value> {
+        let exe = std::env::current_exe()?;
+        let mut rates = Vec::new();
+        let mut last = Value::Null;
+        for _ in 0..runs {
+            let out = Command::new(&exe)
+                .args([
+                    "run",
+                    path.to_str().context("temp path is UTF-8")?,
+                    "--local",
+                    "--json",
+                ])
+                .args(["-i", "a=0", "-i", "b=0"])
+                .output()?;
+            if !out.status.success() {
+                bail!(
+                    "streamed run failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            last = serde_json::from_slice(&out.stdout)?;
+            rates.push(last["and_gates_per_second"].as_f64().unwrap_or(0.0));
+        }
+        Ok(json!({
+            "and_gates": last["and_gates"],
+            "and_gates_per_second": median(rates),
+            "bytes_per_and_gate": last["bytes_per_and_gate"],
+            "peak_rss_bytes_both_parties": last["peak_rss_bytes"],
+        }))
+    })();
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+/// Runs the benchmark; returns the JSON results.
+pub fn bench(opts: &BenchOptions, mut log: impl FnMut(&str)) -> Result<Value> {
+    let runs = opts.runs.max(1);
+    log(&format!(
+        "garbling and evaluation on one core, {} AND gates ...",
+        opts.core_and_gates
+    ));
+    let core = core_speed(opts.core_and_gates, runs)?;
+    let aes = if Path::new(&opts.aes_path).is_file() {
+        let body = read_bristol_file(&opts.aes_path)?;
+        let instances = opts.aes_and_gates.div_ceil(body.and_count() as u64) as u32;
+        log(&format!(
+            "full protocol over loopback, AES-128 x {instances} ..."
+        ));
+        protocol_speed(&repeated(&body, instances), runs)?
+    } else {
+        log(&format!(
+            "skipping AES-128: {} not found (use --aes)",
+            opts.aes_path.display()
+        ));
+        Value::Null
+    };
+    log(&format!(
+        "full protocol over loopback, streamed synthetic {} AND gates ...",
+        opts.streamed_and_gates
+    ));
+    let streamed = streamed(opts.streamed_and_gates, runs)?;
+    Ok(json!({
+        "runs": runs,
+        "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
+        "core": core,
+        "protocol_aes128": aes,
+        "protocol_streamed": streamed,
+    }))
+}
+
+/// The results as a table.
+pub fn bench_text(v: &Value) -> String {
+    let m = |x: &Value| format!("{:.1} M AND/s", x.as_f64().unwrap_or(0.0) / 1e6);
+    let mut out = format!(
+        "median of {} runs\ngarbling, one core ({}):      {}\nevaluation, one core:           {}\n",
+        v["runs"],
+        v["core"]["backend"].as_str().unwrap_or("?"),
+        m(&v["core"]["garble_and_gates_per_second"]),
+        m(&v["core"]["evaluate_and_gates_per_second"]),
+    );
+    if !v["protocol_aes128"].is_null() {
+        let p = &v["protocol_aes128"];
+        out += &format!(
+            "protocol, AES-128 repeated:     {}  ({} AND gates, {:.2} bytes/AND)\n",
+            m(&p["and_gates_per_second"]),
+            p["and_gates"],
+            p["bytes_per_and_gate"].as_f64().unwrap_or(0.0)
+        );
+    }
+    let s = &v["protocol_streamed"];
+    out += &format!(
+        "protocol, streamed synthetic:   {}  ({} AND gates, {:.2} bytes/AND, peak memory {:.1} MiB for both parties)\n",
+        m(&s["and_gates_per_second"]),
+        s["and_gates"],
+        s["bytes_per_and_gate"].as_f64().unwrap_or(0.0),
+        s["peak_rss_bytes_both_parties"].as_f64().unwrap_or(0.0) / (1 << 20) as f64
+    );
+    out
+}

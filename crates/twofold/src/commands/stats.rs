@@ -1,0 +1,76 @@
+//! `twofold stats FILE`: size and shape of a program.
+
+use serde_json::json;
+use twofold_circuit::{CircuitStats, Program};
+
+/// The statistics of a program: its main circuit, and totals counting every
+/// region instance.
+pub fn stats_json(program: &Program) -> serde_json::Value {
+    let main = CircuitStats::of(&program.main);
+    let region_gates: u64 = program
+        .regions
+        .iter()
+        .map(|r| r.body.gates.len() as u64 * r.instances.len() as u64)
+        .sum();
+    let regions: Vec<_> = program
+        .regions
+        .iter()
+        .map(|r| {
+            json!({
+                "instances": r.instances.len(),
+                "and_gates_per_instance": r.body.and_count(),
+                "gates_per_instance": r.body.gates.len(),
+            })
+        })
+        .collect();
+    let region_ands = program.and_count() - main.and_gates as u64;
+    let region_xor_inv: u64 = region_gates - region_ands;
+    json!({
+        "gates": main.gates as u64 + region_gates,
+        "and_gates": program.and_count(),
+        "xor_gates": main.xor_gates,
+        "inv_gates": main.inv_gates,
+        "region_free_gates": region_xor_inv,
+        "wires": main.wires,
+        "and_depth": main.and_depth,
+        "median_ands_per_level": main.median_ands_per_level(),
+        "max_ands_per_level": main.max_ands_per_level(),
+        "input_widths": main.input_widths,
+        "output_widths": main.output_widths,
+        "input_parties": program.main.inputs.iter().map(|v| v.party.to_string()).collect::<Vec<_>>(),
+        "regions": regions,
+    })
+}
+
+/// Human-readable form of [`stats_json`].
+pub fn stats_text(program: &Program) -> String {
+    let s = stats_json(program);
+    let mut out = String::new();
+    let line = |out: &mut String, k: &str, v: String| out.push_str(&format!("{k:<24}{v}\n"));
+    for key in [
+        "gates",
+        "and_gates",
+        "xor_gates",
+        "inv_gates",
+        "wires",
+        "and_depth",
+        "median_ands_per_level",
+        "max_ands_per_level",
+    ] {
+        line(&mut out, &key.replace('_', " "), s[key].to_string());
+    }
+    line(&mut out, "input widths", s["input_widths"].to_string());
+    line(&mut out, "input parties", s["input_parties"].to_string());
+    line(&mut out, "output widths", s["output_widths"].to_string());
+    for (k, r) in s["regions"].as_array().into_iter().flatten().enumerate() {
+        line(
+            &mut out,
+            &format!("region {k}"),
+            format!(
+                "{} instances x {} AND gates",
+                r["instances"], r["and_gates_per_instance"]
+            ),
+        );
+    }
+    out
+}

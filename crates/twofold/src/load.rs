@@ -1,0 +1,81 @@
+//! Reading a program from a file: Bristol Fashion (or old Bristol) text, the
+//! binary format, or (by the `.c` extension) C source.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use twofold_circuit::bristol::read_bristol;
+use twofold_circuit::{binary, Party, Program};
+
+/// How the values of an input or output are written on the command line.
+#[derive(Clone, Debug)]
+pub enum ValueKind {
+    /// An integer of the value's width (hex or decimal); bit k is wire k.
+    Int,
+}
+
+/// A loaded program and how to read and print its values.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The program both parties run.
+    pub program: Program,
+    /// One entry per input value of `program.main.inputs`.
+    pub input_kinds: Vec<ValueKind>,
+    /// One entry per output value of `program.main.outputs`.
+    pub output_kinds: Vec<ValueKind>,
+}
+
+/// Loads `path`; `owners` reassigns input values to parties (by name).
+pub fn load(path: &Path, owners: &[(String, Party)]) -> Result<Loaded> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let program = if binary::is_binary(&bytes) {
+        binary::read_program(&mut bytes.as_slice())
+            .with_context(|| format!("{}: not a valid binary program", path.display()))?
+    } else if path.extension().is_some_and(|e| e == "c") {
+        bail!(
+            "{}: C programs need the C front end, which this build does not have yet",
+            path.display()
+        );
+    } else {
+        let text = String::from_utf8(bytes)
+            .with_context(|| format!("{}: neither a binary program nor text", path.display()))?;
+        Program::from(read_bristol(&text, &path.display().to_string())?)
+    };
+    let mut loaded = Loaded {
+        input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
+        output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
+        program,
+    };
+    for (name, party) in owners {
+        let value = loaded
+            .program
+            .main
+            .inputs
+            .iter_mut()
+            .find(|v| &v.name == name)
+            .with_context(|| format!("--owner: the program has no input `{name}`"))?;
+        value.party = *party;
+    }
+    Ok(loaded)
+}
+
+/// Parses `--owner` lists: `0=a,1=b,2=a` (names or value numbers).
+pub fn parse_owners(specs: &[String]) -> Result<Vec<(String, Party)>> {
+    let mut owners = Vec::new();
+    for spec in specs.iter().flat_map(|s| s.split(',')) {
+        let (name, party) = spec
+            .split_once('=')
+            .with_context(|| format!("--owner `{spec}`: expected NAME=a or NAME=b"))?;
+        owners.push((name.trim().to_string(), parse_party(party.trim())?));
+    }
+    Ok(owners)
+}
+
+/// `a` or `b` (either case).
+pub fn parse_party(text: &str) -> Result<Party> {
+    match text {
+        "a" | "A" => Ok(Party::A),
+        "b" | "B" => Ok(Party::B),
+        other => bail!("`{other}` is not a party (a or b)"),
+    }
+}
