@@ -1,0 +1,208 @@
+//! The `twofold` binary end to end: published vectors through `eval` and
+//! `run --local`, two real processes over 127.0.0.1, a killed peer, and clear
+//! errors for bad usage.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use twofold_testkit::{bristol_vectors, shared_data};
+
+fn twofold() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_twofold"))
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "twofold failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn failure(out: Output) -> String {
+    assert!(!out.status.success(), "expected a failure");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn every_published_vector_through_eval_and_run_local() {
+    let Some(data) = shared_data() else { return };
+    for v in bristol_vectors(&data) {
+        let file = data.join("bristol").join(&v.circuit);
+        let mut args: Vec<String> = Vec::new();
+        for x in &v.inputs {
+            args.extend(["-i".into(), x.clone()]);
+        }
+        let plain = ok(twofold().arg("eval").arg(&file).args(&args).output().unwrap());
+        assert_eq!(plain.lines().collect::<Vec<_>>(), v.outputs, "eval {} row {}", v.circuit, v.row);
+        let run = ok(twofold().arg("run").arg(&file).arg("--local").arg("--json").args(&args).output().unwrap());
+        let json: Value = serde_json::from_str(&run).unwrap();
+        for (k, want) in v.outputs.iter().enumerate() {
+            assert_eq!(json["outputs"][k.to_string()], *want, "run {} row {}", v.circuit, v.row);
+        }
+        for key in ["and_gates", "bytes_sent", "seconds", "peak_rss_bytes"] {
+            assert!(!json[key].is_null(), "--json lacks {key}");
+        }
+        assert!(json["seconds"]["total"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn stats_prints_the_gate_counts() {
+    let Some(data) = shared_data() else { return };
+    let out = ok(twofold().args(["stats", "--json"]).arg(data.join("bristol/aes_128.txt")).output().unwrap());
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["and_gates"], 6400);
+    assert_eq!(json["xor_gates"], 28176);
+    assert_eq!(json["inv_gates"], 2087);
+    assert_eq!(json["input_widths"], serde_json::json!([128, 128]));
+    let text = ok(twofold().arg("stats").arg(data.join("bristol/adder64.txt")).output().unwrap());
+    assert!(text.contains("and gates") && text.contains("63"), "{text}");
+}
+
+/// Both parties as separate processes on 127.0.0.1: AES-128 (FIPS-197 C.1).
+#[test]
+fn two_processes_compute_aes() {
+    let Some(data) = shared_data() else { return };
+    let aes = data.join("bristol/aes_128.txt");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let a = twofold()
+        .arg("run")
+        .arg(&aes)
+        .args(["--party", "a", "--listen", &addr, "-i", "0x000102030405060708090a0b0c0d0e0f"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let b = twofold()
+        .arg("run")
+        .arg(&aes)
+        .args(["--party", "b", "--connect", &addr, "-i", "0x00112233445566778899aabbccddeeff", "--json"])
+        .output()
+        .unwrap();
+    let a = a.wait_with_output().unwrap();
+    let want = "0x69c4e0d86a7b0430d8cdb78070b4c55a";
+    assert_eq!(ok(a).trim(), want);
+    let json: Value = serde_json::from_str(&ok(b)).unwrap();
+    assert_eq!(json["outputs"]["0"], want);
+    assert_eq!(json["party"], "b");
+}
+
+/// A program big enough to run for a while: synthetic, about 8 x 10^7 AND gates.
+fn long_program() -> PathBuf {
+    let path = std::env::temp_dir().join(format!("twofold-cli-long-{}.tfc", std::process::id()));
+    let body = twofold_circuit::synthetic::layered(4096, 64, 64, 1);
+    let program = twofold_circuit::synthetic::repeated(&body, 300);
+    let mut file = std::fs::File::create(&path).unwrap();
+    twofold_circuit::binary::write_program(&program, &mut file).unwrap();
+    path
+}
+
+#[test]
+fn killing_one_party_ends_the_other_with_a_clear_error() {
+    let program = long_program();
+    for victim in ["a", "b"] {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let spawn = |party: &str, flag: &str, input: &str| {
+            twofold()
+                .arg("run")
+                .arg(&program)
+                .args(["--party", party, flag, &addr, "-i", input, "--timeout", "5"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let a = spawn("a", "--listen", "a=0");
+        std::thread::sleep(Duration::from_millis(200));
+        let b = spawn("b", "--connect", "b=1");
+        std::thread::sleep(Duration::from_millis(700));
+        let (mut killed, survivor) = if victim == "a" { (a, b) } else { (b, a) };
+        killed.kill().unwrap();
+        killed.wait().unwrap();
+        let start = Instant::now();
+        let out = survivor.wait_with_output().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(8), "took {:?}", start.elapsed());
+        let err = failure(out);
+        assert!(
+            err.contains("peer closed the connection") || err.contains("timed out") || err.contains("network"),
+            "victim {victim}: {err}"
+        );
+    }
+    let _ = std::fs::remove_file(program);
+}
+
+#[test]
+fn a_peer_with_another_program_is_refused() {
+    let Some(data) = shared_data() else { return };
+    let addr = format!("127.0.0.1:{}", free_port());
+    let a = twofold()
+        .arg("run")
+        .arg(data.join("bristol/adder64.txt"))
+        .args(["--party", "a", "--listen", &addr, "-i", "1"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let b = twofold()
+        .arg("run")
+        .arg(data.join("bristol/sub64.txt"))
+        .args(["--party", "b", "--connect", &addr, "-i", "2"])
+        .output()
+        .unwrap();
+    let a = a.wait_with_output().unwrap();
+    for err in [failure(a), failure(b)] {
+        assert!(err.contains("disagree on the program"), "{err}");
+    }
+}
+
+#[test]
+fn bad_usage_gives_clear_errors() {
+    let Some(data) = shared_data() else { return };
+    let adder = data.join("bristol/adder64.txt");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["eval", "-i", "1"], "missing input value"),
+        (vec!["eval", "-i", "1", "-i", "2", "-i", "3"], "more input values"),
+        (vec!["eval", "-i", "0x1g", "-i", "2"], "not a base-16 digit"),
+        (vec!["eval", "-i", "0x1ffffffffffffffff", "-i", "2"], "does not fit in 64 bits"),
+        (vec!["run", "--local", "-i", "1"], "missing input value"),
+        (vec!["run", "--party", "a", "--listen", "127.0.0.1:0", "-i", "1=5"], "belongs to party b"),
+        (vec!["run", "-i", "1", "-i", "2"], "--local"),
+        (vec!["eval", "--owner", "7=a", "-i", "1", "-i", "2"], "no input `7`"),
+    ];
+    for (args, needle) in cases {
+        let out = twofold().arg(args[0]).arg(&adder).args(&args[1..]).output().unwrap();
+        let err = failure(out);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    let err = failure(twofold().args(["stats", "/nonexistent/file.txt"]).output().unwrap());
+    assert!(err.contains("cannot read"), "{err}");
+    let bad = std::env::temp_dir().join(format!("twofold-bad-{}.txt", std::process::id()));
+    std::fs::write(&bad, "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 NAND\n").unwrap();
+    let err = failure(twofold().arg("stats").arg(&bad).output().unwrap());
+    assert!(err.contains(":5: unknown gate `NAND`"), "{err}");
+    let _ = std::fs::remove_file(bad);
+}
+
+#[test]
+fn owner_moves_inputs_between_parties() {
+    let Some(data) = shared_data() else { return };
+    let adder = data.join("bristol/adder64.txt");
+    let out = ok(twofold()
+        .arg("run")
+        .arg(&adder)
+        .args(["--local", "--owner", "0=b,1=b", "-i", "5", "-i", "0xa", "--json"])
+        .output()
+        .unwrap());
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["outputs"]["0"], "0xf");
+    let _ = Path::new(&adder);
+}
