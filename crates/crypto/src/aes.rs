@@ -302,6 +302,42 @@ pub(crate) mod x86 {
         }
     }
 
+    impl crate::tccr::Label128 for X1 {
+        #[inline]
+        #[target_feature(enable = "aes,sse4.1")]
+        unsafe fn splat(b: Block) -> Self {
+            <X1 as Lanes>::splat(b)
+        }
+        #[inline]
+        #[target_feature(enable = "aes,sse4.1")]
+        unsafe fn load(p: *const Block) -> Self {
+            <X1 as Lanes>::load(p)
+        }
+        #[inline]
+        #[target_feature(enable = "aes,sse4.1")]
+        unsafe fn store(self, p: *mut Block) {
+            <X1 as Lanes>::store(self, p)
+        }
+        #[inline]
+        #[target_feature(enable = "aes,sse4.1")]
+        unsafe fn xor(self, o: Self) -> Self {
+            <X1 as Lanes>::xor(self, o)
+        }
+        #[inline]
+        #[target_feature(enable = "aes,sse4.1")]
+        unsafe fn and(self, o: Self) -> Self {
+            X1(_mm_and_si128(self.0, o.0))
+        }
+        #[inline]
+        #[target_feature(enable = "aes,sse4.1")]
+        unsafe fn lsb_mask(self) -> Self {
+            // Move bit 0 to bit 31 of dword 0, smear it over the dword, then
+            // copy that dword everywhere.
+            let m = _mm_srai_epi32::<31>(_mm_slli_epi32::<31>(self.0));
+            X1(_mm_shuffle_epi32::<0>(m))
+        }
+    }
+
     impl Lanes for Y2 {
         const BLOCKS: usize = 2;
         const TCCR_WIDTH: usize = 8;

@@ -27,7 +27,7 @@ use crate::aes::Keys;
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::tccr::{HashKernel, SoftKernel, Tccr};
+use crate::tccr::{HashKernel, Label128, SoftKernel, Tccr};
 use crate::Backend;
 use twofold_circuit::Gate;
 
@@ -76,46 +76,49 @@ pub struct Evaluator {
     tccr: Tccr,
 }
 
-/// Checks every wire of `gates` against `num_wires` and counts the AND gates.
-fn scan(gates: &[Gate], num_wires: usize) -> Result<usize, CryptoError> {
-    let mut ands = 0usize;
-    let mut max = 0u32;
-    for g in gates {
-        let (a, b, out) = match *g {
-            Gate::Xor { a, b, out } => (a, b, out),
-            Gate::And { a, b, out } => {
-                ands += 1;
-                (a, b, out)
-            }
-            Gate::Inv { a, out } => (a, a, out),
-        };
-        max = max.max(a).max(b).max(out);
-    }
-    if !gates.is_empty() && max as usize >= num_wires {
-        // Slow path only on error: find the first offending gate.
-        for (i, g) in gates.iter().enumerate() {
-            let out_of_range = g
-                .inputs()
-                .chain([g.out()])
-                .find(|&w| w as usize >= num_wires);
-            if let Some(wire) = out_of_range {
-                return Err(CryptoError::WireOutOfRange {
+/// Why a garbling or evaluation loop stopped early.
+enum Stop {
+    /// The gate at this index uses a wire outside the label slice.
+    Wire(usize),
+    /// The tables ran out (evaluator).
+    Tables,
+}
+
+impl Stop {
+    /// The precise error (computed on the error path only).
+    fn into_error(self, gates: &[Gate], num_wires: usize, tables: usize) -> CryptoError {
+        match self {
+            Stop::Wire(i) => {
+                let g = gates[i];
+                let wire = g
+                    .inputs()
+                    .chain([g.out()])
+                    .find(|&w| w as usize >= num_wires)
+                    .unwrap_or(g.out());
+                CryptoError::WireOutOfRange {
                     gate: i,
                     wire,
                     num_wires,
-                });
+                }
             }
+            Stop::Tables => CryptoError::TablesTooShort {
+                needed: 2 * gates.iter().filter(|g| g.is_and()).count(),
+                got: tables,
+            },
         }
     }
-    Ok(ands)
 }
 
-/// The id after `ands` AND gates starting at `first`, if it does not overflow.
-fn advance(first: u64, ands: usize) -> Result<u64, CryptoError> {
-    u64::try_from(ands)
-        .ok()
-        .and_then(|n| first.checked_add(n))
-        .ok_or(CryptoError::GateIdOverflow)
+/// Checks that the AND gates of `gates`, numbered from `first`, leave the
+/// next id representable. Counts the AND gates only near the end of the id
+/// space.
+fn check_ids(first: u64, gates: &[Gate]) -> Result<(), CryptoError> {
+    let room = u64::MAX - first;
+    if gates.len() as u64 <= room || gates.iter().filter(|g| g.is_and()).count() as u64 <= room {
+        Ok(())
+    } else {
+        Err(CryptoError::GateIdOverflow)
+    }
 }
 
 impl Garbler {
@@ -165,39 +168,49 @@ impl Garbler {
     }
 
     /// Garbles `gates` over 0-labels indexed by wire, appending two blocks
-    /// `(TG, TE)` per AND gate to `tables`.
+    /// `(TG, TE)` per AND gate to `tables` (reserve capacity beforehand to
+    /// avoid reallocation while garbling).
     ///
-    /// Fails, changing nothing, if a gate uses a wire outside `labels` or the
-    /// AND-gate ids would overflow. See the [module docs](self) for the
-    /// levelled order the gates must be in.
+    /// Fails if a gate uses a wire outside `labels` or the AND-gate ids would
+    /// overflow. On failure `tables` and the gate counter are unchanged, but
+    /// `labels` may have been partly updated and must be discarded. See the
+    /// [module docs](self) for the levelled order the gates must be in.
     pub fn garble(
         &mut self,
         gates: &[Gate],
         labels: &mut [ZeroLabel],
         tables: &mut Vec<Block>,
     ) -> Result<(), CryptoError> {
-        let ands = scan(gates, labels.len())?;
-        let next = advance(self.next_gate, ands)?;
-        tables.reserve(2 * ands);
-        let len = tables.len();
-        let out = tables.spare_capacity_mut().as_mut_ptr() as *mut Block;
-        let labels = labels.as_mut_ptr() as *mut Block;
+        check_ids(self.next_gate, gates)?;
+        let start = tables.len();
+        let num_wires = labels.len();
+        let lab = labels.as_mut_ptr() as *mut Block;
         let (delta, gid) = (self.delta.block(), self.next_gate);
-        // SAFETY: `scan` checked every wire index against the label slice;
-        // `out` has room for the `2 * ands` blocks written; hardware kernels
-        // are only reachable through a feature-checked `HwBackend`.
-        unsafe {
+        // SAFETY: `lab` is valid for `num_wires` blocks (`ZeroLabel` is a
+        // transparent `Block`), and the loops check every wire against it;
+        // hardware kernels are only reachable through a feature-checked
+        // `HwBackend`.
+        let done = unsafe {
             match self.tccr.keys() {
-                Keys::Soft(aes) => garble_core(&SoftKernel(aes), delta, gid, gates, labels, out),
+                Keys::Soft(aes) => {
+                    garble_core(&SoftKernel(aes), delta, gid, gates, lab, num_wires, tables)
+                }
                 #[cfg(target_arch = "x86_64")]
-                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, labels, out),
+                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, num_wires, tables),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
-            tables.set_len(len + 2 * ands);
+        };
+        match done {
+            Ok(ands) => {
+                self.next_gate += ands;
+                Ok(())
+            }
+            Err(stop) => {
+                tables.truncate(start);
+                Err(stop.into_error(gates, num_wires, 0))
+            }
         }
-        self.next_gate = next;
-        Ok(())
     }
 }
 
@@ -233,38 +246,42 @@ impl Evaluator {
     /// two blocks per AND gate from the front of `tables` (extra blocks are
     /// ignored).
     ///
-    /// Fails, changing nothing, if a gate uses a wire outside `labels`,
-    /// `tables` is too short, or the AND-gate ids would overflow.
+    /// Fails if a gate uses a wire outside `labels`, `tables` is too short,
+    /// or the AND-gate ids would overflow. On failure the gate counter is
+    /// unchanged, but `labels` may have been partly updated and must be
+    /// discarded.
     pub fn evaluate(
         &mut self,
         gates: &[Gate],
         labels: &mut [ActiveLabel],
         tables: &[Block],
     ) -> Result<(), CryptoError> {
-        let ands = scan(gates, labels.len())?;
-        let next = advance(self.next_gate, ands)?;
-        if tables.len() / 2 < ands {
-            return Err(CryptoError::TablesTooShort {
-                needed: 2 * ands,
-                got: tables.len(),
-            });
-        }
-        let labels = labels.as_mut_ptr() as *mut Block;
-        let (gid, tab) = (self.next_gate, tables.as_ptr());
-        // SAFETY: `scan` checked every wire index; `tables` holds at least
-        // `2 * ands` blocks; hardware kernels are only reachable through a
-        // feature-checked `HwBackend`.
-        unsafe {
+        check_ids(self.next_gate, gates)?;
+        let num_wires = labels.len();
+        let lab = labels.as_mut_ptr() as *mut Block;
+        let gid = self.next_gate;
+        // SAFETY: `lab` is valid for `num_wires` blocks (`ActiveLabel` is a
+        // transparent `Block`), and the loops check every wire against it
+        // and every table read against `tables.len()`; hardware kernels are
+        // only reachable through a feature-checked `HwBackend`.
+        let done = unsafe {
             match self.tccr.keys() {
-                Keys::Soft(aes) => evaluate_core(&SoftKernel(aes), gid, gates, labels, tab),
+                Keys::Soft(aes) => {
+                    evaluate_core(&SoftKernel(aes), gid, gates, lab, num_wires, tables)
+                }
                 #[cfg(target_arch = "x86_64")]
-                Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, labels, tab),
+                Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, num_wires, tables),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
+        };
+        match done {
+            Ok(ands) => {
+                self.next_gate += ands;
+                Ok(())
+            }
+            Err(stop) => Err(stop.into_error(gates, num_wires, tables.len())),
         }
-        self.next_gate = next;
-        Ok(())
     }
 }
 
@@ -275,20 +292,28 @@ fn tweaks(g: u64) -> (Block, Block) {
     (Block(j), Block(j | 1))
 }
 
-/// The garbling loop.
+/// Whether all three wires are below `n`.
+#[inline(always)]
+fn in_range(a: u32, b: u32, out: u32, n: usize) -> bool {
+    (a.max(b).max(out) as usize) < n
+}
+
+/// The garbling loop; returns the number of AND gates garbled.
 ///
 /// # Safety
-/// Every wire of `gates` indexes into `labels`; `tables` has room for two
-/// blocks per AND gate; the CPU supports the kernel.
+/// `labels` is valid for `num_wires` blocks; the CPU supports the kernel.
 #[inline(always)]
 unsafe fn garble_core<K: HashKernel>(
     kern: &K,
     delta: Block,
-    mut gid: u64,
+    first_gid: u64,
     gates: &[Gate],
     labels: *mut Block,
-    mut tables: *mut Block,
-) {
+    num_wires: usize,
+    tables: &mut Vec<Block>,
+) -> Result<u64, Stop> {
+    let mut gid = first_gid;
+    let d = K::Label::splat(delta);
     // Per AND gate: hash inputs A0, A0⊕Δ, B0, B0⊕Δ with tweaks j, j, j', j'.
     let mut xs = [Block::ZERO; 4 * AND_CHUNK];
     let mut ts = [Block::ZERO; 4 * AND_CHUNK];
@@ -300,11 +325,21 @@ unsafe fn garble_core<K: HashKernel>(
     while i < n {
         match *gates.add(i) {
             Gate::Xor { a, b, out } => {
-                *labels.add(out as usize) = *labels.add(a as usize) ^ *labels.add(b as usize);
+                if !in_range(a, b, out, num_wires) {
+                    return Err(Stop::Wire(i));
+                }
+                let l = K::Label::load(labels.add(a as usize))
+                    .xor(K::Label::load(labels.add(b as usize)));
+                l.store(labels.add(out as usize));
                 i += 1;
             }
             Gate::Inv { a, out } => {
-                *labels.add(out as usize) = *labels.add(a as usize) ^ delta;
+                if !in_range(a, a, out, num_wires) {
+                    return Err(Stop::Wire(i));
+                }
+                K::Label::load(labels.add(a as usize))
+                    .xor(d)
+                    .store(labels.add(out as usize));
                 i += 1;
             }
             Gate::And { .. } => {
@@ -314,16 +349,19 @@ unsafe fn garble_core<K: HashKernel>(
                     let Gate::And { a, b, out } = *gates.add(i) else {
                         break;
                     };
-                    let a0 = *labels.add(a as usize);
-                    let b0 = *labels.add(b as usize);
+                    if !in_range(a, b, out, num_wires) {
+                        return Err(Stop::Wire(i));
+                    }
+                    let a0 = K::Label::load(labels.add(a as usize));
+                    let b0 = K::Label::load(labels.add(b as usize));
                     let (j0, j1) = tweaks(gid.wrapping_add(k as u64));
                     *outs.get_unchecked_mut(k) = out;
                     let x = xs.as_mut_ptr().add(4 * k);
                     let t = ts.as_mut_ptr().add(4 * k);
-                    *x = a0;
-                    *x.add(1) = a0 ^ delta;
-                    *x.add(2) = b0;
-                    *x.add(3) = b0 ^ delta;
+                    a0.store(x);
+                    a0.xor(d).store(x.add(1));
+                    b0.store(x.add(2));
+                    b0.xor(d).store(x.add(3));
                     *t = j0;
                     *t.add(1) = j0;
                     *t.add(2) = j1;
@@ -332,40 +370,56 @@ unsafe fn garble_core<K: HashKernel>(
                     i += 1;
                 }
                 kern.hash(xs.as_ptr(), ts.as_ptr(), hs.as_mut_ptr(), 4 * k);
+                tables.reserve(2 * k);
+                let len = tables.len();
+                let mut tp = tables.as_mut_ptr().add(len);
                 // Combine and write the outputs.
                 for m in 0..k {
                     let h = hs.as_ptr().add(4 * m);
-                    let (ha0, ha1, hb0, hb1) = (*h, *h.add(1), *h.add(2), *h.add(3));
-                    let a0 = *xs.as_ptr().add(4 * m);
-                    let pb = (*xs.as_ptr().add(4 * m + 2)).lsb();
-                    let tg = ha0 ^ ha1 ^ delta.select(pb);
-                    let wg = ha0 ^ tg.select(a0.lsb());
-                    let te = hb0 ^ hb1 ^ a0;
-                    let we = hb0 ^ (hb0 ^ hb1).select(pb);
-                    *tables = tg;
-                    *tables.add(1) = te;
-                    tables = tables.add(2);
-                    *labels.add(*outs.get_unchecked(m) as usize) = wg ^ we;
+                    let x = xs.as_ptr().add(4 * m);
+                    let ha0 = K::Label::load(h);
+                    let hb0 = K::Label::load(h.add(2));
+                    let ga = ha0.xor(K::Label::load(h.add(1)));
+                    let gb = hb0.xor(K::Label::load(h.add(3)));
+                    let a0 = K::Label::load(x);
+                    let pb = K::Label::load(x.add(2)).lsb_mask();
+                    // TG = H(A0) ⊕ H(A1) ⊕ pb·Δ, WG = H(A0) ⊕ pa·TG,
+                    // TE = H(B0) ⊕ H(B1) ⊕ A0, WE = H(B0) ⊕ pb·(H(B0) ⊕ H(B1)).
+                    let tg = ga.xor(d.and(pb));
+                    let wg = ha0.xor(tg.and(a0.lsb_mask()));
+                    let te = gb.xor(a0);
+                    let we = hb0.xor(gb.and(pb));
+                    tg.store(tp);
+                    te.store(tp.add(1));
+                    tp = tp.add(2);
+                    wg.xor(we)
+                        .store(labels.add(*outs.get_unchecked(m) as usize));
                 }
+                // The reserve above made room for these `2 * k` blocks.
+                tables.set_len(len + 2 * k);
                 gid = gid.wrapping_add(k as u64);
             }
         }
     }
+    Ok(gid.wrapping_sub(first_gid))
 }
 
-/// The evaluation loop.
+/// The evaluation loop; returns the number of AND gates evaluated.
 ///
 /// # Safety
-/// Every wire of `gates` indexes into `labels`; `tables` holds two blocks per
-/// AND gate; the CPU supports the kernel.
+/// `labels` is valid for `num_wires` blocks; the CPU supports the kernel.
 #[inline(always)]
 unsafe fn evaluate_core<K: HashKernel>(
     kern: &K,
-    mut gid: u64,
+    first_gid: u64,
     gates: &[Gate],
     labels: *mut Block,
-    mut tables: *const Block,
-) {
+    num_wires: usize,
+    tables: &[Block],
+) -> Result<u64, Stop> {
+    let mut gid = first_gid;
+    let mut tp = tables.as_ptr();
+    let mut tables_left = tables.len();
     // Per AND gate: hash inputs A, B with tweaks j, j'.
     let mut xs = [Block::ZERO; 2 * AND_CHUNK];
     let mut ts = [Block::ZERO; 2 * AND_CHUNK];
@@ -377,10 +431,18 @@ unsafe fn evaluate_core<K: HashKernel>(
     while i < n {
         match *gates.add(i) {
             Gate::Xor { a, b, out } => {
-                *labels.add(out as usize) = *labels.add(a as usize) ^ *labels.add(b as usize);
+                if !in_range(a, b, out, num_wires) {
+                    return Err(Stop::Wire(i));
+                }
+                let l = K::Label::load(labels.add(a as usize))
+                    .xor(K::Label::load(labels.add(b as usize)));
+                l.store(labels.add(out as usize));
                 i += 1;
             }
             Gate::Inv { a, out } => {
+                if !in_range(a, a, out, num_wires) {
+                    return Err(Stop::Wire(i));
+                }
                 *labels.add(out as usize) = *labels.add(a as usize);
                 i += 1;
             }
@@ -391,39 +453,53 @@ unsafe fn evaluate_core<K: HashKernel>(
                     let Gate::And { a, b, out } = *gates.add(i) else {
                         break;
                     };
+                    if !in_range(a, b, out, num_wires) {
+                        return Err(Stop::Wire(i));
+                    }
                     let (j0, j1) = tweaks(gid.wrapping_add(k as u64));
                     *outs.get_unchecked_mut(k) = out;
                     let x = xs.as_mut_ptr().add(2 * k);
                     let t = ts.as_mut_ptr().add(2 * k);
-                    *x = *labels.add(a as usize);
-                    *x.add(1) = *labels.add(b as usize);
+                    K::Label::load(labels.add(a as usize)).store(x);
+                    K::Label::load(labels.add(b as usize)).store(x.add(1));
                     *t = j0;
                     *t.add(1) = j1;
                     k += 1;
                     i += 1;
                 }
+                if tables_left / 2 < k {
+                    return Err(Stop::Tables);
+                }
+                tables_left -= 2 * k;
                 kern.hash(xs.as_ptr(), ts.as_ptr(), hs.as_mut_ptr(), 2 * k);
-                // Combine and write the outputs.
+                // Combine and write the outputs:
+                // C = H(A) ⊕ sa·TG ⊕ H(B) ⊕ sb·(TE ⊕ A).
                 for m in 0..k {
                     let h = hs.as_ptr().add(2 * m);
-                    let a = *xs.as_ptr().add(2 * m);
-                    let b = *xs.as_ptr().add(2 * m + 1);
-                    let (tg, te) = (*tables, *tables.add(1));
-                    tables = tables.add(2);
-                    let c = *h ^ tg.select(a.lsb()) ^ *h.add(1) ^ (te ^ a).select(b.lsb());
-                    *labels.add(*outs.get_unchecked(m) as usize) = c;
+                    let x = xs.as_ptr().add(2 * m);
+                    let a = K::Label::load(x);
+                    let b = K::Label::load(x.add(1));
+                    let tg = K::Label::load(tp);
+                    let te = K::Label::load(tp.add(1));
+                    tp = tp.add(2);
+                    let c = K::Label::load(h)
+                        .xor(K::Label::load(h.add(1)))
+                        .xor(tg.and(a.lsb_mask()))
+                        .xor(te.xor(a).and(b.lsb_mask()));
+                    c.store(labels.add(*outs.get_unchecked(m) as usize));
                 }
                 gid = gid.wrapping_add(k as u64);
             }
         }
     }
+    Ok(gid.wrapping_sub(first_gid))
 }
 
 /// The per-backend instantiations of the loops, compiled with their CPU
 /// features enabled so the AES kernel is inlined into the loop.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{evaluate_core, garble_core};
+    use super::{evaluate_core, garble_core, Stop};
     use crate::aes::x86::{X1, Y2, Z4};
     use crate::aes::{HwBackend, RoundKeys};
     use crate::block::Block;
@@ -433,16 +509,18 @@ mod x86 {
     macro_rules! instantiate {
         ($garble:ident, $evaluate:ident, $lanes:ty, $features:literal) => {
             #[target_feature(enable = $features)]
+            #[allow(clippy::too_many_arguments)]
             unsafe fn $garble(
                 rk: &RoundKeys,
                 delta: Block,
                 gid: u64,
                 gates: &[Gate],
                 labels: *mut Block,
-                tables: *mut Block,
-            ) {
+                num_wires: usize,
+                tables: &mut Vec<Block>,
+            ) -> Result<u64, Stop> {
                 let kern = HwKernel::<$lanes>::new(rk);
-                garble_core(&kern, delta, gid, gates, labels, tables)
+                garble_core(&kern, delta, gid, gates, labels, num_wires, tables)
             }
 
             #[target_feature(enable = $features)]
@@ -451,10 +529,11 @@ mod x86 {
                 gid: u64,
                 gates: &[Gate],
                 labels: *mut Block,
-                tables: *const Block,
-            ) {
+                num_wires: usize,
+                tables: &[Block],
+            ) -> Result<u64, Stop> {
                 let kern = HwKernel::<$lanes>::new(rk);
-                evaluate_core(&kern, gid, gates, labels, tables)
+                evaluate_core(&kern, gid, gates, labels, num_wires, tables)
             }
         };
     }
@@ -472,6 +551,7 @@ mod x86 {
     ///
     /// # Safety
     /// As `garble_core`, with `hw` built by feature detection.
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn garble(
         hw: HwBackend,
         rk: &RoundKeys,
@@ -479,13 +559,15 @@ mod x86 {
         gid: u64,
         gates: &[Gate],
         labels: *mut Block,
-        tables: *mut Block,
-    ) {
-        match hw {
-            HwBackend::AesNi => garble_aesni(rk, delta, gid, gates, labels, tables),
-            HwBackend::Vaes256 => garble_vaes256(rk, delta, gid, gates, labels, tables),
-            HwBackend::Vaes512 => garble_vaes512(rk, delta, gid, gates, labels, tables),
-        }
+        num_wires: usize,
+        tables: &mut Vec<Block>,
+    ) -> Result<u64, Stop> {
+        let f = match hw {
+            HwBackend::AesNi => garble_aesni,
+            HwBackend::Vaes256 => garble_vaes256,
+            HwBackend::Vaes512 => garble_vaes512,
+        };
+        f(rk, delta, gid, gates, labels, num_wires, tables)
     }
 
     /// Evaluates on a hardware backend.
@@ -498,12 +580,14 @@ mod x86 {
         gid: u64,
         gates: &[Gate],
         labels: *mut Block,
-        tables: *const Block,
-    ) {
-        match hw {
-            HwBackend::AesNi => evaluate_aesni(rk, gid, gates, labels, tables),
-            HwBackend::Vaes256 => evaluate_vaes256(rk, gid, gates, labels, tables),
-            HwBackend::Vaes512 => evaluate_vaes512(rk, gid, gates, labels, tables),
-        }
+        num_wires: usize,
+        tables: &[Block],
+    ) -> Result<u64, Stop> {
+        let f = match hw {
+            HwBackend::AesNi => evaluate_aesni,
+            HwBackend::Vaes256 => evaluate_vaes256,
+            HwBackend::Vaes512 => evaluate_vaes512,
+        };
+        f(rk, gid, gates, labels, num_wires, tables)
     }
 }

@@ -104,6 +104,9 @@ pub(crate) fn soft_tccr(aes: &aes::Aes128, xs: &mut [Block], ts: &[Block]) {
 /// A batched TCCR implementation the half-gates loops are generic over, so
 /// that each backend's loop is compiled with the kernel inlined.
 pub(crate) trait HashKernel {
+    /// The representation of labels in the loops around the hash.
+    type Label: Label128;
+
     /// `out[i] = H(xs[i], ts[i])` for `i < n`.
     ///
     /// # Safety
@@ -112,10 +115,62 @@ pub(crate) trait HashKernel {
     unsafe fn hash(&self, xs: *const Block, ts: *const Block, out: *mut Block, n: usize);
 }
 
+/// 128-bit label operations for the loops around the hash: plain [`Block`]s
+/// (general-purpose registers) or SSE registers.
+///
+/// # Safety
+/// Every method requires the CPU features of the implementation; pointers
+/// must be valid for one block.
+pub(crate) trait Label128: Copy {
+    /// `b` as a label.
+    unsafe fn splat(b: Block) -> Self;
+    /// Loads a block.
+    unsafe fn load(p: *const Block) -> Self;
+    /// Stores a block.
+    unsafe fn store(self, p: *mut Block);
+    /// Bitwise XOR.
+    unsafe fn xor(self, o: Self) -> Self;
+    /// Bitwise AND.
+    unsafe fn and(self, o: Self) -> Self;
+    /// All ones if the lsb is set, else all zeros.
+    unsafe fn lsb_mask(self) -> Self;
+}
+
+impl Label128 for Block {
+    #[inline(always)]
+    unsafe fn splat(b: Block) -> Self {
+        b
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const Block) -> Self {
+        // SAFETY: the caller guarantees `p` is valid.
+        unsafe { *p }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut Block) {
+        // SAFETY: the caller guarantees `p` is valid.
+        unsafe { *p = self }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        self ^ o
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    unsafe fn lsb_mask(self) -> Self {
+        Block(u128::MAX).select(self.lsb())
+    }
+}
+
 /// The portable kernel.
 pub(crate) struct SoftKernel<'a>(pub(crate) &'a aes::Aes128);
 
 impl HashKernel for SoftKernel<'_> {
+    type Label = Block;
+
     #[inline(always)]
     unsafe fn hash(&self, xs: *const Block, ts: *const Block, out: *mut Block, n: usize) {
         // SAFETY: the caller guarantees the pointers are valid for `n` blocks
@@ -158,6 +213,8 @@ impl<L: crate::aes::x86::Lanes> HwKernel<L> {
 
 #[cfg(target_arch = "x86_64")]
 impl<L: crate::aes::x86::Lanes> HashKernel for HwKernel<L> {
+    type Label = crate::aes::x86::X1;
+
     #[inline(always)]
     unsafe fn hash(&self, xs: *const Block, ts: *const Block, out: *mut Block, n: usize) {
         // SAFETY: forwarded from the caller.

@@ -254,7 +254,7 @@ fn free_gates() {
 }
 
 #[test]
-fn bad_inputs_are_errors_and_change_nothing() {
+fn bad_inputs_are_errors_and_keep_tables_and_ids() {
     let mut prg = Prg::from_seed(Block(4));
     let delta = Delta::random(&mut prg);
     let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel(prg.random_block())).collect();
@@ -273,10 +273,8 @@ fn bad_inputs_are_errors_and_change_nothing() {
             num_wires: 4
         })
     );
-    assert_eq!(
-        (labels.as_slice(), tables.as_slice()),
-        (zeros.as_slice(), &[Block(1)][..])
-    );
+    // Tables and the counter are unchanged; the labels are to be discarded.
+    assert_eq!(tables, [Block(1)]);
     assert_eq!(garbler.next_gate_id(), 5);
     let inv_out = [Gate::Inv { a: 0, out: 4 }];
     assert!(garbler.garble(&inv_out, &mut labels, &mut tables).is_err());
@@ -295,7 +293,36 @@ fn bad_inputs_are_errors_and_change_nothing() {
         Err(CryptoError::TablesTooShort { needed: 4, got: 3 })
     );
     assert_eq!(evaluator.next_gate_id(), 5);
-    assert!(active.iter().zip(&zeros).all(|(a, z)| a.0 == z.0));
+    // A bad wire after many good AND gates (past the first hash chunk).
+    let mut long: Vec<Gate> = (0..150).map(|_| Gate::And { a: 0, b: 1, out: 2 }).collect();
+    long.push(Gate::And { a: 0, b: 1, out: 4 });
+    let mut labels = zeros.clone();
+    let mut tables = Vec::new();
+    assert_eq!(
+        garbler.garble(&long, &mut labels, &mut tables),
+        Err(CryptoError::WireOutOfRange {
+            gate: 150,
+            wire: 4,
+            num_wires: 4
+        })
+    );
+    assert!(tables.is_empty());
+    assert_eq!(garbler.next_gate_id(), 5);
+    assert!(evaluator
+        .evaluate(&long, &mut active, &[Block(0); 400])
+        .is_err());
+    assert_eq!(
+        evaluator.evaluate(&long[..150], &mut active, &[Block(0); 299]),
+        Err(CryptoError::TablesTooShort {
+            needed: 300,
+            got: 299
+        })
+    );
+    assert_eq!(evaluator.next_gate_id(), 5);
+    evaluator
+        .evaluate(&long[..150], &mut active, &[Block(0); 300])
+        .unwrap();
+    assert_eq!(evaluator.next_gate_id(), 155);
 
     // Gate ids must not overflow.
     let mut end = Garbler::new(delta, u64::MAX - 1);
