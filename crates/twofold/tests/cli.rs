@@ -30,7 +30,11 @@ fn failure(out: Output) -> String {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 #[test]
@@ -42,12 +46,36 @@ fn every_published_vector_through_eval_and_run_local() {
         for x in &v.inputs {
             args.extend(["-i".into(), x.clone()]);
         }
-        let plain = ok(twofold().arg("eval").arg(&file).args(&args).output().unwrap());
-        assert_eq!(plain.lines().collect::<Vec<_>>(), v.outputs, "eval {} row {}", v.circuit, v.row);
-        let run = ok(twofold().arg("run").arg(&file).arg("--local").arg("--json").args(&args).output().unwrap());
+        let plain = ok(twofold()
+            .arg("eval")
+            .arg(&file)
+            .args(&args)
+            .output()
+            .unwrap());
+        assert_eq!(
+            plain.lines().collect::<Vec<_>>(),
+            v.outputs,
+            "eval {} row {}",
+            v.circuit,
+            v.row
+        );
+        let run = ok(twofold()
+            .arg("run")
+            .arg(&file)
+            .arg("--local")
+            .arg("--json")
+            .args(&args)
+            .output()
+            .unwrap());
         let json: Value = serde_json::from_str(&run).unwrap();
         for (k, want) in v.outputs.iter().enumerate() {
-            assert_eq!(json["outputs"][k.to_string()], *want, "run {} row {}", v.circuit, v.row);
+            assert_eq!(
+                json["outputs"][k.to_string()],
+                *want,
+                "run {} row {}",
+                v.circuit,
+                v.row
+            );
         }
         for key in ["and_gates", "bytes_sent", "seconds", "peak_rss_bytes"] {
             assert!(!json[key].is_null(), "--json lacks {key}");
@@ -59,13 +87,21 @@ fn every_published_vector_through_eval_and_run_local() {
 #[test]
 fn stats_prints_the_gate_counts() {
     let Some(data) = shared_data() else { return };
-    let out = ok(twofold().args(["stats", "--json"]).arg(data.join("bristol/aes_128.txt")).output().unwrap());
+    let out = ok(twofold()
+        .args(["stats", "--json"])
+        .arg(data.join("bristol/aes_128.txt"))
+        .output()
+        .unwrap());
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["and_gates"], 6400);
     assert_eq!(json["xor_gates"], 28176);
     assert_eq!(json["inv_gates"], 2087);
     assert_eq!(json["input_widths"], serde_json::json!([128, 128]));
-    let text = ok(twofold().arg("stats").arg(data.join("bristol/adder64.txt")).output().unwrap());
+    let text = ok(twofold()
+        .arg("stats")
+        .arg(data.join("bristol/adder64.txt"))
+        .output()
+        .unwrap());
     assert!(text.contains("and gates") && text.contains("63"), "{text}");
 }
 
@@ -78,7 +114,14 @@ fn two_processes_compute_aes() {
     let a = twofold()
         .arg("run")
         .arg(&aes)
-        .args(["--party", "a", "--listen", &addr, "-i", "0x000102030405060708090a0b0c0d0e0f"])
+        .args([
+            "--party",
+            "a",
+            "--listen",
+            &addr,
+            "-i",
+            "0x000102030405060708090a0b0c0d0e0f",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -86,7 +129,15 @@ fn two_processes_compute_aes() {
     let b = twofold()
         .arg("run")
         .arg(&aes)
-        .args(["--party", "b", "--connect", &addr, "-i", "0x00112233445566778899aabbccddeeff", "--json"])
+        .args([
+            "--party",
+            "b",
+            "--connect",
+            &addr,
+            "-i",
+            "0x00112233445566778899aabbccddeeff",
+            "--json",
+        ])
         .output()
         .unwrap();
     let a = a.wait_with_output().unwrap();
@@ -131,10 +182,16 @@ fn killing_one_party_ends_the_other_with_a_clear_error() {
         killed.wait().unwrap();
         let start = Instant::now();
         let out = survivor.wait_with_output().unwrap();
-        assert!(start.elapsed() < Duration::from_secs(8), "took {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "took {:?}",
+            start.elapsed()
+        );
         let err = failure(out);
         assert!(
-            err.contains("peer closed the connection") || err.contains("timed out") || err.contains("network"),
+            err.contains("peer closed the connection")
+                || err.contains("timed out")
+                || err.contains("network"),
             "victim {victim}: {err}"
         );
     }
@@ -170,20 +227,50 @@ fn bad_usage_gives_clear_errors() {
     let adder = data.join("bristol/adder64.txt");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["eval", "-i", "1"], "missing input value"),
-        (vec!["eval", "-i", "1", "-i", "2", "-i", "3"], "more input values"),
+        (
+            vec!["eval", "-i", "1", "-i", "2", "-i", "3"],
+            "more input values",
+        ),
         (vec!["eval", "-i", "0x1g", "-i", "2"], "not a base-16 digit"),
-        (vec!["eval", "-i", "0x1ffffffffffffffff", "-i", "2"], "does not fit in 64 bits"),
+        (
+            vec!["eval", "-i", "0x1ffffffffffffffff", "-i", "2"],
+            "does not fit in 64 bits",
+        ),
         (vec!["run", "--local", "-i", "1"], "missing input value"),
-        (vec!["run", "--party", "a", "--listen", "127.0.0.1:0", "-i", "1=5"], "belongs to party b"),
+        (
+            vec![
+                "run",
+                "--party",
+                "a",
+                "--listen",
+                "127.0.0.1:0",
+                "-i",
+                "1=5",
+            ],
+            "belongs to party b",
+        ),
         (vec!["run", "-i", "1", "-i", "2"], "--local"),
-        (vec!["eval", "--owner", "7=a", "-i", "1", "-i", "2"], "no input `7`"),
+        (
+            vec!["eval", "--owner", "7=a", "-i", "1", "-i", "2"],
+            "no input `7`",
+        ),
     ];
     for (args, needle) in cases {
-        let out = twofold().arg(args[0]).arg(&adder).args(&args[1..]).output().unwrap();
+        let out = twofold()
+            .arg(args[0])
+            .arg(&adder)
+            .args(&args[1..])
+            .output()
+            .unwrap();
         let err = failure(out);
         assert!(err.contains(needle), "{args:?}: {err}");
     }
-    let err = failure(twofold().args(["stats", "/nonexistent/file.txt"]).output().unwrap());
+    let err = failure(
+        twofold()
+            .args(["stats", "/nonexistent/file.txt"])
+            .output()
+            .unwrap(),
+    );
     assert!(err.contains("cannot read"), "{err}");
     let bad = std::env::temp_dir().join(format!("twofold-bad-{}.txt", std::process::id()));
     std::fs::write(&bad, "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 NAND\n").unwrap();
@@ -199,7 +286,9 @@ fn owner_moves_inputs_between_parties() {
     let out = ok(twofold()
         .arg("run")
         .arg(&adder)
-        .args(["--local", "--owner", "0=b,1=b", "-i", "5", "-i", "0xa", "--json"])
+        .args([
+            "--local", "--owner", "0=b,1=b", "-i", "5", "-i", "0xa", "--json",
+        ])
         .output()
         .unwrap());
     let json: Value = serde_json::from_str(&out).unwrap();

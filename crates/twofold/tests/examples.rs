@@ -27,7 +27,10 @@ fn millionaires() -> String {
 
 #[test]
 fn millionaires_example_is_the_comparator() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/millionaires.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/millionaires.txt"
+    );
     let generated = millionaires();
     if std::env::var_os("TWOFOLD_BLESS").is_some() {
         std::fs::write(path, &generated).unwrap();
@@ -38,10 +41,22 @@ fn millionaires_example_is_the_comparator() {
     assert_eq!(circuit.and_count(), 32);
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
     for _ in 0..500 {
-        let (a, b): (u32, u32) = if rng.gen() { (rng.gen(), rng.gen()) } else { let x = rng.gen(); (x, x) };
+        let (a, b): (u32, u32) = if rng.gen() {
+            (rng.gen(), rng.gen())
+        } else {
+            let x = rng.gen();
+            (x, x)
+        };
         let out = circuit
-            .eval(&[parse_int(&a.to_string(), 32).unwrap(), parse_int(&b.to_string(), 32).unwrap()])
+            .eval(&[
+                parse_int(&a.to_string(), 32).unwrap(),
+                parse_int(&b.to_string(), 32).unwrap(),
+            ])
             .unwrap();
-        assert_eq!(to_hex(&out[0]), if a > b { "0x1" } else { "0x0" }, "{a} > {b}");
+        assert_eq!(
+            to_hex(&out[0]),
+            if a > b { "0x1" } else { "0x0" },
+            "{a} > {b}"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! Every figure is the median of `runs` runs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -181,7 +181,8 @@ fn protocol_speed(program: &Program, runs: usize) -> Result<Value> {
     }))
 }
 
-/// The streamed synthetic run in a child `twofold run --local`, so that its
+/// The streamed synthetic run as two child processes (`twofold run --party
+/// a --listen` and `--party b --connect` on 127.0.0.1), so that each party's
 /// peak memory is its own.
 fn streamed(and_gates: u64, runs: usize) -> Result<Value> {
     let program = synthetic(and_gates);
@@ -191,32 +192,43 @@ fn streamed(and_gates: u64, runs: usize) -> Result<Value> {
     drop(file);
     let result = (|| -> Result<Value> {
         let exe = std::env::current_exe()?;
+        let file = path.to_str().context("temp path is UTF-8")?;
         let mut rates = Vec::new();
-        let mut last = Value::Null;
+        let (mut a, mut b) = (Value::Null, Value::Null);
         for _ in 0..runs {
-            let out = Command::new(&exe)
-                .args([
-                    "run",
-                    path.to_str().context("temp path is UTF-8")?,
-                    "--local",
-                    "--json",
-                ])
-                .args(["-i", "a=0", "-i", "b=0"])
-                .output()?;
-            if !out.status.success() {
-                bail!(
-                    "streamed run failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+            let port = std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port();
+            let addr = format!("127.0.0.1:{port}");
+            let party = |p: &str, flag: &str, input: &str| {
+                Command::new(&exe)
+                    .args([
+                        "run", file, "--json", "--party", p, flag, &addr, "-i", input,
+                    ])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+            };
+            let child_a = party("a", "--listen", "a=0")?;
+            let child_b = party("b", "--connect", "b=0")?;
+            let (out_a, out_b) = (child_a.wait_with_output()?, child_b.wait_with_output()?);
+            for out in [&out_a, &out_b] {
+                if !out.status.success() {
+                    bail!(
+                        "streamed run failed: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
             }
-            last = serde_json::from_slice(&out.stdout)?;
-            rates.push(last["and_gates_per_second"].as_f64().unwrap_or(0.0));
+            a = serde_json::from_slice(&out_a.stdout)?;
+            b = serde_json::from_slice(&out_b.stdout)?;
+            rates.push(a["and_gates_per_second"].as_f64().unwrap_or(0.0));
         }
         Ok(json!({
-            "and_gates": last["and_gates"],
+            "and_gates": a["and_gates"],
             "and_gates_per_second": median(rates),
-            "bytes_per_and_gate": last["bytes_per_and_gate"],
-            "peak_rss_bytes_both_parties": last["peak_rss_bytes"],
+            "bytes_per_and_gate": a["bytes_per_and_gate"],
+            "peak_rss_bytes": { "a": a["peak_rss_bytes"], "b": b["peak_rss_bytes"] },
         }))
     })();
     let _ = std::fs::remove_file(&path);
@@ -280,11 +292,12 @@ pub fn bench_text(v: &Value) -> String {
     }
     let s = &v["protocol_streamed"];
     out += &format!(
-        "protocol, streamed synthetic:   {}  ({} AND gates, {:.2} bytes/AND, peak memory {:.1} MiB for both parties)\n",
+        "protocol, streamed synthetic:   {}  ({} AND gates, {:.2} bytes/AND, peak memory A {:.1} MiB, B {:.1} MiB)\n",
         m(&s["and_gates_per_second"]),
         s["and_gates"],
         s["bytes_per_and_gate"].as_f64().unwrap_or(0.0),
-        s["peak_rss_bytes_both_parties"].as_f64().unwrap_or(0.0) / (1 << 20) as f64
+        s["peak_rss_bytes"]["a"].as_f64().unwrap_or(0.0) / (1 << 20) as f64,
+        s["peak_rss_bytes"]["b"].as_f64().unwrap_or(0.0) / (1 << 20) as f64,
     );
     out
 }
