@@ -1,0 +1,158 @@
+//! Thousands of random circuits garbled and evaluated in memory (no network):
+//! the decoded outputs equal plaintext evaluation. Circuits come from the
+//! builder and from random Bristol text with INV, EQ, EQW and MAND gates.
+
+use rand::{Rng, SeedableRng};
+use twofold_circuit::bristol::read_bristol;
+use twofold_circuit::{Circuit, Engine, Gate, Program};
+use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+use twofold_crypto::{Block, CryptoError, Delta, Prg};
+use twofold_testkit::{random_circuit, random_inputs, RandomShape};
+
+struct Garbling(Garbler, Vec<Block>);
+impl Engine for Garbling {
+    type Label = ZeroLabel;
+    type Error = CryptoError;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), CryptoError> {
+        self.0.garble(gates, labels, &mut self.1)
+    }
+}
+
+struct Evaluating<'t>(Evaluator, &'t [Block]);
+impl Engine for Evaluating<'_> {
+    type Label = ActiveLabel;
+    type Error = CryptoError;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ActiveLabel]) -> Result<(), CryptoError> {
+        let ands = gates.iter().filter(|g| g.is_and()).count();
+        self.0.evaluate(gates, labels, self.1)?;
+        self.1 = &self.1[2 * ands..];
+        Ok(())
+    }
+}
+
+/// Garbles and evaluates `program` on `inputs`; returns the decoded outputs.
+fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<bool> {
+    let delta = Delta::random(prg);
+    let zeros: Vec<ZeroLabel> = (0..program.main.input_bits())
+        .map(|_| ZeroLabel(prg.random_block()))
+        .collect();
+    let gate_id = prg.random_block().0 as u64 >> 8;
+    let mut garbling = Garbling(Garbler::new(delta, gate_id), Vec::new());
+    let out0 = program.run(&mut garbling, &zeros).unwrap();
+    let active: Vec<ActiveLabel> = zeros
+        .iter()
+        .zip(inputs.concat())
+        .map(|(z, bit)| garbling.0.encode(*z, bit))
+        .collect();
+    let mut evaluating = Evaluating(Evaluator::new(gate_id), &garbling.1);
+    let out = program.run(&mut evaluating, &active).unwrap();
+    assert!(evaluating.1.is_empty(), "every table is used");
+    out.iter()
+        .zip(&out0)
+        .map(|(a, z)| a.decode(z.decode_bit()))
+        .collect()
+}
+
+/// Random valid Bristol Fashion text using every gate kind.
+fn random_bristol(rng: &mut impl Rng) -> String {
+    let widths = [rng.gen_range(1..6u32), rng.gen_range(1..6u32)];
+    let mut defined: u32 = widths.iter().sum();
+    let mut lines = Vec::new();
+    for _ in 0..rng.gen_range(1..40) {
+        let w = |rng: &mut dyn rand::RngCore, defined: u32| rng.gen_range(0..defined);
+        let line = match rng.gen_range(0..6) {
+            0 => format!(
+                "2 1 {} {} {} XOR",
+                w(rng, defined),
+                w(rng, defined),
+                defined
+            ),
+            1 => format!(
+                "2 1 {} {} {} AND",
+                w(rng, defined),
+                w(rng, defined),
+                defined
+            ),
+            2 => format!("1 1 {} {} INV", w(rng, defined), defined),
+            3 => format!("1 1 {} {} EQ", rng.gen_range(0..2), defined),
+            4 => format!("1 1 {} {} EQW", w(rng, defined), defined),
+            _ => {
+                let l = format!(
+                    "4 2 {} {} {} {} {} {} MAND",
+                    w(rng, defined),
+                    w(rng, defined),
+                    w(rng, defined),
+                    w(rng, defined),
+                    defined,
+                    defined + 1
+                );
+                defined += 1;
+                l
+            }
+        };
+        defined += 1;
+        lines.push(line);
+    }
+    let outputs = rng.gen_range(1..=defined.min(6));
+    format!(
+        "{} {}\n2 {} {}\n1 {}\n\n{}\n",
+        lines.len(),
+        defined,
+        widths[0],
+        widths[1],
+        outputs,
+        lines.join("\n")
+    )
+}
+
+#[test]
+fn thousands_of_random_circuits_garble_to_their_plaintext_values() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
+    let mut prg = Prg::from_os();
+    for round in 0..3000 {
+        let circuit: Circuit = if round % 2 == 0 {
+            let shape = RandomShape {
+                inputs: rng.gen_range(1..5),
+                max_width: 64,
+                gates: rng.gen_range(0..400),
+                outputs: rng.gen_range(1..5),
+            };
+            random_circuit(&mut rng, &shape)
+        } else {
+            read_bristol(&random_bristol(&mut rng), "random").unwrap()
+        };
+        // Both the file's order and the levelled order.
+        for c in [circuit.clone(), circuit.levelize()] {
+            let program = Program::from(c);
+            let inputs = random_inputs(&mut rng, &program.main);
+            let want: Vec<bool> = program.eval(&inputs).unwrap().concat();
+            assert_eq!(
+                garbled_eval(&program, &inputs, &mut prg),
+                want,
+                "round {round}"
+            );
+        }
+    }
+}
+
+#[test]
+fn random_programs_with_regions_garble_to_their_plaintext_values() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    let mut prg = Prg::from_os();
+    for round in 0..40 {
+        let body = twofold_circuit::synthetic::layered(
+            rng.gen_range(2..40),
+            rng.gen_range(1..8),
+            8,
+            round,
+        );
+        let program = twofold_circuit::synthetic::repeated(&body, rng.gen_range(1..6));
+        let inputs = random_inputs(&mut rng, &program.main);
+        let want: Vec<bool> = program.eval(&inputs).unwrap().concat();
+        assert_eq!(
+            garbled_eval(&program, &inputs, &mut prg),
+            want,
+            "round {round}"
+        );
+    }
+}
