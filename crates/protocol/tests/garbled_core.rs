@@ -47,6 +47,9 @@ fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<b
     let mut evaluating = Evaluating(Evaluator::new(gate_id), &garbling.1);
     let out = program.run(&mut evaluating, &active).unwrap();
     assert!(evaluating.1.is_empty(), "every table is used");
+    // One fresh gate id (two tweaks) per AND gate, regions and instances included.
+    assert_eq!(garbling.0.next_gate_id() - gate_id, program.and_count());
+    assert_eq!(evaluating.0.next_gate_id() - gate_id, program.and_count());
     out.iter()
         .zip(&out0)
         .map(|(a, z)| a.decode(z.decode_bit()))
