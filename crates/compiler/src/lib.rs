@@ -1,1 +1,134 @@
-//! twofold-compiler
+//! twofold-compiler: compiles a subset of C (CBMC-GC / HyCC conventions) to
+//! a Boolean circuit of XOR, AND and INV gates for Yao's garbled circuits.
+//!
+//! # Conventions
+//! - `mpc_main(InputA INPUT_A, InputB INPUT_B)` whose parameters are the
+//!   parties' inputs and whose return value is the output `"return"`; or
+//!   local variables `INPUT_A_*`, `INPUT_B_*` (inputs) and `OUTPUT_*`
+//!   (outputs, their values when the entry function ends) declared in the
+//!   entry function (`mpc_main`, else `main`). Inputs whose names start with
+//!   `INPUT_A` belong to party A, `INPUT_B` to party B; any other input needs
+//!   an owner in [`CompileOptions::owners`].
+//! - Values in a circuit are laid out scalar by scalar (struct members and
+//!   array elements in order, bit 0 first), without padding; `_Bool` is one
+//!   bit. Types follow gcc on x86-64: `char` is signed, `long` is 64-bit.
+//!
+//! # Semantics
+//! C integer semantics to the bit, as `gcc -fwrapv`: promotions and the usual
+//! arithmetic conversions, wrap-around, truncating `/` and `%`. Choices
+//! where C leaves the behaviour undefined:
+//! - Division by zero: unsigned `x / 0` is all ones and `x % 0 = x`;
+//!   signed `x / 0` is -1 for `x >= 0` and 1 for `x < 0`, `x % 0 = x`.
+//!   `INT_MIN / -1` wraps to `INT_MIN`, `INT_MIN % -1` is 0.
+//! - Shifts use the low log2(width) bits of the amount (as x86 does).
+//! - A read at a secret index outside the array returns some element of the
+//!   array; a write there changes at most an element of the array.
+//! - Variables without an initializer start as zero.
+//! - A loop whose exit depends on a secret value is unrolled at most
+//!   `--unwind N` times (default: an error after
+//!   [`DEFAULT_SECRET_ITERATIONS`](lower::DEFAULT_SECRET_ITERATIONS)
+//!   iterations); later iterations are cut off, as CBMC does without
+//!   unwinding assertions. Recursion under a secret condition is cut off at
+//!   `N` active calls of the same function likewise.
+
+pub mod ast;
+pub mod error;
+pub mod gates;
+pub mod io;
+pub mod lexer;
+pub mod lower;
+pub mod parser;
+pub mod preprocess;
+pub mod types;
+pub mod value;
+
+use std::path::Path;
+
+pub use error::CompileError;
+pub use io::CValue;
+pub use twofold_circuit::{Circuit, Party};
+pub use types::CType;
+
+/// Options of a compilation.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// Bound for loops whose exit depends on a secret value and for
+    /// recursion under a secret condition (`--unwind N`).
+    pub unwind: Option<u32>,
+    /// Owners of inputs whose names start with neither `INPUT_A` nor
+    /// `INPUT_B` (`--owner INPUT_C=b`).
+    pub owners: Vec<(String, Party)>,
+}
+
+/// A compiled program: the circuit and the C types of its inputs and
+/// outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompiledProgram {
+    /// The circuit; its input values are named as in the program
+    /// (`INPUT_A`, `INPUT_B_x`, ...), its outputs `return` or `OUTPUT_*`.
+    pub circuit: Circuit,
+    /// The C type of each circuit input, in the order of `circuit.inputs`.
+    pub inputs: Vec<(String, CType)>,
+    /// The C type of each circuit output, in the order of `circuit.outputs`.
+    pub outputs: Vec<(String, CType)>,
+}
+
+/// Stack size of the compiling thread (deeply nested inlining recurses).
+const STACK: usize = 1 << 30;
+
+/// Compiles C source text; `file_name` names it in errors, and
+/// `#include "..."` is resolved relative to its directory.
+pub fn compile(source: &str, file_name: &str, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
+    let dir = Path::new(file_name).parent().map(|p| p.to_path_buf());
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("twofold-compile".into())
+            .stack_size(STACK)
+            .spawn_scoped(s, || compile_inner(source, file_name, dir.as_deref(), opts));
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|_| {
+                Err(CompileError {
+                    file: file_name.to_string(),
+                    line: 0,
+                    col: 0,
+                    message: "internal compiler error".into(),
+                })
+            }),
+            Err(e) => Err(CompileError {
+                file: file_name.to_string(),
+                line: 0,
+                col: 0,
+                message: format!("cannot start the compiler thread: {e}"),
+            }),
+        }
+    })
+}
+
+/// Compiles a C file.
+pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
+    let name = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| CompileError {
+        file: name.clone(),
+        line: 0,
+        col: 0,
+        message: format!("cannot read the file: {e}"),
+    })?;
+    compile(&source, &name, opts)
+}
+
+fn compile_inner(source: &str, file_name: &str, dir: Option<&Path>, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
+    let (toks, files) = preprocess::preprocess(source, file_name, dir).map_err(|(d, files)| d.into_error(&files))?;
+    let prog = parser::parse(&toks).map_err(|d| d.into_error(&files))?;
+    let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
+    let circuit = lowered.builder.finish().map_err(|e| CompileError {
+        file: file_name.to_string(),
+        line: 0,
+        col: 0,
+        message: format!("cannot finish the circuit: {e}"),
+    })?;
+    Ok(CompiledProgram {
+        circuit,
+        inputs: lowered.inputs,
+        outputs: lowered.outputs,
+    })
+}

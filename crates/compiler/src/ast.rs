@@ -1,0 +1,224 @@
+//! The syntax tree of the supported C subset.
+
+use crate::error::Loc;
+use crate::types::{CType, Scalar};
+
+/// A type as written: array sizes may be expressions evaluated when the
+/// declaration runs (a VLA whose size must turn out public).
+#[derive(Clone, Debug)]
+pub enum TypeExpr {
+    /// A complete type.
+    Known(CType),
+    /// Pointer to a type.
+    Pointer(Box<TypeExpr>),
+    /// Array of a type; `None` = size from the initializer.
+    Array(Box<TypeExpr>, Option<Box<Expr>>),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `+x`
+    Plus,
+    /// `!x`
+    Not,
+    /// `~x`
+    BitNot,
+    /// `*p`
+    Deref,
+    /// `&x`
+    Addr,
+}
+
+/// Binary arithmetic, bitwise and comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+}
+
+/// An expression with its position.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it starts (for operators: the operator).
+    pub loc: Loc,
+}
+
+/// Expression forms.
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// Integer or character constant with its type.
+    Int(u64, Scalar),
+    /// A variable (or function) name.
+    Ident(String),
+    /// A string literal (unsupported outside I/O calls, which are errors).
+    Str,
+    /// Unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// `++x`, `x++`, `--x`, `x--`.
+    IncDec {
+        /// Prefix form.
+        pre: bool,
+        /// Increment (else decrement).
+        inc: bool,
+        /// The operand.
+        e: Box<Expr>,
+    },
+    /// Binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a && b`
+    LogAnd(Box<Expr>, Box<Expr>),
+    /// `a || b`
+    LogOr(Box<Expr>, Box<Expr>),
+    /// `a = b` or `a op= b`.
+    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `a, b`
+    Comma(Box<Expr>, Box<Expr>),
+    /// A call of a named function.
+    Call(String, Vec<Expr>),
+    /// `a[i]`
+    Index(Box<Expr>, Box<Expr>),
+    /// `a.m`
+    Member(Box<Expr>, String),
+    /// `p->m`
+    Arrow(Box<Expr>, String),
+    /// `(T) e`
+    Cast(TypeExpr, Box<Expr>),
+    /// `sizeof(T)`
+    SizeofType(TypeExpr),
+    /// `sizeof e`
+    SizeofExpr(Box<Expr>),
+}
+
+/// One declarator of a declaration.
+#[derive(Clone, Debug)]
+pub struct Decl {
+    /// The declared name.
+    pub name: String,
+    /// Its type.
+    pub ty: TypeExpr,
+    /// The initializer, if any.
+    pub init: Option<Init>,
+    /// Where the name is.
+    pub loc: Loc,
+}
+
+/// An initializer.
+#[derive(Clone, Debug)]
+pub enum Init {
+    /// `= expr`
+    Expr(Expr),
+    /// `= { ... }`, each element with optional designators.
+    List(Vec<(Vec<Designator>, Init)>, Loc),
+}
+
+/// A designator in an initializer list.
+#[derive(Clone, Debug)]
+pub enum Designator {
+    /// `.name =`
+    Field(String, Loc),
+    /// `[index] =`
+    Index(Expr),
+}
+
+/// A statement with its position.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// What it is.
+    pub kind: StmtKind,
+    /// Where it starts.
+    pub loc: Loc,
+}
+
+/// Statement forms.
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// `;`
+    Empty,
+    /// An expression statement.
+    Expr(Expr),
+    /// A declaration.
+    Decl(Vec<Decl>),
+    /// `{ ... }`
+    Block(Vec<Stmt>),
+    /// `if (c) a else b`
+    If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    /// `while (c) s`
+    While(Expr, Box<Stmt>),
+    /// `do s while (c);`
+    DoWhile(Box<Stmt>, Expr),
+    /// `for (init; cond; step) s`
+    For(Option<Box<Stmt>>, Option<Expr>, Option<Expr>, Box<Stmt>),
+    /// `switch (e) s`
+    Switch(Expr, Box<Stmt>),
+    /// `case k: s`
+    Case(Expr, Box<Stmt>),
+    /// `default: s`
+    Default(Box<Stmt>),
+    /// `break;`
+    Break,
+    /// `continue;`
+    Continue,
+    /// `return e;`
+    Return(Option<Expr>),
+}
+
+/// A function definition.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Its name.
+    pub name: String,
+    /// Return type.
+    pub ret: CType,
+    /// Parameters: name, type, position.
+    pub params: Vec<(String, CType, Loc)>,
+    /// The body.
+    pub body: Stmt,
+    /// Where the name is.
+    pub loc: Loc,
+}
+
+/// A translation unit.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// Function definitions in order.
+    pub functions: Vec<Function>,
+    /// Global variables in order.
+    pub globals: Vec<Decl>,
+}

@@ -1,0 +1,596 @@
+//! Word-level building blocks over [`Bit`]s, minimising AND gates.
+//!
+//! Words are bit vectors, bit 0 first. Constant bits fold away in the
+//! builder, so public operands cost nothing. Additions, subtractions and
+//! multiplications are collected as columns of signed bits and reduced with
+//! full adders (one AND each): a two-operand add is a ripple-carry adder
+//! (n-1 ANDs for n bits), the low half of an n x n product costs about n^2
+//! ANDs, squaring about half of that. Results are computed only up to the
+//! width the operands can reach ("narrowing"), and extended from there.
+
+use std::collections::VecDeque;
+
+use twofold_circuit::{Bit, Builder};
+
+/// A word: bits, least significant first.
+pub type Bits = Vec<Bit>;
+
+/// The constant `v` as `w` bits.
+pub fn konst(v: u64, w: usize) -> Bits {
+    (0..w).map(|i| Bit::Const(i < 64 && (v >> i) & 1 == 1)).collect()
+}
+
+/// The value of a word if all its bits are constants.
+pub fn const_value(x: &[Bit]) -> Option<u64> {
+    let mut v = 0u64;
+    for (i, b) in x.iter().enumerate() {
+        match b {
+            Bit::Const(true) if i < 64 => v |= 1 << i,
+            Bit::Const(_) => {}
+            Bit::Wire(_) => return None,
+        }
+    }
+    Some(v)
+}
+
+/// The top bit that is not a copy of the bits above it: the word equals the
+/// sign extension (if the run is a wire or `true`) or zero extension of its
+/// low `k` bits. Returns `k` (at least 1).
+pub fn eff_width(x: &[Bit]) -> usize {
+    let Some(&top) = x.last() else { return 0 };
+    let mut k = x.len();
+    while k > 1 && x[k - 2] == top {
+        k -= 1;
+    }
+    if top == Bit::Const(false) {
+        k - 1
+    } else {
+        k
+    }
+    .max(1)
+}
+
+/// Extends (or truncates) `x` to `w` bits, with sign extension if `signed`.
+pub fn extend(x: &[Bit], w: usize, signed: bool) -> Bits {
+    let fill = if signed {
+        x.last().copied().unwrap_or(Bit::Const(false))
+    } else {
+        Bit::Const(false)
+    };
+    (0..w).map(|i| x.get(i).copied().unwrap_or(fill)).collect()
+}
+
+/// A signed digit: `±bit · 2^col`.
+#[derive(Clone, Copy, Debug)]
+struct Digit {
+    bit: Bit,
+    col: u32,
+    neg: bool,
+}
+
+/// The digits of a word read modulo `2^w`: the low bits positive and, when
+/// the word is a sign extension of a wire, its sign bit negative.
+fn digits(x: &[Bit], w: usize) -> Vec<Digit> {
+    let x = &x[..x.len().min(w)];
+    let Some(&top) = x.last() else { return Vec::new() };
+    let mut k = x.len();
+    while k > 1 && x[k - 2] == top {
+        k -= 1;
+    }
+    let mut out = Vec::new();
+    for (i, &b) in x.iter().enumerate().take(k - 1) {
+        if b != Bit::Const(false) {
+            out.push(Digit {
+                bit: b,
+                col: i as u32,
+                neg: false,
+            });
+        }
+    }
+    if top != Bit::Const(false) {
+        // The run of copies from bit k-1 up to bit w-1 is worth
+        // -top · 2^(k-1) modulo 2^w, unless it reaches only bit w-1 alone.
+        out.push(Digit {
+            bit: top,
+            col: (k - 1) as u32,
+            neg: k < w,
+        });
+    }
+    out
+}
+
+/// Non-adjacent form of a constant modulo `2^w`: few signed digits.
+fn const_digits(v: u64, w: usize) -> Vec<Digit> {
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let v = v & mask;
+    let mut out = Vec::new();
+    let mut n = v as i128;
+    let mut col = 0u32;
+    while n != 0 && (col as usize) < w {
+        if n & 1 == 1 {
+            let d = 2 - (n & 3); // 1 or -1
+            let d = if (col as usize) + 1 >= w { 1 } else { d };
+            out.push(Digit {
+                bit: Bit::Const(true),
+                col,
+                neg: d < 0,
+            });
+            n -= d;
+        }
+        n >>= 1;
+        col += 1;
+    }
+    out
+}
+
+/// A multi-operand sum being collected: signed bits per column, a constant,
+/// and the exact range of the mathematical sum.
+pub struct Sum {
+    w: usize,
+    cols: Vec<Vec<Bit>>,
+    constant: i128,
+    lo: i128,
+    hi: i128,
+}
+
+impl Sum {
+    /// An empty sum of result width `w`.
+    pub fn new(w: usize) -> Sum {
+        Sum {
+            w,
+            cols: vec![Vec::new(); w],
+            constant: 0,
+            lo: 0,
+            hi: 0,
+        }
+    }
+
+    fn digit(&mut self, b: &mut Builder, d: Digit) {
+        let c = d.col as usize;
+        if c >= self.w {
+            return;
+        }
+        let weight = 1i128 << c;
+        if d.neg {
+            self.lo -= weight;
+            // -bit = ~bit - 1
+            let nb = b.not(d.bit);
+            self.push(nb, c);
+            self.constant -= weight;
+        } else {
+            self.hi += weight;
+            self.push(d.bit, c);
+        }
+    }
+
+    fn push(&mut self, bit: Bit, c: usize) {
+        match bit {
+            Bit::Const(false) => {}
+            Bit::Const(true) => self.constant += 1i128 << c,
+            w => self.cols[c].push(w),
+        }
+    }
+
+    /// Adds the word `x` (modulo `2^w`).
+    pub fn add(&mut self, b: &mut Builder, x: &[Bit]) {
+        for d in digits(x, self.w) {
+            self.digit(b, d);
+        }
+    }
+
+    /// Subtracts the word `x` (modulo `2^w`).
+    pub fn sub(&mut self, b: &mut Builder, x: &[Bit]) {
+        for mut d in digits(x, self.w) {
+            d.neg = !d.neg;
+            self.digit(b, d);
+        }
+    }
+
+    /// Adds the constant `v`.
+    pub fn add_const(&mut self, v: i128) {
+        self.constant += v;
+        self.lo += v.min(0);
+        self.hi += v.max(0);
+    }
+
+    /// Adds the low half of the product `x · y`.
+    pub fn add_product(&mut self, b: &mut Builder, x: &[Bit], y: &[Bit]) {
+        let w = self.w;
+        if x == y {
+            // Squaring: x_i x_j appears twice, x_i x_i = x_i.
+            let dx = digits(x, w);
+            for (i, a) in dx.iter().enumerate() {
+                self.digit(
+                    b,
+                    Digit {
+                        bit: a.bit,
+                        col: 2 * a.col,
+                        neg: false,
+                    },
+                );
+                for c in &dx[i + 1..] {
+                    let col = a.col + c.col + 1;
+                    if col as usize >= w {
+                        continue;
+                    }
+                    let bit = b.and(a.bit, c.bit);
+                    self.digit(
+                        b,
+                        Digit {
+                            bit,
+                            col,
+                            neg: a.neg != c.neg,
+                        },
+                    );
+                }
+            }
+            return;
+        }
+        let dx = match const_value(x) {
+            Some(v) => const_digits(v, w),
+            None => digits(x, w),
+        };
+        let dy = match const_value(y) {
+            Some(v) => const_digits(v, w),
+            None => digits(y, w),
+        };
+        for a in &dx {
+            for c in &dy {
+                let col = a.col + c.col;
+                if col as usize >= w {
+                    continue;
+                }
+                let bit = b.and(a.bit, c.bit);
+                self.digit(
+                    b,
+                    Digit {
+                        bit,
+                        col,
+                        neg: a.neg != c.neg,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The sum modulo `2^w` as a word: columns reduced with full adders,
+    /// only up to the width the sum can reach.
+    pub fn finish(mut self, b: &mut Builder) -> Bits {
+        let w = self.w;
+        let (signed, need) = if self.lo >= 0 {
+            (false, bitlen(self.hi as u128))
+        } else {
+            (true, bitlen(self.hi.max(0) as u128).max(bitlen((-self.lo - 1) as u128)) + 1)
+        };
+        let n = need.min(w);
+        if n == 0 {
+            return konst(0, w);
+        }
+        let c = self.constant.rem_euclid(1i128 << n);
+        for i in 0..n {
+            if (c >> i) & 1 == 1 {
+                self.cols[i].push(Bit::Const(true));
+            }
+        }
+        let mut out = Vec::with_capacity(w);
+        let mut carry_in: Vec<Bit> = Vec::new();
+        for i in 0..n {
+            let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
+            q.extend(carry_in.drain(..));
+            if i + 1 == n {
+                let mut s = Bit::Const(false);
+                for x in q {
+                    s = b.xor(s, x);
+                }
+                out.push(s);
+                break;
+            }
+            while q.len() >= 3 {
+                let (x, y, z) = (q.pop_front(), q.pop_front(), q.pop_front());
+                let (Some(x), Some(y), Some(z)) = (x, y, z) else { break };
+                let (s, c) = full_adder(b, x, y, z);
+                q.push_back(s);
+                carry_in.push(c);
+            }
+            if q.len() == 2 {
+                let (x, y) = (q[0], q[1]);
+                let s = b.xor(x, y);
+                let c = b.and(x, y);
+                carry_in.push(c);
+                out.push(s);
+            } else {
+                out.push(q.pop_front().unwrap_or(Bit::Const(false)));
+            }
+        }
+        extend(&out, w, signed && n < w)
+    }
+}
+
+fn bitlen(v: u128) -> usize {
+    (128 - v.leading_zeros()) as usize
+}
+
+/// A full adder: one AND gate.
+pub fn full_adder(b: &mut Builder, x: Bit, y: Bit, z: Bit) -> (Bit, Bit) {
+    let t1 = b.xor(x, z);
+    let t2 = b.xor(y, z);
+    let s = b.xor(t1, y);
+    let a = b.and(t1, t2);
+    let c = b.xor(a, z);
+    (s, c)
+}
+
+/// `x + y` modulo `2^w`.
+pub fn add(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.add(b, x);
+    s.add(b, y);
+    s.finish(b)
+}
+
+/// `x - y` modulo `2^w`.
+pub fn sub(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.add(b, x);
+    s.sub(b, y);
+    s.finish(b)
+}
+
+/// `-x` modulo `2^w`.
+pub fn neg(b: &mut Builder, x: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.sub(b, x);
+    s.finish(b)
+}
+
+/// `x · y` modulo `2^w`.
+pub fn mul(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.add_product(b, x, y);
+    s.finish(b)
+}
+
+/// Bitwise AND.
+pub fn and(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    x.iter().zip(y).map(|(&p, &q)| b.and(p, q)).collect()
+}
+
+/// Bitwise OR.
+pub fn or(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    x.iter().zip(y).map(|(&p, &q)| b.or(p, q)).collect()
+}
+
+/// Bitwise XOR.
+pub fn xor(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    x.iter().zip(y).map(|(&p, &q)| b.xor(p, q)).collect()
+}
+
+/// Bitwise NOT.
+pub fn not(b: &mut Builder, x: &[Bit]) -> Bits {
+    x.iter().map(|&p| b.not(p)).collect()
+}
+
+/// `sel ? t : f`, bit by bit (one AND per differing bit).
+pub fn mux(b: &mut Builder, sel: Bit, t: &[Bit], f: &[Bit]) -> Bits {
+    t.iter().zip(f).map(|(&p, &q)| b.mux(sel, p, q)).collect()
+}
+
+/// `x != 0` (an OR tree).
+pub fn nonzero(b: &mut Builder, x: &[Bit]) -> Bit {
+    or_all(b, x.to_vec())
+}
+
+fn or_all(b: &mut Builder, mut v: Vec<Bit>) -> Bit {
+    v.retain(|&x| x != Bit::Const(false));
+    if v.contains(&Bit::Const(true)) {
+        return Bit::Const(true);
+    }
+    while v.len() > 1 {
+        let mut next = Vec::with_capacity(v.len().div_ceil(2));
+        for pair in v.chunks(2) {
+            next.push(if pair.len() == 2 { b.or(pair[0], pair[1]) } else { pair[0] });
+        }
+        v = next;
+    }
+    v.first().copied().unwrap_or(Bit::Const(false))
+}
+
+/// `x == y` (n-1 ANDs over the significant bits).
+pub fn equal(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bit {
+    let d: Vec<Bit> = x.iter().zip(y).map(|(&p, &q)| b.xor(p, q)).collect();
+    let k = eff_width(&d).min(d.len());
+    let nz = or_all(b, d[..k].to_vec());
+    b.not(nz)
+}
+
+/// `x < y` for words of equal width (one AND per significant bit).
+pub fn less(b: &mut Builder, x: &[Bit], y: &[Bit], signed: bool) -> Bit {
+    let n = x.len();
+    let k = if signed {
+        let kx = signed_width(x);
+        let ky = signed_width(y);
+        kx.max(ky).min(n)
+    } else {
+        eff_width(x).max(eff_width(y)).min(n)
+    };
+    let mut xs: Bits = x[..k].to_vec();
+    let mut ys: Bits = y[..k].to_vec();
+    if signed {
+        let t = k - 1;
+        xs[t] = b.not(xs[t]);
+        ys[t] = b.not(ys[t]);
+    }
+    // Borrow of x - y: bout = maj(!x, y, bin).
+    let mut borrow = Bit::Const(false);
+    for i in 0..k {
+        let nx = b.not(xs[i]);
+        let t1 = b.xor(nx, borrow);
+        let t2 = b.xor(ys[i], borrow);
+        let a = b.and(t1, t2);
+        borrow = b.xor(a, borrow);
+    }
+    borrow
+}
+
+/// Number of low bits whose sign extension gives the word.
+fn signed_width(x: &[Bit]) -> usize {
+    let Some(&top) = x.last() else { return 1 };
+    let mut k = x.len();
+    while k > 1 && x[k - 2] == top {
+        k -= 1;
+    }
+    k
+}
+
+/// `x << s` for a secret amount (the low log2(width) bits of `s` are used,
+/// as x86 does).
+pub fn shl_var(b: &mut Builder, x: &[Bit], s: &[Bit]) -> Bits {
+    let n = x.len();
+    let mut v = x.to_vec();
+    let mut k = 0;
+    while (1usize << k) < n {
+        let sh = 1usize << k;
+        let sel = s.get(k).copied().unwrap_or(Bit::Const(false));
+        let shifted: Bits = (0..n).map(|i| if i >= sh { v[i - sh] } else { Bit::Const(false) }).collect();
+        v = mux(b, sel, &shifted, &v);
+        k += 1;
+    }
+    v
+}
+
+/// `x >> s` for a secret amount (arithmetic if `signed`).
+pub fn shr_var(b: &mut Builder, x: &[Bit], s: &[Bit], signed: bool) -> Bits {
+    let n = x.len();
+    let fill = if signed { x[n - 1] } else { Bit::Const(false) };
+    let mut v = x.to_vec();
+    let mut k = 0;
+    while (1usize << k) < n {
+        let sh = 1usize << k;
+        let sel = s.get(k).copied().unwrap_or(Bit::Const(false));
+        let shifted: Bits = (0..n).map(|i| if i + sh < n { v[i + sh] } else { fill }).collect();
+        v = mux(b, sel, &shifted, &v);
+        k += 1;
+    }
+    v
+}
+
+/// `(x ^ s) + s`: the absolute value when `s` is the sign of `x`.
+fn cond_negate(b: &mut Builder, x: &[Bit], s: Bit) -> Bits {
+    let n = x.len();
+    let flipped: Bits = x.iter().map(|&p| b.xor(p, s)).collect();
+    let mut sum = Sum::new(n);
+    sum.add(b, &flipped);
+    let mut one = vec![Bit::Const(false); n];
+    one[0] = s;
+    sum.add(b, &one);
+    sum.finish(b)
+}
+
+/// Unsigned division and remainder of words of width `n`.
+///
+/// Non-restoring division: one adder/subtractor (as many ANDs as the
+/// divisor's significant bits) per quotient bit, no multiplexers. A public
+/// divisor skips the leading steps whose quotient bit must be 0, and powers
+/// of two become shifts. Division by zero gives an all-ones quotient and
+/// the dividend as remainder.
+pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, Bits) {
+    let n = x.len();
+    let nx = eff_width(x).min(n);
+    let dconst = const_value(d);
+    if let Some(dv) = dconst {
+        if dv == 0 {
+            return (konst(u64::MAX, n), x.to_vec());
+        }
+        if dv.is_power_of_two() {
+            let k = dv.trailing_zeros() as usize;
+            let q = (0..n).map(|i| x.get(i + k).copied().unwrap_or(Bit::Const(false))).collect();
+            let r = (0..n).map(|i| if i < k { x[i] } else { Bit::Const(false) }).collect();
+            return (q, r);
+        }
+    }
+    let nd = eff_width(d).min(n);
+    let l = match dconst {
+        Some(dv) => 64 - dv.leading_zeros() as usize,
+        None => 1,
+    };
+    let m = nd + 1; // register width: -d <= R < d
+    let mut q = vec![Bit::Const(false); n];
+    if nx + 1 < l {
+        return (q, x.to_vec());
+    }
+    // Start with the top l-1 bits of x (they are < d).
+    let start = nx + 1 - l; // number of steps
+    let mut r: Bits = (0..m).map(|i| if i + start < nx && i < l - 1 { x[i + start] } else { Bit::Const(false) }).collect();
+    let dm: Bits = extend(&d[..nd], m, false);
+    for i in (0..start).rev() {
+        let sign = r[m - 1];
+        let sub = b.not(sign);
+        let mut shifted = Vec::with_capacity(m);
+        shifted.push(x[i]);
+        shifted.extend_from_slice(&r[..m - 1]);
+        let op: Bits = dm.iter().map(|&p| b.xor(p, sub)).collect();
+        let mut s = Sum::new(m);
+        s.add(b, &shifted);
+        s.add(b, &op);
+        let mut cin = vec![Bit::Const(false); m];
+        cin[0] = sub;
+        s.add(b, &cin);
+        // The sum wraps modulo 2^m: force the plain adder of width m.
+        r = s.finish_wrapping(b);
+        q[i] = b.not(r[m - 1]);
+    }
+    let mut rem = Vec::new();
+    if want_rem {
+        let sign = r[m - 1];
+        let fix: Bits = dm.iter().map(|&p| b.and(p, sign)).collect();
+        let mut s = Sum::new(m);
+        s.add(b, &r);
+        s.add(b, &fix);
+        let full = s.finish_wrapping(b);
+        rem = extend(&full[..nd.min(m)], n, false);
+    }
+    if dconst.is_none() && (nd < nx || nx < n) {
+        // Division by zero: quotient all ones, remainder the dividend.
+        let z = {
+            let nz = nonzero(b, &d[..nd]);
+            b.not(nz)
+        };
+        if nd < nx {
+            q = q.iter().map(|&p| b.or(p, z)).collect();
+            if want_rem {
+                rem = mux(b, z, x, &rem);
+            }
+        } else {
+            for bit in q.iter_mut().skip(nx) {
+                *bit = z;
+            }
+        }
+    }
+    (q, rem)
+}
+
+impl Sum {
+    /// The sum modulo `2^w` computed over all `w` columns (for adders whose
+    /// operands are not exact values, like the divider's register).
+    pub fn finish_wrapping(mut self, b: &mut Builder) -> Bits {
+        self.lo = 0;
+        self.hi = (1i128 << self.w) - 1;
+        self.finish(b)
+    }
+}
+
+/// Signed (truncating) division and remainder. `INT_MIN / -1` wraps to
+/// `INT_MIN` (remainder 0); `x / 0` is -1 for `x >= 0` and 1 for `x < 0`,
+/// `x % 0 = x`.
+pub fn sdivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, Bits) {
+    let n = x.len();
+    let sx = x[n - 1];
+    let sd = d[n - 1];
+    let ax = cond_negate(b, x, sx);
+    let ad = cond_negate(b, d, sd);
+    let (q, r) = udivrem(b, &ax, &ad, want_rem);
+    let sq = b.xor(sx, sd);
+    let q = cond_negate(b, &q, sq);
+    let r = if want_rem { cond_negate(b, &r, sx) } else { r };
+    (q, r)
+}

@@ -1,0 +1,341 @@
+//! Input and output values: C initializers to bits and back, and JSON.
+
+use crate::error::CompileError;
+use crate::types::{CType, Scalar};
+
+/// A value for JSON output: a number or a nested list (arrays and structs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CValue {
+    /// A scalar.
+    Int(i128),
+    /// An array's elements or a struct's members in order.
+    List(Vec<CValue>),
+}
+
+impl CValue {
+    /// The value as JSON text: numbers and nested arrays.
+    pub fn to_json_string(&self) -> String {
+        match self {
+            CValue::Int(v) => v.to_string(),
+            CValue::List(items) => {
+                let parts: Vec<String> = items.iter().map(|v| v.to_json_string()).collect();
+                format!("[{}]", parts.join(","))
+            }
+        }
+    }
+}
+
+enum Node {
+    Num(i128, usize),
+    List(Vec<(Option<Des>, Node)>, usize),
+}
+
+enum Des {
+    Field(String, usize),
+    Index(i128, usize),
+}
+
+fn verr(pos: usize, message: impl Into<String>) -> CompileError {
+    CompileError {
+        file: "<value>".into(),
+        line: 1,
+        col: pos as u32 + 1,
+        message: message.into(),
+    }
+}
+
+struct P<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl P<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.s.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn node(&mut self) -> Result<Node, CompileError> {
+        self.ws();
+        let start = self.i;
+        if self.eat(b'{') {
+            let mut items = Vec::new();
+            loop {
+                if self.eat(b'}') {
+                    break;
+                }
+                self.ws();
+                let dpos = self.i;
+                let des = if self.eat(b'.') {
+                    self.ws();
+                    let st = self.i;
+                    while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_') {
+                        self.i += 1;
+                    }
+                    if st == self.i {
+                        return Err(verr(st, "expected a member name after '.'"));
+                    }
+                    let name = String::from_utf8_lossy(&self.s[st..self.i]).to_string();
+                    if !self.eat(b'=') {
+                        return Err(verr(self.i, "expected '=' after a designator"));
+                    }
+                    Some(Des::Field(name, dpos))
+                } else if self.eat(b'[') {
+                    let Node::Num(k, _) = self.number()? else {
+                        return Err(verr(dpos, "bad index designator"));
+                    };
+                    if !self.eat(b']') || !self.eat(b'=') {
+                        return Err(verr(self.i, "expected '] =' in a designator"));
+                    }
+                    Some(Des::Index(k, dpos))
+                } else {
+                    None
+                };
+                items.push((des, self.node()?));
+                if self.eat(b',') {
+                    continue;
+                }
+                if self.eat(b'}') {
+                    break;
+                }
+                return Err(verr(self.i, "expected ',' or '}'"));
+            }
+            return Ok(Node::List(items, start));
+        }
+        self.number()
+    }
+
+    fn number(&mut self) -> Result<Node, CompileError> {
+        self.ws();
+        let start = self.i;
+        let mut neg = false;
+        if self.eat(b'-') {
+            neg = true;
+        } else {
+            self.eat(b'+');
+        }
+        self.ws();
+        let v: i128 = if self.s.get(self.i) == Some(&b'\'') {
+            let c = *self.s.get(self.i + 1).ok_or_else(|| verr(self.i, "bad character constant"))?;
+            let (v, n) = if c == b'\\' {
+                let e = *self.s.get(self.i + 2).ok_or_else(|| verr(self.i, "bad escape"))?;
+                let v = match e {
+                    b'n' => 10,
+                    b't' => 9,
+                    b'r' => 13,
+                    b'0' => 0,
+                    b'\\' => 92,
+                    b'\'' => 39,
+                    _ => return Err(verr(self.i, "unsupported escape in a character constant")),
+                };
+                (v, 3)
+            } else {
+                (c as i128, 2)
+            };
+            if self.s.get(self.i + n) != Some(&b'\'') {
+                return Err(verr(self.i, "unterminated character constant"));
+            }
+            self.i += n + 1;
+            v
+        } else {
+            let st = self.i;
+            while self.i < self.s.len() && self.s[self.i].is_ascii_alphanumeric() {
+                self.i += 1;
+            }
+            let text = String::from_utf8_lossy(&self.s[st..self.i]).to_ascii_lowercase();
+            let body = text.trim_end_matches(['u', 'l']);
+            let parsed = if let Some(h) = body.strip_prefix("0x") {
+                i128::from_str_radix(h, 16)
+            } else if let Some(b) = body.strip_prefix("0b") {
+                i128::from_str_radix(b, 2)
+            } else if body.len() > 1 && body.starts_with('0') {
+                i128::from_str_radix(&body[1..], 8)
+            } else {
+                body.parse::<i128>()
+            };
+            match parsed {
+                Ok(v) if !body.is_empty() => v,
+                _ => return Err(verr(st, format!("invalid number '{text}'"))),
+            }
+        };
+        Ok(Node::Num(if neg { -v } else { v }, start))
+    }
+}
+
+fn scalar_bits(s: Scalar, v: i128, pos: usize, out: &mut [bool]) -> Result<(), CompileError> {
+    if s.width == 1 {
+        out[0] = v != 0;
+        return Ok(());
+    }
+    let w = s.width;
+    let lo = -(1i128 << (w - 1));
+    let hi = (1i128 << w) - 1;
+    if v < lo || v > hi {
+        return Err(verr(pos, format!("value {v} does not fit in {}", s.ctype().name())));
+    }
+    let u = v as u128;
+    for (i, b) in out.iter_mut().enumerate().take(w as usize) {
+        *b = (u >> i) & 1 == 1;
+    }
+    Ok(())
+}
+
+impl CType {
+    /// Parses a C initializer for a value of this type (`5`, `-3`, `0x1f`,
+    /// `'a'`, `{1, 2, 3}`, `{{1, 2}, {3, 4}}`, `{.x = 1, .y = 2}`) into its
+    /// circuit bits, bit 0 first, scalars in layout order. Missing trailing
+    /// elements are zero, as in C.
+    pub fn parse_value(&self, text: &str) -> Result<Vec<bool>, CompileError> {
+        let mut p = P { s: text.as_bytes(), i: 0 };
+        let node = p.node()?;
+        p.ws();
+        if p.i != text.len() {
+            return Err(verr(p.i, "unexpected text after the value"));
+        }
+        let mut out = vec![false; self.width() as usize];
+        fill(self, &node, &mut out)?;
+        Ok(out)
+    }
+
+    /// Formats bits (as laid out by [`CType::parse_value`]) as a C
+    /// initializer in decimal: `-122667`, `{1, 2, 3}`, `{{1, 2}, 7}`.
+    pub fn format_value(&self, bits: &[bool]) -> String {
+        match self.json_value(bits) {
+            v => fmt_c(&v),
+        }
+    }
+
+    /// The value as numbers and nested lists (for JSON output).
+    pub fn json_value(&self, bits: &[bool]) -> CValue {
+        let mut at = 0;
+        self.value_at(bits, &mut at)
+    }
+
+    fn value_at(&self, bits: &[bool], at: &mut usize) -> CValue {
+        match self {
+            CType::Array(e, n) => CValue::List((0..*n).map(|_| e.value_at(bits, at)).collect()),
+            CType::Struct(s) => CValue::List(s.fields.iter().map(|(_, t)| t.value_at(bits, at)).collect()),
+            t => {
+                let w = t.width() as usize;
+                let mut u: u128 = 0;
+                for i in 0..w {
+                    if bits.get(*at + i).copied().unwrap_or(false) {
+                        u |= 1 << i;
+                    }
+                }
+                *at += w;
+                let signed = t.scalar().is_some_and(|s| s.signed);
+                let v = if signed && w > 0 && (u >> (w - 1)) & 1 == 1 {
+                    u as i128 - (1i128 << w)
+                } else {
+                    u as i128
+                };
+                CValue::Int(v)
+            }
+        }
+    }
+}
+
+fn fmt_c(v: &CValue) -> String {
+    match v {
+        CValue::Int(x) => x.to_string(),
+        CValue::List(items) => {
+            let parts: Vec<String> = items.iter().map(fmt_c).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+fn fill(ty: &CType, node: &Node, out: &mut [bool]) -> Result<(), CompileError> {
+    match (ty, node) {
+        (CType::Array(..) | CType::Struct(_), Node::List(items, _)) => {
+            let mut it = 0;
+            fill_list(ty, items, &mut it, out, true)?;
+            if it < items.len() {
+                return Err(verr(node_pos(&items[it].1), "too many values"));
+            }
+            Ok(())
+        }
+        (CType::Array(..) | CType::Struct(_), Node::Num(_, pos)) => Err(verr(*pos, format!("expected '{{' for a value of type {}", ty.name()))),
+        (_, Node::List(items, pos)) => match items.as_slice() {
+            [(None, n)] => fill(ty, n, out),
+            _ => Err(verr(*pos, format!("expected a single number for {}", ty.name()))),
+        },
+        (t, Node::Num(v, pos)) => match t.scalar() {
+            Some(s) => scalar_bits(s, *v, *pos, out),
+            None => Err(verr(*pos, format!("values of type {} cannot be given", t.name()))),
+        },
+    }
+}
+
+fn node_pos(n: &Node) -> usize {
+    match n {
+        Node::Num(_, p) | Node::List(_, p) => *p,
+    }
+}
+
+fn fill_list(ty: &CType, items: &[(Option<Des>, Node)], it: &mut usize, out: &mut [bool], braced: bool) -> Result<(), CompileError> {
+    let members: Vec<(Option<&str>, CType)> = match ty {
+        CType::Array(e, n) => (0..*n).map(|_| (None, (**e).clone())).collect(),
+        CType::Struct(s) => s.fields.iter().map(|(n, t)| (Some(n.as_str()), t.clone())).collect(),
+        _ => return Ok(()),
+    };
+    let mut offs = Vec::with_capacity(members.len());
+    let mut at = 0usize;
+    for (_, t) in &members {
+        offs.push(at);
+        at += t.width() as usize;
+    }
+    let mut k = 0usize;
+    while *it < items.len() {
+        let (des, node) = &items[*it];
+        if let Some(d) = des {
+            if !braced {
+                return Ok(());
+            }
+            k = match (d, ty) {
+                (Des::Field(name, pos), CType::Struct(_)) => members
+                    .iter()
+                    .position(|(n, _)| *n == Some(name.as_str()))
+                    .ok_or_else(|| verr(*pos, format!("no member named '{name}'")))?,
+                (Des::Index(i, pos), CType::Array(_, n)) => {
+                    if *i < 0 || *i >= *n as i128 {
+                        return Err(verr(*pos, "index out of bounds"));
+                    }
+                    *i as usize
+                }
+                (Des::Field(_, pos) | Des::Index(_, pos), _) => return Err(verr(*pos, "designator does not fit the type")),
+            };
+        }
+        if k >= members.len() {
+            if braced {
+                return Err(verr(node_pos(node), "too many values"));
+            }
+            return Ok(());
+        }
+        let (_, mt) = &members[k];
+        let w = mt.width() as usize;
+        let slice = &mut out[offs[k]..offs[k] + w];
+        let aggregate = matches!(mt, CType::Array(..) | CType::Struct(_));
+        match node {
+            Node::Num(..) if aggregate => fill_list(mt, items, it, slice, false)?,
+            _ => {
+                *it += 1;
+                fill(mt, node, slice)?;
+            }
+        }
+        k += 1;
+    }
+    Ok(())
+}

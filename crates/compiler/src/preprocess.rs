@@ -1,0 +1,646 @@
+//! The C preprocessor: `#include` (with built-in standard headers),
+//! `#define` (object- and function-like, `#`, `##`, `__VA_ARGS__`),
+//! `#undef`, and conditional compilation (`#if`, `#ifdef`, `#elif`, ...).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use crate::error::{diag, err, DResult, Diag, Loc};
+use crate::lexer::{lex, Tok, Token};
+
+/// The standard headers the compiler provides itself, so that compiling
+/// needs no system C library.
+fn builtin_header(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "stdint.h" | "inttypes.h" => STDINT,
+        "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#endif\n",
+        "stddef.h" | "string.h" | "stdlib.h" => "#ifndef __TWOFOLD_STDDEF\n#define __TWOFOLD_STDDEF\ntypedef unsigned long size_t;\ntypedef long ptrdiff_t;\n#define NULL ((void*)0)\n#endif\n",
+        "limits.h" => LIMITS,
+        "stdio.h" | "assert.h" => "",
+        _ => return None,
+    })
+}
+
+const STDINT: &str = "#ifndef __TWOFOLD_STDINT
+#define __TWOFOLD_STDINT
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef signed char int_least8_t;
+typedef short int_least16_t;
+typedef int int_least32_t;
+typedef long long int_least64_t;
+typedef unsigned char uint_least8_t;
+typedef unsigned short uint_least16_t;
+typedef unsigned int uint_least32_t;
+typedef unsigned long long uint_least64_t;
+typedef signed char int_fast8_t;
+typedef long int_fast16_t;
+typedef long int_fast32_t;
+typedef long long int_fast64_t;
+typedef unsigned char uint_fast8_t;
+typedef unsigned long uint_fast16_t;
+typedef unsigned long uint_fast32_t;
+typedef unsigned long long uint_fast64_t;
+typedef long intptr_t;
+typedef unsigned long uintptr_t;
+typedef long long intmax_t;
+typedef unsigned long long uintmax_t;
+#define INT8_MIN (-128)
+#define INT16_MIN (-32767-1)
+#define INT32_MIN (-2147483647-1)
+#define INT64_MIN (-9223372036854775807LL-1)
+#define INT8_MAX 127
+#define INT16_MAX 32767
+#define INT32_MAX 2147483647
+#define INT64_MAX 9223372036854775807LL
+#define UINT8_MAX 255
+#define UINT16_MAX 65535
+#define UINT32_MAX 4294967295U
+#define UINT64_MAX 18446744073709551615ULL
+#define INT8_C(x) x
+#define INT16_C(x) x
+#define INT32_C(x) x
+#define INT64_C(x) x ## LL
+#define UINT8_C(x) x
+#define UINT16_C(x) x
+#define UINT32_C(x) x ## U
+#define UINT64_C(x) x ## ULL
+#define SIZE_MAX 18446744073709551615UL
+#endif
+";
+
+const LIMITS: &str = "#ifndef __TWOFOLD_LIMITS
+#define __TWOFOLD_LIMITS
+#define CHAR_BIT 8
+#define SCHAR_MIN (-128)
+#define SCHAR_MAX 127
+#define UCHAR_MAX 255
+#define CHAR_MIN (-128)
+#define CHAR_MAX 127
+#define SHRT_MIN (-32768)
+#define SHRT_MAX 32767
+#define USHRT_MAX 65535
+#define INT_MIN (-2147483647-1)
+#define INT_MAX 2147483647
+#define UINT_MAX 4294967295U
+#define LONG_MIN (-9223372036854775807L-1)
+#define LONG_MAX 9223372036854775807L
+#define ULONG_MAX 18446744073709551615UL
+#define LLONG_MIN (-9223372036854775807LL-1)
+#define LLONG_MAX 9223372036854775807LL
+#define ULLONG_MAX 18446744073709551615ULL
+#endif
+";
+
+#[derive(Clone)]
+struct Macro {
+    params: Option<Vec<String>>,
+    variadic: bool,
+    body: Vec<Token>,
+}
+
+/// Preprocessor state: the file table and the macro table.
+pub struct Preprocessor {
+    /// Display names of the files read, indexed by [`Loc::file`].
+    pub files: Vec<String>,
+    macros: HashMap<String, Macro>,
+    depth: u32,
+}
+
+type HideSet = Rc<Vec<String>>;
+
+impl Default for Preprocessor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Preprocessor {
+    /// A preprocessor with no macros defined.
+    pub fn new() -> Preprocessor {
+        Preprocessor {
+            files: Vec::new(),
+            macros: HashMap::new(),
+            depth: 0,
+        }
+    }
+
+    /// Preprocesses `src`, named `name`; `dir` is where `#include "..."` looks.
+    pub fn run(&mut self, src: &str, name: &str, dir: Option<&Path>) -> DResult<Vec<Token>> {
+        let file = self.files.len() as u32;
+        self.files.push(name.to_string());
+        let toks = lex(src, file)?;
+        let mut out = Vec::new();
+        self.process(toks, dir, &mut out)?;
+        Ok(out)
+    }
+
+    fn process(&mut self, toks: Vec<Token>, dir: Option<&Path>, out: &mut Vec<Token>) -> DResult<()> {
+        // (this group active, some branch already taken, parent active)
+        let mut conds: Vec<(bool, bool, bool)> = Vec::new();
+        let mut pending: Vec<Token> = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let t = &toks[i];
+            if !(t.line_start && t.is("#")) {
+                let active = conds.last().is_none_or(|c| c.0);
+                if active {
+                    pending.push(t.clone());
+                }
+                i += 1;
+                continue;
+            }
+            // A directive: the tokens up to the end of the line.
+            let hash_loc = t.loc;
+            let mut j = i + 1;
+            while j < toks.len() && !toks[j].line_start {
+                j += 1;
+            }
+            let line: Vec<Token> = toks[i + 1..j].to_vec();
+            i = j;
+            let Some(name_tok) = line.first() else { continue };
+            let name = match &name_tok.tok {
+                Tok::Ident(s) => s.clone(),
+                Tok::Int(..) => continue, // `# 1 "file"` line markers
+                _ => return err(name_tok.loc, "invalid preprocessing directive"),
+            };
+            let active = conds.last().is_none_or(|c| c.0);
+            match name.as_str() {
+                "if" | "ifdef" | "ifndef" => {
+                    let v = if !active {
+                        false
+                    } else if name == "if" {
+                        self.eval_if(&line[1..], name_tok.loc)?
+                    } else {
+                        let Some(id) = line.get(1).and_then(|t| t.ident()) else {
+                            return err(name_tok.loc, format!("#{name} needs a macro name"));
+                        };
+                        self.macros.contains_key(id) == (name == "ifdef")
+                    };
+                    conds.push((active && v, v, active));
+                }
+                "elif" => {
+                    let Some(c) = conds.last().copied() else {
+                        return err(name_tok.loc, "#elif without #if");
+                    };
+                    let v = c.2 && !c.1 && self.eval_if(&line[1..], name_tok.loc)?;
+                    *conds.last_mut().unwrap_or(&mut (false, false, false)) = (v, c.1 || v, c.2);
+                }
+                "else" => {
+                    let Some(c) = conds.last_mut() else {
+                        return err(name_tok.loc, "#else without #if");
+                    };
+                    *c = (c.2 && !c.1, true, c.2);
+                }
+                "endif" => {
+                    if conds.pop().is_none() {
+                        return err(name_tok.loc, "#endif without #if");
+                    }
+                }
+                _ if !active => {}
+                "define" => self.define(&line[1..], name_tok.loc)?,
+                "undef" => {
+                    if let Some(id) = line.get(1).and_then(|t| t.ident()) {
+                        self.macros.remove(id);
+                    }
+                }
+                "include" => {
+                    let expanded = self.expand(std::mem::take(&mut pending))?;
+                    out.extend(expanded);
+                    self.include(&line[1..], name_tok.loc, dir, out)?;
+                }
+                "error" => return err(hash_loc, "#error directive"),
+                "pragma" | "warning" | "line" | "ident" => {}
+                _ => return err(name_tok.loc, format!("unknown directive #{name}")),
+            }
+        }
+        if !conds.is_empty() {
+            let loc = toks.last().map(|t| t.loc).unwrap_or_default();
+            return err(loc, "unterminated #if");
+        }
+        let expanded = self.expand(pending)?;
+        out.extend(expanded);
+        Ok(())
+    }
+
+    fn include(&mut self, line: &[Token], loc: Loc, dir: Option<&Path>, out: &mut Vec<Token>) -> DResult<()> {
+        let (name, system) = match line.first().map(|t| &t.tok) {
+            Some(Tok::Str(s)) => (s.clone(), false),
+            Some(Tok::Punct("<")) => {
+                let mut s = String::new();
+                for t in &line[1..] {
+                    if t.is(">") {
+                        break;
+                    }
+                    s.push_str(&spell(t));
+                }
+                (s, true)
+            }
+            _ => return err(loc, "#include expects \"file\" or <file>"),
+        };
+        if self.depth > 64 {
+            return err(loc, "#include nested too deeply");
+        }
+        if system {
+            let Some(text) = builtin_header(&name) else {
+                return err(
+                    loc,
+                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h)"),
+                );
+            };
+            self.depth += 1;
+            let file = self.files.len() as u32;
+            self.files.push(format!("<{name}>"));
+            let toks = lex(text, file)?;
+            self.process(toks, None, out)?;
+            self.depth -= 1;
+            return Ok(());
+        }
+        let path: PathBuf = match dir {
+            Some(d) => d.join(&name),
+            None => PathBuf::from(&name),
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                if let Some(text) = builtin_header(&name) {
+                    text.to_string()
+                } else {
+                    return err(loc, format!("cannot read included file '{}': {e}", path.display()));
+                }
+            }
+        };
+        let file = self.files.len() as u32;
+        self.files.push(path.display().to_string());
+        let toks = lex(&text, file)?;
+        let sub_dir = path.parent().map(|p| p.to_path_buf());
+        self.depth += 1;
+        self.process(toks, sub_dir.as_deref(), out)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn define(&mut self, line: &[Token], loc: Loc) -> DResult<()> {
+        let Some(name) = line.first().and_then(|t| t.ident()) else {
+            return err(loc, "#define needs a macro name");
+        };
+        let mut k = 1;
+        let mut params = None;
+        let mut variadic = false;
+        if line.get(1).is_some_and(|t| t.is("(") && !t.space_before) {
+            let mut ps = Vec::new();
+            k = 2;
+            loop {
+                let Some(t) = line.get(k) else {
+                    return err(loc, "unterminated macro parameter list");
+                };
+                k += 1;
+                if t.is(")") {
+                    break;
+                }
+                if t.is(",") {
+                    continue;
+                }
+                if t.is("...") {
+                    variadic = true;
+                    continue;
+                }
+                match t.ident() {
+                    Some(p) => ps.push(p.to_string()),
+                    None => return err(t.loc, "bad macro parameter"),
+                }
+            }
+            params = Some(ps);
+        }
+        self.macros.insert(
+            name.to_string(),
+            Macro {
+                params,
+                variadic,
+                body: line[k..].to_vec(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Macro-expands a token list (Prosser-style hide sets).
+    fn expand(&self, toks: Vec<Token>) -> DResult<Vec<Token>> {
+        let empty: HideSet = Rc::new(Vec::new());
+        let mut q: VecDeque<(Token, HideSet)> = toks.into_iter().map(|t| (t, empty.clone())).collect();
+        let mut out = Vec::new();
+        let mut steps = 0u64;
+        while let Some((t, hs)) = q.pop_front() {
+            steps += 1;
+            if steps > 50_000_000 {
+                return err(t.loc, "macro expansion does not terminate");
+            }
+            let Some(name) = t.ident() else {
+                out.push(t);
+                continue;
+            };
+            if hs.iter().any(|h| h == name) {
+                out.push(t);
+                continue;
+            }
+            let Some(m) = self.macros.get(name) else {
+                out.push(t);
+                continue;
+            };
+            let mut new_hs = (*hs).clone();
+            new_hs.push(name.to_string());
+            let new_hs = Rc::new(new_hs);
+            let body = match &m.params {
+                None => m.body.clone(),
+                Some(params) => {
+                    if !q.front().is_some_and(|(n, _)| n.is("(")) {
+                        out.push(t);
+                        continue;
+                    }
+                    q.pop_front();
+                    let mut args: Vec<Vec<Token>> = vec![Vec::new()];
+                    let mut depth = 0;
+                    loop {
+                        let Some((a, _)) = q.pop_front() else {
+                            return err(t.loc, format!("unterminated call of macro '{name}'"));
+                        };
+                        if a.is("(") {
+                            depth += 1;
+                        } else if a.is(")") {
+                            if depth == 0 {
+                                break;
+                            }
+                            depth -= 1;
+                        } else if a.is(",") && depth == 0 && !(m.variadic && args.len() > params.len()) {
+                            args.push(Vec::new());
+                            continue;
+                        }
+                        if let Some(last) = args.last_mut() {
+                            last.push(a);
+                        }
+                    }
+                    if args.len() == 1 && args[0].is_empty() && params.is_empty() {
+                        args.clear();
+                    }
+                    let want = params.len() + usize::from(m.variadic);
+                    if m.variadic && args.len() == params.len() {
+                        args.push(Vec::new());
+                    }
+                    if args.len() != want {
+                        return err(
+                            t.loc,
+                            format!("macro '{name}' takes {} arguments, {} given", want, args.len()),
+                        );
+                    }
+                    self.substitute(m, params, &args, t.loc)?
+                }
+            };
+            for b in body.into_iter().rev() {
+                let mut b = b;
+                b.loc = t.loc;
+                q.push_front((b, new_hs.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn substitute(&self, m: &Macro, params: &[String], args: &[Vec<Token>], loc: Loc) -> DResult<Vec<Token>> {
+        let index = |t: &Token| -> Option<usize> {
+            let id = t.ident()?;
+            if id == "__VA_ARGS__" && m.variadic {
+                return Some(params.len());
+            }
+            params.iter().position(|p| p == id)
+        };
+        let body = &m.body;
+        let mut out: Vec<Token> = Vec::new();
+        let mut k = 0;
+        while k < body.len() {
+            let t = &body[k];
+            if t.is("#") {
+                if let Some(p) = body.get(k + 1).and_then(index) {
+                    let s: Vec<String> = args[p].iter().map(spell).collect();
+                    out.push(Token {
+                        tok: Tok::Str(s.join(" ")),
+                        loc,
+                        line_start: false,
+                        space_before: true,
+                    });
+                    k += 2;
+                    continue;
+                }
+            }
+            if t.is("##") {
+                // Paste the previous output token with the next operand.
+                let next: Vec<Token> = match body.get(k + 1) {
+                    Some(n) => match index(n) {
+                        Some(p) => args[p].clone(),
+                        None => vec![n.clone()],
+                    },
+                    None => return err(loc, "'##' at the end of a macro"),
+                };
+                k += 2;
+                let left = out.pop();
+                let mut rest = next.into_iter();
+                let first = rest.next();
+                match (left, first) {
+                    (Some(l), Some(r)) => {
+                        let text = format!("{}{}", spell(&l), spell(&r));
+                        let mut toks = lex(&text, loc.file).map_err(|_| diag(loc, format!("'##' forms an invalid token '{text}'")))?;
+                        for tk in &mut toks {
+                            tk.loc = loc;
+                        }
+                        out.extend(toks);
+                    }
+                    (Some(l), None) => out.push(l),
+                    (None, Some(r)) => out.push(r),
+                    (None, None) => {}
+                }
+                out.extend(rest);
+                continue;
+            }
+            if let Some(p) = index(t) {
+                let pasted = body.get(k + 1).is_some_and(|n| n.is("##"));
+                if pasted {
+                    out.extend(args[p].iter().cloned());
+                } else {
+                    out.extend(self.expand(args[p].clone())?);
+                }
+                k += 1;
+                continue;
+            }
+            out.push(t.clone());
+            k += 1;
+        }
+        Ok(out)
+    }
+
+    fn eval_if(&self, line: &[Token], loc: Loc) -> DResult<bool> {
+        // Replace `defined X` / `defined(X)` first.
+        let mut toks = Vec::new();
+        let mut k = 0;
+        while k < line.len() {
+            if line[k].ident() == Some("defined") {
+                let (name, skip) = if line.get(k + 1).is_some_and(|t| t.is("(")) {
+                    (line.get(k + 2).and_then(|t| t.ident()), 4)
+                } else {
+                    (line.get(k + 1).and_then(|t| t.ident()), 2)
+                };
+                let Some(name) = name else {
+                    return err(line[k].loc, "bad 'defined'");
+                };
+                let v = self.macros.contains_key(name);
+                toks.push(Token {
+                    tok: Tok::Int(v as u64, false, 0),
+                    loc: line[k].loc,
+                    line_start: false,
+                    space_before: true,
+                });
+                k += skip;
+                continue;
+            }
+            toks.push(line[k].clone());
+            k += 1;
+        }
+        let toks = self.expand(toks)?;
+        let mut p = IfEval { toks: &toks, pos: 0, loc };
+        let v = p.expr(0)?;
+        if p.pos != toks.len() {
+            return err(toks[p.pos].loc, "unexpected token in #if expression");
+        }
+        Ok(v != 0)
+    }
+}
+
+/// The spelling of a token (for `#`, `##` and `<header>` names).
+pub fn spell(t: &Token) -> String {
+    match &t.tok {
+        Tok::Ident(s) => s.clone(),
+        Tok::Int(v, u, l) => format!("{v}{}{}", if *u { "u" } else { "" }, "l".repeat(*l as usize)),
+        Tok::Char(c) => format!("{c}"),
+        Tok::Str(s) => format!("{s:?}"),
+        Tok::Float => "0.0".into(),
+        Tok::Punct(p) => p.to_string(),
+    }
+}
+
+struct IfEval<'a> {
+    toks: &'a [Token],
+    pos: usize,
+    loc: Loc,
+}
+
+impl IfEval<'_> {
+    fn peek_punct(&self) -> Option<&'static str> {
+        match self.toks.get(self.pos).map(|t| &t.tok) {
+            Some(Tok::Punct(p)) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn here(&self) -> Loc {
+        self.toks.get(self.pos).map(|t| t.loc).unwrap_or(self.loc)
+    }
+
+    fn unary(&mut self) -> DResult<i64> {
+        let Some(t) = self.toks.get(self.pos) else {
+            return err(self.loc, "incomplete #if expression");
+        };
+        self.pos += 1;
+        match &t.tok {
+            Tok::Int(v, ..) => Ok(*v as i64),
+            Tok::Char(c) => Ok(*c),
+            Tok::Ident(_) => Ok(0),
+            Tok::Punct("(") => {
+                let v = self.expr(0)?;
+                if self.peek_punct() != Some(")") {
+                    return err(self.here(), "expected ')' in #if expression");
+                }
+                self.pos += 1;
+                Ok(v)
+            }
+            Tok::Punct("-") => Ok(self.unary()?.wrapping_neg()),
+            Tok::Punct("+") => self.unary(),
+            Tok::Punct("!") => Ok((self.unary()? == 0) as i64),
+            Tok::Punct("~") => Ok(!self.unary()?),
+            _ => err(t.loc, "bad token in #if expression"),
+        }
+    }
+
+    fn expr(&mut self, min_prec: u8) -> DResult<i64> {
+        let mut lhs = self.unary()?;
+        loop {
+            let Some(op) = self.peek_punct() else { break };
+            if op == "?" {
+                if min_prec > 1 {
+                    break;
+                }
+                self.pos += 1;
+                let a = self.expr(0)?;
+                if self.peek_punct() != Some(":") {
+                    return err(self.here(), "expected ':' in #if expression");
+                }
+                self.pos += 1;
+                let b = self.expr(1)?;
+                lhs = if lhs != 0 { a } else { b };
+                continue;
+            }
+            let prec = match op {
+                "*" | "/" | "%" => 10,
+                "+" | "-" => 9,
+                "<<" | ">>" => 8,
+                "<" | "<=" | ">" | ">=" => 7,
+                "==" | "!=" => 6,
+                "&" => 5,
+                "^" => 4,
+                "|" => 3,
+                "&&" => 2,
+                "||" => 1,
+                _ => break,
+            };
+            if prec < min_prec.max(1) {
+                break;
+            }
+            let loc = self.here();
+            self.pos += 1;
+            let rhs = self.expr(prec + 1)?;
+            lhs = match op {
+                "*" => lhs.wrapping_mul(rhs),
+                "/" | "%" if rhs == 0 => return err(loc, "division by zero in #if"),
+                "/" => lhs.wrapping_div(rhs),
+                "%" => lhs.wrapping_rem(rhs),
+                "+" => lhs.wrapping_add(rhs),
+                "-" => lhs.wrapping_sub(rhs),
+                "<<" => lhs.wrapping_shl(rhs as u32),
+                ">>" => lhs.wrapping_shr(rhs as u32),
+                "<" => (lhs < rhs) as i64,
+                "<=" => (lhs <= rhs) as i64,
+                ">" => (lhs > rhs) as i64,
+                ">=" => (lhs >= rhs) as i64,
+                "==" => (lhs == rhs) as i64,
+                "!=" => (lhs != rhs) as i64,
+                "&" => lhs & rhs,
+                "^" => lhs ^ rhs,
+                "|" => lhs | rhs,
+                "&&" => (lhs != 0 && rhs != 0) as i64,
+                _ => (lhs != 0 || rhs != 0) as i64,
+            };
+        }
+        Ok(lhs)
+    }
+}
+
+/// Preprocesses `src` and returns its tokens and the file table.
+pub fn preprocess(src: &str, name: &str, dir: Option<&Path>) -> Result<(Vec<Token>, Vec<String>), (Diag, Vec<String>)> {
+    let mut pp = Preprocessor::new();
+    match pp.run(src, name, dir) {
+        Ok(t) => Ok((t, pp.files)),
+        Err(d) => Err((d, pp.files)),
+    }
+}
