@@ -1,12 +1,18 @@
 //! The garbler and evaluator as [`Engine`]s: the pure half-gates cores, with
 //! garbled tables streamed over the channel in frames so that memory stays
 //! bounded whatever the circuit size.
+//!
+//! With more than one thread, an engine garbles (evaluates) every AND run of
+//! at least [`FGP_MIN_ANDS`] gates in parallel (fine-grained parallelism):
+//! the run is cut into one contiguous part per thread, each part is garbled
+//! with the gate ids it has in the sequential order, and the tables are sent
+//! in that order, so the bytes on the wire do not depend on the thread count.
 
 use std::sync::Arc;
 
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
-use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block};
+use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block, CryptoError, Delta};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
@@ -15,36 +21,133 @@ use crate::error::ProtocolError;
 const GATES_PER_STEP: usize = 8192;
 /// Tables are sent once this many blocks have accumulated (128 KiB).
 const FLUSH_BLOCKS: usize = 8192;
+/// AND runs shorter than this are not split between threads: spawning would
+/// cost more than it saves (measured with `twofold bench`).
+pub const FGP_MIN_ANDS: usize = 2048;
 
-/// Called with the number of AND gates done so far.
+/// Called with the number of AND gates just done (for a progress bar).
 pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
+
+/// Splits `gates` into steps: an AND run long enough for FGP is one step, any
+/// other stretch at most [`GATES_PER_STEP`] gates.
+fn for_each_step(
+    gates: &[Gate],
+    threads: usize,
+    mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
+) -> Result<(), ProtocolError> {
+    let mut i = 0;
+    while i < gates.len() {
+        if threads > 1 && gates[i].is_and() {
+            let run = gates[i..].iter().take_while(|g| g.is_and()).count();
+            if run >= FGP_MIN_ANDS {
+                f(&gates[i..i + run], true)?;
+                i += run;
+                continue;
+            }
+        }
+        let end = (i + GATES_PER_STEP).min(gates.len());
+        // Do not swallow the start of a long AND run into a sequential step.
+        let end = if threads > 1 {
+            (i + 1..end)
+                .find(|&j| gates[j].is_and() && !gates[j - 1].is_and())
+                .unwrap_or(end)
+        } else {
+            end
+        };
+        f(&gates[i..end], false)?;
+        i = end;
+    }
+    Ok(())
+}
+
+/// The `[start, end)` bounds of `parts` near-equal parts of `n` items.
+fn parts(n: usize, parts: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..parts).map(move |k| (n * k / parts, n * (k + 1) / parts))
+}
+
+/// Runs `f(start, end)` for `threads` near-equal parts of `0..n` on
+/// `threads` threads; returns the results in part order.
+fn in_parallel<T: Send>(
+    n: usize,
+    threads: usize,
+    f: impl Fn(usize, usize) -> Result<T, CryptoError> + Sync,
+) -> Result<Vec<T>, CryptoError> {
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts(n, threads)
+            .map(|(start, end)| s.spawn(move || f(start, end)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("garbling threads do not panic"))
+            .collect()
+    })
+}
+
+/// One part of a parallel AND run: its gates over a local label array (two
+/// inputs per gate, then the outputs), so parts write no shared memory.
+fn local_part<L: Copy + Default>(gates: &[Gate], labels: &[L]) -> (Vec<Gate>, Vec<L>) {
+    let n = gates.len() as u32;
+    let mut local = Vec::with_capacity(3 * gates.len());
+    let mut renamed = Vec::with_capacity(gates.len());
+    for (i, g) in gates.iter().enumerate() {
+        if let Gate::And { a, b, .. } = *g {
+            local.push(labels[a as usize]);
+            local.push(labels[b as usize]);
+            let i = i as u32;
+            renamed.push(Gate::And {
+                a: 2 * i,
+                b: 2 * i + 1,
+                out: 2 * n + i,
+            });
+        }
+    }
+    local.resize(3 * gates.len(), L::default());
+    (renamed, local)
+}
+
+/// Writes the outputs of parallel parts back to their wires.
+fn scatter<L: Copy>(run: &[Gate], outputs: &[Vec<L>], labels: &mut [L]) {
+    for (g, l) in run.iter().zip(outputs.iter().flatten()) {
+        labels[g.out() as usize] = *l;
+    }
+}
 
 /// The garbling side: garbles batches and streams the tables to the peer.
 pub struct GarblingEngine<'c> {
     garbler: Garbler,
     chan: &'c mut Channel,
     tables: Vec<Block>,
+    threads: usize,
     ands: u64,
     progress: Option<Progress>,
 }
 
 impl<'c> GarblingEngine<'c> {
-    /// An engine sending tables over `chan`.
-    pub fn new(garbler: Garbler, chan: &'c mut Channel, progress: Option<Progress>) -> Self {
+    /// An engine sending tables over `chan`, its first AND gate numbered
+    /// `first_gate`, splitting wide AND runs over `threads` threads.
+    pub fn new(
+        delta: Delta,
+        first_gate: u64,
+        chan: &'c mut Channel,
+        threads: usize,
+        progress: Option<Progress>,
+    ) -> Self {
         GarblingEngine {
-            garbler,
+            garbler: Garbler::new(delta, first_gate),
             chan,
             tables: Vec::with_capacity(FLUSH_BLOCKS + 2 * GATES_PER_STEP),
+            threads: threads.max(1),
             ands: 0,
             progress,
         }
     }
 
-    /// Sends the tables still buffered; call once the whole program ran.
-    pub fn finish(mut self) -> Result<(Garbler, u64), ProtocolError> {
+    /// Sends the tables still buffered; returns the AND gates garbled.
+    pub fn finish(mut self) -> Result<u64, ProtocolError> {
         self.send_tables()?;
         self.chan.flush()?;
-        Ok((self.garbler, self.ands))
+        Ok(self.ands)
     }
 
     fn send_tables(&mut self) -> Result<(), ProtocolError> {
@@ -54,6 +157,30 @@ impl<'c> GarblingEngine<'c> {
         }
         Ok(())
     }
+
+    /// Garbles an AND run on all threads.
+    fn garble_parallel(
+        &mut self,
+        run: &[Gate],
+        labels: &mut [ZeroLabel],
+    ) -> Result<(), ProtocolError> {
+        let (delta, first) = (self.garbler.delta(), self.garbler.next_gate_id());
+        let shared: &[ZeroLabel] = labels;
+        let results = in_parallel(run.len(), self.threads, |start, end| {
+            let (gates, mut local) = local_part(&run[start..end], shared);
+            let mut tables = Vec::with_capacity(2 * gates.len());
+            Garbler::new(delta, first + start as u64).garble(&gates, &mut local, &mut tables)?;
+            Ok((local.split_off(2 * gates.len()), tables))
+        })?;
+        let mut outputs = Vec::with_capacity(results.len());
+        for (out, tables) in results {
+            self.tables.extend_from_slice(&tables);
+            outputs.push(out);
+        }
+        scatter(run, &outputs, labels);
+        self.garbler = Garbler::new(delta, first + run.len() as u64);
+        Ok(())
+    }
 }
 
 impl Engine for GarblingEngine<'_> {
@@ -61,18 +188,24 @@ impl Engine for GarblingEngine<'_> {
     type Error = ProtocolError;
 
     fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), ProtocolError> {
-        for step in gates.chunks(GATES_PER_STEP) {
+        let threads = self.threads;
+        for_each_step(gates, threads, |step, parallel| {
             let before = self.tables.len();
-            self.garbler.garble(step, labels, &mut self.tables)?;
-            self.ands += ((self.tables.len() - before) / 2) as u64;
+            if parallel {
+                self.garble_parallel(step, labels)?;
+            } else {
+                self.garbler.garble(step, labels, &mut self.tables)?;
+            }
+            let done = ((self.tables.len() - before) / 2) as u64;
+            self.ands += done;
             if self.tables.len() >= FLUSH_BLOCKS {
                 self.send_tables()?;
-                if let Some(p) = &self.progress {
-                    p(self.ands);
-                }
             }
-        }
-        Ok(())
+            if let Some(p) = &self.progress {
+                p(done);
+            }
+            Ok(())
+        })
     }
 }
 
@@ -83,25 +216,33 @@ pub struct EvaluatingEngine<'c> {
     tables: Vec<Block>,
     used: usize,
     frame: Vec<u8>,
+    threads: usize,
     ands: u64,
     progress: Option<Progress>,
 }
 
 impl<'c> EvaluatingEngine<'c> {
-    /// An engine receiving tables from `chan`.
-    pub fn new(evaluator: Evaluator, chan: &'c mut Channel, progress: Option<Progress>) -> Self {
+    /// An engine receiving tables from `chan`, its first AND gate numbered
+    /// `first_gate`, splitting wide AND runs over `threads` threads.
+    pub fn new(
+        first_gate: u64,
+        chan: &'c mut Channel,
+        threads: usize,
+        progress: Option<Progress>,
+    ) -> Self {
         EvaluatingEngine {
-            evaluator,
+            evaluator: Evaluator::new(first_gate),
             chan,
             tables: Vec::new(),
             used: 0,
             frame: Vec::new(),
+            threads: threads.max(1),
             ands: 0,
             progress,
         }
     }
 
-    /// Checks that every table sent was used; call once the program ran.
+    /// Checks that every table sent was used; returns the AND gates evaluated.
     pub fn finish(self) -> Result<u64, ProtocolError> {
         if self.used != self.tables.len() {
             return Err(ProtocolError::Malformed(format!(
@@ -130,10 +271,29 @@ impl<'c> EvaluatingEngine<'c> {
             let old = self.tables.len();
             self.tables.resize(old + self.frame.len() / 16, Block::ZERO);
             blocks_as_bytes_mut(&mut self.tables[old..]).copy_from_slice(&self.frame);
-            if let Some(p) = &self.progress {
-                p(self.ands);
-            }
         }
+        Ok(())
+    }
+
+    /// Evaluates an AND run on all threads from `tables`.
+    fn evaluate_parallel(
+        &self,
+        run: &[Gate],
+        labels: &mut [ActiveLabel],
+        tables: &[Block],
+    ) -> Result<(), ProtocolError> {
+        let first = self.evaluator.next_gate_id();
+        let shared: &[ActiveLabel] = labels;
+        let outputs = in_parallel(run.len(), self.threads, |start, end| {
+            let (gates, mut local) = local_part(&run[start..end], shared);
+            Evaluator::new(first + start as u64).evaluate(
+                &gates,
+                &mut local,
+                &tables[2 * start..2 * end],
+            )?;
+            Ok(local.split_off(2 * gates.len()))
+        })?;
+        scatter(run, &outputs, labels);
         Ok(())
     }
 }
@@ -147,14 +307,23 @@ impl Engine for EvaluatingEngine<'_> {
         gates: &[Gate],
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        for step in gates.chunks(GATES_PER_STEP) {
+        let threads = self.threads;
+        for_each_step(gates, threads, |step, parallel| {
             let ands = step.iter().filter(|g| g.is_and()).count();
             self.fill(2 * ands)?;
-            self.evaluator
-                .evaluate(step, labels, &self.tables[self.used..])?;
+            let tables = &self.tables[self.used..self.used + 2 * ands];
+            if parallel {
+                self.evaluate_parallel(step, labels, tables)?;
+                self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
+            } else {
+                self.evaluator.evaluate(step, labels, tables)?;
+            }
             self.used += 2 * ands;
             self.ands += ands as u64;
-        }
-        Ok(())
+            if let Some(p) = &self.progress {
+                p(ands as u64);
+            }
+            Ok(())
+        })
     }
 }

@@ -6,11 +6,12 @@ use twofold_crypto::prg::Prg;
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
+use crate::schedule::Schedule;
 use crate::session::{Reveal, SessionOptions};
 use crate::PROTOCOL_VERSION;
 
 const MAGIC: &[u8; 8] = b"2fold-hi";
-const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 16;
+const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 16;
 
 /// What each party announces.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +21,7 @@ struct Hello {
     program_hash: [u8; 32],
     reveal: Reveal,
     threads: u32,
+    schedule: Schedule,
     nonce: [u8; 16],
 }
 
@@ -32,6 +34,7 @@ impl Hello {
         out.extend_from_slice(&self.program_hash);
         out.push(self.reveal as u8);
         out.extend_from_slice(&self.threads.to_le_bytes());
+        out.push(self.schedule as u8);
         out.extend_from_slice(&self.nonce);
         out
     }
@@ -70,7 +73,10 @@ impl Hello {
             program_hash: bytes[13..45].try_into().expect("32 bytes"),
             reveal,
             threads: u32::from_le_bytes(bytes[46..50].try_into().expect("4 bytes")),
-            nonce: bytes[50..66].try_into().expect("16 bytes"),
+            schedule: Schedule::from_byte(bytes[50]).ok_or_else(|| {
+                ProtocolError::Malformed(format!("unknown schedule {}", bytes[50]))
+            })?,
+            nonce: bytes[51..67].try_into().expect("16 bytes"),
         })
     }
 }
@@ -103,6 +109,7 @@ pub fn handshake(
         program_hash,
         reveal: opts.reveal,
         threads: opts.threads,
+        schedule: opts.schedule,
         nonce,
     };
     chan.send_frame(&ours.encode())?;
@@ -152,6 +159,27 @@ pub fn handshake(
     Ok(h.finalize().into())
 }
 
+/// Ties an extra connection to the session: both ends send the session id
+/// and the connection's index and check the other's.
+pub fn bind_channel(
+    chan: &mut Channel,
+    session_id: &[u8; 32],
+    index: u32,
+) -> Result<(), ProtocolError> {
+    let mut ours = session_id.to_vec();
+    ours.extend_from_slice(&index.to_le_bytes());
+    chan.send_frame(&ours)?;
+    chan.flush()?;
+    let mut theirs = Vec::new();
+    chan.recv_frame(&mut theirs)?;
+    if theirs != ours {
+        return Err(ProtocolError::Malformed(format!(
+            "connection {index} does not belong to this session"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +192,7 @@ mod tests {
             program_hash: [7; 32],
             reveal: Reveal::A,
             threads: 2,
+            schedule: Schedule::Cgp,
             nonce: [9; 16],
         };
         assert_eq!(Hello::decode(&hello.encode()).unwrap(), hello);

@@ -10,11 +10,13 @@ pub mod engine;
 pub mod error;
 pub mod handshake;
 pub mod local;
+pub mod schedule;
 pub mod session;
 
 pub use error::ProtocolError;
 pub use local::run_local;
-pub use session::{run_session, PartyInputs, Phase, Reveal, SessionOptions, SessionReport};
+pub use schedule::Schedule;
+pub use session::{run_session, PartyInputs, Peer, Phase, Reveal, SessionOptions, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.
 pub const PROTOCOL_VERSION: u32 = 1;

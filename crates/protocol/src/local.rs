@@ -7,7 +7,7 @@ use twofold_circuit::{Party, Program};
 use twofold_net::{Channel, ChannelOptions, Listener};
 
 use crate::error::ProtocolError;
-use crate::session::{run_session, PartyInputs, SessionOptions, SessionReport};
+use crate::session::{run_session, PartyInputs, Peer, SessionOptions, SessionReport};
 
 /// Runs party A (listening on an ephemeral loopback port) and party B
 /// (connecting to it) on two threads; returns both reports, A's first.
@@ -28,12 +28,20 @@ pub fn run_local(
     };
     std::thread::scope(|scope| {
         let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
-            let mut chan = Channel::connect(addr, deadline, channel.clone())?;
-            run_session(&mut chan, Party::B, program, inputs_b, &b_opts)
+            let chan = Channel::connect(addr, deadline, channel.clone())?;
+            let peer = Peer::Connect(addr.to_string(), deadline, channel.clone());
+            run_session(chan, &peer, Party::B, program, inputs_b, &b_opts)
         });
         let a = (|| -> Result<SessionReport, ProtocolError> {
-            let mut chan = listener.accept(deadline)?;
-            run_session(&mut chan, Party::A, program, inputs_a, opts)
+            let chan = listener.accept(deadline)?;
+            run_session(
+                chan,
+                &Peer::Listen(&listener, deadline),
+                Party::A,
+                program,
+                inputs_a,
+                opts,
+            )
         })();
         let b = b.join().expect("party B's thread does not panic");
         // Report the first cause: a party that failed on its own makes the

@@ -5,14 +5,15 @@ use std::time::{Duration, Instant};
 
 use twofold_circuit::program::split_outputs;
 use twofold_circuit::{Party, Program};
-use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
 use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Delta, Prg};
-use twofold_net::Channel;
+use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::engine::{EvaluatingEngine, GarblingEngine, Progress};
 use crate::error::ProtocolError;
-use crate::handshake::handshake;
+use crate::handshake::{bind_channel, handshake};
+use crate::schedule::{run_program, Schedule, Side};
 
 /// Who learns the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -59,7 +60,9 @@ impl std::fmt::Display for Reveal {
 pub struct SessionOptions {
     /// Who learns the outputs.
     pub reveal: Reveal,
-    /// Worker threads per party (this version runs one).
+    /// How the work is spread over threads.
+    pub schedule: Schedule,
+    /// Worker threads per party (at least 1).
     pub threads: u32,
     /// Called with the AND gates done so far, for a progress bar.
     pub progress: Option<Progress>,
@@ -111,10 +114,31 @@ pub struct SessionReport {
     pub total: Duration,
 }
 
-/// Runs `party`'s side of a session of `program` over `chan`. Party A
-/// garbles, party B evaluates.
+/// Where the peer is, for the extra connections of a multi-threaded session.
+pub enum Peer<'l> {
+    /// Accept connections on this listener, waiting at most the duration.
+    Listen(&'l Listener, Duration),
+    /// Connect to this address, retrying for at most the duration.
+    Connect(String, Duration, ChannelOptions),
+}
+
+impl Peer<'_> {
+    fn open(&self) -> Result<Channel, ProtocolError> {
+        Ok(match self {
+            Peer::Listen(listener, wait) => listener.accept(*wait)?,
+            Peer::Connect(addr, wait, opts) => {
+                Channel::connect(addr.as_str(), *wait, opts.clone())?
+            }
+        })
+    }
+}
+
+/// Runs `party`'s side of a session of `program` over `first` (the
+/// connection to the peer), opening through `peer` the extra connections the
+/// schedule needs. Party A garbles, party B evaluates.
 pub fn run_session(
-    chan: &mut Channel,
+    first: Channel,
+    peer: &Peer,
     party: Party,
     program: &Program,
     inputs: &PartyInputs,
@@ -123,7 +147,13 @@ pub fn run_session(
     let my_bits = check_inputs(program, party, inputs)?;
     let start = Instant::now();
     let mut clock = PhaseClock::new();
-    let session_id = handshake(chan, party, program.hash(), opts)?;
+    let mut chans = vec![first];
+    let session_id = handshake(&mut chans[0], party, program.hash(), opts)?;
+    for index in 1..opts.schedule.channels(opts.threads) {
+        let mut chan = peer.open()?;
+        bind_channel(&mut chan, &session_id, index as u32)?;
+        chans.push(chan);
+    }
     clock.lap(Phase::Handshake);
     let levelled = program.levelize();
     let owners: Vec<Party> = program
@@ -134,7 +164,7 @@ pub fn run_session(
         .collect();
     let (outputs, and_gates) = match party {
         Party::A => garble(
-            chan,
+            &mut chans,
             &levelled,
             &owners,
             &my_bits,
@@ -143,7 +173,7 @@ pub fn run_session(
             &mut clock,
         )?,
         Party::B => evaluate(
-            chan,
+            &mut chans,
             &levelled,
             &owners,
             &my_bits,
@@ -155,11 +185,54 @@ pub fn run_session(
     Ok(SessionReport {
         outputs: outputs.map(|flat| split_outputs(&program.main, &flat)),
         and_gates,
-        bytes_sent: chan.bytes_sent(),
-        bytes_received: chan.bytes_received(),
+        bytes_sent: chans.iter().map(|c| c.bytes_sent()).sum(),
+        bytes_received: chans.iter().map(|c| c.bytes_received()).sum(),
         phases: clock.phases,
         total: start.elapsed(),
     })
+}
+
+/// The garbling side of [`run_program`].
+struct GarblerSide {
+    delta: Delta,
+    progress: Option<Progress>,
+}
+
+impl Side for GarblerSide {
+    type Label = ZeroLabel;
+    type Engine<'c> = GarblingEngine<'c>;
+    fn engine<'c>(
+        &'c self,
+        chan: &'c mut Channel,
+        first_gate: u64,
+        threads: usize,
+    ) -> GarblingEngine<'c> {
+        GarblingEngine::new(self.delta, first_gate, chan, threads, self.progress.clone())
+    }
+    fn finish(engine: GarblingEngine<'_>) -> Result<u64, ProtocolError> {
+        engine.finish()
+    }
+}
+
+/// The evaluating side of [`run_program`].
+struct EvaluatorSide {
+    progress: Option<Progress>,
+}
+
+impl Side for EvaluatorSide {
+    type Label = ActiveLabel;
+    type Engine<'c> = EvaluatingEngine<'c>;
+    fn engine<'c>(
+        &'c self,
+        chan: &'c mut Channel,
+        first_gate: u64,
+        threads: usize,
+    ) -> EvaluatingEngine<'c> {
+        EvaluatingEngine::new(first_gate, chan, threads, self.progress.clone())
+    }
+    fn finish(engine: EvaluatingEngine<'_>) -> Result<u64, ProtocolError> {
+        engine.finish()
+    }
 }
 
 /// Checks `inputs` against the program and returns this party's bits in
@@ -251,7 +324,7 @@ impl PhaseClock {
 }
 
 fn garble(
-    chan: &mut Channel,
+    chans: &mut [Channel],
     program: &Program,
     owners: &[Party],
     my_bits: &[bool],
@@ -261,6 +334,7 @@ fn garble(
 ) -> Result<(Option<Vec<bool>>, u64), ProtocolError> {
     let mut prg = Prg::from_os();
     let delta = Delta::random(&mut prg);
+    let chan = &mut chans[0];
     // Evaluator's input labels come from correlated OT: K0 is the 0-label.
     let mut cot = CotSender::setup(chan, delta, session_id)?;
     let theirs = owners.iter().filter(|&&p| p == Party::B).count();
@@ -285,10 +359,14 @@ fn garble(
     chan.flush()?;
     clock.lap(Phase::Inputs);
 
-    let mut engine = GarblingEngine::new(garbler, chan, opts.progress.clone());
-    let out_labels = program.run(&mut engine, &labels)?;
-    let (_, ands) = engine.finish()?;
+    let side = GarblerSide {
+        delta,
+        progress: opts.progress.clone(),
+    };
+    let threads = opts.threads.max(1) as usize;
+    let (out_labels, ands) = run_program(&side, program, &labels, chans, opts.schedule, threads)?;
     clock.lap(Phase::Gates);
+    let chan = &mut chans[0];
 
     if opts.reveal.reveals_to(Party::B) {
         chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.decode_bit())))?;
@@ -313,7 +391,7 @@ fn garble(
 }
 
 fn evaluate(
-    chan: &mut Channel,
+    chans: &mut [Channel],
     program: &Program,
     owners: &[Party],
     my_bits: &[bool],
@@ -321,6 +399,7 @@ fn evaluate(
     opts: &SessionOptions,
     clock: &mut PhaseClock,
 ) -> Result<(Option<Vec<bool>>, u64), ProtocolError> {
+    let chan = &mut chans[0];
     let mut cot = CotReceiver::setup(chan, session_id)?;
     let mut ot_labels = cot.receive(chan, my_bits)?.into_iter();
     let mut buf = Vec::new();
@@ -348,10 +427,13 @@ fn evaluate(
         .collect();
     clock.lap(Phase::Inputs);
 
-    let mut engine = EvaluatingEngine::new(Evaluator::new(0), chan, opts.progress.clone());
-    let out_labels = program.run(&mut engine, &labels)?;
-    let ands = engine.finish()?;
+    let side = EvaluatorSide {
+        progress: opts.progress.clone(),
+    };
+    let threads = opts.threads.max(1) as usize;
+    let (out_labels, ands) = run_program(&side, program, &labels, chans, opts.schedule, threads)?;
     clock.lap(Phase::Gates);
+    let chan = &mut chans[0];
 
     let outputs = if opts.reveal.reveals_to(Party::B) {
         chan.recv_frame(&mut buf)?;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use twofold_circuit::{Party, Program};
 use twofold_net::{Channel, ChannelOptions, Listener};
-use twofold_protocol::{run_session, PartyInputs, ProtocolError, Reveal, SessionOptions};
+use twofold_protocol::{run_session, PartyInputs, Peer, ProtocolError, Reveal, SessionOptions};
 use twofold_testkit::{random_circuit, random_inputs, RandomShape};
 
 fn program(seed: u64) -> (Program, PartyInputs, PartyInputs) {
@@ -47,7 +47,7 @@ fn opts() -> SessionOptions {
     SessionOptions {
         reveal: Reveal::Both,
         threads: 1,
-        progress: None,
+        ..SessionOptions::default()
     }
 }
 
@@ -60,15 +60,15 @@ fn party_a_against(peer: impl FnOnce(TcpStream) + Send + 'static) -> ProtocolErr
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let t = std::thread::spawn(move || peer(TcpStream::connect(addr).unwrap()));
-    let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let peer = Peer::Listen(&listener, Duration::from_secs(5));
     let start = Instant::now();
-    let err = run_session(&mut chan, Party::A, &program, &a, &opts()).unwrap_err();
+    let err = run_session(chan, &peer, Party::A, &program, &a, &opts()).unwrap_err();
     assert!(
         start.elapsed() < Duration::from_secs(10),
         "took {:?}",
         start.elapsed()
     );
-    drop(chan);
     t.join().unwrap();
     err
 }
@@ -80,12 +80,18 @@ fn a_peer_running_another_program_is_rejected_on_both_sides() {
     let listener = Listener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let t = std::thread::spawn(move || {
-        let mut chan =
+        let chan =
             Channel::connect(addr, Duration::from_secs(5), ChannelOptions::default()).unwrap();
-        run_session(&mut chan, Party::B, &p2, &b, &opts()).unwrap_err()
+        let peer = Peer::Connect(
+            addr.to_string(),
+            Duration::from_secs(5),
+            ChannelOptions::default(),
+        );
+        run_session(chan, &peer, Party::B, &p2, &b, &opts()).unwrap_err()
     });
-    let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
-    let err_a = run_session(&mut chan, Party::A, &p1, &a, &opts()).unwrap_err();
+    let chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let peer = Peer::Listen(&listener, Duration::from_secs(5));
+    let err_a = run_session(chan, &peer, Party::A, &p1, &a, &opts()).unwrap_err();
     let err_b = t.join().unwrap();
     for err in [err_a, err_b] {
         assert!(
@@ -108,12 +114,18 @@ fn both_parties_claiming_the_same_role_is_rejected() {
     let addr = listener.local_addr().unwrap();
     let (p2, a2) = (p.clone(), a.clone());
     let t = std::thread::spawn(move || {
-        let mut chan =
+        let chan =
             Channel::connect(addr, Duration::from_secs(5), ChannelOptions::default()).unwrap();
-        run_session(&mut chan, Party::A, &p2, &a2, &opts()).unwrap_err()
+        let peer = Peer::Connect(
+            addr.to_string(),
+            Duration::from_secs(5),
+            ChannelOptions::default(),
+        );
+        run_session(chan, &peer, Party::A, &p2, &a2, &opts()).unwrap_err()
     });
-    let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
-    let err = run_session(&mut chan, Party::A, &p, &a, &opts()).unwrap_err();
+    let chan = listener.accept(Duration::from_secs(5)).unwrap();
+    let peer = Peer::Listen(&listener, Duration::from_secs(5));
+    let err = run_session(chan, &peer, Party::A, &p, &a, &opts()).unwrap_err();
     assert!(err.to_string().contains("party"), "{err}");
     assert!(t.join().unwrap().to_string().contains("party"));
 }
@@ -200,13 +212,18 @@ fn a_connection_cut_mid_session_ends_both_parties_with_an_error() {
         let (p, bb) = (program.clone(), b.clone());
         let start = Instant::now();
         let tb = std::thread::spawn(move || {
-            let mut chan =
+            let chan =
                 Channel::connect(relay_addr, Duration::from_secs(5), short_timeouts()).unwrap();
-            run_session(&mut chan, Party::B, &p, &bb, &opts())
+            let peer = Peer::Connect(
+                relay_addr.to_string(),
+                Duration::from_secs(5),
+                short_timeouts(),
+            );
+            run_session(chan, &peer, Party::B, &p, &bb, &opts())
         });
-        let mut chan = listener.accept(Duration::from_secs(5)).unwrap();
-        let ra = run_session(&mut chan, Party::A, &program, &a, &opts());
-        drop(chan);
+        let chan = listener.accept(Duration::from_secs(5)).unwrap();
+        let peer = Peer::Listen(&listener, Duration::from_secs(5));
+        let ra = run_session(chan, &peer, Party::A, &program, &a, &opts());
         let rb = tb.join().unwrap();
         r.join().unwrap();
         assert!(start.elapsed() < Duration::from_secs(10));

@@ -25,7 +25,7 @@ fn opts(reveal: Reveal) -> SessionOptions {
     SessionOptions {
         reveal,
         threads: 1,
-        progress: None,
+        ..SessionOptions::default()
     }
 }
 
@@ -149,4 +149,43 @@ fn wrong_inputs_are_rejected_before_anything_is_sent() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("bits"), "{err}");
+}
+
+/// Wide levels (so FGP splits them) and regions (so CGP splits them), under
+/// every schedule and 1..4 threads: identical outputs and bytes, equal to
+/// plaintext.
+#[test]
+fn every_schedule_and_thread_count_gives_the_same_result() {
+    use twofold_protocol::Schedule;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    for round in 0..4u64 {
+        // A main circuit with wide AND levels, and a program with a region
+        // whose body is wide too.
+        let wide = twofold_circuit::synthetic::layered(rng.gen_range(2100..3000), 3, 64, round);
+        let body = twofold_circuit::synthetic::layered(rng.gen_range(8..2500), 2, 16, round + 100);
+        let programs = [
+            Program::from(wide),
+            twofold_circuit::synthetic::repeated(&body, rng.gen_range(1..7)),
+        ];
+        for program in programs {
+            let inputs = random_inputs(&mut rng, &program.main);
+            let want = program.eval(&inputs).unwrap();
+            let (a, b) = split(&program, &inputs);
+            for schedule in Schedule::ALL {
+                for threads in 1..=4 {
+                    let o = SessionOptions {
+                        schedule,
+                        threads,
+                        ..opts(Reveal::Both)
+                    };
+                    let (ra, rb) =
+                        run_local(&program, &a, &b, &o, &ChannelOptions::default()).unwrap();
+                    let label = format!("round {round}, {} x{threads}", schedule.name());
+                    assert_eq!(ra.outputs.unwrap(), want, "{label}");
+                    assert_eq!(rb.outputs.unwrap(), want, "{label}");
+                    assert_eq!(ra.and_gates, program.and_count(), "{label}");
+                }
+            }
+        }
+    }
 }

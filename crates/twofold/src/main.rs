@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 use twofold::commands::{bench, eval, run, stats};
 use twofold::load::{load, parse_owners, parse_party};
-use twofold_protocol::Reveal;
+use twofold_protocol::{Reveal, Schedule};
 
 /// Secure two-party computation with Yao's garbled circuits.
 #[derive(Parser)]
@@ -79,6 +79,13 @@ enum Cmd {
         /// Seconds to wait for the peer before giving up.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
+        /// Threads per party (default: the number of cores; both parties must agree).
+        #[arg(long)]
+        threads: Option<u32>,
+        /// seq, fgp (AND levels split between threads), cgp (parallel regions
+        /// split between threads, one connection each) or auto (both).
+        #[arg(long, default_value = "auto", value_parser = parse_schedule)]
+        schedule: Schedule,
         /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
         #[arg(long)]
         json: bool,
@@ -98,6 +105,18 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    Schedule::ALL
+        .into_iter()
+        .find(|s| s.name() == text)
+        .ok_or_else(|| format!("`{text}` is not a schedule (seq, fgp, cgp, auto)"))
+}
+
+/// The number of cores of this machine.
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
 fn main() -> ExitCode {
@@ -142,6 +161,8 @@ fn real_main() -> Result<String> {
             owner,
             reveal_to,
             timeout,
+            threads,
+            schedule,
             json,
         } => {
             let endpoint = match (local, listen, connect) {
@@ -163,6 +184,8 @@ fn real_main() -> Result<String> {
                     Some(RevealTo::B) => Reveal::B,
                 },
                 timeout: Duration::from_secs(timeout.max(1)),
+                schedule,
+                threads: threads.unwrap_or_else(cores),
                 json,
             };
             Ok(run::run(&loaded, &opts)? + if json { "\n" } else { "" })

@@ -16,7 +16,7 @@ use twofold_circuit::{binary, Engine, Gate, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
 use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::ChannelOptions;
-use twofold_protocol::{run_local, PartyInputs, SessionOptions};
+use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
 
 /// What to measure.
 pub struct BenchOptions {
@@ -163,6 +163,7 @@ fn protocol_speed(program: &Program, runs: usize) -> Result<Value> {
     );
     let opts = SessionOptions {
         threads: 1,
+        schedule: Schedule::Sequential,
         ..SessionOptions::default()
     };
     let mut rates = Vec::new();

@@ -7,7 +7,9 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use twofold_circuit::Party;
 use twofold_net::{Channel, ChannelOptions, Listener};
-use twofold_protocol::{run_local, run_session, Reveal, SessionOptions, SessionReport};
+use twofold_protocol::{
+    run_local, run_session, Peer, Reveal, Schedule, SessionOptions, SessionReport,
+};
 
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::Loaded;
@@ -35,6 +37,10 @@ pub struct RunOptions {
     pub reveal: Reveal,
     /// Network timeout (also how long to wait for the peer).
     pub timeout: Duration,
+    /// `--schedule`.
+    pub schedule: Schedule,
+    /// `--threads`.
+    pub threads: u32,
     /// `--json`.
     pub json: bool,
 }
@@ -49,7 +55,8 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), opts.json);
     let session = SessionOptions {
         reveal: opts.reveal,
-        threads: 1,
+        schedule: opts.schedule,
+        threads: opts.threads.max(1),
         progress,
     };
     let (party, report, peer) = match &opts.endpoint {
@@ -64,18 +71,19 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
                 .party
                 .context("--party a|b is needed with --listen/--connect")?;
             let given = assign(loaded, &opts.inputs, Givers::Only(party))?;
-            let mut chan = match &opts.endpoint {
-                Endpoint::Listen(_) => Listener::bind(addr.as_str())
+            let report = if let Endpoint::Listen(_) = &opts.endpoint {
+                let listener = Listener::bind(addr.as_str())
                     .with_context(|| format!("cannot listen on {addr}"))?
-                    .with_options(channel)?
-                    .accept(opts.timeout)?,
-                _ => Channel::connect(addr.as_str(), opts.timeout, channel)?,
+                    .with_options(channel)?;
+                let first = listener.accept(opts.timeout)?;
+                let peer = Peer::Listen(&listener, opts.timeout);
+                run_session(first, &peer, party, &loaded.program, &given, &session)?
+            } else {
+                let first = Channel::connect(addr.as_str(), opts.timeout, channel.clone())?;
+                let peer = Peer::Connect(addr.clone(), opts.timeout, channel);
+                run_session(first, &peer, party, &loaded.program, &given, &session)?
             };
-            (
-                party,
-                run_session(&mut chan, party, &loaded.program, &given, &session)?,
-                None,
-            )
+            (party, report, None)
         }
     };
     if let Some(bar) = bar {

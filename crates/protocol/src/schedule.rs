@@ -1,0 +1,332 @@
+//! Running a program over one or more channels: the schedulers.
+//!
+//! * sequential — one thread, one channel;
+//! * FGP — wide AND levels split between threads inside each engine
+//!   (see [`crate::engine`]);
+//! * CGP — the instances of each parallel region split between threads, each
+//!   thread with its own channel (its own TCP connection), so tables need no
+//!   sequence numbers; threads join after the region. With more threads than
+//!   instances, the instances run one after another with FGP inside;
+//! * auto — CGP for regions, FGP elsewhere.
+//!
+//! Every AND gate keeps the id it has in sequential execution order (main
+//! gates, then each region instance in turn), so the tweaks, the tables and
+//! the outputs are the same whatever the schedule and the thread count.
+
+use twofold_circuit::program::for_each_batch;
+use twofold_circuit::{Engine, Gate, Program, Region};
+use twofold_net::Channel;
+
+use crate::error::ProtocolError;
+
+/// How the work is spread over threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Schedule {
+    /// One thread.
+    Sequential = 0,
+    /// Fine-grained: AND levels split between threads.
+    Fgp = 1,
+    /// Coarse-grained: region instances split between threads.
+    Cgp = 2,
+    /// CGP where regions exist, FGP elsewhere.
+    #[default]
+    Auto = 3,
+}
+
+impl Schedule {
+    /// All schedules.
+    pub const ALL: [Schedule; 4] = [
+        Schedule::Sequential,
+        Schedule::Fgp,
+        Schedule::Cgp,
+        Schedule::Auto,
+    ];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Sequential => "seq",
+            Schedule::Fgp => "fgp",
+            Schedule::Cgp => "cgp",
+            Schedule::Auto => "auto",
+        }
+    }
+
+    pub(crate) fn from_byte(b: u8) -> Option<Schedule> {
+        Schedule::ALL.into_iter().find(|s| *s as u8 == b)
+    }
+
+    /// How many channels a session with `threads` threads opens.
+    pub fn channels(self, threads: u32) -> usize {
+        match self {
+            Schedule::Cgp | Schedule::Auto => threads.max(1) as usize,
+            Schedule::Sequential | Schedule::Fgp => 1,
+        }
+    }
+
+    /// Threads for FGP outside regions.
+    fn main_threads(self, threads: usize) -> usize {
+        match self {
+            Schedule::Fgp | Schedule::Auto => threads,
+            Schedule::Sequential | Schedule::Cgp => 1,
+        }
+    }
+}
+
+/// One side of the protocol (garbler or evaluator): makes engines on
+/// channels and closes them.
+pub(crate) trait Side: Sync {
+    /// What a wire holds on this side.
+    type Label: Copy + Default + Send + Sync;
+    /// The engine on one channel.
+    type Engine<'c>: Engine<Label = Self::Label, Error = ProtocolError>;
+    /// An engine on `chan` whose first AND gate has id `first_gate`.
+    fn engine<'c>(
+        &'c self,
+        chan: &'c mut Channel,
+        first_gate: u64,
+        threads: usize,
+    ) -> Self::Engine<'c>;
+    /// Flushes or checks what the engine still holds; returns its AND count.
+    fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError>;
+}
+
+/// Runs `program` on `side` over `chans` (as many as `schedule.channels`)
+/// with `threads` threads; returns the output labels and the AND gates done.
+pub(crate) fn run_program<S: Side>(
+    side: &S,
+    program: &Program,
+    inputs: &[S::Label],
+    chans: &mut [Channel],
+    schedule: Schedule,
+    threads: usize,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    let main = &program.main;
+    let mut labels = vec![S::Label::default(); main.num_wires as usize];
+    labels[..inputs.len()].copy_from_slice(inputs);
+    let mut gate_id = 0u64;
+    let mut ands = 0u64;
+    let mut next = 0;
+    let main_threads = schedule.main_threads(threads);
+    let run_main =
+        |gates: &[Gate], labels: &mut Vec<S::Label>, gate_id: &mut u64, chan: &mut Channel| {
+            let mut engine = side.engine(chan, *gate_id, main_threads);
+            for_each_batch(gates, main.num_wires, |batch| {
+                engine.run_gates(batch, labels)
+            })?;
+            let done = S::finish(engine)?;
+            *gate_id += done;
+            Ok::<u64, ProtocolError>(done)
+        };
+    for region in &program.regions {
+        ands += run_main(
+            &main.gates[next..region.position],
+            &mut labels,
+            &mut gate_id,
+            &mut chans[0],
+        )?;
+        next = region.position;
+        ands += run_region(side, region, &mut labels, gate_id, chans, schedule, threads)?;
+        gate_id += region.body.and_count() as u64 * region.instances.len() as u64;
+    }
+    ands += run_main(
+        &main.gates[next..],
+        &mut labels,
+        &mut gate_id,
+        &mut chans[0],
+    )?;
+    Ok((
+        main.output_wires().map(|w| labels[w as usize]).collect(),
+        ands,
+    ))
+}
+
+/// The output labels of some instances, instance after instance, and their
+/// AND count.
+type InstancesDone<L> = (Vec<L>, u64);
+
+/// Runs the instances `range` of `region` on one engine.
+fn run_instances<S: Side>(
+    side: &S,
+    region: &Region,
+    range: std::ops::Range<usize>,
+    labels: &[S::Label],
+    chan: &mut Channel,
+    first_gate: u64,
+    threads: usize,
+) -> Result<InstancesDone<S::Label>, ProtocolError> {
+    let body = &region.body;
+    let body_outputs: Vec<u32> = body.output_wires().collect();
+    let mut body_labels = vec![S::Label::default(); body.num_wires as usize];
+    let mut outputs = Vec::with_capacity(range.len() * body_outputs.len());
+    let mut engine = side.engine(chan, first_gate, threads);
+    for inst in &region.instances[range] {
+        for (slot, &w) in body_labels
+            .iter_mut()
+            .zip(region.shared.iter().chain(&inst.inputs))
+        {
+            *slot = labels[w as usize];
+        }
+        for_each_batch(&body.gates, body.num_wires, |batch| {
+            engine.run_gates(batch, &mut body_labels)
+        })?;
+        outputs.extend(body_outputs.iter().map(|&w| body_labels[w as usize]));
+    }
+    let ands = S::finish(engine)?;
+    Ok((outputs, ands))
+}
+
+fn run_region<S: Side>(
+    side: &S,
+    region: &Region,
+    labels: &mut [S::Label],
+    first_gate: u64,
+    chans: &mut [Channel],
+    schedule: Schedule,
+    threads: usize,
+) -> Result<u64, ProtocolError> {
+    let n = region.instances.len();
+    let body_ands = region.body.and_count() as u64;
+    let workers = match schedule {
+        Schedule::Cgp | Schedule::Auto => threads.min(n).min(chans.len()).max(1),
+        Schedule::Sequential | Schedule::Fgp => 1,
+    };
+    let inner_threads = match schedule {
+        Schedule::Sequential => 1,
+        _ if workers > 1 => 1,
+        _ => threads,
+    };
+    let shared: &[S::Label] = labels;
+    let ranges: Vec<_> = (0..workers)
+        .map(|k| n * k / workers..n * (k + 1) / workers)
+        .collect();
+    let results: Vec<Result<InstancesDone<S::Label>, ProtocolError>> = if workers == 1 {
+        vec![run_instances(
+            side,
+            region,
+            0..n,
+            shared,
+            &mut chans[0],
+            first_gate,
+            inner_threads,
+        )]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = chans[..workers]
+                .iter_mut()
+                .zip(ranges.iter().cloned())
+                .map(|(chan, range)| {
+                    let first = first_gate + range.start as u64 * body_ands;
+                    s.spawn(move || run_instances(side, region, range, shared, chan, first, 1))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("region threads do not panic"))
+                .collect()
+        })
+    };
+    let mut ands = 0;
+    let per = region.body.output_bits();
+    for (result, range) in results.into_iter().zip(ranges) {
+        let (outputs, done) = result?;
+        ands += done;
+        for (k, inst) in region.instances[range].iter().enumerate() {
+            for (&w, &l) in inst.outputs.iter().zip(&outputs[k * per..(k + 1) * per]) {
+                labels[w as usize] = l;
+            }
+        }
+    }
+    Ok(ands)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use twofold_circuit::synthetic::{layered, repeated};
+    use twofold_net::{ChannelOptions, Listener};
+
+    use super::*;
+
+    /// Records, for every engine made, the AND-gate ids it used.
+    struct Recorder(Mutex<Vec<(u64, u64)>>);
+
+    struct Counting<'r> {
+        first: u64,
+        ands: u64,
+        log: &'r Mutex<Vec<(u64, u64)>>,
+    }
+
+    impl Engine for Counting<'_> {
+        type Label = bool;
+        type Error = ProtocolError;
+        fn run_gates(&mut self, gates: &[Gate], labels: &mut [bool]) -> Result<(), ProtocolError> {
+            twofold_circuit::eval_gates(gates, labels);
+            self.ands += gates.iter().filter(|g| g.is_and()).count() as u64;
+            Ok(())
+        }
+    }
+
+    impl Side for Recorder {
+        type Label = bool;
+        type Engine<'c> = Counting<'c>;
+        fn engine<'c>(&'c self, _: &'c mut Channel, first_gate: u64, _: usize) -> Counting<'c> {
+            Counting {
+                first: first_gate,
+                ands: 0,
+                log: &self.0,
+            }
+        }
+        fn finish(e: Counting<'_>) -> Result<u64, ProtocolError> {
+            e.log.lock().unwrap().push((e.first, e.first + e.ands));
+            Ok(e.ands)
+        }
+    }
+
+    fn channels(n: usize) -> (Vec<Channel>, Vec<Channel>) {
+        let listener = Listener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let wait = std::time::Duration::from_secs(5);
+        (0..n)
+            .map(|_| {
+                let c = Channel::connect(addr, wait, ChannelOptions::default()).unwrap();
+                (c, listener.accept(wait).unwrap())
+            })
+            .unzip()
+    }
+
+    #[test]
+    fn gate_ids_are_unique_across_threads_regions_and_instances() {
+        let body = layered(40, 3, 8, 1);
+        let program = repeated(&body, 7);
+        let total = program.and_count();
+        for schedule in Schedule::ALL {
+            for threads in 1..=4 {
+                let recorder = Recorder(Mutex::new(Vec::new()));
+                let (mut chans, _peer) = channels(schedule.channels(threads as u32));
+                let inputs = vec![false; program.main.input_bits()];
+                let (_, ands) =
+                    run_program(&recorder, &program, &inputs, &mut chans, schedule, threads)
+                        .unwrap();
+                assert_eq!(ands, total);
+                // The id ranges of all engines tile [0, total) without overlap.
+                let mut ranges = recorder.0.into_inner().unwrap();
+                ranges.retain(|(a, b)| a != b);
+                ranges.sort();
+                let mut at = 0;
+                for (start, end) in ranges {
+                    assert_eq!(
+                        start,
+                        at,
+                        "{} x{threads}: ids overlap or leave a gap",
+                        schedule.name()
+                    );
+                    at = end;
+                }
+                assert_eq!(at, total);
+            }
+        }
+    }
+}
