@@ -52,3 +52,177 @@ pub fn output_scalars(p: &CompiledProgram, outs: &[Vec<bool>]) -> Vec<u128> {
 pub fn modw(x: i128, w: u32) -> u128 {
     (x as u128) & if w >= 128 { u128::MAX } else { (1u128 << w) - 1 }
 }
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Whether gcc can be run.
+pub fn gcc_available() -> bool {
+    Command::new("gcc").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// C statements printing every scalar of `expr` (of type `ty`), one a line.
+pub fn c_printers(ty: &CType, expr: &str, out: &mut String) {
+    match ty {
+        CType::Array(e, n) => {
+            for i in 0..*n {
+                c_printers(e, &format!("{expr}[{i}]"), out);
+            }
+        }
+        CType::Struct(s) => {
+            for (name, t) in &s.fields {
+                c_printers(t, &format!("{expr}.{name}"), out);
+            }
+        }
+        CType::Int { bits: 64, signed: false } => {
+            out.push_str(&format!("    printf(\"%llu\\n\", (unsigned long long)({expr}));\n"))
+        }
+        _ => out.push_str(&format!("    printf(\"%lld\\n\", (long long)({expr}));\n")),
+    }
+}
+
+/// The circuit's outputs as the lines the C printers print.
+pub fn circuit_lines(p: &CompiledProgram, outs: &[Vec<bool>]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for ((_, ty), bits) in p.outputs.iter().zip(outs) {
+        let mut l = Vec::new();
+        leaves(ty, &ty.json_value(bits), &mut l);
+        lines.extend(l.iter().map(|(_, v)| v.to_string()));
+    }
+    lines
+}
+
+/// Random bits for a type, formatted as a C initializer.
+pub fn random_value(ty: &CType, rng: &mut impl rand::Rng) -> String {
+    let bits: Vec<bool> = (0..ty.width()).map(|_| rng.gen_bool(0.5)).collect();
+    ty.format_value(&bits)
+}
+
+/// Splits the parameter list of `mpc_main` in `src`: (return type, [(type, name)]).
+pub fn mpc_main_signature(src: &str) -> Option<(String, Vec<(String, String)>)> {
+    let at = src.find("mpc_main(")?;
+    let line_start = src[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let ret = src[line_start..at].trim().to_string();
+    let close = src[at..].find(')')? + at;
+    let params = &src[at + "mpc_main(".len()..close];
+    let mut ps = Vec::new();
+    for p in params.split(',') {
+        let p = p.trim();
+        if p.is_empty() || p == "void" {
+            continue;
+        }
+        let split = p.rfind(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+        ps.push((p[..=split].trim().to_string(), p[split + 1..].to_string()));
+    }
+    Some((ret, ps))
+}
+
+/// Builds a gcc harness around the program for several input sets (each a
+/// list of C initializers in the order of `p.inputs`), compiles it with
+/// `gcc -O0 -fwrapv`, runs it and returns the printed lines of each run.
+pub fn run_native(src: &str, p: &CompiledProgram, sets: &[Vec<String>], tag: &str) -> Vec<Vec<String>> {
+    let k = sets.len();
+    let mut c = String::from("#include <stdio.h>\n#include <string.h>\n");
+    let mut body = String::new();
+    let sig = mpc_main_signature(src);
+    let params = sig.as_ref().map(|s| s.1.clone()).unwrap_or_default();
+    let mut source = src.to_string();
+    // Locals INPUT_* / OUTPUT_* of the entry function become globals.
+    let mut globals = String::new();
+    let mut post = String::new();
+    for (i, (name, _)) in p.inputs.iter().enumerate() {
+        if let Some((ty, _)) = params.iter().find(|(_, n)| n == name) {
+            let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
+            post.push_str(&format!("static {ty} __vals_{name}[{k}] = {{{}}};\n", vals.join(", ")));
+        } else {
+            let decl = find_decl(&source, name).expect("declaration of an input");
+            let (start, end, ty, _) = decl;
+            source.replace_range(start..end, "");
+            let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
+            globals.push_str(&format!("static {ty} {name};\nstatic {ty} __vals_{name}[{k}] = {{{}}};\n", vals.join(", ")));
+            body.push_str(&format!("        {name} = __vals_{name}[k];\n"));
+        }
+    }
+    for (name, ty) in &p.outputs {
+        if name == "return" {
+            continue;
+        }
+        let (start, end, cty, init) = find_decl(&source, name).expect("declaration of an output");
+        let repl = match init {
+            Some(init) => format!("{name} = {init};"),
+            None => String::new(),
+        };
+        source.replace_range(start..end, &repl);
+        globals.push_str(&format!("static {cty} {name};\n"));
+        body.push_str(&format!("        memset(&{name}, 0, sizeof {name});\n"));
+        let _ = ty;
+    }
+    c.push_str(&globals);
+    c.push_str(&source);
+    c.push('\n');
+    c.push_str(&post);
+    c.push_str("\nint main(void) {\n    for (int k = 0; k < ");
+    c.push_str(&k.to_string());
+    c.push_str("; k++) {\n");
+    c.push_str(&body);
+    let args: Vec<String> = params.iter().map(|(_, n)| format!("__vals_{n}[k]")).collect();
+    let has_return = p.outputs.iter().any(|(n, _)| n == "return");
+    if has_return {
+        let ret = sig.as_ref().map(|s| s.0.clone()).expect("signature");
+        c.push_str(&format!("        {ret} __r = mpc_main({});\n", args.join(", ")));
+    } else {
+        c.push_str(&format!("        mpc_main({});\n", args.join(", ")));
+    }
+    let printers: String = {
+        let mut s = String::new();
+        for (name, ty) in &p.outputs {
+            let expr = if name == "return" { "__r".to_string() } else { name.clone() };
+            c_printers(ty, &expr, &mut s);
+        }
+        s
+    };
+    c.push_str(&printers);
+    c.push_str("        printf(\"--\\n\");\n    }\n    return 0;\n}\n");
+    let dir: PathBuf = std::env::temp_dir().join(format!("twofold-compiler-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cfile = dir.join("h.c");
+    let exe = dir.join("h");
+    std::fs::write(&cfile, &c).expect("write harness");
+    let out = Command::new("gcc")
+        .args(["-O0", "-fwrapv", "-w", "-o"])
+        .arg(&exe)
+        .arg(&cfile)
+        .output()
+        .expect("run gcc");
+    assert!(out.status.success(), "gcc failed on {tag}:\n{}\n{c}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).output().expect("run harness");
+    assert!(run.status.success(), "native run of {tag} failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    text.split("--\n")
+        .take(k)
+        .map(|chunk| chunk.lines().map(|l| l.to_string()).collect())
+        .collect()
+}
+
+/// Finds `TYPE NAME;` or `TYPE NAME = INIT;`: (start, end, type, init).
+fn find_decl(src: &str, name: &str) -> Option<(usize, usize, String, Option<String>)> {
+    let mut from = 0;
+    while let Some(i) = src[from..].find(name) {
+        let at = from + i;
+        from = at + name.len();
+        let after = src[at + name.len()..].trim_start();
+        if !(after.starts_with(';') || after.starts_with('=')) {
+            continue;
+        }
+        let line_start = src[..at].rfind(['\n', ';', '{', '}']).map(|i| i + 1).unwrap_or(0);
+        let ty = src[line_start..at].trim().to_string();
+        if ty.is_empty() || ty.contains('=') || ty.contains('(') {
+            continue;
+        }
+        let end = at + src[at..].find(';')? + 1;
+        let init = src[at + name.len()..end - 1].trim().strip_prefix('=').map(|s| s.trim().to_string());
+        return Some((line_start, end, ty, init));
+    }
+    None
+}
