@@ -98,6 +98,7 @@ pub fn split(loaded: &Loaded, all: &PartyInputs) -> (PartyInputs, PartyInputs) {
 fn parse_value(kind: &ValueKind, text: &str, width: u32) -> Result<Vec<bool>> {
     match kind {
         ValueKind::Int => Ok(parse_int(text, width)?),
+        ValueKind::C(t) => t.parse_value(text).map_err(|e| anyhow::anyhow!("{e}")),
     }
 }
 
@@ -113,6 +114,7 @@ pub fn format_outputs(loaded: &Loaded, outputs: &[Vec<bool>]) -> Vec<(String, St
         .map(|((v, kind), bits)| {
             let text = match kind {
                 ValueKind::Int => to_hex(bits),
+                ValueKind::C(t) => t.format_value(bits),
             };
             (v.name.clone(), text)
         })
@@ -132,6 +134,8 @@ pub fn outputs_json(loaded: &Loaded, outputs: &[Vec<bool>]) -> Value {
     {
         let value = match kind {
             ValueKind::Int => Value::String(to_hex(bits)),
+            ValueKind::C(t) => serde_json::from_str(&t.json_value(bits).to_json_string())
+                .expect("the compiler writes valid JSON"),
         };
         map.insert(v.name.clone(), value);
     }

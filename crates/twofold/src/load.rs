@@ -6,12 +6,15 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
+use twofold_compiler::{compile_file, CType, CompileOptions};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
 pub enum ValueKind {
     /// An integer of the value's width (hex or decimal); bit k is wire k.
     Int,
+    /// A value of a C type, written as a C initializer (`5`, `{1, 2}`).
+    C(CType),
 }
 
 /// A loaded program and how to read and print its values.
@@ -25,27 +28,59 @@ pub struct Loaded {
     pub output_kinds: Vec<ValueKind>,
 }
 
-/// Loads `path`; `owners` reassigns input values to parties (by name).
-pub fn load(path: &Path, owners: &[(String, Party)]) -> Result<Loaded> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let program = if binary::is_binary(&bytes) {
-        binary::read_program(&mut bytes.as_slice())
-            .with_context(|| format!("{}: not a valid binary program", path.display()))?
-    } else if path.extension().is_some_and(|e| e == "c") {
-        bail!(
-            "{}: C programs need the C front end, which this build does not have yet",
-            path.display()
-        );
+/// How to read a program file.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Reassigns input values to parties (by name).
+    pub owners: Vec<(String, Party)>,
+    /// C only: bound for loops whose exit depends on a secret (`--unwind`).
+    pub unwind: Option<u32>,
+}
+
+/// Loads `path`: C source (by the `.c` extension), a binary program (by its
+/// magic) or a Bristol circuit.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
+    let mut loaded = if path.extension().is_some_and(|e| e == "c") {
+        let compiled = compile_file(
+            path,
+            &CompileOptions {
+                unwind: opts.unwind,
+                owners: opts.owners.clone(),
+            },
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Loaded {
+            input_kinds: compiled
+                .inputs
+                .into_iter()
+                .map(|(_, t)| ValueKind::C(t))
+                .collect(),
+            output_kinds: compiled
+                .outputs
+                .into_iter()
+                .map(|(_, t)| ValueKind::C(t))
+                .collect(),
+            program: Program::from(compiled.circuit),
+        }
     } else {
-        let text = String::from_utf8(bytes)
-            .with_context(|| format!("{}: neither a binary program nor text", path.display()))?;
-        Program::from(read_bristol(&text, &path.display().to_string())?)
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let program = if binary::is_binary(&bytes) {
+            binary::read_program(&mut bytes.as_slice())
+                .with_context(|| format!("{}: not a valid binary program", path.display()))?
+        } else {
+            let text = String::from_utf8(bytes).with_context(|| {
+                format!("{}: neither a binary program nor text", path.display())
+            })?;
+            Program::from(read_bristol(&text, &path.display().to_string())?)
+        };
+        Loaded {
+            input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
+            output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
+            program,
+        }
     };
-    let mut loaded = Loaded {
-        input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
-        output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
-        program,
-    };
+    let owners = &opts.owners;
     for (name, party) in owners {
         let value = loaded
             .program

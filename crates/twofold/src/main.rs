@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 use twofold::commands::{bench, eval, run, stats};
-use twofold::load::{load, parse_owners, parse_party};
+use twofold::load::{load, parse_owners, parse_party, LoadOptions};
 use twofold_protocol::{Reveal, Schedule};
 
 /// Secure two-party computation with Yao's garbled circuits.
@@ -16,6 +16,29 @@ use twofold_protocol::{Reveal, Schedule};
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
+}
+
+/// The program a command works on.
+#[derive(clap::Args)]
+struct ProgramArgs {
+    /// C source (.c), Bristol Fashion / old Bristol circuit, or binary program.
+    file: PathBuf,
+    /// Assign input values to parties: `0=a,1=b` or `INPUT_C=b` (both parties must agree).
+    #[arg(long)]
+    owner: Vec<String>,
+    /// C only: unroll loops whose exit depends on a secret at most N times.
+    #[arg(long, value_name = "N")]
+    unwind: Option<u32>,
+}
+
+impl ProgramArgs {
+    fn load(&self) -> Result<twofold::load::Loaded> {
+        let opts = LoadOptions {
+            owners: parse_owners(&self.owner)?,
+            unwind: self.unwind,
+        };
+        load(&self.file, &opts)
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -28,33 +51,28 @@ enum RevealTo {
 enum Cmd {
     /// Gates, AND gates, depth, level widths and input/output widths of a program.
     Stats {
-        /// Bristol Fashion / old Bristol circuit or binary program.
-        file: PathBuf,
-        /// Reassign input values to parties: `0=a,1=b`.
-        #[arg(long)]
-        owner: Vec<String>,
+        #[command(flatten)]
+        program: ProgramArgs,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
     },
     /// Plaintext evaluation (no security: for checking programs and inputs).
     Eval {
-        /// Bristol Fashion / old Bristol circuit or binary program.
-        file: PathBuf,
-        /// An input value, `VALUE` (in order) or `NAME=VALUE`; hex (0x…) or decimal.
+        #[command(flatten)]
+        program: ProgramArgs,
+        /// An input value, `VALUE` (in order) or `NAME=VALUE`: an integer (hex
+        /// 0x… or decimal) for circuits, a C initializer for C programs.
         #[arg(short = 'i', long = "input")]
         inputs: Vec<String>,
-        /// Reassign input values to parties: `0=a,1=b`.
-        #[arg(long)]
-        owner: Vec<String>,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
     },
     /// Run a secure two-party computation.
     Run {
-        /// Bristol Fashion / old Bristol circuit or binary program.
-        file: PathBuf,
+        #[command(flatten)]
+        program: ProgramArgs,
         /// Both parties in this process over loopback TCP.
         #[arg(long, conflicts_with_all = ["listen", "connect", "party"])]
         local: bool,
@@ -70,9 +88,6 @@ enum Cmd {
         /// An input value, `VALUE` (in order) or `NAME=VALUE`; each party gives its own.
         #[arg(short = 'i', long = "input")]
         inputs: Vec<String>,
-        /// Reassign input values to parties: `0=a,1=b` (both parties must agree).
-        #[arg(long)]
-        owner: Vec<String>,
         /// Only this party learns the output (default: both).
         #[arg(long, value_enum)]
         reveal_to: Option<RevealTo>,
@@ -134,8 +149,8 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<String> {
     match Cli::parse().command {
-        Cmd::Stats { file, owner, json } => {
-            let loaded = load(&file, &parse_owners(&owner)?)?;
+        Cmd::Stats { program, json } => {
+            let loaded = program.load()?;
             Ok(if json {
                 stats::stats_json(&loaded.program).to_string() + "\n"
             } else {
@@ -143,22 +158,20 @@ fn real_main() -> Result<String> {
             })
         }
         Cmd::Eval {
-            file,
+            program,
             inputs,
-            owner,
             json,
         } => {
-            let loaded = load(&file, &parse_owners(&owner)?)?;
+            let loaded = program.load()?;
             Ok(eval::eval(&loaded, &inputs, json)? + if json { "\n" } else { "" })
         }
         Cmd::Run {
-            file,
+            program,
             local,
             party,
             listen,
             connect,
             inputs,
-            owner,
             reveal_to,
             timeout,
             threads,
@@ -173,7 +186,7 @@ fn real_main() -> Result<String> {
                     "say where the peer is: --local, or --party with --listen or --connect"
                 ),
             };
-            let loaded = load(&file, &parse_owners(&owner)?)?;
+            let loaded = program.load()?;
             let opts = run::RunOptions {
                 endpoint,
                 party,
