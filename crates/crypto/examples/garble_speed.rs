@@ -7,7 +7,8 @@
 //! 10^7 AND gates have been processed. Each backend runs three times; the
 //! median rate is printed.
 //!
-//! `cargo run --release -p twofold-crypto --example garble_speed [MILLION_ANDS]`
+//! `cargo run --release -p twofold-crypto --example garble_speed [MILLION_ANDS [BACKEND]]`
+//! (BACKEND: `portable`, `aes-ni`, `vaes-256` or `vaes-512`; default all).
 
 use std::time::{Duration, Instant};
 use twofold_circuit::Gate;
@@ -90,6 +91,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
+    let only = std::env::args().nth(2);
     let mut prg = Prg::from_os();
     let gates = build_batch(&mut prg);
     let ands_per_batch = gates.iter().filter(|g| g.is_and()).count();
@@ -104,6 +106,9 @@ fn main() {
     );
     println!("backend    garble M AND/s   evaluate M AND/s   (median of 3, one core)");
     for backend in Backend::available() {
+        if only.as_deref().is_some_and(|o| o != backend.name()) {
+            continue;
+        }
         // The portable backend is much slower: a tenth of the gates suffices.
         let b = if backend == Backend::Portable {
             batches.div_ceil(10)

@@ -27,7 +27,7 @@ use crate::aes::Keys;
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::tccr::{HashKernel, Label128, SoftKernel, Tccr};
+use crate::tccr::{soft_tccr, Tccr};
 use crate::Backend;
 use twofold_circuit::Gate;
 
@@ -184,19 +184,18 @@ impl Garbler {
         check_ids(self.next_gate, gates)?;
         let start = tables.len();
         let num_wires = labels.len();
-        let lab = labels.as_mut_ptr() as *mut Block;
+        // SAFETY: `ZeroLabel` is a transparent `Block`.
+        let lab =
+            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
         let (delta, gid) = (self.delta.block(), self.next_gate);
-        // SAFETY: `lab` is valid for `num_wires` blocks (`ZeroLabel` is a
-        // transparent `Block`), and the loops check every wire against it;
+        // SAFETY: the loops check every wire against the label slice;
         // hardware kernels are only reachable through a feature-checked
         // `HwBackend`.
         let done = unsafe {
             match self.tccr.keys() {
-                Keys::Soft(aes) => {
-                    garble_core(&SoftKernel(aes), delta, gid, gates, lab, num_wires, tables)
-                }
+                Keys::Soft(aes) => garble_loop(&SoftKernel(aes), delta, gid, gates, lab, tables),
                 #[cfg(target_arch = "x86_64")]
-                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, num_wires, tables),
+                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, tables),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
@@ -258,19 +257,18 @@ impl Evaluator {
     ) -> Result<(), CryptoError> {
         check_ids(self.next_gate, gates)?;
         let num_wires = labels.len();
-        let lab = labels.as_mut_ptr() as *mut Block;
+        // SAFETY: `ActiveLabel` is a transparent `Block`.
+        let lab =
+            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
         let gid = self.next_gate;
-        // SAFETY: `lab` is valid for `num_wires` blocks (`ActiveLabel` is a
-        // transparent `Block`), and the loops check every wire against it
-        // and every table read against `tables.len()`; hardware kernels are
-        // only reachable through a feature-checked `HwBackend`.
+        // SAFETY: the loops check every wire against the label slice and
+        // every table read against `tables.len()`; hardware kernels are only
+        // reachable through a feature-checked `HwBackend`.
         let done = unsafe {
             match self.tccr.keys() {
-                Keys::Soft(aes) => {
-                    evaluate_core(&SoftKernel(aes), gid, gates, lab, num_wires, tables)
-                }
+                Keys::Soft(aes) => evaluate_loop(&SoftKernel(aes), gid, gates, lab, tables),
                 #[cfg(target_arch = "x86_64")]
-                Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, num_wires, tables),
+                Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, tables),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
@@ -285,11 +283,146 @@ impl Evaluator {
     }
 }
 
-/// The tweak pair `(2g, 2g + 1)` of AND gate `g`.
+/// 128-bit label operations for the loops around the AND kernels: plain
+/// [`Block`]s, or SSE registers on x86-64.
+///
+/// # Safety
+/// Every method requires the CPU features of the implementation; pointers
+/// must be valid for one block.
+pub(crate) trait Label128: Copy {
+    /// `b` as a label.
+    unsafe fn splat(b: Block) -> Self;
+    /// Loads a block.
+    unsafe fn load(p: *const Block) -> Self;
+    /// Stores a block.
+    unsafe fn store(self, p: *mut Block);
+    /// Bitwise XOR.
+    unsafe fn xor(self, o: Self) -> Self;
+}
+
+impl Label128 for Block {
+    #[inline(always)]
+    unsafe fn splat(b: Block) -> Self {
+        b
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const Block) -> Self {
+        // SAFETY: the caller guarantees `p` is valid.
+        unsafe { *p }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut Block) {
+        // SAFETY: the caller guarantees `p` is valid.
+        unsafe { *p = self }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        self ^ o
+    }
+}
+
+/// Wires `[a, b, out]` of the AND gates of one chunk, padded by
+/// [`PAD`] copies of the last gate so vector kernels can read whole vectors.
+type Wires = [[u32; 3]; AND_CHUNK + PAD];
+
+/// Padding of chunk buffers: vector kernels process up to 4 gates at once
+/// and may compute (and then ignore) up to 3 lanes past the chunk's end.
+const PAD: usize = 3;
+
+/// One chunk of AND gates, ready for a kernel.
+///
+/// Invariants: `ws` holds `k ≥ 1` gates followed by [`PAD`] copies of the
+/// last one, all with wires that index into `labels`; the AND ids
+/// `gid..gid + k` do not wrap the low 64 bits of the tweak `2·id + 1` (see
+/// `chunk_limit`).
+struct Chunk<'a> {
+    ws: &'a Wires,
+    k: usize,
+    gid: u64,
+    labels: *const Block,
+}
+
+/// Garbles or evaluates one chunk of AND gates.
+///
+/// # Safety (all methods)
+/// The chunk's invariants hold and the CPU supports the kernel.
+trait AndKernel {
+    /// The label representation of the surrounding loop.
+    type Label: Label128;
+
+    /// Writes `(TG, TE)` of gate `m` to `tables[2m..2m + 2]` (the buffer may
+    /// be overwritten up to `2(k + PAD)` blocks) and its output 0-label to
+    /// `outs[m]` (up to `k + PAD`).
+    unsafe fn garble_ands(&self, c: &Chunk, delta: Block, tables: *mut Block, outs: *mut Block);
+
+    /// Reads `(TG, TE)` of gate `m` from `tables[2m..2m + 2]` (exactly `2k`
+    /// blocks are readable) and writes its output label to `outs[m]` (up to
+    /// `k + PAD`).
+    unsafe fn eval_ands(&self, c: &Chunk, tables: *const Block, outs: *mut Block);
+}
+
+/// The most AND gates the chunk starting at id `gid` may hold: at most
+/// [`AND_CHUNK`], and never straddling id 2^63, so the low 64 bits of the
+/// tweaks `2·id` and `2·id + 1` of a chunk never wrap and vector kernels can
+/// count tweaks with 64-bit additions.
 #[inline(always)]
-fn tweaks(g: u64) -> (Block, Block) {
-    let j = (g as u128) << 1;
-    (Block(j), Block(j | 1))
+fn chunk_limit(gid: u64) -> usize {
+    const HALF: u64 = 1 << 63;
+    if gid < HALF && HALF - gid < AND_CHUNK as u64 {
+        (HALF - gid) as usize
+    } else {
+        AND_CHUNK
+    }
+}
+
+/// Reads the next run of at most `limit` AND gates from `gates[*i..]` into
+/// `ws`, checking their wires, and pads `ws`. Returns the number read (≥ 1
+/// when `gates[*i]` is an AND gate).
+///
+/// # Safety
+/// `*i < gates.len()`.
+#[inline(always)]
+unsafe fn collect_ands(
+    gates: &[Gate],
+    i: &mut usize,
+    limit: usize,
+    num_wires: usize,
+    ws: &mut Wires,
+) -> Result<usize, Stop> {
+    let start = *i;
+    let end = gates.len().min(start + limit);
+    let g = gates.as_ptr();
+    // The OR of all wires bounds each of them: one cheap check of the whole
+    // run before any label is read, and an exact one only if it fails.
+    let mut any = 0u32;
+    let mut j = start;
+    while j < end {
+        let Gate::And { a, b, out } = *g.add(j) else {
+            break;
+        };
+        any |= a | b | out;
+        *ws.get_unchecked_mut(j - start) = [a, b, out];
+        j += 1;
+    }
+    if any as usize >= num_wires
+        && ws[..j - start]
+            .iter()
+            .any(|&[a, b, out]| !in_range(a, b, out, num_wires))
+    {
+        // Error path: report the first offending gate.
+        let bad = (start..j).find(|&m| {
+            let [a, b, out] = *ws.get_unchecked(m - start);
+            !in_range(a, b, out, num_wires)
+        });
+        return Err(Stop::Wire(bad.unwrap_or(start)));
+    }
+    let k = j - start;
+    *i = j;
+    let last = *ws.get_unchecked(k.saturating_sub(1));
+    for p in 0..PAD {
+        *ws.get_unchecked_mut(k + p) = last;
+    }
+    Ok(k)
 }
 
 /// Whether all three wires are below `n`.
@@ -301,29 +434,26 @@ fn in_range(a: u32, b: u32, out: u32, n: usize) -> bool {
 /// The garbling loop; returns the number of AND gates garbled.
 ///
 /// # Safety
-/// `labels` is valid for `num_wires` blocks; the CPU supports the kernel.
+/// The CPU supports the kernel.
 #[inline(always)]
-unsafe fn garble_core<K: HashKernel>(
+unsafe fn garble_loop<K: AndKernel>(
     kern: &K,
     delta: Block,
     first_gid: u64,
     gates: &[Gate],
-    labels: *mut Block,
-    num_wires: usize,
+    labels: &mut [Block],
     tables: &mut Vec<Block>,
 ) -> Result<u64, Stop> {
-    let mut gid = first_gid;
+    let num_wires = labels.len();
+    let labels = labels.as_mut_ptr();
     let d = K::Label::splat(delta);
-    // Per AND gate: hash inputs A0, A0⊕Δ, B0, B0⊕Δ with tweaks j, j, j', j'.
-    let mut xs = [Block::ZERO; 4 * AND_CHUNK];
-    let mut ts = [Block::ZERO; 4 * AND_CHUNK];
-    let mut hs = [Block::ZERO; 4 * AND_CHUNK];
-    let mut outs = [0u32; AND_CHUNK];
+    let mut ws: Wires = [[0; 3]; AND_CHUNK + PAD];
+    let mut outs = [Block::ZERO; AND_CHUNK + PAD];
+    let mut gid = first_gid;
     let n = gates.len();
-    let gates = gates.as_ptr();
     let mut i = 0;
     while i < n {
-        match *gates.add(i) {
+        match *gates.as_ptr().add(i) {
             Gate::Xor { a, b, out } => {
                 if !in_range(a, b, out, num_wires) {
                     return Err(Stop::Wire(i));
@@ -343,93 +473,53 @@ unsafe fn garble_core<K: HashKernel>(
                 i += 1;
             }
             Gate::And { .. } => {
-                let mut k = 0;
-                // Gather: read every input of the chunk before any write.
-                while k < AND_CHUNK && i < n {
-                    let Gate::And { a, b, out } = *gates.add(i) else {
-                        break;
-                    };
-                    if !in_range(a, b, out, num_wires) {
-                        return Err(Stop::Wire(i));
-                    }
-                    let a0 = K::Label::load(labels.add(a as usize));
-                    let b0 = K::Label::load(labels.add(b as usize));
-                    let (j0, j1) = tweaks(gid.wrapping_add(k as u64));
-                    *outs.get_unchecked_mut(k) = out;
-                    let x = xs.as_mut_ptr().add(4 * k);
-                    let t = ts.as_mut_ptr().add(4 * k);
-                    a0.store(x);
-                    a0.xor(d).store(x.add(1));
-                    b0.store(x.add(2));
-                    b0.xor(d).store(x.add(3));
-                    *t = j0;
-                    *t.add(1) = j0;
-                    *t.add(2) = j1;
-                    *t.add(3) = j1;
-                    k += 1;
-                    i += 1;
-                }
-                kern.hash(xs.as_ptr(), ts.as_ptr(), hs.as_mut_ptr(), 4 * k);
-                tables.reserve(2 * k);
+                let k = collect_ands(gates, &mut i, chunk_limit(gid), num_wires, &mut ws)?;
+                tables.reserve(2 * (k + PAD));
                 let len = tables.len();
-                let mut tp = tables.as_mut_ptr().add(len);
-                // Combine and write the outputs.
-                for m in 0..k {
-                    let h = hs.as_ptr().add(4 * m);
-                    let x = xs.as_ptr().add(4 * m);
-                    let ha0 = K::Label::load(h);
-                    let hb0 = K::Label::load(h.add(2));
-                    let ga = ha0.xor(K::Label::load(h.add(1)));
-                    let gb = hb0.xor(K::Label::load(h.add(3)));
-                    let a0 = K::Label::load(x);
-                    let pb = K::Label::load(x.add(2)).lsb_mask();
-                    // TG = H(A0) ⊕ H(A1) ⊕ pb·Δ, WG = H(A0) ⊕ pa·TG,
-                    // TE = H(B0) ⊕ H(B1) ⊕ A0, WE = H(B0) ⊕ pb·(H(B0) ⊕ H(B1)).
-                    let tg = ga.xor(d.and(pb));
-                    let wg = ha0.xor(tg.and(a0.lsb_mask()));
-                    let te = gb.xor(a0);
-                    let we = hb0.xor(gb.and(pb));
-                    tg.store(tp);
-                    te.store(tp.add(1));
-                    tp = tp.add(2);
-                    wg.xor(we)
-                        .store(labels.add(*outs.get_unchecked(m) as usize));
-                }
-                // The reserve above made room for these `2 * k` blocks.
+                let tp = tables.as_mut_ptr().add(len);
+                let c = Chunk {
+                    ws: &ws,
+                    k,
+                    gid,
+                    labels,
+                };
+                kern.garble_ands(&c, delta, tp, outs.as_mut_ptr());
+                // The kernel initialised the first `2 * k` reserved blocks.
                 tables.set_len(len + 2 * k);
-                gid = gid.wrapping_add(k as u64);
+                // All inputs of the chunk were read; now write its outputs.
+                for m in 0..k {
+                    let out = ws.get_unchecked(m)[2] as usize;
+                    K::Label::load(outs.as_ptr().add(m)).store(labels.add(out));
+                }
+                gid += k as u64;
             }
         }
     }
-    Ok(gid.wrapping_sub(first_gid))
+    Ok(gid - first_gid)
 }
 
 /// The evaluation loop; returns the number of AND gates evaluated.
 ///
 /// # Safety
-/// `labels` is valid for `num_wires` blocks; the CPU supports the kernel.
+/// The CPU supports the kernel.
 #[inline(always)]
-unsafe fn evaluate_core<K: HashKernel>(
+unsafe fn evaluate_loop<K: AndKernel>(
     kern: &K,
     first_gid: u64,
     gates: &[Gate],
-    labels: *mut Block,
-    num_wires: usize,
+    labels: &mut [Block],
     tables: &[Block],
 ) -> Result<u64, Stop> {
+    let num_wires = labels.len();
+    let labels = labels.as_mut_ptr();
+    let mut ws: Wires = [[0; 3]; AND_CHUNK + PAD];
+    let mut outs = [Block::ZERO; AND_CHUNK + PAD];
     let mut gid = first_gid;
-    let mut tp = tables.as_ptr();
-    let mut tables_left = tables.len();
-    // Per AND gate: hash inputs A, B with tweaks j, j'.
-    let mut xs = [Block::ZERO; 2 * AND_CHUNK];
-    let mut ts = [Block::ZERO; 2 * AND_CHUNK];
-    let mut hs = [Block::ZERO; 2 * AND_CHUNK];
-    let mut outs = [0u32; AND_CHUNK];
+    let mut used = 0usize;
     let n = gates.len();
-    let gates = gates.as_ptr();
     let mut i = 0;
     while i < n {
-        match *gates.add(i) {
+        match *gates.as_ptr().add(i) {
             Gate::Xor { a, b, out } => {
                 if !in_range(a, b, out, num_wires) {
                     return Err(Stop::Wire(i));
@@ -443,84 +533,307 @@ unsafe fn evaluate_core<K: HashKernel>(
                 if !in_range(a, a, out, num_wires) {
                     return Err(Stop::Wire(i));
                 }
-                *labels.add(out as usize) = *labels.add(a as usize);
+                K::Label::load(labels.add(a as usize)).store(labels.add(out as usize));
                 i += 1;
             }
             Gate::And { .. } => {
-                let mut k = 0;
-                // Gather: read every input of the chunk before any write.
-                while k < AND_CHUNK && i < n {
-                    let Gate::And { a, b, out } = *gates.add(i) else {
-                        break;
-                    };
-                    if !in_range(a, b, out, num_wires) {
-                        return Err(Stop::Wire(i));
-                    }
-                    let (j0, j1) = tweaks(gid.wrapping_add(k as u64));
-                    *outs.get_unchecked_mut(k) = out;
-                    let x = xs.as_mut_ptr().add(2 * k);
-                    let t = ts.as_mut_ptr().add(2 * k);
-                    K::Label::load(labels.add(a as usize)).store(x);
-                    K::Label::load(labels.add(b as usize)).store(x.add(1));
-                    *t = j0;
-                    *t.add(1) = j1;
-                    k += 1;
-                    i += 1;
-                }
-                if tables_left / 2 < k {
+                let k = collect_ands(gates, &mut i, chunk_limit(gid), num_wires, &mut ws)?;
+                if (tables.len() - used) / 2 < k {
                     return Err(Stop::Tables);
                 }
-                tables_left -= 2 * k;
-                kern.hash(xs.as_ptr(), ts.as_ptr(), hs.as_mut_ptr(), 2 * k);
-                // Combine and write the outputs:
-                // C = H(A) ⊕ sa·TG ⊕ H(B) ⊕ sb·(TE ⊕ A).
+                let tp = tables.as_ptr().add(used);
+                let c = Chunk {
+                    ws: &ws,
+                    k,
+                    gid,
+                    labels,
+                };
+                kern.eval_ands(&c, tp, outs.as_mut_ptr());
+                used += 2 * k;
                 for m in 0..k {
-                    let h = hs.as_ptr().add(2 * m);
-                    let x = xs.as_ptr().add(2 * m);
-                    let a = K::Label::load(x);
-                    let b = K::Label::load(x.add(1));
-                    let tg = K::Label::load(tp);
-                    let te = K::Label::load(tp.add(1));
-                    tp = tp.add(2);
-                    let c = K::Label::load(h)
-                        .xor(K::Label::load(h.add(1)))
-                        .xor(tg.and(a.lsb_mask()))
-                        .xor(te.xor(a).and(b.lsb_mask()));
-                    c.store(labels.add(*outs.get_unchecked(m) as usize));
+                    let out = ws.get_unchecked(m)[2] as usize;
+                    K::Label::load(outs.as_ptr().add(m)).store(labels.add(out));
                 }
-                gid = gid.wrapping_add(k as u64);
+                gid += k as u64;
             }
         }
     }
-    Ok(gid.wrapping_sub(first_gid))
+    Ok(gid - first_gid)
 }
 
-/// The per-backend instantiations of the loops, compiled with their CPU
-/// features enabled so the AES kernel is inlined into the loop.
+/// The tweak pair `(2g, 2g + 1)` of AND gate `g`.
+#[inline(always)]
+fn tweaks(g: u64) -> (Block, Block) {
+    let j = (g as u128) << 1;
+    (Block(j), Block(j | 1))
+}
+
+/// The portable kernel: gathers a chunk's hash inputs into buffers, hashes
+/// them with the `aes` crate, then combines.
+struct SoftKernel<'a>(&'a aes::Aes128);
+
+impl AndKernel for SoftKernel<'_> {
+    type Label = Block;
+
+    unsafe fn garble_ands(&self, c: &Chunk, delta: Block, tables: *mut Block, outs: *mut Block) {
+        let (ws, k, gid, labels) = (c.ws, c.k, c.gid, c.labels);
+        // Per gate: hash inputs A0, A0⊕Δ, B0, B0⊕Δ with tweaks j, j, j', j'.
+        let mut xs = [Block::ZERO; 4 * AND_CHUNK];
+        let mut hs = [Block::ZERO; 4 * AND_CHUNK];
+        let mut ts = [Block::ZERO; 4 * AND_CHUNK];
+        for (m, w) in ws[..k].iter().enumerate() {
+            let (a0, b0) = (*labels.add(w[0] as usize), *labels.add(w[1] as usize));
+            let (j0, j1) = tweaks(gid + m as u64);
+            xs[4 * m..4 * m + 4].copy_from_slice(&[a0, a0 ^ delta, b0, b0 ^ delta]);
+            ts[4 * m..4 * m + 4].copy_from_slice(&[j0, j0, j1, j1]);
+        }
+        hs[..4 * k].copy_from_slice(&xs[..4 * k]);
+        soft_tccr(self.0, &mut hs[..4 * k], &ts[..4 * k]);
+        for m in 0..k {
+            let [ha0, ha1, hb0, hb1] = [hs[4 * m], hs[4 * m + 1], hs[4 * m + 2], hs[4 * m + 3]];
+            let (a0, pb) = (xs[4 * m], xs[4 * m + 2].lsb());
+            let tg = ha0 ^ ha1 ^ delta.select(pb);
+            let wg = ha0 ^ tg.select(a0.lsb());
+            let te = hb0 ^ hb1 ^ a0;
+            let we = hb0 ^ (hb0 ^ hb1).select(pb);
+            *tables.add(2 * m) = tg;
+            *tables.add(2 * m + 1) = te;
+            *outs.add(m) = wg ^ we;
+        }
+    }
+
+    unsafe fn eval_ands(&self, c: &Chunk, tables: *const Block, outs: *mut Block) {
+        let (ws, k, gid, labels) = (c.ws, c.k, c.gid, c.labels);
+        // Per gate: hash inputs A, B with tweaks j, j'.
+        let mut xs = [Block::ZERO; 2 * AND_CHUNK];
+        let mut hs = [Block::ZERO; 2 * AND_CHUNK];
+        let mut ts = [Block::ZERO; 2 * AND_CHUNK];
+        for (m, w) in ws[..k].iter().enumerate() {
+            let (j0, j1) = tweaks(gid + m as u64);
+            xs[2 * m] = *labels.add(w[0] as usize);
+            xs[2 * m + 1] = *labels.add(w[1] as usize);
+            ts[2 * m] = j0;
+            ts[2 * m + 1] = j1;
+        }
+        hs[..2 * k].copy_from_slice(&xs[..2 * k]);
+        soft_tccr(self.0, &mut hs[..2 * k], &ts[..2 * k]);
+        for m in 0..k {
+            let (a, b) = (xs[2 * m], xs[2 * m + 1]);
+            let (tg, te) = (*tables.add(2 * m), *tables.add(2 * m + 1));
+            *outs.add(m) =
+                hs[2 * m] ^ tg.select(a.lsb()) ^ hs[2 * m + 1] ^ (te ^ a).select(b.lsb());
+        }
+    }
+}
+
+/// The hardware kernels, generic over the vector width, and their
+/// per-backend instantiations compiled with the backend's CPU features.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{evaluate_core, garble_core, Stop};
-    use crate::aes::x86::{X1, Y2, Z4};
+    use super::{evaluate_loop, garble_loop, AndKernel, Chunk, Stop, PAD};
     use crate::aes::{HwBackend, RoundKeys};
     use crate::block::Block;
-    use crate::tccr::HwKernel;
+    use crate::x86::{splat_keys, tccr_regs, Lanes, X1, Y2, Z4};
     use twofold_circuit::Gate;
 
+    /// A hardware kernel: the fixed-key round keys splatted into vectors `L`.
+    /// A vector holds one lane per gate, for `L::BLOCKS` gates at once.
+    ///
+    /// The garbler hashes `GG` vector-groups of gates at a time (`GW = 4·GG`
+    /// vectors), the evaluator `EG` groups (`EW = 2·EG` vectors): enough
+    /// independent AES streams to keep the pipeline full without too many
+    /// register spills (tuned per vector width).
+    pub(super) struct HwKernel<
+        L: Lanes,
+        const GG: usize,
+        const GW: usize,
+        const EG: usize,
+        const EW: usize,
+    > {
+        k: [L; 11],
+    }
+
+    /// Lane `i` holds `2·(gid + i)`: the first tweak of gate `gid + i`.
+    #[inline(always)]
+    unsafe fn first_tweaks<L: Lanes>(gid: u64) -> L {
+        let mut t = [Block::ZERO; 4];
+        for (i, ti) in t.iter_mut().enumerate() {
+            *ti = Block(((gid as u128) + i as u128) << 1);
+        }
+        L::load(t.as_ptr())
+    }
+
+    impl<L: Lanes, const GG: usize, const GW: usize, const EG: usize, const EW: usize>
+        HwKernel<L, GG, GW, EG, EW>
+    {
+        /// Splats the round keys.
+        ///
+        /// # Safety
+        /// The CPU must support the features of `L`.
+        #[inline(always)]
+        unsafe fn new(rk: &RoundKeys) -> Self {
+            HwKernel { k: splat_keys(rk) }
+        }
+
+        /// Garbles `G` vector-groups of gates (`G · L::BLOCKS` gates) from
+        /// group `v` on, hashing `4·G` vectors together.
+        #[inline(always)]
+        unsafe fn garble_groups<const G: usize, const W: usize>(
+            &self,
+            c: &Chunk,
+            v: usize,
+            ta: &mut L,
+            d: L,
+            tables: *mut Block,
+            outs: *mut Block,
+        ) {
+            let (ws, labels) = (c.ws, c.labels);
+            let one = L::splat(Block(1));
+            let step = L::splat(Block(2 * L::BLOCKS as u128));
+            let mut x = [d; W];
+            let mut t = [d; W];
+            for g in 0..G {
+                let w = ws.as_ptr().add((v + g) * L::BLOCKS);
+                let (a0, b0) = (L::gather(labels, w, 0), L::gather(labels, w, 1));
+                x[4 * g] = a0;
+                x[4 * g + 1] = a0.xor(d);
+                x[4 * g + 2] = b0;
+                x[4 * g + 3] = b0.xor(d);
+                let tb = ta.xor(one);
+                t[4 * g] = *ta;
+                t[4 * g + 1] = *ta;
+                t[4 * g + 2] = tb;
+                t[4 * g + 3] = tb;
+                *ta = ta.add64(step);
+            }
+            let mut h = x;
+            tccr_regs(&self.k, &mut h, &t);
+            for g in 0..G {
+                let (ha0, ha1, hb0, hb1) = (h[4 * g], h[4 * g + 1], h[4 * g + 2], h[4 * g + 3]);
+                let (a0, b0) = (x[4 * g], x[4 * g + 2]);
+                let (pa, pb) = (a0.colour(), b0.colour());
+                // TG = H(A0) ⊕ H(A1) ⊕ pb·Δ, WG = H(A0) ⊕ pa·TG,
+                // TE = H(B0) ⊕ H(B1) ⊕ A0, WE = H(B0) ⊕ pb·(H(B0) ⊕ H(B1)).
+                let tg = ha0.xor(ha1).mask_xor(pb, d);
+                let wg = ha0.mask_xor(pa, tg);
+                let gb = hb0.xor(hb1);
+                let te = gb.xor(a0);
+                let we = hb0.mask_xor(pb, gb);
+                let gate = (v + g) * L::BLOCKS;
+                L::store_interleaved(tg, te, tables.add(2 * gate));
+                wg.xor(we).store(outs.add(gate));
+            }
+        }
+
+        /// Evaluates `G` vector-groups of gates from group `v` on, hashing
+        /// `2·G` vectors together; `tables` points at group `v`'s tables.
+        #[inline(always)]
+        unsafe fn eval_groups<const G: usize, const W: usize>(
+            &self,
+            c: &Chunk,
+            v: usize,
+            ta: &mut L,
+            tables: *const Block,
+            outs: *mut Block,
+        ) {
+            let (ws, labels) = (c.ws, c.labels);
+            let one = L::splat(Block(1));
+            let step = L::splat(Block(2 * L::BLOCKS as u128));
+            let mut x = [one; W];
+            let mut t = [one; W];
+            for g in 0..G {
+                let w = ws.as_ptr().add((v + g) * L::BLOCKS);
+                x[2 * g] = L::gather(labels, w, 0);
+                x[2 * g + 1] = L::gather(labels, w, 1);
+                t[2 * g] = *ta;
+                t[2 * g + 1] = ta.xor(one);
+                *ta = ta.add64(step);
+            }
+            let mut h = x;
+            tccr_regs(&self.k, &mut h, &t);
+            for g in 0..G {
+                let (a, b) = (x[2 * g], x[2 * g + 1]);
+                let (tg, te) = L::load_deinterleaved(tables.add(2 * g * L::BLOCKS));
+                // C = H(A) ⊕ sa·TG ⊕ H(B) ⊕ sb·(TE ⊕ A).
+                let c = h[2 * g]
+                    .xor(h[2 * g + 1])
+                    .mask_xor(a.colour(), tg)
+                    .mask_xor(b.colour(), te.xor(a));
+                c.store(outs.add((v + g) * L::BLOCKS));
+            }
+        }
+    }
+
+    impl<L: Lanes, const GG: usize, const GW: usize, const EG: usize, const EW: usize> AndKernel
+        for HwKernel<L, GG, GW, EG, EW>
+    {
+        type Label = X1;
+
+        #[inline(always)]
+        unsafe fn garble_ands(
+            &self,
+            c: &Chunk,
+            delta: Block,
+            tables: *mut Block,
+            outs: *mut Block,
+        ) {
+            let d = L::splat(delta);
+            let mut ta = first_tweaks::<L>(c.gid);
+            // Vector groups, the last possibly padded (PAD ≥ BLOCKS - 1).
+            let groups = c.k.div_ceil(L::BLOCKS);
+            let mut v = 0;
+            const { assert!(GW == 4 * GG) };
+            while v + GG <= groups {
+                self.garble_groups::<GG, GW>(c, v, &mut ta, d, tables, outs);
+                v += GG;
+            }
+            while v < groups {
+                self.garble_groups::<1, 4>(c, v, &mut ta, d, tables, outs);
+                v += 1;
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn eval_ands(&self, c: &Chunk, tables: *const Block, outs: *mut Block) {
+            let mut ta = first_tweaks::<L>(c.gid);
+            let full = c.k / L::BLOCKS;
+            let mut v = 0;
+            const { assert!(EW == 2 * EG) };
+            while v + EG <= full {
+                let tp = tables.add(2 * v * L::BLOCKS);
+                self.eval_groups::<EG, EW>(c, v, &mut ta, tp, outs);
+                v += EG;
+            }
+            while v < full {
+                let tp = tables.add(2 * v * L::BLOCKS);
+                self.eval_groups::<1, 2>(c, v, &mut ta, tp, outs);
+                v += 1;
+            }
+            let rest = c.k - full * L::BLOCKS;
+            if rest > 0 {
+                // A padded last group: copy its tables so whole vectors can
+                // be read without passing the end of the caller's slice.
+                let mut tail = [Block::ZERO; 2 * PAD + 2];
+                let tp = tables.add(2 * full * L::BLOCKS);
+                std::ptr::copy_nonoverlapping(tp, tail.as_mut_ptr(), 2 * rest);
+                self.eval_groups::<1, 2>(c, full, &mut ta, tail.as_ptr(), outs);
+            }
+        }
+    }
+
     macro_rules! instantiate {
-        ($garble:ident, $evaluate:ident, $lanes:ty, $features:literal) => {
+        ($garble:ident, $evaluate:ident, $kernel:ty, $features:literal) => {
             #[target_feature(enable = $features)]
-            #[allow(clippy::too_many_arguments)]
             unsafe fn $garble(
                 rk: &RoundKeys,
                 delta: Block,
                 gid: u64,
                 gates: &[Gate],
-                labels: *mut Block,
-                num_wires: usize,
+                labels: &mut [Block],
                 tables: &mut Vec<Block>,
             ) -> Result<u64, Stop> {
-                let kern = HwKernel::<$lanes>::new(rk);
-                garble_core(&kern, delta, gid, gates, labels, num_wires, tables)
+                let kern = <$kernel>::new(rk);
+                garble_loop(&kern, delta, gid, gates, labels, tables)
             }
 
             #[target_feature(enable = $features)]
@@ -528,38 +841,47 @@ mod x86 {
                 rk: &RoundKeys,
                 gid: u64,
                 gates: &[Gate],
-                labels: *mut Block,
-                num_wires: usize,
+                labels: &mut [Block],
                 tables: &[Block],
             ) -> Result<u64, Stop> {
-                let kern = HwKernel::<$lanes>::new(rk);
-                evaluate_core(&kern, gid, gates, labels, num_wires, tables)
+                let kern = <$kernel>::new(rk);
+                evaluate_loop(&kern, gid, gates, labels, tables)
             }
         };
     }
 
-    instantiate!(garble_aesni, evaluate_aesni, X1, "aes,sse4.1");
-    instantiate!(garble_vaes256, evaluate_vaes256, Y2, "aes,sse4.1,avx2,vaes");
+    // Stream counts measured best on an AMD Zen 5 (16 SSE/AVX registers for
+    // AES-NI and VAES-256, 32 for VAES-512).
+    instantiate!(
+        garble_aesni,
+        evaluate_aesni,
+        HwKernel<X1, 2, 8, 4, 8>,
+        "aes,sse4.1"
+    );
+    instantiate!(
+        garble_vaes256,
+        evaluate_vaes256,
+        HwKernel<Y2, 2, 8, 4, 8>,
+        "aes,sse4.1,avx2,vaes"
+    );
     instantiate!(
         garble_vaes512,
         evaluate_vaes512,
-        Z4,
+        HwKernel<Z4, 4, 16, 6, 12>,
         "aes,sse4.1,avx2,vaes,avx512f"
     );
 
     /// Garbles on a hardware backend.
     ///
     /// # Safety
-    /// As `garble_core`, with `hw` built by feature detection.
-    #[allow(clippy::too_many_arguments)]
+    /// As `garble_loop`, with `hw` built by feature detection.
     pub(super) unsafe fn garble(
         hw: HwBackend,
         rk: &RoundKeys,
         delta: Block,
         gid: u64,
         gates: &[Gate],
-        labels: *mut Block,
-        num_wires: usize,
+        labels: &mut [Block],
         tables: &mut Vec<Block>,
     ) -> Result<u64, Stop> {
         let f = match hw {
@@ -567,20 +889,19 @@ mod x86 {
             HwBackend::Vaes256 => garble_vaes256,
             HwBackend::Vaes512 => garble_vaes512,
         };
-        f(rk, delta, gid, gates, labels, num_wires, tables)
+        f(rk, delta, gid, gates, labels, tables)
     }
 
     /// Evaluates on a hardware backend.
     ///
     /// # Safety
-    /// As `evaluate_core`, with `hw` built by feature detection.
+    /// As `evaluate_loop`, with `hw` built by feature detection.
     pub(super) unsafe fn evaluate(
         hw: HwBackend,
         rk: &RoundKeys,
         gid: u64,
         gates: &[Gate],
-        labels: *mut Block,
-        num_wires: usize,
+        labels: &mut [Block],
         tables: &[Block],
     ) -> Result<u64, Stop> {
         let f = match hw {
@@ -588,6 +909,6 @@ mod x86 {
             HwBackend::Vaes256 => evaluate_vaes256,
             HwBackend::Vaes512 => evaluate_vaes512,
         };
-        f(rk, gid, gates, labels, num_wires, tables)
+        f(rk, gid, gates, labels, tables)
     }
 }

@@ -8,6 +8,8 @@ pub mod error;
 pub mod halfgates;
 pub mod prg;
 pub mod tccr;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 pub use aes::{Aes128, Backend, FIXED_KEY};
 #[cfg(target_endian = "little")]

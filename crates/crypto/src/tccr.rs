@@ -1,6 +1,6 @@
 //! The tweakable circular correlation-robust hash of Guo, Katz, Wang and Yu
 //! (IEEE S&P 2020, §7): `H(X, t) = π(π(X) ⊕ t) ⊕ π(X)` with π = AES-128 under
-//! the public [`FIXED_KEY`](crate::aes::FIXED_KEY).
+//! the public [`FIXED_KEY`].
 //!
 //! Two AES calls per hash. Batches are hashed group by group: the first AES
 //! pass of a whole group of blocks, then the second, so the AES pipeline
@@ -70,7 +70,7 @@ impl Tccr {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the `HwBackend` was built after feature detection, and
             // `tweaks` is at least as long as `xs`.
-            Keys::Hw(rk, hw) => unsafe { crate::aes::x86::tccr_in_place(*hw, rk, xs, tweaks) },
+            Keys::Hw(rk, hw) => unsafe { crate::x86::tccr_in_place(*hw, rk, xs, tweaks) },
             #[cfg(not(target_arch = "x86_64"))]
             Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
         }
@@ -98,127 +98,6 @@ pub(crate) fn soft_tccr(aes: &aes::Aes128, xs: &mut [Block], ts: &[Block]) {
         for ((xi, ui), si) in xc.iter_mut().zip(&u[..n]).zip(&s[..n]) {
             *xi = *ui ^ *si;
         }
-    }
-}
-
-/// A batched TCCR implementation the half-gates loops are generic over, so
-/// that each backend's loop is compiled with the kernel inlined.
-pub(crate) trait HashKernel {
-    /// The representation of labels in the loops around the hash.
-    type Label: Label128;
-
-    /// `out[i] = H(xs[i], ts[i])` for `i < n`.
-    ///
-    /// # Safety
-    /// `xs`, `ts` and `out` must be valid for `n` blocks and `out` must not
-    /// overlap the others; the CPU must support the kernel's features.
-    unsafe fn hash(&self, xs: *const Block, ts: *const Block, out: *mut Block, n: usize);
-}
-
-/// 128-bit label operations for the loops around the hash: plain [`Block`]s
-/// (general-purpose registers) or SSE registers.
-///
-/// # Safety
-/// Every method requires the CPU features of the implementation; pointers
-/// must be valid for one block.
-pub(crate) trait Label128: Copy {
-    /// `b` as a label.
-    unsafe fn splat(b: Block) -> Self;
-    /// Loads a block.
-    unsafe fn load(p: *const Block) -> Self;
-    /// Stores a block.
-    unsafe fn store(self, p: *mut Block);
-    /// Bitwise XOR.
-    unsafe fn xor(self, o: Self) -> Self;
-    /// Bitwise AND.
-    unsafe fn and(self, o: Self) -> Self;
-    /// All ones if the lsb is set, else all zeros.
-    unsafe fn lsb_mask(self) -> Self;
-}
-
-impl Label128 for Block {
-    #[inline(always)]
-    unsafe fn splat(b: Block) -> Self {
-        b
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const Block) -> Self {
-        // SAFETY: the caller guarantees `p` is valid.
-        unsafe { *p }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut Block) {
-        // SAFETY: the caller guarantees `p` is valid.
-        unsafe { *p = self }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        self ^ o
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        self & o
-    }
-    #[inline(always)]
-    unsafe fn lsb_mask(self) -> Self {
-        Block(u128::MAX).select(self.lsb())
-    }
-}
-
-/// The portable kernel.
-pub(crate) struct SoftKernel<'a>(pub(crate) &'a aes::Aes128);
-
-impl HashKernel for SoftKernel<'_> {
-    type Label = Block;
-
-    #[inline(always)]
-    unsafe fn hash(&self, xs: *const Block, ts: *const Block, out: *mut Block, n: usize) {
-        // SAFETY: the caller guarantees the pointers are valid for `n` blocks
-        // and that `out` overlaps neither input.
-        let (out, ts) = unsafe {
-            std::ptr::copy_nonoverlapping(xs, out, n);
-            (
-                std::slice::from_raw_parts_mut(out, n),
-                std::slice::from_raw_parts(ts, n),
-            )
-        };
-        soft_tccr(self.0, out, ts)
-    }
-}
-
-/// A hardware kernel: the fixed-key round keys splatted into vectors `L`.
-#[cfg(target_arch = "x86_64")]
-pub(crate) struct HwKernel<L: crate::aes::x86::Lanes> {
-    k: [L; 11],
-    k1: [crate::aes::x86::X1; 11],
-}
-
-#[cfg(target_arch = "x86_64")]
-impl<L: crate::aes::x86::Lanes> HwKernel<L> {
-    /// Splats the round keys.
-    ///
-    /// # Safety
-    /// The CPU must support the features of `L`.
-    #[inline(always)]
-    pub(crate) unsafe fn new(rk: &crate::aes::RoundKeys) -> Self {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            HwKernel {
-                k: crate::aes::x86::splat_keys(rk),
-                k1: crate::aes::x86::splat_keys(rk),
-            }
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl<L: crate::aes::x86::Lanes> HashKernel for HwKernel<L> {
-    type Label = crate::aes::x86::X1;
-
-    #[inline(always)]
-    unsafe fn hash(&self, xs: *const Block, ts: *const Block, out: *mut Block, n: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { crate::aes::x86::tccr_n(&self.k, &self.k1, xs, ts, out, n) }
     }
 }
 
