@@ -113,23 +113,58 @@ fn scatter<L: Copy>(run: &[Gate], outputs: &[Vec<L>], labels: &mut [L]) {
     }
 }
 
-/// The garbling side: garbles batches and streams the tables to the peer.
-pub struct GarblingEngine<'c> {
+/// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
+pub trait TableSink {
+    /// Takes a frame of tables (two blocks per AND gate).
+    fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError>;
+    /// Pushes out anything buffered.
+    fn flush(&mut self) -> Result<(), ProtocolError>;
+}
+
+impl TableSink for Channel {
+    fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError> {
+        Ok(self.send_frame(blocks_as_bytes(tables))?)
+    }
+    fn flush(&mut self) -> Result<(), ProtocolError> {
+        Ok(Channel::flush(self)?)
+    }
+}
+
+/// Drops the tables, counting the bytes (garbling-only measurements).
+#[derive(Debug, Default)]
+pub struct Discard {
+    /// Bytes of tables dropped.
+    pub bytes: u64,
+}
+
+impl TableSink for Discard {
+    fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError> {
+        self.bytes += 16 * tables.len() as u64;
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), ProtocolError> {
+        Ok(())
+    }
+}
+
+/// The garbling side: garbles batches and streams the tables to the peer
+/// (or another [`TableSink`]).
+pub struct GarblingEngine<'c, S: TableSink = Channel> {
     garbler: Garbler,
-    chan: &'c mut Channel,
+    chan: &'c mut S,
     tables: Vec<Block>,
     threads: usize,
     ands: u64,
     progress: Option<Progress>,
 }
 
-impl<'c> GarblingEngine<'c> {
-    /// An engine sending tables over `chan`, its first AND gate numbered
+impl<'c, S: TableSink> GarblingEngine<'c, S> {
+    /// An engine sending tables to `chan`, its first AND gate numbered
     /// `first_gate`, splitting wide AND runs over `threads` threads.
     pub fn new(
         delta: Delta,
         first_gate: u64,
-        chan: &'c mut Channel,
+        chan: &'c mut S,
         threads: usize,
         progress: Option<Progress>,
     ) -> Self {
@@ -152,7 +187,7 @@ impl<'c> GarblingEngine<'c> {
 
     fn send_tables(&mut self) -> Result<(), ProtocolError> {
         if !self.tables.is_empty() {
-            self.chan.send_frame(blocks_as_bytes(&self.tables))?;
+            self.chan.send_tables(&self.tables)?;
             self.tables.clear();
         }
         Ok(())
@@ -183,7 +218,7 @@ impl<'c> GarblingEngine<'c> {
     }
 }
 
-impl Engine for GarblingEngine<'_> {
+impl<S: TableSink> Engine for GarblingEngine<'_, S> {
     type Label = ZeroLabel;
     type Error = ProtocolError;
 

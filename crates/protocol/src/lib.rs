@@ -8,12 +8,14 @@
 
 pub mod engine;
 pub mod error;
+pub mod garble_only;
 pub mod handshake;
 pub mod local;
 pub mod schedule;
 pub mod session;
 
 pub use error::ProtocolError;
+pub use garble_only::{garble_only, GarbleOnlyReport};
 pub use local::run_local;
 pub use schedule::Schedule;
 pub use session::{run_session, PartyInputs, Peer, Phase, Reveal, SessionOptions, SessionReport};

@@ -15,7 +15,6 @@
 
 use twofold_circuit::program::for_each_batch;
 use twofold_circuit::{Engine, Gate, Program, Region};
-use twofold_net::Channel;
 
 use crate::error::ProtocolError;
 
@@ -74,17 +73,19 @@ impl Schedule {
     }
 }
 
-/// One side of the protocol (garbler or evaluator): makes engines on
-/// channels and closes them.
-pub(crate) trait Side: Sync {
+/// One side of the protocol (garbler or evaluator): makes engines on links
+/// (channels to the peer, or sinks) and closes them.
+pub trait Side: Sync {
     /// What a wire holds on this side.
     type Label: Copy + Default + Send + Sync;
-    /// The engine on one channel.
+    /// What an engine talks through.
+    type Link: Send;
+    /// The engine on one link.
     type Engine<'c>: Engine<Label = Self::Label, Error = ProtocolError>;
     /// An engine on `chan` whose first AND gate has id `first_gate`.
     fn engine<'c>(
         &'c self,
-        chan: &'c mut Channel,
+        chan: &'c mut Self::Link,
         first_gate: u64,
         threads: usize,
     ) -> Self::Engine<'c>;
@@ -94,11 +95,11 @@ pub(crate) trait Side: Sync {
 
 /// Runs `program` on `side` over `chans` (as many as `schedule.channels`)
 /// with `threads` threads; returns the output labels and the AND gates done.
-pub(crate) fn run_program<S: Side>(
+pub fn run_program<S: Side>(
     side: &S,
     program: &Program,
     inputs: &[S::Label],
-    chans: &mut [Channel],
+    chans: &mut [S::Link],
     schedule: Schedule,
     threads: usize,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
@@ -110,7 +111,7 @@ pub(crate) fn run_program<S: Side>(
     let mut next = 0;
     let main_threads = schedule.main_threads(threads);
     let run_main =
-        |gates: &[Gate], labels: &mut Vec<S::Label>, gate_id: &mut u64, chan: &mut Channel| {
+        |gates: &[Gate], labels: &mut Vec<S::Label>, gate_id: &mut u64, chan: &mut S::Link| {
             let mut engine = side.engine(chan, *gate_id, main_threads);
             for_each_batch(gates, main.num_wires, |batch| {
                 engine.run_gates(batch, labels)
@@ -152,7 +153,7 @@ fn run_instances<S: Side>(
     region: &Region,
     range: std::ops::Range<usize>,
     labels: &[S::Label],
-    chan: &mut Channel,
+    chan: &mut S::Link,
     first_gate: u64,
     threads: usize,
 ) -> Result<InstancesDone<S::Label>, ProtocolError> {
@@ -182,7 +183,7 @@ fn run_region<S: Side>(
     region: &Region,
     labels: &mut [S::Label],
     first_gate: u64,
-    chans: &mut [Channel],
+    chans: &mut [S::Link],
     schedule: Schedule,
     threads: usize,
 ) -> Result<u64, ProtocolError> {
@@ -246,7 +247,6 @@ mod tests {
     use std::sync::Mutex;
 
     use twofold_circuit::synthetic::{layered, repeated};
-    use twofold_net::{ChannelOptions, Listener};
 
     use super::*;
 
@@ -271,8 +271,9 @@ mod tests {
 
     impl Side for Recorder {
         type Label = bool;
+        type Link = ();
         type Engine<'c> = Counting<'c>;
-        fn engine<'c>(&'c self, _: &'c mut Channel, first_gate: u64, _: usize) -> Counting<'c> {
+        fn engine<'c>(&'c self, _: &'c mut (), first_gate: u64, _: usize) -> Counting<'c> {
             Counting {
                 first: first_gate,
                 ands: 0,
@@ -285,18 +286,6 @@ mod tests {
         }
     }
 
-    fn channels(n: usize) -> (Vec<Channel>, Vec<Channel>) {
-        let listener = Listener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let wait = std::time::Duration::from_secs(5);
-        (0..n)
-            .map(|_| {
-                let c = Channel::connect(addr, wait, ChannelOptions::default()).unwrap();
-                (c, listener.accept(wait).unwrap())
-            })
-            .unzip()
-    }
-
     #[test]
     fn gate_ids_are_unique_across_threads_regions_and_instances() {
         let body = layered(40, 3, 8, 1);
@@ -305,7 +294,7 @@ mod tests {
         for schedule in Schedule::ALL {
             for threads in 1..=4 {
                 let recorder = Recorder(Mutex::new(Vec::new()));
-                let (mut chans, _peer) = channels(schedule.channels(threads as u32));
+                let mut chans = vec![(); schedule.channels(threads as u32)];
                 let inputs = vec![false; program.main.input_bits()];
                 let (_, ands) =
                     run_program(&recorder, &program, &inputs, &mut chans, schedule, threads)

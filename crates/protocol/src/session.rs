@@ -200,6 +200,7 @@ struct GarblerSide {
 
 impl Side for GarblerSide {
     type Label = ZeroLabel;
+    type Link = Channel;
     type Engine<'c> = GarblingEngine<'c>;
     fn engine<'c>(
         &'c self,
@@ -221,6 +222,7 @@ struct EvaluatorSide {
 
 impl Side for EvaluatorSide {
     type Label = ActiveLabel;
+    type Link = Channel;
     type Engine<'c> = EvaluatingEngine<'c>;
     fn engine<'c>(
         &'c self,

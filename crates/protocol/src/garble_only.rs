@@ -1,0 +1,78 @@
+//! Offline garbling, for measuring (the ParCC paper's section 6.3): garble a
+//! whole program under a schedule and drop the tables, without a peer.
+
+use std::time::{Duration, Instant};
+
+use twofold_circuit::Program;
+use twofold_crypto::halfgates::ZeroLabel;
+use twofold_crypto::{Delta, Prg};
+
+use crate::engine::{Discard, GarblingEngine};
+use crate::error::ProtocolError;
+use crate::schedule::{run_program, Schedule, Side};
+
+/// What a garbling-only run measured.
+#[derive(Clone, Debug)]
+pub struct GarbleOnlyReport {
+    /// AND gates garbled.
+    pub and_gates: u64,
+    /// Bytes of tables produced (and dropped).
+    pub table_bytes: u64,
+    /// Time spent garbling (the program is levelled beforehand, untimed).
+    pub seconds: Duration,
+}
+
+struct DiscardSide {
+    delta: Delta,
+}
+
+impl Side for DiscardSide {
+    type Label = ZeroLabel;
+    type Link = Discard;
+    type Engine<'c> = GarblingEngine<'c, Discard>;
+    fn engine<'c>(
+        &'c self,
+        link: &'c mut Discard,
+        first_gate: u64,
+        threads: usize,
+    ) -> Self::Engine<'c> {
+        GarblingEngine::new(self.delta, first_gate, link, threads, None)
+    }
+    fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
+        engine.finish()
+    }
+}
+
+/// Garbles `program` with `threads` threads under `schedule`, dropping the
+/// tables.
+pub fn garble_only(
+    program: &Program,
+    schedule: Schedule,
+    threads: u32,
+) -> Result<GarbleOnlyReport, ProtocolError> {
+    let program = program.levelize();
+    let mut prg = Prg::from_os();
+    let side = DiscardSide {
+        delta: Delta::random(&mut prg),
+    };
+    let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
+        .map(|_| ZeroLabel(prg.random_block()))
+        .collect();
+    let mut sinks: Vec<Discard> = (0..schedule.channels(threads))
+        .map(|_| Discard::default())
+        .collect();
+    let start = Instant::now();
+    let (_, and_gates) = run_program(
+        &side,
+        &program,
+        &inputs,
+        &mut sinks,
+        schedule,
+        threads.max(1) as usize,
+    )?;
+    Ok(GarbleOnlyReport {
+        and_gates,
+        table_bytes: sinks.iter().map(|s| s.bytes).sum(),
+        seconds: start.elapsed(),
+    })
+}
