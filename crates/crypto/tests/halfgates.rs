@@ -115,7 +115,7 @@ proptest! {
         slots in 2usize..40,
         len in 0usize..600,
         and_bias in prop::sample::select(vec![0.3, 0.8, 0.97, 1.0]),
-        first_id in prop::sample::select(vec![0u64, 1, 1 << 40, u64::MAX / 2]),
+        first_id in prop::sample::select(vec![0u64, 1, 1 << 40, (1 << 63) - 37, u64::MAX / 2, u64::MAX - 5000]),
     ) {
         let (gates, num) = random_circuit(seed, slots, len, and_bias);
         check_circuit(&gates, num, seed, first_id);
@@ -342,40 +342,56 @@ fn bad_inputs_are_errors_and_keep_tables_and_ids() {
 }
 
 /// The garbler and evaluator against the formulas of DESIGN.md computed
-/// directly with the TCCR hash and tweaks `j = 2g`, `j' = 2g + 1`.
+/// directly with the TCCR hash and tweaks `j = 2g`, `j' = 2g + 1`, on every
+/// backend, for first ids on both sides of 2^63 and near 2^64.
 #[test]
 fn matches_reference_formulas() {
-    let h = Tccr::new();
+    let h = Tccr::with_backend(Backend::Portable).unwrap();
     let mut prg = Prg::from_seed(Block(99));
-    for first_id in [0u64, 1, 12345, u64::MAX / 3] {
+    // A run of 37 independent ANDs (full vectors and a padded tail), one
+    // overwriting its own input, an XOR, an INV, then two more ANDs.
+    let mut gates: Vec<Gate> = (0..37)
+        .map(|i| Gate::And {
+            a: i % 8,
+            b: (i * 3 + 1) % 8,
+            out: 8 + i,
+        })
+        .collect();
+    gates.push(Gate::And { a: 3, b: 4, out: 3 });
+    gates.push(Gate::Xor {
+        a: 8,
+        b: 9,
+        out: 45,
+    });
+    gates.push(Gate::Inv { a: 45, out: 46 });
+    gates.push(Gate::And {
+        a: 45,
+        b: 46,
+        out: 47,
+    });
+    gates.push(Gate::And {
+        a: 3,
+        b: 10,
+        out: 10,
+    });
+    let num = 48;
+    for first_id in [0u64, 1, 12345, (1 << 63) - 20, (1 << 63) - 2, u64::MAX - 50] {
         let delta = Delta::random(&mut prg);
         let d = delta.block();
-        // Several independent ANDs in one run, then one more after an XOR.
-        let gates = [
-            Gate::And { a: 0, b: 1, out: 4 },
-            Gate::And { a: 2, b: 3, out: 0 },
-            Gate::And { a: 1, b: 1, out: 5 },
-            Gate::Xor { a: 4, b: 5, out: 6 },
-            Gate::And { a: 6, b: 0, out: 7 },
-        ];
-        let zeros: Vec<ZeroLabel> = (0..8).map(|_| ZeroLabel(prg.random_block())).collect();
-        let bits: Vec<bool> = (0..8).map(|_| prg.random_bool()).collect();
-        let mut garbler = Garbler::new(delta, first_id);
+        let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel(prg.random_block())).collect();
+        let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
         let active: Vec<ActiveLabel> = zeros
             .iter()
             .zip(&bits)
             .map(|(z, &b)| ActiveLabel(z.0 ^ d.select(b)))
             .collect();
-        let mut g2 = zeros.clone();
-        let mut t2 = Vec::new();
-        garbler.garble(&gates, &mut g2, &mut t2).unwrap();
 
         // Reference garbling, sequentially.
         let mut z: Vec<Block> = zeros.iter().map(|l| l.0).collect();
         let mut expect_tables = Vec::new();
         let mut g = first_id;
-        for gate in gates {
-            match gate {
+        for gate in &gates {
+            match *gate {
                 Gate::And { a, b, out } => {
                     let (a0, b0) = (z[a as usize], z[b as usize]);
                     let (j, j1) = (Block((g as u128) * 2), Block((g as u128) * 2 + 1));
@@ -392,23 +408,17 @@ fn matches_reference_formulas() {
                 Gate::Inv { a, out } => z[out as usize] = z[a as usize] ^ d,
             }
         }
-        assert_eq!(t2, expect_tables);
-        assert_eq!(g2.iter().map(|l| l.0).collect::<Vec<_>>(), z);
 
-        // Reference evaluation, sequentially, on the garbler's tables.
+        // Reference evaluation, sequentially, on the reference tables.
         let mut x: Vec<Block> = active.iter().map(|l| l.0).collect();
-        let mut e = active.clone();
-        Evaluator::new(first_id)
-            .evaluate(&gates, &mut e, &t2)
-            .unwrap();
         let mut g = first_id;
-        let mut t = t2.chunks_exact(2);
-        for gate in gates {
-            match gate {
+        let mut rows = expect_tables.chunks_exact(2);
+        for gate in &gates {
+            match *gate {
                 Gate::And { a, b, out } => {
                     let (la, lb) = (x[a as usize], x[b as usize]);
                     let (j, j1) = (Block((g as u128) * 2), Block((g as u128) * 2 + 1));
-                    let row = t.next().unwrap();
+                    let row = rows.next().unwrap();
                     let (tg, te) = (row[0], row[1]);
                     x[out as usize] = h.hash(la, j)
                         ^ tg.select(la.lsb())
@@ -420,6 +430,21 @@ fn matches_reference_formulas() {
                 Gate::Inv { a, out } => x[out as usize] = x[a as usize],
             }
         }
-        assert_eq!(e.iter().map(|l| l.0).collect::<Vec<_>>(), x);
+
+        for backend in Backend::available() {
+            let mut garbler = Garbler::with_backend(delta, first_id, backend).unwrap();
+            let mut g_labels = zeros.clone();
+            let mut tables = Vec::new();
+            garbler.garble(&gates, &mut g_labels, &mut tables).unwrap();
+            assert_eq!(tables, expect_tables, "{backend} {first_id}");
+            assert_eq!(g_labels.iter().map(|l| l.0).collect::<Vec<_>>(), z);
+
+            let mut e_labels = active.clone();
+            Evaluator::with_backend(first_id, backend)
+                .unwrap()
+                .evaluate(&gates, &mut e_labels, &tables)
+                .unwrap();
+            assert_eq!(e_labels.iter().map(|l| l.0).collect::<Vec<_>>(), x);
+        }
     }
 }
