@@ -14,14 +14,19 @@
 //! XOR gates are free (`C = A ⊕ B` on both sides); an INV gate is
 //! `C0 = A0 ⊕ Δ` for the garbler and `C = A` for the evaluator.
 //!
-//! AND gates are hashed in chunks of up to [`AND_CHUNK`] consecutive AND
-//! gates: all inputs of a chunk are read, hashed in one batch, then all
-//! outputs are written. The gate list must therefore be *levelled*: within
-//! every maximal run of consecutive AND gates, no gate reads a wire written by
-//! an earlier gate of the same run. (A gate may overwrite the slot one of its
-//! own inputs came from, or one read by another gate of its run.) Garbler and
-//! evaluator chunk identically, so they always agree with each other; the
+//! AND gates are processed in chunks of up to [`AND_CHUNK`] consecutive AND
+//! gates (a chunk also ends where gate ids reach 2^63): all inputs of a chunk
+//! are read, hashed in batches, then all outputs are written, in gate order.
+//! The gate list must therefore be *levelled*: within every maximal run of
+//! consecutive AND gates, no gate reads a wire written by an earlier gate of
+//! the same run. (A gate may overwrite the slot one of its own inputs came
+//! from, or one read by another gate of its run.) Garbler and evaluator chunk
+//! identically on every backend, so they always agree with each other; the
 //! levelled order makes them agree with plaintext evaluation too.
+//!
+//! Every wire is checked against the label slice and every table read
+//! against the tables given; bad input is reported as a [`CryptoError`],
+//! never a panic.
 
 use crate::aes::Keys;
 use crate::block::Block;
@@ -484,6 +489,11 @@ unsafe fn garble_loop<K: AndKernel>(
                     labels,
                 };
                 kern.garble_ands(&c, delta, tp, outs.as_mut_ptr());
+                // Vector kernels may have written padding lanes (hashed with
+                // the next gates' tweaks) past the chunk: wipe them.
+                for p in 2 * k..2 * (k + PAD) {
+                    *tp.add(p) = Block::ZERO;
+                }
                 // The kernel initialised the first `2 * k` reserved blocks.
                 tables.set_len(len + 2 * k);
                 // All inputs of the chunk were read; now write its outputs.
@@ -654,6 +664,8 @@ mod x86 {
     }
 
     /// Lane `i` holds `2·(gid + i)`: the first tweak of gate `gid + i`.
+    /// (Padding lanes past a chunk's end thus hash with the next gates'
+    /// tweaks; their results are discarded and never leave the crate.)
     #[inline(always)]
     unsafe fn first_tweaks<L: Lanes>(gid: u64) -> L {
         let mut t = [Block::ZERO; 4];
@@ -777,6 +789,7 @@ mod x86 {
             tables: *mut Block,
             outs: *mut Block,
         ) {
+            const { assert!(PAD + 1 >= L::BLOCKS) };
             let d = L::splat(delta);
             let mut ta = first_tweaks::<L>(c.gid);
             // Vector groups, the last possibly padded (PAD ≥ BLOCKS - 1).
@@ -795,6 +808,7 @@ mod x86 {
 
         #[inline(always)]
         unsafe fn eval_ands(&self, c: &Chunk, tables: *const Block, outs: *mut Block) {
+            const { assert!(PAD + 1 >= L::BLOCKS) };
             let mut ta = first_tweaks::<L>(c.gid);
             let full = c.k / L::BLOCKS;
             let mut v = 0;

@@ -1,5 +1,16 @@
 //! Cryptographic core of twofold: blocks, fixed-key AES, the TCCR hash, the
 //! PRG and the half-gates garbler and evaluator.
+//!
+//! * [`block`]: the 128-bit [`Block`] and byte conversions for the network.
+//! * [`aes`]: AES-128 with run-time dispatch over the portable, AES-NI,
+//!   VAES-256 and VAES-512 [`Backend`]s (bit-identical results).
+//! * [`prg`]: AES-CTR [`Prg`] seeded from the OS; [`delta`]: the free-XOR
+//!   offset [`Delta`].
+//! * [`tccr`]: the TCCR hash `H(X, t) = π(π(X) ⊕ t) ⊕ π(X)`.
+//! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores.
+//!
+//! Secrets (labels, Δ, keys, PRG state) are never printed: their `Debug`
+//! forms hide them.
 
 pub mod aes;
 pub mod block;
