@@ -403,31 +403,41 @@ pub fn equal(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bit {
     b.not(nz)
 }
 
+/// Number of bits left when the constant-zero top bits are dropped (the
+/// unsigned significant width; at least 1).
+pub fn uwidth(x: &[Bit]) -> usize {
+    let mut k = x.len();
+    while k > 1 && x[k - 1] == Bit::Const(false) {
+        k -= 1;
+    }
+    k.max(1)
+}
+
 /// `x < y` for words of equal width (one AND per significant bit).
 pub fn less(b: &mut Builder, x: &[Bit], y: &[Bit], signed: bool) -> Bit {
     let n = x.len();
-    let k = if signed {
-        let kx = signed_width(x);
-        let ky = signed_width(y);
-        kx.max(ky).min(n)
+    let zero_top = |v: &[Bit]| v.last() == Some(&Bit::Const(false));
+    // Both words must be extensions of their low k bits of the same kind.
+    let (k, flip) = if zero_top(x) && zero_top(y) {
+        (uwidth(x).max(uwidth(y)).min(n), false)
     } else {
-        eff_width(x).max(eff_width(y)).min(n)
+        (signed_width(x).max(signed_width(y)).min(n), signed)
     };
     let mut xs: Bits = x[..k].to_vec();
     let mut ys: Bits = y[..k].to_vec();
-    if signed {
+    if flip {
         let t = k - 1;
         xs[t] = b.not(xs[t]);
         ys[t] = b.not(ys[t]);
     }
     // Borrow of x - y: bout = maj(!x, y, bin).
+    // bout = maj(!x, y, bin) = ((x ^ bin) & (y ^ bin)) ^ y
     let mut borrow = Bit::Const(false);
     for i in 0..k {
-        let nx = b.not(xs[i]);
-        let t1 = b.xor(nx, borrow);
+        let t1 = b.xor(xs[i], borrow);
         let t2 = b.xor(ys[i], borrow);
         let a = b.and(t1, t2);
-        borrow = b.xor(a, borrow);
+        borrow = b.xor(a, ys[i]);
     }
     borrow
 }
@@ -474,16 +484,27 @@ pub fn shr_var(b: &mut Builder, x: &[Bit], s: &[Bit], signed: bool) -> Bits {
     v
 }
 
-/// `(x ^ s) + s`: the absolute value when `s` is the sign of `x`.
-fn cond_negate(b: &mut Builder, x: &[Bit], s: Bit) -> Bits {
-    let n = x.len();
-    let flipped: Bits = x.iter().map(|&p| b.xor(p, s)).collect();
-    let mut sum = Sum::new(n);
+/// `(x ^ s) + s` over the low `k` bits, modulo `2^k`.
+fn flip_add(b: &mut Builder, x: &[Bit], s: Bit, k: usize) -> Bits {
+    let flipped: Bits = x[..k].iter().map(|&p| b.xor(p, s)).collect();
+    let mut sum = Sum::new(k);
     sum.add(b, &flipped);
-    let mut one = vec![Bit::Const(false); n];
+    let mut one = vec![Bit::Const(false); k];
     one[0] = s;
     sum.add(b, &one);
-    sum.finish(b)
+    sum.finish_wrapping(b)
+}
+
+/// `|x|` as an unsigned word, `s` being the sign bit of the signed word `x`.
+fn abs_of(b: &mut Builder, x: &[Bit], s: Bit) -> Bits {
+    let k = signed_width(x).min(x.len());
+    extend(&flip_add(b, x, s, k), x.len(), false)
+}
+
+/// `s ? -q : q` for an unsigned word `q`, as a signed word.
+fn negate_if(b: &mut Builder, q: &[Bit], s: Bit) -> Bits {
+    let k = (uwidth(q) + 1).min(q.len());
+    extend(&flip_add(b, q, s, k), q.len(), true)
 }
 
 /// Unsigned division and remainder of words of width `n`.
@@ -495,7 +516,7 @@ fn cond_negate(b: &mut Builder, x: &[Bit], s: Bit) -> Bits {
 /// the dividend as remainder.
 pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, Bits) {
     let n = x.len();
-    let nx = eff_width(x).min(n);
+    let nx = uwidth(x).min(n);
     let dconst = const_value(d);
     if let Some(dv) = dconst {
         if dv == 0 {
@@ -508,7 +529,7 @@ pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, 
             return (q, r);
         }
     }
-    let nd = eff_width(d).min(n);
+    let nd = uwidth(d).min(n);
     let l = match dconst {
         Some(dv) => 64 - dv.leading_zeros() as usize,
         None => 1,
@@ -586,11 +607,11 @@ pub fn sdivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, 
     let n = x.len();
     let sx = x[n - 1];
     let sd = d[n - 1];
-    let ax = cond_negate(b, x, sx);
-    let ad = cond_negate(b, d, sd);
+    let ax = abs_of(b, x, sx);
+    let ad = abs_of(b, d, sd);
     let (q, r) = udivrem(b, &ax, &ad, want_rem);
     let sq = b.xor(sx, sd);
-    let q = cond_negate(b, &q, sq);
-    let r = if want_rem { cond_negate(b, &r, sx) } else { r };
+    let q = negate_if(b, &q, sq);
+    let r = if want_rem { negate_if(b, &r, sx) } else { r };
     (q, r)
 }

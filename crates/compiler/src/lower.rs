@@ -1041,8 +1041,19 @@ impl<'p> Lower<'p> {
             ExprKind::Cond(c, a, b) => {
                 let cv = self.cond(c)?;
                 match cv {
-                    Bit::Const(true) => self.eval(a),
-                    Bit::Const(false) => self.eval(b),
+                    Bit::Const(taken) => {
+                        let (run, other) = if taken { (a, b) } else { (b, a) };
+                        let v = self.eval(run)?;
+                        // The result has the common type of both sides.
+                        let ot = decay(self.static_type(other)?);
+                        match (&v, ot.scalar()) {
+                            (Val::Int(s, _), Some(o)) => {
+                                let t = Scalar::common(*s, o).ctype();
+                                self.convert(v, &t, e.loc)
+                            }
+                            _ => Ok(v),
+                        }
+                    }
                     _ => {
                         let (x, y) = if has_side_effects(a) || has_side_effects(b) {
                             self.fork(cv, e.loc, |me| me.eval(a), |me| me.eval(b))?
@@ -1078,30 +1089,78 @@ impl<'p> Lower<'p> {
         }
     }
 
-    /// The type of an expression without evaluating it (for `sizeof`).
+    /// The type of an expression without evaluating it (for `sizeof` and
+    /// the type of `?:` when only one side runs).
     fn static_type(&mut self, e: &Expr) -> DResult<CType> {
-        match &e.kind {
-            ExprKind::Ident(n) => self.lookup(n).map(|(_, t)| t).ok_or_else(|| diag(e.loc, format!("undeclared identifier '{n}'"))),
-            ExprKind::Index(a, _) => match self.static_type(a)? {
-                CType::Array(t, _) | CType::Pointer(t) => Ok(*t),
-                _ => err(e.loc, "subscripted value is not an array or pointer"),
-            },
+        let scalar = |t: &CType| t.scalar();
+        Ok(match &e.kind {
+            ExprKind::Int(_, s) => s.ctype(),
+            ExprKind::Str => return err(e.loc, "string literals are not supported"),
+            ExprKind::Ident(n) => self.lookup(n).map(|(_, t)| t).ok_or_else(|| diag(e.loc, format!("undeclared identifier '{n}'")))?,
+            ExprKind::Index(a, i) => {
+                let t = match self.static_type(a)? {
+                    CType::Array(t, _) | CType::Pointer(t) => *t,
+                    _ => match self.static_type(i)? {
+                        CType::Array(t, _) | CType::Pointer(t) => *t,
+                        _ => return err(e.loc, "subscripted value is not an array or pointer"),
+                    },
+                };
+                t
+            }
             ExprKind::Unary(UnOp::Deref, a) => match self.static_type(a)? {
-                CType::Array(t, _) | CType::Pointer(t) => Ok(*t),
-                _ => err(e.loc, "dereferenced value is not a pointer"),
+                CType::Array(t, _) | CType::Pointer(t) => *t,
+                _ => return err(e.loc, "dereferenced value is not a pointer"),
+            },
+            ExprKind::Unary(UnOp::Addr, a) => CType::Pointer(Box::new(self.static_type(a)?)),
+            ExprKind::Unary(UnOp::Not, _) | ExprKind::LogAnd(..) | ExprKind::LogOr(..) => CType::INT,
+            ExprKind::Unary(_, a) => match scalar(&self.static_type(a)?) {
+                Some(s) => s.promote().ctype(),
+                None => return err(e.loc, "operand of a unary operator is not an integer"),
+            },
+            ExprKind::IncDec { e: a, .. } | ExprKind::Assign(_, a, _) => self.static_type(a)?,
+            ExprKind::Binary(op, a, b) => {
+                let ta = decay(self.static_type(a)?);
+                let tb = decay(self.static_type(b)?);
+                match (op, &ta, &tb) {
+                    (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne, _, _) => CType::INT,
+                    (BinOp::Sub, CType::Pointer(_), CType::Pointer(_)) => CType::Int { bits: 64, signed: true },
+                    (_, CType::Pointer(_), _) => ta,
+                    (_, _, CType::Pointer(_)) => tb,
+                    (BinOp::Shl | BinOp::Shr, _, _) => match scalar(&ta) {
+                        Some(s) => s.promote().ctype(),
+                        None => return err(e.loc, "invalid operands of a shift"),
+                    },
+                    _ => match (scalar(&ta), scalar(&tb)) {
+                        (Some(x), Some(y)) => Scalar::common(x, y).ctype(),
+                        _ => return err(e.loc, "invalid operands of a binary operator"),
+                    },
+                }
+            }
+            ExprKind::Cond(_, a, b) => {
+                let ta = decay(self.static_type(a)?);
+                let tb = decay(self.static_type(b)?);
+                match (scalar(&ta), scalar(&tb)) {
+                    (Some(x), Some(y)) => Scalar::common(x, y).ctype(),
+                    _ => ta,
+                }
+            }
+            ExprKind::Comma(_, b) => self.static_type(b)?,
+            ExprKind::Call(name, _) => match self.funcs.get(name.as_str()) {
+                Some(f) => f.ret.clone(),
+                None if matches!(name.as_str(), "memcpy" | "memmove" | "memset") => CType::Pointer(Box::new(CType::Void)),
+                None => return err(e.loc, format!("call of undeclared (or undefined) function '{name}'")),
             },
             ExprKind::Member(a, m) => {
                 let t = self.static_type(a)?;
-                self.field_type(t, m, e.loc).map(|(t, _)| t)
+                self.field_type(t, m, e.loc)?.0
             }
             ExprKind::Arrow(a, m) => match self.static_type(a)? {
-                CType::Pointer(t) | CType::Array(t, _) => self.field_type(*t, m, e.loc).map(|(t, _)| t),
-                _ => err(e.loc, "'->' on a non-pointer"),
+                CType::Pointer(t) | CType::Array(t, _) => self.field_type(*t, m, e.loc)?.0,
+                _ => return err(e.loc, "'->' on a non-pointer"),
             },
-            ExprKind::Cast(t, _) => self.resolve_type(t, None, e.loc),
-            ExprKind::Int(_, s) => Ok(s.ctype()),
-            _ => err(e.loc, "unsupported operand of sizeof (use a variable, member, element or type)"),
-        }
+            ExprKind::Cast(t, _) => self.resolve_type(t, None, e.loc)?,
+            ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => CType::Int { bits: 64, signed: false },
+        })
     }
 
     fn field_type(&self, ty: CType, m: &str, loc: Loc) -> DResult<(CType, usize)> {
@@ -1805,6 +1864,14 @@ impl<'p> Lower<'p> {
             return err(loc, "memory access outside the object");
         }
         Ok(out)
+    }
+}
+
+/// Arrays used as values become pointers to their first element.
+fn decay(t: CType) -> CType {
+    match t {
+        CType::Array(e, _) => CType::Pointer(e),
+        t => t,
     }
 }
 
