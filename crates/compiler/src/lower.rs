@@ -395,7 +395,7 @@ impl<'p> Lower<'p> {
                                 let v = self.eval(n)?;
                                 match v {
                                     Val::Int(s, Word::Const { v, .. }) => s.to_i128(v),
-                                    _ => return err(n.loc, "array size must be known at compile time (it depends on a secret)"),
+                                    _ => return err(expr_start(n), "array size must be known at compile time (it depends on a secret)"),
                                 }
                             }
                         };
@@ -1864,6 +1864,23 @@ impl<'p> Lower<'p> {
             return err(loc, "memory access outside the object");
         }
         Ok(out)
+    }
+}
+
+/// Where an expression begins (its leftmost operand).
+fn expr_start(e: &Expr) -> Loc {
+    match &e.kind {
+        ExprKind::Binary(_, a, _)
+        | ExprKind::LogAnd(a, _)
+        | ExprKind::LogOr(a, _)
+        | ExprKind::Assign(_, a, _)
+        | ExprKind::Cond(a, _, _)
+        | ExprKind::Comma(a, _)
+        | ExprKind::Index(a, _)
+        | ExprKind::Member(a, _)
+        | ExprKind::Arrow(a, _) => expr_start(a),
+        ExprKind::IncDec { pre: false, e: a, .. } => expr_start(a),
+        _ => e.loc,
     }
 }
 

@@ -1,0 +1,178 @@
+//! Unsupported or wrong programs give a `file:line:col: error: ...`
+//! message, never a panic.
+
+use twofold_compiler::{compile, CompileOptions};
+
+fn error_of(src: &str, opts: &CompileOptions) -> String {
+    match compile(src, "prog.c", opts) {
+        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn check(src: &str, expected: &str) {
+    assert_eq!(error_of(src, &CompileOptions::default()), expected);
+}
+
+#[test]
+fn floating_point_types() {
+    check(
+        "float mpc_main(float INPUT_A, float INPUT_B)\n{\n    return INPUT_A + INPUT_B;\n}\n",
+        "prog.c:1:1: error: floating-point types ('float') are not supported; use integers (e.g. a soft-float in C ints)",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * 1.5;\n}\n",
+        "prog.c:3:22: error: floating-point constants are not supported",
+    );
+}
+
+#[test]
+fn loop_with_secret_exit_needs_unwind() {
+    let src = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    unsigned x = INPUT_A;\n    int n = 0;\n    while (x != 0) {\n        x = x / 2;\n        n++;\n    }\n    return n + INPUT_B;\n}\n";
+    check(
+        src,
+        "prog.c:5:5: error: the loop's exit depends on a secret value and it did not end within 1024 iterations; bound it with --unwind N",
+    );
+    // With a bound it compiles, and the bound is enough here.
+    let opts = CompileOptions {
+        unwind: Some(33),
+        ..CompileOptions::default()
+    };
+    let p = compile(src, "prog.c", &opts).expect("compiles with --unwind");
+    let a = p.inputs[0].1.parse_value("1000").expect("value");
+    let b = p.inputs[1].1.parse_value("5").expect("value");
+    let out = p.circuit.eval(&[a, b]).expect("eval");
+    assert_eq!(p.outputs[0].1.format_value(&out[0]), "15");
+}
+
+#[test]
+fn goto_and_labels() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    goto end;\nend:\n    return INPUT_A;\n}\n",
+        "prog.c:3:5: error: goto is not supported",
+    );
+}
+
+#[test]
+fn io_calls() {
+    check(
+        "#include <stdio.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    printf(\"%d\\n\", INPUT_A);\n    return INPUT_B;\n}\n",
+        "prog.c:4:5: error: 'printf': input/output and library calls are not supported in a circuit",
+    );
+}
+
+#[test]
+fn pointer_escaping_its_object() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[4] = {INPUT_A, INPUT_B, 0, 0};\n    int *p = a;\n    p = p + 5;\n    return *p;\n}\n",
+        "prog.c:5:11: error: pointer arithmetic leaves the object it points into",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[4] = {INPUT_A, INPUT_B, 0, 0};\n    return a[4];\n}\n",
+        "prog.c:4:13: error: array index 4 is out of bounds [0, 4)",
+    );
+}
+
+#[test]
+fn recursion_without_bound() {
+    check(
+        "int depth(int x)\n{\n    if (x <= 0)\n        return 0;\n    return 1 + depth(x - 1);\n}\n\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return depth(INPUT_A) + INPUT_B;\n}\n",
+        "prog.c:5:16: error: recursion deeper than 1000 calls under a secret condition: its depth depends on a secret value (bound it with --unwind N)",
+    );
+}
+
+#[test]
+fn public_recursion_is_fine() {
+    let src = "int fib(int n)\n{\n    return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}\n\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * fib(10) + INPUT_B;\n}\n";
+    let p = compile(src, "prog.c", &CompileOptions::default()).expect("compiles");
+    let a = p.inputs[0].1.parse_value("2").expect("value");
+    let b = p.inputs[1].1.parse_value("1").expect("value");
+    let out = p.circuit.eval(&[a, b]).expect("eval");
+    assert_eq!(p.outputs[0].1.format_value(&out[0]), "111");
+}
+
+#[test]
+fn undeclared_identifier() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A + y;\n}\n",
+        "prog.c:3:22: error: undeclared identifier 'y'",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return frobnicate(INPUT_A);\n}\n",
+        "prog.c:3:12: error: call of undeclared (or undefined) function 'frobnicate'",
+    );
+}
+
+#[test]
+fn syntax_errors() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A + ;\n}\n",
+        "prog.c:3:22: error: expected an expression but found ';'",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = INPUT_A\n    return x;\n}\n",
+        "prog.c:4:5: error: expected ';' but found 'return'",
+    );
+    check("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return 1;\n", "prog.c:2:1: error: unterminated block: expected '}'");
+    check("int x = 'ab;\n", "prog.c:1:9: error: unterminated character constant");
+}
+
+#[test]
+fn inputs_need_an_owner() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B, int INPUT_C)\n{\n    return INPUT_A * INPUT_B * INPUT_C;\n}\n",
+        "prog.c:1:40: error: input 'INPUT_C' belongs to neither party: assign it an owner (e.g. --owner INPUT_C=a)",
+    );
+}
+
+#[test]
+fn other_unsupported_constructs() {
+    check(
+        "union U { int a; char b; };\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A;\n}\n",
+        "prog.c:1:1: error: unions are not supported",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[INPUT_A & 7];\n    return INPUT_B;\n}\n",
+        "prog.c:3:11: error: array size must be known at compile time (it depends on a secret)",
+    );
+    check(
+        "#include <math.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A;\n}\n",
+        "prog.c:1:2: error: unsupported system header <math.h> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h)",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int *p = INPUT_B ? &INPUT_A : &INPUT_B;\n    return *p;\n}\n",
+        "prog.c:3:22: error: a pointer whose target depends on a secret condition is not supported",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int x)\n{\n    return INPUT_A;\n}\n",
+        "prog.c:1:27: error: parameter 'x' of the entry function must be an input named INPUT_A..., INPUT_B...",
+    );
+}
+
+#[test]
+fn garbage_never_panics() {
+    let samples = [
+        "", "int", "int mpc_main(", "}}}}", "#if\n", "#define F(x x\nF(1)", "int mpc_main(int INPUT_A){return INPUT_A/0;}",
+        "int mpc_main(int INPUT_A){int a[2]; return a[INPUT_A];}", "struct S s;", "int mpc_main(int INPUT_A){return sizeof(struct T);}",
+        "int mpc_main(int INPUT_A){ for(;;); }", "int mpc_main(int INPUT_A){ int *p = 0; return *p; }",
+        "int mpc_main(int INPUT_A){ return ((((((((((INPUT_A)))))))))); }", "#include \"missing.h\"\n",
+        "int mpc_main(int INPUT_A){ switch (INPUT_A) { case 1: { case 2: return 1; } } return 0; }",
+        "int mpc_main(int INPUT_A){ return INPUT_A << 40 >> -3; }", "int a[3] = {1,2,3,4};",
+        "int mpc_main(int INPUT_A){ char c = '\\q'; return c; }", "int mpc_main(int INPUT_A){ return 0x; }",
+    ];
+    for s in samples {
+        let _ = compile(s, "g.c", &CompileOptions::default());
+    }
+    // Random token soup.
+    let toks = ["int", "mpc_main", "(", ")", "{", "}", "INPUT_A", "x", "=", "+", ";", "[", "]", "1", "if", "while", "*", "&", ",", "return", "struct", "#define", "\n"];
+    let mut state = 12345u64;
+    for _ in 0..300 {
+        let mut s = String::new();
+        for _ in 0..40 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s.push_str(toks[(state >> 33) as usize % toks.len()]);
+            s.push(' ');
+        }
+        let _ = compile(&s, "soup.c", &CompileOptions::default());
+    }
+}
