@@ -17,7 +17,9 @@ pub type Bits = Vec<Bit>;
 
 /// The constant `v` as `w` bits.
 pub fn konst(v: u64, w: usize) -> Bits {
-    (0..w).map(|i| Bit::Const(i < 64 && (v >> i) & 1 == 1)).collect()
+    (0..w)
+        .map(|i| Bit::Const(i < 64 && (v >> i) & 1 == 1))
+        .collect()
 }
 
 /// The value of a word if all its bits are constants.
@@ -42,12 +44,7 @@ pub fn eff_width(x: &[Bit]) -> usize {
     while k > 1 && x[k - 2] == top {
         k -= 1;
     }
-    if top == Bit::Const(false) {
-        k - 1
-    } else {
-        k
-    }
-    .max(1)
+    if top == Bit::Const(false) { k - 1 } else { k }.max(1)
 }
 
 /// Extends (or truncates) `x` to `w` bits, with sign extension if `signed`.
@@ -72,7 +69,9 @@ struct Digit {
 /// the word is a sign extension of a wire, its sign bit negative.
 fn digits(x: &[Bit], w: usize) -> Vec<Digit> {
     let x = &x[..x.len().min(w)];
-    let Some(&top) = x.last() else { return Vec::new() };
+    let Some(&top) = x.last() else {
+        return Vec::new();
+    };
     let mut k = x.len();
     while k > 1 && x[k - 2] == top {
         k -= 1;
@@ -260,7 +259,10 @@ impl Sum {
         let (signed, need) = if self.lo >= 0 {
             (false, bitlen(self.hi as u128))
         } else {
-            (true, bitlen(self.hi.max(0) as u128).max(bitlen((-self.lo - 1) as u128)) + 1)
+            (
+                true,
+                bitlen(self.hi.max(0) as u128).max(bitlen((-self.lo - 1) as u128)) + 1,
+            )
         };
         let n = need.min(w);
         if n == 0 {
@@ -287,7 +289,9 @@ impl Sum {
             }
             while q.len() >= 3 {
                 let (x, y, z) = (q.pop_front(), q.pop_front(), q.pop_front());
-                let (Some(x), Some(y), Some(z)) = (x, y, z) else { break };
+                let (Some(x), Some(y), Some(z)) = (x, y, z) else {
+                    break;
+                };
                 let (s, c) = full_adder(b, x, y, z);
                 q.push_back(s);
                 carry_in.push(c);
@@ -388,7 +392,11 @@ fn or_all(b: &mut Builder, mut v: Vec<Bit>) -> Bit {
     while v.len() > 1 {
         let mut next = Vec::with_capacity(v.len().div_ceil(2));
         for pair in v.chunks(2) {
-            next.push(if pair.len() == 2 { b.or(pair[0], pair[1]) } else { pair[0] });
+            next.push(if pair.len() == 2 {
+                b.or(pair[0], pair[1])
+            } else {
+                pair[0]
+            });
         }
         v = next;
     }
@@ -461,7 +469,15 @@ pub fn shl_var(b: &mut Builder, x: &[Bit], s: &[Bit]) -> Bits {
     while (1usize << k) < n {
         let sh = 1usize << k;
         let sel = s.get(k).copied().unwrap_or(Bit::Const(false));
-        let shifted: Bits = (0..n).map(|i| if i >= sh { v[i - sh] } else { Bit::Const(false) }).collect();
+        let shifted: Bits = (0..n)
+            .map(|i| {
+                if i >= sh {
+                    v[i - sh]
+                } else {
+                    Bit::Const(false)
+                }
+            })
+            .collect();
         v = mux(b, sel, &shifted, &v);
         k += 1;
     }
@@ -477,7 +493,9 @@ pub fn shr_var(b: &mut Builder, x: &[Bit], s: &[Bit], signed: bool) -> Bits {
     while (1usize << k) < n {
         let sh = 1usize << k;
         let sel = s.get(k).copied().unwrap_or(Bit::Const(false));
-        let shifted: Bits = (0..n).map(|i| if i + sh < n { v[i + sh] } else { fill }).collect();
+        let shifted: Bits = (0..n)
+            .map(|i| if i + sh < n { v[i + sh] } else { fill })
+            .collect();
         v = mux(b, sel, &shifted, &v);
         k += 1;
     }
@@ -524,8 +542,12 @@ pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, 
         }
         if dv.is_power_of_two() {
             let k = dv.trailing_zeros() as usize;
-            let q = (0..n).map(|i| x.get(i + k).copied().unwrap_or(Bit::Const(false))).collect();
-            let r = (0..n).map(|i| if i < k { x[i] } else { Bit::Const(false) }).collect();
+            let q = (0..n)
+                .map(|i| x.get(i + k).copied().unwrap_or(Bit::Const(false)))
+                .collect();
+            let r = (0..n)
+                .map(|i| if i < k { x[i] } else { Bit::Const(false) })
+                .collect();
             return (q, r);
         }
     }
@@ -541,7 +563,15 @@ pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, 
     }
     // Start with the top l-1 bits of x (they are < d).
     let start = nx + 1 - l; // number of steps
-    let mut r: Bits = (0..m).map(|i| if i + start < nx && i < l - 1 { x[i + start] } else { Bit::Const(false) }).collect();
+    let mut r: Bits = (0..m)
+        .map(|i| {
+            if i + start < nx && i < l - 1 {
+                x[i + start]
+            } else {
+                Bit::Const(false)
+            }
+        })
+        .collect();
     let dm: Bits = extend(&d[..nd], m, false);
     for i in (0..start).rev() {
         let sign = r[m - 1];

@@ -80,7 +80,9 @@ impl P<'_> {
                 let des = if self.eat(b'.') {
                     self.ws();
                     let st = self.i;
-                    while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_') {
+                    while self.i < self.s.len()
+                        && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
+                    {
                         self.i += 1;
                     }
                     if st == self.i {
@@ -127,9 +129,15 @@ impl P<'_> {
         }
         self.ws();
         let v: i128 = if self.s.get(self.i) == Some(&b'\'') {
-            let c = *self.s.get(self.i + 1).ok_or_else(|| verr(self.i, "bad character constant"))?;
+            let c = *self
+                .s
+                .get(self.i + 1)
+                .ok_or_else(|| verr(self.i, "bad character constant"))?;
             let (v, n) = if c == b'\\' {
-                let e = *self.s.get(self.i + 2).ok_or_else(|| verr(self.i, "bad escape"))?;
+                let e = *self
+                    .s
+                    .get(self.i + 2)
+                    .ok_or_else(|| verr(self.i, "bad escape"))?;
                 let v = match e {
                     b'n' => 10,
                     b't' => 9,
@@ -182,7 +190,10 @@ fn scalar_bits(s: Scalar, v: i128, pos: usize, out: &mut [bool]) -> Result<(), C
     let lo = -(1i128 << (w - 1));
     let hi = (1i128 << w) - 1;
     if v < lo || v > hi {
-        return Err(verr(pos, format!("value {v} does not fit in {}", s.ctype().name())));
+        return Err(verr(
+            pos,
+            format!("value {v} does not fit in {}", s.ctype().name()),
+        ));
     }
     let u = v as u128;
     for (i, b) in out.iter_mut().enumerate().take(w as usize) {
@@ -197,7 +208,10 @@ impl CType {
     /// circuit bits, bit 0 first, scalars in layout order. Missing trailing
     /// elements are zero, as in C.
     pub fn parse_value(&self, text: &str) -> Result<Vec<bool>, CompileError> {
-        let mut p = P { s: text.as_bytes(), i: 0 };
+        let mut p = P {
+            s: text.as_bytes(),
+            i: 0,
+        };
         let node = p.node()?;
         p.ws();
         if p.i != text.len() {
@@ -211,9 +225,7 @@ impl CType {
     /// Formats bits (as laid out by [`CType::parse_value`]) as a C
     /// initializer in decimal: `-122667`, `{1, 2, 3}`, `{{1, 2}, 7}`.
     pub fn format_value(&self, bits: &[bool]) -> String {
-        match self.json_value(bits) {
-            v => fmt_c(&v),
-        }
+        fmt_c(&self.json_value(bits))
     }
 
     /// The value as numbers and nested lists (for JSON output).
@@ -225,7 +237,9 @@ impl CType {
     fn value_at(&self, bits: &[bool], at: &mut usize) -> CValue {
         match self {
             CType::Array(e, n) => CValue::List((0..*n).map(|_| e.value_at(bits, at)).collect()),
-            CType::Struct(s) => CValue::List(s.fields.iter().map(|(_, t)| t.value_at(bits, at)).collect()),
+            CType::Struct(s) => {
+                CValue::List(s.fields.iter().map(|(_, t)| t.value_at(bits, at)).collect())
+            }
             t => {
                 let w = t.width() as usize;
                 let mut u: u128 = 0;
@@ -267,14 +281,23 @@ fn fill(ty: &CType, node: &Node, out: &mut [bool]) -> Result<(), CompileError> {
             }
             Ok(())
         }
-        (CType::Array(..) | CType::Struct(_), Node::Num(_, pos)) => Err(verr(*pos, format!("expected '{{' for a value of type {}", ty.name()))),
+        (CType::Array(..) | CType::Struct(_), Node::Num(_, pos)) => Err(verr(
+            *pos,
+            format!("expected '{{' for a value of type {}", ty.name()),
+        )),
         (_, Node::List(items, pos)) => match items.as_slice() {
             [(None, n)] => fill(ty, n, out),
-            _ => Err(verr(*pos, format!("expected a single number for {}", ty.name()))),
+            _ => Err(verr(
+                *pos,
+                format!("expected a single number for {}", ty.name()),
+            )),
         },
         (t, Node::Num(v, pos)) => match t.scalar() {
             Some(s) => scalar_bits(s, *v, *pos, out),
-            None => Err(verr(*pos, format!("values of type {} cannot be given", t.name()))),
+            None => Err(verr(
+                *pos,
+                format!("values of type {} cannot be given", t.name()),
+            )),
         },
     }
 }
@@ -285,10 +308,20 @@ fn node_pos(n: &Node) -> usize {
     }
 }
 
-fn fill_list(ty: &CType, items: &[(Option<Des>, Node)], it: &mut usize, out: &mut [bool], braced: bool) -> Result<(), CompileError> {
+fn fill_list(
+    ty: &CType,
+    items: &[(Option<Des>, Node)],
+    it: &mut usize,
+    out: &mut [bool],
+    braced: bool,
+) -> Result<(), CompileError> {
     let members: Vec<(Option<&str>, CType)> = match ty {
         CType::Array(e, n) => (0..*n).map(|_| (None, (**e).clone())).collect(),
-        CType::Struct(s) => s.fields.iter().map(|(n, t)| (Some(n.as_str()), t.clone())).collect(),
+        CType::Struct(s) => s
+            .fields
+            .iter()
+            .map(|(n, t)| (Some(n.as_str()), t.clone()))
+            .collect(),
         _ => return Ok(()),
     };
     let mut offs = Vec::with_capacity(members.len());
@@ -315,7 +348,9 @@ fn fill_list(ty: &CType, items: &[(Option<Des>, Node)], it: &mut usize, out: &mu
                     }
                     *i as usize
                 }
-                (Des::Field(_, pos) | Des::Index(_, pos), _) => return Err(verr(*pos, "designator does not fit the type")),
+                (Des::Field(_, pos) | Des::Index(_, pos), _) => {
+                    return Err(verr(*pos, "designator does not fit the type"))
+                }
             };
         }
         if k >= members.len() {

@@ -127,7 +127,8 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
                 adv!();
             }
             Tok::Ident(src[start..i].to_string())
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        } else if c.is_ascii_digit()
+            || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
             while i < b.len()
                 && (b[i].is_ascii_alphanumeric()
@@ -268,8 +269,18 @@ fn number(text: &str, loc: Loc) -> DResult<Tok> {
     }
     let digits_end = lower
         .char_indices()
-        .skip(if is_hex || lower.starts_with("0b") { 2 } else { 0 })
-        .find(|(_, c)| if is_hex { !c.is_ascii_hexdigit() } else { !c.is_ascii_digit() })
+        .skip(if is_hex || lower.starts_with("0b") {
+            2
+        } else {
+            0
+        })
+        .find(|(_, c)| {
+            if is_hex {
+                !c.is_ascii_hexdigit()
+            } else {
+                !c.is_ascii_digit()
+            }
+        })
         .map(|(k, _)| k)
         .unwrap_or(lower.len());
     let (digits, suffix) = lower.split_at(digits_end);
@@ -303,6 +314,9 @@ fn number(text: &str, loc: Loc) -> DResult<Tok> {
     };
     match u64::from_str_radix(body, radix) {
         Ok(v) => Ok(Tok::Int(v, unsigned, longs)),
-        Err(_) => err(loc, format!("invalid or too large integer constant '{text}'")),
+        Err(_) => err(
+            loc,
+            format!("invalid or too large integer constant '{text}'"),
+        ),
     }
 }

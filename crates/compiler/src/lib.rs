@@ -78,7 +78,11 @@ const STACK: usize = 1 << 30;
 
 /// Compiles C source text; `file_name` names it in errors, and
 /// `#include "..."` is resolved relative to its directory.
-pub fn compile(source: &str, file_name: &str, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
+pub fn compile(
+    source: &str,
+    file_name: &str,
+    opts: &CompileOptions,
+) -> Result<CompiledProgram, CompileError> {
     let dir = Path::new(file_name).parent().map(|p| p.to_path_buf());
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
@@ -116,8 +120,14 @@ pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<CompiledProgra
     compile(&source, &name, opts)
 }
 
-fn compile_inner(source: &str, file_name: &str, dir: Option<&Path>, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
-    let (toks, files) = preprocess::preprocess(source, file_name, dir).map_err(|(d, files)| d.into_error(&files))?;
+fn compile_inner(
+    source: &str,
+    file_name: &str,
+    dir: Option<&Path>,
+    opts: &CompileOptions,
+) -> Result<CompiledProgram, CompileError> {
+    let (toks, files) = preprocess::preprocess(source, file_name, dir)
+        .map_err(|(d, files)| d.into_error(&files))?;
     let prog = parser::parse(&toks).map_err(|d| d.into_error(&files))?;
     let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
     let circuit = lowered.builder.finish().map_err(|e| CompileError {

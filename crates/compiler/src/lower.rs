@@ -114,9 +114,30 @@ struct Lower<'p> {
 fn is_io(name: &str) -> bool {
     matches!(
         name,
-        "printf" | "scanf" | "puts" | "putchar" | "getchar" | "fprintf" | "sprintf" | "snprintf"
-            | "fscanf" | "sscanf" | "fopen" | "fclose" | "fread" | "fwrite" | "gets" | "fgets"
-            | "fputs" | "perror" | "exit" | "abort" | "assert" | "rand" | "srand" | "time"
+        "printf"
+            | "scanf"
+            | "puts"
+            | "putchar"
+            | "getchar"
+            | "fprintf"
+            | "sprintf"
+            | "snprintf"
+            | "fscanf"
+            | "sscanf"
+            | "fopen"
+            | "fclose"
+            | "fread"
+            | "fwrite"
+            | "gets"
+            | "fgets"
+            | "fputs"
+            | "perror"
+            | "exit"
+            | "abort"
+            | "assert"
+            | "rand"
+            | "srand"
+            | "time"
     )
 }
 
@@ -146,7 +167,10 @@ impl<'p> Lower<'p> {
         if let Some(level) = self.journal.last_mut() {
             if obj < level.start {
                 let old = &self.objs[obj].slots[leaf];
-                level.saved.entry((obj, leaf)).or_insert_with(|| old.clone());
+                level
+                    .saved
+                    .entry((obj, leaf))
+                    .or_insert_with(|| old.clone());
             }
         }
         self.objs[obj].slots[leaf] = s;
@@ -166,17 +190,26 @@ impl<'p> Lower<'p> {
     }
 
     fn frame(&self) -> &Frame {
-        self.frames.last().expect("a frame is active during lowering")
+        self.frames
+            .last()
+            .expect("a frame is active during lowering")
     }
 
     fn frame_mut(&mut self) -> &mut Frame {
-        self.frames.last_mut().expect("a frame is active during lowering")
+        self.frames
+            .last_mut()
+            .expect("a frame is active during lowering")
     }
 
     /// Whether execution continues on this path: no return, break,
     /// continue, or unmatched switch label.
     fn alive(&mut self) -> Bit {
-        let f = [self.flag(RET), self.flag(BRK), self.flag(CONT), self.flag(SKIP)];
+        let f = [
+            self.flag(RET),
+            self.flag(BRK),
+            self.flag(CONT),
+            self.flag(SKIP),
+        ];
         if f.iter().all(|&x| x == Bit::Const(false)) {
             return Bit::Const(true);
         }
@@ -241,7 +274,10 @@ impl<'p> Lower<'p> {
         }
         match (t, e) {
             (Slot::Val(x), Slot::Val(y)) => Ok(Slot::Val(mux_word(&mut self.b, c, x, y))),
-            _ => err(loc, "a pointer whose target depends on a secret condition is not supported"),
+            _ => err(
+                loc,
+                "a pointer whose target depends on a secret condition is not supported",
+            ),
         }
     }
 
@@ -282,7 +318,10 @@ impl<'p> Lower<'p> {
             None
         } else {
             if !entry.ret.is_data() {
-                return err(entry.loc, format!("the entry function cannot return {}", entry.ret.name()));
+                return err(
+                    entry.loc,
+                    format!("the entry function cannot return {}", entry.ret.name()),
+                );
             }
             Some((self.new_object(&entry.ret, entry.loc)?, entry.ret.clone()))
         };
@@ -315,14 +354,23 @@ impl<'p> Lower<'p> {
             return err(entry.loc, "the program has no output: return a value from mpc_main or declare OUTPUT_* variables");
         }
         if self.inputs.is_empty() {
-            return err(entry.loc, "the program has no input: name parameters or locals INPUT_A..., INPUT_B...");
+            return err(
+                entry.loc,
+                "the program has no input: name parameters or locals INPUT_A..., INPUT_B...",
+            );
         }
         Ok(())
     }
 
     fn input_object(&mut self, name: &str, ty: &CType, loc: Loc) -> DResult<usize> {
         if !ty.is_data() {
-            return err(loc, format!("input '{name}' has type {}, which cannot be an input", ty.name()));
+            return err(
+                loc,
+                format!(
+                    "input '{name}' has type {}, which cannot be an input",
+                    ty.name()
+                ),
+            );
         }
         if self.inputs.iter().any(|(n, _)| n == name) {
             return err(loc, format!("input '{name}' is declared more than once"));
@@ -410,7 +458,9 @@ impl<'p> Lower<'p> {
                             let mut max = 0i128;
                             for (des, _) in items {
                                 if let Some(Designator::Index(e)) = des.first() {
-                                    k = const_eval(e).ok_or_else(|| diag(e.loc, "designator index is not a constant"))?;
+                                    k = const_eval(e).ok_or_else(|| {
+                                        diag(e.loc, "designator index is not a constant")
+                                    })?;
                                 }
                                 k += 1;
                                 max = max.max(k);
@@ -440,12 +490,23 @@ impl<'p> Lower<'p> {
         self.bind(&d.name, obj, ty.clone());
         if entry && d.name.starts_with("OUTPUT_") {
             if !ty.is_data() {
-                return err(d.loc, format!("output '{}' has type {}, which cannot be an output", d.name, ty.name()));
+                return err(
+                    d.loc,
+                    format!(
+                        "output '{}' has type {}, which cannot be an output",
+                        d.name,
+                        ty.name()
+                    ),
+                );
             }
             if self.output_objs.iter().any(|(n, ..)| *n == d.name) {
-                return err(d.loc, format!("output '{}' is declared more than once", d.name));
+                return err(
+                    d.loc,
+                    format!("output '{}' is declared more than once", d.name),
+                );
             }
-            self.output_objs.push((d.name.clone(), obj, ty.clone(), d.loc));
+            self.output_objs
+                .push((d.name.clone(), obj, ty.clone(), d.loc));
         }
         if let Some(init) = &d.init {
             self.initialize(obj, 0, &ty, init)?;
@@ -505,7 +566,8 @@ impl<'p> Lower<'p> {
                         let Designator::Index(e) = d else {
                             return err(loc, "field designator in an array initializer");
                         };
-                        let v = const_eval(e).ok_or_else(|| diag(e.loc, "designator is not a constant"))?;
+                        let v = const_eval(e)
+                            .ok_or_else(|| diag(e.loc, "designator is not a constant"))?;
                         if v < 0 || v >= *n as i128 {
                             return err(e.loc, "designator index out of bounds");
                         }
@@ -716,8 +778,11 @@ impl<'p> Lower<'p> {
                 self.frame_mut().scopes.pop();
                 r
             }
-            StmtKind::Switch(e, body) => self.exec_switch(e, body, s.loc),
-            StmtKind::Case(..) | StmtKind::Default(_) => err(s.loc, "case label not directly inside a switch body (unsupported)"),
+            StmtKind::Switch(e, body) => self.exec_switch(e, body),
+            StmtKind::Case(..) | StmtKind::Default(_) => err(
+                s.loc,
+                "case label not directly inside a switch body (unsupported)",
+            ),
             StmtKind::Break => {
                 let f = self.frame();
                 if f.loops == 0 && f.switches == 0 {
@@ -755,7 +820,14 @@ impl<'p> Lower<'p> {
         }
     }
 
-    fn exec_loop(&mut self, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, do_while: bool, loc: Loc) -> DResult<()> {
+    fn exec_loop(
+        &mut self,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+        loc: Loc,
+    ) -> DResult<()> {
         self.frame_mut().loops += 1;
         let r = self.loop_body(cond, step, body, do_while, loc);
         self.frame_mut().loops -= 1;
@@ -764,7 +836,14 @@ impl<'p> Lower<'p> {
         r
     }
 
-    fn loop_body(&mut self, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, do_while: bool, loc: Loc) -> DResult<()> {
+    fn loop_body(
+        &mut self,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+        loc: Loc,
+    ) -> DResult<()> {
         let mut iters = 0u64;
         let mut secret_iters = 0u32;
         let limit = self.opts.unwind.unwrap_or(DEFAULT_SECRET_ITERATIONS);
@@ -832,9 +911,15 @@ impl<'p> Lower<'p> {
             }
             iters += 1;
             if iters > MAX_ITERATIONS {
-                return err(loc, format!("the loop did not end within {MAX_ITERATIONS} iterations"));
+                return err(
+                    loc,
+                    format!("the loop did not end within {MAX_ITERATIONS} iterations"),
+                );
             }
-            if cond.is_none() && self.alive() != Bit::Const(true) && self.flag(BRK) != Bit::Const(false) {
+            if cond.is_none()
+                && self.alive() != Bit::Const(true)
+                && self.flag(BRK) != Bit::Const(false)
+            {
                 secret_iters += 1;
                 if secret_iters > limit {
                     if self.opts.unwind.is_some() {
@@ -847,7 +932,7 @@ impl<'p> Lower<'p> {
         Ok(())
     }
 
-    fn exec_switch(&mut self, e: &Expr, body: &Stmt, loc: Loc) -> DResult<()> {
+    fn exec_switch(&mut self, e: &Expr, body: &Stmt) -> DResult<()> {
         let v = self.eval(e)?;
         let Val::Int(sty, w) = v else {
             return err(e.loc, "switch on a non-integer value");
@@ -865,7 +950,8 @@ impl<'p> Lower<'p> {
             loop {
                 match &s.kind {
                     StmtKind::Case(k, inner) => {
-                        let kv = const_eval(k).ok_or_else(|| diag(k.loc, "case label is not a constant"))?;
+                        let kv = const_eval(k)
+                            .ok_or_else(|| diag(k.loc, "case label is not a constant"))?;
                         cases.push(Word::konst(kv as u64, pty.width));
                         s = inner;
                     }
@@ -918,7 +1004,6 @@ impl<'p> Lower<'p> {
         self.frame_mut().switches -= 1;
         self.set_flag(SKIP, Bit::Const(false));
         self.set_flag(BRK, Bit::Const(false));
-        let _ = loc;
         r
     }
 
@@ -963,12 +1048,21 @@ impl<'p> Lower<'p> {
                 Ok(Val::Int(to, w.convert(&mut self.b, s, to)))
             }
             (Val::Ptr(_, p), CType::Pointer(t)) => Ok(Val::Ptr((**t).clone(), p)),
-            (Val::Int(_, Word::Const { v: 0, .. }), CType::Pointer(t)) => Ok(Val::Ptr((**t).clone(), Ptr::null())),
+            (Val::Int(_, Word::Const { v: 0, .. }), CType::Pointer(t)) => {
+                Ok(Val::Ptr((**t).clone(), Ptr::null()))
+            }
             (Val::Agg(t1, s), t2) if t1 == *t2 => Ok(Val::Agg(t1, s)),
-            (Val::Int(..), CType::Pointer(_)) => err(loc, "integers cannot be converted to pointers"),
-            (Val::Ptr(..), t) if t.scalar().is_some() => err(loc, "pointers cannot be converted to integers"),
+            (Val::Int(..), CType::Pointer(_)) => {
+                err(loc, "integers cannot be converted to pointers")
+            }
+            (Val::Ptr(..), t) if t.scalar().is_some() => {
+                err(loc, "pointers cannot be converted to integers")
+            }
             (Val::Void, _) => err(loc, "a void value is used"),
-            (v, t) => err(loc, format!("cannot convert {} to {}", val_type(&v).name(), t.name())),
+            (v, t) => err(
+                loc,
+                format!("cannot convert {} to {}", val_type(&v).name(), t.name()),
+            ),
         }
     }
 
@@ -976,7 +1070,11 @@ impl<'p> Lower<'p> {
         match &e.kind {
             ExprKind::Int(v, ty) => Ok(Val::Int(*ty, Word::konst(*v, ty.width))),
             ExprKind::Str => err(e.loc, "string literals are not supported"),
-            ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member(..) | ExprKind::Arrow(..) | ExprKind::Unary(UnOp::Deref, _) => {
+            ExprKind::Ident(_)
+            | ExprKind::Index(..)
+            | ExprKind::Member(..)
+            | ExprKind::Arrow(..)
+            | ExprKind::Unary(UnOp::Deref, _) => {
                 if let ExprKind::Member(a, m) = &e.kind {
                     if !is_lvalue(a) {
                         let v = self.eval(a)?;
@@ -991,7 +1089,12 @@ impl<'p> Lower<'p> {
                 let p = self.place(a)?;
                 let old = self.read(&p, a.loc)?;
                 let one = Self::int(1, Scalar::INT);
-                let new = self.binop(if *inc { BinOp::Add } else { BinOp::Sub }, old.clone(), one, e.loc)?;
+                let new = self.binop(
+                    if *inc { BinOp::Add } else { BinOp::Sub },
+                    old.clone(),
+                    one,
+                    e.loc,
+                )?;
                 let new = self.convert(new, &p.ty, e.loc)?;
                 self.write(&p, new.clone(), e.loc)?;
                 Ok(if *pre { new } else { old })
@@ -1014,12 +1117,17 @@ impl<'p> Lower<'p> {
                     _ => {
                         let y = if has_side_effects(b) {
                             let sel = if is_and { x } else { self.b.not(x) };
-                            let (t, _) = self.fork(sel, e.loc, |me| me.cond(b), |_| Ok(Bit::Const(false)))?;
+                            let (t, _) =
+                                self.fork(sel, e.loc, |me| me.cond(b), |_| Ok(Bit::Const(false)))?;
                             t
                         } else {
                             self.cond(b)?
                         };
-                        let r = if is_and { self.b.and(x, y) } else { self.b.or(x, y) };
+                        let r = if is_and {
+                            self.b.and(x, y)
+                        } else {
+                            self.b.or(x, y)
+                        };
                         Ok(Self::bool_val(r))
                     }
                 }
@@ -1080,11 +1188,23 @@ impl<'p> Lower<'p> {
             }
             ExprKind::SizeofType(t) => {
                 let ty = self.resolve_type(t, None, e.loc)?;
-                Ok(Self::int(ty.size() as i128, Scalar { width: 64, signed: false }))
+                Ok(Self::int(
+                    ty.size() as i128,
+                    Scalar {
+                        width: 64,
+                        signed: false,
+                    },
+                ))
             }
             ExprKind::SizeofExpr(a) => {
                 let ty = self.static_type(a)?;
-                Ok(Self::int(ty.size() as i128, Scalar { width: 64, signed: false }))
+                Ok(Self::int(
+                    ty.size() as i128,
+                    Scalar {
+                        width: 64,
+                        signed: false,
+                    },
+                ))
             }
         }
     }
@@ -1096,23 +1216,25 @@ impl<'p> Lower<'p> {
         Ok(match &e.kind {
             ExprKind::Int(_, s) => s.ctype(),
             ExprKind::Str => return err(e.loc, "string literals are not supported"),
-            ExprKind::Ident(n) => self.lookup(n).map(|(_, t)| t).ok_or_else(|| diag(e.loc, format!("undeclared identifier '{n}'")))?,
-            ExprKind::Index(a, i) => {
-                let t = match self.static_type(a)? {
+            ExprKind::Ident(n) => self
+                .lookup(n)
+                .map(|(_, t)| t)
+                .ok_or_else(|| diag(e.loc, format!("undeclared identifier '{n}'")))?,
+            ExprKind::Index(a, i) => match self.static_type(a)? {
+                CType::Array(t, _) | CType::Pointer(t) => *t,
+                _ => match self.static_type(i)? {
                     CType::Array(t, _) | CType::Pointer(t) => *t,
-                    _ => match self.static_type(i)? {
-                        CType::Array(t, _) | CType::Pointer(t) => *t,
-                        _ => return err(e.loc, "subscripted value is not an array or pointer"),
-                    },
-                };
-                t
-            }
+                    _ => return err(e.loc, "subscripted value is not an array or pointer"),
+                },
+            },
             ExprKind::Unary(UnOp::Deref, a) => match self.static_type(a)? {
                 CType::Array(t, _) | CType::Pointer(t) => *t,
                 _ => return err(e.loc, "dereferenced value is not a pointer"),
             },
             ExprKind::Unary(UnOp::Addr, a) => CType::Pointer(Box::new(self.static_type(a)?)),
-            ExprKind::Unary(UnOp::Not, _) | ExprKind::LogAnd(..) | ExprKind::LogOr(..) => CType::INT,
+            ExprKind::Unary(UnOp::Not, _) | ExprKind::LogAnd(..) | ExprKind::LogOr(..) => {
+                CType::INT
+            }
             ExprKind::Unary(_, a) => match scalar(&self.static_type(a)?) {
                 Some(s) => s.promote().ctype(),
                 None => return err(e.loc, "operand of a unary operator is not an integer"),
@@ -1122,8 +1244,15 @@ impl<'p> Lower<'p> {
                 let ta = decay(self.static_type(a)?);
                 let tb = decay(self.static_type(b)?);
                 match (op, &ta, &tb) {
-                    (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne, _, _) => CType::INT,
-                    (BinOp::Sub, CType::Pointer(_), CType::Pointer(_)) => CType::Int { bits: 64, signed: true },
+                    (
+                        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne,
+                        _,
+                        _,
+                    ) => CType::INT,
+                    (BinOp::Sub, CType::Pointer(_), CType::Pointer(_)) => CType::Int {
+                        bits: 64,
+                        signed: true,
+                    },
                     (_, CType::Pointer(_), _) => ta,
                     (_, _, CType::Pointer(_)) => tb,
                     (BinOp::Shl | BinOp::Shr, _, _) => match scalar(&ta) {
@@ -1147,8 +1276,15 @@ impl<'p> Lower<'p> {
             ExprKind::Comma(_, b) => self.static_type(b)?,
             ExprKind::Call(name, _) => match self.funcs.get(name.as_str()) {
                 Some(f) => f.ret.clone(),
-                None if matches!(name.as_str(), "memcpy" | "memmove" | "memset") => CType::Pointer(Box::new(CType::Void)),
-                None => return err(e.loc, format!("call of undeclared (or undefined) function '{name}'")),
+                None if matches!(name.as_str(), "memcpy" | "memmove" | "memset") => {
+                    CType::Pointer(Box::new(CType::Void))
+                }
+                None => {
+                    return err(
+                        e.loc,
+                        format!("call of undeclared (or undefined) function '{name}'"),
+                    )
+                }
             },
             ExprKind::Member(a, m) => {
                 let t = self.static_type(a)?;
@@ -1159,13 +1295,19 @@ impl<'p> Lower<'p> {
                 _ => return err(e.loc, "'->' on a non-pointer"),
             },
             ExprKind::Cast(t, _) => self.resolve_type(t, None, e.loc)?,
-            ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => CType::Int { bits: 64, signed: false },
+            ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => CType::Int {
+                bits: 64,
+                signed: false,
+            },
         })
     }
 
     fn field_type(&self, ty: CType, m: &str, loc: Loc) -> DResult<(CType, usize)> {
         let CType::Struct(s) = &ty else {
-            return err(loc, format!("member '{m}' of a non-struct value ({})", ty.name()));
+            return err(
+                loc,
+                format!("member '{m}' of a non-struct value ({})", ty.name()),
+            );
         };
         let mut off = 0;
         for (n, t) in &s.fields {
@@ -1185,7 +1327,9 @@ impl<'p> Lower<'p> {
         let n = ft.leaves();
         let part: Vec<Slot> = slots[off..off + n].to_vec();
         Ok(match (&ft, part.first()) {
-            (t, Some(Slot::Val(w))) if t.scalar().is_some() => Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone()),
+            (t, Some(Slot::Val(w))) if t.scalar().is_some() => {
+                Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone())
+            }
             (CType::Pointer(t), Some(Slot::Ptr(p))) => Val::Ptr((**t).clone(), p.clone()),
             _ => Val::Agg(ft, part),
         })
@@ -1208,7 +1352,10 @@ impl<'p> Lower<'p> {
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) if p == q => Ok(Val::Ptr(t, p)),
             (Val::Void, Val::Void) => Ok(Val::Void),
-            (Val::Ptr(..), _) | (_, Val::Ptr(..)) => err(loc, "a pointer whose target depends on a secret condition is not supported"),
+            (Val::Ptr(..), _) | (_, Val::Ptr(..)) => err(
+                loc,
+                "a pointer whose target depends on a secret condition is not supported",
+            ),
             _ => err(loc, "operands of '?:' have incompatible types"),
         }
     }
@@ -1261,9 +1408,16 @@ impl<'p> Lower<'p> {
 
     fn binop(&mut self, op: BinOp, x: Val, y: Val, loc: Loc) -> DResult<Val> {
         match (x, y) {
-            (Val::Int(s1, w1), Val::Int(s2, w2)) => self.arith(op, s1, w1, s2, w2, loc),
+            (Val::Int(s1, w1), Val::Int(s2, w2)) => self.arith(op, s1, w1, s2, w2),
             (Val::Ptr(t, p), Val::Int(s, w)) if matches!(op, BinOp::Add | BinOp::Sub) => {
-                let w = w.convert(&mut self.b, s, Scalar { width: 64, signed: true });
+                let w = w.convert(
+                    &mut self.b,
+                    s,
+                    Scalar {
+                        width: 64,
+                        signed: true,
+                    },
+                );
                 let w = if op == BinOp::Sub {
                     match w.as_const() {
                         Some(v) => Word::konst(v.wrapping_neg(), 64),
@@ -1275,20 +1429,41 @@ impl<'p> Lower<'p> {
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Int(s, w), Val::Ptr(t, p)) if op == BinOp::Add => {
-                let w = w.convert(&mut self.b, s, Scalar { width: 64, signed: true });
+                let w = w.convert(
+                    &mut self.b,
+                    s,
+                    Scalar {
+                        width: 64,
+                        signed: true,
+                    },
+                );
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
                 if !p.sec.is_empty() || !q.sec.is_empty() {
-                    return err(loc, "comparing or subtracting pointers with secret offsets is not supported");
+                    return err(
+                        loc,
+                        "comparing or subtracting pointers with secret offsets is not supported",
+                    );
                 }
                 if p.obj != q.obj && op != BinOp::Eq && op != BinOp::Ne {
-                    return err(loc, "pointers into different objects cannot be compared or subtracted");
+                    return err(
+                        loc,
+                        "pointers into different objects cannot be compared or subtracted",
+                    );
                 }
                 let stride = t.leaves().max(1) as i64;
                 let same = p.obj == q.obj;
                 let r = match op {
-                    BinOp::Sub => return Ok(Self::int(((p.leaf - q.leaf) / stride) as i128, Scalar { width: 64, signed: true })),
+                    BinOp::Sub => {
+                        return Ok(Self::int(
+                            ((p.leaf - q.leaf) / stride) as i128,
+                            Scalar {
+                                width: 64,
+                                signed: true,
+                            },
+                        ))
+                    }
                     BinOp::Eq => same && p.leaf == q.leaf,
                     BinOp::Ne => !(same && p.leaf == q.leaf),
                     BinOp::Lt => p.leaf < q.leaf,
@@ -1299,7 +1474,8 @@ impl<'p> Lower<'p> {
                 };
                 Ok(Self::bool_val(Bit::Const(r)))
             }
-            (Val::Ptr(_, p), Val::Int(_, Word::Const { v: 0, .. })) | (Val::Int(_, Word::Const { v: 0, .. }), Val::Ptr(_, p))
+            (Val::Ptr(_, p), Val::Int(_, Word::Const { v: 0, .. }))
+            | (Val::Int(_, Word::Const { v: 0, .. }), Val::Ptr(_, p))
                 if matches!(op, BinOp::Eq | BinOp::Ne) =>
             {
                 let is_null = p.obj == usize::MAX;
@@ -1340,54 +1516,9 @@ impl<'p> Lower<'p> {
         Ok(Val::Ptr(t, p))
     }
 
-    fn arith(&mut self, op: BinOp, s1: Scalar, w1: Word, s2: Scalar, w2: Word, loc: Loc) -> DResult<Val> {
-        let _ = loc;
-        if matches!(op, BinOp::Shl | BinOp::Shr) {
-            let t = s1.promote();
-            let x = w1.convert(&mut self.b, s1, t);
-            let t2 = s2.promote();
-            let y = w2.convert(&mut self.b, s2, t2);
-            let n = t.width as usize;
-            let mask = (n - 1) as u64;
-            let r = match (x.as_const(), y.as_const()) {
-                (Some(a), Some(c)) => {
-                    let c = (c & mask) as u32;
-                    let v = if op == BinOp::Shl {
-                        a << c
-                    } else if t.signed {
-                        (t.to_i128(a) >> c) as u64
-                    } else {
-                        a >> c
-                    };
-                    Word::konst(v, t.width)
-                }
-                (_, Some(c)) => {
-                    let c = (c & mask) as usize;
-                    let xb = x.bits();
-                    let fill = if t.signed { xb[n - 1] } else { Bit::Const(false) };
-                    let bits: Bits = (0..n)
-                        .map(|i| {
-                            if op == BinOp::Shl {
-                                if i >= c { xb[i - c] } else { Bit::Const(false) }
-                            } else if i + c < n {
-                                xb[i + c]
-                            } else {
-                                fill
-                            }
-                        })
-                        .collect();
-                    Word::from_bits(bits)
-                }
-                _ => {
-                    let bits = if op == BinOp::Shl {
-                        gates::shl_var(&mut self.b, &x.bits(), &y.bits())
-                    } else {
-                        gates::shr_var(&mut self.b, &x.bits(), &y.bits(), t.signed)
-                    };
-                    Word::from_bits(bits)
-                }
-            };
-            return Ok(Val::Int(t, r));
+    fn arith(&mut self, op: BinOp, s1: Scalar, w1: Word, s2: Scalar, w2: Word) -> DResult<Val> {
+        if let Some(right) = shift_kind(op) {
+            return Ok(self.shift(right, s1, w1, s2, w2));
         }
         let t = Scalar::common(s1, s2);
         let x = w1.convert(&mut self.b, s1, t);
@@ -1400,7 +1531,9 @@ impl<'p> Lower<'p> {
                 BinOp::Add => Val::Int(t, Word::konst(a.wrapping_add(c), n)),
                 BinOp::Sub => Val::Int(t, Word::konst(a.wrapping_sub(c), n)),
                 BinOp::Mul => Val::Int(t, Word::konst(a.wrapping_mul(c), n)),
-                BinOp::Div | BinOp::Rem => Val::Int(t, Word::konst(const_divrem(t, a, c, op == BinOp::Rem), n)),
+                BinOp::Div | BinOp::Rem => {
+                    Val::Int(t, Word::konst(const_divrem(t, a, c, op == BinOp::Rem), n))
+                }
                 BinOp::And => Val::Int(t, Word::konst(a & c, n)),
                 BinOp::Or => Val::Int(t, Word::konst(a | c, n)),
                 BinOp::Xor => Val::Int(t, Word::konst(a ^ c, n)),
@@ -1410,7 +1543,8 @@ impl<'p> Lower<'p> {
                 BinOp::Ge => cmp(ia >= ic),
                 BinOp::Eq => cmp(ia == ic),
                 BinOp::Ne => cmp(ia != ic),
-                BinOp::Shl | BinOp::Shr => unreachable_shift(),
+                // Shifts were handled by `shift` above.
+                BinOp::Shl | BinOp::Shr => Val::Int(t, x),
             });
         }
         let (xb, yb) = (x.bits(), y.bits());
@@ -1447,8 +1581,67 @@ impl<'p> Lower<'p> {
                 let e = gates::equal(b, &xb, &yb);
                 Self::bool_val(b.not(e))
             }
-            BinOp::Shl | BinOp::Shr => unreachable_shift(),
+            // Shifts were handled by `shift` above.
+            BinOp::Shl | BinOp::Shr => Val::Int(t, Word::from_bits(xb)),
         })
+    }
+
+    /// `x << y` or `x >> y` (`right`): the left operand's promoted type;
+    /// the amount's low log2(width) bits are used.
+    fn shift(&mut self, right: bool, s1: Scalar, w1: Word, s2: Scalar, w2: Word) -> Val {
+        let t = s1.promote();
+        let x = w1.convert(&mut self.b, s1, t);
+        let t2 = s2.promote();
+        let y = w2.convert(&mut self.b, s2, t2);
+        let n = t.width as usize;
+        let mask = (n - 1) as u64;
+        let r = match (x.as_const(), y.as_const()) {
+            (Some(a), Some(c)) => {
+                let c = (c & mask) as u32;
+                let v = if !right {
+                    a << c
+                } else if t.signed {
+                    (t.to_i128(a) >> c) as u64
+                } else {
+                    a >> c
+                };
+                Word::konst(v, t.width)
+            }
+            (_, Some(c)) => {
+                let c = (c & mask) as usize;
+                let xb = x.bits();
+                let fill = if t.signed {
+                    xb[n - 1]
+                } else {
+                    Bit::Const(false)
+                };
+                let bits: Bits = (0..n)
+                    .map(|i| {
+                        if !right {
+                            if i >= c {
+                                xb[i - c]
+                            } else {
+                                Bit::Const(false)
+                            }
+                        } else if i + c < n {
+                            xb[i + c]
+                        } else {
+                            fill
+                        }
+                    })
+                    .collect();
+                Word::from_bits(bits)
+            }
+            _ => {
+                let bits = if !right {
+                    gates::shl_var(&mut self.b, &x.bits(), &y.bits())
+                } else {
+                    gates::shr_var(&mut self.b, &x.bits(), &y.bits(), t.signed)
+                };
+                Word::from_bits(bits)
+            }
+        };
+        Val::Int(t, r)
     }
 
     // ----- places -----------------------------------------------------------
@@ -1483,7 +1676,10 @@ impl<'p> Lower<'p> {
                             Some(v) => {
                                 let k = is.to_i128(v);
                                 if k < 0 || k >= n as i128 {
-                                    return err(e.loc, format!("array index {k} is out of bounds [0, {n})"));
+                                    return err(
+                                        e.loc,
+                                        format!("array index {k} is out of bounds [0, {n})"),
+                                    );
                                 }
                                 p.leaf += k as i64 * stride as i64;
                             }
@@ -1501,7 +1697,14 @@ impl<'p> Lower<'p> {
                 let Val::Ptr(t, ptr) = base else {
                     return err(e.loc, "subscripted value is not an array or pointer");
                 };
-                let off = iw.convert(&mut self.b, is, Scalar { width: 64, signed: true });
+                let off = iw.convert(
+                    &mut self.b,
+                    is,
+                    Scalar {
+                        width: 64,
+                        signed: true,
+                    },
+                );
                 let Val::Ptr(t, ptr) = self.ptr_add(t, ptr, off, e.loc)? else {
                     return err(e.loc, "bad pointer arithmetic");
                 };
@@ -1559,7 +1762,14 @@ impl<'p> Lower<'p> {
                 (a, b) => a.scalar().map(|s| s.width) == b.scalar().map(|s| s.width),
             };
             if !ok {
-                return err(loc, format!("access as {} of memory holding {} (type punning) is not supported", t.name(), have.name()));
+                return err(
+                    loc,
+                    format!(
+                        "access as {} of memory holding {} (type punning) is not supported",
+                        t.name(),
+                        have.name()
+                    ),
+                );
             }
         }
         Ok(Place {
@@ -1584,14 +1794,23 @@ impl<'p> Lower<'p> {
         let n = p.ty.leaves();
         let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
         Ok(match (&p.ty, slots.first()) {
-            (t, Some(Slot::Val(w))) if t.scalar().is_some() => Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone()),
+            (t, Some(Slot::Val(w))) if t.scalar().is_some() => {
+                Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone())
+            }
             (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
             (CType::Struct(_), _) => Val::Agg(p.ty.clone(), slots),
             _ => return err(loc, format!("cannot read a value of type {}", p.ty.name())),
         })
     }
 
-    fn gather(&mut self, obj: usize, base: i64, sec: &[SecIdx], n: usize, loc: Loc) -> DResult<Vec<Slot>> {
+    fn gather(
+        &mut self,
+        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        n: usize,
+        loc: Loc,
+    ) -> DResult<Vec<Slot>> {
         let len = self.objs[obj].slots.len() as i64;
         let Some((s, rest)) = sec.split_first() else {
             if base < 0 || base + n as i64 > len {
@@ -1639,7 +1858,15 @@ impl<'p> Lower<'p> {
         self.scatter(p.obj, p.leaf, &p.sec, &slots, Bit::Const(true), loc)
     }
 
-    fn scatter(&mut self, obj: usize, base: i64, sec: &[SecIdx], vals: &[Slot], en: Bit, loc: Loc) -> DResult<()> {
+    fn scatter(
+        &mut self,
+        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        vals: &[Slot],
+        en: Bit,
+        loc: Loc,
+    ) -> DResult<()> {
         let len = self.objs[obj].slots.len() as i64;
         let Some((s, rest)) = sec.split_first() else {
             if base < 0 || base + vals.len() as i64 > len {
@@ -1692,15 +1919,30 @@ impl<'p> Lower<'p> {
         }
         let Some(f) = self.funcs.get(name).copied() else {
             if is_io(name) {
-                return err(loc, format!("'{name}': input/output and library calls are not supported in a circuit"));
+                return err(
+                    loc,
+                    format!(
+                        "'{name}': input/output and library calls are not supported in a circuit"
+                    ),
+                );
             }
             if matches!(name, "malloc" | "calloc" | "realloc" | "free") {
                 return err(loc, format!("'{name}': dynamic memory is not supported"));
             }
-            return err(loc, format!("call of undeclared (or undefined) function '{name}'"));
+            return err(
+                loc,
+                format!("call of undeclared (or undefined) function '{name}'"),
+            );
         };
         if f.params.len() != args.len() {
-            return err(loc, format!("'{name}' takes {} arguments, {} given", f.params.len(), args.len()));
+            return err(
+                loc,
+                format!(
+                    "'{name}' takes {} arguments, {} given",
+                    f.params.len(),
+                    args.len()
+                ),
+            );
         }
         let mut vals = Vec::with_capacity(args.len());
         for (a, (_, t, _)) in args.iter().zip(&f.params) {
@@ -1775,15 +2017,24 @@ impl<'p> Lower<'p> {
         }
         let dst = self.eval(&args[0])?;
         let Val::Ptr(dt, dp) = dst else {
-            return err(args[0].loc, format!("first argument of '{name}' is not a pointer"));
+            return err(
+                args[0].loc,
+                format!("first argument of '{name}' is not a pointer"),
+            );
         };
         let nv = self.eval(&args[2])?;
         let Val::Int(ns, Word::Const { v: nbytes, .. }) = nv else {
-            return err(args[2].loc, format!("the size given to '{name}' must be known at compile time"));
+            return err(
+                args[2].loc,
+                format!("the size given to '{name}' must be known at compile time"),
+            );
         };
         let nbytes = ns.to_i128(nbytes);
         if dp.obj == usize::MAX || !dp.sec.is_empty() {
-            return err(args[0].loc, format!("'{name}' needs a pointer with a public offset into an object"));
+            return err(
+                args[0].loc,
+                format!("'{name}' needs a pointer with a public offset into an object"),
+            );
         }
         let dleaves = self.leaf_span(dp.obj, dp.leaf, nbytes, args[0].loc)?;
         if name == "memset" {
@@ -1791,14 +2042,28 @@ impl<'p> Lower<'p> {
             let Val::Int(cs, cw) = cv else {
                 return err(args[1].loc, "memset value is not an integer");
             };
-            let byte = cw.convert(&mut self.b, cs, Scalar { width: 8, signed: false });
+            let byte = cw.convert(
+                &mut self.b,
+                cs,
+                Scalar {
+                    width: 8,
+                    signed: false,
+                },
+            );
             for leaf in dleaves {
                 let t = self.objs[dp.obj].leaf_tys[leaf].clone();
                 let Some(s) = t.scalar() else {
                     return err(loc, "memset over pointers is not supported");
                 };
                 let w = if s.width == 1 {
-                    byte.convert(&mut self.b, Scalar { width: 8, signed: false }, s)
+                    byte.convert(
+                        &mut self.b,
+                        Scalar {
+                            width: 8,
+                            signed: false,
+                        },
+                        s,
+                    )
                 } else {
                     let bb = byte.bits();
                     let bits: Bits = (0..s.width as usize).map(|i| bb[i % 8]).collect();
@@ -1810,21 +2075,33 @@ impl<'p> Lower<'p> {
         }
         let src = self.eval(&args[1])?;
         let Val::Ptr(_, sp) = src else {
-            return err(args[1].loc, format!("second argument of '{name}' is not a pointer"));
+            return err(
+                args[1].loc,
+                format!("second argument of '{name}' is not a pointer"),
+            );
         };
         if sp.obj == usize::MAX || !sp.sec.is_empty() {
-            return err(args[1].loc, format!("'{name}' needs a pointer with a public offset into an object"));
+            return err(
+                args[1].loc,
+                format!("'{name}' needs a pointer with a public offset into an object"),
+            );
         }
         let sleaves = self.leaf_span(sp.obj, sp.leaf, nbytes, args[1].loc)?;
         if sleaves.len() != dleaves.len() {
-            return err(loc, format!("'{name}' between objects of different layouts is not supported"));
+            return err(
+                loc,
+                format!("'{name}' between objects of different layouts is not supported"),
+            );
         }
         let vals: Vec<Slot> = sleaves.iter().map(|&l| self.slot(sp.obj, l)).collect();
         for (k, (&dl, &sl)) in dleaves.iter().zip(&sleaves).enumerate() {
             let dt2 = &self.objs[dp.obj].leaf_tys[dl];
             let st2 = &self.objs[sp.obj].leaf_tys[sl];
             if dt2.size() != st2.size() {
-                return err(loc, format!("'{name}' between objects of different layouts is not supported"));
+                return err(
+                    loc,
+                    format!("'{name}' between objects of different layouts is not supported"),
+                );
             }
             self.write_slot(dp.obj, dl, vals[k].clone());
         }
@@ -1845,7 +2122,11 @@ impl<'p> Lower<'p> {
             at += t.size();
         }
         let Some(&start) = offs.get(leaf as usize) else {
-            return if nbytes == 0 { Ok(Vec::new()) } else { err(loc, "memory access outside the object") };
+            return if nbytes == 0 {
+                Ok(Vec::new())
+            } else {
+                err(loc, "memory access outside the object")
+            };
         };
         let end = start as i128 + nbytes;
         let mut out = Vec::new();
@@ -1859,7 +2140,10 @@ impl<'p> Lower<'p> {
             }
             out.push(i);
         }
-        let covered = out.last().map(|&l| offs[l] as i128 + o.leaf_tys[l].size() as i128).unwrap_or(start as i128);
+        let covered = out
+            .last()
+            .map(|&l| offs[l] as i128 + o.leaf_tys[l].size() as i128)
+            .unwrap_or(start as i128);
         if covered < end && (out.len() + leaf as usize) >= offs.len() && end > at as i128 {
             return err(loc, "memory access outside the object");
         }
@@ -1879,7 +2163,9 @@ fn expr_start(e: &Expr) -> Loc {
         | ExprKind::Index(a, _)
         | ExprKind::Member(a, _)
         | ExprKind::Arrow(a, _) => expr_start(a),
-        ExprKind::IncDec { pre: false, e: a, .. } => expr_start(a),
+        ExprKind::IncDec {
+            pre: false, e: a, ..
+        } => expr_start(a),
         _ => e.loc,
     }
 }
@@ -1892,8 +2178,13 @@ fn decay(t: CType) -> CType {
     }
 }
 
-fn unreachable_shift() -> Val {
-    Val::Void
+/// `Some(right)` for a shift operator.
+fn shift_kind(op: BinOp) -> Option<bool> {
+    match op {
+        BinOp::Shl => Some(false),
+        BinOp::Shr => Some(true),
+        _ => None,
+    }
 }
 
 /// Division and remainder of public values with the circuit's semantics.
@@ -1902,7 +2193,13 @@ pub fn const_divrem(t: Scalar, a: u64, c: u64, rem: bool) -> u64 {
     if t.signed {
         let (x, d) = (t.to_i128(a), t.to_i128(c));
         if d == 0 {
-            return if rem { a } else if x < 0 { 1 } else { m };
+            return if rem {
+                a
+            } else if x < 0 {
+                1
+            } else {
+                m
+            };
         }
         let (q, r) = (x / d, x % d);
         (if rem { r } else { q }) as u64 & m
@@ -1937,7 +2234,11 @@ fn val_type(v: &Val) -> CType {
 fn is_lvalue(e: &Expr) -> bool {
     matches!(
         e.kind,
-        ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member(..) | ExprKind::Arrow(..) | ExprKind::Unary(UnOp::Deref, _)
+        ExprKind::Ident(_)
+            | ExprKind::Index(..)
+            | ExprKind::Member(..)
+            | ExprKind::Arrow(..)
+            | ExprKind::Unary(UnOp::Deref, _)
     ) && match &e.kind {
         ExprKind::Member(a, _) => is_lvalue(a),
         _ => true,
@@ -1948,11 +2249,22 @@ fn is_lvalue(e: &Expr) -> bool {
 fn has_side_effects(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
-        ExprKind::Int(..) | ExprKind::Ident(_) | ExprKind::Str | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => false,
-        ExprKind::Unary(_, a) | ExprKind::Member(a, _) | ExprKind::Arrow(a, _) | ExprKind::Cast(_, a) => has_side_effects(a),
-        ExprKind::Binary(_, a, b) | ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) | ExprKind::Comma(a, b) | ExprKind::Index(a, b) => {
-            has_side_effects(a) || has_side_effects(b)
+        ExprKind::Int(..)
+        | ExprKind::Ident(_)
+        | ExprKind::Str
+        | ExprKind::SizeofType(_)
+        | ExprKind::SizeofExpr(_) => false,
+        ExprKind::Unary(_, a)
+        | ExprKind::Member(a, _)
+        | ExprKind::Arrow(a, _)
+        | ExprKind::Cast(_, a) => has_side_effects(a),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::LogAnd(a, b)
+        | ExprKind::LogOr(a, b)
+        | ExprKind::Comma(a, b)
+        | ExprKind::Index(a, b) => has_side_effects(a) || has_side_effects(b),
+        ExprKind::Cond(a, b, c) => {
+            has_side_effects(a) || has_side_effects(b) || has_side_effects(c)
         }
-        ExprKind::Cond(a, b, c) => has_side_effects(a) || has_side_effects(b) || has_side_effects(c),
     }
 }

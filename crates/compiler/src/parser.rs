@@ -38,10 +38,38 @@ struct Specs {
 }
 
 const TYPE_WORDS: &[&str] = &[
-    "void", "char", "short", "int", "long", "signed", "unsigned", "_Bool", "float", "double",
-    "struct", "union", "enum", "const", "volatile", "static", "extern", "register", "inline",
-    "auto", "restrict", "__restrict", "__inline", "__inline__", "typedef", "__signed__",
-    "__extension__", "__attribute__", "__const", "_Noreturn", "__int128", "_Complex",
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "signed",
+    "unsigned",
+    "_Bool",
+    "float",
+    "double",
+    "struct",
+    "union",
+    "enum",
+    "const",
+    "volatile",
+    "static",
+    "extern",
+    "register",
+    "inline",
+    "auto",
+    "restrict",
+    "__restrict",
+    "__inline",
+    "__inline__",
+    "typedef",
+    "__signed__",
+    "__extension__",
+    "__attribute__",
+    "__const",
+    "_Noreturn",
+    "__int128",
+    "_Complex",
 ];
 
 impl<'a> Parser<'a> {
@@ -155,13 +183,14 @@ impl<'a> Parser<'a> {
                     return err(loc, "expected a declarator name");
                 };
                 if let Some(params) = self.take_params()? {
-                    let ret = self.known(ty, nloc)?;
+                    let ret = self.known(ty)?;
                     if self.is("{") {
                         let params = params
                             .into_iter()
                             .map(|(n, t, l)| {
-                                n.map(|n| (n, t.clone(), l))
-                                    .ok_or_else(|| crate::error::diag(l, "a parameter needs a name"))
+                                n.map(|n| (n, t.clone(), l)).ok_or_else(|| {
+                                    crate::error::diag(l, "a parameter needs a name")
+                                })
                             })
                             .collect::<DResult<Vec<_>>>()?;
                         self.push_scope();
@@ -178,13 +207,22 @@ impl<'a> Parser<'a> {
                     }
                     // A prototype.
                 } else if specs.typedef {
-                    let t = self.known(ty, nloc)?;
+                    let t = self.known(ty)?;
                     if let Some(s) = self.typedefs.last_mut() {
                         s.insert(name, t);
                     }
                 } else {
-                    let init = if self.eat("=") { Some(self.initializer()?) } else { None };
-                    prog.globals.push(Decl { name, ty, init, loc: nloc });
+                    let init = if self.eat("=") {
+                        Some(self.initializer()?)
+                    } else {
+                        None
+                    };
+                    prog.globals.push(Decl {
+                        name,
+                        ty,
+                        init,
+                        loc: nloc,
+                    });
                 }
                 if self.eat(",") {
                     continue;
@@ -223,7 +261,7 @@ impl<'a> Parser<'a> {
                 TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
                 t => t,
             };
-            let t = self.known(ty, loc)?;
+            let t = self.known(ty)?;
             ps.push((name.map(|n| n.0), t, loc));
             if self.eat(",") {
                 continue;
@@ -235,12 +273,12 @@ impl<'a> Parser<'a> {
     }
 
     /// A type with constant sizes (struct members, parameters, typedefs, casts).
-    fn known(&self, t: TypeExpr, loc: Loc) -> DResult<CType> {
+    fn known(&self, t: TypeExpr) -> DResult<CType> {
         Ok(match t {
             TypeExpr::Known(c) => c,
-            TypeExpr::Pointer(e) => CType::Pointer(Box::new(self.known(*e, loc)?)),
+            TypeExpr::Pointer(e) => CType::Pointer(Box::new(self.known(*e)?)),
             TypeExpr::Array(e, n) => {
-                let elem = self.known(*e, loc)?;
+                let elem = self.known(*e)?;
                 let Some(n) = n else {
                     return Ok(CType::Pointer(Box::new(elem)));
                 };
@@ -281,8 +319,7 @@ impl<'a> Parser<'a> {
         let mut base: Option<&str> = None;
         let mut longs = 0;
         let mut ty: Option<CType> = None;
-        loop {
-            let Some(w) = self.peek().and_then(|t| t.ident()) else { break };
+        while let Some(w) = self.peek().and_then(|t| t.ident()) {
             let wloc = self.loc();
             match w {
                 "typedef" => typedef = true,
@@ -340,9 +377,18 @@ impl<'a> Parser<'a> {
                     (Some("void"), _) => CType::Void,
                     (Some("_Bool"), _) => CType::Bool,
                     (Some("char"), _) => CType::Int { bits: 8, signed: s },
-                    (Some("short"), _) => CType::Int { bits: 16, signed: s },
-                    (_, 0) => CType::Int { bits: 32, signed: s },
-                    _ => CType::Int { bits: 64, signed: s },
+                    (Some("short"), _) => CType::Int {
+                        bits: 16,
+                        signed: s,
+                    },
+                    (_, 0) => CType::Int {
+                        bits: 32,
+                        signed: s,
+                    },
+                    _ => CType::Int {
+                        bits: 64,
+                        signed: s,
+                    },
                 }
             }
         };
@@ -386,7 +432,7 @@ impl<'a> Parser<'a> {
                 let Some((name, nloc)) = name else {
                     return err(dloc, "struct member needs a name");
                 };
-                let t = self.known(ty, nloc)?;
+                let t = self.known(ty)?;
                 if fields.iter().any(|(n, _)| *n == name) {
                     return err(nloc, format!("duplicate member '{name}'"));
                 }
@@ -442,12 +488,19 @@ impl<'a> Parser<'a> {
     /// A declarator over `base`: returns the name (if any), the type and the
     /// position where it starts.
     #[allow(clippy::type_complexity)]
-    fn declarator(&mut self, base: TypeExpr, allow_abstract: bool) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc)> {
+    fn declarator(
+        &mut self,
+        base: TypeExpr,
+        allow_abstract: bool,
+    ) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc)> {
         let loc = self.loc();
         let mut ty = base;
         while self.eat("*") {
             ty = TypeExpr::Pointer(Box::new(ty));
-            while matches!(self.peek().and_then(|t| t.ident()), Some("const" | "volatile" | "restrict" | "__restrict")) {
+            while matches!(
+                self.peek().and_then(|t| t.ident()),
+                Some("const" | "volatile" | "restrict" | "__restrict")
+            ) {
                 self.pos += 1;
             }
         }
@@ -467,7 +520,10 @@ impl<'a> Parser<'a> {
                 _ => {
                     if !allow_abstract && !self.is("[") {
                         let found = self.describe();
-                        return err(self.loc(), format!("expected an identifier but found {found}"));
+                        return err(
+                            self.loc(),
+                            format!("expected an identifier but found {found}"),
+                        );
                     }
                     None
                 }
@@ -480,7 +536,10 @@ impl<'a> Parser<'a> {
                 dims.push(None);
                 continue;
             }
-            while matches!(self.peek().and_then(|t| t.ident()), Some("const" | "static" | "restrict")) {
+            while matches!(
+                self.peek().and_then(|t| t.ident()),
+                Some("const" | "static" | "restrict")
+            ) {
                 self.pos += 1;
             }
             let e = self.expr()?;
@@ -566,7 +625,10 @@ impl<'a> Parser<'a> {
             });
         }
         if specs.is_static && !specs.is_const && !specs.typedef {
-            return err(specs.loc, "non-const static local variables are not supported");
+            return err(
+                specs.loc,
+                "non-const static local variables are not supported",
+            );
         }
         loop {
             let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
@@ -577,13 +639,22 @@ impl<'a> Parser<'a> {
                 return err(self.loc(), "local function declarations are not supported");
             }
             if specs.typedef {
-                let t = self.known(ty, nloc)?;
+                let t = self.known(ty)?;
                 if let Some(s) = self.typedefs.last_mut() {
                     s.insert(name, t);
                 }
             } else {
-                let init = if self.eat("=") { Some(self.initializer()?) } else { None };
-                decls.push(Decl { name, ty, init, loc: nloc });
+                let init = if self.eat("=") {
+                    Some(self.initializer()?)
+                } else {
+                    None
+                };
+                decls.push(Decl {
+                    name,
+                    ty,
+                    init,
+                    loc: nloc,
+                });
             }
             if self.eat(",") {
                 continue;
@@ -664,9 +735,17 @@ impl<'a> Parser<'a> {
                         loc: l,
                     }))
                 };
-                let cond = if self.is(";") { None } else { Some(self.expr()?) };
+                let cond = if self.is(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect(";")?;
-                let step = if self.is(")") { None } else { Some(self.expr()?) };
+                let step = if self.is(")") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect(")")?;
                 let body = self.sub_stmt()?;
                 self.pop_scope();
@@ -705,7 +784,11 @@ impl<'a> Parser<'a> {
             }
             Some("return") => {
                 self.pos += 1;
-                let e = if self.is(";") { None } else { Some(self.expr()?) };
+                let e = if self.is(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect(";")?;
                 StmtKind::Return(e)
             }
@@ -802,8 +885,7 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min_prec: u8) -> DResult<Expr> {
         let mut lhs = self.cast_expr()?;
-        loop {
-            let Some(Tok::Punct(op)) = self.peek().map(|t| &t.tok) else { break };
+        while let Some(Tok::Punct(op)) = self.peek().map(|t| &t.tok) {
             let prec = match *op {
                 "*" | "/" | "%" => 10,
                 "+" | "-" => 9,
@@ -1070,11 +1152,40 @@ fn int_literal(v: u64, unsigned: bool, longs: u8) -> ExprKind {
 fn is_keyword(s: &str) -> bool {
     matches!(
         s,
-        "if" | "else" | "while" | "do" | "for" | "switch" | "case" | "default" | "break"
-            | "continue" | "return" | "goto" | "sizeof" | "typedef" | "struct" | "union"
-            | "enum" | "void" | "char" | "short" | "int" | "long" | "signed" | "unsigned"
-            | "_Bool" | "float" | "double" | "const" | "volatile" | "static" | "extern"
-            | "register" | "inline" | "auto" | "restrict"
+        "if" | "else"
+            | "while"
+            | "do"
+            | "for"
+            | "switch"
+            | "case"
+            | "default"
+            | "break"
+            | "continue"
+            | "return"
+            | "goto"
+            | "sizeof"
+            | "typedef"
+            | "struct"
+            | "union"
+            | "enum"
+            | "void"
+            | "char"
+            | "short"
+            | "int"
+            | "long"
+            | "signed"
+            | "unsigned"
+            | "_Bool"
+            | "float"
+            | "double"
+            | "const"
+            | "volatile"
+            | "static"
+            | "extern"
+            | "register"
+            | "inline"
+            | "auto"
+            | "restrict"
     )
 }
 

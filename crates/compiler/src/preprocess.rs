@@ -142,7 +142,12 @@ impl Preprocessor {
         Ok(out)
     }
 
-    fn process(&mut self, toks: Vec<Token>, dir: Option<&Path>, out: &mut Vec<Token>) -> DResult<()> {
+    fn process(
+        &mut self,
+        toks: Vec<Token>,
+        dir: Option<&Path>,
+        out: &mut Vec<Token>,
+    ) -> DResult<()> {
         // (this group active, some branch already taken, parent active)
         let mut conds: Vec<(bool, bool, bool)> = Vec::new();
         let mut pending: Vec<Token> = Vec::new();
@@ -165,7 +170,9 @@ impl Preprocessor {
             }
             let line: Vec<Token> = toks[i + 1..j].to_vec();
             i = j;
-            let Some(name_tok) = line.first() else { continue };
+            let Some(name_tok) = line.first() else {
+                continue;
+            };
             let name = match &name_tok.tok {
                 Tok::Ident(s) => s.clone(),
                 Tok::Int(..) => continue, // `# 1 "file"` line markers
@@ -230,7 +237,13 @@ impl Preprocessor {
         Ok(())
     }
 
-    fn include(&mut self, line: &[Token], loc: Loc, dir: Option<&Path>, out: &mut Vec<Token>) -> DResult<()> {
+    fn include(
+        &mut self,
+        line: &[Token],
+        loc: Loc,
+        dir: Option<&Path>,
+        out: &mut Vec<Token>,
+    ) -> DResult<()> {
         let (name, system) = match line.first().map(|t| &t.tok) {
             Some(Tok::Str(s)) => (s.clone(), false),
             Some(Tok::Punct("<")) => {
@@ -273,7 +286,10 @@ impl Preprocessor {
                 if let Some(text) = builtin_header(&name) {
                     text.to_string()
                 } else {
-                    return err(loc, format!("cannot read included file '{}': {e}", path.display()));
+                    return err(
+                        loc,
+                        format!("cannot read included file '{}': {e}", path.display()),
+                    );
                 }
             }
         };
@@ -333,7 +349,8 @@ impl Preprocessor {
     /// Macro-expands a token list (Prosser-style hide sets).
     fn expand(&self, toks: Vec<Token>) -> DResult<Vec<Token>> {
         let empty: HideSet = Rc::new(Vec::new());
-        let mut q: VecDeque<(Token, HideSet)> = toks.into_iter().map(|t| (t, empty.clone())).collect();
+        let mut q: VecDeque<(Token, HideSet)> =
+            toks.into_iter().map(|t| (t, empty.clone())).collect();
         let mut out = Vec::new();
         let mut steps = 0u64;
         while let Some((t, hs)) = q.pop_front() {
@@ -377,7 +394,10 @@ impl Preprocessor {
                                 break;
                             }
                             depth -= 1;
-                        } else if a.is(",") && depth == 0 && !(m.variadic && args.len() > params.len()) {
+                        } else if a.is(",")
+                            && depth == 0
+                            && !(m.variadic && args.len() > params.len())
+                        {
                             args.push(Vec::new());
                             continue;
                         }
@@ -395,7 +415,11 @@ impl Preprocessor {
                     if args.len() != want {
                         return err(
                             t.loc,
-                            format!("macro '{name}' takes {} arguments, {} given", want, args.len()),
+                            format!(
+                                "macro '{name}' takes {} arguments, {} given",
+                                want,
+                                args.len()
+                            ),
                         );
                     }
                     self.substitute(m, params, &args, t.loc)?
@@ -410,7 +434,13 @@ impl Preprocessor {
         Ok(out)
     }
 
-    fn substitute(&self, m: &Macro, params: &[String], args: &[Vec<Token>], loc: Loc) -> DResult<Vec<Token>> {
+    fn substitute(
+        &self,
+        m: &Macro,
+        params: &[String],
+        args: &[Vec<Token>],
+        loc: Loc,
+    ) -> DResult<Vec<Token>> {
         let index = |t: &Token| -> Option<usize> {
             let id = t.ident()?;
             if id == "__VA_ARGS__" && m.variadic {
@@ -452,7 +482,9 @@ impl Preprocessor {
                 match (left, first) {
                     (Some(l), Some(r)) => {
                         let text = format!("{}{}", spell(&l), spell(&r));
-                        let mut toks = lex(&text, loc.file).map_err(|_| diag(loc, format!("'##' forms an invalid token '{text}'")))?;
+                        let mut toks = lex(&text, loc.file).map_err(|_| {
+                            diag(loc, format!("'##' forms an invalid token '{text}'"))
+                        })?;
                         for tk in &mut toks {
                             tk.loc = loc;
                         }
@@ -509,7 +541,11 @@ impl Preprocessor {
             k += 1;
         }
         let toks = self.expand(toks)?;
-        let mut p = IfEval { toks: &toks, pos: 0, loc };
+        let mut p = IfEval {
+            toks: &toks,
+            pos: 0,
+            loc,
+        };
         let v = p.expr(0)?;
         if p.pos != toks.len() {
             return err(toks[p.pos].loc, "unexpected token in #if expression");
@@ -522,7 +558,11 @@ impl Preprocessor {
 pub fn spell(t: &Token) -> String {
     match &t.tok {
         Tok::Ident(s) => s.clone(),
-        Tok::Int(v, u, l) => format!("{v}{}{}", if *u { "u" } else { "" }, "l".repeat(*l as usize)),
+        Tok::Int(v, u, l) => format!(
+            "{v}{}{}",
+            if *u { "u" } else { "" },
+            "l".repeat(*l as usize)
+        ),
         Tok::Char(c) => format!("{c}"),
         Tok::Str(s) => format!("{s:?}"),
         Tok::Float => "0.0".into(),
@@ -575,8 +615,7 @@ impl IfEval<'_> {
 
     fn expr(&mut self, min_prec: u8) -> DResult<i64> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some(op) = self.peek_punct() else { break };
+        while let Some(op) = self.peek_punct() {
             if op == "?" {
                 if min_prec > 1 {
                     break;
@@ -636,8 +675,11 @@ impl IfEval<'_> {
     }
 }
 
+/// Tokens and file table, or an error and the file table.
+pub type PResult = Result<(Vec<Token>, Vec<String>), (Diag, Vec<String>)>;
+
 /// Preprocesses `src` and returns its tokens and the file table.
-pub fn preprocess(src: &str, name: &str, dir: Option<&Path>) -> Result<(Vec<Token>, Vec<String>), (Diag, Vec<String>)> {
+pub fn preprocess(src: &str, name: &str, dir: Option<&Path>) -> PResult {
     let mut pp = Preprocessor::new();
     match pp.run(src, name, dir) {
         Ok(t) => Ok((t, pp.files)),

@@ -50,9 +50,15 @@ pub struct Scalar {
 
 impl Scalar {
     /// `int`
-    pub const INT: Scalar = Scalar { width: 32, signed: true };
+    pub const INT: Scalar = Scalar {
+        width: 32,
+        signed: true,
+    };
     /// `_Bool`
-    pub const BOOL: Scalar = Scalar { width: 1, signed: false };
+    pub const BOOL: Scalar = Scalar {
+        width: 1,
+        signed: false,
+    };
 
     /// The C type of this scalar.
     pub fn ctype(self) -> CType {
@@ -112,7 +118,10 @@ impl Scalar {
 
 impl CType {
     /// `int`
-    pub const INT: CType = CType::Int { bits: 32, signed: true };
+    pub const INT: CType = CType::Int {
+        bits: 32,
+        signed: true,
+    };
 
     /// Width in bits of a value of this type in a circuit (scalars packed in
     /// order, `_Bool` as one bit, no padding).
@@ -253,7 +262,10 @@ impl CType {
                 }
             }
             CType::Array(e, n) => format!("{}[{n}]", e.name()),
-            CType::Struct(s) => format!("struct {}", s.name.clone().unwrap_or_else(|| "<anonymous>".into())),
+            CType::Struct(s) => format!(
+                "struct {}",
+                s.name.clone().unwrap_or_else(|| "<anonymous>".into())
+            ),
             CType::Pointer(e) => format!("{} *", e.name()),
         }
     }

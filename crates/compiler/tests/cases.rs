@@ -38,7 +38,9 @@ fn backquoted(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(a) = rest.find('`') {
-        let Some(b) = rest[a + 1..].find('`') else { break };
+        let Some(b) = rest[a + 1..].find('`') else {
+            break;
+        };
         out.push((rest[..a].to_string(), rest[a + 1..a + 1 + b].to_string()));
         rest = &rest[a + 2 + b..];
     }
@@ -66,7 +68,9 @@ fn parse_cases(md: &str) -> Vec<Case> {
             });
             continue;
         }
-        let numbered = t.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let numbered = t
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
         if numbered && t.contains("INPUT_") {
             let mut inputs = Vec::new();
             for (before, value) in backquoted(t) {
@@ -119,11 +123,23 @@ fn all_cases_pass() {
             }
             w
         };
-        let want: Vec<u128> = c.expected.iter().zip(&widths).map(|(&e, &w)| modw(e, w)).collect();
+        let want: Vec<u128> = c
+            .expected
+            .iter()
+            .zip(&widths)
+            .map(|(&e, &w)| modw(e, w))
+            .collect();
         if got != want || c.expected.len() != got.len() {
-            failures.push(format!("{} {:?}: expected {:?}, got {:?}", c.program, c.inputs, c.expected, got));
+            failures.push(format!(
+                "{} {:?}: expected {:?}, got {:?}",
+                c.program, c.inputs, c.expected, got
+            ));
         }
     }
-    println!("{} of {} cases pass", cases.len() - failures.len(), cases.len());
+    println!(
+        "{} of {} cases pass",
+        cases.len() - failures.len(),
+        cases.len()
+    );
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
 }

@@ -113,8 +113,14 @@ fn syntax_errors() {
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = INPUT_A\n    return x;\n}\n",
         "prog.c:4:5: error: expected ';' but found 'return'",
     );
-    check("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return 1;\n", "prog.c:2:1: error: unterminated block: expected '}'");
-    check("int x = 'ab;\n", "prog.c:1:9: error: unterminated character constant");
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return 1;\n",
+        "prog.c:2:1: error: unterminated block: expected '}'",
+    );
+    check(
+        "int x = 'ab;\n",
+        "prog.c:1:9: error: unterminated character constant",
+    );
 }
 
 #[test]
@@ -152,24 +158,41 @@ fn other_unsupported_constructs() {
 #[test]
 fn garbage_never_panics() {
     let samples = [
-        "", "int", "int mpc_main(", "}}}}", "#if\n", "#define F(x x\nF(1)", "int mpc_main(int INPUT_A){return INPUT_A/0;}",
-        "int mpc_main(int INPUT_A){int a[2]; return a[INPUT_A];}", "struct S s;", "int mpc_main(int INPUT_A){return sizeof(struct T);}",
-        "int mpc_main(int INPUT_A){ for(;;); }", "int mpc_main(int INPUT_A){ int *p = 0; return *p; }",
-        "int mpc_main(int INPUT_A){ return ((((((((((INPUT_A)))))))))); }", "#include \"missing.h\"\n",
+        "",
+        "int",
+        "int mpc_main(",
+        "}}}}",
+        "#if\n",
+        "#define F(x x\nF(1)",
+        "int mpc_main(int INPUT_A){return INPUT_A/0;}",
+        "int mpc_main(int INPUT_A){int a[2]; return a[INPUT_A];}",
+        "struct S s;",
+        "int mpc_main(int INPUT_A){return sizeof(struct T);}",
+        "int mpc_main(int INPUT_A){ for(;;); }",
+        "int mpc_main(int INPUT_A){ int *p = 0; return *p; }",
+        "int mpc_main(int INPUT_A){ return ((((((((((INPUT_A)))))))))); }",
+        "#include \"missing.h\"\n",
         "int mpc_main(int INPUT_A){ switch (INPUT_A) { case 1: { case 2: return 1; } } return 0; }",
-        "int mpc_main(int INPUT_A){ return INPUT_A << 40 >> -3; }", "int a[3] = {1,2,3,4};",
-        "int mpc_main(int INPUT_A){ char c = '\\q'; return c; }", "int mpc_main(int INPUT_A){ return 0x; }",
+        "int mpc_main(int INPUT_A){ return INPUT_A << 40 >> -3; }",
+        "int a[3] = {1,2,3,4};",
+        "int mpc_main(int INPUT_A){ char c = '\\q'; return c; }",
+        "int mpc_main(int INPUT_A){ return 0x; }",
     ];
     for s in samples {
         let _ = compile(s, "g.c", &CompileOptions::default());
     }
     // Random token soup.
-    let toks = ["int", "mpc_main", "(", ")", "{", "}", "INPUT_A", "x", "=", "+", ";", "[", "]", "1", "if", "while", "*", "&", ",", "return", "struct", "#define", "\n"];
+    let toks = [
+        "int", "mpc_main", "(", ")", "{", "}", "INPUT_A", "x", "=", "+", ";", "[", "]", "1", "if",
+        "while", "*", "&", ",", "return", "struct", "#define", "\n",
+    ];
     let mut state = 12345u64;
     for _ in 0..300 {
         let mut s = String::new();
         for _ in 0..40 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             s.push_str(toks[(state >> 33) as usize % toks.len()]);
             s.push(' ');
         }

@@ -11,12 +11,15 @@ use rand::{rngs::StdRng, SeedableRng};
 use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram};
 
 fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
 }
 
 fn build(name: &str) -> (CompiledProgram, std::time::Duration) {
     let t = Instant::now();
-    let p = compile_file(&example(name), &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let p =
+        compile_file(&example(name), &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     (p, t.elapsed())
 }
 
@@ -29,11 +32,21 @@ fn differential(name: &str, p: &CompiledProgram, n: usize, seed: u64) {
     let src = std::fs::read_to_string(example(name)).expect("source");
     let mut rng = StdRng::seed_from_u64(seed);
     let sets: Vec<Vec<String>> = (0..n)
-        .map(|_| p.inputs.iter().map(|(_, t)| random_value(t, &mut rng)).collect())
+        .map(|_| {
+            p.inputs
+                .iter()
+                .map(|(_, t)| random_value(t, &mut rng))
+                .collect()
+        })
         .collect();
     let native = run_native(&src, p, &sets, name.trim_end_matches(".c"));
     for (set, want) in sets.iter().zip(&native) {
-        let named: Vec<(String, String)> = p.inputs.iter().map(|(n, _)| n.clone()).zip(set.iter().cloned()).collect();
+        let named: Vec<(String, String)> = p
+            .inputs
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(set.iter().cloned())
+            .collect();
         let got = circuit_lines(p, &run(p, &named));
         assert_eq!(&got, want, "{name} differs from gcc on inputs {set:?}");
     }

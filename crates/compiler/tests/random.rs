@@ -20,7 +20,10 @@ impl Ty {
     }
     fn promote(self) -> Ty {
         if self.bits < 32 {
-            Ty { bits: 32, signed: true }
+            Ty {
+                bits: 32,
+                signed: true,
+            }
         } else {
             self
         }
@@ -36,7 +39,10 @@ impl Ty {
                 b
             }
         } else {
-            Ty { bits: a.bits, signed: false }
+            Ty {
+                bits: a.bits,
+                signed: false,
+            }
         }
     }
     fn min_literal(self) -> String {
@@ -48,14 +54,38 @@ impl Ty {
 }
 
 const TYPES: [Ty; 8] = [
-    Ty { bits: 8, signed: true },
-    Ty { bits: 8, signed: false },
-    Ty { bits: 16, signed: true },
-    Ty { bits: 16, signed: false },
-    Ty { bits: 32, signed: true },
-    Ty { bits: 32, signed: false },
-    Ty { bits: 64, signed: true },
-    Ty { bits: 64, signed: false },
+    Ty {
+        bits: 8,
+        signed: true,
+    },
+    Ty {
+        bits: 8,
+        signed: false,
+    },
+    Ty {
+        bits: 16,
+        signed: true,
+    },
+    Ty {
+        bits: 16,
+        signed: false,
+    },
+    Ty {
+        bits: 32,
+        signed: true,
+    },
+    Ty {
+        bits: 32,
+        signed: false,
+    },
+    Ty {
+        bits: 64,
+        signed: true,
+    },
+    Ty {
+        bits: 64,
+        signed: false,
+    },
 ];
 
 struct Gen {
@@ -74,10 +104,34 @@ impl Gen {
 
     fn constant(&mut self) -> (String, Ty) {
         match self.rng.gen_range(0..4) {
-            0 => (format!("{}", self.rng.gen_range(0..8)), Ty { bits: 32, signed: true }),
-            1 => (format!("{}", self.rng.gen_range(-1000..1000)), Ty { bits: 32, signed: true }),
-            2 => (format!("{}u", self.rng.gen::<u32>()), Ty { bits: 32, signed: false }),
-            _ => (format!("{}LL", self.rng.gen::<i64>() / 3), Ty { bits: 64, signed: true }),
+            0 => (
+                format!("{}", self.rng.gen_range(0..8)),
+                Ty {
+                    bits: 32,
+                    signed: true,
+                },
+            ),
+            1 => (
+                format!("{}", self.rng.gen_range(-1000..1000)),
+                Ty {
+                    bits: 32,
+                    signed: true,
+                },
+            ),
+            2 => (
+                format!("{}u", self.rng.gen::<u32>()),
+                Ty {
+                    bits: 32,
+                    signed: false,
+                },
+            ),
+            _ => (
+                format!("{}LL", self.rng.gen::<i64>() / 3),
+                Ty {
+                    bits: 64,
+                    signed: true,
+                },
+            ),
         }
     }
 
@@ -86,20 +140,42 @@ impl Gen {
             0 | 1 => self.constant(),
             2 | 3 => {
                 let (f, t) = self.fields[self.rng.gen_range(0..self.fields.len())].clone();
-                let who = if self.rng.gen_bool(0.5) { "INPUT_A" } else { "INPUT_B" };
+                let who = if self.rng.gen_bool(0.5) {
+                    "INPUT_A"
+                } else {
+                    "INPUT_B"
+                };
                 (format!("{who}.{f}"), t)
             }
             4 => {
                 let (idx, _) = self.expr(1);
-                (format!("arr[({idx}) & 7]"), Ty { bits: 32, signed: true })
+                (
+                    format!("arr[({idx}) & 7]"),
+                    Ty {
+                        bits: 32,
+                        signed: true,
+                    },
+                )
             }
             5 if !self.loop_vars.is_empty() => {
                 let v = self.loop_vars[self.rng.gen_range(0..self.loop_vars.len())].clone();
-                (v, Ty { bits: 32, signed: true })
+                (
+                    v,
+                    Ty {
+                        bits: 32,
+                        signed: true,
+                    },
+                )
             }
             6 => {
                 let k = self.rng.gen_range(0..8);
-                (format!("arr[{k}]"), Ty { bits: 32, signed: true })
+                (
+                    format!("arr[{k}]"),
+                    Ty {
+                        bits: 32,
+                        signed: true,
+                    },
+                )
             }
             _ if self.vars.is_empty() => self.constant(),
             _ => self.vars[self.rng.gen_range(0..self.vars.len())].clone(),
@@ -120,7 +196,10 @@ impl Gen {
             7 | 8 => {
                 let op = if self.rng.gen_bool(0.5) { "/" } else { "%" };
                 let guard = if c.signed {
-                    format!("(({b}) == 0 || (({a}) == {} && ({b}) == -1))", c.min_literal())
+                    format!(
+                        "(({b}) == 0 || (({a}) == {} && ({b}) == -1))",
+                        c.min_literal()
+                    )
                 } else {
                     format!("(({b}) == 0)")
                 };
@@ -136,11 +215,23 @@ impl Gen {
             }
             14 => {
                 let op = ["<", "<=", ">", ">=", "==", "!="][self.rng.gen_range(0..6)];
-                (format!("({a} {op} {b})"), Ty { bits: 32, signed: true })
+                (
+                    format!("({a} {op} {b})"),
+                    Ty {
+                        bits: 32,
+                        signed: true,
+                    },
+                )
             }
             15 => {
                 let op = if self.rng.gen_bool(0.5) { "&&" } else { "||" };
-                (format!("({a} {op} {b})"), Ty { bits: 32, signed: true })
+                (
+                    format!("({a} {op} {b})"),
+                    Ty {
+                        bits: 32,
+                        signed: true,
+                    },
+                )
             }
             16 => {
                 let (cnd, _) = self.expr(depth - 1);
@@ -152,7 +243,13 @@ impl Gen {
             }
             18 => (format!("(-({a}))"), ta.promote()),
             19 => (format!("(~{a})"), ta.promote()),
-            20 => (format!("(!{a})"), Ty { bits: 32, signed: true }),
+            20 => (
+                format!("(!{a})"),
+                Ty {
+                    bits: 32,
+                    signed: true,
+                },
+            ),
             _ => (format!("({a} + {b} * {a})"), c),
         }
     }
@@ -176,7 +273,10 @@ impl Gen {
                 let (v, t) = self.vars[self.rng.gen_range(0..self.vars.len())].clone();
                 let (e, _) = self.expr(2);
                 let op = if self.rng.gen_bool(0.5) { "<<=" } else { ">>=" };
-                out.push_str(&format!("{pad}{v} {op} ({e}) & {};\n", t.promote().bits - 1));
+                out.push_str(&format!(
+                    "{pad}{v} {op} ({e}) & {};\n",
+                    t.promote().bits - 1
+                ));
             }
             4 | 5 => {
                 let (c, _) = self.expr(2);
@@ -202,7 +302,11 @@ impl Gen {
             }
             8 if self.in_loop > 0 => {
                 let (c, _) = self.expr(2);
-                let kw = if self.rng.gen_bool(0.5) { "break" } else { "continue" };
+                let kw = if self.rng.gen_bool(0.5) {
+                    "break"
+                } else {
+                    "continue"
+                };
                 out.push_str(&format!("{pad}if ({c}) {kw};\n"));
             }
             9 => {
@@ -225,7 +329,9 @@ impl Gen {
                 self.uid += 1;
                 let c = format!("c{}", self.uid);
                 let (cond, _) = self.expr(2);
-                out.push_str(&format!("{pad}{{\n{pad}    int {c} = 0;\n{pad}    while (({cond}) && {c} < 3) {{\n"));
+                out.push_str(&format!(
+                    "{pad}{{\n{pad}    int {c} = 0;\n{pad}    while (({cond}) && {c} < 3) {{\n"
+                ));
                 self.in_loop += 1;
                 self.block(0, out, indent + 2);
                 self.in_loop -= 1;
@@ -283,7 +389,9 @@ impl Gen {
         g.block(3, &mut body, 1);
         g.block(2, &mut body, 1);
         s.push_str("Out mpc_main(In INPUT_A, In INPUT_B)\n{\n    Out out;\n    int32_t arr[8];\n");
-        s.push_str("    for (int i = 0; i < 8; i++)\n        arr[i] = INPUT_A.arr[i] - INPUT_B.arr[i];\n");
+        s.push_str(
+            "    for (int i = 0; i < 8; i++)\n        arr[i] = INPUT_A.arr[i] - INPUT_B.arr[i];\n",
+        );
         s.push_str(&locals);
         s.push_str(&body);
         for k in 0..nv {
@@ -310,17 +418,31 @@ fn random_programs_agree_with_gcc() {
     let mut total_ands = 0;
     for seed in 0..PROGRAMS {
         let src = Gen::program(seed);
-        let p = compile(&src, &format!("random{seed}.c"), &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let p = compile(&src, &format!("random{seed}.c"), &opts)
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
         total_ands += p.circuit.and_count();
         let mut rng = StdRng::seed_from_u64(1000 + seed);
         let sets: Vec<Vec<String>> = (0..6)
-            .map(|_| p.inputs.iter().map(|(_, t)| random_value(t, &mut rng)).collect())
+            .map(|_| {
+                p.inputs
+                    .iter()
+                    .map(|(_, t)| random_value(t, &mut rng))
+                    .collect()
+            })
             .collect();
         let native = run_native(&src, &p, &sets, &format!("random{seed}"));
         for (set, want) in sets.iter().zip(&native) {
-            let named: Vec<(String, String)> = p.inputs.iter().map(|(n, _)| n.clone()).zip(set.iter().cloned()).collect();
+            let named: Vec<(String, String)> = p
+                .inputs
+                .iter()
+                .map(|(n, _)| n.clone())
+                .zip(set.iter().cloned())
+                .collect();
             let got = circuit_lines(&p, &run(&p, &named));
-            assert_eq!(&got, want, "program {seed} differs from gcc on {set:?}:\n{src}");
+            assert_eq!(
+                &got, want,
+                "program {seed} differs from gcc on {set:?}:\n{src}"
+            );
         }
     }
     println!("{PROGRAMS} random programs agree with gcc ({total_ands} AND gates in all)");

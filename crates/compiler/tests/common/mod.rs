@@ -30,7 +30,10 @@ pub fn run(p: &CompiledProgram, inputs: &[(String, String)]) -> Vec<Vec<bool>> {
             .find(|(n, _)| n == name)
             .unwrap_or_else(|| panic!("no value for input {name}"))
             .1;
-        bits.push(ty.parse_value(text).unwrap_or_else(|e| panic!("bad value {text}: {e}")));
+        bits.push(
+            ty.parse_value(text)
+                .unwrap_or_else(|e| panic!("bad value {text}: {e}")),
+        );
     }
     p.circuit.eval(&bits).expect("evaluation")
 }
@@ -50,7 +53,12 @@ pub fn output_scalars(p: &CompiledProgram, outs: &[Vec<bool>]) -> Vec<u128> {
 
 /// `x` modulo `2^w`.
 pub fn modw(x: i128, w: u32) -> u128 {
-    (x as u128) & if w >= 128 { u128::MAX } else { (1u128 << w) - 1 }
+    (x as u128)
+        & if w >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << w) - 1
+        }
 }
 
 use std::path::PathBuf;
@@ -58,7 +66,10 @@ use std::process::Command;
 
 /// Whether gcc can be run.
 pub fn gcc_available() -> bool {
-    Command::new("gcc").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("gcc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// C statements printing every scalar of `expr` (of type `ty`), one a line.
@@ -74,9 +85,12 @@ pub fn c_printers(ty: &CType, expr: &str, out: &mut String) {
                 c_printers(t, &format!("{expr}.{name}"), out);
             }
         }
-        CType::Int { bits: 64, signed: false } => {
-            out.push_str(&format!("    printf(\"%llu\\n\", (unsigned long long)({expr}));\n"))
-        }
+        CType::Int {
+            bits: 64,
+            signed: false,
+        } => out.push_str(&format!(
+            "    printf(\"%llu\\n\", (unsigned long long)({expr}));\n"
+        )),
         _ => out.push_str(&format!("    printf(\"%lld\\n\", (long long)({expr}));\n")),
     }
 }
@@ -120,7 +134,12 @@ pub fn mpc_main_signature(src: &str) -> Option<(String, Vec<(String, String)>)> 
 /// Builds a gcc harness around the program for several input sets (each a
 /// list of C initializers in the order of `p.inputs`), compiles it with
 /// `gcc -O0 -fwrapv`, runs it and returns the printed lines of each run.
-pub fn run_native(src: &str, p: &CompiledProgram, sets: &[Vec<String>], tag: &str) -> Vec<Vec<String>> {
+pub fn run_native(
+    src: &str,
+    p: &CompiledProgram,
+    sets: &[Vec<String>],
+    tag: &str,
+) -> Vec<Vec<String>> {
     let k = sets.len();
     let mut c = String::from("#include <stdio.h>\n#include <string.h>\n");
     let mut body = String::new();
@@ -133,17 +152,23 @@ pub fn run_native(src: &str, p: &CompiledProgram, sets: &[Vec<String>], tag: &st
     for (i, (name, _)) in p.inputs.iter().enumerate() {
         if let Some((ty, _)) = params.iter().find(|(_, n)| n == name) {
             let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
-            post.push_str(&format!("static {ty} __vals_{name}[{k}] = {{{}}};\n", vals.join(", ")));
+            post.push_str(&format!(
+                "static {ty} __vals_{name}[{k}] = {{{}}};\n",
+                vals.join(", ")
+            ));
         } else {
             let decl = find_decl(&source, name).expect("declaration of an input");
             let (start, end, ty, _) = decl;
             source.replace_range(start..end, "");
             let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
-            globals.push_str(&format!("static {ty} {name};\nstatic {ty} __vals_{name}[{k}] = {{{}}};\n", vals.join(", ")));
+            globals.push_str(&format!(
+                "static {ty} {name};\nstatic {ty} __vals_{name}[{k}] = {{{}}};\n",
+                vals.join(", ")
+            ));
             body.push_str(&format!("        {name} = __vals_{name}[k];\n"));
         }
     }
-    for (name, ty) in &p.outputs {
+    for (name, _) in &p.outputs {
         if name == "return" {
             continue;
         }
@@ -155,7 +180,6 @@ pub fn run_native(src: &str, p: &CompiledProgram, sets: &[Vec<String>], tag: &st
         source.replace_range(start..end, &repl);
         globals.push_str(&format!("static {cty} {name};\n"));
         body.push_str(&format!("        memset(&{name}, 0, sizeof {name});\n"));
-        let _ = ty;
     }
     c.push_str(&globals);
     c.push_str(&source);
@@ -165,25 +189,36 @@ pub fn run_native(src: &str, p: &CompiledProgram, sets: &[Vec<String>], tag: &st
     c.push_str(&k.to_string());
     c.push_str("; k++) {\n");
     c.push_str(&body);
-    let args: Vec<String> = params.iter().map(|(_, n)| format!("__vals_{n}[k]")).collect();
+    let args: Vec<String> = params
+        .iter()
+        .map(|(_, n)| format!("__vals_{n}[k]"))
+        .collect();
     let has_return = p.outputs.iter().any(|(n, _)| n == "return");
     if has_return {
         let ret = sig.as_ref().map(|s| s.0.clone()).expect("signature");
-        c.push_str(&format!("        {ret} __r = mpc_main({});\n", args.join(", ")));
+        c.push_str(&format!(
+            "        {ret} __r = mpc_main({});\n",
+            args.join(", ")
+        ));
     } else {
         c.push_str(&format!("        mpc_main({});\n", args.join(", ")));
     }
     let printers: String = {
         let mut s = String::new();
         for (name, ty) in &p.outputs {
-            let expr = if name == "return" { "__r".to_string() } else { name.clone() };
+            let expr = if name == "return" {
+                "__r".to_string()
+            } else {
+                name.clone()
+            };
             c_printers(ty, &expr, &mut s);
         }
         s
     };
     c.push_str(&printers);
     c.push_str("        printf(\"--\\n\");\n    }\n    return 0;\n}\n");
-    let dir: PathBuf = std::env::temp_dir().join(format!("twofold-compiler-{}-{tag}", std::process::id()));
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("twofold-compiler-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let cfile = dir.join("h.c");
     let exe = dir.join("h");
@@ -194,7 +229,11 @@ pub fn run_native(src: &str, p: &CompiledProgram, sets: &[Vec<String>], tag: &st
         .arg(&cfile)
         .output()
         .expect("run gcc");
-    assert!(out.status.success(), "gcc failed on {tag}:\n{}\n{c}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "gcc failed on {tag}:\n{}\n{c}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = Command::new(&exe).output().expect("run harness");
     assert!(run.status.success(), "native run of {tag} failed");
     let _ = std::fs::remove_dir_all(&dir);
@@ -215,13 +254,19 @@ fn find_decl(src: &str, name: &str) -> Option<(usize, usize, String, Option<Stri
         if !(after.starts_with(';') || after.starts_with('=')) {
             continue;
         }
-        let line_start = src[..at].rfind(['\n', ';', '{', '}']).map(|i| i + 1).unwrap_or(0);
+        let line_start = src[..at]
+            .rfind(['\n', ';', '{', '}'])
+            .map(|i| i + 1)
+            .unwrap_or(0);
         let ty = src[line_start..at].trim().to_string();
         if ty.is_empty() || ty.contains('=') || ty.contains('(') {
             continue;
         }
         let end = at + src[at..].find(';')? + 1;
-        let init = src[at + name.len()..end - 1].trim().strip_prefix('=').map(|s| s.trim().to_string());
+        let init = src[at + name.len()..end - 1]
+            .trim()
+            .strip_prefix('=')
+            .map(|s| s.trim().to_string());
         return Some((line_start, end, ty, init));
     }
     None
