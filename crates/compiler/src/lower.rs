@@ -29,6 +29,7 @@ const MAX_CALL_DEPTH: usize = 1000;
 const MAX_LEAVES: usize = 1 << 26;
 
 struct Object {
+    ty: CType,
     leaf_tys: Rc<Vec<CType>>,
     slots: Vec<Slot>,
 }
@@ -153,6 +154,7 @@ impl<'p> Lower<'p> {
         ty.leaf_types(&mut tys);
         let slots = tys.iter().map(zero_slot).collect();
         self.objs.push(Object {
+            ty: ty.clone(),
             leaf_tys: Rc::new(tys),
             slots,
         });
@@ -765,15 +767,19 @@ impl<'p> Lower<'p> {
                     }
                 }
             }
-            StmtKind::While(c, body) => self.exec_loop(Some(c), None, body, false, s.loc),
-            StmtKind::DoWhile(body, c) => self.exec_loop(Some(c), None, body, true, s.loc),
+            StmtKind::While(c, body) => self.exec_loop(Some(c), None, body, false, s.loc, &[]),
+            StmtKind::DoWhile(body, c) => self.exec_loop(Some(c), None, body, true, s.loc, &[]),
             StmtKind::For(init, c, step, body) => {
                 self.frame_mut().scopes.push(Scope::new());
                 let r = (|| {
+                    let mut vars = Vec::new();
                     if let Some(i) = init {
+                        if let StmtKind::Decl(ds) = &i.kind {
+                            vars.extend(ds.iter().map(|d| d.name.clone()));
+                        }
                         self.exec(i)?;
                     }
-                    self.exec_loop(c.as_ref(), step.as_ref(), body, false, s.loc)
+                    self.exec_loop(c.as_ref(), step.as_ref(), body, false, s.loc, &vars)
                 })();
                 self.frame_mut().scopes.pop();
                 r
@@ -820,6 +826,7 @@ impl<'p> Lower<'p> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn exec_loop(
         &mut self,
         cond: Option<&Expr>,
@@ -827,15 +834,17 @@ impl<'p> Lower<'p> {
         body: &Stmt,
         do_while: bool,
         loc: Loc,
+        loop_vars: &[String],
     ) -> DResult<()> {
         self.frame_mut().loops += 1;
-        let r = self.loop_body(cond, step, body, do_while, loc);
+        let r = self.loop_body(cond, step, body, do_while, loc, loop_vars);
         self.frame_mut().loops -= 1;
         self.set_flag(BRK, Bit::Const(false));
         self.set_flag(CONT, Bit::Const(false));
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn loop_body(
         &mut self,
         cond: Option<&Expr>,
@@ -843,6 +852,7 @@ impl<'p> Lower<'p> {
         body: &Stmt,
         do_while: bool,
         loc: Loc,
+        loop_vars: &[String],
     ) -> DResult<()> {
         let mut iters = 0u64;
         let mut secret_iters = 0u32;
@@ -866,7 +876,7 @@ impl<'p> Lower<'p> {
                             }
                         }
                         _ => {
-                            let ((), ()) = self.fork(
+                            let (secret, _) = self.fork(
                                 alive,
                                 loc,
                                 |me| {
@@ -876,17 +886,17 @@ impl<'p> Lower<'p> {
                                     let cv = me.cond(c)?;
                                     let nc = me.b.not(cv);
                                     me.set_flag(BRK, nc);
-                                    Ok(())
+                                    Ok(cv.as_const().is_none())
                                 },
-                                |_| Ok(()),
+                                |_| Ok(false),
                             )?;
-                            true
+                            secret
                         }
                     };
                     if self.alive() == Bit::Const(false) {
                         break;
                     }
-                    if secret && self.flag(BRK) != Bit::Const(false) {
+                    if secret {
                         secret_iters += 1;
                         if secret_iters > limit {
                             if self.opts.unwind.is_some() {
@@ -903,11 +913,17 @@ impl<'p> Lower<'p> {
                 break;
             }
             if let Some(st) = step {
-                let stmt = Stmt {
-                    kind: StmtKind::Expr(st.clone()),
-                    loc: st.loc,
-                };
-                self.exec_guarded(&stmt)?;
+                if local_step(st, loop_vars) {
+                    // Only the loop's own variables change: they are dead
+                    // once the loop has been left, so no guard is needed.
+                    self.eval(st)?;
+                } else {
+                    let stmt = Stmt {
+                        kind: StmtKind::Expr(st.clone()),
+                        loc: st.loc,
+                    };
+                    self.exec_guarded(&stmt)?;
+                }
             }
             iters += 1;
             if iters > MAX_ITERATIONS {
@@ -1501,7 +1517,12 @@ impl<'p> Lower<'p> {
                 p.leaf = nl;
             }
             None => {
-                let remaining = len - p.leaf - t.leaves() as i64;
+                let extra: i64 = p
+                    .sec
+                    .iter()
+                    .map(|s| ((s.count - 1) * s.stride) as i64)
+                    .sum();
+                let remaining = len - p.leaf - extra - t.leaves() as i64;
                 if remaining < 0 {
                     return err(loc, "pointer arithmetic leaves the object it points into");
                 }
@@ -2112,40 +2133,26 @@ impl<'p> Lower<'p> {
     fn leaf_span(&self, obj: usize, leaf: i64, nbytes: i128, loc: Loc) -> DResult<Vec<usize>> {
         let o = &self.objs[obj];
         let mut offs = Vec::new();
-        // Byte offsets of the object's leaves (C layout) from its leaf types:
-        // recompute from the sizes in order with alignment of each scalar.
-        let mut at = 0u64;
-        for t in o.leaf_tys.iter() {
-            let a = t.align();
-            at = at.div_ceil(a) * a;
-            offs.push(at);
-            at += t.size();
-        }
-        let Some(&start) = offs.get(leaf as usize) else {
-            return if nbytes == 0 {
-                Ok(Vec::new())
-            } else {
-                err(loc, "memory access outside the object")
-            };
+        o.ty.leaf_offsets(0, &mut offs);
+        let size = o.ty.size() as i128;
+        let start = match offs.get(leaf as usize) {
+            Some(&s) => s as i128,
+            None if leaf >= 0 && leaf as usize == offs.len() => size,
+            None => return err(loc, "memory access outside the object"),
         };
-        let end = start as i128 + nbytes;
+        let end = start + nbytes;
+        if nbytes < 0 || end > size {
+            return err(loc, "memory access outside the object");
+        }
         let mut out = Vec::new();
         for (i, &off) in offs.iter().enumerate().skip(leaf as usize) {
-            if (off as i128) >= end {
+            if off as i128 >= end {
                 break;
             }
-            let sz = o.leaf_tys[i].size() as i128;
-            if off as i128 + sz > end {
+            if off as i128 + o.leaf_tys[i].size() as i128 > end {
                 return err(loc, "the size does not cover whole values");
             }
             out.push(i);
-        }
-        let covered = out
-            .last()
-            .map(|&l| offs[l] as i128 + o.leaf_tys[l].size() as i128)
-            .unwrap_or(start as i128);
-        if covered < end && (out.len() + leaf as usize) >= offs.len() && end > at as i128 {
-            return err(loc, "memory access outside the object");
         }
         Ok(out)
     }
@@ -2242,6 +2249,17 @@ fn is_lvalue(e: &Expr) -> bool {
     ) && match &e.kind {
         ExprKind::Member(a, _) => is_lvalue(a),
         _ => true,
+    }
+}
+
+/// Whether a loop step writes only the loop's own variables `vars`.
+fn local_step(e: &Expr, vars: &[String]) -> bool {
+    let target_ok = |t: &Expr| matches!(&t.kind, ExprKind::Ident(n) if vars.contains(n));
+    match &e.kind {
+        ExprKind::Assign(_, t, v) => target_ok(t) && !has_side_effects(v),
+        ExprKind::IncDec { e: t, .. } => target_ok(t),
+        ExprKind::Comma(a, b) => local_step(a, vars) && local_step(b, vars),
+        _ => !has_side_effects(e),
     }
 }
 

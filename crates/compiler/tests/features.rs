@@ -1,0 +1,315 @@
+//! Language features, each in a small program compared with gcc on random
+//! inputs: pointers, structs, memcpy/memset, switch, loops with secret
+//! exits, recursion, secret 2-D indices, initializers, the preprocessor.
+
+mod common;
+
+use common::{circuit_lines, gcc_available, random_value, run, run_native};
+use rand::{rngs::StdRng, SeedableRng};
+use twofold_compiler::{compile, CompileOptions};
+
+fn agree(name: &str, src: &str, opts: &CompileOptions) {
+    let p = compile(src, &format!("{name}.c"), opts).unwrap_or_else(|e| panic!("{e}"));
+    if !gcc_available() {
+        eprintln!("skipping the gcc comparison of {name}: gcc is absent");
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(7);
+    let sets: Vec<Vec<String>> = (0..16)
+        .map(|_| {
+            p.inputs
+                .iter()
+                .map(|(_, t)| random_value(t, &mut rng))
+                .collect()
+        })
+        .collect();
+    let native = run_native(src, &p, &sets, name);
+    for (set, want) in sets.iter().zip(&native) {
+        let named: Vec<(String, String)> = p
+            .inputs
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(set.iter().cloned())
+            .collect();
+        let got = circuit_lines(&p, &run(&p, &named));
+        assert_eq!(&got, want, "{name} differs from gcc on {set:?}");
+    }
+}
+
+fn default() -> CompileOptions {
+    CompileOptions::default()
+}
+
+#[test]
+fn pointers_structs_and_calls() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { char tag; int32_t v[6]; int16_t w; } Rec;
+typedef struct { int32_t sum; int32_t best; int16_t w; uint8_t idx; } Out;
+
+static void add_all(int32_t *p, int n, int32_t k) { for (int i = 0; i < n; i++) p[i] += k; }
+static int32_t sum(const int32_t *p, int n) { int32_t s = 0; while (n-- > 0) s += *p++; return s; }
+static void bump(Rec *r) { r->w = r->w * 3 + r->tag; }
+static int32_t *pick(int32_t *a, int i) { return &a[i]; }
+
+Out mpc_main(Rec INPUT_A, Rec INPUT_B)
+{
+    Out o;
+    Rec c = INPUT_A;
+    add_all(c.v + 1, 4, INPUT_B.v[0]);
+    bump(&c);
+    *pick(c.v, 5) ^= INPUT_B.v[5];
+    o.sum = sum(c.v, 6) + sum(&INPUT_B.v[2], 3);
+    o.best = c.v[0];
+    o.idx = 0;
+    for (uint8_t i = 1; i < 6; i++)
+        if (c.v[i] > o.best) { o.best = c.v[i]; o.idx = i; }
+    o.w = c.w;
+    return o;
+}
+"#;
+    agree("pointers", src, &default());
+}
+
+#[test]
+fn memcpy_memset_and_layout() {
+    let src = r#"
+#include <stdint.h>
+#include <string.h>
+typedef struct { char c; int32_t a[4]; uint8_t b[3]; } S;
+typedef struct { S s; uint32_t size; int32_t m[4]; } Out;
+
+Out mpc_main(S INPUT_A, S INPUT_B)
+{
+    Out o;
+    memset(&o, 0, sizeof o);
+    memcpy(&o.s, &INPUT_A, sizeof(S));
+    memcpy(o.s.a + 1, INPUT_B.a, 2 * sizeof(int32_t));
+    memset(o.s.b, 0x5a, 2);
+    memset(o.m, 0xff, sizeof o.m);
+    o.m[2] = o.s.a[3] + INPUT_B.c;
+    o.size = sizeof(S) * 100 + sizeof o.s.b;
+    return o;
+}
+"#;
+    agree("memcpy", src, &default());
+}
+
+#[test]
+fn switch_do_while_break_continue() {
+    let src = r#"
+typedef struct { int x; int y; unsigned char k[5]; } In;
+int mpc_main(In INPUT_A, In INPUT_B)
+{
+    int acc = 0;
+    for (int i = 0; i < 5; i++) {
+        unsigned char k = INPUT_A.k[i] ^ INPUT_B.k[i];
+        switch (k & 7) {
+        case 0: acc += 1;
+        case 1: acc += 10; break;
+        case 4: continue;
+        case 5: if (INPUT_A.x > INPUT_B.y) break; acc -= 7;
+        default: acc ^= k;
+        }
+        if (acc > 100 + INPUT_B.x % 50) break;
+        acc *= 2;
+    }
+    int n = 0;
+    do { acc -= 3; n++; } while (n < 4 && acc > INPUT_A.y);
+    return acc + n;
+}
+"#;
+    // `n` changes under a secret condition, so the do-while needs a bound.
+    let opts = CompileOptions {
+        unwind: Some(5),
+        ..CompileOptions::default()
+    };
+    agree("switch", src, &opts);
+}
+
+#[test]
+fn secret_loop_exit_with_unwind() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint32_t a; uint32_t b; } P;
+typedef struct { uint32_t gcd; int steps; } Out;
+Out mpc_main(P INPUT_A, P INPUT_B)
+{
+    Out o;
+    uint32_t a = (INPUT_A.a & 0xffff) | 1, b = (INPUT_B.b & 0xffff) | 1;
+    o.steps = 0;
+    while (b != 0) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+        o.steps++;
+    }
+    o.gcd = a;
+    return o;
+}
+"#;
+    // Euclid on 16-bit numbers takes at most 24 steps.
+    let opts = CompileOptions {
+        unwind: Some(25),
+        ..CompileOptions::default()
+    };
+    agree("gcd", src, &opts);
+}
+
+#[test]
+fn recursion_and_secret_returns() {
+    let src = r#"
+static int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+static int clamp(int x, int lo, int hi) { if (x < lo) return lo; if (x > hi) return hi; return x; }
+static int collatz(unsigned x, int depth) {
+    if (depth == 0 || x <= 1) return 0;
+    if (x % 2 == 0) return 1 + collatz(x / 2, depth - 1);
+    return 1 + collatz(3 * x + 1, depth - 1);
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return clamp(INPUT_A, -1000, 1000) * fact(6) + collatz(INPUT_B & 63, 12);
+}
+"#;
+    agree("recursion", src, &default());
+}
+
+#[test]
+fn secret_indices_2d() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint8_t i, j; int16_t v; } In;
+typedef struct { int16_t m[3][5]; int16_t r; } Out;
+Out mpc_main(In INPUT_A, In INPUT_B)
+{
+    Out o;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 5; c++)
+            o.m[r][c] = r * 10 + c;
+    int i = INPUT_A.i % 3, j = INPUT_B.j % 5;
+    o.m[i][j] += INPUT_A.v;
+    o.m[INPUT_B.i % 3][INPUT_A.j % 5] -= INPUT_B.v;
+    int16_t *row = o.m[(i + 1) % 3];
+    row[j] = row[(j + 2) % 5] * 2;
+    o.r = o.m[j % 3][i];
+    return o;
+}
+"#;
+    agree("index2d", src, &default());
+}
+
+#[test]
+fn initializers_enums_bools_and_macros() {
+    let src = r#"
+#include <stdbool.h>
+#include <limits.h>
+#define SQ(x) ((x) * (x))
+#define CAT(a, b) a##b
+#if defined(SQ) && CHAR_BIT == 8
+#define FACTOR 3
+#else
+#define FACTOR 5
+#endif
+enum color { RED, GREEN = 5, BLUE };
+typedef struct { int x, y; } Pt;
+static const Pt corners[] = { {1, 2}, [2] = {.y = 7, .x = -3} };
+static const int table[2][3] = { 1, 2, 3, 4, 5, 6 };
+typedef struct { int a; bool b; signed char c; long long d; } Out;
+Out mpc_main(int INPUT_A, unsigned INPUT_B)
+{
+    int CAT(va, lue) = SQ(INPUT_A % 100) * FACTOR;
+    bool flag = INPUT_B;
+    char s[] = { 'a', '\n', '\x7f', 0 };
+    Out o = { value + corners[2].x + corners[1].y + BLUE, flag, s[2] + (char)INPUT_B };
+    o.d = (long long)INPUT_A * INT_MAX + table[1][INPUT_B % 3 == 1] + sizeof s;
+    return o;
+}
+"#;
+    agree("initializers", src, &default());
+}
+
+#[test]
+fn short_circuit_side_effects_and_ternaries() {
+    let src = r#"
+typedef struct { int a, b, c; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o = {0, 0, 0};
+    int n = 0;
+    if (INPUT_A > 0 && (n += 2) > 1) o.a = 1;
+    if (INPUT_B > 0 || (n += 5)) o.b = n;
+    o.c = INPUT_A < INPUT_B ? (n++, INPUT_A) : (n--, INPUT_B);
+    o.a += n;
+    o.b += (unsigned)INPUT_A < 5u ? -1 : 1;
+    return o;
+}
+"#;
+    agree("shortcircuit", src, &default());
+}
+
+#[test]
+fn cbmc_gc_locals_convention() {
+    let src = r#"
+void main(void)
+{
+    int INPUT_A_a[4];
+    int INPUT_B_b;
+    int OUTPUT_max = INT_MIN_GUARD;
+    int OUTPUT_count;
+    for (int i = 0; i < 4; i++) {
+        if (INPUT_A_a[i] > OUTPUT_max) OUTPUT_max = INPUT_A_a[i];
+        if (INPUT_A_a[i] > INPUT_B_b) OUTPUT_count++;
+    }
+}
+"#;
+    let src = src.replace("INT_MIN_GUARD", "(-2147483647 - 1)");
+    let p = compile(&src, "locals.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = p.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["INPUT_A_a", "INPUT_B_b"]);
+    let outs: Vec<&str> = p.outputs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(outs, ["OUTPUT_max", "OUTPUT_count"]);
+    assert_eq!(p.circuit.inputs[0].party, twofold_compiler::Party::A);
+    assert_eq!(p.circuit.inputs[1].party, twofold_compiler::Party::B);
+    let r = run(
+        &p,
+        &[
+            ("INPUT_A_a".into(), "{3, -9, 12, 5}".into()),
+            ("INPUT_B_b".into(), "4".into()),
+        ],
+    );
+    assert_eq!(circuit_lines(&p, &r), ["12", "2"]);
+}
+
+#[test]
+fn values_round_trip() {
+    let src = "typedef struct { char c; short s[2]; _Bool b; unsigned long long u; } T;\nT mpc_main(T INPUT_A, int INPUT_B) { return INPUT_A; }\n";
+    let p = compile(src, "t.c", &default()).expect("compiles");
+    let t = &p.inputs[0].1;
+    assert_eq!(t.width(), 8 + 32 + 1 + 64);
+    let bits = t
+        .parse_value("{'a', {-3, 0x7fff}, 1, 18446744073709551615}")
+        .expect("parses");
+    assert_eq!(
+        t.format_value(&bits),
+        "{97, {-3, 32767}, 1, 18446744073709551615}"
+    );
+    let bits = t
+        .parse_value("{.s = {[1] = 5}, .c = -1}")
+        .expect("designators");
+    assert_eq!(t.format_value(&bits), "{-1, {0, 5}, 0, 0}");
+    assert_eq!(t.json_value(&bits).to_json_string(), "[-1,[0,5],0,0]");
+    let flat = t.parse_value("{1, 2, 3, 0, 4}").expect("brace elision");
+    assert_eq!(t.format_value(&flat), "{1, {2, 3}, 0, 4}");
+    assert!(t.parse_value("{1, {2, 3}, 0, 4, 5}").is_err());
+    assert!(t.parse_value("{300}").is_err());
+    let e = t.parse_value("{1, {2, x}}").expect_err("bad number");
+    assert_eq!(e.to_string(), "<value>:1:9: error: invalid number 'x'");
+    let out = p
+        .circuit
+        .eval(&[
+            t.parse_value("{1, {2, 3}, 1, 4}").expect("ok"),
+            p.inputs[1].1.parse_value("0").expect("ok"),
+        ])
+        .expect("eval");
+    assert_eq!(p.outputs[0].1.format_value(&out[0]), "{1, {2, 3}, 1, 4}");
+}
