@@ -25,21 +25,51 @@ const FLUSH_BLOCKS: usize = 8192;
 /// cost more than it saves (measured with `twofold bench`).
 pub const FGP_MIN_ANDS: usize = 2048;
 
+/// How an engine splits wide AND runs between threads (FGP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fgp {
+    /// Threads per AND run (1: no splitting).
+    pub threads: usize,
+    /// Runs shorter than this stay on one thread.
+    pub min_ands: usize,
+}
+
+impl Fgp {
+    /// No splitting.
+    pub const OFF: Fgp = Fgp {
+        threads: 1,
+        min_ands: usize::MAX,
+    };
+
+    /// `threads` threads with the measured threshold [`FGP_MIN_ANDS`].
+    pub fn new(threads: usize) -> Fgp {
+        Fgp {
+            threads: threads.max(1),
+            min_ands: FGP_MIN_ANDS,
+        }
+    }
+
+    /// Whether a run of `ands` AND gates is split.
+    fn splits(self, ands: usize) -> bool {
+        self.threads > 1 && ands >= self.min_ands
+    }
+}
+
 /// Called with the number of AND gates just done (for a progress bar).
 pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
 
-/// Splits `gates` into steps: an AND run long enough for FGP is one step, any
+/// Splits `gates` into steps: an AND run that `fgp` splits is one step, any
 /// other stretch at most [`GATES_PER_STEP`] gates.
 fn for_each_step(
     gates: &[Gate],
-    threads: usize,
+    fgp: Fgp,
     mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
     let mut i = 0;
     while i < gates.len() {
-        if threads > 1 && gates[i].is_and() {
+        if fgp.threads > 1 && gates[i].is_and() {
             let run = gates[i..].iter().take_while(|g| g.is_and()).count();
-            if run >= FGP_MIN_ANDS {
+            if fgp.splits(run) {
                 f(&gates[i..i + run], true)?;
                 i += run;
                 continue;
@@ -47,7 +77,7 @@ fn for_each_step(
         }
         let end = (i + GATES_PER_STEP).min(gates.len());
         // Do not swallow the start of a long AND run into a sequential step.
-        let end = if threads > 1 {
+        let end = if fgp.threads > 1 {
             (i + 1..end)
                 .find(|&j| gates[j].is_and() && !gates[j - 1].is_and())
                 .unwrap_or(end)
@@ -60,57 +90,77 @@ fn for_each_step(
     Ok(())
 }
 
-/// The `[start, end)` bounds of `parts` near-equal parts of `n` items.
-fn parts(n: usize, parts: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..parts).map(move |k| (n * k / parts, n * (k + 1) / parts))
+/// Reusable buffers of one thread's part of a parallel AND run: its gates
+/// renamed over a local label array (two inputs per gate, then the outputs),
+/// so that parts share no memory they write, and its tables.
+struct Part<L> {
+    gates: Vec<Gate>,
+    labels: Vec<L>,
+    tables: Vec<Block>,
 }
 
-/// Runs `f(start, end)` for `threads` near-equal parts of `0..n` on
-/// `threads` threads; returns the results in part order.
-fn in_parallel<T: Send>(
-    n: usize,
-    threads: usize,
-    f: impl Fn(usize, usize) -> Result<T, CryptoError> + Sync,
-) -> Result<Vec<T>, CryptoError> {
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = parts(n, threads)
-            .map(|(start, end)| s.spawn(move || f(start, end)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("garbling threads do not panic"))
-            .collect()
-    })
-}
-
-/// One part of a parallel AND run: its gates over a local label array (two
-/// inputs per gate, then the outputs), so parts write no shared memory.
-fn local_part<L: Copy + Default>(gates: &[Gate], labels: &[L]) -> (Vec<Gate>, Vec<L>) {
-    let n = gates.len() as u32;
-    let mut local = Vec::with_capacity(3 * gates.len());
-    let mut renamed = Vec::with_capacity(gates.len());
-    for (i, g) in gates.iter().enumerate() {
-        if let Gate::And { a, b, .. } = *g {
-            local.push(labels[a as usize]);
-            local.push(labels[b as usize]);
-            let i = i as u32;
-            renamed.push(Gate::And {
-                a: 2 * i,
-                b: 2 * i + 1,
-                out: 2 * n + i,
-            });
+impl<L> Default for Part<L> {
+    fn default() -> Self {
+        Part {
+            gates: Vec::new(),
+            labels: Vec::new(),
+            tables: Vec::new(),
         }
     }
-    local.resize(3 * gates.len(), L::default());
-    (renamed, local)
 }
 
-/// Writes the outputs of parallel parts back to their wires.
-fn scatter<L: Copy>(run: &[Gate], outputs: &[Vec<L>], labels: &mut [L]) {
-    for (g, l) in run.iter().zip(outputs.iter().flatten()) {
-        labels[g.out() as usize] = *l;
+impl<L: Copy + Default> Part<L> {
+    /// Loads `run` (AND gates only), gathering its inputs from `labels`.
+    fn load(&mut self, run: &[Gate], labels: &[L]) {
+        let n = run.len() as u32;
+        self.gates.clear();
+        self.labels.clear();
+        self.tables.clear();
+        for (i, g) in (0u32..).zip(run) {
+            if let Gate::And { a, b, .. } = *g {
+                self.labels.push(labels[a as usize]);
+                self.labels.push(labels[b as usize]);
+                self.gates.push(Gate::And {
+                    a: 2 * i,
+                    b: 2 * i + 1,
+                    out: 2 * n + i,
+                });
+            }
+        }
+        self.labels.resize(3 * run.len(), L::default());
     }
+
+    /// The output labels, in gate order.
+    fn outputs(&self) -> &[L] {
+        &self.labels[2 * self.gates.len()..]
+    }
+}
+
+/// Splits `run` into one part per buffer in `parts`, loads each and runs
+/// `work(part, first gate index of the part)` on the thread pool; then writes
+/// the parts' outputs to their wires.
+fn split_run<L: Copy + Default + Send + Sync>(
+    parts: &mut [Part<L>],
+    run: &[Gate],
+    labels: &mut [L],
+    work: impl Fn(&mut Part<L>, usize) -> Result<(), CryptoError> + Sync,
+) -> Result<(), CryptoError> {
+    use rayon::prelude::*;
+    let k = parts.len();
+    let bounds = |p: usize| (run.len() * p / k, run.len() * (p + 1) / k);
+    let shared: &[L] = labels;
+    parts.par_iter_mut().enumerate().try_for_each(|(p, part)| {
+        let (start, end) = bounds(p);
+        part.load(&run[start..end], shared);
+        work(part, start)
+    })?;
+    for (p, part) in parts.iter().enumerate() {
+        let (start, end) = bounds(p);
+        for (g, l) in run[start..end].iter().zip(part.outputs()) {
+            labels[g.out() as usize] = *l;
+        }
+    }
+    Ok(())
 }
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
@@ -153,26 +203,28 @@ pub struct GarblingEngine<'c, S: TableSink = Channel> {
     garbler: Garbler,
     chan: &'c mut S,
     tables: Vec<Block>,
-    threads: usize,
+    fgp: Fgp,
+    parts: Vec<Part<ZeroLabel>>,
     ands: u64,
     progress: Option<Progress>,
 }
 
 impl<'c, S: TableSink> GarblingEngine<'c, S> {
     /// An engine sending tables to `chan`, its first AND gate numbered
-    /// `first_gate`, splitting wide AND runs over `threads` threads.
+    /// `first_gate`, splitting wide AND runs as `fgp` says.
     pub fn new(
         delta: Delta,
         first_gate: u64,
         chan: &'c mut S,
-        threads: usize,
+        fgp: Fgp,
         progress: Option<Progress>,
     ) -> Self {
         GarblingEngine {
             garbler: Garbler::new(delta, first_gate),
             chan,
             tables: Vec::with_capacity(FLUSH_BLOCKS + 2 * GATES_PER_STEP),
-            threads: threads.max(1),
+            fgp,
+            parts: (0..fgp.threads).map(|_| Part::default()).collect(),
             ands: 0,
             progress,
         }
@@ -200,19 +252,16 @@ impl<'c, S: TableSink> GarblingEngine<'c, S> {
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
         let (delta, first) = (self.garbler.delta(), self.garbler.next_gate_id());
-        let shared: &[ZeroLabel] = labels;
-        let results = in_parallel(run.len(), self.threads, |start, end| {
-            let (gates, mut local) = local_part(&run[start..end], shared);
-            let mut tables = Vec::with_capacity(2 * gates.len());
-            Garbler::new(delta, first + start as u64).garble(&gates, &mut local, &mut tables)?;
-            Ok((local.split_off(2 * gates.len()), tables))
+        split_run(&mut self.parts, run, labels, |part, start| {
+            Garbler::new(delta, first + start as u64).garble(
+                &part.gates,
+                &mut part.labels,
+                &mut part.tables,
+            )
         })?;
-        let mut outputs = Vec::with_capacity(results.len());
-        for (out, tables) in results {
-            self.tables.extend_from_slice(&tables);
-            outputs.push(out);
+        for part in &self.parts {
+            self.tables.extend_from_slice(&part.tables);
         }
-        scatter(run, &outputs, labels);
         self.garbler = Garbler::new(delta, first + run.len() as u64);
         Ok(())
     }
@@ -223,8 +272,8 @@ impl<S: TableSink> Engine for GarblingEngine<'_, S> {
     type Error = ProtocolError;
 
     fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), ProtocolError> {
-        let threads = self.threads;
-        for_each_step(gates, threads, |step, parallel| {
+        let fgp = self.fgp;
+        for_each_step(gates, fgp, |step, parallel| {
             let before = self.tables.len();
             if parallel {
                 self.garble_parallel(step, labels)?;
@@ -251,18 +300,19 @@ pub struct EvaluatingEngine<'c> {
     tables: Vec<Block>,
     used: usize,
     frame: Vec<u8>,
-    threads: usize,
+    fgp: Fgp,
+    parts: Vec<Part<ActiveLabel>>,
     ands: u64,
     progress: Option<Progress>,
 }
 
 impl<'c> EvaluatingEngine<'c> {
     /// An engine receiving tables from `chan`, its first AND gate numbered
-    /// `first_gate`, splitting wide AND runs over `threads` threads.
+    /// `first_gate`, splitting wide AND runs as `fgp` says.
     pub fn new(
         first_gate: u64,
         chan: &'c mut Channel,
-        threads: usize,
+        fgp: Fgp,
         progress: Option<Progress>,
     ) -> Self {
         EvaluatingEngine {
@@ -271,7 +321,8 @@ impl<'c> EvaluatingEngine<'c> {
             tables: Vec::new(),
             used: 0,
             frame: Vec::new(),
-            threads: threads.max(1),
+            fgp,
+            parts: (0..fgp.threads).map(|_| Part::default()).collect(),
             ands: 0,
             progress,
         }
@@ -312,23 +363,16 @@ impl<'c> EvaluatingEngine<'c> {
 
     /// Evaluates an AND run on all threads from `tables`.
     fn evaluate_parallel(
-        &self,
+        &mut self,
         run: &[Gate],
         labels: &mut [ActiveLabel],
-        tables: &[Block],
     ) -> Result<(), ProtocolError> {
         let first = self.evaluator.next_gate_id();
-        let shared: &[ActiveLabel] = labels;
-        let outputs = in_parallel(run.len(), self.threads, |start, end| {
-            let (gates, mut local) = local_part(&run[start..end], shared);
-            Evaluator::new(first + start as u64).evaluate(
-                &gates,
-                &mut local,
-                &tables[2 * start..2 * end],
-            )?;
-            Ok(local.split_off(2 * gates.len()))
+        let tables = &self.tables[self.used..];
+        split_run(&mut self.parts, run, labels, |part, start| {
+            let tables = &tables[2 * start..2 * (start + part.gates.len())];
+            Evaluator::new(first + start as u64).evaluate(&part.gates, &mut part.labels, tables)
         })?;
-        scatter(run, &outputs, labels);
         Ok(())
     }
 }
@@ -342,15 +386,15 @@ impl Engine for EvaluatingEngine<'_> {
         gates: &[Gate],
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        let threads = self.threads;
-        for_each_step(gates, threads, |step, parallel| {
+        let fgp = self.fgp;
+        for_each_step(gates, fgp, |step, parallel| {
             let ands = step.iter().filter(|g| g.is_and()).count();
             self.fill(2 * ands)?;
-            let tables = &self.tables[self.used..self.used + 2 * ands];
             if parallel {
-                self.evaluate_parallel(step, labels, tables)?;
+                self.evaluate_parallel(step, labels)?;
                 self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
             } else {
+                let tables = &self.tables[self.used..self.used + 2 * ands];
                 self.evaluator.evaluate(step, labels, tables)?;
             }
             self.used += 2 * ands;

@@ -7,9 +7,9 @@ use twofold_circuit::Program;
 use twofold_crypto::halfgates::ZeroLabel;
 use twofold_crypto::{Delta, Prg};
 
-use crate::engine::{Discard, GarblingEngine};
+use crate::engine::{Discard, Fgp, GarblingEngine};
 use crate::error::ProtocolError;
-use crate::schedule::{run_program, Schedule, Side};
+use crate::schedule::{run_program, Plan, Side};
 
 /// What a garbling-only run measured.
 #[derive(Clone, Debug)]
@@ -30,26 +30,16 @@ impl Side for DiscardSide {
     type Label = ZeroLabel;
     type Link = Discard;
     type Engine<'c> = GarblingEngine<'c, Discard>;
-    fn engine<'c>(
-        &'c self,
-        link: &'c mut Discard,
-        first_gate: u64,
-        threads: usize,
-    ) -> Self::Engine<'c> {
-        GarblingEngine::new(self.delta, first_gate, link, threads, None)
+    fn engine<'c>(&'c self, link: &'c mut Discard, first_gate: u64, fgp: Fgp) -> Self::Engine<'c> {
+        GarblingEngine::new(self.delta, first_gate, link, fgp, None)
     }
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()
     }
 }
 
-/// Garbles `program` with `threads` threads under `schedule`, dropping the
-/// tables.
-pub fn garble_only(
-    program: &Program,
-    schedule: Schedule,
-    threads: u32,
-) -> Result<GarbleOnlyReport, ProtocolError> {
+/// Garbles `program` as `plan` says, dropping the tables.
+pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, ProtocolError> {
     let program = program.levelize();
     let mut prg = Prg::from_os();
     let side = DiscardSide {
@@ -58,18 +48,10 @@ pub fn garble_only(
     let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
         .map(|_| ZeroLabel(prg.random_block()))
         .collect();
-    let mut sinks: Vec<Discard> = (0..schedule.channels(threads))
-        .map(|_| Discard::default())
-        .collect();
+    let links = plan.schedule.channels(plan.threads as u32);
+    let mut sinks: Vec<Discard> = (0..links).map(|_| Discard::default()).collect();
     let start = Instant::now();
-    let (_, and_gates) = run_program(
-        &side,
-        &program,
-        &inputs,
-        &mut sinks,
-        schedule,
-        threads.max(1) as usize,
-    )?;
+    let (_, and_gates) = run_program(&side, &program, &inputs, &mut sinks, plan)?;
     Ok(GarbleOnlyReport {
         and_gates,
         table_bytes: sinks.iter().map(|s| s.bytes).sum(),

@@ -17,7 +17,7 @@ pub mod session;
 pub use error::ProtocolError;
 pub use garble_only::{garble_only, GarbleOnlyReport};
 pub use local::run_local;
-pub use schedule::Schedule;
+pub use schedule::{Plan, Schedule};
 pub use session::{run_session, PartyInputs, Peer, Phase, Reveal, SessionOptions, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.

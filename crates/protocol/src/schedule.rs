@@ -16,6 +16,7 @@
 use twofold_circuit::program::for_each_batch;
 use twofold_circuit::{Engine, Gate, Program, Region};
 
+use crate::engine::{Fgp, FGP_MIN_ANDS};
 use crate::error::ProtocolError;
 
 /// How the work is spread over threads.
@@ -63,12 +64,46 @@ impl Schedule {
             Schedule::Sequential | Schedule::Fgp => 1,
         }
     }
+}
 
-    /// Threads for FGP outside regions.
-    fn main_threads(self, threads: usize) -> usize {
-        match self {
-            Schedule::Fgp | Schedule::Auto => threads,
-            Schedule::Sequential | Schedule::Cgp => 1,
+/// How one party spreads its work: the schedule, the threads, and the
+/// narrowest AND level FGP splits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The scheduler.
+    pub schedule: Schedule,
+    /// Threads (at least 1).
+    pub threads: usize,
+    /// AND runs shorter than this are not split (FGP).
+    pub fgp_min_ands: usize,
+}
+
+impl Plan {
+    /// `schedule` on `threads` threads with the measured FGP threshold.
+    pub fn new(schedule: Schedule, threads: usize) -> Plan {
+        Plan {
+            schedule,
+            threads: threads.max(1),
+            fgp_min_ands: FGP_MIN_ANDS,
+        }
+    }
+
+    fn fgp(self, threads: usize) -> Fgp {
+        if threads > 1 {
+            Fgp {
+                threads,
+                min_ands: self.fgp_min_ands,
+            }
+        } else {
+            Fgp::OFF
+        }
+    }
+
+    /// FGP outside regions.
+    fn main_fgp(self) -> Fgp {
+        match self.schedule {
+            Schedule::Fgp | Schedule::Auto => self.fgp(self.threads),
+            Schedule::Sequential | Schedule::Cgp => Fgp::OFF,
         }
     }
 }
@@ -87,21 +122,20 @@ pub trait Side: Sync {
         &'c self,
         chan: &'c mut Self::Link,
         first_gate: u64,
-        threads: usize,
+        fgp: Fgp,
     ) -> Self::Engine<'c>;
     /// Flushes or checks what the engine still holds; returns its AND count.
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError>;
 }
 
-/// Runs `program` on `side` over `chans` (as many as `schedule.channels`)
-/// with `threads` threads; returns the output labels and the AND gates done.
+/// Runs `program` on `side` over `chans` (as many as
+/// `plan.schedule.channels`); returns the output labels and the AND gates done.
 pub fn run_program<S: Side>(
     side: &S,
     program: &Program,
     inputs: &[S::Label],
     chans: &mut [S::Link],
-    schedule: Schedule,
-    threads: usize,
+    plan: Plan,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
     let main = &program.main;
     let mut labels = vec![S::Label::default(); main.num_wires as usize];
@@ -109,10 +143,10 @@ pub fn run_program<S: Side>(
     let mut gate_id = 0u64;
     let mut ands = 0u64;
     let mut next = 0;
-    let main_threads = schedule.main_threads(threads);
+    let main_fgp = plan.main_fgp();
     let run_main =
         |gates: &[Gate], labels: &mut Vec<S::Label>, gate_id: &mut u64, chan: &mut S::Link| {
-            let mut engine = side.engine(chan, *gate_id, main_threads);
+            let mut engine = side.engine(chan, *gate_id, main_fgp);
             for_each_batch(gates, main.num_wires, |batch| {
                 engine.run_gates(batch, labels)
             })?;
@@ -128,7 +162,7 @@ pub fn run_program<S: Side>(
             &mut chans[0],
         )?;
         next = region.position;
-        ands += run_region(side, region, &mut labels, gate_id, chans, schedule, threads)?;
+        ands += run_region(side, region, &mut labels, gate_id, chans, plan)?;
         gate_id += region.body.and_count() as u64 * region.instances.len() as u64;
     }
     ands += run_main(
@@ -155,13 +189,13 @@ fn run_instances<S: Side>(
     labels: &[S::Label],
     chan: &mut S::Link,
     first_gate: u64,
-    threads: usize,
+    fgp: Fgp,
 ) -> Result<InstancesDone<S::Label>, ProtocolError> {
     let body = &region.body;
     let body_outputs: Vec<u32> = body.output_wires().collect();
     let mut body_labels = vec![S::Label::default(); body.num_wires as usize];
     let mut outputs = Vec::with_capacity(range.len() * body_outputs.len());
-    let mut engine = side.engine(chan, first_gate, threads);
+    let mut engine = side.engine(chan, first_gate, fgp);
     for inst in &region.instances[range] {
         for (slot, &w) in body_labels
             .iter_mut()
@@ -184,19 +218,18 @@ fn run_region<S: Side>(
     labels: &mut [S::Label],
     first_gate: u64,
     chans: &mut [S::Link],
-    schedule: Schedule,
-    threads: usize,
+    plan: Plan,
 ) -> Result<u64, ProtocolError> {
     let n = region.instances.len();
     let body_ands = region.body.and_count() as u64;
-    let workers = match schedule {
-        Schedule::Cgp | Schedule::Auto => threads.min(n).min(chans.len()).max(1),
+    let workers = match plan.schedule {
+        Schedule::Cgp | Schedule::Auto => plan.threads.min(n).min(chans.len()).max(1),
         Schedule::Sequential | Schedule::Fgp => 1,
     };
-    let inner_threads = match schedule {
-        Schedule::Sequential => 1,
-        _ if workers > 1 => 1,
-        _ => threads,
+    // One worker: the instances run in turn, with FGP inside unless sequential.
+    let inner_fgp = match plan.schedule {
+        Schedule::Sequential => Fgp::OFF,
+        _ => plan.fgp(plan.threads),
     };
     let shared: &[S::Label] = labels;
     let ranges: Vec<_> = (0..workers)
@@ -210,7 +243,7 @@ fn run_region<S: Side>(
             shared,
             &mut chans[0],
             first_gate,
-            inner_threads,
+            inner_fgp,
         )]
     } else {
         std::thread::scope(|s| {
@@ -219,7 +252,9 @@ fn run_region<S: Side>(
                 .zip(ranges.iter().cloned())
                 .map(|(chan, range)| {
                     let first = first_gate + range.start as u64 * body_ands;
-                    s.spawn(move || run_instances(side, region, range, shared, chan, first, 1))
+                    s.spawn(move || {
+                        run_instances(side, region, range, shared, chan, first, Fgp::OFF)
+                    })
                 })
                 .collect();
             handles
@@ -273,7 +308,7 @@ mod tests {
         type Label = bool;
         type Link = ();
         type Engine<'c> = Counting<'c>;
-        fn engine<'c>(&'c self, _: &'c mut (), first_gate: u64, _: usize) -> Counting<'c> {
+        fn engine<'c>(&'c self, _: &'c mut (), first_gate: u64, _: Fgp) -> Counting<'c> {
             Counting {
                 first: first_gate,
                 ands: 0,
@@ -296,9 +331,14 @@ mod tests {
                 let recorder = Recorder(Mutex::new(Vec::new()));
                 let mut chans = vec![(); schedule.channels(threads as u32)];
                 let inputs = vec![false; program.main.input_bits()];
-                let (_, ands) =
-                    run_program(&recorder, &program, &inputs, &mut chans, schedule, threads)
-                        .unwrap();
+                let (_, ands) = run_program(
+                    &recorder,
+                    &program,
+                    &inputs,
+                    &mut chans,
+                    Plan::new(schedule, threads),
+                )
+                .unwrap();
                 assert_eq!(ands, total);
                 // The id ranges of all engines tile [0, total) without overlap.
                 let mut ranges = recorder.0.into_inner().unwrap();

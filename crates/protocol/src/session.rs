@@ -10,10 +10,10 @@ use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Delta, Prg};
 use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_ot::{CotReceiver, CotSender};
 
-use crate::engine::{EvaluatingEngine, GarblingEngine, Progress};
+use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
-use crate::schedule::{run_program, Schedule, Side};
+use crate::schedule::{run_program, Plan, Schedule, Side};
 
 /// Who learns the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -206,9 +206,9 @@ impl Side for GarblerSide {
         &'c self,
         chan: &'c mut Channel,
         first_gate: u64,
-        threads: usize,
+        fgp: Fgp,
     ) -> GarblingEngine<'c> {
-        GarblingEngine::new(self.delta, first_gate, chan, threads, self.progress.clone())
+        GarblingEngine::new(self.delta, first_gate, chan, fgp, self.progress.clone())
     }
     fn finish(engine: GarblingEngine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()
@@ -228,9 +228,9 @@ impl Side for EvaluatorSide {
         &'c self,
         chan: &'c mut Channel,
         first_gate: u64,
-        threads: usize,
+        fgp: Fgp,
     ) -> EvaluatingEngine<'c> {
-        EvaluatingEngine::new(first_gate, chan, threads, self.progress.clone())
+        EvaluatingEngine::new(first_gate, chan, fgp, self.progress.clone())
     }
     fn finish(engine: EvaluatingEngine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()
@@ -365,8 +365,8 @@ fn garble(
         delta,
         progress: opts.progress.clone(),
     };
-    let threads = opts.threads.max(1) as usize;
-    let (out_labels, ands) = run_program(&side, program, &labels, chans, opts.schedule, threads)?;
+    let plan = Plan::new(opts.schedule, opts.threads as usize);
+    let (out_labels, ands) = run_program(&side, program, &labels, chans, plan)?;
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
 
@@ -432,8 +432,8 @@ fn evaluate(
     let side = EvaluatorSide {
         progress: opts.progress.clone(),
     };
-    let threads = opts.threads.max(1) as usize;
-    let (out_labels, ands) = run_program(&side, program, &labels, chans, opts.schedule, threads)?;
+    let plan = Plan::new(opts.schedule, opts.threads as usize);
+    let (out_labels, ands) = run_program(&side, program, &labels, chans, plan)?;
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
 

@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod inputs;
 pub mod load;
+pub mod plot;
 pub mod progress;
 
 pub use twofold_circuit as circuit;

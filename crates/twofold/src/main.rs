@@ -116,6 +116,33 @@ enum Cmd {
         /// Runs per figure (the median is reported).
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Garbling only (tables dropped, no peer) of this program, with
+        /// --threads and --schedule.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["speedup", "artificial"])]
+        garble_only: Option<PathBuf>,
+        /// Speed-ups on 2 threads (garbling only: FGP and CGP against one
+        /// thread; full protocol: 2 threads against 1) for each program.
+        #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "artificial")]
+        speedup: Vec<PathBuf>,
+        /// The ParCC artificial-circuit experiment: random circuits of depth
+        /// --depth and widths 16..1024, FGP speed-up on 2 threads.
+        #[arg(long)]
+        artificial: bool,
+        /// Depth of the artificial circuits.
+        #[arg(long, default_value_t = 1000)]
+        depth: u32,
+        /// Widest artificial circuit (widths double from 16).
+        #[arg(long, default_value_t = 1024)]
+        max_width: u32,
+        /// Threads for --garble-only.
+        #[arg(long, default_value_t = 1)]
+        threads: u32,
+        /// Schedule for --garble-only.
+        #[arg(long, default_value = "seq", value_parser = parse_schedule)]
+        schedule: Schedule,
+        /// Draw the --speedup or --artificial results as an SVG chart.
+        #[arg(long, value_name = "SVG")]
+        plot: Option<PathBuf>,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -207,8 +234,75 @@ fn real_main() -> Result<String> {
             quick,
             aes,
             runs,
+            garble_only,
+            speedup,
+            artificial,
+            depth,
+            max_width,
+            threads,
+            schedule,
+            plot,
             json,
         } => {
+            let log = |line: &str| eprintln!("{line}");
+            let render =
+                |v: serde_json::Value, text: String| if json { v.to_string() + "\n" } else { text };
+            if let Some(file) = garble_only {
+                let program = ProgramArgs {
+                    file,
+                    owner: Vec::new(),
+                    unwind: None,
+                }
+                .load()?
+                .program;
+                let plan = twofold_protocol::Plan::new(schedule, threads as usize);
+                let rate = bench::garble_only_rate(&program, plan, runs)?;
+                let v = serde_json::json!({
+                    "and_gates": program.and_count(),
+                    "schedule": schedule.name(),
+                    "threads": threads,
+                    "garble_and_gates_per_second": rate,
+                });
+                let text = format!(
+                    "garbling only, {} x{threads}: {:.1} M AND/s ({} AND gates, median of {runs})\n",
+                    schedule.name(),
+                    rate / 1e6,
+                    program.and_count()
+                );
+                return Ok(render(v, text));
+            }
+            if !speedup.is_empty() {
+                let mut programs = Vec::new();
+                for file in speedup {
+                    let name = file
+                        .file_stem()
+                        .map_or("?".into(), |s| s.to_string_lossy().into_owned());
+                    programs.push((
+                        name,
+                        ProgramArgs {
+                            file,
+                            owner: Vec::new(),
+                            unwind: None,
+                        }
+                        .load()?
+                        .program,
+                    ));
+                }
+                let v = bench::speedups(&programs, runs, log)?;
+                if let Some(svg) = plot {
+                    std::fs::write(&svg, bench::speedups_svg(&v))?;
+                }
+                let text = bench::speedups_text(&v);
+                return Ok(render(v, text));
+            }
+            if artificial {
+                let v = bench::artificial(runs, depth, max_width, log)?;
+                if let Some(svg) = plot {
+                    std::fs::write(&svg, bench::artificial_svg(&v))?;
+                }
+                let text = bench::artificial_text(&v);
+                return Ok(render(v, text));
+            }
             let scale = if quick { 10 } else { 1 };
             let opts = bench::BenchOptions {
                 core_and_gates: 10_000_000 / scale,
@@ -217,12 +311,9 @@ fn real_main() -> Result<String> {
                 aes_path: aes,
                 runs,
             };
-            let results = bench::bench(&opts, |line| eprintln!("{line}"))?;
-            Ok(if json {
-                results.to_string() + "\n"
-            } else {
-                bench::bench_text(&results)
-            })
+            let results = bench::bench(&opts, log)?;
+            let text = bench::bench_text(&results);
+            Ok(render(results, text))
         }
     }
 }

@@ -35,7 +35,10 @@ fn parse_cases(text: &str) -> Vec<Case> {
             let mut inputs = Vec::new();
             for part in body.split("`, ") {
                 let (name, value) = part.split_once(" = `").expect("NAME = `VALUE`");
-                inputs.push((name.trim().to_string(), value.trim().trim_end_matches('`').to_string()));
+                inputs.push((
+                    name.trim().to_string(),
+                    value.trim().trim_end_matches('`').to_string(),
+                ));
             }
             pending = Some(inputs);
         }
@@ -58,7 +61,14 @@ fn same_value(got: &str, expected: &str) -> bool {
     let (g, e) = (numbers(got), numbers(expected));
     // Hex expectations are bit patterns (float32 cases): compare as 32-bit words.
     let hex = expected.contains("0x");
-    g.len() == e.len() && g.iter().zip(&e).all(|(a, b)| if hex { (a - b) % (1 << 32) == 0 } else { a == b })
+    g.len() == e.len()
+        && g.iter().zip(&e).all(|(a, b)| {
+            if hex {
+                (a - b) % (1 << 32) == 0
+            } else {
+                a == b
+            }
+        })
 }
 
 #[test]

@@ -16,7 +16,7 @@ use twofold_circuit::{binary, Engine, Gate, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
 use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::ChannelOptions;
-use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
+use twofold_protocol::{garble_only, run_local, PartyInputs, Plan, Schedule, SessionOptions};
 
 /// What to measure.
 pub struct BenchOptions {
@@ -301,4 +301,203 @@ pub fn bench_text(v: &Value) -> String {
         s["peak_rss_bytes"]["b"].as_f64().unwrap_or(0.0) / (1 << 20) as f64,
     );
     out
+}
+
+/// Garbling-only AND gates per second of `program` (median of `runs`).
+pub fn garble_only_rate(program: &Program, plan: Plan, runs: usize) -> Result<f64> {
+    let mut rates = Vec::new();
+    for _ in 0..runs.max(1) {
+        let r = garble_only(program, plan)?;
+        rates.push(r.and_gates as f64 / r.seconds.as_secs_f64());
+    }
+    Ok(median(rates))
+}
+
+/// Full protocol over loopback, AND gates per second (median of `runs`),
+/// all inputs zero.
+fn protocol_rate(program: &Program, schedule: Schedule, threads: u32, runs: usize) -> Result<f64> {
+    let zeros = |party| -> PartyInputs {
+        program
+            .main
+            .inputs
+            .iter()
+            .map(|v| (v.party == party).then(|| vec![false; v.width as usize]))
+            .collect()
+    };
+    let (a, b) = (
+        zeros(twofold_circuit::Party::A),
+        zeros(twofold_circuit::Party::B),
+    );
+    let opts = SessionOptions {
+        schedule,
+        threads,
+        ..SessionOptions::default()
+    };
+    let mut rates = Vec::new();
+    for _ in 0..runs.max(1) {
+        let (ra, _) = run_local(program, &a, &b, &opts, &ChannelOptions::default())?;
+        rates.push(ra.and_gates as f64 / ra.total.as_secs_f64());
+    }
+    Ok(median(rates))
+}
+
+/// The ParCC paper's speed-up measurements for each program: garbling only
+/// with 1 thread (sequential) against FGP and CGP with 2 threads, and the
+/// full protocol over loopback with 1 and 2 threads.
+pub fn speedups(
+    programs: &[(String, Program)],
+    runs: usize,
+    mut log: impl FnMut(&str),
+) -> Result<Value> {
+    let mut rows = Vec::new();
+    for (name, program) in programs {
+        log(&format!("{name}: {} AND gates ...", program.and_count()));
+        let seq = garble_only_rate(program, Plan::new(Schedule::Sequential, 1), runs)?;
+        let fgp = garble_only_rate(program, Plan::new(Schedule::Fgp, 2), runs)?;
+        let cgp = garble_only_rate(program, Plan::new(Schedule::Cgp, 2), runs)?;
+        let p1 = protocol_rate(program, Schedule::Sequential, 1, runs)?;
+        let p2 = protocol_rate(program, Schedule::Auto, 2, runs)?;
+        rows.push(json!({
+            "program": name,
+            "and_gates": program.and_count(),
+            "regions": program.regions.len(),
+            "garble_1_thread": seq,
+            "garble_fgp_2_threads": fgp,
+            "garble_cgp_2_threads": cgp,
+            "fgp_speedup": fgp / seq,
+            "cgp_speedup": cgp / seq,
+            "protocol_1_thread": p1,
+            "protocol_2_threads": p2,
+            "protocol_speedup": p2 / p1,
+        }));
+    }
+    Ok(json!({ "runs": runs, "speedups": rows }))
+}
+
+/// The results of [`speedups`] as a table.
+pub fn speedups_text(v: &Value) -> String {
+    let mut out = format!(
+        "median of {} runs; garbling only unless noted (M AND/s)\n{:<16}{:>12}{:>10}{:>10}{:>10}{:>10}{:>10}{:>12}\n",
+        v["runs"], "program", "AND gates", "1 thread", "FGP x2", "speed-up", "CGP x2", "speed-up", "protocol x2"
+    );
+    for r in v["speedups"].as_array().into_iter().flatten() {
+        let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
+        out += &format!(
+            "{:<16}{:>12}{:>10.1}{:>10.1}{:>9.2}x{:>10.1}{:>9.2}x{:>11.2}x\n",
+            r["program"].as_str().unwrap_or("?"),
+            r["and_gates"],
+            f("garble_1_thread") / 1e6,
+            f("garble_fgp_2_threads") / 1e6,
+            f("fgp_speedup"),
+            f("garble_cgp_2_threads") / 1e6,
+            f("cgp_speedup"),
+            f("protocol_speedup"),
+        );
+    }
+    out
+}
+
+/// The paper's artificial-circuit experiment: random non-linear circuits of
+/// depth 1000 and widths 16..1024 (up to `max_width`); garbling-only FGP
+/// speed-up on 2 threads, with the measured threshold and splitting every level.
+pub fn artificial(
+    runs: usize,
+    depth: u32,
+    max_width: u32,
+    mut log: impl FnMut(&str),
+) -> Result<Value> {
+    let mut rows = Vec::new();
+    let mut width = 16;
+    while width <= max_width {
+        log(&format!("width {width} ..."));
+        let program = Program::from(layered(width, depth, width.min(64), u64::from(width)));
+        let seq = garble_only_rate(&program, Plan::new(Schedule::Sequential, 1), runs)?;
+        let fgp = garble_only_rate(&program, Plan::new(Schedule::Fgp, 2), runs)?;
+        let every_level = Plan {
+            fgp_min_ands: 1,
+            ..Plan::new(Schedule::Fgp, 2)
+        };
+        let forced = garble_only_rate(&program, every_level, runs)?;
+        rows.push(json!({
+            "width": width,
+            "depth": depth,
+            "garble_1_thread": seq,
+            "garble_fgp_2_threads": fgp,
+            "garble_fgp_2_threads_every_level": forced,
+            "speedup": fgp / seq,
+            "speedup_every_level": forced / seq,
+        }));
+        width *= 2;
+    }
+    Ok(
+        json!({ "runs": runs, "fgp_min_ands": twofold_protocol::engine::FGP_MIN_ANDS, "artificial": rows }),
+    )
+}
+
+/// The results of [`artificial`] as a table.
+pub fn artificial_text(v: &Value) -> String {
+    let mut out = format!(
+        "random circuits, garbling only, median of {} runs (M AND/s); FGP splits levels of >= {} ANDs\n{:>8}{:>12}{:>12}{:>10}{:>22}{:>10}\n",
+        v["runs"], v["fgp_min_ands"], "width", "1 thread", "FGP x2", "speed-up", "FGP x2, every level", "speed-up"
+    );
+    for r in v["artificial"].as_array().into_iter().flatten() {
+        let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
+        out += &format!(
+            "{:>8}{:>12.1}{:>12.1}{:>9.2}x{:>22.1}{:>9.2}x\n",
+            r["width"],
+            f("garble_1_thread") / 1e6,
+            f("garble_fgp_2_threads") / 1e6,
+            f("speedup"),
+            f("garble_fgp_2_threads_every_level") / 1e6,
+            f("speedup_every_level"),
+        );
+    }
+    out
+}
+
+/// The speed-ups as a bar chart (the paper's Figure 8).
+pub fn speedups_svg(v: &Value) -> String {
+    let mut bars = Vec::new();
+    for r in v["speedups"].as_array().into_iter().flatten() {
+        let name = r["program"].as_str().unwrap_or("?");
+        for (label, key) in [
+            ("FGP", "fgp_speedup"),
+            ("CGP", "cgp_speedup"),
+            ("protocol", "protocol_speedup"),
+        ] {
+            bars.push((format!("{name} {label}"), r[key].as_f64().unwrap_or(0.0)));
+        }
+    }
+    crate::plot::bar_chart(
+        "Speed-up on 2 threads",
+        "program and schedule",
+        "speed-up (x)",
+        &bars,
+    )
+}
+
+/// The artificial-circuit speed-ups as a line chart (the paper's Figure 6).
+pub fn artificial_svg(v: &Value) -> String {
+    let points = v["artificial"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r["width"].as_f64().unwrap_or(0.0),
+                r["speedup"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    let series = [crate::plot::Series {
+        name: "FGP, 2 threads".into(),
+        points,
+    }];
+    crate::plot::line_chart(
+        "Garbling speed-up, random circuits of depth 1000",
+        "circuit width (AND gates per level)",
+        "speed-up (x)",
+        &series,
+        true,
+    )
 }
