@@ -762,7 +762,7 @@ mod tests {
             check(
                 n,
                 |b, x, y| udivrem(b, x, y, false).0,
-                |p, q| if q == 0 { u64::MAX } else { p / q },
+                |p, q| p.checked_div(q).unwrap_or(u64::MAX),
             );
             check(
                 n,
