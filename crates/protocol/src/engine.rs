@@ -58,34 +58,32 @@ impl Fgp {
 /// Called with the number of AND gates just done (for a progress bar).
 pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
 
-/// Splits `gates` into steps: an AND run that `fgp` splits is one step, any
-/// other stretch at most [`GATES_PER_STEP`] gates.
+/// Splits `gates` into steps: an AND run that `fgp` splits is one step
+/// (`f(run, true)`); the gates between such runs go in steps of at most
+/// [`GATES_PER_STEP`] gates (`f(step, false)`).
 fn for_each_step(
     gates: &[Gate],
     fgp: Fgp,
     mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
-    let mut i = 0;
+    let (mut start, mut i) = (0, 0);
     while i < gates.len() {
         if fgp.threads > 1 && gates[i].is_and() {
             let run = gates[i..].iter().take_while(|g| g.is_and()).count();
             if fgp.splits(run) {
+                for step in gates[start..i].chunks(GATES_PER_STEP) {
+                    f(step, false)?;
+                }
                 f(&gates[i..i + run], true)?;
-                i += run;
-                continue;
+                start = i + run;
             }
-        }
-        let end = (i + GATES_PER_STEP).min(gates.len());
-        // Do not swallow the start of a long AND run into a sequential step.
-        let end = if fgp.threads > 1 {
-            (i + 1..end)
-                .find(|&j| gates[j].is_and() && !gates[j - 1].is_and())
-                .unwrap_or(end)
+            i += run;
         } else {
-            end
-        };
-        f(&gates[i..end], false)?;
-        i = end;
+            i += 1;
+        }
+    }
+    for step in gates[start..].chunks(GATES_PER_STEP) {
+        f(step, false)?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use twofold::commands::{bench, eval, run, stats};
 use twofold::load::{load, parse_owners, parse_party, LoadOptions};
@@ -53,6 +53,12 @@ enum Cmd {
     Stats {
         #[command(flatten)]
         program: ProgramArgs,
+        /// Also print the distribution of AND gates per level.
+        #[arg(long)]
+        levels: bool,
+        /// Draw the AND gates of every level as an SVG bar chart.
+        #[arg(long, value_name = "SVG")]
+        plot: Option<PathBuf>,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -176,10 +182,28 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<String> {
     match Cli::parse().command {
-        Cmd::Stats { program, json } => {
+        Cmd::Stats {
+            program,
+            levels,
+            plot,
+            json,
+        } => {
             let loaded = program.load()?;
+            if let Some(svg) = plot {
+                let title = format!("AND gates per level: {}", program.file.display());
+                std::fs::write(&svg, stats::levels_svg(&loaded.program, &title))
+                    .with_context(|| format!("cannot write {}", svg.display()))?;
+            }
             Ok(if json {
-                stats::stats_json(&loaded.program).to_string() + "\n"
+                let mut v = stats::stats_json(&loaded.program);
+                if levels {
+                    v["ands_per_level"] = twofold_circuit::CircuitStats::of(&loaded.program.main)
+                        .ands_per_level
+                        .into();
+                }
+                v.to_string() + "\n"
+            } else if levels {
+                stats::stats_text(&loaded.program) + &stats::levels_text(&loaded.program)
             } else {
                 stats::stats_text(&loaded.program)
             })

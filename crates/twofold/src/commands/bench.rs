@@ -305,6 +305,8 @@ pub fn bench_text(v: &Value) -> String {
 
 /// Garbling-only AND gates per second of `program` (median of `runs`).
 pub fn garble_only_rate(program: &Program, plan: Plan, runs: usize) -> Result<f64> {
+    // One untimed run first: page faults and cold caches are not garbling.
+    garble_only(program, plan)?;
     let mut rates = Vec::new();
     for _ in 0..runs.max(1) {
         let r = garble_only(program, plan)?;
@@ -478,23 +480,35 @@ pub fn speedups_svg(v: &Value) -> String {
 
 /// The artificial-circuit speed-ups as a line chart (the paper's Figure 6).
 pub fn artificial_svg(v: &Value) -> String {
-    let points = v["artificial"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            (
-                r["width"].as_f64().unwrap_or(0.0),
-                r["speedup"].as_f64().unwrap_or(0.0),
-            )
-        })
-        .collect();
-    let series = [crate::plot::Series {
-        name: "FGP, 2 threads".into(),
-        points,
-    }];
+    let series_of = |key: &str| -> Vec<(f64, f64)> {
+        v["artificial"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                (
+                    r["width"].as_f64().unwrap_or(0.0),
+                    r[key].as_f64().unwrap_or(0.0),
+                )
+            })
+            .collect()
+    };
+    let series = [
+        crate::plot::Series {
+            name: format!(
+                "FGP, 2 threads, levels of >= {} ANDs split",
+                v["fgp_min_ands"]
+            ),
+            points: series_of("speedup"),
+        },
+        crate::plot::Series {
+            name: "FGP, 2 threads, every level split".into(),
+            points: series_of("speedup_every_level"),
+        },
+    ];
+    let depth = v["artificial"][0]["depth"].as_u64().unwrap_or(0);
     crate::plot::line_chart(
-        "Garbling speed-up, random circuits of depth 1000",
+        &format!("Garbling speed-up, random circuits of depth {depth}"),
         "circuit width (AND gates per level)",
         "speed-up (x)",
         &series,

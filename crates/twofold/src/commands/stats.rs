@@ -74,3 +74,51 @@ pub fn stats_text(program: &Program) -> String {
     }
     out
 }
+
+/// The distribution of AND gates per level: how many levels have a width in
+/// each power-of-two bucket, as printed by `stats --levels`.
+pub fn levels_text(program: &Program) -> String {
+    let stats = CircuitStats::of(&program.main);
+    let mut buckets: Vec<(usize, usize, u64)> = Vec::new();
+    for &w in &stats.ands_per_level {
+        let low = if w == 0 { 0 } else { 1 << w.ilog2() };
+        match buckets.iter_mut().find(|b| b.0 == low) {
+            Some(b) => {
+                b.1 += 1;
+                b.2 += w as u64;
+            }
+            None => buckets.push((low, 1, w as u64)),
+        }
+    }
+    buckets.sort();
+    let mut out = format!(
+        "{} AND levels, median {} and max {} AND gates per level\n{:>20}{:>10}{:>14}\n",
+        stats.and_depth,
+        stats.median_ands_per_level(),
+        stats.max_ands_per_level(),
+        "ANDs per level",
+        "levels",
+        "AND gates"
+    );
+    for (low, levels, ands) in buckets {
+        let range = if low == 0 {
+            "0".to_string()
+        } else {
+            format!("{low}..{}", 2 * low - 1)
+        };
+        out += &format!("{range:>20}{levels:>10}{ands:>14}\n");
+    }
+    out
+}
+
+/// AND gates per level as an SVG bar chart (the ParCC paper's Figure 7).
+pub fn levels_svg(program: &Program, title: &str) -> String {
+    let stats = CircuitStats::of(&program.main);
+    let bars: Vec<(String, f64)> = stats
+        .ands_per_level
+        .iter()
+        .enumerate()
+        .map(|(l, &w)| ((l + 1).to_string(), w as f64))
+        .collect();
+    crate::plot::bar_chart(title, "AND level", "AND gates", &bars)
+}
