@@ -1510,7 +1510,10 @@ impl<'p> Lower<'p> {
         match off.as_const() {
             Some(v) => {
                 let k = v as i64;
-                let nl = p.leaf + k * stride as i64;
+                let nl = k
+                    .checked_mul(stride as i64)
+                    .and_then(|o| o.checked_add(p.leaf))
+                    .unwrap_or(-1);
                 if nl < 0 || nl > len {
                     return err(loc, "pointer arithmetic leaves the object it points into");
                 }

@@ -155,6 +155,16 @@ fn other_unsupported_constructs() {
     );
 }
 
+/// Compiles `src`; any outcome but an internal error (a caught panic) is fine.
+fn no_panic(src: &str) {
+    if let Err(e) = compile(src, "g.c", &CompileOptions::default()) {
+        assert!(
+            !e.message.contains("internal compiler error"),
+            "panic on:\n{src}"
+        );
+    }
+}
+
 #[test]
 fn garbage_never_panics() {
     let samples = [
@@ -179,7 +189,7 @@ fn garbage_never_panics() {
         "int mpc_main(int INPUT_A){ return 0x; }",
     ];
     for s in samples {
-        let _ = compile(s, "g.c", &CompileOptions::default());
+        no_panic(s);
     }
     // Random token soup.
     let toks = [
@@ -187,6 +197,12 @@ fn garbage_never_panics() {
         "while", "*", "&", ",", "return", "struct", "#define", "\n",
     ];
     let mut state = 12345u64;
+    assert!(compile(
+        "int mpc_main(int INPUT_A){ int a[3]; int *p = a; return *(p + 0x7fffffffffffffff); }",
+        "o.c",
+        &CompileOptions::default()
+    )
+    .is_err());
     for _ in 0..300 {
         let mut s = String::new();
         for _ in 0..40 {
@@ -196,6 +212,28 @@ fn garbage_never_panics() {
             s.push_str(toks[(state >> 33) as usize % toks.len()]);
             s.push(' ');
         }
-        let _ = compile(&s, "soup.c", &CompileOptions::default());
+        no_panic(&s);
+    }
+    // Random characters, and random edits of a valid program.
+    let base = "#include <stdint.h>\n#define N 4\ntypedef struct { int32_t a[N]; char c; } T;\nint f(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i] << (i & 3); return s; }\nint mpc_main(T INPUT_A, T INPUT_B) { int x = INPUT_A.a[INPUT_B.c & 3] / (INPUT_B.a[0] | 1); switch (x & 3) { case 1: x++; break; default: x--; } return f(INPUT_A.a, N) + x + 0x7fffffffffffffff; }\n";
+    for _ in 0..400 {
+        let mut bytes: Vec<u8> = base.as_bytes().to_vec();
+        for _ in 0..3 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (state >> 33) as usize % bytes.len();
+            let alphabet = b" \n(){}[];,+-*/%<>=!&|^~?:'\"#.0123456789abcxyzINPUT_";
+            let c = alphabet[(state >> 20) as usize % alphabet.len()];
+            match (state >> 10) % 3 {
+                0 => bytes[at] = c,
+                1 => bytes.insert(at, c),
+                _ => {
+                    bytes.remove(at);
+                }
+            }
+        }
+        let s = String::from_utf8_lossy(&bytes).to_string();
+        no_panic(&s);
     }
 }
