@@ -13,6 +13,8 @@
 //! gates, then each region instance in turn), so the tweaks, the tables and
 //! the outputs are the same whatever the schedule and the thread count.
 
+use std::ops::Range;
+
 use twofold_circuit::program::for_each_batch;
 use twofold_circuit::{Engine, Gate, Program, Region};
 
@@ -137,6 +139,37 @@ pub fn run_program<S: Side>(
     chans: &mut [S::Link],
     plan: Plan,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    run_program_with(
+        side,
+        program,
+        inputs,
+        chans,
+        plan,
+        |region, labels, first_gate, chans| {
+            let n = region.instances.len();
+            let (outputs, ands) =
+                run_region_part(side, region, 0..n, labels, chans, first_gate, plan)?;
+            scatter_outputs(region, 0..n, &outputs, labels);
+            Ok(ands)
+        },
+    )
+}
+
+/// [`run_program`] with the regions run by `run_region` (inter-party
+/// parallelism runs them differently).
+pub(crate) fn run_program_with<S: Side>(
+    side: &S,
+    program: &Program,
+    inputs: &[S::Label],
+    chans: &mut [S::Link],
+    plan: Plan,
+    mut run_region: impl FnMut(
+        &Region,
+        &mut [S::Label],
+        u64,
+        &mut [S::Link],
+    ) -> Result<u64, ProtocolError>,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
     let main = &program.main;
     let mut labels = vec![S::Label::default(); main.num_wires as usize];
     labels[..inputs.len()].copy_from_slice(inputs);
@@ -162,7 +195,7 @@ pub fn run_program<S: Side>(
             &mut chans[0],
         )?;
         next = region.position;
-        ands += run_region(side, region, &mut labels, gate_id, chans, plan)?;
+        ands += run_region(region, &mut labels, gate_id, chans)?;
         gate_id += region.body.and_count() as u64 * region.instances.len() as u64;
     }
     ands += run_main(
@@ -185,7 +218,7 @@ type InstancesDone<L> = (Vec<L>, u64);
 fn run_instances<S: Side>(
     side: &S,
     region: &Region,
-    range: std::ops::Range<usize>,
+    range: Range<usize>,
     labels: &[S::Label],
     chan: &mut S::Link,
     first_gate: u64,
@@ -212,15 +245,21 @@ fn run_instances<S: Side>(
     Ok((outputs, ands))
 }
 
-fn run_region<S: Side>(
+/// Runs the instances `range` of `region`, reading their inputs from
+/// `labels` (indexed by main wire), split between threads as `plan` says
+/// (CGP), one link per thread. Instance `i` starts at AND-gate id
+/// `first_gate + i * body_ands`. Returns the instances' output labels,
+/// instance after instance.
+pub(crate) fn run_region_part<S: Side>(
     side: &S,
     region: &Region,
-    labels: &mut [S::Label],
-    first_gate: u64,
+    range: Range<usize>,
+    labels: &[S::Label],
     chans: &mut [S::Link],
+    first_gate: u64,
     plan: Plan,
-) -> Result<u64, ProtocolError> {
-    let n = region.instances.len();
+) -> Result<InstancesDone<S::Label>, ProtocolError> {
+    let n = range.len();
     let body_ands = region.body.and_count() as u64;
     let workers = match plan.schedule {
         Schedule::Cgp | Schedule::Auto => plan.threads.min(n).min(chans.len()).max(1),
@@ -229,20 +268,21 @@ fn run_region<S: Side>(
     // One worker: the instances run in turn, with FGP inside unless sequential.
     let inner_fgp = match plan.schedule {
         Schedule::Sequential => Fgp::OFF,
-        _ => plan.fgp(plan.threads),
+        _ if workers == 1 => plan.fgp(plan.threads),
+        _ => Fgp::OFF,
     };
-    let shared: &[S::Label] = labels;
-    let ranges: Vec<_> = (0..workers)
-        .map(|k| n * k / workers..n * (k + 1) / workers)
+    let ranges: Vec<Range<usize>> = (0..workers)
+        .map(|k| range.start + n * k / workers..range.start + n * (k + 1) / workers)
         .collect();
     let results: Vec<Result<InstancesDone<S::Label>, ProtocolError>> = if workers == 1 {
+        let first = first_gate + range.start as u64 * body_ands;
         vec![run_instances(
             side,
             region,
-            0..n,
-            shared,
+            range.clone(),
+            labels,
             &mut chans[0],
-            first_gate,
+            first,
             inner_fgp,
         )]
     } else {
@@ -250,10 +290,10 @@ fn run_region<S: Side>(
             let handles: Vec<_> = chans[..workers]
                 .iter_mut()
                 .zip(ranges.iter().cloned())
-                .map(|(chan, range)| {
-                    let first = first_gate + range.start as u64 * body_ands;
+                .map(|(chan, part)| {
+                    let first = first_gate + part.start as u64 * body_ands;
                     s.spawn(move || {
-                        run_instances(side, region, range, shared, chan, first, Fgp::OFF)
+                        run_instances(side, region, part, labels, chan, first, inner_fgp)
                     })
                 })
                 .collect();
@@ -263,18 +303,30 @@ fn run_region<S: Side>(
                 .collect()
         })
     };
+    let mut outputs = Vec::with_capacity(n * region.body.output_bits());
     let mut ands = 0;
-    let per = region.body.output_bits();
-    for (result, range) in results.into_iter().zip(ranges) {
-        let (outputs, done) = result?;
+    for result in results {
+        let (part, done) = result?;
+        outputs.extend(part);
         ands += done;
-        for (k, inst) in region.instances[range].iter().enumerate() {
-            for (&w, &l) in inst.outputs.iter().zip(&outputs[k * per..(k + 1) * per]) {
-                labels[w as usize] = l;
-            }
-        }
     }
-    Ok(ands)
+    Ok((outputs, ands))
+}
+
+/// Writes the output labels of the instances `range` (instance after
+/// instance) to their main wires.
+pub(crate) fn scatter_outputs<L: Copy>(
+    region: &Region,
+    range: Range<usize>,
+    outputs: &[L],
+    labels: &mut [L],
+) {
+    let wires = region.instances[range]
+        .iter()
+        .flat_map(|inst| inst.outputs.iter());
+    for (&w, &l) in wires.zip(outputs) {
+        labels[w as usize] = l;
+    }
 }
 
 #[cfg(test)]
