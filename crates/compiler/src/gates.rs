@@ -192,8 +192,8 @@ impl Sum {
         self.hi += v.max(0);
     }
 
-    /// Adds the low half of the product `x · y`.
-    pub fn add_product(&mut self, b: &mut Builder, x: &[Bit], y: &[Bit]) {
+    /// Adds (or, if `neg`, subtracts) the low half of the product `x · y`.
+    pub fn add_product(&mut self, b: &mut Builder, x: &[Bit], y: &[Bit], neg: bool) {
         let w = self.w;
         if x == y {
             // Squaring: x_i x_j appears twice, x_i x_i = x_i.
@@ -204,7 +204,7 @@ impl Sum {
                     Digit {
                         bit: a.bit,
                         col: 2 * a.col,
-                        neg: false,
+                        neg,
                     },
                 );
                 for c in &dx[i + 1..] {
@@ -218,7 +218,7 @@ impl Sum {
                         Digit {
                             bit,
                             col,
-                            neg: a.neg != c.neg,
+                            neg: (a.neg != c.neg) != neg,
                         },
                     );
                 }
@@ -245,7 +245,7 @@ impl Sum {
                     Digit {
                         bit,
                         col,
-                        neg: a.neg != c.neg,
+                        neg: (a.neg != c.neg) != neg,
                     },
                 );
             }
@@ -350,7 +350,7 @@ pub fn neg(b: &mut Builder, x: &[Bit]) -> Bits {
 /// `x · y` modulo `2^w`.
 pub fn mul(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
     let mut s = Sum::new(x.len());
-    s.add_product(b, x, y);
+    s.add_product(b, x, y, false);
     s.finish(b)
 }
 

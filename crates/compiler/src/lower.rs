@@ -178,10 +178,10 @@ impl<'p> Lower<'p> {
         self.objs[obj].slots[leaf] = s;
     }
 
-    fn flag(&self, which: usize) -> Bit {
+    fn flag(&mut self, which: usize) -> Bit {
         let ctl = self.frame().ctl;
-        match &self.objs[ctl].slots[which] {
-            Slot::Val(w) => w.bits()[0],
+        match self.objs[ctl].slots[which].clone() {
+            Slot::Val(w) => w.bits(&mut self.b)[0],
             Slot::Ptr(_) => Bit::Const(false),
         }
     }
@@ -405,9 +405,9 @@ impl<'p> Lower<'p> {
 
     fn output(&mut self, name: &str, obj: usize, ty: &CType) {
         let mut bits = Vec::new();
-        for s in &self.objs[obj].slots {
+        for s in self.objs[obj].slots.clone() {
             if let Slot::Val(w) = s {
-                bits.extend(w.bits());
+                bits.extend(w.bits(&mut self.b));
             }
         }
         self.b.output(name, &bits);
@@ -1042,7 +1042,10 @@ impl<'p> Lower<'p> {
     fn word_eq(&mut self, x: &Word, y: &Word) -> Bit {
         match (x.as_const(), y.as_const()) {
             (Some(a), Some(b)) => Bit::Const(a == b),
-            _ => gates::equal(&mut self.b, &x.bits(), &y.bits()),
+            _ => {
+                let (xb, yb) = (x.bits(&mut self.b), y.bits(&mut self.b));
+                gates::equal(&mut self.b, &xb, &yb)
+            }
         }
     }
 
@@ -1408,11 +1411,14 @@ impl<'p> Lower<'p> {
             UnOp::Plus => Val::Int(t, w),
             UnOp::Neg => match w.as_const() {
                 Some(v) => Self::int(-(t.to_i128(v)), t),
-                None => Val::Int(t, Word::from_bits(gates::neg(&mut self.b, &w.bits()))),
+                None => Val::Int(t, Word::konst(0, t.width).add(&mut self.b, &w, true)),
             },
             UnOp::BitNot => match w.as_const() {
                 Some(v) => Val::Int(t, Word::konst(!v, t.width)),
-                None => Val::Int(t, Word::from_bits(gates::not(&mut self.b, &w.bits()))),
+                None => {
+                    let bits = w.bits(&mut self.b);
+                    Val::Int(t, Word::from_bits(gates::not(&mut self.b, &bits)))
+                }
             },
             _ => {
                 let tr = w.truth(&mut self.b);
@@ -1437,7 +1443,7 @@ impl<'p> Lower<'p> {
                 let w = if op == BinOp::Sub {
                     match w.as_const() {
                         Some(v) => Word::konst(v.wrapping_neg(), 64),
-                        None => Word::from_bits(gates::neg(&mut self.b, &w.bits())),
+                        None => Word::konst(0, 64).add(&mut self.b, &w, true),
                     }
                 } else {
                     w
@@ -1531,7 +1537,7 @@ impl<'p> Lower<'p> {
                 }
                 let count = remaining as usize / stride + 1;
                 p.sec.push(SecIdx {
-                    idx: Rc::new(off.bits()),
+                    idx: Rc::new(off.bits(&mut self.b)),
                     stride,
                     count,
                 });
@@ -1571,7 +1577,13 @@ impl<'p> Lower<'p> {
                 BinOp::Shl | BinOp::Shr => Val::Int(t, x),
             });
         }
-        let (xb, yb) = (x.bits(), y.bits());
+        match op {
+            BinOp::Add => return Ok(Val::Int(t, x.add(&mut self.b, &y, false))),
+            BinOp::Sub => return Ok(Val::Int(t, x.add(&mut self.b, &y, true))),
+            BinOp::Mul => return Ok(Val::Int(t, x.mul(&mut self.b, &y))),
+            _ => {}
+        }
+        let (xb, yb) = (x.bits(&mut self.b), y.bits(&mut self.b));
         let b = &mut self.b;
         let word = |bits: Bits| Val::Int(t, Word::from_bits(bits));
         Ok(match op {
@@ -1633,7 +1645,7 @@ impl<'p> Lower<'p> {
             }
             (_, Some(c)) => {
                 let c = (c & mask) as usize;
-                let xb = x.bits();
+                let xb = x.bits(&mut self.b);
                 let fill = if t.signed {
                     xb[n - 1]
                 } else {
@@ -1658,9 +1670,11 @@ impl<'p> Lower<'p> {
             }
             _ => {
                 let bits = if !right {
-                    gates::shl_var(&mut self.b, &x.bits(), &y.bits())
+                    let (xb, yb) = (x.bits(&mut self.b), y.bits(&mut self.b));
+                    gates::shl_var(&mut self.b, &xb, &yb)
                 } else {
-                    gates::shr_var(&mut self.b, &x.bits(), &y.bits(), t.signed)
+                    let (xb, yb) = (x.bits(&mut self.b), y.bits(&mut self.b));
+                    gates::shr_var(&mut self.b, &xb, &yb, t.signed)
                 };
                 Word::from_bits(bits)
             }
@@ -1708,7 +1722,7 @@ impl<'p> Lower<'p> {
                                 p.leaf += k as i64 * stride as i64;
                             }
                             None => p.sec.push(SecIdx {
-                                idx: Rc::new(iw.bits()),
+                                idx: Rc::new(iw.bits(&mut self.b)),
                                 stride,
                                 count: n as usize,
                             }),
@@ -2089,7 +2103,7 @@ impl<'p> Lower<'p> {
                         s,
                     )
                 } else {
-                    let bb = byte.bits();
+                    let bb = byte.bits(&mut self.b);
                     let bits: Bits = (0..s.width as usize).map(|i| bb[i % 8]).collect();
                     Word::from_bits(bits)
                 };

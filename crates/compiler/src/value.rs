@@ -1,6 +1,7 @@
 //! Values during lowering: words (public constants or secret bits),
 //! pointers into objects, and the slots objects are made of.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder};
@@ -8,9 +9,9 @@ use twofold_circuit::{Bit, Builder};
 use crate::gates::{self, Bits};
 use crate::types::{CType, Scalar};
 
-/// A scalar's bits: a public constant or secret (possibly partly constant)
-/// bits. Always of a known width.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A scalar's bits: a public constant, secret (possibly partly constant)
+/// bits, or a sum not yet reduced to bits. Always of a known width.
+#[derive(Clone, Debug)]
 pub enum Word {
     /// A public value (masked to the width).
     Const {
@@ -21,6 +22,80 @@ pub enum Word {
     },
     /// Secret bits, bit 0 first.
     Bits(Rc<Bits>),
+    /// A sum of words and products modulo `2^w`, kept as rows until its
+    /// bits are needed: then all rows are reduced together with full
+    /// adders (carry-save), so accumulating many small values costs about
+    /// one AND gate per bit added.
+    Sum(Rc<Lazy>),
+}
+
+/// Most rows a lazy sum collects before it is reduced.
+const MAX_ROWS: usize = 256;
+
+/// A lazy sum: rows added modulo `2^w`.
+#[derive(Debug)]
+pub struct Lazy {
+    w: u32,
+    rows: Vec<Row>,
+    cache: RefCell<Option<Rc<Bits>>>,
+}
+
+/// One row of a lazy sum, added or (if `neg`) subtracted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    kind: RowKind,
+    neg: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum RowKind {
+    Word(Rc<Bits>),
+    Product(Rc<Bits>, Rc<Bits>),
+}
+
+impl PartialEq for Word {
+    fn eq(&self, other: &Word) -> bool {
+        match (self, other) {
+            (Word::Const { v, w }, Word::Const { v: v2, w: w2 }) => v == v2 && w == w2,
+            (Word::Bits(a), Word::Bits(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Word::Sum(a), Word::Sum(b)) => Rc::ptr_eq(a, b) || (a.w == b.w && a.rows == b.rows),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Word {}
+
+impl Lazy {
+    fn new(w: u32, rows: Vec<Row>) -> Word {
+        Word::Sum(Rc::new(Lazy {
+            w,
+            rows,
+            cache: RefCell::new(None),
+        }))
+    }
+
+    fn resolve(&self, b: &mut Builder) -> Rc<Bits> {
+        if let Some(c) = self.cache.borrow().as_ref() {
+            return c.clone();
+        }
+        let bits = Rc::new(reduce(b, self.w, &self.rows));
+        *self.cache.borrow_mut() = Some(bits.clone());
+        bits
+    }
+}
+
+/// The sum of `rows` modulo `2^w` as bits.
+fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> Bits {
+    let mut s = gates::Sum::new(w as usize);
+    for r in rows {
+        match &r.kind {
+            RowKind::Word(x) if r.neg => s.sub(b, x),
+            RowKind::Word(x) => s.add(b, x),
+            RowKind::Product(x, y) => s.add_product(b, x, y, r.neg),
+        }
+    }
+    s.finish(b)
 }
 
 impl Word {
@@ -46,14 +121,25 @@ impl Word {
         match self {
             Word::Const { w, .. } => *w,
             Word::Bits(b) => b.len() as u32,
+            Word::Sum(l) => l.w,
         }
     }
 
-    /// The bits (constants as constant bits).
-    pub fn bits(&self) -> Bits {
+    /// The bits (constants as constant bits; sums reduced).
+    pub fn bits(&self, b: &mut Builder) -> Bits {
         match self {
             Word::Const { v, w } => gates::konst(*v, *w as usize),
-            Word::Bits(b) => b.as_ref().clone(),
+            Word::Bits(x) => x.as_ref().clone(),
+            Word::Sum(l) => l.resolve(b).as_ref().clone(),
+        }
+    }
+
+    /// The bits, shared.
+    fn shared_bits(&self, b: &mut Builder) -> Rc<Bits> {
+        match self {
+            Word::Bits(x) => x.clone(),
+            Word::Sum(l) => l.resolve(b),
+            c => Rc::new(c.bits(b)),
         }
     }
 
@@ -61,8 +147,62 @@ impl Word {
     pub fn as_const(&self) -> Option<u64> {
         match self {
             Word::Const { v, .. } => Some(*v),
-            Word::Bits(_) => None,
+            _ => None,
         }
+    }
+
+    /// The rows of this word as a sum: its own rows if it is a sum (or the
+    /// reduced value, once reduced), else the word itself.
+    fn rows(&self, b: &mut Builder) -> Vec<Row> {
+        match self {
+            Word::Sum(l) => match l.cache.borrow().as_ref() {
+                Some(c) => vec![Row {
+                    kind: RowKind::Word(c.clone()),
+                    neg: false,
+                }],
+                None => l.rows.clone(),
+            },
+            w => vec![Row {
+                kind: RowKind::Word(w.shared_bits(b)),
+                neg: false,
+            }],
+        }
+    }
+
+    /// `self + y` (or `self - y`) modulo `2^width`, lazily.
+    pub fn add(&self, b: &mut Builder, y: &Word, neg: bool) -> Word {
+        let w = self.width();
+        for x in [self, y] {
+            if let Word::Sum(l) = x {
+                if l.rows.len() >= MAX_ROWS {
+                    // Reduce the long operand (once: the result is cached,
+                    // and other sums that start with it share it).
+                    l.resolve(b);
+                }
+            }
+        }
+        let mut rows = self.rows(b);
+        let mut more = y.rows(b);
+        if neg {
+            for r in &mut more {
+                r.neg = !r.neg;
+            }
+        }
+        rows.extend(more);
+        Lazy::new(w, rows)
+    }
+
+    /// `self · y` modulo `2^width`, lazily (its rows join later sums).
+    pub fn mul(&self, b: &mut Builder, y: &Word) -> Word {
+        let x = self.shared_bits(b);
+        let y = y.shared_bits(b);
+        Lazy::new(
+            self.width(),
+            vec![Row {
+                kind: RowKind::Product(x, y),
+                neg: false,
+            }],
+        )
     }
 
     /// Converts a value of type `from` to type `to` (C conversion rules).
@@ -70,19 +210,23 @@ impl Word {
         if to.width == 1 {
             return match self {
                 Word::Const { v, .. } => Word::konst((*v != 0) as u64, 1),
-                Word::Bits(bits) => {
-                    let nz = gates::nonzero(b, bits);
+                w => {
+                    let bits = w.bits(b);
+                    let nz = gates::nonzero(b, &bits);
                     Word::from_bits(vec![nz])
                 }
             };
         }
         match self {
             Word::Const { v, .. } => Word::konst(from.to_i128(*v) as u64, to.width),
-            Word::Bits(bits) => {
-                if bits.len() == to.width as usize {
-                    return self.clone();
-                }
-                Word::from_bits(gates::extend(bits, to.width as usize, from.signed))
+            _ if self.width() == to.width => self.clone(),
+            Word::Sum(l) if to.width < l.w && l.cache.borrow().is_none() => {
+                // Truncation keeps the sum: it is computed modulo 2^to.width.
+                Lazy::new(to.width, l.rows.clone())
+            }
+            w => {
+                let bits = w.bits(b);
+                Word::from_bits(gates::extend(&bits, to.width as usize, from.signed))
             }
         }
     }
@@ -91,21 +235,44 @@ impl Word {
     pub fn truth(&self, b: &mut Builder) -> Bit {
         match self {
             Word::Const { v, .. } => Bit::Const(*v != 0),
-            Word::Bits(bits) => gates::nonzero(b, bits),
+            w => {
+                let bits = w.bits(b);
+                gates::nonzero(b, &bits)
+            }
         }
     }
 }
 
-/// `sel ? t : f` on words of equal width.
+/// `sel ? t : f` on words of equal width. Two sums that share their first
+/// rows keep them and select only between the rows that differ.
 pub fn mux_word(b: &mut Builder, sel: Bit, t: &Word, f: &Word) -> Word {
     if t == f {
         return t.clone();
     }
     match sel {
-        Bit::Const(true) => t.clone(),
-        Bit::Const(false) => f.clone(),
-        _ => Word::from_bits(gates::mux(b, sel, &t.bits(), &f.bits())),
+        Bit::Const(true) => return t.clone(),
+        Bit::Const(false) => return f.clone(),
+        _ => {}
     }
+    if matches!(t, Word::Sum(_)) || matches!(f, Word::Sum(_)) {
+        let w = t.width();
+        let rt = t.rows(b);
+        let rf = f.rows(b);
+        let common = rt.iter().zip(&rf).take_while(|(x, y)| x == y).count();
+        if common > 0 && rt.len() + rf.len() - 2 * common <= 8 {
+            let st = reduce(b, w, &rt[common..]);
+            let sf = reduce(b, w, &rf[common..]);
+            let m = Word::from_bits(gates::mux(b, sel, &st, &sf));
+            let mut rows = rt[..common].to_vec();
+            rows.push(Row {
+                kind: RowKind::Word(m.shared_bits(b)),
+                neg: false,
+            });
+            return Lazy::new(w, rows);
+        }
+    }
+    let (tb, fb) = (t.bits(b), f.bits(b));
+    Word::from_bits(gates::mux(b, sel, &tb, &fb))
 }
 
 /// A secret index term of a location: element `idx` (of `count`), each
