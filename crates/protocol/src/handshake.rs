@@ -11,7 +11,7 @@ use crate::session::{Reveal, SessionOptions};
 use crate::PROTOCOL_VERSION;
 
 const MAGIC: &[u8; 8] = b"2fold-hi";
-const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 16;
+const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16;
 
 /// What each party announces.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +22,7 @@ struct Hello {
     reveal: Reveal,
     threads: u32,
     schedule: Schedule,
+    ipp: bool,
     nonce: [u8; 16],
 }
 
@@ -35,6 +36,7 @@ impl Hello {
         out.push(self.reveal as u8);
         out.extend_from_slice(&self.threads.to_le_bytes());
         out.push(self.schedule as u8);
+        out.push(self.ipp as u8);
         out.extend_from_slice(&self.nonce);
         out
     }
@@ -76,7 +78,12 @@ impl Hello {
             schedule: Schedule::from_byte(bytes[50]).ok_or_else(|| {
                 ProtocolError::Malformed(format!("unknown schedule {}", bytes[50]))
             })?,
-            nonce: bytes[51..67].try_into().expect("16 bytes"),
+            ipp: match bytes[51] {
+                0 => false,
+                1 => true,
+                b => return Err(ProtocolError::Malformed(format!("bad IPP flag {b}"))),
+            },
+            nonce: bytes[52..68].try_into().expect("16 bytes"),
         })
     }
 }
@@ -110,6 +117,7 @@ pub fn handshake(
         reveal: opts.reveal,
         threads: opts.threads,
         schedule: opts.schedule,
+        ipp: opts.ipp,
         nonce,
     };
     chan.send_frame(&ours.encode())?;
@@ -146,6 +154,17 @@ pub fn handshake(
             opts.threads.to_string(),
             theirs.threads.to_string(),
         );
+    }
+    if theirs.schedule != opts.schedule {
+        return mismatch(
+            "the schedule",
+            opts.schedule.name().into(),
+            theirs.schedule.name().into(),
+        );
+    }
+    if theirs.ipp != opts.ipp {
+        let word = |on: bool| if on { "IPP" } else { "no IPP" }.to_string();
+        return mismatch("inter-party parallelism", word(opts.ipp), word(theirs.ipp));
     }
     let (nonce_a, nonce_b) = match party {
         Party::A => (ours.nonce, theirs.nonce),
@@ -193,6 +212,7 @@ mod tests {
             reveal: Reveal::A,
             threads: 2,
             schedule: Schedule::Cgp,
+            ipp: true,
             nonce: [9; 16],
         };
         assert_eq!(Hello::decode(&hello.encode()).unwrap(), hello);

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod garble_only;
 pub mod handshake;
+pub mod ipp;
 pub mod local;
 pub mod schedule;
 pub mod session;

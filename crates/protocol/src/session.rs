@@ -6,14 +6,15 @@ use std::time::{Duration, Instant};
 use twofold_circuit::program::split_outputs;
 use twofold_circuit::{Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
-use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Delta, Prg};
+use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
 use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
-use crate::schedule::{run_program, Plan, Schedule, Side};
+use crate::ipp::{reverse_ot_session, IppA, IppB};
+use crate::schedule::{run_program, run_program_with, Plan, Schedule, Side};
 
 /// Who learns the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -64,6 +65,11 @@ pub struct SessionOptions {
     pub schedule: Schedule,
     /// Worker threads per party (at least 1).
     pub threads: u32,
+    /// Inter-party parallelism: both parties garble half of every region.
+    pub ipp: bool,
+    /// Keep every block this party sends at IPP role transfers in the report
+    /// (for audits and the statistical tests of the transfer).
+    pub record_transfers: bool,
     /// Called with the AND gates done so far, for a progress bar.
     pub progress: Option<Progress>,
 }
@@ -110,6 +116,10 @@ pub struct SessionReport {
     pub bytes_received: u64,
     /// Time spent in each phase.
     pub phases: Vec<(Phase, Duration)>,
+    /// Time spent transferring roles (IPP), included in the gates phase.
+    pub role_transfer: Duration,
+    /// With `record_transfers`: every block this party sent at role transfers.
+    pub transfers_sent: Vec<Block>,
     /// Whole session.
     pub total: Duration,
 }
@@ -149,7 +159,8 @@ pub fn run_session(
     let mut clock = PhaseClock::new();
     let mut chans = vec![first];
     let session_id = handshake(&mut chans[0], party, program.hash(), opts)?;
-    for index in 1..opts.schedule.channels(opts.threads) {
+    let links = opts.schedule.channels(opts.threads) * if opts.ipp { 2 } else { 1 };
+    for index in 1..links {
         let mut chan = peer.open()?;
         bind_channel(&mut chan, &session_id, index as u32)?;
         chans.push(chan);
@@ -162,7 +173,7 @@ pub fn run_session(
         .iter()
         .flat_map(|v| std::iter::repeat_n(v.party, v.width as usize))
         .collect();
-    let (outputs, and_gates) = match party {
+    let (outputs, and_gates, (role_transfer, transfers_sent)) = match party {
         Party::A => garble(
             &mut chans,
             &levelled,
@@ -188,12 +199,14 @@ pub fn run_session(
         bytes_sent: chans.iter().map(|c| c.bytes_sent()).sum(),
         bytes_received: chans.iter().map(|c| c.bytes_received()).sum(),
         phases: clock.phases,
+        role_transfer,
+        transfers_sent,
         total: start.elapsed(),
     })
 }
 
 /// The garbling side of [`run_program`].
-struct GarblerSide {
+pub(crate) struct GarblerSide {
     delta: Delta,
     progress: Option<Progress>,
 }
@@ -216,7 +229,7 @@ impl Side for GarblerSide {
 }
 
 /// The evaluating side of [`run_program`].
-struct EvaluatorSide {
+pub(crate) struct EvaluatorSide {
     progress: Option<Progress>,
 }
 
@@ -304,6 +317,9 @@ fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
     Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
 }
 
+/// Time spent transferring roles and the blocks sent then (if recorded).
+type Transfers = (Duration, Vec<Block>);
+
 /// Times the phases one after another.
 struct PhaseClock {
     last: Instant,
@@ -333,7 +349,7 @@ fn garble(
     session_id: &[u8],
     opts: &SessionOptions,
     clock: &mut PhaseClock,
-) -> Result<(Option<Vec<bool>>, u64), ProtocolError> {
+) -> Result<(Option<Vec<bool>>, u64, Transfers), ProtocolError> {
     let mut prg = Prg::from_os();
     let delta = Delta::random(&mut prg);
     let chan = &mut chans[0];
@@ -366,7 +382,33 @@ fn garble(
         progress: opts.progress.clone(),
     };
     let plan = Plan::new(opts.schedule, opts.threads as usize);
-    let (out_labels, ands) = run_program(&side, program, &labels, chans, plan)?;
+    let (out_labels, ands, transfer) = if opts.ipp {
+        let n = chans.len() / 2;
+        let (links_a, links_b) = chans.split_at_mut(n);
+        let cot_ba = CotReceiver::setup(&mut links_a[0], &reverse_ot_session(session_id))?;
+        let evaluator = EvaluatorSide {
+            progress: opts.progress.clone(),
+        };
+        let mut ipp = IppA {
+            garbler: &side,
+            evaluator: &evaluator,
+            cot_ab: &mut cot,
+            cot_ba,
+            delta,
+            prg,
+            links_b,
+            transfer: Duration::ZERO,
+            sent_log: opts.record_transfers.then(Vec::new),
+        };
+        let (out, ands) =
+            run_program_with(&side, program, &labels, links_a, plan, |r, l, g, links| {
+                ipp.run_region(r, l, g, links, plan)
+            })?;
+        (out, ands, (ipp.transfer, ipp.sent_log.unwrap_or_default()))
+    } else {
+        let (out, ands) = run_program(&side, program, &labels, chans, plan)?;
+        (out, ands, (Duration::ZERO, Vec::new()))
+    };
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
 
@@ -389,7 +431,7 @@ fn garble(
         None
     };
     clock.lap(Phase::Outputs);
-    Ok((outputs, ands))
+    Ok((outputs, ands, transfer))
 }
 
 fn evaluate(
@@ -400,7 +442,7 @@ fn evaluate(
     session_id: &[u8],
     opts: &SessionOptions,
     clock: &mut PhaseClock,
-) -> Result<(Option<Vec<bool>>, u64), ProtocolError> {
+) -> Result<(Option<Vec<bool>>, u64, Transfers), ProtocolError> {
     let chan = &mut chans[0];
     let mut cot = CotReceiver::setup(chan, session_id)?;
     let mut ot_labels = cot.receive(chan, my_bits)?.into_iter();
@@ -433,7 +475,36 @@ fn evaluate(
         progress: opts.progress.clone(),
     };
     let plan = Plan::new(opts.schedule, opts.threads as usize);
-    let (out_labels, ands) = run_program(&side, program, &labels, chans, plan)?;
+    let (out_labels, ands, transfer) = if opts.ipp {
+        let n = chans.len() / 2;
+        let (links_a, links_b) = chans.split_at_mut(n);
+        let mut prg = Prg::from_os();
+        let delta = Delta::random(&mut prg);
+        let cot_ba = CotSender::setup(&mut links_a[0], delta, &reverse_ot_session(session_id))?;
+        let garbler = GarblerSide {
+            delta,
+            progress: opts.progress.clone(),
+        };
+        let mut ipp = IppB {
+            garbler: &garbler,
+            evaluator: &side,
+            cot_ab: &mut cot,
+            cot_ba,
+            delta,
+            prg,
+            links_b,
+            transfer: Duration::ZERO,
+            sent_log: opts.record_transfers.then(Vec::new),
+        };
+        let (out, ands) =
+            run_program_with(&side, program, &labels, links_a, plan, |r, l, g, links| {
+                ipp.run_region(r, l, g, links, plan)
+            })?;
+        (out, ands, (ipp.transfer, ipp.sent_log.unwrap_or_default()))
+    } else {
+        let (out, ands) = run_program(&side, program, &labels, chans, plan)?;
+        (out, ands, (Duration::ZERO, Vec::new()))
+    };
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
 
@@ -455,5 +526,5 @@ fn evaluate(
         chan.flush()?;
     }
     clock.lap(Phase::Outputs);
-    Ok((outputs, ands))
+    Ok((outputs, ands, transfer))
 }

@@ -107,6 +107,10 @@ enum Cmd {
         /// split between threads, one connection each) or auto (both).
         #[arg(long, default_value = "auto", value_parser = parse_schedule)]
         schedule: Schedule,
+        /// Inter-party parallelism: both parties garble half of every parallel
+        /// region (both must say so).
+        #[arg(long)]
+        ipp: bool,
         /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
         #[arg(long)]
         json: bool,
@@ -227,6 +231,7 @@ fn real_main() -> Result<String> {
             timeout,
             threads,
             schedule,
+            ipp,
             json,
         } => {
             let endpoint = match (local, listen, connect) {
@@ -250,6 +255,7 @@ fn real_main() -> Result<String> {
                 timeout: Duration::from_secs(timeout.max(1)),
                 schedule,
                 threads: threads.unwrap_or_else(cores),
+                ipp,
                 json,
             };
             Ok(run::run(&loaded, &opts)? + if json { "\n" } else { "" })

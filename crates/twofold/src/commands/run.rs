@@ -41,6 +41,8 @@ pub struct RunOptions {
     pub schedule: Schedule,
     /// `--threads`.
     pub threads: u32,
+    /// `--ipp`.
+    pub ipp: bool,
     /// `--json`.
     pub json: bool,
 }
@@ -57,7 +59,9 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
         reveal: opts.reveal,
         schedule: opts.schedule,
         threads: opts.threads.max(1),
+        ipp: opts.ipp,
         progress,
+        ..SessionOptions::default()
     };
     let (party, report, peer) = match &opts.endpoint {
         Endpoint::Local => {
@@ -121,6 +125,10 @@ fn json_report(
         seconds.insert(phase.name().into(), json!(d.as_secs_f64()));
     }
     seconds.insert("total".into(), json!(report.total.as_secs_f64()));
+    seconds.insert(
+        "role_transfer".into(),
+        json!(report.role_transfer.as_secs_f64()),
+    );
     // What this party received is what the peer sent.
     let (mine, theirs) = (
         report.bytes_sent,
