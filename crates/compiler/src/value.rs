@@ -67,7 +67,7 @@ impl PartialEq for Word {
 impl Eq for Word {}
 
 impl Lazy {
-    fn new(w: u32, rows: Vec<Row>) -> Word {
+    fn word(w: u32, rows: Vec<Row>) -> Word {
         Word::Sum(Rc::new(Lazy {
             w,
             rows,
@@ -189,14 +189,14 @@ impl Word {
             }
         }
         rows.extend(more);
-        Lazy::new(w, rows)
+        Lazy::word(w, rows)
     }
 
     /// `self · y` modulo `2^width`, lazily (its rows join later sums).
     pub fn mul(&self, b: &mut Builder, y: &Word) -> Word {
         let x = self.shared_bits(b);
         let y = y.shared_bits(b);
-        Lazy::new(
+        Lazy::word(
             self.width(),
             vec![Row {
                 kind: RowKind::Product(x, y),
@@ -222,7 +222,7 @@ impl Word {
             _ if self.width() == to.width => self.clone(),
             Word::Sum(l) if to.width < l.w && l.cache.borrow().is_none() => {
                 // Truncation keeps the sum: it is computed modulo 2^to.width.
-                Lazy::new(to.width, l.rows.clone())
+                Lazy::word(to.width, l.rows.clone())
             }
             w => {
                 let bits = w.bits(b);
@@ -268,7 +268,7 @@ pub fn mux_word(b: &mut Builder, sel: Bit, t: &Word, f: &Word) -> Word {
                 kind: RowKind::Word(m.shared_bits(b)),
                 neg: false,
             });
-            return Lazy::new(w, rows);
+            return Lazy::word(w, rows);
         }
     }
     let (tb, fb) = (t.bits(b), f.bits(b));
