@@ -313,3 +313,42 @@ fn values_round_trip() {
         .expect("eval");
     assert_eq!(p.outputs[0].1.format_value(&out[0]), "{1, {2, 3}, 1, 4}");
 }
+
+#[test]
+fn secret_recursion_depth_with_unwind() {
+    let src = r#"
+static int depth(int x) { if (x <= 0) return 0; return 2 + depth(x - 1); }
+static int sum_digits(unsigned x) { return x == 0 ? 0 : x % 10 + sum_digits(x / 10); }
+int mpc_main(int INPUT_A, unsigned INPUT_B)
+{
+    return depth(INPUT_A & 7) * 100 + sum_digits(INPUT_B & 0xffff);
+}
+"#;
+    // depth recurses at most 7 times, sum_digits at most 5 (+1 each).
+    let opts = CompileOptions {
+        unwind: Some(8),
+        ..CompileOptions::default()
+    };
+    agree("secret_recursion", src, &opts);
+}
+
+#[test]
+fn counting_is_cheap() {
+    // Accumulating single bits costs about one AND gate per bit, whether
+    // written as `+=` or as a conditional increment.
+    for body in [
+        "d += INPUT_A.b[i] != INPUT_B.b[i];",
+        "if (INPUT_A.b[i] != INPUT_B.b[i]) d++;",
+    ] {
+        let src = format!(
+            "typedef struct {{ _Bool b[1000]; }} B;\nint mpc_main(B INPUT_A, B INPUT_B)\n{{\n    int d = 0;\n    for (int i = 0; i < 1000; i++)\n        {body}\n    return d;\n}}\n"
+        );
+        let p = compile(&src, "count.c", &default()).expect("compiles");
+        assert!(
+            p.circuit.and_count() < 1030,
+            "{body}: {} AND gates",
+            p.circuit.and_count()
+        );
+        agree("count", &src, &default());
+    }
+}
