@@ -134,6 +134,14 @@ enum Cmd {
         /// thread; full protocol: 2 threads against 1) for each program.
         #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "artificial")]
         speedup: Vec<PathBuf>,
+        /// Full protocol with and without inter-party parallelism for each
+        /// program, each party a process on its own core (taskset).
+        #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["speedup", "artificial", "garble_only"])]
+        ipp: Vec<PathBuf>,
+        /// With --ipp: run the parties in the namespaces of scripts/netns.sh
+        /// (a shaped link) instead of on loopback.
+        #[arg(long, requires = "ipp")]
+        netns: bool,
         /// The ParCC artificial-circuit experiment: random circuits of depth
         /// --depth and widths 16..1024, FGP speed-up on 2 threads.
         #[arg(long)]
@@ -266,6 +274,8 @@ fn real_main() -> Result<String> {
             runs,
             garble_only,
             speedup,
+            ipp,
+            netns,
             artificial,
             depth,
             max_width,
@@ -323,6 +333,16 @@ fn real_main() -> Result<String> {
                     std::fs::write(&svg, bench::speedups_svg(&v))?;
                 }
                 let text = bench::speedups_text(&v);
+                return Ok(render(v, text));
+            }
+            if !ipp.is_empty() {
+                let link = if netns {
+                    bench::Link::Netns
+                } else {
+                    bench::Link::Loopback
+                };
+                let v = bench::ipp(&ipp, runs, link, log)?;
+                let text = bench::ipp_text(&v);
                 return Ok(render(v, text));
             }
             if artificial {

@@ -515,3 +515,187 @@ pub fn artificial_svg(v: &Value) -> String {
         true,
     )
 }
+
+/// Where `bench --ipp` runs the two parties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// Both on 127.0.0.1.
+    Loopback,
+    /// In the namespaces of `scripts/netns.sh` (shaped link).
+    Netns,
+}
+
+/// Zero for every input value of `party`, as `-i NAME=VALUE` arguments.
+fn zero_inputs(loaded: &crate::load::Loaded, party: twofold_circuit::Party) -> Vec<String> {
+    loaded
+        .program
+        .main
+        .inputs
+        .iter()
+        .zip(&loaded.input_kinds)
+        .filter(|(v, _)| v.party == party)
+        .flat_map(|(v, kind)| {
+            let zero = match kind {
+                crate::load::ValueKind::C(t) if t.scalar().is_none() => "{0}",
+                _ => "0",
+            };
+            ["-i".to_string(), format!("{}={zero}", v.name)]
+        })
+        .collect()
+}
+
+/// One run as two processes, party A on core 0 and party B on core 1 (with
+/// `taskset` when present); returns both parties' `--json` reports.
+fn two_processes(
+    file: &Path,
+    loaded: &crate::load::Loaded,
+    ipp: bool,
+    link: Link,
+) -> Result<(Value, Value)> {
+    let exe = std::env::current_exe()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let (listen, connect) = match link {
+        Link::Loopback => (format!("127.0.0.1:{port}"), format!("127.0.0.1:{port}")),
+        Link::Netns => (format!("10.77.0.1:{port}"), format!("10.77.0.1:{port}")),
+    };
+    let taskset = Path::new("/usr/bin/taskset").exists();
+    let party = |p: twofold_circuit::Party, flag: &str, addr: &str, core: &str, ns: &str| {
+        let mut cmd = if link == Link::Netns {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns]);
+            c
+        } else {
+            Command::new(if taskset {
+                "taskset"
+            } else {
+                exe.to_str().unwrap_or("twofold")
+            })
+        };
+        if link == Link::Netns && taskset {
+            cmd.arg("taskset");
+        }
+        if taskset {
+            cmd.args(["-c", core]);
+        }
+        if link == Link::Netns || taskset {
+            cmd.arg(&exe);
+        }
+        cmd.arg("run")
+            .arg(file)
+            .args([
+                "--party",
+                &p.to_string(),
+                flag,
+                addr,
+                "--threads",
+                "1",
+                "--schedule",
+                "seq",
+                "--json",
+            ])
+            .args(zero_inputs(loaded, p))
+            .args(if ipp { &["--ipp"][..] } else { &[][..] })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+    };
+    let a = party(
+        twofold_circuit::Party::A,
+        "--listen",
+        &listen,
+        "0",
+        "twofold-a",
+    )?;
+    let b = party(
+        twofold_circuit::Party::B,
+        "--connect",
+        &connect,
+        "1",
+        "twofold-b",
+    )?;
+    let (a, b) = (a.wait_with_output()?, b.wait_with_output()?);
+    for out in [&a, &b] {
+        if !out.status.success() {
+            bail!("party failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    Ok((
+        serde_json::from_slice(&a.stdout)?,
+        serde_json::from_slice(&b.stdout)?,
+    ))
+}
+
+/// `bench --ipp`: for each program, the full protocol with and without
+/// inter-party parallelism, each party a process on its own core.
+pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)) -> Result<Value> {
+    let mut rows = Vec::new();
+    for file in files {
+        let loaded = crate::load::load(file, &crate::load::LoadOptions::default())?;
+        log(&format!(
+            "{}: {} AND gates ...",
+            file.display(),
+            loaded.program.and_count()
+        ));
+        let measure = |ipp: bool| -> Result<Value> {
+            let mut times = Vec::new();
+            let mut last = (Value::Null, Value::Null);
+            for _ in 0..runs.max(1) {
+                last = two_processes(file, &loaded, ipp, link)?;
+                times.push(last.0["seconds"]["total"].as_f64().unwrap_or(0.0));
+            }
+            let (a, _) = last;
+            Ok(json!({
+                "seconds": median(times),
+                "bytes_a_to_b": a["bytes_sent"]["a"],
+                "bytes_b_to_a": a["bytes_sent"]["b"],
+                "role_transfer_seconds": a["seconds"]["role_transfer"],
+            }))
+        };
+        let without = measure(false)?;
+        let with = measure(true)?;
+        let speedup =
+            without["seconds"].as_f64().unwrap_or(0.0) / with["seconds"].as_f64().unwrap_or(1.0);
+        rows.push(json!({
+            "program": file.display().to_string(),
+            "and_gates": loaded.program.and_count(),
+            "regions": loaded.program.regions.len(),
+            "without_ipp": without,
+            "with_ipp": with,
+            "speedup": speedup,
+        }));
+    }
+    Ok(json!({ "runs": runs, "link": format!("{link:?}"), "ipp": rows }))
+}
+
+/// The results of [`ipp`] as a table.
+pub fn ipp_text(v: &Value) -> String {
+    let mut out = format!(
+        "each party one process on its own core, link {}, median of {} runs\n{:<28}{:>10}{:>10}{:>9}{:>14}{:>14}{:>12}\n",
+        v["link"].as_str().unwrap_or("?"),
+        v["runs"],
+        "program",
+        "no IPP s",
+        "IPP s",
+        "speed-up",
+        "IPP A->B MB",
+        "IPP B->A MB",
+        "transfer s"
+    );
+    for r in v["ipp"].as_array().into_iter().flatten() {
+        let with = &r["with_ipp"];
+        let mb = |x: &Value| x.as_f64().unwrap_or(0.0) / 1e6;
+        out += &format!(
+            "{:<28}{:>10.3}{:>10.3}{:>8.2}x{:>14.1}{:>14.1}{:>12.4}\n",
+            r["program"].as_str().unwrap_or("?"),
+            r["without_ipp"]["seconds"].as_f64().unwrap_or(0.0),
+            with["seconds"].as_f64().unwrap_or(0.0),
+            r["speedup"].as_f64().unwrap_or(0.0),
+            mb(&with["bytes_a_to_b"]),
+            mb(&with["bytes_b_to_a"]),
+            with["role_transfer_seconds"].as_f64().unwrap_or(0.0),
+        );
+    }
+    out
+}
