@@ -144,6 +144,7 @@ impl Sum {
         }
     }
 
+    /// Puts a digit into the columns (the range is accounted by the caller).
     fn digit(&mut self, b: &mut Builder, d: Digit) {
         let c = d.col as usize;
         if c >= self.w {
@@ -151,13 +152,11 @@ impl Sum {
         }
         let weight = 1i128 << c;
         if d.neg {
-            self.lo -= weight;
             // -bit = ~bit - 1
             let nb = b.not(d.bit);
             self.push(nb, c);
             self.constant -= weight;
         } else {
-            self.hi += weight;
             self.push(d.bit, c);
         }
     }
@@ -170,30 +169,72 @@ impl Sum {
         }
     }
 
-    /// Adds the word `x` (modulo `2^w`).
-    pub fn add(&mut self, b: &mut Builder, x: &[Bit]) {
-        for d in digits(x, self.w) {
+    /// The range a word may contribute: its digits' range, tightened by a
+    /// known range of its value where that applies at this width.
+    fn operand_range(&self, x: &[Bit], known: Option<Range>) -> Range {
+        let d = range_of_digits(&digits(x, self.w));
+        match known {
+            Some(r) if x.len() <= self.w || (r.0 >= 0 && r.1 < 1i128 << (self.w - 1)) => {
+                (d.0.max(r.0), d.1.min(r.1))
+            }
+            _ => d,
+        }
+    }
+
+    fn account(&mut self, r: Range, neg: bool) {
+        if neg {
+            self.lo -= r.1;
+            self.hi -= r.0;
+        } else {
+            self.lo += r.0;
+            self.hi += r.1;
+        }
+    }
+
+    /// Adds (or, if `neg`, subtracts) the word `x`, whose value is known to
+    /// lie in `known` (if given).
+    pub fn add_ranged(&mut self, b: &mut Builder, x: &[Bit], neg: bool, known: Option<Range>) {
+        let r = self.operand_range(x, known);
+        self.account(r, neg);
+        for mut d in digits(x, self.w) {
+            d.neg ^= neg;
             self.digit(b, d);
         }
+    }
+
+    /// Adds the word `x` (modulo `2^w`).
+    pub fn add(&mut self, b: &mut Builder, x: &[Bit]) {
+        self.add_ranged(b, x, false, None);
     }
 
     /// Subtracts the word `x` (modulo `2^w`).
     pub fn sub(&mut self, b: &mut Builder, x: &[Bit]) {
-        for mut d in digits(x, self.w) {
-            d.neg = !d.neg;
-            self.digit(b, d);
-        }
-    }
-
-    /// Adds the constant `v`.
-    pub fn add_const(&mut self, v: i128) {
-        self.constant += v;
-        self.lo += v.min(0);
-        self.hi += v.max(0);
+        self.add_ranged(b, x, true, None);
     }
 
     /// Adds (or, if `neg`, subtracts) the low half of the product `x · y`.
     pub fn add_product(&mut self, b: &mut Builder, x: &[Bit], y: &[Bit], neg: bool) {
+        self.add_product_ranged(b, (x, None), (y, None), neg);
+    }
+
+    /// Adds (or, if `neg`, subtracts) the low half of the product `x · y`,
+    /// each factor with its known range (if any).
+    pub fn add_product_ranged(
+        &mut self,
+        b: &mut Builder,
+        x: (&[Bit], Option<Range>),
+        y: (&[Bit], Option<Range>),
+        neg: bool,
+    ) {
+        let (x, rx) = (x.0, self.operand_range(x.0, x.1));
+        let (y, ry) = (y.0, self.operand_range(y.0, y.1));
+        let corners = [rx.0 * ry.0, rx.0 * ry.1, rx.1 * ry.0, rx.1 * ry.1];
+        let pr = (
+            corners.iter().copied().min().unwrap_or(0),
+            corners.iter().copied().max().unwrap_or(0),
+        );
+        self.account(pr, neg);
+        let neg_all = neg;
         let w = self.w;
         if x == y {
             // Squaring: x_i x_j appears twice, x_i x_i = x_i.
@@ -204,7 +245,7 @@ impl Sum {
                     Digit {
                         bit: a.bit,
                         col: 2 * a.col,
-                        neg,
+                        neg: neg_all,
                     },
                 );
                 for c in &dx[i + 1..] {
@@ -218,7 +259,7 @@ impl Sum {
                         Digit {
                             bit,
                             col,
-                            neg: (a.neg != c.neg) != neg,
+                            neg: (a.neg != c.neg) != neg_all,
                         },
                     );
                 }
@@ -245,7 +286,7 @@ impl Sum {
                     Digit {
                         bit,
                         col,
-                        neg: (a.neg != c.neg) != neg,
+                        neg: (a.neg != c.neg) != neg_all,
                     },
                 );
             }
@@ -254,8 +295,14 @@ impl Sum {
 
     /// The sum modulo `2^w` as a word: columns reduced with full adders,
     /// only up to the width the sum can reach.
-    pub fn finish(mut self, b: &mut Builder) -> Bits {
+    pub fn finish(self, b: &mut Builder) -> Bits {
+        self.finish_ranged(b).0
+    }
+
+    /// [`Sum::finish`] and the range of the result's value.
+    pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
         let w = self.w;
+        let exact = (self.lo, self.hi);
         let (signed, need) = if self.lo >= 0 {
             (false, bitlen(self.hi as u128))
         } else {
@@ -266,7 +313,7 @@ impl Sum {
         };
         let n = need.min(w);
         if n == 0 {
-            return konst(0, w);
+            return (konst(0, w), (0, 0));
         }
         let c = self.constant.rem_euclid(1i128 << n);
         for i in 0..n {
@@ -306,8 +353,62 @@ impl Sum {
                 out.push(q.pop_front().unwrap_or(Bit::Const(false)));
             }
         }
-        extend(&out, w, signed && n < w)
+        let bits = extend(&out, w, signed && n < w);
+        let r = if n < w { exact } else { value_range(&bits) };
+        (bits, r)
     }
+}
+
+/// Inclusive bounds of the value a word stands for.
+///
+/// Every operation here reads a word as its low bits with positive weights
+/// and, when its top bits are copies of one bit from bit `k-1` up (`k` less
+/// than the width), that bit with weight `-2^(k-1)`: a sign extension. The
+/// value is congruent to the bit pattern modulo `2^width`.
+pub type Range = (i128, i128);
+
+fn range_of_digits(ds: &[Digit]) -> Range {
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for d in ds {
+        let wgt = 1i128 << d.col;
+        match (d.bit, d.neg) {
+            (Bit::Const(false), _) => {}
+            (Bit::Const(true), false) => {
+                lo += wgt;
+                hi += wgt;
+            }
+            (Bit::Const(true), true) => {
+                lo -= wgt;
+                hi -= wgt;
+            }
+            (_, false) => hi += wgt,
+            (_, true) => lo -= wgt,
+        }
+    }
+    (lo, hi)
+}
+
+/// The range of a word's value from its bits alone.
+pub fn value_range(x: &[Bit]) -> Range {
+    range_of_digits(&digits(x, x.len()))
+}
+
+/// The word with the bits above what `r` needs replaced by the extension
+/// of the rest (a value known to lie in `r` needs no more bits).
+pub fn narrow(x: &[Bit], r: Range) -> Bits {
+    let w = x.len();
+    let (signed, need) = if r.0 >= 0 {
+        (false, bitlen(r.1.max(0) as u128))
+    } else {
+        (
+            true,
+            bitlen(r.1.max(0) as u128).max(bitlen((-r.0 - 1) as u128)) + 1,
+        )
+    };
+    if need >= w {
+        return x.to_vec();
+    }
+    extend(&x[..need], w, signed)
 }
 
 fn bitlen(v: u128) -> usize {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder};
 
-use crate::gates::{self, Bits};
+use crate::gates::{self, Bits, Range};
 use crate::types::{CType, Scalar};
 
 /// A scalar's bits: a public constant, secret (possibly partly constant)
@@ -20,8 +20,9 @@ pub enum Word {
         /// Width in bits.
         w: u32,
     },
-    /// Secret bits, bit 0 first.
-    Bits(Rc<Bits>),
+    /// Secret bits, bit 0 first, and the range of their value (see
+    /// [`gates::Range`]), which may be tighter than the bits show.
+    Bits(Rc<Bits>, Range),
     /// A sum of words and products modulo `2^w`, kept as rows until its
     /// bits are needed: then all rows are reduced together with full
     /// adders (carry-save), so accumulating many small values costs about
@@ -37,7 +38,7 @@ const MAX_ROWS: usize = 256;
 pub struct Lazy {
     w: u32,
     rows: Vec<Row>,
-    cache: RefCell<Option<Rc<Bits>>>,
+    cache: RefCell<Option<(Rc<Bits>, Range)>>,
 }
 
 /// One row of a lazy sum, added or (if `neg`) subtracted.
@@ -49,15 +50,15 @@ pub struct Row {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum RowKind {
-    Word(Rc<Bits>),
-    Product(Rc<Bits>, Rc<Bits>),
+    Word(Rc<Bits>, Range),
+    Product((Rc<Bits>, Range), (Rc<Bits>, Range)),
 }
 
 impl PartialEq for Word {
     fn eq(&self, other: &Word) -> bool {
         match (self, other) {
             (Word::Const { v, w }, Word::Const { v: v2, w: w2 }) => v == v2 && w == w2,
-            (Word::Bits(a), Word::Bits(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Word::Bits(a, ra), Word::Bits(b, rb)) => (Rc::ptr_eq(a, b) || a == b) && ra == rb,
             (Word::Sum(a), Word::Sum(b)) => Rc::ptr_eq(a, b) || (a.w == b.w && a.rows == b.rows),
             _ => false,
         }
@@ -75,27 +76,29 @@ impl Lazy {
         }))
     }
 
-    fn resolve(&self, b: &mut Builder) -> Rc<Bits> {
+    fn resolve(&self, b: &mut Builder) -> (Rc<Bits>, Range) {
         if let Some(c) = self.cache.borrow().as_ref() {
             return c.clone();
         }
-        let bits = Rc::new(reduce(b, self.w, &self.rows));
-        *self.cache.borrow_mut() = Some(bits.clone());
-        bits
+        let (bits, r) = reduce(b, self.w, &self.rows);
+        let res = (Rc::new(bits), r);
+        *self.cache.borrow_mut() = Some(res.clone());
+        res
     }
 }
 
-/// The sum of `rows` modulo `2^w` as bits.
-fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> Bits {
+/// The sum of `rows` modulo `2^w` as bits, and its range.
+fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     let mut s = gates::Sum::new(w as usize);
     for r in rows {
         match &r.kind {
-            RowKind::Word(x) if r.neg => s.sub(b, x),
-            RowKind::Word(x) => s.add(b, x),
-            RowKind::Product(x, y) => s.add_product(b, x, y, r.neg),
+            RowKind::Word(x, rx) => s.add_ranged(b, x, r.neg, Some(*rx)),
+            RowKind::Product((x, rx), (y, ry)) => {
+                s.add_product_ranged(b, (x, Some(*rx)), (y, Some(*ry)), r.neg)
+            }
         }
     }
-    s.finish(b)
+    s.finish_ranged(b)
 }
 
 impl Word {
@@ -107,12 +110,33 @@ impl Word {
 
     /// Wraps bits, folding them into a constant when they all are.
     pub fn from_bits(bits: Bits) -> Word {
+        let r = gates::value_range(&bits);
+        Word::from_bits_ranged(bits, r)
+    }
+
+    /// Wraps bits whose value is known to lie in `r`: the bits above what
+    /// `r` needs become the extension of the others.
+    pub fn from_bits_ranged(bits: Bits, r: Range) -> Word {
+        let bits = gates::narrow(&bits, r);
         match gates::const_value(&bits) {
             Some(v) if bits.len() <= 64 => Word::Const {
                 v,
                 w: bits.len() as u32,
             },
-            _ => Word::Bits(Rc::new(bits)),
+            _ => {
+                let natural = gates::value_range(&bits);
+                let r = (r.0.max(natural.0), r.1.min(natural.1));
+                Word::Bits(Rc::new(bits), r)
+            }
+        }
+    }
+
+    /// The range of the value (reducing a sum if its rows can wrap).
+    pub fn range(&self, b: &mut Builder) -> Range {
+        match self {
+            Word::Const { v, w } => gates::value_range(&gates::konst(*v, *w as usize)),
+            Word::Bits(_, r) => *r,
+            Word::Sum(l) => l.resolve(b).1,
         }
     }
 
@@ -120,7 +144,7 @@ impl Word {
     pub fn width(&self) -> u32 {
         match self {
             Word::Const { w, .. } => *w,
-            Word::Bits(b) => b.len() as u32,
+            Word::Bits(b, _) => b.len() as u32,
             Word::Sum(l) => l.w,
         }
     }
@@ -129,17 +153,20 @@ impl Word {
     pub fn bits(&self, b: &mut Builder) -> Bits {
         match self {
             Word::Const { v, w } => gates::konst(*v, *w as usize),
-            Word::Bits(x) => x.as_ref().clone(),
-            Word::Sum(l) => l.resolve(b).as_ref().clone(),
+            Word::Bits(x, _) => x.as_ref().clone(),
+            Word::Sum(l) => l.resolve(b).0.as_ref().clone(),
         }
     }
 
-    /// The bits, shared.
-    fn shared_bits(&self, b: &mut Builder) -> Rc<Bits> {
+    /// The bits, shared, and their range.
+    fn shared_bits(&self, b: &mut Builder) -> (Rc<Bits>, Range) {
         match self {
-            Word::Bits(x) => x.clone(),
+            Word::Bits(x, r) => (x.clone(), *r),
             Word::Sum(l) => l.resolve(b),
-            c => Rc::new(c.bits(b)),
+            c => {
+                let r = c.range(b);
+                (Rc::new(c.bits(b)), r)
+            }
         }
     }
 
@@ -156,16 +183,19 @@ impl Word {
     fn rows(&self, b: &mut Builder) -> Vec<Row> {
         match self {
             Word::Sum(l) => match l.cache.borrow().as_ref() {
-                Some(c) => vec![Row {
-                    kind: RowKind::Word(c.clone()),
+                Some((c, r)) => vec![Row {
+                    kind: RowKind::Word(c.clone(), *r),
                     neg: false,
                 }],
                 None => l.rows.clone(),
             },
-            w => vec![Row {
-                kind: RowKind::Word(w.shared_bits(b)),
-                neg: false,
-            }],
+            w => {
+                let (x, r) = w.shared_bits(b);
+                vec![Row {
+                    kind: RowKind::Word(x, r),
+                    neg: false,
+                }]
+            }
         }
     }
 
@@ -225,8 +255,16 @@ impl Word {
                 Lazy::word(to.width, l.rows.clone())
             }
             w => {
+                let r = w.range(b);
                 let bits = w.bits(b);
-                Word::from_bits(gates::extend(&bits, to.width as usize, from.signed))
+                let new = gates::extend(&bits, to.width as usize, from.signed);
+                // A value below 2^(n-1) reads the same in both widths.
+                let n = self.width().min(to.width);
+                if r.0 >= 0 && r.1 < 1i128 << (n - 1) {
+                    Word::from_bits_ranged(new, r)
+                } else {
+                    Word::from_bits(new)
+                }
             }
         }
     }
@@ -260,19 +298,26 @@ pub fn mux_word(b: &mut Builder, sel: Bit, t: &Word, f: &Word) -> Word {
         let rf = f.rows(b);
         let common = rt.iter().zip(&rf).take_while(|(x, y)| x == y).count();
         if common > 0 && rt.len() + rf.len() - 2 * common <= 8 {
-            let st = reduce(b, w, &rt[common..]);
-            let sf = reduce(b, w, &rf[common..]);
-            let m = Word::from_bits(gates::mux(b, sel, &st, &sf));
+            let (st, rst) = reduce(b, w, &rt[common..]);
+            let (sf, rsf) = reduce(b, w, &rf[common..]);
+            let m = Word::from_bits_ranged(gates::mux(b, sel, &st, &sf), hull(rst, rsf));
             let mut rows = rt[..common].to_vec();
+            let (mb, mr) = m.shared_bits(b);
             rows.push(Row {
-                kind: RowKind::Word(m.shared_bits(b)),
+                kind: RowKind::Word(mb, mr),
                 neg: false,
             });
             return Lazy::word(w, rows);
         }
     }
+    let (rt, rf) = (t.range(b), f.range(b));
     let (tb, fb) = (t.bits(b), f.bits(b));
-    Word::from_bits(gates::mux(b, sel, &tb, &fb))
+    Word::from_bits_ranged(gates::mux(b, sel, &tb, &fb), hull(rt, rf))
+}
+
+/// The smallest range holding both.
+fn hull(a: Range, b: Range) -> Range {
+    (a.0.min(b.0), a.1.max(b.1))
 }
 
 /// A secret index term of a location: element `idx` (of `count`), each

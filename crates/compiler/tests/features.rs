@@ -352,3 +352,26 @@ fn counting_is_cheap() {
         agree("count", &src, &default());
     }
 }
+
+#[test]
+fn value_ranges_narrow_dynamic_programs() {
+    // Edit distance with `int` cells: the cells' ranges keep them as narrow
+    // as with byte cells.
+    let src = |t: &str| {
+        format!(
+            "#define LEN 20\ntypedef struct {{ unsigned char s[LEN]; }} S;\ntypedef {t} d_t;\nint mpc_main(S INPUT_A, S INPUT_B)\n{{\n    d_t prev[LEN + 1], cur[LEN + 1];\n    for (int j = 0; j <= LEN; j++) prev[j] = j;\n    for (int i = 1; i <= LEN; i++) {{\n        cur[0] = i;\n        for (int j = 1; j <= LEN; j++) {{\n            d_t a = prev[j] + 1, b = cur[j - 1] + 1;\n            d_t c = prev[j - 1] + ((INPUT_A.s[i - 1] & 3) != (INPUT_B.s[j - 1] & 3));\n            d_t m = a < b ? a : b;\n            cur[j] = c < m ? c : m;\n        }}\n        for (int j = 0; j <= LEN; j++) prev[j] = cur[j];\n    }}\n    return prev[LEN];\n}}\n"
+        )
+    };
+    let wide = src("int");
+    let narrow = src("unsigned char");
+    let pw = compile(&wide, "lev_int.c", &default()).expect("compiles");
+    let pn = compile(&narrow, "lev_u8.c", &default()).expect("compiles");
+    assert!(
+        pw.circuit.and_count() * 10 <= pn.circuit.and_count() * 11,
+        "int cells: {} AND gates, byte cells: {}",
+        pw.circuit.and_count(),
+        pn.circuit.and_count()
+    );
+    agree("lev_int", &wide, &default());
+    agree("lev_u8", &narrow, &default());
+}
