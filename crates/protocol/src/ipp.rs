@@ -65,10 +65,10 @@ fn input_wires(region: &Region, range: std::ops::Range<usize>) -> Vec<Wire> {
     all.copied().filter(|w| seen.insert(*w)).collect()
 }
 
-/// The instances party B garbles: the second half (A also garbles the main
-/// circuit, so B takes the larger half).
-fn split(region: &Region) -> usize {
-    region.instances.len() / 2
+/// How many instances party B garbles: the larger half (A also garbles the
+/// main circuit).
+fn b_share(region: &Region) -> usize {
+    region.instances.len().div_ceil(2)
 }
 
 fn labels_frame(chan: &mut Channel, n: usize) -> Result<Vec<Block>, ProtocolError> {
@@ -86,12 +86,116 @@ fn labels_frame(chan: &mut Channel, n: usize) -> Result<Vec<Block>, ProtocolErro
         })
 }
 
-/// Party A's side of IPP.
-pub(crate) struct IppA<'s, G, E> {
-    /// A's garbling side (Δ_A) for its half.
-    pub garbler: &'s G,
-    /// A's evaluating side for B's half.
-    pub evaluator: &'s E,
+/// The role transfers one party performs: its half of steps 2 and 4 of the
+/// protocol (see the module docs).
+pub(crate) trait Transfer {
+    /// This party's label for A-garbled wires.
+    type MainLabel: Copy + Default + Send + Sync;
+    /// This party's label for B-garbled wires.
+    type OtherLabel: Copy + Default + Send + Sync;
+    /// A-garbled → B-garbled for `wires`; returns their new labels in order.
+    fn to_b(
+        &mut self,
+        chan: &mut Channel,
+        held: Vec<Self::MainLabel>,
+    ) -> Result<Vec<Self::OtherLabel>, ProtocolError>;
+    /// B-garbled → A-garbled; returns the new labels in order.
+    fn to_a(
+        &mut self,
+        chan: &mut Channel,
+        held: &[Self::OtherLabel],
+    ) -> Result<Vec<Self::MainLabel>, ProtocolError>;
+    /// The blocks sent at transfers so far, if they are recorded.
+    fn take_log(&mut self) -> Vec<Block>;
+}
+
+/// One party's IPP state: its two sides, its transfers, the connections
+/// carrying B's tables, and the time spent transferring.
+pub(crate) struct Ipp<'s, M, O, T> {
+    /// The side this party plays on A-garbled wires (A's half).
+    pub main: &'s M,
+    /// The side this party plays on B-garbled wires (B's half).
+    pub other: &'s O,
+    /// This party's half of the role transfers.
+    pub transfer: T,
+    /// Connections carrying B's tables to A.
+    pub links_b: &'s mut [Channel],
+    /// Time spent transferring roles.
+    pub transfer_time: Duration,
+}
+
+impl<M, O, T> Ipp<'_, M, O, T>
+where
+    M: Side<Link = Channel>,
+    O: Side<Link = Channel>,
+    T: Transfer<MainLabel = M::Label, OtherLabel = O::Label>,
+{
+    /// Runs `region`: A's half as usual, B's half after moving its inputs to
+    /// B-garbled wires, both at once; the outputs of B's half come back to
+    /// A-garbled wires.
+    pub fn run_region(
+        &mut self,
+        region: &Region,
+        labels: &mut [M::Label],
+        first_gate: u64,
+        links_a: &mut [Channel],
+        plan: Plan,
+    ) -> Result<u64, ProtocolError> {
+        let (n, h) = (region.instances.len(), b_share(region));
+        if h == n {
+            let (out, ands) =
+                run_region_part(self.main, region, 0..n, labels, links_a, first_gate, plan)?;
+            scatter_outputs(region, 0..n, &out, labels);
+            return Ok(ands);
+        }
+        let (a_half, b_half) = (0..n - h, n - h..n);
+        let start = Instant::now();
+        let wires = input_wires(region, b_half.clone());
+        let held = wires.iter().map(|&w| labels[w as usize]).collect();
+        let moved = self.transfer.to_b(&mut links_a[0], held)?;
+        let mut other = vec![O::Label::default(); labels.len()];
+        for (&w, l) in wires.iter().zip(moved) {
+            other[w as usize] = l;
+        }
+        self.transfer_time += start.elapsed();
+        let (main, other_side, links_b) = (self.main, self.other, &mut *self.links_b);
+        let shared: &[M::Label] = labels;
+        let (a_done, b_done) = std::thread::scope(|s| {
+            let b = s.spawn(|| {
+                run_region_part(
+                    other_side,
+                    region,
+                    b_half.clone(),
+                    &other,
+                    links_b,
+                    first_gate | B_GATE_SPACE,
+                    plan,
+                )
+            });
+            let a = run_region_part(
+                main,
+                region,
+                a_half.clone(),
+                shared,
+                links_a,
+                first_gate,
+                plan,
+            );
+            (a, b.join().expect("region threads do not panic"))
+        });
+        let (a_out, a_ands) = a_done?;
+        let (b_out, b_ands) = b_done?;
+        scatter_outputs(region, a_half, &a_out, labels);
+        let start = Instant::now();
+        let back = self.transfer.to_a(&mut links_a[0], &b_out)?;
+        scatter_outputs(region, b_half, &back, labels);
+        self.transfer_time += start.elapsed();
+        Ok(a_ands + b_ands)
+    }
+}
+
+/// Party A's transfers.
+pub(crate) struct TransferA<'s> {
     /// A→B correlated OT (A sends, Δ_A), from the input phase.
     pub cot_ab: &'s mut CotSender,
     /// B→A correlated OT (A receives).
@@ -100,92 +204,40 @@ pub(crate) struct IppA<'s, G, E> {
     pub delta: Delta,
     /// Randomness for transferred labels.
     pub prg: Prg,
-    /// Connections carrying B's tables to A.
-    pub links_b: &'s mut [Channel],
-    /// Time spent transferring roles.
-    pub transfer: Duration,
-    /// Every block A sent at role transfers, if recorded (audits, tests).
+    /// Every block sent at transfers, if recorded (audits, tests).
     pub sent_log: Option<Vec<Block>>,
 }
 
-impl<G, E> IppA<'_, G, E>
-where
-    G: Side<Label = ZeroLabel, Link = Channel>,
-    E: Side<Label = ActiveLabel, Link = Channel>,
-{
-    /// Runs `region`: A garbles the first half, evaluates B's half, and the
-    /// outputs of B's half come back as A-garbled labels.
-    pub fn run_region(
+impl Transfer for TransferA<'_> {
+    type MainLabel = ZeroLabel;
+    type OtherLabel = ActiveLabel;
+
+    fn to_b(
         &mut self,
-        region: &Region,
-        labels: &mut [ZeroLabel],
-        first_gate: u64,
-        links_a: &mut [Channel],
-        plan: Plan,
-    ) -> Result<u64, ProtocolError> {
-        let (n, h) = (region.instances.len(), split(region));
-        if h == 0 || h == n {
-            let (out, ands) = run_region_part(
-                self.garbler,
-                region,
-                0..n,
-                labels,
-                links_a,
-                first_gate,
-                plan,
-            )?;
-            scatter_outputs(region, 0..n, &out, labels);
-            return Ok(ands);
-        }
-        let (mine, theirs) = (0..n - h, n - h..n);
-        // A-garbled -> B-garbled: A's shares through OT, B's labels in a frame.
-        let start = Instant::now();
-        let wires = input_wires(region, theirs.clone());
-        let chan = &mut links_a[0];
-        let shares: Vec<bool> = wires.iter().map(|&w| labels[w as usize].0.lsb()).collect();
+        chan: &mut Channel,
+        held: Vec<ZeroLabel>,
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        // A's shares p = lsb(K0) through OT; B's labels in a frame.
+        let shares: Vec<bool> = held.iter().map(|l| l.0.lsb()).collect();
         let from_ot = self.cot_ba.receive(chan, &shares)?;
-        let from_b = labels_frame(chan, wires.len())?;
-        let mut other = vec![ActiveLabel::default(); labels.len()];
-        for ((&w, ot), b) in wires.iter().zip(from_ot).zip(from_b) {
-            other[w as usize] = ActiveLabel(ot ^ b);
-        }
-        self.transfer += start.elapsed();
-        // Both halves at once.
-        let (garbler, evaluator, links_b) = (self.garbler, self.evaluator, &mut *self.links_b);
-        let shared: &[ZeroLabel] = labels;
-        let (a_half, b_half) = std::thread::scope(|s| {
-            let b = s.spawn(|| {
-                run_region_part(
-                    evaluator,
-                    region,
-                    theirs.clone(),
-                    &other,
-                    links_b,
-                    first_gate | B_GATE_SPACE,
-                    plan,
-                )
-            });
-            let a = run_region_part(
-                garbler,
-                region,
-                mine.clone(),
-                shared,
-                links_a,
-                first_gate,
-                plan,
-            );
-            (a, b.join().expect("evaluating thread does not panic"))
-        });
-        let (a_out, a_ands) = a_half?;
-        let (b_out, b_ands) = b_half?;
-        scatter_outputs(region, mine, &a_out, labels);
-        // B-garbled -> A-garbled: A's shares as A's input, B's through OT.
-        let start = Instant::now();
-        let chan = &mut links_a[0];
-        let zeros: Vec<Block> = (0..b_out.len()).map(|_| self.prg.random_block()).collect();
+        let from_b = labels_frame(chan, held.len())?;
+        Ok(from_ot
+            .into_iter()
+            .zip(from_b)
+            .map(|(o, b)| ActiveLabel(o ^ b))
+            .collect())
+    }
+
+    fn to_a(
+        &mut self,
+        chan: &mut Channel,
+        held: &[ActiveLabel],
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        // A's shares d = lsb(M) as A's input; B's through OT.
+        let zeros: Vec<Block> = held.iter().map(|_| self.prg.random_block()).collect();
         let sent: Vec<Block> = zeros
             .iter()
-            .zip(&b_out)
+            .zip(held)
             .map(|(r, m)| *r ^ self.delta.block().select(m.0.lsb()))
             .collect();
         chan.send_frame(blocks_as_bytes(&sent))?;
@@ -193,24 +245,21 @@ where
         if let Some(log) = &mut self.sent_log {
             log.extend_from_slice(&sent);
         }
-        let from_ot = self.cot_ab.send(chan, b_out.len())?;
-        let back: Vec<ZeroLabel> = zeros
+        let from_ot = self.cot_ab.send(chan, held.len())?;
+        Ok(zeros
             .iter()
             .zip(from_ot)
             .map(|(r, s)| ZeroLabel(*r ^ s))
-            .collect();
-        scatter_outputs(region, theirs, &back, labels);
-        self.transfer += start.elapsed();
-        Ok(a_ands + b_ands)
+            .collect())
+    }
+
+    fn take_log(&mut self) -> Vec<Block> {
+        self.sent_log.take().unwrap_or_default()
     }
 }
 
-/// Party B's side of IPP.
-pub(crate) struct IppB<'s, G, E> {
-    /// B's garbling side (Δ_B) for its half.
-    pub garbler: &'s G,
-    /// B's evaluating side for A's half.
-    pub evaluator: &'s E,
+/// Party B's transfers.
+pub(crate) struct TransferB<'s> {
     /// A→B correlated OT (B receives), from the input phase.
     pub cot_ab: &'s mut CotReceiver,
     /// B→A correlated OT (B sends, Δ_B).
@@ -219,102 +268,56 @@ pub(crate) struct IppB<'s, G, E> {
     pub delta: Delta,
     /// Randomness for transferred labels.
     pub prg: Prg,
-    /// Connections carrying B's tables to A.
-    pub links_b: &'s mut [Channel],
-    /// Time spent transferring roles.
-    pub transfer: Duration,
-    /// Every block B sent at role transfers, if recorded (audits, tests).
+    /// Every block sent at transfers, if recorded (audits, tests).
     pub sent_log: Option<Vec<Block>>,
 }
 
-impl<G, E> IppB<'_, G, E>
-where
-    G: Side<Label = ZeroLabel, Link = Channel>,
-    E: Side<Label = ActiveLabel, Link = Channel>,
-{
-    /// Runs `region`: B evaluates A's half, garbles the second half, and the
-    /// outputs of its half go back to being A-garbled.
-    pub fn run_region(
+impl Transfer for TransferB<'_> {
+    type MainLabel = ActiveLabel;
+    type OtherLabel = ZeroLabel;
+
+    fn to_b(
         &mut self,
-        region: &Region,
-        labels: &mut [ActiveLabel],
-        first_gate: u64,
-        links_a: &mut [Channel],
-        plan: Plan,
-    ) -> Result<u64, ProtocolError> {
-        let (n, h) = (region.instances.len(), split(region));
-        if h == 0 || h == n {
-            let (out, ands) = run_region_part(
-                self.evaluator,
-                region,
-                0..n,
-                labels,
-                links_a,
-                first_gate,
-                plan,
-            )?;
-            scatter_outputs(region, 0..n, &out, labels);
-            return Ok(ands);
-        }
-        let (theirs, mine) = (0..n - h, n - h..n);
-        let start = Instant::now();
-        let wires = input_wires(region, mine.clone());
-        let chan = &mut links_a[0];
-        let from_ot = self.cot_ba.send(chan, wires.len())?;
-        let mut zero = vec![ZeroLabel::default(); labels.len()];
-        let mut sent = Vec::with_capacity(wires.len());
-        for (&w, p0) in wires.iter().zip(from_ot) {
-            let l0 = self.prg.random_block();
-            let c = labels[w as usize].0.lsb();
-            sent.push(l0 ^ self.delta.block().select(c));
-            zero[w as usize] = ZeroLabel(l0 ^ p0);
-        }
+        chan: &mut Channel,
+        held: Vec<ActiveLabel>,
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        // B's shares c = lsb(K) as B's input; A's through OT.
+        let from_ot = self.cot_ba.send(chan, held.len())?;
+        let zeros: Vec<Block> = held.iter().map(|_| self.prg.random_block()).collect();
+        let sent: Vec<Block> = zeros
+            .iter()
+            .zip(&held)
+            .map(|(l, k)| *l ^ self.delta.block().select(k.0.lsb()))
+            .collect();
         chan.send_frame(blocks_as_bytes(&sent))?;
         chan.flush()?;
         if let Some(log) = &mut self.sent_log {
             log.extend_from_slice(&sent);
         }
-        self.transfer += start.elapsed();
-        let (garbler, evaluator, links_b) = (self.garbler, self.evaluator, &mut *self.links_b);
-        let shared: &[ActiveLabel] = labels;
-        let (a_half, b_half) = std::thread::scope(|s| {
-            let b = s.spawn(|| {
-                run_region_part(
-                    garbler,
-                    region,
-                    mine.clone(),
-                    &zero,
-                    links_b,
-                    first_gate | B_GATE_SPACE,
-                    plan,
-                )
-            });
-            let a = run_region_part(
-                evaluator,
-                region,
-                theirs.clone(),
-                shared,
-                links_a,
-                first_gate,
-                plan,
-            );
-            (a, b.join().expect("garbling thread does not panic"))
-        });
-        let (a_out, a_ands) = a_half?;
-        let (b_out, b_ands) = b_half?;
-        scatter_outputs(region, theirs, &a_out, labels);
-        let start = Instant::now();
-        let chan = &mut links_a[0];
-        let from_a = labels_frame(chan, b_out.len())?;
-        let shares: Vec<bool> = b_out.iter().map(|m| m.0.lsb()).collect();
-        let from_ot = self.cot_ab.receive(chan, &shares)?;
-        let back: Vec<ActiveLabel> = from_a
+        Ok(zeros
             .iter()
             .zip(from_ot)
-            .map(|(f, t)| ActiveLabel(*f ^ t))
-            .collect();
-        scatter_outputs(region, mine, &back, labels);
-        self.transfer += start.elapsed();
-        Ok(a_ands + b_ands)
+            .map(|(l, p)| ZeroLabel(*l ^ p))
+            .collect())
+    }
+
+    fn to_a(
+        &mut self,
+        chan: &mut Channel,
+        held: &[ZeroLabel],
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        // A's labels in a frame; B's shares q = lsb(M0) through OT.
+        let from_a = labels_frame(chan, held.len())?;
+        let shares: Vec<bool> = held.iter().map(|m| m.0.lsb()).collect();
+        let from_ot = self.cot_ab.receive(chan, &shares)?;
+        Ok(from_a
+            .into_iter()
+            .zip(from_ot)
+            .map(|(f, t)| ActiveLabel(f ^ t))
+            .collect())
+    }
+
+    fn take_log(&mut self) -> Vec<Block> {
+        self.sent_log.take().unwrap_or_default()
     }
 }

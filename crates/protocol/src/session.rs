@@ -13,7 +13,7 @@ use twofold_ot::{CotReceiver, CotSender};
 use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
-use crate::ipp::{reverse_ot_session, IppA, IppB};
+use crate::ipp::{reverse_ot_session, Ipp, Transfer, TransferA, TransferB};
 use crate::schedule::{run_program, run_program_with, Plan, Schedule, Side};
 
 /// Who learns the outputs.
@@ -317,6 +317,42 @@ fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
     Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
 }
 
+/// The gates phase: `program` run on `main` over `chans`; with IPP, `ipp`
+/// sets up the reverse OT on the first connection and gives the side this
+/// party plays on B-garbled wires and its role transfers.
+fn gates_phase<M, O, T>(
+    main: &M,
+    program: &Program,
+    inputs: &[M::Label],
+    chans: &mut [Channel],
+    opts: &SessionOptions,
+    ipp: impl FnOnce(&mut Channel) -> Result<(O, T), ProtocolError>,
+) -> Result<(Vec<M::Label>, u64, Transfers), ProtocolError>
+where
+    M: Side<Link = Channel>,
+    O: Side<Link = Channel>,
+    T: Transfer<MainLabel = M::Label, OtherLabel = O::Label>,
+{
+    let plan = Plan::new(opts.schedule, opts.threads as usize);
+    if !opts.ipp {
+        let (out, ands) = run_program(main, program, inputs, chans, plan)?;
+        return Ok((out, ands, (Duration::ZERO, Vec::new())));
+    }
+    let (links_a, links_b) = chans.split_at_mut(chans.len() / 2);
+    let (other, transfer) = ipp(&mut links_a[0])?;
+    let mut ipp = Ipp {
+        main,
+        other: &other,
+        transfer,
+        links_b,
+        transfer_time: Duration::ZERO,
+    };
+    let (out, ands) = run_program_with(main, program, inputs, links_a, plan, |r, l, g, links| {
+        ipp.run_region(r, l, g, links, plan)
+    })?;
+    Ok((out, ands, (ipp.transfer_time, ipp.transfer.take_log())))
+}
+
 /// Time spent transferring roles and the blocks sent then (if recorded).
 type Transfers = (Duration, Vec<Block>);
 
@@ -381,34 +417,21 @@ fn garble(
         delta,
         progress: opts.progress.clone(),
     };
-    let plan = Plan::new(opts.schedule, opts.threads as usize);
-    let (out_labels, ands, transfer) = if opts.ipp {
-        let n = chans.len() / 2;
-        let (links_a, links_b) = chans.split_at_mut(n);
-        let cot_ba = CotReceiver::setup(&mut links_a[0], &reverse_ot_session(session_id))?;
-        let evaluator = EvaluatorSide {
-            progress: opts.progress.clone(),
-        };
-        let mut ipp = IppA {
-            garbler: &side,
-            evaluator: &evaluator,
+    let (out_labels, ands, transfer) = gates_phase(&side, program, &labels, chans, opts, |chan| {
+        let transfer = TransferA {
             cot_ab: &mut cot,
-            cot_ba,
+            cot_ba: CotReceiver::setup(chan, &reverse_ot_session(session_id))?,
             delta,
             prg,
-            links_b,
-            transfer: Duration::ZERO,
             sent_log: opts.record_transfers.then(Vec::new),
         };
-        let (out, ands) =
-            run_program_with(&side, program, &labels, links_a, plan, |r, l, g, links| {
-                ipp.run_region(r, l, g, links, plan)
-            })?;
-        (out, ands, (ipp.transfer, ipp.sent_log.unwrap_or_default()))
-    } else {
-        let (out, ands) = run_program(&side, program, &labels, chans, plan)?;
-        (out, ands, (Duration::ZERO, Vec::new()))
-    };
+        Ok((
+            EvaluatorSide {
+                progress: opts.progress.clone(),
+            },
+            transfer,
+        ))
+    })?;
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
 
@@ -474,37 +497,24 @@ fn evaluate(
     let side = EvaluatorSide {
         progress: opts.progress.clone(),
     };
-    let plan = Plan::new(opts.schedule, opts.threads as usize);
-    let (out_labels, ands, transfer) = if opts.ipp {
-        let n = chans.len() / 2;
-        let (links_a, links_b) = chans.split_at_mut(n);
+    let (out_labels, ands, transfer) = gates_phase(&side, program, &labels, chans, opts, |chan| {
         let mut prg = Prg::from_os();
         let delta = Delta::random(&mut prg);
-        let cot_ba = CotSender::setup(&mut links_a[0], delta, &reverse_ot_session(session_id))?;
-        let garbler = GarblerSide {
-            delta,
-            progress: opts.progress.clone(),
-        };
-        let mut ipp = IppB {
-            garbler: &garbler,
-            evaluator: &side,
+        let transfer = TransferB {
             cot_ab: &mut cot,
-            cot_ba,
+            cot_ba: CotSender::setup(chan, delta, &reverse_ot_session(session_id))?,
             delta,
             prg,
-            links_b,
-            transfer: Duration::ZERO,
             sent_log: opts.record_transfers.then(Vec::new),
         };
-        let (out, ands) =
-            run_program_with(&side, program, &labels, links_a, plan, |r, l, g, links| {
-                ipp.run_region(r, l, g, links, plan)
-            })?;
-        (out, ands, (ipp.transfer, ipp.sent_log.unwrap_or_default()))
-    } else {
-        let (out, ands) = run_program(&side, program, &labels, chans, plan)?;
-        (out, ands, (Duration::ZERO, Vec::new()))
-    };
+        Ok((
+            GarblerSide {
+                delta,
+                progress: opts.progress.clone(),
+            },
+            transfer,
+        ))
+    })?;
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
 
