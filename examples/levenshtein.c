@@ -7,21 +7,19 @@ typedef struct {
     uint8_t s[LEN];
 } String;
 
-typedef uint8_t dist_t; /* distances are at most LEN, so a byte holds them */
-
 int mpc_main(String INPUT_A, String INPUT_B)
 {
-    dist_t prev[LEN + 1];
-    dist_t cur[LEN + 1];
+    int prev[LEN + 1];
+    int cur[LEN + 1];
     for (int j = 0; j <= LEN; j++)
         prev[j] = j;
     for (int i = 1; i <= LEN; i++) {
         cur[0] = i;
         for (int j = 1; j <= LEN; j++) {
-            dist_t del = prev[j] + 1;
-            dist_t ins = cur[j - 1] + 1;
-            dist_t sub = prev[j - 1] + (INPUT_A.s[i - 1] != INPUT_B.s[j - 1]);
-            dist_t best = del < ins ? del : ins;
+            int del = prev[j] + 1;
+            int ins = cur[j - 1] + 1;
+            int sub = prev[j - 1] + (INPUT_A.s[i - 1] != INPUT_B.s[j - 1]);
+            int best = del < ins ? del : ins;
             cur[j] = sub < best ? sub : best;
         }
         for (int j = 0; j <= LEN; j++)

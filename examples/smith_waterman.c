@@ -8,8 +8,6 @@
 #define NEG (-1000)
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-typedef int16_t score_t;
-
 typedef struct {
     uint8_t s[N];
 } Sequence;
@@ -41,8 +39,8 @@ static const int8_t BLOSUM[NA][NA] = {
 int mpc_main(Sequence INPUT_A, Sequence INPUT_B)
 {
     uint8_t b[N];
-    score_t hprev[N + 1], hcur[N + 1], f[N + 1];
-    score_t best = 0;
+    int hprev[N + 1], hcur[N + 1], f[N + 1];
+    int best = 0;
     for (int j = 0; j < N; j++)
         b[j] = INPUT_B.s[j] % NA;
     for (int j = 0; j <= N; j++) {
@@ -51,15 +49,15 @@ int mpc_main(Sequence INPUT_A, Sequence INPUT_B)
     }
     for (int i = 1; i <= N; i++) {
         uint8_t a = INPUT_A.s[i - 1] % NA;
-        score_t row[NA];
+        int row[NA];
         for (int c = 0; c < NA; c++)
             row[c] = BLOSUM[a][c];
-        score_t e = NEG;
+        int e = NEG;
         hcur[0] = 0;
         for (int j = 1; j <= N; j++) {
             e = MAX(e - GAP_EXTEND, hcur[j - 1] - GAP_OPEN - GAP_EXTEND);
             f[j] = MAX(f[j] - GAP_EXTEND, hprev[j] - GAP_OPEN - GAP_EXTEND);
-            score_t h = hprev[j - 1] + row[b[j - 1]];
+            int h = hprev[j - 1] + row[b[j - 1]];
             h = MAX(h, e);
             h = MAX(h, f[j]);
             h = MAX(h, 0);

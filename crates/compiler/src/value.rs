@@ -258,9 +258,11 @@ impl Word {
                 let r = w.range(b);
                 let bits = w.bits(b);
                 let new = gates::extend(&bits, to.width as usize, from.signed);
-                // A value below 2^(n-1) reads the same in both widths.
-                let n = self.width().min(to.width);
-                if r.0 >= 0 && r.1 < 1i128 << (n - 1) {
+                // The new value is congruent to the old one modulo 2^n (n the
+                // smaller width) and lies in a window of at most 2^n values:
+                // if the old range fits in that window, the value is the same.
+                let window = gates::value_range(&new);
+                if r.0 >= window.0 && r.1 <= window.1 {
                     Word::from_bits_ranged(new, r)
                 } else {
                     Word::from_bits(new)
