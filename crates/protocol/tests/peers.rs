@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use twofold_circuit::{Party, Program};
 use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_protocol::{run_session, PartyInputs, Peer, ProtocolError, Reveal, SessionOptions};
-use twofold_testkit::{random_circuit, random_inputs, RandomShape};
+use twofold_testkit::{party_inputs, random_circuit, random_inputs, RandomShape};
 
 fn program(seed: u64) -> (Program, PartyInputs, PartyInputs) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -21,15 +21,7 @@ fn program(seed: u64) -> (Program, PartyInputs, PartyInputs) {
     };
     let program = Program::from(random_circuit(&mut rng, &shape));
     let inputs = random_inputs(&mut rng, &program.main);
-    let pick = |party| {
-        program
-            .main
-            .inputs
-            .iter()
-            .zip(&inputs)
-            .map(|(v, b)| (v.party == party).then(|| b.clone()))
-            .collect()
-    };
+    let pick = |party| party_inputs(&program.main, &inputs, party);
     let (a, b) = (pick(Party::A), pick(Party::B));
     (program, a, b)
 }

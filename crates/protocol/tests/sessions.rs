@@ -6,18 +6,12 @@ use twofold_circuit::value::{parse_int, to_hex};
 use twofold_circuit::{Party, Program};
 use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, PartyInputs, Reveal, SessionOptions};
-use twofold_testkit::{bristol_vectors, random_circuit, random_inputs, shared_data, RandomShape};
+use twofold_testkit::{
+    bristol_vectors, party_inputs, random_circuit, random_inputs, shared_data, RandomShape,
+};
 
 fn split(program: &Program, inputs: &[Vec<bool>]) -> (PartyInputs, PartyInputs) {
-    let pick = |party| {
-        program
-            .main
-            .inputs
-            .iter()
-            .zip(inputs)
-            .map(|(v, bits)| (v.party == party).then(|| bits.clone()))
-            .collect()
-    };
+    let pick = |party| party_inputs(&program.main, inputs, party);
     (pick(Party::A), pick(Party::B))
 }
 

@@ -133,3 +133,18 @@ pub fn random_inputs(rng: &mut impl Rng, circuit: &Circuit) -> Vec<Vec<bool>> {
         .map(|v| (0..v.width).map(|_| rng.gen()).collect())
         .collect()
 }
+
+/// One party's share of `inputs`: its own values, `None` for the others'
+/// (the form a two-party session takes).
+pub fn party_inputs(
+    circuit: &Circuit,
+    inputs: &[Vec<bool>],
+    party: Party,
+) -> Vec<Option<Vec<bool>>> {
+    circuit
+        .inputs
+        .iter()
+        .zip(inputs)
+        .map(|(v, bits)| (v.party == party).then(|| bits.clone()))
+        .collect()
+}

@@ -149,36 +149,11 @@ fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
 
 /// The full protocol, both parties in this process over loopback.
 fn protocol_speed(program: &Program, runs: usize) -> Result<Value> {
-    let zeros = |party| -> PartyInputs {
-        program
-            .main
-            .inputs
-            .iter()
-            .map(|v| (v.party == party).then(|| vec![false; v.width as usize]))
-            .collect()
-    };
-    let (a, b) = (
-        zeros(twofold_circuit::Party::A),
-        zeros(twofold_circuit::Party::B),
-    );
-    let opts = SessionOptions {
-        threads: 1,
-        schedule: Schedule::Sequential,
-        ..SessionOptions::default()
-    };
-    let mut rates = Vec::new();
-    let mut bytes = 0;
-    let mut ands = 0;
-    for _ in 0..runs {
-        let (ra, rb) = run_local(program, &a, &b, &opts, &ChannelOptions::default())?;
-        rates.push(ra.and_gates as f64 / ra.total.as_secs_f64());
-        bytes = ra.bytes_sent + rb.bytes_sent;
-        ands = ra.and_gates;
-    }
+    let (rate, bytes) = protocol_runs(program, Schedule::Sequential, 1, runs)?;
     Ok(json!({
-        "and_gates": ands,
-        "and_gates_per_second": median(rates),
-        "bytes_per_and_gate": bytes as f64 / ands as f64,
+        "and_gates": program.and_count(),
+        "and_gates_per_second": rate,
+        "bytes_per_and_gate": bytes as f64 / program.and_count() as f64,
     }))
 }
 
@@ -315,9 +290,14 @@ pub fn garble_only_rate(program: &Program, plan: Plan, runs: usize) -> Result<f6
     Ok(median(rates))
 }
 
-/// Full protocol over loopback, AND gates per second (median of `runs`),
-/// all inputs zero.
-fn protocol_rate(program: &Program, schedule: Schedule, threads: u32, runs: usize) -> Result<f64> {
+/// Full protocol over loopback with all inputs zero: AND gates per second
+/// (median of `runs`) and the bytes both parties sent.
+fn protocol_runs(
+    program: &Program,
+    schedule: Schedule,
+    threads: u32,
+    runs: usize,
+) -> Result<(f64, u64)> {
     let zeros = |party| -> PartyInputs {
         program
             .main
@@ -336,11 +316,13 @@ fn protocol_rate(program: &Program, schedule: Schedule, threads: u32, runs: usiz
         ..SessionOptions::default()
     };
     let mut rates = Vec::new();
+    let mut bytes = 0;
     for _ in 0..runs.max(1) {
-        let (ra, _) = run_local(program, &a, &b, &opts, &ChannelOptions::default())?;
+        let (ra, rb) = run_local(program, &a, &b, &opts, &ChannelOptions::default())?;
         rates.push(ra.and_gates as f64 / ra.total.as_secs_f64());
+        bytes = ra.bytes_sent + rb.bytes_sent;
     }
-    Ok(median(rates))
+    Ok((median(rates), bytes))
 }
 
 /// The ParCC paper's speed-up measurements for each program: garbling only
@@ -357,8 +339,8 @@ pub fn speedups(
         let seq = garble_only_rate(program, Plan::new(Schedule::Sequential, 1), runs)?;
         let fgp = garble_only_rate(program, Plan::new(Schedule::Fgp, 2), runs)?;
         let cgp = garble_only_rate(program, Plan::new(Schedule::Cgp, 2), runs)?;
-        let p1 = protocol_rate(program, Schedule::Sequential, 1, runs)?;
-        let p2 = protocol_rate(program, Schedule::Auto, 2, runs)?;
+        let (p1, _) = protocol_runs(program, Schedule::Sequential, 1, runs)?;
+        let (p2, _) = protocol_runs(program, Schedule::Auto, 2, runs)?;
         rows.push(json!({
             "program": name,
             "and_gates": program.and_count(),
