@@ -12,24 +12,51 @@
 //! - Values in a circuit are laid out scalar by scalar (struct members and
 //!   array elements in order, bit 0 first), without padding; `_Bool` is one
 //!   bit. Types follow gcc on x86-64: `char` is signed, `long` is 64-bit.
+//!   `sizeof`, `memcpy` and `memset` use C's layout (with padding).
+//!
+//! # How it works
+//! [`preprocess`] (built-in `<stdint.h>`, `<inttypes.h>`, `<stdbool.h>`,
+//! `<string.h>`, `<stddef.h>`, `<stdlib.h>`, `<limits.h>`; no system
+//! compiler needed) → [`lexer`] → [`parser`] ([`ast`], [`types`]) →
+//! [`lower`]: the program is run symbolically. Public values are computed at
+//! compile time; secret ones are words of circuit bits ([`value`]) built by
+//! the word-level library [`gates`]. Calls are inlined and loops unrolled; a
+//! branch on a secret condition runs both sides and merges what they wrote
+//! with multiplexers. Additions and multiplications stay lazy sums of rows
+//! until their bits are needed and are then reduced together with full
+//! adders, so `sum += a[i] * b[i]` or `count += x != y` cost about one AND
+//! gate per partial-product bit. Every word carries the range of its value
+//! (interval analysis): bits a range proves constant are dropped, so `int`
+//! counters and dynamic-programming cells are as narrow as their values.
+//! The builder folds constants and hashes structurally; `finish` removes
+//! dead gates. [`io`] converts inputs and outputs (C initializers, JSON).
 //!
 //! # Semantics
 //! C integer semantics to the bit, as `gcc -fwrapv`: promotions and the usual
-//! arithmetic conversions, wrap-around, truncating `/` and `%`. Choices
-//! where C leaves the behaviour undefined:
+//! arithmetic conversions, wrap-around, truncating `/` and `%`, short-circuit
+//! `&&`/`||`. Choices where C leaves the behaviour undefined:
 //! - Division by zero: unsigned `x / 0` is all ones and `x % 0 = x`;
 //!   signed `x / 0` is -1 for `x >= 0` and 1 for `x < 0`, `x % 0 = x`.
-//!   `INT_MIN / -1` wraps to `INT_MIN`, `INT_MIN % -1` is 0.
+//!   `INT_MIN / -1` wraps to `INT_MIN`, `INT_MIN % -1` is 0. Public
+//!   operands give the same results at compile time.
 //! - Shifts use the low log2(width) bits of the amount (as x86 does).
 //! - A read at a secret index outside the array returns some element of the
-//!   array; a write there changes at most an element of the array.
+//!   array (or of the object holding it); a write there changes at most such
+//!   an element. A public index out of bounds is a compile error.
 //! - Variables without an initializer start as zero.
 //! - A loop whose exit depends on a secret value is unrolled at most
 //!   `--unwind N` times (default: an error after
 //!   [`DEFAULT_SECRET_ITERATIONS`](lower::DEFAULT_SECRET_ITERATIONS)
 //!   iterations); later iterations are cut off, as CBMC does without
 //!   unwinding assertions. Recursion under a secret condition is cut off at
-//!   `N` active calls of the same function likewise.
+//!   `N` active calls of the same function likewise (default: an error past
+//!   1000 nested calls). A `for` loop whose counter changes only in its step
+//!   stays bounded by its public condition even after a secret `break`.
+//!
+//! Unsupported (reported as `file:line:col: error: ...`): floating point,
+//! unions, goto and labels, function pointers, string literals, I/O and
+//! other library calls, dynamic memory, pointers that leave their object or
+//! whose target depends on a secret, non-const `static` locals, bit-fields.
 
 pub mod ast;
 pub mod error;
@@ -74,7 +101,7 @@ pub struct CompiledProgram {
 }
 
 /// Stack size of the compiling thread (deeply nested inlining recurses).
-const STACK: usize = 1 << 30;
+const STACK: usize = 256 << 20;
 
 /// Compiles C source text; `file_name` names it in errors, and
 /// `#include "..."` is resolved relative to its directory.
