@@ -175,6 +175,7 @@ impl Program {
             let body = &region.body;
             let mut body_labels = vec![E::Label::default(); body.num_wires as usize];
             let body_outputs: Vec<Wire> = body.output_wires().collect();
+            let batches = Batches::of(&body.gates, body.num_wires);
             for inst in &region.instances {
                 for (slot, &w) in body_labels
                     .iter_mut()
@@ -182,7 +183,7 @@ impl Program {
                 {
                     *slot = labels[w as usize];
                 }
-                for_each_batch(&body.gates, body.num_wires, |batch| {
+                batches.for_each(&body.gates, |batch| {
                     engine.run_gates(batch, &mut body_labels)
                 })?;
                 for (&dst, &src) in inst.outputs.iter().zip(&body_outputs) {
@@ -248,30 +249,59 @@ impl Program {
 pub fn for_each_batch<E>(
     gates: &[Gate],
     num_wires: Wire,
-    mut f: impl FnMut(&[Gate]) -> Result<(), E>,
+    f: impl FnMut(&[Gate]) -> Result<(), E>,
 ) -> Result<(), E> {
-    // written[w] == run: wire w was written by an AND of the current run.
-    let mut written = vec![0u32; num_wires as usize];
-    let mut run = 1u32;
-    let mut start = 0;
-    for (i, g) in gates.iter().enumerate() {
-        match *g {
-            Gate::And { a, b, out } => {
-                if written[a as usize] == run || written[b as usize] == run {
-                    f(&gates[start..i])?;
-                    start = i;
-                    run += 1;
+    Batches::of(gates, num_wires).for_each(gates, f)
+}
+
+/// Where a gate list is cut into batches (see [`for_each_batch`]), computed
+/// once and reused, e.g. for every instance of a region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batches {
+    /// Index of the first gate of every batch but the first.
+    cuts: Vec<usize>,
+}
+
+impl Batches {
+    /// The batches of `gates` over `num_wires` wire slots.
+    pub fn of(gates: &[Gate], num_wires: Wire) -> Batches {
+        // written[w] == run: wire w was written by an AND of the current run.
+        let mut written = vec![0u32; num_wires as usize];
+        let mut run = 1u32;
+        let mut cuts = Vec::new();
+        for (i, g) in gates.iter().enumerate() {
+            match *g {
+                Gate::And { a, b, out } => {
+                    if written[a as usize] == run || written[b as usize] == run {
+                        cuts.push(i);
+                        run += 1;
+                    }
+                    written[out as usize] = run;
                 }
-                written[out as usize] = run;
-            }
-            _ => {
-                if i > 0 && gates[i - 1].is_and() {
-                    run += 1;
+                _ => {
+                    if i > 0 && gates[i - 1].is_and() {
+                        run += 1;
+                    }
                 }
             }
         }
+        Batches { cuts }
     }
-    f(&gates[start..])
+
+    /// Calls `f` on every batch of `gates` (the list these batches were
+    /// computed for), in order.
+    pub fn for_each<E>(
+        &self,
+        gates: &[Gate],
+        mut f: impl FnMut(&[Gate]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut start = 0;
+        for &cut in &self.cuts {
+            f(&gates[start..cut])?;
+            start = cut;
+        }
+        f(&gates[start..])
+    }
 }
 
 /// Checks the widths of `inputs` against `circuit` and concatenates them.

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use twofold_circuit::program::for_each_batch;
+use twofold_circuit::program::{for_each_batch, Batches};
 use twofold_circuit::{Engine, Gate, Program, Region};
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
@@ -229,6 +229,7 @@ fn run_instances<S: Side>(
     let mut body_labels = vec![S::Label::default(); body.num_wires as usize];
     let mut outputs = Vec::with_capacity(range.len() * body_outputs.len());
     let mut engine = side.engine(chan, first_gate, fgp);
+    let batches = Batches::of(&body.gates, body.num_wires);
     for inst in &region.instances[range] {
         for (slot, &w) in body_labels
             .iter_mut()
@@ -236,7 +237,7 @@ fn run_instances<S: Side>(
         {
             *slot = labels[w as usize];
         }
-        for_each_batch(&body.gates, body.num_wires, |batch| {
+        batches.for_each(&body.gates, |batch| {
             engine.run_gates(batch, &mut body_labels)
         })?;
         outputs.extend(body_outputs.iter().map(|&w| body_labels[w as usize]));
