@@ -375,3 +375,35 @@ fn value_ranges_narrow_dynamic_programs() {
     agree("lev_int", &wide, &default());
     agree("lev_u8", &narrow, &default());
 }
+
+#[test]
+fn vlas_globals_and_arrays_of_structs() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { int16_t x, y; } Pt;
+typedef struct { Pt p[6]; uint8_t k; } In;
+static int calls;
+static int total[3] = {1, 2, 3};
+
+static int norm1(const Pt *p) { calls++; return (p->x < 0 ? -p->x : p->x) + (p->y < 0 ? -p->y : p->y); }
+
+static int sum_first(const Pt *pts, int n)
+{
+    int d[n];
+    for (int i = 0; i < n; i++) d[i] = norm1(&pts[i]);
+    int s = 0;
+    for (int i = 0; i < n; i++) s += d[i];
+    return s;
+}
+
+int mpc_main(In INPUT_A, In INPUT_B)
+{
+    const int n = 4;
+    Pt *q = &INPUT_B.p[INPUT_A.k % 6];
+    q->x += INPUT_A.p[0].y;
+    total[INPUT_B.k % 3] += q->x;
+    return sum_first(INPUT_A.p, n) * 7 + sum_first(INPUT_B.p, 6) + total[0] - total[2] + calls;
+}
+"#;
+    agree("vla", src, &default());
+}

@@ -185,9 +185,8 @@ pub fn run_native(
     c.push_str(&source);
     c.push('\n');
     c.push_str(&post);
-    c.push_str("\nint main(void) {\n    for (int k = 0; k < ");
-    c.push_str(&k.to_string());
-    c.push_str("; k++) {\n");
+    // One input set per process: globals start afresh in every run.
+    c.push_str("\n#include <stdlib.h>\nint main(int argc, char **argv) {\n    (void)argc;\n    {\n        int k = atoi(argv[1]);\n");
     c.push_str(&body);
     let args: Vec<String> = params
         .iter()
@@ -234,14 +233,23 @@ pub fn run_native(
         "gcc failed on {tag}:\n{}\n{c}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let run = Command::new(&exe).output().expect("run harness");
-    assert!(run.status.success(), "native run of {tag} failed");
+    let mut results = Vec::with_capacity(k);
+    for i in 0..k {
+        let run = Command::new(&exe)
+            .arg(i.to_string())
+            .output()
+            .expect("run harness");
+        assert!(run.status.success(), "native run of {tag} failed");
+        let text = String::from_utf8_lossy(&run.stdout).to_string();
+        let lines: Vec<String> = text
+            .lines()
+            .take_while(|l| *l != "--")
+            .map(|l| l.to_string())
+            .collect();
+        results.push(lines);
+    }
     let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&run.stdout).to_string();
-    text.split("--\n")
-        .take(k)
-        .map(|chunk| chunk.lines().map(|l| l.to_string()).collect())
-        .collect()
+    results
 }
 
 /// Finds `TYPE NAME;` or `TYPE NAME = INIT;`: (start, end, type, init).
