@@ -369,7 +369,7 @@ impl<'p> Lower<'p> {
             return err(
                 loc,
                 format!(
-                    "input '{name}' has type {}, which cannot be an input",
+                    "input '{name}' has type {}, which cannot be an input (pass arrays inside a struct)",
                     ty.name()
                 ),
             );

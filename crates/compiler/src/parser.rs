@@ -261,7 +261,11 @@ impl<'a> Parser<'a> {
                 TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
                 t => t,
             };
-            let t = self.known(ty)?;
+            // Arrays (also through typedefs) decay to pointers.
+            let t = match self.known(ty)? {
+                CType::Array(e, _) => CType::Pointer(e),
+                t => t,
+            };
             ps.push((name.map(|n| n.0), t, loc));
             if self.eat(",") {
                 continue;

@@ -116,6 +116,12 @@ impl Scalar {
     }
 }
 
+impl std::fmt::Display for CType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
 impl CType {
     /// `int`
     pub const INT: CType = CType::Int {
