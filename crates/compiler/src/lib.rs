@@ -50,8 +50,11 @@
 //!   iterations); later iterations are cut off, as CBMC does without
 //!   unwinding assertions. Recursion under a secret condition is cut off at
 //!   `N` active calls of the same function likewise (default: an error past
-//!   1000 nested calls). A `for` loop whose counter changes only in its step
-//!   stays bounded by its public condition even after a secret `break`.
+//!   1000 nested calls). Inside a branch on a secret condition, locations
+//!   merged on that condition (or on one it implies) take their value for
+//!   that side, so a loop counter stays public on the paths still running
+//!   after a secret `break`, and comparisons that value ranges decide fold:
+//!   such loops end by themselves.
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): floating point,
 //! unions, goto and labels, function pointers, string literals, I/O and

@@ -89,6 +89,9 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         outputs: Vec::new(),
         output_objs: Vec::new(),
         secret_depth: 0,
+        merged: HashMap::new(),
+        by_sel: HashMap::new(),
+        implied: HashMap::new(),
     };
     l.run(prog)?;
     Ok(Lowered {
@@ -110,6 +113,12 @@ struct Lower<'p> {
     outputs: Vec<(String, CType)>,
     output_objs: Vec<(String, usize, CType, Loc)>,
     secret_depth: usize,
+    /// Locations holding a merge `sel ? t : e`: (sel, t, e, merged value).
+    merged: HashMap<(usize, usize), (Bit, Slot, Slot, Slot)>,
+    /// The locations of `merged` by selector.
+    by_sel: HashMap<Bit, Vec<(usize, usize)>>,
+    /// "Still running" conditions and an earlier one each implies.
+    implied: HashMap<Bit, Bit>,
 }
 
 fn is_io(name: &str) -> bool {
@@ -237,26 +246,81 @@ impl<'p> Lower<'p> {
             start,
             saved: BTreeMap::new(),
         });
+        let assumed = self.assume(c, true);
         let tv = tf(self)?;
-        let then_vals = self.undo();
+        let mut then_vals = self.undo();
+        forget_assumed(&mut then_vals, &assumed);
         self.journal.push(Level {
             start,
             saved: BTreeMap::new(),
         });
+        let assumed = self.assume(c, false);
         let ev = ef(self)?;
-        let else_vals = self.undo();
+        let mut else_vals = self.undo();
+        forget_assumed(&mut else_vals, &assumed);
         self.secret_depth -= 1;
         let mut keys: Vec<(usize, usize)> = then_vals.keys().copied().collect();
         keys.extend(else_vals.keys().filter(|k| !then_vals.contains_key(k)));
         keys.sort_unstable();
         for k in keys {
             let old = self.slot(k.0, k.1);
-            let t = then_vals.get(&k).unwrap_or(&old);
-            let e = else_vals.get(&k).unwrap_or(&old);
-            let m = self.merge_slot(c, t, e, loc)?;
+            let t = then_vals.get(&k).unwrap_or(&old).clone();
+            let e = else_vals.get(&k).unwrap_or(&old).clone();
+            let m = self.merge_slot(c, &t, &e, loc)?;
+            if m != t && m != e {
+                self.merged.insert(k, (c, t, e, m.clone()));
+                self.by_sel.entry(c).or_default().push(k);
+            }
             self.write_slot(k.0, k.1, m);
         }
         Ok((tv, ev))
+    }
+
+    /// Inside a branch where `c` is known to be `holds`: every location
+    /// that still holds a merge `c ? t : e` is given back `t` (or `e`).
+    /// (A loop counter muxed by a secret `break` is public again on the
+    /// paths still running.) Returns the locations and values given.
+    fn assume(&mut self, c: Bit, holds: bool) -> Vec<((usize, usize), Slot)> {
+        // Conditions known to hold along with `c` (earlier "still running"
+        // conditions of the same function).
+        let mut chain = vec![c];
+        if holds {
+            let mut at = c;
+            while let Some(&p) = self.implied.get(&at) {
+                if chain.len() >= 16 || chain.contains(&p) {
+                    break;
+                }
+                chain.push(p);
+                at = p;
+            }
+        }
+        let mut given = Vec::new();
+        for sel in chain {
+            let keys = self.by_sel.get(&sel).cloned().unwrap_or_default();
+            for k in keys {
+                let Some((s2, t, e, m)) = self.merged.get(&k).cloned() else {
+                    continue;
+                };
+                if s2 != sel || given.iter().any(|(g, _)| *g == k) {
+                    continue;
+                }
+                if self.objs[k.0].slots[k.1] == m {
+                    let v = if holds { t } else { e };
+                    self.write_slot(k.0, k.1, v.clone());
+                    given.push((k, v));
+                }
+            }
+        }
+        given
+    }
+
+    /// Notes that `now` (the path's "still running" condition after a
+    /// guarded step) implies `before`.
+    fn note_implied(&mut self, before: Bit) {
+        let now = self.alive();
+        if now != before && matches!(now, Bit::Wire(_)) && matches!(before, Bit::Wire(_)) {
+            self.implied.insert(now, before);
+        }
     }
 
     /// Pops a journal level: restores the old values and returns the new ones.
@@ -708,6 +772,7 @@ impl<'p> Lower<'p> {
                     },
                     |_| Ok(()),
                 )?;
+                self.note_implied(alive);
                 Ok(())
             }
         }
@@ -890,6 +955,7 @@ impl<'p> Lower<'p> {
                                 },
                                 |_| Ok(false),
                             )?;
+                            self.note_implied(alive);
                             secret
                         }
                     };
@@ -1554,6 +1620,9 @@ impl<'p> Lower<'p> {
         let x = w1.convert(&mut self.b, s1, t);
         let y = w2.convert(&mut self.b, s2, t);
         let n = t.width;
+        if let Some(r) = self.compare_by_ranges(op, t, &x, &y) {
+            return Ok(Self::bool_val(Bit::Const(r)));
+        }
         if let (Some(a), Some(c)) = (x.as_const(), y.as_const()) {
             let (ia, ic) = (t.to_i128(a), t.to_i128(c));
             let cmp = |r: bool| Self::bool_val(Bit::Const(r));
@@ -1620,6 +1689,53 @@ impl<'p> Lower<'p> {
             // Shifts were handled by `shift` above.
             BinOp::Shl | BinOp::Shr => Val::Int(t, Word::from_bits(xb)),
         })
+    }
+
+    /// A comparison decided by the operands' value ranges, if it is.
+    fn compare_by_ranges(&mut self, op: BinOp, t: Scalar, x: &Word, y: &Word) -> Option<bool> {
+        if !matches!(
+            op,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        ) {
+            return None;
+        }
+        if x.as_const().is_some() && y.as_const().is_some() {
+            return None;
+        }
+        // The ranges bound the C values only where the two readings agree.
+        let w = t.width;
+        let (lo, hi) = if t.signed {
+            (-(1i128 << (w - 1)), 1i128 << (w - 1))
+        } else {
+            (0, 1i128 << w)
+        };
+        let (rx, ry) = (x.range(&mut self.b), y.range(&mut self.b));
+        if rx.0 < lo || rx.1 >= hi || ry.0 < lo || ry.1 >= hi {
+            return None;
+        }
+        let lt = if rx.1 < ry.0 {
+            Some(true)
+        } else if rx.0 >= ry.1 {
+            Some(false)
+        } else {
+            None
+        };
+        let le = if rx.1 <= ry.0 {
+            Some(true)
+        } else if rx.0 > ry.1 {
+            Some(false)
+        } else {
+            None
+        };
+        let disjoint = rx.1 < ry.0 || ry.1 < rx.0;
+        match op {
+            BinOp::Lt => lt,
+            BinOp::Le => le,
+            BinOp::Gt => le.map(|v| !v),
+            BinOp::Ge => lt.map(|v| !v),
+            BinOp::Eq => disjoint.then_some(false),
+            _ => disjoint.then_some(true),
+        }
     }
 
     /// `x << y` or `x >> y` (`right`): the left operand's promoted type;
@@ -2172,6 +2288,16 @@ impl<'p> Lower<'p> {
             out.push(i);
         }
         Ok(out)
+    }
+}
+
+/// Drops from a branch's writes the values that `assume` gave and the
+/// branch left unchanged: the location keeps its merged value.
+fn forget_assumed(vals: &mut BTreeMap<(usize, usize), Slot>, assumed: &[((usize, usize), Slot)]) {
+    for (k, v) in assumed {
+        if vals.get(k) == Some(v) {
+            vals.remove(k);
+        }
     }
 }
 

@@ -119,12 +119,9 @@ int mpc_main(In INPUT_A, In INPUT_B)
     return acc + n;
 }
 "#;
-    // `n` changes under a secret condition, so the do-while needs a bound.
-    let opts = CompileOptions {
-        unwind: Some(5),
-        ..CompileOptions::default()
-    };
-    agree("switch", src, &opts);
+    // `n` changes after a secret exit, but stays public on the paths
+    // still running: no --unwind is needed.
+    agree("switch", src, &default());
 }
 
 #[test]
@@ -330,6 +327,19 @@ int mpc_main(int INPUT_A, unsigned INPUT_B)
         ..CompileOptions::default()
     };
     agree("secret_recursion", src, &opts);
+}
+
+#[test]
+fn linear_search_with_break_stays_small() {
+    let src = "typedef struct { int a[64]; } Arr;\nint mpc_main(Arr INPUT_A, int INPUT_B)\n{\n    int i;\n    for (i = 0; i < 64; i++)\n        if (INPUT_A.a[i] == INPUT_B)\n            break;\n    return i;\n}\n";
+    let p = compile(src, "find.c", &default()).expect("compiles without --unwind");
+    // 64 equality tests of 31 AND gates, and the index's multiplexers.
+    assert!(
+        p.circuit.and_count() < 2600,
+        "{} AND gates",
+        p.circuit.and_count()
+    );
+    agree("find", src, &default());
 }
 
 #[test]
