@@ -1,0 +1,236 @@
+//! Calls (inlined) and the `memcpy`/`memmove`/`memset` built-ins.
+
+use super::*;
+
+impl<'p> Lower<'p> {
+    // ----- calls ------------------------------------------------------------
+
+    pub(super) fn call(&mut self, name: &str, args: &[Expr], loc: Loc) -> DResult<Val> {
+        if name == "memcpy" || name == "memmove" || name == "memset" {
+            return self.mem_builtin(name, args, loc);
+        }
+        let Some(f) = self.funcs.get(name).copied() else {
+            if is_io(name) {
+                return err(
+                    loc,
+                    format!(
+                        "'{name}': input/output and library calls are not supported in a circuit"
+                    ),
+                );
+            }
+            if matches!(name, "malloc" | "calloc" | "realloc" | "free") {
+                return err(loc, format!("'{name}': dynamic memory is not supported"));
+            }
+            return err(
+                loc,
+                format!("call of undeclared (or undefined) function '{name}'"),
+            );
+        };
+        if f.params.len() != args.len() {
+            return err(
+                loc,
+                format!(
+                    "'{name}' takes {} arguments, {} given",
+                    f.params.len(),
+                    args.len()
+                ),
+            );
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for (a, (_, t, _)) in args.iter().zip(&f.params) {
+            let v = self.eval(a)?;
+            vals.push(self.convert(v, t, a.loc)?);
+        }
+        let same = self.frames.iter().filter(|fr| fr.func == name).count();
+        let cut = self.secret_depth > 0 && self.opts.unwind.is_some_and(|u| same > u as usize);
+        if cut {
+            // Deeper recursion than --unwind under a secret condition is cut off.
+            return Ok(match &f.ret {
+                CType::Void => Val::Void,
+                t => {
+                    let obj = self.new_object(t, loc)?;
+                    let p = Place {
+                        obj,
+                        leaf: 0,
+                        sec: Vec::new(),
+                        ty: t.clone(),
+                    };
+                    self.read(&p, loc)?
+                }
+            });
+        }
+        if self.frames.len() > MAX_CALL_DEPTH {
+            if self.secret_depth > 0 {
+                return err(loc, format!("recursion deeper than {MAX_CALL_DEPTH} calls under a secret condition: its depth depends on a secret value (bound it with --unwind N)"));
+            }
+            return err(loc, format!("recursion deeper than {MAX_CALL_DEPTH} calls"));
+        }
+        let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), loc)?;
+        let ret = match &f.ret {
+            CType::Void => None,
+            t => Some((self.new_object(t, loc)?, t.clone())),
+        };
+        let mut scope = Scope::new();
+        for ((pname, t, ploc), v) in f.params.iter().zip(vals) {
+            let obj = self.new_object(t, *ploc)?;
+            self.store(obj, 0, v);
+            scope.insert(pname.clone(), (obj, t.clone()));
+        }
+        self.frames.push(Frame {
+            scopes: vec![scope],
+            ctl,
+            ret: ret.clone(),
+            loops: 0,
+            switches: 0,
+            entry: false,
+            func: name.to_string(),
+        });
+        let r = self.exec(&f.body);
+        self.frames.pop();
+        r?;
+        match ret {
+            None => Ok(Val::Void),
+            Some((obj, t)) => {
+                let p = Place {
+                    obj,
+                    leaf: 0,
+                    sec: Vec::new(),
+                    ty: t,
+                };
+                self.read(&p, loc)
+            }
+        }
+    }
+
+    /// `memcpy`, `memmove`, `memset` over whole scalars.
+    pub(super) fn mem_builtin(&mut self, name: &str, args: &[Expr], loc: Loc) -> DResult<Val> {
+        if args.len() != 3 {
+            return err(loc, format!("'{name}' takes 3 arguments"));
+        }
+        let dst = self.eval(&args[0])?;
+        let Val::Ptr(dt, dp) = dst else {
+            return err(
+                args[0].loc,
+                format!("first argument of '{name}' is not a pointer"),
+            );
+        };
+        let nv = self.eval(&args[2])?;
+        let Val::Int(ns, Word::Const { v: nbytes, .. }) = nv else {
+            return err(
+                args[2].loc,
+                format!("the size given to '{name}' must be known at compile time"),
+            );
+        };
+        let nbytes = ns.to_i128(nbytes);
+        if dp.obj == usize::MAX || !dp.sec.is_empty() {
+            return err(
+                args[0].loc,
+                format!("'{name}' needs a pointer with a public offset into an object"),
+            );
+        }
+        let dleaves = self.leaf_span(dp.obj, dp.leaf, nbytes, args[0].loc)?;
+        if name == "memset" {
+            let cv = self.eval(&args[1])?;
+            let Val::Int(cs, cw) = cv else {
+                return err(args[1].loc, "memset value is not an integer");
+            };
+            let byte = cw.convert(
+                &mut self.b,
+                cs,
+                Scalar {
+                    width: 8,
+                    signed: false,
+                },
+            );
+            for leaf in dleaves {
+                let t = self.objs[dp.obj].leaf_tys[leaf].clone();
+                let Some(s) = t.scalar() else {
+                    return err(loc, "memset over pointers is not supported");
+                };
+                let w = if s.width == 1 {
+                    byte.convert(
+                        &mut self.b,
+                        Scalar {
+                            width: 8,
+                            signed: false,
+                        },
+                        s,
+                    )
+                } else {
+                    let bb = byte.bits(&mut self.b);
+                    let bits: Bits = (0..s.width as usize).map(|i| bb[i % 8]).collect();
+                    Word::from_bits(bits)
+                };
+                self.write_slot(dp.obj, leaf, Slot::Val(w));
+            }
+            return Ok(Val::Ptr(dt, dp));
+        }
+        let src = self.eval(&args[1])?;
+        let Val::Ptr(_, sp) = src else {
+            return err(
+                args[1].loc,
+                format!("second argument of '{name}' is not a pointer"),
+            );
+        };
+        if sp.obj == usize::MAX || !sp.sec.is_empty() {
+            return err(
+                args[1].loc,
+                format!("'{name}' needs a pointer with a public offset into an object"),
+            );
+        }
+        let sleaves = self.leaf_span(sp.obj, sp.leaf, nbytes, args[1].loc)?;
+        if sleaves.len() != dleaves.len() {
+            return err(
+                loc,
+                format!("'{name}' between objects of different layouts is not supported"),
+            );
+        }
+        let vals: Vec<Slot> = sleaves.iter().map(|&l| self.slot(sp.obj, l)).collect();
+        for (k, (&dl, &sl)) in dleaves.iter().zip(&sleaves).enumerate() {
+            let dt2 = &self.objs[dp.obj].leaf_tys[dl];
+            let st2 = &self.objs[sp.obj].leaf_tys[sl];
+            if dt2.size() != st2.size() {
+                return err(
+                    loc,
+                    format!("'{name}' between objects of different layouts is not supported"),
+                );
+            }
+            self.write_slot(dp.obj, dl, vals[k].clone());
+        }
+        Ok(Val::Ptr(dt, dp))
+    }
+
+    /// The leaves covering `nbytes` bytes from `leaf` (which must be whole).
+    pub(super) fn leaf_span(
+        &self,
+        obj: usize,
+        leaf: i64,
+        nbytes: i128,
+        loc: Loc,
+    ) -> DResult<Vec<usize>> {
+        let o = &self.objs[obj];
+        let mut offs = Vec::new();
+        o.ty.leaf_offsets(0, &mut offs);
+        let size = o.ty.size() as i128;
+        let start = match offs.get(leaf as usize) {
+            Some(&s) => s as i128,
+            None if leaf >= 0 && leaf as usize == offs.len() => size,
+            None => return err(loc, "memory access outside the object"),
+        };
+        let end = start + nbytes;
+        if nbytes < 0 || end > size {
+            return err(loc, "memory access outside the object");
+        }
+        let mut out = Vec::new();
+        for (i, &off) in offs.iter().enumerate().skip(leaf as usize) {
+            if off as i128 >= end {
+                break;
+            }
+            if off as i128 + o.leaf_tys[i].size() as i128 > end {
+                return err(loc, "the size does not cover whole values");
+            }
+            out.push(i);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,276 @@
+//! Types of declarations, variables and initializers.
+
+use super::*;
+
+impl<'p> Lower<'p> {
+    // ----- types and declarations -----------------------------------------
+
+    pub(super) fn resolve_type(
+        &mut self,
+        t: &TypeExpr,
+        init: Option<&Init>,
+        loc: Loc,
+    ) -> DResult<CType> {
+        Ok(match t {
+            TypeExpr::Known(c) => c.clone(),
+            TypeExpr::Pointer(e) => CType::Pointer(Box::new(self.resolve_type(e, None, loc)?)),
+            TypeExpr::Array(e, n) => {
+                let elem = self.resolve_type(e, None, loc)?;
+                let n = match n {
+                    Some(n) => {
+                        let v = match const_eval(n) {
+                            Some(v) => v,
+                            None => {
+                                let v = self.eval(n)?;
+                                match v {
+                                    Val::Int(s, Word::Const { v, .. }) => s.to_i128(v),
+                                    _ => return err(expr_start(n), "array size must be known at compile time (it depends on a secret)"),
+                                }
+                            }
+                        };
+                        if !(0..=MAX_LEAVES as i128).contains(&v) {
+                            return err(n.loc, "array size is negative or too large");
+                        }
+                        v as u32
+                    }
+                    None => match init {
+                        Some(Init::List(items, _)) => {
+                            let mut k = 0i128;
+                            let mut max = 0i128;
+                            for (des, _) in items {
+                                if let Some(Designator::Index(e)) = des.first() {
+                                    k = const_eval(e).ok_or_else(|| {
+                                        diag(e.loc, "designator index is not a constant")
+                                    })?;
+                                }
+                                k += 1;
+                                max = max.max(k);
+                            }
+                            max as u32
+                        }
+                        _ => return err(loc, "array size is missing"),
+                    },
+                };
+                CType::Array(Box::new(elem), n)
+            }
+        })
+    }
+
+    pub(super) fn declare(&mut self, d: &Decl) -> DResult<()> {
+        let ty = self.resolve_type(&d.ty, d.init.as_ref(), d.loc)?;
+        if ty == CType::Void {
+            return err(d.loc, format!("variable '{}' has type void", d.name));
+        }
+        let entry = self.frame().entry && self.frames.len() == 2;
+        if entry && d.name.starts_with("INPUT_") {
+            let obj = self.input_object(&d.name, &ty, d.loc)?;
+            self.bind(&d.name, obj, ty);
+            return Ok(());
+        }
+        let obj = self.new_object(&ty, d.loc)?;
+        self.bind(&d.name, obj, ty.clone());
+        if entry && d.name.starts_with("OUTPUT_") {
+            if !ty.is_data() {
+                return err(
+                    d.loc,
+                    format!(
+                        "output '{}' has type {}, which cannot be an output",
+                        d.name,
+                        ty.name()
+                    ),
+                );
+            }
+            if self.output_objs.iter().any(|(n, ..)| *n == d.name) {
+                return err(
+                    d.loc,
+                    format!("output '{}' is declared more than once", d.name),
+                );
+            }
+            self.output_objs
+                .push((d.name.clone(), obj, ty.clone(), d.loc));
+        }
+        if let Some(init) = &d.init {
+            self.initialize(obj, 0, &ty, init)?;
+        }
+        Ok(())
+    }
+
+    /// Writes an initializer into `obj` at `leaf`.
+    pub(super) fn initialize(
+        &mut self,
+        obj: usize,
+        leaf: usize,
+        ty: &CType,
+        init: &Init,
+    ) -> DResult<()> {
+        match init {
+            Init::Expr(e) => {
+                if let (CType::Array(..), ExprKind::Str) = (ty, &e.kind) {
+                    return err(e.loc, "string literals are not supported");
+                }
+                let v = self.eval(e)?;
+                if let CType::Array(..) = ty {
+                    return err(e.loc, "an array needs a braced initializer");
+                }
+                let v = self.convert(v, ty, e.loc)?;
+                self.store(obj, leaf, v);
+                Ok(())
+            }
+            Init::List(items, loc) => {
+                let mut it = 0usize;
+                self.init_list(obj, leaf, ty, items, &mut it, *loc, true)?;
+                if it < items.len() {
+                    return err(*loc, "too many initializers");
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Initializes an aggregate from list items starting at `*it` (brace
+    /// elision when `braced` is false).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn init_list(
+        &mut self,
+        obj: usize,
+        leaf: usize,
+        ty: &CType,
+        items: &[(Vec<Designator>, Init)],
+        it: &mut usize,
+        loc: Loc,
+        braced: bool,
+    ) -> DResult<()> {
+        match ty {
+            CType::Array(elem, n) => {
+                let stride = elem.leaves();
+                let mut k = 0usize;
+                while *it < items.len() {
+                    let (des, init) = &items[*it];
+                    if let Some(d) = des.first() {
+                        if !braced {
+                            return Ok(());
+                        }
+                        let Designator::Index(e) = d else {
+                            return err(loc, "field designator in an array initializer");
+                        };
+                        let v = const_eval(e)
+                            .ok_or_else(|| diag(e.loc, "designator is not a constant"))?;
+                        if v < 0 || v >= *n as i128 {
+                            return err(e.loc, "designator index out of bounds");
+                        }
+                        k = v as usize;
+                        if des.len() > 1 {
+                            return err(loc, "nested designators are not supported");
+                        }
+                    }
+                    if k >= *n as usize {
+                        if braced {
+                            return err(loc, "too many initializers for the array");
+                        }
+                        return Ok(());
+                    }
+                    self.init_member(obj, leaf + k * stride, elem, init, items, it, loc)?;
+                    k += 1;
+                }
+                Ok(())
+            }
+            CType::Struct(s) => {
+                let mut offs = Vec::new();
+                let mut at = 0;
+                for (_, t) in &s.fields {
+                    offs.push(at);
+                    at += t.leaves();
+                }
+                let mut k = 0usize;
+                while *it < items.len() {
+                    let (des, init) = &items[*it];
+                    if let Some(d) = des.first() {
+                        if !braced {
+                            return Ok(());
+                        }
+                        let Designator::Field(name, floc) = d else {
+                            return err(loc, "index designator in a struct initializer");
+                        };
+                        k = s
+                            .fields
+                            .iter()
+                            .position(|(n, _)| n == name)
+                            .ok_or_else(|| diag(*floc, format!("no member named '{name}'")))?;
+                        if des.len() > 1 {
+                            return err(loc, "nested designators are not supported");
+                        }
+                    }
+                    if k >= s.fields.len() {
+                        if braced {
+                            return err(loc, "too many initializers for the struct");
+                        }
+                        return Ok(());
+                    }
+                    let ft = s.fields[k].1.clone();
+                    self.init_member(obj, leaf + offs[k], &ft, init, items, it, loc)?;
+                    k += 1;
+                }
+                Ok(())
+            }
+            _ => {
+                // A scalar in braces: `{5}`.
+                if let Some((_, init)) = items.get(*it) {
+                    *it += 1;
+                    self.initialize(obj, leaf, ty, init)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn init_member(
+        &mut self,
+        obj: usize,
+        leaf: usize,
+        ty: &CType,
+        init: &Init,
+        items: &[(Vec<Designator>, Init)],
+        it: &mut usize,
+        loc: Loc,
+    ) -> DResult<()> {
+        let aggregate = matches!(ty, CType::Array(..) | CType::Struct(_));
+        match init {
+            Init::Expr(e) if aggregate => {
+                // A struct may be initialized from a struct value.
+                if let CType::Struct(_) = ty {
+                    if let ExprKind::Ident(_) | ExprKind::Call(..) | ExprKind::Member(..) = e.kind {
+                        let v = self.eval(e)?;
+                        if let Val::Agg(t, _) = &v {
+                            if t == ty {
+                                *it += 1;
+                                self.store(obj, leaf, v);
+                                return Ok(());
+                            }
+                        }
+                    }
+                }
+                // Brace elision: the items fill the aggregate's members.
+                self.init_list(obj, leaf, ty, items, it, loc, false)
+            }
+            _ => {
+                *it += 1;
+                self.initialize(obj, leaf, ty, init)
+            }
+        }
+    }
+
+    /// Stores an rvalue at a public position (no journal bypass).
+    pub(super) fn store(&mut self, obj: usize, leaf: usize, v: Val) {
+        match v {
+            Val::Int(_, w) => self.write_slot(obj, leaf, Slot::Val(w)),
+            Val::Ptr(_, p) => self.write_slot(obj, leaf, Slot::Ptr(p)),
+            Val::Agg(_, slots) => {
+                for (i, s) in slots.into_iter().enumerate() {
+                    self.write_slot(obj, leaf + i, s);
+                }
+            }
+            Val::Void => {}
+        }
+    }
+}

@@ -1,0 +1,640 @@
+//! Lowering: runs the program symbolically over public constants and
+//! secret bits, inlining calls and unrolling loops, and builds the circuit.
+//!
+//! Public values are computed at compile time. A branch on a secret
+//! condition runs both sides and merges every location either side wrote
+//! with a multiplexer (a journal records the old values). `return`,
+//! `break` and `continue` under a secret condition set flags, and later
+//! statements run guarded by them. A read at a secret index is a mux tree,
+//! a write at a secret index a decoder with one write enable per element.
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use twofold_circuit::{Bit, Builder, Party};
+
+use crate::ast::*;
+use crate::error::{diag, err, DResult, Loc};
+use crate::gates::{self, Bits};
+use crate::parser::const_eval;
+use crate::types::{CType, Scalar};
+use crate::value::{mux_word, Ptr, SecIdx, Slot, Val, Word};
+use crate::CompileOptions;
+
+mod call;
+mod decl;
+mod expr;
+mod place;
+mod stmt;
+
+/// Iterations of a loop with a secret exit condition allowed without
+/// `--unwind`.
+pub const DEFAULT_SECRET_ITERATIONS: u32 = 1024;
+const MAX_ITERATIONS: u64 = 50_000_000;
+const MAX_CALL_DEPTH: usize = 1000;
+const MAX_LEAVES: usize = 1 << 26;
+
+struct Object {
+    ty: CType,
+    leaf_tys: Rc<Vec<CType>>,
+    slots: Vec<Slot>,
+}
+
+type Scope = HashMap<String, (usize, CType)>;
+
+struct Frame {
+    scopes: Vec<Scope>,
+    ctl: usize,
+    ret: Option<(usize, CType)>,
+    loops: u32,
+    switches: u32,
+    entry: bool,
+    func: String,
+}
+
+struct Level {
+    start: usize,
+    saved: BTreeMap<(usize, usize), Slot>,
+}
+
+const RET: usize = 0;
+const BRK: usize = 1;
+const CONT: usize = 2;
+const SKIP: usize = 3;
+
+/// A location: object, public leaf offset, secret index terms, type.
+#[derive(Clone)]
+struct Place {
+    obj: usize,
+    leaf: i64,
+    sec: Vec<SecIdx>,
+    ty: CType,
+}
+
+/// The result of lowering: the builder and the I/O description.
+pub struct Lowered {
+    /// The circuit builder with inputs and outputs declared.
+    pub builder: Builder,
+    /// Inputs: name and type, in circuit order.
+    pub inputs: Vec<(String, CType)>,
+    /// Outputs: name and type, in circuit order.
+    pub outputs: Vec<(String, CType)>,
+}
+
+/// Lowers a parsed program.
+pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
+    let mut l = Lower {
+        funcs: prog.functions.iter().map(|f| (f.name.clone(), f)).collect(),
+        b: Builder::new(),
+        objs: Vec::new(),
+        globals: HashMap::new(),
+        frames: Vec::new(),
+        journal: Vec::new(),
+        opts,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        output_objs: Vec::new(),
+        secret_depth: 0,
+        merged: HashMap::new(),
+        by_sel: HashMap::new(),
+        implied: HashMap::new(),
+    };
+    l.run(prog)?;
+    Ok(Lowered {
+        builder: l.b,
+        inputs: l.inputs,
+        outputs: l.outputs,
+    })
+}
+
+struct Lower<'p> {
+    funcs: HashMap<String, &'p Function>,
+    b: Builder,
+    objs: Vec<Object>,
+    globals: Scope,
+    frames: Vec<Frame>,
+    journal: Vec<Level>,
+    opts: &'p CompileOptions,
+    inputs: Vec<(String, CType)>,
+    outputs: Vec<(String, CType)>,
+    output_objs: Vec<(String, usize, CType, Loc)>,
+    secret_depth: usize,
+    /// Locations holding a merge `sel ? t : e`: (sel, t, e, merged value).
+    merged: HashMap<(usize, usize), (Bit, Slot, Slot, Slot)>,
+    /// The locations of `merged` by selector.
+    by_sel: HashMap<Bit, Vec<(usize, usize)>>,
+    /// "Still running" conditions and an earlier one each implies.
+    implied: HashMap<Bit, Bit>,
+}
+
+fn is_io(name: &str) -> bool {
+    matches!(
+        name,
+        "printf"
+            | "scanf"
+            | "puts"
+            | "putchar"
+            | "getchar"
+            | "fprintf"
+            | "sprintf"
+            | "snprintf"
+            | "fscanf"
+            | "sscanf"
+            | "fopen"
+            | "fclose"
+            | "fread"
+            | "fwrite"
+            | "gets"
+            | "fgets"
+            | "fputs"
+            | "perror"
+            | "exit"
+            | "abort"
+            | "assert"
+            | "rand"
+            | "srand"
+            | "time"
+    )
+}
+
+impl<'p> Lower<'p> {
+    // ----- objects, slots and the journal --------------------------------
+
+    fn new_object(&mut self, ty: &CType, loc: Loc) -> DResult<usize> {
+        let n = ty.leaves();
+        if n > MAX_LEAVES {
+            return err(loc, format!("object of type {} is too large", ty.name()));
+        }
+        let mut tys = Vec::with_capacity(n);
+        ty.leaf_types(&mut tys);
+        let slots = tys.iter().map(zero_slot).collect();
+        self.objs.push(Object {
+            ty: ty.clone(),
+            leaf_tys: Rc::new(tys),
+            slots,
+        });
+        Ok(self.objs.len() - 1)
+    }
+
+    fn slot(&self, obj: usize, leaf: usize) -> Slot {
+        self.objs[obj].slots[leaf].clone()
+    }
+
+    fn write_slot(&mut self, obj: usize, leaf: usize, s: Slot) {
+        if let Some(level) = self.journal.last_mut() {
+            if obj < level.start {
+                let old = &self.objs[obj].slots[leaf];
+                level
+                    .saved
+                    .entry((obj, leaf))
+                    .or_insert_with(|| old.clone());
+            }
+        }
+        self.objs[obj].slots[leaf] = s;
+    }
+
+    fn flag(&mut self, which: usize) -> Bit {
+        let ctl = self.frame().ctl;
+        match self.objs[ctl].slots[which].clone() {
+            Slot::Val(w) => w.bits(&mut self.b)[0],
+            Slot::Ptr(_) => Bit::Const(false),
+        }
+    }
+
+    fn set_flag(&mut self, which: usize, v: Bit) {
+        let ctl = self.frame().ctl;
+        self.write_slot(ctl, which, Slot::Val(Word::from_bits(vec![v])));
+    }
+
+    fn frame(&self) -> &Frame {
+        self.frames
+            .last()
+            .expect("a frame is active during lowering")
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame {
+        self.frames
+            .last_mut()
+            .expect("a frame is active during lowering")
+    }
+
+    /// Whether execution continues on this path: no return, break,
+    /// continue, or unmatched switch label.
+    fn alive(&mut self) -> Bit {
+        let f = [
+            self.flag(RET),
+            self.flag(BRK),
+            self.flag(CONT),
+            self.flag(SKIP),
+        ];
+        if f.iter().all(|&x| x == Bit::Const(false)) {
+            return Bit::Const(true);
+        }
+        let mut any = Bit::Const(false);
+        for x in f {
+            any = self.b.or(any, x);
+        }
+        self.b.not(any)
+    }
+
+    /// Runs `tf` and `ef` as the two sides of a secret condition `c` and
+    /// merges what they wrote.
+    fn fork<T>(
+        &mut self,
+        c: Bit,
+        loc: Loc,
+        tf: impl FnOnce(&mut Self) -> DResult<T>,
+        ef: impl FnOnce(&mut Self) -> DResult<T>,
+    ) -> DResult<(T, T)> {
+        let start = self.objs.len();
+        self.secret_depth += 1;
+        self.journal.push(Level {
+            start,
+            saved: BTreeMap::new(),
+        });
+        let assumed = self.assume(c, true);
+        let tv = tf(self)?;
+        let mut then_vals = self.undo();
+        forget_assumed(&mut then_vals, &assumed);
+        self.journal.push(Level {
+            start,
+            saved: BTreeMap::new(),
+        });
+        let assumed = self.assume(c, false);
+        let ev = ef(self)?;
+        let mut else_vals = self.undo();
+        forget_assumed(&mut else_vals, &assumed);
+        self.secret_depth -= 1;
+        let mut keys: Vec<(usize, usize)> = then_vals.keys().copied().collect();
+        keys.extend(else_vals.keys().filter(|k| !then_vals.contains_key(k)));
+        keys.sort_unstable();
+        for k in keys {
+            let old = self.slot(k.0, k.1);
+            let t = then_vals.get(&k).unwrap_or(&old).clone();
+            let e = else_vals.get(&k).unwrap_or(&old).clone();
+            let m = self.merge_slot(c, &t, &e, loc)?;
+            if m != t && m != e {
+                self.merged.insert(k, (c, t, e, m.clone()));
+                self.by_sel.entry(c).or_default().push(k);
+            }
+            self.write_slot(k.0, k.1, m);
+        }
+        Ok((tv, ev))
+    }
+
+    /// Inside a branch where `c` is known to be `holds`: every location
+    /// that still holds a merge `c ? t : e` is given back `t` (or `e`).
+    /// (A loop counter muxed by a secret `break` is public again on the
+    /// paths still running.) Returns the locations and values given.
+    fn assume(&mut self, c: Bit, holds: bool) -> Vec<((usize, usize), Slot)> {
+        // Conditions known to hold along with `c` (earlier "still running"
+        // conditions of the same function).
+        let mut chain = vec![c];
+        if holds {
+            let mut at = c;
+            while let Some(&p) = self.implied.get(&at) {
+                if chain.len() >= 16 || chain.contains(&p) {
+                    break;
+                }
+                chain.push(p);
+                at = p;
+            }
+        }
+        let mut given = Vec::new();
+        for sel in chain {
+            let keys = self.by_sel.get(&sel).cloned().unwrap_or_default();
+            for k in keys {
+                let Some((s2, t, e, m)) = self.merged.get(&k).cloned() else {
+                    continue;
+                };
+                if s2 != sel || given.iter().any(|(g, _)| *g == k) {
+                    continue;
+                }
+                if self.objs[k.0].slots[k.1] == m {
+                    let v = if holds { t } else { e };
+                    self.write_slot(k.0, k.1, v.clone());
+                    given.push((k, v));
+                }
+            }
+        }
+        given
+    }
+
+    /// Notes that `now` (the path's "still running" condition after a
+    /// guarded step) implies `before`.
+    fn note_implied(&mut self, before: Bit) {
+        let now = self.alive();
+        if now != before && matches!(now, Bit::Wire(_)) && matches!(before, Bit::Wire(_)) {
+            self.implied.insert(now, before);
+        }
+    }
+
+    /// Pops a journal level: restores the old values and returns the new ones.
+    fn undo(&mut self) -> BTreeMap<(usize, usize), Slot> {
+        let level = self.journal.pop().expect("journal level pushed by fork");
+        let mut vals = BTreeMap::new();
+        for (k, old) in level.saved {
+            let new = std::mem::replace(&mut self.objs[k.0].slots[k.1], old);
+            vals.insert(k, new);
+        }
+        vals
+    }
+
+    fn merge_slot(&mut self, c: Bit, t: &Slot, e: &Slot, loc: Loc) -> DResult<Slot> {
+        if t == e {
+            return Ok(t.clone());
+        }
+        match (t, e) {
+            (Slot::Val(x), Slot::Val(y)) => Ok(Slot::Val(mux_word(&mut self.b, c, x, y))),
+            _ => err(
+                loc,
+                "a pointer whose target depends on a secret condition is not supported",
+            ),
+        }
+    }
+
+    // ----- program ---------------------------------------------------------
+
+    fn run(&mut self, prog: &'p Program) -> DResult<()> {
+        // Globals, in a frame of their own.
+        let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), Loc::default())?;
+        self.frames.push(Frame {
+            scopes: vec![Scope::new()],
+            ctl,
+            ret: None,
+            loops: 0,
+            switches: 0,
+            entry: false,
+            func: String::new(),
+        });
+        for g in &prog.globals {
+            let ty = self.resolve_type(&g.ty, g.init.as_ref(), g.loc)?;
+            let obj = self.new_object(&ty, g.loc)?;
+            self.globals.insert(g.name.clone(), (obj, ty.clone()));
+            if let Some(init) = &g.init {
+                self.initialize(obj, 0, &ty, init)?;
+            }
+        }
+        let entry = self
+            .funcs
+            .get("mpc_main")
+            .or_else(|| self.funcs.get("main"))
+            .copied();
+        let Some(entry) = entry else {
+            let loc = prog.functions.first().map(|f| f.loc).unwrap_or_default();
+            return err(loc, "no entry function: define mpc_main (or main)");
+        };
+        // The entry frame: parameters are inputs.
+        let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), entry.loc)?;
+        let ret = if entry.ret == CType::Void {
+            None
+        } else {
+            if !entry.ret.is_data() {
+                return err(
+                    entry.loc,
+                    format!("the entry function cannot return {}", entry.ret.name()),
+                );
+            }
+            Some((self.new_object(&entry.ret, entry.loc)?, entry.ret.clone()))
+        };
+        self.frames.push(Frame {
+            scopes: vec![Scope::new()],
+            ctl,
+            ret: ret.clone(),
+            loops: 0,
+            switches: 0,
+            entry: true,
+            func: entry.name.clone(),
+        });
+        for (name, ty, loc) in &entry.params {
+            if !name.starts_with("INPUT_") {
+                return err(*loc, format!("parameter '{name}' of the entry function must be an input named INPUT_A..., INPUT_B..."));
+            }
+            let obj = self.input_object(name, ty, *loc)?;
+            self.bind(name, obj, ty.clone());
+        }
+        self.exec(&entry.body)?;
+        if let Some((obj, ty)) = ret {
+            if entry.name == "mpc_main" || self.output_objs.is_empty() {
+                self.output("return", obj, &ty);
+            }
+        }
+        for (name, obj, ty, _) in std::mem::take(&mut self.output_objs) {
+            self.output(&name, obj, &ty);
+        }
+        if self.outputs.is_empty() {
+            return err(entry.loc, "the program has no output: return a value from mpc_main or declare OUTPUT_* variables");
+        }
+        if self.inputs.is_empty() {
+            return err(
+                entry.loc,
+                "the program has no input: name parameters or locals INPUT_A..., INPUT_B...",
+            );
+        }
+        Ok(())
+    }
+
+    fn input_object(&mut self, name: &str, ty: &CType, loc: Loc) -> DResult<usize> {
+        if !ty.is_data() {
+            return err(
+                loc,
+                format!(
+                    "input '{name}' has type {}, which cannot be an input (pass arrays inside a struct)",
+                    ty.name()
+                ),
+            );
+        }
+        if self.inputs.iter().any(|(n, _)| n == name) {
+            return err(loc, format!("input '{name}' is declared more than once"));
+        }
+        let party = if name.starts_with("INPUT_A") {
+            Party::A
+        } else if name.starts_with("INPUT_B") {
+            Party::B
+        } else {
+            match self.opts.owners.iter().find(|(n, _)| n == name) {
+                Some((_, p)) => *p,
+                None => {
+                    return err(loc, format!("input '{name}' belongs to neither party: assign it an owner (e.g. --owner {name}=a)"))
+                }
+            }
+        };
+        let obj = self.new_object(ty, loc)?;
+        let bits = self.b.input(name, party, ty.width());
+        let tys = self.objs[obj].leaf_tys.clone();
+        let mut at = 0usize;
+        for (i, t) in tys.iter().enumerate() {
+            let w = t.width() as usize;
+            let word = Word::from_bits(bits[at..at + w].to_vec());
+            self.objs[obj].slots[i] = Slot::Val(word);
+            at += w;
+        }
+        self.inputs.push((name.to_string(), ty.clone()));
+        Ok(obj)
+    }
+
+    fn output(&mut self, name: &str, obj: usize, ty: &CType) {
+        let mut bits = Vec::new();
+        for s in self.objs[obj].slots.clone() {
+            if let Slot::Val(w) = s {
+                bits.extend(w.bits(&mut self.b));
+            }
+        }
+        self.b.output(name, &bits);
+        self.outputs.push((name.to_string(), ty.clone()));
+    }
+
+    fn bind(&mut self, name: &str, obj: usize, ty: CType) {
+        if let Some(s) = self.frame_mut().scopes.last_mut() {
+            s.insert(name.to_string(), (obj, ty));
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<(usize, CType)> {
+        for s in self.frame().scopes.iter().rev() {
+            if let Some(v) = s.get(name) {
+                return Some(v.clone());
+            }
+        }
+        self.globals.get(name).cloned()
+    }
+}
+
+/// Drops from a branch's writes the values that `assume` gave and the
+/// branch left unchanged: the location keeps its merged value.
+fn forget_assumed(vals: &mut BTreeMap<(usize, usize), Slot>, assumed: &[((usize, usize), Slot)]) {
+    for (k, v) in assumed {
+        if vals.get(k) == Some(v) {
+            vals.remove(k);
+        }
+    }
+}
+
+/// Where an expression begins (its leftmost operand).
+fn expr_start(e: &Expr) -> Loc {
+    match &e.kind {
+        ExprKind::Binary(_, a, _)
+        | ExprKind::LogAnd(a, _)
+        | ExprKind::LogOr(a, _)
+        | ExprKind::Assign(_, a, _)
+        | ExprKind::Cond(a, _, _)
+        | ExprKind::Comma(a, _)
+        | ExprKind::Index(a, _)
+        | ExprKind::Member(a, _)
+        | ExprKind::Arrow(a, _) => expr_start(a),
+        ExprKind::IncDec {
+            pre: false, e: a, ..
+        } => expr_start(a),
+        _ => e.loc,
+    }
+}
+
+/// Arrays used as values become pointers to their first element.
+fn decay(t: CType) -> CType {
+    match t {
+        CType::Array(e, _) => CType::Pointer(e),
+        t => t,
+    }
+}
+
+/// `Some(right)` for a shift operator.
+fn shift_kind(op: BinOp) -> Option<bool> {
+    match op {
+        BinOp::Shl => Some(false),
+        BinOp::Shr => Some(true),
+        _ => None,
+    }
+}
+
+/// Division and remainder of public values with the circuit's semantics.
+pub fn const_divrem(t: Scalar, a: u64, c: u64, rem: bool) -> u64 {
+    let m = t.mask();
+    if t.signed {
+        let (x, d) = (t.to_i128(a), t.to_i128(c));
+        if d == 0 {
+            return if rem {
+                a
+            } else if x < 0 {
+                1
+            } else {
+                m
+            };
+        }
+        let (q, r) = (x / d, x % d);
+        (if rem { r } else { q }) as u64 & m
+    } else {
+        if c == 0 {
+            return if rem { a } else { m };
+        }
+        if rem {
+            a % c
+        } else {
+            a / c
+        }
+    }
+}
+
+fn zero_slot(t: &CType) -> Slot {
+    match t {
+        CType::Pointer(_) => Slot::Ptr(Ptr::null()),
+        t => Slot::Val(Word::konst(0, t.width())),
+    }
+}
+
+fn val_type(v: &Val) -> CType {
+    match v {
+        Val::Int(s, _) => s.ctype(),
+        Val::Ptr(t, _) => CType::Pointer(Box::new(t.clone())),
+        Val::Agg(t, _) => t.clone(),
+        Val::Void => CType::Void,
+    }
+}
+
+fn is_lvalue(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Ident(_)
+            | ExprKind::Index(..)
+            | ExprKind::Member(..)
+            | ExprKind::Arrow(..)
+            | ExprKind::Unary(UnOp::Deref, _)
+    ) && match &e.kind {
+        ExprKind::Member(a, _) => is_lvalue(a),
+        _ => true,
+    }
+}
+
+/// Whether a loop step writes only the loop's own variables `vars`.
+fn local_step(e: &Expr, vars: &[String]) -> bool {
+    let target_ok = |t: &Expr| matches!(&t.kind, ExprKind::Ident(n) if vars.contains(n));
+    match &e.kind {
+        ExprKind::Assign(_, t, v) => target_ok(t) && !has_side_effects(v),
+        ExprKind::IncDec { e: t, .. } => target_ok(t),
+        ExprKind::Comma(a, b) => local_step(a, vars) && local_step(b, vars),
+        _ => !has_side_effects(e),
+    }
+}
+
+/// Whether evaluating `e` may write memory (assignments, ++/--, calls).
+fn has_side_effects(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
+        ExprKind::Int(..)
+        | ExprKind::Ident(_)
+        | ExprKind::Str
+        | ExprKind::SizeofType(_)
+        | ExprKind::SizeofExpr(_) => false,
+        ExprKind::Unary(_, a)
+        | ExprKind::Member(a, _)
+        | ExprKind::Arrow(a, _)
+        | ExprKind::Cast(_, a) => has_side_effects(a),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::LogAnd(a, b)
+        | ExprKind::LogOr(a, b)
+        | ExprKind::Comma(a, b)
+        | ExprKind::Index(a, b) => has_side_effects(a) || has_side_effects(b),
+        ExprKind::Cond(a, b, c) => {
+            has_side_effects(a) || has_side_effects(b) || has_side_effects(c)
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! Places (lvalues): variables, members, elements, dereferences; reads and writes at secret indices.
+
+use super::*;
+
+impl<'p> Lower<'p> {
+    // ----- places -----------------------------------------------------------
+
+    pub(super) fn place(&mut self, e: &Expr) -> DResult<Place> {
+        match &e.kind {
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some((obj, ty)) => Ok(Place {
+                    obj,
+                    leaf: 0,
+                    sec: Vec::new(),
+                    ty,
+                }),
+                None => {
+                    if self.funcs.contains_key(n) {
+                        err(e.loc, format!("function '{n}' used as a value (function pointers are not supported)"))
+                    } else {
+                        err(e.loc, format!("undeclared identifier '{n}'"))
+                    }
+                }
+            },
+            ExprKind::Index(a, i) => {
+                let iv = self.eval(i)?;
+                let Val::Int(is, iw) = iv else {
+                    return err(i.loc, "array index is not an integer");
+                };
+                if is_lvalue(a) {
+                    let mut p = self.place(a)?;
+                    if let CType::Array(elem, n) = p.ty.clone() {
+                        let stride = elem.leaves();
+                        match iw.as_const() {
+                            Some(v) => {
+                                let k = is.to_i128(v);
+                                if k < 0 || k >= n as i128 {
+                                    return err(
+                                        e.loc,
+                                        format!("array index {k} is out of bounds [0, {n})"),
+                                    );
+                                }
+                                p.leaf += k as i64 * stride as i64;
+                            }
+                            None => p.sec.push(SecIdx {
+                                idx: Rc::new(iw.bits(&mut self.b)),
+                                stride,
+                                count: n as usize,
+                            }),
+                        }
+                        p.ty = *elem;
+                        return Ok(p);
+                    }
+                }
+                let base = self.eval(a)?;
+                let Val::Ptr(t, ptr) = base else {
+                    return err(e.loc, "subscripted value is not an array or pointer");
+                };
+                let off = iw.convert(
+                    &mut self.b,
+                    is,
+                    Scalar {
+                        width: 64,
+                        signed: true,
+                    },
+                );
+                let Val::Ptr(t, ptr) = self.ptr_add(t, ptr, off, e.loc)? else {
+                    return err(e.loc, "bad pointer arithmetic");
+                };
+                self.deref_place(t, ptr, e.loc)
+            }
+            ExprKind::Member(a, m) => {
+                let mut p = self.place(a)?;
+                let (ft, off) = self.field_type(p.ty.clone(), m, e.loc)?;
+                p.leaf += off as i64;
+                p.ty = ft;
+                Ok(p)
+            }
+            ExprKind::Arrow(a, m) => {
+                let v = self.eval(a)?;
+                let Val::Ptr(t, ptr) = v else {
+                    return err(e.loc, "'->' on a non-pointer");
+                };
+                let mut p = self.deref_place(t, ptr, e.loc)?;
+                let (ft, off) = self.field_type(p.ty.clone(), m, e.loc)?;
+                p.leaf += off as i64;
+                p.ty = ft;
+                Ok(p)
+            }
+            ExprKind::Unary(UnOp::Deref, a) => {
+                let v = self.eval(a)?;
+                let Val::Ptr(t, ptr) = v else {
+                    return err(e.loc, "dereferencing a non-pointer");
+                };
+                self.deref_place(t, ptr, e.loc)
+            }
+            _ => err(e.loc, "expression is not assignable (not an lvalue)"),
+        }
+    }
+
+    pub(super) fn deref_place(&mut self, t: CType, p: Ptr, loc: Loc) -> DResult<Place> {
+        if p.obj == usize::MAX {
+            return err(loc, "dereferencing a null pointer");
+        }
+        if t == CType::Void {
+            return err(loc, "dereferencing a void pointer");
+        }
+        let obj = &self.objs[p.obj];
+        let n = t.leaves() as i64;
+        if p.leaf < 0 || p.leaf + n > obj.slots.len() as i64 {
+            return err(loc, "pointer dereference outside the object it points into");
+        }
+        // The leaves must have the pointed-to layout.
+        let mut tys = Vec::new();
+        t.leaf_types(&mut tys);
+        let base = p.leaf as usize;
+        for (i, lt) in tys.iter().enumerate() {
+            let have = &obj.leaf_tys[base + i];
+            let ok = match (have, lt) {
+                (CType::Pointer(_), CType::Pointer(_)) => true,
+                (a, b) => a.scalar().map(|s| s.width) == b.scalar().map(|s| s.width),
+            };
+            if !ok {
+                return err(
+                    loc,
+                    format!(
+                        "access as {} of memory holding {} (type punning) is not supported",
+                        t.name(),
+                        have.name()
+                    ),
+                );
+            }
+        }
+        Ok(Place {
+            obj: p.obj,
+            leaf: p.leaf,
+            sec: p.sec,
+            ty: t,
+        })
+    }
+
+    pub(super) fn read(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        if let CType::Array(elem, _) = &p.ty {
+            return Ok(Val::Ptr(
+                (**elem).clone(),
+                Ptr {
+                    obj: p.obj,
+                    leaf: p.leaf,
+                    sec: p.sec.clone(),
+                },
+            ));
+        }
+        let n = p.ty.leaves();
+        let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
+        Ok(match (&p.ty, slots.first()) {
+            (t, Some(Slot::Val(w))) if t.scalar().is_some() => {
+                Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone())
+            }
+            (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
+            (CType::Struct(_), _) => Val::Agg(p.ty.clone(), slots),
+            _ => return err(loc, format!("cannot read a value of type {}", p.ty.name())),
+        })
+    }
+
+    pub(super) fn gather(
+        &mut self,
+        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        n: usize,
+        loc: Loc,
+    ) -> DResult<Vec<Slot>> {
+        let len = self.objs[obj].slots.len() as i64;
+        let Some((s, rest)) = sec.split_first() else {
+            if base < 0 || base + n as i64 > len {
+                return err(loc, "access outside the object");
+            }
+            return Ok(self.objs[obj].slots[base as usize..base as usize + n].to_vec());
+        };
+        let mut layer = Vec::with_capacity(s.count);
+        for k in 0..s.count {
+            layer.push(self.gather(obj, base + (k * s.stride) as i64, rest, n, loc)?);
+        }
+        let mut j = 0;
+        while layer.len() > 1 {
+            let sel = s.idx.get(j).copied().unwrap_or(Bit::Const(false));
+            let mut next = Vec::with_capacity(layer.len().div_ceil(2));
+            let mut it = layer.into_iter();
+            while let Some(lo) = it.next() {
+                match it.next() {
+                    Some(hi) => {
+                        let mut m = Vec::with_capacity(n);
+                        for (a, b) in hi.iter().zip(&lo) {
+                            m.push(self.merge_slot(sel, a, b, loc)?);
+                        }
+                        next.push(m);
+                    }
+                    None => next.push(lo),
+                }
+            }
+            layer = next;
+            j += 1;
+        }
+        layer.pop().ok_or_else(|| diag(loc, "empty array access"))
+    }
+
+    pub(super) fn write(&mut self, p: &Place, v: Val, loc: Loc) -> DResult<()> {
+        let slots = match v {
+            Val::Int(_, w) => vec![Slot::Val(w)],
+            Val::Ptr(_, ptr) => vec![Slot::Ptr(ptr)],
+            Val::Agg(_, s) => s,
+            Val::Void => return err(loc, "assigning a void value"),
+        };
+        if matches!(p.ty, CType::Array(..)) {
+            return err(loc, "arrays cannot be assigned");
+        }
+        self.scatter(p.obj, p.leaf, &p.sec, &slots, Bit::Const(true), loc)
+    }
+
+    pub(super) fn scatter(
+        &mut self,
+        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        vals: &[Slot],
+        en: Bit,
+        loc: Loc,
+    ) -> DResult<()> {
+        let len = self.objs[obj].slots.len() as i64;
+        let Some((s, rest)) = sec.split_first() else {
+            if base < 0 || base + vals.len() as i64 > len {
+                return err(loc, "access outside the object");
+            }
+            for (i, v) in vals.iter().enumerate() {
+                let leaf = base as usize + i;
+                let new = if en == Bit::Const(true) {
+                    v.clone()
+                } else {
+                    let old = self.slot(obj, leaf);
+                    self.merge_slot(en, v, &old, loc)?
+                };
+                self.write_slot(obj, leaf, new);
+            }
+            return Ok(());
+        };
+        let mut nbits = 0;
+        while (1usize << nbits) < s.count {
+            nbits += 1;
+        }
+        // One-hot decoder of the index's low bits.
+        let mut dec = vec![en];
+        for j in 0..nbits {
+            let x = s.idx.get(j).copied().unwrap_or(Bit::Const(false));
+            let nx = self.b.not(x);
+            let mut next = Vec::with_capacity(dec.len() * 2);
+            for half in 0..2 {
+                for &d in &dec {
+                    let sel = if half == 1 { x } else { nx };
+                    next.push(self.b.and(d, sel));
+                }
+            }
+            dec = next;
+        }
+        for (k, &e) in dec.iter().enumerate().take(s.count) {
+            if e == Bit::Const(false) {
+                continue;
+            }
+            self.scatter(obj, base + (k * s.stride) as i64, rest, vals, e, loc)?;
+        }
+        Ok(())
+    }
+}

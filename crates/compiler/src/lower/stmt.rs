@@ -1,0 +1,341 @@
+//! Statements: blocks, branches, loops, `switch`, `break`/`continue`/`return`.
+
+use super::*;
+
+impl<'p> Lower<'p> {
+    // ----- statements -------------------------------------------------------
+
+    /// Runs a statement if this path is alive (guarded when that is secret).
+    pub(super) fn exec_guarded(&mut self, s: &Stmt) -> DResult<()> {
+        match self.alive() {
+            Bit::Const(true) => self.exec(s),
+            Bit::Const(false) => Ok(()),
+            alive => {
+                self.fork(
+                    alive,
+                    s.loc,
+                    |me| {
+                        for f in [RET, BRK, CONT, SKIP] {
+                            me.set_flag(f, Bit::Const(false));
+                        }
+                        me.exec(s)
+                    },
+                    |_| Ok(()),
+                )?;
+                self.note_implied(alive);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn exec_scoped(&mut self, s: &Stmt) -> DResult<()> {
+        self.frame_mut().scopes.push(Scope::new());
+        let r = self.exec(s);
+        self.frame_mut().scopes.pop();
+        r
+    }
+
+    pub(super) fn exec(&mut self, s: &Stmt) -> DResult<()> {
+        match &s.kind {
+            StmtKind::Empty => Ok(()),
+            StmtKind::Expr(e) => {
+                self.eval(e)?;
+                Ok(())
+            }
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    self.declare(d)?;
+                }
+                Ok(())
+            }
+            StmtKind::Block(items) => {
+                self.frame_mut().scopes.push(Scope::new());
+                let mut r = Ok(());
+                for item in items {
+                    r = self.exec_guarded(item);
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                self.frame_mut().scopes.pop();
+                r
+            }
+            StmtKind::If(c, t, e) => {
+                let cv = self.cond(c)?;
+                match cv {
+                    Bit::Const(true) => self.exec_scoped(t),
+                    Bit::Const(false) => match e {
+                        Some(e) => self.exec_scoped(e),
+                        None => Ok(()),
+                    },
+                    _ => {
+                        self.fork(
+                            cv,
+                            s.loc,
+                            |me| me.exec_scoped(t),
+                            |me| match e {
+                                Some(e) => me.exec_scoped(e),
+                                None => Ok(()),
+                            },
+                        )?;
+                        Ok(())
+                    }
+                }
+            }
+            StmtKind::While(c, body) => self.exec_loop(Some(c), None, body, false, s.loc, &[]),
+            StmtKind::DoWhile(body, c) => self.exec_loop(Some(c), None, body, true, s.loc, &[]),
+            StmtKind::For(init, c, step, body) => {
+                self.frame_mut().scopes.push(Scope::new());
+                let r = (|| {
+                    let mut vars = Vec::new();
+                    if let Some(i) = init {
+                        if let StmtKind::Decl(ds) = &i.kind {
+                            vars.extend(ds.iter().map(|d| d.name.clone()));
+                        }
+                        self.exec(i)?;
+                    }
+                    self.exec_loop(c.as_ref(), step.as_ref(), body, false, s.loc, &vars)
+                })();
+                self.frame_mut().scopes.pop();
+                r
+            }
+            StmtKind::Switch(e, body) => self.exec_switch(e, body),
+            StmtKind::Case(..) | StmtKind::Default(_) => err(
+                s.loc,
+                "case label not directly inside a switch body (unsupported)",
+            ),
+            StmtKind::Break => {
+                let f = self.frame();
+                if f.loops == 0 && f.switches == 0 {
+                    return err(s.loc, "break outside a loop or switch");
+                }
+                self.set_flag(BRK, Bit::Const(true));
+                Ok(())
+            }
+            StmtKind::Continue => {
+                if self.frame().loops == 0 {
+                    return err(s.loc, "continue outside a loop");
+                }
+                self.set_flag(CONT, Bit::Const(true));
+                Ok(())
+            }
+            StmtKind::Return(e) => {
+                let ret = self.frame().ret.clone();
+                match (e, ret) {
+                    (Some(e), Some((obj, ty))) => {
+                        let v = self.eval(e)?;
+                        let v = self.convert(v, &ty, e.loc)?;
+                        self.store(obj, 0, v);
+                    }
+                    (Some(e), None) => {
+                        let v = self.eval(e)?;
+                        if !matches!(v, Val::Void) {
+                            return err(e.loc, "return with a value in a function returning void");
+                        }
+                    }
+                    (None, _) => {}
+                }
+                self.set_flag(RET, Bit::Const(true));
+                Ok(())
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn exec_loop(
+        &mut self,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+        loc: Loc,
+        loop_vars: &[String],
+    ) -> DResult<()> {
+        self.frame_mut().loops += 1;
+        let r = self.loop_body(cond, step, body, do_while, loc, loop_vars);
+        self.frame_mut().loops -= 1;
+        self.set_flag(BRK, Bit::Const(false));
+        self.set_flag(CONT, Bit::Const(false));
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn loop_body(
+        &mut self,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+        loc: Loc,
+        loop_vars: &[String],
+    ) -> DResult<()> {
+        let mut iters = 0u64;
+        let mut secret_iters = 0u32;
+        let limit = self.opts.unwind.unwrap_or(DEFAULT_SECRET_ITERATIONS);
+        loop {
+            if !(do_while && iters == 0) {
+                if let Some(c) = cond {
+                    let alive = self.alive();
+                    let secret = match alive {
+                        Bit::Const(false) => break,
+                        Bit::Const(true) => {
+                            let cv = self.cond(c)?;
+                            match cv {
+                                Bit::Const(false) => break,
+                                Bit::Const(true) => false,
+                                _ => {
+                                    let nc = self.b.not(cv);
+                                    self.set_flag(BRK, nc);
+                                    true
+                                }
+                            }
+                        }
+                        _ => {
+                            let (secret, _) = self.fork(
+                                alive,
+                                loc,
+                                |me| {
+                                    for f in [RET, BRK, CONT, SKIP] {
+                                        me.set_flag(f, Bit::Const(false));
+                                    }
+                                    let cv = me.cond(c)?;
+                                    let nc = me.b.not(cv);
+                                    me.set_flag(BRK, nc);
+                                    Ok(cv.as_const().is_none())
+                                },
+                                |_| Ok(false),
+                            )?;
+                            self.note_implied(alive);
+                            secret
+                        }
+                    };
+                    if self.alive() == Bit::Const(false) {
+                        break;
+                    }
+                    if secret {
+                        secret_iters += 1;
+                        if secret_iters > limit {
+                            if self.opts.unwind.is_some() {
+                                break;
+                            }
+                            return err(loc, format!("the loop's exit depends on a secret value and it did not end within {limit} iterations; bound it with --unwind N"));
+                        }
+                    }
+                }
+            }
+            self.exec_guarded(body)?;
+            self.set_flag(CONT, Bit::Const(false));
+            if self.alive() == Bit::Const(false) {
+                break;
+            }
+            if let Some(st) = step {
+                if local_step(st, loop_vars) {
+                    // Only the loop's own variables change: they are dead
+                    // once the loop has been left, so no guard is needed.
+                    self.eval(st)?;
+                } else {
+                    let stmt = Stmt {
+                        kind: StmtKind::Expr(st.clone()),
+                        loc: st.loc,
+                    };
+                    self.exec_guarded(&stmt)?;
+                }
+            }
+            iters += 1;
+            if iters > MAX_ITERATIONS {
+                return err(
+                    loc,
+                    format!("the loop did not end within {MAX_ITERATIONS} iterations"),
+                );
+            }
+            if cond.is_none()
+                && self.alive() != Bit::Const(true)
+                && self.flag(BRK) != Bit::Const(false)
+            {
+                secret_iters += 1;
+                if secret_iters > limit {
+                    if self.opts.unwind.is_some() {
+                        break;
+                    }
+                    return err(loc, format!("the loop's exit depends on a secret value and it did not end within {limit} iterations; bound it with --unwind N"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn exec_switch(&mut self, e: &Expr, body: &Stmt) -> DResult<()> {
+        let v = self.eval(e)?;
+        let Val::Int(sty, w) = v else {
+            return err(e.loc, "switch on a non-integer value");
+        };
+        let pty = sty.promote();
+        let w = w.convert(&mut self.b, sty, pty);
+        let items: Vec<&Stmt> = match &body.kind {
+            StmtKind::Block(items) => items.iter().collect(),
+            _ => vec![body],
+        };
+        // Collect the case values.
+        let mut cases = Vec::new();
+        for it in &items {
+            let mut s: &Stmt = it;
+            loop {
+                match &s.kind {
+                    StmtKind::Case(k, inner) => {
+                        let kv = const_eval(k)
+                            .ok_or_else(|| diag(k.loc, "case label is not a constant"))?;
+                        cases.push(Word::konst(kv as u64, pty.width));
+                        s = inner;
+                    }
+                    StmtKind::Default(inner) => s = inner,
+                    _ => break,
+                }
+            }
+        }
+        let mut none = Bit::Const(true);
+        let mut matches = Vec::new();
+        for k in &cases {
+            let m = self.word_eq(&w, k);
+            matches.push(m);
+            let nm = self.b.not(m);
+            none = self.b.and(none, nm);
+        }
+        self.frame_mut().switches += 1;
+        self.frame_mut().scopes.push(Scope::new());
+        self.set_flag(SKIP, Bit::Const(true));
+        let mut ci = 0;
+        let r = (|| {
+            for it in &items {
+                let mut s: &Stmt = it;
+                loop {
+                    match &s.kind {
+                        StmtKind::Case(_, inner) => {
+                            let m = matches[ci];
+                            ci += 1;
+                            let skip = self.flag(SKIP);
+                            let nm = self.b.not(m);
+                            let ns = self.b.and(skip, nm);
+                            self.set_flag(SKIP, ns);
+                            s = inner;
+                        }
+                        StmtKind::Default(inner) => {
+                            let skip = self.flag(SKIP);
+                            let nn = self.b.not(none);
+                            let ns = self.b.and(skip, nn);
+                            self.set_flag(SKIP, ns);
+                            s = inner;
+                        }
+                        _ => break,
+                    }
+                }
+                self.exec_guarded(s)?;
+            }
+            Ok(())
+        })();
+        self.frame_mut().scopes.pop();
+        self.frame_mut().switches -= 1;
+        self.set_flag(SKIP, Bit::Const(false));
+        self.set_flag(BRK, Bit::Const(false));
+        r
+    }
+}
