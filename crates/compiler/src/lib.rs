@@ -56,6 +56,9 @@
 //!   after a secret `break`, and comparisons that value ranges decide fold:
 //!   such loops end by themselves.
 //!
+//! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
+//! public sizes), `abs`, `labs`, `llabs`.
+//!
 //! Unsupported (reported as `file:line:col: error: ...`): floating point,
 //! unions, goto and labels, function pointers, string literals, I/O and
 //! other library calls, dynamic memory, pointers that leave their object or

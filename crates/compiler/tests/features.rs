@@ -156,6 +156,7 @@ Out mpc_main(P INPUT_A, P INPUT_B)
 #[test]
 fn recursion_and_secret_returns() {
     let src = r#"
+#include <stdlib.h>
 static int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
 static int clamp(int x, int lo, int hi) { if (x < lo) return lo; if (x > hi) return hi; return x; }
 static int collatz(unsigned x, int depth) {
@@ -165,7 +166,7 @@ static int collatz(unsigned x, int depth) {
 }
 int mpc_main(int INPUT_A, int INPUT_B)
 {
-    return clamp(INPUT_A, -1000, 1000) * fact(6) + collatz(INPUT_B & 63, 12);
+    return clamp(INPUT_A, -1000, 1000) * fact(6) + collatz(INPUT_B & 63, 12) + abs(INPUT_A % 77) + (int)llabs(INPUT_B * -3LL);
 }
 "#;
     agree("recursion", src, &default());

@@ -10,6 +10,9 @@ impl<'p> Lower<'p> {
             return self.mem_builtin(name, args, loc);
         }
         let Some(f) = self.funcs.get(name).copied() else {
+            if let Some(width) = abs_width(name) {
+                return self.abs_builtin(name, width, args, loc);
+            }
             if is_io(name) {
                 return err(
                     loc,
@@ -100,6 +103,27 @@ impl<'p> Lower<'p> {
                 self.read(&p, loc)
             }
         }
+    }
+
+    /// `abs`, `labs`, `llabs` (as `x < 0 ? -x : x`, wrapping).
+    fn abs_builtin(&mut self, name: &str, width: u32, args: &[Expr], loc: Loc) -> DResult<Val> {
+        let [a] = args else {
+            return err(loc, format!("'{name}' takes 1 argument"));
+        };
+        let t = Scalar {
+            width,
+            signed: true,
+        };
+        let v = self.eval(a)?;
+        let v = self.convert(v, &t.ctype(), a.loc)?;
+        let Val::Int(_, w) = v else {
+            return err(a.loc, format!("argument of '{name}' is not an integer"));
+        };
+        let zero = Word::konst(0, width);
+        let neg = self.compare_lt(t, &w, &zero);
+        let minus = zero.add(&mut self.b, &w, true);
+        let r = mux_word(&mut self.b, neg, &minus, &w);
+        Ok(Val::Int(t, r))
     }
 
     /// `memcpy`, `memmove`, `memset` over whole scalars.
@@ -232,5 +256,14 @@ impl<'p> Lower<'p> {
             out.push(i);
         }
         Ok(out)
+    }
+}
+
+/// The width of the built-in absolute-value functions.
+fn abs_width(name: &str) -> Option<u32> {
+    match name {
+        "abs" => Some(32),
+        "labs" | "llabs" => Some(64),
+        _ => None,
     }
 }

@@ -612,6 +612,14 @@ impl<'p> Lower<'p> {
         })
     }
 
+    /// `x < y` of two words of type `t` as one bit.
+    pub(super) fn compare_lt(&mut self, t: Scalar, x: &Word, y: &Word) -> Bit {
+        match self.arith(BinOp::Lt, t, x.clone(), t, y.clone()) {
+            Ok(Val::Int(_, w)) => w.truth(&mut self.b),
+            _ => Bit::Const(false),
+        }
+    }
+
     /// A comparison decided by the operands' value ranges, if it is.
     pub(super) fn compare_by_ranges(
         &mut self,
