@@ -4,6 +4,8 @@ use std::collections::HashMap;
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
+use crate::program::Program;
+use crate::regions::{extract_regions, RegionVerdict};
 use crate::CircuitError;
 
 /// A bit while a circuit is being built: a public constant or a wire.
@@ -41,8 +43,26 @@ pub struct Builder {
     next_wire: Wire,
     inputs: Vec<(InputValue, Vec<Wire>)>,
     outputs: Vec<(String, Vec<Bit>)>,
-    hashed: HashMap<Gate, Wire>,
-    negation: HashMap<Wire, Wire>,
+    /// Existing gates by (kind, inputs): the wire they write and their index.
+    hashed: HashMap<Gate, (Wire, usize)>,
+    /// `w -> !w` both ways, with the index of the INV gate.
+    negation: HashMap<Wire, (Wire, usize)>,
+    /// Gates in `barrier` are not reused by structural hashing (the earlier
+    /// iterations of the open parallel loop).
+    barrier: std::ops::Range<usize>,
+    /// Whether a parallel loop is open.
+    loop_open: bool,
+    /// Proposed parallel loops: the gate range of each iteration.
+    proposals: Vec<Vec<std::ops::Range<usize>>>,
+}
+
+/// A candidate parallel loop being built (see [`Builder::begin_loop`]).
+#[derive(Debug)]
+pub struct LoopMark {
+    /// False for a loop nested in another candidate: it is ignored.
+    active: bool,
+    /// First gate of each iteration.
+    starts: Vec<usize>,
 }
 
 impl Builder {
@@ -97,7 +117,7 @@ impl Builder {
                 if x == y {
                     return Bit::Const(false);
                 }
-                if self.negation.get(&x) == Some(&y) {
+                if self.negation.get(&x).map(|n| n.0) == Some(y) {
                     return Bit::Const(true);
                 }
                 let (a, b) = (x.min(y), x.max(y));
@@ -121,7 +141,7 @@ impl Builder {
                 if x == y {
                     return a;
                 }
-                if self.negation.get(&x) == Some(&y) {
+                if self.negation.get(&x).map(|n| n.0) == Some(y) {
                     return Bit::Const(false);
                 }
                 let (a, b) = (x.min(y), x.max(y));
@@ -135,13 +155,16 @@ impl Builder {
         match a {
             Bit::Const(c) => Bit::Const(!c),
             Bit::Wire(w) => {
-                if let Some(&n) = self.negation.get(&w) {
-                    return Bit::Wire(n);
+                if let Some(&(n, at)) = self.negation.get(&w) {
+                    if !self.barrier.contains(&at) {
+                        return Bit::Wire(n);
+                    }
                 }
                 let out = self.emit(Gate::Inv { a: w, out: 0 });
                 if let Bit::Wire(n) = out {
-                    self.negation.insert(w, n);
-                    self.negation.insert(n, w);
+                    let at = self.gates.len() - 1;
+                    self.negation.insert(w, (n, at));
+                    self.negation.insert(n, (w, at));
                 }
                 out
             }
@@ -173,21 +196,94 @@ impl Builder {
     }
 
     fn emit(&mut self, gate: Gate) -> Bit {
-        if let Some(&w) = self.hashed.get(&gate) {
-            return Bit::Wire(w);
+        if let Some(&(w, at)) = self.hashed.get(&gate) {
+            if !self.barrier.contains(&at) {
+                return Bit::Wire(w);
+            }
         }
         let out = self.fresh();
         let placed = gate.rewire(|w| w, out);
-        self.hashed.insert(gate, out);
+        self.hashed.insert(gate, (out, self.gates.len()));
         self.gates.push(placed);
         Bit::Wire(out)
+    }
+
+    /// Starts a candidate parallel loop: its iterations (see
+    /// [`Builder::begin_iteration`]) are proposed as the instances of one
+    /// parallel region when the loop ends. A loop started while another is
+    /// open is ignored (the outermost loop wins).
+    pub fn begin_loop(&mut self) -> LoopMark {
+        let active = !self.loop_open;
+        self.loop_open |= active;
+        LoopMark {
+            active,
+            starts: Vec::new(),
+        }
+    }
+
+    /// Starts the next iteration of the loop `mark`: structural hashing does
+    /// not reuse gates made by its earlier iterations, so that iterations
+    /// share no gates.
+    pub fn begin_iteration(&mut self, mark: &mut LoopMark) {
+        if mark.active {
+            let now = self.gates.len();
+            if let Some(&first) = mark.starts.first() {
+                self.barrier = first..now;
+            }
+            mark.starts.push(now);
+        }
+    }
+
+    /// Ends the loop `mark`, proposing its iterations as a parallel region
+    /// (checked by [`Builder::finish_program`]).
+    pub fn end_loop(&mut self, mark: LoopMark) {
+        if mark.active {
+            let end = self.gates.len();
+            let mut bounds = mark.starts;
+            bounds.push(end);
+            self.proposals
+                .push(bounds.windows(2).map(|w| w[0]..w[1]).collect());
+            self.close_loop();
+        }
+    }
+
+    /// Drops the loop `mark` without proposing it: its gates stay in the main
+    /// circuit.
+    pub fn abandon_loop(&mut self, mark: LoopMark) {
+        if mark.active {
+            self.close_loop();
+        }
+    }
+
+    fn close_loop(&mut self) {
+        self.loop_open = false;
+        self.barrier = 0..0;
     }
 
     /// The finished circuit: inputs at wires `0..n` in declaration order, dead
     /// gates removed, wire slots reused. Constant output bits are made from the
     /// first input wire (`x ^ x`), so a circuit with a constant output needs at
     /// least one input bit.
-    pub fn finish(mut self) -> Result<Circuit, CircuitError> {
+    pub fn finish(self) -> Result<Circuit, CircuitError> {
+        Ok(self.single_assignment()?.0.compact())
+    }
+
+    /// Like [`Builder::finish`], but the proposed parallel loops (see
+    /// [`Builder::begin_loop`]) are checked on the circuit graph and the
+    /// accepted ones become SIMD regions; the verdict on each proposal comes
+    /// with the program. Without accepted loops the main circuit is compacted
+    /// as by `finish`.
+    pub fn finish_program(self) -> Result<(Program, Vec<RegionVerdict>), CircuitError> {
+        let (circuit, proposals) = self.single_assignment()?;
+        Ok(extract_regions(circuit, &proposals))
+    }
+
+    /// The circuit in single assignment (inputs at `0..n`, then every gate's
+    /// own wire), not compacted, and the loop proposals.
+    #[allow(clippy::type_complexity)]
+    fn single_assignment(
+        mut self,
+    ) -> Result<(Circuit, Vec<Vec<std::ops::Range<usize>>>), CircuitError> {
         let needs_zero = self
             .outputs
             .iter()
@@ -247,7 +343,7 @@ impl Builder {
             outputs,
             gates,
         };
-        Ok(circuit.compact())
+        Ok((circuit, self.proposals))
     }
 
     /// `w ^ w`, bypassing folding: the constant-zero wire.

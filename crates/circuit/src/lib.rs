@@ -8,14 +8,17 @@ pub mod circuit;
 pub mod gate;
 pub mod levels;
 pub mod program;
+pub mod regions;
 pub mod synthetic;
 pub mod value;
 
+pub use builder::LoopMark;
 pub use builder::{Bit, Builder};
 pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
 pub use gate::{Gate, Wire};
 pub use levels::CircuitStats;
 pub use program::{Engine, Program, Region, RegionInstance};
+pub use regions::RegionVerdict;
 
 /// Errors of the circuit layer.
 #[derive(Debug, thiserror::Error)]
