@@ -1,41 +1,55 @@
 //! `twofold stats FILE`: size and shape of a program.
 
 use serde_json::json;
-use twofold_circuit::{CircuitStats, Program};
+use twofold_circuit::{CircuitStats, Party, Program};
 
 /// The statistics of a program: its main circuit, and totals counting every
 /// region instance.
 pub fn stats_json(program: &Program) -> serde_json::Value {
     let main = CircuitStats::of(&program.main);
-    let region_gates: u64 = program
-        .regions
-        .iter()
-        .map(|r| r.body.gates.len() as u64 * r.instances.len() as u64)
-        .sum();
-    let regions: Vec<_> = program
-        .regions
-        .iter()
-        .map(|r| {
-            json!({
-                "instances": r.instances.len(),
-                "and_gates_per_instance": r.body.and_count(),
-                "gates_per_instance": r.body.gates.len(),
-            })
-        })
-        .collect();
-    let region_ands = program.and_count() - main.and_gates as u64;
-    let region_xor_inv: u64 = region_gates - region_ands;
+    // Totals count every region instance.
+    let (mut gates, mut xor, mut inv) = (
+        main.gates as u64,
+        main.xor_gates as u64,
+        main.inv_gates as u64,
+    );
+    let mut regions = Vec::new();
+    for r in &program.regions {
+        let body = CircuitStats::of(&r.body);
+        let n = r.instances.len() as u64;
+        gates += body.gates as u64 * n;
+        xor += body.xor_gates as u64 * n;
+        inv += body.inv_gates as u64 * n;
+        regions.push(json!({
+            "instances": n,
+            "and_gates_per_instance": body.and_gates,
+            "gates_per_instance": body.gates,
+            "and_depth_per_instance": body.and_depth,
+            "shared_input_bits": r.shared.len(),
+        }));
+    }
+    let ands = program.and_count();
+    let input_bits = |party: Party| -> u64 {
+        program
+            .main
+            .inputs
+            .iter()
+            .filter(|v| v.party == party)
+            .map(|v| v.width as u64)
+            .sum()
+    };
     json!({
-        "gates": main.gates as u64 + region_gates,
-        "and_gates": program.and_count(),
-        "xor_gates": main.xor_gates,
-        "inv_gates": main.inv_gates,
-        "region_free_gates": region_xor_inv,
+        "gates": gates,
+        "and_gates": ands,
+        "xor_gates": xor,
+        "inv_gates": inv,
+        "and_share": if gates > 0 { ands as f64 / gates as f64 } else { 0.0 },
         "wires": main.wires,
         "and_depth": main.and_depth,
         "median_ands_per_level": main.median_ands_per_level(),
         "max_ands_per_level": main.max_ands_per_level(),
         "input_widths": main.input_widths,
+        "input_bits": { "a": input_bits(Party::A), "b": input_bits(Party::B) },
         "output_widths": main.output_widths,
         "input_parties": program.main.inputs.iter().map(|v| v.party.to_string()).collect::<Vec<_>>(),
         "regions": regions,
@@ -46,19 +60,30 @@ pub fn stats_json(program: &Program) -> serde_json::Value {
 pub fn stats_text(program: &Program) -> String {
     let s = stats_json(program);
     let mut out = String::new();
-    let line = |out: &mut String, k: &str, v: String| out.push_str(&format!("{k:<24}{v}\n"));
-    for key in [
-        "gates",
-        "and_gates",
-        "xor_gates",
-        "inv_gates",
-        "wires",
-        "and_depth",
-        "median_ands_per_level",
-        "max_ands_per_level",
-    ] {
+    let line = |out: &mut String, k: &str, v: String| out.push_str(&format!("{k:<30}{v}\n"));
+    for key in ["gates", "and_gates", "xor_gates", "inv_gates", "wires"] {
         line(&mut out, &key.replace('_', " "), s[key].to_string());
     }
+    let main_key = |k: &str| format!("{} (main)", k.replace('_', " "));
+    if s["regions"].as_array().is_some_and(|r| !r.is_empty()) {
+        for key in ["and_depth", "median_ands_per_level", "max_ands_per_level"] {
+            line(&mut out, &main_key(key), s[key].to_string());
+        }
+    } else {
+        for key in ["and_depth", "median_ands_per_level", "max_ands_per_level"] {
+            line(&mut out, &key.replace('_', " "), s[key].to_string());
+        }
+    }
+    line(
+        &mut out,
+        "and share",
+        format!("{:.1}%", 100.0 * s["and_share"].as_f64().unwrap_or(0.0)),
+    );
+    line(
+        &mut out,
+        "input bits",
+        format!("a {}, b {}", s["input_bits"]["a"], s["input_bits"]["b"]),
+    );
     line(&mut out, "input widths", s["input_widths"].to_string());
     line(&mut out, "input parties", s["input_parties"].to_string());
     line(&mut out, "output widths", s["output_widths"].to_string());
@@ -67,8 +92,8 @@ pub fn stats_text(program: &Program) -> String {
             &mut out,
             &format!("region {k}"),
             format!(
-                "{} instances x {} AND gates",
-                r["instances"], r["and_gates_per_instance"]
+                "{} instances x {} AND gates (AND depth {})",
+                r["instances"], r["and_gates_per_instance"], r["and_depth_per_instance"]
             ),
         );
     }
