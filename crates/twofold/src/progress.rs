@@ -17,18 +17,18 @@ pub fn and_gate_bar(total: u64, quiet: bool) -> (Option<Progress>, Option<Progre
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
     bar.set_style(
         ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {percent}% {human_pos}/{human_len} AND gates ({per_sec})",
+            "{elapsed_precise} [{bar:40}] {percent}% {human_pos}/{human_len} AND gates ({eta} left)",
         )
         .expect("valid template")
         .progress_chars("=> "),
     );
     let start = Instant::now();
     let shown = bar.clone();
-    let progress: Progress = Arc::new(move |done| {
+    let progress: Progress = Arc::new(move |done: u64| {
         if shown.is_hidden() && start.elapsed() > Duration::from_secs(1) {
             shown.set_draw_target(ProgressDrawTarget::stderr());
         }
-        shown.set_position(done);
+        shown.inc(done);
     });
     (Some(progress), Some(bar))
 }
