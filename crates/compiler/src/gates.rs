@@ -183,11 +183,11 @@ impl Sum {
 
     fn account(&mut self, r: Range, neg: bool) {
         if neg {
-            self.lo -= r.1;
-            self.hi -= r.0;
+            self.lo = self.lo.saturating_sub(r.1);
+            self.hi = self.hi.saturating_sub(r.0);
         } else {
-            self.lo += r.0;
-            self.hi += r.1;
+            self.lo = self.lo.saturating_add(r.0);
+            self.hi = self.hi.saturating_add(r.1);
         }
     }
 
@@ -228,11 +228,19 @@ impl Sum {
     ) {
         let (x, rx) = (x.0, self.operand_range(x.0, x.1));
         let (y, ry) = (y.0, self.operand_range(y.0, y.1));
-        let corners = [rx.0 * ry.0, rx.0 * ry.1, rx.1 * ry.0, rx.1 * ry.1];
-        let pr = (
-            corners.iter().copied().min().unwrap_or(0),
-            corners.iter().copied().max().unwrap_or(0),
-        );
+        let corners = [
+            rx.0.checked_mul(ry.0),
+            rx.0.checked_mul(ry.1),
+            rx.1.checked_mul(ry.0),
+            rx.1.checked_mul(ry.1),
+        ];
+        // Too large to bound: the product is only known modulo 2^w.
+        let pr = match corners {
+            [Some(a), Some(b2), Some(c), Some(d)] => {
+                (a.min(b2).min(c).min(d), a.max(b2).max(c).max(d))
+            }
+            _ => (i128::MIN / 4, i128::MAX / 4),
+        };
         self.account(pr, neg);
         let neg_all = neg;
         let w = self.w;
@@ -308,7 +316,7 @@ impl Sum {
         } else {
             (
                 true,
-                bitlen(self.hi.max(0) as u128).max(bitlen((-self.lo - 1) as u128)) + 1,
+                bitlen(self.hi.max(0) as u128).max(bitlen((-(self.lo + 1)) as u128)) + 1,
             )
         };
         let n = need.min(w);
@@ -402,7 +410,7 @@ pub fn narrow(x: &[Bit], r: Range) -> Bits {
     } else {
         (
             true,
-            bitlen(r.1.max(0) as u128).max(bitlen((-r.0 - 1) as u128)) + 1,
+            bitlen(r.1.max(0) as u128).max(bitlen((-(r.0 + 1)) as u128)) + 1,
         )
     };
     if need >= w {

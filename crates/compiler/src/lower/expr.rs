@@ -573,6 +573,7 @@ impl<'p> Lower<'p> {
             BinOp::Mul => return Ok(Val::Int(t, x.mul(&mut self.b, &y))),
             _ => {}
         }
+        let rx = x.range(&mut self.b);
         let (xb, yb) = (x.bits(&mut self.b), y.bits(&mut self.b));
         let b = &mut self.b;
         let word = |bits: Bits| Val::Int(t, Word::from_bits(bits));
@@ -587,7 +588,11 @@ impl<'p> Lower<'p> {
                 } else {
                     gates::udivrem(b, &xb, &yb, rem)
                 };
-                word(if rem { r } else { q })
+                let bits = if rem { r } else { q };
+                match div_range(t, rx, y.as_const(), rem) {
+                    Some(range) => Val::Int(t, Word::from_bits_ranged(bits, range)),
+                    None => word(bits),
+                }
             }
             BinOp::And => word(gates::and(b, &xb, &yb)),
             BinOp::Or => word(gates::or(b, &xb, &yb)),
@@ -732,4 +737,31 @@ impl<'p> Lower<'p> {
         };
         Val::Int(t, r)
     }
+}
+
+/// The range of `x / c` or `x % c` for a public divisor `c`, from the range
+/// `rx` of `x` (when it bounds the C value of `x`).
+fn div_range(t: Scalar, rx: (i128, i128), c: Option<u64>, rem: bool) -> Option<(i128, i128)> {
+    let c = t.to_i128(c?);
+    let w = t.width;
+    let (lo, hi) = if t.signed {
+        (-(1i128 << (w - 1)), 1i128 << (w - 1))
+    } else {
+        (0, 1i128 << w)
+    };
+    if c == 0 || c == -1 || rx.0 < lo || rx.1 >= hi {
+        return None;
+    }
+    let m = c.abs() - 1;
+    Some(if rem {
+        match (rx.0 >= 0, rx.1 <= 0) {
+            (true, _) => (0, m.min(rx.1)),
+            (_, true) => ((-m).max(rx.0), 0),
+            _ => ((-m).max(rx.0), m.min(rx.1)),
+        }
+    } else {
+        // Truncating division is monotonic in x for a fixed divisor.
+        let (a, b2) = (rx.0 / c, rx.1 / c);
+        (a.min(b2), a.max(b2))
+    })
 }
