@@ -27,8 +27,17 @@ impl Circuit {
     /// The same function with gates reordered by (level, AND first): every
     /// maximal run of consecutive AND gates is then a set of independent gates
     /// (one AND level), which is what the garbling engine batches. Wires are
-    /// compacted afterwards.
+    /// compacted afterwards; a circuit already in level order is returned as
+    /// it is.
     pub fn levelize(&self) -> Circuit {
+        // Already in level order (e.g. generated that way): nothing to do,
+        // and no copies of a large circuit to hold.
+        let levels = gate_levels(self);
+        let key = |i: usize| (levels[i], !self.gates[i].is_and());
+        if (1..self.gates.len()).all(|i| key(i - 1) <= key(i)) {
+            return self.clone();
+        }
+        drop(levels);
         let ssa = self.ssa();
         let levels = gate_levels(&ssa);
         let mut order: Vec<usize> = (0..ssa.gates.len()).collect();
