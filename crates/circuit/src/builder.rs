@@ -1,6 +1,6 @@
 //! Building circuits gate by gate, with constant folding and structural hashing.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
