@@ -198,16 +198,22 @@ impl Circuit {
     /// value reaches no output. The live set, and so the memory needed to run
     /// the circuit, becomes as small as the gate order allows.
     pub fn compact(&self) -> Circuit {
-        let ssa = self.ssa();
-        let input_bits = self.input_bits();
-        let end = ssa.gates.len();
+        self.ssa().compact_ssa()
+    }
+
+    /// [`Circuit::compact`] of a circuit already in single assignment (as
+    /// [`Circuit::ssa`] makes it), consuming it.
+    pub(crate) fn compact_ssa(self) -> Circuit {
+        let ssa = self;
+        let input_bits = ssa.input_bits();
+        let end = ssa.gates.len() as u32;
         // Liveness, backwards from the outputs: the last gate reading a value.
-        const DEAD: usize = usize::MAX;
+        const DEAD: u32 = u32::MAX;
         let mut last_use = vec![DEAD; ssa.num_wires as usize];
         for w in ssa.output_wires() {
             last_use[w as usize] = end;
         }
-        for (i, g) in ssa.gates.iter().enumerate().rev() {
+        for (i, g) in (0..end).zip(&ssa.gates).rev() {
             if last_use[g.out() as usize] == DEAD {
                 continue;
             }
@@ -229,7 +235,7 @@ impl Circuit {
         }
         let mut next = input_bits as Wire;
         let mut gates = Vec::new();
-        for (i, g) in ssa.gates.iter().enumerate() {
+        for (i, g) in (0u32..).zip(&ssa.gates) {
             if last_use[g.out() as usize] == DEAD {
                 continue;
             }
@@ -247,17 +253,18 @@ impl Circuit {
             slot[g.out() as usize] = out;
             gates.push(g.rewire(|w| slot[w as usize], out));
         }
+        let outputs = ssa
+            .outputs
+            .iter()
+            .map(|v| OutputValue {
+                name: v.name.clone(),
+                wires: v.wires.iter().map(|&w| slot[w as usize]).collect(),
+            })
+            .collect();
         Circuit {
             num_wires: next,
-            inputs: self.inputs.clone(),
-            outputs: ssa
-                .outputs
-                .iter()
-                .map(|v| OutputValue {
-                    name: v.name.clone(),
-                    wires: v.wires.iter().map(|&w| slot[w as usize]).collect(),
-                })
-                .collect(),
+            inputs: ssa.inputs,
+            outputs,
             gates,
         }
     }

@@ -33,17 +33,32 @@ impl Circuit {
         // Already in level order (e.g. generated that way): nothing to do,
         // and no copies of a large circuit to hold.
         let levels = gate_levels(self);
-        let key = |i: usize| (levels[i], !self.gates[i].is_and());
-        if (1..self.gates.len()).all(|i| key(i - 1) <= key(i)) {
+        if self.in_order(&levels) {
             return self.clone();
         }
+        // Single assignment keeps the levels: a gate's level does not depend
+        // on which slots hold its inputs.
+        let mut ssa = self.ssa();
+        let mut order: Vec<u32> = (0..ssa.gates.len() as u32).collect();
+        order.sort_by_key(|&i| (levels[i as usize], !ssa.gates[i as usize].is_and()));
         drop(levels);
-        let ssa = self.ssa();
-        let levels = gate_levels(&ssa);
-        let mut order: Vec<usize> = (0..ssa.gates.len()).collect();
-        order.sort_by_key(|&i| (levels[i], !ssa.gates[i].is_and()));
-        let gates = order.iter().map(|&i| ssa.gates[i]).collect();
-        Circuit { gates, ..ssa }.compact()
+        let gates = order.iter().map(|&i| ssa.gates[i as usize]).collect();
+        drop(order);
+        ssa.gates = gates;
+        ssa.compact_ssa()
+    }
+}
+
+impl Circuit {
+    /// Whether the gates are sorted by (level, AND first), as
+    /// [`Circuit::levelize`] sorts them.
+    pub fn is_level_ordered(&self) -> bool {
+        self.in_order(&gate_levels(self))
+    }
+
+    fn in_order(&self, levels: &[u32]) -> bool {
+        let key = |i: usize| (levels[i], !self.gates[i].is_and());
+        (1..self.gates.len()).all(|i| key(i - 1) <= key(i))
     }
 }
 

@@ -215,9 +215,28 @@ impl Program {
     /// The program's identity: SHA-256 of its binary encoding. Both parties
     /// compare it at the handshake.
     pub fn hash(&self) -> [u8; 32] {
-        let mut bytes = Vec::new();
-        crate::binary::write_program(self, &mut bytes).expect("writing to memory cannot fail");
-        Sha256::digest(&bytes).into()
+        /// Feeds the encoding straight into the hash, without holding it.
+        struct Hasher(Sha256);
+        impl std::io::Write for Hasher {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.update(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut hasher = Hasher(Sha256::new());
+        crate::binary::write_program(self, &mut hasher).expect("hashing cannot fail");
+        hasher.0.finalize().into()
+    }
+
+    /// Whether the main circuit (if there are no regions) and every region
+    /// body are already in level order, so [`Program::levelize`] would not
+    /// change them.
+    pub fn is_levelized(&self) -> bool {
+        (!self.regions.is_empty() || self.main.is_level_ordered())
+            && self.regions.iter().all(|r| r.body.is_level_ordered())
     }
 
     /// The program with its main circuit and region bodies in level order

@@ -26,6 +26,9 @@ pub fn run_local(
         progress: None,
         ..opts.clone()
     };
+    // Level order once for both parties (each would otherwise make its own).
+    let levelled = (!program.is_levelized()).then(|| program.levelize());
+    let program = levelled.as_ref().unwrap_or(program);
     std::thread::scope(|scope| {
         let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
             let chan = Channel::connect(addr, deadline, channel.clone())?;

@@ -1,6 +1,7 @@
 //! One party's side of a session: handshake, inputs, garbling or evaluation,
 //! outputs.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use twofold_circuit::program::split_outputs;
@@ -83,6 +84,8 @@ pub type PartyInputs = Vec<Option<Vec<bool>>>;
 pub enum Phase {
     /// Hello exchange and checks.
     Handshake,
+    /// Putting the program in level order (skipped if it already is).
+    Prepare,
     /// Base OTs and OT extension setup, garbler labels, OT for the evaluator's bits.
     Inputs,
     /// Streamed garbling (party A) or evaluation (party B).
@@ -96,6 +99,7 @@ impl Phase {
     pub fn name(self) -> &'static str {
         match self {
             Phase::Handshake => "handshake",
+            Phase::Prepare => "prepare",
             Phase::Inputs => "inputs",
             Phase::Gates => "gates",
             Phase::Outputs => "outputs",
@@ -166,7 +170,12 @@ pub fn run_session(
         chans.push(chan);
     }
     clock.lap(Phase::Handshake);
-    let levelled = program.levelize();
+    let levelled = if program.is_levelized() {
+        Cow::Borrowed(program)
+    } else {
+        Cow::Owned(program.levelize())
+    };
+    clock.lap(Phase::Prepare);
     let owners: Vec<Party> = program
         .main
         .inputs
