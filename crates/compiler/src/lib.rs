@@ -72,18 +72,20 @@ pub mod lexer;
 pub mod lower;
 pub mod parser;
 pub mod preprocess;
+pub mod regions;
 pub mod types;
 pub mod value;
 
+use std::collections::HashSet;
 use std::path::Path;
 
 pub use error::CompileError;
 pub use io::CValue;
-pub use twofold_circuit::{Circuit, Party};
+pub use twofold_circuit::{Circuit, Party, Program, RegionVerdict};
 pub use types::CType;
 
 /// Options of a compilation.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// Bound for loops whose exit depends on a secret value and for
     /// recursion under a secret condition (`--unwind N`).
@@ -91,20 +93,43 @@ pub struct CompileOptions {
     /// Owners of inputs whose names start with neither `INPUT_A` nor
     /// `INPUT_B` (`--owner INPUT_C=b`).
     pub owners: Vec<(String, Party)>,
+    /// Whether loops with independent iterations become parallel regions
+    /// (see [`regions`]); on by default, off with `--no-regions`.
+    pub regions: bool,
 }
 
-/// A compiled program: the circuit and the C types of its inputs and
-/// outputs.
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            unwind: None,
+            owners: Vec::new(),
+            regions: true,
+        }
+    }
+}
+
+/// A compiled program: the circuit with its parallel regions and the C
+/// types of its inputs and outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledProgram {
-    /// The circuit; its input values are named as in the program
-    /// (`INPUT_A`, `INPUT_B_x`, ...), its outputs `return` or `OUTPUT_*`.
-    pub circuit: Circuit,
-    /// The C type of each circuit input, in the order of `circuit.inputs`.
+    /// The main circuit and parallel regions; the main circuit's input
+    /// values are named as in the program (`INPUT_A`, `INPUT_B_x`, ...),
+    /// its outputs `return` or `OUTPUT_*`.
+    pub program: Program,
+    /// What became of each loop proposed as a parallel region, in the
+    /// order the loops were unrolled.
+    pub regions: Vec<RegionVerdict>,
+    /// The C type of each circuit input, in the order of
+    /// `program.main.inputs`.
     pub inputs: Vec<(String, CType)>,
-    /// The C type of each circuit output, in the order of `circuit.outputs`.
+    /// The C type of each circuit output, in the order of
+    /// `program.main.outputs`.
     pub outputs: Vec<(String, CType)>,
 }
+
+/// Most lowering passes (each without the loops rejected as regions by the
+/// one before).
+const MAX_PASSES: usize = 3;
 
 /// Stack size of the compiling thread (deeply nested inlining recurses).
 const STACK: usize = 256 << 20;
@@ -162,16 +187,46 @@ fn compile_inner(
     let (toks, files) = preprocess::preprocess(source, file_name, dir)
         .map_err(|(d, files)| d.into_error(&files))?;
     let prog = parser::parse(&toks).map_err(|d| d.into_error(&files))?;
-    let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
-    let circuit = lowered.builder.finish().map_err(|e| CompileError {
-        file: file_name.to_string(),
-        line: 0,
-        col: 0,
-        message: format!("cannot finish the circuit: {e}"),
-    })?;
-    Ok(CompiledProgram {
-        circuit,
-        inputs: lowered.inputs,
-        outputs: lowered.outputs,
-    })
+    // Loops the circuit graph rejects as regions are unrolled as usual in a
+    // second pass (their iterations would otherwise keep gates unshared).
+    let mut deny = HashSet::new();
+    let mut earlier = Vec::new();
+    let mut pass = 0;
+    loop {
+        pass += 1;
+        let lowered = lower::lower(&prog, opts, &deny).map_err(|d| d.into_error(&files))?;
+        let finished = if opts.regions {
+            lowered.builder.finish_program()
+        } else {
+            lowered
+                .builder
+                .finish()
+                .map(|c| (Program::from(c), Vec::new()))
+        };
+        let (program, mut regions) = finished.map_err(|e| CompileError {
+            file: file_name.to_string(),
+            line: 0,
+            col: 0,
+            message: format!("cannot finish the circuit: {e}"),
+        })?;
+        let rejected: Vec<_> = lowered
+            .proposals
+            .iter()
+            .zip(&regions)
+            .filter(|(_, v)| matches!(v, RegionVerdict::Rejected(_)))
+            .collect();
+        if rejected.is_empty() || pass >= MAX_PASSES {
+            regions.append(&mut earlier);
+            return Ok(CompiledProgram {
+                program,
+                regions,
+                inputs: lowered.inputs,
+                outputs: lowered.outputs,
+            });
+        }
+        for (k, v) in rejected {
+            deny.insert(*k);
+            earlier.push(v.clone());
+        }
+    }
 }

@@ -39,14 +39,14 @@ fn loop_with_secret_exit_needs_unwind() {
     let p = compile(src, "prog.c", &CompileOptions::default()).expect("compiles without --unwind");
     let a = p.inputs[0].1.parse_value("1000").expect("value");
     let b = p.inputs[1].1.parse_value("5").expect("value");
-    let out = p.circuit.eval(&[a, b]).expect("eval");
+    let out = p.program.eval(&[a, b]).expect("eval");
     assert_eq!(p.outputs[0].1.format_value(&out[0]), "15");
     // Subtracting 3 from a byte: ranges end it after 85 rounds.
     let src = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = INPUT_A & 0xff;\n    int n = 0;\n    while (x > 0) {\n        x -= 3;\n        n++;\n    }\n    return n + INPUT_B;\n}\n";
     let p = compile(src, "prog.c", &CompileOptions::default()).expect("compiles without --unwind");
     let a = p.inputs[0].1.parse_value("1000").expect("value");
     let b = p.inputs[1].1.parse_value("5").expect("value");
-    let out = p.circuit.eval(&[a, b]).expect("eval");
+    let out = p.program.eval(&[a, b]).expect("eval");
     assert_eq!(p.outputs[0].1.format_value(&out[0]), "83");
     // With --unwind, a loop is cut after N rounds (CBMC's semantics).
     let collatz = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    unsigned x = INPUT_A;\n    int n = 0;\n    while (x > 1) {\n        x = x % 2 ? 3 * x + 1 : x / 2;\n        n++;\n    }\n    return n + INPUT_B;\n}\n";
@@ -57,7 +57,7 @@ fn loop_with_secret_exit_needs_unwind() {
     let p = compile(collatz, "prog.c", &opts).expect("compiles with --unwind");
     let a = p.inputs[0].1.parse_value("6").expect("value");
     let b = p.inputs[1].1.parse_value("0").expect("value");
-    let out = p.circuit.eval(&[a, b]).expect("eval");
+    let out = p.program.eval(&[a, b]).expect("eval");
     assert_eq!(p.outputs[0].1.format_value(&out[0]), "8");
 }
 
@@ -103,7 +103,7 @@ fn public_recursion_is_fine() {
     let p = compile(src, "prog.c", &CompileOptions::default()).expect("compiles");
     let a = p.inputs[0].1.parse_value("2").expect("value");
     let b = p.inputs[1].1.parse_value("1").expect("value");
-    let out = p.circuit.eval(&[a, b]).expect("eval");
+    let out = p.program.eval(&[a, b]).expect("eval");
     assert_eq!(p.outputs[0].1.format_value(&out[0]), "111");
 }
 

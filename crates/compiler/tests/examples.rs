@@ -52,14 +52,14 @@ fn differential(name: &str, p: &CompiledProgram, n: usize, seed: u64) {
     }
 }
 
-fn check(name: &str, max_and: Option<usize>, max_secs: Option<f64>, runs: usize) {
+fn check(name: &str, max_and: Option<u64>, max_secs: Option<f64>, runs: usize) {
     let (p, took) = build(name);
-    let ands = p.circuit.and_count();
+    let ands = p.program.and_count();
     println!(
         "{name}: {} gates, {ands} AND ({:.1}%), {} input bits, compiled in {took:?}",
-        p.circuit.gates.len(),
-        100.0 * ands as f64 / p.circuit.gates.len().max(1) as f64,
-        p.circuit.input_bits()
+        p.program.main.gates.len(),
+        100.0 * ands as f64 / p.program.main.gates.len().max(1) as f64,
+        p.program.main.input_bits()
     );
     if let Some(m) = max_and {
         assert!(ands <= m, "{name}: {ands} AND gates, target {m}");

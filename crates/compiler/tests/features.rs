@@ -266,8 +266,8 @@ void main(void)
     assert_eq!(names, ["INPUT_A_a", "INPUT_B_b"]);
     let outs: Vec<&str> = p.outputs.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(outs, ["OUTPUT_max", "OUTPUT_count"]);
-    assert_eq!(p.circuit.inputs[0].party, twofold_compiler::Party::A);
-    assert_eq!(p.circuit.inputs[1].party, twofold_compiler::Party::B);
+    assert_eq!(p.program.main.inputs[0].party, twofold_compiler::Party::A);
+    assert_eq!(p.program.main.inputs[1].party, twofold_compiler::Party::B);
     let r = run(
         &p,
         &[
@@ -303,7 +303,7 @@ fn values_round_trip() {
     let e = t.parse_value("{1, {2, x}}").expect_err("bad number");
     assert_eq!(e.to_string(), "<value>:1:9: error: invalid number 'x'");
     let out = p
-        .circuit
+        .program
         .eval(&[
             t.parse_value("{1, {2, 3}, 1, 4}").expect("ok"),
             p.inputs[1].1.parse_value("0").expect("ok"),
@@ -336,9 +336,9 @@ fn linear_search_with_break_stays_small() {
     let p = compile(src, "find.c", &default()).expect("compiles without --unwind");
     // 64 equality tests of 31 AND gates, and the index's multiplexers.
     assert!(
-        p.circuit.and_count() < 2600,
+        p.program.and_count() < 2600,
         "{} AND gates",
-        p.circuit.and_count()
+        p.program.and_count()
     );
     agree("find", src, &default());
 }
@@ -356,9 +356,9 @@ fn counting_is_cheap() {
         );
         let p = compile(&src, "count.c", &default()).expect("compiles");
         assert!(
-            p.circuit.and_count() < 1030,
+            p.program.and_count() < 1030,
             "{body}: {} AND gates",
-            p.circuit.and_count()
+            p.program.and_count()
         );
         agree("count", &src, &default());
     }
@@ -378,10 +378,10 @@ fn value_ranges_narrow_dynamic_programs() {
     let pw = compile(&wide, "lev_int.c", &default()).expect("compiles");
     let pn = compile(&narrow, "lev_u8.c", &default()).expect("compiles");
     assert!(
-        pw.circuit.and_count() * 10 <= pn.circuit.and_count() * 11,
+        pw.program.and_count() * 10 <= pn.program.and_count() * 11,
         "int cells: {} AND gates, byte cells: {}",
-        pw.circuit.and_count(),
-        pn.circuit.and_count()
+        pw.program.and_count(),
+        pn.program.and_count()
     );
     agree("lev_int", &wide, &default());
     agree("lev_u8", &narrow, &default());

@@ -420,7 +420,7 @@ fn random_programs_agree_with_gcc() {
         let src = Gen::program(seed);
         let p = compile(&src, &format!("random{seed}.c"), &opts)
             .unwrap_or_else(|e| panic!("{e}\n{src}"));
-        total_ands += p.circuit.and_count();
+        total_ands += p.program.and_count();
         let mut rng = StdRng::seed_from_u64(1000 + seed);
         let sets: Vec<Vec<String>> = (0..6)
             .map(|_| {

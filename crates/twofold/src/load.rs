@@ -46,6 +46,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             &CompileOptions {
                 unwind: opts.unwind,
                 owners: opts.owners.clone(),
+                ..CompileOptions::default()
             },
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -60,7 +61,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
                 .into_iter()
                 .map(|(_, t)| ValueKind::C(t))
                 .collect(),
-            program: Program::from(compiled.circuit),
+            program: compiled.program,
         }
     } else {
         let bytes =

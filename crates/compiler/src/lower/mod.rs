@@ -8,7 +8,7 @@
 //! statements run guarded by them. A read at a secret index is a mux tree,
 //! a write at a secret index a decoder with one write enable per element.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder, Party};
@@ -25,6 +25,7 @@ mod call;
 mod decl;
 mod expr;
 mod place;
+mod region;
 mod stmt;
 
 /// Iterations of a loop with a secret exit condition allowed without
@@ -79,10 +80,17 @@ pub struct Lowered {
     pub inputs: Vec<(String, CType)>,
     /// Outputs: name and type, in circuit order.
     pub outputs: Vec<(String, CType)>,
+    /// The loops proposed as parallel regions, in the order proposed.
+    pub proposals: Vec<LoopKey>,
 }
 
-/// Lowers a parsed program.
-pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
+/// A candidate parallel loop: where its `for` is, and how many times that
+/// loop was a candidate before.
+pub type LoopKey = (Loc, u32);
+
+/// Lowers a parsed program; loops in `deny` are not proposed as parallel
+/// regions (they were rejected before).
+pub fn lower(prog: &Program, opts: &CompileOptions, deny: &HashSet<LoopKey>) -> DResult<Lowered> {
     let mut l = Lower {
         funcs: prog.functions.iter().map(|f| (f.name.clone(), f)).collect(),
         b: Builder::new(),
@@ -98,12 +106,14 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         merged: HashMap::new(),
         by_sel: HashMap::new(),
         implied: HashMap::new(),
+        regions: region::Regions::new(deny),
     };
     l.run(prog)?;
     Ok(Lowered {
         builder: l.b,
         inputs: l.inputs,
         outputs: l.outputs,
+        proposals: l.regions.proposed,
     })
 }
 
@@ -125,6 +135,8 @@ struct Lower<'p> {
     by_sel: HashMap<Bit, Vec<(usize, usize)>>,
     /// "Still running" conditions and an earlier one each implies.
     implied: HashMap<Bit, Bit>,
+    /// Parallel-region candidates.
+    regions: region::Regions<'p>,
 }
 
 fn is_io(name: &str) -> bool {

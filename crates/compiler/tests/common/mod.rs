@@ -35,7 +35,7 @@ pub fn run(p: &CompiledProgram, inputs: &[(String, String)]) -> Vec<Vec<bool>> {
                 .unwrap_or_else(|e| panic!("bad value {text}: {e}")),
         );
     }
-    p.circuit.eval(&bits).expect("evaluation")
+    p.program.eval(&bits).expect("evaluation")
 }
 
 /// The scalars of all outputs, each reduced modulo 2^width.
