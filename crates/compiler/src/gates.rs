@@ -307,6 +307,38 @@ impl Sum {
         self.finish_ranged(b).0
     }
 
+    /// The sum modulo `2^w` in carry-save form: two words whose sum it is,
+    /// each column reduced to two bits with full adders (no carry chain).
+    pub fn finish_carry_save(mut self, b: &mut Builder) -> (Bits, Bits) {
+        let w = self.w;
+        let c = self.constant.rem_euclid(1i128 << w.min(127));
+        for i in 0..w.min(127) {
+            if (c >> i) & 1 == 1 {
+                self.cols[i].push(Bit::Const(true));
+            }
+        }
+        let (mut x, mut y) = (Vec::with_capacity(w), Vec::with_capacity(w));
+        let mut carry_in: Vec<Bit> = Vec::new();
+        for i in 0..w {
+            let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
+            q.extend(carry_in.drain(..));
+            while q.len() >= 3 {
+                let (Some(p), Some(r), Some(t)) = (q.pop_front(), q.pop_front(), q.pop_front())
+                else {
+                    break;
+                };
+                let (s, c) = full_adder(b, p, r, t);
+                q.push_back(s);
+                if i + 1 < w {
+                    carry_in.push(c);
+                }
+            }
+            x.push(q.pop_front().unwrap_or(Bit::Const(false)));
+            y.push(q.pop_front().unwrap_or(Bit::Const(false)));
+        }
+        (x, y)
+    }
+
     /// [`Sum::finish`] and the range of the result's value.
     pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
         let w = self.w;

@@ -235,6 +235,55 @@ impl Word {
         )
     }
 
+    /// The same value with a sum's rows reduced to two words (carry-save,
+    /// without the final carry chain): the gates of a partial sum are made
+    /// now, and adding it into a later sum costs what adding its rows
+    /// would have.
+    pub fn carry_save(&self, b: &mut Builder) -> Word {
+        let Word::Sum(l) = self else {
+            return self.clone();
+        };
+        if l.cache.borrow().is_some() {
+            return self.clone();
+        }
+        let rows: Vec<&Row> = l
+            .rows
+            .iter()
+            .filter(|r| !matches!(&r.kind, RowKind::Word(x, _) if x.iter().all(|b| *b == Bit::Const(false))))
+            .collect();
+        if rows.len() <= 2 && rows.iter().all(|r| matches!(r.kind, RowKind::Word(..)) && !r.neg) {
+            if let [Row {
+                kind: RowKind::Word(x, r),
+                ..
+            }] = rows[..]
+            {
+                return Word::Bits(x.clone(), *r);
+            }
+            return Lazy::word(l.w, rows.into_iter().cloned().collect());
+        }
+        let mut s = gates::Sum::new(l.w as usize);
+        for r in &l.rows {
+            match &r.kind {
+                RowKind::Word(x, rx) => s.add_ranged(b, x, r.neg, Some(*rx)),
+                RowKind::Product((x, rx), (y, ry)) => {
+                    s.add_product_ranged(b, (x, Some(*rx)), (y, Some(*ry)), r.neg)
+                }
+            }
+        }
+        let (x, y) = s.finish_carry_save(b);
+        let rows = [x, y]
+            .into_iter()
+            .map(|bits| {
+                let r = gates::value_range(&bits);
+                Row {
+                    kind: RowKind::Word(Rc::new(bits), r),
+                    neg: false,
+                }
+            })
+            .collect();
+        Lazy::word(l.w, rows)
+    }
+
     /// Converts a value of type `from` to type `to` (C conversion rules).
     pub fn convert(&self, b: &mut Builder, from: Scalar, to: Scalar) -> Word {
         if to.width == 1 {

@@ -202,7 +202,14 @@ impl<'p> Lower<'p> {
         for (k, obj) in fresh.into_iter().enumerate() {
             if let Some(obj) = obj {
                 if let Slot::Val(w) = self.slot(obj, 0) {
-                    w.range(&mut self.b);
+                    // A sum's partial is left in carry-save form: the carry
+                    // chain is made once, after the loop.
+                    let w = if reds[k].op == RedOp::Add {
+                        w.carry_save(&mut self.b)
+                    } else {
+                        w.range(&mut self.b);
+                        w
+                    };
                     partials[k].push(w);
                 }
             }

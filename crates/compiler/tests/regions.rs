@@ -1,0 +1,334 @@
+//! Parallel regions from `for` loops: which loops are found, and that the
+//! programs built with regions compute what gcc computes (regions on and
+//! off), on hand-written loops and random programs with parallel loops.
+
+mod common;
+
+use common::{circuit_lines, gcc_available, random_value, run, run_native};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use twofold_compiler::{compile, CompileOptions, CompiledProgram, RegionVerdict};
+
+fn opts(regions: bool) -> CompileOptions {
+    CompileOptions {
+        regions,
+        ..CompileOptions::default()
+    }
+}
+
+/// Compiles `src` with regions on and off and compares both with gcc on
+/// `n` random input sets; returns the program with regions.
+fn agree(name: &str, src: &str, n: usize) -> CompiledProgram {
+    let with = compile(src, &format!("{name}.c"), &opts(true)).unwrap_or_else(|e| panic!("{e}"));
+    let without =
+        compile(src, &format!("{name}.c"), &opts(false)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(without.regions.is_empty() && without.program.regions.is_empty());
+    // Partial sums end in carry-save form, other partials are combined
+    // by a tree: the count may differ a little.
+    assert!(
+        with.program.and_count() * 100 <= without.program.and_count() * 102 + 100 * 100,
+        "{name}: {} AND gates with regions, {} without",
+        with.program.and_count(),
+        without.program.and_count()
+    );
+    if !gcc_available() {
+        eprintln!("skipping the gcc comparison of {name}: gcc is absent");
+        return with;
+    }
+    let mut rng = StdRng::seed_from_u64(11);
+    let sets: Vec<Vec<String>> = (0..n)
+        .map(|_| {
+            with.inputs
+                .iter()
+                .map(|(_, t)| random_value(t, &mut rng))
+                .collect()
+        })
+        .collect();
+    let native = run_native(src, &with, &sets, name);
+    for (set, want) in sets.iter().zip(&native) {
+        let named: Vec<(String, String)> = with
+            .inputs
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(set.iter().cloned())
+            .collect();
+        for p in [&with, &without] {
+            let got = circuit_lines(p, &run(p, &named));
+            assert_eq!(&got, want, "{name} differs from gcc on {set:?}:\n{src}");
+        }
+    }
+    with
+}
+
+/// The instance counts of the accepted regions.
+fn accepted(p: &CompiledProgram) -> Vec<usize> {
+    let counts: Vec<usize> = p
+        .regions
+        .iter()
+        .filter_map(|v| match v {
+            RegionVerdict::Accepted { instances, .. } => Some(*instances),
+            RegionVerdict::Rejected(_) => None,
+        })
+        .collect();
+    assert_eq!(counts.len(), p.program.regions.len());
+    for (c, r) in counts.iter().zip(&p.program.regions) {
+        assert_eq!(*c, r.instances.len());
+    }
+    counts
+}
+
+/// Wraps a loop in a program over two inputs of `n` elements.
+fn program(n: usize, decls: &str, body: &str, outs: &str) -> String {
+    format!(
+        "#include <stdint.h>\n#define N {n}\ntypedef struct {{ int32_t x[N]; uint8_t k[N]; int64_t w[N]; }} In;\n\
+         typedef struct {{ {outs} }} Out;\n\
+         Out mpc_main(In INPUT_A, In INPUT_B)\n{{\n    Out out;\n{decls}\n{body}\n    return out;\n}}\n"
+    )
+}
+
+#[test]
+fn reductions_and_own_elements_are_regions() {
+    let cases = [
+        (
+            "sum",
+            "    int32_t s = 5;",
+            "    for (int i = 0; i < N; i++) s += INPUT_A.x[i] * INPUT_B.x[i];\n    out.r = s;",
+        ),
+        (
+            "diff",
+            "    int32_t s = 0;",
+            "    for (int i = 0; i < N; i++) { s -= INPUT_A.x[i]; if (INPUT_B.k[i] & 1) s++; }\n    out.r = s;",
+        ),
+        (
+            "product",
+            "    int32_t s = 3;",
+            "    for (int i = 0; i < N; i++) s *= INPUT_A.x[i] + INPUT_B.x[i];\n    out.r = s;",
+        ),
+        (
+            "bitwise",
+            "    int32_t s = 0; int32_t o = 0; int32_t a = -1;",
+            "    for (int i = 0; i < N; i++) { s ^= INPUT_A.x[i] + INPUT_B.x[i]; o |= INPUT_B.x[i] >> 3; a &= INPUT_A.x[i] - INPUT_B.x[i]; }\n    out.r = s + o + a;",
+        ),
+        (
+            "min",
+            "    int64_t best = INPUT_B.w[0];",
+            "    for (int i = 0; i < N; i++) { int64_t d = INPUT_A.w[i] - INPUT_B.w[i]; if (d < best) best = d; }\n    out.r = (int32_t)(best >> 7);",
+        ),
+        (
+            "max",
+            "    int32_t best = 0;",
+            "    for (int i = 0; i < N; i++) { int32_t d = INPUT_A.x[i] ^ INPUT_B.x[i]; best = best > d ? best : d; }\n    out.r = best;",
+        ),
+        (
+            "own",
+            "    int32_t y[N];",
+            "    for (int i = 0; i < N; i++) { int32_t t = INPUT_A.x[i] * 3; if (t > INPUT_B.x[i]) t = INPUT_B.x[i]; y[i] = t; }\n    out.r = y[0] + y[1] * y[2] - y[3] + (y[4] ^ y[5]);",
+        ),
+        (
+            "nested",
+            "    int32_t m[N][3]; int32_t total = 0;",
+            "    for (int i = 0; i < N; i++)\n        for (int j = 0; j < 3; j++) { m[i][j] = INPUT_A.x[i] * INPUT_B.x[j]; total += m[i][j] ^ j; }\n    out.r = m[1][2] + total;",
+        ),
+    ];
+    for (name, decls, body) in cases {
+        let src = program(6, decls, body, "int32_t r;");
+        let p = agree(name, &src, 8);
+        assert_eq!(accepted(&p), vec![6], "{name}: {:?}\n{src}", p.regions);
+    }
+}
+
+#[test]
+fn dependent_iterations_are_not_regions() {
+    let cases = [
+        (
+            "prefix",
+            "    int32_t a[N];\n    a[0] = INPUT_A.x[0];",
+            "    for (int i = 1; i < N; i++) a[i] = a[i - 1] + INPUT_A.x[i];\n    out.r = a[N - 1];",
+        ),
+        (
+            "carried",
+            "    int32_t c = 1; int32_t y[N];",
+            "    for (int i = 0; i < N; i++) { c = c * 3 + INPUT_A.x[i]; y[i] = c; }\n    out.r = y[2] + c;",
+        ),
+        (
+            "same_element",
+            "    int32_t a[N] = {0};",
+            "    for (int i = 0; i < N; i++) a[0] = a[0] * INPUT_A.x[i] + INPUT_B.x[i];\n    out.r = a[0];",
+        ),
+        (
+            "overwrite_first",
+            "    int32_t a[N] = {0};",
+            "    for (int i = 0; i < N; i++) { a[i] = INPUT_A.x[i]; a[0] = INPUT_B.x[i]; }\n    out.r = a[0] + a[1];",
+        ),
+        (
+            "plain_sum",
+            "    int32_t s = 0;",
+            "    for (int i = 0; i < N; i++) s = s + INPUT_A.x[i] * INPUT_B.x[i];\n    out.r = s;",
+        ),
+        (
+            "running_sum",
+            "    int32_t s = 0; int32_t y[N];",
+            "    for (int i = 0; i < N; i++) { s += INPUT_A.x[i]; y[i] = s; }\n    out.r = y[3];",
+        ),
+        (
+            "neighbour",
+            "    int32_t y[N + 1] = {0};",
+            "    for (int i = 0; i < N; i++) { y[i] = INPUT_A.x[i] * INPUT_B.x[i] + y[i + 1]; }\n    out.r = y[0];",
+        ),
+        (
+            "secret_break",
+            "    int32_t s = 0;",
+            "    for (int i = 0; i < N; i++) { if (INPUT_A.x[i] < 0) break; s += INPUT_A.x[i] * INPUT_B.x[i]; }\n    out.r = s;",
+        ),
+        (
+            "argmin",
+            "    int32_t best = 2147483647; int32_t at = -1;",
+            "    for (int i = 0; i < N; i++) { int32_t d = INPUT_A.x[i] * INPUT_B.x[i]; if (d < best) { best = d; at = i; } }\n    out.r = best + at;",
+        ),
+        (
+            "pointer",
+            "    int32_t y[N]; int32_t *p = y;",
+            "    for (int i = 0; i < N; i++) { y[i] = INPUT_A.x[i] * INPUT_B.x[i]; p[0] += y[i]; }\n    out.r = y[0];",
+        ),
+        (
+            "mixed_ops",
+            "    int32_t s = 1;",
+            "    for (int i = 0; i < N; i++) { s += INPUT_A.x[i]; s *= INPUT_B.x[i]; }\n    out.r = s;",
+        ),
+    ];
+    for (name, decls, body) in cases {
+        let src = program(6, decls, body, "int32_t r;");
+        let p = agree(name, &src, 6);
+        assert!(accepted(&p).is_empty(), "{name}: {:?}\n{src}", p.regions);
+    }
+}
+
+#[test]
+fn secret_trip_count_is_not_a_region() {
+    let src = program(
+        6,
+        "    int32_t s = 0;",
+        "    for (int i = 0; i < (INPUT_B.k[0] & 7); i++) s += INPUT_A.x[i & 3] * INPUT_B.x[i & 3];\n    out.r = s;",
+        "int32_t r;",
+    );
+    let p = compile(
+        &src,
+        "trip.c",
+        &CompileOptions {
+            unwind: Some(8),
+            ..CompileOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(accepted(&p).is_empty(), "{:?}", p.regions);
+}
+
+#[test]
+fn outermost_loop_wins() {
+    let src = program(
+        4,
+        "    int32_t c[N][N];",
+        "    for (int i = 0; i < N; i++)\n        for (int j = 0; j < N; j++) {\n            int32_t acc = 0;\n            for (int k = 0; k < N; k++) acc += (INPUT_A.x[i] + j) * INPUT_B.x[k];\n            c[i][j] = acc;\n        }\n    for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) out.r[i][j] = c[i][j];",
+        "int32_t r[N][N];",
+    );
+    let p = agree("outermost", &src, 4);
+    assert_eq!(accepted(&p), vec![4], "{:?}", p.regions);
+}
+
+/// A random program with one parallel loop: reductions of every kind, a
+/// min or max, writes to its own elements, secret branches and an inner
+/// loop, all reading the loop's inputs.
+fn random_program(seed: u64) -> String {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let n = rng.gen_range(2..7);
+    let types = ["int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"];
+    let leaf = |rng: &mut StdRng, t: bool| -> String {
+        match rng.gen_range(0..if t { 7 } else { 6 }) {
+            0 => "INPUT_A.x[i]".into(),
+            1 => "INPUT_B.x[i]".into(),
+            2 => "INPUT_A.k[i]".into(),
+            3 => "INPUT_B.w[i]".into(),
+            4 => "INPUT_A.w[i]".into(),
+            5 => format!("{}", rng.gen_range(-50..50)),
+            _ => "t".into(),
+        }
+    };
+    let expr = |rng: &mut StdRng, t: bool| -> String {
+        let a = leaf(rng, t);
+        let b = leaf(rng, t);
+        let op = ["+", "-", "*", "&", "|", "^"][rng.gen_range(0..6)];
+        format!("({a} {op} {b})")
+    };
+    let mut decls = String::new();
+    let mut body = String::new();
+    let mut outs = String::new();
+    let mut result = String::from("0");
+    body.push_str(&format!("        int32_t t = {};\n", expr(&mut rng, false)));
+    let nred = rng.gen_range(1..4);
+    for k in 0..nred {
+        let ty = types[rng.gen_range(0..types.len())];
+        let (op, init) = match rng.gen_range(0..6) {
+            0 => ("+=", "7"),
+            1 => ("-=", "0"),
+            2 => ("*=", "1"),
+            3 => ("^=", "0"),
+            4 => ("|=", "0"),
+            _ => ("&=", "-1"),
+        };
+        decls.push_str(&format!("    {ty} s{k} = {init};\n"));
+        let upd = format!("s{k} {op} {};", expr(&mut rng, true));
+        match rng.gen_range(0..3) {
+            0 => body.push_str(&format!("        {upd}\n")),
+            1 => body.push_str(&format!("        if ({} < {}) {upd}\n", leaf(&mut rng, true), leaf(&mut rng, true))),
+            _ => body.push_str(&format!(
+                "        for (int j = 0; j < 3; j++) s{k} {op} {} + j;\n",
+                expr(&mut rng, true)
+            )),
+        }
+        outs.push_str(&format!("{ty} s{k}; "));
+        result.push_str(&format!(";\n    out.s{k} = s{k}"));
+    }
+    if rng.gen_bool(0.6) {
+        let ty = types[rng.gen_range(0..types.len())];
+        decls.push_str(&format!("    {ty} m = ({ty}){};\n", rng.gen_range(-100..100)));
+        body.push_str(&format!("        {ty} d = ({ty}){};\n", expr(&mut rng, true)));
+        body.push_str(match rng.gen_range(0..4) {
+            0 => "        if (d < m) m = d;\n",
+            1 => "        if (m < d) m = d;\n",
+            2 => "        m = d > m ? m : d;\n",
+            _ => "        m = m > d ? m : d;\n",
+        });
+        outs.push_str(&format!("{ty} m; "));
+        result.push_str(";\n    out.m = m");
+    }
+    if rng.gen_bool(0.6) {
+        decls.push_str("    int64_t y[N];\n");
+        body.push_str(&format!("        y[i] = {};\n", expr(&mut rng, true)));
+        body.push_str(&format!(
+            "        if ({} > 0) y[i] = y[i] * {};\n",
+            leaf(&mut rng, true),
+            leaf(&mut rng, true)
+        ));
+        outs.push_str("int64_t y[N]; ");
+        result.push_str(";\n    for (int i = 0; i < N; i++) out.y[i] = y[i]");
+    }
+    format!(
+        "#include <stdint.h>\n#define N {n}\ntypedef struct {{ int32_t x[N]; uint8_t k[N]; int64_t w[N]; }} In;\n\
+         typedef struct {{ {outs}}} Out;\n\
+         Out mpc_main(In INPUT_A, In INPUT_B)\n{{\n    Out out;\n{decls}    for (int i = 0; i < N; i++) {{\n{body}    }}\n    {result};\n    return out;\n}}\n"
+    )
+}
+
+#[test]
+fn random_parallel_loops_agree_with_gcc() {
+    let mut found = 0;
+    const PROGRAMS: u64 = 40;
+    for seed in 0..PROGRAMS {
+        let src = random_program(seed);
+        let p = agree(&format!("par{seed}"), &src, 4);
+        let a = accepted(&p);
+        assert!(a.len() <= 1, "{:?}\n{src}", p.regions);
+        found += a.len();
+    }
+    println!("{found} of {PROGRAMS} random parallel loops became regions");
+    assert!(found * 10 >= PROGRAMS as usize * 9, "only {found} of {PROGRAMS} loops became regions");
+}
