@@ -31,6 +31,16 @@
 //! The builder folds constants and hashes structurally; `finish` removes
 //! dead gates. [`io`] converts inputs and outputs (C initializers, JSON).
 //!
+//! A `for` loop whose iterations are independent ([`regions`]: each writes
+//! only its own locals, the elements of outer arrays at the loop variable's
+//! index, and scalars through reductions or a min/max) is proposed as a
+//! parallel region: the builder keeps its iterations' gates apart, and
+//! `finish_program` checks them on the circuit graph and stores the body
+//! once when every iteration gives the same circuit. A reduction's
+//! iterations each start from the operator's identity and the partials are
+//! combined after the loop. Loops the graph rejects are lowered again as
+//! before (so their iterations share gates as usual).
+//!
 //! # Semantics
 //! C integer semantics to the bit, as `gcc -fwrapv`: promotions and the usual
 //! arithmetic conversions, wrap-around, truncating `/` and `%`, short-circuit

@@ -285,9 +285,9 @@ impl Walk<'_> {
 
     fn reduction(&mut self, x: &str, op: RedOp) -> Res {
         match self.reductions.get(x) {
-            Some(old) if *old != op => no(format!(
-                "'{x}' is updated by different kinds of operators"
-            )),
+            Some(old) if *old != op => {
+                no(format!("'{x}' is updated by different kinds of operators"))
+            }
             _ => {
                 self.reductions.insert(x.to_string(), op);
                 Ok(())
@@ -525,7 +525,12 @@ impl Walk<'_> {
                 Ok(())
             };
         }
-        if !write && matches!(path_type((self.outer)(name), &steps), None | Some(CType::Array(..))) {
+        if !write
+            && matches!(
+                path_type((self.outer)(name), &steps),
+                None | Some(CType::Array(..))
+            )
+        {
             self.escapes.insert(name.to_string());
         }
         match steps.iter().position(|s| *s == Step::Own) {
@@ -588,7 +593,7 @@ impl Walk<'_> {
     }
 
     fn finish(self) -> Result<Plan, String> {
-        for (x, _) in &self.reductions {
+        for x in self.reductions.keys() {
             if self.plain.contains(x) || self.own.contains_key(x) {
                 return no(format!("'{x}' is used other than by its reduction"));
             }
@@ -605,12 +610,16 @@ impl Walk<'_> {
             }
             let prefixes = &self.own[x];
             if prefixes.iter().any(|p| *p != prefixes[0]) {
-                return no(format!("'{x}' is indexed by the loop variable at different places"));
+                return no(format!(
+                    "'{x}' is indexed by the loop variable at different places"
+                ));
             }
         }
         for g in &self.callee_globals {
             if self.written.contains(g) || self.reductions.contains_key(g) {
-                return no(format!("a called function reads '{g}', which the loop writes"));
+                return no(format!(
+                    "a called function reads '{g}', which the loop writes"
+                ));
             }
         }
         let mut outer_refs: BTreeSet<String> = self.plain.clone();
@@ -631,9 +640,7 @@ fn path_type(t: Option<CType>, steps: &[Step]) -> Option<CType> {
     let mut t = t?;
     for s in steps {
         t = match (s, t) {
-            (Step::Field(m), CType::Struct(d)) => {
-                d.fields.iter().find(|(n, _)| n == m)?.1.clone()
-            }
+            (Step::Field(m), CType::Struct(d)) => d.fields.iter().find(|(n, _)| n == m)?.1.clone(),
             (Step::Const(_) | Step::Own, CType::Array(e, _)) => *e,
             _ => return None,
         };

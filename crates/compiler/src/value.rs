@@ -251,7 +251,11 @@ impl Word {
             .iter()
             .filter(|r| !matches!(&r.kind, RowKind::Word(x, _) if x.iter().all(|b| *b == Bit::Const(false))))
             .collect();
-        if rows.len() <= 2 && rows.iter().all(|r| matches!(r.kind, RowKind::Word(..)) && !r.neg) {
+        if rows.len() <= 2
+            && rows
+                .iter()
+                .all(|r| matches!(r.kind, RowKind::Word(..)) && !r.neg)
+        {
             if let [Row {
                 kind: RowKind::Word(x, r),
                 ..

@@ -96,6 +96,7 @@ fn all_cases_pass() {
     let opts = CompileOptions {
         unwind: None,
         owners: vec![("INPUT_C".to_string(), Party::B)],
+        ..CompileOptions::default()
     };
     let mut failures = Vec::new();
     let mut last = String::new();

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use common::{circuit_lines, gcc_available, random_value, run, run_native};
 use rand::{rngs::StdRng, SeedableRng};
-use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram};
+use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram, RegionVerdict};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -52,14 +52,37 @@ fn differential(name: &str, p: &CompiledProgram, n: usize, seed: u64) {
     }
 }
 
-fn check(name: &str, max_and: Option<u64>, max_secs: Option<f64>, runs: usize) {
+/// Gates executed, counting every region instance.
+fn total_gates(p: &CompiledProgram) -> usize {
+    p.program.main.gates.len()
+        + p.program
+            .regions
+            .iter()
+            .map(|r| r.body.gates.len() * r.instances.len())
+            .sum::<usize>()
+}
+
+/// Compiles an example (regions on), checks its AND gates against `max_and`,
+/// its compile time, that its accepted regions have `regions` instances
+/// (when given), and compares it with gcc. With `without`, the example is
+/// also compiled without regions: it must agree with gcc too and have at
+/// least as many AND gates.
+fn check(
+    name: &str,
+    max_and: Option<u64>,
+    max_secs: Option<f64>,
+    runs: usize,
+    regions: Option<&[usize]>,
+    without: bool,
+) {
     let (p, took) = build(name);
     let ands = p.program.and_count();
     println!(
-        "{name}: {} gates, {ands} AND ({:.1}%), {} input bits, compiled in {took:?}",
-        p.program.main.gates.len(),
-        100.0 * ands as f64 / p.program.main.gates.len().max(1) as f64,
-        p.program.main.input_bits()
+        "{name}: {} gates, {ands} AND ({:.1}%), {} input bits, compiled in {took:?}, regions {:?}",
+        total_gates(&p),
+        100.0 * ands as f64 / total_gates(&p).max(1) as f64,
+        p.program.main.input_bits(),
+        p.regions
     );
     if let Some(m) = max_and {
         assert!(ands <= m, "{name}: {ands} AND gates, target {m}");
@@ -67,62 +90,94 @@ fn check(name: &str, max_and: Option<u64>, max_secs: Option<f64>, runs: usize) {
     if let Some(s) = max_secs {
         assert!(took.as_secs_f64() < s, "{name}: compiling took {took:?}");
     }
-    differential(name, &p, runs, ands as u64);
+    if let Some(want) = regions {
+        let got: Vec<usize> = p
+            .regions
+            .iter()
+            .filter_map(|v| match v {
+                RegionVerdict::Accepted { instances, .. } => Some(*instances),
+                RegionVerdict::Rejected(_) => None,
+            })
+            .collect();
+        assert_eq!(got, want, "{name}: regions {:?}", p.regions);
+        let counts: Vec<usize> = p
+            .program
+            .regions
+            .iter()
+            .map(|r| r.instances.len())
+            .collect();
+        assert_eq!(counts, want, "{name}: the program's regions");
+    }
+    differential(name, &p, runs, ands);
+    if without {
+        let opts = CompileOptions {
+            regions: false,
+            ..CompileOptions::default()
+        };
+        let q = compile_file(&example(name), &opts).unwrap_or_else(|e| panic!("{e}"));
+        assert!(q.program.regions.is_empty() && q.regions.is_empty());
+        assert!(
+            ands <= q.program.and_count(),
+            "{name}: {ands} AND gates with regions, {} without",
+            q.program.and_count()
+        );
+        differential(name, &q, runs, ands + 1);
+    }
 }
 
 #[test]
 fn millionaires() {
-    check("millionaires.c", Some(32), None, 8);
+    check("millionaires.c", Some(32), None, 8, Some(&[]), true);
 }
 
 #[test]
 fn dotproduct() {
-    check("dotproduct.c", None, None, 8);
+    check("dotproduct.c", None, None, 8, Some(&[16]), true);
 }
 
 #[test]
 fn hamming900() {
-    check("hamming900.c", None, None, 8);
+    check("hamming900.c", None, None, 8, None, true);
 }
 
 #[test]
 fn hamming1600() {
     // CBMC-GC: 4,038 non-XOR gates; PCF: 6,375.
-    check("hamming1600.c", Some(4038), Some(1.0), 8);
+    check("hamming1600.c", Some(4038), Some(1.0), 8, None, true);
 }
 
 #[test]
 fn matmul5x5() {
     // CBMC-GC: 148,650; PCF: 131,875.
-    check("matmul5x5.c", Some(131_875), Some(1.0), 4);
+    check("matmul5x5.c", Some(131_875), Some(1.0), 4, Some(&[5]), true);
 }
 
 #[test]
 fn levenshtein() {
-    check("levenshtein.c", None, None, 2);
+    check("levenshtein.c", None, None, 2, Some(&[]), false);
 }
 
 #[test]
 fn smith_waterman() {
-    check("smith_waterman.c", None, None, 2);
+    check("smith_waterman.c", None, None, 2, None, true);
 }
 
 #[test]
 fn mvmul() {
     // ParCC: 3.3M gates at 37% non-linear.
-    check("mvmul.c", Some(1_221_000), None, 2);
+    check("mvmul.c", Some(1_221_000), None, 2, Some(&[16]), true);
 }
 
 #[test]
 fn mexp() {
     // ParCC: 21.5M gates at 41% non-linear.
-    check("mexp.c", Some(8_815_000), None, 2);
+    check("mexp.c", Some(8_815_000), None, 2, Some(&[32]), false);
 }
 
 #[test]
 fn biomatch() {
     // ParCC: 66M gates at 25% non-linear.
-    check("biomatch.c", Some(16_500_000), None, 2);
+    check("biomatch.c", Some(16_500_000), None, 2, Some(&[512]), false);
 }
 
 #[test]

@@ -416,11 +416,13 @@ fn random_programs_agree_with_gcc() {
         ..CompileOptions::default()
     };
     let mut total_ands = 0;
+    let mut regions = 0;
     for seed in 0..PROGRAMS {
         let src = Gen::program(seed);
         let p = compile(&src, &format!("random{seed}.c"), &opts)
             .unwrap_or_else(|e| panic!("{e}\n{src}"));
         total_ands += p.program.and_count();
+        regions += p.program.regions.len();
         let mut rng = StdRng::seed_from_u64(1000 + seed);
         let sets: Vec<Vec<String>> = (0..6)
             .map(|_| {
@@ -430,6 +432,15 @@ fn random_programs_agree_with_gcc() {
                     .collect()
             })
             .collect();
+        let q = compile(
+            &src,
+            &format!("random{seed}.c"),
+            &CompileOptions {
+                regions: false,
+                ..opts.clone()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{src}"));
         let native = run_native(&src, &p, &sets, &format!("random{seed}"));
         for (set, want) in sets.iter().zip(&native) {
             let named: Vec<(String, String)> = p
@@ -438,12 +449,16 @@ fn random_programs_agree_with_gcc() {
                 .map(|(n, _)| n.clone())
                 .zip(set.iter().cloned())
                 .collect();
-            let got = circuit_lines(&p, &run(&p, &named));
-            assert_eq!(
-                &got, want,
-                "program {seed} differs from gcc on {set:?}:\n{src}"
-            );
+            for (c, how) in [(&p, "with"), (&q, "without")] {
+                let got = circuit_lines(c, &run(c, &named));
+                assert_eq!(
+                    &got, want,
+                    "program {seed} differs from gcc on {set:?} ({how} regions):\n{src}"
+                );
+            }
         }
     }
-    println!("{PROGRAMS} random programs agree with gcc ({total_ands} AND gates in all)");
+    println!(
+        "{PROGRAMS} random programs agree with gcc ({total_ands} AND gates in all, {regions} parallel regions)"
+    );
 }

@@ -71,7 +71,9 @@ impl<'p> Lower<'p> {
             (loc, *n - 1)
         });
         match (plan, key, cond, step) {
-            (Some(plan), Some(key), Some(cond), Some(step)) if !self.regions.deny.contains(&key) => {
+            (Some(plan), Some(key), Some(cond), Some(step))
+                if !self.regions.deny.contains(&key) =>
+            {
                 self.regions.active = true;
                 self.frame_mut().loops += 1;
                 let r = self.region_loop(&plan, key, cond, step, body, loc, vars);
@@ -222,10 +224,9 @@ impl<'p> Lower<'p> {
     fn region_stmt(&mut self, reds: &[Red], s: &Stmt, partials: &mut [Vec<Word>]) -> DResult<()> {
         if let Some((x, d, _)) = minmax_parts(s) {
             let at = self.lookup(x).map(|(o, _)| o);
-            if let Some(k) = reds
-                .iter()
-                .position(|r| r.name == x && Some(r.obj) == at && identity(r.op, r.scalar).is_none())
-            {
+            if let Some(k) = reds.iter().position(|r| {
+                r.name == x && Some(r.obj) == at && identity(r.op, r.scalar).is_none()
+            }) {
                 let Some((obj, _)) = self.lookup(d) else {
                     return err(s.loc, format!("undeclared identifier '{d}'"));
                 };
@@ -273,7 +274,7 @@ impl<'p> Lower<'p> {
             let Slot::Val(old) = self.slot(r.obj, 0) else {
                 continue;
             };
-            let new = if old.as_const() == extreme(r.op, r.scalar) {
+            let new = if old.as_const().is_some() && old.as_const() == extreme(r.op, r.scalar) {
                 // The minimum with the type's largest value (or the
                 // maximum with its smallest) is the other operand.
                 total

@@ -94,7 +94,14 @@ impl<'p> Lower<'p> {
                         }
                         self.exec(i)?;
                     }
-                    self.for_loop(init.as_deref(), c.as_ref(), step.as_ref(), body, s.loc, &vars)
+                    self.for_loop(
+                        init.as_deref(),
+                        c.as_ref(),
+                        step.as_ref(),
+                        body,
+                        s.loc,
+                        &vars,
+                    )
                 })();
                 self.frame_mut().scopes.pop();
                 r
