@@ -129,6 +129,11 @@ fn reductions_and_own_elements_are_regions() {
             "    int32_t m[N][3]; int32_t total = 0;",
             "    for (int i = 0; i < N; i++)\n        for (int j = 0; j < 3; j++) { m[i][j] = INPUT_A.x[i] * INPUT_B.x[j]; total += m[i][j] ^ j; }\n    out.r = m[1][2] + total;",
         ),
+        (
+            "c89_locals",
+            "    int32_t y[N]; int i, j; int32_t acc;",
+            "    for (i = 0; i < N; i++) {\n        acc = 0;\n        for (j = 0; j < 3; j++) acc += INPUT_A.x[i] * (INPUT_B.x[j] + j);\n        y[i] = acc;\n    }\n    out.r = y[0] + y[1] * y[2] + (y[3] ^ y[4]) - y[5] + i * 100 + j * 10 + acc;",
+        ),
     ];
     for (name, decls, body) in cases {
         let src = program(6, decls, body, "int32_t r;");
@@ -189,6 +194,11 @@ fn dependent_iterations_are_not_regions() {
             "pointer",
             "    int32_t y[N]; int32_t *p = y;",
             "    for (int i = 0; i < N; i++) { y[i] = INPUT_A.x[i] * INPUT_B.x[i]; p[0] += y[i]; }\n    out.r = y[0];",
+        ),
+        (
+            "carried_scalar",
+            "    int32_t x = 1; int32_t y[N];",
+            "    for (int i = 0; i < N; i++) { y[i] = x * INPUT_B.x[i]; x = INPUT_A.x[i]; }\n    out.r = y[0] + y[1] + y[2] + y[3] + y[4] + y[5];",
         ),
         (
             "mixed_ops",

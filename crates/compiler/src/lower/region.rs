@@ -119,6 +119,13 @@ impl<'p> Lower<'p> {
                 scalar,
             });
         }
+        let mut privs = Vec::new();
+        for name in &plan.private {
+            if let Some((obj, ty)) = self.lookup(name) {
+                privs.push((name.clone(), obj, ty));
+            }
+        }
+        let mut last: Vec<Option<Slot>> = vec![None; privs.len()];
         let owned: Vec<usize> = plan
             .owned
             .iter()
@@ -141,12 +148,26 @@ impl<'p> Lower<'p> {
                     // stand, the rest are unrolled as usual.
                     self.b.abandon_loop(mark);
                     self.combine(&reds, partials, loc)?;
+                    self.keep_last(&privs, last);
                     return self.exec_loop(Some(cond), Some(step), body, false, loc, vars);
                 }
             }
             self.b.begin_iteration(&mut mark);
             self.frame_mut().scopes.push(Scope::new());
+            let mut fresh = Vec::with_capacity(privs.len());
+            for (name, _, ty) in &privs {
+                let obj = self.new_object(ty, loc)?;
+                self.bind(name, obj, ty.clone());
+                fresh.push(obj);
+            }
             let r = self.iteration(&reds, &items, &mut partials, loc);
+            for (k, &obj) in fresh.iter().enumerate() {
+                let s = self.slot(obj, 0);
+                if let Slot::Val(w) = &s {
+                    w.range(&mut self.b);
+                }
+                last[k] = Some(s);
+            }
             self.frame_mut().scopes.pop();
             r?;
             for &obj in &owned {
@@ -168,7 +189,17 @@ impl<'p> Lower<'p> {
         } else {
             self.b.abandon_loop(mark);
         }
+        self.keep_last(&privs, last);
         self.combine(&reds, partials, loc)
+    }
+
+    /// Gives the private scalars the values of the last iteration.
+    fn keep_last(&mut self, privs: &[(String, usize, CType)], last: Vec<Option<Slot>>) {
+        for ((_, obj, _), s) in privs.iter().zip(last) {
+            if let Some(s) = s {
+                self.write_slot(*obj, 0, s);
+            }
+        }
     }
 
     /// One iteration: reduction variables bound to fresh partials, the body
