@@ -197,8 +197,10 @@ fn compile_inner(
     let (toks, files) = preprocess::preprocess(source, file_name, dir)
         .map_err(|(d, files)| d.into_error(&files))?;
     let prog = parser::parse(&toks).map_err(|d| d.into_error(&files))?;
-    // Loops the circuit graph rejects as regions are unrolled as usual in a
-    // second pass (their iterations would otherwise keep gates unshared).
+    // Loops the circuit graph rejects as regions (and regions without AND
+    // gates, where threads would have nothing to do) are unrolled as usual
+    // in a second pass: their iterations would otherwise keep gates
+    // unshared.
     let mut deny = HashSet::new();
     let mut earlier = Vec::new();
     let mut pass = 0;
@@ -223,7 +225,16 @@ fn compile_inner(
             .proposals
             .iter()
             .zip(&regions)
-            .filter(|(_, v)| matches!(v, RegionVerdict::Rejected(_)))
+            .filter(|(_, v)| {
+                matches!(
+                    v,
+                    RegionVerdict::Rejected(_)
+                        | RegionVerdict::Accepted {
+                            and_gates_per_instance: 0,
+                            ..
+                        }
+                )
+            })
             .collect();
         if rejected.is_empty() || pass >= MAX_PASSES {
             regions.append(&mut earlier);
@@ -236,7 +247,12 @@ fn compile_inner(
         }
         for (k, v) in rejected {
             deny.insert(*k);
-            earlier.push(v.clone());
+            earlier.push(match v {
+                RegionVerdict::Accepted { .. } => {
+                    RegionVerdict::Rejected("its iterations have no AND gates".into())
+                }
+                v => v.clone(),
+            });
         }
     }
 }

@@ -12,6 +12,11 @@
 //!   body's top level, a minimum or maximum `if (d < x) x = d;` or
 //!   `x = d < x ? d : x;` (`d` a variable of the same type as `x`).
 //!
+//! An outer integer scalar that a top-level statement of the body assigns
+//! (`x = e;` or `for (x = e; ...)`) before any other mention is private to
+//! each iteration (C89-style counters declared at the top of a function);
+//! it keeps the last iteration's value.
+//!
 //! Anything else makes the loop no candidate: `break`, `continue` or
 //! `return` leaving the body, writes through pointers, taking addresses of
 //! outer objects, reads through pointers, calls of functions that write

@@ -117,7 +117,7 @@ fn reductions_and_own_elements_are_regions() {
         (
             "max",
             "    int32_t best = 0;",
-            "    for (int i = 0; i < N; i++) { int32_t d = INPUT_A.x[i] ^ INPUT_B.x[i]; best = best > d ? best : d; }\n    out.r = best;",
+            "    for (int i = 0; i < N; i++) { int32_t d = INPUT_A.x[i] - INPUT_B.x[i]; best = best > d ? best : d; }\n    out.r = best;",
         ),
         (
             "own",
