@@ -143,6 +143,38 @@ fn reductions_and_own_elements_are_regions() {
 }
 
 #[test]
+fn every_form_of_min_and_max() {
+    let forms = [
+        "if (d < best) best = d;",
+        "if (d <= best) best = d;",
+        "if (best > d) best = d;",
+        "if (best >= d) { best = d; }",
+        "if (d > best) best = d;",
+        "if (best < d) best = d;",
+        "best = d < best ? d : best;",
+        "best = best < d ? best : d;",
+        "best = d > best ? d : best;",
+        "best = best > d ? d : best;",
+        "best = best >= d ? best : d;",
+        "best = d <= best ? best : d;",
+    ];
+    for (k, form) in forms.iter().enumerate() {
+        for ty in ["int16_t", "uint32_t"] {
+            let src = program(
+                5,
+                &format!("    {ty} best = ({ty})INPUT_B.x[0];"),
+                &format!(
+                    "    for (int i = 0; i < N; i++) {{ {ty} d = ({ty})(INPUT_A.x[i] - INPUT_B.x[i]); {form} }}\n    out.r = best;"
+                ),
+                "int64_t r;",
+            );
+            let p = agree(&format!("minmax{k}{ty}"), &src, 8);
+            assert_eq!(accepted(&p), vec![5], "{form}: {:?}\n{src}", p.regions);
+        }
+    }
+}
+
+#[test]
 fn dependent_iterations_are_not_regions() {
     let cases = [
         (
