@@ -175,6 +175,31 @@ fn every_form_of_min_and_max() {
 }
 
 #[test]
+fn regions_under_secret_branches_and_in_sequential_loops() {
+    // (The condition reads other inputs than the loop: a gate made before
+    // the loop that one iteration could reuse, and the others not, would
+    // make the iterations differ.)
+    let src = program(
+        5,
+        "    int32_t y[N] = {0}; int32_t s = 0;",
+        "    if (INPUT_A.w[0] > INPUT_B.w[0]) {\n        for (int i = 0; i < N; i++) { y[i] = INPUT_A.x[i] * INPUT_B.x[i]; s += y[i] >> 2; }\n    }\n    out.r = s + y[0] - y[4];",
+        "int32_t r;",
+    );
+    let p = agree("branch", &src, 8);
+    assert_eq!(accepted(&p), vec![5], "{:?}", p.regions);
+    // The outer loop carries y from round to round; each round's inner
+    // loop is a region of its own.
+    let src = program(
+        4,
+        "    int32_t y[N] = {0};",
+        "    for (int t = 0; t < 3; t++)\n        for (int i = 0; i < N; i++) y[i] += (y[i] ^ INPUT_A.x[i]) * INPUT_B.x[i];\n    out.r = y[0] + y[1] + y[2] + y[3];",
+        "int32_t r;",
+    );
+    let p = agree("rounds", &src, 8);
+    assert_eq!(accepted(&p).len(), 3, "{:?}", p.regions);
+}
+
+#[test]
 fn dependent_iterations_are_not_regions() {
     let cases = [
         (
