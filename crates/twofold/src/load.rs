@@ -35,6 +35,8 @@ pub struct LoadOptions {
     pub owners: Vec<(String, Party)>,
     /// C only: bound for loops whose exit depends on a secret (`--unwind`).
     pub unwind: Option<u32>,
+    /// C only: do not turn independent loops into parallel regions.
+    pub no_regions: bool,
 }
 
 /// Loads `path`: C source (by the `.c` extension), a binary program (by its
@@ -46,7 +48,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             &CompileOptions {
                 unwind: opts.unwind,
                 owners: opts.owners.clone(),
-                ..CompileOptions::default()
+                regions: !opts.no_regions,
             },
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;

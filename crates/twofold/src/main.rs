@@ -29,13 +29,27 @@ struct ProgramArgs {
     /// C only: unroll loops whose exit depends on a secret at most N times.
     #[arg(long, value_name = "N")]
     unwind: Option<u32>,
+    /// C only: keep independent loops inline instead of making them parallel regions.
+    #[arg(long)]
+    no_regions: bool,
 }
 
 impl ProgramArgs {
+    /// `file` with no options.
+    fn plain(file: PathBuf) -> ProgramArgs {
+        ProgramArgs {
+            file,
+            owner: Vec::new(),
+            unwind: None,
+            no_regions: false,
+        }
+    }
+
     fn load(&self) -> Result<twofold::load::Loaded> {
         let opts = LoadOptions {
             owners: parse_owners(&self.owner)?,
             unwind: self.unwind,
+            no_regions: self.no_regions,
         };
         load(&self.file, &opts)
     }
@@ -288,13 +302,7 @@ fn real_main() -> Result<String> {
             let render =
                 |v: serde_json::Value, text: String| if json { v.to_string() + "\n" } else { text };
             if let Some(file) = garble_only {
-                let program = ProgramArgs {
-                    file,
-                    owner: Vec::new(),
-                    unwind: None,
-                }
-                .load()?
-                .program;
+                let program = ProgramArgs::plain(file).load()?.program;
                 let plan = twofold_protocol::Plan::new(schedule, threads as usize);
                 let rate = bench::garble_only_rate(&program, plan, runs)?;
                 let v = serde_json::json!({
@@ -317,16 +325,7 @@ fn real_main() -> Result<String> {
                     let name = file
                         .file_stem()
                         .map_or("?".into(), |s| s.to_string_lossy().into_owned());
-                    programs.push((
-                        name,
-                        ProgramArgs {
-                            file,
-                            owner: Vec::new(),
-                            unwind: None,
-                        }
-                        .load()?
-                        .program,
-                    ));
+                    programs.push((name, ProgramArgs::plain(file).load()?.program));
                 }
                 let v = bench::speedups(&programs, runs, log)?;
                 if let Some(svg) = plot {
