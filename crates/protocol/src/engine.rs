@@ -21,9 +21,12 @@ use crate::error::ProtocolError;
 const GATES_PER_STEP: usize = 8192;
 /// Tables are sent once this many blocks have accumulated (128 KiB).
 const FLUSH_BLOCKS: usize = 8192;
-/// AND runs shorter than this are not split between threads: spawning would
-/// cost more than it saves (measured with `twofold bench`).
-pub const FGP_MIN_ANDS: usize = 2048;
+/// AND runs shorter than this are not split between threads. Measured with
+/// `twofold bench --artificial --max-width 262144` on the 2-vCPU development
+/// machine, splitting lost at every width (0.35-0.5x: its two vCPUs share
+/// one core's AES units), so the threshold sits above the levels real
+/// programs have; on a machine with real cores the same command finds it.
+pub const FGP_MIN_ANDS: usize = 1 << 20;
 
 /// How an engine splits wide AND runs between threads (FGP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -516,33 +516,21 @@ pub enum Link {
     Netns,
 }
 
-/// Zero for every input value of `party`, as `-i NAME=VALUE` arguments.
-fn zero_inputs(loaded: &crate::load::Loaded, party: twofold_circuit::Party) -> Vec<String> {
-    loaded
-        .program
+/// Zero for every input value of `party`, as `-i NAME=0` arguments (for a
+/// binary program, whose values are integers).
+fn zero_inputs(program: &Program, party: twofold_circuit::Party) -> Vec<String> {
+    program
         .main
         .inputs
         .iter()
-        .zip(&loaded.input_kinds)
-        .filter(|(v, _)| v.party == party)
-        .flat_map(|(v, kind)| {
-            let zero = match kind {
-                crate::load::ValueKind::C(t) if t.scalar().is_none() => "{0}",
-                _ => "0",
-            };
-            ["-i".to_string(), format!("{}={zero}", v.name)]
-        })
+        .filter(|v| v.party == party)
+        .flat_map(|v| ["-i".to_string(), format!("{}=0", v.name)])
         .collect()
 }
 
 /// One run as two processes, party A on core 0 and party B on core 1 (with
 /// `taskset` when present); returns both parties' `--json` reports.
-fn two_processes(
-    file: &Path,
-    loaded: &crate::load::Loaded,
-    ipp: bool,
-    link: Link,
-) -> Result<(Value, Value)> {
+fn two_processes(file: &Path, program: &Program, ipp: bool, link: Link) -> Result<(Value, Value)> {
     let exe = std::env::current_exe()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
@@ -586,7 +574,7 @@ fn two_processes(
                 "seq",
                 "--json",
             ])
-            .args(zero_inputs(loaded, p))
+            .args(zero_inputs(program, p))
             .args(if ipp { &["--ipp"][..] } else { &[][..] })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -629,11 +617,18 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
             file.display(),
             loaded.program.and_count()
         ));
+        // Compiled and levelled once, here; the parties load the result.
+        let program = loaded.program.levelize();
+        let tfc = std::env::temp_dir().join(format!("twofold-ipp-{}.tfc", std::process::id()));
+        binary::write_program(
+            &program,
+            &mut std::io::BufWriter::new(std::fs::File::create(&tfc)?),
+        )?;
         let measure = |ipp: bool| -> Result<Value> {
             let mut times = Vec::new();
             let mut last = (Value::Null, Value::Null);
             for _ in 0..runs.max(1) {
-                last = two_processes(file, &loaded, ipp, link)?;
+                last = two_processes(&tfc, &program, ipp, link)?;
                 times.push(last.0["seconds"]["total"].as_f64().unwrap_or(0.0));
             }
             let (a, _) = last;
@@ -644,8 +639,9 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
                 "role_transfer_seconds": a["seconds"]["role_transfer"],
             }))
         };
-        let without = measure(false)?;
-        let with = measure(true)?;
+        let measured = measure(false).and_then(|without| Ok((without, measure(true)?)));
+        let _ = std::fs::remove_file(&tfc);
+        let (without, with) = measured?;
         let speedup =
             without["seconds"].as_f64().unwrap_or(0.0) / with["seconds"].as_f64().unwrap_or(1.0);
         rows.push(json!({
