@@ -16,7 +16,7 @@ const H: f64 = 420.0;
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 40.0;
-const BOTTOM: f64 = 60.0;
+const BOTTOM: f64 = 80.0;
 const COLOURS: [&str; 6] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
 ];
@@ -124,13 +124,22 @@ pub fn bar_chart(title: &str, x_label: &str, y_label: &str, bars: &[(String, f64
             v
         );
         if i % label_every == 0 {
-            let _ = writeln!(
-                out,
-                r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
-                x + slot / 2.0,
-                H - BOTTOM + 16.0,
-                escape(label)
-            );
+            // Labels wider than their slot are slanted.
+            let (cx, cy) = (x + slot / 2.0, H - BOTTOM + 14.0);
+            if label.len() as f64 * 6.5 > slot * label_every as f64 {
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{cx:.1}" y="{cy}" text-anchor="end" font-size="10" transform="rotate(-30 {cx:.1} {cy})">{}</text>"#,
+                    escape(label)
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{cx:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                    cy + 2.0,
+                    escape(label)
+                );
+            }
         }
     }
     out.push_str("</svg>\n");

@@ -137,13 +137,32 @@ pub fn levels_text(program: &Program) -> String {
 }
 
 /// AND gates per level as an SVG bar chart (the ParCC paper's Figure 7).
+/// Deep circuits are drawn in at most 400 bars, each the mean over a run of
+/// consecutive levels.
 pub fn levels_svg(program: &Program, title: &str) -> String {
-    let stats = CircuitStats::of(&program.main);
-    let bars: Vec<(String, f64)> = stats
-        .ands_per_level
-        .iter()
+    const MAX_BARS: usize = 400;
+    let widths = CircuitStats::of(&program.main).ands_per_level;
+    let per_bar = widths.len().div_ceil(MAX_BARS).max(1);
+    let bars: Vec<(String, f64)> = widths
+        .chunks(per_bar)
         .enumerate()
-        .map(|(l, &w)| ((l + 1).to_string(), w as f64))
+        .map(|(k, chunk)| {
+            let first = k * per_bar + 1;
+            let label = if per_bar == 1 {
+                first.to_string()
+            } else {
+                format!("{first}-{}", first + chunk.len() - 1)
+            };
+            (
+                label,
+                chunk.iter().sum::<usize>() as f64 / chunk.len() as f64,
+            )
+        })
         .collect();
-    crate::plot::bar_chart(title, "AND level", "AND gates", &bars)
+    let y_label = if per_bar == 1 {
+        "AND gates"
+    } else {
+        "AND gates (mean per level)"
+    };
+    crate::plot::bar_chart(title, "AND level", y_label, &bars)
 }
