@@ -71,6 +71,9 @@ pub struct SessionOptions {
     /// Keep every block this party sends at IPP role transfers in the report
     /// (for audits and the statistical tests of the transfer).
     pub record_transfers: bool,
+    /// FGP splits AND levels of at least this many gates (`None`: the
+    /// measured default, [`FGP_MIN_ANDS`](crate::engine::FGP_MIN_ANDS)).
+    pub fgp_min_ands: Option<usize>,
     /// Called with the AND gates done so far, for a progress bar.
     pub progress: Option<Progress>,
 }
@@ -342,7 +345,10 @@ where
     O: Side<Link = Channel>,
     T: Transfer<MainLabel = M::Label, OtherLabel = O::Label>,
 {
-    let plan = Plan::new(opts.schedule, opts.threads as usize);
+    let mut plan = Plan::new(opts.schedule, opts.threads as usize);
+    if let Some(min) = opts.fgp_min_ands {
+        plan.fgp_min_ands = min;
+    }
     if !opts.ipp {
         let (out, ands) = run_program(main, program, inputs, chans, plan)?;
         return Ok((out, ands, (Duration::ZERO, Vec::new())));

@@ -167,9 +167,11 @@ fn every_schedule_and_thread_count_gives_the_same_result() {
             let (a, b) = split(&program, &inputs);
             for schedule in Schedule::ALL {
                 for threads in 1..=4 {
+                    // Split every level of 2048+ AND gates, so FGP really runs.
                     let o = SessionOptions {
                         schedule,
                         threads,
+                        fgp_min_ands: Some(2048),
                         ..opts(Reveal::Both)
                     };
                     let (ra, rb) =

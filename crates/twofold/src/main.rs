@@ -125,6 +125,10 @@ enum Cmd {
         /// region (both must say so).
         #[arg(long)]
         ipp: bool,
+        /// FGP splits AND levels of at least N gates between threads
+        /// (default: the threshold measured on the development machine).
+        #[arg(long, value_name = "N")]
+        fgp_min_ands: Option<usize>,
         /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
         #[arg(long)]
         json: bool,
@@ -254,6 +258,7 @@ fn real_main() -> Result<String> {
             threads,
             schedule,
             ipp,
+            fgp_min_ands,
             json,
         } => {
             let endpoint = match (local, listen, connect) {
@@ -278,6 +283,7 @@ fn real_main() -> Result<String> {
                 schedule,
                 threads: threads.unwrap_or_else(cores),
                 ipp,
+                fgp_min_ands,
                 json,
             };
             Ok(run::run(&loaded, &opts)? + if json { "\n" } else { "" })

@@ -92,6 +92,8 @@ fn random_parallel_loops_agree_under_every_schedule() {
                         threads,
                         ipp,
                         reveal: Reveal::Both,
+                        // Split even narrow levels, so FGP really runs.
+                        fgp_min_ands: Some(1),
                         ..SessionOptions::default()
                     };
                     let (ra, rb) =

@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub threads: u32,
     /// `--ipp`.
     pub ipp: bool,
+    /// `--fgp-min-ands`.
+    pub fgp_min_ands: Option<usize>,
     /// `--json`.
     pub json: bool,
 }
@@ -60,6 +62,7 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
         schedule: opts.schedule,
         threads: opts.threads.max(1),
         ipp: opts.ipp,
+        fgp_min_ands: opts.fgp_min_ands,
         progress,
         ..SessionOptions::default()
     };
