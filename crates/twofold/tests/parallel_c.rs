@@ -36,6 +36,9 @@ fn program(rng: &mut impl Rng) -> String {
         3 => "acc -= t;".to_string(),
         _ => "if (t < acc) acc = t;".to_string(),
     };
+    // Secret at the top, so the iterations compute something.
+    let op = ["+", "-", "^", "|"][rng.gen_range(0..4)];
+    let t = format!("(x * y) {op} {}", expr(rng, 2));
     format!(
         "typedef struct {{ {ty} v[{n}]; }} Vec;\n\
          typedef struct {{ {ty} out[{n}]; {ty} acc; }} Result;\n\
@@ -45,19 +48,13 @@ fn program(rng: &mut impl Rng) -> String {
            for (int i = 0; i < {n}; i++) {{\n\
              {ty} x = INPUT_A.v[i];\n\
              {ty} y = INPUT_B.v[i];\n\
-             {ty} t = {};\n\
+             {ty} t = {t};\n\
              r.out[i] = t;\n\
              {fold}\n\
            }}\n\
            r.acc = acc;\n\
            return r;\n\
-         }}\n",
-        // Secret at the top, so the iterations compute something.
-        format!(
-            "(x * y) {} {}",
-            ["+", "-", "^", "|"][rng.gen_range(0..4)],
-            expr(rng, 2)
-        )
+         }}\n"
     )
 }
 
