@@ -172,22 +172,11 @@ impl Program {
                 |batch| engine.run_gates(batch, &mut labels),
             )?;
             next_gate = region.position;
-            let body = &region.body;
-            let mut body_labels = vec![E::Label::default(); body.num_wires as usize];
-            let body_outputs: Vec<Wire> = body.output_wires().collect();
-            let batches = Batches::of(&body.gates, body.num_wires);
+            let mut runner = InstanceRunner::new(region);
             for inst in &region.instances {
-                for (slot, &w) in body_labels
-                    .iter_mut()
-                    .zip(region.shared.iter().chain(&inst.inputs))
-                {
-                    *slot = labels[w as usize];
-                }
-                batches.for_each(&body.gates, |batch| {
-                    engine.run_gates(batch, &mut body_labels)
-                })?;
-                for (&dst, &src) in inst.outputs.iter().zip(&body_outputs) {
-                    labels[dst as usize] = body_labels[src as usize];
+                let outputs: Vec<E::Label> = runner.run(engine, inst, &labels)?.collect();
+                for (&dst, l) in inst.outputs.iter().zip(outputs) {
+                    labels[dst as usize] = l;
                 }
             }
         }
@@ -320,6 +309,50 @@ impl Batches {
             start = cut;
         }
         f(&gates[start..])
+    }
+}
+
+/// Runs the instances of one region, one after another: the body's labels,
+/// output wires and batch cuts are prepared once for all of them.
+pub struct InstanceRunner<'r, L> {
+    region: &'r Region,
+    labels: Vec<L>,
+    outputs: Vec<Wire>,
+    batches: Batches,
+}
+
+impl<'r, L: Copy + Default> InstanceRunner<'r, L> {
+    /// A runner for `region`'s instances.
+    pub fn new(region: &'r Region) -> Self {
+        let body = &region.body;
+        InstanceRunner {
+            region,
+            labels: vec![L::default(); body.num_wires as usize],
+            outputs: body.output_wires().collect(),
+            batches: Batches::of(&body.gates, body.num_wires),
+        }
+    }
+
+    /// Runs `inst` with `engine`, its inputs read from `main` (labels by main
+    /// wire); yields its output labels in order.
+    pub fn run<E: Engine<Label = L>>(
+        &mut self,
+        engine: &mut E,
+        inst: &RegionInstance,
+        main: &[L],
+    ) -> Result<impl Iterator<Item = L> + '_, E::Error> {
+        let region = self.region;
+        for (slot, &w) in self
+            .labels
+            .iter_mut()
+            .zip(region.shared.iter().chain(&inst.inputs))
+        {
+            *slot = main[w as usize];
+        }
+        let labels = &mut self.labels;
+        self.batches
+            .for_each(&region.body.gates, |batch| engine.run_gates(batch, labels))?;
+        Ok(self.outputs.iter().map(|&w| self.labels[w as usize]))
     }
 }
 

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use twofold_circuit::program::{for_each_batch, Batches};
+use twofold_circuit::program::{for_each_batch, InstanceRunner};
 use twofold_circuit::{Engine, Gate, Program, Region};
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
@@ -224,23 +224,11 @@ fn run_instances<S: Side>(
     first_gate: u64,
     fgp: Fgp,
 ) -> Result<InstancesDone<S::Label>, ProtocolError> {
-    let body = &region.body;
-    let body_outputs: Vec<u32> = body.output_wires().collect();
-    let mut body_labels = vec![S::Label::default(); body.num_wires as usize];
-    let mut outputs = Vec::with_capacity(range.len() * body_outputs.len());
+    let mut outputs = Vec::with_capacity(range.len() * region.body.output_bits());
     let mut engine = side.engine(chan, first_gate, fgp);
-    let batches = Batches::of(&body.gates, body.num_wires);
+    let mut runner = InstanceRunner::new(region);
     for inst in &region.instances[range] {
-        for (slot, &w) in body_labels
-            .iter_mut()
-            .zip(region.shared.iter().chain(&inst.inputs))
-        {
-            *slot = labels[w as usize];
-        }
-        batches.for_each(&body.gates, |batch| {
-            engine.run_gates(batch, &mut body_labels)
-        })?;
-        outputs.extend(body_outputs.iter().map(|&w| body_labels[w as usize]));
+        outputs.extend(runner.run(&mut engine, inst, labels)?);
     }
     let ands = S::finish(engine)?;
     Ok((outputs, ands))
