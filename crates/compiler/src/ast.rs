@@ -222,3 +222,30 @@ pub struct Program {
     /// Global variables in order.
     pub globals: Vec<Decl>,
 }
+
+impl Expr {
+    /// Whether evaluating this expression may write memory (assignments,
+    /// `++`/`--`, calls).
+    pub fn has_side_effects(&self) -> bool {
+        match &self.kind {
+            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
+            ExprKind::Int(..)
+            | ExprKind::Ident(_)
+            | ExprKind::Str
+            | ExprKind::SizeofType(_)
+            | ExprKind::SizeofExpr(_) => false,
+            ExprKind::Unary(_, a)
+            | ExprKind::Member(a, _)
+            | ExprKind::Arrow(a, _)
+            | ExprKind::Cast(_, a) => a.has_side_effects(),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::LogAnd(a, b)
+            | ExprKind::LogOr(a, b)
+            | ExprKind::Comma(a, b)
+            | ExprKind::Index(a, b) => a.has_side_effects() || b.has_side_effects(),
+            ExprKind::Cond(a, b, c) => {
+                a.has_side_effects() || b.has_side_effects() || c.has_side_effects()
+            }
+        }
+    }
+}

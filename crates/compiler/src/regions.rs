@@ -583,7 +583,7 @@ impl Walk<'_> {
 
     /// An expression that must not write anything.
     fn read(&mut self, e: &Expr) -> Res {
-        if writes(e) {
+        if e.has_side_effects() {
             return no("a condition or step has side effects");
         }
         self.expr(e)
@@ -722,7 +722,7 @@ impl Walk<'_> {
     }
 
     fn read_index(&mut self, i: &Expr) -> Res {
-        if writes(i) {
+        if i.has_side_effects() {
             return no("an array index has side effects");
         }
         self.expr(i)
@@ -845,28 +845,6 @@ fn root(e: &Expr) -> Option<&str> {
         ExprKind::Ident(n) => Some(n),
         ExprKind::Index(a, _) | ExprKind::Member(a, _) => root(a),
         _ => None,
-    }
-}
-
-/// Whether evaluating `e` may write memory.
-fn writes(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
-        ExprKind::Int(..)
-        | ExprKind::Ident(_)
-        | ExprKind::Str
-        | ExprKind::SizeofType(_)
-        | ExprKind::SizeofExpr(_) => false,
-        ExprKind::Unary(_, a)
-        | ExprKind::Member(a, _)
-        | ExprKind::Arrow(a, _)
-        | ExprKind::Cast(_, a) => writes(a),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::LogAnd(a, b)
-        | ExprKind::LogOr(a, b)
-        | ExprKind::Comma(a, b)
-        | ExprKind::Index(a, b) => writes(a) || writes(b),
-        ExprKind::Cond(a, b, c) => writes(a) || writes(b) || writes(c),
     }
 }
 

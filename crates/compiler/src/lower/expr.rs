@@ -114,7 +114,7 @@ impl<'p> Lower<'p> {
                         Ok(Self::bool_val(y))
                     }
                     _ => {
-                        let y = if has_side_effects(b) {
+                        let y = if b.has_side_effects() {
                             let sel = if is_and { x } else { self.b.not(x) };
                             let (t, _) =
                                 self.fork(sel, e.loc, |me| me.cond(b), |_| Ok(Bit::Const(false)))?;
@@ -162,7 +162,7 @@ impl<'p> Lower<'p> {
                         }
                     }
                     _ => {
-                        let (x, y) = if has_side_effects(a) || has_side_effects(b) {
+                        let (x, y) = if a.has_side_effects() || b.has_side_effects() {
                             self.fork(cv, e.loc, |me| me.eval(a), |me| me.eval(b))?
                         } else {
                             (self.eval(a)?, self.eval(b)?)

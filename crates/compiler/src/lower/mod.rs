@@ -620,33 +620,9 @@ fn is_lvalue(e: &Expr) -> bool {
 fn local_step(e: &Expr, vars: &[String]) -> bool {
     let target_ok = |t: &Expr| matches!(&t.kind, ExprKind::Ident(n) if vars.contains(n));
     match &e.kind {
-        ExprKind::Assign(_, t, v) => target_ok(t) && !has_side_effects(v),
+        ExprKind::Assign(_, t, v) => target_ok(t) && !v.has_side_effects(),
         ExprKind::IncDec { e: t, .. } => target_ok(t),
         ExprKind::Comma(a, b) => local_step(a, vars) && local_step(b, vars),
-        _ => !has_side_effects(e),
-    }
-}
-
-/// Whether evaluating `e` may write memory (assignments, ++/--, calls).
-fn has_side_effects(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
-        ExprKind::Int(..)
-        | ExprKind::Ident(_)
-        | ExprKind::Str
-        | ExprKind::SizeofType(_)
-        | ExprKind::SizeofExpr(_) => false,
-        ExprKind::Unary(_, a)
-        | ExprKind::Member(a, _)
-        | ExprKind::Arrow(a, _)
-        | ExprKind::Cast(_, a) => has_side_effects(a),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::LogAnd(a, b)
-        | ExprKind::LogOr(a, b)
-        | ExprKind::Comma(a, b)
-        | ExprKind::Index(a, b) => has_side_effects(a) || has_side_effects(b),
-        ExprKind::Cond(a, b, c) => {
-            has_side_effects(a) || has_side_effects(b) || has_side_effects(c)
-        }
+        _ => !e.has_side_effects(),
     }
 }
