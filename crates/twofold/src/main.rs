@@ -77,6 +77,15 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Write a program (e.g. compiled from C) in twofold's binary format, so
+    /// both parties can load it without compiling.
+    Compile {
+        #[command(flatten)]
+        program: ProgramArgs,
+        /// The binary program to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Plaintext evaluation (no security: for checking programs and inputs).
     Eval {
         #[command(flatten)]
@@ -237,6 +246,20 @@ fn real_main() -> Result<String> {
             } else {
                 stats::stats_text(&loaded.program)
             })
+        }
+        Cmd::Compile { program, output } => {
+            let loaded = program.load()?;
+            let file = std::fs::File::create(&output)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            twofold_circuit::binary::write_program(&loaded.program, &mut out)?;
+            std::io::Write::flush(&mut out)?;
+            Ok(format!(
+                "{}: {} AND gates, {} regions\n",
+                output.display(),
+                loaded.program.and_count(),
+                loaded.program.regions.len()
+            ))
         }
         Cmd::Eval {
             program,

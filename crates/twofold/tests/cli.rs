@@ -295,3 +295,33 @@ fn owner_moves_inputs_between_parties() {
     assert_eq!(json["outputs"]["0"], "0xf");
     let _ = Path::new(&adder);
 }
+
+#[test]
+fn compiled_binary_programs_run_like_their_source() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let out = std::env::temp_dir().join(format!("twofold-cli-compile-{}.tfc", std::process::id()));
+    let said = ok(twofold()
+        .arg("compile")
+        .arg(examples.join("millionaires.c"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap());
+    assert!(said.contains("32 AND gates"), "{said}");
+    // The binary program's values are integers: INPUT_A_income = 1000000, B = 999999.
+    let run = ok(twofold()
+        .arg("run")
+        .arg(&out)
+        .args(["--local", "-i", "1000000", "-i", "999999"])
+        .output()
+        .unwrap());
+    assert_eq!(run.trim(), "0x1");
+    let run = ok(twofold()
+        .arg("run")
+        .arg(&out)
+        .args(["--local", "-i", "5", "-i", "999999"])
+        .output()
+        .unwrap());
+    assert_eq!(run.trim(), "0x0");
+    let _ = std::fs::remove_file(out);
+}
