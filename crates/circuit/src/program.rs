@@ -1,6 +1,8 @@
 //! Programs: a main circuit plus parallel regions, and the one executor that
 //! every interpreter (plaintext, garbler, evaluator) runs through.
 
+use std::ops::Range;
+
 use sha2::{Digest, Sha256};
 
 use crate::circuit::Circuit;
@@ -173,9 +175,12 @@ impl Program {
             )?;
             next_gate = region.position;
             let mut runner = InstanceRunner::new(region);
-            for inst in &region.instances {
-                let outputs: Vec<E::Label> = runner.run(engine, inst, &labels)?.collect();
-                for (&dst, l) in inst.outputs.iter().zip(outputs) {
+            let mut outputs = Vec::new();
+            for group in runner.groups(&region.instances) {
+                outputs.clear();
+                runner.run(engine, group, &labels, &mut outputs)?;
+                let wires = group.iter().flat_map(|inst| inst.outputs.iter());
+                for (&dst, &l) in wires.zip(&outputs) {
                     labels[dst as usize] = l;
                 }
             }
@@ -312,47 +317,119 @@ impl Batches {
     }
 }
 
-/// Runs the instances of one region, one after another: the body's labels,
-/// output wires and batch cuts are prepared once for all of them.
+/// Runs the instances of one region, a group at a time in lockstep: the
+/// group's copies of the body advance segment by segment (an AND run or a
+/// run of free gates), so a narrow body's AND levels become as wide as the
+/// group and the garbling engines hash them in full batches. The body's
+/// labels, output wires and segments are prepared once for all instances.
 pub struct InstanceRunner<'r, L> {
     region: &'r Region,
+    group: usize,
+    /// Body gate ranges: maximal runs of AND gates or of free gates, split
+    /// where an AND run depends on itself (see [`Batches`]).
+    segments: Vec<Range<usize>>,
+    batches: Batches,
     labels: Vec<L>,
     outputs: Vec<Wire>,
-    batches: Batches,
+    combined: Vec<Gate>,
 }
 
 impl<'r, L: Copy + Default> InstanceRunner<'r, L> {
-    /// A runner for `region`'s instances.
+    /// A runner for `region`'s instances, [`InstanceRunner::lockstep`] of them
+    /// at a time.
     pub fn new(region: &'r Region) -> Self {
         let body = &region.body;
+        let group = Self::lockstep(region);
+        let batches = Batches::of(&body.gates, body.num_wires);
+        let mut segments: Vec<Range<usize>> = Vec::new();
+        let mut cuts = batches.cuts.iter().peekable();
+        for (i, g) in body.gates.iter().enumerate() {
+            let cut = cuts.next_if(|&&c| c == i).is_some();
+            match segments.last_mut() {
+                Some(last) if !cut && body.gates[last.start].is_and() == g.is_and() => {
+                    last.end = i + 1
+                }
+                _ => segments.push(i..i + 1),
+            }
+        }
         InstanceRunner {
             region,
-            labels: vec![L::default(); body.num_wires as usize],
+            group,
+            segments,
+            batches,
+            labels: vec![L::default(); group * body.num_wires as usize],
             outputs: body.output_wires().collect(),
-            batches: Batches::of(&body.gates, body.num_wires),
+            combined: Vec::new(),
         }
     }
 
-    /// Runs `inst` with `engine`, its inputs read from `main` (labels by main
-    /// wire); yields its output labels in order.
+    /// How many instances run in lockstep: enough to make the body's AND
+    /// levels a few hundred gates wide, at most 16.
+    pub fn lockstep(region: &Region) -> usize {
+        let median = crate::levels::CircuitStats::of(&region.body)
+            .median_ands_per_level()
+            .max(1);
+        (512 / median)
+            .clamp(1, 16)
+            .min(region.instances.len().max(1))
+    }
+
+    /// Runs `instances` (at most the lockstep group, see
+    /// [`InstanceRunner::groups`]) with `engine`, their inputs read from
+    /// `main` (labels by main wire); appends their output labels, instance
+    /// after instance, to `out`.
     pub fn run<E: Engine<Label = L>>(
         &mut self,
         engine: &mut E,
-        inst: &RegionInstance,
+        instances: &[RegionInstance],
         main: &[L],
-    ) -> Result<impl Iterator<Item = L> + '_, E::Error> {
+        out: &mut Vec<L>,
+    ) -> Result<(), E::Error> {
         let region = self.region;
-        for (slot, &w) in self
-            .labels
-            .iter_mut()
-            .zip(region.shared.iter().chain(&inst.inputs))
-        {
-            *slot = main[w as usize];
+        let body = &region.body;
+        let nw = body.num_wires as usize;
+        let g = instances.len();
+        assert!(g <= self.group, "at most one lockstep group at a time");
+        for (r, inst) in instances.iter().enumerate() {
+            let slots = &mut self.labels[r * nw..(r + 1) * nw];
+            for (slot, &w) in slots
+                .iter_mut()
+                .zip(region.shared.iter().chain(&inst.inputs))
+            {
+                *slot = main[w as usize];
+            }
         }
-        let labels = &mut self.labels;
-        self.batches
-            .for_each(&region.body.gates, |batch| engine.run_gates(batch, labels))?;
-        Ok(self.outputs.iter().map(|&w| self.labels[w as usize]))
+        let labels = &mut self.labels[..g * nw];
+        if g == 1 {
+            self.batches
+                .for_each(&body.gates, |batch| engine.run_gates(batch, labels))?;
+        } else {
+            for seg in &self.segments {
+                self.combined.clear();
+                for r in 0..g {
+                    let off = (r * nw) as Wire;
+                    let gates = &body.gates[seg.clone()];
+                    self.combined.extend(
+                        gates
+                            .iter()
+                            .map(|gate| gate.rewire(|w| w + off, gate.out() + off)),
+                    );
+                }
+                engine.run_gates(&self.combined, labels)?;
+            }
+        }
+        for r in 0..g {
+            out.extend(self.outputs.iter().map(|&w| labels[r * nw + w as usize]));
+        }
+        Ok(())
+    }
+
+    /// The lockstep groups of `instances`.
+    pub fn groups<'i>(
+        &self,
+        instances: &'i [RegionInstance],
+    ) -> std::slice::Chunks<'i, RegionInstance> {
+        instances.chunks(self.group)
     }
 }
 

@@ -227,8 +227,8 @@ fn run_instances<S: Side>(
     let mut outputs = Vec::with_capacity(range.len() * region.body.output_bits());
     let mut engine = side.engine(chan, first_gate, fgp);
     let mut runner = InstanceRunner::new(region);
-    for inst in &region.instances[range] {
-        outputs.extend(runner.run(&mut engine, inst, labels)?);
+    for group in runner.groups(&region.instances[range]) {
+        runner.run(&mut engine, group, labels, &mut outputs)?;
     }
     let ands = S::finish(engine)?;
     Ok((outputs, ands))
