@@ -363,15 +363,23 @@ impl<'r, L: Copy + Default> InstanceRunner<'r, L> {
         }
     }
 
-    /// How many instances run in lockstep: enough to make the body's AND
-    /// levels a few hundred gates wide, at most 16.
+    /// How many instances run in lockstep: bodies whose AND levels are
+    /// narrow (median under 32 gates) run up to 16 at a time, so the levels
+    /// become a few hundred gates wide, as long as the group's labels stay
+    /// within 256 KiB (cache-sized); wider bodies run one at a time (their
+    /// batches are full already, and more copies only crowd the caches).
     pub fn lockstep(region: &Region) -> usize {
-        let median = crate::levels::CircuitStats::of(&region.body)
+        let body = &region.body;
+        let median = crate::levels::CircuitStats::of(body)
             .median_ands_per_level()
             .max(1);
-        (512 / median)
-            .clamp(1, 16)
-            .min(region.instances.len().max(1))
+        let group = if median < 32 {
+            (512 / median).min(16)
+        } else {
+            1
+        };
+        let fits = (16384 / body.num_wires.max(1) as usize).max(1);
+        group.min(fits).min(region.instances.len().max(1))
     }
 
     /// Runs `instances` (at most the lockstep group, see
