@@ -320,3 +320,21 @@ fn number(text: &str, loc: Loc) -> DResult<Tok> {
         ),
     }
 }
+
+/// Precedence of a binary operator (10 for `* / %` down to 1 for `||`), for
+/// the parser and for `#if` expressions; `None` for anything else.
+pub(crate) fn binary_precedence(op: &str) -> Option<u8> {
+    Some(match op {
+        "*" | "/" | "%" => 10,
+        "+" | "-" => 9,
+        "<<" | ">>" => 8,
+        "<" | "<=" | ">" | ">=" => 7,
+        "==" | "!=" => 6,
+        "&" => 5,
+        "^" => 4,
+        "|" => 3,
+        "&&" => 2,
+        "||" => 1,
+        _ => return None,
+    })
+}

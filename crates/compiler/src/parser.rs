@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
-use crate::lexer::{Tok, Token};
+use crate::lexer::{binary_precedence, Tok, Token};
 use crate::types::{CType, Scalar, StructDef};
 
 /// Parses a preprocessed token stream.
@@ -890,18 +890,8 @@ impl<'a> Parser<'a> {
     fn binary(&mut self, min_prec: u8) -> DResult<Expr> {
         let mut lhs = self.cast_expr()?;
         while let Some(Tok::Punct(op)) = self.peek().map(|t| &t.tok) {
-            let prec = match *op {
-                "*" | "/" | "%" => 10,
-                "+" | "-" => 9,
-                "<<" | ">>" => 8,
-                "<" | "<=" | ">" | ">=" => 7,
-                "==" | "!=" => 6,
-                "&" => 5,
-                "^" => 4,
-                "|" => 3,
-                "&&" => 2,
-                "||" => 1,
-                _ => break,
+            let Some(prec) = binary_precedence(op) else {
+                break;
             };
             if prec < min_prec {
                 break;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::error::{diag, err, DResult, Diag, Loc};
-use crate::lexer::{lex, Tok, Token};
+use crate::lexer::{binary_precedence, lex, Tok, Token};
 
 /// The standard headers the compiler provides itself, so that compiling
 /// needs no system C library.
@@ -630,18 +630,8 @@ impl IfEval<'_> {
                 lhs = if lhs != 0 { a } else { b };
                 continue;
             }
-            let prec = match op {
-                "*" | "/" | "%" => 10,
-                "+" | "-" => 9,
-                "<<" | ">>" => 8,
-                "<" | "<=" | ">" | ">=" => 7,
-                "==" | "!=" => 6,
-                "&" => 5,
-                "^" => 4,
-                "|" => 3,
-                "&&" => 2,
-                "||" => 1,
-                _ => break,
+            let Some(prec) = binary_precedence(op) else {
+                break;
             };
             if prec < min_prec.max(1) {
                 break;
