@@ -7,6 +7,7 @@ pub mod builder;
 pub mod circuit;
 pub mod gate;
 pub mod levels;
+pub mod overlap;
 pub mod program;
 pub mod regions;
 pub mod synthetic;
@@ -17,6 +18,7 @@ pub use builder::{Bit, Builder};
 pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
 pub use gate::{Gate, Wire};
 pub use levels::CircuitStats;
+pub use overlap::MainOrder;
 pub use program::{Engine, Program, Region, RegionInstance};
 pub use regions::RegionVerdict;
 
