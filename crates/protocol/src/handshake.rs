@@ -6,6 +6,7 @@ use twofold_crypto::prg::Prg;
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
+use crate::ipp::IppMode;
 use crate::schedule::Schedule;
 use crate::session::{Reveal, SessionOptions};
 use crate::PROTOCOL_VERSION;
@@ -22,7 +23,7 @@ struct Hello {
     reveal: Reveal,
     threads: u32,
     schedule: Schedule,
-    ipp: bool,
+    ipp: IppMode,
     nonce: [u8; 16],
 }
 
@@ -78,11 +79,9 @@ impl Hello {
             schedule: Schedule::from_byte(bytes[50]).ok_or_else(|| {
                 ProtocolError::Malformed(format!("unknown schedule {}", bytes[50]))
             })?,
-            ipp: match bytes[51] {
-                0 => false,
-                1 => true,
-                b => return Err(ProtocolError::Malformed(format!("bad IPP flag {b}"))),
-            },
+            ipp: IppMode::from_byte(bytes[51]).ok_or_else(|| {
+                ProtocolError::Malformed(format!("unknown IPP mode {}", bytes[51]))
+            })?,
             nonce: bytes[52..68].try_into().expect("16 bytes"),
         })
     }
@@ -163,8 +162,11 @@ pub fn handshake(
         );
     }
     if theirs.ipp != opts.ipp {
-        let word = |on: bool| if on { "IPP" } else { "no IPP" }.to_string();
-        return mismatch("inter-party parallelism", word(opts.ipp), word(theirs.ipp));
+        return mismatch(
+            "inter-party parallelism",
+            opts.ipp.name().into(),
+            theirs.ipp.name().into(),
+        );
     }
     let (nonce_a, nonce_b) = match party {
         Party::A => (ours.nonce, theirs.nonce),
@@ -212,7 +214,7 @@ mod tests {
             reveal: Reveal::A,
             threads: 2,
             schedule: Schedule::Cgp,
-            ipp: true,
+            ipp: IppMode::NoOverlap,
             nonce: [9; 16],
         };
         assert_eq!(Hello::decode(&hello.encode()).unwrap(), hello);

@@ -36,14 +36,51 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use twofold_circuit::{Region, Wire};
+use twofold_circuit::{Gate, Region, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
 use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::error::ProtocolError;
-use crate::schedule::{run_region_part, scatter_outputs, Plan, Side};
+use crate::schedule::{region_ands, run_main_gates, run_region_part, scatter_outputs, Plan, Side};
+
+/// Whether and how both parties garble.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum IppMode {
+    /// Party A garbles everything (plain Yao).
+    #[default]
+    Off = 0,
+    /// Both parties garble part of every parallel region, and the main gates
+    /// that neither feed a region nor need its results run during it.
+    On = 1,
+    /// Both parties garble, but the main circuit waits for every region to
+    /// end (to measure what the overlap brings).
+    NoOverlap = 2,
+}
+
+impl IppMode {
+    /// Whether both parties garble.
+    pub fn is_on(self) -> bool {
+        self != IppMode::Off
+    }
+
+    /// What the command line and error messages call it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IppMode::Off => "no IPP",
+            IppMode::On => "IPP",
+            IppMode::NoOverlap => "IPP without overlap",
+        }
+    }
+
+    pub(crate) fn from_byte(b: u8) -> Option<IppMode> {
+        [IppMode::Off, IppMode::On, IppMode::NoOverlap]
+            .into_iter()
+            .find(|m| *m as u8 == b)
+    }
+}
 
 /// Gate-id space of party B's garbling (the top bit set).
 pub const B_GATE_SPACE: u64 = 1 << 63;
@@ -65,10 +102,14 @@ fn input_wires(region: &Region, range: std::ops::Range<usize>) -> Vec<Wire> {
     all.copied().filter(|w| seen.insert(*w)).collect()
 }
 
-/// How many instances party B garbles: the larger half (A also garbles the
-/// main circuit).
-fn b_share(region: &Region) -> usize {
-    region.instances.len().div_ceil(2)
+/// How many instances party B garbles: balanced against A, who also
+/// garbles the `main_ands` main AND gates that run during the region; at
+/// least one.
+fn b_share(region: &Region, main_ands: u64) -> usize {
+    let n = region.instances.len() as u64;
+    let body = (region.body.and_count() as u64).max(1);
+    let balanced = (n * body + main_ands).div_ceil(2 * body);
+    balanced.clamp(1, n) as usize
 }
 
 fn labels_frame(chan: &mut Channel, n: usize) -> Result<Vec<Block>, ProtocolError> {
@@ -131,23 +172,37 @@ where
     T: Transfer<MainLabel = M::Label, OtherLabel = O::Label>,
 {
     /// Runs `region`: A's half as usual, B's half after moving its inputs to
-    /// B-garbled wires, both at once; the outputs of B's half come back to
+    /// B-garbled wires, both at once; the main gates `during` (see
+    /// [`MainOrder`](twofold_circuit::MainOrder)) run after A's half, while
+    /// B may still be garbling. The outputs of B's half come back to
     /// A-garbled wires.
     pub fn run_region(
         &mut self,
         region: &Region,
+        during: &[Gate],
         labels: &mut [M::Label],
         first_gate: u64,
         links_a: &mut [Channel],
         plan: Plan,
     ) -> Result<u64, ProtocolError> {
-        let (n, h) = (region.instances.len(), b_share(region));
-        if h == n {
+        let n = region.instances.len();
+        let during_ands = during.iter().filter(|g| g.is_and()).count() as u64;
+        let during_first = first_gate + region_ands(region);
+        if n < 2 {
             let (out, ands) =
                 run_region_part(self.main, region, 0..n, labels, links_a, first_gate, plan)?;
+            let more = run_main_gates(
+                self.main,
+                during,
+                labels,
+                &mut links_a[0],
+                during_first,
+                plan,
+            )?;
             scatter_outputs(region, 0..n, &out, labels);
-            return Ok(ands);
+            return Ok(ands + more);
         }
+        let h = b_share(region, during_ands);
         let (a_half, b_half) = (0..n - h, n - h..n);
         let start = Instant::now();
         let wires = input_wires(region, b_half.clone());
@@ -159,7 +214,6 @@ where
         }
         self.transfer_time += start.elapsed();
         let (main, other_side, links_b) = (self.main, self.other, &mut *self.links_b);
-        let shared: &[M::Label] = labels;
         let (a_done, b_done) = std::thread::scope(|s| {
             let b = s.spawn(|| {
                 run_region_part(
@@ -176,11 +230,16 @@ where
                 main,
                 region,
                 a_half.clone(),
-                shared,
+                labels,
                 links_a,
                 first_gate,
                 plan,
-            );
+            )
+            .and_then(|(out, ands)| {
+                let more =
+                    run_main_gates(main, during, labels, &mut links_a[0], during_first, plan)?;
+                Ok((out, ands + more))
+            });
             (a, b.join().expect("region threads do not panic"))
         });
         let (a_out, a_ands) = a_done?;

@@ -17,9 +17,10 @@ pub mod session;
 
 pub use error::ProtocolError;
 pub use garble_only::{garble_only, GarbleOnlyReport};
+pub use ipp::IppMode;
 pub use local::run_local;
 pub use schedule::{Plan, Schedule};
 pub use session::{run_session, PartyInputs, Peer, Phase, Reveal, SessionOptions, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;

@@ -16,7 +16,7 @@
 use std::ops::Range;
 
 use twofold_circuit::program::{for_each_batch, InstanceRunner};
-use twofold_circuit::{Engine, Gate, Program, Region};
+use twofold_circuit::{Engine, Gate, MainOrder, Program, Region};
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
 use crate::error::ProtocolError;
@@ -139,32 +139,59 @@ pub fn run_program<S: Side>(
     chans: &mut [S::Link],
     plan: Plan,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    run_program_arranged(side, program, &program.main_in_order(), inputs, chans, plan)
+}
+
+/// [`run_program`] with the main gates arranged as `order`: the gates during
+/// a region run after its instances, before their outputs are written back.
+pub(crate) fn run_program_arranged<S: Side>(
+    side: &S,
+    program: &Program,
+    order: &MainOrder,
+    inputs: &[S::Label],
+    chans: &mut [S::Link],
+    plan: Plan,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
     run_program_with(
         side,
         program,
+        order,
         inputs,
         chans,
         plan,
-        |region, labels, first_gate, chans| {
+        |region, during, labels, first_gate, chans| {
             let n = region.instances.len();
             let (outputs, ands) =
                 run_region_part(side, region, 0..n, labels, chans, first_gate, plan)?;
+            let during_first = first_gate + region_ands(region);
+            let more = run_main_gates(side, during, labels, &mut chans[0], during_first, plan)?;
             scatter_outputs(region, 0..n, &outputs, labels);
-            Ok(ands)
+            Ok(ands + more)
         },
     )
 }
 
-/// [`run_program`] with the regions run by `run_region` (inter-party
-/// parallelism runs them differently).
+/// The AND gates of all instances of `region`.
+pub(crate) fn region_ands(region: &Region) -> u64 {
+    region.body.and_count() as u64 * region.instances.len() as u64
+}
+
+/// [`run_program`] with the main gates arranged as `order` and the regions
+/// run by `run_region` (inter-party parallelism runs them differently). It
+/// is called with a region, the main gates that may run during it, the
+/// labels, the region's first AND-gate id and the links; it runs both and
+/// returns their AND count. The gates during region `k` take the ids after
+/// the region's.
 pub(crate) fn run_program_with<S: Side>(
     side: &S,
     program: &Program,
+    order: &MainOrder,
     inputs: &[S::Label],
     chans: &mut [S::Link],
     plan: Plan,
     mut run_region: impl FnMut(
         &Region,
+        &[Gate],
         &mut [S::Label],
         u64,
         &mut [S::Link],
@@ -175,39 +202,46 @@ pub(crate) fn run_program_with<S: Side>(
     labels[..inputs.len()].copy_from_slice(inputs);
     let mut gate_id = 0u64;
     let mut ands = 0u64;
-    let mut next = 0;
-    let main_fgp = plan.main_fgp();
-    let run_main =
-        |gates: &[Gate], labels: &mut Vec<S::Label>, gate_id: &mut u64, chan: &mut S::Link| {
-            let mut engine = side.engine(chan, *gate_id, main_fgp);
-            for_each_batch(gates, main.num_wires, |batch| {
-                engine.run_gates(batch, labels)
-            })?;
-            let done = S::finish(engine)?;
-            *gate_id += done;
-            Ok::<u64, ProtocolError>(done)
-        };
-    for region in &program.regions {
-        ands += run_main(
-            &main.gates[next..region.position],
+    for (k, region) in program.regions.iter().enumerate() {
+        let done = run_main_gates(
+            side,
+            &order.before[k],
             &mut labels,
-            &mut gate_id,
             &mut chans[0],
+            gate_id,
+            plan,
         )?;
-        next = region.position;
-        ands += run_region(region, &mut labels, gate_id, chans)?;
-        gate_id += region.body.and_count() as u64 * region.instances.len() as u64;
+        gate_id += done;
+        ands += done;
+        ands += run_region(region, &order.during[k], &mut labels, gate_id, chans)?;
+        gate_id += region_ands(region) + order.during_ands(k);
     }
-    ands += run_main(
-        &main.gates[next..],
-        &mut labels,
-        &mut gate_id,
-        &mut chans[0],
-    )?;
+    let last = &order.before[program.regions.len()];
+    ands += run_main_gates(side, last, &mut labels, &mut chans[0], gate_id, plan)?;
     Ok((
         main.output_wires().map(|w| labels[w as usize]).collect(),
         ands,
     ))
+}
+
+/// Runs main gates on one engine (with FGP as `plan` says) whose first AND
+/// gate has id `first_gate`; returns their AND count.
+pub(crate) fn run_main_gates<S: Side>(
+    side: &S,
+    gates: &[Gate],
+    labels: &mut [S::Label],
+    chan: &mut S::Link,
+    first_gate: u64,
+    plan: Plan,
+) -> Result<u64, ProtocolError> {
+    if gates.is_empty() {
+        return Ok(0);
+    }
+    let mut engine = side.engine(chan, first_gate, plan.main_fgp());
+    for_each_batch(gates, labels.len() as u32, |batch| {
+        engine.run_gates(batch, labels)
+    })?;
+    S::finish(engine)
 }
 
 /// The output labels of some instances, instance after instance, and their
@@ -322,6 +356,8 @@ pub(crate) fn scatter_outputs<L: Copy>(
 mod tests {
     use std::sync::Mutex;
 
+    use rand::SeedableRng;
+
     use twofold_circuit::synthetic::{layered, repeated};
 
     use super::*;
@@ -365,16 +401,30 @@ mod tests {
     #[test]
     fn gate_ids_are_unique_across_threads_regions_and_instances() {
         let body = layered(40, 3, 8, 1);
-        let program = repeated(&body, 7);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let mixed = twofold_testkit::random_program(&mut rng, 3, 200);
+        let programs = [repeated(&body, 7), mixed];
+        assert!(programs[1].main_overlapped().during_ands(0) > 0);
+        for (program, overlapped) in programs.iter().flat_map(|p| [(p, false), (p, true)]) {
+            let order = match overlapped {
+                true => program.main_overlapped(),
+                false => program.main_in_order(),
+            };
+            gate_ids_tile(program, &order);
+        }
+    }
+
+    fn gate_ids_tile(program: &Program, order: &MainOrder) {
         let total = program.and_count();
         for schedule in Schedule::ALL {
             for threads in 1..=4 {
                 let recorder = Recorder(Mutex::new(Vec::new()));
                 let mut chans = vec![(); schedule.channels(threads as u32)];
                 let inputs = vec![false; program.main.input_bits()];
-                let (_, ands) = run_program(
+                let (_, ands) = run_program_arranged(
                     &recorder,
-                    &program,
+                    program,
+                    order,
                     &inputs,
                     &mut chans,
                     Plan::new(schedule, threads),

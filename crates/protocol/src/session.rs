@@ -14,7 +14,7 @@ use twofold_ot::{CotReceiver, CotSender};
 use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
-use crate::ipp::{reverse_ot_session, Ipp, Transfer, TransferA, TransferB};
+use crate::ipp::{reverse_ot_session, Ipp, IppMode, Transfer, TransferA, TransferB};
 use crate::schedule::{run_program, run_program_with, Plan, Schedule, Side};
 
 /// Who learns the outputs.
@@ -66,8 +66,8 @@ pub struct SessionOptions {
     pub schedule: Schedule,
     /// Worker threads per party (at least 1).
     pub threads: u32,
-    /// Inter-party parallelism: both parties garble half of every region.
-    pub ipp: bool,
+    /// Inter-party parallelism: both parties garble part of every region.
+    pub ipp: IppMode,
     /// Keep every block this party sends at IPP role transfers in the report
     /// (for audits and the statistical tests of the transfer).
     pub record_transfers: bool,
@@ -166,7 +166,7 @@ pub fn run_session(
     let mut clock = PhaseClock::new();
     let mut chans = vec![first];
     let session_id = handshake(&mut chans[0], party, program.hash(), opts)?;
-    let links = opts.schedule.channels(opts.threads) * if opts.ipp { 2 } else { 1 };
+    let links = opts.schedule.channels(opts.threads) * if opts.ipp.is_on() { 2 } else { 1 };
     for index in 1..links {
         let mut chan = peer.open()?;
         bind_channel(&mut chan, &session_id, index as u32)?;
@@ -349,7 +349,7 @@ where
     if let Some(min) = opts.fgp_min_ands {
         plan.fgp_min_ands = min;
     }
-    if !opts.ipp {
+    if !opts.ipp.is_on() {
         let (out, ands) = run_program(main, program, inputs, chans, plan)?;
         return Ok((out, ands, (Duration::ZERO, Vec::new())));
     }
@@ -362,9 +362,21 @@ where
         links_b,
         transfer_time: Duration::ZERO,
     };
-    let (out, ands) = run_program_with(main, program, inputs, links_a, plan, |r, l, g, links| {
-        ipp.run_region(r, l, g, links, plan)
-    })?;
+    let order = match opts.ipp {
+        IppMode::NoOverlap => program.main_in_order(),
+        _ => program.main_overlapped(),
+    };
+    let (out, ands) = run_program_with(
+        main,
+        program,
+        &order,
+        inputs,
+        links_a,
+        plan,
+        |region, during, labels, first_gate, links| {
+            ipp.run_region(region, during, labels, first_gate, links, plan)
+        },
+    )?;
     Ok((out, ands, (ipp.transfer_time, ipp.transfer.take_log())))
 }
 

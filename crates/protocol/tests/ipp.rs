@@ -7,9 +7,12 @@ use twofold_circuit::synthetic::repeated;
 use twofold_circuit::value::{parse_int, to_hex};
 use twofold_circuit::{Party, Program};
 use twofold_net::ChannelOptions;
-use twofold_protocol::{run_local, PartyInputs, Reveal, Schedule, SessionOptions, SessionReport};
+use twofold_protocol::{
+    run_local, IppMode, PartyInputs, Reveal, Schedule, SessionOptions, SessionReport,
+};
 use twofold_testkit::{
-    bristol_vectors, party_inputs, random_circuit, random_inputs, shared_data, RandomShape,
+    bristol_vectors, party_inputs, random_circuit, random_inputs, random_program, shared_data,
+    RandomShape,
 };
 
 fn split(program: &Program, inputs: &[Vec<bool>]) -> (PartyInputs, PartyInputs) {
@@ -30,7 +33,7 @@ fn ipp(schedule: Schedule, threads: u32) -> SessionOptions {
     SessionOptions {
         schedule,
         threads,
-        ipp: true,
+        ipp: IppMode::On,
         reveal: Reveal::Both,
         ..SessionOptions::default()
     }
@@ -61,6 +64,112 @@ fn random_programs_with_regions_give_the_same_outputs_with_ipp() {
             assert_eq!(ra.outputs.unwrap(), want, "{label}");
             assert_eq!(rb.outputs.unwrap(), want, "{label}");
             assert_eq!(ra.and_gates, program.and_count(), "{label}");
+        }
+    }
+}
+
+/// Programs with main gates around and between their regions (the builder
+/// reusing wire slots, as for C): main gates that run during regions must
+/// not change the outputs.
+#[test]
+fn main_gates_during_regions_give_the_same_outputs() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    let mut during = 0;
+    for round in 0..40 {
+        let regions = rng.gen_range(1..4);
+        let program = random_program(&mut rng, regions, 60);
+        during += program
+            .main_overlapped()
+            .during
+            .iter()
+            .map(Vec::len)
+            .sum::<usize>();
+        let inputs = random_inputs(&mut rng, &program.main);
+        let want = program.eval(&inputs).unwrap();
+        for mode in [IppMode::On, IppMode::NoOverlap] {
+            for (schedule, threads) in [(Schedule::Sequential, 1), (Schedule::Auto, 2)] {
+                let opts = SessionOptions {
+                    ipp: mode,
+                    ..ipp(schedule, threads)
+                };
+                let (ra, rb) = run(&program, &inputs, &opts);
+                let label = format!(
+                    "round {round}, {} {} x{threads}",
+                    mode.name(),
+                    schedule.name()
+                );
+                assert_eq!(ra.outputs.unwrap(), want, "{label}");
+                assert_eq!(rb.outputs.unwrap(), want, "{label}");
+                assert_eq!(ra.and_gates, program.and_count(), "{label}");
+                assert_eq!(rb.and_gates, program.and_count(), "{label}");
+            }
+        }
+    }
+    assert!(during > 100, "only {during} main gates ran during regions");
+}
+
+/// Main gates that read a wire before a region overwrites it run during the
+/// region, so they must run before the region's results are written back.
+#[test]
+fn main_gates_during_a_region_read_what_it_overwrites_before_it_ends() {
+    use twofold_circuit::{Circuit, Gate, InputValue, OutputValue, Region, RegionInstance};
+    let value = |name: &str, party, width| InputValue {
+        name: name.into(),
+        party,
+        width,
+    };
+    let program = Program {
+        main: Circuit {
+            num_wires: 5,
+            inputs: vec![value("a", Party::A, 1), value("b", Party::B, 1)],
+            outputs: vec![OutputValue {
+                name: "out".into(),
+                wires: vec![2, 3, 4],
+            }],
+            // Wire 2 = a & b, read by the second gate, then overwritten by
+            // the region's first instance.
+            gates: vec![
+                Gate::And { a: 0, b: 1, out: 2 },
+                Gate::And { a: 2, b: 0, out: 3 },
+            ],
+        },
+        regions: vec![Region {
+            body: Circuit {
+                num_wires: 2,
+                inputs: vec![value("x", Party::A, 1)],
+                outputs: vec![OutputValue {
+                    name: "y".into(),
+                    wires: vec![1],
+                }],
+                gates: vec![Gate::Inv { a: 0, out: 1 }],
+            },
+            position: 2,
+            shared: Vec::new(),
+            instances: vec![
+                RegionInstance {
+                    inputs: vec![1],
+                    outputs: vec![2],
+                },
+                RegionInstance {
+                    inputs: vec![0],
+                    outputs: vec![4],
+                },
+            ],
+        }],
+    };
+    program.validate().unwrap();
+    assert_eq!(program.main_overlapped().during[0].len(), 2);
+    for bits in 0..4u8 {
+        let inputs = vec![vec![bits & 1 == 1], vec![bits & 2 == 2]];
+        let want = program.eval(&inputs).unwrap();
+        for mode in [IppMode::On, IppMode::NoOverlap] {
+            let opts = SessionOptions {
+                ipp: mode,
+                ..ipp(Schedule::Sequential, 1)
+            };
+            let (ra, rb) = run(&program, &inputs, &opts);
+            assert_eq!(ra.outputs.unwrap(), want, "{} {bits}", mode.name());
+            assert_eq!(rb.outputs.unwrap(), want, "{} {bits}", mode.name());
         }
     }
 }
@@ -196,10 +305,18 @@ fn parties_must_agree_on_ipp_and_schedule() {
         (
             ipp(Schedule::Sequential, 1),
             SessionOptions {
-                ipp: false,
+                ipp: IppMode::Off,
                 ..ipp(Schedule::Sequential, 1)
             },
             "inter-party",
+        ),
+        (
+            ipp(Schedule::Sequential, 1),
+            SessionOptions {
+                ipp: IppMode::NoOverlap,
+                ..ipp(Schedule::Sequential, 1)
+            },
+            "IPP without overlap",
         ),
         (
             ipp(Schedule::Sequential, 1),

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use twofold::commands::{bench, eval, run, stats};
 use twofold::load::{load, parse_owners, parse_party, LoadOptions};
-use twofold_protocol::{Reveal, Schedule};
+use twofold_protocol::{IppMode, Reveal, Schedule};
 
 /// Secure two-party computation with Yao's garbled circuits.
 #[derive(Parser)]
@@ -130,10 +130,15 @@ enum Cmd {
         /// split between threads, one connection each) or auto (both).
         #[arg(long, default_value = "auto", value_parser = parse_schedule)]
         schedule: Schedule,
-        /// Inter-party parallelism: both parties garble half of every parallel
-        /// region (both must say so).
+        /// Inter-party parallelism: both parties garble part of every parallel
+        /// region, and main gates independent of a region run during it (both
+        /// must say so).
         #[arg(long)]
         ipp: bool,
+        /// With --ipp: the main circuit waits for every region to end (to
+        /// measure the overlap).
+        #[arg(long, requires = "ipp")]
+        ipp_no_overlap: bool,
         /// FGP splits AND levels of at least N gates between threads
         /// (default: the threshold measured on the development machine).
         #[arg(long, value_name = "N")]
@@ -281,6 +286,7 @@ fn real_main() -> Result<String> {
             threads,
             schedule,
             ipp,
+            ipp_no_overlap,
             fgp_min_ands,
             json,
         } => {
@@ -305,7 +311,11 @@ fn real_main() -> Result<String> {
                 timeout: Duration::from_secs(timeout.max(1)),
                 schedule,
                 threads: threads.unwrap_or_else(cores),
-                ipp,
+                ipp: match (ipp, ipp_no_overlap) {
+                    (false, _) => IppMode::Off,
+                    (true, false) => IppMode::On,
+                    (true, true) => IppMode::NoOverlap,
+                },
                 fgp_min_ands,
                 json,
             };

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use twofold_circuit::{Party, RegionVerdict};
 use twofold_compiler::{compile, CompileOptions};
 use twofold_net::ChannelOptions;
-use twofold_protocol::{run_local, Reveal, Schedule, SessionOptions};
+use twofold_protocol::{run_local, IppMode, Reveal, Schedule, SessionOptions};
 use twofold_testkit::{party_inputs, random_inputs};
 
 /// A random expression over `x` (A's element), `y` (B's element) and `i`.
@@ -83,7 +83,7 @@ fn random_parallel_loops_agree_under_every_schedule() {
         );
         for schedule in Schedule::ALL {
             for threads in 1..=4 {
-                for ipp in [false, true] {
+                for ipp in [IppMode::Off, IppMode::On] {
                     let opts = SessionOptions {
                         schedule,
                         threads,
@@ -96,8 +96,9 @@ fn random_parallel_loops_agree_under_every_schedule() {
                     let (ra, rb) =
                         run_local(&program, &a, &b, &opts, &ChannelOptions::default()).unwrap();
                     let label = format!(
-                        "round {round}, {} x{threads}, ipp {ipp}\n{source}",
-                        schedule.name()
+                        "round {round}, {} x{threads}, {}\n{source}",
+                        schedule.name(),
+                        ipp.name()
                     );
                     assert_eq!(ra.outputs.unwrap(), want, "{label}");
                     assert_eq!(rb.outputs.unwrap(), want, "{label}");

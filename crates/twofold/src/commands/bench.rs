@@ -16,7 +16,9 @@ use twofold_circuit::{binary, Engine, Gate, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
 use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::ChannelOptions;
-use twofold_protocol::{garble_only, run_local, PartyInputs, Plan, Schedule, SessionOptions};
+use twofold_protocol::{
+    garble_only, run_local, IppMode, PartyInputs, Plan, Schedule, SessionOptions,
+};
 
 /// What to measure.
 pub struct BenchOptions {
@@ -530,7 +532,12 @@ fn zero_inputs(program: &Program, party: twofold_circuit::Party) -> Vec<String> 
 
 /// One run as two processes, party A on core 0 and party B on core 1 (with
 /// `taskset` when present); returns both parties' `--json` reports.
-fn two_processes(file: &Path, program: &Program, ipp: bool, link: Link) -> Result<(Value, Value)> {
+fn two_processes(
+    file: &Path,
+    program: &Program,
+    ipp: IppMode,
+    link: Link,
+) -> Result<(Value, Value)> {
     let exe = std::env::current_exe()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
@@ -575,7 +582,11 @@ fn two_processes(file: &Path, program: &Program, ipp: bool, link: Link) -> Resul
                 "--json",
             ])
             .args(zero_inputs(program, p))
-            .args(if ipp { &["--ipp"][..] } else { &[][..] })
+            .args(match ipp {
+                IppMode::Off => &[][..],
+                IppMode::On => &["--ipp"][..],
+                IppMode::NoOverlap => &["--ipp", "--ipp-no-overlap"][..],
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -606,8 +617,9 @@ fn two_processes(file: &Path, program: &Program, ipp: bool, link: Link) -> Resul
     ))
 }
 
-/// `bench --ipp`: for each program, the full protocol with and without
-/// inter-party parallelism, each party a process on its own core.
+/// `bench --ipp`: for each program, the full protocol without inter-party
+/// parallelism, with it, and with it but without the overlap of main gates
+/// and regions; each party a process on its own core.
 pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)) -> Result<Value> {
     let mut rows = Vec::new();
     for file in files {
@@ -624,33 +636,45 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
             &program,
             &mut std::io::BufWriter::new(std::fs::File::create(&tfc)?),
         )?;
-        let measure = |ipp: bool| -> Result<Value> {
-            let mut times = Vec::new();
-            let mut last = (Value::Null, Value::Null);
-            for _ in 0..runs.max(1) {
-                last = two_processes(&tfc, &program, ipp, link)?;
-                times.push(last.0["seconds"]["total"].as_f64().unwrap_or(0.0));
+        // The modes take turns in every round, so drifting machine load
+        // touches them alike.
+        let modes = [IppMode::Off, IppMode::On, IppMode::NoOverlap];
+        let mut times = vec![Vec::new(); modes.len()];
+        let mut last = vec![Value::Null; modes.len()];
+        let measured = (0..runs.max(1)).try_for_each(|_| {
+            for (k, &mode) in modes.iter().enumerate() {
+                let (a, _) = two_processes(&tfc, &program, mode, link)?;
+                times[k].push(a["seconds"]["total"].as_f64().unwrap_or(0.0));
+                last[k] = a;
             }
-            let (a, _) = last;
-            Ok(json!({
-                "seconds": median(times),
+            Ok::<(), anyhow::Error>(())
+        });
+        let _ = std::fs::remove_file(&tfc);
+        measured?;
+        let [without, with, no_overlap] = [0, 1, 2].map(|k| {
+            let a = &last[k];
+            json!({
+                "seconds": median(std::mem::take(&mut times[k])),
                 "bytes_a_to_b": a["bytes_sent"]["a"],
                 "bytes_b_to_a": a["bytes_sent"]["b"],
                 "role_transfer_seconds": a["seconds"]["role_transfer"],
-            }))
-        };
-        let measured = measure(false).and_then(|without| Ok((without, measure(true)?)));
-        let _ = std::fs::remove_file(&tfc);
-        let (without, with) = measured?;
-        let speedup =
-            without["seconds"].as_f64().unwrap_or(0.0) / with["seconds"].as_f64().unwrap_or(1.0);
+            })
+        });
+        let secs = |v: &Value| v["seconds"].as_f64().unwrap_or(f64::NAN);
+        let order = program.main_overlapped();
+        let during: u64 = (0..program.regions.len())
+            .map(|k| order.during_ands(k))
+            .sum();
         rows.push(json!({
             "program": file.display().to_string(),
             "and_gates": loaded.program.and_count(),
             "regions": loaded.program.regions.len(),
+            "main_and_gates_during_regions": during,
+            "speedup": secs(&without) / secs(&with),
+            "overlap_speedup": secs(&no_overlap) / secs(&with),
             "without_ipp": without,
             "with_ipp": with,
-            "speedup": speedup,
+            "with_ipp_no_overlap": no_overlap,
         }));
     }
     Ok(json!({ "runs": runs, "link": format!("{link:?}"), "ipp": rows }))
@@ -659,13 +683,15 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
 /// The results of [`ipp`] as a table.
 pub fn ipp_text(v: &Value) -> String {
     let mut out = format!(
-        "each party one process on its own core, link {}, median of {} runs\n{:<28}{:>10}{:>10}{:>9}{:>14}{:>14}{:>12}\n",
+        "each party one process on its own core, link {}, median of {} runs\n{:<28}{:>10}{:>10}{:>9}{:>14}{:>9}{:>13}{:>13}{:>12}\n",
         v["link"].as_str().unwrap_or("?"),
         v["runs"],
         "program",
         "no IPP s",
         "IPP s",
         "speed-up",
+        "no overlap s",
+        "overlap",
         "IPP A->B MB",
         "IPP B->A MB",
         "transfer s"
@@ -674,11 +700,13 @@ pub fn ipp_text(v: &Value) -> String {
         let with = &r["with_ipp"];
         let mb = |x: &Value| x.as_f64().unwrap_or(0.0) / 1e6;
         out += &format!(
-            "{:<28}{:>10.3}{:>10.3}{:>8.2}x{:>14.1}{:>14.1}{:>12.4}\n",
+            "{:<28}{:>10.3}{:>10.3}{:>8.2}x{:>14.3}{:>8.2}x{:>13.1}{:>13.1}{:>12.4}\n",
             r["program"].as_str().unwrap_or("?"),
             r["without_ipp"]["seconds"].as_f64().unwrap_or(0.0),
             with["seconds"].as_f64().unwrap_or(0.0),
             r["speedup"].as_f64().unwrap_or(0.0),
+            r["with_ipp_no_overlap"]["seconds"].as_f64().unwrap_or(0.0),
+            r["overlap_speedup"].as_f64().unwrap_or(0.0),
             mb(&with["bytes_a_to_b"]),
             mb(&with["bytes_b_to_a"]),
             with["role_transfer_seconds"].as_f64().unwrap_or(0.0),

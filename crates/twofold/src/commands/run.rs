@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use twofold_circuit::Party;
 use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_protocol::{
-    run_local, run_session, Peer, Reveal, Schedule, SessionOptions, SessionReport,
+    run_local, run_session, IppMode, Peer, Reveal, Schedule, SessionOptions, SessionReport,
 };
 
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
@@ -41,8 +41,8 @@ pub struct RunOptions {
     pub schedule: Schedule,
     /// `--threads`.
     pub threads: u32,
-    /// `--ipp`.
-    pub ipp: bool,
+    /// `--ipp` (and `--ipp-no-overlap`).
+    pub ipp: IppMode,
     /// `--fgp-min-ands`.
     pub fgp_min_ands: Option<usize>,
     /// `--json`.

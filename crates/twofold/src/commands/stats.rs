@@ -14,7 +14,8 @@ pub fn stats_json(program: &Program) -> serde_json::Value {
         main.inv_gates as u64,
     );
     let mut regions = Vec::new();
-    for r in &program.regions {
+    let overlapped = program.main_overlapped();
+    for (k, r) in program.regions.iter().enumerate() {
         let body = CircuitStats::of(&r.body);
         let n = r.instances.len() as u64;
         gates += body.gates as u64 * n;
@@ -26,6 +27,7 @@ pub fn stats_json(program: &Program) -> serde_json::Value {
             "gates_per_instance": body.gates,
             "and_depth_per_instance": body.and_depth,
             "shared_input_bits": r.shared.len(),
+            "main_and_gates_during": overlapped.during_ands(k),
         }));
     }
     let ands = program.and_count();
@@ -92,8 +94,11 @@ pub fn stats_text(program: &Program) -> String {
             &mut out,
             &format!("region {k}"),
             format!(
-                "{} instances x {} AND gates (AND depth {})",
-                r["instances"], r["and_gates_per_instance"], r["and_depth_per_instance"]
+                "{} instances x {} AND gates (AND depth {}); {} main AND gates can run during it",
+                r["instances"],
+                r["and_gates_per_instance"],
+                r["and_depth_per_instance"],
+                r["main_and_gates_during"]
             ),
         );
     }
