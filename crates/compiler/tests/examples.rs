@@ -74,7 +74,7 @@ fn check(
     runs: usize,
     regions: Option<&[usize]>,
     without: bool,
-) {
+) -> CompiledProgram {
     let (p, took) = build(name);
     let ands = p.program.and_count();
     println!(
@@ -123,6 +123,7 @@ fn check(
         );
         differential(name, &q, runs, ands + 1);
     }
+    p
 }
 
 #[test]
@@ -178,6 +179,16 @@ fn mexp() {
 fn biomatch() {
     // ParCC: 66M gates at 25% non-linear.
     check("biomatch.c", Some(16_500_000), None, 2, Some(&[512]), false);
+}
+
+#[test]
+fn match_and_risk() {
+    let p = check("match_and_risk.c", None, None, 2, Some(&[256]), false);
+    // The risk recurrence needs none of the distances: nearly all of the
+    // main circuit's AND gates can run during the region.
+    let main_ands = p.program.main.and_count() as u64;
+    let during = p.program.main_overlapped().during_ands(0);
+    assert!(during * 10 > main_ands * 9, "{during} of {main_ands}");
 }
 
 #[test]
