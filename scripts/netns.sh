@@ -1,60 +1,155 @@
 #!/usr/bin/env bash
-# Two network namespaces joined by a veth pair, the link shaped with tc to a
-# given rate and delay: a LAN/WAN between party A and party B on one machine.
-# Run as root.
+# Two network namespaces joined by a link of a given rate and one-way delay:
+# a LAN/WAN between party A and party B on one machine. Run as root.
 #
-#   scripts/netns.sh up [RATE] [DELAY]   # default 100mbit, 20ms (each way)
+#   scripts/netns.sh up [RATE] [DELAY]   # default 100mbit, 20ms (each way;
+#                                        # tc syntax: 1gbit, 500us, ...)
 #   scripts/netns.sh down
 #
 # Party A lives in namespace twofold-a at 10.77.0.1, party B in twofold-b at
-# 10.77.0.2; `twofold bench --ipp --netns` uses them.
+# 10.77.0.2; `twofold bench --netns --ipp FILE...` uses them.
+#
+# Where the kernel has sch_netem, the link is a veth pair shaped with
+# `tc qdisc ... netem rate RATE delay DELAY` on both ends. Otherwise (or with
+# TWOFOLD_LINKEMU=1) scripts/linkemu.py, a userspace emulator, joins the
+# namespaces through TUN devices (tun-2fa, tun-2fb; MTU 9000) and forwards
+# the packets at RATE with DELAY in each direction. It needs /dev/net/tun and
+# python3 (stdlib only; $PYTHON overrides which), runs in the background
+# until `down` (pid in /run/twofold-linkemu.pid, log and final statistics in
+# /run/twofold-linkemu.log; /tmp if /run is not writable), at real-time
+# priority, and takes 10-20% of a core at 100mbit both ways (a quarter of it
+# its own work, the rest the kernel's receive path run in its writes).
+# `linkemu.py ping HOST` stands in for ping on machines without it.
 set -euo pipefail
 
 A=twofold-a
 B=twofold-b
 ADDR_A=10.77.0.1
 ADDR_B=10.77.0.2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RUNDIR=/run
+[ -d "$RUNDIR" ] && [ -w "$RUNDIR" ] || RUNDIR=/tmp
+PIDFILE=$RUNDIR/twofold-linkemu.pid
+LOG=$RUNDIR/twofold-linkemu.log
+
+fail() {
+  echo "netns.sh: $*" >&2
+  exit 1
+}
+
+# Whether process $1 exists and is not a zombie.
+alive() {
+  local state
+  state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Stops the link emulator of the pidfile, if it runs; prints its final
+# statistics when $1 is "report".
+stop_emulator() {
+  local pid
+  [ -f "$PIDFILE" ] || return 0
+  pid=$(cat "$PIDFILE" 2>/dev/null || true)
+  if [[ "$pid" =~ ^[0-9]+$ ]] && alive "$pid" && grep -qa linkemu.py "/proc/$pid/cmdline" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      alive "$pid" || break
+      sleep 0.1
+    done
+    if alive "$pid"; then
+      kill -KILL "$pid" 2>/dev/null || true
+    elif [ "${1:-}" = report ]; then
+      echo "link emulator stopped:"
+      sed -n '/stopped by/,$p' "$LOG" 2>/dev/null | grep -- '->' | sed 's/^linkemu: /  /' || true
+    fi
+  fi
+  rm -f "$PIDFILE"
+}
 
 down() {
+  stop_emulator "${1:-}"
   ip netns del "$A" 2>/dev/null || true
   ip netns del "$B" 2>/dev/null || true
+  ip link del veth-2fa 2>/dev/null || true # left in the root namespace by an interrupted `up`
+}
+
+netem_works() {
+  [ "${TWOFOLD_LINKEMU:-0}" != 1 ] || return 1
+  command -v tc >/dev/null || return 1
+  ip netns exec "$A" tc qdisc add dev lo root netem delay 1ms 2>/dev/null || return 1
+  ip netns exec "$A" tc qdisc del dev lo root
+}
+
+# Waits until each namespace reaches the other; fails (and tears down) if the
+# emulator $1 dies or the link is not up within 10 s.
+wait_link() {
+  local pid=$1 py=$2
+  for _ in $(seq 50); do
+    if ! alive "$pid"; then
+      echo "netns.sh: the link emulator exited:" >&2
+      sed 's/^/  /' "$LOG" >&2 || true
+      down
+      exit 1
+    fi
+    if ip netns exec "$A" "$py" "$HERE/linkemu.py" ping -q -c 1 -W 0.2 "$ADDR_B" >/dev/null 2>&1 &&
+      ip netns exec "$B" "$py" "$HERE/linkemu.py" ping -q -c 1 -W 0.2 "$ADDR_A" >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "netns.sh: the namespaces cannot reach each other after 10 s; emulator log:" >&2
+  sed 's/^/  /' "$LOG" >&2 || true
+  down
+  exit 1
 }
 
 up() {
   local rate=${1:-100mbit} delay=${2:-20ms}
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "netns.sh: run as root" >&2
-    exit 1
-  fi
-  command -v tc >/dev/null || { echo "netns.sh: tc (iproute2) is missing" >&2; exit 1; }
+  [ "$(id -u)" -eq 0 ] || fail "run as root"
+  command -v ip >/dev/null || fail "ip (iproute2) is missing"
   down
   ip netns add "$A"
   ip netns add "$B"
-  ip link add veth-2fa type veth peer name veth-2fb
-  ip link set veth-2fa netns "$A"
-  ip link set veth-2fb netns "$B"
-  ip -n "$A" addr add "$ADDR_A/24" dev veth-2fa
-  ip -n "$B" addr add "$ADDR_B/24" dev veth-2fb
   for ns in "$A" "$B"; do
     ip -n "$ns" link set lo up
   done
-  ip -n "$A" link set veth-2fa up
-  ip -n "$B" link set veth-2fb up
-  # Shape both directions on each end's egress: netem gives rate and delay;
-  # kernels without sch_netem get a token bucket (rate only, no delay).
-  local shaped="$rate, $delay each way"
-  for end in "$A veth-2fa" "$B veth-2fb"; do
-    set -- $end
-    if ! ip netns exec "$1" tc qdisc add dev "$2" root netem rate "$rate" delay "$delay" limit 100000 2>/dev/null; then
-      ip netns exec "$1" tc qdisc add dev "$2" root tbf rate "$rate" burst 256kb latency 200ms
-      shaped="$rate, no added delay (this kernel has no sch_netem)"
-    fi
-  done
-  echo "namespaces $A ($ADDR_A) and $B ($ADDR_B) joined at $shaped"
+  if netem_works; then
+    ip link add veth-2fa type veth peer name veth-2fb
+    ip link set veth-2fa netns "$A"
+    ip link set veth-2fb netns "$B"
+    ip -n "$A" addr add "$ADDR_A/24" dev veth-2fa
+    ip -n "$B" addr add "$ADDR_B/24" dev veth-2fb
+    ip -n "$A" link set veth-2fa up
+    ip -n "$B" link set veth-2fb up
+    # Shape both directions on each end's egress.
+    ip netns exec "$A" tc qdisc add dev veth-2fa root netem rate "$rate" delay "$delay" limit 100000
+    ip netns exec "$B" tc qdisc add dev veth-2fb root netem rate "$rate" delay "$delay" limit 100000
+    echo "namespaces $A ($ADDR_A) and $B ($ADDR_B) joined at $rate, $delay each way (veth pair, tc netem)"
+    return
+  fi
+  local why="this kernel has no sch_netem"
+  [ "${TWOFOLD_LINKEMU:-0}" != 1 ] || why="TWOFOLD_LINKEMU=1"
+  if [ ! -c /dev/net/tun ]; then
+    down
+    fail "$why, and /dev/net/tun (for the userspace link emulator) is missing: try 'modprobe tun'"
+  fi
+  local py=${PYTHON:-$(command -v python3 || true)}
+  if [ -z "$py" ]; then
+    down
+    fail "$why, and python3 (for the userspace link emulator) is missing"
+  fi
+  nohup "$py" "$HERE/linkemu.py" run --rate "$rate" --delay "$delay" \
+    --ns-a "$A" --ns-b "$B" --addr-a "$ADDR_A/24" --addr-b "$ADDR_B/24" \
+    >"$LOG" 2>&1 </dev/null &
+  local pid=$!
+  echo "$pid" >"$PIDFILE"
+  wait_link "$pid" "$py"
+  echo "namespaces $A ($ADDR_A) and $B ($ADDR_B) joined at $rate, $delay each way" \
+    "(userspace link emulator: $why; pid $pid, log $LOG)"
 }
 
 case "${1:-}" in
   up) shift; up "$@" ;;
-  down) down ;;
+  down) down report ;;
   *) echo "usage: $0 up [RATE] [DELAY] | down" >&2; exit 2 ;;
 esac
