@@ -35,7 +35,7 @@ pub struct MainOrder<'p> {
     /// list than there are regions).
     pub before: Vec<Cow<'p, [Gate]>>,
     /// The gates that may run while each region runs.
-    pub during: Vec<Vec<Gate>>,
+    pub during: Vec<Cow<'p, [Gate]>>,
 }
 
 impl MainOrder<'_> {
@@ -58,7 +58,7 @@ impl Program {
         before.push(Cow::Borrowed(&self.main.gates[start..]));
         MainOrder {
             before,
-            during: vec![Vec::new(); self.regions.len()],
+            during: vec![Cow::Borrowed(&[][..]); self.regions.len()],
         }
     }
 
@@ -66,25 +66,33 @@ impl Program {
     /// (see the module docs): the gates after region `r` that do not depend
     /// on it, then those before region `r + 1` that it does not need, run
     /// during region `r`. Gates before the first region that it does not need
-    /// run during it too.
-    pub fn main_overlapped(&self) -> MainOrder<'static> {
+    /// run during it too. Up to 1/64 of the gates that could move may stay
+    /// where they are when that saves copying the rest.
+    pub fn main_overlapped(&self) -> MainOrder<'_> {
         let gates = &self.main.gates;
         let mut slots = SlotSets::new(self.main.num_wires);
         let mut before = Vec::with_capacity(self.regions.len() + 1);
-        let mut during = vec![Vec::new(); self.regions.len()];
+        let mut during = vec![Cow::Borrowed(&[][..]); self.regions.len()];
         let mut start = 0;
         for k in 0..=self.regions.len() {
             let end = self.regions.get(k).map_or(gates.len(), |r| r.position);
-            let mut stay: Vec<Gate> = gates[start..end].to_vec();
+            let mut waiting = Cow::Borrowed(&gates[start..end]);
+            start = end;
+            // The gates after region k - 1 that wait for it; the others run
+            // during it.
             if k > 0 {
-                let ends = self.regions[k - 1]
-                    .instances
-                    .iter()
-                    .flat_map(|i| i.outputs.iter().copied());
-                let (after, free) = slots.split(stay.iter().copied(), ends, &[]);
-                during[k - 1].extend(free);
-                stay = after;
+                let ends = self.regions[k - 1].instances.iter();
+                let ends = ends.flat_map(|i| i.outputs.iter().copied());
+                let tied = slots.tied(waiting.iter(), ends, &[]);
+                let (tied, free) = partition(waiting, &tied, true);
+                if during[k - 1].is_empty() {
+                    during[k - 1] = free;
+                } else {
+                    during[k - 1].to_mut().extend_from_slice(&free);
+                }
+                waiting = tied;
             }
+            // Of those, the gates that region k does not need run during it.
             if let Some(region) = self.regions.get(k) {
                 let starts: Vec<Wire> = region
                     .shared
@@ -92,17 +100,53 @@ impl Program {
                     .chain(region.instances.iter().flat_map(|i| i.inputs.iter()))
                     .copied()
                     .collect();
-                let (mut feeding, mut free) =
-                    slots.split(stay.iter().rev().copied(), std::iter::empty(), &starts);
+                let mut feeding = slots.tied(waiting.iter().rev(), std::iter::empty(), &starts);
                 feeding.reverse();
-                free.reverse();
+                let (feeding, free) = partition(waiting, &feeding, false);
                 during[k] = free;
-                stay = feeding;
+                waiting = feeding;
             }
-            before.push(Cow::Owned(stay));
-            start = end;
+            before.push(waiting);
         }
         MainOrder { before, during }
+    }
+}
+
+/// Splits `gates` into those marked in `tied` (to keep waiting) and the
+/// free others (to run during a region), both in order. The free gates are
+/// taken from the start of `gates` (`free_first`) or from its end. When all
+/// but a few of the free gates lie before the first tied gate (or after the
+/// last), the split is a cut of the slice and no gate is copied: the few
+/// free gates on the tied side stay waiting, in program order, which is
+/// always allowed.
+fn partition<'p>(
+    gates: Cow<'p, [Gate]>,
+    tied: &[bool],
+    free_first: bool,
+) -> (Cow<'p, [Gate]>, Cow<'p, [Gate]>) {
+    let free = tied.iter().filter(|&&t| !t).count();
+    let cut = if free_first {
+        tied.iter().position(|&t| t).unwrap_or(tied.len())
+    } else {
+        tied.iter().rposition(|&t| t).map_or(0, |i| i + 1)
+    };
+    let free_side = if free_first { cut } else { tied.len() - cut };
+    match gates {
+        Cow::Borrowed(slice) if (free - free_side) * 64 <= free => {
+            let (head, tail) = slice.split_at(cut);
+            if free_first {
+                (Cow::Borrowed(tail), Cow::Borrowed(head))
+            } else {
+                (Cow::Borrowed(head), Cow::Borrowed(tail))
+            }
+        }
+        gates => {
+            let pick = |want: bool| -> Vec<Gate> {
+                let both = gates.iter().zip(tied);
+                both.filter(|(_, &t)| t == want).map(|(g, _)| *g).collect()
+            };
+            (Cow::Owned(pick(true)), Cow::Owned(pick(false)))
+        }
     }
 }
 
@@ -124,16 +168,15 @@ impl SlotSets {
     }
 
     /// Walks `gates` (in program order, or reversed) starting from a region
-    /// that writes `written` and reads `read`, and splits them into the gates
-    /// tied to it — a gate is tied if it reads a slot written by the region
-    /// or a tied gate, or writes a slot they read or write — and the free
-    /// rest, both in walking order.
-    fn split(
+    /// that writes `written` and reads `read`, and marks, in walking order,
+    /// the gates tied to it: a gate is tied if it reads a slot written by the
+    /// region or a tied gate, or writes a slot they read or write.
+    fn tied<'g>(
         &mut self,
-        gates: impl Iterator<Item = Gate>,
+        gates: impl Iterator<Item = &'g Gate>,
         written: impl Iterator<Item = Wire>,
         read: &[Wire],
-    ) -> (Vec<Gate>, Vec<Gate>) {
+    ) -> Vec<bool> {
         self.stamp += 1;
         let stamp = self.stamp;
         for w in written {
@@ -142,22 +185,20 @@ impl SlotSets {
         for &w in read {
             self.read[w as usize] = stamp;
         }
-        let (mut tied, mut free) = (Vec::new(), Vec::new());
-        for g in gates {
-            let out = g.out() as usize;
-            let is_tied = self.written[out] == stamp
-                || self.read[out] == stamp
-                || g.inputs().any(|w| self.written[w as usize] == stamp);
-            if is_tied {
-                self.written[out] = stamp;
-                for w in g.inputs() {
-                    self.read[w as usize] = stamp;
+        gates
+            .map(|g| {
+                let out = g.out() as usize;
+                let is_tied = self.written[out] == stamp
+                    || self.read[out] == stamp
+                    || g.inputs().any(|w| self.written[w as usize] == stamp);
+                if is_tied {
+                    self.written[out] = stamp;
+                    for w in g.inputs() {
+                        self.read[w as usize] = stamp;
+                    }
                 }
-                tied.push(g);
-            } else {
-                free.push(g);
-            }
-        }
-        (tied, free)
+                is_tied
+            })
+            .collect()
     }
 }

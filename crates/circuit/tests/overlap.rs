@@ -57,9 +57,9 @@ fn overlapped_order_computes_what_program_order_computes() {
         assert_eq!(order.before.len(), program.regions.len() + 1);
         assert_eq!(order.during.len(), program.regions.len());
         let total: usize = order.before.iter().map(|b| b.len()).sum::<usize>()
-            + order.during.iter().map(Vec::len).sum::<usize>();
+            + order.during.iter().map(|d| d.len()).sum::<usize>();
         assert_eq!(total, program.main.gates.len(), "round {round}");
-        moved += order.during.iter().map(Vec::len).sum::<usize>();
+        moved += order.during.iter().map(|d| d.len()).sum::<usize>();
         kept += order.before.iter().map(|b| b.len()).sum::<usize>();
         regions += program.regions.len();
         let in_order = program.main_in_order();

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use twofold_circuit::program::split_outputs;
-use twofold_circuit::{Party, Program};
+use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
 use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
 use twofold_net::{Channel, ChannelOptions, Listener};
@@ -15,7 +15,7 @@ use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
 use crate::ipp::{reverse_ot_session, Ipp, IppMode, Transfer, TransferA, TransferB};
-use crate::schedule::{run_program, run_program_with, Plan, Schedule, Side};
+use crate::schedule::{run_program_arranged, run_program_with, Plan, Schedule, Side};
 
 /// Who learns the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -178,6 +178,13 @@ pub fn run_session(
     } else {
         Cow::Owned(program.levelize())
     };
+    let arranged = Arranged {
+        program: &levelled,
+        order: match opts.ipp {
+            IppMode::On => levelled.main_overlapped(),
+            IppMode::Off | IppMode::NoOverlap => levelled.main_in_order(),
+        },
+    };
     clock.lap(Phase::Prepare);
     let owners: Vec<Party> = program
         .main
@@ -188,7 +195,7 @@ pub fn run_session(
     let (outputs, and_gates, (role_transfer, transfers_sent)) = match party {
         Party::A => garble(
             &mut chans,
-            &levelled,
+            &arranged,
             &owners,
             &my_bits,
             &session_id,
@@ -197,7 +204,7 @@ pub fn run_session(
         )?,
         Party::B => evaluate(
             &mut chans,
-            &levelled,
+            &arranged,
             &owners,
             &my_bits,
             &session_id,
@@ -329,12 +336,19 @@ fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
     Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
 }
 
+/// A program ready to run: in level order, its main gates arranged around
+/// its regions as the session's IPP mode says.
+struct Arranged<'p> {
+    program: &'p Program,
+    order: MainOrder<'p>,
+}
+
 /// The gates phase: `program` run on `main` over `chans`; with IPP, `ipp`
 /// sets up the reverse OT on the first connection and gives the side this
 /// party plays on B-garbled wires and its role transfers.
 fn gates_phase<M, O, T>(
     main: &M,
-    program: &Program,
+    arranged: &Arranged,
     inputs: &[M::Label],
     chans: &mut [Channel],
     opts: &SessionOptions,
@@ -349,8 +363,9 @@ where
     if let Some(min) = opts.fgp_min_ands {
         plan.fgp_min_ands = min;
     }
+    let (program, order) = (arranged.program, &arranged.order);
     if !opts.ipp.is_on() {
-        let (out, ands) = run_program(main, program, inputs, chans, plan)?;
+        let (out, ands) = run_program_arranged(main, program, order, inputs, chans, plan)?;
         return Ok((out, ands, (Duration::ZERO, Vec::new())));
     }
     let (links_a, links_b) = chans.split_at_mut(chans.len() / 2);
@@ -362,14 +377,10 @@ where
         links_b,
         transfer_time: Duration::ZERO,
     };
-    let order = match opts.ipp {
-        IppMode::NoOverlap => program.main_in_order(),
-        _ => program.main_overlapped(),
-    };
     let (out, ands) = run_program_with(
         main,
         program,
-        &order,
+        order,
         inputs,
         links_a,
         plan,
@@ -406,7 +417,7 @@ impl PhaseClock {
 
 fn garble(
     chans: &mut [Channel],
-    program: &Program,
+    program: &Arranged,
     owners: &[Party],
     my_bits: &[bool],
     session_id: &[u8],
@@ -486,7 +497,7 @@ fn garble(
 
 fn evaluate(
     chans: &mut [Channel],
-    program: &Program,
+    program: &Arranged,
     owners: &[Party],
     my_bits: &[bool],
     session_id: &[u8],

@@ -82,7 +82,7 @@ fn main_gates_during_regions_give_the_same_outputs() {
             .main_overlapped()
             .during
             .iter()
-            .map(Vec::len)
+            .map(|d| d.len())
             .sum::<usize>();
         let inputs = random_inputs(&mut rng, &program.main);
         let want = program.eval(&inputs).unwrap();
