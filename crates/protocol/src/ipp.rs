@@ -43,7 +43,9 @@ use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::error::ProtocolError;
-use crate::schedule::{region_ands, run_main_gates, run_region_part, scatter_outputs, Plan, Side};
+use crate::schedule::{
+    region_ands, run_main_gates, run_region_part, run_region_whole, scatter_outputs, Plan, Side,
+};
 
 /// Whether and how both parties garble.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -186,22 +188,11 @@ where
         plan: Plan,
     ) -> Result<u64, ProtocolError> {
         let n = region.instances.len();
-        let during_ands = during.iter().filter(|g| g.is_and()).count() as u64;
-        let during_first = first_gate + region_ands(region);
         if n < 2 {
-            let (out, ands) =
-                run_region_part(self.main, region, 0..n, labels, links_a, first_gate, plan)?;
-            let more = run_main_gates(
-                self.main,
-                during,
-                labels,
-                &mut links_a[0],
-                during_first,
-                plan,
-            )?;
-            scatter_outputs(region, 0..n, &out, labels);
-            return Ok(ands + more);
+            let first = first_gate;
+            return run_region_whole(self.main, region, during, labels, links_a, first, plan);
         }
+        let during_ands = during.iter().filter(|g| g.is_and()).count() as u64;
         let h = b_share(region, during_ands);
         let (a_half, b_half) = (0..n - h, n - h..n);
         let start = Instant::now();
@@ -216,16 +207,18 @@ where
         let (main, other_side, links_b) = (self.main, self.other, &mut *self.links_b);
         let (a_done, b_done) = std::thread::scope(|s| {
             let b = s.spawn(|| {
+                let b_first = first_gate | B_GATE_SPACE;
                 run_region_part(
                     other_side,
                     region,
                     b_half.clone(),
                     &other,
                     links_b,
-                    first_gate | B_GATE_SPACE,
+                    b_first,
                     plan,
                 )
             });
+            let during_first = first_gate + region_ands(region);
             let a = run_region_part(
                 main,
                 region,

@@ -160,15 +160,30 @@ pub(crate) fn run_program_arranged<S: Side>(
         chans,
         plan,
         |region, during, labels, first_gate, chans| {
-            let n = region.instances.len();
-            let (outputs, ands) =
-                run_region_part(side, region, 0..n, labels, chans, first_gate, plan)?;
-            let during_first = first_gate + region_ands(region);
-            let more = run_main_gates(side, during, labels, &mut chans[0], during_first, plan)?;
-            scatter_outputs(region, 0..n, &outputs, labels);
-            Ok(ands + more)
+            run_region_whole(side, region, during, labels, chans, first_gate, plan)
         },
     )
+}
+
+/// Runs all instances of `region` (split between threads as `plan` says),
+/// then the main gates `during` it, then writes the region's outputs; the
+/// gates during it take the AND-gate ids after the region's. Returns the
+/// AND gates done.
+pub(crate) fn run_region_whole<S: Side>(
+    side: &S,
+    region: &Region,
+    during: &[Gate],
+    labels: &mut [S::Label],
+    chans: &mut [S::Link],
+    first_gate: u64,
+    plan: Plan,
+) -> Result<u64, ProtocolError> {
+    let n = region.instances.len();
+    let (outputs, ands) = run_region_part(side, region, 0..n, labels, chans, first_gate, plan)?;
+    let during_first = first_gate + region_ands(region);
+    let more = run_main_gates(side, during, labels, &mut chans[0], during_first, plan)?;
+    scatter_outputs(region, 0..n, &outputs, labels);
+    Ok(ands + more)
 }
 
 /// The AND gates of all instances of `region`.
