@@ -325,3 +325,66 @@ fn compiled_binary_programs_run_like_their_source() {
     assert_eq!(run.trim(), "0x0");
     let _ = std::fs::remove_file(out);
 }
+
+/// A parallel loop and a recurrence that needs none of its results: `stats`
+/// sees the overlap, and `run --ipp` with and without it agrees with `eval`.
+#[test]
+fn ipp_runs_main_code_during_regions_from_the_command_line() {
+    let source = "
+        #include <stdint.h>
+        typedef struct { uint16_t x[6]; uint16_t k; } A;
+        typedef struct { uint16_t y[6]; uint16_t s; } B;
+        typedef struct { uint16_t dist[6]; uint16_t chain; } Out;
+        Out mpc_main(A INPUT_A, B INPUT_B) {
+            Out o;
+            for (int i = 0; i < 6; i++) {
+                uint16_t d = INPUT_A.x[i] - INPUT_B.y[i];
+                o.dist[i] = d * d;
+            }
+            uint16_t c = INPUT_B.s;
+            for (int t = 0; t < 8; t++)
+                c = c * INPUT_A.k + 3;
+            o.chain = c;
+            return o;
+        }";
+    let file = std::env::temp_dir().join(format!("twofold-cli-overlap-{}.c", std::process::id()));
+    std::fs::write(&file, source).unwrap();
+    let stats = ok(twofold().arg("stats").arg(&file).output().unwrap());
+    let line = stats.lines().find(|l| l.starts_with("region 0")).unwrap();
+    assert!(line.contains("6 instances"), "{line}");
+    assert!(!line.contains("; 0 main AND gates"), "{line}");
+    let inputs = [
+        "-i",
+        "INPUT_A={{1,2,300,4,5,60000},7}",
+        "-i",
+        "INPUT_B={{9,8,7,6,5,4},11}",
+    ];
+    let want = ok(twofold()
+        .arg("eval")
+        .arg(&file)
+        .args(inputs)
+        .output()
+        .unwrap());
+    for flags in [&["--ipp"][..], &["--ipp", "--ipp-no-overlap"][..], &[][..]] {
+        let got = ok(twofold()
+            .arg("run")
+            .arg(&file)
+            .arg("--local")
+            .args(flags)
+            .args(inputs)
+            .output()
+            .unwrap());
+        assert_eq!(got, want, "{flags:?}");
+    }
+    let err = failure(
+        twofold()
+            .arg("run")
+            .arg(&file)
+            .args(["--local", "--ipp-no-overlap"])
+            .args(inputs)
+            .output()
+            .unwrap(),
+    );
+    assert!(err.contains("--ipp"), "{err}");
+    let _ = std::fs::remove_file(file);
+}

@@ -110,3 +110,50 @@ fn random_parallel_loops_agree_under_every_schedule() {
     // iteration the same constant, which makes no region).
     assert!(regions >= 10, "only {regions} of 12 programs had a region");
 }
+
+/// Every example program in `examples/`: the protocol with inter-party
+/// parallelism (with and without the overlap, on 1 and 2 threads) gives
+/// the plaintext outputs on random inputs.
+#[test]
+fn every_example_agrees_with_ipp() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut sources: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 10, "{sources:?}");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    let mut with_regions = 0;
+    for path in sources {
+        let compiled = twofold_compiler::compile_file(&path, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let program = compiled.program;
+        with_regions += !program.regions.is_empty() as usize;
+        let inputs = random_inputs(&mut rng, &program.main);
+        let want = program.eval(&inputs).unwrap();
+        let (a, b) = (
+            party_inputs(&program.main, &inputs, Party::A),
+            party_inputs(&program.main, &inputs, Party::B),
+        );
+        for (ipp, schedule, threads) in [
+            (IppMode::On, Schedule::Sequential, 1),
+            (IppMode::NoOverlap, Schedule::Sequential, 1),
+            (IppMode::On, Schedule::Auto, 2),
+        ] {
+            let opts = SessionOptions {
+                schedule,
+                threads,
+                ipp,
+                reveal: Reveal::Both,
+                ..SessionOptions::default()
+            };
+            let (ra, rb) = run_local(&program, &a, &b, &opts, &ChannelOptions::default()).unwrap();
+            let label = format!("{} {} x{threads}", path.display(), ipp.name());
+            assert_eq!(ra.outputs.unwrap(), want, "{label}");
+            assert_eq!(rb.outputs.unwrap(), want, "{label}");
+        }
+    }
+    assert!(with_regions >= 6, "{with_regions} examples with regions");
+}
