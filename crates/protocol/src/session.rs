@@ -344,7 +344,8 @@ struct Arranged<'p> {
 }
 
 /// The gates phase: `program` run on `main` over `chans`; with IPP, `ipp`
-/// sets up the reverse OT on the first connection and gives the side this
+/// sets up the reverse OT on the first of B's connections (the second half
+/// of `chans`) and gives the side this
 /// party plays on B-garbled wires and its role transfers.
 fn gates_phase<M, O, T>(
     main: &M,
@@ -369,7 +370,7 @@ where
         return Ok((out, ands, (Duration::ZERO, Vec::new())));
     }
     let (links_a, links_b) = chans.split_at_mut(chans.len() / 2);
-    let (other, transfer) = ipp(&mut links_a[0])?;
+    let (other, transfer) = ipp(&mut links_b[0])?;
     let mut ipp = Ipp {
         main,
         other: &other,
