@@ -7,7 +7,7 @@
 //! instances goes on with the main circuit while the other party is still
 //! garbling (the optimisation of Buescher & Katzenbeisser 2015, §5).
 //!
-//! The main circuit reuses wire slots, so "feeds" and "depends on" are taken
+//! The main circuit may reuse wire slots, so "feeds" and "depends on" are taken
 //! over slots, not values: a gate must stay before a region's start if the
 //! region reads what it writes, or if it must run before another gate that
 //! does (it writes a slot such a gate reads or writes, or reads a slot such

@@ -204,7 +204,10 @@ where
         let wires = input_wires(region, b_half.clone());
         let held = wires.iter().map(|&w| labels[w as usize]).collect();
         let moved = self.transfer.to_b(&mut self.links_b[0], held)?;
-        let mut other = vec![O::Label::default(); labels.len()];
+        // Indexed by main wire, up to the highest the half reads (region
+        // inputs are often program inputs, at the low wires).
+        let len = wires.iter().max().map_or(0, |&w| w as usize + 1);
+        let mut other = vec![O::Label::default(); len];
         for (&w, l) in wires.iter().zip(moved) {
             other[w as usize] = l;
         }
