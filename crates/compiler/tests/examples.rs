@@ -6,8 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{circuit_lines, gcc_available, random_value, run, run_native};
-use rand::{rngs::StdRng, SeedableRng};
+use common::agree_with_gcc;
 use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram, RegionVerdict};
 
 fn example(name: &str) -> PathBuf {
@@ -25,31 +24,8 @@ fn build(name: &str) -> (CompiledProgram, std::time::Duration) {
 
 /// Compares the circuit with gcc on `n` random input sets.
 fn differential(name: &str, p: &CompiledProgram, n: usize, seed: u64) {
-    if !gcc_available() {
-        eprintln!("skipping the gcc comparison of {name}: gcc is absent");
-        return;
-    }
     let src = std::fs::read_to_string(example(name)).expect("source");
-    let mut rng = StdRng::seed_from_u64(seed);
-    let sets: Vec<Vec<String>> = (0..n)
-        .map(|_| {
-            p.inputs
-                .iter()
-                .map(|(_, t)| random_value(t, &mut rng))
-                .collect()
-        })
-        .collect();
-    let native = run_native(&src, p, &sets, name.trim_end_matches(".c"));
-    for (set, want) in sets.iter().zip(&native) {
-        let named: Vec<(String, String)> = p
-            .inputs
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(set.iter().cloned())
-            .collect();
-        let got = circuit_lines(p, &run(p, &named));
-        assert_eq!(&got, want, "{name} differs from gcc on inputs {set:?}");
-    }
+    agree_with_gcc(&src, &[p], n, seed, name.trim_end_matches(".c"));
 }
 
 /// Gates executed, counting every region instance.

@@ -4,36 +4,12 @@
 
 mod common;
 
-use common::{circuit_lines, gcc_available, random_value, run, run_native};
-use rand::{rngs::StdRng, SeedableRng};
+use common::{agree_with_gcc, circuit_lines, run};
 use twofold_compiler::{compile, CompileOptions};
 
 fn agree(name: &str, src: &str, opts: &CompileOptions) {
     let p = compile(src, &format!("{name}.c"), opts).unwrap_or_else(|e| panic!("{e}"));
-    if !gcc_available() {
-        eprintln!("skipping the gcc comparison of {name}: gcc is absent");
-        return;
-    }
-    let mut rng = StdRng::seed_from_u64(7);
-    let sets: Vec<Vec<String>> = (0..16)
-        .map(|_| {
-            p.inputs
-                .iter()
-                .map(|(_, t)| random_value(t, &mut rng))
-                .collect()
-        })
-        .collect();
-    let native = run_native(src, &p, &sets, name);
-    for (set, want) in sets.iter().zip(&native) {
-        let named: Vec<(String, String)> = p
-            .inputs
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(set.iter().cloned())
-            .collect();
-        let got = circuit_lines(&p, &run(&p, &named));
-        assert_eq!(&got, want, "{name} differs from gcc on {set:?}");
-    }
+    agree_with_gcc(src, &[&p], 16, 7, name);
 }
 
 fn default() -> CompileOptions {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{circuit_lines, gcc_available, random_value, run, run_native};
+use common::{agree_with_gcc, gcc_available};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use twofold_compiler::{compile, CompileOptions};
 
@@ -423,15 +423,6 @@ fn random_programs_agree_with_gcc() {
             .unwrap_or_else(|e| panic!("{e}\n{src}"));
         total_ands += p.program.and_count();
         regions += p.program.regions.len();
-        let mut rng = StdRng::seed_from_u64(1000 + seed);
-        let sets: Vec<Vec<String>> = (0..6)
-            .map(|_| {
-                p.inputs
-                    .iter()
-                    .map(|(_, t)| random_value(t, &mut rng))
-                    .collect()
-            })
-            .collect();
         let q = compile(
             &src,
             &format!("random{seed}.c"),
@@ -441,22 +432,7 @@ fn random_programs_agree_with_gcc() {
             },
         )
         .unwrap_or_else(|e| panic!("{e}\n{src}"));
-        let native = run_native(&src, &p, &sets, &format!("random{seed}"));
-        for (set, want) in sets.iter().zip(&native) {
-            let named: Vec<(String, String)> = p
-                .inputs
-                .iter()
-                .map(|(n, _)| n.clone())
-                .zip(set.iter().cloned())
-                .collect();
-            for (c, how) in [(&p, "with"), (&q, "without")] {
-                let got = circuit_lines(c, &run(c, &named));
-                assert_eq!(
-                    &got, want,
-                    "program {seed} differs from gcc on {set:?} ({how} regions):\n{src}"
-                );
-            }
-        }
+        agree_with_gcc(&src, &[&p, &q], 6, 1000 + seed, &format!("random{seed}"));
     }
     println!(
         "{PROGRAMS} random programs agree with gcc ({total_ands} AND gates in all, {regions} parallel regions)"

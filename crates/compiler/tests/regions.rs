@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{circuit_lines, gcc_available, random_value, run, run_native};
+use common::agree_with_gcc;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use twofold_compiler::{compile, CompileOptions, CompiledProgram, RegionVerdict};
 
@@ -31,32 +31,7 @@ fn agree(name: &str, src: &str, n: usize) -> CompiledProgram {
         with.program.and_count(),
         without.program.and_count()
     );
-    if !gcc_available() {
-        eprintln!("skipping the gcc comparison of {name}: gcc is absent");
-        return with;
-    }
-    let mut rng = StdRng::seed_from_u64(11);
-    let sets: Vec<Vec<String>> = (0..n)
-        .map(|_| {
-            with.inputs
-                .iter()
-                .map(|(_, t)| random_value(t, &mut rng))
-                .collect()
-        })
-        .collect();
-    let native = run_native(src, &with, &sets, name);
-    for (set, want) in sets.iter().zip(&native) {
-        let named: Vec<(String, String)> = with
-            .inputs
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(set.iter().cloned())
-            .collect();
-        for p in [&with, &without] {
-            let got = circuit_lines(p, &run(p, &named));
-            assert_eq!(&got, want, "{name} differs from gcc on {set:?}:\n{src}");
-        }
-    }
+    agree_with_gcc(src, &[&with, &without], n, 11, name);
     with
 }
 

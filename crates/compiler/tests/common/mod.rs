@@ -106,6 +106,45 @@ pub fn circuit_lines(p: &CompiledProgram, outs: &[Vec<bool>]) -> Vec<String> {
     lines
 }
 
+/// Runs `programs` (all compiled from `src`, with the same inputs) and gcc
+/// on `n` random input sets drawn from `seed`, and asserts that they print
+/// the same lines. `tag` names the program (and gcc's files). Without gcc,
+/// says so and checks nothing.
+pub fn agree_with_gcc(src: &str, programs: &[&CompiledProgram], n: usize, seed: u64, tag: &str) {
+    use rand::SeedableRng;
+    if !gcc_available() {
+        eprintln!("skipping the gcc comparison of {tag}: gcc is absent");
+        return;
+    }
+    let first = programs[0];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let sets: Vec<Vec<String>> = (0..n)
+        .map(|_| {
+            first
+                .inputs
+                .iter()
+                .map(|(_, t)| random_value(t, &mut rng))
+                .collect()
+        })
+        .collect();
+    let native = run_native(src, first, &sets, tag);
+    for (set, want) in sets.iter().zip(&native) {
+        let named: Vec<(String, String)> = first
+            .inputs
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(set.iter().cloned())
+            .collect();
+        for (k, p) in programs.iter().enumerate() {
+            let got = circuit_lines(p, &run(p, &named));
+            assert_eq!(
+                &got, want,
+                "{tag} (program {k}) differs from gcc on inputs {set:?}:\n{src}"
+            );
+        }
+    }
+}
+
 /// Random bits for a type, formatted as a C initializer.
 pub fn random_value(ty: &CType, rng: &mut impl rand::Rng) -> String {
     let bits: Vec<bool> = (0..ty.width()).map(|_| rng.gen_bool(0.5)).collect();
