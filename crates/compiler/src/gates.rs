@@ -144,6 +144,18 @@ impl Sum {
         }
     }
 
+    /// Puts the partial product `a·c` into column `col` (nothing, and no
+    /// gate, past the word), negative if exactly one of `a`, `c`, `neg_all`
+    /// is.
+    fn partial_product(&mut self, b: &mut Builder, a: &Digit, c: &Digit, col: u32, neg_all: bool) {
+        if col as usize >= self.w {
+            return;
+        }
+        let bit = b.and(a.bit, c.bit);
+        let neg = (a.neg != c.neg) != neg_all;
+        self.digit(b, Digit { bit, col, neg });
+    }
+
     /// Puts a digit into the columns (the range is accounted by the caller).
     fn digit(&mut self, b: &mut Builder, d: Digit) {
         let c = d.col as usize;
@@ -257,19 +269,7 @@ impl Sum {
                     },
                 );
                 for c in &dx[i + 1..] {
-                    let col = a.col + c.col + 1;
-                    if col as usize >= w {
-                        continue;
-                    }
-                    let bit = b.and(a.bit, c.bit);
-                    self.digit(
-                        b,
-                        Digit {
-                            bit,
-                            col,
-                            neg: (a.neg != c.neg) != neg_all,
-                        },
-                    );
+                    self.partial_product(b, a, c, a.col + c.col + 1, neg_all);
                 }
             }
             return;
@@ -284,19 +284,7 @@ impl Sum {
         };
         for a in &dx {
             for c in &dy {
-                let col = a.col + c.col;
-                if col as usize >= w {
-                    continue;
-                }
-                let bit = b.and(a.bit, c.bit);
-                self.digit(
-                    b,
-                    Digit {
-                        bit,
-                        col,
-                        neg: (a.neg != c.neg) != neg_all,
-                    },
-                );
+                self.partial_product(b, a, c, a.col + c.col, neg_all);
             }
         }
     }

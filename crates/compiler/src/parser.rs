@@ -167,6 +167,35 @@ impl<'a> Parser<'a> {
         self.enums.pop();
     }
 
+    /// The rest of a declarator `name` of type `ty`: a typedef is recorded
+    /// (`None`), a variable gets its optional `= initializer`.
+    fn declared(
+        &mut self,
+        typedef: bool,
+        name: String,
+        ty: TypeExpr,
+        loc: Loc,
+    ) -> DResult<Option<Decl>> {
+        if typedef {
+            let t = self.known(ty)?;
+            if let Some(s) = self.typedefs.last_mut() {
+                s.insert(name, t);
+            }
+            return Ok(None);
+        }
+        let init = if self.eat("=") {
+            Some(self.initializer()?)
+        } else {
+            None
+        };
+        Ok(Some(Decl {
+            name,
+            ty,
+            init,
+            loc,
+        }))
+    }
+
     fn program(&mut self) -> DResult<Program> {
         let mut prog = Program::default();
         while self.peek().is_some() {
@@ -206,23 +235,8 @@ impl<'a> Parser<'a> {
                         break;
                     }
                     // A prototype.
-                } else if specs.typedef {
-                    let t = self.known(ty)?;
-                    if let Some(s) = self.typedefs.last_mut() {
-                        s.insert(name, t);
-                    }
-                } else {
-                    let init = if self.eat("=") {
-                        Some(self.initializer()?)
-                    } else {
-                        None
-                    };
-                    prog.globals.push(Decl {
-                        name,
-                        ty,
-                        init,
-                        loc: nloc,
-                    });
+                } else if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+                    prog.globals.push(decl);
                 }
                 if self.eat(",") {
                     continue;
@@ -642,23 +656,8 @@ impl<'a> Parser<'a> {
             if self.is("(") {
                 return err(self.loc(), "local function declarations are not supported");
             }
-            if specs.typedef {
-                let t = self.known(ty)?;
-                if let Some(s) = self.typedefs.last_mut() {
-                    s.insert(name, t);
-                }
-            } else {
-                let init = if self.eat("=") {
-                    Some(self.initializer()?)
-                } else {
-                    None
-                };
-                decls.push(Decl {
-                    name,
-                    ty,
-                    init,
-                    loc: nloc,
-                });
+            if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+                decls.push(decl);
             }
             if self.eat(",") {
                 continue;

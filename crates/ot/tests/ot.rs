@@ -107,33 +107,30 @@ fn base_ot_count_mismatch_is_an_error_on_both_sides() {
 
 #[test]
 fn base_ot_rejects_malformed_points() {
+    // The receiver's answer to a sender whose point is 32 bytes of `fill`.
+    let against_sender_point = |fill: u8| {
+        run(
+            opts(),
+            |c| base_receive(c, &[true; 4], b"sid"),
+            move |c| {
+                let mut msg = 4u64.to_le_bytes().to_vec();
+                msg.extend_from_slice(&[fill; 32]);
+                c.send_frame(&msg).unwrap();
+                c.flush().unwrap();
+            },
+        )
+        .0
+    };
+
     // The sender's point is not a valid encoding.
-    let (recv, _) = run(
-        opts(),
-        |c| base_receive(c, &[true; 4], b"sid"),
-        |c| {
-            let mut msg = 4u64.to_le_bytes().to_vec();
-            msg.extend_from_slice(&[0xff; 32]);
-            c.send_frame(&msg).unwrap();
-            c.flush().unwrap();
-        },
-    );
+    let recv = against_sender_point(0xff);
     assert!(
         matches!(recv, Err(OtError::InvalidPoint { index: 0, .. })),
         "{recv:?}"
     );
 
     // The identity is refused as the sender's point.
-    let (recv, _) = run(
-        opts(),
-        |c| base_receive(c, &[true; 4], b"sid"),
-        |c| {
-            let mut msg = 4u64.to_le_bytes().to_vec();
-            msg.extend_from_slice(&[0; 32]);
-            c.send_frame(&msg).unwrap();
-            c.flush().unwrap();
-        },
-    );
+    let recv = against_sender_point(0);
     assert!(
         matches!(recv, Err(OtError::InvalidPoint { .. })),
         "{recv:?}"

@@ -215,24 +215,15 @@ pub(crate) fn run_program_with<S: Side>(
     let main = &program.main;
     let mut labels = vec![S::Label::default(); main.num_wires as usize];
     labels[..inputs.len()].copy_from_slice(inputs);
-    let mut gate_id = 0u64;
+    // Every AND gate takes the next id: the count so far is the next id.
     let mut ands = 0u64;
     for (k, region) in program.regions.iter().enumerate() {
-        let done = run_main_gates(
-            side,
-            &order.before[k],
-            &mut labels,
-            &mut chans[0],
-            gate_id,
-            plan,
-        )?;
-        gate_id += done;
-        ands += done;
-        ands += run_region(region, &order.during[k], &mut labels, gate_id, chans)?;
-        gate_id += region_ands(region) + order.during_ands(k);
+        let before = &order.before[k];
+        ands += run_main_gates(side, before, &mut labels, &mut chans[0], ands, plan)?;
+        ands += run_region(region, &order.during[k], &mut labels, ands, chans)?;
     }
     let last = &order.before[program.regions.len()];
-    ands += run_main_gates(side, last, &mut labels, &mut chans[0], gate_id, plan)?;
+    ands += run_main_gates(side, last, &mut labels, &mut chans[0], ands, plan)?;
     Ok((
         main.output_wires().map(|w| labels[w as usize]).collect(),
         ands,

@@ -65,26 +65,33 @@ fn party_a_against(peer: impl FnOnce(TcpStream) + Send + 'static) -> ProtocolErr
     err
 }
 
+/// Runs a session between a listening and a connecting party, each with its
+/// own role, program and inputs, both expected to fail; their errors.
+fn both_fail(
+    listening: (Party, Program, PartyInputs),
+    connecting: (Party, Program, PartyInputs),
+) -> (ProtocolError, ProtocolError) {
+    let listener = Listener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let wait = Duration::from_secs(5);
+    let t = std::thread::spawn(move || {
+        let (party, program, inputs) = connecting;
+        let chan = Channel::connect(addr, wait, ChannelOptions::default()).unwrap();
+        let peer = Peer::Connect(addr.to_string(), wait, ChannelOptions::default());
+        run_session(chan, &peer, party, &program, &inputs, &opts()).unwrap_err()
+    });
+    let (party, program, inputs) = listening;
+    let chan = listener.accept(wait).unwrap();
+    let peer = Peer::Listen(&listener, wait);
+    let err = run_session(chan, &peer, party, &program, &inputs, &opts()).unwrap_err();
+    (err, t.join().unwrap())
+}
+
 #[test]
 fn a_peer_running_another_program_is_rejected_on_both_sides() {
     let (p1, a, _) = program(1);
     let (p2, _, b) = program(2);
-    let listener = Listener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let t = std::thread::spawn(move || {
-        let chan =
-            Channel::connect(addr, Duration::from_secs(5), ChannelOptions::default()).unwrap();
-        let peer = Peer::Connect(
-            addr.to_string(),
-            Duration::from_secs(5),
-            ChannelOptions::default(),
-        );
-        run_session(chan, &peer, Party::B, &p2, &b, &opts()).unwrap_err()
-    });
-    let chan = listener.accept(Duration::from_secs(5)).unwrap();
-    let peer = Peer::Listen(&listener, Duration::from_secs(5));
-    let err_a = run_session(chan, &peer, Party::A, &p1, &a, &opts()).unwrap_err();
-    let err_b = t.join().unwrap();
+    let (err_a, err_b) = both_fail((Party::A, p1, a), (Party::B, p2, b));
     for err in [err_a, err_b] {
         assert!(
             matches!(
@@ -102,24 +109,9 @@ fn a_peer_running_another_program_is_rejected_on_both_sides() {
 #[test]
 fn both_parties_claiming_the_same_role_is_rejected() {
     let (p, a, _) = program(1);
-    let listener = Listener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (p2, a2) = (p.clone(), a.clone());
-    let t = std::thread::spawn(move || {
-        let chan =
-            Channel::connect(addr, Duration::from_secs(5), ChannelOptions::default()).unwrap();
-        let peer = Peer::Connect(
-            addr.to_string(),
-            Duration::from_secs(5),
-            ChannelOptions::default(),
-        );
-        run_session(chan, &peer, Party::A, &p2, &a2, &opts()).unwrap_err()
-    });
-    let chan = listener.accept(Duration::from_secs(5)).unwrap();
-    let peer = Peer::Listen(&listener, Duration::from_secs(5));
-    let err = run_session(chan, &peer, Party::A, &p, &a, &opts()).unwrap_err();
+    let (err, err_peer) = both_fail((Party::A, p.clone(), a.clone()), (Party::A, p, a));
     assert!(err.to_string().contains("party"), "{err}");
-    assert!(t.join().unwrap().to_string().contains("party"));
+    assert!(err_peer.to_string().contains("party"), "{err_peer}");
 }
 
 #[test]

@@ -102,42 +102,40 @@ fn parse_value(kind: &ValueKind, text: &str, width: u32) -> Result<Vec<bool>> {
     }
 }
 
-/// Output values as text lines `NAME = VALUE`… in order.
-pub fn format_outputs(loaded: &Loaded, outputs: &[Vec<bool>]) -> Vec<(String, String)> {
-    loaded
-        .program
-        .main
-        .outputs
-        .iter()
+/// Each output value's name, kind and bits, in order.
+fn output_values<'a>(
+    loaded: &'a Loaded,
+    outputs: &'a [Vec<bool>],
+) -> impl Iterator<Item = (&'a str, &'a ValueKind, &'a [bool])> {
+    let values = loaded.program.main.outputs.iter();
+    values
         .zip(&loaded.output_kinds)
         .zip(outputs)
-        .map(|((v, kind), bits)| {
+        .map(|((v, kind), bits)| (v.name.as_str(), kind, bits.as_slice()))
+}
+
+/// Output values as text lines `NAME = VALUE`… in order.
+pub fn format_outputs(loaded: &Loaded, outputs: &[Vec<bool>]) -> Vec<(String, String)> {
+    output_values(loaded, outputs)
+        .map(|(name, kind, bits)| {
             let text = match kind {
                 ValueKind::Int => to_hex(bits),
                 ValueKind::C(t) => t.format_value(bits),
             };
-            (v.name.clone(), text)
+            (name.to_string(), text)
         })
         .collect()
 }
 
 /// Output values as a JSON object keyed by output name.
 pub fn outputs_json(loaded: &Loaded, outputs: &[Vec<bool>]) -> Value {
-    let mut map = serde_json::Map::new();
-    for ((v, kind), bits) in loaded
-        .program
-        .main
-        .outputs
-        .iter()
-        .zip(&loaded.output_kinds)
-        .zip(outputs)
-    {
+    let map = output_values(loaded, outputs).map(|(name, kind, bits)| {
         let value = match kind {
             ValueKind::Int => Value::String(to_hex(bits)),
             ValueKind::C(t) => serde_json::from_str(&t.json_value(bits).to_json_string())
                 .expect("the compiler writes valid JSON"),
         };
-        map.insert(v.name.clone(), value);
-    }
-    Value::Object(map)
+        (name.to_string(), value)
+    });
+    Value::Object(map.collect())
 }

@@ -34,35 +34,36 @@ pub struct BenchOptions {
     pub runs: usize,
 }
 
-/// Garbles and drops the tables: garbling speed alone.
-struct DiscardGarbler {
+/// Garbles, keeping every table (for the evaluation run) or dropping them
+/// as they come (garbling speed alone).
+struct BenchGarbler {
     garbler: Garbler,
     tables: Vec<Block>,
+    keep: bool,
 }
 
-impl Engine for DiscardGarbler {
+impl BenchGarbler {
+    fn new(delta: Delta, keep: bool) -> BenchGarbler {
+        BenchGarbler {
+            garbler: Garbler::new(delta, 0),
+            tables: Vec::new(),
+            keep,
+        }
+    }
+}
+
+impl Engine for BenchGarbler {
     type Label = ZeroLabel;
     type Error = twofold_crypto::CryptoError;
     fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), Self::Error> {
+        if self.keep {
+            return self.garbler.garble(gates, labels, &mut self.tables);
+        }
         for step in gates.chunks(8192) {
             self.tables.clear();
             self.garbler.garble(step, labels, &mut self.tables)?;
         }
         Ok(())
-    }
-}
-
-/// Garbles and keeps every table, for the evaluation run.
-struct RecordingGarbler {
-    garbler: Garbler,
-    tables: Vec<Block>,
-}
-
-impl Engine for RecordingGarbler {
-    type Label = ZeroLabel;
-    type Error = twofold_crypto::CryptoError;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), Self::Error> {
-        self.garbler.garble(gates, labels, &mut self.tables)
     }
 }
 
@@ -112,20 +113,14 @@ fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
         .collect();
     let mut garble_rates = Vec::new();
     for _ in 0..runs {
-        let mut engine = DiscardGarbler {
-            garbler: Garbler::new(delta, 0),
-            tables: Vec::new(),
-        };
+        let mut engine = BenchGarbler::new(delta, false);
         let t = Instant::now();
         for _ in 0..repeats {
             body.run(&mut engine, &inputs)?;
         }
         garble_rates.push(ands as f64 / t.elapsed().as_secs_f64());
     }
-    let mut recorder = RecordingGarbler {
-        garbler: Garbler::new(delta, 0),
-        tables: Vec::new(),
-    };
+    let mut recorder = BenchGarbler::new(delta, true);
     let zero_outputs = body.run(&mut recorder, &inputs)?;
     let active: Vec<ActiveLabel> = inputs.iter().map(|l| ActiveLabel(l.0)).collect();
     let mut eval_rates = Vec::new();
