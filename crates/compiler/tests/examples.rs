@@ -6,8 +6,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::agree_with_gcc;
-use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram, RegionVerdict};
+use common::{accepted, agree_with_gcc};
+use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -67,22 +67,7 @@ fn check(
         assert!(took.as_secs_f64() < s, "{name}: compiling took {took:?}");
     }
     if let Some(want) = regions {
-        let got: Vec<usize> = p
-            .regions
-            .iter()
-            .filter_map(|v| match v {
-                RegionVerdict::Accepted { instances, .. } => Some(*instances),
-                RegionVerdict::Rejected(_) => None,
-            })
-            .collect();
-        assert_eq!(got, want, "{name}: regions {:?}", p.regions);
-        let counts: Vec<usize> = p
-            .program
-            .regions
-            .iter()
-            .map(|r| r.instances.len())
-            .collect();
-        assert_eq!(counts, want, "{name}: the program's regions");
+        assert_eq!(accepted(&p), want, "{name}: regions {:?}", p.regions);
     }
     differential(name, &p, runs, ands);
     if without {

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::agree_with_gcc;
+use common::{accepted, agree_with_gcc};
 use rand::{rngs::StdRng, Rng, SeedableRng};
-use twofold_compiler::{compile, CompileOptions, CompiledProgram, RegionVerdict};
+use twofold_compiler::{compile, CompileOptions, CompiledProgram};
 
 fn opts(regions: bool) -> CompileOptions {
     CompileOptions {
@@ -33,23 +33,6 @@ fn agree(name: &str, src: &str, n: usize) -> CompiledProgram {
     );
     agree_with_gcc(src, &[&with, &without], n, 11, name);
     with
-}
-
-/// The instance counts of the accepted regions.
-fn accepted(p: &CompiledProgram) -> Vec<usize> {
-    let counts: Vec<usize> = p
-        .regions
-        .iter()
-        .filter_map(|v| match v {
-            RegionVerdict::Accepted { instances, .. } => Some(*instances),
-            RegionVerdict::Rejected(_) => None,
-        })
-        .collect();
-    assert_eq!(counts.len(), p.program.regions.len());
-    for (c, r) in counts.iter().zip(&p.program.regions) {
-        assert_eq!(*c, r.instances.len());
-    }
-    counts
 }
 
 /// Wraps a loop in a program over two inputs of `n` elements.

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use twofold_compiler::{CType, CValue, CompiledProgram};
+use twofold_compiler::{CType, CValue, CompiledProgram, RegionVerdict};
 
 /// Flattens a value to its scalars with their widths.
 pub fn leaves(ty: &CType, v: &CValue, out: &mut Vec<(u32, i128)>) {
@@ -143,6 +143,24 @@ pub fn agree_with_gcc(src: &str, programs: &[&CompiledProgram], n: usize, seed: 
             );
         }
     }
+}
+
+/// The instance counts of the accepted regions (checked against the
+/// program's regions).
+pub fn accepted(p: &CompiledProgram) -> Vec<usize> {
+    let counts: Vec<usize> = p
+        .regions
+        .iter()
+        .filter_map(|v| match v {
+            RegionVerdict::Accepted { instances, .. } => Some(*instances),
+            RegionVerdict::Rejected(_) => None,
+        })
+        .collect();
+    assert_eq!(counts.len(), p.program.regions.len());
+    for (c, r) in counts.iter().zip(&p.program.regions) {
+        assert_eq!(*c, r.instances.len());
+    }
+    counts
 }
 
 /// Random bits for a type, formatted as a C initializer.
