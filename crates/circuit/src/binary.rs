@@ -1,24 +1,33 @@
-//! The compact binary format of circuits and programs (`.tfc`).
+//! The compact binary format of programs (`.tfc`).
 //!
 //! Little-endian throughout. A file is the magic `TWOFOLD\0`, a format version
-//! (u32), then a program: the main circuit, the region count (u32) and each
-//! region (position u64, shared wires, instances, body circuit). A circuit is:
-//! wire count (u32); inputs (count, then name, party byte, width); outputs
-//! (count, then name, width, wires); gate count (u64); then the gates, one tag
-//! byte (0 XOR, 1 AND, 2 INV) followed by their wires as u32 — last, so a
-//! reader can stream them without holding the whole list.
+//! (u32), then the program: its main circuit and its blocks. Blocks are a
+//! count (u32) and each block: position (u64), iteration count (u64), a
+//! parallel flag byte, shared wires, carried values (count, then `init`,
+//! `next` and an optional `last` wire each), input and output wiring, and
+//! its body (a circuit and its blocks, recursively). A wiring is a segment
+//! count (u32) and each segment: tag 0 (affine: length, start wire, step as
+//! i64) or tag 1 (table: length, wire count as u64, the wires). A circuit
+//! is: wire count (u32); inputs (count, then name, party byte, width);
+//! outputs (count, then name, width, wires); gate count (u64); then the
+//! gates, one tag byte (0 XOR, 1 AND, 2 INV) followed by their wires as u32.
+//!
+//! A loop is stored once, so a file's size follows the program's source, not
+//! the number of gates it runs. Readers never trust a count: lists grow as
+//! data arrives, nesting is bounded, and the program is validated.
 
 use std::io::{Read, Write};
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
-use crate::program::{Program, Region, RegionInstance};
+use crate::program::{Block, Body, Carried, Frame, Program, MAX_DEPTH};
+use crate::wiring::{Segment, Wiring};
 use crate::CircuitError;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"TWOFOLD\0";
-/// Current format version.
-pub const VERSION: u32 = 1;
+/// Current format version (2: programs are block trees).
+pub const VERSION: u32 = 2;
 
 /// Longest name accepted when reading (bytes).
 const MAX_NAME: u32 = 4096;
@@ -27,17 +36,55 @@ const MAX_NAME: u32 = 4096;
 pub fn write_program(program: &Program, out: &mut impl Write) -> Result<(), CircuitError> {
     out.write_all(MAGIC)?;
     out.write_all(&VERSION.to_le_bytes())?;
-    write_circuit(&program.main, out)?;
-    put_u32(out, program.regions.len() as u32)?;
-    for r in &program.regions {
-        out.write_all(&(r.position as u64).to_le_bytes())?;
-        put_wires(out, &r.shared)?;
-        put_u32(out, r.instances.len() as u32)?;
-        for inst in &r.instances {
-            put_wires(out, &inst.inputs)?;
-            put_wires(out, &inst.outputs)?;
+    write_frame(program.frame(), out)
+}
+
+fn write_frame(frame: Frame<'_>, out: &mut impl Write) -> Result<(), CircuitError> {
+    write_circuit(frame.circuit, out)?;
+    put_u32(out, frame.blocks.len() as u32)?;
+    for b in frame.blocks {
+        out.write_all(&(b.position as u64).to_le_bytes())?;
+        out.write_all(&b.count.to_le_bytes())?;
+        out.write_all(&[b.parallel as u8])?;
+        put_wires(out, &b.shared)?;
+        put_u32(out, b.carried.len() as u32)?;
+        for c in &b.carried {
+            put_u32(out, c.init)?;
+            put_u32(out, c.next)?;
+            match c.last {
+                Some(w) => {
+                    out.write_all(&[1])?;
+                    put_u32(out, w)?;
+                }
+                None => out.write_all(&[0])?,
+            }
         }
-        write_circuit(&r.body, out)?;
+        write_wiring(&b.inputs, out)?;
+        write_wiring(&b.outputs, out)?;
+        write_frame(b.frame(), out)?;
+    }
+    Ok(())
+}
+
+fn write_wiring(w: &Wiring, out: &mut impl Write) -> Result<(), CircuitError> {
+    put_u32(out, w.segments.len() as u32)?;
+    for seg in &w.segments {
+        match seg {
+            Segment::Affine { len, start, step } => {
+                out.write_all(&[0])?;
+                put_u32(out, *len)?;
+                put_u32(out, *start)?;
+                out.write_all(&step.to_le_bytes())?;
+            }
+            Segment::Table { len, wires } => {
+                out.write_all(&[1])?;
+                put_u32(out, *len)?;
+                out.write_all(&(wires.len() as u64).to_le_bytes())?;
+                for w in wires {
+                    out.write_all(&w.to_le_bytes())?;
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -57,31 +104,86 @@ pub fn read_program(input: &mut impl Read) -> Result<Program, CircuitError> {
             "binary circuit version {version}, this twofold reads version {VERSION}"
         )));
     }
-    let main = read_circuit(input)?;
-    let count = get_u32(input)?;
-    let mut regions = Vec::new();
-    for _ in 0..count {
-        let position = get_u64(input)? as usize;
-        let shared = get_wires(input)?;
-        let instances_count = get_u32(input)?;
-        let mut instances = Vec::new();
-        for _ in 0..instances_count {
-            instances.push(RegionInstance {
-                inputs: get_wires(input)?,
-                outputs: get_wires(input)?,
-            });
-        }
-        let body = read_circuit(input)?;
-        regions.push(Region {
-            body,
-            position,
-            shared,
-            instances,
-        });
-    }
-    let program = Program { main, regions };
+    let (main, blocks) = read_frame(input, 0)?;
+    let program = Program { main, blocks };
     program.validate()?;
     Ok(program)
+}
+
+fn read_frame(input: &mut impl Read, depth: usize) -> Result<(Circuit, Vec<Block>), CircuitError> {
+    if depth > MAX_DEPTH {
+        return Err(CircuitError::Invalid(format!(
+            "blocks nested more than {MAX_DEPTH} deep"
+        )));
+    }
+    let circuit = read_circuit(input)?;
+    let count = get_u32(input)?;
+    let mut blocks = Vec::new();
+    for _ in 0..count {
+        let position = usize::try_from(get_u64(input)?)
+            .map_err(|_| CircuitError::Invalid("block position out of range".into()))?;
+        let count = get_u64(input)?;
+        let parallel = match get_u8(input)? {
+            0 => false,
+            1 => true,
+            f => return Err(CircuitError::Invalid(format!("bad block flag {f}"))),
+        };
+        let shared = get_wires(input)?;
+        let n_carried = get_u32(input)?;
+        let mut carried = Vec::new();
+        for _ in 0..n_carried {
+            let init = get_u32(input)?;
+            let next = get_u32(input)?;
+            let last = match get_u8(input)? {
+                0 => None,
+                1 => Some(get_u32(input)?),
+                f => return Err(CircuitError::Invalid(format!("bad carried flag {f}"))),
+            };
+            carried.push(Carried { init, next, last });
+        }
+        let inputs = read_wiring(input)?;
+        let outputs = read_wiring(input)?;
+        let (body, nested) = read_frame(input, depth + 1)?;
+        blocks.push(Block {
+            position,
+            count,
+            parallel,
+            body: Body {
+                circuit: body,
+                blocks: nested,
+            },
+            shared,
+            carried,
+            inputs,
+            outputs,
+        });
+    }
+    Ok((circuit, blocks))
+}
+
+fn read_wiring(input: &mut impl Read) -> Result<Wiring, CircuitError> {
+    let n = get_u32(input)?;
+    let mut segments = Vec::new();
+    for _ in 0..n {
+        segments.push(match get_u8(input)? {
+            0 => Segment::Affine {
+                len: get_u32(input)?,
+                start: get_u32(input)?,
+                step: get_u64(input)? as i64,
+            },
+            1 => {
+                let len = get_u32(input)?;
+                let count = get_u64(input)?;
+                let mut wires = Vec::with_capacity(count.min(1 << 16) as usize);
+                for _ in 0..count {
+                    wires.push(get_u32(input)?);
+                }
+                Segment::Table { len, wires }
+            }
+            t => return Err(CircuitError::Invalid(format!("bad wiring tag {t}"))),
+        });
+    }
+    Ok(Wiring { segments })
 }
 
 /// Whether `bytes` start with the binary format's magic.
@@ -208,6 +310,12 @@ fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result<()> {
         out.write_all(&w.to_le_bytes())?;
     }
     Ok(())
+}
+
+fn get_u8(input: &mut impl Read) -> std::io::Result<u8> {
+    let mut b = [0u8; 1];
+    input.read_exact(&mut b)?;
+    Ok(b[0])
 }
 
 fn get_u32(input: &mut impl Read) -> std::io::Result<u32> {

@@ -8,10 +8,13 @@ pub mod circuit;
 pub mod gate;
 pub mod levels;
 pub mod overlap;
+pub mod prepare;
 pub mod program;
 pub mod regions;
 pub mod synthetic;
 pub mod value;
+pub mod walk;
+pub mod wiring;
 
 pub use builder::LoopMark;
 pub use builder::{Bit, Builder};
@@ -19,8 +22,10 @@ pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
 pub use gate::{Gate, Wire};
 pub use levels::CircuitStats;
 pub use overlap::MainOrder;
-pub use program::{Engine, Program, Region, RegionInstance};
+pub use program::{Block, Body, Carried, Frame, GateCounts, Program};
 pub use regions::RegionVerdict;
+pub use walk::{Engine, PlainEngine};
+pub use wiring::{Segment, Wiring};
 
 /// Errors of the circuit layer.
 #[derive(Debug, thiserror::Error)]

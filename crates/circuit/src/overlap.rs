@@ -1,4 +1,5 @@
-//! Main gates that can run while a region runs.
+//! Main gates that can run while a region (a parallel block of the main
+//! circuit) runs.
 //!
 //! A region reads its inputs when it starts and writes its outputs when it
 //! ends. Main gates that neither feed the region's inputs nor depend on its
@@ -24,11 +25,12 @@ use std::borrow::Cow;
 use crate::gate::{Gate, Wire};
 use crate::program::Program;
 
-/// The main gates of a program, arranged around its regions.
+/// The main gates of a program, arranged around its blocks.
 ///
-/// Run `before[0]`, then region 0 — it reads its inputs, `during[0]` may run,
-/// it writes its outputs — then `before[1]`, region 1, and so on, and finally
-/// `before[regions.len()]`. Each list is in program order.
+/// Run `before[0]`, then block 0 — it reads its inputs, `during[0]` may run,
+/// it writes its outputs — then `before[1]`, block 1, and so on, and finally
+/// `before[blocks.len()]`. Each list is in program order. Only parallel
+/// blocks have gates during them: no gate moves across a sequential block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MainOrder<'p> {
     /// The gates to run before each region, and after the last (one more
@@ -39,7 +41,7 @@ pub struct MainOrder<'p> {
 }
 
 impl MainOrder<'_> {
-    /// The AND gates that may run while region `r` runs.
+    /// The AND gates that may run while block `r` runs.
     pub fn during_ands(&self, r: usize) -> u64 {
         self.during[r].iter().filter(|g| g.is_and()).count() as u64
     }
@@ -50,15 +52,15 @@ impl Program {
     /// between them, nothing during a region.
     pub fn main_in_order(&self) -> MainOrder<'_> {
         let mut start = 0;
-        let mut before = Vec::with_capacity(self.regions.len() + 1);
-        for region in &self.regions {
-            before.push(Cow::Borrowed(&self.main.gates[start..region.position]));
-            start = region.position;
+        let mut before = Vec::with_capacity(self.blocks.len() + 1);
+        for block in &self.blocks {
+            before.push(Cow::Borrowed(&self.main.gates[start..block.position]));
+            start = block.position;
         }
         before.push(Cow::Borrowed(&self.main.gates[start..]));
         MainOrder {
             before,
-            during: vec![Cow::Borrowed(&[][..]); self.regions.len()],
+            during: vec![Cow::Borrowed(&[][..]); self.blocks.len()],
         }
     }
 
@@ -71,19 +73,20 @@ impl Program {
     pub fn main_overlapped(&self) -> MainOrder<'_> {
         let gates = &self.main.gates;
         let mut slots = SlotSets::new(self.main.num_wires);
-        let mut before = Vec::with_capacity(self.regions.len() + 1);
-        let mut during = vec![Cow::Borrowed(&[][..]); self.regions.len()];
+        let mut before = Vec::with_capacity(self.blocks.len() + 1);
+        let mut during = vec![Cow::Borrowed(&[][..]); self.blocks.len()];
         let mut start = 0;
-        for k in 0..=self.regions.len() {
-            let end = self.regions.get(k).map_or(gates.len(), |r| r.position);
+        for k in 0..=self.blocks.len() {
+            let end = self.blocks.get(k).map_or(gates.len(), |r| r.position);
             let mut waiting = Cow::Borrowed(&gates[start..end]);
             start = end;
             // The gates after region k - 1 that wait for it; the others run
             // during it.
-            if k > 0 {
-                let ends = self.regions[k - 1].instances.iter();
-                let ends = ends.flat_map(|i| i.outputs.iter().copied());
-                let tied = slots.tied(waiting.iter(), ends, &[]);
+            if k > 0 && self.blocks[k - 1].parallel {
+                let region = &self.blocks[k - 1];
+                let mut ends = Vec::new();
+                region.outputs.for_all(region.count, |w| ends.push(w));
+                let tied = slots.tied(waiting.iter(), ends.into_iter(), &[]);
                 let (tied, free) = partition(waiting, &tied, true);
                 if during[k - 1].is_empty() {
                     during[k - 1] = free;
@@ -93,13 +96,9 @@ impl Program {
                 waiting = tied;
             }
             // Of those, the gates that region k does not need run during it.
-            if let Some(region) = self.regions.get(k) {
-                let starts: Vec<Wire> = region
-                    .shared
-                    .iter()
-                    .chain(region.instances.iter().flat_map(|i| i.inputs.iter()))
-                    .copied()
-                    .collect();
+            if let Some(region) = self.blocks.get(k).filter(|b| b.parallel) {
+                let mut starts: Vec<Wire> = region.shared.clone();
+                region.inputs.for_all(region.count, |w| starts.push(w));
                 let mut feeding = slots.tied(waiting.iter().rev(), std::iter::empty(), &starts);
                 feeding.reverse();
                 let (feeding, free) = partition(waiting, &feeding, false);

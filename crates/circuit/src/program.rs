@@ -1,213 +1,563 @@
-//! Programs: a main circuit plus parallel regions, and the one executor that
-//! every interpreter (plaintext, garbler, evaluator) runs through.
-
-use std::ops::Range;
+//! Programs: a tree of blocks. A circuit of straight-line gates holds, at
+//! positions between its gates, blocks that run a body many times — a
+//! parallel region (independent instances) or a sequential loop (each
+//! iteration reads the state the previous one left). Bodies nest as deep as
+//! the source nests. A program's size follows its source, not the number of
+//! gates it executes: a loop is stored once, whatever its trip count.
 
 use sha2::{Digest, Sha256};
 
 use crate::circuit::Circuit;
-use crate::gate::{Gate, Wire};
+use crate::gate::Wire;
+use crate::walk::{PlainEngine, Walker};
+use crate::wiring::Wiring;
 use crate::CircuitError;
 
-/// One instance of a region: the main-circuit wires it reads (its dedicated
-/// inputs) and the main-circuit wires its outputs are written to.
+/// Deepest nesting of blocks accepted (reading files, validating).
+pub const MAX_DEPTH: usize = 64;
+
+/// A value carried from one iteration of a sequential loop to the next.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RegionInstance {
-    /// Main wires feeding the body's dedicated input bits, in order.
-    pub inputs: Vec<Wire>,
-    /// Main wires receiving the body's output bits, in order.
-    pub outputs: Vec<Wire>,
+pub struct Carried {
+    /// The enclosing circuit's wire holding the value before the first
+    /// iteration.
+    pub init: Wire,
+    /// The body wire holding the value at the end of an iteration: it is the
+    /// carried input of the next one.
+    pub next: Wire,
+    /// The enclosing circuit's wire that receives the value after the last
+    /// iteration, if it is needed there.
+    pub last: Option<Wire>,
 }
 
-/// A parallel region: a sub-circuit run once per instance, the instances
-/// independent of each other. The body is stored once (SIMD).
+/// A block: `count` runs of a body, placed between two gates of the
+/// enclosing circuit.
 ///
-/// The body's input bits are the `shared` bits (the same main wires for every
-/// instance) followed by the instance's dedicated bits.
+/// The body's input bits are, in order: `shared.len()` bits that are the
+/// same in every iteration, `carried.len()` carried bits (from `init` in the
+/// first iteration, then from the previous iteration's `next` wires), and
+/// `inputs.width()` bits that `inputs` gives per iteration. Its output bits
+/// (its circuit's outputs, value after value) go, per iteration, to the
+/// wires `outputs` gives.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Region {
-    /// The sub-circuit (its input values' parties are not used).
-    pub body: Circuit,
-    /// The region runs just before main gate number `position`.
+pub struct Block {
+    /// The block runs just before gate number `position` of the enclosing
+    /// circuit (`gates.len()`: after the last gate).
     pub position: usize,
-    /// Main wires feeding the body's first `shared.len()` input bits.
+    /// How many times the body runs.
+    pub count: u64,
+    /// Whether the iterations are independent instances (a parallel region:
+    /// no carried values, no iteration reads what another writes), so they
+    /// may run in any order, at the same time, or on either party.
+    pub parallel: bool,
+    /// What runs in every iteration.
+    pub body: Body,
+    /// Enclosing wires read alike by every iteration.
     pub shared: Vec<Wire>,
-    /// The instances, in execution order.
-    pub instances: Vec<RegionInstance>,
+    /// Values carried between iterations (empty for a parallel block).
+    pub carried: Vec<Carried>,
+    /// Enclosing wires each iteration reads.
+    pub inputs: Wiring,
+    /// Enclosing wires each iteration writes (its body's outputs).
+    pub outputs: Wiring,
 }
 
-/// A main circuit plus zero or more parallel regions.
+/// A circuit with blocks between its gates: the body of a block.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Body {
+    /// The straight-line gates; its inputs are the block's inputs, its
+    /// outputs the block's per-iteration outputs.
+    pub circuit: Circuit,
+    /// Blocks, sorted by position.
+    pub blocks: Vec<Block>,
+}
+
+/// A whole program: the main circuit (its inputs and outputs are the
+/// program's) with blocks between its gates.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Program {
-    /// The main circuit: its inputs and outputs are the program's.
+    /// The main circuit.
     pub main: Circuit,
-    /// Parallel regions, sorted by `position`.
-    pub regions: Vec<Region>,
+    /// Blocks of the main circuit, sorted by position.
+    pub blocks: Vec<Block>,
 }
 
-/// An interpreter of gates over labels of some kind: plaintext bits, garbler
-/// 0-labels, evaluator active labels, or anything else that walks a circuit.
-pub trait Engine {
-    /// What a wire holds for this interpreter.
-    type Label: Copy + Default;
-    /// What can go wrong (a network error, say).
-    type Error;
-    /// Runs `gates` (topologically ordered) over `labels`, indexed by wire.
-    /// Within every maximal run of consecutive AND gates in `gates`, no AND
-    /// reads the output of another: each run can be hashed as one batch.
-    /// [`Program::run`] cuts the circuit into such batches (see
-    /// [`for_each_batch`]); [`Circuit::levelize`] makes them large.
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Self::Label]) -> Result<(), Self::Error>;
+/// A circuit and its blocks, borrowed: the main circuit of a program or the
+/// body of a block. Everything that walks programs walks frames.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'p> {
+    /// The gates.
+    pub circuit: &'p Circuit,
+    /// The blocks between them.
+    pub blocks: &'p [Block],
+}
+
+/// Gates executed, counting every iteration of every block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateCounts {
+    /// All gates.
+    pub gates: u64,
+    /// AND gates.
+    pub and: u64,
+    /// XOR gates.
+    pub xor: u64,
+    /// INV gates.
+    pub inv: u64,
+}
+
+impl GateCounts {
+    fn of_gates(circuit: &Circuit) -> GateCounts {
+        let mut c = GateCounts {
+            gates: circuit.gates.len() as u64,
+            ..GateCounts::default()
+        };
+        for g in &circuit.gates {
+            match g {
+                crate::Gate::And { .. } => c.and += 1,
+                crate::Gate::Xor { .. } => c.xor += 1,
+                crate::Gate::Inv { .. } => c.inv += 1,
+            }
+        }
+        c
+    }
+
+    fn checked_add(self, o: GateCounts) -> Option<GateCounts> {
+        Some(GateCounts {
+            gates: self.gates.checked_add(o.gates)?,
+            and: self.and.checked_add(o.and)?,
+            xor: self.xor.checked_add(o.xor)?,
+            inv: self.inv.checked_add(o.inv)?,
+        })
+    }
+
+    fn checked_mul(self, n: u64) -> Option<GateCounts> {
+        Some(GateCounts {
+            gates: self.gates.checked_mul(n)?,
+            and: self.and.checked_mul(n)?,
+            xor: self.xor.checked_mul(n)?,
+            inv: self.inv.checked_mul(n)?,
+        })
+    }
 }
 
 impl From<Circuit> for Program {
     fn from(main: Circuit) -> Program {
         Program {
             main,
-            regions: Vec::new(),
+            blocks: Vec::new(),
+        }
+    }
+}
+
+impl From<Circuit> for Body {
+    fn from(circuit: Circuit) -> Body {
+        Body {
+            circuit,
+            blocks: Vec::new(),
+        }
+    }
+}
+
+impl<'p> Frame<'p> {
+    /// Gates executed by this frame once, counting every block iteration
+    /// (`None` if the count does not fit in 64 bits).
+    pub fn checked_counts(self) -> Option<GateCounts> {
+        let mut total = GateCounts::of_gates(self.circuit);
+        for b in self.blocks {
+            total = total.checked_add(b.checked_counts()?)?;
+        }
+        Some(total)
+    }
+
+    /// [`Frame::checked_counts`], saturating at `u64::MAX`.
+    pub fn counts(self) -> GateCounts {
+        self.checked_counts().unwrap_or(GateCounts {
+            gates: u64::MAX,
+            and: u64::MAX,
+            xor: u64::MAX,
+            inv: u64::MAX,
+        })
+    }
+
+    /// AND gates executed by this frame once (saturating).
+    pub fn and_count(self) -> u64 {
+        self.counts().and
+    }
+
+    /// Checks the frame: wires in range and written before they are read,
+    /// blocks in order and fitting their bodies, parallel blocks whose
+    /// iterations are independent, `extra` wires (carried values a block
+    /// reads at the end of this body) written, at most [`MAX_DEPTH`] levels
+    /// of nesting, and gate counts that fit in 64 bits.
+    pub fn validate(self, extra: &[Wire], depth: usize) -> Result<(), CircuitError> {
+        let invalid = |m: String| Err(CircuitError::Invalid(m));
+        if depth > MAX_DEPTH {
+            return invalid(format!("blocks nested more than {MAX_DEPTH} deep"));
+        }
+        let c = self.circuit;
+        if self.blocks.is_empty() && extra.is_empty() {
+            c.validate()?;
+        } else {
+            let mut defined = Defined::new(c)?;
+            let mut next_gate = 0;
+            for (r, block) in self.blocks.iter().enumerate() {
+                if block.position < next_gate || block.position > c.gates.len() {
+                    return invalid(format!(
+                        "block {r} is out of order (position {})",
+                        block.position
+                    ));
+                }
+                defined.gates(&c.gates[next_gate..block.position], next_gate)?;
+                next_gate = block.position;
+                block
+                    .validate(c.num_wires, &mut defined, depth)
+                    .map_err(|e| match e {
+                        CircuitError::Invalid(m) => {
+                            CircuitError::Invalid(format!("block {r}: {m}"))
+                        }
+                        e => e,
+                    })?;
+            }
+            defined.gates(&c.gates[next_gate..], next_gate)?;
+            for w in c.output_wires().chain(extra.iter().copied()) {
+                defined.read(w, "an output")?;
+            }
+        }
+        if self.checked_counts().is_none() {
+            return invalid("more than 2^64 gates".into());
+        }
+        Ok(())
+    }
+}
+
+/// Which wires of a frame hold a value, while validating.
+struct Defined {
+    bits: Vec<bool>,
+}
+
+impl Defined {
+    fn new(c: &Circuit) -> Result<Defined, CircuitError> {
+        let n = c.num_wires as usize;
+        let input_bits = c.input_bits();
+        if input_bits > n {
+            return Err(CircuitError::Invalid(format!(
+                "{input_bits} input bits but only {n} wires"
+            )));
+        }
+        let mut bits = vec![false; n];
+        bits[..input_bits].fill(true);
+        Ok(Defined { bits })
+    }
+
+    fn read(&self, w: Wire, what: &str) -> Result<(), CircuitError> {
+        match self.bits.get(w as usize) {
+            Some(true) => Ok(()),
+            Some(false) => Err(CircuitError::Invalid(format!(
+                "{what} reads wire {w} before it is written"
+            ))),
+            None => Err(CircuitError::Invalid(format!(
+                "{what} reads wire {w}, out of range (wires: {})",
+                self.bits.len()
+            ))),
+        }
+    }
+
+    fn write(&mut self, w: Wire, what: &str) -> Result<(), CircuitError> {
+        let n = self.bits.len();
+        match self.bits.get_mut(w as usize) {
+            Some(b) => {
+                *b = true;
+                Ok(())
+            }
+            None => Err(CircuitError::Invalid(format!(
+                "{what} writes wire {w}, out of range (wires: {n})"
+            ))),
+        }
+    }
+
+    fn gates(&mut self, gates: &[crate::Gate], first: usize) -> Result<(), CircuitError> {
+        for (i, g) in (first..).zip(gates) {
+            for w in g.inputs() {
+                self.read(w, &format!("gate {i}"))?;
+            }
+            self.write(g.out(), &format!("gate {i}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Block {
+    /// A parallel block at `position` running `body` once per entry of
+    /// `instances`, each the wires it reads (after the `shared` ones) and the
+    /// wires its outputs go to (the wiring is compressed, see
+    /// [`Wiring::compress`]).
+    pub fn parallel(
+        position: usize,
+        body: Circuit,
+        shared: Vec<Wire>,
+        instances: &[(Vec<Wire>, Vec<Wire>)],
+    ) -> Block {
+        let count = instances.len();
+        let wiring = |lists: Vec<&Vec<Wire>>| {
+            let width = lists.first().map_or(0, |l| l.len());
+            let flat: Vec<Wire> = lists.into_iter().flatten().copied().collect();
+            Wiring::compress(count, width, &flat)
+        };
+        Block {
+            position,
+            count: count as u64,
+            parallel: true,
+            inputs: wiring(instances.iter().map(|i| &i.0).collect()),
+            outputs: wiring(instances.iter().map(|i| &i.1).collect()),
+            body: Body::from(body),
+            shared,
+            carried: Vec::new(),
+        }
+    }
+
+    /// The body as a frame.
+    pub fn frame(&self) -> Frame<'_> {
+        self.body.frame()
+    }
+
+    /// Gates executed by all iterations (`None` on overflow).
+    pub fn checked_counts(&self) -> Option<GateCounts> {
+        self.body.frame().checked_counts()?.checked_mul(self.count)
+    }
+
+    /// AND gates of one iteration (saturating).
+    pub fn body_ands(&self) -> u64 {
+        self.body.frame().and_count()
+    }
+
+    /// AND gates of all iterations (saturating).
+    pub fn and_count(&self) -> u64 {
+        self.body_ands().saturating_mul(self.count)
+    }
+
+    /// The body's input bits: shared, then carried, then per iteration.
+    pub fn input_bits(&self) -> usize {
+        self.shared.len() + self.carried.len() + self.inputs.width()
+    }
+
+    /// Checks the block against its enclosing frame (of `num_wires` wires,
+    /// `defined` so far) and marks what it writes.
+    fn validate(
+        &self,
+        num_wires: Wire,
+        defined: &mut Defined,
+        depth: usize,
+    ) -> Result<(), CircuitError> {
+        let invalid = |m: String| Err(CircuitError::Invalid(m));
+        let body = &self.body.circuit;
+        if body.input_bits() != self.input_bits() {
+            return invalid(format!(
+                "the body has {} input bits, the block gives {}",
+                body.input_bits(),
+                self.input_bits()
+            ));
+        }
+        if body.output_bits() != self.outputs.width() {
+            return invalid(format!(
+                "the body has {} output bits, the block takes {}",
+                body.output_bits(),
+                self.outputs.width()
+            ));
+        }
+        if self.parallel && !self.carried.is_empty() {
+            return invalid("a parallel block carries values".into());
+        }
+        let next: Vec<Wire> = self.carried.iter().map(|c| c.next).collect();
+        self.body.frame().validate(&next, depth + 1)?;
+        self.inputs.check(self.count, num_wires, "inputs")?;
+        self.outputs.check(self.count, num_wires, "outputs")?;
+        // The shared and carried values are read even by a block that runs
+        // no iteration (its carried values then pass through unchanged).
+        for &w in &self.shared {
+            defined.read(w, "a shared input")?;
+        }
+        for c in &self.carried {
+            defined.read(c.init, "a carried value")?;
+        }
+        if self.count > 0 {
+            let mut first = Ok(());
+            self.inputs.for_each(0, |_, w| {
+                if first.is_ok() {
+                    first = defined.read(w, "an input");
+                }
+            });
+            first?;
+            if self.parallel {
+                self.check_independent(num_wires)?;
+            }
+            let mut wrote = Ok(());
+            for_each_written(&self.outputs, self.count, |w| {
+                if wrote.is_ok() {
+                    wrote = defined.write(w, "an output");
+                }
+            });
+            wrote?;
+        }
+        for c in &self.carried {
+            if let Some(w) = c.last {
+                defined.write(w, "a carried value")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A parallel block's iterations write distinct wires, none of which any
+    /// iteration reads.
+    fn check_independent(&self, num_wires: Wire) -> Result<(), CircuitError> {
+        let mut written = vec![false; num_wires as usize];
+        let mut twice = None;
+        self.outputs.for_all(self.count, |w| {
+            if std::mem::replace(&mut written[w as usize], true) {
+                twice.get_or_insert(w);
+            }
+        });
+        if let Some(w) = twice {
+            return Err(CircuitError::Invalid(format!(
+                "two instances of a parallel block write wire {w}"
+            )));
+        }
+        let mut read = None;
+        for &w in &self.shared {
+            if written[w as usize] {
+                read.get_or_insert(w);
+            }
+        }
+        for_each_written(&self.inputs, self.count, |w| {
+            if written[w as usize] {
+                read.get_or_insert(w);
+            }
+        });
+        match read {
+            Some(w) => Err(CircuitError::Invalid(format!(
+                "an instance of a parallel block reads wire {w}, which an instance writes"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Calls `f` on the wires a wiring touches over `count` iterations, an
+/// affine segment of step 0 once rather than `count` times.
+fn for_each_written(wiring: &Wiring, count: u64, mut f: impl FnMut(Wire)) {
+    for seg in &wiring.segments {
+        match seg {
+            crate::wiring::Segment::Affine {
+                len,
+                start,
+                step: 0,
+            } => (*start..*start + *len).for_each(&mut f),
+            crate::wiring::Segment::Affine { len, start, step } => {
+                for k in 0..count {
+                    let base = (*start as i64 + k as i64 * step) as Wire;
+                    (base..base + *len).for_each(&mut f);
+                }
+            }
+            crate::wiring::Segment::Table { wires, .. } => wires.iter().copied().for_each(&mut f),
+        }
+    }
+}
+
+impl Body {
+    /// The body as a frame.
+    pub fn frame(&self) -> Frame<'_> {
+        Frame {
+            circuit: &self.circuit,
+            blocks: &self.blocks,
         }
     }
 }
 
 impl Program {
-    /// Total AND gates executed, counting every region instance.
+    /// The main circuit and its blocks as a frame.
+    pub fn frame(&self) -> Frame<'_> {
+        Frame {
+            circuit: &self.main,
+            blocks: &self.blocks,
+        }
+    }
+
+    /// Gates executed, counting every block iteration (saturating).
+    pub fn counts(&self) -> GateCounts {
+        self.frame().counts()
+    }
+
+    /// AND gates executed, counting every block iteration (saturating).
     pub fn and_count(&self) -> u64 {
-        self.main.and_count() as u64
-            + self
-                .regions
-                .iter()
-                .map(|r| r.body.and_count() as u64 * r.instances.len() as u64)
-                .sum::<u64>()
+        self.frame().and_count()
     }
 
-    /// Checks the main circuit, every region body, and that each region reads
-    /// only main wires written before it and fits its body's shape.
+    /// Checks the whole program (see [`Frame::validate`]).
     pub fn validate(&self) -> Result<(), CircuitError> {
-        if self.regions.is_empty() {
-            return self.main.validate();
-        }
-        let n = self.main.num_wires as usize;
-        let mut defined = vec![false; n];
-        defined[..self.main.input_bits().min(n)].fill(true);
-        let mut next_gate = 0;
-        let check = |w: Wire, defined: &[bool], what: &str| {
-            if (w as usize) < n && defined[w as usize] {
-                Ok(())
-            } else {
-                Err(CircuitError::Invalid(format!(
-                    "{what} reads wire {w} before it is written"
-                )))
-            }
-        };
-        for (r, region) in self.regions.iter().enumerate() {
-            region.body.validate()?;
-            if region.position < next_gate || region.position > self.main.gates.len() {
-                return Err(CircuitError::Invalid(format!(
-                    "region {r} is out of order (position {})",
-                    region.position
-                )));
-            }
-            for g in &self.main.gates[next_gate..region.position] {
-                for w in g.inputs() {
-                    check(w, &defined, "a gate")?;
-                }
-                defined[g.out() as usize] = true;
-            }
-            next_gate = region.position;
-            let dedicated = region.body.input_bits().checked_sub(region.shared.len());
-            for inst in &region.instances {
-                if Some(inst.inputs.len()) != dedicated
-                    || inst.outputs.len() != region.body.output_bits()
-                {
-                    return Err(CircuitError::Invalid(format!(
-                        "region {r}: an instance does not match the body's inputs or outputs"
-                    )));
-                }
-                for &w in region.shared.iter().chain(&inst.inputs) {
-                    check(w, &defined, &format!("region {r}"))?;
-                }
-            }
-            for inst in &region.instances {
-                for &w in &inst.outputs {
-                    if w as usize >= n {
-                        return Err(CircuitError::Invalid(format!(
-                            "region {r} writes wire {w}, out of range"
-                        )));
-                    }
-                    defined[w as usize] = true;
-                }
-            }
-        }
-        for g in &self.main.gates[next_gate..] {
-            for w in g.inputs() {
-                check(w, &defined, "a gate")?;
-            }
-            defined[g.out() as usize] = true;
-        }
-        for w in self.main.output_wires() {
-            check(w, &defined, "an output")?;
-        }
-        Ok(())
+        self.frame().validate(&[], 0)
     }
 
-    /// Runs the program with `engine`: `inputs` holds one label per input bit
-    /// (wires `0..input_bits()`); returns one label per output bit, value
-    /// after value. Regions run in order, their instances one after another.
-    pub fn run<E: Engine>(
+    /// Runs the program with `engine` on one label per input bit; returns one
+    /// label per output bit, value after value (see [`Walker`]).
+    pub fn run<E: crate::walk::Engine>(
         &self,
         engine: &mut E,
         inputs: &[E::Label],
-    ) -> Result<Vec<E::Label>, E::Error> {
-        assert_eq!(
-            inputs.len(),
-            self.main.input_bits(),
-            "one label per input bit"
-        );
-        let mut labels = vec![E::Label::default(); self.main.num_wires as usize];
-        labels[..inputs.len()].copy_from_slice(inputs);
-        let main_wires = self.main.num_wires;
-        let mut next_gate = 0;
-        for region in &self.regions {
-            for_each_batch(
-                &self.main.gates[next_gate..region.position],
-                main_wires,
-                |batch| engine.run_gates(batch, &mut labels),
-            )?;
-            next_gate = region.position;
-            let mut runner = InstanceRunner::new(region);
-            let mut outputs = Vec::new();
-            for group in runner.groups(&region.instances) {
-                outputs.clear();
-                runner.run(engine, group, &labels, &mut outputs)?;
-                let wires = group.iter().flat_map(|inst| inst.outputs.iter());
-                for (&dst, &l) in wires.zip(&outputs) {
-                    labels[dst as usize] = l;
-                }
-            }
-        }
-        for_each_batch(&self.main.gates[next_gate..], main_wires, |batch| {
-            engine.run_gates(batch, &mut labels)
-        })?;
-        Ok(self
-            .main
-            .output_wires()
-            .map(|w| labels[w as usize])
-            .collect())
+    ) -> Result<Vec<E::Label>, E::Error>
+    where
+        E::Label: Send + Sync,
+    {
+        let plan = crate::walk::Plan::of(self);
+        Walker::new(&plan).run(engine, inputs, &mut crate::walk::InOrder)
+    }
+
+    /// The program with every block unrolled: one flat circuit computing the
+    /// same function (its size is the number of gates the program executes;
+    /// for tests and for exporting to other tools).
+    pub fn unrolled(&self) -> Circuit {
+        let n = self.main.input_bits() as Wire;
+        let mut recorder = crate::walk::Recorder {
+            gates: Vec::new(),
+            next: n,
+        };
+        let inputs: Vec<Wire> = (0..n).collect();
+        let outputs = self
+            .run(&mut recorder, &inputs)
+            .unwrap_or_else(|never| match never {});
+        let mut at = 0;
+        let flat = Circuit {
+            num_wires: recorder.next,
+            inputs: self.main.inputs.clone(),
+            outputs: self
+                .main
+                .outputs
+                .iter()
+                .map(|v| {
+                    let wires = outputs[at..at + v.wires.len()].to_vec();
+                    at += v.wires.len();
+                    crate::circuit::OutputValue {
+                        name: v.name.clone(),
+                        wires,
+                    }
+                })
+                .collect(),
+            gates: recorder.gates,
+        };
+        flat.compact_ssa()
     }
 
     /// Plaintext evaluation: one bit vector per input value in, one per output
     /// value out.
     pub fn eval(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
         let flat = flatten_inputs(&self.main, inputs)?;
-        let mut engine = PlainEngine;
         let out = self
-            .run(&mut engine, &flat)
+            .run(&mut PlainEngine, &flat)
             .unwrap_or_else(|never| match never {});
         Ok(split_outputs(&self.main, &out))
     }
 
-    /// The program's identity: SHA-256 of its binary encoding. Both parties
-    /// compare it at the handshake.
+    /// The program's identity: SHA-256 of its binary encoding (which follows
+    /// the program's size, not its gate count). Both parties compare it at
+    /// the handshake.
     pub fn hash(&self) -> [u8; 32] {
         /// Feeds the encoding straight into the hash, without holding it.
         struct Hasher(Sha256);
@@ -225,219 +575,10 @@ impl Program {
         hasher.0.finalize().into()
     }
 
-    /// Whether the main circuit (if there are no regions) and every region
-    /// body are already in level order, so [`Program::levelize`] would not
-    /// change them.
-    pub fn is_levelized(&self) -> bool {
-        (!self.regions.is_empty() || self.main.is_level_ordered())
-            && self.regions.iter().all(|r| r.body.is_level_ordered())
-    }
-
-    /// The program with its main circuit and region bodies in level order
-    /// (see [`Circuit::levelize`]). Only programs without regions have their
-    /// main circuit reordered: with regions, main wires are shared with the
-    /// region calls, so the main circuit keeps its order.
-    pub fn levelize(&self) -> Program {
-        if self.regions.is_empty() {
-            return Program::from(self.main.levelize());
-        }
-        Program {
-            main: self.main.clone(),
-            regions: self
-                .regions
-                .iter()
-                .map(|r| Region {
-                    body: r.body.levelize(),
-                    ..r.clone()
-                })
-                .collect(),
-        }
-    }
-}
-
-/// Cuts `gates` into consecutive batches in which no AND of a run of
-/// consecutive ANDs reads the output of an earlier AND of the same run, and
-/// calls `f` on each. A cut is made only where such a dependency would occur,
-/// so a levelled circuit gives one batch per AND level.
-pub fn for_each_batch<E>(
-    gates: &[Gate],
-    num_wires: Wire,
-    f: impl FnMut(&[Gate]) -> Result<(), E>,
-) -> Result<(), E> {
-    Batches::of(gates, num_wires).for_each(gates, f)
-}
-
-/// Where a gate list is cut into batches (see [`for_each_batch`]), computed
-/// once and reused, e.g. for every instance of a region.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Batches {
-    /// Index of the first gate of every batch but the first.
-    cuts: Vec<usize>,
-}
-
-impl Batches {
-    /// The batches of `gates` over `num_wires` wire slots.
-    pub fn of(gates: &[Gate], num_wires: Wire) -> Batches {
-        // written[w] == run: wire w was written by an AND of the current run.
-        let mut written = vec![0u32; num_wires as usize];
-        let mut run = 1u32;
-        let mut cuts = Vec::new();
-        for (i, g) in gates.iter().enumerate() {
-            match *g {
-                Gate::And { a, b, out } => {
-                    if written[a as usize] == run || written[b as usize] == run {
-                        cuts.push(i);
-                        run += 1;
-                    }
-                    written[out as usize] = run;
-                }
-                _ => {
-                    if i > 0 && gates[i - 1].is_and() {
-                        run += 1;
-                    }
-                }
-            }
-        }
-        Batches { cuts }
-    }
-
-    /// Calls `f` on every batch of `gates` (the list these batches were
-    /// computed for), in order.
-    pub fn for_each<E>(
-        &self,
-        gates: &[Gate],
-        mut f: impl FnMut(&[Gate]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let mut start = 0;
-        for &cut in &self.cuts {
-            f(&gates[start..cut])?;
-            start = cut;
-        }
-        f(&gates[start..])
-    }
-}
-
-/// Runs the instances of one region, a group at a time in lockstep: the
-/// group's copies of the body advance segment by segment (an AND run or a
-/// run of free gates), so a narrow body's AND levels become as wide as the
-/// group and the garbling engines hash them in full batches. The body's
-/// labels, output wires and segments are prepared once for all instances.
-pub struct InstanceRunner<'r, L> {
-    region: &'r Region,
-    group: usize,
-    /// Body gate ranges: maximal runs of AND gates or of free gates, split
-    /// where an AND run depends on itself (see [`Batches`]).
-    segments: Vec<Range<usize>>,
-    batches: Batches,
-    labels: Vec<L>,
-    outputs: Vec<Wire>,
-    combined: Vec<Gate>,
-}
-
-impl<'r, L: Copy + Default> InstanceRunner<'r, L> {
-    /// A runner for `region`'s instances, [`InstanceRunner::lockstep`] of them
-    /// at a time.
-    pub fn new(region: &'r Region) -> Self {
-        let body = &region.body;
-        let group = Self::lockstep(region);
-        let batches = Batches::of(&body.gates, body.num_wires);
-        let mut segments: Vec<Range<usize>> = Vec::new();
-        let mut cuts = batches.cuts.iter().peekable();
-        for (i, g) in body.gates.iter().enumerate() {
-            let cut = cuts.next_if(|&&c| c == i).is_some();
-            match segments.last_mut() {
-                Some(last) if !cut && body.gates[last.start].is_and() == g.is_and() => {
-                    last.end = i + 1
-                }
-                _ => segments.push(i..i + 1),
-            }
-        }
-        InstanceRunner {
-            region,
-            group,
-            segments,
-            batches,
-            labels: vec![L::default(); group * body.num_wires as usize],
-            outputs: body.output_wires().collect(),
-            combined: Vec::new(),
-        }
-    }
-
-    /// How many instances run in lockstep: bodies whose AND levels are
-    /// narrow (median under 32 gates) run up to 16 at a time, so the levels
-    /// become a few hundred gates wide, as long as the group's labels stay
-    /// within 256 KiB (cache-sized); wider bodies run one at a time (their
-    /// batches are full already, and more copies only crowd the caches).
-    pub fn lockstep(region: &Region) -> usize {
-        let body = &region.body;
-        let median = crate::levels::CircuitStats::of(body)
-            .median_ands_per_level()
-            .max(1);
-        let group = if median < 32 {
-            (512 / median).min(16)
-        } else {
-            1
-        };
-        let fits = (16384 / body.num_wires.max(1) as usize).max(1);
-        group.min(fits).min(region.instances.len().max(1))
-    }
-
-    /// Runs `instances` (at most the lockstep group, see
-    /// [`InstanceRunner::groups`]) with `engine`, their inputs read from
-    /// `main` (labels by main wire); appends their output labels, instance
-    /// after instance, to `out`.
-    pub fn run<E: Engine<Label = L>>(
-        &mut self,
-        engine: &mut E,
-        instances: &[RegionInstance],
-        main: &[L],
-        out: &mut Vec<L>,
-    ) -> Result<(), E::Error> {
-        let region = self.region;
-        let body = &region.body;
-        let nw = body.num_wires as usize;
-        let g = instances.len();
-        assert!(g <= self.group, "at most one lockstep group at a time");
-        for (r, inst) in instances.iter().enumerate() {
-            let slots = &mut self.labels[r * nw..(r + 1) * nw];
-            for (slot, &w) in slots
-                .iter_mut()
-                .zip(region.shared.iter().chain(&inst.inputs))
-            {
-                *slot = main[w as usize];
-            }
-        }
-        let labels = &mut self.labels[..g * nw];
-        if g == 1 {
-            self.batches
-                .for_each(&body.gates, |batch| engine.run_gates(batch, labels))?;
-        } else {
-            for seg in &self.segments {
-                self.combined.clear();
-                for r in 0..g {
-                    let off = (r * nw) as Wire;
-                    let gates = &body.gates[seg.clone()];
-                    self.combined.extend(
-                        gates
-                            .iter()
-                            .map(|gate| gate.rewire(|w| w + off, gate.out() + off)),
-                    );
-                }
-                engine.run_gates(&self.combined, labels)?;
-            }
-        }
-        for r in 0..g {
-            out.extend(self.outputs.iter().map(|&w| labels[r * nw + w as usize]));
-        }
-        Ok(())
-    }
-
-    /// The lockstep groups of `instances`.
-    pub fn groups<'i>(
-        &self,
-        instances: &'i [RegionInstance],
-    ) -> std::slice::Chunks<'i, RegionInstance> {
-        instances.chunks(self.group)
+    /// The blocks of the main circuit, each with its index, that are
+    /// parallel (the regions inter-party parallelism splits).
+    pub fn parallel_blocks(&self) -> impl Iterator<Item = (usize, &Block)> {
+        self.blocks.iter().enumerate().filter(|(_, b)| b.parallel)
     }
 }
 
@@ -475,16 +616,4 @@ pub fn split_outputs<L: Copy>(circuit: &Circuit, flat: &[L]) -> Vec<Vec<L>> {
             part
         })
         .collect()
-}
-
-/// The plaintext interpreter.
-pub struct PlainEngine;
-
-impl Engine for PlainEngine {
-    type Label = bool;
-    type Error = std::convert::Infallible;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [bool]) -> Result<(), Self::Error> {
-        crate::circuit::eval_gates(gates, labels);
-        Ok(())
-    }
 }

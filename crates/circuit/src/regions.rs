@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
-use crate::program::{Program, Region, RegionInstance};
+use crate::program::{Block, Program};
 
 /// What became of a proposed parallel loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +39,34 @@ pub enum RegionVerdict {
 struct Iteration {
     gates: Vec<Gate>,
     inputs: Vec<Wire>,
+}
+
+/// One instance of an accepted loop: the wires it reads (its dedicated
+/// inputs) and the wires its outputs go to.
+#[derive(Clone)]
+struct RegionInstance {
+    inputs: Vec<Wire>,
+    outputs: Vec<Wire>,
+}
+
+/// An accepted loop, before it is placed in the main circuit.
+#[derive(Clone)]
+struct Region {
+    body: Circuit,
+    shared: Vec<Wire>,
+    instances: Vec<RegionInstance>,
+}
+
+impl Region {
+    /// The block this region becomes at `position` of the main circuit.
+    fn into_block(self, position: usize) -> Block {
+        let instances: Vec<(Vec<Wire>, Vec<Wire>)> = self
+            .instances
+            .into_iter()
+            .map(|i| (i.inputs, i.outputs))
+            .collect();
+        Block::parallel(position, self.body, self.shared, &instances)
+    }
 }
 
 /// An accepted proposal.
@@ -90,7 +118,7 @@ pub(crate) fn extract_regions(
 }
 
 /// Checks one proposal; the region it gives (instance wires in `circuit`'s
-/// numbering, position not yet set).
+/// numbering).
 fn check(
     circuit: &Circuit,
     def: &[usize],
@@ -220,7 +248,6 @@ fn check(
         .collect();
     Ok(Region {
         body: body.compact(),
-        position: 0,
         shared: shared_pos.iter().map(|&p| first.inputs[p]).collect(),
         instances,
     })
@@ -276,7 +303,6 @@ fn assemble(circuit: Circuit, mut accepted: Vec<Accepted>) -> Program {
     while i < circuit.gates.len() {
         if r < accepted.len() && accepted[r].range.start == i {
             let mut region = accepted[r].region.clone();
-            region.position = gates.len();
             for w in region.shared.iter_mut() {
                 *w = map[*w as usize];
             }
@@ -290,7 +316,7 @@ fn assemble(circuit: Circuit, mut accepted: Vec<Accepted>) -> Program {
                     next += 1;
                 }
             }
-            regions.push(region);
+            regions.push(region.into_block(gates.len()));
             i = accepted[r].range.end;
             r += 1;
             continue;
@@ -318,7 +344,7 @@ fn assemble(circuit: Circuit, mut accepted: Vec<Accepted>) -> Program {
             outputs,
             gates,
         },
-        regions,
+        blocks: regions,
     }
 }
 

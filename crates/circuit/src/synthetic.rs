@@ -4,7 +4,8 @@
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
-use crate::program::{Program, Region, RegionInstance};
+use crate::program::{Block, Body, Program};
+use crate::wiring::{Segment, Wiring};
 
 /// A small deterministic generator (SplitMix64): synthetic circuits must be
 /// the same on both parties, so they come from a public seed.
@@ -105,20 +106,16 @@ pub fn repeated(body: &Circuit, instances: u32) -> Program {
     // Main wires: inputs, then each instance's outputs, then the XOR chain.
     let outputs_at = total_in;
     let mut num_wires = outputs_at + body_out * instances;
-    let mut region_instances = Vec::with_capacity(instances as usize);
-    for i in 0..instances {
-        // Instance i takes bits [i*w, (i+1)*w) of each input value.
-        let mut inputs = Vec::with_capacity(body_in as usize);
-        let mut value_start = 0;
-        for &w in &in_bits {
-            inputs.extend(value_start + i * w..value_start + (i + 1) * w);
-            value_start += w * instances;
-        }
-        let out_start = outputs_at + i * body_out;
-        region_instances.push(RegionInstance {
-            inputs,
-            outputs: (out_start..out_start + body_out).collect(),
+    // Instance i takes bits [i*w, (i+1)*w) of each input value.
+    let mut segments = Vec::with_capacity(in_bits.len());
+    let mut value_start = 0;
+    for &w in &in_bits {
+        segments.push(Segment::Affine {
+            len: w,
+            start: value_start,
+            step: w as i64,
         });
+        value_start += w * instances;
     }
     let mut gates = Vec::new();
     let mut acc: Vec<Wire> = (outputs_at..outputs_at + body_out).collect();
@@ -144,11 +141,21 @@ pub fn repeated(body: &Circuit, instances: u32) -> Program {
             }],
             gates,
         },
-        regions: vec![Region {
-            body: body.clone(),
+        blocks: vec![Block {
             position: 0,
+            count: instances as u64,
+            parallel: true,
+            body: Body::from(body.clone()),
             shared: Vec::new(),
-            instances: region_instances,
+            carried: Vec::new(),
+            inputs: Wiring { segments },
+            outputs: Wiring {
+                segments: vec![Segment::Affine {
+                    len: body_out,
+                    start: outputs_at,
+                    step: body_out as i64,
+                }],
+            },
         }],
     }
 }

@@ -13,30 +13,29 @@ fn run_arranged(program: &Program, order: &MainOrder, inputs: &[Vec<bool>]) -> V
     let flat = flatten_inputs(&program.main, inputs).unwrap();
     let mut wires = vec![false; program.main.num_wires as usize];
     wires[..flat.len()].copy_from_slice(&flat);
-    for (k, region) in program.regions.iter().enumerate() {
+    for (k, region) in program.blocks.iter().enumerate() {
+        assert!(region.parallel && region.body.blocks.is_empty());
         eval_gates(&order.before[k], &mut wires);
         // The region starts: it reads its inputs now.
-        let read: Vec<Vec<bool>> = region
-            .instances
-            .iter()
-            .map(|inst| {
-                let ins = region.shared.iter().chain(&inst.inputs);
-                ins.map(|&w| wires[w as usize]).collect()
+        let read: Vec<Vec<bool>> = (0..region.count)
+            .map(|k| {
+                let ins = region.shared.iter().copied().chain(region.inputs.wires(k));
+                ins.map(|w| wires[w as usize]).collect()
             })
             .collect();
         eval_gates(&order.during[k], &mut wires);
         // The region ends: its outputs are written now.
-        let body = &region.body;
-        for (inst, ins) in region.instances.iter().zip(read) {
+        let body = &region.body.circuit;
+        for (k, ins) in (0..region.count).zip(read) {
             let mut own = vec![false; body.num_wires as usize];
             own[..ins.len()].copy_from_slice(&ins);
             eval_gates(&body.gates, &mut own);
-            for (&dst, w) in inst.outputs.iter().zip(body.output_wires()) {
+            for (dst, w) in region.outputs.wires(k).into_iter().zip(body.output_wires()) {
                 wires[dst as usize] = own[w as usize];
             }
         }
     }
-    eval_gates(&order.before[program.regions.len()], &mut wires);
+    eval_gates(&order.before[program.blocks.len()], &mut wires);
     let out: Vec<bool> = program
         .main
         .output_wires()
@@ -54,14 +53,14 @@ fn overlapped_order_computes_what_program_order_computes() {
         let program = random_program(&mut rng, regions_wanted, 40);
         program.validate().unwrap();
         let order = program.main_overlapped();
-        assert_eq!(order.before.len(), program.regions.len() + 1);
-        assert_eq!(order.during.len(), program.regions.len());
+        assert_eq!(order.before.len(), program.blocks.len() + 1);
+        assert_eq!(order.during.len(), program.blocks.len());
         let total: usize = order.before.iter().map(|b| b.len()).sum::<usize>()
             + order.during.iter().map(|d| d.len()).sum::<usize>();
         assert_eq!(total, program.main.gates.len(), "round {round}");
         moved += order.during.iter().map(|d| d.len()).sum::<usize>();
         kept += order.before.iter().map(|b| b.len()).sum::<usize>();
-        regions += program.regions.len();
+        regions += program.blocks.len();
         let in_order = program.main_in_order();
         for _ in 0..4 {
             let inputs = random_inputs(&mut rng, &program.main);
@@ -131,7 +130,7 @@ fn squares_and_chain(chain_before_loop: bool) -> Program {
 fn independent_work_before_or_after_a_region_runs_during_it() {
     for chain_before_loop in [false, true] {
         let program = squares_and_chain(chain_before_loop);
-        assert_eq!(program.regions.len(), 1);
+        assert_eq!(program.blocks.len(), 1);
         let order = program.main_overlapped();
         // The chain's 40 AND gates run during the region; the XORs of the
         // squares wait for it.
@@ -157,7 +156,7 @@ fn independent_work_before_or_after_a_region_runs_during_it() {
 /// `output`, in a main circuit with input bits 0 and 1, `gates`, and wire 2
 /// as its output.
 fn not_region_program(position: usize, input: u32, output: u32, gates: Vec<Gate>) -> Program {
-    use twofold_circuit::{Circuit, InputValue, OutputValue, Region, RegionInstance};
+    use twofold_circuit::{Block, Circuit, InputValue, OutputValue};
     let body = Circuit {
         num_wires: 2,
         inputs: vec![InputValue {
@@ -185,15 +184,12 @@ fn not_region_program(position: usize, input: u32, output: u32, gates: Vec<Gate>
             }],
             gates,
         },
-        regions: vec![Region {
-            body,
+        blocks: vec![Block::parallel(
             position,
-            shared: Vec::new(),
-            instances: vec![RegionInstance {
-                inputs: vec![input],
-                outputs: vec![output],
-            }],
-        }],
+            body,
+            Vec::new(),
+            &[(vec![input], vec![output])],
+        )],
     }
 }
 

@@ -71,11 +71,11 @@ fn independent_iterations_become_a_simd_region() {
         panic!("rejected: {verdicts:?}");
     };
     assert_eq!(instances, 6);
-    assert_eq!(with.regions.len(), 1);
-    assert_eq!(with.regions[0].body.and_count(), and_gates_per_instance);
+    assert_eq!(with.blocks.len(), 1);
+    assert_eq!(with.blocks[0].body_ands() as usize, and_gates_per_instance);
     // The key doubling is an input computed per instance from the shared key.
-    assert_eq!(with.regions[0].shared.len(), 8);
-    assert!(without.regions.is_empty());
+    assert_eq!(with.blocks[0].shared.len(), 8);
+    assert!(without.blocks.is_empty());
     assert_eq!(with.and_count(), without.and_count());
     with.validate().unwrap();
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
@@ -86,7 +86,9 @@ fn independent_iterations_become_a_simd_region() {
         ];
         assert_eq!(with.eval(&inputs).unwrap(), without.eval(&inputs).unwrap());
         assert_eq!(
-            with.levelize().eval(&inputs).unwrap(),
+            twofold_circuit::prepare::prepare(&with)
+                .eval(&inputs)
+                .unwrap(),
             without.eval(&inputs).unwrap()
         );
     }
@@ -106,7 +108,7 @@ fn dependent_iterations_are_rejected() {
         matches!(&verdicts[0], RegionVerdict::Rejected(why) if why.contains("another iteration")),
         "{verdicts:?}"
     );
-    assert!(p.regions.is_empty());
+    assert!(p.blocks.is_empty());
     let (inline, _) = program(4, false, true);
     let inputs = vec![vec![true; 32], vec![false; 8]];
     assert_eq!(p.eval(&inputs).unwrap(), inline.eval(&inputs).unwrap());
@@ -134,7 +136,7 @@ fn iterations_of_different_shape_are_rejected() {
         matches!(&verdicts[0], RegionVerdict::Rejected(why) if why.contains("same circuit")),
         "{verdicts:?}"
     );
-    assert!(p.regions.is_empty());
+    assert!(p.blocks.is_empty());
     assert_eq!(
         p.eval(&[vec![true, true, true, false]]).unwrap(),
         vec![vec![true, true, false]]

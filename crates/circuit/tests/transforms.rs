@@ -3,9 +3,7 @@
 use rand::{Rng, SeedableRng};
 use twofold_circuit::levels::gate_levels;
 use twofold_circuit::value::{parse_int, to_hex};
-use twofold_circuit::{
-    Bit, Builder, Circuit, CircuitStats, Party, Program, Region, RegionInstance,
-};
+use twofold_circuit::{Bit, Block, Builder, Circuit, CircuitStats, Party, Program};
 use twofold_testkit::{random_circuit, random_inputs, RandomShape};
 
 #[test]
@@ -55,7 +53,7 @@ fn level_order_puts_independent_ands_together() {
     assert!(levels.windows(2).all(|w| w[0] <= w[1]));
     // Each batch handed to an engine holds only independent AND runs.
     let mut batches = Vec::new();
-    twofold_circuit::program::for_each_batch(&l.gates, l.num_wires, |batch| {
+    twofold_circuit::walk::for_each_batch(&l.gates, l.num_wires, |batch| {
         batches.push(batch.to_vec());
         Ok::<(), ()>(())
     })
@@ -161,17 +159,19 @@ fn regions_run_like_their_unrolled_circuit() {
     let _ = (a, bv);
     let program = Program {
         main,
-        regions: vec![Region {
+        blocks: vec![Block::parallel(
+            0,
             body,
-            position: 0,
-            shared: vec![12, 13, 14, 15],
-            instances: (0..3)
-                .map(|i| RegionInstance {
-                    inputs: (4 * i..4 * i + 4).collect(),
-                    outputs: (16 + 4 * i..20 + 4 * i).collect(),
+            vec![12, 13, 14, 15],
+            &(0..3)
+                .map(|i| {
+                    (
+                        (4 * i..4 * i + 4).collect(),
+                        (16 + 4 * i..20 + 4 * i).collect(),
+                    )
                 })
-                .collect(),
-        }],
+                .collect::<Vec<_>>(),
+        )],
     };
     program.validate().unwrap();
     assert_eq!(program.and_count(), 3 * 4 - 3);
@@ -191,7 +191,7 @@ fn regions_run_like_their_unrolled_circuit() {
     }
     // A region reading a wire not yet written is rejected.
     let mut bad = program.clone();
-    bad.regions[0].shared[0] = 30;
+    bad.blocks[0].shared[0] = 30;
     assert!(bad.validate().is_err());
 }
 
@@ -245,7 +245,7 @@ fn batches_split_dependent_and_runs_of_any_circuit() {
         let c = random_circuit(&mut rng, &shape);
         for circuit in [c.clone(), c.levelize()] {
             let mut all = Vec::new();
-            twofold_circuit::program::for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
+            twofold_circuit::walk::for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
                 assert!(independent_and_runs(batch));
                 all.extend_from_slice(batch);
                 Ok::<(), ()>(())

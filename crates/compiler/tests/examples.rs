@@ -30,12 +30,7 @@ fn differential(name: &str, p: &CompiledProgram, n: usize, seed: u64) {
 
 /// Gates executed, counting every region instance.
 fn total_gates(p: &CompiledProgram) -> usize {
-    p.program.main.gates.len()
-        + p.program
-            .regions
-            .iter()
-            .map(|r| r.body.gates.len() * r.instances.len())
-            .sum::<usize>()
+    p.program.counts().gates as usize
 }
 
 /// Compiles an example (regions on), checks its AND gates against `max_and`,
@@ -76,7 +71,7 @@ fn check(
             ..CompileOptions::default()
         };
         let q = compile_file(&example(name), &opts).unwrap_or_else(|e| panic!("{e}"));
-        assert!(q.program.regions.is_empty() && q.regions.is_empty());
+        assert!(q.program.blocks.is_empty() && q.regions.is_empty());
         assert!(
             ands <= q.program.and_count(),
             "{name}: {ands} AND gates with regions, {} without",

@@ -422,7 +422,7 @@ fn random_programs_agree_with_gcc() {
         let p = compile(&src, &format!("random{seed}.c"), &opts)
             .unwrap_or_else(|e| panic!("{e}\n{src}"));
         total_ands += p.program.and_count();
-        regions += p.program.regions.len();
+        regions += p.program.blocks.len();
         let q = compile(
             &src,
             &format!("random{seed}.c"),

@@ -21,7 +21,7 @@ fn agree(name: &str, src: &str, n: usize) -> CompiledProgram {
     let with = compile(src, &format!("{name}.c"), &opts(true)).unwrap_or_else(|e| panic!("{e}"));
     let without =
         compile(src, &format!("{name}.c"), &opts(false)).unwrap_or_else(|e| panic!("{e}"));
-    assert!(without.regions.is_empty() && without.program.regions.is_empty());
+    assert!(without.regions.is_empty() && without.program.blocks.is_empty());
     // Partial sums end in carry-save form, other partials are combined
     // by a tree: the count may differ a little (the examples' counts do
     // not grow: see tests/examples.rs).

@@ -231,7 +231,8 @@ impl<'c, S: TableSink> GarblingEngine<'c, S> {
         }
     }
 
-    /// Sends the tables still buffered; returns the AND gates garbled.
+    /// Sends the tables still buffered; returns the AND gates garbled (and
+    /// skipped, see [`Engine::skip_ands`]).
     pub fn finish(mut self) -> Result<u64, ProtocolError> {
         self.send_tables()?;
         self.chan.flush()?;
@@ -292,6 +293,19 @@ impl<S: TableSink> Engine for GarblingEngine<'_, S> {
             Ok(())
         })
     }
+
+    fn skip_ands(&mut self, n: u64) {
+        let next = self.garbler.next_gate_id() + n;
+        self.garbler = Garbler::new(self.garbler.delta(), next);
+        self.ands += n;
+    }
+}
+
+impl<S: TableSink> GarblingEngine<'_, S> {
+    /// The id of the next AND gate this engine garbles.
+    pub fn next_gate(&self) -> u64 {
+        self.garbler.next_gate_id()
+    }
 }
 
 /// The evaluating side: receives tables as needed and evaluates batches.
@@ -329,7 +343,8 @@ impl<'c> EvaluatingEngine<'c> {
         }
     }
 
-    /// Checks that every table sent was used; returns the AND gates evaluated.
+    /// Checks that every table sent was used; returns the AND gates evaluated
+    /// (and skipped, see [`Engine::skip_ands`]).
     pub fn finish(self) -> Result<u64, ProtocolError> {
         if self.used != self.tables.len() {
             return Err(ProtocolError::Malformed(format!(
@@ -405,5 +420,17 @@ impl Engine for EvaluatingEngine<'_> {
             }
             Ok(())
         })
+    }
+
+    fn skip_ands(&mut self, n: u64) {
+        self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + n);
+        self.ands += n;
+    }
+}
+
+impl EvaluatingEngine<'_> {
+    /// The id of the next AND gate this engine evaluates.
+    pub fn next_gate(&self) -> u64 {
+        self.evaluator.next_gate_id()
     }
 }

@@ -18,7 +18,7 @@ pub struct GarbleOnlyReport {
     pub and_gates: u64,
     /// Bytes of tables produced (and dropped).
     pub table_bytes: u64,
-    /// Time spent garbling (the program is levelled beforehand, untimed).
+    /// Time spent garbling (the program is prepared beforehand, untimed).
     pub seconds: Duration,
 }
 
@@ -36,11 +36,14 @@ impl Side for DiscardSide {
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()
     }
+    fn next_gate(engine: &Self::Engine<'_>) -> u64 {
+        engine.next_gate()
+    }
 }
 
 /// Garbles `program` as `plan` says, dropping the tables.
 pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, ProtocolError> {
-    let program = program.levelize();
+    let program = twofold_circuit::prepare::prepare(program);
     let mut prg = Prg::from_os();
     let side = DiscardSide {
         delta: Delta::random(&mut prg),

@@ -41,16 +41,15 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use twofold_circuit::{Gate, Region, Wire};
+use twofold_circuit::walk::{scatter_instances, BlockPlan, Plan as WalkPlan};
+use twofold_circuit::{Gate, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
 use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::error::ProtocolError;
-use crate::schedule::{
-    region_ands, run_main_gates, run_region_part, run_region_whole, scatter_outputs, Plan, Side,
-};
+use crate::schedule::{region_ands, run_main_gates, run_region_part, run_region_whole, Plan, Side};
 
 /// Whether and how both parties garble.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,23 +99,33 @@ pub(crate) fn reverse_ot_session(session_id: &[u8]) -> Vec<u8> {
 }
 
 /// The main wires a range of instances reads, each once, in a fixed order.
-fn input_wires(region: &Region, range: std::ops::Range<usize>) -> Vec<Wire> {
+fn input_wires(region: &BlockPlan<'_>, range: std::ops::Range<u64>) -> Vec<Wire> {
     let mut seen = HashSet::new();
-    let all = region
-        .shared
-        .iter()
-        .chain(region.instances[range].iter().flat_map(|i| i.inputs.iter()));
-    all.copied().filter(|w| seen.insert(*w)).collect()
+    let mut wires: Vec<Wire> = Vec::new();
+    let b = region.block;
+    for &w in &b.shared {
+        if seen.insert(w) {
+            wires.push(w);
+        }
+    }
+    for k in range {
+        b.inputs.for_each(k, |_, w| {
+            if seen.insert(w) {
+                wires.push(w);
+            }
+        });
+    }
+    wires
 }
 
 /// How many instances party B garbles: balanced against A, who also
 /// garbles the `main_ands` main AND gates that run during the region; at
 /// least one.
-fn b_share(region: &Region, main_ands: u64) -> usize {
-    let n = region.instances.len() as u64;
-    let body = (region.body.and_count() as u64).max(1);
+fn b_share(region: &BlockPlan<'_>, main_ands: u64) -> u64 {
+    let n = region.block.count;
+    let body = region.body_ands.max(1);
     let balanced = (n * body + main_ands).div_ceil(2 * body);
-    balanced.clamp(1, n) as usize
+    balanced.clamp(1, n)
 }
 
 fn labels_frame(chan: &mut Channel, n: usize) -> Result<Vec<Block>, ProtocolError> {
@@ -183,19 +192,23 @@ where
     /// [`MainOrder`](twofold_circuit::MainOrder)) run after A's half, while
     /// B may still be garbling. The outputs of B's half come back to
     /// A-garbled wires.
+    #[allow(clippy::too_many_arguments)]
     pub fn run_region(
         &mut self,
-        region: &Region,
+        walk: &WalkPlan<'_>,
+        region: &BlockPlan<'_>,
         during: &[Gate],
         labels: &mut [M::Label],
         first_gate: u64,
         links_a: &mut [Channel],
         plan: Plan,
     ) -> Result<u64, ProtocolError> {
-        let n = region.instances.len();
+        let n = region.block.count;
         if n < 2 {
             let first = first_gate;
-            return run_region_whole(self.main, region, during, labels, links_a, first, plan);
+            return run_region_whole(
+                self.main, walk, region, during, labels, links_a, first, plan,
+            );
         }
         let during_ands = during.iter().filter(|g| g.is_and()).count() as u64;
         let h = b_share(region, during_ands);
@@ -218,6 +231,7 @@ where
                 let b_first = first_gate | B_GATE_SPACE;
                 run_region_part(
                     other_side,
+                    walk,
                     region,
                     b_half.clone(),
                     &other,
@@ -229,6 +243,7 @@ where
             let during_first = first_gate + region_ands(region);
             let a = run_region_part(
                 main,
+                walk,
                 region,
                 a_half.clone(),
                 labels,
@@ -245,10 +260,10 @@ where
         });
         let (a_out, a_ands) = a_done?;
         let (b_out, b_ands) = b_done?;
-        scatter_outputs(region, a_half, &a_out, labels);
+        scatter_instances(region, a_half, &a_out, labels);
         let start = Instant::now();
         let back = self.transfer.to_a(&mut links_a[0], &b_out)?;
-        scatter_outputs(region, b_half, &back, labels);
+        scatter_instances(region, b_half, &back, labels);
         self.transfer_time += start.elapsed();
         Ok(a_ands + b_ands)
     }

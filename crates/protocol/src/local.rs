@@ -26,9 +26,10 @@ pub fn run_local(
         progress: None,
         ..opts.clone()
     };
-    // Level order once for both parties (each would otherwise make its own).
-    let levelled = (!program.is_levelized()).then(|| program.levelize());
-    let program = levelled.as_ref().unwrap_or(program);
+    // Prepared once for both parties (each would otherwise make its own).
+    let prepared = (!twofold_circuit::prepare::is_prepared(program))
+        .then(|| twofold_circuit::prepare::prepare(program));
+    let program = prepared.as_ref().unwrap_or(program);
     std::thread::scope(|scope| {
         let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
             let chan = Channel::connect(addr, deadline, channel.clone())?;

@@ -15,8 +15,10 @@
 
 use std::ops::Range;
 
-use twofold_circuit::program::{for_each_batch, InstanceRunner};
-use twofold_circuit::{Engine, Gate, MainOrder, Program, Region};
+use twofold_circuit::walk::{
+    for_each_batch, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan, Walker,
+};
+use twofold_circuit::{Engine, Gate, MainOrder, Program};
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
 use crate::error::ProtocolError;
@@ -90,7 +92,7 @@ impl Plan {
         }
     }
 
-    fn fgp(self, threads: usize) -> Fgp {
+    pub(crate) fn fgp(self, threads: usize) -> Fgp {
         if threads > 1 {
             Fgp {
                 threads,
@@ -102,7 +104,7 @@ impl Plan {
     }
 
     /// FGP outside regions.
-    fn main_fgp(self) -> Fgp {
+    pub(crate) fn main_fgp(self) -> Fgp {
         match self.schedule {
             Schedule::Fgp | Schedule::Auto => self.fgp(self.threads),
             Schedule::Sequential | Schedule::Cgp => Fgp::OFF,
@@ -126,8 +128,11 @@ pub trait Side: Sync {
         first_gate: u64,
         fgp: Fgp,
     ) -> Self::Engine<'c>;
-    /// Flushes or checks what the engine still holds; returns its AND count.
+    /// Flushes or checks what the engine still holds; returns its AND count
+    /// (including the ones it skipped, see [`Engine::skip_ands`]).
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError>;
+    /// The id of the engine's next AND gate.
+    fn next_gate(engine: &Self::Engine<'_>) -> u64;
 }
 
 /// Runs `program` on `side` over `chans` (as many as
@@ -139,14 +144,16 @@ pub fn run_program<S: Side>(
     chans: &mut [S::Link],
     plan: Plan,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
-    run_program_arranged(side, program, &program.main_in_order(), inputs, chans, plan)
+    let walk = WalkPlan::of(program);
+    run_program_arranged(side, &walk, &program.main_in_order(), inputs, chans, plan)
 }
 
-/// [`run_program`] with the main gates arranged as `order`: the gates during
-/// a region run after its instances, before their outputs are written back.
+/// [`run_program`] of a walk plan with the main gates arranged as `order`:
+/// the gates during a parallel block run after its instances, before their
+/// outputs are written back.
 pub(crate) fn run_program_arranged<S: Side>(
     side: &S,
-    program: &Program,
+    walk: &WalkPlan<'_>,
     order: &MainOrder,
     inputs: &[S::Label],
     chans: &mut [S::Link],
@@ -154,75 +161,93 @@ pub(crate) fn run_program_arranged<S: Side>(
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
     run_program_with(
         side,
-        program,
+        walk,
         order,
         inputs,
         chans,
         plan,
         |region, during, labels, first_gate, chans| {
-            run_region_whole(side, region, during, labels, chans, first_gate, plan)
+            run_region_whole(side, walk, region, during, labels, chans, first_gate, plan)
         },
     )
 }
 
-/// Runs all instances of `region` (split between threads as `plan` says),
-/// then the main gates `during` it, then writes the region's outputs; the
-/// gates during it take the AND-gate ids after the region's. Returns the
-/// AND gates done.
+/// Runs all instances of the parallel block `region` (split between
+/// threads as `plan` says), then the main gates `during` it, then writes
+/// the region's outputs; the gates during it take the AND-gate ids after
+/// the region's. Returns the AND gates done.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_region_whole<S: Side>(
     side: &S,
-    region: &Region,
+    walk: &WalkPlan<'_>,
+    region: &BlockPlan<'_>,
     during: &[Gate],
     labels: &mut [S::Label],
     chans: &mut [S::Link],
     first_gate: u64,
     plan: Plan,
 ) -> Result<u64, ProtocolError> {
-    let n = region.instances.len();
-    let (outputs, ands) = run_region_part(side, region, 0..n, labels, chans, first_gate, plan)?;
+    let n = region.block.count;
+    let (outputs, ands) =
+        run_region_part(side, walk, region, 0..n, labels, chans, first_gate, plan)?;
     let during_first = first_gate + region_ands(region);
     let more = run_main_gates(side, during, labels, &mut chans[0], during_first, plan)?;
-    scatter_outputs(region, 0..n, &outputs, labels);
+    scatter_instances(region, 0..n, &outputs, labels);
     Ok(ands + more)
 }
 
-/// The AND gates of all instances of `region`.
-pub(crate) fn region_ands(region: &Region) -> u64 {
-    region.body.and_count() as u64 * region.instances.len() as u64
+/// The AND gates of all instances of a block.
+pub(crate) fn region_ands(region: &BlockPlan<'_>) -> u64 {
+    region.body_ands * region.block.count
 }
 
-/// [`run_program`] with the main gates arranged as `order` and the regions
-/// run by `run_region` (inter-party parallelism runs them differently). It
-/// is called with a region, the main gates that may run during it, the
-/// labels, the region's first AND-gate id and the links; it runs both and
-/// returns their AND count. The gates during region `k` take the ids after
-/// the region's.
+/// [`run_program`] of a walk plan with the main gates arranged as `order`
+/// and the main circuit's parallel blocks run by `run_region` (inter-party
+/// parallelism runs them differently). It is called with a block, the main
+/// gates that may run during it, the labels, the block's first AND-gate id
+/// and the links; it runs both and returns their AND count. The gates
+/// during block `k` take the ids after the block's. Sequential blocks run
+/// on the walker, their nested parallel blocks split as `plan` says.
 pub(crate) fn run_program_with<S: Side>(
     side: &S,
-    program: &Program,
+    walk: &WalkPlan<'_>,
     order: &MainOrder,
     inputs: &[S::Label],
     chans: &mut [S::Link],
     plan: Plan,
     mut run_region: impl FnMut(
-        &Region,
+        &BlockPlan<'_>,
         &[Gate],
         &mut [S::Label],
         u64,
         &mut [S::Link],
     ) -> Result<u64, ProtocolError>,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
-    let main = &program.main;
+    let main = walk.circuit();
     let mut labels = vec![S::Label::default(); main.num_wires as usize];
     labels[..inputs.len()].copy_from_slice(inputs);
+    let mut walker = Walker::new(walk);
     // Every AND gate takes the next id: the count so far is the next id.
     let mut ands = 0u64;
-    for (k, region) in program.regions.iter().enumerate() {
+    for (k, block) in walk.blocks.iter().enumerate() {
         let before = &order.before[k];
         ands += run_main_gates(side, before, &mut labels, &mut chans[0], ands, plan)?;
-        ands += run_region(region, &order.during[k], &mut labels, ands, chans)?;
+        ands += if block.block.parallel {
+            run_region(block, &order.during[k], &mut labels, ands, chans)?
+        } else {
+            let (first, rest) = chans.split_first_mut().expect("at least one link");
+            let mut engine = side.engine(first, ands, plan.main_fgp());
+            let mut hooks = Cgp {
+                side,
+                walk,
+                links: rest,
+                plan,
+            };
+            walker.main_block(k, &mut labels, &mut engine, &mut hooks)?;
+            S::finish(engine)?
+        };
     }
-    let last = &order.before[program.regions.len()];
+    let last = &order.before[walk.blocks.len()];
     ands += run_main_gates(side, last, &mut labels, &mut chans[0], ands, plan)?;
     Ok((
         main.output_wires().map(|w| labels[w as usize]).collect(),
@@ -254,44 +279,15 @@ pub(crate) fn run_main_gates<S: Side>(
 /// AND count.
 type InstancesDone<L> = (Vec<L>, u64);
 
-/// Runs the instances `range` of `region` on one engine.
-fn run_instances<S: Side>(
-    side: &S,
-    region: &Region,
-    range: Range<usize>,
-    labels: &[S::Label],
-    chan: &mut S::Link,
-    first_gate: u64,
-    fgp: Fgp,
-) -> Result<InstancesDone<S::Label>, ProtocolError> {
-    let mut outputs = Vec::with_capacity(range.len() * region.body.output_bits());
-    let mut engine = side.engine(chan, first_gate, fgp);
-    let mut runner = InstanceRunner::new(region);
-    for group in runner.groups(&region.instances[range]) {
-        runner.run(&mut engine, group, labels, &mut outputs)?;
-    }
-    let ands = S::finish(engine)?;
-    Ok((outputs, ands))
-}
-
-/// Runs the instances `range` of `region`, reading their inputs from
-/// `labels` (indexed by main wire), split between threads as `plan` says
-/// (CGP), one link per thread. Instance `i` starts at AND-gate id
-/// `first_gate + i * body_ands`. Returns the instances' output labels,
-/// instance after instance.
-pub(crate) fn run_region_part<S: Side>(
-    side: &S,
-    region: &Region,
-    range: Range<usize>,
-    labels: &[S::Label],
-    chans: &mut [S::Link],
-    first_gate: u64,
-    plan: Plan,
-) -> Result<InstancesDone<S::Label>, ProtocolError> {
-    let n = range.len();
-    let body_ands = region.body.and_count() as u64;
+/// How the instances of a parallel block are split: the number of workers
+/// (each with its own link) and whether FGP runs inside them.
+fn workers(plan: Plan, count: u64, links: usize) -> (usize, Fgp) {
     let workers = match plan.schedule {
-        Schedule::Cgp | Schedule::Auto => plan.threads.min(n).min(chans.len()).max(1),
+        Schedule::Cgp | Schedule::Auto => plan
+            .threads
+            .min(usize::try_from(count).unwrap_or(usize::MAX))
+            .min(links)
+            .max(1),
         Schedule::Sequential | Schedule::Fgp => 1,
     };
     // One worker: the instances run in turn, with FGP inside unless sequential.
@@ -300,29 +296,85 @@ pub(crate) fn run_region_part<S: Side>(
         _ if workers == 1 => plan.fgp(plan.threads),
         _ => Fgp::OFF,
     };
-    let ranges: Vec<Range<usize>> = (0..workers)
-        .map(|k| range.start + n * k / workers..range.start + n * (k + 1) / workers)
-        .collect();
+    (workers, inner_fgp)
+}
+
+/// `range` cut into `workers` consecutive parts.
+fn parts(range: Range<u64>, workers: usize) -> Vec<Range<u64>> {
+    let n = range.end - range.start;
+    let w = workers as u64;
+    (0..w)
+        .map(|k| range.start + n * k / w..range.start + n * (k + 1) / w)
+        .collect()
+}
+
+/// Runs the instances `part` of `region` on a fresh engine on `chan`;
+/// instance 0 of the block starts at AND-gate id `first_gate`.
+#[allow(clippy::too_many_arguments)]
+fn worker<S: Side>(
+    side: &S,
+    walk: &WalkPlan<'_>,
+    region: &BlockPlan<'_>,
+    part: Range<u64>,
+    labels: &[S::Label],
+    chan: &mut S::Link,
+    first_gate: u64,
+    fgp: Fgp,
+    plan: Plan,
+) -> Result<InstancesDone<S::Label>, ProtocolError> {
+    let first = first_gate + part.start * region.body_ands;
+    let mut engine = side.engine(chan, first, fgp);
+    let mut walker = Walker::new(walk);
+    let mut out = Vec::new();
+    let mut hooks = Cgp {
+        side,
+        walk,
+        links: &mut [],
+        plan,
+    };
+    walker.run_instances(region, part, labels, &mut engine, &mut hooks, &mut out)?;
+    Ok((out, S::finish(engine)?))
+}
+
+/// Runs the instances `range` of `region`, reading their inputs from
+/// `labels` (indexed by main wire), split between threads as `plan` says
+/// (CGP), one link per thread. Instance `i` starts at AND-gate id
+/// `first_gate + i * body_ands` (`first_gate` is the id of instance 0).
+/// Returns the instances' output labels, instance after instance.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_region_part<S: Side>(
+    side: &S,
+    walk: &WalkPlan<'_>,
+    region: &BlockPlan<'_>,
+    range: Range<u64>,
+    labels: &[S::Label],
+    chans: &mut [S::Link],
+    first_gate: u64,
+    plan: Plan,
+) -> Result<InstancesDone<S::Label>, ProtocolError> {
+    let (workers, inner_fgp) = workers(plan, range.end - range.start, chans.len());
     let results: Vec<Result<InstancesDone<S::Label>, ProtocolError>> = if workers == 1 {
-        let first = first_gate + range.start as u64 * body_ands;
-        vec![run_instances(
+        vec![worker(
             side,
+            walk,
             region,
-            range.clone(),
+            range,
             labels,
             &mut chans[0],
-            first,
+            first_gate,
             inner_fgp,
+            plan,
         )]
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = chans[..workers]
                 .iter_mut()
-                .zip(ranges.iter().cloned())
+                .zip(parts(range, workers))
                 .map(|(chan, part)| {
-                    let first = first_gate + part.start as u64 * body_ands;
                     s.spawn(move || {
-                        run_instances(side, region, part, labels, chan, first, inner_fgp)
+                        worker(
+                            side, walk, region, part, labels, chan, first_gate, inner_fgp, plan,
+                        )
                     })
                 })
                 .collect();
@@ -332,7 +384,7 @@ pub(crate) fn run_region_part<S: Side>(
                 .collect()
         })
     };
-    let mut outputs = Vec::with_capacity(n * region.body.output_bits());
+    let mut outputs = Vec::new();
     let mut ands = 0;
     for result in results {
         let (part, done) = result?;
@@ -342,19 +394,77 @@ pub(crate) fn run_region_part<S: Side>(
     Ok((outputs, ands))
 }
 
-/// Writes the output labels of the instances `range` (instance after
-/// instance) to their main wires.
-pub(crate) fn scatter_outputs<L: Copy>(
-    region: &Region,
-    range: Range<usize>,
-    outputs: &[L],
-    labels: &mut [L],
-) {
-    let wires = region.instances[range]
-        .iter()
-        .flat_map(|inst| inst.outputs.iter());
-    for (&w, &l) in wires.zip(outputs) {
-        labels[w as usize] = l;
+/// Coarse-grained parallelism for the parallel blocks a walk meets inside
+/// loops: the walk's own engine runs the first part of the instances, one
+/// thread per further link the rest.
+struct Cgp<'s, 'l, 'w, 'p, S: Side> {
+    side: &'s S,
+    walk: &'w WalkPlan<'p>,
+    links: &'l mut [S::Link],
+    plan: Plan,
+}
+
+impl<'c, S: Side> Hooks<S::Engine<'c>> for Cgp<'_, '_, '_, '_, S> {
+    fn parallel(
+        &mut self,
+        walker: &mut Walker<'_, '_, S::Label>,
+        region: &BlockPlan<'_>,
+        parent: &mut [S::Label],
+        engine: &mut S::Engine<'c>,
+    ) -> Result<(), ProtocolError> {
+        let count = region.block.count;
+        let (workers, inner_fgp) = workers(self.plan, count, self.links.len() + 1);
+        if workers == 1 {
+            return walker.run_instances_in_place(region, 0..count, parent, engine, self);
+        }
+        let ranges = parts(0..count, workers);
+        let (side, walk, plan) = (self.side, self.walk, self.plan);
+        let first = S::next_gate(engine);
+        let labels: &[S::Label] = parent;
+        let (mine, theirs) = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .links
+                .iter_mut()
+                .zip(ranges[1..].iter().cloned())
+                .map(|(chan, part)| {
+                    s.spawn(move || {
+                        worker(
+                            side, walk, region, part, labels, chan, first, inner_fgp, plan,
+                        )
+                    })
+                })
+                .collect();
+            let mut out = Vec::new();
+            let mut none = Cgp {
+                side,
+                walk,
+                links: &mut [],
+                plan,
+            };
+            let mine = walker
+                .run_instances(
+                    region,
+                    ranges[0].clone(),
+                    labels,
+                    engine,
+                    &mut none,
+                    &mut out,
+                )
+                .map(|()| out);
+            let theirs: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("region threads do not panic"))
+                .collect();
+            (mine, theirs)
+        });
+        let mine = mine?;
+        scatter_instances(region, ranges[0].clone(), &mine, parent);
+        for (part, result) in ranges[1..].iter().zip(theirs) {
+            let (out, _) = result?;
+            scatter_instances(region, part.clone(), &out, parent);
+        }
+        engine.skip_ands((count - ranges[0].end) * region.body_ands);
+        Ok(())
     }
 }
 
@@ -368,11 +478,11 @@ mod tests {
 
     use super::*;
 
-    /// Records, for every engine made, the AND-gate ids it used.
+    /// Records, for every batch run, the AND-gate ids it used.
     struct Recorder(Mutex<Vec<(u64, u64)>>);
 
     struct Counting<'r> {
-        first: u64,
+        next: u64,
         ands: u64,
         log: &'r Mutex<Vec<(u64, u64)>>,
     }
@@ -382,8 +492,15 @@ mod tests {
         type Error = ProtocolError;
         fn run_gates(&mut self, gates: &[Gate], labels: &mut [bool]) -> Result<(), ProtocolError> {
             twofold_circuit::eval_gates(gates, labels);
-            self.ands += gates.iter().filter(|g| g.is_and()).count() as u64;
+            let n = gates.iter().filter(|g| g.is_and()).count() as u64;
+            self.log.lock().unwrap().push((self.next, self.next + n));
+            self.next += n;
+            self.ands += n;
             Ok(())
+        }
+        fn skip_ands(&mut self, n: u64) {
+            self.next += n;
+            self.ands += n;
         }
     }
 
@@ -393,24 +510,33 @@ mod tests {
         type Engine<'c> = Counting<'c>;
         fn engine<'c>(&'c self, _: &'c mut (), first_gate: u64, _: Fgp) -> Counting<'c> {
             Counting {
-                first: first_gate,
+                next: first_gate,
                 ands: 0,
                 log: &self.0,
             }
         }
         fn finish(e: Counting<'_>) -> Result<u64, ProtocolError> {
-            e.log.lock().unwrap().push((e.first, e.first + e.ands));
             Ok(e.ands)
+        }
+        fn next_gate(e: &Counting<'_>) -> u64 {
+            e.next
         }
     }
 
     #[test]
-    fn gate_ids_are_unique_across_threads_regions_and_instances() {
+    fn gate_ids_are_unique_across_threads_blocks_and_instances() {
         let body = layered(40, 3, 8, 1);
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         let mixed = twofold_testkit::random_program(&mut rng, 3, 200);
-        let programs = [repeated(&body, 7), mixed];
-        assert!(programs[1].main_overlapped().during_ands(0) > 0);
+        assert!(mixed.main_overlapped().during_ands(0) > 0);
+        let mut programs = vec![repeated(&body, 7), mixed];
+        // Loops with parallel blocks inside (split by the walk's hooks).
+        while programs.len() < 40 {
+            let p = twofold_testkit::random_block_program(&mut rng, 3);
+            if p.and_count() > 0 {
+                programs.push(p);
+            }
+        }
         for (program, overlapped) in programs.iter().flat_map(|p| [(p, false), (p, true)]) {
             let order = match overlapped {
                 true => program.main_overlapped(),
@@ -422,6 +548,7 @@ mod tests {
 
     fn gate_ids_tile(program: &Program, order: &MainOrder) {
         let total = program.and_count();
+        let walk = WalkPlan::of(program);
         for schedule in Schedule::ALL {
             for threads in 1..=4 {
                 let recorder = Recorder(Mutex::new(Vec::new()));
@@ -429,7 +556,7 @@ mod tests {
                 let inputs = vec![false; program.main.input_bits()];
                 let (_, ands) = run_program_arranged(
                     &recorder,
-                    program,
+                    &walk,
                     order,
                     &inputs,
                     &mut chans,
@@ -437,7 +564,7 @@ mod tests {
                 )
                 .unwrap();
                 assert_eq!(ands, total);
-                // The id ranges of all engines tile [0, total) without overlap.
+                // The ids of all batches tile [0, total) without overlap.
                 let mut ranges = recorder.0.into_inner().unwrap();
                 ranges.retain(|(a, b)| a != b);
                 ranges.sort();

@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
+use twofold_circuit::prepare::{is_prepared, prepare};
 use twofold_circuit::program::split_outputs;
+use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
 use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
@@ -173,16 +175,16 @@ pub fn run_session(
         chans.push(chan);
     }
     clock.lap(Phase::Handshake);
-    let levelled = if program.is_levelized() {
+    let prepared = if is_prepared(program) {
         Cow::Borrowed(program)
     } else {
-        Cow::Owned(program.levelize())
+        Cow::Owned(prepare(program))
     };
     let arranged = Arranged {
-        program: &levelled,
+        walk: WalkPlan::of(&prepared),
         order: match opts.ipp {
-            IppMode::On => levelled.main_overlapped(),
-            IppMode::Off | IppMode::NoOverlap => levelled.main_in_order(),
+            IppMode::On => prepared.main_overlapped(),
+            IppMode::Off | IppMode::NoOverlap => prepared.main_in_order(),
         },
     };
     clock.lap(Phase::Prepare);
@@ -245,6 +247,9 @@ impl Side for GarblerSide {
     fn finish(engine: GarblingEngine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()
     }
+    fn next_gate(engine: &GarblingEngine<'_>) -> u64 {
+        engine.next_gate()
+    }
 }
 
 /// The evaluating side of [`run_program`].
@@ -266,6 +271,9 @@ impl Side for EvaluatorSide {
     }
     fn finish(engine: EvaluatingEngine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()
+    }
+    fn next_gate(engine: &EvaluatingEngine<'_>) -> u64 {
+        engine.next_gate()
     }
 }
 
@@ -336,10 +344,11 @@ fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
     Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
 }
 
-/// A program ready to run: in level order, its main gates arranged around
-/// its regions as the session's IPP mode says.
+/// A program ready to run: prepared (see [`prepare`]), planned for the
+/// walker, its main gates arranged around its parallel blocks as the
+/// session's IPP mode says.
 struct Arranged<'p> {
-    program: &'p Program,
+    walk: WalkPlan<'p>,
     order: MainOrder<'p>,
 }
 
@@ -364,9 +373,9 @@ where
     if let Some(min) = opts.fgp_min_ands {
         plan.fgp_min_ands = min;
     }
-    let (program, order) = (arranged.program, &arranged.order);
+    let (walk, order) = (&arranged.walk, &arranged.order);
     if !opts.ipp.is_on() {
-        let (out, ands) = run_program_arranged(main, program, order, inputs, chans, plan)?;
+        let (out, ands) = run_program_arranged(main, walk, order, inputs, chans, plan)?;
         return Ok((out, ands, (Duration::ZERO, Vec::new())));
     }
     let (links_a, links_b) = chans.split_at_mut(chans.len() / 2);
@@ -380,13 +389,13 @@ where
     };
     let (out, ands) = run_program_with(
         main,
-        program,
+        walk,
         order,
         inputs,
         links_a,
         plan,
         |region, during, labels, first_gate, links| {
-            ipp.run_region(region, during, labels, first_gate, links, plan)
+            ipp.run_region(walk, region, during, labels, first_gate, links, plan)
         },
     )?;
     Ok((out, ands, (ipp.transfer_time, ipp.transfer.take_log())))

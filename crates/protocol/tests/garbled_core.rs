@@ -16,6 +16,9 @@ impl Engine for Garbling {
     fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), CryptoError> {
         self.0.garble(gates, labels, &mut self.1)
     }
+    fn skip_ands(&mut self, n: u64) {
+        self.0 = Garbler::new(self.0.delta(), self.0.next_gate_id() + n);
+    }
 }
 
 struct Evaluating<'t>(Evaluator, &'t [Block]);
@@ -27,6 +30,9 @@ impl Engine for Evaluating<'_> {
         self.0.evaluate(gates, labels, self.1)?;
         self.1 = &self.1[2 * ands..];
         Ok(())
+    }
+    fn skip_ands(&mut self, n: u64) {
+        self.0 = Evaluator::new(self.0.next_gate_id() + n);
     }
 }
 
@@ -157,5 +163,20 @@ fn random_programs_with_regions_garble_to_their_plaintext_values() {
             want,
             "round {round}"
         );
+    }
+}
+
+#[test]
+fn random_programs_with_nested_loops_garble_to_their_plaintext_values() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(78);
+    let mut prg = Prg::from_os();
+    for round in 0..300 {
+        let program = twofold_testkit::random_block_program(&mut rng, 3);
+        let prepared = twofold_circuit::prepare::prepare(&program);
+        let inputs = random_inputs(&mut rng, &program.main);
+        let want: Vec<bool> = program.eval(&inputs).unwrap().concat();
+        for p in [&program, &prepared] {
+            assert_eq!(garbled_eval(p, &inputs, &mut prg), want, "round {round}");
+        }
     }
 }

@@ -112,7 +112,7 @@ fn main_gates_during_regions_give_the_same_outputs() {
 /// region, so they must run before the region's results are written back.
 #[test]
 fn main_gates_during_a_region_read_what_it_overwrites_before_it_ends() {
-    use twofold_circuit::{Circuit, Gate, InputValue, OutputValue, Region, RegionInstance};
+    use twofold_circuit::{Block, Circuit, Gate, InputValue, OutputValue};
     let value = |name: &str, party, width| InputValue {
         name: name.into(),
         party,
@@ -133,8 +133,9 @@ fn main_gates_during_a_region_read_what_it_overwrites_before_it_ends() {
                 Gate::And { a: 2, b: 0, out: 3 },
             ],
         },
-        regions: vec![Region {
-            body: Circuit {
+        blocks: vec![Block::parallel(
+            2,
+            Circuit {
                 num_wires: 2,
                 inputs: vec![value("x", Party::A, 1)],
                 outputs: vec![OutputValue {
@@ -143,19 +144,9 @@ fn main_gates_during_a_region_read_what_it_overwrites_before_it_ends() {
                 }],
                 gates: vec![Gate::Inv { a: 0, out: 1 }],
             },
-            position: 2,
-            shared: Vec::new(),
-            instances: vec![
-                RegionInstance {
-                    inputs: vec![1],
-                    outputs: vec![2],
-                },
-                RegionInstance {
-                    inputs: vec![0],
-                    outputs: vec![4],
-                },
-            ],
-        }],
+            Vec::new(),
+            &[(vec![1], vec![2]), (vec![0], vec![4])],
+        )],
     };
     program.validate().unwrap();
     assert_eq!(program.main_overlapped().during[0].len(), 2);

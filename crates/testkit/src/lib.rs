@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 
 use rand::Rng;
-use twofold_circuit::{Bit, Builder, Circuit, Party, Program};
+use twofold_circuit::{
+    Bit, Block, Body, Builder, Carried, Circuit, Gate, InputValue, OutputValue, Party, Program,
+    Segment, Wire, Wiring,
+};
 
 /// The shared test data folder (`../shared/data` from the project root, or
 /// `$TWOFOLD_SHARED_DATA`), if it exists.
@@ -222,6 +225,242 @@ pub fn random_program(rng: &mut impl Rng, regions: usize, gates: usize) -> Progr
         b.output(k.to_string(), &out);
     }
     b.finish_program().expect("random programs have inputs").0
+}
+
+/// A random program with blocks nested up to `depth` deep: random gates,
+/// parallel blocks and sequential loops (carried values, values read from
+/// arrays by affine or table wiring, per-iteration outputs, tapes where an
+/// iteration reads what the previous one wrote), bodies compacted or not.
+pub fn random_block_program(rng: &mut impl Rng, depth: usize) -> Program {
+    let a = rng.gen_range(1..=12);
+    let b = rng.gen_range(1..=12);
+    let mut frame = RandomFrame::new(a + b);
+    frame.fill(rng, depth);
+    let outputs: Vec<Vec<Wire>> = (0..rng.gen_range(1..4))
+        .map(|_| {
+            let n = rng.gen_range(1..=8);
+            frame.pick_many(rng, n)
+        })
+        .collect();
+    let (main, blocks) = frame.finish(
+        vec![
+            InputValue {
+                name: "a".into(),
+                party: Party::A,
+                width: a,
+            },
+            InputValue {
+                name: "b".into(),
+                party: Party::B,
+                width: b,
+            },
+        ],
+        outputs,
+    );
+    Program { main, blocks }
+}
+
+/// A frame being generated: gates in single assignment over wires
+/// `0..next`, the wires defined so far, and blocks.
+struct RandomFrame {
+    next: Wire,
+    inputs: Wire,
+    defined: Vec<Wire>,
+    gates: Vec<Gate>,
+    blocks: Vec<Block>,
+}
+
+impl RandomFrame {
+    fn new(inputs: Wire) -> RandomFrame {
+        RandomFrame {
+            next: inputs,
+            inputs,
+            defined: (0..inputs).collect(),
+            gates: Vec::new(),
+            blocks: Vec::new(),
+        }
+    }
+
+    fn pick(&self, rng: &mut impl Rng) -> Wire {
+        self.defined[rng.gen_range(0..self.defined.len())]
+    }
+
+    fn pick_many(&self, rng: &mut impl Rng, n: usize) -> Vec<Wire> {
+        (0..n).map(|_| self.pick(rng)).collect()
+    }
+
+    /// A random gate over defined wires, writing a fresh wire.
+    fn gate(&mut self, rng: &mut impl Rng) -> Wire {
+        let (a, b, out) = (self.pick(rng), self.pick(rng), self.next);
+        self.next += 1;
+        self.gates.push(match rng.gen_range(0..3) {
+            0 => Gate::Xor { a, b, out },
+            1 => Gate::And { a, b, out },
+            _ => Gate::Inv { a, out },
+        });
+        self.defined.push(out);
+        out
+    }
+
+    /// `n` fresh consecutive wires, each a random gate (an array).
+    fn array(&mut self, rng: &mut impl Rng, n: u32) -> Wire {
+        let start = self.next;
+        for _ in 0..n {
+            self.gate(rng);
+        }
+        start
+    }
+
+    /// Random gates and blocks.
+    fn fill(&mut self, rng: &mut impl Rng, depth: usize) {
+        for _ in 0..rng.gen_range(1..6) {
+            for _ in 0..rng.gen_range(0..12) {
+                self.gate(rng);
+            }
+            if depth > 0 && rng.gen_ratio(2, 3) {
+                self.block(rng, depth);
+            }
+        }
+        for _ in 0..rng.gen_range(1..8) {
+            self.gate(rng);
+        }
+    }
+
+    fn block(&mut self, rng: &mut impl Rng, depth: usize) {
+        let count = rng.gen_range(0..6u64);
+        let parallel = rng.gen_bool(0.4);
+        let n_carried = if parallel { 0 } else { rng.gen_range(0..4) };
+        // At least one input bit, so the body has something to compute on.
+        let n_shared = rng.gen_range(usize::from(n_carried == 0)..4);
+        let shared = self.pick_many(rng, n_shared);
+        let init = self.pick_many(rng, n_carried);
+        let out_width = rng.gen_range(1..=4u32);
+        let tape = !parallel && count > 0 && rng.gen_bool(0.3);
+        let mut segments = Vec::new();
+        for _ in 0..rng.gen_range(0..3) {
+            let len = rng.gen_range(1..=3u32);
+            segments.push(if rng.gen_bool(0.5) {
+                let start = self.array(rng, len * count.max(1) as u32);
+                Segment::Affine {
+                    len,
+                    start,
+                    step: len as i64,
+                }
+            } else if rng.gen_bool(0.5) {
+                Segment::Affine {
+                    len: 1,
+                    start: self.pick(rng),
+                    step: 0,
+                }
+            } else {
+                let wires = (0..len as u64 * count).map(|_| self.pick(rng)).collect();
+                Segment::Table { len, wires }
+            });
+        }
+        // A tape: iteration k reads what iteration k - 1 wrote (the first
+        // reads an array made before the loop).
+        let outputs_at = if tape {
+            let before = self.array(rng, out_width);
+            segments.push(Segment::Affine {
+                len: out_width,
+                start: before,
+                step: out_width as i64,
+            });
+            before + out_width
+        } else {
+            self.next
+        };
+        let inputs = Wiring { segments };
+        let body_inputs = (shared.len() + n_carried + inputs.width()) as Wire;
+        let mut body = RandomFrame::new(body_inputs);
+        body.fill(rng, depth - 1);
+        let outputs = vec![body.pick_many(rng, out_width as usize)];
+        let next = body.pick_many(rng, n_carried);
+        let (circuit, nested, next) = body.finish_body(rng, outputs, next);
+        // Outputs: a fresh array of one row per iteration, or (sequential,
+        // now and then) the same wires every iteration.
+        let overwrite = !parallel && !tape && rng.gen_bool(0.3);
+        let rows = if overwrite { 1 } else { count.max(1) as u32 };
+        assert_eq!(outputs_at, self.next);
+        self.next += out_width * rows;
+        let output_wiring = Wiring {
+            segments: vec![Segment::Affine {
+                len: out_width,
+                start: outputs_at,
+                step: if overwrite { 0 } else { out_width as i64 },
+            }],
+        };
+        let carried: Vec<Carried> = init
+            .iter()
+            .zip(next)
+            .map(|(&init, next)| {
+                let last = rng.gen_bool(0.7).then(|| {
+                    self.next += 1;
+                    self.next - 1
+                });
+                Carried { init, next, last }
+            })
+            .collect();
+        if count > 0 {
+            self.defined
+                .extend(outputs_at..outputs_at + out_width * rows);
+        }
+        self.defined.extend(carried.iter().filter_map(|c| c.last));
+        self.blocks.push(Block {
+            position: self.gates.len(),
+            count,
+            parallel,
+            body: Body {
+                circuit,
+                blocks: nested,
+            },
+            shared,
+            carried,
+            inputs,
+            outputs: output_wiring,
+        });
+    }
+
+    /// The body's circuit, blocks and carried wires; a body without blocks
+    /// is compacted half of the time (its wire slots reused).
+    fn finish_body(
+        self,
+        rng: &mut impl Rng,
+        outputs: Vec<Vec<Wire>>,
+        next: Vec<Wire>,
+    ) -> (Circuit, Vec<Block>, Vec<Wire>) {
+        let inputs = vec![InputValue {
+            name: "in".into(),
+            party: Party::A,
+            width: self.inputs,
+        }];
+        let compact = self.blocks.is_empty() && rng.gen_bool(0.5);
+        let mut all = outputs;
+        all.push(next);
+        let (mut circuit, blocks) = self.finish(inputs, all);
+        if compact {
+            circuit = circuit.compact();
+        }
+        let next = circuit.outputs.pop().expect("the carried values").wires;
+        (circuit, blocks, next)
+    }
+
+    fn finish(self, inputs: Vec<InputValue>, outputs: Vec<Vec<Wire>>) -> (Circuit, Vec<Block>) {
+        let circuit = Circuit {
+            num_wires: self.next,
+            inputs,
+            outputs: outputs
+                .into_iter()
+                .enumerate()
+                .map(|(k, wires)| OutputValue {
+                    name: k.to_string(),
+                    wires,
+                })
+                .collect(),
+            gates: self.gates,
+        };
+        (circuit, self.blocks)
+    }
 }
 
 /// Random input bits for `circuit`, one vector per input value.

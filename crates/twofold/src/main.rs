@@ -233,23 +233,24 @@ fn real_main() -> Result<String> {
             json,
         } => {
             let loaded = program.load()?;
-            if let Some(svg) = plot {
+            let widths = stats::levels_of(&loaded.program, levels || plot.is_some());
+            if let (Some(svg), Some(widths)) = (plot, &widths) {
                 let title = format!("AND gates per level: {}", program.file.display());
-                std::fs::write(&svg, stats::levels_svg(&loaded.program, &title))
+                std::fs::write(&svg, stats::levels_svg(widths, &title))
                     .with_context(|| format!("cannot write {}", svg.display()))?;
             }
+            let widths = widths.as_deref();
             Ok(if json {
-                let mut v = stats::stats_json(&loaded.program);
+                let mut v = stats::stats_json(&loaded.program, widths);
                 if levels {
-                    v["ands_per_level"] = twofold_circuit::CircuitStats::of(&loaded.program.main)
-                        .ands_per_level
-                        .into();
+                    v["ands_per_level"] = widths.unwrap_or_default().into();
                 }
                 v.to_string() + "\n"
             } else if levels {
-                stats::stats_text(&loaded.program) + &stats::levels_text(&loaded.program)
+                stats::stats_text(&loaded.program, widths)
+                    + &stats::levels_text(widths.unwrap_or_default())
             } else {
-                stats::stats_text(&loaded.program)
+                stats::stats_text(&loaded.program, widths)
             })
         }
         Cmd::Compile { program, output } => {
@@ -259,11 +260,14 @@ fn real_main() -> Result<String> {
             let mut out = std::io::BufWriter::new(file);
             twofold_circuit::binary::write_program(&loaded.program, &mut out)?;
             std::io::Write::flush(&mut out)?;
+            let blocks = loaded.program.blocks.len();
+            let regions = loaded.program.parallel_blocks().count();
             Ok(format!(
-                "{}: {} AND gates, {} regions\n",
+                "{}: {} AND gates, {} regions, {} loops\n",
                 output.display(),
                 loaded.program.and_count(),
-                loaded.program.regions.len()
+                regions,
+                blocks - regions
             ))
         }
         Cmd::Eval {

@@ -73,7 +73,7 @@ fn random_parallel_loops_agree_under_every_schedule() {
             .any(|v| matches!(v, RegionVerdict::Accepted { .. }))
         {
             regions += 1;
-            assert_eq!(program.regions.len(), 1, "{source}");
+            assert_eq!(program.blocks.len(), 1, "{source}");
         }
         let inputs = random_inputs(&mut rng, &program.main);
         let want = program.eval(&inputs).unwrap();
@@ -130,7 +130,7 @@ fn every_example_agrees_with_ipp() {
         let compiled = twofold_compiler::compile_file(&path, &CompileOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
         let program = compiled.program;
-        with_regions += !program.regions.is_empty() as usize;
+        with_regions += !program.blocks.is_empty() as usize;
         let inputs = random_inputs(&mut rng, &program.main);
         let want = program.eval(&inputs).unwrap();
         let (a, b) = (

@@ -156,9 +156,9 @@ pub fn accepted(p: &CompiledProgram) -> Vec<usize> {
             RegionVerdict::Rejected(_) => None,
         })
         .collect();
-    assert_eq!(counts.len(), p.program.regions.len());
-    for (c, r) in counts.iter().zip(&p.program.regions) {
-        assert_eq!(*c, r.instances.len());
+    assert_eq!(counts.len(), p.program.blocks.len());
+    for (c, r) in counts.iter().zip(&p.program.blocks) {
+        assert_eq!(*c, r.count as usize);
     }
     counts
 }

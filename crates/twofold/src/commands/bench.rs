@@ -65,6 +65,9 @@ impl Engine for BenchGarbler {
         }
         Ok(())
     }
+    fn skip_ands(&mut self, n: u64) {
+        self.garbler = Garbler::new(self.garbler.delta(), self.garbler.next_gate_id() + n);
+    }
 }
 
 /// Evaluates from recorded tables.
@@ -81,6 +84,9 @@ impl Engine for ReplayingEvaluator<'_> {
         self.evaluator.evaluate(gates, labels, self.tables)?;
         self.tables = &self.tables[2 * ands..];
         Ok(())
+    }
+    fn skip_ands(&mut self, n: u64) {
+        self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + n);
     }
 }
 
@@ -350,7 +356,7 @@ pub fn speedups(
         rows.push(json!({
             "program": name,
             "and_gates": program.and_count(),
-            "regions": program.regions.len(),
+            "regions": program.parallel_blocks().count(),
             "garble_1_thread": seq,
             "garble_fgp_2_threads": fgp,
             "garble_cgp_2_threads": cgp,
@@ -624,8 +630,8 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
             file.display(),
             loaded.program.and_count()
         ));
-        // Compiled and levelled once, here; the parties load the result.
-        let program = loaded.program.levelize();
+        // Compiled and prepared once, here; the parties load the result.
+        let program = twofold_circuit::prepare::prepare(&loaded.program);
         let tfc = std::env::temp_dir().join(format!("twofold-ipp-{}.tfc", std::process::id()));
         binary::write_program(
             &program,
@@ -657,13 +663,13 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
         });
         let secs = |v: &Value| v["seconds"].as_f64().unwrap_or(f64::NAN);
         let order = program.main_overlapped();
-        let during: u64 = (0..program.regions.len())
+        let during: u64 = (0..program.blocks.len())
             .map(|k| order.during_ands(k))
             .sum();
         rows.push(json!({
             "program": file.display().to_string(),
             "and_gates": loaded.program.and_count(),
-            "regions": loaded.program.regions.len(),
+            "regions": loaded.program.parallel_blocks().count(),
             "main_and_gates_during_regions": during,
             "speedup": secs(&without) / secs(&with),
             "overlap_speedup": secs(&no_overlap) / secs(&with),

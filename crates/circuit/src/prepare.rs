@@ -1,0 +1,332 @@
+//! Making a program ready to run, in time that follows the program, not its
+//! gate count: every circuit without blocks is put in level order (so its
+//! independent AND gates form large batches), and sequential loops whose
+//! bodies are narrow are unrolled a few iterations at a time and levelled,
+//! so iterations overlap (software pipelining) and the engines still get
+//! full batches. Both parties prepare alike: the result depends on the
+//! program only.
+
+use crate::circuit::{Circuit, InputValue, OutputValue, Party};
+use crate::gate::Wire;
+use crate::levels::CircuitStats;
+use crate::program::{Block, Body, Carried, Program};
+use crate::wiring::{Segment, Wiring};
+
+/// Bodies whose median AND level is narrower than this are unrolled.
+const NARROW: usize = 64;
+/// Unrolling aims at AND levels this wide (median).
+const TARGET_WIDTH: usize = 512;
+/// At most this many iterations are unrolled into one body.
+const MAX_UNROLL: u64 = 32;
+/// An unrolled body has at most this many gates.
+const MAX_UNROLLED_GATES: usize = 1 << 18;
+
+/// The program ready to run (see the module docs).
+pub fn prepare(program: &Program) -> Program {
+    let (main, blocks) = prepare_frame(&program.main, &program.blocks);
+    Program { main, blocks }
+}
+
+/// Whether [`prepare`] would leave the program as it is.
+pub fn is_prepared(program: &Program) -> bool {
+    frame_is_prepared(&program.main, &program.blocks)
+}
+
+fn frame_is_prepared(circuit: &Circuit, blocks: &[Block]) -> bool {
+    (!blocks.is_empty() || circuit.is_level_ordered())
+        && blocks
+            .iter()
+            .all(|b| unroll_factor(b) == 1 && frame_is_prepared(&b.body.circuit, &b.body.blocks))
+}
+
+fn prepare_frame(circuit: &Circuit, blocks: &[Block]) -> (Circuit, Vec<Block>) {
+    if blocks.is_empty() {
+        return (circuit.levelize(), Vec::new());
+    }
+    let mut circuit = circuit.clone();
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        let block = prepare_block(b);
+        let u = unroll_factor(&block);
+        if u > 1 {
+            out.extend(unroll(&block, u, &mut circuit.num_wires));
+        } else {
+            out.push(block);
+        }
+    }
+    (circuit, out)
+}
+
+/// `block` with its body prepared: levelled if it has no blocks of its own
+/// (its carried values kept), its blocks prepared otherwise.
+fn prepare_block(b: &Block) -> Block {
+    if !b.body.blocks.is_empty() {
+        let (circuit, blocks) = prepare_frame(&b.body.circuit, &b.body.blocks);
+        return Block {
+            body: Body { circuit, blocks },
+            ..b.clone()
+        };
+    }
+    let mut body = b.body.circuit.clone();
+    body.outputs.push(OutputValue {
+        name: "next".into(),
+        wires: b.carried.iter().map(|c| c.next).collect(),
+    });
+    let mut levelled = body.levelize();
+    let next = levelled.outputs.pop().map(|v| v.wires).unwrap_or_default();
+    Block {
+        body: Body::from(levelled),
+        carried: b
+            .carried
+            .iter()
+            .zip(next)
+            .map(|(c, next)| Carried { next, ..c.clone() })
+            .collect(),
+        ..b.clone()
+    }
+}
+
+/// How many iterations of `block` to run as one body: 1 unless it is a
+/// sequential loop of plain gates whose AND levels are narrow.
+fn unroll_factor(block: &Block) -> u64 {
+    if block.parallel || !block.body.blocks.is_empty() || block.count < 4 {
+        return 1;
+    }
+    // An iteration that reads what an earlier one wrote to the enclosing
+    // circuit must wait for it: such loops keep one iteration at a time.
+    let (ins, outs) = (
+        span(&block.inputs, block.count),
+        span(&block.outputs, block.count),
+    );
+    if ins.0 < outs.1 && outs.0 < ins.1 {
+        return 1;
+    }
+    let body = &block.body.circuit;
+    let stats = CircuitStats::of(body);
+    let median = stats.median_ands_per_level();
+    if stats.and_gates == 0 || median >= NARROW {
+        return 1;
+    }
+    let by_width = TARGET_WIDTH.div_ceil(median.max(1)) as u64;
+    let by_size = (MAX_UNROLLED_GATES / body.gates.len().max(1)) as u64;
+    by_width
+        .min(by_size)
+        .min(MAX_UNROLL)
+        .min(block.count / 2)
+        .max(1)
+}
+
+/// The smallest and one past the largest wire a wiring touches over `count`
+/// iterations (`(MAX, 0)` for none).
+fn span(wiring: &Wiring, count: u64) -> (i64, i64) {
+    let (mut lo, mut hi) = (i64::MAX, 0);
+    for seg in &wiring.segments {
+        let (a, b) = match seg {
+            Segment::Affine { len, start, step } => {
+                let last = *start as i64 + (count as i64 - 1) * step;
+                (
+                    (*start as i64).min(last),
+                    (*start as i64).max(last) + *len as i64,
+                )
+            }
+            Segment::Table { wires, .. } => (
+                wires.iter().min().map_or(i64::MAX, |&w| w as i64),
+                wires.iter().max().map_or(0, |&w| w as i64 + 1),
+            ),
+        };
+        lo = lo.min(a);
+        hi = hi.max(b);
+    }
+    (lo, hi)
+}
+
+/// `block` as a loop over `u` iterations at a time (one body holding `u`
+/// copies, levelled), followed by a loop over the remaining iterations.
+/// New wires of the enclosing circuit (for the values carried from one loop
+/// to the other) are taken from `num_wires`.
+fn unroll(block: &Block, u: u64, num_wires: &mut Wire) -> Vec<Block> {
+    let groups = block.count / u;
+    let rest = block.count % u;
+    let body = unrolled_body(block, u as usize);
+    let inputs = regroup(&block.inputs, block.count, u, groups);
+    let outputs = regroup(&block.outputs, block.count, u, groups);
+    let mut first = Block {
+        position: block.position,
+        count: groups,
+        parallel: false,
+        body: body.0,
+        shared: block.shared.clone(),
+        carried: block
+            .carried
+            .iter()
+            .zip(&body.1)
+            .map(|(c, &next)| Carried {
+                init: c.init,
+                next,
+                last: c.last,
+            })
+            .collect(),
+        inputs,
+        outputs,
+    };
+    if rest == 0 {
+        return vec![first];
+    }
+    // The first loop leaves its carried values in fresh wires; the second
+    // starts from them.
+    let mut second = Block {
+        count: rest,
+        inputs: tail(&block.inputs, block.count, groups * u),
+        outputs: tail(&block.outputs, block.count, groups * u),
+        ..block.clone()
+    };
+    for (a, b) in first.carried.iter_mut().zip(second.carried.iter_mut()) {
+        let w = *num_wires;
+        *num_wires += 1;
+        a.last = Some(w);
+        b.init = w;
+    }
+    vec![first, second]
+}
+
+/// The body of `u` iterations of `block`, levelled, and the wires that hold
+/// its carried values at the end.
+fn unrolled_body(block: &Block, u: usize) -> (Body, Vec<Wire>) {
+    let body = &block.body.circuit;
+    let (s, c, w) = (
+        block.shared.len(),
+        block.carried.len(),
+        block.inputs.width(),
+    );
+    // One body in single assignment, its carried values as an extra output.
+    let mut with_next = body.clone();
+    with_next.outputs.push(OutputValue {
+        name: "next".into(),
+        wires: block.carried.iter().map(|v| v.next).collect(),
+    });
+    let one = with_next.ssa();
+    let n_in = one.input_bits() as Wire;
+    let per_copy = one.gates.len() as Wire;
+    let total_in = (s + c + u * w) as Wire;
+    let mut gates = Vec::with_capacity(u * one.gates.len());
+    // carried[j]: the wire holding carried value j before the current copy.
+    let mut carried: Vec<Wire> = (s as Wire..(s + c) as Wire).collect();
+    let mut outputs = Vec::with_capacity(u * body.output_bits());
+    for copy in 0..u {
+        let base = total_in + copy as Wire * per_copy;
+        let map = |x: Wire| -> Wire {
+            if x < s as Wire {
+                x
+            } else if x < (s + c) as Wire {
+                carried[x as usize - s]
+            } else if x < n_in {
+                (s + c + copy * w) as Wire + (x - (s + c) as Wire)
+            } else {
+                base + (x - n_in)
+            }
+        };
+        for (i, g) in one.gates.iter().enumerate() {
+            gates.push(g.rewire(map, base + i as Wire));
+        }
+        let values = &one.outputs;
+        outputs.extend(
+            values[..values.len() - 1]
+                .iter()
+                .flat_map(|v| v.wires.iter().map(|&x| map(x))),
+        );
+        carried = values[values.len() - 1]
+            .wires
+            .iter()
+            .map(|&x| map(x))
+            .collect();
+    }
+    let width = |n: usize| n as u32;
+    let composed = Circuit {
+        num_wires: total_in + u as Wire * per_copy,
+        inputs: vec![
+            InputValue {
+                name: "shared".into(),
+                party: Party::A,
+                width: width(s),
+            },
+            InputValue {
+                name: "carried".into(),
+                party: Party::A,
+                width: width(c),
+            },
+            InputValue {
+                name: "iteration".into(),
+                party: Party::A,
+                width: width(u * w),
+            },
+        ],
+        outputs: vec![
+            OutputValue {
+                name: "out".into(),
+                wires: outputs,
+            },
+            OutputValue {
+                name: "next".into(),
+                wires: carried,
+            },
+        ],
+        gates,
+    };
+    let mut levelled = composed.levelize();
+    let next = levelled.outputs.pop().map(|v| v.wires).unwrap_or_default();
+    (Body::from(levelled), next)
+}
+
+/// The wiring of a loop over `u` iterations at a time: iteration `g` of it
+/// covers iterations `g * u .. g * u + u` of the original loop (of `count`
+/// iterations), their positions laid end to end.
+fn regroup(wiring: &Wiring, count: u64, u: u64, groups: u64) -> Wiring {
+    let mut segments = Vec::new();
+    for copy in 0..u {
+        for seg in &wiring.segments {
+            segments.push(match seg {
+                Segment::Affine { len, start, step } => Segment::Affine {
+                    len: *len,
+                    start: (*start as i64 + copy as i64 * step) as Wire,
+                    step: step * u as i64,
+                },
+                Segment::Table { len, wires } => {
+                    let len = *len as usize;
+                    let mut part = Vec::with_capacity(groups as usize * len);
+                    for g in 0..groups {
+                        let k = (g * u + copy) as usize;
+                        part.extend_from_slice(&wires[k * len..(k + 1) * len]);
+                    }
+                    Segment::Table {
+                        len: len as u32,
+                        wires: part,
+                    }
+                }
+            });
+        }
+    }
+    debug_assert!(groups * u <= count);
+    Wiring { segments }
+}
+
+/// The wiring of iterations `from..count` as a loop of their own.
+fn tail(wiring: &Wiring, count: u64, from: u64) -> Wiring {
+    Wiring {
+        segments: wiring
+            .segments
+            .iter()
+            .map(|seg| match seg {
+                Segment::Affine { len, start, step } => Segment::Affine {
+                    len: *len,
+                    start: (*start as i64 + from as i64 * step) as Wire,
+                    step: *step,
+                },
+                Segment::Table { len, wires } => Segment::Table {
+                    len: *len,
+                    wires: wires[from as usize * *len as usize..count as usize * *len as usize]
+                        .to_vec(),
+                },
+            })
+            .collect(),
+    }
+}

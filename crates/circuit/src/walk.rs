@@ -1,0 +1,625 @@
+//! The one executor of programs: it walks the block tree and streams gates
+//! to an [`Engine`] (plaintext, garbler, evaluator, or anything else that
+//! interprets gates), holding only the frames of the blocks being run —
+//! never the unrolled circuit.
+//!
+//! Gates are handed to the engine in batches: within every maximal run of
+//! consecutive AND gates of a batch, no AND reads another's output, so the
+//! engine can hash the run at once. Instances of a parallel block whose body
+//! is narrow run several at a time in lockstep (their copies of the body
+//! advance segment by segment), so the engine still gets full batches; the
+//! same lanes carry through loops nested in the body.
+
+use std::ops::Range;
+
+use crate::circuit::Circuit;
+use crate::gate::{Gate, Wire};
+use crate::program::{Block, Frame, Program};
+
+/// An interpreter of gates over labels of some kind: plaintext bits, garbler
+/// 0-labels, evaluator active labels, or anything else that walks a circuit.
+pub trait Engine {
+    /// What a wire holds for this interpreter.
+    type Label: Copy + Default;
+    /// What can go wrong (a network error, say).
+    type Error;
+    /// Runs `gates` (topologically ordered) over `labels`, indexed by wire.
+    /// Within every maximal run of consecutive AND gates in `gates`, no AND
+    /// reads the output of another: each run can be hashed as one batch.
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Self::Label]) -> Result<(), Self::Error>;
+    /// The next `n` AND gates (in execution order) run elsewhere (on another
+    /// engine, see [`Hooks`]): this engine's next AND gate comes after them.
+    fn skip_ands(&mut self, n: u64);
+}
+
+/// Cuts `gates` into consecutive batches in which no AND of a run of
+/// consecutive ANDs reads the output of an earlier AND of the same run, and
+/// calls `f` on each. A cut is made only where such a dependency would occur,
+/// so a levelled circuit gives one batch per AND level.
+pub fn for_each_batch<E>(
+    gates: &[Gate],
+    num_wires: Wire,
+    f: impl FnMut(&[Gate]) -> Result<(), E>,
+) -> Result<(), E> {
+    Batches::of(gates, num_wires, &[]).for_each(gates, f)
+}
+
+/// Where a gate list is cut into batches (see [`for_each_batch`]), computed
+/// once and reused, e.g. for every iteration of a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batches {
+    /// Index of the first gate of every batch but the first.
+    cuts: Vec<usize>,
+}
+
+impl Batches {
+    /// The batches of `gates` over `num_wires` wire slots, also cut at every
+    /// index in `positions` (sorted; where blocks run).
+    pub fn of(gates: &[Gate], num_wires: Wire, positions: &[usize]) -> Batches {
+        // written[w] == run: wire w was written by an AND of the current run.
+        let mut written = vec![0u32; num_wires as usize];
+        let mut run = 1u32;
+        let mut cuts = Vec::new();
+        let mut forced = positions.iter().peekable();
+        for (i, g) in gates.iter().enumerate() {
+            if forced.next_if(|&&p| p <= i).is_some() {
+                while forced.next_if(|&&p| p <= i).is_some() {}
+                if i > 0 && cuts.last() != Some(&i) {
+                    cuts.push(i);
+                }
+                run += 1;
+            }
+            match *g {
+                Gate::And { a, b, out } => {
+                    if written[a as usize] == run || written[b as usize] == run {
+                        cuts.push(i);
+                        run += 1;
+                    }
+                    written[out as usize] = run;
+                }
+                _ => {
+                    if i > 0 && gates[i - 1].is_and() {
+                        run += 1;
+                    }
+                }
+            }
+        }
+        Batches { cuts }
+    }
+
+    /// Calls `f` on every batch of `gates` (the list these batches were
+    /// computed for), in order.
+    pub fn for_each<E>(
+        &self,
+        gates: &[Gate],
+        f: impl FnMut(&[Gate]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.for_each_in(gates, 0..gates.len(), f)
+    }
+
+    /// [`Batches::for_each`] over the gates in `range` only (a range that
+    /// starts and ends at cuts or block positions).
+    pub fn for_each_in<E>(
+        &self,
+        gates: &[Gate],
+        range: Range<usize>,
+        mut f: impl FnMut(&[Gate]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let first = self.cuts.partition_point(|&c| c <= range.start);
+        let mut start = range.start;
+        for &cut in self.cuts[first..].iter().take_while(|&&c| c < range.end) {
+            f(&gates[start..cut])?;
+            start = cut;
+        }
+        f(&gates[start..range.end])
+    }
+}
+
+/// The plaintext interpreter.
+pub struct PlainEngine;
+
+impl Engine for PlainEngine {
+    type Label = bool;
+    type Error = std::convert::Infallible;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [bool]) -> Result<(), Self::Error> {
+        crate::circuit::eval_gates(gates, labels);
+        Ok(())
+    }
+    fn skip_ands(&mut self, _: u64) {}
+}
+
+/// An interpreter that records the gates it is given as one flat circuit in
+/// single assignment: its labels are the wires of that circuit (see
+/// [`Program::unrolled`]).
+#[derive(Debug, Default)]
+pub struct Recorder {
+    /// The gates recorded, over wires `0..next`.
+    pub gates: Vec<Gate>,
+    /// The next fresh wire.
+    pub next: Wire,
+}
+
+impl Engine for Recorder {
+    type Label = Wire;
+    type Error = std::convert::Infallible;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Wire]) -> Result<(), Self::Error> {
+        for g in gates {
+            let out = self.next;
+            self.next += 1;
+            self.gates.push(g.rewire(|w| labels[w as usize], out));
+            labels[g.out() as usize] = out;
+        }
+        Ok(())
+    }
+    fn skip_ands(&mut self, _: u64) {}
+}
+
+/// What the walker needs of a frame, computed once per program: where its
+/// gates are cut into batches and lockstep segments, and the plans of its
+/// blocks.
+#[derive(Debug)]
+pub struct Plan<'p> {
+    /// The frame.
+    pub frame: Frame<'p>,
+    batches: Batches,
+    /// Lockstep segments: maximal runs of AND gates (no AND reading another
+    /// of the run) or of free gates, never across a block.
+    segments: Vec<Range<usize>>,
+    /// The plans of the frame's blocks, in order.
+    pub blocks: Vec<BlockPlan<'p>>,
+}
+
+/// A block of a [`Plan`], with what running it needs.
+#[derive(Debug)]
+pub struct BlockPlan<'p> {
+    /// The block.
+    pub block: &'p Block,
+    /// The plan of its body.
+    pub body: Plan<'p>,
+    /// How many instances of a parallel block run in lockstep.
+    pub lockstep: usize,
+    /// AND gates of one iteration.
+    pub body_ands: u64,
+    /// The body's output wires, value after value.
+    outputs: Vec<Wire>,
+    /// Index of the walker's scratch buffers for this block.
+    id: usize,
+}
+
+impl<'p> Plan<'p> {
+    /// The plan of a whole program.
+    pub fn of(program: &'p Program) -> Plan<'p> {
+        let mut next_id = 0;
+        Plan::of_frame(program.frame(), &mut next_id)
+    }
+
+    fn of_frame(frame: Frame<'p>, next_id: &mut usize) -> Plan<'p> {
+        let c = frame.circuit;
+        let positions: Vec<usize> = frame.blocks.iter().map(|b| b.position).collect();
+        let batches = Batches::of(&c.gates, c.num_wires, &positions);
+        let mut segments: Vec<Range<usize>> = Vec::new();
+        let mut cuts = batches.cuts.iter().peekable();
+        let mut forced = positions.iter().peekable();
+        for (i, g) in c.gates.iter().enumerate() {
+            let mut cut = cuts.next_if(|&&k| k == i).is_some();
+            while forced.next_if(|&&p| p <= i).is_some() {
+                cut = true;
+            }
+            match segments.last_mut() {
+                Some(last) if !cut && c.gates[last.start].is_and() == g.is_and() => {
+                    last.end = i + 1
+                }
+                _ => segments.push(i..i + 1),
+            }
+        }
+        let blocks = frame
+            .blocks
+            .iter()
+            .map(|block| {
+                let id = *next_id;
+                *next_id += 1;
+                let body = Plan::of_frame(block.frame(), next_id);
+                BlockPlan {
+                    block,
+                    lockstep: lockstep(block),
+                    body_ands: block.body_ands(),
+                    outputs: block.body.circuit.output_wires().collect(),
+                    body,
+                    id,
+                }
+            })
+            .collect();
+        Plan {
+            frame,
+            batches,
+            segments,
+            blocks,
+        }
+    }
+
+    /// Number of blocks in the whole tree (the walker's scratch slots).
+    fn block_count(&self) -> usize {
+        self.blocks
+            .iter()
+            .map(|b| 1 + b.body.block_count())
+            .sum::<usize>()
+    }
+}
+
+/// How many instances of a parallel block run in lockstep: bodies whose AND
+/// levels are narrow (median under 32 gates) run up to 16 at a time, so the
+/// levels become a few hundred gates wide, as long as the group's labels
+/// stay within 256 KiB (cache-sized); wider bodies run one at a time (their
+/// batches are full already, and more copies only crowd the caches).
+pub fn lockstep(block: &Block) -> usize {
+    if !block.parallel {
+        return 1;
+    }
+    let body = &block.body.circuit;
+    let median = crate::levels::CircuitStats::of(body)
+        .median_ands_per_level()
+        .max(1);
+    let group = if median < 32 {
+        (512 / median).min(16)
+    } else {
+        1
+    };
+    let fits = (16384 / body.num_wires.max(1) as usize).max(1);
+    let count = usize::try_from(block.count).unwrap_or(usize::MAX);
+    group.min(fits).min(count.max(1))
+}
+
+/// Decides who runs the instances of the parallel blocks a walk meets
+/// outside lockstep (the coarse-grained scheduler splits them between
+/// threads); [`InOrder`] runs them on the walk's own engine.
+pub trait Hooks<E: Engine> {
+    /// Runs every instance of the parallel block `block`, reading its inputs
+    /// from and writing its outputs to `parent`; `walker` and `engine` are
+    /// the walk's own (its next AND gate is the block's first).
+    fn parallel(
+        &mut self,
+        walker: &mut Walker<'_, '_, E::Label>,
+        block: &BlockPlan<'_>,
+        parent: &mut [E::Label],
+        engine: &mut E,
+    ) -> Result<(), E::Error>;
+}
+
+/// Runs every parallel block's instances in order on the walk's engine.
+pub struct InOrder;
+
+impl<E: Engine> Hooks<E> for InOrder {
+    fn parallel(
+        &mut self,
+        walker: &mut Walker<'_, '_, E::Label>,
+        block: &BlockPlan<'_>,
+        parent: &mut [E::Label],
+        engine: &mut E,
+    ) -> Result<(), E::Error> {
+        walker.run_instances_in_place(block, 0..block.block.count, parent, engine, self)
+    }
+}
+
+/// Scratch buffers of one block.
+#[derive(Default)]
+struct Scratch<L> {
+    frames: Vec<L>,
+    carried: Vec<L>,
+}
+
+/// Walks a program's [`Plan`]; holds the frames of the blocks being run.
+pub struct Walker<'a, 'p, L> {
+    plan: &'a Plan<'p>,
+    scratch: Vec<Scratch<L>>,
+    combined: Vec<Gate>,
+}
+
+impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
+    /// A walker of `plan`.
+    pub fn new(plan: &'a Plan<'p>) -> Self {
+        Walker {
+            plan,
+            scratch: (0..plan.block_count())
+                .map(|_| Scratch::default())
+                .collect(),
+            combined: Vec::new(),
+        }
+    }
+
+    /// Runs the whole program with `engine`: `inputs` holds one label per
+    /// input bit; returns one label per output bit, value after value.
+    pub fn run<E: Engine<Label = L>>(
+        &mut self,
+        engine: &mut E,
+        inputs: &[L],
+        hooks: &mut impl Hooks<E>,
+    ) -> Result<Vec<L>, E::Error> {
+        let main = self.plan.frame.circuit;
+        assert_eq!(inputs.len(), main.input_bits(), "one label per input bit");
+        let mut labels = vec![L::default(); main.num_wires as usize];
+        labels[..inputs.len()].copy_from_slice(inputs);
+        let plan = self.plan;
+        self.frame(plan, &mut labels, 1, engine, hooks)?;
+        Ok(main.output_wires().map(|w| labels[w as usize]).collect())
+    }
+
+    /// Runs the main frame's gates `range` (between blocks) on `labels`.
+    pub fn main_gates<E: Engine<Label = L>>(
+        &mut self,
+        range: Range<usize>,
+        labels: &mut [L],
+        engine: &mut E,
+    ) -> Result<(), E::Error> {
+        let plan = self.plan;
+        self.gates(plan, range, labels, 1, engine)
+    }
+
+    /// Runs main block `index` (on one lane) with `engine` and `hooks`.
+    pub fn main_block<E: Engine<Label = L>>(
+        &mut self,
+        index: usize,
+        labels: &mut [L],
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+    ) -> Result<(), E::Error> {
+        let plan = self.plan;
+        self.block(&plan.blocks[index], labels, 1, engine, hooks)
+    }
+
+    /// Runs a frame over `labels`, `lanes` copies of it side by side (lane
+    /// `r` at `labels[r * num_wires..]`) in lockstep.
+    fn frame<E: Engine<Label = L>>(
+        &mut self,
+        plan: &Plan<'_>,
+        labels: &mut [L],
+        lanes: usize,
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+    ) -> Result<(), E::Error> {
+        let mut at = 0;
+        for bp in &plan.blocks {
+            self.gates(plan, at..bp.block.position, labels, lanes, engine)?;
+            at = bp.block.position;
+            self.block(bp, labels, lanes, engine, hooks)?;
+        }
+        self.gates(
+            plan,
+            at..plan.frame.circuit.gates.len(),
+            labels,
+            lanes,
+            engine,
+        )
+    }
+
+    fn block<E: Engine<Label = L>>(
+        &mut self,
+        bp: &BlockPlan<'_>,
+        labels: &mut [L],
+        lanes: usize,
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+    ) -> Result<(), E::Error> {
+        if bp.block.parallel && lanes == 1 {
+            hooks.parallel(self, bp, labels, engine)
+        } else {
+            self.iterate(bp, labels, lanes, engine, hooks)
+        }
+    }
+
+    /// Runs the gates `range` of a frame (a range between blocks).
+    fn gates<E: Engine<Label = L>>(
+        &mut self,
+        plan: &Plan<'_>,
+        range: Range<usize>,
+        labels: &mut [L],
+        lanes: usize,
+        engine: &mut E,
+    ) -> Result<(), E::Error> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let gates = &plan.frame.circuit.gates;
+        if lanes == 1 {
+            return plan
+                .batches
+                .for_each_in(gates, range, |batch| engine.run_gates(batch, labels));
+        }
+        let nw = plan.frame.circuit.num_wires as usize;
+        let first = plan.segments.partition_point(|s| s.start < range.start);
+        for seg in plan.segments[first..]
+            .iter()
+            .take_while(|s| s.start < range.end)
+        {
+            let part = &gates[seg.clone()];
+            if part[0].is_and() {
+                // The lanes' copies of an AND run form one batch.
+                self.combined.clear();
+                for r in 0..lanes {
+                    let off = (r * nw) as Wire;
+                    self.combined.extend(
+                        part.iter()
+                            .map(|gate| gate.rewire(|w| w + off, gate.out() + off)),
+                    );
+                }
+                engine.run_gates(&self.combined, labels)?;
+            } else {
+                for lane in labels.chunks_exact_mut(nw).take(lanes) {
+                    engine.run_gates(part, lane)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs all iterations of a block one after another, each on `lanes`
+    /// lanes (the lanes of the enclosing frame).
+    fn iterate<E: Engine<Label = L>>(
+        &mut self,
+        bp: &BlockPlan<'_>,
+        parent: &mut [L],
+        lanes: usize,
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+    ) -> Result<(), E::Error> {
+        let b = bp.block;
+        let cnw = b.body.circuit.num_wires as usize;
+        let pnw = parent.len() / lanes;
+        let (s, c) = (b.shared.len(), b.carried.len());
+        let mut sc = std::mem::take(&mut self.scratch[bp.id]);
+        sc.frames.clear();
+        sc.frames.resize(lanes * cnw, L::default());
+        sc.carried.clear();
+        for p in parent.chunks_exact(pnw).take(lanes) {
+            sc.carried
+                .extend(b.carried.iter().map(|v| p[v.init as usize]));
+        }
+        let result = (|| {
+            for k in 0..b.count {
+                for (r, (f, p)) in sc
+                    .frames
+                    .chunks_exact_mut(cnw)
+                    .zip(parent.chunks_exact(pnw))
+                    .enumerate()
+                {
+                    for (slot, &w) in f.iter_mut().zip(&b.shared) {
+                        *slot = p[w as usize];
+                    }
+                    f[s..s + c].copy_from_slice(&sc.carried[r * c..(r + 1) * c]);
+                    b.inputs.gather(k, p, &mut f[s + c..]);
+                }
+                self.frame(&bp.body, &mut sc.frames, lanes, engine, hooks)?;
+                for (r, (f, p)) in sc
+                    .frames
+                    .chunks_exact(cnw)
+                    .zip(parent.chunks_exact_mut(pnw))
+                    .enumerate()
+                {
+                    scatter_outputs(bp, k, f, p);
+                    for (slot, v) in sc.carried[r * c..(r + 1) * c].iter_mut().zip(&b.carried) {
+                        *slot = f[v.next as usize];
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if result.is_ok() {
+            for (r, p) in parent.chunks_exact_mut(pnw).take(lanes).enumerate() {
+                for (v, &l) in b.carried.iter().zip(&sc.carried[r * c..(r + 1) * c]) {
+                    if let Some(w) = v.last {
+                        p[w as usize] = l;
+                    }
+                }
+            }
+        }
+        self.scratch[bp.id] = sc;
+        result
+    }
+
+    /// Runs the instances `range` of a parallel block, a lockstep group at a
+    /// time, reading their inputs from `parent` (one lane, indexed by wire)
+    /// and writing their outputs there.
+    pub fn run_instances_in_place<E: Engine<Label = L>>(
+        &mut self,
+        bp: &BlockPlan<'_>,
+        range: Range<u64>,
+        parent: &mut [L],
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+    ) -> Result<(), E::Error> {
+        self.run_instance_groups(bp, range, parent, engine, hooks, |k, frame, parent| {
+            scatter_outputs(bp, k, frame, parent)
+        })
+    }
+
+    /// Runs the instances `range` of a parallel block like
+    /// [`Walker::run_instances_in_place`] but leaves `parent` as it is: the
+    /// outputs are appended to `out`, instance after instance (for threads
+    /// that share `parent`; see [`scatter_instances`]).
+    pub fn run_instances<E: Engine<Label = L>>(
+        &mut self,
+        bp: &BlockPlan<'_>,
+        range: Range<u64>,
+        parent: &[L],
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+        out: &mut Vec<L>,
+    ) -> Result<(), E::Error> {
+        let outputs = &bp.outputs;
+        let mut parent = parent;
+        self.run_instance_groups(bp, range, &mut parent, engine, hooks, |_, frame, _| {
+            out.extend(outputs.iter().map(|&w| frame[w as usize]))
+        })
+    }
+
+    /// Runs the instances `range` of a parallel block in lockstep groups,
+    /// calling `done(k, frame, parent)` for each instance `k` after its group.
+    fn run_instance_groups<E: Engine<Label = L>, P: AsRef<[L]> + ?Sized>(
+        &mut self,
+        bp: &BlockPlan<'_>,
+        range: Range<u64>,
+        parent: &mut P,
+        engine: &mut E,
+        hooks: &mut impl Hooks<E>,
+        mut done: impl FnMut(u64, &[L], &mut P),
+    ) -> Result<(), E::Error> {
+        let b = bp.block;
+        let cnw = b.body.circuit.num_wires as usize;
+        let s = b.shared.len();
+        let mut sc = std::mem::take(&mut self.scratch[bp.id]);
+        let result = (|| {
+            let mut k = range.start;
+            while k < range.end {
+                let group = (bp.lockstep as u64).min(range.end - k) as usize;
+                sc.frames.clear();
+                sc.frames.resize(group * cnw, L::default());
+                for (r, f) in sc.frames.chunks_exact_mut(cnw).enumerate() {
+                    let p = parent.as_ref();
+                    for (slot, &w) in f.iter_mut().zip(&b.shared) {
+                        *slot = p[w as usize];
+                    }
+                    b.inputs.gather(k + r as u64, p, &mut f[s..]);
+                }
+                self.frame(&bp.body, &mut sc.frames, group, engine, hooks)?;
+                for (r, f) in sc.frames.chunks_exact(cnw).enumerate() {
+                    done(k + r as u64, f, parent);
+                }
+                k += group as u64;
+            }
+            Ok(())
+        })();
+        self.scratch[bp.id] = sc;
+        result
+    }
+}
+
+/// Writes iteration `k`'s outputs from its body frame to the parent.
+fn scatter_outputs<L: Copy>(bp: &BlockPlan<'_>, k: u64, frame: &[L], parent: &mut [L]) {
+    bp.block
+        .outputs
+        .for_each(k, |j, w| parent[w as usize] = frame[bp.outputs[j] as usize]);
+}
+
+/// Writes the outputs of the instances `range` (as collected by
+/// [`Walker::run_instances`], instance after instance) to their wires.
+pub fn scatter_instances<L: Copy>(
+    bp: &BlockPlan<'_>,
+    range: Range<u64>,
+    outputs: &[L],
+    parent: &mut [L],
+) {
+    let width = bp.outputs.len();
+    for (k, out) in range.zip(outputs.chunks_exact(width.max(1))) {
+        bp.block.outputs.scatter(k, out, parent);
+    }
+}
+
+/// The circuit a frame runs, for callers that need its wires.
+impl Plan<'_> {
+    /// The frame's circuit.
+    pub fn circuit(&self) -> &Circuit {
+        self.frame.circuit
+    }
+}

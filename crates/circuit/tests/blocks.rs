@@ -1,0 +1,193 @@
+//! Programs with blocks (parallel regions, sequential loops, nested as deep
+//! as wanted) compute what a plain reading of their definition computes —
+//! whether run by the walker (with lockstep lanes), after `prepare`
+//! (levelled, narrow loops unrolled), unrolled into one circuit, or read
+//! back from the binary format.
+
+use rand::{Rng, SeedableRng};
+use twofold_circuit::prepare::prepare;
+use twofold_circuit::program::{flatten_inputs, split_outputs};
+use twofold_circuit::walk::Recorder;
+use twofold_circuit::{binary, eval_gates, Block, Circuit, Program};
+use twofold_testkit::{random_block_program, random_inputs};
+
+/// The reference: each block's iterations one after another, straight from
+/// the definition of a block.
+fn reference(circuit: &Circuit, blocks: &[Block], labels: &mut [bool]) {
+    let mut at = 0;
+    for b in blocks {
+        eval_gates(&circuit.gates[at..b.position], labels);
+        at = b.position;
+        let body = &b.body.circuit;
+        let mut carried: Vec<bool> = b.carried.iter().map(|c| labels[c.init as usize]).collect();
+        for k in 0..b.count {
+            let mut frame = vec![false; body.num_wires as usize];
+            let ins: Vec<bool> = b
+                .shared
+                .iter()
+                .map(|&w| labels[w as usize])
+                .chain(carried.iter().copied())
+                .chain(b.inputs.wires(k).iter().map(|&w| labels[w as usize]))
+                .collect();
+            frame[..ins.len()].copy_from_slice(&ins);
+            reference(body, &b.body.blocks, &mut frame);
+            for (w, o) in b.outputs.wires(k).into_iter().zip(body.output_wires()) {
+                labels[w as usize] = frame[o as usize];
+            }
+            carried = b.carried.iter().map(|c| frame[c.next as usize]).collect();
+        }
+        for (c, v) in b.carried.iter().zip(carried) {
+            if let Some(w) = c.last {
+                labels[w as usize] = v;
+            }
+        }
+    }
+    eval_gates(&circuit.gates[at..], labels);
+}
+
+fn reference_eval(program: &Program, inputs: &[Vec<bool>]) -> Vec<Vec<bool>> {
+    let flat = flatten_inputs(&program.main, inputs).unwrap();
+    let mut labels = vec![false; program.main.num_wires as usize];
+    labels[..flat.len()].copy_from_slice(&flat);
+    reference(&program.main, &program.blocks, &mut labels);
+    let out: Vec<bool> = program
+        .main
+        .output_wires()
+        .map(|w| labels[w as usize])
+        .collect();
+    split_outputs(&program.main, &out)
+}
+
+#[test]
+fn random_block_programs_run_as_defined() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let (mut blocks, mut sequential, mut nested) = (0, 0, 0);
+    for round in 0..1500 {
+        let depth = rng.gen_range(1..=3);
+        let program = random_block_program(&mut rng, depth);
+        program
+            .validate()
+            .unwrap_or_else(|e| panic!("round {round}: {e}\n{program:?}"));
+        blocks += program.blocks.len();
+        sequential += program.blocks.iter().filter(|b| !b.parallel).count();
+        nested += program
+            .blocks
+            .iter()
+            .filter(|b| !b.body.blocks.is_empty())
+            .count();
+        let prepared = prepare(&program);
+        prepared.validate().unwrap();
+        let unrolled = program.unrolled();
+        unrolled.validate().unwrap();
+        // Every AND gate the program counts is executed once.
+        let mut recorder = Recorder::default();
+        let inputs = vec![0; program.main.input_bits()];
+        program.run(&mut recorder, &inputs).unwrap();
+        let executed = recorder.gates.iter().filter(|g| g.is_and()).count();
+        assert_eq!(executed as u64, program.and_count());
+        assert_eq!(recorder.gates.len() as u64, program.counts().gates);
+        let mut bytes = Vec::new();
+        binary::write_program(&program, &mut bytes).unwrap();
+        let read = binary::read_program(&mut bytes.as_slice()).unwrap();
+        assert_eq!(read, program);
+        assert_eq!(read.hash(), program.hash());
+        for _ in 0..3 {
+            let inputs = random_inputs(&mut rng, &program.main);
+            let want = reference_eval(&program, &inputs);
+            assert_eq!(program.eval(&inputs).unwrap(), want, "round {round}");
+            assert_eq!(
+                prepared.eval(&inputs).unwrap(),
+                want,
+                "round {round} (prepared)"
+            );
+            assert_eq!(
+                unrolled.eval(&inputs).unwrap(),
+                want,
+                "round {round} (unrolled)"
+            );
+        }
+    }
+    assert!(
+        blocks > 2000 && sequential > 1000 && nested > 500,
+        "{blocks} {sequential} {nested}"
+    );
+}
+
+/// A chain `acc = f(acc, x)` of many iterations of a narrow body: prepare
+/// unrolls it a few iterations at a time (and keeps the remainder), and the
+/// result is unchanged.
+#[test]
+fn narrow_loops_are_unrolled_by_prepare() {
+    use twofold_circuit::{Body, Carried, Gate, InputValue, OutputValue, Party, Wiring};
+    // Body: carried 4 bits c, shared 4 bits x: c' = (c & x) ^ rotate(c).
+    let body = Circuit {
+        num_wires: 16,
+        inputs: vec![InputValue {
+            name: "in".into(),
+            party: Party::A,
+            width: 8,
+        }],
+        outputs: vec![],
+        gates: (0..4)
+            .map(|i| Gate::And {
+                a: 4 + i,
+                b: i,
+                out: 8 + i,
+            })
+            .chain((0..4).map(|i| Gate::Xor {
+                a: 8 + i,
+                b: 4 + (i + 1) % 4,
+                out: 12 + i,
+            }))
+            .collect(),
+    };
+    for count in [0u64, 1, 5, 37, 64, 1000] {
+        let program = Program {
+            main: Circuit {
+                num_wires: 12,
+                inputs: vec![InputValue {
+                    name: "a".into(),
+                    party: Party::A,
+                    width: 8,
+                }],
+                outputs: vec![OutputValue {
+                    name: "out".into(),
+                    wires: (8..12).collect(),
+                }],
+                gates: vec![],
+            },
+            blocks: vec![Block {
+                position: 0,
+                count,
+                parallel: false,
+                body: Body::from(body.clone()),
+                shared: (0..4).collect(),
+                carried: (0..4)
+                    .map(|i| Carried {
+                        init: 4 + i,
+                        next: 12 + i,
+                        last: Some(8 + i),
+                    })
+                    .collect(),
+                inputs: Wiring::empty(),
+                outputs: Wiring::empty(),
+            }],
+        };
+        program.validate().unwrap();
+        let prepared = prepare(&program);
+        prepared.validate().unwrap();
+        if count >= 64 {
+            assert!(prepared.blocks[0].count < count, "unrolled");
+            assert!(prepared.blocks[0].body.circuit.and_count() > 4);
+        }
+        assert_eq!(prepared.and_count(), program.and_count());
+        let mut rng = rand::rngs::StdRng::seed_from_u64(count);
+        for _ in 0..20 {
+            let inputs = random_inputs(&mut rng, &program.main);
+            assert_eq!(
+                prepared.eval(&inputs).unwrap(),
+                reference_eval(&program, &inputs)
+            );
+        }
+    }
+}
