@@ -2,10 +2,10 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::circuit::{Circuit, InputValue, OutputValue, Party};
+use crate::assemble::{PendingBlock, RawFrame};
+use crate::circuit::{Circuit, InputValue, Party};
 use crate::gate::{Gate, Wire};
 use crate::program::Program;
-use crate::regions::{extract_regions, RegionVerdict};
 use crate::CircuitError;
 
 /// A bit while a circuit is being built: a public constant or a wire.
@@ -33,36 +33,51 @@ impl From<bool> for Bit {
     }
 }
 
-/// Builds a [`Circuit`]. Every operation folds constants (`x & 0 = 0`,
+/// Builds a [`Program`]. Every operation folds constants (`x & 0 = 0`,
 /// `x ^ x = 0`, `!!x = x`, …) and reuses an existing gate with the same inputs
-/// (structural hashing), so the circuit never holds the same gate twice.
-/// [`Builder::finish`] removes dead gates and compacts the wires.
+/// (structural hashing), so a frame never holds the same gate twice.
+/// [`Builder::finish_program`] removes dead gates and compacts the wires.
+///
+/// Gates go to the current *frame*: the main circuit, or the body of a block
+/// being built ([`Builder::begin_frame`]). Wire numbers are unique across
+/// all frames while building; each frame is renumbered when it is finished.
 #[derive(Default)]
 pub struct Builder {
-    gates: Vec<Gate>,
     next_wire: Wire,
     inputs: Vec<(InputValue, Vec<Wire>)>,
     outputs: Vec<(String, Vec<Bit>)>,
-    /// Existing gates by (kind, inputs): the wire they write and their index.
-    hashed: HashMap<Gate, (Wire, usize)>,
-    /// `w -> !w` both ways, with the index of the INV gate.
-    negation: HashMap<Wire, (Wire, usize)>,
-    /// Gates in `barrier` are not reused by structural hashing (the earlier
-    /// iterations of the open parallel loop).
-    barrier: std::ops::Range<usize>,
-    /// Whether a parallel loop is open.
-    loop_open: bool,
-    /// Proposed parallel loops: the gate range of each iteration.
-    proposals: Vec<Vec<std::ops::Range<usize>>>,
+    /// The frame being built.
+    frame: FrameState,
+    /// The frames it is nested in, innermost last.
+    outer: Vec<FrameState>,
 }
 
-/// A candidate parallel loop being built (see [`Builder::begin_loop`]).
+/// The gates, blocks and hashing state of one frame.
+#[derive(Default)]
+struct FrameState {
+    gates: Vec<Gate>,
+    blocks: Vec<PendingBlock>,
+    /// Existing gates by (kind, inputs): the wire they write.
+    hashed: HashMap<Gate, Wire>,
+    /// `w -> !w` both ways.
+    negation: HashMap<Wire, Wire>,
+    /// Wires of this frame holding 0 and 1, once made.
+    constants: [Option<Wire>; 2],
+}
+
+/// A frame being built (see [`Builder::begin_frame`]).
 #[derive(Debug)]
-pub struct LoopMark {
-    /// False for a loop nested in another candidate: it is ignored.
-    active: bool,
-    /// First gate of each iteration.
-    starts: Vec<usize>,
+pub struct FrameMark {
+    depth: usize,
+    first_wire: Wire,
+}
+
+impl FrameMark {
+    /// Whether `w` was made in this frame (or one nested in it): wires made
+    /// before the frame began are outside it.
+    pub fn contains(&self, w: Wire) -> bool {
+        w >= self.first_wire
+    }
 }
 
 impl Builder {
@@ -92,14 +107,14 @@ impl Builder {
         self.outputs.push((name.into(), bits.to_vec()));
     }
 
-    /// Number of gates emitted so far.
+    /// Number of gates emitted so far in the current frame.
     pub fn gate_count(&self) -> usize {
-        self.gates.len()
+        self.frame.gates.len()
     }
 
-    /// Number of AND gates emitted so far.
+    /// Number of AND gates emitted so far in the current frame.
     pub fn and_count(&self) -> usize {
-        self.gates.iter().filter(|g| g.is_and()).count()
+        self.frame.gates.iter().filter(|g| g.is_and()).count()
     }
 
     /// `a ^ b`
@@ -117,7 +132,7 @@ impl Builder {
                 if x == y {
                     return Bit::Const(false);
                 }
-                if self.negation.get(&x).map(|n| n.0) == Some(y) {
+                if self.frame.negation.get(&x) == Some(&y) {
                     return Bit::Const(true);
                 }
                 let (a, b) = (x.min(y), x.max(y));
@@ -141,7 +156,7 @@ impl Builder {
                 if x == y {
                     return a;
                 }
-                if self.negation.get(&x).map(|n| n.0) == Some(y) {
+                if self.frame.negation.get(&x) == Some(&y) {
                     return Bit::Const(false);
                 }
                 let (a, b) = (x.min(y), x.max(y));
@@ -155,16 +170,13 @@ impl Builder {
         match a {
             Bit::Const(c) => Bit::Const(!c),
             Bit::Wire(w) => {
-                if let Some(&(n, at)) = self.negation.get(&w) {
-                    if !self.barrier.contains(&at) {
-                        return Bit::Wire(n);
-                    }
+                if let Some(&n) = self.frame.negation.get(&w) {
+                    return Bit::Wire(n);
                 }
                 let out = self.emit(Gate::Inv { a: w, out: 0 });
                 if let Bit::Wire(n) = out {
-                    let at = self.gates.len() - 1;
-                    self.negation.insert(w, (n, at));
-                    self.negation.insert(n, (w, at));
+                    self.frame.negation.insert(w, n);
+                    self.frame.negation.insert(n, w);
                 }
                 out
             }
@@ -195,102 +207,85 @@ impl Builder {
         w
     }
 
+    /// A new wire that no gate writes: an input of the frame being built
+    /// (its value comes from outside, e.g. a block's wiring).
+    pub fn fresh_wire(&mut self) -> Wire {
+        self.fresh()
+    }
+
     fn emit(&mut self, gate: Gate) -> Bit {
-        if let Some(&(w, at)) = self.hashed.get(&gate) {
-            if !self.barrier.contains(&at) {
-                return Bit::Wire(w);
-            }
+        if let Some(&w) = self.frame.hashed.get(&gate) {
+            return Bit::Wire(w);
         }
         let out = self.fresh();
-        let placed = gate.rewire(|w| w, out);
-        self.hashed.insert(gate, (out, self.gates.len()));
-        self.gates.push(placed);
+        self.frame.hashed.insert(gate, out);
+        self.frame.gates.push(gate.rewire(|w| w, out));
         Bit::Wire(out)
     }
 
-    /// Starts a candidate parallel loop: its iterations (see
-    /// [`Builder::begin_iteration`]) are proposed as the instances of one
-    /// parallel region when the loop ends. A loop started while another is
-    /// open is ignored (the outermost loop wins).
-    pub fn begin_loop(&mut self) -> LoopMark {
-        let active = !self.loop_open;
-        self.loop_open |= active;
-        LoopMark {
-            active,
-            starts: Vec::new(),
+    /// Starts a frame: the gates made until [`Builder::end_frame`] form the
+    /// body of a block (they may read only wires made in the frame).
+    pub fn begin_frame(&mut self) -> FrameMark {
+        self.outer.push(std::mem::take(&mut self.frame));
+        FrameMark {
+            depth: self.outer.len(),
+            first_wire: self.next_wire,
         }
     }
 
-    /// Starts the next iteration of the loop `mark`: structural hashing does
-    /// not reuse gates made by its earlier iterations, so that iterations
-    /// share no gates.
-    pub fn begin_iteration(&mut self, mark: &mut LoopMark) {
-        if mark.active {
-            let now = self.gates.len();
-            if let Some(&first) = mark.starts.first() {
-                self.barrier = first..now;
+    /// Ends the frame `mark` began, returning its gates and blocks; the
+    /// enclosing frame is current again.
+    pub fn end_frame(&mut self, mark: FrameMark) -> RawFrame {
+        assert_eq!(mark.depth, self.outer.len(), "frames end in order");
+        let outer = self.outer.pop().expect("a frame was begun");
+        let inner = std::mem::replace(&mut self.frame, outer);
+        RawFrame {
+            gates: inner.gates,
+            blocks: inner.blocks,
+        }
+    }
+
+    /// Places a block in the current frame, after the gates made so far.
+    pub fn add_block(&mut self, mut block: PendingBlock) {
+        block.position = self.frame.gates.len();
+        self.frame.blocks.push(block);
+    }
+
+    /// A wire of the current frame holding `value`, made from `any` (a wire
+    /// of the frame) the first time: `any ^ any`, or its negation.
+    pub fn constant_wire(&mut self, value: bool, any: Wire) -> Wire {
+        if let Some(w) = self.frame.constants[value as usize] {
+            return w;
+        }
+        let zero = match self.frame.constants[0] {
+            Some(z) => z,
+            None => {
+                let z = self.xor_raw(any);
+                self.frame.constants[0] = Some(z);
+                z
             }
-            mark.starts.push(now);
+        };
+        if !value {
+            return zero;
         }
+        let one = self.fresh();
+        self.frame.gates.push(Gate::Inv { a: zero, out: one });
+        self.frame.constants[1] = Some(one);
+        one
     }
 
-    /// Ends the loop `mark`, proposing its iterations as a parallel region
-    /// (checked by [`Builder::finish_program`]).
-    pub fn end_loop(&mut self, mark: LoopMark) {
-        if mark.active {
-            let end = self.gates.len();
-            let mut bounds = mark.starts;
-            bounds.push(end);
-            self.proposals
-                .push(bounds.windows(2).map(|w| w[0]..w[1]).collect());
-            self.close_loop();
-        }
-    }
-
-    /// Drops the loop `mark` without proposing it: its gates stay in the main
-    /// circuit.
-    pub fn abandon_loop(&mut self, mark: LoopMark) {
-        if mark.active {
-            self.close_loop();
-        }
-    }
-
-    fn close_loop(&mut self) {
-        self.loop_open = false;
-        self.barrier = 0..0;
-    }
-
-    /// The finished circuit: inputs at wires `0..n` in declaration order, dead
-    /// gates removed, wire slots reused. Constant output bits are made from the
-    /// first input wire (`x ^ x`), so a circuit with a constant output needs at
-    /// least one input bit.
-    pub fn finish(self) -> Result<Circuit, CircuitError> {
-        Ok(self.single_assignment()?.0.compact())
-    }
-
-    /// Like [`Builder::finish`], but the proposed parallel loops (see
-    /// [`Builder::begin_loop`]) are checked on the circuit graph and the
-    /// accepted ones become SIMD regions; the verdict on each proposal comes
-    /// with the program. Without accepted loops the main circuit is compacted
-    /// as by `finish`.
-    pub fn finish_program(self) -> Result<(Program, Vec<RegionVerdict>), CircuitError> {
-        let (circuit, proposals) = self.single_assignment()?;
-        Ok(extract_regions(circuit, &proposals))
-    }
-
-    /// The circuit in single assignment (inputs at `0..n`, then every gate's
-    /// own wire), not compacted, and the loop proposals.
-    #[allow(clippy::type_complexity)]
-    fn single_assignment(
-        mut self,
-    ) -> Result<(Circuit, Vec<Vec<std::ops::Range<usize>>>), CircuitError> {
-        let needs_zero = self
+    /// The finished program: inputs at wires `0..n` in declaration order,
+    /// dead gates removed, wire slots reused. Constant output bits are made
+    /// from the first input wire (`x ^ x`), so a program with a constant
+    /// output needs at least one input bit.
+    pub fn finish_program(mut self) -> Result<Program, CircuitError> {
+        assert!(self.outer.is_empty(), "every frame has ended");
+        let needs_const = self
             .outputs
             .iter()
             .any(|(_, bits)| bits.iter().any(|b| matches!(b, Bit::Const(_))));
-        let mut zero = None;
-        let mut one = None;
-        if needs_zero {
+        let mut consts = [None, None];
+        if needs_const {
             let first = self
                 .inputs
                 .iter()
@@ -298,58 +293,46 @@ impl Builder {
                 .ok_or_else(|| {
                     CircuitError::Invalid("a constant output needs at least one input bit".into())
                 })?;
-            let z = self.xor_raw(first);
-            zero = Some(z);
-            if let Bit::Wire(o) = self.not(Bit::Wire(z)) {
-                one = Some(o);
-            }
+            consts = [false, true].map(|v| Some(self.constant_wire(v, first)));
         }
-        // Builder numbering -> final numbering: inputs first.
-        let mut map = vec![Wire::MAX; self.next_wire as usize];
-        let mut next: Wire = 0;
-        for (_, wires) in &self.inputs {
-            for &w in wires {
-                map[w as usize] = next;
-                next += 1;
-            }
-        }
-        for m in map.iter_mut().filter(|m| **m == Wire::MAX) {
-            *m = next;
-            next += 1;
-        }
-        let gates = self
-            .gates
-            .iter()
-            .map(|g| g.rewire(|w| map[w as usize], map[g.out() as usize]))
-            .collect();
-        let outputs = self
-            .outputs
-            .iter()
-            .map(|(name, bits)| OutputValue {
-                name: name.clone(),
-                wires: bits
+        let outputs = std::mem::take(&mut self.outputs)
+            .into_iter()
+            .map(|(name, bits)| {
+                let wires = bits
                     .iter()
                     .map(|b| match *b {
-                        Bit::Wire(w) => map[w as usize],
-                        Bit::Const(false) => map[zero.unwrap() as usize],
-                        Bit::Const(true) => map[one.unwrap() as usize],
+                        Bit::Wire(w) => w,
+                        Bit::Const(v) => consts[v as usize].expect("made above"),
                     })
-                    .collect(),
+                    .collect();
+                (name, wires)
             })
             .collect();
-        let circuit = Circuit {
-            num_wires: next,
-            inputs: self.inputs.into_iter().map(|(v, _)| v).collect(),
-            outputs,
-            gates,
+        let raw = RawFrame {
+            gates: self.frame.gates,
+            blocks: self.frame.blocks,
         };
-        Ok((circuit, self.proposals))
+        let a = raw.assemble(self.inputs, outputs, &[])?;
+        Ok(Program {
+            main: a.circuit,
+            blocks: a.blocks,
+        })
+    }
+
+    /// [`Builder::finish_program`] for a program without blocks: its main
+    /// circuit.
+    pub fn finish(self) -> Result<Circuit, CircuitError> {
+        let program = self.finish_program()?;
+        if !program.blocks.is_empty() {
+            return Err(CircuitError::Invalid("the program has blocks".into()));
+        }
+        Ok(program.main)
     }
 
     /// `w ^ w`, bypassing folding: the constant-zero wire.
     fn xor_raw(&mut self, w: Wire) -> Wire {
         let out = self.fresh();
-        self.gates.push(Gate::Xor { a: w, b: w, out });
+        self.frame.gates.push(Gate::Xor { a: w, b: w, out });
         out
     }
 }

@@ -26,7 +26,7 @@ impl Gate {
 
     /// The wires this gate reads (one or two).
     #[inline]
-    pub fn inputs(&self) -> impl Iterator<Item = Wire> {
+    pub fn inputs(&self) -> impl Iterator<Item = Wire> + Clone {
         let (a, b) = match *self {
             Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, Some(b)),
             Gate::Inv { a, .. } => (a, None),

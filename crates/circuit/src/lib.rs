@@ -1,6 +1,7 @@
 //! The circuit layer of twofold: the Boolean circuit IR, the builder, programs
 //! with parallel regions, file formats, plaintext evaluation and analysis.
 
+pub mod assemble;
 pub mod binary;
 pub mod bristol;
 pub mod builder;
@@ -10,20 +11,18 @@ pub mod levels;
 pub mod overlap;
 pub mod prepare;
 pub mod program;
-pub mod regions;
 pub mod synthetic;
 pub mod value;
 pub mod walk;
 pub mod wiring;
 
-pub use builder::LoopMark;
-pub use builder::{Bit, Builder};
+pub use assemble::{PendingBlock, RawFrame};
+pub use builder::{Bit, Builder, FrameMark};
 pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
 pub use gate::{Gate, Wire};
 pub use levels::CircuitStats;
-pub use overlap::MainOrder;
+pub use overlap::{Item, MainOrder};
 pub use program::{Block, Body, Carried, Frame, GateCounts, Program};
-pub use regions::RegionVerdict;
 pub use walk::{Engine, PlainEngine};
 pub use wiring::{Segment, Wiring};
 

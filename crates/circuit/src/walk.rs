@@ -329,6 +329,11 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
         }
     }
 
+    /// The plan this walker walks.
+    pub fn plan(&self) -> &'a Plan<'p> {
+        self.plan
+    }
+
     /// Runs the whole program with `engine`: `inputs` holds one label per
     /// input bit; returns one label per output bit, value after value.
     pub fn run<E: Engine<Label = L>>(

@@ -8,48 +8,14 @@ use rand::{Rng, SeedableRng};
 use twofold_circuit::prepare::prepare;
 use twofold_circuit::program::{flatten_inputs, split_outputs};
 use twofold_circuit::walk::Recorder;
-use twofold_circuit::{binary, eval_gates, Block, Circuit, Program};
-use twofold_testkit::{random_block_program, random_inputs};
-
-/// The reference: each block's iterations one after another, straight from
-/// the definition of a block.
-fn reference(circuit: &Circuit, blocks: &[Block], labels: &mut [bool]) {
-    let mut at = 0;
-    for b in blocks {
-        eval_gates(&circuit.gates[at..b.position], labels);
-        at = b.position;
-        let body = &b.body.circuit;
-        let mut carried: Vec<bool> = b.carried.iter().map(|c| labels[c.init as usize]).collect();
-        for k in 0..b.count {
-            let mut frame = vec![false; body.num_wires as usize];
-            let ins: Vec<bool> = b
-                .shared
-                .iter()
-                .map(|&w| labels[w as usize])
-                .chain(carried.iter().copied())
-                .chain(b.inputs.wires(k).iter().map(|&w| labels[w as usize]))
-                .collect();
-            frame[..ins.len()].copy_from_slice(&ins);
-            reference(body, &b.body.blocks, &mut frame);
-            for (w, o) in b.outputs.wires(k).into_iter().zip(body.output_wires()) {
-                labels[w as usize] = frame[o as usize];
-            }
-            carried = b.carried.iter().map(|c| frame[c.next as usize]).collect();
-        }
-        for (c, v) in b.carried.iter().zip(carried) {
-            if let Some(w) = c.last {
-                labels[w as usize] = v;
-            }
-        }
-    }
-    eval_gates(&circuit.gates[at..], labels);
-}
+use twofold_circuit::{binary, Circuit, Program};
+use twofold_testkit::{plain_frame, random_block_program, random_inputs};
 
 fn reference_eval(program: &Program, inputs: &[Vec<bool>]) -> Vec<Vec<bool>> {
     let flat = flatten_inputs(&program.main, inputs).unwrap();
     let mut labels = vec![false; program.main.num_wires as usize];
     labels[..flat.len()].copy_from_slice(&flat);
-    reference(&program.main, &program.blocks, &mut labels);
+    plain_frame(&program.main, &program.blocks, &mut labels);
     let out: Vec<bool> = program
         .main
         .output_wires()
@@ -118,7 +84,7 @@ fn random_block_programs_run_as_defined() {
 /// result is unchanged.
 #[test]
 fn narrow_loops_are_unrolled_by_prepare() {
-    use twofold_circuit::{Body, Carried, Gate, InputValue, OutputValue, Party, Wiring};
+    use twofold_circuit::{Block, Body, Carried, Gate, InputValue, OutputValue, Party, Wiring};
     // Body: carried 4 bits c, shared 4 bits x: c' = (c & x) ^ rotate(c).
     let body = Circuit {
         num_wires: 16,

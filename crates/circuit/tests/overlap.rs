@@ -5,17 +5,30 @@
 
 use rand::{Rng, SeedableRng};
 use twofold_circuit::program::{flatten_inputs, split_outputs};
-use twofold_circuit::{eval_gates, Builder, Gate, MainOrder, Party, Program};
-use twofold_testkit::{random_inputs, random_program};
+use twofold_circuit::{eval_gates, Builder, Gate, Item, MainOrder, Party, Program};
+use twofold_testkit::{
+    parallel_block, plain_block, plain_frame, random_block_program, random_inputs, random_program,
+};
 
-/// Plaintext run of `program` with its main gates arranged as `order`.
+/// Runs the steps `items` of `program`'s main circuit on `wires`.
+fn run_items(program: &Program, items: &[Item], wires: &mut [bool]) {
+    for item in items {
+        match item {
+            Item::Gates(g) => eval_gates(g, wires),
+            Item::Loop(b) => plain_block(&program.blocks[*b], wires),
+        }
+    }
+}
+
+/// Plaintext run of `program` with its main work arranged as `order`.
 fn run_arranged(program: &Program, order: &MainOrder, inputs: &[Vec<bool>]) -> Vec<Vec<bool>> {
     let flat = flatten_inputs(&program.main, inputs).unwrap();
     let mut wires = vec![false; program.main.num_wires as usize];
     wires[..flat.len()].copy_from_slice(&flat);
-    for (k, region) in program.blocks.iter().enumerate() {
-        assert!(region.parallel && region.body.blocks.is_empty());
-        eval_gates(&order.before[k], &mut wires);
+    for (k, &b) in order.regions.iter().enumerate() {
+        let region = &program.blocks[b];
+        assert!(region.parallel);
+        run_items(program, &order.before[k], &mut wires);
         // The region starts: it reads its inputs now.
         let read: Vec<Vec<bool>> = (0..region.count)
             .map(|k| {
@@ -23,25 +36,36 @@ fn run_arranged(program: &Program, order: &MainOrder, inputs: &[Vec<bool>]) -> V
                 ins.map(|w| wires[w as usize]).collect()
             })
             .collect();
-        eval_gates(&order.during[k], &mut wires);
+        run_items(program, &order.during[k], &mut wires);
         // The region ends: its outputs are written now.
         let body = &region.body.circuit;
         for (k, ins) in (0..region.count).zip(read) {
             let mut own = vec![false; body.num_wires as usize];
             own[..ins.len()].copy_from_slice(&ins);
-            eval_gates(&body.gates, &mut own);
+            plain_frame(body, &region.body.blocks, &mut own);
             for (dst, w) in region.outputs.wires(k).into_iter().zip(body.output_wires()) {
                 wires[dst as usize] = own[w as usize];
             }
         }
     }
-    eval_gates(&order.before[program.blocks.len()], &mut wires);
+    run_items(program, &order.before[order.regions.len()], &mut wires);
     let out: Vec<bool> = program
         .main
         .output_wires()
         .map(|w| wires[w as usize])
         .collect();
     split_outputs(&program.main, &out)
+}
+
+/// Gates in a list of steps.
+fn gates_in(items: &[Item]) -> usize {
+    items
+        .iter()
+        .map(|i| match i {
+            Item::Gates(g) => g.len(),
+            Item::Loop(_) => 0,
+        })
+        .sum()
 }
 
 #[test]
@@ -55,11 +79,11 @@ fn overlapped_order_computes_what_program_order_computes() {
         let order = program.main_overlapped();
         assert_eq!(order.before.len(), program.blocks.len() + 1);
         assert_eq!(order.during.len(), program.blocks.len());
-        let total: usize = order.before.iter().map(|b| b.len()).sum::<usize>()
-            + order.during.iter().map(|d| d.len()).sum::<usize>();
+        let total: usize = order.before.iter().map(|b| gates_in(b)).sum::<usize>()
+            + order.during.iter().map(|d| gates_in(d)).sum::<usize>();
         assert_eq!(total, program.main.gates.len(), "round {round}");
-        moved += order.during.iter().map(|d| d.len()).sum::<usize>();
-        kept += order.before.iter().map(|b| b.len()).sum::<usize>();
+        moved += order.during.iter().map(|d| gates_in(d)).sum::<usize>();
+        kept += order.before.iter().map(|b| gates_in(b)).sum::<usize>();
         regions += program.blocks.len();
         let in_order = program.main_in_order();
         for _ in 0..4 {
@@ -78,6 +102,34 @@ fn overlapped_order_computes_what_program_order_computes() {
     assert!(moved > 1000 && kept > 1000, "moved {moved}, kept {kept}");
 }
 
+/// Programs with regions and sequential loops in their main circuit, nested
+/// blocks inside: the overlapped order (loops move whole) computes what
+/// program order computes.
+#[test]
+fn loops_move_around_regions_as_units() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    let mut moved_loops = 0;
+    for round in 0..800 {
+        let program = random_block_program(&mut rng, 2);
+        let order = program.main_overlapped();
+        moved_loops += order
+            .during
+            .iter()
+            .flatten()
+            .filter(|i| matches!(i, Item::Loop(_)))
+            .count();
+        for _ in 0..3 {
+            let inputs = random_inputs(&mut rng, &program.main);
+            assert_eq!(
+                run_arranged(&program, &order, &inputs),
+                program.eval(&inputs).unwrap(),
+                "round {round}"
+            );
+        }
+    }
+    assert!(moved_loops > 50, "{moved_loops} loops ran during regions");
+}
+
 /// y = x*x (8-bit, low half) for each of 4 values of party A, a chain on
 /// party B's value that needs none of it, and their XOR at the end.
 fn squares_and_chain(chain_before_loop: bool) -> Program {
@@ -94,11 +146,8 @@ fn squares_and_chain(chain_before_loop: bool) -> Program {
         acc
     };
     let early = chain_before_loop.then(|| chain(&mut b));
-    let mut mark = b.begin_loop();
-    let mut squares = Vec::new();
-    for i in 0..4 {
-        b.begin_iteration(&mut mark);
-        let x = &xs[8 * i..8 * i + 8];
+    let instances: Vec<Vec<twofold_circuit::Bit>> = xs.chunks(8).map(<[_]>::to_vec).collect();
+    let squares = parallel_block(&mut b, &[], &instances, |b, x| {
         // Shift-and-add square, low 8 bits.
         let mut acc = vec![twofold_circuit::Bit::Const(false); 8];
         for (s, &xs_bit) in x.iter().enumerate() {
@@ -113,9 +162,8 @@ fn squares_and_chain(chain_before_loop: bool) -> Program {
                 acc[j] = sum;
             }
         }
-        squares.push(acc);
-    }
-    b.end_loop(mark);
+        acc
+    });
     let late = early.unwrap_or_else(|| chain(&mut b));
     let mut total = late.clone();
     for sq in &squares {
@@ -123,7 +171,7 @@ fn squares_and_chain(chain_before_loop: bool) -> Program {
     }
     b.output("chain", &late);
     b.output("total", &total);
-    b.finish_program().unwrap().0
+    b.finish_program().unwrap()
 }
 
 #[test]
@@ -135,11 +183,14 @@ fn independent_work_before_or_after_a_region_runs_during_it() {
         // The chain's 40 AND gates run during the region; the XORs of the
         // squares wait for it.
         assert_eq!(
-            order.during_ands(0),
+            order.during_ands(&program, 0),
             40,
             "chain before: {chain_before_loop}"
         );
-        assert!(order.before.iter().all(|b| b.iter().all(|g| !g.is_and())));
+        assert!(order.before.iter().flatten().all(|item| match item {
+            Item::Gates(g) => g.iter().all(|g| !g.is_and()),
+            Item::Loop(_) => false,
+        }));
         assert!(!order.before[1].is_empty());
         let mut rng = rand::rngs::StdRng::seed_from_u64(2);
         for _ in 0..50 {

@@ -31,15 +31,18 @@
 //! The builder folds constants and hashes structurally; `finish` removes
 //! dead gates. [`io`] converts inputs and outputs (C initializers, JSON).
 //!
-//! A `for` loop whose iterations are independent ([`regions`]: each writes
-//! only its own locals, the elements of outer arrays at the loop variable's
-//! index, and scalars through reductions or a min/max) is proposed as a
-//! parallel region: the builder keeps its iterations' gates apart, and
-//! `finish_program` checks them on the circuit graph and stores the body
-//! once when every iteration gives the same circuit. A reduction's
+//! A `for` loop with a public trip count whose body uses its variable only
+//! to index arrays and shift ([`loops`]) is *kept*: its iterations are
+//! lowered one at a time as templates until two in a row are the same body
+//! up to wiring, and the template is then checked against the rest without
+//! lowering them (`lower::keep`); each run of alike iterations becomes a
+//! block of the program, stored once. A loop whose iterations are
+//! independent ([`regions`]: each writes only its own locals, the elements
+//! of outer arrays at the loop variable's index, and scalars through
+//! reductions or a min/max) becomes a *parallel* block: a reduction's
 //! iterations each start from the operator's identity and the partials are
-//! combined after the loop. Loops the graph rejects are lowered again as
-//! before (so their iterations share gates as usual).
+//! combined after the loop. Iterations that differ (their values' widths or
+//! constants change) are unrolled; [`CompiledProgram::loops`] says which.
 //!
 //! # Semantics
 //! C integer semantics to the bit, as `gcc -fwrapv`: promotions and the usual
@@ -79,6 +82,7 @@ pub mod error;
 pub mod gates;
 pub mod io;
 pub mod lexer;
+pub mod loops;
 pub mod lower;
 pub mod parser;
 pub mod preprocess;
@@ -86,12 +90,11 @@ pub mod regions;
 pub mod types;
 pub mod value;
 
-use std::collections::HashSet;
 use std::path::Path;
 
 pub use error::CompileError;
 pub use io::CValue;
-pub use twofold_circuit::{Circuit, Party, Program, RegionVerdict};
+pub use twofold_circuit::{Circuit, Party, Program};
 pub use types::CType;
 
 /// Options of a compilation.
@@ -106,6 +109,9 @@ pub struct CompileOptions {
     /// Whether loops with independent iterations become parallel regions
     /// (see [`regions`]); on by default, off with `--no-regions`.
     pub regions: bool,
+    /// Whether loops are kept as loops where they can be (see [`loops`]);
+    /// on by default, off with `--no-loops` (every loop unrolled).
+    pub loops: bool,
 }
 
 impl Default for CompileOptions {
@@ -114,7 +120,38 @@ impl Default for CompileOptions {
             unwind: None,
             owners: Vec::new(),
             regions: true,
+            loops: true,
         }
+    }
+}
+
+/// How a `for` loop of the source was lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopVerdict {
+    /// The source file.
+    pub file: String,
+    /// The line of its `for`.
+    pub line: u32,
+    /// Iterations (the last time the loop ran, if it ran several times).
+    pub iterations: u64,
+    /// The blocks it became: iterations each, and whether parallel.
+    pub blocks: Vec<(u64, bool)>,
+    /// Iterations unrolled.
+    pub unrolled: u64,
+    /// Why it was not kept, or not all of it.
+    pub why: Option<String>,
+}
+
+impl LoopVerdict {
+    /// Whether some of its iterations form a block.
+    pub fn kept(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+
+    /// Whether it became a parallel region (its iterations in one
+    /// parallel block).
+    pub fn is_region(&self) -> bool {
+        self.blocks.len() == 1 && self.blocks[0].1 && self.unrolled == 0
     }
 }
 
@@ -122,13 +159,12 @@ impl Default for CompileOptions {
 /// types of its inputs and outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledProgram {
-    /// The main circuit and parallel regions; the main circuit's input
-    /// values are named as in the program (`INPUT_A`, `INPUT_B_x`, ...),
-    /// its outputs `return` or `OUTPUT_*`.
+    /// The program: its main circuit's input values are named as in the
+    /// source (`INPUT_A`, `INPUT_B_x`, ...), its outputs `return` or
+    /// `OUTPUT_*`.
     pub program: Program,
-    /// What became of each loop proposed as a parallel region, in the
-    /// order the loops were unrolled.
-    pub regions: Vec<RegionVerdict>,
+    /// How each `for` loop was lowered, in source order.
+    pub loops: Vec<LoopVerdict>,
     /// The C type of each circuit input, in the order of
     /// `program.main.inputs`.
     pub inputs: Vec<(String, CType)>,
@@ -136,10 +172,6 @@ pub struct CompiledProgram {
     /// `program.main.outputs`.
     pub outputs: Vec<(String, CType)>,
 }
-
-/// Most lowering passes (each without the loops rejected as regions by the
-/// one before).
-const MAX_PASSES: usize = 3;
 
 /// Stack size of the compiling thread (deeply nested inlining recurses).
 const STACK: usize = 256 << 20;
@@ -197,62 +229,32 @@ fn compile_inner(
     let (toks, files) = preprocess::preprocess(source, file_name, dir)
         .map_err(|(d, files)| d.into_error(&files))?;
     let prog = parser::parse(&toks).map_err(|d| d.into_error(&files))?;
-    // Loops the circuit graph rejects as regions (and regions without AND
-    // gates, where threads would have nothing to do) are unrolled as usual
-    // in a second pass: their iterations would otherwise keep gates
-    // unshared.
-    let mut deny = HashSet::new();
-    let mut earlier = Vec::new();
-    let mut pass = 0;
-    loop {
-        pass += 1;
-        let lowered = lower::lower(&prog, opts, &deny).map_err(|d| d.into_error(&files))?;
-        let finished = if opts.regions {
-            lowered.builder.finish_program()
-        } else {
-            lowered
-                .builder
-                .finish()
-                .map(|c| (Program::from(c), Vec::new()))
-        };
-        let (program, mut regions) = finished.map_err(|e| CompileError {
-            file: file_name.to_string(),
-            line: 0,
-            col: 0,
-            message: format!("cannot finish the circuit: {e}"),
-        })?;
-        let rejected: Vec<_> = lowered
-            .proposals
-            .iter()
-            .zip(&regions)
-            .filter(|(_, v)| {
-                matches!(
-                    v,
-                    RegionVerdict::Rejected(_)
-                        | RegionVerdict::Accepted {
-                            and_gates_per_instance: 0,
-                            ..
-                        }
-                )
-            })
-            .collect();
-        if rejected.is_empty() || pass >= MAX_PASSES {
-            regions.append(&mut earlier);
-            return Ok(CompiledProgram {
-                program,
-                regions,
-                inputs: lowered.inputs,
-                outputs: lowered.outputs,
-            });
-        }
-        for (k, v) in rejected {
-            deny.insert(*k);
-            earlier.push(match v {
-                RegionVerdict::Accepted { .. } => {
-                    RegionVerdict::Rejected("its iterations have no AND gates".into())
-                }
-                v => v.clone(),
-            });
-        }
-    }
+    let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
+    let program = lowered.builder.finish_program().map_err(|e| CompileError {
+        file: file_name.to_string(),
+        line: 0,
+        col: 0,
+        message: format!("cannot finish the circuit: {e}"),
+    })?;
+    let loops = lowered
+        .loops
+        .into_iter()
+        .map(|(loc, r)| LoopVerdict {
+            file: files
+                .get(loc.file as usize)
+                .cloned()
+                .unwrap_or_else(|| file_name.to_string()),
+            line: loc.line,
+            iterations: r.iterations,
+            blocks: r.blocks,
+            unrolled: r.unrolled,
+            why: r.why,
+        })
+        .collect();
+    Ok(CompiledProgram {
+        program,
+        loops,
+        inputs: lowered.inputs,
+        outputs: lowered.outputs,
+    })
 }

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use twofold_circuit::{Bit, Builder};
+use twofold_circuit::{Bit, Builder, Wire};
 
 use crate::gates::{self, Bits, Range};
 use crate::types::{CType, Scalar};
@@ -429,4 +429,183 @@ pub enum Val {
     Agg(CType, Vec<Slot>),
     /// No value.
     Void,
+}
+
+/// How the bits of a value appear when its structure is encoded (see
+/// [`Slot::encode`]): a constant, or a wire named by the caller.
+fn encode_bit(b: Bit, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+    match b {
+        Bit::Const(v) => out.push(-1 - v as i128),
+        Bit::Wire(w) => out.push(wire(w)),
+    }
+}
+
+fn encode_bits(bits: &[Bit], out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+    out.push(bits.len() as i128);
+    for &b in bits {
+        encode_bit(b, out, wire);
+    }
+}
+
+impl Word {
+    /// The form a value is compared and substituted in: a sum already
+    /// reduced is its bits (the lowering treats the two alike).
+    fn effective(&self) -> Word {
+        match self {
+            Word::Sum(l) => match l.cache.borrow().as_ref() {
+                Some((bits, r)) => Word::Bits(bits.clone(), *r),
+                None => self.clone(),
+            },
+            w => w.clone(),
+        }
+    }
+
+    /// The same value with every bit replaced by `f(bit)`, in the order of
+    /// [`Word::for_each_bit`]; widths, ranges and the sum's rows are kept.
+    pub fn map_bits(&self, f: &mut impl FnMut(Bit) -> Bit) -> Word {
+        let map = |bits: &Rc<Bits>, f: &mut dyn FnMut(Bit) -> Bit| -> Rc<Bits> {
+            Rc::new(bits.iter().map(|&b| f(b)).collect())
+        };
+        match self.effective() {
+            Word::Const { v, w } => Word::Const { v, w },
+            Word::Bits(bits, r) => Word::Bits(map(&bits, f), r),
+            Word::Sum(l) => {
+                let rows = l
+                    .rows
+                    .iter()
+                    .map(|row| Row {
+                        kind: match &row.kind {
+                            RowKind::Word(x, r) => RowKind::Word(map(x, f), *r),
+                            RowKind::Product((x, rx), (y, ry)) => {
+                                RowKind::Product((map(x, f), *rx), (map(y, f), *ry))
+                            }
+                        },
+                        neg: row.neg,
+                    })
+                    .collect();
+                Lazy::word(l.w, rows)
+            }
+        }
+    }
+
+    /// Calls `f` on every bit of the value's representation, in a fixed
+    /// order (a sum not yet reduced: its rows' bits).
+    pub fn for_each_bit(&self, f: &mut impl FnMut(Bit)) {
+        self.map_bits(&mut |b| {
+            f(b);
+            b
+        });
+    }
+
+    /// Encodes the value's structure — kind, widths, ranges, rows and
+    /// constant bits — with wires named by `wire`.
+    fn encode(&self, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+        match self.effective() {
+            Word::Const { v, w } => out.extend([0, v as i128, w as i128]),
+            Word::Bits(bits, r) => {
+                out.extend([1, r.0, r.1]);
+                encode_bits(&bits, out, wire);
+            }
+            Word::Sum(l) => {
+                out.extend([2, l.w as i128, l.rows.len() as i128]);
+                for row in &l.rows {
+                    out.push(row.neg as i128);
+                    match &row.kind {
+                        RowKind::Word(x, r) => {
+                            out.extend([0, r.0, r.1]);
+                            encode_bits(x, out, wire);
+                        }
+                        RowKind::Product((x, rx), (y, ry)) => {
+                            out.extend([1, rx.0, rx.1, ry.0, ry.1]);
+                            encode_bits(x, out, wire);
+                            encode_bits(y, out, wire);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value with its constant bits folded: a word whose bits are all
+    /// constant becomes a constant, its range kept (after bits were
+    /// replaced, see [`Word::map_bits`]).
+    pub fn folded(self) -> Word {
+        match self {
+            Word::Bits(bits, r) if bits.iter().all(|b| b.as_const().is_some()) => {
+                Word::from_bits_ranged(bits.as_ref().clone(), r)
+            }
+            w => w,
+        }
+    }
+}
+
+impl Slot {
+    /// The same slot with every bit replaced by `f(bit)` (see
+    /// [`Word::map_bits`]; a pointer's secret index bits likewise).
+    pub fn map_bits(&self, f: &mut impl FnMut(Bit) -> Bit) -> Slot {
+        match self {
+            Slot::Val(w) => Slot::Val(w.map_bits(f)),
+            Slot::Ptr(p) => Slot::Ptr(Ptr {
+                obj: p.obj,
+                leaf: p.leaf,
+                sec: p
+                    .sec
+                    .iter()
+                    .map(|s| SecIdx {
+                        idx: Rc::new(s.idx.iter().map(|&b| f(b)).collect()),
+                        stride: s.stride,
+                        count: s.count,
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Calls `f` on every bit of the slot, in the order of
+    /// [`Slot::map_bits`].
+    pub fn for_each_bit(&self, f: &mut impl FnMut(Bit)) {
+        self.map_bits(&mut |b| {
+            f(b);
+            b
+        });
+    }
+
+    /// Encodes the slot's structure (see [`Word::encode`]; a pointer's
+    /// object, position and index terms) with wires named by `wire`.
+    pub fn encode(&self, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+        match self {
+            Slot::Val(w) => w.encode(out, wire),
+            Slot::Ptr(p) => {
+                out.extend([3, p.obj as i128, p.leaf as i128, p.sec.len() as i128]);
+                for s in &p.sec {
+                    out.extend([s.stride as i128, s.count as i128]);
+                    encode_bits(&s.idx, out, wire);
+                }
+            }
+        }
+    }
+
+    /// The slot's shape: its structure with each wire named by where it
+    /// first appears in the slot. Two slots of the same shape make the
+    /// lowering do the same, up to which wires it reads.
+    pub fn shape(&self) -> Vec<i128> {
+        let mut seen: Vec<Wire> = Vec::new();
+        let mut out = Vec::new();
+        self.encode(&mut out, &mut |w| match seen.iter().position(|&s| s == w) {
+            Some(i) => i as i128,
+            None => {
+                seen.push(w);
+                seen.len() as i128 - 1
+            }
+        });
+        out
+    }
+
+    /// The slot with constant bits folded (see [`Word::folded`]).
+    pub fn folded(self) -> Slot {
+        match self {
+            Slot::Val(w) => Slot::Val(w.folded()),
+            p => p,
+        }
+    }
 }

@@ -53,7 +53,7 @@ fn check(
         total_gates(&p),
         100.0 * ands as f64 / total_gates(&p).max(1) as f64,
         p.program.main.input_bits(),
-        p.regions
+        p.loops
     );
     if let Some(m) = max_and {
         assert!(ands <= m, "{name}: {ands} AND gates, target {m}");
@@ -62,7 +62,7 @@ fn check(
         assert!(took.as_secs_f64() < s, "{name}: compiling took {took:?}");
     }
     if let Some(want) = regions {
-        assert_eq!(accepted(&p), want, "{name}: regions {:?}", p.regions);
+        assert_eq!(accepted(&p), want, "{name}: regions {:?}", p.loops);
     }
     differential(name, &p, runs, ands);
     if without {
@@ -71,7 +71,7 @@ fn check(
             ..CompileOptions::default()
         };
         let q = compile_file(&example(name), &opts).unwrap_or_else(|e| panic!("{e}"));
-        assert!(q.program.blocks.is_empty() && q.regions.is_empty());
+        assert!(common::parallel_counts(&q.program.blocks).is_empty());
         assert!(
             ands <= q.program.and_count(),
             "{name}: {ands} AND gates with regions, {} without",
@@ -106,7 +106,14 @@ fn hamming1600() {
 #[test]
 fn matmul5x5() {
     // CBMC-GC: 148,650; PCF: 131,875.
-    check("matmul5x5.c", Some(131_875), Some(1.0), 4, Some(&[5]), true);
+    check(
+        "matmul5x5.c",
+        Some(131_875),
+        Some(1.0),
+        4,
+        Some(&[5, 5, 5]),
+        true,
+    );
 }
 
 #[test]
@@ -122,7 +129,7 @@ fn smith_waterman() {
 #[test]
 fn mvmul() {
     // ParCC: 3.3M gates at 37% non-linear.
-    check("mvmul.c", Some(1_221_000), None, 2, Some(&[16]), true);
+    check("mvmul.c", Some(1_221_000), None, 2, Some(&[16, 16]), true);
 }
 
 #[test]
@@ -134,16 +141,23 @@ fn mexp() {
 #[test]
 fn biomatch() {
     // ParCC: 66M gates at 25% non-linear.
-    check("biomatch.c", Some(16_500_000), None, 2, Some(&[512]), false);
+    check(
+        "biomatch.c",
+        Some(16_500_000),
+        None,
+        2,
+        Some(&[512, 4]),
+        false,
+    );
 }
 
 #[test]
 fn match_and_risk() {
-    let p = check("match_and_risk.c", None, None, 2, Some(&[256]), false);
+    let p = check("match_and_risk.c", None, None, 2, Some(&[256, 4]), false);
     // The risk recurrence needs none of the distances: nearly all of the
     // main circuit's AND gates can run during the region.
     let main_ands = p.program.main.and_count() as u64;
-    let during = p.program.main_overlapped().during_ands(0);
+    let during = p.program.main_overlapped().during_ands(&p.program, 0);
     assert!(during * 10 > main_ands * 9, "{during} of {main_ands}");
 }
 

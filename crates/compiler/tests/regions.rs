@@ -21,7 +21,13 @@ fn agree(name: &str, src: &str, n: usize) -> CompiledProgram {
     let with = compile(src, &format!("{name}.c"), &opts(true)).unwrap_or_else(|e| panic!("{e}"));
     let without =
         compile(src, &format!("{name}.c"), &opts(false)).unwrap_or_else(|e| panic!("{e}"));
-    assert!(without.regions.is_empty() && without.program.blocks.is_empty());
+    assert!(common::parallel_counts(&without.program.blocks).is_empty());
+    let flat = CompileOptions {
+        loops: false,
+        ..CompileOptions::default()
+    };
+    let flat = compile(src, &format!("{name}.c"), &flat).unwrap_or_else(|e| panic!("{e}"));
+    assert!(flat.program.blocks.is_empty());
     // Partial sums end in carry-save form, other partials are combined
     // by a tree: the count may differ a little (the examples' counts do
     // not grow: see tests/examples.rs).
@@ -31,7 +37,7 @@ fn agree(name: &str, src: &str, n: usize) -> CompiledProgram {
         with.program.and_count(),
         without.program.and_count()
     );
-    agree_with_gcc(src, &[&with, &without], n, 11, name);
+    agree_with_gcc(src, &[&with, &without, &flat], n, 11, name);
     with
 }
 
@@ -96,7 +102,7 @@ fn reductions_and_own_elements_are_regions() {
     for (name, decls, body) in cases {
         let src = program(6, decls, body, "int32_t r;");
         let p = agree(name, &src, 8);
-        assert_eq!(accepted(&p), vec![6], "{name}: {:?}\n{src}", p.regions);
+        assert_eq!(accepted(&p), vec![6], "{name}: {:?}\n{src}", p.loops);
     }
 }
 
@@ -127,7 +133,7 @@ fn every_form_of_min_and_max() {
                 "int64_t r;",
             );
             let p = agree(&format!("minmax{k}{ty}"), &src, 8);
-            assert_eq!(accepted(&p), vec![5], "{form}: {:?}\n{src}", p.regions);
+            assert_eq!(accepted(&p), vec![5], "{form}: {:?}\n{src}", p.loops);
         }
     }
 }
@@ -144,9 +150,9 @@ fn regions_under_secret_branches_and_in_sequential_loops() {
         "int32_t r;",
     );
     let p = agree("branch", &src, 8);
-    assert_eq!(accepted(&p), vec![5], "{:?}", p.regions);
-    // The outer loop carries y from round to round; each round's inner
-    // loop is a region of its own.
+    assert_eq!(accepted(&p), vec![5], "{:?}", p.loops);
+    // The outer loop carries y from round to round (a loop kept as such
+    // after its first round); its inner loop is a region.
     let src = program(
         4,
         "    int32_t y[N] = {0};",
@@ -154,7 +160,13 @@ fn regions_under_secret_branches_and_in_sequential_loops() {
         "int32_t r;",
     );
     let p = agree("rounds", &src, 8);
-    assert_eq!(accepted(&p).len(), 3, "{:?}", p.regions);
+    assert_eq!(accepted(&p), vec![4], "{:?}", p.loops);
+    let rounds = p
+        .loops
+        .iter()
+        .find(|l| l.line == 9)
+        .expect("the outer loop");
+    assert!(rounds.kept() && !rounds.blocks[0].1, "{:?}", p.loops);
 }
 
 #[test]
@@ -224,7 +236,7 @@ fn dependent_iterations_are_not_regions() {
     for (name, decls, body) in cases {
         let src = program(6, decls, body, "int32_t r;");
         let p = agree(name, &src, 6);
-        assert!(accepted(&p).is_empty(), "{name}: {:?}\n{src}", p.regions);
+        assert!(accepted(&p).is_empty(), "{name}: {:?}\n{src}", p.loops);
     }
 }
 
@@ -245,11 +257,13 @@ fn secret_trip_count_is_not_a_region() {
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    assert!(accepted(&p).is_empty(), "{:?}", p.regions);
+    assert!(accepted(&p).is_empty(), "{:?}", p.loops);
 }
 
+/// Loops nested in a region are regions too, where their iterations are
+/// independent (`j` is used as a value: that loop is unrolled).
 #[test]
-fn outermost_loop_wins() {
+fn nested_loops_are_regions_at_every_level() {
     let src = program(
         4,
         "    int32_t c[N][N];",
@@ -257,7 +271,7 @@ fn outermost_loop_wins() {
         "int32_t r[N][N];",
     );
     let p = agree("outermost", &src, 4);
-    assert_eq!(accepted(&p), vec![4], "{:?}", p.regions);
+    assert_eq!(accepted(&p), vec![4, 4], "{:?}", p.loops);
 }
 
 /// A random program with one parallel loop: reductions of every kind, a
@@ -372,7 +386,7 @@ fn random_parallel_loops_agree_with_gcc() {
         let src = random_program(seed);
         let p = agree(&format!("par{seed}"), &src, 4);
         let a = accepted(&p);
-        assert!(a.len() <= 1, "{:?}\n{src}", p.regions);
+        assert!(a.len() <= 1, "{:?}\n{src}", p.loops);
         found += a.len();
     }
     println!("{found} of {PROGRAMS} random parallel loops became regions");

@@ -41,15 +41,15 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use twofold_circuit::walk::{scatter_instances, BlockPlan, Plan as WalkPlan};
-use twofold_circuit::{Gate, Wire};
+use twofold_circuit::walk::{scatter_instances, BlockPlan, Walker};
+use twofold_circuit::{Item, Program, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
 use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::error::ProtocolError;
-use crate::schedule::{region_ands, run_main_gates, run_region_part, run_region_whole, Plan, Side};
+use crate::schedule::{region_ands, run_items, run_region_part, run_region_whole, Plan, Side};
 
 /// Whether and how both parties garble.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -188,16 +188,17 @@ where
     T: Transfer<MainLabel = M::Label, OtherLabel = O::Label>,
 {
     /// Runs `region`: A's half as usual, B's half after moving its inputs to
-    /// B-garbled wires, both at once; the main gates `during` (see
-    /// [`MainOrder`](twofold_circuit::MainOrder)) run after A's half, while
+    /// B-garbled wires, both at once; the main work `during` (see
+    /// [`MainOrder`](twofold_circuit::MainOrder)) runs after A's half, while
     /// B may still be garbling. The outputs of B's half come back to
     /// A-garbled wires.
     #[allow(clippy::too_many_arguments)]
     pub fn run_region(
         &mut self,
-        walk: &WalkPlan<'_>,
+        walker: &mut Walker<'_, '_, M::Label>,
+        program: &Program,
         region: &BlockPlan<'_>,
-        during: &[Gate],
+        during: &[Item],
         labels: &mut [M::Label],
         first_gate: u64,
         links_a: &mut [Channel],
@@ -207,10 +208,17 @@ where
         if n < 2 {
             let first = first_gate;
             return run_region_whole(
-                self.main, walk, region, during, labels, links_a, first, plan,
+                self.main, walker, region, during, labels, links_a, first, plan,
             );
         }
-        let during_ands = during.iter().filter(|g| g.is_and()).count() as u64;
+        let walk = walker.plan();
+        let during_ands: u64 = during
+            .iter()
+            .map(|item| match item {
+                Item::Gates(g) => g.iter().filter(|g| g.is_and()).count() as u64,
+                Item::Loop(b) => program.blocks[*b].and_count(),
+            })
+            .sum();
         let h = b_share(region, during_ands);
         let (a_half, b_half) = (0..n - h, n - h..n);
         let start = Instant::now();
@@ -252,8 +260,7 @@ where
                 plan,
             )
             .and_then(|(out, ands)| {
-                let more =
-                    run_main_gates(main, during, labels, &mut links_a[0], during_first, plan)?;
+                let more = run_items(main, walker, during, labels, links_a, during_first, plan)?;
                 Ok((out, ands + more))
             });
             (a, b.join().expect("region threads do not panic"))

@@ -18,7 +18,7 @@ use std::ops::Range;
 use twofold_circuit::walk::{
     for_each_batch, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan, Walker,
 };
-use twofold_circuit::{Engine, Gate, MainOrder, Program};
+use twofold_circuit::{Engine, Item, MainOrder, Program};
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
 use crate::error::ProtocolError;
@@ -166,32 +166,35 @@ pub(crate) fn run_program_arranged<S: Side>(
         inputs,
         chans,
         plan,
-        |region, during, labels, first_gate, chans| {
-            run_region_whole(side, walk, region, during, labels, chans, first_gate, plan)
+        |walker, region, during, labels, first_gate, chans| {
+            run_region_whole(
+                side, walker, region, during, labels, chans, first_gate, plan,
+            )
         },
     )
 }
 
 /// Runs all instances of the parallel block `region` (split between
-/// threads as `plan` says), then the main gates `during` it, then writes
-/// the region's outputs; the gates during it take the AND-gate ids after
+/// threads as `plan` says), then the main work `during` it, then writes
+/// the region's outputs; the work during it takes the AND-gate ids after
 /// the region's. Returns the AND gates done.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_region_whole<S: Side>(
     side: &S,
-    walk: &WalkPlan<'_>,
+    walker: &mut Walker<'_, '_, S::Label>,
     region: &BlockPlan<'_>,
-    during: &[Gate],
+    during: &[Item],
     labels: &mut [S::Label],
     chans: &mut [S::Link],
     first_gate: u64,
     plan: Plan,
 ) -> Result<u64, ProtocolError> {
     let n = region.block.count;
+    let walk = walker.plan();
     let (outputs, ands) =
         run_region_part(side, walk, region, 0..n, labels, chans, first_gate, plan)?;
     let during_first = first_gate + region_ands(region);
-    let more = run_main_gates(side, during, labels, &mut chans[0], during_first, plan)?;
+    let more = run_items(side, walker, during, labels, chans, during_first, plan)?;
     scatter_instances(region, 0..n, &outputs, labels);
     Ok(ands + more)
 }
@@ -201,13 +204,12 @@ pub(crate) fn region_ands(region: &BlockPlan<'_>) -> u64 {
     region.body_ands * region.block.count
 }
 
-/// [`run_program`] of a walk plan with the main gates arranged as `order`
-/// and the main circuit's parallel blocks run by `run_region` (inter-party
-/// parallelism runs them differently). It is called with a block, the main
-/// gates that may run during it, the labels, the block's first AND-gate id
-/// and the links; it runs both and returns their AND count. The gates
-/// during block `k` take the ids after the block's. Sequential blocks run
-/// on the walker, their nested parallel blocks split as `plan` says.
+/// [`run_program`] of a walk plan with the main work arranged as `order`
+/// and the main circuit's regions run by `run_region` (inter-party
+/// parallelism runs them differently). It is called with the walker, a
+/// region, the main work that may run during it, the labels, the region's
+/// first AND-gate id and the links; it runs both and returns their AND
+/// count. The work during region `k` takes the ids after the region's.
 pub(crate) fn run_program_with<S: Side>(
     side: &S,
     walk: &WalkPlan<'_>,
@@ -216,8 +218,9 @@ pub(crate) fn run_program_with<S: Side>(
     chans: &mut [S::Link],
     plan: Plan,
     mut run_region: impl FnMut(
+        &mut Walker<'_, '_, S::Label>,
         &BlockPlan<'_>,
-        &[Gate],
+        &[Item],
         &mut [S::Label],
         u64,
         &mut [S::Link],
@@ -229,49 +232,67 @@ pub(crate) fn run_program_with<S: Side>(
     let mut walker = Walker::new(walk);
     // Every AND gate takes the next id: the count so far is the next id.
     let mut ands = 0u64;
-    for (k, block) in walk.blocks.iter().enumerate() {
-        let before = &order.before[k];
-        ands += run_main_gates(side, before, &mut labels, &mut chans[0], ands, plan)?;
-        ands += if block.block.parallel {
-            run_region(block, &order.during[k], &mut labels, ands, chans)?
-        } else {
-            let (first, rest) = chans.split_first_mut().expect("at least one link");
-            let mut engine = side.engine(first, ands, plan.main_fgp());
-            let mut hooks = Cgp {
-                side,
-                walk,
-                links: rest,
-                plan,
-            };
-            walker.main_block(k, &mut labels, &mut engine, &mut hooks)?;
-            S::finish(engine)?
-        };
+    for (k, &b) in order.regions.iter().enumerate() {
+        ands += run_items(
+            side,
+            &mut walker,
+            &order.before[k],
+            &mut labels,
+            chans,
+            ands,
+            plan,
+        )?;
+        let region = &walk.blocks[b];
+        ands += run_region(
+            &mut walker,
+            region,
+            &order.during[k],
+            &mut labels,
+            ands,
+            chans,
+        )?;
     }
-    let last = &order.before[walk.blocks.len()];
-    ands += run_main_gates(side, last, &mut labels, &mut chans[0], ands, plan)?;
+    let last = &order.before[order.regions.len()];
+    ands += run_items(side, &mut walker, last, &mut labels, chans, ands, plan)?;
     Ok((
         main.output_wires().map(|w| labels[w as usize]).collect(),
         ands,
     ))
 }
 
-/// Runs main gates on one engine (with FGP as `plan` says) whose first AND
-/// gate has id `first_gate`; returns their AND count.
-pub(crate) fn run_main_gates<S: Side>(
+/// Runs steps of the main circuit (gates, with FGP as `plan` says, and
+/// sequential loops, their regions split as `plan` says) on one engine on
+/// the first link, whose first AND gate has id `first_gate`; returns their
+/// AND count.
+pub(crate) fn run_items<S: Side>(
     side: &S,
-    gates: &[Gate],
+    walker: &mut Walker<'_, '_, S::Label>,
+    items: &[Item],
     labels: &mut [S::Label],
-    chan: &mut S::Link,
+    chans: &mut [S::Link],
     first_gate: u64,
     plan: Plan,
 ) -> Result<u64, ProtocolError> {
-    if gates.is_empty() {
+    if items.is_empty() {
         return Ok(0);
     }
-    let mut engine = side.engine(chan, first_gate, plan.main_fgp());
-    for_each_batch(gates, labels.len() as u32, |batch| {
-        engine.run_gates(batch, labels)
-    })?;
+    let walk = walker.plan();
+    let (first, rest) = chans.split_first_mut().expect("at least one link");
+    let mut engine = side.engine(first, first_gate, plan.main_fgp());
+    let mut hooks = Cgp {
+        side,
+        walk,
+        links: rest,
+        plan,
+    };
+    for item in items {
+        match item {
+            Item::Gates(gates) => for_each_batch(gates, labels.len() as u32, |batch| {
+                engine.run_gates(batch, labels)
+            })?,
+            Item::Loop(b) => walker.main_block(*b, labels, &mut engine, &mut hooks)?,
+        }
+    }
     S::finish(engine)
 }
 
@@ -475,6 +496,7 @@ mod tests {
     use rand::SeedableRng;
 
     use twofold_circuit::synthetic::{layered, repeated};
+    use twofold_circuit::Gate;
 
     use super::*;
 
@@ -528,7 +550,7 @@ mod tests {
         let body = layered(40, 3, 8, 1);
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         let mixed = twofold_testkit::random_program(&mut rng, 3, 200);
-        assert!(mixed.main_overlapped().during_ands(0) > 0);
+        assert!(mixed.main_overlapped().during_ands(&mixed, 0) > 0);
         let mut programs = vec![repeated(&body, 7), mixed];
         // Loops with parallel blocks inside (split by the walk's hooks).
         while programs.len() < 40 {

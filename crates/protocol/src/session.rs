@@ -181,6 +181,7 @@ pub fn run_session(
         Cow::Owned(prepare(program))
     };
     let arranged = Arranged {
+        program: &prepared,
         walk: WalkPlan::of(&prepared),
         order: match opts.ipp {
             IppMode::On => prepared.main_overlapped(),
@@ -348,6 +349,7 @@ fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
 /// walker, its main gates arranged around its parallel blocks as the
 /// session's IPP mode says.
 struct Arranged<'p> {
+    program: &'p Program,
     walk: WalkPlan<'p>,
     order: MainOrder<'p>,
 }
@@ -394,8 +396,11 @@ where
         inputs,
         links_a,
         plan,
-        |region, during, labels, first_gate, links| {
-            ipp.run_region(walk, region, during, labels, first_gate, links, plan)
+        |walker, region, during, labels, first_gate, links| {
+            let program = arranged.program;
+            ipp.run_region(
+                walker, program, region, during, labels, first_gate, links, plan,
+            )
         },
     )?;
     Ok((out, ands, (ipp.transfer_time, ipp.transfer.take_log())))

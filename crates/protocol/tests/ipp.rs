@@ -82,7 +82,8 @@ fn main_gates_during_regions_give_the_same_outputs() {
             .main_overlapped()
             .during
             .iter()
-            .map(|d| d.len())
+            .flatten()
+            .map(gates_in)
             .sum::<usize>();
         let inputs = random_inputs(&mut rng, &program.main);
         let want = program.eval(&inputs).unwrap();
@@ -149,7 +150,13 @@ fn main_gates_during_a_region_read_what_it_overwrites_before_it_ends() {
         )],
     };
     program.validate().unwrap();
-    assert_eq!(program.main_overlapped().during[0].len(), 2);
+    assert_eq!(
+        program.main_overlapped().during[0]
+            .iter()
+            .map(gates_in)
+            .sum::<usize>(),
+        2
+    );
     for bits in 0..4u8 {
         let inputs = vec![vec![bits & 1 == 1], vec![bits & 2 == 2]];
         let want = program.eval(&inputs).unwrap();
@@ -330,5 +337,37 @@ fn parties_must_agree_on_ipp_and_schedule() {
             twofold_protocol::run_session(chan, &peer, Party::A, &program, &a, &oa).unwrap_err();
         assert!(err.to_string().contains(what), "{err}");
         assert!(t.join().unwrap().to_string().contains(what));
+    }
+}
+
+/// Gates in a step of the main circuit.
+fn gates_in(item: &twofold_circuit::Item) -> usize {
+    match item {
+        twofold_circuit::Item::Gates(g) => g.len(),
+        twofold_circuit::Item::Loop(_) => 0,
+    }
+}
+
+/// Programs with loops and regions nested in each other: IPP (main loops
+/// running during regions, regions inside loops run by A) gives the
+/// plaintext outputs.
+#[test]
+fn nested_loops_and_regions_give_the_same_outputs_with_ipp() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(79);
+    for round in 0..30 {
+        let program = twofold_testkit::random_block_program(&mut rng, 2);
+        let inputs = random_inputs(&mut rng, &program.main);
+        let want = program.eval(&inputs).unwrap();
+        for mode in [IppMode::On, IppMode::NoOverlap] {
+            for (schedule, threads) in [(Schedule::Sequential, 1), (Schedule::Auto, 2)] {
+                let opts = SessionOptions {
+                    ipp: mode,
+                    ..ipp(schedule, threads)
+                };
+                let (ra, rb) = run(&program, &inputs, &opts);
+                assert_eq!(ra.outputs.as_ref(), Some(&want), "round {round} {mode:?}");
+                assert_eq!(rb.outputs.as_ref(), Some(&want), "round {round} {mode:?}");
+            }
+        }
     }
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use rand::Rng;
 use twofold_circuit::{
-    Bit, Block, Body, Builder, Carried, Circuit, Gate, InputValue, OutputValue, Party, Program,
-    Segment, Wire, Wiring,
+    Bit, Block, Body, Builder, Carried, Circuit, Gate, InputValue, OutputValue, Party,
+    PendingBlock, Program, Segment, Wire, Wiring,
 };
 
 /// The shared test data folder (`../shared/data` from the project root, or
@@ -147,13 +147,73 @@ fn random_gates(b: &mut Builder, rng: &mut impl Rng, bits: &mut Vec<Bit>, gates:
     }
 }
 
+/// Builds a parallel block in `b`'s current frame: `body` run on the bits
+/// `shared` (the same for every instance) followed by each entry of
+/// `instances`; returns each instance's outputs (in the enclosing frame).
+/// Constant bits are made into wires from the first wire given.
+pub fn parallel_block(
+    b: &mut Builder,
+    shared: &[Bit],
+    instances: &[Vec<Bit>],
+    body: impl FnOnce(&mut Builder, &[Bit]) -> Vec<Bit>,
+) -> Vec<Vec<Bit>> {
+    let any = shared
+        .iter()
+        .chain(instances.iter().flatten())
+        .find_map(|b| match b {
+            Bit::Wire(w) => Some(*w),
+            Bit::Const(_) => None,
+        })
+        .expect("some input bit is a wire");
+    let wire = |b: &mut Builder, bit: Bit| match bit {
+        Bit::Wire(w) => w,
+        Bit::Const(v) => b.constant_wire(v, any),
+    };
+    let own = instances.first().map_or(0, Vec::len);
+    let mark = b.begin_frame();
+    let inputs: Vec<Wire> = (0..shared.len() + own).map(|_| b.fresh_wire()).collect();
+    let local: Vec<Bit> = inputs.iter().map(|&w| Bit::Wire(w)).collect();
+    let results = body(b, &local);
+    let outs: Vec<Wire> = results
+        .iter()
+        .map(|&r| match r {
+            Bit::Wire(w) => w,
+            Bit::Const(v) => b.constant_wire(v, inputs[0]),
+        })
+        .collect();
+    let (body, _) = b
+        .end_frame(mark)
+        .into_body(&inputs, &outs, &[])
+        .expect("a body");
+    let shared: Vec<Wire> = shared.iter().map(|&s| wire(b, s)).collect();
+    let own_wires: Vec<Wire> = instances.iter().flatten().map(|&s| wire(b, s)).collect();
+    let outputs: Vec<Wire> = (0..instances.len() * outs.len())
+        .map(|_| b.fresh_wire())
+        .collect();
+    b.add_block(PendingBlock {
+        position: 0,
+        count: instances.len() as u64,
+        parallel: true,
+        body,
+        shared,
+        carried: Vec::new(),
+        inputs: Wiring::compress(instances.len(), own, &own_wires),
+        outputs: Wiring::compress(instances.len(), outs.len(), &outputs),
+    });
+    outputs
+        .chunks(outs.len().max(1))
+        .map(|c| c.iter().map(|&w| Bit::Wire(w)).collect())
+        .collect()
+}
+
 /// A random program with parallel regions, built as the C compiler builds
-/// one (the builder reuses wire slots): random main gates, then `regions`
-/// times a loop of 2–5 alike, independent iterations proposed to the builder
-/// — each iteration one random recipe over a few shared bits and its own
-/// bits (a bit of the loop's own input value XOR a random earlier bit) —
-/// followed by random main gates that read the loop's results or
-/// not; random outputs, one of them the XOR of all loop results. Up to `gates` gates between loops and per recipe.
+/// one (frames in the builder, which reuses wire slots): random main gates,
+/// then `regions` times a parallel block of 2–5 instances — each instance
+/// one random recipe over a few shared bits and its own bits (a bit of the
+/// loop's own input value XOR a random earlier bit) — followed by random
+/// main gates that read the block's results or not; random outputs, one of
+/// them the XOR of all block results. Up to `gates` gates between blocks
+/// and per recipe.
 pub fn random_program(rng: &mut impl Rng, regions: usize, gates: usize) -> Program {
     let mut b = Builder::new();
     let mut bits = b.input("a", Party::A, rng.gen_range(4..=16));
@@ -164,9 +224,6 @@ pub fn random_program(rng: &mut impl Rng, regions: usize, gates: usize) -> Progr
         let shared: Vec<Bit> = (0..rng.gen_range(0..3))
             .map(|_| bits[rng.gen_range(0..bits.len())])
             .collect();
-        // Each iteration's own bits: a fresh input bit XOR a random main bit
-        // (a fresh bit keeps the builder from folding or sharing the
-        // iteration's gates differently from the other iterations').
         let candidates: Vec<Bit> = bits
             .iter()
             .filter(|b| b.as_const().is_none() && !shared.contains(b))
@@ -176,12 +233,21 @@ pub fn random_program(rng: &mut impl Rng, regions: usize, gates: usize) -> Progr
         let iterations = rng.gen_range(2..6);
         let party = if r % 2 == 0 { Party::A } else { Party::B };
         let fresh = b.input(format!("loop{r}"), party, (iterations * own) as u32);
+        // Each instance's own bits: a fresh input bit XOR a random main bit.
+        let own_bits: Vec<Bit> = fresh
+            .iter()
+            .map(|&f| match candidates.len() {
+                0 => f,
+                n => b.xor(f, candidates[rng.gen_range(0..n)]),
+            })
+            .collect();
+        let instances: Vec<Vec<Bit>> = own_bits.chunks(own).map(<[Bit]>::to_vec).collect();
         let steps = rng.gen_range(1..=gates.max(1));
         let recipe: Vec<(u8, usize, usize, usize)> = (0..steps)
             .map(|k| {
                 let n = shared.len() + own + k;
                 let op = rng.gen_range(0..5);
-                // The first operand depends on the iteration's own bits.
+                // The first operand depends on the instance's own bits.
                 let x = rng.gen_range(shared.len()..n);
                 (op, x, rng.gen_range(0..n), rng.gen_range(0..n))
             })
@@ -189,31 +255,21 @@ pub fn random_program(rng: &mut impl Rng, regions: usize, gates: usize) -> Progr
         let results: Vec<usize> = (0..rng.gen_range(1..4))
             .map(|_| shared.len() + own + rng.gen_range(0..steps))
             .collect();
-        let mut mark = b.begin_loop();
-        let mut outputs = Vec::new();
-        for i in 0..iterations {
-            b.begin_iteration(&mut mark);
-            let mut local = shared.clone();
-            for &f in &fresh[i * own..(i + 1) * own] {
-                let own_bit = match candidates.len() {
-                    0 => f,
-                    n => b.xor(f, candidates[rng.gen_range(0..n)]),
-                };
-                local.push(own_bit);
-            }
+        let outputs: Vec<Bit> = parallel_block(&mut b, &shared, &instances, |b, inputs| {
+            let mut local = inputs.to_vec();
             for &(op, x, y, z) in &recipe {
                 let (x, y, z) = (local[x], local[y], local[z]);
-                let out = gate_of(&mut b, op, x, y, z);
+                let out = gate_of(b, op, x, y, z);
                 local.push(out);
             }
-            outputs.extend(results.iter().map(|&r| local[r]));
-        }
-        b.end_loop(mark);
+            results.iter().map(|&r| local[r]).collect()
+        })
+        .concat();
         loop_results.extend(&outputs);
         bits.extend(outputs);
     }
     random_gates(&mut b, rng, &mut bits, gates);
-    // Every loop result is used (a region must compute something used).
+    // Every block result is used (a region must compute something used).
     let used = loop_results
         .iter()
         .fold(Bit::Const(false), |acc, &r| b.xor(acc, r));
@@ -224,7 +280,7 @@ pub fn random_program(rng: &mut impl Rng, regions: usize, gates: usize) -> Progr
             .collect();
         b.output(k.to_string(), &out);
     }
-    b.finish_program().expect("random programs have inputs").0
+    b.finish_program().expect("random programs have inputs")
 }
 
 /// A random program with blocks nested up to `depth` deep: random gates,
@@ -460,6 +516,47 @@ impl RandomFrame {
             gates: self.gates,
         };
         (circuit, self.blocks)
+    }
+}
+
+/// Runs `circuit` and its `blocks` on plaintext `labels` (indexed by wire)
+/// straight from the definition of a block, iteration after iteration: the
+/// reference the walker is checked against.
+pub fn plain_frame(circuit: &Circuit, blocks: &[Block], labels: &mut [bool]) {
+    let mut at = 0;
+    for b in blocks {
+        twofold_circuit::eval_gates(&circuit.gates[at..b.position], labels);
+        at = b.position;
+        plain_block(b, labels);
+    }
+    twofold_circuit::eval_gates(&circuit.gates[at..], labels);
+}
+
+/// Runs one block on plaintext `labels` of its enclosing frame (see
+/// [`plain_frame`]).
+pub fn plain_block(b: &Block, labels: &mut [bool]) {
+    let body = &b.body.circuit;
+    let mut carried: Vec<bool> = b.carried.iter().map(|c| labels[c.init as usize]).collect();
+    for k in 0..b.count {
+        let mut frame = vec![false; body.num_wires as usize];
+        let ins: Vec<bool> = b
+            .shared
+            .iter()
+            .map(|&w| labels[w as usize])
+            .chain(carried.iter().copied())
+            .chain(b.inputs.wires(k).iter().map(|&w| labels[w as usize]))
+            .collect();
+        frame[..ins.len()].copy_from_slice(&ins);
+        plain_frame(body, &b.body.blocks, &mut frame);
+        for (w, o) in b.outputs.wires(k).into_iter().zip(body.output_wires()) {
+            labels[w as usize] = frame[o as usize];
+        }
+        carried = b.carried.iter().map(|c| frame[c.next as usize]).collect();
+    }
+    for (c, v) in b.carried.iter().zip(carried) {
+        if let Some(w) = c.last {
+            labels[w as usize] = v;
+        }
     }
 }
 

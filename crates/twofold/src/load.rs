@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
-use twofold_compiler::{compile_file, CType, CompileOptions};
+use twofold_compiler::{compile_file, CType, CompileOptions, LoopVerdict};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -26,6 +26,8 @@ pub struct Loaded {
     pub input_kinds: Vec<ValueKind>,
     /// One entry per output value of `program.main.outputs`.
     pub output_kinds: Vec<ValueKind>,
+    /// C only: how each loop was lowered.
+    pub loops: Vec<LoopVerdict>,
 }
 
 /// How to read a program file.
@@ -37,6 +39,8 @@ pub struct LoadOptions {
     pub unwind: Option<u32>,
     /// C only: do not turn independent loops into parallel regions.
     pub no_regions: bool,
+    /// C only: unroll every loop.
+    pub no_loops: bool,
 }
 
 /// Loads `path`: C source (by the `.c` extension), a binary program (by its
@@ -49,10 +53,12 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
                 unwind: opts.unwind,
                 owners: opts.owners.clone(),
                 regions: !opts.no_regions,
+                loops: !opts.no_loops,
             },
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         Loaded {
+            loops: compiled.loops,
             input_kinds: compiled
                 .inputs
                 .into_iter()
@@ -78,6 +84,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             Program::from(read_bristol(&text, &path.display().to_string())?)
         };
         Loaded {
+            loops: Vec::new(),
             input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
             output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
             program,

@@ -32,6 +32,9 @@ struct ProgramArgs {
     /// C only: keep independent loops inline instead of making them parallel regions.
     #[arg(long)]
     no_regions: bool,
+    /// C only: unroll every loop (the program as one flat circuit).
+    #[arg(long)]
+    no_loops: bool,
 }
 
 impl ProgramArgs {
@@ -42,6 +45,7 @@ impl ProgramArgs {
             owner: Vec::new(),
             unwind: None,
             no_regions: false,
+            no_loops: false,
         }
     }
 
@@ -50,6 +54,7 @@ impl ProgramArgs {
             owners: parse_owners(&self.owner)?,
             unwind: self.unwind,
             no_regions: self.no_regions,
+            no_loops: self.no_loops,
         };
         load(&self.file, &opts)
     }
@@ -241,16 +246,16 @@ fn real_main() -> Result<String> {
             }
             let widths = widths.as_deref();
             Ok(if json {
-                let mut v = stats::stats_json(&loaded.program, widths);
+                let mut v = stats::stats_json(&loaded.program, widths, &loaded.loops);
                 if levels {
                     v["ands_per_level"] = widths.unwrap_or_default().into();
                 }
                 v.to_string() + "\n"
             } else if levels {
-                stats::stats_text(&loaded.program, widths)
+                stats::stats_text(&loaded.program, widths, &loaded.loops)
                     + &stats::levels_text(widths.unwrap_or_default())
             } else {
-                stats::stats_text(&loaded.program, widths)
+                stats::stats_text(&loaded.program, widths, &loaded.loops)
             })
         }
         Cmd::Compile { program, output } => {

@@ -101,7 +101,7 @@ impl<'p> Lower<'p> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
-                self.binop(*op, x, y, e.loc)
+                self.binop_at(*op, x, y, e.loc)
             }
             ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
                 let is_and = matches!(e.kind, ExprKind::LogAnd(..));
@@ -138,7 +138,7 @@ impl<'p> Lower<'p> {
                     None => rhs,
                     Some(op) => {
                         let old = self.read(&p, a.loc)?;
-                        self.binop(*op, old, rhs, e.loc)?
+                        self.binop_at(*op, old, rhs, e.loc)?
                     }
                 };
                 let v = self.convert(v, &p.ty, e.loc)?;
@@ -442,6 +442,8 @@ impl<'p> Lower<'p> {
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
+                // Where pointers point may move with a loop variable.
+                self.fail_probes("pointers are compared or subtracted");
                 if !p.sec.is_empty() || !q.sec.is_empty() {
                     return err(
                         loc,
@@ -516,6 +518,9 @@ impl<'p> Lower<'p> {
                     return err(loc, "pointer arithmetic leaves the object it points into");
                 }
                 let count = remaining as usize / stride + 1;
+                // How many elements a secret index selects from depends on
+                // where the pointer points: it must not move in a kept loop.
+                self.note_fact(&[p.obj as i128, p.leaf as i128, count as i128]);
                 p.sec.push(SecIdx {
                     idx: Rc::new(off.bits(&mut self.b)),
                     stride,

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
-use twofold_circuit::{Bit, Builder, Party};
+use twofold_circuit::{Bit, Builder, FrameMark, Gate, Party, Wire};
 
 use crate::ast::*;
 use crate::error::{diag, err, DResult, Loc};
@@ -24,9 +24,13 @@ use crate::CompileOptions;
 mod call;
 mod decl;
 mod expr;
+mod keep;
 mod place;
+mod probe;
 mod region;
 mod stmt;
+
+pub use keep::LoopReport;
 
 /// Iterations of a loop with a secret exit condition allowed without
 /// `--unwind`.
@@ -80,17 +84,14 @@ pub struct Lowered {
     pub inputs: Vec<(String, CType)>,
     /// Outputs: name and type, in circuit order.
     pub outputs: Vec<(String, CType)>,
-    /// The loops proposed as parallel regions, in the order proposed.
-    pub proposals: Vec<LoopKey>,
+    /// How each `for` loop was lowered (by location; a loop lowered
+    /// several times, e.g. inside an unrolled loop, is reported once, as
+    /// lowered the last time).
+    pub loops: Vec<(Loc, LoopReport)>,
 }
 
-/// A candidate parallel loop: where its `for` is, and how many times that
-/// loop was a candidate before.
-pub type LoopKey = (Loc, u32);
-
-/// Lowers a parsed program; loops in `deny` are not proposed as parallel
-/// regions (they were rejected before).
-pub fn lower(prog: &Program, opts: &CompileOptions, deny: &HashSet<LoopKey>) -> DResult<Lowered> {
+/// Lowers a parsed program.
+pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
     let mut l = Lower {
         funcs: prog.functions.iter().map(|f| (f.name.clone(), f)).collect(),
         b: Builder::new(),
@@ -106,14 +107,16 @@ pub fn lower(prog: &Program, opts: &CompileOptions, deny: &HashSet<LoopKey>) -> 
         merged: HashMap::new(),
         by_sel: HashMap::new(),
         implied: HashMap::new(),
-        regions: region::Regions::new(deny),
+        probes: Vec::new(),
+        first_input: None,
+        loops: BTreeMap::new(),
     };
     l.run(prog)?;
     Ok(Lowered {
         builder: l.b,
         inputs: l.inputs,
         outputs: l.outputs,
-        proposals: l.regions.proposed,
+        loops: l.loops.into_iter().collect(),
     })
 }
 
@@ -135,8 +138,12 @@ struct Lower<'p> {
     by_sel: HashMap<Bit, Vec<(usize, usize)>>,
     /// "Still running" conditions and an earlier one each implies.
     implied: HashMap<Bit, Bit>,
-    /// Parallel-region candidates.
-    regions: region::Regions<'p>,
+    /// The probes running (see [`probe`]), innermost last.
+    probes: Vec<probe::ProbeState>,
+    /// The program's first input wire (to make constants from).
+    first_input: Option<Wire>,
+    /// How each loop was lowered.
+    loops: BTreeMap<Loc, LoopReport>,
 }
 
 fn is_io(name: &str) -> bool {
@@ -188,11 +195,15 @@ impl<'p> Lower<'p> {
         Ok(self.objs.len() - 1)
     }
 
-    fn slot(&self, obj: usize, leaf: usize) -> Slot {
+    /// The value at a location (a read: an observation of the probes that
+    /// have not seen it).
+    fn slot(&mut self, obj: usize, leaf: usize) -> Slot {
+        self.observe(obj, leaf);
         self.objs[obj].slots[leaf].clone()
     }
 
     fn write_slot(&mut self, obj: usize, leaf: usize, s: Slot) {
+        self.note_write(obj, leaf);
         if let Some(level) = self.journal.last_mut() {
             if obj < level.start {
                 let old = &self.objs[obj].slots[leaf];
@@ -207,7 +218,7 @@ impl<'p> Lower<'p> {
 
     fn flag(&mut self, which: usize) -> Bit {
         let ctl = self.frame().ctl;
-        match self.objs[ctl].slots[which].clone() {
+        match self.slot(ctl, which) {
             Slot::Val(w) => w.bits(&mut self.b)[0],
             Slot::Ptr(_) => Bit::Const(false),
         }
@@ -473,6 +484,9 @@ impl<'p> Lower<'p> {
         };
         let obj = self.new_object(ty, loc)?;
         let bits = self.b.input(name, party, ty.width());
+        if let (None, Some(Bit::Wire(w))) = (self.first_input, bits.first()) {
+            self.first_input = Some(*w);
+        }
         let tys = self.objs[obj].leaf_tys.clone();
         let mut at = 0usize;
         for (i, t) in tys.iter().enumerate() {

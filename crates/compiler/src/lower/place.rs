@@ -175,7 +175,8 @@ impl<'p> Lower<'p> {
             if base < 0 || base + n as i64 > len {
                 return err(loc, "access outside the object");
             }
-            return Ok(self.objs[obj].slots[base as usize..base as usize + n].to_vec());
+            let base = base as usize;
+            return Ok((base..base + n).map(|leaf| self.slot(obj, leaf)).collect());
         };
         let mut layer = Vec::with_capacity(s.count);
         for k in 0..s.count {

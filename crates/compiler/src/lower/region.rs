@@ -1,41 +1,18 @@
-//! `for` loops proposed as parallel regions (see [`crate::regions`]).
+//! `for` loops: kept as loops where they can be (see [`super::keep`]),
+//! with independent iterations turned into parallel regions
+//! (see [`crate::regions`]).
 //!
-//! A candidate loop is unrolled as usual, but each iteration is marked in
-//! the builder (so structural hashing does not share gates between
-//! iterations) and made independent of the others: a reduction variable is
-//! bound, for the iteration, to a fresh partial that starts at the
-//! operator's identity (for a minimum or maximum, the iteration just yields
-//! its candidate), and values an iteration leaves in outer objects are
-//! reduced to bits inside it. After the loop, the partials are combined with
-//! a balanced tree and the result is assigned. The builder then checks the
-//! iterations on the circuit graph before making them a region.
+//! In a loop proposed as a region, each iteration is made independent of
+//! the others: a reduction variable is bound, for the iteration, to a fresh
+//! partial that starts at the operator's identity (for a minimum or
+//! maximum, the iteration just yields its candidate), values an iteration
+//! leaves in outer objects are reduced to bits inside it, and private
+//! scalars get a copy per iteration. After the loop, the partials are
+//! combined with a balanced tree and the result is assigned.
 
 use super::*;
+use crate::loops;
 use crate::regions::{self, minmax_parts, Plan, RedOp};
-
-/// The lowering's state about candidate loops.
-pub(super) struct Regions<'p> {
-    /// Whether a candidate loop is being unrolled (loops inside it are not
-    /// candidates: the outermost one wins).
-    active: bool,
-    /// Loops not to propose.
-    deny: &'p HashSet<LoopKey>,
-    /// How many times each loop was a candidate.
-    seen: HashMap<Loc, u32>,
-    /// The loops proposed, in order.
-    pub(super) proposed: Vec<LoopKey>,
-}
-
-impl<'p> Regions<'p> {
-    pub(super) fn new(deny: &'p HashSet<LoopKey>) -> Regions<'p> {
-        Regions {
-            active: false,
-            deny,
-            seen: HashMap::new(),
-            proposed: Vec::new(),
-        }
-    }
-}
 
 /// A reduction variable during a region: name, operator, object, type.
 struct Red {
@@ -47,8 +24,8 @@ struct Red {
 }
 
 impl<'p> Lower<'p> {
-    /// A `for` loop once its initialization has run: as a parallel region
-    /// when it is a candidate (and regions are on), else unrolled as usual.
+    /// A `for` loop once its initialization has run: kept (as a region when
+    /// its iterations are independent) where it can be, else unrolled.
     pub(super) fn for_loop(
         &mut self,
         init: Option<&Stmt>,
@@ -58,46 +35,117 @@ impl<'p> Lower<'p> {
         loc: Loc,
         vars: &[String],
     ) -> DResult<()> {
-        let plan = if self.opts.regions && !self.regions.active && self.alive() == Bit::Const(true)
-        {
-            let outer = |n: &str| self.lookup(n).map(|(_, t)| t);
-            regions::analyze(init, cond, step, body, &outer, &self.funcs).ok()
-        } else {
-            None
-        };
-        let key = plan.as_ref().map(|_| {
-            let n = self.regions.seen.entry(loc).or_insert(0);
-            *n += 1;
-            (loc, *n - 1)
-        });
-        match (plan, key, cond, step) {
-            (Some(plan), Some(key), Some(cond), Some(step))
-                if !self.regions.deny.contains(&key) =>
-            {
-                self.regions.active = true;
-                self.frame_mut().loops += 1;
-                let r = self.region_loop(&plan, key, cond, step, body, loc, vars);
-                self.frame_mut().loops -= 1;
-                self.regions.active = false;
-                r
-            }
-            _ => self.exec_loop(cond, step, body, false, loc, vars),
+        if !self.opts.loops {
+            return self.exec_loop(cond, step, body, false, loc, vars);
         }
+        let why = if self.alive() != Bit::Const(true) {
+            "it runs under a secret condition (after a secret break or return)".to_string()
+        } else {
+            match (loops::analyze(cond, step, body), cond, step) {
+                (Ok(ind), Some(cond), Some(step)) => {
+                    let plan = if self.opts.regions {
+                        let outer = |n: &str| self.lookup(n).map(|(_, t)| t);
+                        regions::analyze(init, Some(cond), Some(step), body, &outer, &self.funcs)
+                            .ok()
+                    } else {
+                        None
+                    };
+                    match self.kept_for(&ind, plan.as_ref(), cond, step, body, loc, vars)? {
+                        None => return Ok(()),
+                        Some(why) => why,
+                    }
+                }
+                (Err(why), ..) => why,
+                _ => "the loop has no condition or step".to_string(),
+            }
+        };
+        self.loops.insert(
+            loc,
+            LoopReport {
+                at: String::new(),
+                iterations: 0,
+                blocks: Vec::new(),
+                unrolled: 0,
+                why: Some(why),
+            },
+        );
+        self.exec_loop(cond, step, body, false, loc, vars)
     }
 
+    /// Lowers a candidate loop through [`Lower::keep_loop`]; `None` when
+    /// done, else why it could not be counted (it is then unrolled).
     #[allow(clippy::too_many_arguments)]
-    fn region_loop(
+    fn kept_for(
         &mut self,
-        plan: &Plan,
-        key: LoopKey,
+        ind: &loops::Induction,
+        plan: Option<&Plan>,
         cond: &Expr,
         step: &Expr,
         body: &Stmt,
         loc: Loc,
         vars: &[String],
-    ) -> DResult<()> {
+    ) -> DResult<Option<String>> {
+        let Some((reds, privs)) = self.region_setup(plan) else {
+            return Ok(Some("a reduction variable is not a scalar".into()));
+        };
+        let items: Vec<&Stmt> = match &body.kind {
+            StmtKind::Block(items) if plan.is_some() => items.iter().collect(),
+            _ => vec![body],
+        };
+        self.frame_mut().loops += 1;
+        let kept = if plan.is_some() {
+            self.keep_loop(ind, cond, loc, |me| {
+                me.region_iteration(&reds, &privs, &items, loc)
+            })
+        } else {
+            self.keep_loop(ind, cond, loc, |me| {
+                me.exec_guarded(body)?;
+                me.set_flag(CONT, Bit::Const(false));
+                Ok(Vec::new())
+            })
+        };
+        self.frame_mut().loops -= 1;
+        let Some((outcome, extras, mut report)) = kept? else {
+            return Ok(Some(
+                "its trip count is not public, or its variable could wrap".into(),
+            ));
+        };
+        if plan.is_some() {
+            let mut partials: Vec<Vec<Word>> = vec![Vec::new(); reds.len()];
+            for row in &extras {
+                for (k, slot) in row.iter().take(reds.len()).enumerate() {
+                    if let Slot::Val(w) = slot {
+                        partials[k].push(w.clone());
+                    }
+                }
+            }
+            let last = extras.last().map(|row| row[reds.len()..].to_vec());
+            self.combine(&reds, partials, loc)?;
+            if let Some(last) = last {
+                self.keep_last(&privs, last.into_iter().map(Some).collect());
+            }
+        }
+        report.at = format!("line {}", loc.line);
+        self.loops.insert(loc, report);
+        if let keep::Outcome::Unroll(..) = outcome {
+            // The variable holds the first iteration not kept.
+            self.exec_loop(Some(cond), Some(step), body, false, loc, vars)?;
+        }
+        Ok(None)
+    }
+
+    /// The reduction variables and private scalars of a region plan (none
+    /// without a plan); `None` if a reduction variable is not a scalar.
+    #[allow(clippy::type_complexity)]
+    fn region_setup(
+        &mut self,
+        plan: Option<&Plan>,
+    ) -> Option<(Vec<Red>, Vec<(String, usize, CType)>)> {
+        let Some(plan) = plan else {
+            return Some((Vec::new(), Vec::new()));
+        };
         // Sums still lazy in what the loop reads are reduced now, before
-        // the first iteration (else that one alone would make their gates).
+        // the first iteration (else each iteration would reduce them).
         for name in &plan.outer_refs {
             if let Some((obj, _)) = self.lookup(name) {
                 self.reduce_object(obj);
@@ -105,12 +153,8 @@ impl<'p> Lower<'p> {
         }
         let mut reds = Vec::new();
         for (name, op) in &plan.reductions {
-            let Some((obj, ty)) = self.lookup(name) else {
-                return self.exec_loop(Some(cond), Some(step), body, false, loc, vars);
-            };
-            let Some(scalar) = ty.scalar() else {
-                return self.exec_loop(Some(cond), Some(step), body, false, loc, vars);
-            };
+            let (obj, ty) = self.lookup(name)?;
+            let scalar = ty.scalar()?;
             reds.push(Red {
                 name: name.clone(),
                 op: *op,
@@ -119,78 +163,69 @@ impl<'p> Lower<'p> {
                 scalar,
             });
         }
-        let mut privs = Vec::new();
-        for name in &plan.private {
-            if let Some((obj, ty)) = self.lookup(name) {
-                privs.push((name.clone(), obj, ty));
-            }
-        }
-        let mut last: Vec<Option<Slot>> = vec![None; privs.len()];
-        let owned: Vec<usize> = plan
-            .owned
+        let privs = plan
+            .private
             .iter()
-            .filter_map(|n| self.lookup(n).map(|(o, _)| o))
+            .filter_map(|name| self.lookup(name).map(|(obj, ty)| (name.clone(), obj, ty)))
             .collect();
-        let items: Vec<&Stmt> = match &body.kind {
-            StmtKind::Block(items) => items.iter().collect(),
-            _ => vec![body],
-        };
-        let mut partials: Vec<Vec<Word>> = vec![Vec::new(); reds.len()];
-        let first_gate = self.b.gate_count();
-        let mut mark = self.b.begin_loop();
-        let mut iters = 0u64;
-        loop {
-            match self.cond(cond)? {
-                Bit::Const(false) => break,
-                Bit::Const(true) => {}
-                _ => {
-                    // A secret trip count: no region; the iterations so far
-                    // stand, the rest are unrolled as usual.
-                    self.b.abandon_loop(mark);
-                    self.combine(&reds, partials, loc)?;
-                    self.keep_last(&privs, last);
-                    return self.exec_loop(Some(cond), Some(step), body, false, loc, vars);
+        Some((reds, privs))
+    }
+
+    /// One iteration of a region: private scalars and reduction partials
+    /// fresh, the body run, what it leaves in outer objects reduced to bits.
+    /// Yields each reduction's partial, then each private scalar's value.
+    fn region_iteration(
+        &mut self,
+        reds: &[Red],
+        privs: &[(String, usize, CType)],
+        items: &[&Stmt],
+        loc: Loc,
+    ) -> DResult<Vec<Slot>> {
+        self.frame_mut().scopes.push(Scope::new());
+        let mut fresh = Vec::with_capacity(privs.len());
+        for (name, _, ty) in privs {
+            let obj = self.new_object(ty, loc)?;
+            self.bind(name, obj, ty.clone());
+            fresh.push(obj);
+        }
+        let partials = self.iteration(reds, items, loc);
+        let mut out = Vec::new();
+        let r = partials.map(|partials| {
+            for p in partials {
+                match p {
+                    Some(w) => out.push(Slot::Val(w)),
+                    None => {
+                        self.fail_probes(
+                            "a reduction's candidate is not computed in every iteration",
+                        );
+                        out.push(Slot::Val(Word::konst(0, 1)));
+                    }
                 }
             }
-            self.b.begin_iteration(&mut mark);
-            self.frame_mut().scopes.push(Scope::new());
-            let mut fresh = Vec::with_capacity(privs.len());
-            for (name, _, ty) in &privs {
-                let obj = self.new_object(ty, loc)?;
-                self.bind(name, obj, ty.clone());
-                fresh.push(obj);
+        });
+        for &obj in &fresh {
+            let s = self.slot(obj, 0);
+            if let Slot::Val(w) = &s {
+                w.range(&mut self.b);
             }
-            let r = self.iteration(&reds, &items, &mut partials, loc);
-            for (k, &obj) in fresh.iter().enumerate() {
-                let s = self.slot(obj, 0);
-                if let Slot::Val(w) = &s {
-                    w.range(&mut self.b);
-                }
-                last[k] = Some(s);
-            }
-            self.frame_mut().scopes.pop();
-            r?;
-            for &obj in &owned {
-                self.reduce_object(obj);
-            }
-            self.eval(step)?;
-            iters += 1;
-            if iters > MAX_ITERATIONS {
-                return err(
-                    loc,
-                    format!("the loop did not end within {MAX_ITERATIONS} iterations"),
-                );
+            out.push(s);
+        }
+        self.frame_mut().scopes.pop();
+        r?;
+        // Sums the iteration leaves in outer objects are its outputs: as
+        // bits, so the work stays in the region.
+        let written: Vec<(usize, usize)> = self
+            .probes
+            .last()
+            .map(|p| p.written().collect())
+            .unwrap_or_default();
+        for (obj, leaf) in written {
+            if let Slot::Val(w @ Word::Sum(_)) = &self.objs[obj].slots[leaf] {
+                let w = w.clone();
+                w.range(&mut self.b);
             }
         }
-        // A loop of one iteration, or one that makes no gate, is no region.
-        if iters >= 2 && self.b.gate_count() > first_gate {
-            self.b.end_loop(mark);
-            self.regions.proposed.push(key);
-        } else {
-            self.b.abandon_loop(mark);
-        }
-        self.keep_last(&privs, last);
-        self.combine(&reds, partials, loc)
+        Ok(out)
     }
 
     /// Gives the private scalars the values of the last iteration.
@@ -203,14 +238,9 @@ impl<'p> Lower<'p> {
     }
 
     /// One iteration: reduction variables bound to fresh partials, the body
-    /// run, the partials (and min/max candidates) collected as bits.
-    fn iteration(
-        &mut self,
-        reds: &[Red],
-        items: &[&Stmt],
-        partials: &mut [Vec<Word>],
-        loc: Loc,
-    ) -> DResult<()> {
+    /// run; returns each reduction's partial (a minimum's or maximum's
+    /// candidate) as bits, if the iteration made one.
+    fn iteration(&mut self, reds: &[Red], items: &[&Stmt], loc: Loc) -> DResult<Vec<Option<Word>>> {
         let mut fresh = Vec::with_capacity(reds.len());
         for r in reds {
             let Some(id) = identity(r.op, r.scalar) else {
@@ -222,10 +252,11 @@ impl<'p> Lower<'p> {
             self.bind(&r.name, obj, r.ty.clone());
             fresh.push(Some(obj));
         }
+        let mut partials = vec![None; reds.len()];
         self.frame_mut().scopes.push(Scope::new());
         let mut res = Ok(());
         for item in items {
-            res = self.region_stmt(reds, item, partials);
+            res = self.region_stmt(reds, item, &mut partials);
             if res.is_err() {
                 break;
             }
@@ -243,16 +274,21 @@ impl<'p> Lower<'p> {
                         w.range(&mut self.b);
                         w
                     };
-                    partials[k].push(w);
+                    partials[k] = Some(w);
                 }
             }
         }
-        Ok(())
+        Ok(partials)
     }
 
     /// A statement of the body's top level: a min/max of a reduction
     /// variable yields its candidate, anything else runs.
-    fn region_stmt(&mut self, reds: &[Red], s: &Stmt, partials: &mut [Vec<Word>]) -> DResult<()> {
+    fn region_stmt(
+        &mut self,
+        reds: &[Red],
+        s: &Stmt,
+        partials: &mut [Option<Word>],
+    ) -> DResult<()> {
         if let Some((x, d, _)) = minmax_parts(s) {
             let at = self.lookup(x).map(|(o, _)| o);
             if let Some(k) = reds.iter().position(|r| {
@@ -263,7 +299,7 @@ impl<'p> Lower<'p> {
                 };
                 if let Slot::Val(w) = self.slot(obj, 0) {
                     w.range(&mut self.b);
-                    partials[k].push(w);
+                    partials[k] = Some(w);
                 }
                 return Ok(());
             }
@@ -339,12 +375,14 @@ impl<'p> Lower<'p> {
         self.convert(v, &r.ty, loc)
     }
 
-    /// Reduces the lazy sums held by an object to bits.
+    /// Reduces the lazy sums held by an object to bits (reading only the
+    /// locations that hold one).
     fn reduce_object(&mut self, obj: usize) {
         for k in 0..self.objs[obj].slots.len() {
-            if let Slot::Val(w @ Word::Sum(_)) = &self.objs[obj].slots[k] {
-                let w = w.clone();
-                w.range(&mut self.b);
+            if matches!(self.objs[obj].slots[k], Slot::Val(Word::Sum(_))) {
+                if let Slot::Val(w) = self.slot(obj, k) {
+                    w.range(&mut self.b);
+                }
             }
         }
     }

@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use twofold_compiler::{CType, CValue, CompiledProgram, RegionVerdict};
+use twofold_circuit::Block;
+use twofold_compiler::{CType, CValue, CompiledProgram};
 
 /// Flattens a value to its scalars with their widths.
 pub fn leaves(ty: &CType, v: &CValue, out: &mut Vec<(u32, i128)>) {
@@ -145,22 +146,33 @@ pub fn agree_with_gcc(src: &str, programs: &[&CompiledProgram], n: usize, seed: 
     }
 }
 
-/// The instance counts of the accepted regions (checked against the
-/// program's regions).
+/// The instance counts of the loops that became parallel regions, in
+/// source order (each checked against a parallel block of the program).
 pub fn accepted(p: &CompiledProgram) -> Vec<usize> {
     let counts: Vec<usize> = p
-        .regions
+        .loops
         .iter()
-        .filter_map(|v| match v {
-            RegionVerdict::Accepted { instances, .. } => Some(*instances),
-            RegionVerdict::Rejected(_) => None,
-        })
+        .filter(|v| v.is_region())
+        .map(|v| v.blocks[0].0 as usize)
         .collect();
-    assert_eq!(counts.len(), p.program.blocks.len());
-    for (c, r) in counts.iter().zip(&p.program.blocks) {
-        assert_eq!(*c, r.count as usize);
+    let mut blocks = parallel_counts(&p.program.blocks);
+    for c in &counts {
+        let at = blocks.iter().position(|b| b == c);
+        assert!(at.is_some(), "a region of {c} instances in {:?}", p.loops);
+        blocks.remove(at.unwrap_or(0));
     }
     counts
+}
+
+/// The instance counts of every parallel block, nested ones included.
+pub fn parallel_counts(blocks: &[Block]) -> Vec<usize> {
+    blocks
+        .iter()
+        .flat_map(|b| {
+            let own = b.parallel.then_some(b.count as usize);
+            own.into_iter().chain(parallel_counts(&b.body.blocks))
+        })
+        .collect()
 }
 
 /// Random bits for a type, formatted as a C initializer.

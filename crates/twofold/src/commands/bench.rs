@@ -663,8 +663,8 @@ pub fn ipp(files: &[PathBuf], runs: usize, link: Link, mut log: impl FnMut(&str)
         });
         let secs = |v: &Value| v["seconds"].as_f64().unwrap_or(f64::NAN);
         let order = program.main_overlapped();
-        let during: u64 = (0..program.blocks.len())
-            .map(|k| order.during_ands(k))
+        let during: u64 = (0..order.regions.len())
+            .map(|r| order.during_ands(&program, r))
             .sum();
         rows.push(json!({
             "program": file.display().to_string(),

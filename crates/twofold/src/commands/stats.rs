@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 use twofold_circuit::levels::program_levels;
 use twofold_circuit::{Block, CircuitStats, Party, Program};
+use twofold_compiler::LoopVerdict;
 
 /// Programs executing at most this many gates have their AND levels
 /// computed by `stats` (walking every gate); larger ones need `--levels`.
@@ -17,7 +18,11 @@ pub fn levels_of(program: &Program, wanted: bool) -> Option<Vec<u64>> {
 /// The statistics of a program, counting every iteration of every block,
 /// with its blocks as a tree; AND depth and level widths from `levels` (see
 /// [`levels_of`]), `null` without.
-pub fn stats_json(program: &Program, levels: Option<&[u64]>) -> serde_json::Value {
+pub fn stats_json(
+    program: &Program,
+    levels: Option<&[u64]>,
+    loops: &[LoopVerdict],
+) -> serde_json::Value {
     let counts = program.counts();
     let main = CircuitStats::of(&program.main);
     let overlapped = program.main_overlapped();
@@ -32,7 +37,9 @@ pub fn stats_json(program: &Program, levels: Option<&[u64]>) -> serde_json::Valu
                 "gates_per_instance": r.frame().counts().gates,
                 "and_depth_per_instance": body.and_depth,
                 "shared_input_bits": r.shared.len(),
-                "main_and_gates_during": overlapped.during_ands(k),
+                "main_and_gates_during": overlapped
+                    .region_of(k)
+                    .map_or(0, |r| overlapped.during_ands(program, r)),
             })
         })
         .collect();
@@ -69,7 +76,48 @@ pub fn stats_json(program: &Program, levels: Option<&[u64]>) -> serde_json::Valu
         "input_parties": program.main.inputs.iter().map(|v| v.party.to_string()).collect::<Vec<_>>(),
         "blocks": blocks_json(&program.blocks),
         "regions": regions,
+        "loops": loops.iter().map(|l| json!({
+            "file": l.file,
+            "line": l.line,
+            "iterations": l.iterations,
+            "kept": l.kept(),
+            "blocks": l.blocks.iter().map(|&(n, parallel)| json!({
+                "iterations": n,
+                "parallel": parallel,
+            })).collect::<Vec<_>>(),
+            "unrolled": l.unrolled,
+            "why": l.why,
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// One line on how a loop of the source was lowered.
+fn loop_text(l: &Value) -> String {
+    let blocks: Vec<String> = l["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| {
+            let kind = if b["parallel"] == true {
+                "region"
+            } else {
+                "loop"
+            };
+            format!("{kind} of {}", b["iterations"])
+        })
+        .collect();
+    let mut text = if blocks.is_empty() {
+        "unrolled".to_string()
+    } else {
+        format!("kept: {}", blocks.join(", "))
+    };
+    if l["unrolled"].as_u64().unwrap_or(0) > 0 && !blocks.is_empty() {
+        text += &format!("; {} iterations unrolled", l["unrolled"]);
+    }
+    if let Some(why) = l["why"].as_str() {
+        text += &format!(" ({why})");
+    }
+    text
 }
 
 /// The blocks of a frame as a JSON tree.
@@ -107,8 +155,8 @@ fn median_of(widths: &[u64]) -> u64 {
 }
 
 /// Human-readable form of [`stats_json`].
-pub fn stats_text(program: &Program, levels: Option<&[u64]>) -> String {
-    let s = stats_json(program, levels);
+pub fn stats_text(program: &Program, levels: Option<&[u64]>, loops: &[LoopVerdict]) -> String {
+    let s = stats_json(program, levels, loops);
     let mut out = String::new();
     let line = |out: &mut String, k: &str, v: String| out.push_str(&format!("{k:<30}{v}\n"));
     for key in ["gates", "and_gates", "xor_gates", "inv_gates", "wires"] {
@@ -136,6 +184,10 @@ pub fn stats_text(program: &Program, levels: Option<&[u64]>) -> String {
     line(&mut out, "output widths", s["output_widths"].to_string());
     let during: Vec<&Value> = s["regions"].as_array().into_iter().flatten().collect();
     blocks_text(&mut out, &s["blocks"], "", &during);
+    for l in s["loops"].as_array().into_iter().flatten() {
+        let at = format!("for at line {}", l["line"]);
+        out.push_str(&format!("{at:<30}{}\n", loop_text(l)));
+    }
     out
 }
 

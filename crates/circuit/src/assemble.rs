@@ -1,0 +1,402 @@
+//! Turning a frame the builder made — gates in single assignment over
+//! builder-wide wire numbers, with blocks between them — into a circuit of
+//! its own: inputs first, gates whose value reaches nothing removed, wire
+//! slots reused as soon as their value is dead, and the blocks' wiring
+//! renumbered alike.
+//!
+//! A block's outputs are given fresh slots of their own (never reused ones)
+//! in the order of its output wiring, so wiring that steps through them by
+//! iteration stays affine after renumbering.
+
+use crate::circuit::{Circuit, InputValue, OutputValue};
+use crate::gate::{Gate, Wire};
+use crate::program::{Block, Body, Carried};
+use crate::wiring::Wiring;
+use crate::CircuitError;
+
+/// A block placed by the builder: its body finished, its wiring over
+/// builder-wide wire numbers.
+#[derive(Clone, Debug)]
+pub struct PendingBlock {
+    /// Runs before this gate of its frame.
+    pub position: usize,
+    /// Iterations.
+    pub count: u64,
+    /// Independent iterations.
+    pub parallel: bool,
+    /// The body, finished.
+    pub body: Body,
+    /// Wires read alike by every iteration.
+    pub shared: Vec<Wire>,
+    /// Carried values: `init` and `last` are frame wires, `next` a body wire.
+    pub carried: Vec<Carried>,
+    /// Wires each iteration reads.
+    pub inputs: Wiring,
+    /// Wires each iteration writes.
+    pub outputs: Wiring,
+}
+
+impl PendingBlock {
+    /// Calls `f` on every frame wire the block reads.
+    fn reads(&self, mut f: impl FnMut(Wire)) {
+        self.shared.iter().copied().for_each(&mut f);
+        self.carried.iter().for_each(|c| f(c.init));
+        self.inputs.for_all(self.count, f);
+    }
+
+    /// Calls `f` on every frame wire the block writes.
+    fn writes(&self, mut f: impl FnMut(Wire)) {
+        self.outputs.for_all(self.count, &mut f);
+        self.carried.iter().filter_map(|c| c.last).for_each(f);
+    }
+}
+
+/// A frame's gates and blocks, over builder-wide wire numbers.
+#[derive(Clone, Debug, Default)]
+pub struct RawFrame {
+    /// Gates in single assignment (each writes a wire of its own).
+    pub gates: Vec<Gate>,
+    /// Blocks, by position.
+    pub blocks: Vec<PendingBlock>,
+}
+
+/// The assembled frame: its circuit (inputs as given, outputs as given),
+/// its blocks, and the renumbered `extra` wires (values read at the end of
+/// the frame that are not outputs, such as a body's carried values).
+pub struct Assembled {
+    /// The circuit.
+    pub circuit: Circuit,
+    /// Its blocks.
+    pub blocks: Vec<Block>,
+    /// The `extra` wires, renumbered.
+    pub extra: Vec<Wire>,
+}
+
+impl RawFrame {
+    /// Assembles the frame. `inputs` are the input values with their wires
+    /// (in order: they become wires `0..n`), `outputs` the output values
+    /// with theirs, `extra` further wires that must hold their value at the
+    /// end. Every wire read must be an input, a gate's or a block's.
+    pub fn assemble(
+        self,
+        inputs: Vec<(InputValue, Vec<Wire>)>,
+        outputs: Vec<(String, Vec<Wire>)>,
+        extra: &[Wire],
+    ) -> Result<Assembled, CircuitError> {
+        assemble(self, inputs, outputs, extra)
+    }
+
+    /// [`RawFrame::assemble`] for a block's body: one input value of the
+    /// given wires, one output value, the carried `next` wires as `extra`.
+    pub fn into_body(
+        self,
+        inputs: &[Wire],
+        outputs: &[Wire],
+        next: &[Wire],
+    ) -> Result<(Body, Vec<Wire>), CircuitError> {
+        let value = InputValue {
+            name: "in".into(),
+            party: crate::Party::A,
+            width: inputs.len() as u32,
+        };
+        let a = self.assemble(
+            vec![(value, inputs.to_vec())],
+            vec![("out".into(), outputs.to_vec())],
+            next,
+        )?;
+        Ok((
+            Body {
+                circuit: a.circuit,
+                blocks: a.blocks,
+            },
+            a.extra,
+        ))
+    }
+}
+
+/// A map from the wires of a frame (numbers in `lo..hi`) to values, stored
+/// densely: frames' wires are mostly consecutive numbers.
+struct WireMap {
+    lo: Wire,
+    values: Vec<u64>,
+}
+
+/// No value.
+const NONE: u64 = u64::MAX;
+
+impl WireMap {
+    fn new(lo: Wire, hi: Wire) -> WireMap {
+        WireMap {
+            lo,
+            values: vec![NONE; (hi - lo) as usize],
+        }
+    }
+
+    fn get(&self, w: Wire) -> Option<u64> {
+        let v = *self.values.get(w.checked_sub(self.lo)? as usize)?;
+        (v != NONE).then_some(v)
+    }
+
+    fn contains(&self, w: Wire) -> bool {
+        self.get(w).is_some()
+    }
+
+    /// Sets the value of `w` (in range) if it has none; whether it did.
+    fn set_if_none(&mut self, w: Wire, v: u64) -> bool {
+        let slot = &mut self.values[(w - self.lo) as usize];
+        let none = *slot == NONE;
+        if none {
+            *slot = v;
+        }
+        none
+    }
+
+    fn set(&mut self, w: Wire, v: u64) {
+        self.values[(w - self.lo) as usize] = v;
+    }
+}
+
+/// The range of wire numbers a frame mentions.
+fn wire_span(
+    frame: &RawFrame,
+    inputs: &[(InputValue, Vec<Wire>)],
+    outputs: &[(String, Vec<Wire>)],
+    extra: &[Wire],
+) -> (Wire, Wire) {
+    let (mut lo, mut hi) = (Wire::MAX, 0);
+    let mut see = |w: Wire| {
+        lo = lo.min(w);
+        hi = hi.max(w + 1);
+    };
+    inputs.iter().flat_map(|(_, w)| w).for_each(|&w| see(w));
+    outputs.iter().flat_map(|(_, w)| w).for_each(|&w| see(w));
+    extra.iter().for_each(|&w| see(w));
+    for g in &frame.gates {
+        see(g.out());
+        g.inputs().for_each(&mut see);
+    }
+    for b in &frame.blocks {
+        b.reads(&mut see);
+        b.writes(&mut see);
+    }
+    (lo.min(hi), hi)
+}
+
+/// What happens at a point of the frame, in order.
+#[derive(Clone, Copy)]
+enum Step {
+    Gate(usize),
+    Block(usize),
+}
+
+fn steps(frame: &RawFrame) -> Vec<Step> {
+    let mut out = Vec::with_capacity(frame.gates.len() + frame.blocks.len());
+    let mut g = 0;
+    for (b, block) in frame.blocks.iter().enumerate() {
+        while g < block.position {
+            out.push(Step::Gate(g));
+            g += 1;
+        }
+        out.push(Step::Block(b));
+    }
+    out.extend((g..frame.gates.len()).map(Step::Gate));
+    out
+}
+
+fn assemble(
+    frame: RawFrame,
+    inputs: Vec<(InputValue, Vec<Wire>)>,
+    outputs: Vec<(String, Vec<Wire>)>,
+    extra: &[Wire],
+) -> Result<Assembled, CircuitError> {
+    let order = steps(&frame);
+    let (lo, hi) = wire_span(&frame, &inputs, &outputs, extra);
+    // Liveness, backwards: the last step reading each wire.
+    const END: u64 = NONE - 1;
+    let mut last_use = WireMap::new(lo, hi);
+    for &w in outputs.iter().flat_map(|(_, w)| w).chain(extra) {
+        last_use.set(w, END);
+    }
+    let mut keep = vec![false; frame.gates.len()];
+    for (s, step) in order.iter().enumerate().rev() {
+        match *step {
+            Step::Gate(i) => {
+                let g = frame.gates[i];
+                if last_use.contains(g.out()) {
+                    keep[i] = true;
+                    for w in g.inputs() {
+                        last_use.set_if_none(w, s as u64);
+                    }
+                }
+            }
+            Step::Block(b) => frame.blocks[b].reads(|w| {
+                last_use.set_if_none(w, s as u64);
+            }),
+        }
+    }
+    // Slots, forwards: inputs first, then each value as it is made.
+    let mut slot = WireMap::new(lo, hi);
+    let mut free: Vec<Wire> = Vec::new();
+    let mut next: Wire = 0;
+    for (_, wires) in &inputs {
+        for &w in wires {
+            if !slot.set_if_none(w, next as u64) {
+                return Err(CircuitError::Invalid(format!("wire {w} is two inputs")));
+            }
+            if !last_use.contains(w) {
+                free.push(next);
+            }
+            next += 1;
+        }
+    }
+    let lookup = |slot: &WireMap, w: Wire| -> Result<Wire, CircuitError> {
+        slot.get(w)
+            .map(|v| v as Wire)
+            .ok_or_else(|| CircuitError::Invalid(format!("wire {w} is read but never written")))
+    };
+    let mut gates = Vec::with_capacity(keep.iter().filter(|&&k| k).count());
+    let mut blocks = Vec::with_capacity(frame.blocks.len());
+    for (s, step) in order.iter().enumerate() {
+        match *step {
+            Step::Gate(i) => {
+                if !keep[i] {
+                    continue;
+                }
+                let g = frame.gates[i];
+                let (a, b) = match g {
+                    Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, b),
+                    Gate::Inv { a, .. } => (a, a),
+                };
+                let (sa, sb) = (lookup(&slot, a)?, lookup(&slot, b)?);
+                let mut freed_first = None;
+                for w in g.inputs() {
+                    if last_use.get(w) == Some(s as u64) && freed_first != Some(w) {
+                        free.push(lookup(&slot, w)?);
+                        freed_first = Some(w);
+                    }
+                }
+                let out = free.pop().unwrap_or_else(|| {
+                    next += 1;
+                    next - 1
+                });
+                slot.set(g.out(), out as u64);
+                gates.push(match g {
+                    Gate::Xor { .. } => Gate::Xor { a: sa, b: sb, out },
+                    Gate::And { .. } => Gate::And { a: sa, b: sb, out },
+                    Gate::Inv { .. } => Gate::Inv { a: sa, out },
+                });
+            }
+            Step::Block(b) => {
+                let pb = &frame.blocks[b];
+                let position = gates.len();
+                // Writes take fresh slots, in wiring order (an iteration of
+                // a loop may read what an earlier one wrote).
+                pb.writes(|w| {
+                    if slot.set_if_none(w, next as u64) {
+                        next += 1;
+                    }
+                });
+                let shared = pb
+                    .shared
+                    .iter()
+                    .map(|&w| lookup(&slot, w))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let init = pb
+                    .carried
+                    .iter()
+                    .map(|c| lookup(&slot, c.init))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let block_inputs = renumber(&pb.inputs, pb.count, |w| lookup(&slot, w))?;
+                let block_outputs = renumber(&pb.outputs, pb.count, |w| lookup(&slot, w))?;
+                // Values last read here are dead after the block.
+                let mut dead = Vec::new();
+                pb.reads(|w| {
+                    if last_use.get(w) == Some(s as u64) {
+                        dead.push(w);
+                    }
+                });
+                dead.sort_unstable();
+                dead.dedup();
+                for w in dead {
+                    if let Some(sl) = slot.get(w) {
+                        free.push(sl as Wire);
+                    }
+                }
+                let carried = pb
+                    .carried
+                    .iter()
+                    .zip(init)
+                    .map(|(c, init)| {
+                        Ok(Carried {
+                            init,
+                            next: c.next,
+                            last: c.last.map(|w| lookup(&slot, w)).transpose()?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, CircuitError>>()?;
+                blocks.push(Block {
+                    position,
+                    count: pb.count,
+                    parallel: pb.parallel,
+                    body: pb.body.clone(),
+                    shared,
+                    carried,
+                    inputs: block_inputs,
+                    outputs: block_outputs,
+                });
+            }
+        }
+    }
+    let outputs = outputs
+        .into_iter()
+        .map(|(name, wires)| {
+            Ok(OutputValue {
+                name,
+                wires: wires
+                    .iter()
+                    .map(|&w| lookup(&slot, w))
+                    .collect::<Result<_, _>>()?,
+            })
+        })
+        .collect::<Result<Vec<_>, CircuitError>>()?;
+    let extra = extra
+        .iter()
+        .map(|&w| lookup(&slot, w))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Assembled {
+        circuit: Circuit {
+            num_wires: next,
+            inputs: inputs.into_iter().map(|(v, _)| v).collect(),
+            outputs,
+            gates,
+        },
+        blocks,
+        extra,
+    })
+}
+
+/// `wiring` with every wire renumbered by `map`, compressed again.
+fn renumber(
+    wiring: &Wiring,
+    count: u64,
+    mut map: impl FnMut(Wire) -> Result<Wire, CircuitError>,
+) -> Result<Wiring, CircuitError> {
+    let width = wiring.width();
+    if width == 0 {
+        return Ok(Wiring::empty());
+    }
+    let count =
+        usize::try_from(count).map_err(|_| CircuitError::Invalid("too many iterations".into()))?;
+    let mut table = Vec::with_capacity(count * width);
+    for k in 0..count {
+        let start = table.len();
+        table.resize(start + width, 0);
+        let mut bad = Ok(());
+        wiring.for_each(k as u64, |j, w| match map(w) {
+            Ok(m) => table[start + j] = m,
+            Err(e) => bad = Err(e),
+        });
+        bad?;
+    }
+    Ok(Wiring::compress(count, width, &table))
+}

@@ -1,0 +1,392 @@
+//! Source analysis of loops that may be kept as loops (their body stored
+//! once, run many times) instead of unrolled.
+//!
+//! A `for` loop is a candidate when it counts a loop variable from a public
+//! start by a constant step while a comparison with a bound holds
+//! (`i < n`, `i <= n`, `i > n`, `i >= n`, `i != n`; the bound read by
+//! nothing the body writes), and the body uses the loop variable only to
+//! say *where* it reads and writes:
+//! - in an array subscript or pointer index that is affine in it
+//!   (`a[i]`, `m[2 * i + 1][j]`, `p[n - i]`), and
+//! - as the amount of a shift (`x >> i`, `(e >> (31 - i)) & 1`), affine in
+//!   it too.
+//!
+//! The body may not change the loop variable, take its address, declare
+//! inputs or outputs, `return`, or `break` out of the loop. Everything else
+//! the iterations depend on is public state or secret values, which the
+//! lowering compares from one iteration to the next: the source proposes,
+//! the lowering decides (see `lower::keep`).
+
+use std::collections::HashSet;
+
+use crate::ast::*;
+use crate::error::Loc;
+use crate::parser::const_eval;
+
+/// A loop's variable, how it moves and where the body uses it.
+#[derive(Clone, Debug)]
+pub struct Induction {
+    /// The loop variable.
+    pub var: String,
+    /// The condition with the variable on the left: `var op bound`.
+    pub op: BinOp,
+    /// The bound.
+    pub bound: Expr,
+    /// The step added to the variable after each iteration.
+    pub step: i128,
+    /// The shifts whose amount uses the variable (by location).
+    pub shifts: HashSet<Loc>,
+}
+
+/// Whether the loop `for (...; cond; step) body` may be kept, and how its
+/// variable moves; otherwise why not.
+pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<Induction, String> {
+    let cond = cond.ok_or("the loop has no condition")?;
+    let (var, op, bound) =
+        condition(cond).ok_or("the condition is not a comparison of a variable with a bound")?;
+    let step = step.ok_or("the loop has no step")?;
+    let step = step_of(step, var).ok_or(format!("the step is not a constant change of '{var}'"))?;
+    if step == 0 {
+        return Err("the step is zero".into());
+    }
+    if mentions(bound, var) || bound.has_side_effects() {
+        return Err("the bound depends on the loop variable or has side effects".into());
+    }
+    let mut check = Check {
+        var,
+        bound_vars: idents(bound),
+        shifts: HashSet::new(),
+        loops: 0,
+        switches: 0,
+    };
+    check.stmt(body)?;
+    Ok(Induction {
+        var: var.to_string(),
+        op,
+        bound: bound.clone(),
+        step,
+        shifts: check.shifts,
+    })
+}
+
+/// `var op bound` (or `bound op var`, mirrored).
+fn condition(c: &Expr) -> Option<(&str, BinOp, &Expr)> {
+    let ExprKind::Binary(op, a, b) = &c.kind else {
+        return None;
+    };
+    let mirror = |op: BinOp| match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    };
+    if !matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Ne
+    ) {
+        return None;
+    }
+    match (&a.kind, &b.kind) {
+        (ExprKind::Ident(v), _) if !mentions(b, v) => Some((v.as_str(), *op, b.as_ref())),
+        (_, ExprKind::Ident(v)) if !mentions(a, v) => Some((v.as_str(), mirror(*op), a.as_ref())),
+        _ => None,
+    }
+}
+
+/// The constant a step adds to `var`: `var++`, `var -= 2`, `var = var + 3`.
+fn step_of(e: &Expr, var: &str) -> Option<i128> {
+    let is_var = |x: &Expr| matches!(&x.kind, ExprKind::Ident(v) if v == var);
+    match &e.kind {
+        ExprKind::IncDec { e: t, inc, .. } if is_var(t) => Some(if *inc { 1 } else { -1 }),
+        ExprKind::Assign(Some(op @ (BinOp::Add | BinOp::Sub)), t, c) if is_var(t) => {
+            let c = const_eval(c)?;
+            Some(if *op == BinOp::Add { c } else { -c })
+        }
+        ExprKind::Assign(None, t, rhs) if is_var(t) => match &rhs.kind {
+            ExprKind::Binary(BinOp::Add, a, c) | ExprKind::Binary(BinOp::Add, c, a)
+                if is_var(a) =>
+            {
+                Some(const_eval(c)?)
+            }
+            ExprKind::Binary(BinOp::Sub, a, c) if is_var(a) => Some(-const_eval(c)?),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `e` mentions the identifier `var`.
+pub fn mentions(e: &Expr, var: &str) -> bool {
+    let mut found = false;
+    visit(e, &mut |x| {
+        if matches!(&x.kind, ExprKind::Ident(v) if v == var) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The identifiers `e` mentions.
+fn idents(e: &Expr) -> HashSet<String> {
+    let mut out = HashSet::new();
+    visit(e, &mut |x| {
+        if let ExprKind::Ident(v) = &x.kind {
+            out.insert(v.clone());
+        }
+    });
+    out
+}
+
+/// Calls `f` on `e` and every expression inside it.
+fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    children(e, &mut |c| visit(c, f));
+}
+
+/// Whether `e` mentions `var` other than inside an array subscript (where
+/// it only says which element is read: the element is a value like any).
+fn bare(e: &Expr, var: &str) -> bool {
+    match &e.kind {
+        ExprKind::Ident(v) => v == var,
+        ExprKind::Index(base, _) => bare(base, var),
+        _ => {
+            let mut found = false;
+            children(e, &mut |c| found |= bare(c, var));
+            found
+        }
+    }
+}
+
+/// Whether `e` is affine in `var`: built from it and expressions without
+/// bare uses of it by `+`, `-`, and `*` with one side free of it.
+fn affine(e: &Expr, var: &str) -> bool {
+    if !bare(e, var) {
+        return true;
+    }
+    match &e.kind {
+        ExprKind::Ident(v) => v == var,
+        ExprKind::Unary(UnOp::Neg | UnOp::Plus, a) => affine(a, var),
+        ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => affine(a, var) && affine(b, var),
+        ExprKind::Binary(BinOp::Mul, a, b) => {
+            (!bare(a, var) && affine(b, var)) || (!bare(b, var) && affine(a, var))
+        }
+        _ => false,
+    }
+}
+
+/// The walk over the body.
+struct Check<'a> {
+    var: &'a str,
+    bound_vars: HashSet<String>,
+    shifts: HashSet<Loc>,
+    loops: u32,
+    switches: u32,
+}
+
+impl Check<'_> {
+    fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
+        match &s.kind {
+            StmtKind::Empty | StmtKind::Continue => Ok(()),
+            StmtKind::Expr(e) => self.expr(e),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    if d.name == self.var {
+                        return Err(format!("the body declares another '{}'", self.var));
+                    }
+                    if d.name.starts_with("INPUT_") || d.name.starts_with("OUTPUT_") {
+                        return Err(format!("the body declares '{}'", d.name));
+                    }
+                    self.type_expr(&d.ty)?;
+                    if let Some(init) = &d.init {
+                        self.init(init)?;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Block(items) => items.iter().try_for_each(|i| self.stmt(i)),
+            StmtKind::If(c, t, e) => {
+                self.expr(c)?;
+                self.stmt(t)?;
+                e.as_deref().map_or(Ok(()), |e| self.stmt(e))
+            }
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
+                self.expr(c)?;
+                self.nested_loop(b)
+            }
+            StmtKind::For(init, c, step, b) => {
+                if let Some(i) = init {
+                    self.stmt(i)?;
+                }
+                for e in c.iter().chain(step) {
+                    self.expr(e)?;
+                }
+                self.nested_loop(b)
+            }
+            StmtKind::Switch(e, b) => {
+                self.expr(e)?;
+                self.switches += 1;
+                let r = self.stmt(b);
+                self.switches -= 1;
+                r
+            }
+            StmtKind::Case(_, inner) | StmtKind::Default(inner) => self.stmt(inner),
+            StmtKind::Break if self.loops > 0 || self.switches > 0 => Ok(()),
+            StmtKind::Break => Err("the body breaks out of the loop".into()),
+            StmtKind::Return(_) => Err("the body returns".into()),
+        }
+    }
+
+    fn nested_loop(&mut self, body: &Stmt) -> Result<(), String> {
+        self.loops += 1;
+        let r = self.stmt(body);
+        self.loops -= 1;
+        r
+    }
+
+    fn init(&mut self, init: &Init) -> Result<(), String> {
+        match init {
+            Init::Expr(e) => self.expr(e),
+            Init::List(items, _) => items.iter().try_for_each(|(designators, i)| {
+                for d in designators {
+                    if let Designator::Index(e) = d {
+                        self.expr(e)?;
+                    }
+                }
+                self.init(i)
+            }),
+        }
+    }
+
+    /// Array sizes in a type may not use the loop variable.
+    fn type_expr(&mut self, t: &TypeExpr) -> Result<(), String> {
+        match t {
+            TypeExpr::Array(inner, size) => {
+                if let Some(e) = size {
+                    self.expr(e)?;
+                }
+                self.type_expr(inner)
+            }
+            TypeExpr::Pointer(inner) => self.type_expr(inner),
+            _ => Ok(()),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<(), String> {
+        let var = self.var;
+        match &e.kind {
+            ExprKind::Ident(v) if v == var => Err(format!(
+                "'{var}' is used other than to index an array or as a shift amount"
+            )),
+            ExprKind::Index(base, sub) => {
+                self.expr(base)?;
+                if bare(sub, var) {
+                    if affine(sub, var) {
+                        self.free_parts(sub)
+                    } else {
+                        Err(format!("an index is not affine in '{var}'"))
+                    }
+                } else {
+                    self.expr(sub)
+                }
+            }
+            ExprKind::Binary(BinOp::Shl | BinOp::Shr, x, amount)
+            | ExprKind::Assign(Some(BinOp::Shl | BinOp::Shr), x, amount)
+                if bare(amount, var) =>
+            {
+                if !affine(amount, var) {
+                    return Err(format!("a shift amount is not affine in '{var}'"));
+                }
+                self.shifts.insert(e.loc);
+                self.expr(x)?;
+                self.free_parts(amount)
+            }
+            ExprKind::Assign(_, t, v) => {
+                self.target(t)?;
+                self.expr(t)?;
+                self.expr(v)
+            }
+            ExprKind::IncDec { e: t, .. } => {
+                self.target(t)?;
+                self.expr(t)
+            }
+            ExprKind::Unary(UnOp::Addr, a) if matches!(&a.kind, ExprKind::Ident(v) if v == var) => {
+                Err(format!("the body takes the address of '{var}'"))
+            }
+            ExprKind::Cast(t, a) => {
+                self.type_expr(t)?;
+                self.expr(a)
+            }
+            ExprKind::SizeofType(t) => self.type_expr(t),
+            _ => {
+                let mut r = Ok(());
+                children(e, &mut |c| {
+                    if r.is_ok() {
+                        r = self.expr(c);
+                    }
+                });
+                r
+            }
+        }
+    }
+
+    /// The parts of an affine expression without bare uses of the
+    /// variable.
+    fn free_parts(&mut self, e: &Expr) -> Result<(), String> {
+        if !bare(e, self.var) {
+            return self.expr(e);
+        }
+        let mut r = Ok(());
+        children(e, &mut |c| {
+            if r.is_ok() {
+                r = self.free_parts(c);
+            }
+        });
+        r
+    }
+
+    /// What an assignment writes: not the loop variable, not the bound.
+    fn target(&self, t: &Expr) -> Result<(), String> {
+        let mut base = t;
+        while let ExprKind::Index(a, _) | ExprKind::Member(a, _) = &base.kind {
+            base = a;
+        }
+        match &base.kind {
+            ExprKind::Ident(v) if v == self.var => {
+                Err(format!("the body changes the loop variable '{v}'"))
+            }
+            ExprKind::Ident(v) if self.bound_vars.contains(v) => {
+                Err(format!("the body changes '{v}', which the bound reads"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Calls `f` on the direct sub-expressions of `e`.
+fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    match &e.kind {
+        ExprKind::Int(..) | ExprKind::Str | ExprKind::Ident(_) | ExprKind::SizeofType(_) => {}
+        ExprKind::Unary(_, a)
+        | ExprKind::IncDec { e: a, .. }
+        | ExprKind::Member(a, _)
+        | ExprKind::Arrow(a, _)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a) => f(a),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::LogAnd(a, b)
+        | ExprKind::LogOr(a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Comma(a, b)
+        | ExprKind::Index(a, b) => {
+            f(a);
+            f(b);
+        }
+        ExprKind::Cond(c, a, b) => {
+            f(c);
+            f(a);
+            f(b);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(f),
+    }
+}

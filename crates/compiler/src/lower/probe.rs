@@ -1,0 +1,536 @@
+//! Probes: one iteration of a loop lowered in a frame of its own, as a
+//! template for others.
+//!
+//! While a probe runs, the first read of every location that existed before
+//! it (an *observation*) replaces the location's value by one of the same
+//! shape — the same constants, widths and ranges — whose wires are fresh
+//! inputs of the frame. The gates the iteration makes therefore read only
+//! those inputs, and they compute the right values for *any* values of that
+//! shape: the probe is a body that can be wired to any iteration whose
+//! observations have the shapes it saw. A shift by the loop variable is
+//! observed too (its result becomes fresh inputs, wired per iteration to
+//! the shifted bits). What the iteration leaves in older locations (its
+//! *writes*) is recorded, and everything is undone when the probe ends.
+//!
+//! Probes nest (a loop inside a probed body is probed in turn); an
+//! observation by an inner probe is first an observation of every enclosing
+//! one.
+
+use super::*;
+use crate::lower::keep::Address;
+use twofold_circuit::{RawFrame, Wire};
+
+/// What a probe records while it runs.
+pub(super) struct ProbeState {
+    /// Its journal level.
+    level: usize,
+    /// Objects older than the probe: reads of their locations are
+    /// observations.
+    outer_objs: usize,
+    /// The loop variable's location (its reads are not observations).
+    induction: (usize, usize),
+    /// Shifts whose amount uses the loop variable.
+    shifts: Rc<HashSet<Loc>>,
+    /// The frame of the probe's gates.
+    mark: FrameMark,
+    /// Order of reads and writes.
+    seq: u32,
+    observed: HashMap<(usize, usize), usize>,
+    written: BTreeMap<(usize, usize), u32>,
+    observations: Vec<Observation>,
+    derived: Vec<Derived>,
+    facts: Vec<i128>,
+    inputs: Vec<Wire>,
+    failed: Option<String>,
+}
+
+/// A read of an older location.
+#[derive(Clone, Debug)]
+pub(super) struct Observation {
+    /// Where.
+    pub at: Address,
+    /// When, among the probe's reads and writes.
+    pub seq: u32,
+    /// The value the iteration saw, over fresh inputs.
+    pub fresh: Slot,
+    /// Its shape (see [`Slot::shape`]), when it was read.
+    pub shape: Vec<i128>,
+    /// Its bits, when it was read (a sum reduced later shows its bits).
+    pub bits: Vec<Bit>,
+}
+
+/// A shift by the loop variable: its result is fresh inputs, bit `j` of
+/// which is bit `j + amount` (right) or `j - amount` (left) of `source`.
+#[derive(Clone, Debug)]
+pub(super) struct Derived {
+    /// `>>` (else `<<`).
+    pub right: bool,
+    /// Whether bits shifted in from the top copy the sign bit.
+    pub signed: bool,
+    /// The shift amount in this iteration, before masking.
+    pub amount: i128,
+    /// The shifted word's bits, as the probe sees them.
+    pub source: Vec<Bit>,
+    /// The result's bits: fresh inputs.
+    pub fresh: Vec<Wire>,
+}
+
+impl Derived {
+    /// The bit that result bit `j` is when the amount is `amount`.
+    pub fn bit(&self, j: usize, amount: i128) -> Bit {
+        let n = self.source.len();
+        let c = (amount as u64 & (n as u64 - 1)) as usize;
+        if self.right {
+            match self.source.get(j + c) {
+                Some(&b) => b,
+                None if self.signed => self.source[n - 1],
+                None => Bit::Const(false),
+            }
+        } else if j >= c {
+            self.source[j - c]
+        } else {
+            Bit::Const(false)
+        }
+    }
+}
+
+/// A write of an older location: its value when the iteration ends.
+#[derive(Clone, Debug)]
+pub(super) struct Write {
+    /// Where.
+    pub at: Address,
+    /// When, among the probe's reads and writes (its first write).
+    pub seq: u32,
+    /// The value, over the frame's wires.
+    pub value: Slot,
+}
+
+/// One iteration lowered as a template.
+pub(super) struct Probe {
+    /// Its gates and blocks.
+    pub frame: RawFrame,
+    /// Its reads of older locations, in order.
+    pub observations: Vec<Observation>,
+    /// Its shifts by the loop variable.
+    pub derived: Vec<Derived>,
+    /// Decisions that depend on where pointers point (must not change).
+    pub facts: Vec<i128>,
+    /// Its writes of older locations.
+    pub writes: Vec<Write>,
+    /// Values the loop collects from every iteration (a region's partials).
+    pub extras: Vec<Slot>,
+    /// Its fresh inputs, in the order they were made.
+    pub inputs: Vec<Wire>,
+    /// Why it cannot serve as a template, if it cannot.
+    pub failed: Option<String>,
+}
+
+impl ProbeState {
+    /// A wire of the probe's frame: its first input, if it has one.
+    pub(super) fn first_input(&self) -> Option<Wire> {
+        self.inputs.first().copied()
+    }
+
+    /// The older locations the iteration has written so far, in order.
+    pub(super) fn written(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.written.keys().copied()
+    }
+}
+
+impl<'p> Lower<'p> {
+    /// Starts a probe of one iteration: locations of objects up to now are
+    /// observed, except `induction`; `shifts` are the loop's shifts by its
+    /// variable.
+    pub(super) fn begin_probe(&mut self, induction: (usize, usize), shifts: Rc<HashSet<Loc>>) {
+        self.journal.push(Level {
+            start: self.objs.len(),
+            saved: BTreeMap::new(),
+        });
+        let mark = self.b.begin_frame();
+        self.probes.push(ProbeState {
+            level: self.journal.len() - 1,
+            outer_objs: self.objs.len(),
+            induction,
+            shifts,
+            mark,
+            seq: 0,
+            observed: HashMap::new(),
+            written: BTreeMap::new(),
+            observations: Vec::new(),
+            derived: Vec::new(),
+            facts: Vec::new(),
+            inputs: Vec::new(),
+            failed: None,
+        });
+    }
+
+    /// Ends the probe begun last: the iteration's effects are undone and
+    /// returned as a template; `extras` are values it yields (they stay
+    /// over the frame's wires).
+    pub(super) fn end_probe(&mut self, extras: Vec<Slot>) -> Probe {
+        let st = self.probes.pop().expect("a probe was begun");
+        let level = self.journal.pop().expect("the probe's journal level");
+        debug_assert_eq!(st.level, self.journal.len());
+        let mut writes = Vec::new();
+        for (k, old) in level.saved {
+            let new = std::mem::replace(&mut self.objs[k.0].slots[k.1], old);
+            let seq = match st.written.get(&k) {
+                Some(&seq) => seq,
+                None => continue,
+            };
+            if k == st.induction {
+                continue;
+            }
+            if let Some(&o) = st.observed.get(&k) {
+                if st.observations[o].fresh == new {
+                    continue;
+                }
+            }
+            writes.push(Write {
+                at: Address::of(k),
+                seq,
+                value: new,
+            });
+        }
+        let frame = self.b.end_frame(st.mark);
+        self.forget_probe(st.outer_objs, st.inputs.first().copied());
+        let mut failed = st.failed;
+        if let Some(w) = outside_wire(&frame, &st.inputs, &writes, &extras) {
+            failed.get_or_insert_with(|| {
+                format!("internal: the iteration reads wire {w} made outside it")
+            });
+        }
+        Probe {
+            frame,
+            observations: st.observations,
+            derived: st.derived,
+            facts: st.facts,
+            writes,
+            extras,
+            inputs: st.inputs,
+            failed,
+        }
+    }
+
+    /// Drops what the lowering learnt inside a probe: its objects and the
+    /// merges and implications over its wires (from `first_wire` on).
+    fn forget_probe(&mut self, outer_objs: usize, first_wire: Option<Wire>) {
+        self.objs.truncate(outer_objs);
+        let inner = |b: &Bit| matches!((b, first_wire), (Bit::Wire(w), Some(f)) if *w >= f);
+        self.merged
+            .retain(|k, (c, ..)| k.0 < outer_objs && !inner(c));
+        self.by_sel.retain(|c, _| !inner(c));
+        for keys in self.by_sel.values_mut() {
+            keys.retain(|k| k.0 < outer_objs);
+        }
+        self.implied.retain(|c, p| !inner(c) && !inner(p));
+    }
+
+    /// Before location `(obj, leaf)` is read: makes the read an
+    /// observation of every probe for which the location still holds the
+    /// value it had when the probe began (outermost first).
+    pub(super) fn observe(&mut self, obj: usize, leaf: usize) {
+        for p in 0..self.probes.len() {
+            let st = &self.probes[p];
+            let key = (obj, leaf);
+            // Written since the probe began (by a write not undone since)?
+            let changed = || {
+                self.journal[st.level..]
+                    .iter()
+                    .any(|l| l.saved.contains_key(&key))
+            };
+            if obj >= st.outer_objs
+                || key == st.induction
+                || st.observed.contains_key(&key)
+                || changed()
+            {
+                continue;
+            }
+            let original = self.objs[obj].slots[leaf].clone();
+            let mut fresh_of: HashMap<Wire, Wire> = HashMap::new();
+            let mut made = Vec::new();
+            let fresh = original.map_bits(&mut |b| match b {
+                Bit::Wire(w) => Bit::Wire(*fresh_of.entry(w).or_insert_with(|| {
+                    let f = self.b.fresh_wire();
+                    made.push(f);
+                    f
+                })),
+                c => c,
+            });
+            // The substitution is the probe's, whatever branch is open.
+            self.journal[self.probes[p].level]
+                .saved
+                .entry(key)
+                .or_insert(original);
+            self.objs[obj].slots[leaf] = fresh.clone();
+            let st = &mut self.probes[p];
+            st.seq += 1;
+            st.inputs.extend(made);
+            st.observed.insert(key, st.observations.len());
+            let mut bits = Vec::new();
+            fresh.for_each_bit(&mut |b| bits.push(b));
+            st.observations.push(Observation {
+                at: Address::of(key),
+                seq: st.seq,
+                shape: fresh.shape(),
+                bits,
+                fresh,
+            });
+        }
+    }
+
+    /// Before location `(obj, leaf)` is written: the innermost probe notes
+    /// its first write there.
+    pub(super) fn note_write(&mut self, obj: usize, leaf: usize) {
+        if let Some(st) = self.probes.last_mut() {
+            if obj < st.outer_objs && !st.written.contains_key(&(obj, leaf)) {
+                st.seq += 1;
+                st.written.insert((obj, leaf), st.seq);
+            }
+        }
+    }
+
+    /// Marks every open probe as unusable as a template.
+    pub(super) fn fail_probes(&mut self, why: &str) {
+        for st in &mut self.probes {
+            st.failed.get_or_insert_with(|| why.to_string());
+        }
+    }
+
+    /// Notes a decision that depends on where a pointer points (it must be
+    /// the same in every iteration of a kept loop).
+    pub(super) fn note_fact(&mut self, fact: &[i128]) {
+        if let Some(st) = self.probes.last_mut() {
+            st.facts.extend_from_slice(fact);
+        }
+    }
+
+    /// `x op y` for a binary operator at `loc`: a shift by the loop variable
+    /// of a probe is observed (see [`Derived`]); anything else is
+    /// [`Lower::binop`].
+    pub(super) fn binop_at(&mut self, op: BinOp, x: Val, y: Val, loc: Loc) -> DResult<Val> {
+        let right = match op {
+            BinOp::Shl => false,
+            BinOp::Shr => true,
+            _ => return self.binop(op, x, y, loc),
+        };
+        let Some(p) = self.probes.iter().position(|st| st.shifts.contains(&loc)) else {
+            return self.binop(op, x, y, loc);
+        };
+        if p + 1 != self.probes.len() {
+            self.probes[p]
+                .failed
+                .get_or_insert_with(|| "a nested loop shifts by the loop variable".to_string());
+            return self.binop(op, x, y, loc);
+        }
+        match self.derived_shift(right, &x, &y) {
+            Some(v) => Ok(v),
+            None => {
+                self.fail_probes("a shift by the loop variable of a computed value");
+                self.binop(op, x, y, loc)
+            }
+        }
+    }
+
+    /// A shift by the loop variable as an observation, if the shifted
+    /// value's bits are all inputs of the probe or constants (and not all
+    /// constants) and the amount is public.
+    fn derived_shift(&mut self, right: bool, x: &Val, y: &Val) -> Option<Val> {
+        let (Val::Int(s1, w1), Val::Int(s2, w2)) = (x, y) else {
+            return None;
+        };
+        let t = s1.promote();
+        let t2 = s2.promote();
+        let amount = w2.convert(&mut self.b, *s2, t2).as_const()?;
+        let amount = t2.to_i128(amount);
+        let source = w1.convert(&mut self.b, *s1, t).bits(&mut self.b);
+        let st = self.probes.last()?;
+        let is_input = |b: &Bit| match b {
+            Bit::Wire(w) => st.inputs.contains(w),
+            Bit::Const(_) => true,
+        };
+        if !source.iter().all(is_input) || source.iter().all(|b| b.as_const().is_some()) {
+            return None;
+        }
+        let fresh: Vec<Wire> = (0..source.len()).map(|_| self.b.fresh_wire()).collect();
+        let st = self.probes.last_mut()?;
+        st.inputs.extend(&fresh);
+        st.derived.push(Derived {
+            right,
+            signed: t.signed,
+            amount,
+            source,
+            fresh: fresh.clone(),
+        });
+        let word = Word::from_bits(fresh.into_iter().map(Bit::Wire).collect());
+        Some(Val::Int(t, word))
+    }
+}
+
+impl Probe {
+    /// The template's wires in canonical order: its inputs, then what its
+    /// gates and blocks write.
+    fn canonical_ids(&self) -> HashMap<Wire, i128> {
+        let mut ids: HashMap<Wire, i128> = HashMap::new();
+        let mut add = |w: Wire| {
+            let n = ids.len() as i128;
+            ids.entry(w).or_insert(n);
+        };
+        self.inputs.iter().for_each(|&w| add(w));
+        let mut b = 0;
+        for (i, g) in self.frame.gates.iter().enumerate() {
+            while b < self.frame.blocks.len() && self.frame.blocks[b].position == i {
+                block_writes(&self.frame.blocks[b], &mut add);
+                b += 1;
+            }
+            add(g.out());
+        }
+        for block in &self.frame.blocks[b..] {
+            block_writes(block, &mut add);
+        }
+        ids
+    }
+
+    /// Everything about the template but where it reads and writes, with
+    /// wires in canonical order: two probes with the same canonical form
+    /// (and blocks with the same bodies) are the same body up to wiring.
+    pub(super) fn canonical(&self) -> Vec<i128> {
+        let ids = self.canonical_ids();
+        let mut wire = |w: Wire| ids.get(&w).copied().unwrap_or(-1_000_000 - w as i128);
+        let mut out = Vec::new();
+        out.push(self.failed.is_some() as i128);
+        out.push(self.observations.len() as i128);
+        for o in &self.observations {
+            out.push(o.shape.len() as i128);
+            out.extend(&o.shape);
+        }
+        out.push(self.derived.len() as i128);
+        for d in &self.derived {
+            out.extend([d.right as i128, d.signed as i128, d.source.len() as i128]);
+            for &b in &d.source {
+                out.push(match b {
+                    Bit::Const(v) => -1 - v as i128,
+                    Bit::Wire(w) => wire(w),
+                });
+            }
+        }
+        out.push(self.facts.len() as i128);
+        out.extend(&self.facts);
+        out.push(self.frame.gates.len() as i128);
+        for g in &self.frame.gates {
+            let kind = match g {
+                Gate::Xor { .. } => 0,
+                Gate::And { .. } => 1,
+                Gate::Inv { .. } => 2,
+            };
+            out.push(kind);
+            g.inputs().for_each(|w| out.push(wire(w)));
+        }
+        out.push(self.frame.blocks.len() as i128);
+        for block in &self.frame.blocks {
+            out.extend([
+                block.position as i128,
+                block.count as i128,
+                block.parallel as i128,
+            ]);
+            block.shared.iter().for_each(|&w| out.push(wire(w)));
+            for c in &block.carried {
+                out.extend([wire(c.init), c.next as i128]);
+                out.push(c.last.map_or(-1, &mut wire));
+            }
+            for wiring in [&block.inputs, &block.outputs] {
+                out.push(wiring.width() as i128);
+                wiring.for_all(block.count, |w| out.push(wire(w)));
+            }
+        }
+        out.push(self.writes.len() as i128);
+        for w in &self.writes {
+            w.value.encode(&mut out, &mut wire);
+        }
+        out.push(self.extras.len() as i128);
+        for e in &self.extras {
+            e.encode(&mut out, &mut wire);
+        }
+        out
+    }
+
+    /// Whether `other` (the next iteration's probe) is the same body up to
+    /// wiring, reading and writing the same objects in the same order.
+    pub(super) fn matches(&self, other: &Probe) -> bool {
+        self.failed.is_none()
+            && other.failed.is_none()
+            && self.observations.len() == other.observations.len()
+            && self.writes.len() == other.writes.len()
+            && self.derived.len() == other.derived.len()
+            && self
+                .observations
+                .iter()
+                .zip(&other.observations)
+                .all(|(a, b)| a.at.obj == b.at.obj && a.seq == b.seq)
+            && self
+                .writes
+                .iter()
+                .zip(&other.writes)
+                .all(|(a, b)| a.at.obj == b.at.obj && a.seq == b.seq)
+            && self.frame.blocks.len() == other.frame.blocks.len()
+            && self
+                .frame
+                .blocks
+                .iter()
+                .zip(&other.frame.blocks)
+                .all(|(a, b)| a.body == b.body)
+            && self.canonical() == other.canonical()
+    }
+}
+
+/// A wire the template reads that is neither one of its inputs nor made by
+/// one of its gates or blocks, if any (a safety net: the lowering must not
+/// let a value from outside the probe reach it unobserved).
+fn outside_wire(
+    frame: &RawFrame,
+    inputs: &[Wire],
+    writes: &[Write],
+    extras: &[Slot],
+) -> Option<Wire> {
+    let mut known: HashSet<Wire> = inputs.iter().copied().collect();
+    let mut bad = None;
+    let mut check = |w: Wire, known: &HashSet<Wire>| {
+        if !known.contains(&w) {
+            bad.get_or_insert(w);
+        }
+    };
+    let mut b = 0;
+    for (i, g) in frame.gates.iter().enumerate() {
+        while b < frame.blocks.len() && frame.blocks[b].position == i {
+            let block = &frame.blocks[b];
+            block.shared.iter().for_each(|&w| check(w, &known));
+            block.carried.iter().for_each(|c| check(c.init, &known));
+            block_writes(block, &mut |w| {
+                known.insert(w);
+            });
+            b += 1;
+        }
+        g.inputs().for_each(|w| check(w, &known));
+        known.insert(g.out());
+    }
+    for block in &frame.blocks[b..] {
+        block.shared.iter().for_each(|&w| check(w, &known));
+        block_writes(block, &mut |w| {
+            known.insert(w);
+        });
+    }
+    for v in writes.iter().map(|w| &w.value).chain(extras) {
+        v.for_each_bit(&mut |bit| {
+            if let Bit::Wire(w) = bit {
+                check(w, &known);
+            }
+        });
+    }
+    bad
+}
+
+/// Calls `add` on the frame wires a block writes.
+fn block_writes(block: &twofold_circuit::PendingBlock, add: &mut impl FnMut(Wire)) {
+    block.outputs.for_all(block.count, &mut *add);
+    block.carried.iter().filter_map(|c| c.last).for_each(add);
+}
