@@ -17,6 +17,7 @@ pub mod block;
 pub mod delta;
 pub mod error;
 pub mod halfgates;
+mod label;
 pub mod prg;
 pub mod tccr;
 #[cfg(target_arch = "x86_64")]
