@@ -2,6 +2,7 @@
 //! evaluator's active label (the same for every garbling scheme).
 
 use crate::block::Block;
+use crate::delta::Delta;
 
 /// The garbler's view of a wire: its 0-label (the 1-label is `0-label ⊕ Δ`).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -19,6 +20,12 @@ impl ZeroLabel {
     #[inline]
     pub fn decode_bit(self) -> bool {
         self.0.lsb()
+    }
+
+    /// The label encoding `bit` on this wire: `0-label ⊕ bit·Δ`.
+    #[inline]
+    pub fn encode(self, delta: Delta, bit: bool) -> ActiveLabel {
+        ActiveLabel(self.0 ^ delta.block().select(bit))
     }
 }
 

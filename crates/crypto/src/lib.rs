@@ -7,7 +7,10 @@
 //! * [`prg`]: AES-CTR [`Prg`] seeded from the OS; [`delta`]: the free-XOR
 //!   offset [`Delta`].
 //! * [`tccr`]: the TCCR hash `H(X, t) = π(π(X) ⊕ t) ⊕ π(X)`.
-//! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores.
+//! * [`scheme`]: the [`GarblingScheme`] seam (table size, garbler and
+//!   evaluator of a scheme).
+//! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores
+//!   ([`HalfGates`]).
 //!
 //! Secrets (labels, Δ, keys, PRG state) are never printed: their `Debug`
 //! forms hide them.
@@ -19,6 +22,7 @@ pub mod error;
 pub mod halfgates;
 mod label;
 pub mod prg;
+pub mod scheme;
 pub mod tccr;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -29,6 +33,7 @@ pub use block::{blocks_as_bytes, blocks_as_bytes_mut};
 pub use block::{blocks_from_byte_vec, blocks_from_bytes, Block};
 pub use delta::Delta;
 pub use error::CryptoError;
-pub use halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
 pub use prg::Prg;
+pub use scheme::{GarblingScheme, SchemeEvaluator, SchemeGarbler};
 pub use tccr::Tccr;

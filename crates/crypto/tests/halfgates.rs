@@ -6,7 +6,8 @@ use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
 use twofold_circuit::{eval_gates, Gate};
 use twofold_crypto::{
-    ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler, Prg, Tccr, ZeroLabel,
+    ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler, GarblingScheme, HalfGates,
+    Prg, SchemeEvaluator, SchemeGarbler, Tccr, ZeroLabel,
 };
 
 /// A random gate list over `slots` initial wires. Outputs go to fresh wires or
@@ -119,6 +120,50 @@ proptest! {
     ) {
         let (gates, num) = random_circuit(seed, slots, len, and_bias);
         check_circuit(&gates, num, seed, first_id);
+    }
+}
+
+/// Garbles and evaluates `gates` through the [`GarblingScheme`] seam only
+/// (as the protocol engines do) and checks the table size and every final
+/// wire against plaintext evaluation.
+fn check_scheme<S: GarblingScheme>(gates: &[Gate], num: usize, seed: u64) {
+    let mut prg = Prg::from_seed(Block(seed as u128 | 1 << 90));
+    let delta = Delta::random(&mut prg);
+    let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
+    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel(prg.random_block())).collect();
+    let mut plain = bits.clone();
+    eval_gates(gates, &mut plain);
+    let ands = gates.iter().filter(|g| g.is_and()).count();
+
+    let mut garbler = S::Garbler::new(delta, 3);
+    let mut evaluator = S::Evaluator::new(3);
+    let mut e_labels: Vec<ActiveLabel> = zeros
+        .iter()
+        .zip(&bits)
+        .map(|(z, &b)| garbler.encode(*z, b))
+        .collect();
+    let mut g_labels = zeros;
+    let mut tables = Vec::new();
+    garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
+    assert_eq!(tables.len(), S::TABLE_BLOCKS * ands);
+    evaluator.evaluate(gates, &mut e_labels, &tables).unwrap();
+    assert_eq!(garbler.delta(), delta);
+    assert_eq!(garbler.next_gate_id(), 3 + ands as u64);
+    assert_eq!(evaluator.next_gate_id(), 3 + ands as u64);
+    for w in 0..num {
+        assert_eq!(
+            e_labels[w],
+            garbler.encode(g_labels[w], plain[w]),
+            "wire {w}"
+        );
+    }
+}
+
+#[test]
+fn half_gates_through_the_scheme_seam() {
+    for seed in 0..16 {
+        let (gates, num) = random_circuit(seed, 24, 500, 0.8);
+        check_scheme::<HalfGates>(&gates, num, seed);
     }
 }
 

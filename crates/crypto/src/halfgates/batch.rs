@@ -2,10 +2,14 @@
 //! INV gates done in place, and runs of AND gates gathered into chunks of up
 //! to [`AND_CHUNK`] gates that an [`AndKernel`] garbles or evaluates at once.
 
-use super::AND_CHUNK;
+use super::{HalfGates, AND_CHUNK};
 use crate::block::Block;
 use crate::error::CryptoError;
+use crate::scheme::GarblingScheme;
 use twofold_circuit::Gate;
+
+/// Blocks of table per AND gate: `(TG, TE)`.
+const TB: usize = HalfGates::TABLE_BLOCKS;
 
 /// Why a garbling or evaluation loop stopped early.
 pub(super) enum Stop {
@@ -33,7 +37,7 @@ impl Stop {
                 }
             }
             Stop::Tables => CryptoError::TablesTooShort {
-                needed: 2 * gates.iter().filter(|g| g.is_and()).count(),
+                needed: TB * gates.iter().filter(|g| g.is_and()).count(),
                 got: tables,
             },
         }
@@ -243,7 +247,7 @@ pub(super) unsafe fn garble_loop<K: AndKernel>(
             }
             Gate::And { .. } => {
                 let k = collect_ands(gates, &mut i, chunk_limit(gid), num_wires, &mut ws)?;
-                tables.reserve(2 * (k + PAD));
+                tables.reserve(TB * (k + PAD));
                 let len = tables.len();
                 let tp = tables.as_mut_ptr().add(len);
                 let c = Chunk {
@@ -255,11 +259,11 @@ pub(super) unsafe fn garble_loop<K: AndKernel>(
                 kern.garble_ands(&c, delta, tp, outs.as_mut_ptr());
                 // Vector kernels may have written padding lanes (hashed with
                 // the next gates' tweaks) past the chunk: wipe them.
-                for p in 2 * k..2 * (k + PAD) {
+                for p in TB * k..TB * (k + PAD) {
                     *tp.add(p) = Block::ZERO;
                 }
-                // The kernel initialised the first `2 * k` reserved blocks.
-                tables.set_len(len + 2 * k);
+                // The kernel initialised the first `TB * k` reserved blocks.
+                tables.set_len(len + TB * k);
                 // All inputs of the chunk were read; now write its outputs.
                 for m in 0..k {
                     let out = ws.get_unchecked(m)[2] as usize;
@@ -312,7 +316,7 @@ pub(super) unsafe fn evaluate_loop<K: AndKernel>(
             }
             Gate::And { .. } => {
                 let k = collect_ands(gates, &mut i, chunk_limit(gid), num_wires, &mut ws)?;
-                if (tables.len() - used) / 2 < k {
+                if (tables.len() - used) / TB < k {
                     return Err(Stop::Tables);
                 }
                 let tp = tables.as_ptr().add(used);
@@ -323,7 +327,7 @@ pub(super) unsafe fn evaluate_loop<K: AndKernel>(
                     labels,
                 };
                 kern.eval_ands(&c, tp, outs.as_mut_ptr());
-                used += 2 * k;
+                used += TB * k;
                 for m in 0..k {
                     let out = ws.get_unchecked(m)[2] as usize;
                     K::Label::load(outs.as_ptr().add(m)).store(labels.add(out));

@@ -8,6 +8,7 @@ use crate::aes::Keys;
 use crate::block::Block;
 use crate::error::CryptoError;
 use crate::label::ActiveLabel;
+use crate::scheme::SchemeEvaluator;
 use crate::tccr::Tccr;
 use crate::Backend;
 use twofold_circuit::Gate;
@@ -86,5 +87,25 @@ impl Evaluator {
             }
             Err(stop) => Err(stop.into_error(gates, num_wires, tables.len())),
         }
+    }
+}
+
+impl SchemeEvaluator for Evaluator {
+    fn new(first_gate_id: u64) -> Evaluator {
+        Evaluator::new(first_gate_id)
+    }
+
+    fn next_gate_id(&self) -> u64 {
+        self.next_gate
+    }
+
+    #[inline]
+    fn evaluate(
+        &mut self,
+        gates: &[Gate],
+        labels: &mut [ActiveLabel],
+        tables: &[Block],
+    ) -> Result<(), CryptoError> {
+        Evaluator::evaluate(self, gates, labels, tables)
     }
 }

@@ -9,6 +9,7 @@ use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
 use crate::label::{ActiveLabel, ZeroLabel};
+use crate::scheme::SchemeGarbler;
 use crate::tccr::Tccr;
 use crate::Backend;
 use twofold_circuit::Gate;
@@ -64,7 +65,7 @@ impl Garbler {
     /// `zero ⊕ bit·Δ` (what the garbler sends for its own inputs).
     #[inline]
     pub fn encode(&self, zero: ZeroLabel, bit: bool) -> ActiveLabel {
-        ActiveLabel(zero.0 ^ self.delta.block().select(bit))
+        zero.encode(self.delta, bit)
     }
 
     /// Garbles `gates` over 0-labels indexed by wire, appending two blocks
@@ -110,5 +111,29 @@ impl Garbler {
                 Err(stop.into_error(gates, num_wires, 0))
             }
         }
+    }
+}
+
+impl SchemeGarbler for Garbler {
+    fn new(delta: Delta, first_gate_id: u64) -> Garbler {
+        Garbler::new(delta, first_gate_id)
+    }
+
+    fn delta(&self) -> Delta {
+        self.delta
+    }
+
+    fn next_gate_id(&self) -> u64 {
+        self.next_gate
+    }
+
+    #[inline]
+    fn garble(
+        &mut self,
+        gates: &[Gate],
+        labels: &mut [ZeroLabel],
+        tables: &mut Vec<Block>,
+    ) -> Result<(), CryptoError> {
+        Garbler::garble(self, gates, labels, tables)
     }
 }

@@ -26,8 +26,7 @@
 //!
 //! Every wire is checked against the label slice and every table read
 //! against the tables given; bad input is reported as a
-//! [`CryptoError`](crate::CryptoError),
-//! never a panic.
+//! [`CryptoError`](crate::CryptoError), never a panic.
 
 mod batch;
 mod evaluator;
@@ -40,5 +39,17 @@ pub use crate::label::{ActiveLabel, ZeroLabel};
 pub use evaluator::Evaluator;
 pub use garbler::Garbler;
 
+use crate::scheme::GarblingScheme;
+
 /// Consecutive AND gates hashed in one batch.
 pub const AND_CHUNK: usize = 64;
+
+/// The half-gates scheme: `(TG, TE)`, two blocks per AND gate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HalfGates;
+
+impl GarblingScheme for HalfGates {
+    const TABLE_BLOCKS: usize = 2;
+    type Garbler = Garbler;
+    type Evaluator = Evaluator;
+}
