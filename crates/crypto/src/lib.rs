@@ -14,6 +14,13 @@
 //!
 //! Secrets (labels, Δ, keys, PRG state) are never printed: their `Debug`
 //! forms hide them.
+//!
+//! This crate and `twofold-ot` are the only ones allowed `unsafe` (the
+//! workspace denies it): SIMD AES kernels behind run-time feature checks,
+//! the garbling loops' unchecked label access, and byte views of blocks.
+//! Every `unsafe` block states why it is sound.
+
+#![allow(unsafe_code)]
 
 pub mod aes;
 pub mod block;
