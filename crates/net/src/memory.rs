@@ -16,7 +16,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use crate::transport::check_frame_len;
 use crate::{ChannelOptions, NetError, Result, Transport, HEADER_LEN};
 
-/// One end of an in-memory connection (see the [module docs](self)).
+/// One end of an in-memory connection: the [`Transport`] contract of the TCP
+/// [`Channel`](crate::Channel), with frames delivered on
+/// [`flush`](Transport::flush) only. Made in pairs by [`MemoryTransport::pair`].
 pub struct MemoryTransport {
     to_peer: Sender<Vec<u8>>,
     from_peer: Receiver<Vec<u8>>,
