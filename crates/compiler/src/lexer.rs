@@ -55,148 +55,25 @@ const PUNCTS: &[&str] = &[
 
 /// Splits `src` (file number `file`) into tokens.
 pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
-    let b = src.as_bytes();
+    let mut cur = Cursor {
+        src,
+        b: src.as_bytes(),
+        i: 0,
+        line: 1,
+        col: 1,
+        file,
+    };
     let mut toks = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
     let mut line_start = true;
     let mut space = false;
-    macro_rules! adv {
-        () => {{
-            if b[i] == b'\n' {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
-            }
-            i += 1;
-        }};
-    }
-    while i < b.len() {
-        let c = b[i];
-        if c == b'\n' {
-            adv!();
-            line_start = true;
+    while cur.i < cur.b.len() {
+        if let Some(newline) = cur.skip_blank()? {
+            line_start |= newline;
             space = true;
             continue;
         }
-        if c == b'\\' && (b.get(i + 1) == Some(&b'\n') || b.get(i + 1) == Some(&b'\r')) {
-            adv!();
-            if b[i] == b'\r' {
-                adv!();
-            }
-            if i < b.len() && b[i] == b'\n' {
-                adv!();
-            }
-            space = true;
-            continue;
-        }
-        if c.is_ascii_whitespace() {
-            adv!();
-            space = true;
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                adv!();
-            }
-            space = true;
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            let start = Loc { file, line, col };
-            adv!();
-            adv!();
-            loop {
-                if i + 1 >= b.len() {
-                    return err(start, "unterminated comment");
-                }
-                if b[i] == b'*' && b[i + 1] == b'/' {
-                    adv!();
-                    adv!();
-                    break;
-                }
-                adv!();
-            }
-            space = true;
-            continue;
-        }
-        let loc = Loc { file, line, col };
-        let start = i;
-        let tok = if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                adv!();
-            }
-            Tok::Ident(src[start..i].to_string())
-        } else if c.is_ascii_digit()
-            || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
-        {
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric()
-                    || b[i] == b'.'
-                    || b[i] == b'_'
-                    || ((b[i] == b'+' || b[i] == b'-')
-                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
-                        && !src[start..i].starts_with("0x")
-                        && !src[start..i].starts_with("0X")))
-            {
-                adv!();
-            }
-            number(&src[start..i], loc)?
-        } else if c == b'\'' {
-            adv!();
-            let mut vals = Vec::new();
-            loop {
-                if i >= b.len() || b[i] == b'\n' {
-                    return err(loc, "unterminated character constant");
-                }
-                if b[i] == b'\'' {
-                    adv!();
-                    break;
-                }
-                let (v, n) = escape(&b[i..], loc)?;
-                for _ in 0..n {
-                    adv!();
-                }
-                vals.push(v);
-            }
-            if vals.len() != 1 {
-                return err(loc, "character constants must hold exactly one character");
-            }
-            // A plain `char` is signed: '\xff' is -1.
-            Tok::Char(vals[0] as u8 as i8 as i64)
-        } else if c == b'"' {
-            adv!();
-            let mut s = String::new();
-            loop {
-                if i >= b.len() || b[i] == b'\n' {
-                    return err(loc, "unterminated string literal");
-                }
-                if b[i] == b'"' {
-                    adv!();
-                    break;
-                }
-                let (v, n) = escape(&b[i..], loc)?;
-                for _ in 0..n {
-                    adv!();
-                }
-                s.push(v as u8 as char);
-            }
-            Tok::Str(s)
-        } else {
-            let p = PUNCTS.iter().find(|p| src[i..].starts_with(**p));
-            match p {
-                Some(p) => {
-                    for _ in 0..p.len() {
-                        adv!();
-                    }
-                    Tok::Punct(p)
-                }
-                None => {
-                    let ch = src[i..].chars().next().unwrap_or('?');
-                    return err(loc, format!("unexpected character '{ch}'"));
-                }
-            }
-        };
+        let loc = cur.loc();
+        let tok = cur.token(loc)?;
         toks.push(Token {
             tok,
             loc,
@@ -207,6 +84,179 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
         space = false;
     }
     Ok(toks)
+}
+
+/// The lexer's position in the source: byte index, line and column.
+struct Cursor<'s> {
+    src: &'s str,
+    b: &'s [u8],
+    i: usize,
+    line: u32,
+    col: u32,
+    file: u32,
+}
+
+impl Cursor<'_> {
+    /// The byte `k` places after the cursor, if any.
+    fn at(&self, k: usize) -> Option<u8> {
+        self.b.get(self.i + k).copied()
+    }
+
+    /// Where the cursor is.
+    fn loc(&self) -> Loc {
+        Loc {
+            file: self.file,
+            line: self.line,
+            col: self.col,
+        }
+    }
+
+    /// Moves past one byte, counting lines and columns.
+    fn adv(&mut self) {
+        if self.b[self.i] == b'\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        self.i += 1;
+    }
+
+    /// Moves past `n` bytes.
+    fn adv_n(&mut self, n: usize) {
+        for _ in 0..n {
+            self.adv();
+        }
+    }
+
+    /// Skips one blank item at the cursor (a newline, a line splice,
+    /// whitespace or a comment): `Some(true)` after a newline, `Some(false)`
+    /// after anything else, `None` if a token starts here.
+    fn skip_blank(&mut self) -> DResult<Option<bool>> {
+        let c = self.b[self.i];
+        if c == b'\n' {
+            self.adv();
+            return Ok(Some(true));
+        }
+        if c == b'\\' && (self.at(1) == Some(b'\n') || self.at(1) == Some(b'\r')) {
+            self.adv();
+            if self.b[self.i] == b'\r' {
+                self.adv();
+            }
+            if self.at(0) == Some(b'\n') {
+                self.adv();
+            }
+        } else if c.is_ascii_whitespace() {
+            self.adv();
+        } else if c == b'/' && self.at(1) == Some(b'/') {
+            while self.at(0).is_some_and(|c| c != b'\n') {
+                self.adv();
+            }
+        } else if c == b'/' && self.at(1) == Some(b'*') {
+            self.block_comment()?;
+        } else {
+            return Ok(None);
+        }
+        Ok(Some(false))
+    }
+
+    /// Skips a `/* ... */` comment starting at the cursor.
+    fn block_comment(&mut self) -> DResult<()> {
+        let start = self.loc();
+        self.adv_n(2);
+        loop {
+            if self.i + 1 >= self.b.len() {
+                return err(start, "unterminated comment");
+            }
+            if self.b[self.i] == b'*' && self.b[self.i + 1] == b'/' {
+                self.adv_n(2);
+                return Ok(());
+            }
+            self.adv();
+        }
+    }
+
+    /// The token starting at the cursor (at `loc`).
+    fn token(&mut self, loc: Loc) -> DResult<Tok> {
+        let c = self.b[self.i];
+        let start = self.i;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while self
+                .at(0)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+            {
+                self.adv();
+            }
+            Ok(Tok::Ident(self.src[start..self.i].to_string()))
+        } else if c.is_ascii_digit()
+            || (c == b'.' && self.at(1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            while self.i < self.b.len() && self.in_number(start) {
+                self.adv();
+            }
+            number(&self.src[start..self.i], loc)
+        } else if c == b'\'' {
+            let vals = self.quoted(b'\'', loc, "unterminated character constant")?;
+            if vals.len() != 1 {
+                return err(loc, "character constants must hold exactly one character");
+            }
+            // A plain `char` is signed: '\xff' is -1.
+            Ok(Tok::Char(vals[0] as u8 as i8 as i64))
+        } else if c == b'"' {
+            let vals = self.quoted(b'"', loc, "unterminated string literal")?;
+            Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()))
+        } else {
+            self.punct(loc)
+        }
+    }
+
+    /// Whether the byte at the cursor continues the number that started at
+    /// `start` (a pp-number: digits, letters, `.`, `_`, and a sign after an
+    /// exponent letter of a decimal constant).
+    fn in_number(&self, start: usize) -> bool {
+        let (b, i) = (self.b, self.i);
+        b[i].is_ascii_alphanumeric()
+            || b[i] == b'.'
+            || b[i] == b'_'
+            || ((b[i] == b'+' || b[i] == b'-')
+                && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
+                && !self.src[start..i].starts_with("0x")
+                && !self.src[start..i].starts_with("0X"))
+    }
+
+    /// The characters of a literal quoted by `quote` starting at the cursor
+    /// (at `loc`), escapes decoded; `unterminated` if it ends early.
+    fn quoted(&mut self, quote: u8, loc: Loc, unterminated: &str) -> DResult<Vec<u32>> {
+        self.adv();
+        let mut vals = Vec::new();
+        loop {
+            if self.i >= self.b.len() || self.b[self.i] == b'\n' {
+                return err(loc, unterminated);
+            }
+            if self.b[self.i] == quote {
+                self.adv();
+                return Ok(vals);
+            }
+            let (v, n) = escape(&self.b[self.i..], loc)?;
+            self.adv_n(n);
+            vals.push(v);
+        }
+    }
+
+    /// The punctuator at the cursor (at `loc`).
+    fn punct(&mut self, loc: Loc) -> DResult<Tok> {
+        let rest = &self.src[self.i..];
+        match PUNCTS.iter().find(|p| rest.starts_with(**p)) {
+            Some(p) => {
+                self.adv_n(p.len());
+                Ok(Tok::Punct(p))
+            }
+            None => {
+                let ch = rest.chars().next().unwrap_or('?');
+                err(loc, format!("unexpected character '{ch}'"))
+            }
+        }
+    }
 }
 
 /// One (possibly escaped) character of a literal: its value and byte length.

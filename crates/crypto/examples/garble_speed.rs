@@ -49,7 +49,7 @@ fn run(backend: Backend, gates: &[Gate], batches: usize, prg: &mut Prg) -> (Dura
     let mut garbler = Garbler::with_backend(delta, 0, backend).expect("backend available");
     let mut evaluator = Evaluator::with_backend(0, backend).expect("backend available");
     let slots = 2 * BANK as usize;
-    let mut zeros: Vec<ZeroLabel> = (0..slots).map(|_| ZeroLabel(prg.random_block())).collect();
+    let mut zeros: Vec<ZeroLabel> = (0..slots).map(|_| ZeroLabel::random(prg)).collect();
     let mut active: Vec<ActiveLabel> = zeros
         .iter()
         .map(|&z| garbler.encode(z, prg.random_bool()))
@@ -76,7 +76,7 @@ fn run(backend: Backend, gates: &[Gate], batches: usize, prg: &mut Prg) -> (Dura
     let ok = zeros
         .iter()
         .zip(&active)
-        .all(|(z, a)| a.0 == z.0 || a.0 == z.0 ^ d);
+        .all(|(z, a)| a.block() == z.block() || a.block() == z.block() ^ d);
     assert!(ok, "evaluation disagrees with garbling");
     (t_garble, t_eval)
 }

@@ -7,17 +7,29 @@
 //! * [`prg`]: AES-CTR [`Prg`] seeded from the OS; [`delta`]: the free-XOR
 //!   offset [`Delta`].
 //! * [`tccr`]: the TCCR hash `H(X, t) = π(π(X) ⊕ t) ⊕ π(X)`.
-//! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores.
+//! * [`scheme`]: the [`GarblingScheme`] seam (table size, garbler and
+//!   evaluator of a scheme).
+//! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores
+//!   ([`HalfGates`]).
 //!
 //! Secrets (labels, Δ, keys, PRG state) are never printed: their `Debug`
 //! forms hide them.
+//!
+//! This crate and `twofold-ot` are the only ones allowed `unsafe` (the
+//! workspace denies it): SIMD AES kernels behind run-time feature checks,
+//! the garbling loops' unchecked label access, and byte views of blocks.
+//! Every `unsafe` block states why it is sound.
+
+#![allow(unsafe_code)]
 
 pub mod aes;
 pub mod block;
 pub mod delta;
 pub mod error;
 pub mod halfgates;
+mod label;
 pub mod prg;
+pub mod scheme;
 pub mod tccr;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -28,6 +40,7 @@ pub use block::{blocks_as_bytes, blocks_as_bytes_mut};
 pub use block::{blocks_from_byte_vec, blocks_from_bytes, Block};
 pub use delta::Delta;
 pub use error::CryptoError;
-pub use halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
 pub use prg::Prg;
+pub use scheme::{GarblingScheme, SchemeEvaluator, SchemeGarbler};
 pub use tccr::Tccr;

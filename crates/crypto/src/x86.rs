@@ -298,29 +298,6 @@ impl Lanes for Z4 {
     }
 }
 
-impl crate::halfgates::Label128 for X1 {
-    #[inline]
-    #[target_feature(enable = "aes,sse4.1")]
-    unsafe fn splat(b: Block) -> Self {
-        <X1 as Lanes>::splat(b)
-    }
-    #[inline]
-    #[target_feature(enable = "aes,sse4.1")]
-    unsafe fn load(p: *const Block) -> Self {
-        <X1 as Lanes>::load(p)
-    }
-    #[inline]
-    #[target_feature(enable = "aes,sse4.1")]
-    unsafe fn store(self, p: *mut Block) {
-        <X1 as Lanes>::store(self, p)
-    }
-    #[inline]
-    #[target_feature(enable = "aes,sse4.1")]
-    unsafe fn xor(self, o: Self) -> Self {
-        <X1 as Lanes>::xor(self, o)
-    }
-}
-
 /// Expands an AES-128 key with `aeskeygenassist`.
 ///
 /// # Safety

@@ -6,7 +6,8 @@ use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
 use twofold_circuit::{eval_gates, Gate};
 use twofold_crypto::{
-    ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler, Prg, Tccr, ZeroLabel,
+    ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler, GarblingScheme, HalfGates,
+    Prg, SchemeEvaluator, SchemeGarbler, Tccr, ZeroLabel,
 };
 
 /// A random gate list over `slots` initial wires. Outputs go to fresh wires or
@@ -65,7 +66,7 @@ fn check_circuit(gates: &[Gate], num: usize, seed: u64, first_id: u64) {
     let mut prg = Prg::from_seed(Block(seed as u128 | 1 << 100));
     let delta = Delta::random(&mut prg);
     let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
-    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel(prg.random_block())).collect();
+    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel::random(&mut prg)).collect();
 
     let mut reference_tables: Option<Vec<Block>> = None;
     let mut plain = bits.clone();
@@ -119,6 +120,50 @@ proptest! {
     ) {
         let (gates, num) = random_circuit(seed, slots, len, and_bias);
         check_circuit(&gates, num, seed, first_id);
+    }
+}
+
+/// Garbles and evaluates `gates` through the [`GarblingScheme`] seam only
+/// (as the protocol engines do) and checks the table size and every final
+/// wire against plaintext evaluation.
+fn check_scheme<S: GarblingScheme>(gates: &[Gate], num: usize, seed: u64) {
+    let mut prg = Prg::from_seed(Block(seed as u128 | 1 << 90));
+    let delta = Delta::random(&mut prg);
+    let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
+    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel::random(&mut prg)).collect();
+    let mut plain = bits.clone();
+    eval_gates(gates, &mut plain);
+    let ands = gates.iter().filter(|g| g.is_and()).count();
+
+    let mut garbler = S::Garbler::new(delta, 3);
+    let mut evaluator = S::Evaluator::new(3);
+    let mut e_labels: Vec<ActiveLabel> = zeros
+        .iter()
+        .zip(&bits)
+        .map(|(z, &b)| garbler.encode(*z, b))
+        .collect();
+    let mut g_labels = zeros;
+    let mut tables = Vec::new();
+    garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
+    assert_eq!(tables.len(), S::TABLE_BLOCKS * ands);
+    evaluator.evaluate(gates, &mut e_labels, &tables).unwrap();
+    assert_eq!(garbler.delta(), delta);
+    assert_eq!(garbler.next_gate_id(), 3 + ands as u64);
+    assert_eq!(evaluator.next_gate_id(), 3 + ands as u64);
+    for w in 0..num {
+        assert_eq!(
+            e_labels[w],
+            garbler.encode(g_labels[w], plain[w]),
+            "wire {w}"
+        );
+    }
+}
+
+#[test]
+fn half_gates_through_the_scheme_seam() {
+    for seed in 0..16 {
+        let (gates, num) = random_circuit(seed, 24, 500, 0.8);
+        check_scheme::<HalfGates>(&gates, num, seed);
     }
 }
 
@@ -177,12 +222,12 @@ fn every_and_gets_distinct_tweaks() {
         .collect();
     let mut prg = Prg::from_seed(Block(11));
     let delta = Delta::random(&mut prg);
-    let zeros: Vec<ZeroLabel> = (0..202).map(|_| ZeroLabel(prg.random_block())).collect();
+    let zeros: Vec<ZeroLabel> = (0..202).map(|_| ZeroLabel::random(&mut prg)).collect();
     let (garbler, g_labels, _, tables) = garble_eval(&gates, &zeros, &[true; 202], delta);
     assert_eq!(garbler.next_gate_id(), 200);
     let distinct: HashSet<u128> = tables.iter().map(|b| b.0).collect();
     assert_eq!(distinct.len(), 400);
-    let outs: HashSet<u128> = g_labels[2..].iter().map(|z| z.0 .0).collect();
+    let outs: HashSet<u128> = g_labels[2..].iter().map(|z| z.block().0).collect();
     assert_eq!(outs.len(), 200);
 
     // Ids continue across calls: garbling in two calls gives the same tables.
@@ -208,11 +253,11 @@ fn wrong_table_or_id_gives_a_wrong_label() {
     let mut prg = Prg::from_os();
     let delta = Delta::random(&mut prg);
     for trial in 0..64 {
-        let zeros: Vec<ZeroLabel> = (0..3).map(|_| ZeroLabel(prg.random_block())).collect();
+        let zeros: Vec<ZeroLabel> = (0..3).map(|_| ZeroLabel::random(&mut prg)).collect();
         let bits = [trial & 1 == 1, trial & 2 == 2, false];
         let (garbler, g_labels, active, tables) = garble_eval(&gates, &zeros, &bits, delta);
-        let good0 = g_labels[2].0;
-        let valid = |l: ActiveLabel| l.0 == good0 || l.0 == good0 ^ delta.block();
+        let good0 = g_labels[2].block();
+        let valid = |l: ActiveLabel| l.block() == good0 || l.block() == good0 ^ delta.block();
         let eval = |tables: &[Block], id: u64| {
             let mut labels = active.clone();
             Evaluator::new(id)
@@ -223,7 +268,7 @@ fn wrong_table_or_id_gives_a_wrong_label() {
         let right = eval(&tables, 0);
         assert_eq!(right, garbler.encode(g_labels[2], bits[0] & bits[1]));
         // The colour bits select which table rows the evaluator uses.
-        let (sa, sb) = (active[0].0.lsb(), active[1].0.lsb());
+        let (sa, sb) = (active[0].block().lsb(), active[1].block().lsb());
         for (row, used) in [(0, sa), (1, sb)] {
             let mut bad = tables.clone();
             bad[row].0 ^= 1 << (trial % 128);
@@ -241,11 +286,11 @@ fn free_gates() {
     let gates = [Gate::Xor { a: 0, b: 1, out: 2 }, Gate::Inv { a: 2, out: 3 }];
     let mut prg = Prg::from_seed(Block(3));
     let delta = Delta::random(&mut prg);
-    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel(prg.random_block())).collect();
+    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel::random(&mut prg)).collect();
     let (_, g, active, tables) = garble_eval(&gates, &zeros, &[true, false, false, false], delta);
     assert!(tables.is_empty());
-    assert_eq!(g[2].0, zeros[0].0 ^ zeros[1].0);
-    assert_eq!(g[3].0, g[2].0 ^ delta.block());
+    assert_eq!(g[2].block(), zeros[0].block() ^ zeros[1].block());
+    assert_eq!(g[3].block(), g[2].block() ^ delta.block());
     let mut e = active;
     Evaluator::new(0).evaluate(&gates, &mut e, &tables).unwrap();
     assert_eq!(e[3], e[2]);
@@ -257,7 +302,7 @@ fn free_gates() {
 fn bad_inputs_are_errors_and_keep_tables_and_ids() {
     let mut prg = Prg::from_seed(Block(4));
     let delta = Delta::random(&mut prg);
-    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel(prg.random_block())).collect();
+    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel::random(&mut prg)).collect();
     let bad_wire = [
         Gate::And { a: 0, b: 1, out: 2 },
         Gate::Xor { a: 0, b: 9, out: 3 },
@@ -280,7 +325,10 @@ fn bad_inputs_are_errors_and_keep_tables_and_ids() {
     assert!(garbler.garble(&inv_out, &mut labels, &mut tables).is_err());
 
     let mut evaluator = Evaluator::new(5);
-    let mut active: Vec<ActiveLabel> = zeros.iter().map(|z| ActiveLabel(z.0)).collect();
+    let mut active: Vec<ActiveLabel> = zeros
+        .iter()
+        .map(|z| ActiveLabel::from_block(z.block()))
+        .collect();
     assert!(evaluator
         .evaluate(&bad_wire, &mut active, &[Block(0); 2])
         .is_err());
@@ -378,16 +426,16 @@ fn matches_reference_formulas() {
     for first_id in [0u64, 1, 12345, (1 << 63) - 20, (1 << 63) - 2, u64::MAX - 50] {
         let delta = Delta::random(&mut prg);
         let d = delta.block();
-        let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel(prg.random_block())).collect();
+        let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel::random(&mut prg)).collect();
         let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
         let active: Vec<ActiveLabel> = zeros
             .iter()
             .zip(&bits)
-            .map(|(z, &b)| ActiveLabel(z.0 ^ d.select(b)))
+            .map(|(z, &b)| ActiveLabel::from_block(z.block() ^ d.select(b)))
             .collect();
 
         // Reference garbling, sequentially.
-        let mut z: Vec<Block> = zeros.iter().map(|l| l.0).collect();
+        let mut z: Vec<Block> = zeros.iter().map(|l| l.block()).collect();
         let mut expect_tables = Vec::new();
         let mut g = first_id;
         for gate in &gates {
@@ -410,7 +458,7 @@ fn matches_reference_formulas() {
         }
 
         // Reference evaluation, sequentially, on the reference tables.
-        let mut x: Vec<Block> = active.iter().map(|l| l.0).collect();
+        let mut x: Vec<Block> = active.iter().map(|l| l.block()).collect();
         let mut g = first_id;
         let mut rows = expect_tables.chunks_exact(2);
         for gate in &gates {
@@ -437,14 +485,14 @@ fn matches_reference_formulas() {
             let mut tables = Vec::new();
             garbler.garble(&gates, &mut g_labels, &mut tables).unwrap();
             assert_eq!(tables, expect_tables, "{backend} {first_id}");
-            assert_eq!(g_labels.iter().map(|l| l.0).collect::<Vec<_>>(), z);
+            assert_eq!(g_labels.iter().map(|l| l.block()).collect::<Vec<_>>(), z);
 
             let mut e_labels = active.clone();
             Evaluator::with_backend(first_id, backend)
                 .unwrap()
                 .evaluate(&gates, &mut e_labels, &tables)
                 .unwrap();
-            assert_eq!(e_labels.iter().map(|l| l.0).collect::<Vec<_>>(), x);
+            assert_eq!(e_labels.iter().map(|l| l.block()).collect::<Vec<_>>(), x);
         }
     }
 }

@@ -18,12 +18,23 @@
 //!
 //! Writes are buffered: call [`Channel::flush`] before waiting for the peer's
 //! answer.
+//!
+//! Code that only moves frames (OT, the protocol) can be written against the
+//! [`Transport`] trait, which the TCP [`Channel`] and the in-memory
+//! [`MemoryTransport`] pair (for tests) implement.
 
 use std::fmt;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::thread;
 use std::time::{Duration, Instant};
+
+mod memory;
+mod transport;
+
+pub use memory::MemoryTransport;
+use transport::check_frame_len;
+pub use transport::Transport;
 
 /// Size in bytes of the length header in front of every frame.
 pub const HEADER_LEN: usize = 4;
@@ -249,12 +260,7 @@ impl Channel {
     /// [`flush`](Channel::flush) or when the write buffer fills.
     pub fn send_frame(&mut self, payload: &[u8]) -> Result<()> {
         self.check()?;
-        if payload.len() > self.opts.max_frame_len {
-            return Err(NetError::FrameTooLarge {
-                len: payload.len() as u64,
-                max: self.opts.max_frame_len,
-            });
-        }
+        check_frame_len(payload.len() as u64, self.opts.max_frame_len)?;
         // Fits in u32: max_frame_len <= u32::MAX was validated.
         let header = (payload.len() as u32).to_le_bytes();
         self.write_all(&header)?;
@@ -292,14 +298,12 @@ impl Channel {
 
     /// Queues a `u64` as an 8-byte little-endian frame.
     pub fn send_u64(&mut self, value: u64) -> Result<()> {
-        self.send_frame(&value.to_le_bytes())
+        Transport::send_u64(self, value)
     }
 
     /// Receives a `u64` sent by [`send_u64`](Channel::send_u64).
     pub fn recv_u64(&mut self) -> Result<u64> {
-        let mut bytes = [0u8; 8];
-        self.recv_frame_exact(&mut bytes)?;
-        Ok(u64::from_le_bytes(bytes))
+        Transport::recv_u64(self)
     }
 
     /// Queues a byte string as one frame (same as
@@ -320,12 +324,9 @@ impl Channel {
         let mut header = [0u8; HEADER_LEN];
         self.read_exact(&mut header)?;
         let len = u32::from_le_bytes(header);
-        if len as u64 > self.opts.max_frame_len as u64 {
+        if let Err(e) = check_frame_len(len as u64, self.opts.max_frame_len) {
             self.broken = true;
-            return Err(NetError::FrameTooLarge {
-                len: len as u64,
-                max: self.opts.max_frame_len,
-            });
+            return Err(e);
         }
         Ok(len as usize)
     }
@@ -359,6 +360,30 @@ impl Channel {
             self.broken = true;
             classify(e, timeout)
         })
+    }
+}
+
+impl Transport for Channel {
+    fn max_frame_len(&self) -> usize {
+        self.opts.max_frame_len
+    }
+    fn send_frame(&mut self, payload: &[u8]) -> Result<()> {
+        Channel::send_frame(self, payload)
+    }
+    fn flush(&mut self) -> Result<()> {
+        Channel::flush(self)
+    }
+    fn recv_frame(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        Channel::recv_frame(self, buf)
+    }
+    fn recv_frame_exact(&mut self, out: &mut [u8]) -> Result<()> {
+        Channel::recv_frame_exact(self, out)
+    }
+    fn bytes_sent(&self) -> u64 {
+        self.bytes_sent
+    }
+    fn bytes_received(&self) -> u64 {
+        self.bytes_received
     }
 }
 

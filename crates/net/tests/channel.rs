@@ -1,11 +1,14 @@
-//! Loopback tests of the framed channel.
+//! Loopback tests of the framed channel; the [`Transport`] contract is
+//! checked on TCP and on the in-memory pair alike.
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use twofold_net::{Channel, ChannelOptions, Listener, NetError, HEADER_LEN};
+use twofold_net::{
+    Channel, ChannelOptions, Listener, MemoryTransport, NetError, Transport, HEADER_LEN,
+};
 
 const DEADLINE: Duration = Duration::from_secs(10);
 
@@ -32,6 +35,11 @@ fn pair(opts: ChannelOptions) -> (Channel, Channel) {
     (server, client.join().unwrap())
 }
 
+/// A connected in-memory pair.
+fn memory(opts: ChannelOptions) -> (MemoryTransport, MemoryTransport) {
+    MemoryTransport::pair(opts).unwrap()
+}
+
 /// Deterministic filler so that corrupted payloads are noticed.
 fn payload(len: usize, salt: u8) -> Vec<u8> {
     (0..len)
@@ -41,6 +49,15 @@ fn payload(len: usize, salt: u8) -> Vec<u8> {
 
 #[test]
 fn round_trips_frames_of_many_sizes_and_counts_bytes() {
+    round_trips(pair(ChannelOptions::default()));
+}
+
+#[test]
+fn memory_round_trips_frames_of_many_sizes_and_counts_bytes() {
+    round_trips(memory(ChannelOptions::default()));
+}
+
+fn round_trips<T: Transport + Send + 'static>((mut server, mut client): (T, T)) {
     let sizes = [
         0usize,
         1,
@@ -55,7 +72,6 @@ fn round_trips_frames_of_many_sizes_and_counts_bytes() {
         1 << 20,
         5 << 20,
     ];
-    let (mut server, mut client) = pair(ChannelOptions::default());
     let echo = thread::spawn(move || {
         let mut buf = Vec::new();
         for _ in 0..sizes.len() {
@@ -103,7 +119,15 @@ fn u64_and_bytes_helpers_round_trip() {
 
 #[test]
 fn wrong_length_for_u64_is_an_error() {
-    let (mut a, mut b) = pair(ChannelOptions::default());
+    wrong_length_for_u64(pair(ChannelOptions::default()));
+}
+
+#[test]
+fn memory_wrong_length_for_u64_is_an_error() {
+    wrong_length_for_u64(memory(ChannelOptions::default()));
+}
+
+fn wrong_length_for_u64<T: Transport>((mut a, mut b): (T, T)) {
     a.send_frame(&[1, 2, 3]).unwrap();
     a.flush().unwrap();
     match b.recv_u64() {
@@ -145,18 +169,33 @@ fn oversize_frame_is_rejected_before_allocation() {
     drop(raw.join().unwrap());
 }
 
+/// Options with a maximum frame length of 1000 bytes.
+fn max_1000() -> ChannelOptions {
+    ChannelOptions {
+        max_frame_len: 1000,
+        ..short_timeouts(2000)
+    }
+}
+
 #[test]
 fn frame_one_past_the_maximum_is_rejected_on_both_ends() {
+    frame_one_past_the_maximum(pair(max_1000()));
+}
+
+#[test]
+fn memory_frame_one_past_the_maximum_is_rejected() {
+    frame_one_past_the_maximum(memory(max_1000()));
+}
+
+fn frame_one_past_the_maximum<T: Transport>((mut a, mut b): (T, T)) {
     let max = 1000;
-    let opts = ChannelOptions {
-        max_frame_len: max,
-        ..short_timeouts(2000)
-    };
-    let (mut a, mut b) = pair(opts);
+    assert_eq!(a.max_frame_len(), max);
     // Exactly the maximum passes.
     a.send_frame(&vec![7u8; max]).unwrap();
     a.flush().unwrap();
-    assert_eq!(b.recv_bytes().unwrap().len(), max);
+    let mut buf = Vec::new();
+    b.recv_frame(&mut buf).unwrap();
+    assert_eq!(buf.len(), max);
     // One more is refused by the sender, and nothing is sent.
     assert!(matches!(
         a.send_frame(&vec![7u8; max + 1]),
@@ -194,7 +233,15 @@ fn peer_disconnecting_mid_frame_gives_disconnected() {
 
 #[test]
 fn peer_disconnecting_between_frames_gives_disconnected() {
-    let (mut a, b) = pair(short_timeouts(5000));
+    peer_disconnecting_between_frames(pair(short_timeouts(5000)));
+}
+
+#[test]
+fn memory_peer_disconnecting_between_frames_gives_disconnected() {
+    peer_disconnecting_between_frames(memory(short_timeouts(5000)));
+}
+
+fn peer_disconnecting_between_frames<T: Transport>((mut a, b): (T, T)) {
     drop(b);
     let mut buf = Vec::new();
     assert!(matches!(
@@ -205,7 +252,28 @@ fn peer_disconnecting_between_frames_gives_disconnected() {
 
 #[test]
 fn silent_peer_gives_timeout_within_the_configured_time() {
-    let (mut a, _b) = pair(short_timeouts(200));
+    silent_peer_gives_timeout(pair(short_timeouts(200)));
+}
+
+#[test]
+fn memory_silent_peer_gives_timeout_within_the_configured_time() {
+    silent_peer_gives_timeout(memory(short_timeouts(200)));
+}
+
+#[test]
+fn memory_frames_reach_the_peer_only_on_flush() {
+    let (mut a, mut b) = memory(short_timeouts(100));
+    a.send_frame(b"queued").unwrap();
+    let mut buf = Vec::new();
+    assert!(matches!(b.recv_frame(&mut buf), Err(NetError::Timeout(_))));
+    let (mut a, mut b) = memory(short_timeouts(100));
+    a.send_frame(b"queued").unwrap();
+    a.flush().unwrap();
+    b.recv_frame(&mut buf).unwrap();
+    assert_eq!(buf, b"queued");
+}
+
+fn silent_peer_gives_timeout<T: Transport>((mut a, _b): (T, T)) {
     let start = Instant::now();
     let mut buf = Vec::new();
     match a.recv_frame(&mut buf) {

@@ -21,7 +21,7 @@ use curve25519_dalek::traits::Identity;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable};
 use twofold_crypto::Block;
-use twofold_net::Channel;
+use twofold_net::Transport;
 
 use crate::error::{OtError, Result};
 
@@ -37,7 +37,11 @@ const SENDER_MSG_LEN: usize = 8 + POINT_LEN;
 /// Runs the sender's side of `n` base OTs and returns the key pairs
 /// `(k⁰ᵢ, k¹ᵢ)`. The peer must call [`base_receive`] with `n` choices and the
 /// same `session_id`.
-pub fn base_send(chan: &mut Channel, n: usize, session_id: &[u8]) -> Result<Vec<(Block, Block)>> {
+pub fn base_send(
+    chan: &mut impl Transport,
+    n: usize,
+    session_id: &[u8],
+) -> Result<Vec<(Block, Block)>> {
     let reply_len = reply_len(chan, n)?;
     let a = random_scalar()?;
     let big_a = RistrettoPoint::mul_base(&a);
@@ -68,7 +72,11 @@ pub fn base_send(chan: &mut Channel, n: usize, session_id: &[u8]) -> Result<Vec<
 /// Runs the receiver's side of `choices.len()` base OTs and returns
 /// `k^{cᵢ}ᵢ` for each choice bit `cᵢ`. The peer must call [`base_send`] with
 /// the same count and `session_id`.
-pub fn base_receive(chan: &mut Channel, choices: &[bool], session_id: &[u8]) -> Result<Vec<Block>> {
+pub fn base_receive(
+    chan: &mut impl Transport,
+    choices: &[bool],
+    session_id: &[u8],
+) -> Result<Vec<Block>> {
     let n = choices.len();
     let reply_len = reply_len(chan, n)?;
 
@@ -113,8 +121,8 @@ pub fn base_receive(chan: &mut Channel, choices: &[bool], session_id: &[u8]) -> 
 }
 
 /// Length of the receiver's message for `n` OTs, if the channel can carry it.
-fn reply_len(chan: &Channel, n: usize) -> Result<usize> {
-    let max = chan.options().max_frame_len;
+fn reply_len(chan: &impl Transport, n: usize) -> Result<usize> {
+    let max = chan.max_frame_len();
     match n.checked_mul(POINT_LEN) {
         Some(len) if len <= max => Ok(len),
         _ => Err(OtError::FrameLimit {

@@ -26,7 +26,7 @@
 //! frame length must be at least [`CHUNK_FRAME_LEN`].
 
 use twofold_crypto::{Block, Delta, Prg};
-use twofold_net::Channel;
+use twofold_net::Transport;
 
 use crate::base::{base_receive, base_send};
 use crate::error::{OtError, Result};
@@ -85,7 +85,7 @@ impl CotSender {
     /// of `delta` as choices. The peer runs [`CotReceiver::setup`] with the
     /// same `session_id`, which should be unique to this session and
     /// direction.
-    pub fn setup(chan: &mut Channel, delta: Delta, session_id: &[u8]) -> Result<CotSender> {
+    pub fn setup(chan: &mut impl Transport, delta: Delta, session_id: &[u8]) -> Result<CotSender> {
         check_frame_limit(chan)?;
         let d = delta.block().0;
         let choices: Vec<bool> = (0..LINES).map(|i| (d >> i) & 1 == 1).collect();
@@ -106,7 +106,7 @@ impl CotSender {
 
     /// Runs a batch of `m` correlated OTs and returns `K0ⱼ` for each; the
     /// peer's [`CotReceiver::receive`] must ask for the same count.
-    pub fn send(&mut self, chan: &mut Channel, m: usize) -> Result<Vec<Block>> {
+    pub fn send(&mut self, chan: &mut impl Transport, m: usize) -> Result<Vec<Block>> {
         let mut out = vec![Block::ZERO; m];
         self.send_into(chan, &mut out)?;
         Ok(out)
@@ -114,7 +114,7 @@ impl CotSender {
 
     /// Like [`send`](CotSender::send) with `m = out.len()`, writing `K0ⱼ`
     /// into `out` (for callers that reuse their buffers).
-    pub fn send_into(&mut self, chan: &mut Channel, out: &mut [Block]) -> Result<()> {
+    pub fn send_into(&mut self, chan: &mut impl Transport, out: &mut [Block]) -> Result<()> {
         check_frame_limit(chan)?;
         let m = out.len() as u64;
         let theirs = chan.recv_u64()?;
@@ -127,7 +127,7 @@ impl CotSender {
         Ok(())
     }
 
-    fn send_chunk(&mut self, chan: &mut Channel, out: &mut [Block]) -> Result<()> {
+    fn send_chunk(&mut self, chan: &mut impl Transport, out: &mut [Block]) -> Result<()> {
         let stride = out.len().next_multiple_of(LINES) / 8;
         self.u.resize(stride * LINES, 0);
         chan.recv_frame_exact(&mut self.u)?;
@@ -153,7 +153,7 @@ impl CotSender {
 impl CotReceiver {
     /// Runs the base OTs of the extension as base-OT sender of random seed
     /// pairs. The peer runs [`CotSender::setup`] with the same `session_id`.
-    pub fn setup(chan: &mut Channel, session_id: &[u8]) -> Result<CotReceiver> {
+    pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<CotReceiver> {
         check_frame_limit(chan)?;
         let seeds = base_send(chan, LINES, &base_session_id(session_id))?;
         Ok(CotReceiver {
@@ -171,7 +171,7 @@ impl CotReceiver {
     /// Runs a batch of `choices.len()` correlated OTs and returns
     /// `K0ⱼ ⊕ bⱼ·Δ` for each choice bit `bⱼ`; the peer's
     /// [`CotSender::send`] must ask for the same count. Flushes the channel.
-    pub fn receive(&mut self, chan: &mut Channel, choices: &[bool]) -> Result<Vec<Block>> {
+    pub fn receive(&mut self, chan: &mut impl Transport, choices: &[bool]) -> Result<Vec<Block>> {
         let mut out = vec![Block::ZERO; choices.len()];
         self.receive_into(chan, choices, &mut out)?;
         Ok(out)
@@ -182,7 +182,7 @@ impl CotReceiver {
     /// [`OtError::OutputLength`] before anything is sent).
     pub fn receive_into(
         &mut self,
-        chan: &mut Channel,
+        chan: &mut impl Transport,
         choices: &[bool],
         out: &mut [Block],
     ) -> Result<()> {
@@ -203,7 +203,7 @@ impl CotReceiver {
 
     fn receive_chunk(
         &mut self,
-        chan: &mut Channel,
+        chan: &mut impl Transport,
         choices: &[bool],
         out: &mut [Block],
     ) -> Result<()> {
@@ -249,8 +249,8 @@ fn transpose_into(lines: &[u8], out: &mut [Block], scratch: &mut Vec<Block>) {
 }
 
 /// The OT-extension messages must fit the channel's frames.
-fn check_frame_limit(chan: &Channel) -> Result<()> {
-    let max = chan.options().max_frame_len;
+fn check_frame_limit(chan: &impl Transport) -> Result<()> {
+    let max = chan.max_frame_len();
     if max < CHUNK_FRAME_LEN {
         return Err(OtError::FrameLimit {
             needed: CHUNK_FRAME_LEN,

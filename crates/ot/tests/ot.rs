@@ -1,4 +1,5 @@
-//! Two-party tests of base OT and correlated OT extension over loopback.
+//! Two-party tests of base OT and correlated OT extension over loopback TCP
+//! and over the in-memory transport pair.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use twofold_crypto::{Block, Delta, Prg};
-use twofold_net::{Channel, ChannelOptions, Listener, NetError};
+use twofold_net::{Channel, ChannelOptions, Listener, MemoryTransport, NetError, Transport};
 use twofold_ot::{base_receive, base_send, CotReceiver, CotSender, OtError};
 
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -32,22 +33,43 @@ where
     RA: Send,
     RB: Send,
 {
+    run_over(tcp(opts), a, b)
+}
+
+/// A connected pair of loopback channels.
+fn tcp(opts: ChannelOptions) -> (Channel, Channel) {
     let listener = Listener::bind("127.0.0.1:0")
         .unwrap()
         .with_options(opts.clone())
         .unwrap();
     let addr = listener.local_addr().unwrap();
+    let client = thread::spawn(move || Channel::connect(addr, DEADLINE, opts).unwrap());
+    let server = listener.accept(DEADLINE).unwrap();
+    (server, client.join().unwrap())
+}
+
+/// Runs `a` and `b` as the two parties, each in its own thread with its end
+/// of `ends` (dropped when the party returns).
+fn run_over<T, RA, RB>(
+    (mut end_a, mut end_b): (T, T),
+    a: impl FnOnce(&mut T) -> RA + Send,
+    b: impl FnOnce(&mut T) -> RB + Send,
+) -> (RA, RB)
+where
+    T: Transport + Send,
+    RA: Send,
+    RB: Send,
+{
     thread::scope(|s| {
-        let hb = s.spawn(move || {
-            let mut chan = Channel::connect(addr, DEADLINE, opts).unwrap();
-            b(&mut chan)
-        });
-        let ha = s.spawn(move || {
-            let mut chan = listener.accept(DEADLINE).unwrap();
-            a(&mut chan)
-        });
+        let hb = s.spawn(move || b(&mut end_b));
+        let ha = s.spawn(move || a(&mut end_a));
         (ha.join().unwrap(), hb.join().unwrap())
     })
+}
+
+/// The in-memory pair with the options of [`opts`].
+fn memory() -> (MemoryTransport, MemoryTransport) {
+    MemoryTransport::pair(opts()).unwrap()
 }
 
 fn random_bools(rng: &mut impl Rng, n: usize) -> Vec<bool> {
@@ -89,8 +111,17 @@ fn base_ot_keys_depend_on_the_session_id() {
 
 #[test]
 fn base_ot_count_mismatch_is_an_error_on_both_sides() {
-    let (send, recv) = run(
-        opts(),
+    base_ot_count_mismatch(tcp(opts()));
+}
+
+#[test]
+fn base_ot_count_mismatch_is_an_error_on_both_sides_in_memory() {
+    base_ot_count_mismatch(memory());
+}
+
+fn base_ot_count_mismatch<T: Transport + Send>(ends: (T, T)) {
+    let (send, recv) = run_over(
+        ends,
         |c| base_send(c, 3, b"sid"),
         |c| base_receive(c, &[true, false], b"sid"),
     );
@@ -189,14 +220,24 @@ fn check_correlation(k0: &[Block], r: &[Block], choices: &[bool], delta: Delta) 
 
 #[test]
 fn correlated_ots_hold_over_many_batches_in_one_session() {
+    many_batches(tcp(opts()));
+}
+
+#[test]
+fn correlated_ots_hold_over_many_batches_in_memory() {
+    many_batches(memory());
+}
+
+/// Many batches of correlated OTs in one session over `ends`.
+fn many_batches<T: Transport + Send>(ends: (T, T)) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let mut counts = vec![0usize, 1, 127, 128, 129, 0, 3 * 65_536 / 2 + 77];
     counts.extend((0..8).map(|_| rng.gen_range(0..=5000)));
     let batches: Vec<Vec<bool>> = counts.iter().map(|&m| random_bools(&mut rng, m)).collect();
     let delta = Delta::random(&mut Prg::from_os());
 
-    let (sent, received) = run(
-        opts(),
+    let (sent, received) = run_over(
+        ends,
         |c| {
             let mut s = CotSender::setup(c, delta, b"cot test").unwrap();
             assert!(s.delta() == delta);
@@ -329,13 +370,22 @@ fn outputs_differ_between_sessions() {
 
 #[test]
 fn both_directions_in_one_process() {
+    both_directions(tcp(opts()));
+}
+
+#[test]
+fn both_directions_in_one_process_in_memory() {
+    both_directions(memory());
+}
+
+fn both_directions<T: Transport + Send>(ends: (T, T)) {
     // Each party is sender in one instance and receiver in the other.
     let mut prg = Prg::from_os();
     let (da, db) = (Delta::random(&mut prg), Delta::random(&mut prg));
     let choices_a: Vec<bool> = (0..1000).map(|j| j % 2 == 0).collect();
     let choices_b: Vec<bool> = (0..700).map(|j| j % 5 == 1).collect();
-    let ((ka, ra), (kb, rb)) = run(
-        opts(),
+    let ((ka, ra), (kb, rb)) = run_over(
+        ends,
         |c| {
             let mut s = CotSender::setup(c, da, b"a->b").unwrap();
             let mut r = CotReceiver::setup(c, b"b->a").unwrap();

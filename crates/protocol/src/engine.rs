@@ -11,11 +11,16 @@
 use std::sync::Arc;
 
 use twofold_circuit::{Engine, Gate};
-use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
-use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block, CryptoError, Delta};
+use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
+use twofold_crypto::{
+    blocks_as_bytes, blocks_as_bytes_mut, Block, CryptoError, Delta, GarblingScheme,
+};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
+
+/// Blocks of garbled table per AND gate, as the garbling scheme says.
+const TABLE_BLOCKS: usize = HalfGates::TABLE_BLOCKS;
 
 /// Gates handed to the core at once: bounds the tables held in memory.
 const GATES_PER_STEP: usize = 8192;
@@ -166,7 +171,7 @@ fn split_run<L: Copy + Default + Send + Sync>(
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
 pub trait TableSink {
-    /// Takes a frame of tables (two blocks per AND gate).
+    /// Takes a frame of tables ([`TABLE_BLOCKS`] blocks per AND gate).
     fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError>;
     /// Pushes out anything buffered.
     fn flush(&mut self) -> Result<(), ProtocolError>;
@@ -223,7 +228,7 @@ impl<'c, S: TableSink> GarblingEngine<'c, S> {
         GarblingEngine {
             garbler: Garbler::new(delta, first_gate),
             chan,
-            tables: Vec::with_capacity(FLUSH_BLOCKS + 2 * GATES_PER_STEP),
+            tables: Vec::with_capacity(FLUSH_BLOCKS + TABLE_BLOCKS * GATES_PER_STEP),
             fgp,
             parts: (0..fgp.threads).map(|_| Part::default()).collect(),
             ands: 0,
@@ -282,7 +287,7 @@ impl<S: TableSink> Engine for GarblingEngine<'_, S> {
             } else {
                 self.garbler.garble(step, labels, &mut self.tables)?;
             }
-            let done = ((self.tables.len() - before) / 2) as u64;
+            let done = ((self.tables.len() - before) / TABLE_BLOCKS) as u64;
             self.ands += done;
             if self.tables.len() >= FLUSH_BLOCKS {
                 self.send_tables()?;
@@ -364,7 +369,7 @@ impl<'c> EvaluatingEngine<'c> {
         self.used = 0;
         while self.tables.len() < blocks {
             self.chan.recv_frame(&mut self.frame)?;
-            if self.frame.is_empty() || !self.frame.len().is_multiple_of(32) {
+            if self.frame.is_empty() || !self.frame.len().is_multiple_of(16 * TABLE_BLOCKS) {
                 return Err(ProtocolError::Malformed(format!(
                     "a frame of garbled tables of {} bytes (not a whole number of tables)",
                     self.frame.len()
@@ -386,7 +391,7 @@ impl<'c> EvaluatingEngine<'c> {
         let first = self.evaluator.next_gate_id();
         let tables = &self.tables[self.used..];
         split_run(&mut self.parts, run, labels, |part, start| {
-            let tables = &tables[2 * start..2 * (start + part.gates.len())];
+            let tables = &tables[TABLE_BLOCKS * start..TABLE_BLOCKS * (start + part.gates.len())];
             Evaluator::new(first + start as u64).evaluate(&part.gates, &mut part.labels, tables)
         })?;
         Ok(())
@@ -405,15 +410,15 @@ impl Engine for EvaluatingEngine<'_> {
         let fgp = self.fgp;
         for_each_step(gates, fgp, |step, parallel| {
             let ands = step.iter().filter(|g| g.is_and()).count();
-            self.fill(2 * ands)?;
+            self.fill(TABLE_BLOCKS * ands)?;
             if parallel {
                 self.evaluate_parallel(step, labels)?;
                 self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
             } else {
-                let tables = &self.tables[self.used..self.used + 2 * ands];
+                let tables = &self.tables[self.used..self.used + TABLE_BLOCKS * ands];
                 self.evaluator.evaluate(step, labels, tables)?;
             }
-            self.used += 2 * ands;
+            self.used += TABLE_BLOCKS * ands;
             self.ands += ands as u64;
             if let Some(p) = &self.progress {
                 p(ands as u64);

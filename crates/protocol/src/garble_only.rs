@@ -49,7 +49,7 @@ pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, Pr
         delta: Delta::random(&mut prg),
     };
     let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
-        .map(|_| ZeroLabel(prg.random_block()))
+        .map(|_| ZeroLabel::random(&mut prg))
         .collect();
     let links = plan.schedule.channels(plan.threads as u32);
     let mut sinks: Vec<Discard> = (0..links).map(|_| Discard::default()).collect();

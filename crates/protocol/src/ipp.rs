@@ -300,13 +300,13 @@ impl Transfer for TransferA<'_> {
         held: Vec<ZeroLabel>,
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
         // A's shares p = lsb(K0) through OT; B's labels in a frame.
-        let shares: Vec<bool> = held.iter().map(|l| l.0.lsb()).collect();
+        let shares: Vec<bool> = held.iter().map(|l| l.block().lsb()).collect();
         let from_ot = self.cot_ba.receive(chan, &shares)?;
         let from_b = labels_frame(chan, held.len())?;
         Ok(from_ot
             .into_iter()
             .zip(from_b)
-            .map(|(o, b)| ActiveLabel(o ^ b))
+            .map(|(o, b)| ActiveLabel::from_block(o ^ b))
             .collect())
     }
 
@@ -320,7 +320,7 @@ impl Transfer for TransferA<'_> {
         let sent: Vec<Block> = zeros
             .iter()
             .zip(held)
-            .map(|(r, m)| *r ^ self.delta.block().select(m.0.lsb()))
+            .map(|(r, m)| *r ^ self.delta.block().select(m.block().lsb()))
             .collect();
         chan.send_frame(blocks_as_bytes(&sent))?;
         chan.flush()?;
@@ -331,7 +331,7 @@ impl Transfer for TransferA<'_> {
         Ok(zeros
             .iter()
             .zip(from_ot)
-            .map(|(r, s)| ZeroLabel(*r ^ s))
+            .map(|(r, s)| ZeroLabel::from_block(*r ^ s))
             .collect())
     }
 
@@ -369,7 +369,7 @@ impl Transfer for TransferB<'_> {
         let sent: Vec<Block> = zeros
             .iter()
             .zip(&held)
-            .map(|(l, k)| *l ^ self.delta.block().select(k.0.lsb()))
+            .map(|(l, k)| *l ^ self.delta.block().select(k.block().lsb()))
             .collect();
         chan.send_frame(blocks_as_bytes(&sent))?;
         chan.flush()?;
@@ -379,7 +379,7 @@ impl Transfer for TransferB<'_> {
         Ok(zeros
             .iter()
             .zip(from_ot)
-            .map(|(l, p)| ZeroLabel(*l ^ p))
+            .map(|(l, p)| ZeroLabel::from_block(*l ^ p))
             .collect())
     }
 
@@ -390,12 +390,12 @@ impl Transfer for TransferB<'_> {
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
         // A's labels in a frame; B's shares q = lsb(M0) through OT.
         let from_a = labels_frame(chan, held.len())?;
-        let shares: Vec<bool> = held.iter().map(|m| m.0.lsb()).collect();
+        let shares: Vec<bool> = held.iter().map(|m| m.block().lsb()).collect();
         let from_ot = self.cot_ab.receive(chan, &shares)?;
         Ok(from_a
             .into_iter()
             .zip(from_ot)
-            .map(|(f, t)| ActiveLabel(f ^ t))
+            .map(|(f, t)| ActiveLabel::from_block(f ^ t))
             .collect())
     }
 

@@ -453,12 +453,12 @@ fn garble(
     for &owner in owners {
         let zero = match owner {
             Party::A => {
-                let zero = ZeroLabel(prg.random_block());
+                let zero = ZeroLabel::random(&mut prg);
                 let bit = *mine.next().expect("bits checked against the program");
-                encoded.push(garbler.encode(zero, bit).0);
+                encoded.push(garbler.encode(zero, bit).block());
                 zero
             }
-            Party::B => ZeroLabel(ot_labels.next().expect("one OT per evaluator bit")),
+            Party::B => ZeroLabel::from_block(ot_labels.next().expect("one OT per evaluator bit")),
         };
         labels.push(zero);
     }
@@ -539,7 +539,7 @@ fn evaluate(
     let labels: Vec<ActiveLabel> = owners
         .iter()
         .map(|&owner| {
-            ActiveLabel(match owner {
+            ActiveLabel::from_block(match owner {
                 Party::A => from_garbler.next().expect("length checked"),
                 Party::B => ot_labels.next().expect("one OT per own bit"),
             })
@@ -585,7 +585,7 @@ fn evaluate(
         None
     };
     if opts.reveal.reveals_to(Party::A) {
-        chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.0.lsb())))?;
+        chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.block().lsb())))?;
         chan.flush()?;
     }
     clock.lap(Phase::Outputs);

@@ -115,7 +115,7 @@ fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
     let mut prg = Prg::from_os();
     let delta = Delta::random(&mut prg);
     let inputs: Vec<ZeroLabel> = (0..body.main.input_bits())
-        .map(|_| ZeroLabel(prg.random_block()))
+        .map(|_| ZeroLabel::random(&mut prg))
         .collect();
     let mut garble_rates = Vec::new();
     for _ in 0..runs {
@@ -128,7 +128,10 @@ fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
     }
     let mut recorder = BenchGarbler::new(delta, true);
     let zero_outputs = body.run(&mut recorder, &inputs)?;
-    let active: Vec<ActiveLabel> = inputs.iter().map(|l| ActiveLabel(l.0)).collect();
+    let active: Vec<ActiveLabel> = inputs
+        .iter()
+        .map(|l| ActiveLabel::from_block(l.block()))
+        .collect();
     let mut eval_rates = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
@@ -146,7 +149,7 @@ fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
         if out
             .iter()
             .zip(&zero_outputs)
-            .any(|(a, z)| a.0 != z.0 && a.0 != z.0 ^ d)
+            .any(|(a, z)| a.block() != z.block() && a.block() != z.block() ^ d)
         {
             bail!("evaluation did not reproduce the garbled outputs");
         }

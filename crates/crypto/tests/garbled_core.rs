@@ -40,7 +40,7 @@ impl Engine for Evaluating<'_> {
 fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<bool> {
     let delta = Delta::random(prg);
     let zeros: Vec<ZeroLabel> = (0..program.main.input_bits())
-        .map(|_| ZeroLabel(prg.random_block()))
+        .map(|_| ZeroLabel::random(prg))
         .collect();
     let gate_id = prg.random_block().0 as u64 >> 8;
     let mut garbling = Garbling(Garbler::new(delta, gate_id), Vec::new());

@@ -1,0 +1,552 @@
+//! Declarations: specifiers, declarators, struct and enum definitions,
+//! initializers, local declarations and the top level of a translation unit.
+
+use std::sync::Arc;
+
+use super::expr::const_eval;
+use super::{is_keyword, Parser};
+use crate::ast::*;
+use crate::error::{err, DResult, Loc};
+use crate::types::{CType, StructDef};
+
+/// Declaration specifiers: the base type and storage facts.
+struct Specs {
+    ty: CType,
+    typedef: bool,
+    is_static: bool,
+    is_const: bool,
+    loc: Loc,
+}
+
+const TYPE_WORDS: &[&str] = &[
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "signed",
+    "unsigned",
+    "_Bool",
+    "float",
+    "double",
+    "struct",
+    "union",
+    "enum",
+    "const",
+    "volatile",
+    "static",
+    "extern",
+    "register",
+    "inline",
+    "auto",
+    "restrict",
+    "__restrict",
+    "__inline",
+    "__inline__",
+    "typedef",
+    "__signed__",
+    "__extension__",
+    "__attribute__",
+    "__const",
+    "_Noreturn",
+    "__int128",
+    "_Complex",
+];
+
+impl Parser<'_> {
+    /// Whether the next token starts a declaration / type name.
+    pub(super) fn starts_type(&self) -> bool {
+        match self.peek().and_then(|t| t.ident()) {
+            Some(w) => TYPE_WORDS.contains(&w) || self.typedef_of(w).is_some(),
+            None => false,
+        }
+    }
+
+    /// The rest of a declarator `name` of type `ty`: a typedef is recorded
+    /// (`None`), a variable gets its optional `= initializer`.
+    fn declared(
+        &mut self,
+        typedef: bool,
+        name: String,
+        ty: TypeExpr,
+        loc: Loc,
+    ) -> DResult<Option<Decl>> {
+        if typedef {
+            let t = self.known(ty)?;
+            if let Some(s) = self.typedefs.last_mut() {
+                s.insert(name, t);
+            }
+            return Ok(None);
+        }
+        let init = if self.eat("=") {
+            Some(self.initializer()?)
+        } else {
+            None
+        };
+        Ok(Some(Decl {
+            name,
+            ty,
+            init,
+            loc,
+        }))
+    }
+
+    pub(super) fn program(&mut self) -> DResult<Program> {
+        let mut prog = Program::default();
+        while self.peek().is_some() {
+            if self.eat(";") {
+                continue;
+            }
+            let specs = self.specs()?;
+            if self.eat(";") {
+                continue; // struct or enum declaration only
+            }
+            loop {
+                let (name, ty, loc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+                let Some((name, nloc)) = name else {
+                    return err(loc, "expected a declarator name");
+                };
+                if let Some(params) = self.take_params()? {
+                    let ret = self.known(ty)?;
+                    if self.is("{") {
+                        let params = params
+                            .into_iter()
+                            .map(|(n, t, l)| {
+                                n.map(|n| (n, t.clone(), l)).ok_or_else(|| {
+                                    crate::error::diag(l, "a parameter needs a name")
+                                })
+                            })
+                            .collect::<DResult<Vec<_>>>()?;
+                        self.push_scope();
+                        let body = self.block()?;
+                        self.pop_scope();
+                        prog.functions.push(Function {
+                            name,
+                            ret,
+                            params,
+                            body,
+                            loc: nloc,
+                        });
+                        break;
+                    }
+                    // A prototype.
+                } else if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+                    prog.globals.push(decl);
+                }
+                if self.eat(",") {
+                    continue;
+                }
+                self.expect(";")?;
+                break;
+            }
+        }
+        Ok(prog)
+    }
+
+    /// Parameters after a declarator name, if there is a `(`.
+    #[allow(clippy::type_complexity)]
+    fn take_params(&mut self) -> DResult<Option<Vec<(Option<String>, CType, Loc)>>> {
+        if !self.is("(") {
+            return Ok(None);
+        }
+        self.pos += 1;
+        let mut ps = Vec::new();
+        if self.is_word("void") && self.peek_at(1).is_some_and(|t| t.is(")")) {
+            self.pos += 2;
+            return Ok(Some(ps));
+        }
+        if self.eat(")") {
+            return Ok(Some(ps));
+        }
+        loop {
+            let loc = self.loc();
+            if self.is("...") {
+                return err(loc, "variadic functions are not supported");
+            }
+            let specs = self.specs()?;
+            let (name, ty, _) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+            // Arrays decay to pointers.
+            let ty = match ty {
+                TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
+                t => t,
+            };
+            // Arrays (also through typedefs) decay to pointers.
+            let t = match self.known(ty)? {
+                CType::Array(e, _) => CType::Pointer(e),
+                t => t,
+            };
+            ps.push((name.map(|n| n.0), t, loc));
+            if self.eat(",") {
+                continue;
+            }
+            self.expect(")")?;
+            break;
+        }
+        Ok(Some(ps))
+    }
+
+    /// A type with constant sizes (struct members, parameters, typedefs, casts).
+    fn known(&self, t: TypeExpr) -> DResult<CType> {
+        Ok(match t {
+            TypeExpr::Known(c) => c,
+            TypeExpr::Pointer(e) => CType::Pointer(Box::new(self.known(*e)?)),
+            TypeExpr::Array(e, n) => {
+                let elem = self.known(*e)?;
+                let Some(n) = n else {
+                    return Ok(CType::Pointer(Box::new(elem)));
+                };
+                let l = n.loc;
+                match const_eval(&n) {
+                    Some(v) if (0..=1 << 30).contains(&v) => CType::Array(Box::new(elem), v as u32),
+                    Some(_) => return err(l, "array size is negative or too large"),
+                    None => return err(l, "array size is not a compile-time constant here"),
+                }
+            }
+        })
+    }
+
+    fn skip_attribute(&mut self) -> DResult<()> {
+        // __attribute__((...))
+        self.expect("(")?;
+        let mut depth = 1;
+        while depth > 0 {
+            let Some(t) = self.peek() else {
+                return err(self.loc(), "unterminated __attribute__");
+            };
+            if t.is("(") {
+                depth += 1;
+            } else if t.is(")") {
+                depth -= 1;
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    fn specs(&mut self) -> DResult<Specs> {
+        let loc = self.loc();
+        let mut typedef = false;
+        let mut is_static = false;
+        let mut is_const = false;
+        let mut signed: Option<bool> = None;
+        let mut base: Option<&str> = None;
+        let mut longs = 0;
+        let mut ty: Option<CType> = None;
+        while let Some(w) = self.peek().and_then(|t| t.ident()) {
+            let wloc = self.loc();
+            match w {
+                "typedef" => typedef = true,
+                "static" => is_static = true,
+                "const" | "__const" => is_const = true,
+                "volatile" | "extern" | "register" | "inline" | "auto" | "restrict"
+                | "__restrict" | "__inline" | "__inline__" | "__extension__" | "_Noreturn" => {}
+                "__attribute__" => {
+                    self.pos += 1;
+                    self.skip_attribute()?;
+                    continue;
+                }
+                "signed" | "__signed__" => signed = Some(true),
+                "unsigned" => signed = Some(false),
+                "long" => longs += 1,
+                "char" | "short" | "int" | "void" | "_Bool" => base = Some(w),
+                "float" | "double" | "_Complex" => {
+                    return err(wloc, format!("floating-point types ('{w}') are not supported; use integers (e.g. a soft-float in C ints)"))
+                }
+                "__int128" => return err(wloc, "__int128 is not supported"),
+                "union" => return err(wloc, "unions are not supported"),
+                "struct" => {
+                    self.pos += 1;
+                    ty = Some(self.struct_spec(wloc)?);
+                    continue;
+                }
+                "enum" => {
+                    self.pos += 1;
+                    self.enum_spec()?;
+                    ty = Some(CType::INT);
+                    continue;
+                }
+                _ => {
+                    if ty.is_none() && base.is_none() && signed.is_none() && longs == 0 {
+                        if let Some(t) = self.typedef_of(w) {
+                            ty = Some(t.clone());
+                            self.pos += 1;
+                            continue;
+                        }
+                    }
+                    break;
+                }
+            }
+            self.pos += 1;
+        }
+        let ty = match ty {
+            Some(t) => t,
+            None => {
+                if base.is_none() && signed.is_none() && longs == 0 {
+                    let found = self.describe();
+                    return err(self.loc(), format!("expected a type but found {found}"));
+                }
+                let s = signed.unwrap_or(true);
+                match (base, longs) {
+                    (Some("void"), _) => CType::Void,
+                    (Some("_Bool"), _) => CType::Bool,
+                    (Some("char"), _) => CType::Int { bits: 8, signed: s },
+                    (Some("short"), _) => CType::Int {
+                        bits: 16,
+                        signed: s,
+                    },
+                    (_, 0) => CType::Int {
+                        bits: 32,
+                        signed: s,
+                    },
+                    _ => CType::Int {
+                        bits: 64,
+                        signed: s,
+                    },
+                }
+            }
+        };
+        Ok(Specs {
+            ty,
+            typedef,
+            is_static,
+            is_const,
+            loc,
+        })
+    }
+
+    fn struct_spec(&mut self, loc: Loc) -> DResult<CType> {
+        let tag = match self.peek().and_then(|t| t.ident()) {
+            Some(s) if !is_keyword(s) => {
+                self.pos += 1;
+                Some(s.to_string())
+            }
+            _ => None,
+        };
+        if !self.eat("{") {
+            let Some(tag) = tag else {
+                return err(loc, "expected a struct tag or '{'");
+            };
+            return match self.structs.get(&tag) {
+                Some(s) => Ok(CType::Struct(s.clone())),
+                None => err(loc, format!("unknown or incomplete struct '{tag}'")),
+            };
+        }
+        let mut fields: Vec<(String, CType)> = Vec::new();
+        while !self.eat("}") {
+            if self.peek().is_none() {
+                return err(loc, "unterminated struct");
+            }
+            let specs = self.specs()?;
+            loop {
+                let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+                if self.is(":") {
+                    return err(self.loc(), "bit-fields are not supported");
+                }
+                let Some((name, nloc)) = name else {
+                    return err(dloc, "struct member needs a name");
+                };
+                let t = self.known(ty)?;
+                if fields.iter().any(|(n, _)| *n == name) {
+                    return err(nloc, format!("duplicate member '{name}'"));
+                }
+                fields.push((name, t));
+                if self.eat(",") {
+                    continue;
+                }
+                self.expect(";")?;
+                break;
+            }
+        }
+        let def = Arc::new(StructDef {
+            name: tag.clone(),
+            fields,
+        });
+        if let Some(tag) = tag {
+            self.structs.insert(tag, def.clone());
+        }
+        Ok(CType::Struct(def))
+    }
+
+    fn enum_spec(&mut self) -> DResult<()> {
+        if let Some(s) = self.peek().and_then(|t| t.ident()) {
+            if !is_keyword(s) {
+                self.pos += 1;
+            }
+        }
+        if !self.eat("{") {
+            return Ok(());
+        }
+        let mut next = 0i64;
+        while !self.eat("}") {
+            let (name, _) = self.ident()?;
+            if self.eat("=") {
+                let e = self.cond_expr()?;
+                match const_eval(&e) {
+                    Some(v) => next = v as i64,
+                    None => return err(e.loc, "enum value is not a constant"),
+                }
+            }
+            if let Some(s) = self.enums.last_mut() {
+                s.insert(name, next);
+            }
+            next += 1;
+            if !self.eat(",") {
+                self.expect("}")?;
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// A declarator over `base`: returns the name (if any), the type and the
+    /// position where it starts.
+    #[allow(clippy::type_complexity)]
+    fn declarator(
+        &mut self,
+        base: TypeExpr,
+        allow_abstract: bool,
+    ) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc)> {
+        let loc = self.loc();
+        let mut ty = base;
+        while self.eat("*") {
+            ty = TypeExpr::Pointer(Box::new(ty));
+            while matches!(
+                self.peek().and_then(|t| t.ident()),
+                Some("const" | "volatile" | "restrict" | "__restrict")
+            ) {
+                self.pos += 1;
+            }
+        }
+        let name = if self.is("(") && !allow_abstract {
+            if self.peek_at(1).is_some_and(|t| t.is("*")) {
+                return err(self.loc(), "function pointers are not supported");
+            }
+            self.pos += 1;
+            let n = self.ident()?;
+            self.expect(")")?;
+            Some(n)
+        } else if self.is("(") && self.peek_at(1).is_some_and(|t| t.is("*")) {
+            return err(self.loc(), "function pointers are not supported");
+        } else {
+            match self.peek().and_then(|t| t.ident()) {
+                Some(s) if !is_keyword(s) => Some(self.ident()?),
+                _ => {
+                    if !allow_abstract && !self.is("[") {
+                        let found = self.describe();
+                        return err(
+                            self.loc(),
+                            format!("expected an identifier but found {found}"),
+                        );
+                    }
+                    None
+                }
+            }
+        };
+        // Array suffixes: `a[2][3]` is an array of 2 arrays of 3.
+        let mut dims = Vec::new();
+        while self.eat("[") {
+            if self.eat("]") {
+                dims.push(None);
+                continue;
+            }
+            while matches!(
+                self.peek().and_then(|t| t.ident()),
+                Some("const" | "static" | "restrict")
+            ) {
+                self.pos += 1;
+            }
+            let e = self.expr()?;
+            self.expect("]")?;
+            dims.push(Some(Box::new(e)));
+        }
+        for d in dims.into_iter().rev() {
+            ty = TypeExpr::Array(Box::new(ty), d);
+        }
+        while self.is_word("__attribute__") {
+            self.pos += 1;
+            self.skip_attribute()?;
+        }
+        Ok((name, ty, loc))
+    }
+
+    /// A local declaration statement (one or more declarators).
+    pub(super) fn local_decl(&mut self) -> DResult<Stmt> {
+        let loc = self.loc();
+        let specs = self.specs()?;
+        let mut decls = Vec::new();
+        if self.eat(";") {
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                loc,
+            });
+        }
+        if specs.is_static && !specs.is_const && !specs.typedef {
+            return err(
+                specs.loc,
+                "non-const static local variables are not supported",
+            );
+        }
+        loop {
+            let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+            let Some((name, nloc)) = name else {
+                return err(dloc, "expected a name");
+            };
+            if self.is("(") {
+                return err(self.loc(), "local function declarations are not supported");
+            }
+            if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+                decls.push(decl);
+            }
+            if self.eat(",") {
+                continue;
+            }
+            self.expect(";")?;
+            break;
+        }
+        Ok(Stmt {
+            kind: StmtKind::Decl(decls),
+            loc,
+        })
+    }
+
+    pub(super) fn type_name(&mut self) -> DResult<TypeExpr> {
+        let specs = self.specs()?;
+        let (name, ty, loc) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+        if name.is_some() {
+            return err(loc, "unexpected name in a type");
+        }
+        Ok(ty)
+    }
+
+    fn initializer(&mut self) -> DResult<Init> {
+        let loc = self.loc();
+        if !self.eat("{") {
+            return Ok(Init::Expr(self.assign_expr()?));
+        }
+        let mut items = Vec::new();
+        while !self.eat("}") {
+            let mut des = Vec::new();
+            loop {
+                if self.eat(".") {
+                    let (n, l) = self.ident()?;
+                    des.push(Designator::Field(n, l));
+                } else if self.eat("[") {
+                    let e = self.cond_expr()?;
+                    self.expect("]")?;
+                    des.push(Designator::Index(e));
+                } else {
+                    break;
+                }
+            }
+            if !des.is_empty() {
+                self.expect("=")?;
+            }
+            items.push((des, self.initializer()?));
+            if !self.eat(",") {
+                self.expect("}")?;
+                break;
+            }
+        }
+        Ok(Init::List(items, loc))
+    }
+}

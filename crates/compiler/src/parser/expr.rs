@@ -1,0 +1,377 @@
+//! Expressions by precedence climbing, integer constants and constant
+//! evaluation.
+
+use super::{is_keyword, Parser};
+use crate::ast::*;
+use crate::error::{err, DResult};
+use crate::lexer::{binary_precedence, Tok};
+use crate::types::Scalar;
+
+impl Parser<'_> {
+    pub(super) fn expr(&mut self) -> DResult<Expr> {
+        let mut e = self.assign_expr()?;
+        while self.is(",") {
+            let loc = self.loc();
+            self.pos += 1;
+            let r = self.assign_expr()?;
+            e = Expr {
+                kind: ExprKind::Comma(Box::new(e), Box::new(r)),
+                loc,
+            };
+        }
+        Ok(e)
+    }
+
+    pub(super) fn assign_expr(&mut self) -> DResult<Expr> {
+        let lhs = self.cond_expr()?;
+        let loc = self.loc();
+        let op = match self.peek().map(|t| &t.tok) {
+            Some(Tok::Punct(p)) => match *p {
+                "=" => Some(None),
+                "+=" => Some(Some(BinOp::Add)),
+                "-=" => Some(Some(BinOp::Sub)),
+                "*=" => Some(Some(BinOp::Mul)),
+                "/=" => Some(Some(BinOp::Div)),
+                "%=" => Some(Some(BinOp::Rem)),
+                "<<=" => Some(Some(BinOp::Shl)),
+                ">>=" => Some(Some(BinOp::Shr)),
+                "&=" => Some(Some(BinOp::And)),
+                "|=" => Some(Some(BinOp::Or)),
+                "^=" => Some(Some(BinOp::Xor)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(op) = op else { return Ok(lhs) };
+        self.pos += 1;
+        let rhs = self.assign_expr()?;
+        Ok(Expr {
+            kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+            loc,
+        })
+    }
+
+    pub(super) fn cond_expr(&mut self) -> DResult<Expr> {
+        let c = self.binary(0)?;
+        if !self.is("?") {
+            return Ok(c);
+        }
+        let loc = self.loc();
+        self.pos += 1;
+        let a = self.expr()?;
+        self.expect(":")?;
+        let b = self.cond_expr()?;
+        Ok(Expr {
+            kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+            loc,
+        })
+    }
+
+    fn binary(&mut self, min_prec: u8) -> DResult<Expr> {
+        let mut lhs = self.cast_expr()?;
+        while let Some(Tok::Punct(op)) = self.peek().map(|t| &t.tok) {
+            let Some(prec) = binary_precedence(op) else {
+                break;
+            };
+            if prec < min_prec {
+                break;
+            }
+            let op = *op;
+            let loc = self.loc();
+            self.pos += 1;
+            let rhs = self.binary(prec + 1)?;
+            let (l, r) = (Box::new(lhs), Box::new(rhs));
+            let kind = match op {
+                "&&" => ExprKind::LogAnd(l, r),
+                "||" => ExprKind::LogOr(l, r),
+                _ => ExprKind::Binary(
+                    match op {
+                        "*" => BinOp::Mul,
+                        "/" => BinOp::Div,
+                        "%" => BinOp::Rem,
+                        "+" => BinOp::Add,
+                        "-" => BinOp::Sub,
+                        "<<" => BinOp::Shl,
+                        ">>" => BinOp::Shr,
+                        "<" => BinOp::Lt,
+                        "<=" => BinOp::Le,
+                        ">" => BinOp::Gt,
+                        ">=" => BinOp::Ge,
+                        "==" => BinOp::Eq,
+                        "!=" => BinOp::Ne,
+                        "&" => BinOp::And,
+                        "^" => BinOp::Xor,
+                        _ => BinOp::Or,
+                    },
+                    l,
+                    r,
+                ),
+            };
+            lhs = Expr { kind, loc };
+        }
+        Ok(lhs)
+    }
+
+    fn cast_expr(&mut self) -> DResult<Expr> {
+        if self.is("(") {
+            let save = self.pos;
+            let loc = self.loc();
+            self.pos += 1;
+            if self.starts_type() {
+                let t = self.type_name()?;
+                self.expect(")")?;
+                if self.is("{") {
+                    return err(self.loc(), "compound literals are not supported");
+                }
+                let e = self.cast_expr()?;
+                return Ok(Expr {
+                    kind: ExprKind::Cast(t, Box::new(e)),
+                    loc,
+                });
+            }
+            self.pos = save;
+        }
+        self.unary()
+    }
+
+    fn unary(&mut self) -> DResult<Expr> {
+        let loc = self.loc();
+        let Some(t) = self.peek() else {
+            return err(loc, "expected an expression but found end of file");
+        };
+        let op = match &t.tok {
+            Tok::Punct("-") => Some(UnOp::Neg),
+            Tok::Punct("+") => Some(UnOp::Plus),
+            Tok::Punct("!") => Some(UnOp::Not),
+            Tok::Punct("~") => Some(UnOp::BitNot),
+            Tok::Punct("*") => Some(UnOp::Deref),
+            Tok::Punct("&") => Some(UnOp::Addr),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.pos += 1;
+            let e = self.cast_expr()?;
+            return Ok(Expr {
+                kind: ExprKind::Unary(op, Box::new(e)),
+                loc,
+            });
+        }
+        if t.is("++") || t.is("--") {
+            let inc = t.is("++");
+            self.pos += 1;
+            let e = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::IncDec {
+                    pre: true,
+                    inc,
+                    e: Box::new(e),
+                },
+                loc,
+            });
+        }
+        if t.ident() == Some("sizeof") {
+            self.pos += 1;
+            if self.is("(") {
+                let save = self.pos;
+                self.pos += 1;
+                if self.starts_type() {
+                    let ty = self.type_name()?;
+                    self.expect(")")?;
+                    return Ok(Expr {
+                        kind: ExprKind::SizeofType(ty),
+                        loc,
+                    });
+                }
+                self.pos = save;
+            }
+            let e = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::SizeofExpr(Box::new(e)),
+                loc,
+            });
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> DResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            let loc = self.loc();
+            if self.eat("[") {
+                let i = self.expr()?;
+                self.expect("]")?;
+                e = Expr {
+                    kind: ExprKind::Index(Box::new(e), Box::new(i)),
+                    loc,
+                };
+            } else if self.eat(".") {
+                let (m, _) = self.ident()?;
+                e = Expr {
+                    kind: ExprKind::Member(Box::new(e), m),
+                    loc,
+                };
+            } else if self.eat("->") {
+                let (m, _) = self.ident()?;
+                e = Expr {
+                    kind: ExprKind::Arrow(Box::new(e), m),
+                    loc,
+                };
+            } else if self.is("++") || self.is("--") {
+                let inc = self.is("++");
+                self.pos += 1;
+                e = Expr {
+                    kind: ExprKind::IncDec {
+                        pre: false,
+                        inc,
+                        e: Box::new(e),
+                    },
+                    loc,
+                };
+            } else if self.is("(") {
+                let ExprKind::Ident(name) = &e.kind else {
+                    return err(loc, "only calls of named functions are supported");
+                };
+                let name = name.clone();
+                self.pos += 1;
+                let mut args = Vec::new();
+                if !self.eat(")") {
+                    loop {
+                        args.push(self.assign_expr()?);
+                        if self.eat(",") {
+                            continue;
+                        }
+                        self.expect(")")?;
+                        break;
+                    }
+                }
+                e = Expr {
+                    kind: ExprKind::Call(name, args),
+                    loc: e.loc,
+                };
+            } else {
+                break;
+            }
+        }
+        Ok(e)
+    }
+
+    fn primary(&mut self) -> DResult<Expr> {
+        let loc = self.loc();
+        let Some(t) = self.peek() else {
+            return err(loc, "expected an expression but found end of file");
+        };
+        let kind = match &t.tok {
+            Tok::Int(v, u, l) => int_literal(*v, *u, *l),
+            Tok::Char(c) => ExprKind::Int(*c as u64 & 0xffff_ffff, Scalar::INT),
+            Tok::Float => return err(loc, "floating-point constants are not supported"),
+            Tok::Str(_) => {
+                self.pos += 1;
+                while matches!(self.peek().map(|t| &t.tok), Some(Tok::Str(_))) {
+                    self.pos += 1;
+                }
+                return Ok(Expr {
+                    kind: ExprKind::Str,
+                    loc,
+                });
+            }
+            Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
+                Some(v) => ExprKind::Int(v as u64 & 0xffff_ffff, Scalar::INT),
+                None => ExprKind::Ident(s.clone()),
+            },
+            Tok::Punct("(") => {
+                self.pos += 1;
+                if self.is("{") {
+                    return err(loc, "statement expressions are not supported");
+                }
+                let e = self.expr()?;
+                self.expect(")")?;
+                return Ok(e);
+            }
+            _ => {
+                let found = self.describe();
+                return err(loc, format!("expected an expression but found {found}"));
+            }
+        };
+        self.pos += 1;
+        Ok(Expr { kind, loc })
+    }
+}
+
+/// The type of an integer constant (C11 6.4.4.1, LP64).
+fn int_literal(v: u64, unsigned: bool, longs: u8) -> ExprKind {
+    let decimal_fits_int = v <= i32::MAX as u64;
+    let ty = if longs == 0 && !unsigned && decimal_fits_int {
+        Scalar::INT
+    } else if longs == 0 && v <= u32::MAX as u64 && (unsigned || v > i32::MAX as u64) {
+        // Hex/octal constants may become unsigned int; decimal ones go to
+        // long (same bits here, signedness differs only past INT_MAX).
+        Scalar {
+            width: 32,
+            signed: false,
+        }
+    } else if !unsigned && v <= i64::MAX as u64 {
+        Scalar {
+            width: 64,
+            signed: true,
+        }
+    } else {
+        Scalar {
+            width: 64,
+            signed: false,
+        }
+    };
+    ExprKind::Int(v, ty)
+}
+
+/// Evaluates a constant expression (array sizes, enum values, case labels)
+/// as a mathematical integer; `None` if it is not constant.
+pub fn const_eval(e: &Expr) -> Option<i128> {
+    Some(match &e.kind {
+        ExprKind::Int(v, t) => t.to_i128(*v),
+        ExprKind::Unary(UnOp::Neg, a) => -const_eval(a)?,
+        ExprKind::Unary(UnOp::Plus, a) => const_eval(a)?,
+        ExprKind::Unary(UnOp::Not, a) => (const_eval(a)? == 0) as i128,
+        ExprKind::Unary(UnOp::BitNot, a) => !const_eval(a)?,
+        ExprKind::Binary(op, a, b) => {
+            let (x, y) = (const_eval(a)?, const_eval(b)?);
+            match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x.checked_mul(y)?,
+                BinOp::Div => x.checked_div(y)?,
+                BinOp::Rem => x.checked_rem(y)?,
+                BinOp::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
+                BinOp::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
+                BinOp::And => x & y,
+                BinOp::Or => x | y,
+                BinOp::Xor => x ^ y,
+                BinOp::Lt => (x < y) as i128,
+                BinOp::Le => (x <= y) as i128,
+                BinOp::Gt => (x > y) as i128,
+                BinOp::Ge => (x >= y) as i128,
+                BinOp::Eq => (x == y) as i128,
+                BinOp::Ne => (x != y) as i128,
+            }
+        }
+        ExprKind::LogAnd(a, b) => (const_eval(a)? != 0 && const_eval(b)? != 0) as i128,
+        ExprKind::LogOr(a, b) => (const_eval(a)? != 0 || const_eval(b)? != 0) as i128,
+        ExprKind::Cond(c, a, b) => {
+            if const_eval(c)? != 0 {
+                const_eval(a)?
+            } else {
+                const_eval(b)?
+            }
+        }
+        ExprKind::SizeofType(TypeExpr::Known(t)) => t.size() as i128,
+        ExprKind::Cast(TypeExpr::Known(t), a) => {
+            let v = const_eval(a)?;
+            let s = t.scalar()?;
+            if s.width == 1 {
+                (v != 0) as i128
+            } else {
+                s.to_i128(v as u64)
+            }
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,191 @@
+//! Statements: blocks and control flow.
+
+use super::{is_keyword, Parser};
+use crate::ast::*;
+use crate::error::{err, DResult};
+
+impl Parser<'_> {
+    pub(super) fn block(&mut self) -> DResult<Stmt> {
+        let loc = self.expect("{")?;
+        self.push_scope();
+        let mut items = Vec::new();
+        while !self.eat("}") {
+            if self.peek().is_none() {
+                return err(loc, "unterminated block: expected '}'");
+            }
+            items.push(self.stmt()?);
+        }
+        self.pop_scope();
+        Ok(Stmt {
+            kind: StmtKind::Block(items),
+            loc,
+        })
+    }
+
+    fn stmt(&mut self) -> DResult<Stmt> {
+        let loc = self.loc();
+        if self.is("{") {
+            return self.block();
+        }
+        if self.eat(";") {
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                loc,
+            });
+        }
+        if self.starts_type() {
+            return self.local_decl();
+        }
+        let word = self.peek().and_then(|t| t.ident()).map(|s| s.to_string());
+        let kind = match word.as_deref() {
+            Some("if") => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                let t = self.sub_stmt()?;
+                let e = if self.is_word("else") {
+                    self.pos += 1;
+                    Some(Box::new(self.sub_stmt()?))
+                } else {
+                    None
+                };
+                StmtKind::If(c, Box::new(t), e)
+            }
+            Some("while") => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                StmtKind::While(c, Box::new(self.sub_stmt()?))
+            }
+            Some("do") => {
+                self.pos += 1;
+                self.do_while_rest()?
+            }
+            Some("for") => {
+                self.pos += 1;
+                self.for_rest()?
+            }
+            Some("switch") => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                StmtKind::Switch(c, Box::new(self.sub_stmt()?))
+            }
+            Some("case") => {
+                self.pos += 1;
+                let k = self.cond_expr()?;
+                if self.is("...") {
+                    return err(self.loc(), "case ranges are not supported");
+                }
+                self.expect(":")?;
+                StmtKind::Case(k, Box::new(self.label_body()?))
+            }
+            Some("default") => {
+                self.pos += 1;
+                self.expect(":")?;
+                StmtKind::Default(Box::new(self.label_body()?))
+            }
+            Some("break") => {
+                self.pos += 1;
+                self.expect(";")?;
+                StmtKind::Break
+            }
+            Some("continue") => {
+                self.pos += 1;
+                self.expect(";")?;
+                StmtKind::Continue
+            }
+            Some("return") => {
+                self.pos += 1;
+                let e = if self.is(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(";")?;
+                StmtKind::Return(e)
+            }
+            Some("goto") => return err(loc, "goto is not supported"),
+            Some("asm") | Some("__asm__") => return err(loc, "inline assembly is not supported"),
+            Some(w) if !is_keyword(w) && self.peek_at(1).is_some_and(|t| t.is(":")) => {
+                return err(loc, "labels (and goto) are not supported");
+            }
+            _ => {
+                let e = self.expr()?;
+                self.expect(";")?;
+                StmtKind::Expr(e)
+            }
+        };
+        Ok(Stmt { kind, loc })
+    }
+
+    /// A `do` statement after the `do`: body, `while (cond);`.
+    fn do_while_rest(&mut self) -> DResult<StmtKind> {
+        let body = self.sub_stmt()?;
+        if !self.is_word("while") {
+            return err(self.loc(), "expected 'while' after do-body");
+        }
+        self.pos += 1;
+        self.expect("(")?;
+        let c = self.expr()?;
+        self.expect(")")?;
+        self.expect(";")?;
+        Ok(StmtKind::DoWhile(Box::new(body), c))
+    }
+
+    /// A `for` statement after the `for`: `(init; cond; step)` and the
+    /// body, in a scope of their own.
+    fn for_rest(&mut self) -> DResult<StmtKind> {
+        self.expect("(")?;
+        self.push_scope();
+        let init = if self.eat(";") {
+            None
+        } else if self.starts_type() {
+            Some(Box::new(self.local_decl()?))
+        } else {
+            let l = self.loc();
+            let e = self.expr()?;
+            self.expect(";")?;
+            Some(Box::new(Stmt {
+                kind: StmtKind::Expr(e),
+                loc: l,
+            }))
+        };
+        let cond = if self.is(";") {
+            None
+        } else {
+            Some(self.expr()?)
+        };
+        self.expect(";")?;
+        let step = if self.is(")") {
+            None
+        } else {
+            Some(self.expr()?)
+        };
+        self.expect(")")?;
+        let body = self.sub_stmt()?;
+        self.pop_scope();
+        Ok(StmtKind::For(init, cond, step, Box::new(body)))
+    }
+
+    fn label_body(&mut self) -> DResult<Stmt> {
+        if self.is("}") {
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                loc: self.loc(),
+            });
+        }
+        self.stmt()
+    }
+
+    /// The body of `if`/`while`/...: a statement in its own scope.
+    fn sub_stmt(&mut self) -> DResult<Stmt> {
+        self.push_scope();
+        let s = self.stmt();
+        self.pop_scope();
+        s
+    }
+}

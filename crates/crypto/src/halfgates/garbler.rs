@@ -1,0 +1,139 @@
+//! The half-gates garbler.
+
+use super::batch::{check_ids, garble_loop};
+use super::soft::SoftKernel;
+#[cfg(target_arch = "x86_64")]
+use super::x86;
+use crate::aes::Keys;
+use crate::block::Block;
+use crate::delta::Delta;
+use crate::error::CryptoError;
+use crate::label::{ActiveLabel, ZeroLabel};
+use crate::scheme::SchemeGarbler;
+use crate::tccr::Tccr;
+use crate::Backend;
+use twofold_circuit::Gate;
+
+/// The half-gates garbler: holds Δ and the id of the next AND gate.
+#[derive(Clone, Debug)]
+pub struct Garbler {
+    delta: Delta,
+    next_gate: u64,
+    tccr: Tccr,
+}
+
+impl Garbler {
+    /// A garbler with offset `delta` whose first AND gate gets id
+    /// `first_gate_id`, on the fastest AES backend.
+    pub fn new(delta: Delta, first_gate_id: u64) -> Garbler {
+        Garbler {
+            delta,
+            next_gate: first_gate_id,
+            tccr: Tccr::new(),
+        }
+    }
+
+    /// As [`Garbler::new`] on a given AES backend (fails if unavailable).
+    pub fn with_backend(
+        delta: Delta,
+        first_gate_id: u64,
+        backend: Backend,
+    ) -> Result<Garbler, CryptoError> {
+        Ok(Garbler {
+            delta,
+            next_gate: first_gate_id,
+            tccr: Tccr::with_backend(backend)?,
+        })
+    }
+
+    /// The free-XOR offset Δ.
+    pub fn delta(&self) -> Delta {
+        self.delta
+    }
+
+    /// The id the next AND gate will get.
+    pub fn next_gate_id(&self) -> u64 {
+        self.next_gate
+    }
+
+    /// The AES backend in use.
+    pub fn backend(&self) -> Backend {
+        self.tccr.backend()
+    }
+
+    /// The label encoding `bit` on a wire with 0-label `zero`:
+    /// `zero ⊕ bit·Δ` (what the garbler sends for its own inputs).
+    #[inline]
+    pub fn encode(&self, zero: ZeroLabel, bit: bool) -> ActiveLabel {
+        zero.encode(self.delta, bit)
+    }
+
+    /// Garbles `gates` over 0-labels indexed by wire, appending two blocks
+    /// `(TG, TE)` per AND gate to `tables` (reserve capacity beforehand to
+    /// avoid reallocation while garbling).
+    ///
+    /// Fails if a gate uses a wire outside `labels` or the AND-gate ids would
+    /// overflow. On failure `tables` and the gate counter are unchanged, but
+    /// `labels` may have been partly updated and must be discarded. See the
+    /// [module docs](super) for the levelled order the gates must be in.
+    pub fn garble(
+        &mut self,
+        gates: &[Gate],
+        labels: &mut [ZeroLabel],
+        tables: &mut Vec<Block>,
+    ) -> Result<(), CryptoError> {
+        check_ids(self.next_gate, gates)?;
+        let start = tables.len();
+        let num_wires = labels.len();
+        // SAFETY: `ZeroLabel` is a transparent `Block`.
+        let lab =
+            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
+        let (delta, gid) = (self.delta.block(), self.next_gate);
+        // SAFETY: the loops check every wire against the label slice;
+        // hardware kernels are only reachable through a feature-checked
+        // `HwBackend`.
+        let done = unsafe {
+            match self.tccr.keys() {
+                Keys::Soft(aes) => garble_loop(&SoftKernel(aes), delta, gid, gates, lab, tables),
+                #[cfg(target_arch = "x86_64")]
+                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, tables),
+                #[cfg(not(target_arch = "x86_64"))]
+                Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
+            }
+        };
+        match done {
+            Ok(ands) => {
+                self.next_gate += ands;
+                Ok(())
+            }
+            Err(stop) => {
+                tables.truncate(start);
+                Err(stop.into_error(gates, num_wires, 0))
+            }
+        }
+    }
+}
+
+impl SchemeGarbler for Garbler {
+    fn new(delta: Delta, first_gate_id: u64) -> Garbler {
+        Garbler::new(delta, first_gate_id)
+    }
+
+    fn delta(&self) -> Delta {
+        self.delta
+    }
+
+    fn next_gate_id(&self) -> u64 {
+        self.next_gate
+    }
+
+    #[inline]
+    fn garble(
+        &mut self,
+        gates: &[Gate],
+        labels: &mut [ZeroLabel],
+        tables: &mut Vec<Block>,
+    ) -> Result<(), CryptoError> {
+        Garbler::garble(self, gates, labels, tables)
+    }
+}
