@@ -8,11 +8,30 @@ pub type Wire = u32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Gate {
     /// `out = a ^ b`
-    Xor { a: Wire, b: Wire, out: Wire },
+    Xor {
+        /// First input.
+        a: Wire,
+        /// Second input.
+        b: Wire,
+        /// Output.
+        out: Wire,
+    },
     /// `out = a & b`
-    And { a: Wire, b: Wire, out: Wire },
+    And {
+        /// First input.
+        a: Wire,
+        /// Second input.
+        b: Wire,
+        /// Output.
+        out: Wire,
+    },
     /// `out = !a`
-    Inv { a: Wire, out: Wire },
+    Inv {
+        /// Input.
+        a: Wire,
+        /// Output.
+        out: Wire,
+    },
 }
 
 impl Gate {
