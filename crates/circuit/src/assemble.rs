@@ -49,6 +49,27 @@ impl PendingBlock {
         self.outputs.for_all(self.count, &mut f);
         self.carried.iter().filter_map(|c| c.last).for_each(f);
     }
+
+    /// The iterations from the first to the last one writing a wire that
+    /// is `live` (as `first..end`), if any does.
+    fn live_iterations(&self, live: impl Fn(Wire) -> bool) -> Option<(u64, u64)> {
+        let writes_live = |k: u64| {
+            let mut any = false;
+            self.outputs.for_each(k, |_, w| any |= live(w));
+            any
+        };
+        let first = (0..self.count).find(|&k| writes_live(k))?;
+        let last = (first..self.count).rev().find(|&k| writes_live(k))?;
+        Some((first, last + 1))
+    }
+
+    /// Keeps iterations `first..end` only (of a block without carried
+    /// values).
+    fn trim(&mut self, first: u64, end: u64) {
+        self.inputs = self.inputs.slice(first, end - first);
+        self.outputs = self.outputs.slice(first, end - first);
+        self.count = end - first;
+    }
 }
 
 /// A frame's gates and blocks, over builder-wide wire numbers.
@@ -204,7 +225,7 @@ fn steps(frame: &RawFrame) -> Vec<Step> {
 }
 
 fn assemble(
-    frame: RawFrame,
+    mut frame: RawFrame,
     inputs: Vec<(InputValue, Vec<Wire>)>,
     outputs: Vec<(String, Vec<Wire>)>,
     extra: &[Wire],
@@ -218,6 +239,7 @@ fn assemble(
         last_use.set(w, END);
     }
     let mut keep = vec![false; frame.gates.len()];
+    let mut keep_block = vec![false; frame.blocks.len()];
     for (s, step) in order.iter().enumerate().rev() {
         match *step {
             Step::Gate(i) => {
@@ -229,9 +251,30 @@ fn assemble(
                     }
                 }
             }
-            Step::Block(b) => frame.blocks[b].reads(|w| {
-                last_use.set_if_none(w, s as u64);
-            }),
+            Step::Block(b) => {
+                // A block none of whose values is read is dropped whole;
+                // one of independent iterations loses those at either
+                // end whose values are not read.
+                let block = &mut frame.blocks[b];
+                let live = |w: Wire| last_use.contains(w);
+                let kept = if block.carried.is_empty() {
+                    block.live_iterations(live).map(|(first, end)| {
+                        if (first, end) != (0, block.count) {
+                            block.trim(first, end);
+                        }
+                    })
+                } else {
+                    let mut any = false;
+                    block.writes(|w| any |= live(w));
+                    any.then_some(())
+                };
+                if kept.is_some() {
+                    keep_block[b] = true;
+                    block.reads(|w| {
+                        last_use.set_if_none(w, s as u64);
+                    });
+                }
+            }
         }
     }
     // Slots, forwards: inputs first, then each value as it is made.
@@ -287,6 +330,9 @@ fn assemble(
                 });
             }
             Step::Block(b) => {
+                if !keep_block[b] {
+                    continue;
+                }
                 let pb = &frame.blocks[b];
                 let position = gates.len();
                 // Writes take fresh slots, in wiring order (an iteration of

@@ -135,6 +135,32 @@ impl Wiring {
         Wiring { segments }
     }
 
+    /// The wiring of iterations `from..from + count` of this one.
+    pub fn slice(&self, from: u64, count: u64) -> Wiring {
+        let segments = self
+            .segments
+            .iter()
+            .map(|seg| match seg {
+                Segment::Affine { len, start, step } => Segment::Affine {
+                    len: *len,
+                    start: (*start as i64 + from as i64 * step) as Wire,
+                    step: *step,
+                },
+                Segment::Table { len, wires } => {
+                    let (a, n) = (
+                        from as usize * *len as usize,
+                        count as usize * *len as usize,
+                    );
+                    Segment::Table {
+                        len: *len,
+                        wires: wires[a..a + n].to_vec(),
+                    }
+                }
+            })
+            .collect();
+        Wiring { segments }
+    }
+
     /// Calls `f(position, wire)` for the wires of iteration `k`.
     #[inline]
     pub fn for_each(&self, k: u64, mut f: impl FnMut(usize, Wire)) {

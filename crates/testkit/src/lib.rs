@@ -1,6 +1,10 @@
 //! Test support shared by twofold's crates: where the external test data lives,
 //! the Bristol vectors of `shared/data/bristol/VECTORS.md`, and random circuits.
 
+mod cloops;
+
+pub use cloops::random_loop_program;
+
 use std::path::PathBuf;
 
 use rand::Rng;

@@ -14,6 +14,13 @@ pub mod progress;
 pub use twofold_circuit as circuit;
 pub use twofold_protocol as protocol;
 
+/// When this process started (as near as the program can tell: the first
+/// call of this function, made first thing in `main`).
+pub fn started() -> std::time::Instant {
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(std::time::Instant::now)
+}
+
 /// Peak resident memory of this process so far, in bytes (Linux; 0 elsewhere).
 pub fn peak_rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -28,6 +28,10 @@ pub struct Loaded {
     pub output_kinds: Vec<ValueKind>,
     /// C only: how each loop was lowered.
     pub loops: Vec<LoopVerdict>,
+    /// How long reading (and, for C, compiling) the program took.
+    pub load_time: std::time::Duration,
+    /// Whether the program was compiled from C.
+    pub compiled: bool,
 }
 
 /// How to read a program file.
@@ -46,7 +50,9 @@ pub struct LoadOptions {
 /// Loads `path`: C source (by the `.c` extension), a binary program (by its
 /// magic) or a Bristol circuit.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
-    let mut loaded = if path.extension().is_some_and(|e| e == "c") {
+    let start = std::time::Instant::now();
+    let compiled = path.extension().is_some_and(|e| e == "c");
+    let mut loaded = if compiled {
         let compiled = compile_file(
             path,
             &CompileOptions {
@@ -58,6 +64,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         Loaded {
+            load_time: std::time::Duration::ZERO,
+            compiled: true,
             loops: compiled.loops,
             input_kinds: compiled
                 .inputs
@@ -84,12 +92,15 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             Program::from(read_bristol(&text, &path.display().to_string())?)
         };
         Loaded {
+            load_time: std::time::Duration::ZERO,
+            compiled: false,
             loops: Vec::new(),
             input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
             output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
             program,
         }
     };
+    loaded.load_time = start.elapsed();
     let owners = &opts.owners;
     for (name, party) in owners {
         let value = loaded

@@ -217,6 +217,7 @@ fn cores() -> u32 {
 }
 
 fn main() -> ExitCode {
+    twofold::started();
     match real_main() {
         Ok(out) => {
             print!("{out}");

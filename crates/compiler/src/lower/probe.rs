@@ -41,6 +41,9 @@ pub(super) struct ProbeState {
     derived: Vec<Derived>,
     facts: Vec<i128>,
     inputs: Vec<Wire>,
+    /// The fresh input standing for each outer wire observed (the same
+    /// wire in two locations is the same input).
+    fresh_of: HashMap<Wire, Wire>,
     failed: Option<String>,
 }
 
@@ -60,7 +63,9 @@ pub(super) struct Observation {
 }
 
 /// A shift by the loop variable: its result is fresh inputs, bit `j` of
-/// which is bit `j + amount` (right) or `j - amount` (left) of `source`.
+/// which is bit `j + amount` (right) or `j - amount` (left) of `source`
+/// (the template is the same whichever bits are constants in an
+/// iteration).
 #[derive(Clone, Debug)]
 pub(super) struct Derived {
     /// `>>` (else `<<`).
@@ -160,6 +165,7 @@ impl<'p> Lower<'p> {
             derived: Vec::new(),
             facts: Vec::new(),
             inputs: Vec::new(),
+            fresh_of: HashMap::new(),
             failed: None,
         });
     }
@@ -247,7 +253,7 @@ impl<'p> Lower<'p> {
                 continue;
             }
             let original = self.objs[obj].slots[leaf].clone();
-            let mut fresh_of: HashMap<Wire, Wire> = HashMap::new();
+            let mut fresh_of = std::mem::take(&mut self.probes[p].fresh_of);
             let mut made = Vec::new();
             let fresh = original.map_bits(&mut |b| match b {
                 Bit::Wire(w) => Bit::Wire(*fresh_of.entry(w).or_insert_with(|| {
@@ -257,6 +263,7 @@ impl<'p> Lower<'p> {
                 })),
                 c => c,
             });
+            self.probes[p].fresh_of = fresh_of;
             // The substitution is the probe's, whatever branch is open.
             self.journal[self.probes[p].level]
                 .saved
@@ -403,6 +410,12 @@ impl Probe {
         for o in &self.observations {
             out.push(o.shape.len() as i128);
             out.extend(&o.shape);
+            for &b in &o.bits {
+                out.push(match b {
+                    Bit::Const(v) => -1 - v as i128,
+                    Bit::Wire(w) => wire(w),
+                });
+            }
         }
         out.push(self.derived.len() as i128);
         for d in &self.derived {

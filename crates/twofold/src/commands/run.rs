@@ -128,6 +128,12 @@ fn json_report(
         seconds.insert(phase.name().into(), json!(d.as_secs_f64()));
     }
     seconds.insert("total".into(), json!(report.total.as_secs_f64()));
+    let load = if loaded.compiled { "compile" } else { "load" };
+    seconds.insert(load.into(), json!(loaded.load_time.as_secs_f64()));
+    seconds.insert(
+        "wall".into(),
+        json!(crate::started().elapsed().as_secs_f64()),
+    );
     seconds.insert(
         "role_transfer".into(),
         json!(report.role_transfer.as_secs_f64()),

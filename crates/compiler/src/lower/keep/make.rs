@@ -1,0 +1,472 @@
+//! Materialising a run of iterations: a block of the current frame, its
+//! inputs wired as the run's tracks say (shared, carried, per iteration),
+//! or — for a short run — its iterations inlined gate by gate through the
+//! builder (where they share gates with the rest). Either way the run's
+//! tokens are then replaced by what they stand for.
+
+use super::run::{Run, Track};
+use super::*;
+use twofold_circuit::{Carried, PendingBlock, RawFrame, Segment, Wire, Wiring};
+
+/// Runs kept as blocks have at least this many gates in all (shorter ones
+/// are inlined, where the builder can share their gates with the rest).
+const MIN_KEPT_GATES: u64 = 2048;
+
+/// What a materialised run's tokens stand for.
+enum Made {
+    /// Inlined: the bit of each output, iteration after iteration.
+    Inline(Vec<Vec<Bit>>),
+    /// A block: where outputs of every iteration and of the last one
+    /// went.
+    Block {
+        every: HashMap<u32, (Wire, u32)>,
+        last: HashMap<u32, Wire>,
+    },
+}
+
+impl Made {
+    /// What output `q` of iteration `j` stands for.
+    fn bit(&self, j: u64, q: u32) -> Bit {
+        match self {
+            Made::Inline(rows) => rows[j as usize][q as usize],
+            Made::Block { every, last } => match every.get(&q) {
+                Some(&(first, width)) => Bit::Wire(first + j as Wire * width),
+                None => Bit::Wire(last[&q]),
+            },
+        }
+    }
+}
+
+impl<'p> Lower<'p> {
+    /// Turns `run` into a block, or inlines its iterations when it is short,
+    /// and replaces its tokens in the locations in `touched`; returns the
+    /// extras of its iterations, and its probe.
+    pub(super) fn materialise(
+        &mut self,
+        mut run: Run,
+        touched: &HashSet<(usize, usize)>,
+        report: &mut LoopReport,
+    ) -> DResult<(Vec<Vec<Slot>>, super::super::probe::Probe)> {
+        // Outputs needed after their iteration: from every iteration, or
+        // from the last only.
+        let mut every: HashSet<u32> = HashSet::new();
+        let mut last: HashSet<u32> = HashSet::new();
+        let final_j = run.simulated - 1;
+        {
+            let mut mark = |b: Bit| {
+                if let Bit::Wire(w) = b {
+                    if let Some((j, q)) = run.decode(w) {
+                        if j == final_j {
+                            last.insert(q);
+                        } else {
+                            every.insert(q);
+                        }
+                    }
+                }
+            };
+            for &(obj, leaf) in touched {
+                self.objs[obj].slots[leaf].for_each_bit(&mut mark);
+            }
+            for row in &run.extras {
+                row.iter().for_each(|e| e.for_each_bit(&mut mark));
+            }
+            for t in &run.tracks {
+                if let Track::Table(v) = t {
+                    v.iter().for_each(|&o| mark(o));
+                }
+            }
+        }
+        let ands = run.probe.frame.gates.iter().any(|g| g.is_and());
+        let keep = run.count >= 2
+            && !(run.probe.frame.gates.is_empty() && run.probe.frame.blocks.is_empty())
+            && (run.count.saturating_mul(run.gates()) >= MIN_KEPT_GATES
+                || (ands && self.opts.regions && run.parallel()));
+        let made = if keep {
+            let (made, parallel) = self.make_block(&mut run, &every, &last)?;
+            report.blocks.push((run.count, parallel));
+            made
+        } else {
+            report.unrolled += run.count;
+            self.inline_run(&run)?
+        };
+        // Tokens left in the state and extras by simulated iterations.
+        let resolve = |b: Bit| match b {
+            Bit::Wire(w) => match run.decode(w) {
+                Some((j, q)) => made.bit(run.stands_for(j), q),
+                None => b,
+            },
+            c => c,
+        };
+        for &(obj, leaf) in touched {
+            let v = self.objs[obj].slots[leaf]
+                .map_bits(&mut |b| resolve(b))
+                .folded();
+            self.objs[obj].slots[leaf] = v;
+        }
+        let extras = run
+            .extras
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|e| e.map_bits(&mut |b| resolve(b)).folded())
+                    .collect()
+            })
+            .collect();
+        Ok((extras, run.probe))
+    }
+
+    /// A wire of the current frame holding `b`.
+    fn wire_of(&mut self, b: Bit) -> DResult<Wire> {
+        match b {
+            Bit::Wire(w) => Ok(w),
+            Bit::Const(v) => {
+                let any = self.any_wire().ok_or_else(|| {
+                    diag(Loc::default(), "internal: no wire to make a constant from")
+                })?;
+                Ok(self.b.constant_wire(v, any))
+            }
+        }
+    }
+
+    /// Some wire of the current frame (to make constants from): an input
+    /// of the innermost probe, or of the program.
+    fn any_wire(&self) -> Option<Wire> {
+        match self.probes.last() {
+            Some(p) => p.first_input(),
+            None => self.first_input,
+        }
+    }
+
+    /// Makes `run` a block in the current frame; returns what its tokens
+    /// stand for and whether the block is parallel.
+    fn make_block(
+        &mut self,
+        run: &mut Run,
+        every: &HashSet<u32>,
+        last: &HashSet<u32>,
+    ) -> DResult<(Made, bool)> {
+        let parallel = self.opts.regions && run.parallel();
+        let used = run.used_inputs();
+        let (mut shared, mut carried, mut iter) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, t) in run.tracks.iter().enumerate() {
+            match t {
+                _ if !used[i] => {}
+                Track::Fixed(_) | Track::Empty => shared.push(i),
+                Track::Carried { .. } => carried.push(i),
+                _ => iter.push(i),
+            }
+        }
+        let carried_q: HashSet<u32> = carried
+            .iter()
+            .filter_map(|&i| match run.tracks[i] {
+                Track::Carried { q, .. } => Some(q),
+                _ => None,
+            })
+            .collect();
+        // Outputs: those needed from every iteration, then those needed
+        // from the last one only (carried values leave through `last`).
+        let mut every_q: Vec<u32> = every.iter().copied().collect();
+        every_q.sort_unstable();
+        let mut last_q: Vec<u32> = last
+            .iter()
+            .copied()
+            .filter(|q| !every.contains(q) && !carried_q.contains(q))
+            .collect();
+        last_q.sort_unstable();
+        let count = run.count;
+        let width = every_q.len() as u32;
+        let unit: Vec<Wire> = (0..count * width as u64)
+            .map(|_| self.b.fresh_wire())
+            .collect();
+        let finals: Vec<Wire> = last_q.iter().map(|_| self.b.fresh_wire()).collect();
+        let made_every: HashMap<u32, (Wire, u32)> = every_q
+            .iter()
+            .enumerate()
+            .map(|(k, &q)| (q, (unit.first().copied().unwrap_or(0) + k as Wire, width)))
+            .collect();
+        let mut made_last: HashMap<u32, Wire> =
+            last_q.iter().copied().zip(finals.iter().copied()).collect();
+        let mut carried_last = Vec::with_capacity(carried.len());
+        for &i in &carried {
+            let Track::Carried { q, .. } = run.tracks[i] else {
+                unreachable!("carried inputs have carried tracks")
+            };
+            let needed = last.contains(&q) && !every.contains(&q) && !made_last.contains_key(&q);
+            let w = needed.then(|| self.b.fresh_wire());
+            if let Some(w) = w {
+                made_last.insert(q, w);
+            }
+            carried_last.push(w);
+        }
+        let made = Made::Block {
+            every: made_every,
+            last: made_last,
+        };
+        // Origins naming this run's own outputs are its output wires.
+        let resolve = |b: Bit| match b {
+            Bit::Wire(w) => run.decode(w).map_or(b, |(j, q)| made.bit(j, q)),
+            c => c,
+        };
+        let mut shared_bits: Vec<(Wire, Bit)> = shared
+            .iter()
+            .map(|&i| (run.probe.inputs[i], resolve(run.origin(i, 0))))
+            .collect();
+        let mut table = Vec::with_capacity(count as usize * iter.len());
+        for j in 0..count {
+            for &i in &iter {
+                let b = resolve(run.origin(i, j));
+                table.push(self.wire_of(b)?);
+            }
+        }
+        let inputs_wiring = Wiring::compress(count as usize, iter.len(), &table);
+        let mut carried_init = Vec::with_capacity(carried.len());
+        let mut next = Vec::with_capacity(carried.len());
+        for &i in &carried {
+            let Track::Carried { init, q } = run.tracks[i] else {
+                unreachable!("carried inputs have carried tracks")
+            };
+            carried_init.push(self.wire_of(resolve(init))?);
+            next.push(run.outputs[q as usize]);
+        }
+        // Work on shared values alone is done once, before the loop.
+        self.hoist(&mut run.probe.frame, &mut shared_bits)?;
+        let still_used = used_wires(
+            &run.probe.frame,
+            &run.outputs,
+            &run.probe.inputs,
+            &run.tracks,
+        );
+        shared_bits.retain(|(w, _)| still_used.contains(w));
+        let mut shared_wires = Vec::with_capacity(shared_bits.len());
+        for &(_, b) in &shared_bits {
+            shared_wires.push(self.wire_of(b)?);
+        }
+        let inputs: Vec<Wire> = shared_bits
+            .iter()
+            .map(|&(w, _)| w)
+            .chain(carried.iter().chain(&iter).map(|&i| run.probe.inputs[i]))
+            .collect();
+        let outputs: Vec<Wire> = every_q
+            .iter()
+            .chain(&last_q)
+            .map(|&q| run.outputs[q as usize])
+            .collect();
+        let frame = std::mem::take(&mut run.probe.frame);
+        let (body, next) = frame
+            .into_body(&inputs, &outputs, &next)
+            .map_err(|e| diag(Loc::default(), format!("internal: a kept loop's body: {e}")))?;
+        let mut segments = Vec::new();
+        if let Some(&u0) = unit.first() {
+            segments.push(Segment::Affine {
+                len: width,
+                start: u0,
+                step: width as i64,
+            });
+        }
+        if let Some(&f0) = finals.first() {
+            segments.push(Segment::Affine {
+                len: finals.len() as u32,
+                start: f0,
+                step: 0,
+            });
+        }
+        let parallel = parallel && carried.is_empty();
+        self.b.add_block(PendingBlock {
+            position: 0,
+            count,
+            parallel,
+            body,
+            shared: shared_wires,
+            carried: carried_init
+                .into_iter()
+                .zip(next)
+                .zip(carried_last)
+                .map(|((init, next), last)| Carried { init, next, last })
+                .collect(),
+            inputs: inputs_wiring,
+            outputs: Wiring { segments },
+        });
+        Ok((made, parallel))
+    }
+
+    /// Moves the gates and blocks of `frame` that read only the template
+    /// inputs in `shared` (with the enclosing frame's bits for them) to the
+    /// enclosing frame, where they run once; what the rest of the template
+    /// still reads of their values becomes shared inputs too.
+    fn hoist(&mut self, frame: &mut RawFrame, shared: &mut Vec<(Wire, Bit)>) -> DResult<()> {
+        let mut map: HashMap<Wire, Bit> = shared.iter().copied().collect();
+        let mut hoisted = Vec::new();
+        let gates = std::mem::take(&mut frame.gates);
+        let mut blocks = std::mem::take(&mut frame.blocks).into_iter().peekable();
+        let mut kept_gates = Vec::with_capacity(gates.len());
+        let mut kept_blocks = Vec::new();
+        for i in 0..=gates.len() {
+            while let Some(block) = blocks.next_if(|b| b.position <= i) {
+                let mut invariant = true;
+                block
+                    .shared
+                    .iter()
+                    .for_each(|w| invariant &= map.contains_key(w));
+                block
+                    .carried
+                    .iter()
+                    .for_each(|c| invariant &= map.contains_key(&c.init));
+                block
+                    .inputs
+                    .for_all(block.count, |w| invariant &= map.contains_key(&w));
+                if invariant {
+                    self.inline_block(&block, &mut map)?;
+                    block_outputs(&block, |w| hoisted.push(w));
+                } else {
+                    kept_blocks.push(PendingBlock {
+                        position: kept_gates.len(),
+                        ..block
+                    });
+                }
+            }
+            let Some(&g) = gates.get(i) else {
+                break;
+            };
+            if g.inputs().all(|w| map.contains_key(&w)) {
+                self.inline_gates(&[g], &mut map);
+                hoisted.push(g.out());
+            } else {
+                kept_gates.push(g);
+            }
+        }
+        frame.gates = kept_gates;
+        frame.blocks = kept_blocks;
+        shared.extend(hoisted.into_iter().map(|w| (w, map[&w])));
+        Ok(())
+    }
+
+    /// Lowers `run`'s iterations from its template, gate by gate, into the
+    /// current frame.
+    fn inline_run(&mut self, run: &Run) -> DResult<Made> {
+        let mut rows: Vec<Vec<Bit>> = Vec::with_capacity(run.count as usize);
+        for j in 0..run.count {
+            let mut map: HashMap<Wire, Bit> = HashMap::new();
+            for (i, &input) in run.probe.inputs.iter().enumerate() {
+                let o = run.origin(i, j);
+                let b = match o {
+                    Bit::Wire(w) => run
+                        .decode(w)
+                        .map_or(o, |(jj, q)| rows[jj as usize][q as usize]),
+                    c => c,
+                };
+                map.insert(input, b);
+            }
+            let frame = &run.probe.frame;
+            let mut g = 0;
+            for block in &frame.blocks {
+                self.inline_gates(&frame.gates[g..block.position], &mut map);
+                g = block.position;
+                self.inline_block(block, &mut map)?;
+            }
+            self.inline_gates(&frame.gates[g..], &mut map);
+            rows.push(run.outputs.iter().map(|w| map[w]).collect());
+        }
+        Ok(Made::Inline(rows))
+    }
+
+    fn inline_gates(&mut self, gates: &[Gate], map: &mut HashMap<Wire, Bit>) {
+        for g in gates {
+            let out = match *g {
+                Gate::Xor { a, b, .. } => self.b.xor(map[&a], map[&b]),
+                Gate::And { a, b, .. } => self.b.and(map[&a], map[&b]),
+                Gate::Inv { a, .. } => self.b.not(map[&a]),
+            };
+            map.insert(g.out(), out);
+        }
+    }
+
+    /// A block of a template, placed in the current frame with its wiring
+    /// through `map`.
+    fn inline_block(&mut self, block: &PendingBlock, map: &mut HashMap<Wire, Bit>) -> DResult<()> {
+        let wires = |me: &mut Self, ws: &mut dyn Iterator<Item = Wire>| -> DResult<Vec<Wire>> {
+            ws.map(|w| me.wire_of(map[&w])).collect()
+        };
+        let shared = wires(self, &mut block.shared.iter().copied())?;
+        let carried_init = wires(self, &mut block.carried.iter().map(|c| c.init))?;
+        let width = block.inputs.width();
+        let mut table = Vec::with_capacity(block.count as usize * width);
+        for k in 0..block.count {
+            table.extend(wires(self, &mut block.inputs.wires(k).into_iter())?);
+        }
+        let inputs = Wiring::compress(block.count as usize, width, &table);
+        let out_width = block.outputs.width();
+        let mut out_table = Vec::with_capacity(block.count as usize * out_width);
+        for k in 0..block.count {
+            for w in block.outputs.wires(k) {
+                let new = match map.get(&w) {
+                    Some(Bit::Wire(n)) => *n,
+                    _ => {
+                        let n = self.b.fresh_wire();
+                        map.insert(w, Bit::Wire(n));
+                        n
+                    }
+                };
+                out_table.push(new);
+            }
+        }
+        let outputs = Wiring::compress(block.count as usize, out_width, &out_table);
+        let carried = block
+            .carried
+            .iter()
+            .zip(carried_init)
+            .map(|(c, init)| Carried {
+                init,
+                next: c.next,
+                last: c.last.map(|w| {
+                    let n = self.b.fresh_wire();
+                    map.insert(w, Bit::Wire(n));
+                    n
+                }),
+            })
+            .collect();
+        self.b.add_block(PendingBlock {
+            position: 0,
+            count: block.count,
+            parallel: block.parallel,
+            body: block.body.clone(),
+            shared,
+            carried,
+            inputs,
+            outputs,
+        });
+        Ok(())
+    }
+}
+
+/// Calls `f` on the frame wires a template block writes.
+fn block_outputs(block: &PendingBlock, mut f: impl FnMut(Wire)) {
+    block.outputs.for_all(block.count, &mut f);
+    block.carried.iter().filter_map(|c| c.last).for_each(f);
+}
+
+/// The template wires something still reads: the frame's gates and
+/// blocks, its outputs, and the carried values' next wires.
+fn used_wires(
+    frame: &RawFrame,
+    outputs: &[Wire],
+    inputs: &[Wire],
+    tracks: &[Track],
+) -> HashSet<Wire> {
+    let mut used: HashSet<Wire> = outputs.iter().copied().collect();
+    for g in &frame.gates {
+        used.extend(g.inputs());
+    }
+    for b in &frame.blocks {
+        used.extend(b.shared.iter().copied());
+        used.extend(b.carried.iter().map(|c| c.init));
+        b.inputs.for_all(b.count, |w| {
+            used.insert(w);
+        });
+    }
+    for (t, &w) in tracks.iter().zip(inputs) {
+        if matches!(t, Track::Carried { .. }) {
+            used.insert(w);
+        }
+    }
+    used
+}

@@ -1,0 +1,366 @@
+//! A run of iterations lowered by one template: where each of its inputs
+//! comes from, iteration after iteration, and the tokens naming its
+//! outputs until the run is materialised.
+
+use super::super::probe::Probe;
+use super::super::*;
+use twofold_circuit::{RawFrame, Wire};
+
+/// A location: an object and a leaf (signed, for moving it by a step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(in crate::lower) struct Address {
+    /// The object.
+    pub obj: usize,
+    /// The leaf.
+    pub leaf: i64,
+}
+
+impl Address {
+    pub(in crate::lower) fn of((obj, leaf): (usize, usize)) -> Address {
+        Address {
+            obj,
+            leaf: leaf as i64,
+        }
+    }
+}
+
+/// Tokens (wires standing for values of iterations not yet materialised)
+/// are numbered from here; real wires stay below.
+pub(super) const TOKEN_BASE: Wire = 1 << 31;
+
+/// Where a value one iteration reads comes from, iteration after
+/// iteration.
+#[derive(Clone, Debug)]
+pub(super) enum Track {
+    Empty,
+    /// The same in every iteration.
+    Fixed(Bit),
+    /// Output `q` of the previous iteration (from `init` in the first).
+    Carried {
+        init: Bit,
+        q: u32,
+    },
+    /// Wires moving by a fixed step.
+    Affine {
+        start: Wire,
+        step: i64,
+    },
+    /// Anything else, iteration by iteration.
+    Table(Vec<Bit>),
+}
+
+impl Track {
+    /// The value's origin in iteration `j` of the run (`own(j, q)` names
+    /// output `q` of iteration `j`).
+    pub(super) fn at(&self, j: u64, own: &impl Fn(u64, u32) -> Bit) -> Bit {
+        match self {
+            Track::Empty => Bit::Const(false),
+            Track::Fixed(o) => *o,
+            Track::Carried { init, q } => {
+                if j == 0 {
+                    *init
+                } else {
+                    own(j - 1, *q)
+                }
+            }
+            Track::Affine { start, step } => Bit::Wire((*start as i64 + j as i64 * step) as Wire),
+            Track::Table(v) => v[j as usize],
+        }
+    }
+
+    /// Adds iteration `j`'s origin `o`; `own_q` says which output of which
+    /// iteration of this run a bit is, if it is one.
+    fn push(
+        &mut self,
+        j: u64,
+        o: Bit,
+        own: &impl Fn(u64, u32) -> Bit,
+        own_q: impl Fn(Bit) -> Option<(u64, u32)>,
+    ) {
+        let keeps = match self {
+            Track::Empty => {
+                *self = Track::Fixed(o);
+                return;
+            }
+            Track::Fixed(o0) if *o0 == o => true,
+            Track::Fixed(o0) if j == 1 => {
+                let o0 = *o0;
+                if let Some((0, q)) = own_q(o) {
+                    *self = Track::Carried { init: o0, q };
+                    return;
+                }
+                if let (Bit::Wire(a), Bit::Wire(b)) = (o0, o) {
+                    if a < TOKEN_BASE && b < TOKEN_BASE {
+                        *self = Track::Affine {
+                            start: a,
+                            step: b as i64 - a as i64,
+                        };
+                        return;
+                    }
+                }
+                false
+            }
+            Track::Carried { .. } | Track::Affine { .. } => self.at(j, own) == o,
+            Track::Fixed(_) => false,
+            Track::Table(v) => {
+                v.push(o);
+                return;
+            }
+        };
+        if !keeps {
+            let mut v: Vec<Bit> = (0..j).map(|i| self.at(i, own)).collect();
+            v.push(o);
+            *self = Track::Table(v);
+        }
+    }
+
+    /// Whether the origin is the same or the previous iteration's, so that
+    /// every later iteration continues the pattern.
+    fn is_steady(&self) -> bool {
+        matches!(self, Track::Empty | Track::Fixed(_) | Track::Carried { .. })
+    }
+}
+
+/// How far the addresses and shift amounts of one iteration move in the
+/// next: the difference between the probes of two matching iterations.
+pub(super) struct Steps {
+    observations: Vec<i64>,
+    writes: Vec<i64>,
+    amounts: Vec<i128>,
+}
+
+impl Steps {
+    /// The steps from `earlier`'s iteration to `later`'s (the next one).
+    pub(super) fn between(earlier: &Probe, later: &Probe) -> Steps {
+        Steps {
+            observations: earlier
+                .observations
+                .iter()
+                .zip(&later.observations)
+                .map(|(a, b)| b.at.leaf - a.at.leaf)
+                .collect(),
+            writes: earlier
+                .writes
+                .iter()
+                .zip(&later.writes)
+                .map(|(a, b)| b.at.leaf - a.at.leaf)
+                .collect(),
+            amounts: earlier
+                .derived
+                .iter()
+                .zip(&later.derived)
+                .map(|(a, b)| b.amount - a.amount)
+                .collect(),
+        }
+    }
+}
+
+/// A run of iterations lowered by one template.
+pub(super) struct Run {
+    pub probe: Probe,
+    /// The first iteration (of the loop).
+    pub start: u64,
+    /// Iterations covered.
+    pub count: u64,
+    /// Iterations simulated (the rest of a steady run continue the last).
+    pub simulated: u64,
+    pub obs_delta: Vec<i64>,
+    pub write_delta: Vec<i64>,
+    pub derived_delta: Vec<i128>,
+    /// The template's wires that its writes and extras hold: its outputs.
+    pub outputs: Vec<Wire>,
+    pub out_index: HashMap<Wire, u32>,
+    pub in_index: HashMap<Wire, usize>,
+    /// Per input of the template, where it comes from.
+    pub tracks: Vec<Track>,
+    /// The extras of each simulated iteration.
+    pub extras: Vec<Vec<Slot>>,
+    /// Observation/write pairs that may meet in some iteration.
+    pub alias_pairs: Vec<(usize, usize)>,
+}
+
+impl Run {
+    pub(super) fn new(probe: Probe, start: u64) -> Run {
+        let in_index: HashMap<Wire, usize> = probe
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i))
+            .collect();
+        let mut outputs = Vec::new();
+        let mut out_index = HashMap::new();
+        let values = probe.writes.iter().map(|w| &w.value).chain(&probe.extras);
+        for v in values {
+            v.for_each_bit(&mut |b| {
+                if let Bit::Wire(w) = b {
+                    if !in_index.contains_key(&w) && !out_index.contains_key(&w) {
+                        out_index.insert(w, outputs.len() as u32);
+                        outputs.push(w);
+                    }
+                }
+            });
+        }
+        Run {
+            tracks: vec![Track::Empty; probe.inputs.len()],
+            obs_delta: vec![0; probe.observations.len()],
+            write_delta: vec![0; probe.writes.len()],
+            derived_delta: vec![0; probe.derived.len()],
+            probe,
+            start,
+            count: 0,
+            simulated: 0,
+            outputs,
+            out_index,
+            in_index,
+            extras: Vec::new(),
+            alias_pairs: Vec::new(),
+        }
+    }
+
+    /// Takes the steps by which the iterations' addresses and shift
+    /// amounts move.
+    pub(super) fn set_steps(&mut self, steps: Steps) {
+        self.obs_delta = steps.observations;
+        self.write_delta = steps.writes;
+        self.derived_delta = steps.amounts;
+        let p = &self.probe;
+        // A read after a write to the same object, at another step, may
+        // meet it in some iteration.
+        for (o, obs) in p.observations.iter().enumerate() {
+            for (w, wr) in p.writes.iter().enumerate() {
+                if wr.seq < obs.seq
+                    && wr.at.obj == obs.at.obj
+                    && (self.write_delta[w] != self.obs_delta[o] || wr.at.leaf == obs.at.leaf)
+                {
+                    self.alias_pairs.push((o, w));
+                }
+            }
+        }
+    }
+
+    /// Whether `b` is a token of this run.
+    pub(super) fn owns(&self, b: Bit) -> bool {
+        matches!(b, Bit::Wire(w) if self.decode(w).is_some())
+    }
+
+    /// Outputs per iteration (at least one, so every iteration has a
+    /// token of its own).
+    fn width(&self) -> u64 {
+        self.outputs.len().max(1) as u64
+    }
+
+    /// The token naming output `q` of iteration `j` of the run, if tokens
+    /// reach that far.
+    pub(super) fn token(&self, j: u64, q: u32) -> Option<Wire> {
+        let t = j.checked_mul(self.width())?.checked_add(q as u64)?;
+        (t < (Wire::MAX - TOKEN_BASE) as u64).then(|| TOKEN_BASE + t as Wire)
+    }
+
+    /// Which iteration and output of this run token `w` names, if any.
+    pub(super) fn decode(&self, w: Wire) -> Option<(u64, u32)> {
+        let t = w.checked_sub(TOKEN_BASE)? as u64;
+        Some((t / self.width(), (t % self.width()) as u32))
+    }
+
+    /// The iteration that simulated iteration `j` stands for: itself, but
+    /// for the last simulated one of a steady run, which stands for the
+    /// last of all.
+    pub(super) fn stands_for(&self, j: u64) -> u64 {
+        if j + 1 == self.simulated {
+            self.count - 1
+        } else {
+            j
+        }
+    }
+
+    /// Records where the inputs of iteration `j` came from and the extras
+    /// it yielded.
+    pub(super) fn record(&mut self, j: u64, origin: Vec<Bit>, extras: Vec<Slot>) {
+        self.extras.push(extras);
+        let width = self.width();
+        let own = |i: u64, q: u32| Bit::Wire(TOKEN_BASE + (i * width) as Wire + q);
+        let own_q = |b: Bit| match b {
+            Bit::Wire(w) if w >= TOKEN_BASE => {
+                let t = (w - TOKEN_BASE) as u64;
+                Some((t / width, (t % width) as u32))
+            }
+            _ => None,
+        };
+        for (track, o) in self.tracks.iter_mut().zip(origin) {
+            track.push(j, o, &own, own_q);
+        }
+        self.simulated += 1;
+        self.count += 1;
+    }
+
+    /// The origin of input `i` in iteration `j`, this run's outputs named
+    /// by tokens.
+    pub(super) fn origin(&self, i: usize, j: u64) -> Bit {
+        let width = self.width();
+        self.tracks[i].at(j, &|jj, q| Bit::Wire(TOKEN_BASE + (jj * width) as Wire + q))
+    }
+
+    /// Whether every later iteration repeats the last one (nothing moves,
+    /// every input is fixed or carried, nothing is collected).
+    pub(super) fn is_steady(&self) -> bool {
+        self.simulated >= 3
+            && self.probe.extras.is_empty()
+            && self.obs_delta.iter().all(|&d| d == 0)
+            && self.write_delta.iter().all(|&d| d == 0)
+            && self.derived_delta.iter().all(|&d| d == 0)
+            && self.tracks.iter().all(Track::is_steady)
+    }
+
+    /// Gates executed by one iteration.
+    pub(super) fn gates(&self) -> u64 {
+        frame_gates(&self.probe.frame)
+    }
+
+    /// Which of the template's inputs something reads.
+    pub(super) fn used_inputs(&self) -> Vec<bool> {
+        let mut used = vec![false; self.probe.inputs.len()];
+        let mut mark = |w: Wire| {
+            if let Some(&i) = self.in_index.get(&w) {
+                used[i] = true;
+            }
+        };
+        for g in &self.probe.frame.gates {
+            g.inputs().for_each(&mut mark);
+        }
+        for b in &self.probe.frame.blocks {
+            b.shared.iter().for_each(|&w| mark(w));
+            b.carried.iter().for_each(|c| mark(c.init));
+            b.inputs.for_all(b.count, &mut mark);
+        }
+        let values = self.probe.writes.iter().map(|w| &w.value);
+        for v in values.chain(&self.probe.extras) {
+            v.for_each_bit(&mut |b| {
+                if let Bit::Wire(w) = b {
+                    mark(w)
+                }
+            });
+        }
+        used
+    }
+
+    /// Whether no iteration reads what another wrote.
+    pub(super) fn parallel(&self) -> bool {
+        let own = |o: &Bit| self.owns(*o);
+        self.tracks.iter().all(|t| match t {
+            Track::Carried { .. } => false,
+            Track::Table(v) => !v.iter().any(own),
+            Track::Fixed(o) => !own(o),
+            Track::Empty | Track::Affine { .. } => true,
+        })
+    }
+}
+
+/// Gates a frame executes once (its blocks' iterations counted).
+fn frame_gates(frame: &RawFrame) -> u64 {
+    frame.gates.len() as u64
+        + frame
+            .blocks
+            .iter()
+            .map(|b| b.body.frame().counts().gates.saturating_mul(b.count))
+            .sum::<u64>()
+}

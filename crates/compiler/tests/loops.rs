@@ -1,0 +1,191 @@
+//! Loops kept as loops: random programs whose loops carry values, index
+//! arrays by the loop variable, shift by it, nest and reduce compute what
+//! gcc computes, and what the same program fully unrolled (`loops: false`)
+//! computes, with about as many AND gates; the examples' loops are kept or
+//! unrolled as they should be.
+
+mod common;
+
+use common::agree_with_gcc;
+use rand::SeedableRng;
+use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram};
+use twofold_testkit::random_loop_program;
+
+fn compiled(src: &str, name: &str, opts: &CompileOptions) -> CompiledProgram {
+    compile(src, name, opts).unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+#[test]
+fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
+    let (mut kept, mut unrolled, mut blocks) = (0, 0, 0);
+    for round in 0..60 {
+        let src = random_loop_program(&mut rng);
+        let name = format!("loops{round}.c");
+        let with = compiled(&src, &name, &CompileOptions::default());
+        let flat = compiled(
+            &src,
+            &name,
+            &CompileOptions {
+                loops: false,
+                ..CompileOptions::default()
+            },
+        );
+        let sequential = compiled(
+            &src,
+            &name,
+            &CompileOptions {
+                regions: false,
+                ..CompileOptions::default()
+            },
+        );
+        assert!(flat.program.blocks.is_empty());
+        kept += with.loops.iter().filter(|l| l.kept()).count();
+        unrolled += with.loops.iter().filter(|l| !l.kept()).count();
+        blocks += with.program.blocks.len();
+        // Kept loops compute the same gates, but for sharing the unrolled
+        // form finds across iterations (and reductions rebuilt as trees).
+        // A known exception: repeated squaring modulo 2^w, whose unrolled
+        // iterations collapse bit by bit (bit i of a square depends only
+        // on bits up to i) in a way one body cannot; checked for gcc's
+        // results only.
+        let (a, b) = (with.program.and_count(), flat.program.and_count());
+        assert!(
+            src.contains("u = u * u;") || a * 100 <= b * 110 + 1000,
+            "round {round}: {a} AND gates kept, {b} unrolled\n{src}"
+        );
+        agree_with_gcc(
+            &src,
+            &[&with, &flat, &sequential],
+            4,
+            77 + round,
+            &format!("loops{round}"),
+        );
+    }
+    assert!(
+        kept > 60 && unrolled > 20 && blocks > 60,
+        "{kept} kept, {unrolled} unrolled, {blocks} blocks"
+    );
+}
+
+fn example(name: &str) -> CompiledProgram {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    compile_file(&path, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The loops of the examples that should be kept are, in full; those whose
+/// iterations differ (or use the loop variable as a value) are not.
+#[test]
+fn examples_keep_the_loops_they_should() {
+    let kept_fully = |p: &CompiledProgram, line: u32| {
+        let l = p.loops.iter().find(|l| l.line == line).expect("the loop");
+        assert!(l.kept(), "line {line}: {l:?}");
+        l.clone()
+    };
+    // MExp: the region over the 32 exponentiations and, inside it, the
+    // square-and-multiply loop (all but its first iteration, where the
+    // result is still the constant 1).
+    let mexp = example("mexp.c");
+    assert!(kept_fully(&mexp, 22).is_region());
+    let inner = kept_fully(&mexp, 25);
+    assert_eq!(
+        (inner.blocks.clone(), inner.unrolled),
+        (vec![(31, false)], 1)
+    );
+    // Matrix loops: every level a region.
+    let mm = example("matmul5x5.c");
+    for line in [13, 14, 16] {
+        assert!(kept_fully(&mm, line).is_region(), "matmul5x5 line {line}");
+    }
+    let mv = example("mvmul.c");
+    for line in [17, 19] {
+        assert!(kept_fully(&mv, line).is_region(), "mvmul line {line}");
+    }
+    let bio = example("biomatch.c");
+    assert!(kept_fully(&bio, 18).is_region());
+    // The recurrence of match_and_risk: a loop (after one warm-up iteration).
+    let mr = example("match_and_risk.c");
+    assert!(!kept_fully(&mr, 49).blocks[0].1);
+    // Loops that use their variable as a value are unrolled, and say so.
+    let lev = example("levenshtein.c");
+    let init = lev
+        .loops
+        .iter()
+        .find(|l| l.line == 14)
+        .expect("the first loop");
+    assert!(
+        !init.kept()
+            && init
+                .why
+                .as_deref()
+                .is_some_and(|w| w.contains("used other than"))
+    );
+}
+
+/// A multiply chain of 10^5 iterations compiles to a loop of its own, in
+/// a program whose size does not depend on the trip count.
+#[test]
+fn a_long_chain_is_one_loop() {
+    let chain = |n: u64| {
+        format!(
+            "#include <stdint.h>\nuint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {{\n    uint32_t acc = 0;\n    for (int i = 0; i < {n}; i++)\n        acc = acc * INPUT_B + INPUT_A;\n    return acc;\n}}\n"
+        )
+    };
+    let small = compiled(&chain(10_000), "chain.c", &CompileOptions::default());
+    let big = compiled(&chain(100_000), "chain.c", &CompileOptions::default());
+    assert_eq!(small.program.blocks.len(), 1);
+    let kept = big.program.blocks[0].count;
+    assert_eq!(kept, 100_000 - 3);
+    assert_eq!(
+        big.program.and_count(),
+        1024 * kept + big.program.main.and_count() as u64
+    );
+    assert_eq!(
+        big.program.and_count(),
+        small.program.and_count() + 1024 * 90_000
+    );
+    let size = |p: &CompiledProgram| {
+        let mut bytes = Vec::new();
+        twofold_circuit::binary::write_program(&p.program, &mut bytes).unwrap();
+        bytes.len()
+    };
+    assert_eq!(size(&small), size(&big));
+    agree_with_gcc(&chain(100_000), &[&big], 3, 5, "chain");
+}
+
+/// A short steady run (a chain whose later iterations are not simulated)
+/// that is inlined rather than kept: its result is the last iteration's,
+/// whatever the trip count.
+#[test]
+fn short_steady_chains_end_with_their_last_iteration() {
+    for n in 3..=9 {
+        let src = format!(
+            "#include <stdint.h>\ntypedef struct {{ uint16_t x; uint16_t u; }} In;\nuint16_t mpc_main(In INPUT_A, In INPUT_B) {{\n    uint16_t u = INPUT_A.u;\n    for (int k = 0; k < {n}; k++) u = u * u + INPUT_B.x;\n    return u;\n}}\n"
+        );
+        let p = compiled(&src, "steady.c", &CompileOptions::default());
+        agree_with_gcc(&src, &[&p], 4, n, &format!("steady{n}"));
+    }
+}
+
+/// Iterations of a kept loop whose values nothing reads cost nothing, as
+/// they cost nothing unrolled: here only the first row of the matrix
+/// product reaches the output.
+#[test]
+fn iterations_nothing_reads_are_dropped() {
+    let src = "#include <stdint.h>\n#define N 9\ntypedef struct { int32_t x[N]; int32_t y[N]; } In;\nint32_t mpc_main(In INPUT_A, In INPUT_B) {\n    int32_t a[N];\n    for (int i = 0; i < N; i++) {\n        int32_t s = 0;\n        for (int j = 0; j < N; j++)\n            s += INPUT_A.x[i] * INPUT_B.x[j];\n        a[i] = s;\n    }\n    return a[0] ^ INPUT_B.y[0];\n}\n";
+    let with = compiled(src, "dead.c", &CompileOptions::default());
+    let flat = compiled(
+        src,
+        "dead.c",
+        &CompileOptions {
+            loops: false,
+            ..CompileOptions::default()
+        },
+    );
+    assert!(with.loops.iter().any(|l| l.kept()), "{:?}", with.loops);
+    let (a, b) = (with.program.and_count(), flat.program.and_count());
+    assert!(a * 100 <= b * 110, "{a} AND gates kept, {b} unrolled");
+    agree_with_gcc(src, &[&with, &flat], 4, 9, "dead");
+}

@@ -1,0 +1,135 @@
+//! Random C programs whose loops a compiler may keep as loops: counted
+//! `for` loops whose bodies use the loop variable to index arrays and to
+//! shift, with values carried from one iteration to the next (scalars and
+//! array elements), independent iterations, reductions, nested loops,
+//! secret branches and `continue` — and now and then a use of the loop
+//! variable as a value, so that some loops must be unrolled.
+
+use rand::Rng;
+
+/// Element types of the input arrays, with their C names.
+const TYPES: [&str; 6] = [
+    "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "uint64_t",
+];
+
+/// A random program (C source) over inputs `INPUT_A` and `INPUT_B` of one
+/// struct type, returning a struct of results.
+pub fn random_loop_program(rng: &mut impl Rng) -> String {
+    let n = rng.gen_range(3..=12usize);
+    let ty = TYPES[rng.gen_range(0..TYPES.len())];
+    let acc_ty = TYPES[rng.gen_range(2..TYPES.len())];
+    let mut g = LoopGen {
+        acc_ty,
+        body: String::new(),
+        next_var: 0,
+    };
+    let statements = rng.gen_range(2..=5);
+    for _ in 0..statements {
+        g.statement(rng);
+    }
+    format!(
+        "#include <stdint.h>\n\
+         #define N {n}\n\
+         typedef struct {{ {ty} x[N]; {ty} y[N]; {ty} m[N][N]; uint32_t s; }} In;\n\
+         typedef struct {{ {acc_ty} r[N]; {acc_ty} t; {acc_ty} u; }} Out;\n\
+         Out mpc_main(In INPUT_A, In INPUT_B)\n{{\n\
+         \x20   Out out;\n\
+         \x20   {acc_ty} a[N];\n\
+         \x20   {acc_ty} t = INPUT_B.s, u = 1;\n\
+         \x20   for (int i = 0; i < N; i++) a[i] = INPUT_A.x[i];\n\
+         {}\
+         \x20   for (int i = 0; i < N; i++) out.r[i] = a[i];\n\
+         \x20   out.t = t;\n\
+         \x20   out.u = u;\n\
+         \x20   return out;\n}}\n",
+        g.body
+    )
+}
+
+struct LoopGen {
+    acc_ty: &'static str,
+    body: String,
+    next_var: usize,
+}
+
+impl LoopGen {
+    fn var(&mut self) -> String {
+        self.next_var += 1;
+        format!("k{}", self.next_var)
+    }
+
+    /// An expression over inputs and state, indexed by `i` (and `j`).
+    fn value(&self, rng: &mut impl Rng, i: &str, j: Option<&str>) -> String {
+        match rng.gen_range(0..9) {
+            0 => match rng.gen_range(0..3) {
+                0 => format!("INPUT_A.x[{i}]"),
+                1 => format!("INPUT_A.x[N - 1 - {i}]"),
+                // Not affine: the loop is unrolled.
+                _ => format!("INPUT_A.x[({i} * 2) % N]"),
+            },
+            1 => format!("INPUT_B.y[{i}]"),
+            2 => match j {
+                Some(j) => format!("INPUT_A.m[{i}][{j}]"),
+                None => format!("INPUT_B.m[{i}][{i}]"),
+            },
+            3 => "t".to_string(),
+            4 => format!("a[{i}]"),
+            5 => format!("((INPUT_B.s >> {i}) & 1)"),
+            6 => "u".to_string(),
+            7 => format!("{}", rng.gen_range(1..100)),
+            _ => format!("INPUT_A.y[N - 1 - {i}]"),
+        }
+    }
+
+    fn op(rng: &mut impl Rng) -> &'static str {
+        ["+", "-", "*", "^", "&", "|"][rng.gen_range(0..6)]
+    }
+
+    /// One loop statement of the program.
+    fn statement(&mut self, rng: &mut impl Rng) {
+        let i = self.var();
+        let acc = self.acc_ty;
+        let (x, y) = (self.value(rng, &i, None), self.value(rng, &i, None));
+        let op = Self::op(rng);
+        let text = match rng.gen_range(0..9) {
+            // A carried scalar (a chain).
+            0 => format!(
+                "    for (int {i} = 0; {i} < N; {i}++)\n        t = t * {x} {op} {y};\n"
+            ),
+            // Independent elements.
+            1 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        a[{i}] = ({acc})({x} {op} {y});\n"),
+            // A tape: each element from the one before.
+            2 => format!(
+                "    for (int {i} = 1; {i} < N; {i}++)\n        a[{i}] = a[{i} - 1] {op} ({acc}){x};\n"
+            ),
+            // A reduction.
+            3 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        u += ({acc})({x} {op} {y});\n"),
+            // A secret branch in the body, with continue.
+            4 => format!(
+                "    for (int {i} = 0; {i} < N; {i}++) {{\n        if (({x}) & 1) {{ t += {y}; continue; }}\n        u ^= t {op} {x};\n    }}\n"
+            ),
+            // Nested loops over the matrix.
+            5 => {
+                let j = self.var();
+                let z = self.value(rng, &i, Some(&j));
+                format!(
+                    "    for (int {i} = 0; {i} < N; {i}++) {{\n        {acc} s = 0;\n        for (int {j} = 0; {j} < N; {j}++)\n            s += ({acc}){z} * ({acc})INPUT_B.x[{j}];\n        a[{i}] ^= s;\n    }}\n"
+                )
+            }
+            // Square and multiply over the bits of a secret.
+            6 => format!(
+                "    for (int {i} = 31; {i} >= 0; {i}--) {{\n        u = u * u;\n        if ((INPUT_A.s >> {i}) & 1) u = u * ({acc})INPUT_B.x[0];\n    }}\n"
+            ),
+            // The loop variable as a value: must be unrolled.
+            7 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        t += ({acc}){i} * {x};\n"),
+            // A long carried chain.
+            _ => {
+                let rounds = rng.gen_range(4..80);
+                format!(
+                    "    for (int {i} = 0; {i} < {rounds}; {i}++)\n        t = (t ^ (t << 3)) {op} u;\n"
+                )
+            }
+        };
+        self.body.push_str(&text);
+    }
+}
