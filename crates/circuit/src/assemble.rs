@@ -107,6 +107,33 @@ impl RawFrame {
         assemble(self, inputs, outputs, extra)
     }
 
+    /// The wires whose values reach `roots` (a block's reads count if any
+    /// of its writes does).
+    pub fn live_from(&self, roots: &[Wire]) -> std::collections::HashSet<Wire> {
+        let mut live: std::collections::HashSet<Wire> = roots.iter().copied().collect();
+        for step in steps(self).iter().rev() {
+            match *step {
+                Step::Gate(i) => {
+                    let g = self.gates[i];
+                    if live.contains(&g.out()) {
+                        live.extend(g.inputs());
+                    }
+                }
+                Step::Block(b) => {
+                    let block = &self.blocks[b];
+                    let mut any = false;
+                    block.writes(|w| any |= live.contains(&w));
+                    if any {
+                        block.reads(|w| {
+                            live.insert(w);
+                        });
+                    }
+                }
+            }
+        }
+        live
+    }
+
     /// [`RawFrame::assemble`] for a block's body: one input value of the
     /// given wires, one output value, the carried `next` wires as `extra`.
     pub fn into_body(
@@ -269,6 +296,22 @@ fn assemble(
                     any.then_some(())
                 };
                 if kept.is_some() {
+                    // What is left that nothing reads is dropped from the
+                    // body (see `crate::prune`).
+                    let mut live_out = vec![false; block.outputs.width()];
+                    for k in 0..block.count {
+                        block.outputs.for_each(k, |j, w| live_out[j] |= live(w));
+                    }
+                    let live_last: Vec<bool> = block
+                        .carried
+                        .iter()
+                        .map(|c| c.last.is_some_and(live))
+                        .collect();
+                    if live_out.iter().chain(&live_last).any(|&l| !l) {
+                        if let Some(pruned) = crate::prune::prune(block, &live_out, &live_last)? {
+                            *block = pruned;
+                        }
+                    }
                     keep_block[b] = true;
                     block.reads(|w| {
                         last_use.set_if_none(w, s as u64);

@@ -128,8 +128,7 @@ pub struct Sum {
     w: usize,
     cols: Vec<Vec<Bit>>,
     constant: i128,
-    lo: i128,
-    hi: i128,
+    range: Range,
 }
 
 impl Sum {
@@ -139,8 +138,7 @@ impl Sum {
             w,
             cols: vec![Vec::new(); w],
             constant: 0,
-            lo: 0,
-            hi: 0,
+            range: Range::new(0, 0),
         }
     }
 
@@ -186,21 +184,15 @@ impl Sum {
     fn operand_range(&self, x: &[Bit], known: Option<Range>) -> Range {
         let d = range_of_digits(&digits(x, self.w));
         match known {
-            Some(r) if x.len() <= self.w || (r.0 >= 0 && r.1 < 1i128 << (self.w - 1)) => {
-                (d.0.max(r.0), d.1.min(r.1))
+            Some(r) if x.len() <= self.w || (r.lo >= 0 && r.hi < 1i128 << (self.w - 1)) => {
+                d.meet(r)
             }
             _ => d,
         }
     }
 
     fn account(&mut self, r: Range, neg: bool) {
-        if neg {
-            self.lo = self.lo.saturating_sub(r.1);
-            self.hi = self.hi.saturating_sub(r.0);
-        } else {
-            self.lo = self.lo.saturating_add(r.0);
-            self.hi = self.hi.saturating_add(r.1);
-        }
+        self.range = if neg { self.range - r } else { self.range + r };
     }
 
     /// Adds (or, if `neg`, subtracts) the word `x`, whose value is known to
@@ -240,20 +232,8 @@ impl Sum {
     ) {
         let (x, rx) = (x.0, self.operand_range(x.0, x.1));
         let (y, ry) = (y.0, self.operand_range(y.0, y.1));
-        let corners = [
-            rx.0.checked_mul(ry.0),
-            rx.0.checked_mul(ry.1),
-            rx.1.checked_mul(ry.0),
-            rx.1.checked_mul(ry.1),
-        ];
-        // Too large to bound: the product is only known modulo 2^w.
-        let pr = match corners {
-            [Some(a), Some(b2), Some(c), Some(d)] => {
-                (a.min(b2).min(c).min(d), a.max(b2).max(c).max(d))
-            }
-            _ => (i128::MIN / 4, i128::MAX / 4),
-        };
-        self.account(pr, neg);
+        // (Too large to bound, the product is only known modulo 2^w.)
+        self.account(rx * ry, neg);
         let neg_all = neg;
         let w = self.w;
         if x == y {
@@ -330,18 +310,18 @@ impl Sum {
     /// [`Sum::finish`] and the range of the result's value.
     pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
         let w = self.w;
-        let exact = (self.lo, self.hi);
-        let (signed, need) = if self.lo >= 0 {
-            (false, bitlen(self.hi as u128))
+        let exact = self.range;
+        let (signed, need) = if exact.lo >= 0 {
+            (false, bitlen(exact.hi as u128))
         } else {
             (
                 true,
-                bitlen(self.hi.max(0) as u128).max(bitlen((-(self.lo + 1)) as u128)) + 1,
+                bitlen(exact.hi.max(0) as u128).max(bitlen((-(exact.lo + 1)) as u128)) + 1,
             )
         };
         let n = need.min(w);
         if n == 0 {
-            return (konst(0, w), (0, 0));
+            return (konst(0, w), Range::new(0, 0));
         }
         let c = self.constant.rem_euclid(1i128 << n);
         for i in 0..n {
@@ -387,13 +367,7 @@ impl Sum {
     }
 }
 
-/// Inclusive bounds of the value a word stands for.
-///
-/// Every operation here reads a word as its low bits with positive weights
-/// and, when its top bits are copies of one bit from bit `k-1` up (`k` less
-/// than the width), that bit with weight `-2^(k-1)`: a sign extension. The
-/// value is congruent to the bit pattern modulo `2^width`.
-pub type Range = (i128, i128);
+pub use crate::range::Range;
 
 fn range_of_digits(ds: &[Digit]) -> Range {
     let (mut lo, mut hi) = (0i128, 0i128);
@@ -413,7 +387,7 @@ fn range_of_digits(ds: &[Digit]) -> Range {
             (_, true) => lo -= wgt,
         }
     }
-    (lo, hi)
+    Range::new(lo, hi)
 }
 
 /// The range of a word's value from its bits alone.
@@ -421,16 +395,34 @@ pub fn value_range(x: &[Bit]) -> Range {
     range_of_digits(&digits(x, x.len()))
 }
 
+/// Buckets per power of two, as a shift: `2^BUCKET_SHIFT` of them.
+const BUCKET_SHIFT: usize = 3;
+
+/// The range `r` of a value with bits `x`, widened to its bucket: each
+/// bound rounded outwards to a multiple of an eighth of the largest power
+/// of two the bits allow, within what they allow. Values whose ranges grow
+/// a little at a time (a DP row) share buckets for a while, and a bucket
+/// leaves room above its values, so adding a little to them does not need
+/// a bit more.
+pub fn bucket(r: Range, x: &[Bit]) -> Range {
+    let natural = value_range(x);
+    let span = natural.hi.max(-(natural.lo + 1)).max(1) as u128;
+    let step = (1i128 << bitlen(span).saturating_sub(BUCKET_SHIFT)).max(1);
+    let hi = (r.hi.div_euclid(step) + 1) * step - 1;
+    let lo = r.lo.div_euclid(step) * step;
+    Range::new(lo.max(natural.lo), hi.min(natural.hi))
+}
+
 /// The word with the bits above what `r` needs replaced by the extension
 /// of the rest (a value known to lie in `r` needs no more bits).
 pub fn narrow(x: &[Bit], r: Range) -> Bits {
     let w = x.len();
-    let (signed, need) = if r.0 >= 0 {
-        (false, bitlen(r.1.max(0) as u128))
+    let (signed, need) = if r.lo >= 0 {
+        (false, bitlen(r.hi.max(0) as u128))
     } else {
         (
             true,
-            bitlen(r.1.max(0) as u128).max(bitlen((-(r.0 + 1)) as u128)) + 1,
+            bitlen(r.hi.max(0) as u128).max(bitlen((-(r.lo + 1)) as u128)) + 1,
         )
     };
     if need >= w {
@@ -753,8 +745,7 @@ impl Sum {
     /// The sum modulo `2^w` computed over all `w` columns (for adders whose
     /// operands are not exact values, like the divider's register).
     pub fn finish_wrapping(mut self, b: &mut Builder) -> Bits {
-        self.lo = 0;
-        self.hi = (1i128 << self.w) - 1;
+        self.range = Range::new(0, (1i128 << self.w) - 1);
         self.finish(b)
     }
 }

@@ -86,6 +86,7 @@ pub mod loops;
 pub mod lower;
 pub mod parser;
 pub mod preprocess;
+pub mod range;
 pub mod regions;
 pub mod types;
 pub mod value;

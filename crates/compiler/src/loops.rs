@@ -17,7 +17,7 @@
 //! lowering compares from one iteration to the next: the source proposes,
 //! the lowering decides (see `lower::keep`).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::*;
 use crate::error::Loc;
@@ -36,6 +36,9 @@ pub struct Induction {
     pub step: i128,
     /// The shifts whose amount uses the variable (by location).
     pub shifts: HashSet<Loc>,
+    /// Where the variable's value is stored into an array element
+    /// (`row[0] = i`): its uses there, by location.
+    pub stored: HashSet<Loc>,
 }
 
 /// Whether the loop `for (...; cond; step) body` may be kept, and how its
@@ -55,7 +58,8 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
     let mut check = Check {
         var,
         bound_vars: idents(bound),
-        shifts: HashSet::new(),
+        shifts: HashSet::default(),
+        stored: HashSet::default(),
         loops: 0,
         switches: 0,
     };
@@ -66,6 +70,7 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
         bound: bound.clone(),
         step,
         shifts: check.shifts,
+        stored: check.stored,
     })
 }
 
@@ -129,7 +134,7 @@ pub fn mentions(e: &Expr, var: &str) -> bool {
 
 /// The identifiers `e` mentions.
 fn idents(e: &Expr) -> HashSet<String> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     visit(e, &mut |x| {
         if let ExprKind::Ident(v) = &x.kind {
             out.insert(v.clone());
@@ -180,6 +185,7 @@ struct Check<'a> {
     var: &'a str,
     bound_vars: HashSet<String>,
     shifts: HashSet<Loc>,
+    stored: HashSet<Loc>,
     loops: u32,
     switches: u32,
 }
@@ -276,7 +282,7 @@ impl Check<'_> {
         let var = self.var;
         match &e.kind {
             ExprKind::Ident(v) if v == var => Err(format!(
-                "'{var}' is used other than to index an array or as a shift amount"
+                "'{var}' is used other than to index an array, as a shift amount or as a value stored into an array"
             )),
             ExprKind::Index(base, sub) => {
                 self.expr(base)?;
@@ -301,10 +307,24 @@ impl Check<'_> {
                 self.expr(x)?;
                 self.free_parts(amount)
             }
-            ExprKind::Assign(_, t, v) => {
+            ExprKind::Assign(op, t, v) => {
                 self.target(t)?;
                 self.expr(t)?;
-                self.expr(v)
+                // The value itself stored into an array element (as a DP
+                // row's first entry is): a public value per iteration.
+                let mut stored = v.as_ref();
+                while let ExprKind::Cast(_, a) = &stored.kind {
+                    stored = a;
+                }
+                match &stored.kind {
+                    ExprKind::Ident(x)
+                        if x == var && op.is_none() && matches!(t.kind, ExprKind::Index(..)) =>
+                    {
+                        self.stored.insert(stored.loc);
+                        Ok(())
+                    }
+                    _ => self.expr(v),
+                }
             }
             ExprKind::IncDec { e: t, .. } => {
                 self.target(t)?;

@@ -26,7 +26,8 @@
 //! turn out public when the loop is unrolled (checked by the lowering), and
 //! the circuit graph checks independence again before a region is accepted.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ast::*;
 use crate::parser::const_eval;
@@ -229,7 +230,7 @@ pub fn analyze(
         plain: BTreeSet::new(),
         callee_globals: BTreeSet::new(),
         checked_funcs: BTreeSet::new(),
-        top_types: HashMap::new(),
+        top_types: HashMap::default(),
         escapes: BTreeSet::new(),
     };
     // The step changes only the loop variable, by a value the body does not
@@ -497,7 +498,7 @@ impl Walk<'_> {
                 Ok(())
             }
             StmtKind::Block(items) => {
-                self.scopes.push(Scope::new());
+                self.scopes.push(Scope::default());
                 let r = items.iter().try_for_each(|s| self.stmt(s));
                 self.scopes.pop();
                 r
@@ -518,7 +519,7 @@ impl Walk<'_> {
                 r
             }
             StmtKind::For(init, c, step, b) => {
-                self.scopes.push(Scope::new());
+                self.scopes.push(Scope::default());
                 let r = (|| {
                     if let Some(i) = init {
                         self.stmt(i)?;
@@ -555,7 +556,7 @@ impl Walk<'_> {
     }
 
     fn scoped(&mut self, s: &Stmt) -> Res {
-        self.scopes.push(Scope::new());
+        self.scopes.push(Scope::default());
         let r = self.stmt(s);
         self.scopes.pop();
         r
@@ -881,7 +882,7 @@ impl Callee<'_> {
                 Ok(())
             }
             StmtKind::Block(items) => {
-                self.scopes.push(Scope::new());
+                self.scopes.push(Scope::default());
                 let r = items.iter().try_for_each(|s| self.stmt(s));
                 self.scopes.pop();
                 r
@@ -896,7 +897,7 @@ impl Callee<'_> {
                 self.stmt(b)
             }
             StmtKind::For(i, c, st, b) => {
-                self.scopes.push(Scope::new());
+                self.scopes.push(Scope::default());
                 let r = (|| {
                     if let Some(i) = i {
                         self.stmt(i)?;

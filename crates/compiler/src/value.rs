@@ -125,8 +125,7 @@ impl Word {
             },
             _ => {
                 let natural = gates::value_range(&bits);
-                let r = (r.0.max(natural.0), r.1.min(natural.1));
-                Word::Bits(Rc::new(bits), r)
+                Word::Bits(Rc::new(bits), r.meet(natural))
             }
         }
     }
@@ -315,7 +314,7 @@ impl Word {
                 // smaller width) and lies in a window of at most 2^n values:
                 // if the old range fits in that window, the value is the same.
                 let window = gates::value_range(&new);
-                if r.0 >= window.0 && r.1 <= window.1 {
+                if window.contains(&r) {
                     Word::from_bits_ranged(new, r)
                 } else {
                     Word::from_bits(new)
@@ -355,7 +354,7 @@ pub fn mux_word(b: &mut Builder, sel: Bit, t: &Word, f: &Word) -> Word {
         if common > 0 && rt.len() + rf.len() - 2 * common <= 8 {
             let (st, rst) = reduce(b, w, &rt[common..]);
             let (sf, rsf) = reduce(b, w, &rf[common..]);
-            let m = Word::from_bits_ranged(gates::mux(b, sel, &st, &sf), hull(rst, rsf));
+            let m = Word::from_bits_ranged(gates::mux(b, sel, &st, &sf), rst.hull(rsf));
             let mut rows = rt[..common].to_vec();
             let (mb, mr) = m.shared_bits(b);
             rows.push(Row {
@@ -367,12 +366,7 @@ pub fn mux_word(b: &mut Builder, sel: Bit, t: &Word, f: &Word) -> Word {
     }
     let (rt, rf) = (t.range(b), f.range(b));
     let (tb, fb) = (t.bits(b), f.bits(b));
-    Word::from_bits_ranged(gates::mux(b, sel, &tb, &fb), hull(rt, rf))
-}
-
-/// The smallest range holding both.
-fn hull(a: Range, b: Range) -> Range {
-    (a.0.min(b.0), a.1.max(b.1))
+    Word::from_bits_ranged(gates::mux(b, sel, &tb, &fb), rt.hull(rf))
 }
 
 /// A secret index term of a location: element `idx` (of `count`), each
@@ -460,6 +454,107 @@ impl Word {
         }
     }
 
+    /// The same bits with each range widened to its bucket (see
+    /// [`gates::bucket`]): a value of this shape stands for every value
+    /// with the same bits whose ranges lie in the same buckets.
+    pub fn relaxed(&self) -> Word {
+        let relax = |bits: &Rc<Bits>, r: Range| (bits.clone(), gates::bucket(r, bits));
+        match self.effective() {
+            Word::Const { v, w } => Word::Const { v, w },
+            Word::Bits(bits, r) => {
+                let (bits, r) = relax(&bits, r);
+                Word::Bits(bits, r)
+            }
+            Word::Sum(l) => {
+                let rows = l
+                    .rows
+                    .iter()
+                    .map(|row| Row {
+                        kind: match &row.kind {
+                            RowKind::Word(x, r) => {
+                                let (x, r) = relax(x, *r);
+                                RowKind::Word(x, r)
+                            }
+                            RowKind::Product((x, rx), (y, ry)) => {
+                                RowKind::Product(relax(x, *rx), relax(y, *ry))
+                            }
+                        },
+                        neg: row.neg,
+                    })
+                    .collect();
+                Lazy::word(l.w, rows)
+            }
+        }
+    }
+
+    /// The bits of a sum already reduced (by a reader that needed them),
+    /// if this is one.
+    pub fn reduced(&self) -> Option<Word> {
+        match self {
+            Word::Sum(l) => l
+                .cache
+                .borrow()
+                .as_ref()
+                .map(|(bits, r)| Word::Bits(bits.clone(), *r)),
+            _ => None,
+        }
+    }
+
+    /// The same value with every range `r` (of its bits, or of a sum's
+    /// rows, in a fixed order) replaced by `f(r)`.
+    pub fn with_ranges(&self, f: &mut impl FnMut(Range) -> Range) -> Word {
+        match self.effective() {
+            Word::Const { v, w } => Word::Const { v, w },
+            Word::Bits(bits, r) => Word::Bits(bits, f(r)),
+            Word::Sum(l) => {
+                let rows = l
+                    .rows
+                    .iter()
+                    .map(|row| Row {
+                        kind: match &row.kind {
+                            RowKind::Word(x, r) => RowKind::Word(x.clone(), f(*r)),
+                            RowKind::Product((x, rx), (y, ry)) => {
+                                let rx = f(*rx);
+                                RowKind::Product((x.clone(), rx), (y.clone(), f(*ry)))
+                            }
+                        },
+                        neg: row.neg,
+                    })
+                    .collect();
+                Lazy::word(l.w, rows)
+            }
+        }
+    }
+
+    /// The value with its bits (and its rows' bits) narrowed to what their
+    /// ranges need (see [`Word::from_bits_ranged`]).
+    pub fn narrowed(&self) -> Word {
+        match self.effective() {
+            Word::Bits(bits, r) => Word::from_bits_ranged(bits.as_ref().clone(), r),
+            Word::Sum(l) => {
+                let narrow = |x: &Rc<Bits>, r: Range| (Rc::new(gates::narrow(x, r)), r);
+                let rows = l
+                    .rows
+                    .iter()
+                    .map(|row| Row {
+                        kind: match &row.kind {
+                            RowKind::Word(x, r) => {
+                                let (x, r) = narrow(x, *r);
+                                RowKind::Word(x, r)
+                            }
+                            RowKind::Product((x, rx), (y, ry)) => {
+                                RowKind::Product(narrow(x, *rx), narrow(y, *ry))
+                            }
+                        },
+                        neg: row.neg,
+                    })
+                    .collect();
+                Lazy::word(l.w, rows)
+            }
+            c => c,
+        }
+    }
+
     /// The same value with every bit replaced by `f(bit)`, in the order of
     /// [`Word::for_each_bit`]; widths, ranges and the sum's rows are kept.
     pub fn map_bits(&self, f: &mut impl FnMut(Bit) -> Bit) -> Word {
@@ -503,7 +598,7 @@ impl Word {
         match self.effective() {
             Word::Const { v, w } => out.extend([0, v as i128, w as i128]),
             Word::Bits(bits, r) => {
-                out.extend([1, r.0, r.1]);
+                out.extend([1, r.lo, r.hi]);
                 encode_bits(&bits, out, wire);
             }
             Word::Sum(l) => {
@@ -512,11 +607,11 @@ impl Word {
                     out.push(row.neg as i128);
                     match &row.kind {
                         RowKind::Word(x, r) => {
-                            out.extend([0, r.0, r.1]);
+                            out.extend([0, r.lo, r.hi]);
                             encode_bits(x, out, wire);
                         }
                         RowKind::Product((x, rx), (y, ry)) => {
-                            out.extend([1, rx.0, rx.1, ry.0, ry.1]);
+                            out.extend([1, rx.lo, rx.hi, ry.lo, ry.hi]);
                             encode_bits(x, out, wire);
                             encode_bits(y, out, wire);
                         }
@@ -582,6 +677,40 @@ impl Slot {
                     encode_bits(&s.idx, out, wire);
                 }
             }
+        }
+    }
+
+    /// The slot with its ranges replaced as [`Word::with_ranges`] does.
+    pub fn with_ranges(&self, f: &mut impl FnMut(Range) -> Range) -> Slot {
+        match self {
+            Slot::Val(w) => Slot::Val(w.with_ranges(f)),
+            p => p.clone(),
+        }
+    }
+
+    /// Calls `f` on the slot's ranges, in the order of
+    /// [`Slot::with_ranges`].
+    pub fn for_each_range(&self, f: &mut impl FnMut(Range)) {
+        self.with_ranges(&mut |r| {
+            f(r);
+            r
+        });
+    }
+
+    /// The slot narrowed as [`Word::narrowed`] does.
+    pub fn narrowed(&self) -> Slot {
+        match self {
+            Slot::Val(w) => Slot::Val(w.narrowed()),
+            p => p.clone(),
+        }
+    }
+
+    /// The slot with its ranges widened to their buckets (see
+    /// [`Word::relaxed`]).
+    pub fn relaxed(&self) -> Slot {
+        match self {
+            Slot::Val(w) => Slot::Val(w.relaxed()),
+            p => p.clone(),
         }
     }
 

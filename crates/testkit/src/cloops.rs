@@ -91,7 +91,7 @@ impl LoopGen {
         let acc = self.acc_ty;
         let (x, y) = (self.value(rng, &i, None), self.value(rng, &i, None));
         let op = Self::op(rng);
-        let text = match rng.gen_range(0..9) {
+        let text = match rng.gen_range(0..11) {
             // A carried scalar (a chain).
             0 => format!(
                 "    for (int {i} = 0; {i} < N; {i}++)\n        t = t * {x} {op} {y};\n"
@@ -120,6 +120,17 @@ impl LoopGen {
             6 => format!(
                 "    for (int {i} = 31; {i} >= 0; {i}--) {{\n        u = u * u;\n        if ((INPUT_A.s >> {i}) & 1) u = u * ({acc})INPUT_B.x[0];\n    }}\n"
             ),
+            // A row whose values grow by one at a time (their ranges too).
+            9 => format!(
+                "    for (int {i} = 1; {i} < N; {i}++)\n        a[{i}] = (a[{i} - 1] + 1 < ({acc}){x}) ? a[{i} - 1] + 1 : ({acc}){x};\n"
+            ),
+            // DP rows: the row number stored, each row from the last.
+            10 => {
+                let j = self.var();
+                format!(
+                    "    for (int {i} = 1; {i} < N; {i}++) {{\n        a[0] = {i};\n        for (int {j} = 1; {j} < N; {j}++) {{\n            {acc} d = a[{j} - 1] + 1;\n            {acc} e = a[{j}] + (({acc})INPUT_A.x[{j}] != ({acc})INPUT_B.x[{i}]);\n            a[{j}] = d < e ? d : e;\n        }}\n    }}\n"
+                )
+            }
             // The loop variable as a value: must be unrolled.
             7 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        t += ({acc}){i} * {x};\n"),
             // A long carried chain.

@@ -73,7 +73,7 @@ impl<'p> Lower<'p> {
             CType::Void => None,
             t => Some((self.new_object(t, loc)?, t.clone())),
         };
-        let mut scope = Scope::new();
+        let mut scope = Scope::default();
         for ((pname, t, ploc), v) in f.params.iter().zip(vals) {
             let obj = self.new_object(t, *ploc)?;
             self.store(obj, 0, v);

@@ -66,6 +66,11 @@ impl<'p> Lower<'p> {
     }
 
     pub(super) fn eval(&mut self, e: &Expr) -> DResult<Val> {
+        if let ExprKind::Ident(_) = e.kind {
+            if let Some(v) = self.stored_counter(e.loc) {
+                return Ok(v);
+            }
+        }
         match &e.kind {
             ExprKind::Int(v, ty) => Ok(Val::Int(*ty, Word::konst(*v, ty.width))),
             ExprKind::Str => err(e.loc, "string literals are not supported"),
@@ -594,8 +599,11 @@ impl<'p> Lower<'p> {
                     gates::udivrem(b, &xb, &yb, rem)
                 };
                 let bits = if rem { r } else { q };
-                match div_range(t, rx, y.as_const(), rem) {
-                    Some(range) => Val::Int(t, Word::from_bits_ranged(bits, range)),
+                match div_range(t, (rx.lo, rx.hi), y.as_const(), rem) {
+                    Some((lo, hi)) => Val::Int(
+                        t,
+                        Word::from_bits_ranged(bits, crate::range::Range::new(lo, hi)),
+                    ),
                     None => word(bits),
                 }
             }
@@ -655,24 +663,24 @@ impl<'p> Lower<'p> {
             (0, 1i128 << w)
         };
         let (rx, ry) = (x.range(&mut self.b), y.range(&mut self.b));
-        if rx.0 < lo || rx.1 >= hi || ry.0 < lo || ry.1 >= hi {
+        if rx.lo < lo || rx.hi >= hi || ry.lo < lo || ry.hi >= hi {
             return None;
         }
-        let lt = if rx.1 < ry.0 {
+        let lt = if rx.hi < ry.lo {
             Some(true)
-        } else if rx.0 >= ry.1 {
+        } else if rx.lo >= ry.hi {
             Some(false)
         } else {
             None
         };
-        let le = if rx.1 <= ry.0 {
+        let le = if rx.hi <= ry.lo {
             Some(true)
-        } else if rx.0 > ry.1 {
+        } else if rx.lo > ry.hi {
             Some(false)
         } else {
             None
         };
-        let disjoint = rx.1 < ry.0 || ry.1 < rx.0;
+        let disjoint = rx.hi < ry.lo || ry.hi < rx.lo;
         match op {
             BinOp::Lt => lt,
             BinOp::Le => le,

@@ -28,9 +28,10 @@ mod run;
 
 pub(super) use run::Address;
 
-use super::probe::Probe;
+use super::probe::{Probe, Stored};
 use super::*;
 use crate::loops::Induction;
+use crate::range::Range;
 use run::{Run, Steps};
 
 /// How a loop was lowered, for `twofold stats`.
@@ -75,8 +76,12 @@ struct Counted {
 /// The most iterations a kept loop may have.
 const MAX_TRIPS: u64 = 1 << 40;
 
-/// After this many iterations in a row that match no neighbour, the rest of
-/// the loop is unrolled as usual (probing them would only cost time).
+/// The most iterations of a loop that stores its variable's value (each
+/// iteration's value is wired in from a table).
+const MAX_STORED_TRIPS: u64 = 1 << 16;
+
+/// After this many iterations in a row that match no neighbour, the next
+/// ones are lowered without probing (see [`Lower::keep_loop`]).
 const MAX_MISMATCHES: u32 = 4;
 
 /// Why iterations are unrolled when their probes differ.
@@ -99,6 +104,17 @@ impl<'p> Lower<'p> {
             return Ok(None);
         };
         let shifts = Rc::new(ind.shifts.clone());
+        let last = counted.first + counted.step * (counted.trips.max(1) as i128 - 1);
+        let stored = Rc::new(Stored {
+            // Each iteration's value is wired in from a table.
+            at: if counted.trips <= MAX_STORED_TRIPS {
+                ind.stored.clone()
+            } else {
+                HashSet::default()
+            },
+            scalar: counted.scalar,
+            hull: (counted.first.min(last), counted.first.max(last)),
+        });
         let mut report = LoopReport {
             at: format!("line {}", loc.line),
             iterations: counted.trips,
@@ -115,14 +131,27 @@ impl<'p> Lower<'p> {
         let (mut m, mut misses) = (0u64, 0);
         let mut why: Option<&str> = None;
         let mut outcome = Outcome::Done;
+        // Iterations to lower plainly after the next run of mismatches.
+        let mut skip = MAX_MISMATCHES as u64;
         while m < counted.trips {
             if misses >= MAX_MISMATCHES {
-                outcome = Outcome::Unroll(m, DIFFERENT.into());
-                break;
+                // Probing iterations that match nothing costs twice what
+                // lowering them does: lower the next ones plainly (twice as
+                // many each time), then probe again.
+                let (start, end) = (m, (m + skip).min(counted.trips));
+                while m < end {
+                    self.set_induction(&counted, m);
+                    extras.push(each(self)?);
+                    m += 1;
+                }
+                report.unrolled += end - start;
+                skip = skip.saturating_mul(2);
+                (misses, prev, pending) = (0, None, None);
+                continue;
             }
             let probe = match pending.take() {
                 Some(p) => p,
-                None => self.probe_iteration(&counted, m, &shifts, &mut each)?,
+                None => self.probe_iteration(&counted, m, (&shifts, &stored), &mut each)?,
             };
             if let Some(failed) = &probe.failed {
                 outcome = Outcome::Unroll(m, failed.clone());
@@ -138,8 +167,7 @@ impl<'p> Lower<'p> {
                 None => None,
             };
             let mut run = Run::new(probe, m);
-            let mut touched = HashSet::new();
-            if !self.simulate(&mut run, m, &mut touched)? {
+            if !self.simulate(&mut run, (&counted, m))? {
                 // Only if tokens ran out: the iteration is lowered as usual.
                 outcome = Outcome::Unroll(m, "too many iterations to check".into());
                 break;
@@ -150,7 +178,7 @@ impl<'p> Lower<'p> {
                 // The next iteration, probed on the state this one left:
                 // if it matches, the run starts here; if it read nothing
                 // this one wrote, it is the next probe anyway.
-                let next = self.probe_iteration(&counted, m, &shifts, &mut each)?;
+                let next = self.probe_iteration(&counted, m, (&shifts, &stored), &mut each)?;
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
                 } else if !self.reads_run(&next, &run) {
@@ -164,7 +192,7 @@ impl<'p> Lower<'p> {
                 run.set_steps(steps);
                 misses = 0;
                 while m < counted.trips {
-                    if !self.simulate(&mut run, m, &mut touched)? {
+                    if !self.simulate(&mut run, (&counted, m))? {
                         why.get_or_insert(
                             "an iteration's values differ in shape (constants, widths or ranges)",
                         );
@@ -177,8 +205,21 @@ impl<'p> Lower<'p> {
                     }
                 }
             }
-            let (rows, probe) = self.materialise(run, &touched, &mut report)?;
-            extras.extend(rows);
+            let probe = if self.keeps(&run) {
+                let (rows, probe) = self.materialise(run, &mut report)?;
+                extras.extend(rows);
+                probe
+            } else {
+                // Lowered plainly, its iterations share gates with the
+                // rest and are lowered for their own ranges.
+                report.unrolled += run.count;
+                let (start, count, probe) = self.undo_run(run);
+                for k in start..start + count {
+                    self.set_induction(&counted, k);
+                    extras.push(each(self)?);
+                }
+                probe
+            };
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
         if let Outcome::Unroll(from, w) = &outcome {
@@ -274,6 +315,17 @@ impl<'p> Lower<'p> {
         self.write_slot(c.at.0, c.at.1, Slot::Val(w));
     }
 
+    /// Restores what `run`'s iterations overwrote; returns its first
+    /// iteration, its iterations and its template.
+    fn undo_run(&mut self, run: Run) -> (u64, u64, Probe) {
+        let (start, count) = (run.start, run.count);
+        let (probe, overwritten) = run.into_parts();
+        for ((obj, leaf), old) in overwritten.into_iter().rev() {
+            self.write_slot(obj, leaf, old);
+        }
+        (start, count, probe)
+    }
+
     /// Whether `probe` (of a later iteration) read anything `run`'s
     /// iterations wrote.
     fn reads_run(&self, probe: &Probe, run: &Run) -> bool {
@@ -290,25 +342,20 @@ impl<'p> Lower<'p> {
         &mut self,
         c: &Counted,
         m: u64,
-        shifts: &Rc<HashSet<Loc>>,
+        (shifts, stored): (&Rc<HashSet<Loc>>, &Rc<Stored>),
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
     ) -> DResult<Probe> {
         self.set_induction(c, m);
-        self.begin_probe(c.at, shifts.clone());
+        self.begin_probe(c.at, shifts.clone(), stored.clone());
         let extras = each(self)?;
         Ok(self.end_probe(extras))
     }
 
     /// Applies iteration `m` of the loop to the state by `run`'s template,
     /// if its observations have the template's shapes (and equal inputs of
-    /// the template are equal bits): its writes then hold tokens, and the
-    /// locations written are added to `touched`. Returns whether it did.
-    fn simulate(
-        &mut self,
-        run: &mut Run,
-        m: u64,
-        touched: &mut HashSet<(usize, usize)>,
-    ) -> DResult<bool> {
+    /// the template are equal bits): its writes then hold tokens (what they
+    /// held before is kept in the run, to undo it). Returns whether it did.
+    fn simulate(&mut self, run: &mut Run, (c, m): (&Counted, u64)) -> DResult<bool> {
         let j = m - run.start;
         let at = |a: Address, delta: i64| a.leaf + delta * j as i64;
         let p = &run.probe;
@@ -329,15 +376,24 @@ impl<'p> Lower<'p> {
             return Ok(false);
         }
         let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
+        // The ranges the iteration reads, by the tape's inputs.
+        let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
         for (o, obs) in p.observations.iter().enumerate() {
             let leaf = at(obs.at, run.obs_delta[o]);
             if !in_bounds(self, obs.at.obj, leaf) {
                 return Ok(false);
             }
             let value = self.slot(obs.at.obj, leaf as usize);
-            if value.shape() != obs.shape {
+            if value.relaxed().shape() != obs.shape {
                 return Ok(false);
             }
+            let mut k = obs.first_range;
+            value.for_each_range(&mut |r| {
+                if let Some(slot) = ranges.get_mut(k) {
+                    *slot = r;
+                }
+                k += 1;
+            });
             let mut consistent = true;
             let mut k = 0;
             value.for_each_bit(&mut |b| {
@@ -361,13 +417,33 @@ impl<'p> Lower<'p> {
                 });
             }
         }
-        let origin: Vec<Bit> = origin
+        let mut origin: Vec<Bit> = origin
             .into_iter()
             .map(|o| o.unwrap_or(Bit::Const(false)))
             .collect();
         if run.token(j, run.outputs.len() as u32).is_none() {
             return Ok(false);
         }
+        // The loop variable's value, where the iteration stores it.
+        let value = c.first + c.step * m as i128;
+        for counter in &p.counters {
+            for (k, b) in counter.bits.iter().enumerate() {
+                if let Bit::Wire(f) = *b {
+                    origin[run.in_index[&f]] = Bit::Const((value >> k) & 1 == 1);
+                }
+            }
+            ranges[counter.range] = Range::new(value, value);
+        }
+        // The iteration's own ranges, narrowing what it leaves.
+        let evaluated = p.tape.eval(&ranges);
+        let mut left = Vec::new();
+        let mut own = |v: &Slot| {
+            let v = v
+                .with_ranges(&mut |r| p.tape.resolve(r, &evaluated))
+                .narrowed();
+            v.for_each_range(&mut |r| left.push(r));
+            v
+        };
         let resolve = |b: Bit| match b {
             Bit::Wire(w) => match (run.in_index.get(&w), run.out_index.get(&w)) {
                 (Some(&i), _) => origin[i],
@@ -376,18 +452,22 @@ impl<'p> Lower<'p> {
             },
             c => c,
         };
+        let mut writes = Vec::with_capacity(p.writes.len());
         for (w, write) in p.writes.iter().enumerate() {
             let leaf = at(write.at, run.write_delta[w]) as usize;
-            let value = write.value.map_bits(&mut |b| resolve(b));
-            self.write_slot(write.at.obj, leaf, value);
-            touched.insert((write.at.obj, leaf));
+            let value = own(&write.value.map_bits(&mut |b| resolve(b)));
+            writes.push(((write.at.obj, leaf), value));
         }
         let extras: Vec<Slot> = p
             .extras
             .iter()
-            .map(|e| e.map_bits(&mut |b| resolve(b)))
+            .map(|e| own(&e.map_bits(&mut |b| resolve(b))))
             .collect();
-        run.record(j, origin, extras);
+        for ((obj, leaf), value) in writes {
+            run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
+            self.write_slot(obj, leaf, value);
+        }
+        run.record(j, origin, extras, left);
         Ok(true)
     }
 }

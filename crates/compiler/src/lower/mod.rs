@@ -8,7 +8,8 @@
 //! statements run guarded by them. A read at a secret index is a mux tree,
 //! a write at a secret index a decoder with one write enable per element.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder, FrameMark, Gate, Party, Wire};
@@ -92,11 +93,12 @@ pub struct Lowered {
 
 /// Lowers a parsed program.
 pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
+    crate::range::Tape::reset();
     let mut l = Lower {
         funcs: prog.functions.iter().map(|f| (f.name.clone(), f)).collect(),
         b: Builder::new(),
         objs: Vec::new(),
-        globals: HashMap::new(),
+        globals: HashMap::default(),
         frames: Vec::new(),
         journal: Vec::new(),
         opts,
@@ -104,9 +106,9 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         outputs: Vec::new(),
         output_objs: Vec::new(),
         secret_depth: 0,
-        merged: HashMap::new(),
-        by_sel: HashMap::new(),
-        implied: HashMap::new(),
+        merged: HashMap::default(),
+        by_sel: HashMap::default(),
+        implied: HashMap::default(),
         probes: Vec::new(),
         first_input: None,
         loops: BTreeMap::new(),
@@ -382,7 +384,7 @@ impl<'p> Lower<'p> {
         // Globals, in a frame of their own.
         let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), Loc::default())?;
         self.frames.push(Frame {
-            scopes: vec![Scope::new()],
+            scopes: vec![Scope::default()],
             ctl,
             ret: None,
             loops: 0,
@@ -421,7 +423,7 @@ impl<'p> Lower<'p> {
             Some((self.new_object(&entry.ret, entry.loc)?, entry.ret.clone()))
         };
         self.frames.push(Frame {
-            scopes: vec![Scope::new()],
+            scopes: vec![Scope::default()],
             ctl,
             ret: ret.clone(),
             loops: 0,

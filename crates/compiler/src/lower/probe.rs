@@ -18,6 +18,7 @@
 
 use super::*;
 use crate::lower::keep::Address;
+use crate::range::{Range, Tape};
 use twofold_circuit::{RawFrame, Wire};
 
 /// What a probe records while it runs.
@@ -31,6 +32,8 @@ pub(super) struct ProbeState {
     induction: (usize, usize),
     /// Shifts whose amount uses the loop variable.
     shifts: Rc<HashSet<Loc>>,
+    /// How the loop variable's value is stored, where it is.
+    stored: Rc<Stored>,
     /// The frame of the probe's gates.
     mark: FrameMark,
     /// Order of reads and writes.
@@ -41,10 +44,35 @@ pub(super) struct ProbeState {
     derived: Vec<Derived>,
     facts: Vec<i128>,
     inputs: Vec<Wire>,
+    counters: Vec<Counter>,
+    /// Ranges read so far (the tape's inputs).
+    ranges: usize,
     /// The fresh input standing for each outer wire observed (the same
     /// wire in two locations is the same input).
     fresh_of: HashMap<Wire, Wire>,
     failed: Option<String>,
+}
+
+/// Where a kept loop stores its variable's value into an array element
+/// (`row[0] = i`), and the values it takes.
+pub(super) struct Stored {
+    /// The uses of the variable so stored, by location.
+    pub at: HashSet<Loc>,
+    /// Its type.
+    pub scalar: Scalar,
+    /// The least and greatest value it takes in the loop.
+    pub hull: (i128, i128),
+}
+
+/// The loop variable's value, read where it is stored: fresh inputs
+/// standing for its bits in each iteration.
+#[derive(Clone, Debug)]
+pub(super) struct Counter {
+    /// Its bits, bit 0 first: fresh inputs, or constants where every value
+    /// of the loop has them.
+    pub bits: Vec<Bit>,
+    /// Its range's input on the tape.
+    pub range: usize,
 }
 
 /// A read of an older location.
@@ -60,6 +88,9 @@ pub(super) struct Observation {
     pub shape: Vec<i128>,
     /// Its bits, when it was read (a sum reduced later shows its bits).
     pub bits: Vec<Bit>,
+    /// Its first range's input on the tape (the others follow in the
+    /// order of [`Slot::for_each_range`]).
+    pub first_range: usize,
 }
 
 /// A shift by the loop variable: its result is fresh inputs, bit `j` of
@@ -126,8 +157,15 @@ pub(super) struct Probe {
     pub extras: Vec<Slot>,
     /// Its fresh inputs, in the order they were made.
     pub inputs: Vec<Wire>,
+    /// Its reads of the loop variable's value where it is stored.
+    pub counters: Vec<Counter>,
+    /// How the ranges it computes follow from those it read (of its
+    /// observations and counters).
+    pub tape: Tape,
     /// Why it cannot serve as a template, if it cannot.
     pub failed: Option<String>,
+    /// Its canonical form, once computed.
+    canonical: std::cell::OnceCell<Vec<i128>>,
 }
 
 impl ProbeState {
@@ -146,26 +184,35 @@ impl<'p> Lower<'p> {
     /// Starts a probe of one iteration: locations of objects up to now are
     /// observed, except `induction`; `shifts` are the loop's shifts by its
     /// variable.
-    pub(super) fn begin_probe(&mut self, induction: (usize, usize), shifts: Rc<HashSet<Loc>>) {
+    pub(super) fn begin_probe(
+        &mut self,
+        induction: (usize, usize),
+        shifts: Rc<HashSet<Loc>>,
+        stored: Rc<Stored>,
+    ) {
         self.journal.push(Level {
             start: self.objs.len(),
             saved: BTreeMap::new(),
         });
         let mark = self.b.begin_frame();
+        Tape::begin();
         self.probes.push(ProbeState {
             level: self.journal.len() - 1,
             outer_objs: self.objs.len(),
             induction,
             shifts,
+            stored,
             mark,
             seq: 0,
-            observed: HashMap::new(),
+            observed: HashMap::default(),
             written: BTreeMap::new(),
             observations: Vec::new(),
             derived: Vec::new(),
             facts: Vec::new(),
             inputs: Vec::new(),
-            fresh_of: HashMap::new(),
+            counters: Vec::new(),
+            ranges: 0,
+            fresh_of: HashMap::default(),
             failed: None,
         });
     }
@@ -198,7 +245,30 @@ impl<'p> Lower<'p> {
                 value: new,
             });
         }
+        // A sum the iteration read and reduced (as unrolled lowering would
+        // once, for every reader) leaves its bits, so that later readers
+        // do not reduce it again.
+        let mut seq = st.seq;
+        let mut observed: Vec<((usize, usize), usize)> =
+            st.observed.iter().map(|(&at, &o)| (at, o)).collect();
+        observed.sort_unstable_by_key(|&(_, o)| o);
+        for (at, o) in observed {
+            if st.written.contains_key(&at) {
+                continue;
+            }
+            if let Slot::Val(w) = &st.observations[o].fresh {
+                if let Some(bits) = w.reduced() {
+                    seq += 1;
+                    writes.push(Write {
+                        at: Address::of(at),
+                        seq,
+                        value: Slot::Val(bits),
+                    });
+                }
+            }
+        }
         let frame = self.b.end_frame(st.mark);
+        let tape = Tape::end();
         self.forget_probe(st.outer_objs, st.inputs.first().copied());
         let mut failed = st.failed;
         if let Some(w) = outside_wire(&frame, &st.inputs, &writes, &extras) {
@@ -214,7 +284,10 @@ impl<'p> Lower<'p> {
             writes,
             extras,
             inputs: st.inputs,
+            counters: st.counters,
+            tape,
             failed,
+            canonical: std::cell::OnceCell::new(),
         }
     }
 
@@ -255,14 +328,22 @@ impl<'p> Lower<'p> {
             let original = self.objs[obj].slots[leaf].clone();
             let mut fresh_of = std::mem::take(&mut self.probes[p].fresh_of);
             let mut made = Vec::new();
-            let fresh = original.map_bits(&mut |b| match b {
-                Bit::Wire(w) => Bit::Wire(*fresh_of.entry(w).or_insert_with(|| {
-                    let f = self.b.fresh_wire();
-                    made.push(f);
-                    f
-                })),
-                c => c,
-            });
+            // The template holds for every value with these bits, so that
+            // iterations whose ranges differ within them match; the ranges
+            // it computes from them are recorded (see `crate::range`).
+            let fresh = original
+                .relaxed()
+                .map_bits(&mut |b| match b {
+                    Bit::Wire(w) => Bit::Wire(*fresh_of.entry(w).or_insert_with(|| {
+                        let f = self.b.fresh_wire();
+                        made.push(f);
+                        f
+                    })),
+                    c => c,
+                })
+                .with_ranges(&mut |r| Range::input(p, r.lo, r.hi));
+            let first_range = self.probes[p].ranges;
+            fresh.for_each_range(&mut |_| self.probes[p].ranges += 1);
             self.probes[p].fresh_of = fresh_of;
             // The substitution is the probe's, whatever branch is open.
             self.journal[self.probes[p].level]
@@ -282,6 +363,7 @@ impl<'p> Lower<'p> {
                 shape: fresh.shape(),
                 bits,
                 fresh,
+                first_range,
             });
         }
     }
@@ -339,6 +421,44 @@ impl<'p> Lower<'p> {
         }
     }
 
+    /// The loop variable's value where the loop stores it (see
+    /// [`Stored`]) in the innermost probe: fresh inputs, which each
+    /// iteration gives its own value.
+    pub(super) fn stored_counter(&mut self, loc: Loc) -> Option<Val> {
+        let p = self
+            .probes
+            .iter()
+            .position(|st| st.stored.at.contains(&loc))?;
+        if p + 1 != self.probes.len() {
+            self.probes[p].failed.get_or_insert_with(|| {
+                "a nested loop stores the loop variable's value".to_string()
+            });
+            return None;
+        }
+        let stored = self.probes[p].stored.clone();
+        if stored.hull.0 == stored.hull.1 {
+            return None;
+        }
+        let width = stored.scalar.width as usize;
+        let fresh: Bits = (0..width).map(|_| Bit::Wire(self.b.fresh_wire())).collect();
+        let bits = gates::narrow(&fresh, Range::new(stored.hull.0, stored.hull.1));
+        let range = Range::input(p, stored.hull.0, stored.hull.1);
+        let st = &mut self.probes[p];
+        for b in &bits {
+            if let Bit::Wire(w) = *b {
+                if !st.inputs.contains(&w) {
+                    st.inputs.push(w);
+                }
+            }
+        }
+        st.counters.push(Counter {
+            bits: bits.clone(),
+            range: st.ranges,
+        });
+        st.ranges += 1;
+        Some(Val::Int(stored.scalar, Word::Bits(Rc::new(bits), range)))
+    }
+
     /// A shift by the loop variable as an observation, if the shifted
     /// value's bits are all inputs of the probe or constants (and not all
     /// constants) and the amount is public.
@@ -378,7 +498,7 @@ impl Probe {
     /// The template's wires in canonical order: its inputs, then what its
     /// gates and blocks write.
     fn canonical_ids(&self) -> HashMap<Wire, i128> {
-        let mut ids: HashMap<Wire, i128> = HashMap::new();
+        let mut ids: HashMap<Wire, i128> = HashMap::default();
         let mut add = |w: Wire| {
             let n = ids.len() as i128;
             ids.entry(w).or_insert(n);
@@ -401,7 +521,11 @@ impl Probe {
     /// Everything about the template but where it reads and writes, with
     /// wires in canonical order: two probes with the same canonical form
     /// (and blocks with the same bodies) are the same body up to wiring.
-    pub(super) fn canonical(&self) -> Vec<i128> {
+    pub(super) fn canonical(&self) -> &[i128] {
+        self.canonical.get_or_init(|| self.compute_canonical())
+    }
+
+    fn compute_canonical(&self) -> Vec<i128> {
         let ids = self.canonical_ids();
         let mut wire = |w: Wire| ids.get(&w).copied().unwrap_or(-1_000_000 - w as i128);
         let mut out = Vec::new();

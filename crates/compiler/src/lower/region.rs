@@ -181,7 +181,7 @@ impl<'p> Lower<'p> {
         items: &[&Stmt],
         loc: Loc,
     ) -> DResult<Vec<Slot>> {
-        self.frame_mut().scopes.push(Scope::new());
+        self.frame_mut().scopes.push(Scope::default());
         let mut fresh = Vec::with_capacity(privs.len());
         for (name, _, ty) in privs {
             let obj = self.new_object(ty, loc)?;
@@ -253,7 +253,7 @@ impl<'p> Lower<'p> {
             fresh.push(Some(obj));
         }
         let mut partials = vec![None; reds.len()];
-        self.frame_mut().scopes.push(Scope::new());
+        self.frame_mut().scopes.push(Scope::default());
         let mut res = Ok(());
         for item in items {
             res = self.region_stmt(reds, item, &mut partials);

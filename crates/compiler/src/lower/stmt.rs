@@ -29,7 +29,7 @@ impl<'p> Lower<'p> {
     }
 
     pub(super) fn exec_scoped(&mut self, s: &Stmt) -> DResult<()> {
-        self.frame_mut().scopes.push(Scope::new());
+        self.frame_mut().scopes.push(Scope::default());
         let r = self.exec(s);
         self.frame_mut().scopes.pop();
         r
@@ -49,7 +49,7 @@ impl<'p> Lower<'p> {
                 Ok(())
             }
             StmtKind::Block(items) => {
-                self.frame_mut().scopes.push(Scope::new());
+                self.frame_mut().scopes.push(Scope::default());
                 let mut r = Ok(());
                 for item in items {
                     r = self.exec_guarded(item);
@@ -85,7 +85,7 @@ impl<'p> Lower<'p> {
             StmtKind::While(c, body) => self.exec_loop(Some(c), None, body, false, s.loc, &[]),
             StmtKind::DoWhile(body, c) => self.exec_loop(Some(c), None, body, true, s.loc, &[]),
             StmtKind::For(init, c, step, body) => {
-                self.frame_mut().scopes.push(Scope::new());
+                self.frame_mut().scopes.push(Scope::default());
                 let r = (|| {
                     let mut vars = Vec::new();
                     if let Some(i) = init {
@@ -308,7 +308,7 @@ impl<'p> Lower<'p> {
             none = self.b.and(none, nm);
         }
         self.frame_mut().switches += 1;
-        self.frame_mut().scopes.push(Scope::new());
+        self.frame_mut().scopes.push(Scope::default());
         self.set_flag(SKIP, Bit::Const(true));
         let mut ci = 0;
         let r = (|| {

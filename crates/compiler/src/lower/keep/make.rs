@@ -12,45 +12,47 @@ use twofold_circuit::{Carried, PendingBlock, RawFrame, Segment, Wire, Wiring};
 /// are inlined, where the builder can share their gates with the rest).
 const MIN_KEPT_GATES: u64 = 2048;
 
-/// What a materialised run's tokens stand for.
-enum Made {
-    /// Inlined: the bit of each output, iteration after iteration.
-    Inline(Vec<Vec<Bit>>),
-    /// A block: where outputs of every iteration and of the last one
-    /// went.
-    Block {
-        every: HashMap<u32, (Wire, u32)>,
-        last: HashMap<u32, Wire>,
-    },
+/// What a materialised run's tokens stand for: where the outputs of every
+/// iteration, and of the last one, went.
+struct Made {
+    every: HashMap<u32, (Wire, u32)>,
+    last: HashMap<u32, Wire>,
 }
 
 impl Made {
     /// What output `q` of iteration `j` stands for.
     fn bit(&self, j: u64, q: u32) -> Bit {
-        match self {
-            Made::Inline(rows) => rows[j as usize][q as usize],
-            Made::Block { every, last } => match every.get(&q) {
-                Some(&(first, width)) => Bit::Wire(first + j as Wire * width),
-                None => Bit::Wire(last[&q]),
-            },
+        match self.every.get(&q) {
+            Some(&(first, width)) => Bit::Wire(first + j as Wire * width),
+            None => Bit::Wire(self.last[&q]),
         }
     }
 }
 
 impl<'p> Lower<'p> {
-    /// Turns `run` into a block, or inlines its iterations when it is short,
-    /// and replaces its tokens in the locations in `touched`; returns the
-    /// extras of its iterations, and its probe.
+    /// Whether `run` is kept as a block: it has gates, and enough of them
+    /// in all (or is a region); shorter runs are lowered plainly, where the
+    /// builder can share their gates with the rest.
+    pub(super) fn keeps(&self, run: &Run) -> bool {
+        let frame = &run.probe.frame;
+        let ands = frame.gates.iter().any(|g| g.is_and());
+        run.count >= 2
+            && !(frame.gates.is_empty() && frame.blocks.is_empty())
+            && (run.count.saturating_mul(run.gates()) >= MIN_KEPT_GATES
+                || (ands && self.opts.regions && run.parallel()))
+    }
+
+    /// Turns `run` into a block and replaces its tokens in the locations
+    /// it wrote; returns the extras of its iterations, and its probe.
     pub(super) fn materialise(
         &mut self,
         mut run: Run,
-        touched: &HashSet<(usize, usize)>,
         report: &mut LoopReport,
     ) -> DResult<(Vec<Vec<Slot>>, super::super::probe::Probe)> {
         // Outputs needed after their iteration: from every iteration, or
         // from the last only.
-        let mut every: HashSet<u32> = HashSet::new();
-        let mut last: HashSet<u32> = HashSet::new();
+        let mut every: HashSet<u32> = HashSet::default();
+        let mut last: HashSet<u32> = HashSet::default();
         let final_j = run.simulated - 1;
         {
             let mut mark = |b: Bit| {
@@ -64,7 +66,7 @@ impl<'p> Lower<'p> {
                     }
                 }
             };
-            for &(obj, leaf) in touched {
+            for (obj, leaf) in run.written() {
                 self.objs[obj].slots[leaf].for_each_bit(&mut mark);
             }
             for row in &run.extras {
@@ -76,19 +78,8 @@ impl<'p> Lower<'p> {
                 }
             }
         }
-        let ands = run.probe.frame.gates.iter().any(|g| g.is_and());
-        let keep = run.count >= 2
-            && !(run.probe.frame.gates.is_empty() && run.probe.frame.blocks.is_empty())
-            && (run.count.saturating_mul(run.gates()) >= MIN_KEPT_GATES
-                || (ands && self.opts.regions && run.parallel()));
-        let made = if keep {
-            let (made, parallel) = self.make_block(&mut run, &every, &last)?;
-            report.blocks.push((run.count, parallel));
-            made
-        } else {
-            report.unrolled += run.count;
-            self.inline_run(&run)?
-        };
+        let (made, parallel) = self.make_block(&mut run, &every, &last)?;
+        report.blocks.push((run.count, parallel));
         // Tokens left in the state and extras by simulated iterations.
         let resolve = |b: Bit| match b {
             Bit::Wire(w) => match run.decode(w) {
@@ -97,7 +88,8 @@ impl<'p> Lower<'p> {
             },
             c => c,
         };
-        for &(obj, leaf) in touched {
+        let touched: Vec<(usize, usize)> = run.written().collect();
+        for &(obj, leaf) in &touched {
             let v = self.objs[obj].slots[leaf]
                 .map_bits(&mut |b| resolve(b))
                 .folded();
@@ -198,7 +190,7 @@ impl<'p> Lower<'p> {
             }
             carried_last.push(w);
         }
-        let made = Made::Block {
+        let made = Made {
             every: made_every,
             last: made_last,
         };
@@ -338,35 +330,6 @@ impl<'p> Lower<'p> {
         frame.blocks = kept_blocks;
         shared.extend(hoisted.into_iter().map(|w| (w, map[&w])));
         Ok(())
-    }
-
-    /// Lowers `run`'s iterations from its template, gate by gate, into the
-    /// current frame.
-    fn inline_run(&mut self, run: &Run) -> DResult<Made> {
-        let mut rows: Vec<Vec<Bit>> = Vec::with_capacity(run.count as usize);
-        for j in 0..run.count {
-            let mut map: HashMap<Wire, Bit> = HashMap::new();
-            for (i, &input) in run.probe.inputs.iter().enumerate() {
-                let o = run.origin(i, j);
-                let b = match o {
-                    Bit::Wire(w) => run
-                        .decode(w)
-                        .map_or(o, |(jj, q)| rows[jj as usize][q as usize]),
-                    c => c,
-                };
-                map.insert(input, b);
-            }
-            let frame = &run.probe.frame;
-            let mut g = 0;
-            for block in &frame.blocks {
-                self.inline_gates(&frame.gates[g..block.position], &mut map);
-                g = block.position;
-                self.inline_block(block, &mut map)?;
-            }
-            self.inline_gates(&frame.gates[g..], &mut map);
-            rows.push(run.outputs.iter().map(|w| map[w]).collect());
-        }
-        Ok(Made::Inline(rows))
     }
 
     fn inline_gates(&mut self, gates: &[Gate], map: &mut HashMap<Wire, Bit>) {

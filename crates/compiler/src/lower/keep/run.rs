@@ -4,6 +4,7 @@
 
 use super::super::probe::Probe;
 use super::super::*;
+use crate::range::Range;
 use twofold_circuit::{RawFrame, Wire};
 
 /// A location: an object and a leaf (signed, for moving it by a step).
@@ -121,6 +122,9 @@ impl Track {
     }
 }
 
+/// Locations with the values they held before a run wrote them.
+pub(super) type Overwritten = Vec<((usize, usize), Slot)>;
+
 /// How far the addresses and shift amounts of one iteration move in the
 /// next: the difference between the probes of two matching iterations.
 pub(super) struct Steps {
@@ -177,6 +181,13 @@ pub(super) struct Run {
     pub extras: Vec<Vec<Slot>>,
     /// Observation/write pairs that may meet in some iteration.
     pub alias_pairs: Vec<(usize, usize)>,
+    /// The ranges of what the last two simulated iterations left, in
+    /// order (a steady run leaves the same ones every iteration).
+    left: [Vec<Range>; 2],
+    /// The locations its iterations wrote, with what they held before, in
+    /// the order first written.
+    overwritten: Overwritten,
+    written: HashSet<(usize, usize)>,
 }
 
 impl Run {
@@ -188,7 +199,7 @@ impl Run {
             .map(|(i, &w)| (w, i))
             .collect();
         let mut outputs = Vec::new();
-        let mut out_index = HashMap::new();
+        let mut out_index = HashMap::default();
         let values = probe.writes.iter().map(|w| &w.value).chain(&probe.extras);
         for v in values {
             v.for_each_bit(&mut |b| {
@@ -214,6 +225,9 @@ impl Run {
             in_index,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
+            left: [Vec::new(), Vec::new()],
+            overwritten: Vec::new(),
+            written: HashSet::default(),
         }
     }
 
@@ -236,6 +250,23 @@ impl Run {
                 }
             }
         }
+    }
+
+    /// Notes that an iteration writes location `at`, which holds `old`.
+    pub(super) fn note_write(&mut self, at: (usize, usize), old: &Slot) {
+        if self.written.insert(at) {
+            self.overwritten.push((at, old.clone()));
+        }
+    }
+
+    /// The locations its iterations wrote, in the order first written.
+    pub(super) fn written(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.overwritten.iter().map(|(at, _)| *at)
+    }
+
+    /// Its template, and the locations it wrote with what they held.
+    pub(super) fn into_parts(self) -> (Probe, Overwritten) {
+        (self.probe, self.overwritten)
     }
 
     /// Whether `b` is a token of this run.
@@ -273,10 +304,12 @@ impl Run {
         }
     }
 
-    /// Records where the inputs of iteration `j` came from and the extras
-    /// it yielded.
-    pub(super) fn record(&mut self, j: u64, origin: Vec<Bit>, extras: Vec<Slot>) {
+    /// Records where the inputs of iteration `j` came from, the extras it
+    /// yielded and the ranges of what it left.
+    pub(super) fn record(&mut self, j: u64, origin: Vec<Bit>, extras: Vec<Slot>, left: Vec<Range>) {
         self.extras.push(extras);
+        self.left.swap(0, 1);
+        self.left[1] = left;
         let width = self.width();
         let own = |i: u64, q: u32| Bit::Wire(TOKEN_BASE + (i * width) as Wire + q);
         let own_q = |b: Bit| match b {
@@ -301,9 +334,11 @@ impl Run {
     }
 
     /// Whether every later iteration repeats the last one (nothing moves,
-    /// every input is fixed or carried, nothing is collected).
+    /// every input is fixed or carried, nothing is collected, and the last
+    /// two left values of the same ranges).
     pub(super) fn is_steady(&self) -> bool {
         self.simulated >= 3
+            && self.left[0] == self.left[1]
             && self.probe.extras.is_empty()
             && self.obs_delta.iter().all(|&d| d == 0)
             && self.write_delta.iter().all(|&d| d == 0)
