@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder, Wire};
 
-use crate::gates::{self, Bits, Range};
+use crate::gates::{self, Bits, Range, Widening};
 use crate::types::{CType, Scalar};
 
 /// A scalar's bits: a public constant, secret (possibly partly constant)
@@ -454,11 +454,11 @@ impl Word {
         }
     }
 
-    /// The same bits with each range widened to its bucket (see
+    /// The same bits with each range widened as `how` says (see
     /// [`gates::bucket`]): a value of this shape stands for every value
-    /// with the same bits whose ranges lie in the same buckets.
-    pub fn relaxed(&self) -> Word {
-        let relax = |bits: &Rc<Bits>, r: Range| (bits.clone(), gates::bucket(r, bits));
+    /// with the same bits whose ranges lie in the same widened ones.
+    pub fn relaxed(&self, how: Widening) -> Word {
+        let relax = |bits: &Rc<Bits>, r: Range| (bits.clone(), gates::bucket(r, bits, how));
         match self.effective() {
             Word::Const { v, w } => Word::Const { v, w },
             Word::Bits(bits, r) => {
@@ -707,11 +707,32 @@ impl Slot {
 
     /// The slot with its ranges widened to their buckets (see
     /// [`Word::relaxed`]).
-    pub fn relaxed(&self) -> Slot {
+    pub fn relaxed(&self, how: Widening) -> Slot {
         match self {
-            Slot::Val(w) => Slot::Val(w.relaxed()),
+            Slot::Val(w) => Slot::Val(w.relaxed(how)),
             p => p.clone(),
         }
+    }
+
+    /// Whether the slot, relaxed (see [`Slot::relaxed`]), has shape
+    /// `want`; `buf` and `seen` are scratch space reused between calls.
+    pub fn relaxed_shape_is(
+        &self,
+        how: Widening,
+        want: &[i128],
+        (buf, seen): (&mut Vec<i128>, &mut Vec<Wire>),
+    ) -> bool {
+        buf.clear();
+        seen.clear();
+        self.relaxed(how)
+            .encode(buf, &mut |w| match seen.iter().position(|&s| s == w) {
+                Some(i) => i as i128,
+                None => {
+                    seen.push(w);
+                    seen.len() as i128 - 1
+                }
+            });
+        buf[..] == *want
     }
 
     /// The slot's shape: its structure with each wire named by where it

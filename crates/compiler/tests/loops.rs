@@ -122,7 +122,9 @@ fn examples_keep_the_loops_they_should() {
     let mr = example("match_and_risk.c");
     assert!(!kept_fully(&mr, 49).blocks[0].1);
     // The DP rows: kept (as several loops, as their values widen), with
-    // about the AND gates of the unrolled form.
+    // at most a quarter more AND gates than the unrolled form (a template
+    // serves values of a wider range than each cell's own; see
+    // `gates::Widening`).
     for (name, line) in [("levenshtein.c", 18), ("smith_waterman.c", 57)] {
         let p = example(name);
         let row = p
@@ -146,7 +148,7 @@ fn examples_keep_the_loops_they_should() {
         .unwrap_or_else(|e| panic!("{e}"));
         let (a, b) = (p.program.and_count(), flat.program.and_count());
         assert!(
-            a * 100 <= b * 115,
+            a * 100 <= b * 125,
             "{name}: {a} AND gates kept, {b} unrolled"
         );
     }

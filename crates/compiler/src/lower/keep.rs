@@ -28,8 +28,9 @@ mod run;
 
 pub(super) use run::Address;
 
-use super::probe::{Probe, Stored};
+use super::probe::{general_form, Probe, Setup, Stored};
 use super::*;
+use crate::gates::Widening;
 use crate::loops::Induction;
 use crate::range::Range;
 use run::{Run, Steps};
@@ -103,17 +104,22 @@ impl<'p> Lower<'p> {
         let Some(counted) = self.count_trips(ind, cond)? else {
             return Ok(None);
         };
-        let shifts = Rc::new(ind.shifts.clone());
         let last = counted.first + counted.step * (counted.trips.max(1) as i128 - 1);
-        let stored = Rc::new(Stored {
-            // Each iteration's value is wired in from a table.
-            at: if counted.trips <= MAX_STORED_TRIPS {
-                ind.stored.clone()
-            } else {
-                HashSet::default()
+        let mut setup = Rc::new(Setup {
+            induction: counted.at,
+            shifts: ind.shifts.clone(),
+            stored: Stored {
+                // Each iteration's value is wired in from a table.
+                at: if counted.trips <= MAX_STORED_TRIPS {
+                    ind.stored.clone()
+                } else {
+                    HashSet::default()
+                },
+                scalar: counted.scalar,
+                hull: (counted.first.min(last), counted.first.max(last)),
             },
-            scalar: counted.scalar,
-            hull: (counted.first.min(last), counted.first.max(last)),
+            widening: Widening::Fine,
+            general: HashSet::default(),
         });
         let mut report = LoopReport {
             at: format!("line {}", loc.line),
@@ -151,7 +157,7 @@ impl<'p> Lower<'p> {
             }
             let probe = match pending.take() {
                 Some(p) => p,
-                None => self.probe_iteration(&counted, m, (&shifts, &stored), &mut each)?,
+                None => self.probe_iteration(&counted, m, &setup, &mut each)?,
             };
             if let Some(failed) = &probe.failed {
                 outcome = Outcome::Unroll(m, failed.clone());
@@ -159,7 +165,12 @@ impl<'p> Lower<'p> {
             }
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
-                Some(_) => {
+                Some(q) => {
+                    if let Some(wider) = widened(&setup, &q, &probe) {
+                        // Probe this iteration again, more generally.
+                        setup = Rc::new(wider);
+                        continue;
+                    }
                     misses += 1;
                     why.get_or_insert(DIFFERENT);
                     None
@@ -178,9 +189,14 @@ impl<'p> Lower<'p> {
                 // The next iteration, probed on the state this one left:
                 // if it matches, the run starts here; if it read nothing
                 // this one wrote, it is the next probe anyway.
-                let next = self.probe_iteration(&counted, m, (&shifts, &stored), &mut each)?;
+                let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
+                } else if let Some(wider) = widened(&setup, &run.probe, &next) {
+                    // Probe the first iteration again, more generally.
+                    setup = Rc::new(wider);
+                    m = self.undo_run(run).0;
+                    continue;
                 } else if !self.reads_run(&next, &run) {
                     misses += 1;
                     why.get_or_insert(DIFFERENT);
@@ -342,11 +358,11 @@ impl<'p> Lower<'p> {
         &mut self,
         c: &Counted,
         m: u64,
-        (shifts, stored): (&Rc<HashSet<Loc>>, &Rc<Stored>),
+        setup: &Rc<Setup>,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
     ) -> DResult<Probe> {
         self.set_induction(c, m);
-        self.begin_probe(c.at, shifts.clone(), stored.clone());
+        self.begin_probe(setup.clone());
         let extras = each(self)?;
         Ok(self.end_probe(extras))
     }
@@ -378,13 +394,21 @@ impl<'p> Lower<'p> {
         let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
         // The ranges the iteration reads, by the tape's inputs.
         let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
+        let (mut buf, mut seen) = (Vec::new(), Vec::new());
         for (o, obs) in p.observations.iter().enumerate() {
             let leaf = at(obs.at, run.obs_delta[o]);
             if !in_bounds(self, obs.at.obj, leaf) {
                 return Ok(false);
             }
-            let value = self.slot(obs.at.obj, leaf as usize);
-            if value.relaxed().shape() != obs.shape {
+            let mut value = self.slot(obs.at.obj, leaf as usize);
+            // A public value read as inputs: its bits are wired in.
+            let mut public_bits = None;
+            if obs.general {
+                if let Some((form, bits)) = general_form(&value) {
+                    (value, public_bits) = (form, Some(bits));
+                }
+            }
+            if !value.relaxed_shape_is(p.widening, &obs.shape, (&mut buf, &mut seen)) {
                 return Ok(false);
             }
             let mut k = obs.first_range;
@@ -397,6 +421,7 @@ impl<'p> Lower<'p> {
             let mut consistent = true;
             let mut k = 0;
             value.for_each_bit(&mut |b| {
+                let b = public_bits.as_ref().map_or(b, |bits| bits[k]);
                 if let Bit::Wire(f) = obs.bits[k] {
                     let slot = &mut origin[run.in_index[&f]];
                     consistent &= slot.is_none_or(|s| s == b);
@@ -470,4 +495,35 @@ impl<'p> Lower<'p> {
         run.record(j, origin, extras, left);
         Ok(true)
     }
+}
+
+/// A more general setup under which probes `a` and `b` (of consecutive
+/// iterations, which do not match) may: public values the two read
+/// differently at the same location read as inputs, or, if only ranges
+/// differ in what they read, ranges widened further. `None` if neither
+/// applies.
+fn widened(setup: &Setup, a: &Probe, b: &Probe) -> Option<Setup> {
+    if a.observations.len() != b.observations.len() {
+        return None;
+    }
+    let pairs = || a.observations.iter().zip(&b.observations);
+    let mut wider = setup.clone();
+    for (x, y) in pairs() {
+        if x.at == y.at && (x.public || y.public) && x.shape != y.shape {
+            wider.general.insert((x.at.obj, x.at.leaf as usize));
+        }
+    }
+    if wider.general.len() > setup.general.len() {
+        return Some(wider);
+    }
+    let only_ranges = pairs().all(|(x, y)| x.class_shape == y.class_shape);
+    let further = match setup.widening {
+        Widening::Fine => Widening::Wide,
+        Widening::Wide => Widening::Bits,
+        Widening::Bits => return None,
+    };
+    only_ranges.then(|| Setup {
+        widening: further,
+        ..wider
+    })
 }

@@ -17,6 +17,7 @@
 //! one.
 
 use super::*;
+use crate::gates::Widening;
 use crate::lower::keep::Address;
 use crate::range::{Range, Tape};
 use twofold_circuit::{RawFrame, Wire};
@@ -28,12 +29,8 @@ pub(super) struct ProbeState {
     /// Objects older than the probe: reads of their locations are
     /// observations.
     outer_objs: usize,
-    /// The loop variable's location (its reads are not observations).
-    induction: (usize, usize),
-    /// Shifts whose amount uses the loop variable.
-    shifts: Rc<HashSet<Loc>>,
-    /// How the loop variable's value is stored, where it is.
-    stored: Rc<Stored>,
+    /// What the loop tells its probes.
+    setup: Rc<Setup>,
     /// The frame of the probe's gates.
     mark: FrameMark,
     /// Order of reads and writes.
@@ -53,8 +50,26 @@ pub(super) struct ProbeState {
     failed: Option<String>,
 }
 
+/// What a kept loop tells the probes of its iterations.
+#[derive(Clone)]
+pub(super) struct Setup {
+    /// The loop variable's location (its reads are not observations).
+    pub induction: (usize, usize),
+    /// Shifts whose amount uses the loop variable.
+    pub shifts: HashSet<Loc>,
+    /// How the loop variable's value is stored, where it is.
+    pub stored: Stored,
+    /// How far observed ranges are widened (further for loops whose
+    /// iterations' ranges differ more).
+    pub widening: Widening,
+    /// Locations whose public values differ between iterations: read as
+    /// inputs, each iteration wiring in its own value.
+    pub general: HashSet<(usize, usize)>,
+}
+
 /// Where a kept loop stores its variable's value into an array element
 /// (`row[0] = i`), and the values it takes.
+#[derive(Clone)]
 pub(super) struct Stored {
     /// The uses of the variable so stored, by location.
     pub at: HashSet<Loc>,
@@ -91,6 +106,12 @@ pub(super) struct Observation {
     /// Its first range's input on the tape (the others follow in the
     /// order of [`Slot::for_each_range`]).
     pub first_range: usize,
+    /// Its shape with ranges widened to all their bits allow.
+    pub class_shape: Vec<i128>,
+    /// Whether it read a public value.
+    pub public: bool,
+    /// Whether it read a public value as inputs (see [`Setup::general`]).
+    pub general: bool,
 }
 
 /// A shift by the loop variable: its result is fresh inputs, bit `j` of
@@ -164,6 +185,8 @@ pub(super) struct Probe {
     pub tape: Tape,
     /// Why it cannot serve as a template, if it cannot.
     pub failed: Option<String>,
+    /// How far its observed ranges were widened.
+    pub widening: Widening,
     /// Its canonical form, once computed.
     canonical: std::cell::OnceCell<Vec<i128>>,
 }
@@ -181,15 +204,10 @@ impl ProbeState {
 }
 
 impl<'p> Lower<'p> {
-    /// Starts a probe of one iteration: locations of objects up to now are
-    /// observed, except `induction`; `shifts` are the loop's shifts by its
-    /// variable.
-    pub(super) fn begin_probe(
-        &mut self,
-        induction: (usize, usize),
-        shifts: Rc<HashSet<Loc>>,
-        stored: Rc<Stored>,
-    ) {
+    /// Starts a probe of one iteration of the loop `setup` describes:
+    /// locations of objects up to now are observed, except the loop
+    /// variable's.
+    pub(super) fn begin_probe(&mut self, setup: Rc<Setup>) {
         self.journal.push(Level {
             start: self.objs.len(),
             saved: BTreeMap::new(),
@@ -199,9 +217,7 @@ impl<'p> Lower<'p> {
         self.probes.push(ProbeState {
             level: self.journal.len() - 1,
             outer_objs: self.objs.len(),
-            induction,
-            shifts,
-            stored,
+            setup,
             mark,
             seq: 0,
             observed: HashMap::default(),
@@ -231,7 +247,7 @@ impl<'p> Lower<'p> {
                 Some(&seq) => seq,
                 None => continue,
             };
-            if k == st.induction {
+            if k == st.setup.induction {
                 continue;
             }
             if let Some(&o) = st.observed.get(&k) {
@@ -287,6 +303,7 @@ impl<'p> Lower<'p> {
             counters: st.counters,
             tape,
             failed,
+            widening: st.setup.widening,
             canonical: std::cell::OnceCell::new(),
         }
     }
@@ -319,29 +336,49 @@ impl<'p> Lower<'p> {
                     .any(|l| l.saved.contains_key(&key))
             };
             if obj >= st.outer_objs
-                || key == st.induction
+                || key == st.setup.induction
                 || st.observed.contains_key(&key)
                 || changed()
             {
                 continue;
             }
             let original = self.objs[obj].slots[leaf].clone();
+            let setup = self.probes[p].setup.clone();
+            let public = matches!(original, Slot::Val(Word::Const { .. }));
+            let general = public && setup.general.contains(&key);
+            let class_shape = match general_form(&original) {
+                Some((form, _)) if general => form.relaxed(Widening::Bits).shape(),
+                _ => original.relaxed(Widening::Bits).shape(),
+            };
             let mut fresh_of = std::mem::take(&mut self.probes[p].fresh_of);
             let mut made = Vec::new();
+            let mut fresh_wire = |me: &mut Self| {
+                let f = me.b.fresh_wire();
+                made.push(f);
+                f
+            };
             // The template holds for every value with these bits, so that
             // iterations whose ranges differ within them match; the ranges
-            // it computes from them are recorded (see `crate::range`).
-            let fresh = original
-                .relaxed()
-                .map_bits(&mut |b| match b {
-                    Bit::Wire(w) => Bit::Wire(*fresh_of.entry(w).or_insert_with(|| {
-                        let f = self.b.fresh_wire();
-                        made.push(f);
-                        f
-                    })),
+            // it computes from them are recorded (see `crate::range`). A
+            // public value the iterations differ in is read as inputs.
+            let fresh = match general_form(&original) {
+                Some((form, _)) if general => {
+                    let mut local: HashMap<Wire, Wire> = HashMap::default();
+                    form.relaxed(setup.widening).map_bits(&mut |b| match b {
+                        Bit::Wire(w) => {
+                            Bit::Wire(*local.entry(w).or_insert_with(|| fresh_wire(self)))
+                        }
+                        c => c,
+                    })
+                }
+                _ => original.relaxed(setup.widening).map_bits(&mut |b| match b {
+                    Bit::Wire(w) => {
+                        Bit::Wire(*fresh_of.entry(w).or_insert_with(|| fresh_wire(self)))
+                    }
                     c => c,
-                })
-                .with_ranges(&mut |r| Range::input(p, r.lo, r.hi));
+                }),
+            }
+            .with_ranges(&mut |r| Range::input(p, r.lo, r.hi));
             let first_range = self.probes[p].ranges;
             fresh.for_each_range(&mut |_| self.probes[p].ranges += 1);
             self.probes[p].fresh_of = fresh_of;
@@ -364,6 +401,9 @@ impl<'p> Lower<'p> {
                 bits,
                 fresh,
                 first_range,
+                class_shape,
+                public,
+                general,
             });
         }
     }
@@ -403,7 +443,11 @@ impl<'p> Lower<'p> {
             BinOp::Shr => true,
             _ => return self.binop(op, x, y, loc),
         };
-        let Some(p) = self.probes.iter().position(|st| st.shifts.contains(&loc)) else {
+        let Some(p) = self
+            .probes
+            .iter()
+            .position(|st| st.setup.shifts.contains(&loc))
+        else {
             return self.binop(op, x, y, loc);
         };
         if p + 1 != self.probes.len() {
@@ -428,14 +472,14 @@ impl<'p> Lower<'p> {
         let p = self
             .probes
             .iter()
-            .position(|st| st.stored.at.contains(&loc))?;
+            .position(|st| st.setup.stored.at.contains(&loc))?;
         if p + 1 != self.probes.len() {
             self.probes[p].failed.get_or_insert_with(|| {
                 "a nested loop stores the loop variable's value".to_string()
             });
             return None;
         }
-        let stored = self.probes[p].stored.clone();
+        let stored = self.probes[p].setup.stored.clone();
         if stored.hull.0 == stored.hull.1 {
             return None;
         }
@@ -670,4 +714,26 @@ fn outside_wire(
 fn block_writes(block: &twofold_circuit::PendingBlock, add: &mut impl FnMut(Wire)) {
     block.outputs.for_all(block.count, &mut *add);
     block.carried.iter().filter_map(|c| c.last).for_each(add);
+}
+
+/// A public value read where a loop's iterations read different values:
+/// the value as distinct placeholder wires for the bits its range needs
+/// (the rest its extension), of the range the value is, and the bits those
+/// wires stand for. `None` if the value is not public.
+pub(super) fn general_form(v: &Slot) -> Option<(Slot, Vec<Bit>)> {
+    let Slot::Val(Word::Const { v, w }) = *v else {
+        return None;
+    };
+    let konst = gates::konst(v, w as usize);
+    let range = gates::value_range(&konst);
+    let placeholders: Bits = (0..w).map(|i| Bit::Wire(i as Wire)).collect();
+    let bits = gates::narrow(&placeholders, range);
+    let values = bits
+        .iter()
+        .map(|b| match *b {
+            Bit::Wire(i) => konst[i as usize],
+            c => c,
+        })
+        .collect();
+    Some((Slot::Val(Word::Bits(Rc::new(bits), range)), values))
 }
