@@ -25,20 +25,8 @@ pub fn prune(
     // later iteration (to a fixed point).
     let mut needed: Vec<bool> = live_last.to_vec();
     loop {
-        let mut roots: Vec<Wire> = ssa
-            .outputs
-            .iter()
-            .zip(live_out)
-            .filter(|(_, &l)| l)
-            .map(|(&w, _)| w)
-            .collect();
-        roots.extend(
-            ssa.next
-                .iter()
-                .zip(&needed)
-                .filter(|(_, &n)| n)
-                .map(|(&w, _)| w),
-        );
+        let mut roots = kept(&ssa.outputs, live_out);
+        roots.extend(kept(&ssa.next, &needed));
         let live = ssa.frame.live_from(&roots);
         let mut grew = false;
         for (n, w) in needed.iter_mut().zip(&ssa.inputs[shared..shared + carried]) {
@@ -61,20 +49,7 @@ pub fn prune(
         .filter(|&(i, _)| i < shared || i >= shared + carried || needed[i - shared])
         .map(|(_, &w)| w)
         .collect();
-    let outputs: Vec<Wire> = ssa
-        .outputs
-        .iter()
-        .zip(live_out)
-        .filter(|(_, &l)| l)
-        .map(|(&w, _)| w)
-        .collect();
-    let next: Vec<Wire> = ssa
-        .next
-        .iter()
-        .zip(&needed)
-        .filter(|(_, &n)| n)
-        .map(|(&w, _)| w)
-        .collect();
+    let (outputs, next) = (kept(&ssa.outputs, live_out), kept(&ssa.next, &needed));
     let (body, next) = ssa.frame.into_body(&inputs, &outputs, &next)?;
     let carried_values = block
         .carried
@@ -109,6 +84,15 @@ pub fn prune(
         inputs: block.inputs.clone(),
         outputs: Wiring::compress(block.count as usize, kept, &table),
     }))
+}
+
+/// The items of `all` that `keep` marks.
+fn kept<T: Copy>(all: &[T], keep: &[bool]) -> Vec<T> {
+    all.iter()
+        .zip(keep)
+        .filter(|(_, &k)| k)
+        .map(|(&x, _)| x)
+        .collect()
 }
 
 /// A body in single assignment: every value a wire of its own.

@@ -454,15 +454,14 @@ impl Word {
         }
     }
 
-    /// The same bits with each range widened as `how` says (see
-    /// [`gates::bucket`]): a value of this shape stands for every value
-    /// with the same bits whose ranges lie in the same widened ones.
-    pub fn relaxed(&self, how: Widening) -> Word {
-        let relax = |bits: &Rc<Bits>, r: Range| (bits.clone(), gates::bucket(r, bits, how));
+    /// The same value with each of its words — its bits, or each row of a
+    /// sum (factors in order) — replaced by `f(bits, range)`, in the order
+    /// of [`Word::for_each_bit`].
+    fn map_words(&self, f: &mut impl FnMut(&Rc<Bits>, Range) -> (Rc<Bits>, Range)) -> Word {
         match self.effective() {
             Word::Const { v, w } => Word::Const { v, w },
             Word::Bits(bits, r) => {
-                let (bits, r) = relax(&bits, r);
+                let (bits, r) = f(&bits, r);
                 Word::Bits(bits, r)
             }
             Word::Sum(l) => {
@@ -472,11 +471,12 @@ impl Word {
                     .map(|row| Row {
                         kind: match &row.kind {
                             RowKind::Word(x, r) => {
-                                let (x, r) = relax(x, *r);
+                                let (x, r) = f(x, *r);
                                 RowKind::Word(x, r)
                             }
                             RowKind::Product((x, rx), (y, ry)) => {
-                                RowKind::Product(relax(x, *rx), relax(y, *ry))
+                                let x = f(x, *rx);
+                                RowKind::Product(x, f(y, *ry))
                             }
                         },
                         neg: row.neg,
@@ -485,6 +485,13 @@ impl Word {
                 Lazy::word(l.w, rows)
             }
         }
+    }
+
+    /// The same bits with each range widened as `how` says (see
+    /// [`gates::bucket`]): a value of this shape stands for every value
+    /// with the same bits whose ranges lie in the same widened ones.
+    pub fn relaxed(&self, how: Widening) -> Word {
+        self.map_words(&mut |bits, r| (bits.clone(), gates::bucket(r, bits, how)))
     }
 
     /// The bits of a sum already reduced (by a reader that needed them),
@@ -503,27 +510,7 @@ impl Word {
     /// The same value with every range `r` (of its bits, or of a sum's
     /// rows, in a fixed order) replaced by `f(r)`.
     pub fn with_ranges(&self, f: &mut impl FnMut(Range) -> Range) -> Word {
-        match self.effective() {
-            Word::Const { v, w } => Word::Const { v, w },
-            Word::Bits(bits, r) => Word::Bits(bits, f(r)),
-            Word::Sum(l) => {
-                let rows = l
-                    .rows
-                    .iter()
-                    .map(|row| Row {
-                        kind: match &row.kind {
-                            RowKind::Word(x, r) => RowKind::Word(x.clone(), f(*r)),
-                            RowKind::Product((x, rx), (y, ry)) => {
-                                let rx = f(*rx);
-                                RowKind::Product((x.clone(), rx), (y.clone(), f(*ry)))
-                            }
-                        },
-                        neg: row.neg,
-                    })
-                    .collect();
-                Lazy::word(l.w, rows)
-            }
-        }
+        self.map_words(&mut |bits, r| (bits.clone(), f(r)))
     }
 
     /// The value with its bits (and its rows' bits) narrowed to what their
@@ -531,56 +518,14 @@ impl Word {
     pub fn narrowed(&self) -> Word {
         match self.effective() {
             Word::Bits(bits, r) => Word::from_bits_ranged(bits.as_ref().clone(), r),
-            Word::Sum(l) => {
-                let narrow = |x: &Rc<Bits>, r: Range| (Rc::new(gates::narrow(x, r)), r);
-                let rows = l
-                    .rows
-                    .iter()
-                    .map(|row| Row {
-                        kind: match &row.kind {
-                            RowKind::Word(x, r) => {
-                                let (x, r) = narrow(x, *r);
-                                RowKind::Word(x, r)
-                            }
-                            RowKind::Product((x, rx), (y, ry)) => {
-                                RowKind::Product(narrow(x, *rx), narrow(y, *ry))
-                            }
-                        },
-                        neg: row.neg,
-                    })
-                    .collect();
-                Lazy::word(l.w, rows)
-            }
-            c => c,
+            w => w.map_words(&mut |x, r| (Rc::new(gates::narrow(x, r)), r)),
         }
     }
 
     /// The same value with every bit replaced by `f(bit)`, in the order of
     /// [`Word::for_each_bit`]; widths, ranges and the sum's rows are kept.
     pub fn map_bits(&self, f: &mut impl FnMut(Bit) -> Bit) -> Word {
-        let map = |bits: &Rc<Bits>, f: &mut dyn FnMut(Bit) -> Bit| -> Rc<Bits> {
-            Rc::new(bits.iter().map(|&b| f(b)).collect())
-        };
-        match self.effective() {
-            Word::Const { v, w } => Word::Const { v, w },
-            Word::Bits(bits, r) => Word::Bits(map(&bits, f), r),
-            Word::Sum(l) => {
-                let rows = l
-                    .rows
-                    .iter()
-                    .map(|row| Row {
-                        kind: match &row.kind {
-                            RowKind::Word(x, r) => RowKind::Word(map(x, f), *r),
-                            RowKind::Product((x, rx), (y, ry)) => {
-                                RowKind::Product((map(x, f), *rx), (map(y, f), *ry))
-                            }
-                        },
-                        neg: row.neg,
-                    })
-                    .collect();
-                Lazy::word(l.w, rows)
-            }
-        }
+        self.map_words(&mut |bits, r| (Rc::new(bits.iter().map(|&b| f(b)).collect()), r))
     }
 
     /// Calls `f` on every bit of the value's representation, in a fixed

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use twofold::commands::{bench, eval, run, stats};
+use twofold::commands::{bench, e2e, eval, run, stats};
 use twofold::load::{load, parse_owners, parse_party, LoadOptions};
 use twofold_protocol::{IppMode, Reveal, Schedule};
 
@@ -175,6 +175,11 @@ enum Cmd {
         /// program, each party a process on its own core (taskset).
         #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["speedup", "artificial", "garble_only"])]
         ipp: Vec<PathBuf>,
+        /// End to end for each program: both parties as processes over
+        /// loopback from the file as given (a C program compiled by each),
+        /// zero inputs; wall-clock and each party's peak memory.
+        #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["speedup", "artificial", "garble_only", "ipp"])]
+        e2e: Vec<PathBuf>,
         /// With --ipp: run the parties in the namespaces of scripts/netns.sh
         /// (a shaped link) instead of on loopback.
         #[arg(long, requires = "ipp")]
@@ -338,6 +343,7 @@ fn real_main() -> Result<String> {
             garble_only,
             speedup,
             ipp,
+            e2e: e2e_files,
             netns,
             artificial,
             depth,
@@ -391,6 +397,11 @@ fn real_main() -> Result<String> {
                 };
                 let v = bench::ipp(&ipp, runs, link, log)?;
                 let text = bench::ipp_text(&v);
+                return Ok(render(v, text));
+            }
+            if !e2e_files.is_empty() {
+                let v = e2e::e2e(&e2e_files, runs, log)?;
+                let text = e2e::e2e_text(&v);
                 return Ok(render(v, text));
             }
             if artificial {

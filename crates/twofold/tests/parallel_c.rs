@@ -3,6 +3,9 @@
 //! gives the plaintext result under every schedule, 1..4 threads, with and
 //! without inter-party parallelism.
 
+mod common;
+
+use common::agrees_under_every_schedule;
 use rand::{Rng, SeedableRng};
 use twofold_circuit::Party;
 use twofold_compiler::{compile, CompileOptions};
@@ -77,30 +80,8 @@ fn random_parallel_loops_agree_under_every_schedule() {
             party_inputs(&program.main, &inputs, Party::A),
             party_inputs(&program.main, &inputs, Party::B),
         );
-        for schedule in Schedule::ALL {
-            for threads in 1..=4 {
-                for ipp in [IppMode::Off, IppMode::On] {
-                    let opts = SessionOptions {
-                        schedule,
-                        threads,
-                        ipp,
-                        reveal: Reveal::Both,
-                        // Split even narrow levels, so FGP really runs.
-                        fgp_min_ands: Some(1),
-                        ..SessionOptions::default()
-                    };
-                    let (ra, rb) =
-                        run_local(&program, &a, &b, &opts, &ChannelOptions::default()).unwrap();
-                    let label = format!(
-                        "round {round}, {} x{threads}, {}\n{source}",
-                        schedule.name(),
-                        ipp.name()
-                    );
-                    assert_eq!(ra.outputs.unwrap(), want, "{label}");
-                    assert_eq!(rb.outputs.unwrap(), want, "{label}");
-                }
-            }
-        }
+        let label = format!("round {round}\n{source}");
+        agrees_under_every_schedule(&program, (&a, &b), &want, 1..=4, &label);
     }
     // Most of these loops must become regions (some expressions make every
     // iteration the same constant, which makes no region).

@@ -90,7 +90,8 @@ impl Engine for ReplayingEvaluator<'_> {
     }
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
+/// The median of `xs` (the upper of the middle two for an even count).
+pub fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
 }
@@ -609,6 +610,12 @@ fn two_processes(
         "1",
         "twofold-b",
     )?;
+    reports(a, b)
+}
+
+/// Waits for both parties' processes; returns their `--json` reports, or
+/// the error of one that failed.
+pub fn reports(a: std::process::Child, b: std::process::Child) -> Result<(Value, Value)> {
     let (a, b) = (a.wait_with_output()?, b.wait_with_output()?);
     for out in [&a, &b] {
         if !out.status.success() {

@@ -1,0 +1,76 @@
+//! Memory follows the program, not the gates it runs: a multiply chain of
+//! 10^5 iterations (10^8 AND gates) runs, both parties in one process,
+//! within a fixed bound that does not grow when the trip count grows 10x.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Peak memory and AND gates of `twofold run --local --json` on a chain of
+/// `n` iterations, and its output.
+fn chain(n: u64) -> (u64, u64, Value) {
+    let dir = std::env::temp_dir().join(format!("twofold-memory-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("chain.c");
+    std::fs::write(
+        &path,
+        format!(
+            "#include <stdint.h>\nuint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {{\n    uint32_t acc = 0;\n    for (int i = 0; i < {n}; i++)\n        acc = acc * INPUT_B + INPUT_A;\n    return acc;\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .arg("run")
+        .arg(&path)
+        .args(["--local", "--json", "-i", "INPUT_A=3", "-i", "INPUT_B=5"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (
+        v["peak_rss_bytes"].as_u64().unwrap(),
+        v["and_gates"].as_u64().unwrap(),
+        v["outputs"].clone(),
+    )
+}
+
+/// `acc = acc * 5 + 3`, `n` times, modulo 2^32.
+fn expected(n: u64) -> u32 {
+    (0..n).fold(0u32, |acc, _| acc.wrapping_mul(5).wrapping_add(3))
+}
+
+#[test]
+fn a_long_chain_runs_in_memory_that_does_not_follow_its_trip_count() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        eprintln!("skipping: peak memory is read from /proc (Linux only)");
+        return;
+    }
+    let (small, small_ands, small_out) = chain(10_000);
+    let (large, large_ands, large_out) = chain(100_000);
+    assert!(large_ands >= 100_000_000, "{large_ands} AND gates");
+    assert!(large_ands > small_ands * 9);
+    assert!(
+        small_out
+            .to_string()
+            .contains(&expected(10_000).to_string()),
+        "{small_out}"
+    );
+    assert!(
+        large_out
+            .to_string()
+            .contains(&expected(100_000).to_string()),
+        "{large_out}"
+    );
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    assert!(
+        large <= 64 << 20 && large <= small + (8 << 20),
+        "peak memory {:.1} MiB for 10^5 iterations, {:.1} MiB for 10^4",
+        mib(large),
+        mib(small)
+    );
+}
