@@ -514,9 +514,22 @@ impl Word {
     }
 
     /// The value with its bits (and its rows' bits) narrowed to what their
-    /// ranges need (see [`Word::from_bits_ranged`]).
-    pub fn narrowed(&self) -> Word {
+    /// ranges need (see [`Word::from_bits_ranged`]), but for its low
+    /// `keep` bits, which stay as they are.
+    pub fn narrowed(&self, keep: usize) -> Word {
         match self.effective() {
+            Word::Bits(bits, r) if keep > 0 => {
+                let mut narrow = gates::narrow(&bits, r);
+                let k = keep.min(bits.len());
+                narrow[..k].copy_from_slice(&bits[..k]);
+                match gates::const_value(&narrow) {
+                    Some(v) if narrow.len() <= 64 => Word::konst(v, narrow.len() as u32),
+                    _ => {
+                        let natural = gates::value_range(&narrow);
+                        Word::Bits(Rc::new(narrow), r.meet(natural))
+                    }
+                }
+            }
             Word::Bits(bits, r) => Word::from_bits_ranged(bits.as_ref().clone(), r),
             w => w.map_words(&mut |x, r| (Rc::new(gates::narrow(x, r)), r)),
         }
@@ -643,9 +656,9 @@ impl Slot {
     }
 
     /// The slot narrowed as [`Word::narrowed`] does.
-    pub fn narrowed(&self) -> Slot {
+    pub fn narrowed(&self, keep: usize) -> Slot {
         match self {
-            Slot::Val(w) => Slot::Val(w.narrowed()),
+            Slot::Val(w) => Slot::Val(w.narrowed(keep)),
             p => p.clone(),
         }
     }

@@ -121,21 +121,16 @@ fn examples_keep_the_loops_they_should() {
     // The recurrence of match_and_risk: a loop (after one warm-up iteration).
     let mr = example("match_and_risk.c");
     assert!(!kept_fully(&mr, 49).blocks[0].1);
-    // The DP rows: kept (as several loops, as their values widen), with
-    // at most a quarter more AND gates than the unrolled form (a template
-    // serves values of a wider range than each cell's own; see
-    // `gates::Widening`).
-    for (name, line) in [("levenshtein.c", 18), ("smith_waterman.c", 57)] {
+    // The DP loops: rows and the loop over rows kept (values of different
+    // widths read padded to the widest), at the price of AND gates: at most
+    // 2.5 times those of the unrolled form, which narrows every cell to its
+    // own range (see docs/loops.md).
+    for (name, lines) in [("levenshtein.c", [16, 18]), ("smith_waterman.c", [50, 57])] {
         let p = example(name);
-        let row = p
-            .loops
-            .iter()
-            .find(|l| l.line == line)
-            .expect("the row loop");
-        assert!(
-            row.kept() && row.unrolled * 4 < row.iterations,
-            "{name}: {row:?}"
-        );
+        for line in lines {
+            let l = p.loops.iter().find(|l| l.line == line).expect("the loop");
+            assert!(l.kept() && l.unrolled * 4 < l.iterations, "{name}: {l:?}");
+        }
         let flat = compile_file(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../examples")
@@ -147,10 +142,7 @@ fn examples_keep_the_loops_they_should() {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let (a, b) = (p.program.and_count(), flat.program.and_count());
-        assert!(
-            a * 100 <= b * 125,
-            "{name}: {a} AND gates kept, {b} unrolled"
-        );
+        assert!(a * 10 <= b * 25, "{name}: {a} AND gates kept, {b} unrolled");
     }
 }
 

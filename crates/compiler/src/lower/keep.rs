@@ -28,7 +28,7 @@ mod run;
 
 pub(super) use run::Address;
 
-use super::probe::{general_form, Probe, Setup, Stored};
+use super::probe::{padded_form, Probe, Setup, Stored, MARKER_BASE};
 use super::*;
 use crate::gates::Widening;
 use crate::loops::Induction;
@@ -77,6 +77,10 @@ struct Counted {
 /// The most iterations a kept loop may have.
 const MAX_TRIPS: u64 = 1 << 40;
 
+/// Iterations left, at least, for values of different widths to be read
+/// padded to the widest (see [`widened`]).
+const MIN_PADDED_TRIPS: u64 = 32;
+
 /// The most iterations of a loop that stores its variable's value (each
 /// iteration's value is wired in from a table).
 const MAX_STORED_TRIPS: u64 = 1 << 16;
@@ -120,6 +124,7 @@ impl<'p> Lower<'p> {
             },
             widening: Widening::Fine,
             general: HashSet::default(),
+            widths: HashMap::default(),
         });
         let mut report = LoopReport {
             at: format!("line {}", loc.line),
@@ -166,7 +171,7 @@ impl<'p> Lower<'p> {
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
-                    if let Some(wider) = widened(&setup, &q, &probe) {
+                    if let Some(wider) = widened(&setup, &q, &probe, counted.trips - m) {
                         // Probe this iteration again, more generally.
                         setup = Rc::new(wider);
                         continue;
@@ -192,7 +197,7 @@ impl<'p> Lower<'p> {
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
-                } else if let Some(wider) = widened(&setup, &run.probe, &next) {
+                } else if let Some(wider) = widened(&setup, &run.probe, &next, counted.trips - m) {
                     // Probe the first iteration again, more generally.
                     setup = Rc::new(wider);
                     m = self.undo_run(run).0;
@@ -401,12 +406,19 @@ impl<'p> Lower<'p> {
                 return Ok(false);
             }
             let mut value = self.slot(obs.at.obj, leaf as usize);
-            // A public value read as inputs: its bits are wired in.
-            let mut public_bits = None;
-            if obs.general {
-                if let Some((form, bits)) = general_form(&value) {
-                    (value, public_bits) = (form, Some(bits));
-                }
+            // A value read padded: its marked bits are wired in, its own
+            // range is the tape's input.
+            let mut marked = None;
+            if let Some(width) = obs.pad {
+                let Some((form, bits)) = padded_form(&value, width) else {
+                    return Ok(false);
+                };
+                // A public value or bits: its range costs no gate.
+                let Slot::Val(w) = &value else {
+                    return Ok(false);
+                };
+                let own = w.range(&mut self.b);
+                (value, marked) = (form, Some((bits, own)));
             }
             if !value.relaxed_shape_is(p.widening, &obs.shape, (&mut buf, &mut seen)) {
                 return Ok(false);
@@ -414,14 +426,19 @@ impl<'p> Lower<'p> {
             let mut k = obs.first_range;
             value.for_each_range(&mut |r| {
                 if let Some(slot) = ranges.get_mut(k) {
-                    *slot = r;
+                    *slot = marked.as_ref().map_or(r, |m| m.1);
                 }
                 k += 1;
             });
             let mut consistent = true;
             let mut k = 0;
             value.for_each_bit(&mut |b| {
-                let b = public_bits.as_ref().map_or(b, |bits| bits[k]);
+                let b = match (b, &marked) {
+                    (Bit::Wire(w), Some((bits, _))) if w >= MARKER_BASE => {
+                        bits[(w - MARKER_BASE) as usize]
+                    }
+                    _ => b,
+                };
                 if let Bit::Wire(f) = obs.bits[k] {
                     let slot = &mut origin[run.in_index[&f]];
                     consistent &= slot.is_none_or(|s| s == b);
@@ -462,10 +479,11 @@ impl<'p> Lower<'p> {
         // The iteration's own ranges, narrowing what it leaves.
         let evaluated = p.tape.eval(&ranges);
         let mut left = Vec::new();
-        let mut own = |v: &Slot| {
+        // (Values of padded objects keep the padded width.)
+        let mut own = |v: &Slot, keep: usize| {
             let v = v
                 .with_ranges(&mut |r| p.tape.resolve(r, &evaluated))
-                .narrowed();
+                .narrowed(keep);
             v.for_each_range(&mut |r| left.push(r));
             v
         };
@@ -480,13 +498,14 @@ impl<'p> Lower<'p> {
         let mut writes = Vec::with_capacity(p.writes.len());
         for (w, write) in p.writes.iter().enumerate() {
             let leaf = at(write.at, run.write_delta[w]) as usize;
-            let value = own(&write.value.map_bits(&mut |b| resolve(b)));
+            let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
+            let value = own(&write.value.map_bits(&mut |b| resolve(b)), keep);
             writes.push(((write.at.obj, leaf), value));
         }
         let extras: Vec<Slot> = p
             .extras
             .iter()
-            .map(|e| own(&e.map_bits(&mut |b| resolve(b))))
+            .map(|e| own(&e.map_bits(&mut |b| resolve(b)), 0))
             .collect();
         for ((obj, leaf), value) in writes {
             run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
@@ -499,10 +518,11 @@ impl<'p> Lower<'p> {
 
 /// A more general setup under which probes `a` and `b` (of consecutive
 /// iterations, which do not match) may: public values the two read
-/// differently at the same location read as inputs, or, if only ranges
-/// differ in what they read, ranges widened further. `None` if neither
-/// applies.
-fn widened(setup: &Setup, a: &Probe, b: &Probe) -> Option<Setup> {
+/// differently at the same location read as inputs; values of one object
+/// whose widths differ read padded to the widest (if `left` iterations are
+/// enough to pay for it); or, if only ranges differ in what they read,
+/// ranges widened further. `None` if none applies.
+fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
     if a.observations.len() != b.observations.len() {
         return None;
     }
@@ -514,6 +534,25 @@ fn widened(setup: &Setup, a: &Probe, b: &Probe) -> Option<Setup> {
         }
     }
     if wider.general.len() > setup.general.len() {
+        return Some(wider);
+    }
+    // Values of one object whose widths differ: read padded to the widest
+    // (computing on wider values than some iterations need, which pays
+    // only over many iterations).
+    let mut grew = false;
+    for (x, y) in pairs().filter(|_| left >= MIN_PADDED_TRIPS) {
+        if let (Some(nx), Some(ny), true) = (x.significant, y.significant, x.at.obj == y.at.obj) {
+            let want = nx.max(ny);
+            if x.class_shape != y.class_shape && nx != ny && want > 0 {
+                let k = wider.widths.entry(x.at.obj).or_insert(0);
+                if want > *k {
+                    *k = want;
+                    grew = true;
+                }
+            }
+        }
+    }
+    if grew {
         return Some(wider);
     }
     let only_ranges = pairs().all(|(x, y)| x.class_shape == y.class_shape);

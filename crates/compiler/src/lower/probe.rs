@@ -65,6 +65,9 @@ pub(super) struct Setup {
     /// Locations whose public values differ between iterations: read as
     /// inputs, each iteration wiring in its own value.
     pub general: HashSet<(usize, usize)>,
+    /// Objects whose values' widths differ between iterations: values read
+    /// there are padded to this many bits (see [`padded_form`]).
+    pub widths: HashMap<usize, usize>,
 }
 
 /// Where a kept loop stores its variable's value into an array element
@@ -110,8 +113,11 @@ pub(super) struct Observation {
     pub class_shape: Vec<i128>,
     /// Whether it read a public value.
     pub public: bool,
-    /// Whether it read a public value as inputs (see [`Setup::general`]).
-    pub general: bool,
+    /// The width it was padded to, if it was (see [`padded_form`]).
+    pub pad: Option<usize>,
+    /// How many low bits of the value read carry it, for a value that
+    /// may be padded.
+    pub significant: Option<usize>,
 }
 
 /// A shift by the loop variable: its result is fresh inputs, bit `j` of
@@ -187,6 +193,9 @@ pub(super) struct Probe {
     pub failed: Option<String>,
     /// How far its observed ranges were widened.
     pub widening: Widening,
+    /// The widths values of some objects are padded to (see
+    /// [`Setup::widths`]).
+    pub widths: HashMap<usize, usize>,
     /// Its canonical form, once computed.
     canonical: std::cell::OnceCell<Vec<i128>>,
 }
@@ -304,6 +313,7 @@ impl<'p> Lower<'p> {
             tape,
             failed,
             widening: st.setup.widening,
+            widths: st.setup.widths.clone(),
             canonical: std::cell::OnceCell::new(),
         }
     }
@@ -345,40 +355,42 @@ impl<'p> Lower<'p> {
             let original = self.objs[obj].slots[leaf].clone();
             let setup = self.probes[p].setup.clone();
             let public = matches!(original, Slot::Val(Word::Const { .. }));
-            let general = public && setup.general.contains(&key);
-            let class_shape = match general_form(&original) {
-                Some((form, _)) if general => form.relaxed(Widening::Bits).shape(),
-                _ => original.relaxed(Widening::Bits).shape(),
+            // A value read in a form that serves the values of other
+            // iterations too (see `Setup::general` and `Setup::widths`).
+            let pad = match setup.widths.get(&obj) {
+                Some(&k) => Some(k),
+                None if public && setup.general.contains(&key) => Some(0),
+                None => None,
             };
+            let form = pad.and_then(|k| padded_form(&original, k));
+            let pad = pad.filter(|_| form.is_some());
+            let significant = value_bits(&original).map(|b| significant(&b));
+            let read = form.as_ref().map_or(&original, |(f, _)| f);
+            let class_shape = read.relaxed(Widening::Bits).shape();
             let mut fresh_of = std::mem::take(&mut self.probes[p].fresh_of);
             let mut made = Vec::new();
-            let mut fresh_wire = |me: &mut Self| {
-                let f = me.b.fresh_wire();
-                made.push(f);
-                f
-            };
+            let mut local: HashMap<Wire, Wire> = HashMap::default();
             // The template holds for every value with these bits, so that
             // iterations whose ranges differ within them match; the ranges
-            // it computes from them are recorded (see `crate::range`). A
-            // public value the iterations differ in is read as inputs.
-            let fresh = match general_form(&original) {
-                Some((form, _)) if general => {
-                    let mut local: HashMap<Wire, Wire> = HashMap::default();
-                    form.relaxed(setup.widening).map_bits(&mut |b| match b {
-                        Bit::Wire(w) => {
-                            Bit::Wire(*local.entry(w).or_insert_with(|| fresh_wire(self)))
-                        }
-                        c => c,
-                    })
-                }
-                _ => original.relaxed(setup.widening).map_bits(&mut |b| match b {
+            // it computes from them are recorded (see `crate::range`).
+            let fresh = read
+                .relaxed(setup.widening)
+                .map_bits(&mut |b| match b {
                     Bit::Wire(w) => {
-                        Bit::Wire(*fresh_of.entry(w).or_insert_with(|| fresh_wire(self)))
+                        let map = if w >= MARKER_BASE {
+                            &mut local
+                        } else {
+                            &mut fresh_of
+                        };
+                        Bit::Wire(*map.entry(w).or_insert_with(|| {
+                            let f = self.b.fresh_wire();
+                            made.push(f);
+                            f
+                        }))
                     }
                     c => c,
-                }),
-            }
-            .with_ranges(&mut |r| Range::input(p, r.lo, r.hi));
+                })
+                .with_ranges(&mut |r| Range::input(p, r.lo, r.hi));
             let first_range = self.probes[p].ranges;
             fresh.for_each_range(&mut |_| self.probes[p].ranges += 1);
             self.probes[p].fresh_of = fresh_of;
@@ -403,7 +415,8 @@ impl<'p> Lower<'p> {
                 first_range,
                 class_shape,
                 public,
-                general,
+                pad,
+                significant,
             });
         }
     }
@@ -716,24 +729,60 @@ fn block_writes(block: &twofold_circuit::PendingBlock, add: &mut impl FnMut(Wire
     block.carried.iter().filter_map(|c| c.last).for_each(add);
 }
 
-/// A public value read where a loop's iterations read different values:
-/// the value as distinct placeholder wires for the bits its range needs
-/// (the rest its extension), of the range the value is, and the bits those
-/// wires stand for. `None` if the value is not public.
-pub(super) fn general_form(v: &Slot) -> Option<(Slot, Vec<Bit>)> {
-    let Slot::Val(Word::Const { v, w }) = *v else {
-        return None;
-    };
-    let konst = gates::konst(v, w as usize);
-    let range = gates::value_range(&konst);
-    let placeholders: Bits = (0..w).map(|i| Bit::Wire(i as Wire)).collect();
-    let bits = gates::narrow(&placeholders, range);
-    let values = bits
-        .iter()
-        .map(|b| match *b {
-            Bit::Wire(i) => konst[i as usize],
-            c => c,
-        })
-        .collect();
-    Some((Slot::Val(Word::Bits(Rc::new(bits), range)), values))
+/// Wires from here up stand for bits of a padded value (see
+/// [`padded_form`]); no other wire reaches them.
+pub(super) const MARKER_BASE: Wire = Wire::MAX - (1 << 16);
+
+/// The bits of a value that may be padded (a public value or bits).
+fn value_bits(v: &Slot) -> Option<Bits> {
+    match v {
+        Slot::Val(Word::Const { v, w }) => Some(gates::konst(*v, *w as usize)),
+        Slot::Val(Word::Bits(bits, _)) => Some(bits.as_ref().clone()),
+        _ => None,
+    }
+}
+
+/// How many low bits of `bits` carry the value: the rest are zeros, or
+/// copies of the last of these (its sign).
+fn significant(bits: &[Bit]) -> usize {
+    let w = bits.len();
+    let unsigned = (0..=w)
+        .rev()
+        .find(|&n| n == 0 || bits[n - 1] != Bit::Const(false))
+        .unwrap_or(0);
+    let signed = (1..=w)
+        .find(|&n| bits[n..].iter().all(|&b| b == bits[n - 1]))
+        .unwrap_or(w);
+    unsigned.min(signed)
+}
+
+/// A value read where a loop's iterations read values of different widths
+/// (or different public values): its low `k` bits (at least those it needs;
+/// all of them, if public) as they are or, where they are only zeros or
+/// copies of its sign, as markers (`MARKER_BASE + position`), and the bits
+/// above as the extension of those; with the value's bits (marker
+/// `MARKER_BASE + p` stands for bit `p`). `None` for a sum or a pointer.
+pub(super) fn padded_form(v: &Slot, k: usize) -> Option<(Slot, Vec<Bit>)> {
+    let bits = value_bits(v)?;
+    let public = matches!(v, Slot::Val(Word::Const { .. }));
+    let n = significant(&bits);
+    let k = k.max(n).min(bits.len());
+    let marked = |p: usize| public || p >= n;
+    let signed = n > 0 && n < bits.len() && bits[n] == bits[n - 1];
+    let mut form: Bits = Vec::with_capacity(bits.len());
+    for (p, &b) in bits.iter().enumerate() {
+        form.push(if p >= k {
+            if signed || (public && bits[bits.len() - 1] == Bit::Const(true)) {
+                form[k - 1]
+            } else {
+                Bit::Const(false)
+            }
+        } else if marked(p) {
+            Bit::Wire(MARKER_BASE + p as Wire)
+        } else {
+            b
+        });
+    }
+    let range = gates::value_range(&form);
+    Some((Slot::Val(Word::Bits(Rc::new(form), range)), bits))
 }

@@ -31,12 +31,20 @@ impl Made {
 
 impl<'p> Lower<'p> {
     /// Whether `run` is kept as a block: it has gates, and enough of them
-    /// in all (or is a region); shorter runs are lowered plainly, where the
-    /// builder can share their gates with the rest.
+    /// in all (or is a region), and its iterations hand values on only as
+    /// carried values; other runs are lowered plainly, where the builder
+    /// can share their gates with the rest.
     pub(super) fn keeps(&self, run: &Run) -> bool {
         let frame = &run.probe.frame;
         let ands = frame.gates.iter().any(|g| g.is_and());
-        run.count >= 2
+        // An iteration may read an earlier one's values only as carried
+        // values (a block cannot wire its own outputs into its inputs).
+        let wired_back = run.tracks.iter().any(|t| match t {
+            Track::Table(v) => v.iter().any(|&o| run.owns(o)),
+            _ => false,
+        });
+        !wired_back
+            && run.count >= 2
             && !(frame.gates.is_empty() && frame.blocks.is_empty())
             && (run.count.saturating_mul(run.gates()) >= MIN_KEPT_GATES
                 || (ands && self.opts.regions && run.parallel()))

@@ -284,7 +284,7 @@ impl Run {
     /// reach that far.
     pub(super) fn token(&self, j: u64, q: u32) -> Option<Wire> {
         let t = j.checked_mul(self.width())?.checked_add(q as u64)?;
-        (t < (Wire::MAX - TOKEN_BASE) as u64).then(|| TOKEN_BASE + t as Wire)
+        (t < (super::super::probe::MARKER_BASE - TOKEN_BASE) as u64).then(|| TOKEN_BASE + t as Wire)
     }
 
     /// Which iteration and output of this run token `w` names, if any.
