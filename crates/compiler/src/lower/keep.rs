@@ -533,13 +533,10 @@ fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
             wider.general.insert((x.at.obj, x.at.leaf as usize));
         }
     }
-    if wider.general.len() > setup.general.len() {
-        return Some(wider);
-    }
+    let mut grew = wider.general.len() > setup.general.len();
     // Values of one object whose widths differ: read padded to the widest
     // (computing on wider values than some iterations need, which pays
     // only over many iterations).
-    let mut grew = false;
     for (x, y) in pairs().filter(|_| left >= MIN_PADDED_TRIPS) {
         if let (Some(nx), Some(ny), true) = (x.significant, y.significant, x.at.obj == y.at.obj) {
             let want = nx.max(ny);
