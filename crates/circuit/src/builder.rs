@@ -57,12 +57,21 @@ pub struct Builder {
 struct FrameState {
     gates: Vec<Gate>,
     blocks: Vec<PendingBlock>,
-    /// Existing gates by (kind, inputs): the wire they write.
-    hashed: HashMap<Gate, Wire>,
+    /// Existing gates by (kind, inputs): their indices in `gates` (four
+    /// bytes a gate, the key read from the gate itself).
+    hashed: hashbrown::HashTable<u32>,
     /// `w -> !w` both ways.
     negation: HashMap<Wire, Wire>,
     /// Wires of this frame holding 0 and 1, once made.
     constants: [Option<Wire>; 2],
+}
+
+/// The hash of a gate's kind and inputs (its output set to 0).
+fn gate_hash(gate: &Gate) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    gate.hash(&mut h);
+    h.finish()
 }
 
 /// A frame being built (see [`Builder::begin_frame`]).
@@ -214,12 +223,19 @@ impl Builder {
     }
 
     fn emit(&mut self, gate: Gate) -> Bit {
-        if let Some(&w) = self.frame.hashed.get(&gate) {
-            return Bit::Wire(w);
+        let hash = gate_hash(&gate);
+        let FrameState { gates, hashed, .. } = &mut self.frame;
+        let same = |&i: &u32| gates[i as usize].rewire(|w| w, 0) == gate;
+        if let Some(&i) = hashed.find(hash, same) {
+            return Bit::Wire(gates[i as usize].out());
         }
         let out = self.fresh();
-        self.frame.hashed.insert(gate, out);
-        self.frame.gates.push(gate.rewire(|w| w, out));
+        let FrameState { gates, hashed, .. } = &mut self.frame;
+        let index = u32::try_from(gates.len()).expect("a frame holds fewer than 2^32 gates");
+        gates.push(gate.rewire(|w| w, out));
+        hashed.insert_unique(hash, index, |&i| {
+            gate_hash(&gates[i as usize].rewire(|w| w, 0))
+        });
         Bit::Wire(out)
     }
 
