@@ -68,10 +68,8 @@ struct FrameState {
 
 /// The hash of a gate's kind and inputs (its output set to 0).
 fn gate_hash(gate: &Gate) -> u64 {
-    use std::hash::{BuildHasher, Hash, Hasher};
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    gate.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(gate)
 }
 
 /// A frame being built (see [`Builder::begin_frame`]).
