@@ -258,182 +258,43 @@ fn assemble(
     extra: &[Wire],
 ) -> Result<Assembled, CircuitError> {
     let order = steps(&frame);
-    let (lo, hi) = wire_span(&frame, &inputs, &outputs, extra);
-    // Liveness, backwards: the last step reading each wire.
-    const END: u64 = NONE - 1;
-    let mut last_use = WireMap::new(lo, hi);
-    for &w in outputs.iter().flat_map(|(_, w)| w).chain(extra) {
-        last_use.set(w, END);
-    }
-    let mut keep = vec![false; frame.gates.len()];
-    let mut keep_block = vec![false; frame.blocks.len()];
-    for (s, step) in order.iter().enumerate().rev() {
-        match *step {
-            Step::Gate(i) => {
-                let g = frame.gates[i];
-                if last_use.contains(g.out()) {
-                    keep[i] = true;
-                    for w in g.inputs() {
-                        last_use.set_if_none(w, s as u64);
-                    }
-                }
-            }
-            Step::Block(b) => {
-                // A block none of whose values is read is dropped whole;
-                // one of independent iterations loses those at either
-                // end whose values are not read.
-                let block = &mut frame.blocks[b];
-                let live = |w: Wire| last_use.contains(w);
-                let kept = if block.carried.is_empty() {
-                    block.live_iterations(live).map(|(first, end)| {
-                        if (first, end) != (0, block.count) {
-                            block.trim(first, end);
-                        }
-                    })
-                } else {
-                    let mut any = false;
-                    block.writes(|w| any |= live(w));
-                    any.then_some(())
-                };
-                if kept.is_some() {
-                    // What is left that nothing reads is dropped from the
-                    // body (see `crate::prune`).
-                    let mut live_out = vec![false; block.outputs.width()];
-                    for k in 0..block.count {
-                        block.outputs.for_each(k, |j, w| live_out[j] |= live(w));
-                    }
-                    let live_last: Vec<bool> = block
-                        .carried
-                        .iter()
-                        .map(|c| c.last.is_some_and(live))
-                        .collect();
-                    if live_out.iter().chain(&live_last).any(|&l| !l) {
-                        if let Some(pruned) = crate::prune::prune(block, &live_out, &live_last)? {
-                            *block = pruned;
-                        }
-                    }
-                    keep_block[b] = true;
-                    block.reads(|w| {
-                        last_use.set_if_none(w, s as u64);
-                    });
-                }
-            }
-        }
-    }
+    let span = wire_span(&frame, &inputs, &outputs, extra);
+    let roots: Vec<Wire> = outputs
+        .iter()
+        .flat_map(|(_, w)| w)
+        .chain(extra)
+        .copied()
+        .collect();
+    let live = Liveness::of(&mut frame, &order, span, &roots)?;
     // Slots, forwards: inputs first, then each value as it is made.
-    let mut slot = WireMap::new(lo, hi);
-    let mut free: Vec<Wire> = Vec::new();
-    let mut next: Wire = 0;
+    let mut slots = Slots {
+        at: WireMap::new(span.0, span.1),
+        free: Vec::new(),
+        next: 0,
+    };
     for (_, wires) in &inputs {
         for &w in wires {
-            if !slot.set_if_none(w, next as u64) {
+            if !slots.at.set_if_none(w, slots.next as u64) {
                 return Err(CircuitError::Invalid(format!("wire {w} is two inputs")));
             }
-            if !last_use.contains(w) {
-                free.push(next);
+            if !live.last_use.contains(w) {
+                slots.free.push(slots.next);
             }
-            next += 1;
+            slots.next += 1;
         }
     }
-    let lookup = |slot: &WireMap, w: Wire| -> Result<Wire, CircuitError> {
-        slot.get(w)
-            .map(|v| v as Wire)
-            .ok_or_else(|| CircuitError::Invalid(format!("wire {w} is read but never written")))
-    };
-    let mut gates = Vec::with_capacity(keep.iter().filter(|&&k| k).count());
+    let mut gates = Vec::with_capacity(live.keep.iter().filter(|&&k| k).count());
     let mut blocks = Vec::with_capacity(frame.blocks.len());
     for (s, step) in order.iter().enumerate() {
         match *step {
-            Step::Gate(i) => {
-                if !keep[i] {
-                    continue;
-                }
-                let g = frame.gates[i];
-                let (a, b) = match g {
-                    Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, b),
-                    Gate::Inv { a, .. } => (a, a),
-                };
-                let (sa, sb) = (lookup(&slot, a)?, lookup(&slot, b)?);
-                let mut freed_first = None;
-                for w in g.inputs() {
-                    if last_use.get(w) == Some(s as u64) && freed_first != Some(w) {
-                        free.push(lookup(&slot, w)?);
-                        freed_first = Some(w);
-                    }
-                }
-                let out = free.pop().unwrap_or_else(|| {
-                    next += 1;
-                    next - 1
-                });
-                slot.set(g.out(), out as u64);
-                gates.push(match g {
-                    Gate::Xor { .. } => Gate::Xor { a: sa, b: sb, out },
-                    Gate::And { .. } => Gate::And { a: sa, b: sb, out },
-                    Gate::Inv { .. } => Gate::Inv { a: sa, out },
-                });
+            Step::Gate(i) if live.keep[i] => {
+                gates.push(slots.gate(frame.gates[i], s as u64, &live.last_use)?);
             }
-            Step::Block(b) => {
-                if !keep_block[b] {
-                    continue;
-                }
-                let pb = &frame.blocks[b];
-                let position = gates.len();
-                // Writes take fresh slots, in wiring order (an iteration of
-                // a loop may read what an earlier one wrote).
-                pb.writes(|w| {
-                    if slot.set_if_none(w, next as u64) {
-                        next += 1;
-                    }
-                });
-                let shared = pb
-                    .shared
-                    .iter()
-                    .map(|&w| lookup(&slot, w))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let init = pb
-                    .carried
-                    .iter()
-                    .map(|c| lookup(&slot, c.init))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let block_inputs = renumber(&pb.inputs, pb.count, |w| lookup(&slot, w))?;
-                let block_outputs = renumber(&pb.outputs, pb.count, |w| lookup(&slot, w))?;
-                // Values last read here are dead after the block.
-                let mut dead = Vec::new();
-                pb.reads(|w| {
-                    if last_use.get(w) == Some(s as u64) {
-                        dead.push(w);
-                    }
-                });
-                dead.sort_unstable();
-                dead.dedup();
-                for w in dead {
-                    if let Some(sl) = slot.get(w) {
-                        free.push(sl as Wire);
-                    }
-                }
-                let carried = pb
-                    .carried
-                    .iter()
-                    .zip(init)
-                    .map(|(c, init)| {
-                        Ok(Carried {
-                            init,
-                            next: c.next,
-                            last: c.last.map(|w| lookup(&slot, w)).transpose()?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, CircuitError>>()?;
-                blocks.push(Block {
-                    position,
-                    count: pb.count,
-                    parallel: pb.parallel,
-                    body: pb.body.clone(),
-                    shared,
-                    carried,
-                    inputs: block_inputs,
-                    outputs: block_outputs,
-                });
+            Step::Block(b) if live.keep_block[b] => {
+                let block = &frame.blocks[b];
+                blocks.push(slots.block(block, gates.len(), s as u64, &live.last_use)?);
             }
+            _ => {}
         }
     }
     let outputs = outputs
@@ -443,18 +304,18 @@ fn assemble(
                 name,
                 wires: wires
                     .iter()
-                    .map(|&w| lookup(&slot, w))
+                    .map(|&w| slots.lookup(w))
                     .collect::<Result<_, _>>()?,
             })
         })
         .collect::<Result<Vec<_>, CircuitError>>()?;
     let extra = extra
         .iter()
-        .map(|&w| lookup(&slot, w))
+        .map(|&w| slots.lookup(w))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Assembled {
         circuit: Circuit {
-            num_wires: next,
+            num_wires: slots.next,
             inputs: inputs.into_iter().map(|(v, _)| v).collect(),
             outputs,
             gates,
@@ -462,6 +323,206 @@ fn assemble(
         blocks,
         extra,
     })
+}
+
+/// What of a frame reaches its outputs: the gates and blocks kept, and the
+/// step that last reads each wire (`END` for the outputs').
+struct Liveness {
+    last_use: WireMap,
+    keep: Vec<bool>,
+    keep_block: Vec<bool>,
+}
+
+/// `last_use` of a wire read after the frame ends.
+const END: u64 = NONE - 1;
+
+impl Liveness {
+    /// Backwards over `frame` in `order`, from `roots`; blocks are cut to
+    /// what is read of them on the way (see [`keep_live_part`]).
+    fn of(
+        frame: &mut RawFrame,
+        order: &[Step],
+        (lo, hi): (Wire, Wire),
+        roots: &[Wire],
+    ) -> Result<Liveness, CircuitError> {
+        let mut last_use = WireMap::new(lo, hi);
+        for &w in roots {
+            last_use.set(w, END);
+        }
+        let mut keep = vec![false; frame.gates.len()];
+        let mut keep_block = vec![false; frame.blocks.len()];
+        for (s, step) in order.iter().enumerate().rev() {
+            match *step {
+                Step::Gate(i) => {
+                    let g = frame.gates[i];
+                    if last_use.contains(g.out()) {
+                        keep[i] = true;
+                        for w in g.inputs() {
+                            last_use.set_if_none(w, s as u64);
+                        }
+                    }
+                }
+                Step::Block(b) => {
+                    let block = &mut frame.blocks[b];
+                    if keep_live_part(block, |w| last_use.contains(w))? {
+                        keep_block[b] = true;
+                        block.reads(|w| {
+                            last_use.set_if_none(w, s as u64);
+                        });
+                    }
+                }
+            }
+        }
+        Ok(Liveness {
+            last_use,
+            keep,
+            keep_block,
+        })
+    }
+}
+
+/// Cuts `block` to what `live` says is read of it: a block none of whose
+/// values is read is dropped whole (returns false); one of independent
+/// iterations loses those at either end whose values are not read; what
+/// is left that nothing reads is dropped from the body (see
+/// `crate::prune`).
+fn keep_live_part(
+    block: &mut PendingBlock,
+    live: impl Fn(Wire) -> bool,
+) -> Result<bool, CircuitError> {
+    if block.carried.is_empty() {
+        let Some((first, end)) = block.live_iterations(&live) else {
+            return Ok(false);
+        };
+        if (first, end) != (0, block.count) {
+            block.trim(first, end);
+        }
+    } else {
+        let mut any = false;
+        block.writes(|w| any |= live(w));
+        if !any {
+            return Ok(false);
+        }
+    }
+    let mut live_out = vec![false; block.outputs.width()];
+    for k in 0..block.count {
+        block.outputs.for_each(k, |j, w| live_out[j] |= live(w));
+    }
+    let live_last: Vec<bool> = block
+        .carried
+        .iter()
+        .map(|c| c.last.is_some_and(&live))
+        .collect();
+    if live_out.iter().chain(&live_last).any(|&l| !l) {
+        if let Some(pruned) = crate::prune::prune(block, &live_out, &live_last)? {
+            *block = pruned;
+        }
+    }
+    Ok(true)
+}
+
+/// Storage slots while a frame is assembled: where each wire's value is,
+/// and the slots free for reuse.
+struct Slots {
+    at: WireMap,
+    free: Vec<Wire>,
+    next: Wire,
+}
+
+impl Slots {
+    /// The slot of `w`'s value.
+    fn lookup(&self, w: Wire) -> Result<Wire, CircuitError> {
+        self.at
+            .get(w)
+            .map(|v| v as Wire)
+            .ok_or_else(|| CircuitError::Invalid(format!("wire {w} is read but never written")))
+    }
+
+    /// Gate `g` at step `s`, renumbered: inputs read last here free their
+    /// slots, which the output may take.
+    fn gate(&mut self, g: Gate, s: u64, last_use: &WireMap) -> Result<Gate, CircuitError> {
+        let (a, b) = match g {
+            Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, b),
+            Gate::Inv { a, .. } => (a, a),
+        };
+        let (sa, sb) = (self.lookup(a)?, self.lookup(b)?);
+        let mut freed_first = None;
+        for w in g.inputs() {
+            if last_use.get(w) == Some(s) && freed_first != Some(w) {
+                self.free.push(self.lookup(w)?);
+                freed_first = Some(w);
+            }
+        }
+        let out = self.free.pop().unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        });
+        self.at.set(g.out(), out as u64);
+        Ok(match g {
+            Gate::Xor { .. } => Gate::Xor { a: sa, b: sb, out },
+            Gate::And { .. } => Gate::And { a: sa, b: sb, out },
+            Gate::Inv { .. } => Gate::Inv { a: sa, out },
+        })
+    }
+
+    /// Block `pb` at step `s`, before gate `position`, renumbered: its
+    /// writes take fresh slots, in wiring order (an iteration of a loop may
+    /// read what an earlier one wrote); values last read here are dead
+    /// after it.
+    fn block(
+        &mut self,
+        pb: &PendingBlock,
+        position: usize,
+        s: u64,
+        last_use: &WireMap,
+    ) -> Result<Block, CircuitError> {
+        pb.writes(|w| {
+            if self.at.set_if_none(w, self.next as u64) {
+                self.next += 1;
+            }
+        });
+        let shared = pb
+            .shared
+            .iter()
+            .map(|&w| self.lookup(w))
+            .collect::<Result<Vec<_>, _>>()?;
+        let carried = pb
+            .carried
+            .iter()
+            .map(|c| {
+                Ok(Carried {
+                    init: self.lookup(c.init)?,
+                    next: c.next,
+                    last: c.last.map(|w| self.lookup(w)).transpose()?,
+                })
+            })
+            .collect::<Result<Vec<_>, CircuitError>>()?;
+        let inputs = renumber(&pb.inputs, pb.count, |w| self.lookup(w))?;
+        let outputs = renumber(&pb.outputs, pb.count, |w| self.lookup(w))?;
+        let mut dead = Vec::new();
+        pb.reads(|w| {
+            if last_use.get(w) == Some(s) {
+                dead.push(w);
+            }
+        });
+        dead.sort_unstable();
+        dead.dedup();
+        for w in dead {
+            if let Some(slot) = self.at.get(w) {
+                self.free.push(slot as Wire);
+            }
+        }
+        Ok(Block {
+            position,
+            count: pb.count,
+            parallel: pb.parallel,
+            body: pb.body.clone(),
+            shared,
+            carried,
+            inputs,
+            outputs,
+        })
+    }
 }
 
 /// `wiring` with every wire renumbered by `map`, compressed again.
