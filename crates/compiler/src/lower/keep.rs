@@ -25,14 +25,14 @@
 
 mod make;
 mod run;
+mod simulate;
 
 pub(super) use run::Address;
 
-use super::probe::{padded_form, Probe, Setup, Stored, MARKER_BASE};
+use super::probe::{Probe, Setup, Stored};
 use super::*;
 use crate::gates::Widening;
 use crate::loops::Induction;
-use crate::range::Range;
 use run::{Run, Steps};
 
 /// How a loop was lowered, for `twofold stats`.
@@ -108,24 +108,7 @@ impl<'p> Lower<'p> {
         let Some(counted) = self.count_trips(ind, cond)? else {
             return Ok(None);
         };
-        let last = counted.first + counted.step * (counted.trips.max(1) as i128 - 1);
-        let mut setup = Rc::new(Setup {
-            induction: counted.at,
-            shifts: ind.shifts.clone(),
-            stored: Stored {
-                // Each iteration's value is wired in from a table.
-                at: if counted.trips <= MAX_STORED_TRIPS {
-                    ind.stored.clone()
-                } else {
-                    HashSet::default()
-                },
-                scalar: counted.scalar,
-                hull: (counted.first.min(last), counted.first.max(last)),
-            },
-            widening: Widening::Fine,
-            general: HashSet::default(),
-            widths: HashMap::default(),
-        });
+        let mut setup = Rc::new(first_setup(ind, &counted));
         let mut report = LoopReport {
             at: format!("line {}", loc.line),
             iterations: counted.trips,
@@ -149,13 +132,10 @@ impl<'p> Lower<'p> {
                 // Probing iterations that match nothing costs twice what
                 // lowering them does: lower the next ones plainly (twice as
                 // many each time), then probe again.
-                let (start, end) = (m, (m + skip).min(counted.trips));
-                while m < end {
-                    self.set_induction(&counted, m);
-                    extras.push(each(self)?);
-                    m += 1;
-                }
-                report.unrolled += end - start;
+                let end = (m + skip).min(counted.trips);
+                self.unroll(&counted, m..end, &mut each, &mut extras)?;
+                report.unrolled += end - m;
+                m = end;
                 skip = skip.saturating_mul(2);
                 (misses, prev, pending) = (0, None, None);
                 continue;
@@ -212,48 +192,100 @@ impl<'p> Lower<'p> {
             if let Some(steps) = steps {
                 run.set_steps(steps);
                 misses = 0;
-                while m < counted.trips {
-                    if !self.simulate(&mut run, (&counted, m))? {
-                        why.get_or_insert(
-                            "an iteration's values differ in shape (constants, widths or ranges)",
-                        );
-                        break;
-                    }
-                    m += 1;
-                    if run.is_steady() {
-                        run.count += counted.trips - m;
-                        m = counted.trips;
-                    }
-                }
+                m = self.extend_run(&mut run, &counted, m, &mut why)?;
             }
-            let probe = if self.keeps(&run) {
-                let (rows, probe) = self.materialise(run, &mut report)?;
-                extras.extend(rows);
-                probe
-            } else {
-                // Lowered plainly, its iterations share gates with the
-                // rest and are lowered for their own ranges.
-                report.unrolled += run.count;
-                let (start, count, probe) = self.undo_run(run);
-                for k in start..start + count {
-                    self.set_induction(&counted, k);
-                    extras.push(each(self)?);
-                }
-                probe
-            };
+            let probe = self.end_run(run, &counted, &mut each, (&mut extras, &mut report))?;
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
-        if let Outcome::Unroll(from, w) = &outcome {
-            report.unrolled += counted.trips - from;
+        self.end_loop(&counted, &outcome, why, &mut report);
+        Ok(Some((outcome, extras, report)))
+    }
+
+    /// Lowers iterations `range` of the loop plainly, one after the other,
+    /// adding what each yields to `extras`.
+    fn unroll(
+        &mut self,
+        c: &Counted,
+        range: std::ops::Range<u64>,
+        each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+        extras: &mut Vec<Vec<Slot>>,
+    ) -> DResult<()> {
+        for m in range {
+            self.set_induction(c, m);
+            extras.push(each(self)?);
+        }
+        Ok(())
+    }
+
+    /// Applies `run`'s template to iterations from `m` on, as long as they
+    /// match it (a steady run covers the rest at once); returns the first
+    /// iteration not covered, and notes in `why` if one did not match.
+    fn extend_run(
+        &mut self,
+        run: &mut Run,
+        c: &Counted,
+        mut m: u64,
+        why: &mut Option<&str>,
+    ) -> DResult<u64> {
+        while m < c.trips {
+            if !self.simulate(run, (c, m))? {
+                why.get_or_insert(
+                    "an iteration's values differ in shape (constants, widths or ranges)",
+                );
+                break;
+            }
+            m += 1;
+            if run.is_steady() {
+                run.count += c.trips - m;
+                m = c.trips;
+            }
+        }
+        Ok(m)
+    }
+
+    /// Ends `run`: made a block if it is worth keeping, else undone and its
+    /// iterations lowered plainly. Adds their extras and accounts them in
+    /// the report; returns the run's template.
+    fn end_run(
+        &mut self,
+        run: Run,
+        c: &Counted,
+        each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+        (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
+    ) -> DResult<Probe> {
+        if self.keeps(&run) {
+            let (rows, probe) = self.materialise(run, report)?;
+            extras.extend(rows);
+            return Ok(probe);
+        }
+        // Lowered plainly, its iterations share gates with the rest and
+        // are lowered for their own ranges.
+        report.unrolled += run.count;
+        let (start, count, probe) = self.undo_run(run);
+        self.unroll(c, start..start + count, each, extras)?;
+        Ok(probe)
+    }
+
+    /// Completes the report of a loop lowered up to `outcome` (`why` the
+    /// first reason iterations were unrolled) and leaves the loop variable
+    /// where the kept iterations end.
+    fn end_loop(
+        &mut self,
+        c: &Counted,
+        outcome: &Outcome,
+        why: Option<&str>,
+        report: &mut LoopReport,
+    ) {
+        if let Outcome::Unroll(from, w) = outcome {
+            report.unrolled += c.trips - from;
             report.why = Some(w.clone());
-            self.set_induction(&counted, *from);
+            self.set_induction(c, *from);
         } else {
             if report.unrolled > 0 && report.why.is_none() {
                 report.why = why.map(str::to_string);
             }
-            self.set_induction(&counted, counted.trips);
+            self.set_induction(c, c.trips);
         }
-        Ok(Some((outcome, extras, report)))
     }
 
     /// The loop variable's location, first value and the trip count, if
@@ -371,148 +403,29 @@ impl<'p> Lower<'p> {
         let extras = each(self)?;
         Ok(self.end_probe(extras))
     }
+}
 
-    /// Applies iteration `m` of the loop to the state by `run`'s template,
-    /// if its observations have the template's shapes (and equal inputs of
-    /// the template are equal bits): its writes then hold tokens (what they
-    /// held before is kept in the run, to undo it). Returns whether it did.
-    fn simulate(&mut self, run: &mut Run, (c, m): (&Counted, u64)) -> DResult<bool> {
-        let j = m - run.start;
-        let at = |a: Address, delta: i64| a.leaf + delta * j as i64;
-        let p = &run.probe;
-        for &(o, w) in &run.alias_pairs {
-            if at(p.observations[o].at, run.obs_delta[o]) == at(p.writes[w].at, run.write_delta[w])
-            {
-                return Ok(false);
-            }
-        }
-        let in_bounds = |me: &Self, obj: usize, leaf: i64| {
-            obj < me.objs.len() && leaf >= 0 && (leaf as usize) < me.objs[obj].slots.len()
-        };
-        if p.writes
-            .iter()
-            .zip(&run.write_delta)
-            .any(|(w, &d)| !in_bounds(self, w.at.obj, at(w.at, d)))
-        {
-            return Ok(false);
-        }
-        let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
-        // The ranges the iteration reads, by the tape's inputs.
-        let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
-        let (mut buf, mut seen) = (Vec::new(), Vec::new());
-        for (o, obs) in p.observations.iter().enumerate() {
-            let leaf = at(obs.at, run.obs_delta[o]);
-            if !in_bounds(self, obs.at.obj, leaf) {
-                return Ok(false);
-            }
-            let mut value = self.slot(obs.at.obj, leaf as usize);
-            // A value read padded: its marked bits are wired in, its own
-            // range is the tape's input.
-            let mut marked = None;
-            if let Some(width) = obs.pad {
-                let Some((form, bits)) = padded_form(&value, width) else {
-                    return Ok(false);
-                };
-                // A public value or bits: its range costs no gate.
-                let Slot::Val(w) = &value else {
-                    return Ok(false);
-                };
-                let own = w.range(&mut self.b);
-                (value, marked) = (form, Some((bits, own)));
-            }
-            if !value.relaxed_shape_is(p.widening, &obs.shape, (&mut buf, &mut seen)) {
-                return Ok(false);
-            }
-            let mut k = obs.first_range;
-            value.for_each_range(&mut |r| {
-                if let Some(slot) = ranges.get_mut(k) {
-                    *slot = marked.as_ref().map_or(r, |m| m.1);
-                }
-                k += 1;
-            });
-            let mut consistent = true;
-            let mut k = 0;
-            value.for_each_bit(&mut |b| {
-                let b = match (b, &marked) {
-                    (Bit::Wire(w), Some((bits, _))) if w >= MARKER_BASE => {
-                        bits[(w - MARKER_BASE) as usize]
-                    }
-                    _ => b,
-                };
-                if let Bit::Wire(f) = obs.bits[k] {
-                    let slot = &mut origin[run.in_index[&f]];
-                    consistent &= slot.is_none_or(|s| s == b);
-                    *slot = Some(b);
-                }
-                k += 1;
-            });
-            if !consistent {
-                return Ok(false);
-            }
-        }
-        for (d, der) in p.derived.iter().enumerate() {
-            let amount = der.amount + run.derived_delta[d] * j as i128;
-            for (bit, &f) in der.fresh.iter().enumerate() {
-                origin[run.in_index[&f]] = Some(match der.bit(bit, amount) {
-                    Bit::Wire(s) => origin[run.in_index[&s]].unwrap_or(Bit::Const(false)),
-                    c => c,
-                });
-            }
-        }
-        let mut origin: Vec<Bit> = origin
-            .into_iter()
-            .map(|o| o.unwrap_or(Bit::Const(false)))
-            .collect();
-        if run.token(j, run.outputs.len() as u32).is_none() {
-            return Ok(false);
-        }
-        // The loop variable's value, where the iteration stores it.
-        let value = c.first + c.step * m as i128;
-        for counter in &p.counters {
-            for (k, b) in counter.bits.iter().enumerate() {
-                if let Bit::Wire(f) = *b {
-                    origin[run.in_index[&f]] = Bit::Const((value >> k) & 1 == 1);
-                }
-            }
-            ranges[counter.range] = Range::new(value, value);
-        }
-        // The iteration's own ranges, narrowing what it leaves.
-        let evaluated = p.tape.eval(&ranges);
-        let mut left = Vec::new();
-        // (Values of padded objects keep the padded width.)
-        let mut own = |v: &Slot, keep: usize| {
-            let v = v
-                .with_ranges(&mut |r| p.tape.resolve(r, &evaluated))
-                .narrowed(keep);
-            v.for_each_range(&mut |r| left.push(r));
-            v
-        };
-        let resolve = |b: Bit| match b {
-            Bit::Wire(w) => match (run.in_index.get(&w), run.out_index.get(&w)) {
-                (Some(&i), _) => origin[i],
-                (None, Some(&q)) => Bit::Wire(run.token(j, q).expect("tokens checked above")),
-                (None, None) => unreachable!("a template's values are its inputs and outputs"),
+/// The setup of a loop's first probe: the loop variable where `c` found
+/// it, stored (each iteration's value wired in from a table) if the loop
+/// is short enough, and ranges widened finely.
+fn first_setup(ind: &Induction, c: &Counted) -> Setup {
+    let last = c.first + c.step * (c.trips.max(1) as i128 - 1);
+    Setup {
+        induction: c.at,
+        shifts: ind.shifts.clone(),
+        stored: Stored {
+            // Each iteration's value is wired in from a table.
+            at: if c.trips <= MAX_STORED_TRIPS {
+                ind.stored.clone()
+            } else {
+                HashSet::default()
             },
-            c => c,
-        };
-        let mut writes = Vec::with_capacity(p.writes.len());
-        for (w, write) in p.writes.iter().enumerate() {
-            let leaf = at(write.at, run.write_delta[w]) as usize;
-            let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
-            let value = own(&write.value.map_bits(&mut |b| resolve(b)), keep);
-            writes.push(((write.at.obj, leaf), value));
-        }
-        let extras: Vec<Slot> = p
-            .extras
-            .iter()
-            .map(|e| own(&e.map_bits(&mut |b| resolve(b)), 0))
-            .collect();
-        for ((obj, leaf), value) in writes {
-            run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
-            self.write_slot(obj, leaf, value);
-        }
-        run.record(j, origin, extras, left);
-        Ok(true)
+            scalar: c.scalar,
+            hull: (c.first.min(last), c.first.max(last)),
+        },
+        widening: Widening::Fine,
+        general: HashSet::default(),
+        widths: HashMap::default(),
     }
 }
 

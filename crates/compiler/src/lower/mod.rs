@@ -26,6 +26,7 @@ mod call;
 mod decl;
 mod expr;
 mod keep;
+mod operator;
 mod place;
 mod probe;
 mod region;

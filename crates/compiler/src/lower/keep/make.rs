@@ -29,6 +29,78 @@ impl Made {
     }
 }
 
+/// The inputs of a run's template that its block reads, by how they
+/// reach it.
+struct InputKinds {
+    /// The same in every iteration.
+    shared: Vec<usize>,
+    /// Carried from one iteration to the next.
+    carried: Vec<usize>,
+    /// Wired iteration by iteration.
+    iter: Vec<usize>,
+}
+
+impl InputKinds {
+    /// The inputs of `run`'s template that something reads, by their
+    /// tracks.
+    fn of(run: &Run) -> InputKinds {
+        let used = run.used_inputs();
+        let (mut shared, mut carried, mut iter) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, t) in run.tracks.iter().enumerate() {
+            match t {
+                _ if !used[i] => {}
+                Track::Fixed(_) | Track::Empty => shared.push(i),
+                Track::Carried { .. } => carried.push(i),
+                _ => iter.push(i),
+            }
+        }
+        InputKinds {
+            shared,
+            carried,
+            iter,
+        }
+    }
+}
+
+/// The output wires of a run's block.
+struct OutputWires {
+    /// The outputs needed from every iteration, in order.
+    every_q: Vec<u32>,
+    /// The outputs needed from the last iteration only, in order.
+    last_q: Vec<u32>,
+    /// The wires of `every_q`, iteration after iteration.
+    unit: Vec<Wire>,
+    /// The wires of `last_q`.
+    finals: Vec<Wire>,
+    /// Per carried input, the wire of its value after the last iteration,
+    /// if needed.
+    carried_last: Vec<Option<Wire>>,
+}
+
+impl OutputWires {
+    /// The block's output wiring: `unit` moving by a row per iteration,
+    /// then `finals` (written by the last iteration).
+    fn wiring(&self) -> Wiring {
+        let width = self.every_q.len() as u32;
+        let mut segments = Vec::new();
+        if let Some(&u0) = self.unit.first() {
+            segments.push(Segment::Affine {
+                len: width,
+                start: u0,
+                step: width as i64,
+            });
+        }
+        if let Some(&f0) = self.finals.first() {
+            segments.push(Segment::Affine {
+                len: self.finals.len() as u32,
+                start: f0,
+                step: 0,
+            });
+        }
+        Wiring { segments }
+    }
+}
+
 impl<'p> Lower<'p> {
     /// Whether `run` is kept as a block: it has gates, and enough of them
     /// in all (or is a region), and its iterations hand values on only as
@@ -146,82 +218,22 @@ impl<'p> Lower<'p> {
         last: &HashSet<u32>,
     ) -> DResult<(Made, bool)> {
         let parallel = self.opts.regions && run.parallel();
-        let used = run.used_inputs();
-        let (mut shared, mut carried, mut iter) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, t) in run.tracks.iter().enumerate() {
-            match t {
-                _ if !used[i] => {}
-                Track::Fixed(_) | Track::Empty => shared.push(i),
-                Track::Carried { .. } => carried.push(i),
-                _ => iter.push(i),
-            }
-        }
-        let carried_q: HashSet<u32> = carried
-            .iter()
-            .filter_map(|&i| match run.tracks[i] {
-                Track::Carried { q, .. } => Some(q),
-                _ => None,
-            })
-            .collect();
-        // Outputs: those needed from every iteration, then those needed
-        // from the last one only (carried values leave through `last`).
-        let mut every_q: Vec<u32> = every.iter().copied().collect();
-        every_q.sort_unstable();
-        let mut last_q: Vec<u32> = last
-            .iter()
-            .copied()
-            .filter(|q| !every.contains(q) && !carried_q.contains(q))
-            .collect();
-        last_q.sort_unstable();
-        let count = run.count;
-        let width = every_q.len() as u32;
-        let unit: Vec<Wire> = (0..count * width as u64)
-            .map(|_| self.b.fresh_wire())
-            .collect();
-        let finals: Vec<Wire> = last_q.iter().map(|_| self.b.fresh_wire()).collect();
-        let made_every: HashMap<u32, (Wire, u32)> = every_q
-            .iter()
-            .enumerate()
-            .map(|(k, &q)| (q, (unit.first().copied().unwrap_or(0) + k as Wire, width)))
-            .collect();
-        let mut made_last: HashMap<u32, Wire> =
-            last_q.iter().copied().zip(finals.iter().copied()).collect();
-        let mut carried_last = Vec::with_capacity(carried.len());
-        for &i in &carried {
-            let Track::Carried { q, .. } = run.tracks[i] else {
-                unreachable!("carried inputs have carried tracks")
-            };
-            let needed = last.contains(&q) && !every.contains(&q) && !made_last.contains_key(&q);
-            let w = needed.then(|| self.b.fresh_wire());
-            if let Some(w) = w {
-                made_last.insert(q, w);
-            }
-            carried_last.push(w);
-        }
-        let made = Made {
-            every: made_every,
-            last: made_last,
-        };
+        let kinds = InputKinds::of(run);
+        let (outs, made) = self.output_wires(run, &kinds.carried, every, last);
         // Origins naming this run's own outputs are its output wires.
         let resolve = |b: Bit| match b {
             Bit::Wire(w) => run.decode(w).map_or(b, |(j, q)| made.bit(j, q)),
             c => c,
         };
-        let mut shared_bits: Vec<(Wire, Bit)> = shared
+        let mut shared_bits: Vec<(Wire, Bit)> = kinds
+            .shared
             .iter()
             .map(|&i| (run.probe.inputs[i], resolve(run.origin(i, 0))))
             .collect();
-        let mut table = Vec::with_capacity(count as usize * iter.len());
-        for j in 0..count {
-            for &i in &iter {
-                let b = resolve(run.origin(i, j));
-                table.push(self.wire_of(b)?);
-            }
-        }
-        let inputs_wiring = Wiring::compress(count as usize, iter.len(), &table);
-        let mut carried_init = Vec::with_capacity(carried.len());
-        let mut next = Vec::with_capacity(carried.len());
-        for &i in &carried {
+        let inputs_wiring = self.iteration_inputs(run, &kinds.iter, &resolve)?;
+        let mut carried_init = Vec::with_capacity(kinds.carried.len());
+        let mut next = Vec::with_capacity(kinds.carried.len());
+        for &i in &kinds.carried {
             let Track::Carried { init, q } = run.tracks[i] else {
                 unreachable!("carried inputs have carried tracks")
             };
@@ -244,49 +256,120 @@ impl<'p> Lower<'p> {
         let inputs: Vec<Wire> = shared_bits
             .iter()
             .map(|&(w, _)| w)
-            .chain(carried.iter().chain(&iter).map(|&i| run.probe.inputs[i]))
+            .chain((kinds.carried.iter().chain(&kinds.iter)).map(|&i| run.probe.inputs[i]))
             .collect();
-        let outputs: Vec<Wire> = every_q
+        let outputs: Vec<Wire> = outs
+            .every_q
             .iter()
-            .chain(&last_q)
+            .chain(&outs.last_q)
             .map(|&q| run.outputs[q as usize])
             .collect();
         let frame = std::mem::take(&mut run.probe.frame);
         let (body, next) = frame
             .into_body(&inputs, &outputs, &next)
             .map_err(|e| diag(Loc::default(), format!("internal: a kept loop's body: {e}")))?;
-        let mut segments = Vec::new();
-        if let Some(&u0) = unit.first() {
-            segments.push(Segment::Affine {
-                len: width,
-                start: u0,
-                step: width as i64,
-            });
-        }
-        if let Some(&f0) = finals.first() {
-            segments.push(Segment::Affine {
-                len: finals.len() as u32,
-                start: f0,
-                step: 0,
-            });
-        }
-        let parallel = parallel && carried.is_empty();
+        let parallel = parallel && kinds.carried.is_empty();
         self.b.add_block(PendingBlock {
             position: 0,
-            count,
+            count: run.count,
             parallel,
             body,
             shared: shared_wires,
             carried: carried_init
                 .into_iter()
                 .zip(next)
-                .zip(carried_last)
+                .zip(outs.carried_last.iter().copied())
                 .map(|((init, next), last)| Carried { init, next, last })
                 .collect(),
             inputs: inputs_wiring,
-            outputs: Wiring { segments },
+            outputs: outs.wiring(),
         });
         Ok((made, parallel))
+    }
+
+    /// Fresh wires for the outputs of `run`'s block: those needed from
+    /// every iteration (`every`), then those needed from the last one only
+    /// (`last`; carried values, of the inputs `carried`, leave through
+    /// their own last wires). Returns them with what the run's tokens
+    /// stand for.
+    fn output_wires(
+        &mut self,
+        run: &Run,
+        carried: &[usize],
+        every: &HashSet<u32>,
+        last: &HashSet<u32>,
+    ) -> (OutputWires, Made) {
+        let carried_q: HashSet<u32> = carried
+            .iter()
+            .filter_map(|&i| match run.tracks[i] {
+                Track::Carried { q, .. } => Some(q),
+                _ => None,
+            })
+            .collect();
+        let mut every_q: Vec<u32> = every.iter().copied().collect();
+        every_q.sort_unstable();
+        let mut last_q: Vec<u32> = last
+            .iter()
+            .copied()
+            .filter(|q| !every.contains(q) && !carried_q.contains(q))
+            .collect();
+        last_q.sort_unstable();
+        let width = every_q.len() as u32;
+        let unit: Vec<Wire> = (0..run.count * width as u64)
+            .map(|_| self.b.fresh_wire())
+            .collect();
+        let finals: Vec<Wire> = last_q.iter().map(|_| self.b.fresh_wire()).collect();
+        let made_every: HashMap<u32, (Wire, u32)> = every_q
+            .iter()
+            .enumerate()
+            .map(|(k, &q)| (q, (unit.first().copied().unwrap_or(0) + k as Wire, width)))
+            .collect();
+        let mut made_last: HashMap<u32, Wire> =
+            last_q.iter().copied().zip(finals.iter().copied()).collect();
+        let mut carried_last = Vec::with_capacity(carried.len());
+        for &i in carried {
+            let Track::Carried { q, .. } = run.tracks[i] else {
+                unreachable!("carried inputs have carried tracks")
+            };
+            let needed = last.contains(&q) && !every.contains(&q) && !made_last.contains_key(&q);
+            let w = needed.then(|| self.b.fresh_wire());
+            if let Some(w) = w {
+                made_last.insert(q, w);
+            }
+            carried_last.push(w);
+        }
+        let made = Made {
+            every: made_every,
+            last: made_last,
+        };
+        let outs = OutputWires {
+            every_q,
+            last_q,
+            unit,
+            finals,
+            carried_last,
+        };
+        (outs, made)
+    }
+
+    /// The wiring of the per-iteration inputs `iter` of `run`'s block:
+    /// their origins in each iteration as wires of the current frame
+    /// (`resolve` names the run's own outputs).
+    fn iteration_inputs(
+        &mut self,
+        run: &Run,
+        iter: &[usize],
+        resolve: &impl Fn(Bit) -> Bit,
+    ) -> DResult<Wiring> {
+        let count = run.count;
+        let mut table = Vec::with_capacity(count as usize * iter.len());
+        for j in 0..count {
+            for &i in iter {
+                let b = resolve(run.origin(i, j));
+                table.push(self.wire_of(b)?);
+            }
+        }
+        Ok(Wiring::compress(count as usize, iter.len(), &table))
     }
 
     /// Moves the gates and blocks of `frame` that read only the template

@@ -1,0 +1,98 @@
+//! Words as signed digits `±bit · 2^col`: how sums and products read their
+//! operands, and the range of a word's value from its bits.
+
+use twofold_circuit::Bit;
+
+use super::{signed_width, Range};
+
+/// A signed digit: `±bit · 2^col`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Digit {
+    /// The bit.
+    pub(super) bit: Bit,
+    /// Its column: the digit weighs `2^col`.
+    pub(super) col: u32,
+    /// Whether the digit is subtracted.
+    pub(super) neg: bool,
+}
+
+/// The digits of a word read modulo `2^w`: the low bits positive and, when
+/// the word is a sign extension of a wire, its sign bit negative.
+pub(super) fn digits(x: &[Bit], w: usize) -> Vec<Digit> {
+    let x = &x[..x.len().min(w)];
+    let Some(&top) = x.last() else {
+        return Vec::new();
+    };
+    let k = signed_width(x);
+    let mut out = Vec::new();
+    for (i, &b) in x.iter().enumerate().take(k - 1) {
+        if b != Bit::Const(false) {
+            out.push(Digit {
+                bit: b,
+                col: i as u32,
+                neg: false,
+            });
+        }
+    }
+    if top != Bit::Const(false) {
+        // The run of copies from bit k-1 up to bit w-1 is worth
+        // -top · 2^(k-1) modulo 2^w, unless it reaches only bit w-1 alone.
+        out.push(Digit {
+            bit: top,
+            col: (k - 1) as u32,
+            neg: k < w,
+        });
+    }
+    out
+}
+
+/// Non-adjacent form of a constant modulo `2^w`: few signed digits.
+pub(super) fn const_digits(v: u64, w: usize) -> Vec<Digit> {
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let v = v & mask;
+    let mut out = Vec::new();
+    let mut n = v as i128;
+    let mut col = 0u32;
+    while n != 0 && (col as usize) < w {
+        if n & 1 == 1 {
+            let d = 2 - (n & 3); // 1 or -1
+            let d = if (col as usize) + 1 >= w { 1 } else { d };
+            out.push(Digit {
+                bit: Bit::Const(true),
+                col,
+                neg: d < 0,
+            });
+            n -= d;
+        }
+        n >>= 1;
+        col += 1;
+    }
+    out
+}
+
+/// The range of the value of signed digits.
+pub(super) fn range_of_digits(ds: &[Digit]) -> Range {
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for d in ds {
+        let wgt = 1i128 << d.col;
+        match (d.bit, d.neg) {
+            (Bit::Const(false), _) => {}
+            (Bit::Const(true), false) => {
+                lo += wgt;
+                hi += wgt;
+            }
+            (Bit::Const(true), true) => {
+                lo -= wgt;
+                hi -= wgt;
+            }
+            (_, false) => hi += wgt,
+            (_, true) => lo -= wgt,
+        }
+    }
+    Range::new(lo, hi)
+}
+
+/// The range of a word's value from its bits alone.
+pub fn value_range(x: &[Bit]) -> Range {
+    range_of_digits(&digits(x, x.len()))
+}

@@ -1,0 +1,75 @@
+//! Ranges of words: narrowing a word to the bits its range needs, and the
+//! widened ranges (buckets) a kept loop's template reads.
+
+use twofold_circuit::Bit;
+
+use super::{bitlen, extend, value_range, Bits, Range};
+
+/// Buckets per power of two, as a shift: `2^BUCKET_SHIFT` of them.
+const BUCKET_SHIFT: usize = 3;
+
+/// How far a kept loop's template widens the ranges it reads (so that
+/// iterations whose ranges differ within the widened ones match).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Widening {
+    /// Each bound rounded outwards to a multiple of an eighth of the
+    /// largest power of two the bits allow: values whose ranges grow a
+    /// little at a time (a DP row) share buckets for a while, and a bucket
+    /// leaves room above its values, so adding a little to them does not
+    /// need a bit more.
+    Fine,
+    /// Each bound rounded outwards to the next `±7·2^m`: few, wide buckets
+    /// that still leave an eighth of their width of room below the next
+    /// power of two.
+    Wide,
+    /// To all the bits allow.
+    Bits,
+}
+
+/// The range `r` of a value with bits `x`, widened as `how` says (never
+/// beyond what the bits allow).
+pub fn bucket(r: Range, x: &[Bit], how: Widening) -> Range {
+    let natural = value_range(x);
+    if how == Widening::Bits {
+        return natural;
+    }
+    if how == Widening::Wide {
+        let up = |v: i128| {
+            let mut b = 6i128;
+            while b < v {
+                b = b * 2 + 1;
+            }
+            b
+        };
+        let hi = if r.hi < 0 { r.hi } else { up(r.hi) };
+        let lo = if r.lo >= 0 {
+            r.lo.min(0)
+        } else {
+            -up(-r.lo - 1) - 1
+        };
+        return Range::new(lo.max(natural.lo), hi.min(natural.hi));
+    }
+    let span = natural.hi.max(-(natural.lo + 1)).max(1) as u128;
+    let step = (1i128 << bitlen(span).saturating_sub(BUCKET_SHIFT)).max(1);
+    let hi = (r.hi.div_euclid(step) + 1) * step - 1;
+    let lo = r.lo.div_euclid(step) * step;
+    Range::new(lo.max(natural.lo), hi.min(natural.hi))
+}
+
+/// The word with the bits above what `r` needs replaced by the extension
+/// of the rest (a value known to lie in `r` needs no more bits).
+pub fn narrow(x: &[Bit], r: Range) -> Bits {
+    let w = x.len();
+    let (signed, need) = if r.lo >= 0 {
+        (false, bitlen(r.hi.max(0) as u128))
+    } else {
+        (
+            true,
+            bitlen(r.hi.max(0) as u128).max(bitlen((-(r.lo + 1)) as u128)) + 1,
+        )
+    };
+    if need >= w {
+        return x.to_vec();
+    }
+    extend(&x[..need], w, signed)
+}

@@ -1,0 +1,301 @@
+//! Multi-operand sums: additions, subtractions and products collected as
+//! columns of signed bits and reduced with full adders.
+
+use std::collections::VecDeque;
+
+use twofold_circuit::{Bit, Builder};
+
+use super::digits::{const_digits, digits, range_of_digits, value_range, Digit};
+use super::{bitlen, const_value, extend, konst, Bits, Range};
+
+/// A multi-operand sum being collected: signed bits per column, a constant,
+/// and the exact range of the mathematical sum.
+pub struct Sum {
+    w: usize,
+    cols: Vec<Vec<Bit>>,
+    constant: i128,
+    range: Range,
+}
+
+impl Sum {
+    /// An empty sum of result width `w`.
+    pub fn new(w: usize) -> Sum {
+        Sum {
+            w,
+            cols: vec![Vec::new(); w],
+            constant: 0,
+            range: Range::new(0, 0),
+        }
+    }
+
+    /// Puts the partial product `a·c` into column `col` (nothing, and no
+    /// gate, past the word), negative if exactly one of `a`, `c`, `neg_all`
+    /// is.
+    fn partial_product(&mut self, b: &mut Builder, a: &Digit, c: &Digit, col: u32, neg_all: bool) {
+        if col as usize >= self.w {
+            return;
+        }
+        let bit = b.and(a.bit, c.bit);
+        let neg = (a.neg != c.neg) != neg_all;
+        self.digit(b, Digit { bit, col, neg });
+    }
+
+    /// Puts a digit into the columns (the range is accounted by the caller).
+    fn digit(&mut self, b: &mut Builder, d: Digit) {
+        let c = d.col as usize;
+        if c >= self.w {
+            return;
+        }
+        let weight = 1i128 << c;
+        if d.neg {
+            // -bit = ~bit - 1
+            let nb = b.not(d.bit);
+            self.push(nb, c);
+            self.constant -= weight;
+        } else {
+            self.push(d.bit, c);
+        }
+    }
+
+    fn push(&mut self, bit: Bit, c: usize) {
+        match bit {
+            Bit::Const(false) => {}
+            Bit::Const(true) => self.constant += 1i128 << c,
+            w => self.cols[c].push(w),
+        }
+    }
+
+    /// The range a word may contribute: its digits' range, tightened by a
+    /// known range of its value where that applies at this width.
+    fn operand_range(&self, x: &[Bit], known: Option<Range>) -> Range {
+        let d = range_of_digits(&digits(x, self.w));
+        match known {
+            Some(r) if x.len() <= self.w || (r.lo >= 0 && r.hi < 1i128 << (self.w - 1)) => {
+                d.meet(r)
+            }
+            _ => d,
+        }
+    }
+
+    fn account(&mut self, r: Range, neg: bool) {
+        self.range = if neg { self.range - r } else { self.range + r };
+    }
+
+    /// Adds (or, if `neg`, subtracts) the word `x`, whose value is known to
+    /// lie in `known` (if given).
+    pub fn add_ranged(&mut self, b: &mut Builder, x: &[Bit], neg: bool, known: Option<Range>) {
+        let r = self.operand_range(x, known);
+        self.account(r, neg);
+        for mut d in digits(x, self.w) {
+            d.neg ^= neg;
+            self.digit(b, d);
+        }
+    }
+
+    /// Adds the word `x` (modulo `2^w`).
+    pub fn add(&mut self, b: &mut Builder, x: &[Bit]) {
+        self.add_ranged(b, x, false, None);
+    }
+
+    /// Subtracts the word `x` (modulo `2^w`).
+    pub fn sub(&mut self, b: &mut Builder, x: &[Bit]) {
+        self.add_ranged(b, x, true, None);
+    }
+
+    /// Adds (or, if `neg`, subtracts) the low half of the product `x · y`.
+    pub fn add_product(&mut self, b: &mut Builder, x: &[Bit], y: &[Bit], neg: bool) {
+        self.add_product_ranged(b, (x, None), (y, None), neg);
+    }
+
+    /// Adds (or, if `neg`, subtracts) the low half of the product `x · y`,
+    /// each factor with its known range (if any).
+    pub fn add_product_ranged(
+        &mut self,
+        b: &mut Builder,
+        x: (&[Bit], Option<Range>),
+        y: (&[Bit], Option<Range>),
+        neg: bool,
+    ) {
+        let (x, rx) = (x.0, self.operand_range(x.0, x.1));
+        let (y, ry) = (y.0, self.operand_range(y.0, y.1));
+        // (Too large to bound, the product is only known modulo 2^w.)
+        self.account(rx * ry, neg);
+        let neg_all = neg;
+        let w = self.w;
+        if x == y {
+            // Squaring: x_i x_j appears twice, x_i x_i = x_i.
+            let dx = digits(x, w);
+            for (i, a) in dx.iter().enumerate() {
+                self.digit(
+                    b,
+                    Digit {
+                        bit: a.bit,
+                        col: 2 * a.col,
+                        neg: neg_all,
+                    },
+                );
+                for c in &dx[i + 1..] {
+                    self.partial_product(b, a, c, a.col + c.col + 1, neg_all);
+                }
+            }
+            return;
+        }
+        let dx = match const_value(x) {
+            Some(v) => const_digits(v, w),
+            None => digits(x, w),
+        };
+        let dy = match const_value(y) {
+            Some(v) => const_digits(v, w),
+            None => digits(y, w),
+        };
+        for a in &dx {
+            for c in &dy {
+                self.partial_product(b, a, c, a.col + c.col, neg_all);
+            }
+        }
+    }
+
+    /// The sum modulo `2^w` as a word: columns reduced with full adders,
+    /// only up to the width the sum can reach.
+    pub fn finish(self, b: &mut Builder) -> Bits {
+        self.finish_ranged(b).0
+    }
+
+    /// The sum modulo `2^w` in carry-save form: two words whose sum it is,
+    /// each column reduced to two bits with full adders (no carry chain).
+    pub fn finish_carry_save(mut self, b: &mut Builder) -> (Bits, Bits) {
+        let w = self.w;
+        let c = self.constant.rem_euclid(1i128 << w.min(127));
+        for i in 0..w.min(127) {
+            if (c >> i) & 1 == 1 {
+                self.cols[i].push(Bit::Const(true));
+            }
+        }
+        let (mut x, mut y) = (Vec::with_capacity(w), Vec::with_capacity(w));
+        let mut carry_in: Vec<Bit> = Vec::new();
+        for i in 0..w {
+            let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
+            q.extend(carry_in.drain(..));
+            while q.len() >= 3 {
+                let (Some(p), Some(r), Some(t)) = (q.pop_front(), q.pop_front(), q.pop_front())
+                else {
+                    break;
+                };
+                let (s, c) = full_adder(b, p, r, t);
+                q.push_back(s);
+                if i + 1 < w {
+                    carry_in.push(c);
+                }
+            }
+            x.push(q.pop_front().unwrap_or(Bit::Const(false)));
+            y.push(q.pop_front().unwrap_or(Bit::Const(false)));
+        }
+        (x, y)
+    }
+
+    /// [`Sum::finish`] and the range of the result's value.
+    pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
+        let w = self.w;
+        let exact = self.range;
+        let (signed, need) = if exact.lo >= 0 {
+            (false, bitlen(exact.hi as u128))
+        } else {
+            (
+                true,
+                bitlen(exact.hi.max(0) as u128).max(bitlen((-(exact.lo + 1)) as u128)) + 1,
+            )
+        };
+        let n = need.min(w);
+        if n == 0 {
+            return (konst(0, w), Range::new(0, 0));
+        }
+        let c = self.constant.rem_euclid(1i128 << n);
+        for i in 0..n {
+            if (c >> i) & 1 == 1 {
+                self.cols[i].push(Bit::Const(true));
+            }
+        }
+        let mut out = Vec::with_capacity(w);
+        let mut carry_in: Vec<Bit> = Vec::new();
+        for i in 0..n {
+            let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
+            q.extend(carry_in.drain(..));
+            if i + 1 == n {
+                let mut s = Bit::Const(false);
+                for x in q {
+                    s = b.xor(s, x);
+                }
+                out.push(s);
+                break;
+            }
+            while q.len() >= 3 {
+                let (x, y, z) = (q.pop_front(), q.pop_front(), q.pop_front());
+                let (Some(x), Some(y), Some(z)) = (x, y, z) else {
+                    break;
+                };
+                let (s, c) = full_adder(b, x, y, z);
+                q.push_back(s);
+                carry_in.push(c);
+            }
+            if q.len() == 2 {
+                let (x, y) = (q[0], q[1]);
+                let s = b.xor(x, y);
+                let c = b.and(x, y);
+                carry_in.push(c);
+                out.push(s);
+            } else {
+                out.push(q.pop_front().unwrap_or(Bit::Const(false)));
+            }
+        }
+        let bits = extend(&out, w, signed && n < w);
+        let r = if n < w { exact } else { value_range(&bits) };
+        (bits, r)
+    }
+
+    /// The sum modulo `2^w` computed over all `w` columns (for adders whose
+    /// operands are not exact values, like the divider's register).
+    pub fn finish_wrapping(mut self, b: &mut Builder) -> Bits {
+        self.range = Range::new(0, (1i128 << self.w) - 1);
+        self.finish(b)
+    }
+}
+
+/// A full adder: one AND gate.
+pub fn full_adder(b: &mut Builder, x: Bit, y: Bit, z: Bit) -> (Bit, Bit) {
+    let t1 = b.xor(x, z);
+    let t2 = b.xor(y, z);
+    let s = b.xor(t1, y);
+    let a = b.and(t1, t2);
+    let c = b.xor(a, z);
+    (s, c)
+}
+
+/// `x + y` modulo `2^w`.
+pub fn add(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.add(b, x);
+    s.add(b, y);
+    s.finish(b)
+}
+
+/// `x - y` modulo `2^w`.
+pub fn sub(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.add(b, x);
+    s.sub(b, y);
+    s.finish(b)
+}
+
+/// `-x` modulo `2^w`.
+pub fn neg(b: &mut Builder, x: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.sub(b, x);
+    s.finish(b)
+}
+
+/// `x · y` modulo `2^w`.
+pub fn mul(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
+    let mut s = Sum::new(x.len());
+    s.add_product(b, x, y, false);
+    s.finish(b)
+}

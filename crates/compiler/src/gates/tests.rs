@@ -1,0 +1,191 @@
+//! Tests of the word-level building blocks: results and AND-gate counts.
+
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use twofold_circuit::{Bit, Builder, Party};
+
+use super::*;
+
+/// Builds `f` over two n-bit inputs; returns (AND count, evaluator).
+fn build(
+    n: u32,
+    f: impl Fn(&mut Builder, &[Bit], &[Bit]) -> Bits,
+) -> (usize, impl Fn(u64, u64) -> u64) {
+    let mut b = Builder::new();
+    let x = b.input("x", Party::A, n);
+    let y = b.input("y", Party::B, n);
+    let out = f(&mut b, &x, &y);
+    b.output("o", &out);
+    let c = b.finish().expect("circuit");
+    let ands = c.and_count();
+    let eval = move |p: u64, q: u64| {
+        let bits = |v: u64| (0..n).map(|i| (v >> i) & 1 == 1).collect::<Vec<bool>>();
+        let o = c.eval(&[bits(p), bits(q)]).expect("eval");
+        o[0].iter()
+            .enumerate()
+            .map(|(i, &bit)| (bit as u64) << i)
+            .sum()
+    };
+    (ands, eval)
+}
+
+fn check(
+    n: u32,
+    f: impl Fn(&mut Builder, &[Bit], &[Bit]) -> Bits,
+    want: impl Fn(u64, u64) -> u64,
+) -> usize {
+    let (ands, eval) = build(n, f);
+    let mask = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    let mut rng = StdRng::seed_from_u64(n as u64);
+    let special = [0, 1, mask, mask >> 1, (mask >> 1) + 1, 2, mask - 1];
+    for k in 0..300 {
+        let p = if k < 49 {
+            special[k % 7]
+        } else {
+            rng.gen::<u64>() & mask
+        };
+        let q = if k < 49 {
+            special[k / 7]
+        } else {
+            rng.gen::<u64>() & mask
+        };
+        assert_eq!(eval(p, q), want(p, q) & mask, "inputs {p:#x} {q:#x}");
+    }
+    ands
+}
+
+fn sx(v: u64, n: u32) -> i64 {
+    ((v << (64 - n)) as i64) >> (64 - n)
+}
+
+#[test]
+fn adders_cost_one_and_per_bit() {
+    for n in [8u32, 32, 64] {
+        assert_eq!(check(n, add, |p, q| p.wrapping_add(q)), n as usize - 1);
+        assert_eq!(check(n, sub, |p, q| p.wrapping_sub(q)), n as usize - 1);
+    }
+}
+
+#[test]
+fn comparators_cost_one_and_per_bit() {
+    for n in [8u32, 32, 64] {
+        let u = check(
+            n,
+            |b, x, y| vec![less(b, x, y, false)],
+            |p, q| (p < q) as u64,
+        );
+        assert_eq!(u, n as usize);
+        let s = check(
+            n,
+            |b, x, y| vec![less(b, x, y, true)],
+            move |p, q| (sx(p, n) < sx(q, n)) as u64,
+        );
+        assert_eq!(s, n as usize);
+        let e = check(n, |b, x, y| vec![equal(b, x, y)], |p, q| (p == q) as u64);
+        assert_eq!(e, n as usize - 1);
+        let m = check(
+            n,
+            |b, x, y| mux(b, x[0], y, x),
+            |p, q| if p & 1 == 1 { q } else { p },
+        );
+        assert_eq!(m, n as usize);
+    }
+}
+
+#[test]
+fn multiplication_low_half() {
+    // The low half of a 32 x 32 product: 528 partial products and 465
+    // full/half adders.
+    assert_eq!(check(32, mul, |p, q| p.wrapping_mul(q)), 993);
+    let sq = check(32, |b, x, _| mul(b, x, x), |p, _| p.wrapping_mul(p));
+    assert!(sq < 993 * 6 / 10, "squaring took {sq}");
+    check(64, mul, |p, q| p.wrapping_mul(q));
+    check(8, mul, |p, q| p.wrapping_mul(q));
+    // Multiplying by a public constant costs only its additions.
+    let c = check(
+        32,
+        |b, x, _| mul(b, x, &konst(0x0f0f_0f0f, 32)),
+        |p, _| p.wrapping_mul(0x0f0f_0f0f),
+    );
+    assert!(c < 250, "constant product took {c}");
+}
+
+#[test]
+fn division_and_remainder() {
+    for n in [8u32, 16, 32] {
+        check(
+            n,
+            |b, x, y| udivrem(b, x, y, false).0,
+            |p, q| p.checked_div(q).unwrap_or(u64::MAX),
+        );
+        check(
+            n,
+            |b, x, y| udivrem(b, x, y, true).1,
+            |p, q| if q == 0 { p } else { p % q },
+        );
+        check(
+            n,
+            |b, x, y| sdivrem(b, x, y, false).0,
+            move |p, q| {
+                let (a, d) = (sx(p, n), sx(q, n));
+                if d == 0 {
+                    if a < 0 {
+                        1
+                    } else {
+                        u64::MAX
+                    }
+                } else {
+                    a.wrapping_div(d) as u64
+                }
+            },
+        );
+        check(
+            n,
+            |b, x, y| sdivrem(b, x, y, true).1,
+            move |p, q| {
+                let (a, d) = (sx(p, n), sx(q, n));
+                if d == 0 {
+                    p
+                } else {
+                    a.wrapping_rem(d) as u64
+                }
+            },
+        );
+    }
+    // A public divisor: one adder per quotient bit that can be set.
+    let c = check(
+        32,
+        |b, x, _| udivrem(b, x, &konst(1000, 32), true).1,
+        |p, _| p % 1000,
+    );
+    assert!(c < 23 * 12 + 40, "x % 1000 took {c}");
+}
+
+#[test]
+fn shifts_by_secret_amounts() {
+    for n in [8u32, 32] {
+        check(n, shl_var, move |p, q| p << (q & (n as u64 - 1)));
+        check(
+            n,
+            |b, x, y| shr_var(b, x, y, false),
+            move |p, q| p >> (q & (n as u64 - 1)),
+        );
+        check(
+            n,
+            |b, x, y| shr_var(b, x, y, true),
+            move |p, q| (sx(p, n) >> (q & (n as u64 - 1))) as u64,
+        );
+    }
+}
+
+#[test]
+fn narrow_operands_make_narrow_circuits() {
+    // Two 8-bit values zero-extended to 32 bits: a 9-bit sum.
+    let (ands, _) = build(8, |b, x, y| {
+        add(b, &extend(x, 32, false), &extend(y, 32, false))
+    });
+    assert_eq!(ands, 8);
+    let (ands, _) = build(8, |b, x, y| {
+        mul(b, &extend(x, 32, false), &extend(y, 32, false))
+    });
+    assert!(ands <= 64 + 56, "8x8 product took {ands}");
+}

@@ -1,0 +1,197 @@
+//! Simulating an iteration: applying a run's template to it without
+//! lowering it, when what it reads has the template's shapes.
+
+use super::super::probe::{padded_form, MARKER_BASE};
+use super::run::{Address, Run};
+use super::*;
+use crate::range::Range;
+
+/// What an iteration writes by the template (each value with its
+/// location), the extras it yields, and the ranges of all of them in order.
+type Applied = (Vec<((usize, usize), Slot)>, Vec<Slot>, Vec<Range>);
+
+impl Lower<'_> {
+    /// Applies iteration `m` of the loop to the state by `run`'s template,
+    /// if its observations have the template's shapes (and equal inputs of
+    /// the template are equal bits): its writes then hold tokens (what they
+    /// held before is kept in the run, to undo it). Returns whether it did.
+    pub(super) fn simulate(&mut self, run: &mut Run, (c, m): (&Counted, u64)) -> DResult<bool> {
+        let j = m - run.start;
+        if !self.fits(run, j) {
+            return Ok(false);
+        }
+        let Some((origin, mut ranges)) = self.read_inputs(run, j) else {
+            return Ok(false);
+        };
+        let mut origin = input_origins(run, j, origin);
+        if run.token(j, run.outputs.len() as u32).is_none() {
+            return Ok(false);
+        }
+        // The loop variable's value, where the iteration stores it.
+        let value = c.first + c.step * m as i128;
+        for counter in &run.probe.counters {
+            for (k, b) in counter.bits.iter().enumerate() {
+                if let Bit::Wire(f) = *b {
+                    origin[run.in_index[&f]] = Bit::Const((value >> k) & 1 == 1);
+                }
+            }
+            ranges[counter.range] = Range::new(value, value);
+        }
+        let (writes, extras, left) = apply_template(run, j, &origin, &ranges);
+        for ((obj, leaf), value) in writes {
+            run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
+            self.write_slot(obj, leaf, value);
+        }
+        run.record(j, origin, extras, left);
+        Ok(true)
+    }
+
+    /// Whether leaf `leaf` of object `obj` exists.
+    fn in_bounds(&self, obj: usize, leaf: i64) -> bool {
+        obj < self.objs.len() && leaf >= 0 && (leaf as usize) < self.objs[obj].slots.len()
+    }
+
+    /// Whether iteration `j` of `run` writes only leaves that exist, and
+    /// none where a read that may meet it (an alias pair) reads.
+    fn fits(&self, run: &Run, j: u64) -> bool {
+        let p = &run.probe;
+        for &(o, w) in &run.alias_pairs {
+            if leaf_at(p.observations[o].at, run.obs_delta[o], j)
+                == leaf_at(p.writes[w].at, run.write_delta[w], j)
+            {
+                return false;
+            }
+        }
+        !p.writes
+            .iter()
+            .zip(&run.write_delta)
+            .any(|(w, &d)| !self.in_bounds(w.at.obj, leaf_at(w.at, d, j)))
+    }
+
+    /// Reads what iteration `j` of `run` observes, if every observation has
+    /// the template's shape and equal inputs of the template are equal
+    /// bits: the origin of each input of the template (where an
+    /// observation shows it) and the ranges the template's tape reads.
+    fn read_inputs(&mut self, run: &Run, j: u64) -> Option<(Vec<Option<Bit>>, Vec<Range>)> {
+        let p = &run.probe;
+        let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
+        // The ranges the iteration reads, by the tape's inputs.
+        let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
+        let (mut buf, mut seen) = (Vec::new(), Vec::new());
+        for (o, obs) in p.observations.iter().enumerate() {
+            let leaf = leaf_at(obs.at, run.obs_delta[o], j);
+            if !self.in_bounds(obs.at.obj, leaf) {
+                return None;
+            }
+            let mut value = self.slot(obs.at.obj, leaf as usize);
+            // A value read padded: its marked bits are wired in, its own
+            // range is the tape's input.
+            let mut marked = None;
+            if let Some(width) = obs.pad {
+                let (form, bits) = padded_form(&value, width)?;
+                // A public value or bits: its range costs no gate.
+                let Slot::Val(w) = &value else {
+                    return None;
+                };
+                let own = w.range(&mut self.b);
+                (value, marked) = (form, Some((bits, own)));
+            }
+            if !value.relaxed_shape_is(p.widening, &obs.shape, (&mut buf, &mut seen)) {
+                return None;
+            }
+            let mut k = obs.first_range;
+            value.for_each_range(&mut |r| {
+                if let Some(slot) = ranges.get_mut(k) {
+                    *slot = marked.as_ref().map_or(r, |m| m.1);
+                }
+                k += 1;
+            });
+            let mut consistent = true;
+            let mut k = 0;
+            value.for_each_bit(&mut |b| {
+                let b = match (b, &marked) {
+                    (Bit::Wire(w), Some((bits, _))) if w >= MARKER_BASE => {
+                        bits[(w - MARKER_BASE) as usize]
+                    }
+                    _ => b,
+                };
+                if let Bit::Wire(f) = obs.bits[k] {
+                    let slot = &mut origin[run.in_index[&f]];
+                    consistent &= slot.is_none_or(|s| s == b);
+                    *slot = Some(b);
+                }
+                k += 1;
+            });
+            if !consistent {
+                return None;
+            }
+        }
+        Some((origin, ranges))
+    }
+}
+
+/// The leaf that address `a` of the template, moving by `delta` an
+/// iteration, is at in iteration `j` of the run.
+fn leaf_at(a: Address, delta: i64, j: u64) -> i64 {
+    a.leaf + delta * j as i64
+}
+
+/// The origin of every input of `run`'s template in iteration `j`: what
+/// the iteration read (`origin`), completed by the derived inputs (bits of
+/// other inputs, shifted by the iteration's amount); an input of unknown
+/// origin is 0.
+fn input_origins(run: &Run, j: u64, mut origin: Vec<Option<Bit>>) -> Vec<Bit> {
+    for (d, der) in run.probe.derived.iter().enumerate() {
+        let amount = der.amount + run.derived_delta[d] * j as i128;
+        for (bit, &f) in der.fresh.iter().enumerate() {
+            origin[run.in_index[&f]] = Some(match der.bit(bit, amount) {
+                Bit::Wire(s) => origin[run.in_index[&s]].unwrap_or(Bit::Const(false)),
+                c => c,
+            });
+        }
+    }
+    origin
+        .into_iter()
+        .map(|o| o.unwrap_or(Bit::Const(false)))
+        .collect()
+}
+
+/// The template's writes and extras for iteration `j` of `run`: its inputs
+/// replaced by their origins in the iteration, its outputs by the
+/// iteration's tokens, and every value narrowed to the iteration's own
+/// ranges (the tape evaluated on the `ranges` it read).
+fn apply_template(run: &Run, j: u64, origin: &[Bit], ranges: &[Range]) -> Applied {
+    let p = &run.probe;
+    // The iteration's own ranges, narrowing what it leaves.
+    let evaluated = p.tape.eval(ranges);
+    let mut left = Vec::new();
+    // (Values of padded objects keep the padded width.)
+    let mut own = |v: &Slot, keep: usize| {
+        let v = v
+            .with_ranges(&mut |r| p.tape.resolve(r, &evaluated))
+            .narrowed(keep);
+        v.for_each_range(&mut |r| left.push(r));
+        v
+    };
+    let resolve = |b: Bit| match b {
+        Bit::Wire(w) => match (run.in_index.get(&w), run.out_index.get(&w)) {
+            (Some(&i), _) => origin[i],
+            (None, Some(&q)) => Bit::Wire(run.token(j, q).expect("tokens checked above")),
+            (None, None) => unreachable!("a template's values are its inputs and outputs"),
+        },
+        c => c,
+    };
+    let mut writes = Vec::with_capacity(p.writes.len());
+    for (w, write) in p.writes.iter().enumerate() {
+        let leaf = leaf_at(write.at, run.write_delta[w], j) as usize;
+        let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
+        let value = own(&write.value.map_bits(&mut |b| resolve(b)), keep);
+        writes.push(((write.at.obj, leaf), value));
+    }
+    let extras: Vec<Slot> = p
+        .extras
+        .iter()
+        .map(|e| own(&e.map_bits(&mut |b| resolve(b)), 0))
+        .collect();
+    (writes, extras, left)
+}
