@@ -12,6 +12,7 @@ pub mod garble_only;
 pub mod handshake;
 pub mod ipp;
 pub mod local;
+mod messages;
 pub mod schedule;
 pub mod session;
 
