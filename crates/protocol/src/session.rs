@@ -10,7 +10,7 @@ use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
 use twofold_crypto::{Block, Delta, Prg};
-use twofold_net::{Channel, ChannelOptions, Listener};
+use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
@@ -18,6 +18,7 @@ use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
 use crate::ipp::{reverse_ot_session, Ipp, IppMode, Transfer, TransferA, TransferB};
 use crate::messages::{Labels, OutputBits};
+use crate::peer::Peer;
 use crate::schedule::{run_program_arranged, run_program_with, Plan, Schedule, Side};
 
 /// Who learns the outputs.
@@ -129,25 +130,6 @@ pub struct SessionReport {
     pub transfers_sent: Vec<Block>,
     /// Whole session.
     pub total: Duration,
-}
-
-/// Where the peer is, for the extra connections of a multi-threaded session.
-pub enum Peer<'l> {
-    /// Accept connections on this listener, waiting at most the duration.
-    Listen(&'l Listener, Duration),
-    /// Connect to this address, retrying for at most the duration.
-    Connect(String, Duration, ChannelOptions),
-}
-
-impl Peer<'_> {
-    fn open(&self) -> Result<Channel, ProtocolError> {
-        Ok(match self {
-            Peer::Listen(listener, wait) => listener.accept(*wait)?,
-            Peer::Connect(addr, wait, opts) => {
-                Channel::connect(addr.as_str(), *wait, opts.clone())?
-            }
-        })
-    }
 }
 
 /// Runs `party`'s side of a session of `program` over `first` (the
