@@ -11,6 +11,9 @@
 //!   evaluator of a scheme).
 //! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores
 //!   ([`HalfGates`]).
+//! * [`memory`]: the cores as in-memory engines, garbling into a table
+//!   buffer and evaluating from it ([`MemoryGarbler`], [`MemoryEvaluator`]);
+//!   [`speed`]: their speed on one core ([`core_speed`]).
 //!
 //! Secrets (labels, Δ, keys, PRG state) are never printed: their `Debug`
 //! forms hide them.
@@ -28,8 +31,10 @@ pub mod delta;
 pub mod error;
 pub mod halfgates;
 mod label;
+pub mod memory;
 pub mod prg;
 pub mod scheme;
+pub mod speed;
 pub mod tccr;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -41,6 +46,8 @@ pub use block::{blocks_from_byte_vec, blocks_from_bytes, Block};
 pub use delta::Delta;
 pub use error::CryptoError;
 pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
+pub use memory::{MemoryEvaluator, MemoryGarbler};
 pub use prg::Prg;
 pub use scheme::{GarblingScheme, SchemeEvaluator, SchemeGarbler};
+pub use speed::{core_speed, CoreSpeed};
 pub use tccr::Tccr;

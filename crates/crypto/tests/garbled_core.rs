@@ -4,37 +4,10 @@
 
 use rand::{Rng, SeedableRng};
 use twofold_circuit::bristol::read_bristol;
-use twofold_circuit::{Circuit, Engine, Gate, Program};
-use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
-use twofold_crypto::{Block, CryptoError, Delta, Prg};
+use twofold_circuit::{Circuit, Program};
+use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
+use twofold_crypto::{Delta, MemoryGarbler, Prg};
 use twofold_testkit::{random_circuit, random_inputs, RandomShape};
-
-struct Garbling(Garbler, Vec<Block>);
-impl Engine for Garbling {
-    type Label = ZeroLabel;
-    type Error = CryptoError;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), CryptoError> {
-        self.0.garble(gates, labels, &mut self.1)
-    }
-    fn skip_ands(&mut self, n: u64) {
-        self.0 = Garbler::new(self.0.delta(), self.0.next_gate_id() + n);
-    }
-}
-
-struct Evaluating<'t>(Evaluator, &'t [Block]);
-impl Engine for Evaluating<'_> {
-    type Label = ActiveLabel;
-    type Error = CryptoError;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ActiveLabel]) -> Result<(), CryptoError> {
-        let ands = gates.iter().filter(|g| g.is_and()).count();
-        self.0.evaluate(gates, labels, self.1)?;
-        self.1 = &self.1[2 * ands..];
-        Ok(())
-    }
-    fn skip_ands(&mut self, n: u64) {
-        self.0 = Evaluator::new(self.0.next_gate_id() + n);
-    }
-}
 
 /// Garbles and evaluates `program` on `inputs`; returns the decoded outputs.
 fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<bool> {
@@ -43,19 +16,20 @@ fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<b
         .map(|_| ZeroLabel::random(prg))
         .collect();
     let gate_id = prg.random_block().0 as u64 >> 8;
-    let mut garbling = Garbling(Garbler::new(delta, gate_id), Vec::new());
+    let mut garbling = MemoryGarbler::new(delta, gate_id);
     let out0 = program.run(&mut garbling, &zeros).unwrap();
     let active: Vec<ActiveLabel> = zeros
         .iter()
         .zip(inputs.concat())
-        .map(|(z, bit)| garbling.0.encode(*z, bit))
+        .map(|(z, bit)| garbling.garbler().encode(*z, bit))
         .collect();
-    let mut evaluating = Evaluating(Evaluator::new(gate_id), &garbling.1);
+    let mut evaluating = garbling.evaluator();
     let out = program.run(&mut evaluating, &active).unwrap();
-    assert!(evaluating.1.is_empty(), "every table is used");
+    assert!(evaluating.unused_tables().is_empty(), "every table is used");
     // One fresh gate id (two tweaks) per AND gate, regions and instances included.
-    assert_eq!(garbling.0.next_gate_id() - gate_id, program.and_count());
-    assert_eq!(evaluating.0.next_gate_id() - gate_id, program.and_count());
+    let garbled = garbling.garbler().next_gate_id() - gate_id;
+    assert_eq!(garbled, program.and_count());
+    assert_eq!(evaluating.next_gate_id() - gate_id, program.and_count());
     out.iter()
         .zip(&out0)
         .map(|(a, z)| a.decode(z.decode_bit()))

@@ -11,16 +11,15 @@
 use std::sync::Arc;
 
 use twofold_circuit::{Engine, Gate};
-use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
-use twofold_crypto::{
-    blocks_as_bytes, blocks_as_bytes_mut, Block, CryptoError, Delta, GarblingScheme,
-};
+use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
+use twofold_crypto::{Block, CryptoError, Delta};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
+use crate::messages::Tables;
 
 /// Blocks of garbled table per AND gate, as the garbling scheme says.
-const TABLE_BLOCKS: usize = HalfGates::TABLE_BLOCKS;
+const TABLE_BLOCKS: usize = Tables::TABLE_BLOCKS;
 
 /// Gates handed to the core at once: bounds the tables held in memory.
 const GATES_PER_STEP: usize = 8192;
@@ -179,7 +178,7 @@ pub trait TableSink {
 
 impl TableSink for Channel {
     fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError> {
-        Ok(self.send_frame(blocks_as_bytes(tables))?)
+        Tables::send(self, tables)
     }
     fn flush(&mut self) -> Result<(), ProtocolError> {
         Ok(Channel::flush(self)?)
@@ -368,16 +367,7 @@ impl<'c> EvaluatingEngine<'c> {
         self.tables.drain(..self.used);
         self.used = 0;
         while self.tables.len() < blocks {
-            self.chan.recv_frame(&mut self.frame)?;
-            if self.frame.is_empty() || !self.frame.len().is_multiple_of(16 * TABLE_BLOCKS) {
-                return Err(ProtocolError::Malformed(format!(
-                    "a frame of garbled tables of {} bytes (not a whole number of tables)",
-                    self.frame.len()
-                )));
-            }
-            let old = self.tables.len();
-            self.tables.resize(old + self.frame.len() / 16, Block::ZERO);
-            blocks_as_bytes_mut(&mut self.tables[old..]).copy_from_slice(&self.frame);
+            Tables::recv_into(self.chan, &mut self.frame, &mut self.tables)?;
         }
         Ok(())
     }

@@ -7,6 +7,18 @@ use twofold_ot::OtError;
 /// Why a session failed. Messages never contain labels, Δ or input values.
 #[derive(Debug, thiserror::Error)]
 pub enum ProtocolError {
+    /// This party could not listen on the address given.
+    #[error("cannot listen on {addr}")]
+    Listen {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: NetError,
+    },
+    /// The first connection to the peer could not be opened (no peer
+    /// connected, or none could be reached, in time).
+    #[error(transparent)]
+    Meet(NetError),
     /// The network failed or the peer left, stalled or sent an oversized frame.
     #[error("network: {0}")]
     Net(#[from] NetError),

@@ -44,11 +44,12 @@ use std::time::{Duration, Instant};
 use twofold_circuit::walk::{scatter_instances, BlockPlan, Walker};
 use twofold_circuit::{Item, Program, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
+use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::error::ProtocolError;
+use crate::messages::Labels;
 use crate::schedule::{region_ands, run_items, run_region_part, run_region_whole, Plan, Side};
 
 /// Whether and how both parties garble.
@@ -67,6 +68,9 @@ pub enum IppMode {
 }
 
 impl IppMode {
+    /// Every mode.
+    pub const ALL: [IppMode; 3] = [IppMode::Off, IppMode::On, IppMode::NoOverlap];
+
     /// Whether both parties garble.
     pub fn is_on(self) -> bool {
         self != IppMode::Off
@@ -79,12 +83,6 @@ impl IppMode {
             IppMode::On => "IPP",
             IppMode::NoOverlap => "IPP without overlap",
         }
-    }
-
-    pub(crate) fn from_byte(b: u8) -> Option<IppMode> {
-        [IppMode::Off, IppMode::On, IppMode::NoOverlap]
-            .into_iter()
-            .find(|m| *m as u8 == b)
     }
 }
 
@@ -126,21 +124,6 @@ fn b_share(region: &BlockPlan<'_>, main_ands: u64) -> u64 {
     let body = region.body_ands.max(1);
     let balanced = (n * body + main_ands).div_ceil(2 * body);
     balanced.clamp(1, n)
-}
-
-fn labels_frame(chan: &mut Channel, n: usize) -> Result<Vec<Block>, ProtocolError> {
-    let mut buf = Vec::new();
-    chan.recv_frame(&mut buf)?;
-    blocks_from_byte_vec(&buf)
-        .ok()
-        .filter(|b| b.len() == n)
-        .ok_or_else(|| {
-            ProtocolError::Malformed(format!(
-                "{} bytes of transferred labels, expected {}",
-                buf.len(),
-                16 * n
-            ))
-        })
 }
 
 /// The role transfers one party performs: its half of steps 2 and 4 of the
@@ -302,7 +285,7 @@ impl Transfer for TransferA<'_> {
         // A's shares p = lsb(K0) through OT; B's labels in a frame.
         let shares: Vec<bool> = held.iter().map(|l| l.block().lsb()).collect();
         let from_ot = self.cot_ba.receive(chan, &shares)?;
-        let from_b = labels_frame(chan, held.len())?;
+        let from_b = Labels::recv(chan, held.len(), "transferred labels")?;
         Ok(from_ot
             .into_iter()
             .zip(from_b)
@@ -322,8 +305,7 @@ impl Transfer for TransferA<'_> {
             .zip(held)
             .map(|(r, m)| *r ^ self.delta.block().select(m.block().lsb()))
             .collect();
-        chan.send_frame(blocks_as_bytes(&sent))?;
-        chan.flush()?;
+        Labels::send(chan, &sent)?;
         if let Some(log) = &mut self.sent_log {
             log.extend_from_slice(&sent);
         }
@@ -371,8 +353,7 @@ impl Transfer for TransferB<'_> {
             .zip(&held)
             .map(|(l, k)| *l ^ self.delta.block().select(k.block().lsb()))
             .collect();
-        chan.send_frame(blocks_as_bytes(&sent))?;
-        chan.flush()?;
+        Labels::send(chan, &sent)?;
         if let Some(log) = &mut self.sent_log {
             log.extend_from_slice(&sent);
         }
@@ -389,7 +370,7 @@ impl Transfer for TransferB<'_> {
         held: &[ZeroLabel],
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
         // A's labels in a frame; B's shares q = lsb(M0) through OT.
-        let from_a = labels_frame(chan, held.len())?;
+        let from_a = Labels::recv(chan, held.len(), "transferred labels")?;
         let shares: Vec<bool> = held.iter().map(|m| m.block().lsb()).collect();
         let from_ot = self.cot_ab.receive(chan, &shares)?;
         Ok(from_a

@@ -12,6 +12,8 @@ pub mod garble_only;
 pub mod handshake;
 pub mod ipp;
 pub mod local;
+mod messages;
+pub mod peer;
 pub mod schedule;
 pub mod session;
 
@@ -19,8 +21,9 @@ pub use error::ProtocolError;
 pub use garble_only::{garble_only, GarbleOnlyReport};
 pub use ipp::IppMode;
 pub use local::run_local;
+pub use peer::{run_remote, Endpoint, Peer};
 pub use schedule::{Plan, Schedule};
-pub use session::{run_session, PartyInputs, Peer, Phase, Reveal, SessionOptions, SessionReport};
+pub use session::{run_session, PartyInputs, Phase, Reveal, SessionOptions, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.
 pub const PROTOCOL_VERSION: u32 = 2;

@@ -4,10 +4,11 @@
 use std::time::Duration;
 
 use twofold_circuit::{Party, Program};
-use twofold_net::{Channel, ChannelOptions, Listener};
+use twofold_net::{ChannelOptions, Listener};
 
 use crate::error::ProtocolError;
-use crate::session::{run_session, PartyInputs, Peer, SessionOptions, SessionReport};
+use crate::peer::Peer;
+use crate::session::{run_session, PartyInputs, SessionOptions, SessionReport};
 
 /// Runs party A (listening on an ephemeral loopback port) and party B
 /// (connecting to it) on two threads; returns both reports, A's first.
@@ -32,20 +33,12 @@ pub fn run_local(
     let program = prepared.as_ref().unwrap_or(program);
     std::thread::scope(|scope| {
         let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
-            let chan = Channel::connect(addr, deadline, channel.clone())?;
             let peer = Peer::Connect(addr.to_string(), deadline, channel.clone());
-            run_session(chan, &peer, Party::B, program, inputs_b, &b_opts)
+            run_session(peer.open()?, &peer, Party::B, program, inputs_b, &b_opts)
         });
         let a = (|| -> Result<SessionReport, ProtocolError> {
-            let chan = listener.accept(deadline)?;
-            run_session(
-                chan,
-                &Peer::Listen(&listener, deadline),
-                Party::A,
-                program,
-                inputs_a,
-                opts,
-            )
+            let peer = Peer::Listen(&listener, deadline);
+            run_session(peer.open()?, &peer, Party::A, program, inputs_a, opts)
         })();
         let b = b.join().expect("party B's thread does not panic");
         // Report the first cause: a party that failed on its own makes the

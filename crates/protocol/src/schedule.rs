@@ -57,10 +57,6 @@ impl Schedule {
         }
     }
 
-    pub(crate) fn from_byte(b: u8) -> Option<Schedule> {
-        Schedule::ALL.into_iter().find(|s| *s as u8 == b)
-    }
-
     /// How many channels a session with `threads` threads opens.
     pub fn channels(self, threads: u32) -> usize {
         match self {

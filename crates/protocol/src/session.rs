@@ -9,14 +9,16 @@ use twofold_circuit::program::split_outputs;
 use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
-use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Delta, Prg};
-use twofold_net::{Channel, ChannelOptions, Listener};
+use twofold_crypto::{Block, Delta, Prg};
+use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
 use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
 use crate::ipp::{reverse_ot_session, Ipp, IppMode, Transfer, TransferA, TransferB};
+use crate::messages::{Labels, OutputBits};
+use crate::peer::Peer;
 use crate::schedule::{run_program_arranged, run_program_with, Plan, Schedule, Side};
 
 /// Who learns the outputs.
@@ -33,11 +35,8 @@ pub enum Reveal {
 }
 
 impl Reveal {
-    pub(crate) fn from_byte(b: u8) -> Option<Reveal> {
-        [Reveal::Both, Reveal::A, Reveal::B]
-            .into_iter()
-            .find(|r| *r as u8 == b)
-    }
+    /// Every mode.
+    pub const ALL: [Reveal; 3] = [Reveal::Both, Reveal::A, Reveal::B];
 
     /// Whether `party` learns the outputs.
     pub fn reveals_to(self, party: Party) -> bool {
@@ -131,25 +130,6 @@ pub struct SessionReport {
     pub transfers_sent: Vec<Block>,
     /// Whole session.
     pub total: Duration,
-}
-
-/// Where the peer is, for the extra connections of a multi-threaded session.
-pub enum Peer<'l> {
-    /// Accept connections on this listener, waiting at most the duration.
-    Listen(&'l Listener, Duration),
-    /// Connect to this address, retrying for at most the duration.
-    Connect(String, Duration, ChannelOptions),
-}
-
-impl Peer<'_> {
-    fn open(&self) -> Result<Channel, ProtocolError> {
-        Ok(match self {
-            Peer::Listen(listener, wait) => listener.accept(*wait)?,
-            Peer::Connect(addr, wait, opts) => {
-                Channel::connect(addr.as_str(), *wait, opts.clone())?
-            }
-        })
-    }
 }
 
 /// Runs `party`'s side of a session of `program` over `first` (the
@@ -323,28 +303,6 @@ fn check_inputs(
     Ok(bits)
 }
 
-fn pack_bits(bits: impl Iterator<Item = bool>) -> Vec<u8> {
-    let bits: Vec<bool> = bits.collect();
-    bits.chunks(8)
-        .map(|c| {
-            c.iter()
-                .enumerate()
-                .fold(0u8, |acc, (i, &b)| acc | (b as u8) << i)
-        })
-        .collect()
-}
-
-fn unpack_bits(bytes: &[u8], n: usize) -> Result<Vec<bool>, ProtocolError> {
-    if bytes.len() != n.div_ceil(8) {
-        return Err(ProtocolError::Malformed(format!(
-            "{} bytes of output bits, expected {}",
-            bytes.len(),
-            n.div_ceil(8)
-        )));
-    }
-    Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
-}
-
 /// A program ready to run: prepared (see [`prepare`]), planned for the
 /// walker, its main gates arranged around its parallel blocks as the
 /// session's IPP mode says.
@@ -462,8 +420,7 @@ fn garble(
         };
         labels.push(zero);
     }
-    chan.send_frame(blocks_as_bytes(&encoded))?;
-    chan.flush()?;
+    Labels::send(chan, &encoded)?;
     clock.lap(Phase::Inputs);
 
     let side = GarblerSide {
@@ -489,13 +446,10 @@ fn garble(
     let chan = &mut chans[0];
 
     if opts.reveal.reveals_to(Party::B) {
-        chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.decode_bit())))?;
-        chan.flush()?;
+        OutputBits::send(chan, out_labels.iter().map(|l| l.decode_bit()))?;
     }
     let outputs = if opts.reveal.reveals_to(Party::A) {
-        let mut buf = Vec::new();
-        chan.recv_frame(&mut buf)?;
-        let colours = unpack_bits(&buf, out_labels.len())?;
+        let colours = OutputBits::recv(chan, out_labels.len())?;
         Some(
             colours
                 .iter()
@@ -522,20 +476,8 @@ fn evaluate(
     let chan = &mut chans[0];
     let mut cot = CotReceiver::setup(chan, session_id)?;
     let mut ot_labels = cot.receive(chan, my_bits)?.into_iter();
-    let mut buf = Vec::new();
-    chan.recv_frame(&mut buf)?;
     let theirs = owners.iter().filter(|&&p| p == Party::A).count();
-    let garbler_labels = blocks_from_byte_vec(&buf)
-        .ok()
-        .filter(|b| b.len() == theirs)
-        .ok_or_else(|| {
-            ProtocolError::Malformed(format!(
-                "{} bytes of input labels, expected {}",
-                buf.len(),
-                16 * theirs
-            ))
-        })?;
-    let mut from_garbler = garbler_labels.into_iter();
+    let mut from_garbler = Labels::recv(chan, theirs, "input labels")?.into_iter();
     let labels: Vec<ActiveLabel> = owners
         .iter()
         .map(|&owner| {
@@ -572,8 +514,7 @@ fn evaluate(
     let chan = &mut chans[0];
 
     let outputs = if opts.reveal.reveals_to(Party::B) {
-        chan.recv_frame(&mut buf)?;
-        let decode = unpack_bits(&buf, out_labels.len())?;
+        let decode = OutputBits::recv(chan, out_labels.len())?;
         Some(
             out_labels
                 .iter()
@@ -585,8 +526,7 @@ fn evaluate(
         None
     };
     if opts.reveal.reveals_to(Party::A) {
-        chan.send_frame(&pack_bits(out_labels.iter().map(|l| l.block().lsb())))?;
-        chan.flush()?;
+        OutputBits::send(chan, out_labels.iter().map(|l| l.block().lsb()))?;
     }
     clock.lap(Phase::Outputs);
     Ok((outputs, ands, transfer))

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use twofold::commands::{bench, e2e, eval, run, stats};
 use twofold::load::{load, parse_owners, parse_party, LoadOptions};
-use twofold_protocol::{IppMode, Reveal, Schedule};
+use twofold_protocol::{Endpoint, IppMode, Reveal, Schedule};
 
 /// Secure two-party computation with Yao's garbled circuits.
 #[derive(Parser)]
@@ -307,8 +307,8 @@ fn real_main() -> Result<String> {
         } => {
             let endpoint = match (local, listen, connect) {
                 (true, _, _) => run::Endpoint::Local,
-                (false, Some(addr), None) => run::Endpoint::Listen(addr),
-                (false, None, Some(addr)) => run::Endpoint::Connect(addr),
+                (false, Some(addr), None) => run::Endpoint::Remote(Endpoint::Listen(addr)),
+                (false, None, Some(addr)) => run::Endpoint::Remote(Endpoint::Connect(addr)),
                 _ => anyhow::bail!(
                     "say where the peer is: --local, or --party with --listen or --connect"
                 ),

@@ -6,15 +6,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use twofold_circuit::bristol::read_bristol_file;
 use twofold_circuit::synthetic::{layered, repeated};
-use twofold_circuit::{binary, Engine, Gate, Program};
-use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
-use twofold_crypto::{Block, Delta, Prg};
+use twofold_circuit::{binary, Program};
+use twofold_crypto::core_speed;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
     garble_only, run_local, IppMode, PartyInputs, Plan, Schedule, SessionOptions,
@@ -34,62 +32,6 @@ pub struct BenchOptions {
     pub runs: usize,
 }
 
-/// Garbles, keeping every table (for the evaluation run) or dropping them
-/// as they come (garbling speed alone).
-struct BenchGarbler {
-    garbler: Garbler,
-    tables: Vec<Block>,
-    keep: bool,
-}
-
-impl BenchGarbler {
-    fn new(delta: Delta, keep: bool) -> BenchGarbler {
-        BenchGarbler {
-            garbler: Garbler::new(delta, 0),
-            tables: Vec::new(),
-            keep,
-        }
-    }
-}
-
-impl Engine for BenchGarbler {
-    type Label = ZeroLabel;
-    type Error = twofold_crypto::CryptoError;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), Self::Error> {
-        if self.keep {
-            return self.garbler.garble(gates, labels, &mut self.tables);
-        }
-        for step in gates.chunks(8192) {
-            self.tables.clear();
-            self.garbler.garble(step, labels, &mut self.tables)?;
-        }
-        Ok(())
-    }
-    fn skip_ands(&mut self, n: u64) {
-        self.garbler = Garbler::new(self.garbler.delta(), self.garbler.next_gate_id() + n);
-    }
-}
-
-/// Evaluates from recorded tables.
-struct ReplayingEvaluator<'t> {
-    evaluator: Evaluator,
-    tables: &'t [Block],
-}
-
-impl Engine for ReplayingEvaluator<'_> {
-    type Label = ActiveLabel;
-    type Error = twofold_crypto::CryptoError;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ActiveLabel]) -> Result<(), Self::Error> {
-        let ands = gates.iter().filter(|g| g.is_and()).count();
-        self.evaluator.evaluate(gates, labels, self.tables)?;
-        self.tables = &self.tables[2 * ands..];
-        Ok(())
-    }
-    fn skip_ands(&mut self, n: u64) {
-        self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + n);
-    }
-}
-
 /// The median of `xs` (the upper of the middle two for an even count).
 pub fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -104,62 +46,15 @@ fn synthetic(and_gates: u64) -> Program {
     repeated(&body, and_gates.div_ceil(per).max(1) as u32)
 }
 
-/// Garbling-only and evaluation-only AND gates per second on one core: a
-/// layered body of 65,536 AND gates (its tables, 2 MiB, stay in cache as
-/// they do when streamed) garbled, and evaluated from its recorded tables,
-/// as many times as make `and_gates`.
-fn core_speed(and_gates: u64, runs: usize) -> Result<Value> {
-    let body = Program::from(layered(1024, 64, 64, 0x5eed).levelize());
-    let per = body.and_count();
-    let repeats = and_gates.div_ceil(per).max(1);
-    let ands = repeats * per;
-    let mut prg = Prg::from_os();
-    let delta = Delta::random(&mut prg);
-    let inputs: Vec<ZeroLabel> = (0..body.main.input_bits())
-        .map(|_| ZeroLabel::random(&mut prg))
-        .collect();
-    let mut garble_rates = Vec::new();
-    for _ in 0..runs {
-        let mut engine = BenchGarbler::new(delta, false);
-        let t = Instant::now();
-        for _ in 0..repeats {
-            body.run(&mut engine, &inputs)?;
-        }
-        garble_rates.push(ands as f64 / t.elapsed().as_secs_f64());
-    }
-    let mut recorder = BenchGarbler::new(delta, true);
-    let zero_outputs = body.run(&mut recorder, &inputs)?;
-    let active: Vec<ActiveLabel> = inputs
-        .iter()
-        .map(|l| ActiveLabel::from_block(l.block()))
-        .collect();
-    let mut eval_rates = Vec::new();
-    for _ in 0..runs {
-        let t = Instant::now();
-        let mut out = Vec::new();
-        for _ in 0..repeats {
-            let mut engine = ReplayingEvaluator {
-                evaluator: Evaluator::new(0),
-                tables: &recorder.tables,
-            };
-            out = body.run(&mut engine, &active)?;
-        }
-        eval_rates.push(ands as f64 / t.elapsed().as_secs_f64());
-        // Every output label must be its wire's 0-label or 1-label.
-        let d = delta.block();
-        if out
-            .iter()
-            .zip(&zero_outputs)
-            .any(|(a, z)| a.block() != z.block() && a.block() != z.block() ^ d)
-        {
-            bail!("evaluation did not reproduce the garbled outputs");
-        }
-    }
+/// Garbling-only and evaluation-only AND gates per second on one core
+/// (see [`core_speed`]).
+fn core(and_gates: u64, runs: usize) -> Result<Value> {
+    let speed = core_speed(and_gates, runs)?;
     Ok(json!({
-        "and_gates": ands,
-        "backend": Garbler::new(delta, 0).backend().name(),
-        "garble_and_gates_per_second": median(garble_rates),
-        "evaluate_and_gates_per_second": median(eval_rates),
+        "and_gates": speed.and_gates,
+        "backend": speed.backend.name(),
+        "garble_and_gates_per_second": median(speed.garble_rates),
+        "evaluate_and_gates_per_second": median(speed.evaluate_rates),
     }))
 }
 
@@ -234,7 +129,7 @@ pub fn bench(opts: &BenchOptions, mut log: impl FnMut(&str)) -> Result<Value> {
         "garbling and evaluation on one core, {} AND gates ...",
         opts.core_and_gates
     ));
-    let core = core_speed(opts.core_and_gates, runs)?;
+    let core = core(opts.core_and_gates, runs)?;
     let aes = if Path::new(&opts.aes_path).is_file() {
         let body = read_bristol_file(&opts.aes_path)?;
         let instances = opts.aes_and_gates.div_ceil(body.and_count() as u64) as u32;

@@ -6,23 +6,21 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use twofold_circuit::Party;
-use twofold_net::{Channel, ChannelOptions, Listener};
+use twofold_net::ChannelOptions;
 use twofold_protocol::{
-    run_local, run_session, IppMode, Peer, Reveal, Schedule, SessionOptions, SessionReport,
+    run_local, run_remote, IppMode, Reveal, Schedule, SessionOptions, SessionReport,
 };
 
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::Loaded;
 use crate::progress::and_gate_bar;
 
-/// Where this party is.
+/// Where the parties are.
 pub enum Endpoint {
     /// Both parties here.
     Local,
-    /// Wait for the peer on this address.
-    Listen(String),
-    /// Connect to the peer at this address.
-    Connect(String),
+    /// This party here, the peer where the endpoint says.
+    Remote(twofold_protocol::Endpoint),
 }
 
 /// Options of `run`.
@@ -73,23 +71,21 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
             let (ra, rb) = run_local(&loaded.program, &a, &b, &session, &channel)?;
             (Party::A, ra, Some(rb))
         }
-        Endpoint::Listen(addr) | Endpoint::Connect(addr) => {
+        Endpoint::Remote(endpoint) => {
             let party = opts
                 .party
                 .context("--party a|b is needed with --listen/--connect")?;
             let given = assign(loaded, &opts.inputs, Givers::Only(party))?;
-            let report = if let Endpoint::Listen(_) = &opts.endpoint {
-                let listener = Listener::bind(addr.as_str())
-                    .with_context(|| format!("cannot listen on {addr}"))?
-                    .with_options(channel)?;
-                let first = listener.accept(opts.timeout)?;
-                let peer = Peer::Listen(&listener, opts.timeout);
-                run_session(first, &peer, party, &loaded.program, &given, &session)?
-            } else {
-                let first = Channel::connect(addr.as_str(), opts.timeout, channel.clone())?;
-                let peer = Peer::Connect(addr.clone(), opts.timeout, channel);
-                run_session(first, &peer, party, &loaded.program, &given, &session)?
-            };
+            let program = &loaded.program;
+            let report = run_remote(
+                endpoint,
+                opts.timeout,
+                &channel,
+                party,
+                program,
+                &given,
+                &session,
+            )?;
             (party, report, None)
         }
     };

@@ -1,0 +1,83 @@
+//! How fast the garbling and evaluation cores run on one core, in memory
+//! (no network, no protocol): what `twofold bench` reports first.
+
+use std::time::Instant;
+
+use twofold_circuit::synthetic::layered;
+use twofold_circuit::Program;
+
+use crate::aes::Backend;
+use crate::delta::Delta;
+use crate::error::CryptoError;
+use crate::halfgates::{ActiveLabel, ZeroLabel};
+use crate::memory::MemoryGarbler;
+use crate::prg::Prg;
+
+/// What [`core_speed`] measured.
+#[derive(Clone, Debug)]
+pub struct CoreSpeed {
+    /// AND gates garbled (and evaluated) in every run.
+    pub and_gates: u64,
+    /// The AES backend the cores ran on.
+    pub backend: Backend,
+    /// AND gates garbled per second, one figure per run.
+    pub garble_rates: Vec<f64>,
+    /// AND gates evaluated per second, one figure per run.
+    pub evaluate_rates: Vec<f64>,
+}
+
+/// Garbling-only and evaluation-only AND gates per second on one core, in
+/// `runs` runs: a layered body of 65,536 AND gates (its tables, 2 MiB, stay
+/// in cache as they do when streamed) garbled, and evaluated from its
+/// recorded tables, as many times as make `and_gates`. Every evaluation is
+/// checked against the garbled outputs.
+pub fn core_speed(and_gates: u64, runs: usize) -> Result<CoreSpeed, CryptoError> {
+    let body = Program::from(layered(1024, 64, 64, 0x5eed).levelize());
+    let per = body.and_count();
+    let repeats = and_gates.div_ceil(per).max(1);
+    let ands = repeats * per;
+    let mut prg = Prg::from_os();
+    let delta = Delta::random(&mut prg);
+    let inputs: Vec<ZeroLabel> = (0..body.main.input_bits())
+        .map(|_| ZeroLabel::random(&mut prg))
+        .collect();
+    let mut garble_rates = Vec::new();
+    for _ in 0..runs {
+        let mut engine = MemoryGarbler::dropping_tables(delta, 0);
+        let t = Instant::now();
+        for _ in 0..repeats {
+            body.run(&mut engine, &inputs)?;
+        }
+        garble_rates.push(ands as f64 / t.elapsed().as_secs_f64());
+    }
+    let mut recorder = MemoryGarbler::new(delta, 0);
+    let zero_outputs = body.run(&mut recorder, &inputs)?;
+    let active: Vec<ActiveLabel> = inputs
+        .iter()
+        .map(|l| ActiveLabel::from_block(l.block()))
+        .collect();
+    let mut evaluate_rates = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut out = Vec::new();
+        for _ in 0..repeats {
+            out = body.run(&mut recorder.evaluator(), &active)?;
+        }
+        evaluate_rates.push(ands as f64 / t.elapsed().as_secs_f64());
+        // Every output label must be its wire's 0-label or 1-label.
+        let d = delta.block();
+        if out
+            .iter()
+            .zip(&zero_outputs)
+            .any(|(a, z)| a.block() != z.block() && a.block() != z.block() ^ d)
+        {
+            return Err(CryptoError::WrongOutputs);
+        }
+    }
+    Ok(CoreSpeed {
+        and_gates: ands,
+        backend: recorder.garbler().backend(),
+        garble_rates,
+        evaluate_rates,
+    })
+}

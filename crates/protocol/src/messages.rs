@@ -1,0 +1,300 @@
+//! Every message this crate puts on the wire, with its encoding. Each is one
+//! frame of a [`Channel`]; the order they come in says what they are, so
+//! none carries a tag. (The messages of oblivious transfer are
+//! `twofold-ot`'s.)
+//!
+//! | message | from | when |
+//! | --- | --- | --- |
+//! | [`Hello`] | both | first, on the first connection |
+//! | [`LinkBinding`] | both | first, on every extra connection |
+//! | [`Labels`] | A (B with IPP too) | A's input labels; labels at IPP role transfers |
+//! | [`Tables`] | the garbler | garbled tables, streamed |
+//! | [`OutputBits`] | both | decoding bits (A→B), colour bits (B→A) |
+//!
+//! Integers are little-endian; a label is a 16-byte block.
+
+use twofold_circuit::Party;
+use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, blocks_from_byte_vec, Block};
+use twofold_net::Channel;
+
+use crate::error::ProtocolError;
+use crate::ipp::IppMode;
+use crate::schedule::Schedule;
+use crate::session::Reveal;
+use crate::PROTOCOL_VERSION;
+
+/// The first bytes of a [`Hello`].
+const MAGIC: &[u8; 8] = b"2fold-hi";
+/// Bytes of a [`Hello`]: magic, version, party, program hash, reveal,
+/// threads, schedule, IPP mode, nonce.
+const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16;
+
+/// What each party announces at the handshake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Hello {
+    /// [`PROTOCOL_VERSION`].
+    pub version: u32,
+    /// The sender's party.
+    pub party: Party,
+    /// The program's hash.
+    pub program_hash: [u8; 32],
+    /// Who learns the outputs.
+    pub reveal: Reveal,
+    /// Threads per party.
+    pub threads: u32,
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Inter-party parallelism.
+    pub ipp: IppMode,
+    /// Fresh randomness for the session id.
+    pub nonce: [u8; 16],
+}
+
+impl Hello {
+    /// The frame.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HELLO_LEN);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&self.version.to_le_bytes());
+        out.push(match self.party {
+            Party::A => 0,
+            Party::B => 1,
+        });
+        out.extend_from_slice(&self.program_hash);
+        out.push(self.reveal as u8);
+        out.extend_from_slice(&self.threads.to_le_bytes());
+        out.push(self.schedule as u8);
+        out.push(self.ipp as u8);
+        out.extend_from_slice(&self.nonce);
+        out
+    }
+
+    /// Reads a frame; a peer of another protocol version is a
+    /// [`ProtocolError::Mismatch`].
+    pub fn decode(bytes: &[u8]) -> Result<Hello, ProtocolError> {
+        if bytes.len() < 12 || &bytes[..8] != MAGIC {
+            return Err(ProtocolError::Malformed(
+                "the peer is not a twofold party".into(),
+            ));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != PROTOCOL_VERSION {
+            return Err(ProtocolError::Mismatch {
+                what: "the protocol version",
+                ours: PROTOCOL_VERSION.to_string(),
+                theirs: version.to_string(),
+            });
+        }
+        if bytes.len() != HELLO_LEN {
+            return Err(ProtocolError::Malformed(format!(
+                "hello of {} bytes, expected {HELLO_LEN}",
+                bytes.len()
+            )));
+        }
+        let party = match bytes[12] {
+            0 => Party::A,
+            1 => Party::B,
+            p => return Err(ProtocolError::Malformed(format!("unknown party {p}"))),
+        };
+        Ok(Hello {
+            version,
+            party,
+            program_hash: bytes[13..45].try_into().expect("32 bytes"),
+            reveal: decode_byte(bytes[45], "reveal mode", &Reveal::ALL, |r| r as u8)?,
+            threads: u32::from_le_bytes(bytes[46..50].try_into().expect("4 bytes")),
+            schedule: decode_byte(bytes[50], "schedule", &Schedule::ALL, |s| s as u8)?,
+            ipp: decode_byte(bytes[51], "IPP mode", &IppMode::ALL, |m| m as u8)?,
+            nonce: bytes[52..68].try_into().expect("16 bytes"),
+        })
+    }
+}
+
+/// The one of `values` whose `code` is `byte`; `what` names the kind in
+/// the error.
+fn decode_byte<T: Copy>(
+    byte: u8,
+    what: &str,
+    values: &[T],
+    code: impl Fn(T) -> u8,
+) -> Result<T, ProtocolError> {
+    values
+        .iter()
+        .copied()
+        .find(|v| code(*v) == byte)
+        .ok_or_else(|| ProtocolError::Malformed(format!("unknown {what} {byte}")))
+}
+
+/// Ties an extra connection to its session: the session id and the
+/// connection's index. Both ends send theirs and expect the same back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LinkBinding {
+    /// The id both parties derived at the handshake.
+    pub session_id: [u8; 32],
+    /// The connection's index (the first connection is 0).
+    pub index: u32,
+}
+
+impl LinkBinding {
+    /// The frame.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = self.session_id.to_vec();
+        out.extend_from_slice(&self.index.to_le_bytes());
+        out
+    }
+}
+
+/// A frame of labels, 16 bytes each: party A's labels of its own inputs,
+/// and the labels sent at IPP role transfers.
+pub(crate) struct Labels;
+
+impl Labels {
+    /// Sends `labels` and flushes (the peer waits for them).
+    pub fn send(chan: &mut Channel, labels: &[Block]) -> Result<(), ProtocolError> {
+        chan.send_frame(blocks_as_bytes(labels))?;
+        Ok(chan.flush()?)
+    }
+
+    /// Receives exactly `n` labels; `what` names them in the error.
+    pub fn recv(chan: &mut Channel, n: usize, what: &str) -> Result<Vec<Block>, ProtocolError> {
+        let mut buf = Vec::new();
+        chan.recv_frame(&mut buf)?;
+        blocks_from_byte_vec(&buf)
+            .ok()
+            .filter(|b| b.len() == n)
+            .ok_or_else(|| {
+                ProtocolError::Malformed(format!(
+                    "{} bytes of {what}, expected {}",
+                    buf.len(),
+                    16 * n
+                ))
+            })
+    }
+}
+
+/// A frame of garbled tables, [`TABLE_BLOCKS`](Tables::TABLE_BLOCKS) blocks
+/// per AND gate in gate-id order, as many gates as the garbler had ready.
+pub(crate) struct Tables;
+
+impl Tables {
+    /// Blocks of garbled table per AND gate.
+    pub const TABLE_BLOCKS: usize =
+        <twofold_crypto::HalfGates as twofold_crypto::GarblingScheme>::TABLE_BLOCKS;
+
+    /// Sends `tables` (buffered: the garbler flushes when it is done).
+    pub fn send(chan: &mut Channel, tables: &[Block]) -> Result<(), ProtocolError> {
+        Ok(chan.send_frame(blocks_as_bytes(tables))?)
+    }
+
+    /// Receives a frame (into `frame`, a reusable buffer) and appends its
+    /// tables to `tables`.
+    pub fn recv_into(
+        chan: &mut Channel,
+        frame: &mut Vec<u8>,
+        tables: &mut Vec<Block>,
+    ) -> Result<(), ProtocolError> {
+        chan.recv_frame(frame)?;
+        if frame.is_empty() || !frame.len().is_multiple_of(16 * Tables::TABLE_BLOCKS) {
+            return Err(ProtocolError::Malformed(format!(
+                "a frame of garbled tables of {} bytes (not a whole number of tables)",
+                frame.len()
+            )));
+        }
+        let old = tables.len();
+        tables.resize(old + frame.len() / 16, Block::ZERO);
+        blocks_as_bytes_mut(&mut tables[old..]).copy_from_slice(frame);
+        Ok(())
+    }
+}
+
+/// A frame of one bit per output wire, eight to a byte, bit 0 first: the
+/// decoding bits party A sends, or the colour bits party B sends.
+pub(crate) struct OutputBits;
+
+impl OutputBits {
+    /// Sends `bits` and flushes.
+    pub fn send(chan: &mut Channel, bits: impl Iterator<Item = bool>) -> Result<(), ProtocolError> {
+        let bits: Vec<bool> = bits.collect();
+        let packed: Vec<u8> = bits
+            .chunks(8)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |acc, (i, &b)| acc | (b as u8) << i)
+            })
+            .collect();
+        chan.send_frame(&packed)?;
+        Ok(chan.flush()?)
+    }
+
+    /// Receives exactly `n` bits.
+    pub fn recv(chan: &mut Channel, n: usize) -> Result<Vec<bool>, ProtocolError> {
+        let mut bytes = Vec::new();
+        chan.recv_frame(&mut bytes)?;
+        if bytes.len() != n.div_ceil(8) {
+            return Err(ProtocolError::Malformed(format!(
+                "{} bytes of output bits, expected {}",
+                bytes.len(),
+                n.div_ceil(8)
+            )));
+        }
+        Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hello_round_trips_and_rejects_garbage() {
+        let hello = Hello {
+            version: PROTOCOL_VERSION,
+            party: Party::B,
+            program_hash: [7; 32],
+            reveal: Reveal::A,
+            threads: 2,
+            schedule: Schedule::Cgp,
+            ipp: IppMode::NoOverlap,
+            nonce: [9; 16],
+        };
+        assert_eq!(Hello::decode(&hello.encode()).unwrap(), hello);
+        assert!(Hello::decode(b"GET / HTTP/1.1\r\n").is_err());
+        let mut short = hello.encode();
+        short.pop();
+        assert!(Hello::decode(&short).is_err());
+        let mut bad_version = hello.encode();
+        bad_version[8] = 99;
+        assert!(matches!(
+            Hello::decode(&bad_version),
+            Err(ProtocolError::Mismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn hello_bytes_are_the_wire_format() {
+        let hello = Hello {
+            version: PROTOCOL_VERSION,
+            party: Party::A,
+            program_hash: [1; 32],
+            reveal: Reveal::B,
+            threads: 3,
+            schedule: Schedule::Auto,
+            ipp: IppMode::On,
+            nonce: [2; 16],
+        };
+        let mut want = b"2fold-hi".to_vec();
+        want.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
+        want.push(0);
+        want.extend_from_slice(&[1; 32]);
+        want.extend_from_slice(&[2, 3, 0, 0, 0, 3, 1]);
+        want.extend_from_slice(&[2; 16]);
+        assert_eq!(hello.encode(), want);
+        let binding = LinkBinding {
+            session_id: [5; 32],
+            index: 258,
+        };
+        let mut want = vec![5; 32];
+        want.extend_from_slice(&[2, 1, 0, 0]);
+        assert_eq!(binding.encode(), want);
+    }
+}
