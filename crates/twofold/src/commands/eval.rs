@@ -1,25 +1,61 @@
 //! `twofold eval FILE -i VALUE…`: plaintext evaluation, for checking.
 
 use anyhow::Result;
-use serde_json::json;
+use serde::Serialize;
 
+use super::{ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, Givers};
 use crate::load::Loaded;
 
-/// Evaluates `loaded` on `args` and returns what to print.
-pub fn eval(loaded: &Loaded, args: &[String], as_json: bool) -> Result<String> {
-    let given = assign(loaded, args, Givers::Everyone)?;
+/// Arguments of `eval`.
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// An input value, `VALUE` (in order) or `NAME=VALUE`: an integer (hex
+    /// 0x… or decimal) for circuits, a C initializer for C programs.
+    #[arg(short = 'i', long = "input")]
+    inputs: Vec<String>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The outputs of a plaintext evaluation.
+#[derive(Serialize)]
+pub struct Evaluation {
+    /// Output values keyed by name.
+    outputs: serde_json::Value,
+    /// The outputs as text, one line each.
+    #[serde(skip)]
+    lines: String,
+}
+
+impl Report for Evaluation {
+    fn text(&self) -> String {
+        self.lines.clone()
+    }
+}
+
+/// Evaluates the program on the inputs given.
+pub fn eval(args: &EvalArgs) -> Result<String> {
+    let loaded = args.program.load()?;
+    evaluate(&loaded, &args.inputs)?.render(args.json)
+}
+
+/// Evaluates `loaded` on the values `inputs` (as given to `-i`).
+pub fn evaluate(loaded: &Loaded, inputs: &[String]) -> Result<Evaluation> {
+    let given = assign(loaded, inputs, Givers::Everyone)?;
     let bits: Vec<Vec<bool>> = given
         .into_iter()
         .map(|b| b.expect("all values assigned"))
         .collect();
     let outputs = loaded.program.eval(&bits)?;
-    Ok(if as_json {
-        json!({ "outputs": outputs_json(loaded, &outputs) }).to_string()
-    } else {
-        format_outputs(loaded, &outputs)
+    Ok(Evaluation {
+        outputs: outputs_json(loaded, &outputs),
+        lines: format_outputs(loaded, &outputs)
             .into_iter()
             .map(|(_, v)| v + "\n")
-            .collect()
+            .collect(),
     })
 }

@@ -1,7 +1,71 @@
-//! The subcommands of `twofold`.
+//! The subcommands of `twofold`: one module each, holding its command-line
+//! arguments, the work, and its result as a typed [`Report`].
 
 pub mod bench;
-pub mod e2e;
+pub mod compile;
 pub mod eval;
 pub mod run;
 pub mod stats;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::load::{load, parse_owners, LoadOptions, Loaded};
+
+/// The program a command works on.
+#[derive(clap::Args, Debug)]
+pub struct ProgramArgs {
+    /// C source (.c), Bristol Fashion / old Bristol circuit, or binary program.
+    pub file: PathBuf,
+    /// Assign input values to parties: `0=a,1=b` or `INPUT_C=b` (both parties must agree).
+    #[arg(long)]
+    pub owner: Vec<String>,
+    /// C only: unroll loops whose exit depends on a secret at most N times.
+    #[arg(long, value_name = "N")]
+    pub unwind: Option<u32>,
+    /// C only: keep independent loops inline instead of making them parallel regions.
+    #[arg(long)]
+    pub no_regions: bool,
+    /// C only: unroll every loop (the program as one flat circuit).
+    #[arg(long)]
+    pub no_loops: bool,
+}
+
+impl ProgramArgs {
+    /// Reads (for C, compiles) the program.
+    pub fn load(&self) -> Result<Loaded> {
+        let opts = LoadOptions {
+            owners: parse_owners(&self.owner)?,
+            unwind: self.unwind,
+            no_regions: self.no_regions,
+            no_loops: self.no_loops,
+        };
+        load(&self.file, &opts)
+    }
+}
+
+/// A command's result: JSON (`--json`) for scripts, text for people.
+pub trait Report: Serialize {
+    /// The result as text, each line ending in a newline.
+    fn text(&self) -> String;
+
+    /// What to print: one JSON object and a newline, or [`Report::text`].
+    fn render(&self, json: bool) -> Result<String> {
+        Ok(if json {
+            serde_json::to_string(self)? + "\n"
+        } else {
+            self.text()
+        })
+    }
+}
+
+/// A figure for each party.
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+pub struct PerParty<T> {
+    /// Party A's (the garbler's).
+    pub a: T,
+    /// Party B's (the evaluator's).
+    pub b: T,
+}

@@ -1,88 +1,178 @@
 //! `twofold run`: a secure two-party computation, on two machines or (with
 //! `--local`) both parties in this process over loopback.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Value};
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
 use twofold_circuit::Party;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
-    run_local, run_remote, IppMode, Reveal, Schedule, SessionOptions, SessionReport,
+    run_local, run_remote, Endpoint, IppMode, Reveal, Schedule, SessionOptions, SessionReport,
 };
 
+use super::{PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
-use crate::load::Loaded;
+use crate::load::{parse_party, Loaded};
 use crate::progress::and_gate_bar;
 
-/// Where the parties are.
-pub enum Endpoint {
-    /// Both parties here.
-    Local,
-    /// This party here, the peer where the endpoint says.
-    Remote(twofold_protocol::Endpoint),
+/// Who learns the output, on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum RevealTo {
+    A,
+    B,
 }
 
-/// Options of `run`.
-pub struct RunOptions {
-    /// `--local`, `--listen` or `--connect`.
-    pub endpoint: Endpoint,
-    /// `--party` (ignored with `--local`).
-    pub party: Option<Party>,
-    /// `-i` values.
-    pub inputs: Vec<String>,
-    /// `--reveal-to`.
-    pub reveal: Reveal,
-    /// Network timeout (also how long to wait for the peer).
-    pub timeout: Duration,
-    /// `--schedule`.
-    pub schedule: Schedule,
-    /// `--threads`.
-    pub threads: u32,
-    /// `--ipp` (and `--ipp-no-overlap`).
-    pub ipp: IppMode,
-    /// `--fgp-min-ands`.
-    pub fgp_min_ands: Option<usize>,
-    /// `--json`.
-    pub json: bool,
+/// Arguments of `run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Both parties in this process over loopback TCP.
+    #[arg(long, conflicts_with_all = ["listen", "connect", "party"])]
+    local: bool,
+    /// This party: a (garbler) or b (evaluator).
+    #[arg(long, value_parser = parse_party)]
+    party: Option<Party>,
+    /// Wait for the peer on ADDR (e.g. 0.0.0.0:7766).
+    #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
+    listen: Option<String>,
+    /// Connect to the peer at ADDR (retried until the timeout).
+    #[arg(long, value_name = "ADDR")]
+    connect: Option<String>,
+    /// An input value, `VALUE` (in order) or `NAME=VALUE`; each party gives its own.
+    #[arg(short = 'i', long = "input")]
+    inputs: Vec<String>,
+    /// Only this party learns the output (default: both).
+    #[arg(long, value_enum)]
+    reveal_to: Option<RevealTo>,
+    /// Seconds to wait for the peer before giving up.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Threads per party (default: the number of cores; both parties must agree).
+    #[arg(long)]
+    threads: Option<u32>,
+    /// seq, fgp (AND levels split between threads), cgp (parallel regions
+    /// split between threads, one connection each) or auto (both).
+    #[arg(long, default_value = "auto", value_parser = parse_schedule)]
+    schedule: Schedule,
+    /// Inter-party parallelism: both parties garble part of every parallel
+    /// region, and main gates independent of a region run during it (both
+    /// must say so).
+    #[arg(long)]
+    ipp: bool,
+    /// With --ipp: the main circuit waits for every region to end (to
+    /// measure the overlap).
+    #[arg(long, requires = "ipp")]
+    ipp_no_overlap: bool,
+    /// FGP splits AND levels of at least N gates between threads
+    /// (default: the threshold measured on the development machine).
+    #[arg(long, value_name = "N")]
+    fgp_min_ands: Option<usize>,
+    /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
+    #[arg(long)]
+    json: bool,
+}
+
+/// A schedule by its name (`seq`, `fgp`, `cgp`, `auto`).
+pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    Schedule::ALL
+        .into_iter()
+        .find(|s| s.name() == text)
+        .ok_or_else(|| format!("`{text}` is not a schedule (seq, fgp, cgp, auto)"))
+}
+
+/// The number of cores of this machine.
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// What `run --json` prints: one party's (or with `--local` both parties')
+/// view of the session.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunReport {
+    /// `a`, `b`, or `local`.
+    pub party: String,
+    /// Output values keyed by name, if this party learnt them.
+    pub outputs: Option<serde_json::Value>,
+    /// AND gates garbled or evaluated.
+    pub and_gates: u64,
+    /// Bytes each party sent.
+    pub bytes_sent: PerParty<u64>,
+    /// Bytes both parties sent over AND gates (none without AND gates).
+    pub bytes_per_and_gate: Option<f64>,
+    /// Seconds of each phase, `total` (the session), `compile` or `load`,
+    /// `wall` (since the process started) and `role_transfer` (IPP).
+    pub seconds: BTreeMap<String, f64>,
+    /// AND gates over the session's seconds.
+    pub and_gates_per_second: f64,
+    /// Peak resident memory of this process.
+    pub peak_rss_bytes: u64,
+    /// The outputs as text, or why there are none here.
+    #[serde(skip)]
+    lines: String,
+}
+
+impl Report for RunReport {
+    fn text(&self) -> String {
+        self.lines.clone()
+    }
 }
 
 /// Runs the computation and returns what to print.
-pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
+pub fn run(args: &RunArgs) -> Result<String> {
+    let endpoint = match (args.local, &args.listen, &args.connect) {
+        (true, _, _) => None,
+        (false, Some(addr), None) => Some(Endpoint::Listen(addr.clone())),
+        (false, None, Some(addr)) => Some(Endpoint::Connect(addr.clone())),
+        _ => bail!("say where the peer is: --local, or --party with --listen or --connect"),
+    };
+    let loaded = args.program.load()?;
+    let reveal = match args.reveal_to {
+        None => Reveal::Both,
+        Some(RevealTo::A) => Reveal::A,
+        Some(RevealTo::B) => Reveal::B,
+    };
+    let timeout = Duration::from_secs(args.timeout.max(1));
     let channel = ChannelOptions {
-        read_timeout: opts.timeout,
-        write_timeout: opts.timeout,
+        read_timeout: timeout,
+        write_timeout: timeout,
         ..ChannelOptions::default()
     };
-    let (progress, bar) = and_gate_bar(loaded.program.and_count(), opts.json);
+    let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
     let session = SessionOptions {
-        reveal: opts.reveal,
-        schedule: opts.schedule,
-        threads: opts.threads.max(1),
-        ipp: opts.ipp,
-        fgp_min_ands: opts.fgp_min_ands,
+        reveal,
+        schedule: args.schedule,
+        threads: args.threads.unwrap_or_else(cores).max(1),
+        ipp: match (args.ipp, args.ipp_no_overlap) {
+            (false, _) => IppMode::Off,
+            (true, false) => IppMode::On,
+            (true, true) => IppMode::NoOverlap,
+        },
+        fgp_min_ands: args.fgp_min_ands,
         progress,
         ..SessionOptions::default()
     };
-    let (party, report, peer) = match &opts.endpoint {
-        Endpoint::Local => {
-            let all = assign(loaded, &opts.inputs, Givers::Everyone)?;
-            let (a, b) = split(loaded, &all);
+    let (party, report, peer) = match endpoint {
+        None => {
+            let all = assign(&loaded, &args.inputs, Givers::Everyone)?;
+            let (a, b) = split(&loaded, &all);
             let (ra, rb) = run_local(&loaded.program, &a, &b, &session, &channel)?;
             (Party::A, ra, Some(rb))
         }
-        Endpoint::Remote(endpoint) => {
-            let party = opts
+        Some(endpoint) => {
+            let party = args
                 .party
                 .context("--party a|b is needed with --listen/--connect")?;
-            let given = assign(loaded, &opts.inputs, Givers::Only(party))?;
-            let program = &loaded.program;
+            let given = assign(&loaded, &args.inputs, Givers::Only(party))?;
             let report = run_remote(
-                endpoint,
-                opts.timeout,
+                &endpoint,
+                timeout,
                 &channel,
                 party,
-                program,
+                &loaded.program,
                 &given,
                 &session,
             )?;
@@ -92,65 +182,67 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let outputs = report
-        .outputs
-        .as_ref()
-        .or_else(|| peer.as_ref().and_then(|p| p.outputs.as_ref()));
-    if opts.json {
-        return Ok(json_report(loaded, party, &report, peer.as_ref(), outputs).to_string());
-    }
-    match outputs {
-        Some(out) => Ok(format_outputs(loaded, out)
-            .into_iter()
-            .map(|(_, v)| v + "\n")
-            .collect()),
-        None if opts.reveal != Reveal::Both => Ok(format!(
-            "(the output is revealed to party {} only)\n",
-            if opts.reveal == Reveal::A { "a" } else { "b" }
-        )),
-        None => bail!("no output was received"),
-    }
+    let report = run_report(&loaded, party, &report, peer.as_ref(), reveal)?;
+    report.render(args.json)
 }
 
-fn json_report(
+/// The report of a finished session of `party` (with `peer`, the other
+/// party's report when both ran here).
+fn run_report(
     loaded: &Loaded,
     party: Party,
     report: &SessionReport,
     peer: Option<&SessionReport>,
-    outputs: Option<&Vec<Vec<bool>>>,
-) -> Value {
-    let mut seconds = serde_json::Map::new();
-    for (phase, d) in &report.phases {
-        seconds.insert(phase.name().into(), json!(d.as_secs_f64()));
-    }
-    seconds.insert("total".into(), json!(report.total.as_secs_f64()));
+    reveal: Reveal,
+) -> Result<RunReport> {
+    let outputs = report
+        .outputs
+        .as_ref()
+        .or_else(|| peer.and_then(|p| p.outputs.as_ref()));
+    let lines = match outputs {
+        Some(out) => format_outputs(loaded, out)
+            .into_iter()
+            .map(|(_, v)| v + "\n")
+            .collect(),
+        None if reveal != Reveal::Both => format!(
+            "(the output is revealed to party {} only)\n",
+            if reveal == Reveal::A { "a" } else { "b" }
+        ),
+        None => bail!("no output was received"),
+    };
+    let mut seconds: BTreeMap<String, f64> = report
+        .phases
+        .iter()
+        .map(|(phase, d)| (phase.name().to_string(), d.as_secs_f64()))
+        .collect();
+    seconds.insert("total".into(), report.total.as_secs_f64());
     let load = if loaded.compiled { "compile" } else { "load" };
-    seconds.insert(load.into(), json!(loaded.load_time.as_secs_f64()));
-    seconds.insert(
-        "wall".into(),
-        json!(crate::started().elapsed().as_secs_f64()),
-    );
-    seconds.insert(
-        "role_transfer".into(),
-        json!(report.role_transfer.as_secs_f64()),
-    );
+    seconds.insert(load.into(), loaded.load_time.as_secs_f64());
+    seconds.insert("wall".into(), crate::started().elapsed().as_secs_f64());
+    seconds.insert("role_transfer".into(), report.role_transfer.as_secs_f64());
     // What this party received is what the peer sent.
     let (mine, theirs) = (
         report.bytes_sent,
         peer.map_or(report.bytes_received, |p| p.bytes_sent),
     );
-    let (a, b) = match party {
-        Party::A => (mine, theirs),
-        Party::B => (theirs, mine),
+    let bytes_sent = match party {
+        Party::A => PerParty { a: mine, b: theirs },
+        Party::B => PerParty { a: theirs, b: mine },
     };
-    json!({
-        "party": if peer.is_some() { "local".to_string() } else { party.to_string() },
-        "outputs": outputs.map_or(Value::Null, |o| outputs_json(loaded, o)),
-        "and_gates": report.and_gates,
-        "bytes_sent": { "a": a, "b": b },
-        "bytes_per_and_gate": if report.and_gates > 0 { json!((a + b) as f64 / report.and_gates as f64) } else { Value::Null },
-        "seconds": seconds,
-        "and_gates_per_second": report.and_gates as f64 / report.total.as_secs_f64(),
-        "peak_rss_bytes": crate::peak_rss_bytes(),
+    let ands = report.and_gates;
+    Ok(RunReport {
+        party: if peer.is_some() {
+            "local".to_string()
+        } else {
+            party.to_string()
+        },
+        outputs: outputs.map(|o| outputs_json(loaded, o)),
+        and_gates: ands,
+        bytes_sent,
+        bytes_per_and_gate: (ands > 0).then(|| (mine + theirs) as f64 / ands as f64),
+        seconds,
+        and_gates_per_second: ands as f64 / report.total.as_secs_f64(),
+        peak_rss_bytes: crate::peak_rss_bytes(),
+        lines,
     })
 }

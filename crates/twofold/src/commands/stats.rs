@@ -1,9 +1,46 @@
 //! `twofold stats FILE`: size and shape of a program.
 
-use serde_json::{json, Value};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
 use twofold_circuit::levels::program_levels;
 use twofold_circuit::{Block, CircuitStats, Party, Program};
 use twofold_compiler::LoopVerdict;
+
+use super::{PerParty, ProgramArgs, Report};
+
+/// Arguments of `stats`.
+#[derive(clap::Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Also print the distribution of AND gates per level.
+    #[arg(long)]
+    levels: bool,
+    /// Draw the AND gates of every level as an SVG bar chart.
+    #[arg(long, value_name = "SVG")]
+    plot: Option<PathBuf>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints the statistics of a program (and draws its levels with `--plot`).
+pub fn stats(args: &StatsArgs) -> Result<String> {
+    let loaded = args.program.load()?;
+    let widths = levels_of(&loaded.program, args.levels || args.plot.is_some());
+    if let (Some(svg), Some(widths)) = (&args.plot, &widths) {
+        let title = format!("AND gates per level: {}", args.program.file.display());
+        std::fs::write(svg, levels_svg(widths, &title))
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+    }
+    let mut stats = ProgramStats::of(&loaded.program, widths.as_deref(), &loaded.loops);
+    if args.levels {
+        stats.ands_per_level = widths;
+    }
+    stats.render(args.json)
+}
 
 /// Programs executing at most this many gates have their AND levels
 /// computed by `stats` (walking every gate); larger ones need `--levels`.
@@ -16,129 +53,248 @@ pub fn levels_of(program: &Program, wanted: bool) -> Option<Vec<u64>> {
 }
 
 /// The statistics of a program, counting every iteration of every block,
-/// with its blocks as a tree; AND depth and level widths from `levels` (see
-/// [`levels_of`]), `null` without.
-pub fn stats_json(
-    program: &Program,
-    levels: Option<&[u64]>,
-    loops: &[LoopVerdict],
-) -> serde_json::Value {
-    let counts = program.counts();
-    let main = CircuitStats::of(&program.main);
-    let overlapped = program.main_overlapped();
-    let regions: Vec<_> = program
-        .parallel_blocks()
-        .map(|(k, r)| {
-            let body = CircuitStats::of(&r.body.circuit);
-            json!({
-                "block": k,
-                "instances": r.count,
-                "and_gates_per_instance": r.body_ands(),
-                "gates_per_instance": r.frame().counts().gates,
-                "and_depth_per_instance": body.and_depth,
-                "shared_input_bits": r.shared.len(),
-                "main_and_gates_during": overlapped
+/// with its blocks as a tree.
+#[derive(Debug, Serialize)]
+pub struct ProgramStats {
+    /// Gates executed.
+    pub gates: u64,
+    /// AND gates executed.
+    pub and_gates: u64,
+    /// XOR gates executed.
+    pub xor_gates: u64,
+    /// INV gates executed.
+    pub inv_gates: u64,
+    /// AND gates over all gates.
+    pub and_share: f64,
+    /// Wires of the main circuit.
+    pub wires: usize,
+    /// AND levels (`null` when levels were not computed).
+    pub and_depth: Option<usize>,
+    /// Median AND gates per level (`null` when not computed).
+    pub median_ands_per_level: Option<u64>,
+    /// Widest AND level (`null` when not computed).
+    pub max_ands_per_level: Option<u64>,
+    /// Bit width of each input value.
+    pub input_widths: Vec<u32>,
+    /// Input bits of each party.
+    pub input_bits: PerParty<u64>,
+    /// Bit width of each output value.
+    pub output_widths: Vec<u32>,
+    /// The party of each input value.
+    pub input_parties: Vec<String>,
+    /// The blocks of the main frame, as a tree.
+    pub blocks: Vec<BlockStats>,
+    /// The parallel regions of the main frame.
+    pub regions: Vec<RegionStats>,
+    /// C only: how each loop of the source was lowered.
+    pub loops: Vec<LoopStats>,
+    /// With `--levels`: AND gates of every level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ands_per_level: Option<Vec<u64>>,
+}
+
+/// A block (loop or region) and the blocks nested in its body.
+#[derive(Debug, Serialize)]
+pub struct BlockStats {
+    /// `loop` or `region`.
+    pub kind: &'static str,
+    /// Iterations (instances of a region).
+    pub iterations: u64,
+    /// AND gates an iteration executes, nested blocks included.
+    pub and_gates_per_iteration: u64,
+    /// Gates an iteration executes, nested blocks included.
+    pub gates_per_iteration: u64,
+    /// Gates of the body circuit.
+    pub body_gates: usize,
+    /// AND depth of the body circuit.
+    pub body_and_depth: usize,
+    /// Bits every iteration reads from the enclosing frame.
+    pub shared_bits: usize,
+    /// Bits one iteration hands the next.
+    pub carried_bits: usize,
+    /// Bits each iteration reads of its own.
+    pub input_bits_per_iteration: usize,
+    /// Bits each iteration writes.
+    pub output_bits_per_iteration: usize,
+    /// Blocks nested in the body.
+    pub blocks: Vec<BlockStats>,
+}
+
+/// A parallel region of the main frame.
+#[derive(Debug, Serialize)]
+pub struct RegionStats {
+    /// Its index among the main frame's blocks.
+    pub block: usize,
+    /// Instances.
+    pub instances: u64,
+    /// AND gates an instance executes.
+    pub and_gates_per_instance: u64,
+    /// Gates an instance executes.
+    pub gates_per_instance: u64,
+    /// AND depth of the body circuit.
+    pub and_depth_per_instance: usize,
+    /// Bits every instance reads from the main frame.
+    pub shared_input_bits: usize,
+    /// Main AND gates that can run while the region runs.
+    pub main_and_gates_during: u64,
+}
+
+/// How a loop of the C source was lowered.
+#[derive(Debug, Serialize)]
+pub struct LoopStats {
+    /// The source file.
+    pub file: String,
+    /// The line of its `for`.
+    pub line: u32,
+    /// Iterations it runs.
+    pub iterations: u64,
+    /// Whether it was kept as blocks.
+    pub kept: bool,
+    /// The blocks it was kept as.
+    pub blocks: Vec<KeptBlock>,
+    /// Iterations lowered as plain gates.
+    pub unrolled: u64,
+    /// Why it was (partly) unrolled.
+    pub why: Option<String>,
+}
+
+/// A block a loop was kept as.
+#[derive(Debug, Serialize)]
+pub struct KeptBlock {
+    /// Its iterations.
+    pub iterations: u64,
+    /// Whether it is a parallel region.
+    pub parallel: bool,
+}
+
+impl ProgramStats {
+    /// The statistics of `program`, with AND depth and level widths from
+    /// `levels` (see [`levels_of`]) and the verdicts on its loops.
+    pub fn of(program: &Program, levels: Option<&[u64]>, loops: &[LoopVerdict]) -> ProgramStats {
+        let counts = program.counts();
+        let main = CircuitStats::of(&program.main);
+        let overlapped = program.main_overlapped();
+        let regions = program
+            .parallel_blocks()
+            .map(|(k, r)| RegionStats {
+                block: k,
+                instances: r.count,
+                and_gates_per_instance: r.body_ands(),
+                gates_per_instance: r.frame().counts().gates,
+                and_depth_per_instance: CircuitStats::of(&r.body.circuit).and_depth,
+                shared_input_bits: r.shared.len(),
+                main_and_gates_during: overlapped
                     .region_of(k)
                     .map_or(0, |r| overlapped.during_ands(program, r)),
             })
-        })
-        .collect();
-    let input_bits = |party: Party| -> u64 {
-        program
-            .main
-            .inputs
-            .iter()
-            .filter(|v| v.party == party)
-            .map(|v| v.width as u64)
-            .sum()
-    };
-    let (depth, median, max) = match levels {
-        Some(l) => (
-            json!(l.len()),
-            json!(median_of(l)),
-            json!(l.iter().max().copied().unwrap_or(0)),
-        ),
-        None => (Value::Null, Value::Null, Value::Null),
-    };
-    json!({
-        "gates": counts.gates,
-        "and_gates": counts.and,
-        "xor_gates": counts.xor,
-        "inv_gates": counts.inv,
-        "and_share": if counts.gates > 0 { counts.and as f64 / counts.gates as f64 } else { 0.0 },
-        "wires": main.wires,
-        "and_depth": depth,
-        "median_ands_per_level": median,
-        "max_ands_per_level": max,
-        "input_widths": main.input_widths,
-        "input_bits": { "a": input_bits(Party::A), "b": input_bits(Party::B) },
-        "output_widths": main.output_widths,
-        "input_parties": program.main.inputs.iter().map(|v| v.party.to_string()).collect::<Vec<_>>(),
-        "blocks": blocks_json(&program.blocks),
-        "regions": regions,
-        "loops": loops.iter().map(|l| json!({
-            "file": l.file,
-            "line": l.line,
-            "iterations": l.iterations,
-            "kept": l.kept(),
-            "blocks": l.blocks.iter().map(|&(n, parallel)| json!({
-                "iterations": n,
-                "parallel": parallel,
-            })).collect::<Vec<_>>(),
-            "unrolled": l.unrolled,
-            "why": l.why,
-        })).collect::<Vec<_>>(),
-    })
-}
-
-/// One line on how a loop of the source was lowered.
-fn loop_text(l: &Value) -> String {
-    let blocks: Vec<String> = l["blocks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|b| {
-            let kind = if b["parallel"] == true {
-                "region"
+            .collect();
+        let input_bits = |party: Party| -> u64 {
+            program
+                .main
+                .inputs
+                .iter()
+                .filter(|v| v.party == party)
+                .map(|v| v.width as u64)
+                .sum()
+        };
+        ProgramStats {
+            gates: counts.gates,
+            and_gates: counts.and,
+            xor_gates: counts.xor,
+            inv_gates: counts.inv,
+            and_share: if counts.gates > 0 {
+                counts.and as f64 / counts.gates as f64
             } else {
-                "loop"
-            };
-            format!("{kind} of {}", b["iterations"])
-        })
-        .collect();
-    let mut text = if blocks.is_empty() {
-        "unrolled".to_string()
-    } else {
-        format!("kept: {}", blocks.join(", "))
-    };
-    if l["unrolled"].as_u64().unwrap_or(0) > 0 && !blocks.is_empty() {
-        text += &format!("; {} iterations unrolled", l["unrolled"]);
+                0.0
+            },
+            wires: main.wires,
+            and_depth: levels.map(<[u64]>::len),
+            median_ands_per_level: levels.map(median_of),
+            max_ands_per_level: levels.map(|l| l.iter().max().copied().unwrap_or(0)),
+            input_widths: main.input_widths,
+            input_bits: PerParty {
+                a: input_bits(Party::A),
+                b: input_bits(Party::B),
+            },
+            output_widths: main.output_widths,
+            input_parties: program
+                .main
+                .inputs
+                .iter()
+                .map(|v| v.party.to_string())
+                .collect(),
+            blocks: blocks_of(&program.blocks),
+            regions,
+            loops: loops.iter().map(LoopStats::of).collect(),
+            ands_per_level: None,
+        }
     }
-    if let Some(why) = l["why"].as_str() {
-        text += &format!(" ({why})");
-    }
-    text
 }
 
-/// The blocks of a frame as a JSON tree.
-fn blocks_json(blocks: &[Block]) -> Value {
+impl LoopStats {
+    fn of(l: &LoopVerdict) -> LoopStats {
+        LoopStats {
+            file: l.file.clone(),
+            line: l.line,
+            iterations: l.iterations,
+            kept: l.kept(),
+            blocks: l
+                .blocks
+                .iter()
+                .map(|&(iterations, parallel)| KeptBlock {
+                    iterations,
+                    parallel,
+                })
+                .collect(),
+            unrolled: l.unrolled,
+            why: l.why.clone(),
+        }
+    }
+
+    /// One line on how the loop was lowered.
+    fn text(&self) -> String {
+        let blocks: Vec<String> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let kind = if b.parallel { "region" } else { "loop" };
+                format!("{kind} of {}", b.iterations)
+            })
+            .collect();
+        let mut text = if blocks.is_empty() {
+            "unrolled".to_string()
+        } else {
+            format!("kept: {}", blocks.join(", "))
+        };
+        if self.unrolled > 0 && !blocks.is_empty() {
+            text += &format!("; {} iterations unrolled", self.unrolled);
+        }
+        if let Some(why) = &self.why {
+            text += &format!(" ({why})");
+        }
+        text
+    }
+}
+
+/// The blocks of a frame as a tree.
+fn blocks_of(blocks: &[Block]) -> Vec<BlockStats> {
     blocks
         .iter()
         .map(|b| {
             let body = CircuitStats::of(&b.body.circuit);
-            json!({
-                "kind": if b.parallel { "region" } else { "loop" },
-                "iterations": b.count,
-                "and_gates_per_iteration": b.body_ands(),
-                "gates_per_iteration": b.frame().counts().gates,
-                "body_gates": body.gates,
-                "body_and_depth": body.and_depth,
-                "shared_bits": b.shared.len(),
-                "carried_bits": b.carried.len(),
-                "input_bits_per_iteration": b.inputs.width(),
-                "output_bits_per_iteration": b.outputs.width(),
-                "blocks": blocks_json(&b.body.blocks),
-            })
+            BlockStats {
+                kind: if b.parallel { "region" } else { "loop" },
+                iterations: b.count,
+                and_gates_per_iteration: b.body_ands(),
+                gates_per_iteration: b.frame().counts().gates,
+                body_gates: body.gates,
+                body_and_depth: body.and_depth,
+                shared_bits: b.shared.len(),
+                carried_bits: b.carried.len(),
+                input_bits_per_iteration: b.inputs.width(),
+                output_bits_per_iteration: b.outputs.width(),
+                blocks: blocks_of(&b.body.blocks),
+            }
         })
         .collect()
 }
@@ -154,70 +310,85 @@ fn median_of(widths: &[u64]) -> u64 {
     }
 }
 
-/// Human-readable form of [`stats_json`].
-pub fn stats_text(program: &Program, levels: Option<&[u64]>, loops: &[LoopVerdict]) -> String {
-    let s = stats_json(program, levels, loops);
-    let mut out = String::new();
-    let line = |out: &mut String, k: &str, v: String| out.push_str(&format!("{k:<30}{v}\n"));
-    for key in ["gates", "and_gates", "xor_gates", "inv_gates", "wires"] {
-        line(&mut out, &key.replace('_', " "), s[key].to_string());
+impl Report for ProgramStats {
+    fn text(&self) -> String {
+        let mut out = String::new();
+        let line = |out: &mut String, k: &str, v: String| out.push_str(&format!("{k:<30}{v}\n"));
+        for (key, v) in [
+            ("gates", self.gates),
+            ("and gates", self.and_gates),
+            ("xor gates", self.xor_gates),
+            ("inv gates", self.inv_gates),
+            ("wires", self.wires as u64),
+        ] {
+            line(&mut out, key, v.to_string());
+        }
+        for (key, v) in [
+            ("and depth", self.and_depth.map(|d| d as u64)),
+            ("median ands per level", self.median_ands_per_level),
+            ("max ands per level", self.max_ands_per_level),
+        ] {
+            let v = v.map_or_else(
+                || "not computed (more than 2^26 gates; use --levels)".to_string(),
+                |v| v.to_string(),
+            );
+            line(&mut out, key, v);
+        }
+        line(
+            &mut out,
+            "and share",
+            format!("{:.1}%", 100.0 * self.and_share),
+        );
+        line(
+            &mut out,
+            "input bits",
+            format!("a {}, b {}", self.input_bits.a, self.input_bits.b),
+        );
+        line(&mut out, "input widths", list(&self.input_widths));
+        line(&mut out, "input parties", list(&self.input_parties));
+        line(&mut out, "output widths", list(&self.output_widths));
+        blocks_text(&mut out, &self.blocks, "", &self.regions);
+        for l in &self.loops {
+            let at = format!("for at line {}", l.line);
+            out.push_str(&format!("{at:<30}{}\n", l.text()));
+        }
+        if let Some(widths) = &self.ands_per_level {
+            out += &levels_text(widths);
+        }
+        out
     }
-    for key in ["and_depth", "median_ands_per_level", "max_ands_per_level"] {
-        let v = match &s[key] {
-            Value::Null => "not computed (more than 2^26 gates; use --levels)".to_string(),
-            v => v.to_string(),
-        };
-        line(&mut out, &key.replace('_', " "), v);
-    }
-    line(
-        &mut out,
-        "and share",
-        format!("{:.1}%", 100.0 * s["and_share"].as_f64().unwrap_or(0.0)),
-    );
-    line(
-        &mut out,
-        "input bits",
-        format!("a {}, b {}", s["input_bits"]["a"], s["input_bits"]["b"]),
-    );
-    line(&mut out, "input widths", s["input_widths"].to_string());
-    line(&mut out, "input parties", s["input_parties"].to_string());
-    line(&mut out, "output widths", s["output_widths"].to_string());
-    let during: Vec<&Value> = s["regions"].as_array().into_iter().flatten().collect();
-    blocks_text(&mut out, &s["blocks"], "", &during);
-    for l in s["loops"].as_array().into_iter().flatten() {
-        let at = format!("for at line {}", l["line"]);
-        out.push_str(&format!("{at:<30}{}\n", loop_text(l)));
-    }
-    out
+}
+
+/// A list as JSON (`[32,32]`).
+fn list<T: Serialize>(items: &[T]) -> String {
+    serde_json::to_string(items).unwrap_or_default()
 }
 
 /// One line per block, nested blocks indented under their block.
-fn blocks_text(out: &mut String, blocks: &Value, path: &str, regions: &[&Value]) {
-    for (k, b) in blocks.as_array().into_iter().flatten().enumerate() {
-        let name = format!("{} {path}{k}", b["kind"].as_str().unwrap_or("block"));
+fn blocks_text(out: &mut String, blocks: &[BlockStats], path: &str, regions: &[RegionStats]) {
+    for (k, b) in blocks.iter().enumerate() {
+        let name = format!("{} {path}{k}", b.kind);
         let indent = "  ".repeat(path.matches('.').count());
-        let unit = if b["kind"] == "region" {
+        let unit = if b.kind == "region" {
             "instances"
         } else {
             "iterations"
         };
         let mut text = format!(
             "{} {unit} x {} AND gates (body AND depth {})",
-            b["iterations"], b["and_gates_per_iteration"], b["body_and_depth"]
+            b.iterations, b.and_gates_per_iteration, b.body_and_depth
         );
-        if b["carried_bits"].as_u64().unwrap_or(0) > 0 {
-            text += &format!("; {} carried bits", b["carried_bits"]);
+        if b.carried_bits > 0 {
+            text += &format!("; {} carried bits", b.carried_bits);
         }
-        if path.is_empty() {
-            if let Some(r) = regions.iter().find(|r| r["block"] == k) {
-                text += &format!(
-                    "; {} main AND gates can run during it",
-                    r["main_and_gates_during"]
-                );
-            }
+        if let Some(r) = regions.iter().find(|r| r.block == k) {
+            text += &format!(
+                "; {} main AND gates can run during it",
+                r.main_and_gates_during
+            );
         }
         out.push_str(&format!("{:<30}{text}\n", format!("{indent}{name}")));
-        blocks_text(out, &b["blocks"], &format!("{path}{k}."), &[]);
+        blocks_text(out, &b.blocks, &format!("{path}{k}."), &[]);
     }
 }
 

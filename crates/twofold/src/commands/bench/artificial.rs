@@ -1,0 +1,135 @@
+//! `twofold bench --artificial`: the ParCC paper's artificial-circuit
+//! experiment — random non-linear circuits of a fixed depth and widths from
+//! 16 up, garbling-only FGP speed-up on 2 threads with the measured
+//! threshold and splitting every level — and its line chart (Figure 6).
+
+use anyhow::Result;
+use serde::Serialize;
+use twofold_circuit::synthetic::layered;
+use twofold_circuit::Program;
+use twofold_protocol::engine::FGP_MIN_ANDS;
+use twofold_protocol::{Plan, Schedule};
+
+use super::garble_only_rate;
+use crate::commands::Report;
+
+/// The speed-ups at each width.
+#[derive(Debug, Serialize)]
+pub struct Artificial {
+    /// Runs per figure.
+    pub runs: usize,
+    /// The FGP split threshold of the first series.
+    pub fgp_min_ands: usize,
+    /// One row per width.
+    pub artificial: Vec<ArtificialRow>,
+}
+
+/// The speed-ups of one random circuit (speeds in AND gates per second).
+#[derive(Debug, Serialize)]
+pub struct ArtificialRow {
+    /// AND gates per level.
+    pub width: u32,
+    /// Levels.
+    pub depth: u32,
+    /// Sequential, one thread.
+    pub garble_1_thread: f64,
+    /// FGP, two threads, levels of at least `fgp_min_ands` split.
+    pub garble_fgp_2_threads: f64,
+    /// FGP, two threads, every level split.
+    pub garble_fgp_2_threads_every_level: f64,
+    /// FGP over one thread.
+    pub speedup: f64,
+    /// FGP splitting every level over one thread.
+    pub speedup_every_level: f64,
+}
+
+/// Measures random circuits of `depth` and widths 16, 32, … up to `max_width`.
+pub fn artificial(
+    runs: usize,
+    depth: u32,
+    max_width: u32,
+    mut log: impl FnMut(&str),
+) -> Result<Artificial> {
+    let mut rows = Vec::new();
+    let mut width = 16;
+    while width <= max_width {
+        log(&format!("width {width} ..."));
+        let program = Program::from(layered(width, depth, width.min(64), u64::from(width)));
+        let seq = garble_only_rate(&program, Plan::new(Schedule::Sequential, 1), runs)?;
+        let fgp = garble_only_rate(&program, Plan::new(Schedule::Fgp, 2), runs)?;
+        let every_level = Plan {
+            fgp_min_ands: 1,
+            ..Plan::new(Schedule::Fgp, 2)
+        };
+        let forced = garble_only_rate(&program, every_level, runs)?;
+        rows.push(ArtificialRow {
+            width,
+            depth,
+            garble_1_thread: seq,
+            garble_fgp_2_threads: fgp,
+            garble_fgp_2_threads_every_level: forced,
+            speedup: fgp / seq,
+            speedup_every_level: forced / seq,
+        });
+        width *= 2;
+    }
+    Ok(Artificial {
+        runs,
+        fgp_min_ands: FGP_MIN_ANDS,
+        artificial: rows,
+    })
+}
+
+impl Artificial {
+    /// The speed-ups as a line chart (the paper's Figure 6).
+    pub fn svg(&self) -> String {
+        let series_of = |speedup: fn(&ArtificialRow) -> f64| -> Vec<(f64, f64)> {
+            self.artificial
+                .iter()
+                .map(|r| (f64::from(r.width), speedup(r)))
+                .collect()
+        };
+        let series = [
+            crate::plot::Series {
+                name: format!(
+                    "FGP, 2 threads, levels of >= {} ANDs split",
+                    self.fgp_min_ands
+                ),
+                points: series_of(|r| r.speedup),
+            },
+            crate::plot::Series {
+                name: "FGP, 2 threads, every level split".into(),
+                points: series_of(|r| r.speedup_every_level),
+            },
+        ];
+        let depth = self.artificial.first().map_or(0, |r| r.depth);
+        crate::plot::line_chart(
+            &format!("Garbling speed-up, random circuits of depth {depth}"),
+            "circuit width (AND gates per level)",
+            "speed-up (x)",
+            &series,
+            true,
+        )
+    }
+}
+
+impl Report for Artificial {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "random circuits, garbling only, median of {} runs (M AND/s); FGP splits levels of >= {} ANDs\n{:>8}{:>12}{:>12}{:>10}{:>22}{:>10}\n",
+            self.runs, self.fgp_min_ands, "width", "1 thread", "FGP x2", "speed-up", "FGP x2, every level", "speed-up"
+        );
+        for r in &self.artificial {
+            out += &format!(
+                "{:>8}{:>12.1}{:>12.1}{:>9.2}x{:>22.1}{:>9.2}x\n",
+                r.width,
+                r.garble_1_thread / 1e6,
+                r.garble_fgp_2_threads / 1e6,
+                r.speedup,
+                r.garble_fgp_2_threads_every_level / 1e6,
+                r.speedup_every_level,
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,114 @@
+//! `twofold bench --e2e`: what a user waits for. Each run starts both
+//! parties as processes (`twofold run FILE --party a --listen` and `--party
+//! b --connect` on loopback) from the file as given — a C program is
+//! compiled by each party — with zero inputs, and measures the wall-clock
+//! time until both have finished, and each party's peak memory.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use twofold_circuit::Party;
+
+use super::parties::{run_two, zero_inputs, Placement};
+use super::{median, mib};
+use crate::commands::{PerParty, Report};
+use crate::load::{load, LoadOptions};
+
+/// The end-to-end figures of each program.
+#[derive(Debug, Serialize)]
+pub struct EndToEnd {
+    /// Runs per program.
+    pub runs: usize,
+    /// One row per program.
+    pub e2e: Vec<EndToEndRow>,
+}
+
+/// The end-to-end figures of one program.
+#[derive(Debug, Serialize)]
+pub struct EndToEndRow {
+    /// The file.
+    pub program: String,
+    /// AND gates executed.
+    pub and_gates: u64,
+    /// Median wall-clock seconds.
+    pub wall_seconds: f64,
+    /// AND gates over the median wall-clock.
+    pub and_gates_per_second: f64,
+    /// Each party's peak memory in the median run.
+    pub peak_rss_bytes: PerParty<u64>,
+    /// Party A's phases in the median run.
+    pub seconds_a: BTreeMap<String, f64>,
+    /// Bytes both parties sent over AND gates.
+    pub bytes_per_and_gate: Option<f64>,
+}
+
+/// For each file, the median wall-clock of `runs` runs, each party's peak
+/// memory, and the phases of the median run.
+pub fn e2e(files: &[PathBuf], runs: usize, mut log: impl FnMut(&str)) -> Result<EndToEnd> {
+    let runs = runs.max(1);
+    let mut rows = Vec::new();
+    for file in files {
+        let program = load(file, &LoadOptions::default())?.program;
+        // A C program takes initializers, other programs integers.
+        let zero = if file.extension().is_some_and(|e| e == "c") {
+            "{0}"
+        } else {
+            "0"
+        };
+        let inputs = PerParty {
+            a: zero_inputs(&program, Party::A, zero),
+            b: zero_inputs(&program, Party::B, zero),
+        };
+        log(&format!("{} ...", file.display()));
+        let results = (0..runs)
+            .map(|_| run_two(file, &[], &inputs, Placement::LOOPBACK))
+            .collect::<Result<Vec<_>>>()?;
+        let wall = median(results.iter().map(|r| r.wall.as_secs_f64()).collect());
+        let median_run = results
+            .iter()
+            .min_by(|x, y| {
+                let off = |r: &super::parties::TwoParties| (r.wall.as_secs_f64() - wall).abs();
+                off(x).total_cmp(&off(y))
+            })
+            .context("at least one run")?;
+        let (a, b) = (&median_run.reports.a, &median_run.reports.b);
+        rows.push(EndToEndRow {
+            program: file.display().to_string(),
+            and_gates: a.and_gates,
+            wall_seconds: wall,
+            and_gates_per_second: a.and_gates as f64 / wall,
+            peak_rss_bytes: PerParty {
+                a: a.peak_rss_bytes,
+                b: b.peak_rss_bytes,
+            },
+            seconds_a: a.seconds.clone(),
+            bytes_per_and_gate: a.bytes_per_and_gate,
+        });
+    }
+    Ok(EndToEnd { runs, e2e: rows })
+}
+
+impl Report for EndToEnd {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "both parties as processes over loopback, from the file as given, median of {} runs\n{:<32}{:>12}{:>10}{:>12}{:>11}{:>11}{:>11}\n",
+            self.runs, "program", "AND gates", "wall s", "M AND/s", "A MiB", "B MiB", "compile s"
+        );
+        for r in &self.e2e {
+            let prepare = r.seconds_a.get("compile").or(r.seconds_a.get("load"));
+            out += &format!(
+                "{:<32}{:>12}{:>10.3}{:>12.1}{:>11.1}{:>11.1}{:>11}\n",
+                r.program,
+                r.and_gates,
+                r.wall_seconds,
+                r.and_gates_per_second / 1e6,
+                mib(r.peak_rss_bytes.a),
+                mib(r.peak_rss_bytes.b),
+                prepare.map_or("-".into(), |s| format!("{s:.3}")),
+            );
+        }
+        out
+    }
+}

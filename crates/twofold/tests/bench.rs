@@ -1,0 +1,130 @@
+//! `twofold bench`: every benchmark runs on a small case and reports
+//! figures consistent with the program measured (the figures themselves are
+//! the machine's, so only their sense is checked).
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `twofold ARGS --json` in the workspace root (where `examples/` is)
+/// and returns the JSON it printed.
+fn bench_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "twofold {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// AND gates of a program, as `stats` counts them.
+fn and_gates(file: &str) -> u64 {
+    bench_json(&["stats", file])["and_gates"].as_u64().unwrap()
+}
+
+fn positive(v: &Value) -> bool {
+    v.as_f64().is_some_and(|x| x > 0.0 && x.is_finite())
+}
+
+#[test]
+fn e2e_reports_both_parties_of_each_program() {
+    let files = ["examples/millionaires.c", "examples/mvmul.c"];
+    let v = bench_json(&["bench", "--runs", "1", "--e2e", files[0], files[1]]);
+    let rows = v["e2e"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for (row, file) in rows.iter().zip(files) {
+        assert!(row["program"].as_str().unwrap().ends_with(file), "{row}");
+        assert_eq!(row["and_gates"].as_u64().unwrap(), and_gates(file));
+        assert!(positive(&row["wall_seconds"]), "{row}");
+        assert!(positive(&row["peak_rss_bytes"]["a"]), "{row}");
+        assert!(positive(&row["peak_rss_bytes"]["b"]), "{row}");
+        assert!(positive(&row["seconds_a"]["compile"]), "{row}");
+        // At least the two half-gates blocks of every AND gate cross.
+        assert!(row["bytes_per_and_gate"].as_f64().unwrap() >= 32.0, "{row}");
+    }
+}
+
+#[test]
+fn garble_only_and_speedups_measure_the_program_given() {
+    let file = "examples/mvmul.c";
+    let ands = and_gates(file);
+    let v = bench_json(&["bench", "--runs", "1", "--garble-only", file]);
+    assert_eq!(v["and_gates"].as_u64().unwrap(), ands);
+    assert_eq!(v["schedule"], "seq");
+    assert!(positive(&v["garble_and_gates_per_second"]), "{v}");
+
+    let svg = std::env::temp_dir().join(format!("twofold-speedup-{}.svg", std::process::id()));
+    let v = bench_json(&[
+        "bench",
+        "--runs",
+        "1",
+        "--speedup",
+        file,
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let row = &v["speedups"][0];
+    assert_eq!(row["program"], "mvmul");
+    assert_eq!(row["and_gates"].as_u64().unwrap(), ands);
+    for key in ["fgp_speedup", "cgp_speedup", "protocol_speedup"] {
+        assert!(positive(&row[key]), "{key}: {row}");
+    }
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    std::fs::remove_file(&svg).unwrap();
+    assert!(
+        drawn.starts_with("<svg") && drawn.contains("mvmul FGP"),
+        "{drawn}"
+    );
+}
+
+#[test]
+fn artificial_measures_each_width() {
+    let v = bench_json(&[
+        "bench",
+        "--runs",
+        "1",
+        "--artificial",
+        "--depth",
+        "8",
+        "--max-width",
+        "64",
+    ]);
+    let widths: Vec<u64> = v["artificial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["width"].as_u64().unwrap())
+        .collect();
+    assert_eq!(widths, [16, 32, 64]);
+    for r in v["artificial"].as_array().unwrap() {
+        assert_eq!(r["depth"], 8);
+        assert!(
+            positive(&r["speedup"]) && positive(&r["speedup_every_level"]),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn ipp_compares_the_three_modes() {
+    let file = "examples/dotproduct.c";
+    let v = bench_json(&["bench", "--runs", "1", "--ipp", file]);
+    let row = &v["ipp"][0];
+    assert_eq!(row["and_gates"].as_u64().unwrap(), and_gates(file));
+    assert!(row["regions"].as_u64().unwrap() > 0, "{row}");
+    for mode in ["without_ipp", "with_ipp", "with_ipp_no_overlap"] {
+        assert!(positive(&row[mode]["seconds"]), "{mode}: {row}");
+        assert!(positive(&row[mode]["bytes_a_to_b"]), "{mode}: {row}");
+    }
+    // With IPP party B garbles too, so it sends tables A does not.
+    assert!(
+        row["with_ipp"]["bytes_b_to_a"].as_u64() > row["without_ipp"]["bytes_b_to_a"].as_u64(),
+        "{row}"
+    );
+}
