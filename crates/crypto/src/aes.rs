@@ -12,6 +12,7 @@
 
 use crate::block::Block;
 use crate::error::CryptoError;
+use crate::hw::{HwBackend, RoundKeys};
 use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit};
 use std::sync::OnceLock;
 
@@ -109,20 +110,6 @@ impl std::fmt::Display for Backend {
         f.write_str(self.name())
     }
 }
-
-/// A hardware backend whose CPU features have been checked at run time.
-/// Holding one is the proof that its `#[target_feature]` code may run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HwBackend {
-    AesNi,
-    Vaes256,
-    Vaes512,
-}
-
-/// The 11 AES-128 round keys.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-pub(crate) struct RoundKeys(pub(crate) [Block; 11]);
 
 /// The expanded key, in the form its backend uses.
 #[derive(Clone)]

@@ -30,6 +30,7 @@ pub mod block;
 pub mod delta;
 pub mod error;
 pub mod halfgates;
+mod hw;
 mod label;
 pub mod memory;
 pub mod prg;

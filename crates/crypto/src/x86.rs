@@ -6,8 +6,8 @@
 //! Callers reach these only through a [`HwBackend`] built after run-time
 //! feature detection.
 
-use crate::aes::{HwBackend, RoundKeys};
 use crate::block::Block;
+use crate::hw::{HwBackend, RoundKeys};
 use std::arch::x86_64::*;
 
 /// A vector of `BLOCKS` 128-bit lanes and the operations the AES, TCCR and

@@ -8,8 +8,6 @@
 //! with the gate ids it has in the sequential order, and the tables are sent
 //! in that order, so the bytes on the wire do not depend on the thread count.
 
-use std::sync::Arc;
-
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
 use twofold_crypto::{Block, CryptoError, Delta};
@@ -17,6 +15,7 @@ use twofold_net::Channel;
 
 use crate::error::ProtocolError;
 use crate::messages::Tables;
+use crate::options::Progress;
 
 /// Blocks of garbled table per AND gate, as the garbling scheme says.
 const TABLE_BLOCKS: usize = Tables::TABLE_BLOCKS;
@@ -61,9 +60,6 @@ impl Fgp {
         self.threads > 1 && ands >= self.min_ands
     }
 }
-
-/// Called with the number of AND gates just done (for a progress bar).
-pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
 
 /// Splits `gates` into steps: an AND run that `fgp` splits is one step
 /// (`f(run, true)`); the gates between such runs go in steps of at most

@@ -9,7 +9,7 @@ use twofold_net::Channel;
 
 use crate::error::ProtocolError;
 use crate::messages::{Hello, LinkBinding};
-use crate::session::SessionOptions;
+use crate::options::SessionOptions;
 use crate::PROTOCOL_VERSION;
 
 fn hex(bytes: &[u8]) -> String {

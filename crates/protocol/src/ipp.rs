@@ -52,40 +52,6 @@ use crate::error::ProtocolError;
 use crate::messages::Labels;
 use crate::schedule::{region_ands, run_items, run_region_part, run_region_whole, Plan, Side};
 
-/// Whether and how both parties garble.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
-pub enum IppMode {
-    /// Party A garbles everything (plain Yao).
-    #[default]
-    Off = 0,
-    /// Both parties garble part of every parallel region, and the main gates
-    /// that neither feed a region nor need its results run during it.
-    On = 1,
-    /// Both parties garble, but the main circuit waits for every region to
-    /// end (to measure what the overlap brings).
-    NoOverlap = 2,
-}
-
-impl IppMode {
-    /// Every mode.
-    pub const ALL: [IppMode; 3] = [IppMode::Off, IppMode::On, IppMode::NoOverlap];
-
-    /// Whether both parties garble.
-    pub fn is_on(self) -> bool {
-        self != IppMode::Off
-    }
-
-    /// What the command line and error messages call it.
-    pub fn name(self) -> &'static str {
-        match self {
-            IppMode::Off => "no IPP",
-            IppMode::On => "IPP",
-            IppMode::NoOverlap => "IPP without overlap",
-        }
-    }
-}
-
 /// Gate-id space of party B's garbling (the top bit set).
 pub const B_GATE_SPACE: u64 = 1 << 63;
 

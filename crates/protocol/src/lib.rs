@@ -13,17 +13,20 @@ pub mod handshake;
 pub mod ipp;
 pub mod local;
 mod messages;
+pub mod options;
 pub mod peer;
+pub mod remote;
 pub mod schedule;
 pub mod session;
 
 pub use error::ProtocolError;
 pub use garble_only::{garble_only, GarbleOnlyReport};
-pub use ipp::IppMode;
 pub use local::run_local;
-pub use peer::{run_remote, Endpoint, Peer};
-pub use schedule::{Plan, Schedule};
-pub use session::{run_session, PartyInputs, Phase, Reveal, SessionOptions, SessionReport};
+pub use options::{IppMode, PartyInputs, Progress, Reveal, Schedule, SessionOptions};
+pub use peer::{Endpoint, Peer};
+pub use remote::run_remote;
+pub use schedule::Plan;
+pub use session::{run_session, Phase, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.
 pub const PROTOCOL_VERSION: u32 = 2;

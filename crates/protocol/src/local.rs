@@ -7,8 +7,9 @@ use twofold_circuit::{Party, Program};
 use twofold_net::{ChannelOptions, Listener};
 
 use crate::error::ProtocolError;
+use crate::options::{PartyInputs, SessionOptions};
 use crate::peer::Peer;
-use crate::session::{run_session, PartyInputs, SessionOptions, SessionReport};
+use crate::session::{run_session, SessionReport};
 
 /// Runs party A (listening on an ephemeral loopback port) and party B
 /// (connecting to it) on two threads; returns both reports, A's first.

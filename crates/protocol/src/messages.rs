@@ -18,9 +18,7 @@ use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, blocks_from_byte_vec,
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::ipp::IppMode;
-use crate::schedule::Schedule;
-use crate::session::Reveal;
+use crate::options::{IppMode, Reveal, Schedule};
 use crate::PROTOCOL_VERSION;
 
 /// The first bytes of a [`Hello`].

@@ -22,49 +22,7 @@ use twofold_circuit::{Engine, Item, MainOrder, Program};
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
 use crate::error::ProtocolError;
-
-/// How the work is spread over threads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Schedule {
-    /// One thread.
-    Sequential = 0,
-    /// Fine-grained: AND levels split between threads.
-    Fgp = 1,
-    /// Coarse-grained: region instances split between threads.
-    Cgp = 2,
-    /// CGP where regions exist, FGP elsewhere.
-    #[default]
-    Auto = 3,
-}
-
-impl Schedule {
-    /// All schedules.
-    pub const ALL: [Schedule; 4] = [
-        Schedule::Sequential,
-        Schedule::Fgp,
-        Schedule::Cgp,
-        Schedule::Auto,
-    ];
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Schedule::Sequential => "seq",
-            Schedule::Fgp => "fgp",
-            Schedule::Cgp => "cgp",
-            Schedule::Auto => "auto",
-        }
-    }
-
-    /// How many channels a session with `threads` threads opens.
-    pub fn channels(self, threads: u32) -> usize {
-        match self {
-            Schedule::Cgp | Schedule::Auto => threads.max(1) as usize,
-            Schedule::Sequential | Schedule::Fgp => 1,
-        }
-    }
-}
+use crate::options::Schedule;
 
 /// How one party spreads its work: the schedule, the threads, and the
 /// narrowest AND level FGP splits.

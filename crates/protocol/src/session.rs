@@ -13,75 +13,14 @@ use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
-use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine, Progress};
+use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
-use crate::ipp::{reverse_ot_session, Ipp, IppMode, Transfer, TransferA, TransferB};
+use crate::ipp::{reverse_ot_session, Ipp, Transfer, TransferA, TransferB};
 use crate::messages::{Labels, OutputBits};
+use crate::options::{IppMode, PartyInputs, Progress, SessionOptions};
 use crate::peer::Peer;
-use crate::schedule::{run_program_arranged, run_program_with, Plan, Schedule, Side};
-
-/// Who learns the outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(u8)]
-pub enum Reveal {
-    /// Both parties (the default).
-    #[default]
-    Both = 0,
-    /// Only party A.
-    A = 1,
-    /// Only party B.
-    B = 2,
-}
-
-impl Reveal {
-    /// Every mode.
-    pub const ALL: [Reveal; 3] = [Reveal::Both, Reveal::A, Reveal::B];
-
-    /// Whether `party` learns the outputs.
-    pub fn reveals_to(self, party: Party) -> bool {
-        matches!(
-            (self, party),
-            (Reveal::Both, _) | (Reveal::A, Party::A) | (Reveal::B, Party::B)
-        )
-    }
-}
-
-impl std::fmt::Display for Reveal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Reveal::Both => "both parties",
-            Reveal::A => "party a only",
-            Reveal::B => "party b only",
-        })
-    }
-}
-
-/// How to run a session. Both parties must pass the same options (checked at
-/// the handshake).
-#[derive(Clone, Default)]
-pub struct SessionOptions {
-    /// Who learns the outputs.
-    pub reveal: Reveal,
-    /// How the work is spread over threads.
-    pub schedule: Schedule,
-    /// Worker threads per party (at least 1).
-    pub threads: u32,
-    /// Inter-party parallelism: both parties garble part of every region.
-    pub ipp: IppMode,
-    /// Keep every block this party sends at IPP role transfers in the report
-    /// (for audits and the statistical tests of the transfer).
-    pub record_transfers: bool,
-    /// FGP splits AND levels of at least this many gates (`None`: the
-    /// measured default, [`FGP_MIN_ANDS`](crate::engine::FGP_MIN_ANDS)).
-    pub fgp_min_ands: Option<usize>,
-    /// Called with the AND gates done so far, for a progress bar.
-    pub progress: Option<Progress>,
-}
-
-/// One party's inputs: for each input value of the program, its bits (least
-/// significant first) if this party owns it, `None` otherwise.
-pub type PartyInputs = Vec<Option<Vec<bool>>>;
+use crate::schedule::{run_program_arranged, run_program_with, Plan, Side};
 
 /// The phases of a session, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use twofold_protocol::engine::Progress;
+use twofold_protocol::Progress;
 
 /// A bar over `total` AND gates, shown on stderr only if it is a terminal and
 /// once the run has lasted a second.

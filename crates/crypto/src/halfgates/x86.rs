@@ -2,8 +2,8 @@
 //! per-backend instantiations compiled with the backend's CPU features.
 
 use super::batch::{evaluate_loop, garble_loop, AndKernel, Chunk, Label128, Stop, PAD};
-use crate::aes::{HwBackend, RoundKeys};
 use crate::block::Block;
+use crate::hw::{HwBackend, RoundKeys};
 use crate::x86::{splat_keys, tccr_regs, Lanes, X1, Y2, Z4};
 use twofold_circuit::Gate;
 
