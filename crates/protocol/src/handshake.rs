@@ -12,7 +12,8 @@ use crate::messages::{Hello, LinkBinding};
 use crate::options::SessionOptions;
 use crate::PROTOCOL_VERSION;
 
-fn hex(bytes: &[u8]) -> String {
+/// Bytes as lower-case hex (program hashes in errors).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

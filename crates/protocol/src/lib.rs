@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod garble_only;
 pub mod handshake;
+pub mod hybrid;
 pub mod ipp;
 pub mod local;
 mod messages;
@@ -21,8 +22,13 @@ pub mod session;
 
 pub use error::ProtocolError;
 pub use garble_only::{garble_only, GarbleOnlyReport};
+pub use hybrid::{
+    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport,
+};
 pub use local::run_local;
-pub use options::{IppMode, PartyInputs, Progress, Reveal, Schedule, SessionOptions};
+pub use options::{
+    IppMode, PartyInputs, Progress, Reveal, Role, Schedule, SessionOptions, ShareKind,
+};
 pub use peer::{Endpoint, Peer};
 pub use remote::run_remote;
 pub use schedule::Plan;

@@ -9,7 +9,8 @@
 //! | [`LinkBinding`] | both | first, on every extra connection |
 //! | [`Labels`] | A (B with IPP too) | A's input labels; labels at IPP role transfers |
 //! | [`Tables`] | the garbler | garbled tables, streamed |
-//! | [`OutputBits`] | both | decoding bits (A→B), colour bits (B→A) |
+//! | [`Bits`] | both | decoding bits (A→B), colour bits (B→A) |
+//! | [`HybridHello`] | every computing party | first, on every connection of the hybrid mode |
 //!
 //! Integers are little-endian; a label is a 16-byte block.
 
@@ -18,7 +19,7 @@ use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, blocks_from_byte_vec,
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::options::{IppMode, Reveal, Schedule};
+use crate::options::{IppMode, Reveal, Role, Schedule, ShareKind};
 use crate::PROTOCOL_VERSION;
 
 /// The first bytes of a [`Hello`].
@@ -103,6 +104,103 @@ impl Hello {
             schedule: decode_byte(bytes[50], "schedule", &Schedule::ALL, |s| s as u8)?,
             ipp: decode_byte(bytes[51], "IPP mode", &IppMode::ALL, |m| m as u8)?,
             nonce: bytes[52..68].try_into().expect("16 bytes"),
+        })
+    }
+}
+
+/// The first bytes of a [`HybridHello`].
+const HYBRID_MAGIC: &[u8; 8] = b"2fold-3p";
+
+/// What a computing party of the hybrid mode announces on every connection
+/// it opens or accepts: who it is, which connection of the pair this is,
+/// and the terms of the run, which all three must share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HybridHello {
+    /// [`PROTOCOL_VERSION`].
+    pub version: u32,
+    /// The sender.
+    pub role: Role,
+    /// The connection's index between the two parties (0 for the first).
+    pub index: u32,
+    /// The program's hash.
+    pub program_hash: [u8; 32],
+    /// Threads of CP1 and CP2.
+    pub threads: u32,
+    /// The schedule of CP1 and CP2.
+    pub schedule: Schedule,
+    /// How the outputs are shared.
+    pub output_kind: ShareKind,
+    /// How each input value is shared.
+    pub input_kinds: Vec<ShareKind>,
+    /// The sender's fresh randomness, the same on all its connections.
+    pub nonce: [u8; 16],
+}
+
+impl HybridHello {
+    /// Bytes before the input kinds.
+    const FIXED_LEN: usize = 8 + 4 + 1 + 4 + 32 + 4 + 1 + 1 + 16 + 4;
+
+    /// The frame.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::FIXED_LEN + self.input_kinds.len());
+        out.extend_from_slice(HYBRID_MAGIC);
+        out.extend_from_slice(&self.version.to_le_bytes());
+        out.push(self.role as u8);
+        out.extend_from_slice(&self.index.to_le_bytes());
+        out.extend_from_slice(&self.program_hash);
+        out.extend_from_slice(&self.threads.to_le_bytes());
+        out.push(self.schedule as u8);
+        out.push(self.output_kind as u8);
+        out.extend_from_slice(&self.nonce);
+        out.extend_from_slice(&(self.input_kinds.len() as u32).to_le_bytes());
+        out.extend(self.input_kinds.iter().map(|&k| k as u8));
+        out
+    }
+
+    /// Reads a frame; a peer of another protocol version is a
+    /// [`ProtocolError::Mismatch`].
+    pub fn decode(bytes: &[u8]) -> Result<HybridHello, ProtocolError> {
+        if bytes.len() < 12 || &bytes[..8] != HYBRID_MAGIC {
+            return Err(ProtocolError::Malformed(
+                "the peer is not a twofold computing party".into(),
+            ));
+        }
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let version = u32_at(8);
+        if version != PROTOCOL_VERSION {
+            return Err(ProtocolError::Mismatch {
+                what: "the protocol version",
+                ours: PROTOCOL_VERSION.to_string(),
+                theirs: version.to_string(),
+            });
+        }
+        if bytes.len() < Self::FIXED_LEN {
+            return Err(ProtocolError::Malformed(format!(
+                "a hello of {} bytes",
+                bytes.len()
+            )));
+        }
+        let kinds = u32_at(Self::FIXED_LEN - 4) as usize;
+        if bytes.len() - Self::FIXED_LEN != kinds {
+            return Err(ProtocolError::Malformed(format!(
+                "a hello of {} bytes for {kinds} input values",
+                bytes.len()
+            )));
+        }
+        let kind = |b: u8| decode_byte(b, "share kind", &ShareKind::ALL, |k| k as u8);
+        Ok(HybridHello {
+            version,
+            role: decode_byte(bytes[12], "computing party", &Role::ALL, |r| r as u8)?,
+            index: u32_at(13),
+            program_hash: bytes[17..49].try_into().expect("32 bytes"),
+            threads: u32_at(49),
+            schedule: decode_byte(bytes[53], "schedule", &Schedule::ALL, |s| s as u8)?,
+            output_kind: kind(bytes[54])?,
+            nonce: bytes[55..71].try_into().expect("16 bytes"),
+            input_kinds: bytes[Self::FIXED_LEN..]
+                .iter()
+                .map(|&b| kind(b))
+                .collect::<Result<_, _>>()?,
         })
     }
 }
@@ -204,11 +302,12 @@ impl Tables {
     }
 }
 
-/// A frame of one bit per output wire, eight to a byte, bit 0 first: the
-/// decoding bits party A sends, or the colour bits party B sends.
-pub(crate) struct OutputBits;
+/// A frame of bits, eight to a byte, bit 0 first: the decoding bits party
+/// A sends, the colour bits party B sends, or (hybrid mode) CP2's input
+/// shares to CP3.
+pub(crate) struct Bits;
 
-impl OutputBits {
+impl Bits {
     /// Sends `bits` and flushes.
     pub fn send(chan: &mut Channel, bits: impl Iterator<Item = bool>) -> Result<(), ProtocolError> {
         let bits: Vec<bool> = bits.collect();
@@ -224,13 +323,13 @@ impl OutputBits {
         Ok(chan.flush()?)
     }
 
-    /// Receives exactly `n` bits.
-    pub fn recv(chan: &mut Channel, n: usize) -> Result<Vec<bool>, ProtocolError> {
+    /// Receives exactly `n` bits; `what` names them in the error.
+    pub fn recv(chan: &mut Channel, n: usize, what: &str) -> Result<Vec<bool>, ProtocolError> {
         let mut bytes = Vec::new();
         chan.recv_frame(&mut bytes)?;
         if bytes.len() != n.div_ceil(8) {
             return Err(ProtocolError::Malformed(format!(
-                "{} bytes of output bits, expected {}",
+                "{} bytes of {what}, expected {}",
                 bytes.len(),
                 n.div_ceil(8)
             )));
@@ -266,6 +365,45 @@ mod tests {
             Hello::decode(&bad_version),
             Err(ProtocolError::Mismatch { .. })
         ));
+    }
+
+    #[test]
+    fn hybrid_hello_round_trips_and_rejects_garbage() {
+        let hello = HybridHello {
+            version: PROTOCOL_VERSION,
+            role: Role::Cp3,
+            index: 2,
+            program_hash: [5; 32],
+            threads: 2,
+            schedule: Schedule::Fgp,
+            output_kind: ShareKind::Add,
+            input_kinds: vec![ShareKind::Xor, ShareKind::Add],
+            nonce: [4; 16],
+        };
+        assert_eq!(HybridHello::decode(&hello.encode()).unwrap(), hello);
+        let mut short = hello.encode();
+        short.pop();
+        assert!(HybridHello::decode(&short).is_err());
+        let mut bad_kind = hello.encode();
+        *bad_kind.last_mut().unwrap() = 7;
+        assert!(HybridHello::decode(&bad_kind).is_err());
+        let mut bad_role = hello.encode();
+        bad_role[12] = 0;
+        assert!(HybridHello::decode(&bad_role).is_err());
+        assert!(HybridHello::decode(
+            &Hello {
+                version: PROTOCOL_VERSION,
+                party: Party::A,
+                program_hash: [5; 32],
+                reveal: Reveal::Both,
+                threads: 1,
+                schedule: Schedule::Auto,
+                ipp: IppMode::Off,
+                nonce: [0; 16],
+            }
+            .encode()
+        )
+        .is_err());
     }
 
     #[test]

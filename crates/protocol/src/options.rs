@@ -147,3 +147,61 @@ pub struct SessionOptions {
 /// One party's inputs: for each input value of the program, its bits (least
 /// significant first) if this party owns it, `None` otherwise.
 pub type PartyInputs = Vec<Option<Vec<bool>>>;
+
+/// A computing party of the three-party hybrid mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Role {
+    /// CP1: garbles.
+    Cp1 = 1,
+    /// CP2: evaluates.
+    Cp2 = 2,
+    /// CP3: hands CP2 the input labels its shares and CP2's choose.
+    Cp3 = 3,
+}
+
+impl Role {
+    /// The three, in order.
+    pub const ALL: [Role; 3] = [Role::Cp1, Role::Cp2, Role::Cp3];
+
+    /// 0, 1 or 2.
+    pub fn index(self) -> usize {
+        self as usize - 1
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CP{}", *self as u8)
+    }
+}
+
+/// How a value is split into three shares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ShareKind {
+    /// Bitwise: the value is the XOR of the shares.
+    #[default]
+    Xor = 0,
+    /// Additive: the value is the sum of the shares modulo 2^width.
+    Add = 1,
+}
+
+impl ShareKind {
+    /// Both kinds.
+    pub const ALL: [ShareKind; 2] = [ShareKind::Xor, ShareKind::Add];
+
+    /// `xor` or `add`, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShareKind::Xor => "xor",
+            ShareKind::Add => "add",
+        }
+    }
+}
+
+impl std::fmt::Display for ShareKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

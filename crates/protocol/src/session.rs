@@ -17,7 +17,7 @@ use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine};
 use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
 use crate::ipp::{reverse_ot_session, Ipp, Transfer, TransferA, TransferB};
-use crate::messages::{Labels, OutputBits};
+use crate::messages::{Bits, Labels};
 use crate::options::{IppMode, PartyInputs, Progress, SessionOptions};
 use crate::peer::Peer;
 use crate::schedule::{run_program_arranged, run_program_with, Plan, Side};
@@ -148,8 +148,8 @@ pub fn run_session(
 
 /// The garbling side of [`run_program`].
 pub(crate) struct GarblerSide {
-    delta: Delta,
-    progress: Option<Progress>,
+    pub(crate) delta: Delta,
+    pub(crate) progress: Option<Progress>,
 }
 
 impl Side for GarblerSide {
@@ -174,7 +174,7 @@ impl Side for GarblerSide {
 
 /// The evaluating side of [`run_program`].
 pub(crate) struct EvaluatorSide {
-    progress: Option<Progress>,
+    pub(crate) progress: Option<Progress>,
 }
 
 impl Side for EvaluatorSide {
@@ -385,10 +385,10 @@ fn garble(
     let chan = &mut chans[0];
 
     if opts.reveal.reveals_to(Party::B) {
-        OutputBits::send(chan, out_labels.iter().map(|l| l.decode_bit()))?;
+        Bits::send(chan, out_labels.iter().map(|l| l.decode_bit()))?;
     }
     let outputs = if opts.reveal.reveals_to(Party::A) {
-        let colours = OutputBits::recv(chan, out_labels.len())?;
+        let colours = Bits::recv(chan, out_labels.len(), "output bits")?;
         Some(
             colours
                 .iter()
@@ -453,7 +453,7 @@ fn evaluate(
     let chan = &mut chans[0];
 
     let outputs = if opts.reveal.reveals_to(Party::B) {
-        let decode = OutputBits::recv(chan, out_labels.len())?;
+        let decode = Bits::recv(chan, out_labels.len(), "output bits")?;
         Some(
             out_labels
                 .iter()
@@ -465,7 +465,7 @@ fn evaluate(
         None
     };
     if opts.reveal.reveals_to(Party::A) {
-        OutputBits::send(chan, out_labels.iter().map(|l| l.block().lsb()))?;
+        Bits::send(chan, out_labels.iter().map(|l| l.block().lsb()))?;
     }
     clock.lap(Phase::Outputs);
     Ok((outputs, ands, transfer))

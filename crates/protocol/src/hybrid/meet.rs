@@ -1,0 +1,203 @@
+//! How the three computing parties meet. CP1 listens; CP2 listens and
+//! connects to CP1; CP3 connects to both. Every connection starts with a
+//! [`HybridHello`] from the side that opened it, answered by the other's;
+//! CP2 opens one connection to CP1 per garbling thread (CGP), CP3 one to
+//! each. Each side checks that the other is the party it expects, on the
+//! connection it expects, running the same program on the same terms.
+
+use std::time::Duration;
+
+use twofold_net::{Channel, ChannelOptions, Listener};
+
+use crate::error::ProtocolError;
+use crate::handshake::hex;
+use crate::messages::HybridHello;
+use crate::options::Role;
+
+/// Every connection of one computing party, by the peer's role.
+pub(crate) struct Links {
+    /// `by_role[r.index()]`: the connections to party `r` (none to itself),
+    /// the first one first.
+    pub by_role: [Vec<Channel>; 3],
+}
+
+impl Links {
+    /// The connections to `role`.
+    pub fn to(&mut self, role: Role) -> &mut Vec<Channel> {
+        &mut self.by_role[role.index()]
+    }
+
+    /// Bytes sent and received over every connection.
+    pub fn bytes(&self) -> (u64, u64) {
+        let all = self.by_role.iter().flatten();
+        all.fold((0, 0), |(s, r), c| {
+            (s + c.bytes_sent(), r + c.bytes_received())
+        })
+    }
+}
+
+/// Where this party meets the others.
+pub(crate) struct Meeting<'a> {
+    /// This party's hello (its index is set per connection).
+    pub hello: HybridHello,
+    /// Where CP1 and CP2 accept connections (CP3 accepts none).
+    pub listener: Option<&'a Listener>,
+    /// The addresses of CP1 and CP2, which the later parties connect to.
+    pub addrs: [String; 2],
+    /// How long to wait for each peer.
+    pub wait: Duration,
+    /// Options of the connections this party opens.
+    pub channel: ChannelOptions,
+    /// Connections between CP1 and CP2.
+    pub cp12_links: usize,
+}
+
+impl Meeting<'_> {
+    /// Opens and accepts every connection of this party.
+    pub fn meet(&self) -> Result<Links, ProtocolError> {
+        let me = self.hello.role;
+        let mut links = Links {
+            by_role: Default::default(),
+        };
+        let mut nonces = Nonces::default();
+        for peer in Role::ALL.into_iter().filter(|&r| r < me) {
+            for index in 0..self.links_with(peer) as u32 {
+                let addr = &self.addrs[peer.index()];
+                let mut chan = Channel::connect(addr.as_str(), self.wait, self.channel.clone())
+                    .map_err(ProtocolError::Meet)?;
+                self.send_hello(&mut chan, index)?;
+                let theirs = self.recv_hello(&mut chan)?;
+                self.check(&theirs, peer, index)?;
+                nonces.check(&theirs)?;
+                links.to(peer).push(chan);
+            }
+        }
+        let expected: usize = Role::ALL
+            .into_iter()
+            .filter(|&r| r > me)
+            .map(|r| self.links_with(r))
+            .sum();
+        let mut accepted: Vec<(HybridHello, Channel)> = Vec::new();
+        while accepted.len() < expected {
+            let listener = self.listener.expect("CP1 and CP2 listen");
+            let mut chan = listener.accept(self.wait).map_err(ProtocolError::Meet)?;
+            let theirs = self.recv_hello(&mut chan)?;
+            if theirs.role <= me
+                || theirs.index as usize >= self.links_with(theirs.role)
+                || accepted
+                    .iter()
+                    .any(|(h, _)| h.role == theirs.role && h.index == theirs.index)
+            {
+                return Err(ProtocolError::Malformed(format!(
+                    "{me} did not expect connection {} from {}",
+                    theirs.index, theirs.role
+                )));
+            }
+            self.check(&theirs, theirs.role, theirs.index)?;
+            self.send_hello(&mut chan, theirs.index)?;
+            accepted.push((theirs, chan));
+        }
+        accepted.sort_by_key(|(h, _)| (h.role, h.index));
+        for (theirs, chan) in accepted {
+            nonces.check(&theirs)?;
+            links.to(theirs.role).push(chan);
+        }
+        Ok(links)
+    }
+
+    /// Connections between this party and `peer`.
+    fn links_with(&self, peer: Role) -> usize {
+        match (self.hello.role, peer) {
+            (Role::Cp1, Role::Cp2) | (Role::Cp2, Role::Cp1) => self.cp12_links,
+            _ => 1,
+        }
+    }
+
+    /// Reads the peer's hello, waiting no longer than for a peer to
+    /// appear: a party that stopped before answering is not waited for as
+    /// long as a busy one.
+    fn recv_hello(&self, chan: &mut Channel) -> Result<HybridHello, ProtocolError> {
+        let timeout = self.channel.read_timeout;
+        chan.set_read_timeout(self.wait.min(timeout))?;
+        let mut buf = Vec::new();
+        chan.recv_frame(&mut buf)?;
+        chan.set_read_timeout(timeout)?;
+        HybridHello::decode(&buf)
+    }
+
+    fn send_hello(&self, chan: &mut Channel, index: u32) -> Result<(), ProtocolError> {
+        let hello = HybridHello {
+            index,
+            ..self.hello.clone()
+        };
+        chan.send_frame(&hello.encode())?;
+        Ok(chan.flush()?)
+    }
+
+    /// Checks the hello `theirs` from connection `index` to `peer`.
+    fn check(&self, theirs: &HybridHello, peer: Role, index: u32) -> Result<(), ProtocolError> {
+        let ours = &self.hello;
+        let mismatch = |what, ours: String, theirs: String| {
+            Err(ProtocolError::Mismatch { what, ours, theirs })
+        };
+        if theirs.role != peer || theirs.index != index {
+            return mismatch(
+                "who is on this connection",
+                format!("{peer}, connection {index}"),
+                format!("{}, connection {}", theirs.role, theirs.index),
+            );
+        }
+        if theirs.program_hash != ours.program_hash {
+            return mismatch(
+                "the program (hash)",
+                hex(&ours.program_hash),
+                hex(&theirs.program_hash),
+            );
+        }
+        if theirs.input_kinds != ours.input_kinds {
+            let names = |kinds: &[crate::options::ShareKind]| {
+                kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(",")
+            };
+            return mismatch(
+                "the share kinds of the inputs",
+                names(&ours.input_kinds),
+                names(&theirs.input_kinds),
+            );
+        }
+        if theirs.output_kind != ours.output_kind {
+            return mismatch(
+                "the share kind of the outputs",
+                ours.output_kind.to_string(),
+                theirs.output_kind.to_string(),
+            );
+        }
+        if (theirs.threads, theirs.schedule) != (ours.threads, ours.schedule) {
+            return mismatch(
+                "threads and schedule",
+                format!("{} x{}", ours.schedule.name(), ours.threads),
+                format!("{} x{}", theirs.schedule.name(), theirs.threads),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The nonce each peer sent first: all its connections must carry it.
+#[derive(Default)]
+struct Nonces([Option<[u8; 16]>; 3]);
+
+impl Nonces {
+    fn check(&mut self, hello: &HybridHello) -> Result<(), ProtocolError> {
+        match self.0[hello.role.index()] {
+            Some(first) if first != hello.nonce => Err(ProtocolError::Malformed(format!(
+                "connection {} from {} does not belong to this run",
+                hello.index, hello.role
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                self.0[hello.role.index()] = Some(hello.nonce);
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! The three-party hybrid mode (Siim's hybrid protocol for Sharemind): three
+//! computing parties hold every input value only as three shares; CP1
+//! garbles the program, CP2 evaluates it, CP3 hands CP2 the input labels
+//! that the shares choose, and every output value leaves as three fresh
+//! shares. No computing party sees an input, an intermediate value or an
+//! output. See `docs/hybrid.md` for the protocol and its security argument.
+//!
+//! One run, with `s1, s2, s3` the parties' shares of an input value and
+//! labels as in the two-party protocol (CP1 garbles with Δ):
+//! 1. CP2 sends its shares to CP3, which combines them with its own
+//!    (`y = s2 ⊕ s3`, or `s2 + s3` for additive shares): CP3 now holds one
+//!    share of a two-party sharing `x = s1 ⊕ y` (`s1 + y`), CP1 the other.
+//! 2. CP1 sends CP2 the labels of its share bits, and CP3 the 0-labels of
+//!    the `y` wires and Δ; CP3 sends CP2 the label of each `y` bit. The
+//!    same is done for two random masks per output value, one of CP1 (`m1`)
+//!    and one of CP3 (`m3`).
+//! 3. CP1 garbles and CP2 evaluates `pre` (joins `s1` and `y` into the
+//!    program's inputs), the program, and `post` (computes
+//!    `z = out ⊕ m1 ⊕ m3`, or `out − m1 − m3`), tables streamed as in the
+//!    two-party protocol, with FGP and CGP.
+//! 4. CP1 sends the decoding bits of `z` to CP2. The output shares are
+//!    `m1` (CP1), `z` (CP2) and `m3` (CP3).
+
+mod meet;
+mod roles;
+pub mod shares;
+mod wrap;
+
+use std::time::Duration;
+
+use twofold_circuit::Program;
+use twofold_net::{ChannelOptions, Listener};
+
+use crate::error::ProtocolError;
+use crate::messages::HybridHello;
+use crate::options::{Progress, Role, Schedule, ShareKind};
+use crate::PROTOCOL_VERSION;
+use meet::Meeting;
+
+/// How to run the hybrid mode. All three parties must pass the same
+/// options (checked when they meet).
+#[derive(Clone, Default)]
+pub struct HybridOptions {
+    /// How each input value of the program is shared.
+    pub input_kinds: Vec<ShareKind>,
+    /// How the output values are to be shared.
+    pub output_kind: ShareKind,
+    /// Threads of CP1 and CP2 (at least 1).
+    pub threads: u32,
+    /// How CP1 and CP2 spread the work over threads.
+    pub schedule: Schedule,
+    /// FGP splits AND levels of at least this many gates (`None`: the
+    /// measured default).
+    pub fgp_min_ands: Option<usize>,
+    /// Called with the AND gates done so far (CP1 and CP2).
+    pub progress: Option<Progress>,
+}
+
+/// The phases of a hybrid run, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HybridPhase {
+    /// Meeting the other parties and checking the terms.
+    Handshake,
+    /// Shares and labels of the parties' own bits.
+    Input,
+    /// CP3 choosing labels by the shares of CP2 and CP3.
+    ObliviousChoice,
+    /// Garbling (CP1) or evaluation (CP2) of the wrapped program.
+    Gates,
+    /// The decoding bits of the masked outputs: CP2's output shares.
+    Reshare,
+}
+
+impl HybridPhase {
+    /// Lower-case name, as in `--json`; `gates` is `garbling` for CP1 and
+    /// `evaluation` for CP2.
+    pub fn name(self, role: Role) -> &'static str {
+        match (self, role) {
+            (HybridPhase::Handshake, _) => "handshake",
+            (HybridPhase::Input, _) => "input",
+            (HybridPhase::ObliviousChoice, _) => "oblivious_choice",
+            (HybridPhase::Gates, Role::Cp1) => "garbling",
+            (HybridPhase::Gates, _) => "evaluation",
+            (HybridPhase::Reshare, _) => "reshare",
+        }
+    }
+}
+
+/// What a hybrid run gives one computing party.
+#[derive(Clone, Debug)]
+pub struct HybridReport {
+    /// The party.
+    pub role: Role,
+    /// This party's share of each output value.
+    pub output_shares: Vec<Vec<bool>>,
+    /// AND gates garbled or evaluated (0 for CP3).
+    pub and_gates: u64,
+    /// Bytes this party sent.
+    pub bytes_sent: u64,
+    /// Bytes this party received.
+    pub bytes_received: u64,
+    /// Time spent in each phase.
+    pub phases: Vec<(HybridPhase, Duration)>,
+    /// The whole run.
+    pub total: Duration,
+}
+
+/// Where the computing parties are.
+pub struct HybridPeers<'l> {
+    /// Where CP1 and CP2 accept connections (this party's listener if it is
+    /// CP1 or CP2; CP3 needs none).
+    pub listener: Option<&'l Listener>,
+    /// The addresses of CP1 and CP2, which CP2 and CP3 connect to.
+    pub addrs: [String; 2],
+    /// How long to wait for each peer.
+    pub wait: Duration,
+    /// Options of every connection.
+    pub channel: ChannelOptions,
+}
+
+/// Runs computing party `role` of the hybrid mode on `program` with this
+/// party's share of every input value (`shares[k]` for input value `k`, of
+/// its width), meeting the others as `peers` says.
+pub fn run_hybrid(
+    role: Role,
+    peers: &HybridPeers,
+    program: &Program,
+    shares: &[Vec<bool>],
+    opts: &HybridOptions,
+) -> Result<HybridReport, ProtocolError> {
+    check_shares(program, shares, opts)?;
+    if role != Role::Cp3 && peers.listener.is_none() {
+        return Err(ProtocolError::Inputs(format!(
+            "{role} needs an address to listen on"
+        )));
+    }
+    let mut nonce = [0u8; 16];
+    twofold_crypto::Prg::from_os().fill_bytes(&mut nonce);
+    let meeting = Meeting {
+        hello: HybridHello {
+            version: PROTOCOL_VERSION,
+            role,
+            index: 0,
+            program_hash: program.hash(),
+            threads: opts.threads.max(1),
+            schedule: opts.schedule,
+            output_kind: opts.output_kind,
+            input_kinds: opts.input_kinds.clone(),
+            nonce,
+        },
+        listener: peers.listener,
+        addrs: peers.addrs.clone(),
+        wait: peers.wait,
+        channel: peers.channel.clone(),
+        cp12_links: opts.schedule.channels(opts.threads.max(1)),
+    };
+    roles::run(role, &meeting, program, shares, opts)
+}
+
+/// Runs all three computing parties in this process, over loopback TCP;
+/// `shares[p][k]` is party `p`'s share of input value `k`. Returns the
+/// three reports, CP1's first.
+pub fn run_hybrid_local(
+    program: &Program,
+    shares: &[Vec<Vec<bool>>; 3],
+    opts: &HybridOptions,
+    channel: &ChannelOptions,
+) -> Result<[HybridReport; 3], ProtocolError> {
+    // Checked here too: a party that stops before meeting would leave the
+    // others waiting for it.
+    for party_shares in shares {
+        check_shares(program, party_shares, opts)?;
+    }
+    let listen = || -> Result<Listener, ProtocolError> {
+        Ok(Listener::bind("127.0.0.1:0")?.with_options(channel.clone())?)
+    };
+    let (cp1, cp2) = (listen()?, listen()?);
+    let addrs = [cp1.local_addr()?.to_string(), cp2.local_addr()?.to_string()];
+    let peers = |listener| HybridPeers {
+        listener,
+        addrs: addrs.clone(),
+        wait: Duration::from_secs(10),
+        channel: channel.clone(),
+    };
+    let peers = [peers(Some(&cp1)), peers(Some(&cp2)), peers(None)];
+    let quiet = HybridOptions {
+        progress: None,
+        ..opts.clone()
+    };
+    let results: Vec<Result<HybridReport, ProtocolError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = Role::ALL
+            .into_iter()
+            .map(|role| {
+                let (peers, shares) = (&peers[role.index()], &shares[role.index()]);
+                let opts = if role == Role::Cp1 { opts } else { &quiet };
+                s.spawn(move || run_hybrid(role, peers, program, shares, opts))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("computing parties do not panic"))
+            .collect()
+    });
+    // Report the first cause: a party that failed on its own makes the
+    // others see closed connections.
+    let mut reports = Vec::new();
+    let mut net_error = None;
+    for result in results {
+        match result {
+            Ok(report) => reports.push(report),
+            Err(e @ ProtocolError::Net(_)) => {
+                net_error.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(e) = net_error {
+        return Err(e);
+    }
+    Ok(reports.try_into().expect("three reports"))
+}
+
+/// Checks this party's shares and the options against the program.
+fn check_shares(
+    program: &Program,
+    shares: &[Vec<bool>],
+    opts: &HybridOptions,
+) -> Result<(), ProtocolError> {
+    let values = &program.main.inputs;
+    if shares.len() != values.len() || opts.input_kinds.len() != values.len() {
+        return Err(ProtocolError::Inputs(format!(
+            "the program has {} input values; {} shares and {} share kinds given",
+            values.len(),
+            shares.len(),
+            opts.input_kinds.len()
+        )));
+    }
+    for (value, share) in values.iter().zip(shares) {
+        if share.len() != value.width as usize {
+            return Err(ProtocolError::Inputs(format!(
+                "input `{}` has {} bits, a share of {} bits given",
+                value.name,
+                value.width,
+                share.len()
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,291 @@
+//! What each computing party does in a run (see the module above for the
+//! protocol).
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use twofold_circuit::prepare::{is_prepared, prepare};
+use twofold_circuit::program::split_outputs;
+use twofold_circuit::walk::{for_each_batch, Plan as WalkPlan};
+use twofold_circuit::{Circuit, Engine, Program};
+use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
+use twofold_crypto::{Block, Delta, Prg};
+use twofold_net::Channel;
+
+use super::meet::{Links, Meeting};
+use super::shares::combine_two;
+use super::wrap::{Source, Wrap};
+use super::{HybridOptions, HybridPhase, HybridReport};
+use crate::engine::Fgp;
+use crate::error::ProtocolError;
+use crate::messages::{Bits, Labels};
+use crate::options::Role;
+use crate::schedule::{run_program_arranged, Plan, Side};
+use crate::session::{EvaluatorSide, GarblerSide};
+
+/// Runs `role` after meeting the others.
+pub(super) fn run(
+    role: Role,
+    meeting: &Meeting,
+    program: &Program,
+    shares: &[Vec<bool>],
+    opts: &HybridOptions,
+) -> Result<HybridReport, ProtocolError> {
+    let start = Instant::now();
+    let mut clock = Clock {
+        last: start,
+        phases: Vec::new(),
+    };
+    let mut links = meeting.meet()?;
+    clock.lap(HybridPhase::Handshake);
+    let wrap = Wrap::of(program, &opts.input_kinds, opts.output_kind)?;
+    let mut run = Run {
+        program,
+        wrap: &wrap,
+        shares,
+        opts,
+        clock,
+    };
+    let (output_shares, and_gates) = match role {
+        Role::Cp1 => run.cp1(&mut links)?,
+        Role::Cp2 => run.cp2(&mut links)?,
+        Role::Cp3 => run.cp3(&mut links)?,
+    };
+    let (bytes_sent, bytes_received) = links.bytes();
+    Ok(HybridReport {
+        role,
+        output_shares,
+        and_gates,
+        bytes_sent,
+        bytes_received,
+        phases: run.clock.phases,
+        total: start.elapsed(),
+    })
+}
+
+/// Times the phases one after another.
+struct Clock {
+    last: Instant,
+    phases: Vec<(HybridPhase, std::time::Duration)>,
+}
+
+impl Clock {
+    fn lap(&mut self, phase: HybridPhase) {
+        self.phases.push((phase, self.last.elapsed()));
+        self.last = Instant::now();
+    }
+}
+
+/// One party's run: the program, its wrapping and this party's shares.
+struct Run<'a> {
+    program: &'a Program,
+    wrap: &'a Wrap,
+    shares: &'a [Vec<bool>],
+    opts: &'a HybridOptions,
+    clock: Clock,
+}
+
+/// Output shares (one per output value) and the AND gates done.
+type Done = (Vec<Vec<bool>>, u64);
+
+impl Run<'_> {
+    /// The bits of one random mask per output value.
+    fn masks(&self, prg: &mut Prg) -> Vec<Vec<bool>> {
+        let outputs = &self.program.main.outputs;
+        outputs
+            .iter()
+            .map(|v| v.wires.iter().map(|_| prg.random_bool()).collect())
+            .collect()
+    }
+
+    /// The wires of `pre` and then `post` that `source` provides, in order.
+    fn wires_from(&self, source: Source) -> usize {
+        let all = self.wrap.pre_sources.iter().chain(&self.wrap.post_sources);
+        all.filter(|&&s| s == source).count()
+    }
+
+    /// CP1: garbles.
+    fn cp1(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
+        let mut prg = Prg::from_os();
+        let delta = Delta::random(&mut prg);
+        let masks = self.masks(&mut prg);
+        let pre_zero: Vec<ZeroLabel> = (0..self.wrap.pre_sources.len())
+            .map(|_| ZeroLabel::random(&mut prg))
+            .collect();
+        let post_zero: Vec<ZeroLabel> = (0..self.wrap.post_sources.len())
+            .map(|_| ZeroLabel::random(&mut prg))
+            .collect();
+        // Labels of CP1's bits to CP2; 0-labels of CP3's and Δ to CP3.
+        let mut own_bits = self.shares.concat().into_iter().chain(masks.concat());
+        let mut encoded = Vec::with_capacity(self.wires_from(Source::Cp1));
+        let mut for_cp3 = Vec::with_capacity(self.wires_from(Source::Cp3) + 1);
+        let sources = self.wrap.pre_sources.iter().chain(&self.wrap.post_sources);
+        for (&source, zero) in sources.zip(pre_zero.iter().chain(&post_zero)) {
+            match source {
+                Source::Cp1 => {
+                    let bit = own_bits.next().expect("a bit per CP1 wire");
+                    encoded.push(zero.encode(delta, bit).block());
+                }
+                Source::Cp3 => for_cp3.push(zero.block()),
+                Source::Program => {}
+            }
+        }
+        for_cp3.push(delta.block());
+        Labels::send(&mut links.to(Role::Cp2)[0], &encoded)?;
+        Labels::send(&mut links.to(Role::Cp3)[0], &for_cp3)?;
+        self.clock.lap(HybridPhase::Input);
+        let side = GarblerSide {
+            delta,
+            progress: self.opts.progress.clone(),
+        };
+        let (z, ands) = self.gates(&side, links.to(Role::Cp2), &pre_zero, &post_zero)?;
+        self.clock.lap(HybridPhase::Gates);
+        let decode = z.iter().map(|l| l.decode_bit());
+        crate::messages::Bits::send(&mut links.to(Role::Cp2)[0], decode)?;
+        self.clock.lap(HybridPhase::Reshare);
+        Ok((masks, ands))
+    }
+
+    /// CP2: evaluates.
+    fn cp2(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
+        Bits::send(
+            &mut links.to(Role::Cp3)[0],
+            self.shares.concat().into_iter(),
+        )?;
+        let cp1 = self.wires_from(Source::Cp1);
+        let mut from_cp1 =
+            Labels::recv(&mut links.to(Role::Cp1)[0], cp1, "CP1's labels")?.into_iter();
+        self.clock.lap(HybridPhase::Input);
+        let cp3 = self.wires_from(Source::Cp3);
+        let mut from_cp3 =
+            Labels::recv(&mut links.to(Role::Cp3)[0], cp3, "chosen labels")?.into_iter();
+        self.clock.lap(HybridPhase::ObliviousChoice);
+        let mut label = |source: &Source| {
+            ActiveLabel::from_block(match source {
+                Source::Cp1 => from_cp1.next().expect("length checked"),
+                Source::Cp3 => from_cp3.next().expect("length checked"),
+                Source::Program => Block::ZERO,
+            })
+        };
+        let pre: Vec<ActiveLabel> = self.wrap.pre_sources.iter().map(&mut label).collect();
+        let post: Vec<ActiveLabel> = self.wrap.post_sources.iter().map(&mut label).collect();
+        let side = EvaluatorSide {
+            progress: self.opts.progress.clone(),
+        };
+        let (z, ands) = self.gates(&side, links.to(Role::Cp1), &pre, &post)?;
+        self.clock.lap(HybridPhase::Gates);
+        let decode = Bits::recv(&mut links.to(Role::Cp1)[0], z.len(), "decoding bits")?;
+        let masked: Vec<bool> = z.iter().zip(decode).map(|(l, d)| l.decode(d)).collect();
+        self.clock.lap(HybridPhase::Reshare);
+        Ok((split_outputs(&self.program.main, &masked), ands))
+    }
+
+    /// CP3: chooses CP2's labels of the combined shares and of its masks.
+    fn cp3(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
+        let main = &self.program.main;
+        let theirs = Bits::recv(
+            &mut links.to(Role::Cp2)[0],
+            main.input_bits(),
+            "CP2's shares",
+        )?;
+        let mut at = 0;
+        let mut combined = Vec::with_capacity(theirs.len());
+        for ((v, mine), &kind) in main
+            .inputs
+            .iter()
+            .zip(self.shares)
+            .zip(&self.opts.input_kinds)
+        {
+            let width = v.width as usize;
+            combined.extend(combine_two(kind, &theirs[at..at + width], mine));
+            at += width;
+        }
+        let masks = self.masks(&mut Prg::from_os());
+        self.clock.lap(HybridPhase::Input);
+        let n = self.wires_from(Source::Cp3);
+        let mut zeros = Labels::recv(&mut links.to(Role::Cp1)[0], n + 1, "0-labels")?;
+        let delta = zeros.pop().expect("n + 1 blocks");
+        let chosen: Vec<Block> = zeros
+            .iter()
+            .zip(combined.into_iter().chain(masks.concat()))
+            .map(|(&zero, bit)| zero ^ delta.select(bit))
+            .collect();
+        Labels::send(&mut links.to(Role::Cp2)[0], &chosen)?;
+        self.clock.lap(HybridPhase::ObliviousChoice);
+        Ok((masks, 0))
+    }
+
+    /// The gates of `pre`, the program and `post` on `side` over `chans`
+    /// (the connections between CP1 and CP2), from the labels of `pre`'s
+    /// inputs and of `post`'s (those of its output-value wires ignored);
+    /// returns the labels of `post`'s outputs
+    /// and the AND gates done. The program's AND gates have ids from 0, as
+    /// in the two-party protocol; `pre`'s and `post`'s follow them.
+    fn gates<S: Side<Link = Channel>>(
+        &self,
+        side: &S,
+        chans: &mut [Channel],
+        pre_inputs: &[S::Label],
+        post_inputs: &[S::Label],
+    ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+        let prepared = if is_prepared(self.program) {
+            Cow::Borrowed(self.program)
+        } else {
+            Cow::Owned(prepare(self.program))
+        };
+        let program_ands = prepared.and_count();
+        let mut plan = Plan::new(self.opts.schedule, self.opts.threads.max(1) as usize);
+        if let Some(min) = self.opts.fgp_min_ands {
+            plan.fgp_min_ands = min;
+        }
+        let (x, pre_ands) = run_flat(
+            side,
+            &self.wrap.pre,
+            pre_inputs,
+            &mut chans[0],
+            program_ands,
+        )?;
+        let walk = WalkPlan::of(&prepared);
+        let order = prepared.main_in_order();
+        let (out, ands) = run_program_arranged(side, &walk, &order, &x, chans, plan)?;
+        // `post` reads each output value, then the two masks of it; the
+        // labels given for its output-value wires are placeholders.
+        let mut outputs = out.into_iter();
+        let post: Vec<S::Label> = self
+            .wrap
+            .post_sources
+            .iter()
+            .zip(post_inputs)
+            .map(|(source, &given)| match source {
+                Source::Program => outputs.next().expect("a label per output bit"),
+                Source::Cp1 | Source::Cp3 => given,
+            })
+            .collect();
+        let first = program_ands + pre_ands;
+        let (z, post_ands) = run_flat(side, &self.wrap.post, &post, &mut chans[0], first)?;
+        Ok((z, ands + pre_ands + post_ands))
+    }
+}
+
+/// Runs the flat `circuit` on one engine of `side` on `chan` whose first AND
+/// gate has id `first_gate`; returns the labels of its outputs and its AND
+/// count.
+fn run_flat<S: Side>(
+    side: &S,
+    circuit: &Circuit,
+    inputs: &[S::Label],
+    chan: &mut S::Link,
+    first_gate: u64,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    let mut labels = vec![S::Label::default(); circuit.num_wires as usize];
+    labels[..inputs.len()].copy_from_slice(inputs);
+    let mut engine = side.engine(chan, first_gate, Fgp::OFF);
+    for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
+        engine.run_gates(batch, &mut labels)
+    })?;
+    let ands = S::finish(engine)?;
+    Ok((
+        circuit.output_wires().map(|w| labels[w as usize]).collect(),
+        ands,
+    ))
+}

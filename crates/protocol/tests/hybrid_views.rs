@@ -1,0 +1,201 @@
+//! What each computing party of the hybrid mode sees does not depend on
+//! the secret input: every byte a party receives (recorded by a relay on
+//! each connection) and its output shares have the same bit statistics for
+//! two different inputs, and differ from run to run.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use twofold_circuit::{Builder, Party, Program};
+use twofold_crypto::Prg;
+use twofold_net::{ChannelOptions, Listener};
+use twofold_protocol::hybrid::shares::{combine, split};
+use twofold_protocol::{run_hybrid, HybridOptions, HybridPeers, Role, ShareKind};
+
+/// Bytes received by each party over one run (CP1, CP2, CP3).
+type Views = [Vec<u8>; 3];
+
+/// A relay on a fresh port that forwards every connection to `target` and
+/// appends what flows back to the connecting party to `to_connector`, and
+/// what flows forward to `to_target`. Returns its address.
+fn relay(
+    target: String,
+    to_connector: Arc<Mutex<Vec<u8>>>,
+    to_target: Arc<Mutex<Vec<u8>>>,
+) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let server = TcpStream::connect(&target).unwrap();
+            let pipe = |mut from: TcpStream, mut to: TcpStream, log: Arc<Mutex<Vec<u8>>>| {
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 65536];
+                    while let Ok(n) = from.read(&mut buf) {
+                        if n == 0 || to.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                        log.lock().unwrap().extend_from_slice(&buf[..n]);
+                    }
+                    let _ = to.shutdown(std::net::Shutdown::Write);
+                })
+            };
+            pipe(
+                client.try_clone().unwrap(),
+                server.try_clone().unwrap(),
+                to_target.clone(),
+            );
+            pipe(server, client, to_connector.clone());
+        }
+    });
+    addr
+}
+
+/// One run of `program` on the shares of `input`, every connection relayed;
+/// returns what each party received and each party's output shares.
+fn observed_run(program: &Program, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
+    let kind = ShareKind::Xor;
+    let shares = split(kind, input, &mut Prg::from_os());
+    let logs: [Arc<Mutex<Vec<u8>>>; 3] = Default::default();
+    let listeners = [
+        Listener::bind("127.0.0.1:0").unwrap(),
+        Listener::bind("127.0.0.1:0").unwrap(),
+    ];
+    let real = listeners
+        .each_ref()
+        .map(|l| l.local_addr().unwrap().to_string());
+    // CP2 and CP3 connect to CP1 through one relay (CP1 receives what goes
+    // forward, the connector what comes back); CP3 to CP2 through another.
+    // A relay cannot tell CP2's connections from CP3's, so each connector
+    // gets its own relay to CP1.
+    let cp1_for_cp2 = relay(real[0].clone(), logs[1].clone(), logs[0].clone());
+    let cp1_for_cp3 = relay(real[0].clone(), logs[2].clone(), logs[0].clone());
+    let cp2_for_cp3 = relay(real[1].clone(), logs[2].clone(), logs[1].clone());
+    let opts = HybridOptions {
+        input_kinds: vec![kind],
+        output_kind: kind,
+        threads: 1,
+        ..HybridOptions::default()
+    };
+    let peers = |listener: Option<usize>, cp1: &str| HybridPeers {
+        listener: listener.map(|k| &listeners[k]),
+        addrs: [cp1.to_string(), cp2_for_cp3.clone()],
+        wait: Duration::from_secs(10),
+        channel: ChannelOptions::default(),
+    };
+    let reports = std::thread::scope(|s| {
+        let handles = [
+            (Role::Cp1, peers(Some(0), &cp1_for_cp2)),
+            (Role::Cp2, peers(Some(1), &cp1_for_cp2)),
+            (Role::Cp3, peers(None, &cp1_for_cp3)),
+        ]
+        .map(|(role, peers)| {
+            let (opts, share) = (&opts, vec![shares[role.index()].clone()]);
+            s.spawn(move || run_hybrid(role, &peers, program, &share, opts).unwrap())
+        });
+        handles.map(|h| h.join().unwrap())
+    });
+    // Let the relays pass the last bytes on.
+    std::thread::sleep(Duration::from_millis(50));
+    let views = logs.map(|l| l.lock().unwrap().clone());
+    (views, reports.map(|r| r.output_shares[0].clone()))
+}
+
+/// `x > 5` on an 8-bit input, and `x + 1`.
+fn program() -> Program {
+    let mut b = Builder::new();
+    let x = b.input("x", Party::A, 8);
+    let mut carry = twofold_circuit::Bit::Const(true);
+    let mut sum = Vec::new();
+    for &bit in &x {
+        sum.push(b.xor(bit, carry));
+        carry = b.and(bit, carry);
+    }
+    b.output("next", &sum);
+    Program::from(b.finish().unwrap())
+}
+
+/// Fraction of runs in which each bit of the views is set, per party.
+fn frequencies(runs: &[Views]) -> [Vec<f64>; 3] {
+    [0, 1, 2].map(|p| {
+        let len = runs.iter().map(|v| v[p].len()).min().unwrap();
+        (0..8 * len)
+            .map(|i| {
+                let set = runs
+                    .iter()
+                    .filter(|v| v[p][i / 8] >> (i % 8) & 1 == 1)
+                    .count();
+                set as f64 / runs.len() as f64
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn no_single_party_view_depends_on_the_input() {
+    let program = program();
+    let inputs = [vec![false; 8], vec![true; 8]];
+    let runs_per_input = 150;
+    let mut views: [Vec<Views>; 2] = Default::default();
+    for (k, input) in inputs.iter().enumerate() {
+        let want = program.eval(std::slice::from_ref(input)).unwrap().remove(0);
+        for _ in 0..runs_per_input {
+            let (seen, outputs) = observed_run(&program, input);
+            assert_eq!(
+                combine(ShareKind::Xor, [&outputs[0], &outputs[1], &outputs[2]]),
+                want
+            );
+            views[k].push(seen);
+        }
+        // Views differ from run to run (fresh randomness)...
+        for (p, (first, second)) in views[k][0].iter().zip(&views[k][1]).enumerate() {
+            assert_ne!(first, second, "CP{} saw the same bytes twice", p + 1);
+        }
+    }
+    // ... and their statistics are those of the other input's runs. With
+    // 150 runs a side, a bit's frequency differs by about 0.06 (one standard
+    // deviation) by chance; a bit that carries the input differs by 1.
+    let [a, b] = [frequencies(&views[0]), frequencies(&views[1])];
+    for p in 0..3 {
+        assert!(!a[p].is_empty(), "CP{} received nothing", p + 1);
+        let worst = a[p]
+            .iter()
+            .zip(&b[p])
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            worst < 0.35,
+            "CP{}: a received bit depends on the input ({worst})",
+            p + 1
+        );
+    }
+}
+
+#[test]
+fn no_output_share_is_the_output() {
+    let program = program();
+    let input = vec![true, false, true, false, false, false, false, false];
+    let want = program
+        .eval(std::slice::from_ref(&input))
+        .unwrap()
+        .remove(0);
+    let mut equal = [0; 3];
+    let runs = 40;
+    for _ in 0..runs {
+        let (_, outputs) = observed_run(&program, &input);
+        for p in 0..3 {
+            equal[p] += (outputs[p] == want) as usize;
+        }
+    }
+    // An 8-bit share equals the output by chance in 1 run of 256.
+    for (p, n) in equal.into_iter().enumerate() {
+        assert!(
+            n <= 2,
+            "CP{}'s share was the output in {n} of {runs} runs",
+            p + 1
+        );
+    }
+}
