@@ -208,7 +208,14 @@ fn millionaires4() {
 #[test]
 fn millionaires128() {
     use rand::{Rng, SeedableRng};
-    let p = check("millionaires128.c", Some(128), Some(1.0), 8, Some(&[]), false);
+    let p = check(
+        "millionaires128.c",
+        Some(128),
+        Some(1.0),
+        8,
+        Some(&[]),
+        false,
+    );
     let mut rng = rand::rngs::StdRng::seed_from_u64(128);
     let mut sets = Vec::new();
     for k in 0..32 {
@@ -256,7 +263,14 @@ fn mult32() {
 #[test]
 fn edit_distance128() {
     use rand::{Rng, SeedableRng};
-    let p = check("edit_distance128.c", Some(7483), Some(1.0), 4, Some(&[]), false);
+    let p = check(
+        "edit_distance128.c",
+        Some(7483),
+        Some(1.0),
+        4,
+        Some(&[]),
+        false,
+    );
     let mut rng = rand::rngs::StdRng::seed_from_u64(16);
     let mut sets = Vec::new();
     for k in 0..30 {
@@ -295,7 +309,14 @@ fn edit_distance128() {
 #[test]
 fn dijkstra50() {
     use rand::{Rng, SeedableRng};
-    let p = check("dijkstra50.c", Some(1_196_810), Some(2.0), 2, Some(&[50]), false);
+    let p = check(
+        "dijkstra50.c",
+        Some(1_196_810),
+        Some(2.0),
+        2,
+        Some(&[50]),
+        false,
+    );
     let mut rng = rand::rngs::StdRng::seed_from_u64(50);
     let mut sets = Vec::new();
     for k in 0..20 {

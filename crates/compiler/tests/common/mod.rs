@@ -135,7 +135,12 @@ pub fn agree_with_gcc(src: &str, programs: &[&CompiledProgram], n: usize, seed: 
 /// on the given input sets (each a list of C initializers in the order of
 /// the programs' inputs), and asserts that they print the same lines.
 /// Without gcc, says so and checks nothing.
-pub fn agree_with_gcc_on(src: &str, programs: &[&CompiledProgram], sets: &[Vec<String>], tag: &str) {
+pub fn agree_with_gcc_on(
+    src: &str,
+    programs: &[&CompiledProgram],
+    sets: &[Vec<String>],
+    tag: &str,
+) {
     if !gcc_available() {
         eprintln!("skipping the gcc comparison of {tag}: gcc is absent");
         return;
