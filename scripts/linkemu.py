@@ -14,6 +14,13 @@ forwards packets until SIGTERM/SIGINT (or until a device disappears, e.g.
 because its namespace was deleted); it then prints statistics. SIGUSR1
 prints them without stopping.
 
+With `--party NS,DEV,ADDR` given three or more times (instead of --ns-a ...
+--addr-b), it joins that many namespaces, one TUN device each, as a full
+mesh: every ordered pair of parties has its own link of the given rate and
+delay (like a veth pair per pair of namespaces), and a packet goes to the
+party whose address is its IPv4 destination (others are dropped and counted
+as unroutable).
+
 Each direction is emulated on its own, like `netem rate R delay D` on each end
 of a veth pair:
   - rate R: a packet of L bytes (the IP packet; no link-layer framing) keeps
@@ -216,10 +223,19 @@ def run(args):
         except (OSError, AttributeError) as e:
             log(f"no real-time priority ({e}); timing may suffer under CPU load")
 
-    fd_a = open_tun(args.dev_a)
-    fd_b = open_tun(args.dev_b)
+    if args.party:
+        try:
+            parties = [tuple(x.split(",")) for x in args.party]
+            assert len(parties) >= 2 and all(len(x) == 3 for x in parties)
+            hosts = [socket.inet_aton(addr.split("/")[0]) for _, _, addr in parties]
+        except (AssertionError, OSError):
+            die("--party wants NS,DEV,ADDR (an IPv4 address), at least twice")
+    else:
+        parties = [(args.ns_a, args.dev_a, args.addr_a), (args.ns_b, args.dev_b, args.addr_b)]
+        hosts = None  # two parties: everything goes to the other one
+    fds = [open_tun(dev) for _, dev, _ in parties]
     try:
-        for ns, dev, addr in ((args.ns_a, args.dev_a, args.addr_a), (args.ns_b, args.dev_b, args.addr_b)):
+        for ns, dev, addr in parties:
             sh("ip", "link", "set", dev, "netns", ns)
             sh("ip", "-n", ns, "link", "set", dev, "mtu", str(args.mtu))
             sh("ip", "-n", ns, "addr", "add", addr, "dev", dev)
@@ -230,15 +246,26 @@ def run(args):
         with open(args.pidfile, "w") as f:
             f.write(f"{os.getpid()}\n")
 
-    ab = Direction(f"{args.ns_a} -> {args.ns_b}", fd_a, fd_b)
-    ba = Direction(f"{args.ns_b} -> {args.ns_a}", fd_b, fd_a)
-    dirs = (ab, ba)
-    by_fd = {fd_a: ab, fd_b: ba}
-    fds = [fd_a, fd_b]
+    # One Direction per ordered pair of parties; `route[fd]` maps a packet's
+    # destination address (4 bytes) to the Direction from that fd, or None
+    # with two parties (everything goes to the other one).
+    dirs = []
+    route = {}
+    for i, (ns_i, _, _) in enumerate(parties):
+        table = {}
+        for j, (ns_j, _, _) in enumerate(parties):
+            if i != j:
+                d = Direction(f"{ns_i} -> {ns_j}", fds[i], fds[j])
+                dirs.append(d)
+                table[hosts[j] if hosts else None] = d
+        route[fds[i]] = table
+    unroutable = [0]
 
     def report(*_):
         for d in dirs:
             log(d.stats())
+        if hosts:
+            log(f"unroutable: {unroutable[0]} packets dropped (destination not a party)")
 
     class Stop(Exception):
         pass
@@ -252,8 +279,10 @@ def run(args):
     signal.signal(signal.SIGUSR1, report)
 
     log(
-        f"ready: {args.dev_a} ({args.ns_a}, {args.addr_a}) <-> {args.dev_b} ({args.ns_b}, {args.addr_b}), "
-        f"{fmt_rate(rate)} and {delay * 1e3:g} ms each way, queue {queue} bytes, mtu {args.mtu}"
+        "ready: "
+        + (" <-> " if len(parties) == 2 else ", ").join(f"{dev} ({ns}, {addr})" for ns, dev, addr in parties)
+        + (" (full mesh)" if len(parties) > 2 else "")
+        + f", {fmt_rate(rate)} and {delay * 1e3:g} ms each way, queue {queue} bytes, mtu {args.mtu}"
     )
 
     # No reference cycles are made per packet: the cyclic GC would only add
@@ -305,14 +334,24 @@ def run(args):
                 over = now_f() - now - timeout
                 slack += ((over if over < 0.0005 else 0.0005) - slack) * 0.05
             for fd in ready:
-                d = by_fd[fd]
-                q = d.q
+                table = route[fd]
+                only = table.get(None)
                 # A bounded batch, so that deliveries are not held up.
                 for _ in range(32):
                     try:
                         pkt = read(fd, 65536)
                     except BlockingIOError:
                         break
+                    if only is not None:
+                        d = only
+                    elif len(pkt) >= 20 and pkt[0] >> 4 == 4:  # IPv4: by destination
+                        d = table.get(pkt[16:20])
+                    else:
+                        d = None
+                    if d is None:
+                        unroutable[0] += 1
+                        continue
+                    q = d.q
                     now = now_f()
                     start = d.busy if d.busy > now else now
                     backlog = start - now
@@ -407,6 +446,12 @@ def main():
     r.add_argument("--dev-b", default="tun-2fb")
     r.add_argument("--addr-a", default="10.77.0.1/24")
     r.add_argument("--addr-b", default="10.77.0.2/24")
+    r.add_argument(
+        "--party",
+        action="append",
+        metavar="NS,DEV,ADDR",
+        help="a party's namespace, TUN device and address/prefix; three or more make a full mesh (replaces --ns-a ... --addr-b)",
+    )
     r.add_argument("--rt-prio", type=int, default=10, help="SCHED_FIFO priority, 0 = normal scheduling")
     r.add_argument("--pidfile")
     g = sub.add_parser("ping", help="ICMP echo (for machines without ping)")

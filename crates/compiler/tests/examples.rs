@@ -170,3 +170,177 @@ fn compilation_is_deterministic() {
         assert_eq!(a, b, "{name} compiled twice differs");
     }
 }
+
+// The workloads of Siim's hybrid-protocol thesis (issue 11), each compared
+// with gcc on chosen inputs as well as on uniformly random ones (which alone
+// would rarely give equal 128-bit words, similar strings or a source node in
+// range).
+
+/// `{a, b, ...}`.
+fn braces<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    let v: Vec<String> = items.into_iter().map(|x| x.to_string()).collect();
+    format!("{{{}}}", v.join(", "))
+}
+
+fn compare_on(name: &str, p: &CompiledProgram, sets: &[Vec<String>]) {
+    let src = std::fs::read_to_string(example(name)).expect("source");
+    common::agree_with_gcc_on(&src, &[p], sets, name.trim_end_matches(".c"));
+}
+
+#[test]
+fn millionaires4() {
+    use rand::{Rng, SeedableRng};
+    let p = check("millionaires4.c", Some(4), Some(1.0), 4, Some(&[]), false);
+    // Every pair of 4-bit values, with random (ignored) high bits.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    let sets: Vec<Vec<String>> = (0..256u32)
+        .map(|ab| {
+            let hi = |rng: &mut rand::rngs::StdRng| rng.gen_range(0..16u32) << 4;
+            vec![
+                ((ab >> 4) | hi(&mut rng)).to_string(),
+                ((ab & 15) | hi(&mut rng)).to_string(),
+            ]
+        })
+        .collect();
+    compare_on("millionaires4.c", &p, &sets);
+}
+
+#[test]
+fn millionaires128() {
+    use rand::{Rng, SeedableRng};
+    let p = check(
+        "millionaires128.c",
+        Some(128),
+        Some(1.0),
+        8,
+        Some(&[]),
+        false,
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(128);
+    let mut sets = Vec::new();
+    for k in 0..32 {
+        let a: [u32; 4] = rng.gen();
+        let mut b = a;
+        match k % 4 {
+            // Equal values.
+            0 => {}
+            // Equal but for one word (the top words equal when it is low).
+            1 => b[rng.gen_range(0..4)] = rng.gen(),
+            // One bit apart.
+            2 => b[rng.gen_range(0..4)] ^= 1 << rng.gen_range(0..32),
+            // Equal low words, random high ones.
+            _ => b[3] = rng.gen(),
+        }
+        let (a, b) = if rng.gen() { (a, b) } else { (b, a) };
+        sets.push(vec![
+            format!("{{{}}}", braces(a)),
+            format!("{{{}}}", braces(b)),
+        ]);
+    }
+    compare_on("millionaires128.c", &p, &sets);
+}
+
+#[test]
+fn mult32() {
+    use rand::{Rng, SeedableRng};
+    // 32 x 32 partial products and 31 rows of 32-bit additions.
+    let p = check("mult32.c", Some(2016), Some(1.0), 16, Some(&[]), false);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(32);
+    let edges = [0u32, 1, 2, 0x8000_0000, 0xFFFF_FFFF, 0xFFFF_FFFE];
+    let mut sets = Vec::new();
+    for &a in &edges {
+        for &b in &edges {
+            sets.push(vec![a.to_string(), b.to_string()]);
+        }
+    }
+    for _ in 0..8 {
+        let (a, b): (u32, u32) = (rng.gen(), rng.gen());
+        sets.push(vec![a.to_string(), b.to_string()]);
+    }
+    compare_on("mult32.c", &p, &sets);
+}
+
+#[test]
+fn edit_distance128() {
+    use rand::{Rng, SeedableRng};
+    let p = check(
+        "edit_distance128.c",
+        Some(7483),
+        Some(1.0),
+        4,
+        Some(&[]),
+        false,
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+    let mut sets = Vec::new();
+    for k in 0..30 {
+        let (a, b): (Vec<u8>, Vec<u8>) = if k < 10 {
+            // Over a small alphabet: many matches.
+            let alpha = rng.gen_range(1..=4u8);
+            let s = |rng: &mut rand::rngs::StdRng| {
+                (0..16).map(|_| b'a' + rng.gen_range(0..alpha)).collect()
+            };
+            (s(&mut rng), s(&mut rng))
+        } else {
+            // B's string is A's after a few edits, cut or padded to 16.
+            let a: Vec<u8> = (0..16).map(|_| rng.gen()).collect();
+            let mut b = a.clone();
+            for _ in 0..(k - 10) % 6 {
+                let at = rng.gen_range(0..b.len());
+                match rng.gen_range(0..3) {
+                    0 => b[at] = rng.gen(),
+                    1 => {
+                        b.remove(at);
+                    }
+                    _ => b.insert(at, rng.gen()),
+                }
+            }
+            b.resize(16, b'x');
+            (a, b)
+        };
+        sets.push(vec![
+            format!("{{{}}}", braces(a)),
+            format!("{{{}}}", braces(b)),
+        ]);
+    }
+    compare_on("edit_distance128.c", &p, &sets);
+}
+
+#[test]
+fn dijkstra50() {
+    use rand::{Rng, SeedableRng};
+    let p = check(
+        "dijkstra50.c",
+        Some(1_196_810),
+        Some(2.0),
+        2,
+        Some(&[50]),
+        false,
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(50);
+    let mut sets = Vec::new();
+    for k in 0..20 {
+        // Sparse to complete graphs, light to heavy edges.
+        let density = [0.03, 0.06, 0.1, 0.3, 1.0][k % 5];
+        let heavy = k % 2 == 0;
+        let rows: Vec<String> = (0..50)
+            .map(|_| {
+                braces((0..50).map(|_| {
+                    if rng.gen_bool(density) {
+                        if heavy {
+                            rng.gen_range(1..=255u32)
+                        } else {
+                            rng.gen_range(1..=4u32)
+                        }
+                    } else {
+                        0
+                    }
+                }))
+            })
+            .collect();
+        // Now and then a source out of range: nothing is reachable.
+        let source = if k == 7 { 200 } else { rng.gen_range(0..50u32) };
+        sets.push(vec![format!("{{{}}}", braces(rows)), source.to_string()]);
+    }
+    compare_on("dijkstra50.c", &p, &sets);
+}
