@@ -8,12 +8,14 @@ use twofold_protocol::PartyInputs;
 
 use crate::load::{Loaded, ValueKind};
 
-/// Whose values a command takes: everybody's (`eval`, `run --local`) or one
-/// party's.
+/// Whose values a command takes: everybody's (`eval`, `run --local`), one
+/// party's, or any of them (`share`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Givers {
     /// All input values.
     Everyone,
+    /// Any input values, each at most once; the others may be missing.
+    Any,
     /// Only the values owned by this party.
     Only(Party),
 }
@@ -25,7 +27,9 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
     let values = &loaded.program.main.inputs;
     let expected: Vec<bool> = values
         .iter()
-        .map(|v| givers == Givers::Everyone || givers == Givers::Only(v.party))
+        .map(|v| {
+            matches!(givers, Givers::Everyone | Givers::Any) || givers == Givers::Only(v.party)
+        })
         .collect();
     let mut given: Vec<Option<Vec<bool>>> = vec![None; values.len()];
     for arg in args {
@@ -63,7 +67,7 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
         given[k] = Some(bits);
     }
     let missing: Vec<String> = (0..values.len())
-        .filter(|&k| expected[k] && given[k].is_none())
+        .filter(|&k| expected[k] && given[k].is_none() && givers != Givers::Any)
         .map(|k| {
             format!(
                 "`{}` (party {}, {} bits)",

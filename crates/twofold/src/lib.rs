@@ -10,6 +10,7 @@ pub mod inputs;
 pub mod load;
 pub mod plot;
 pub mod progress;
+pub mod store;
 
 pub use twofold_circuit as circuit;
 pub use twofold_protocol as protocol;

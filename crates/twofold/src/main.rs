@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use twofold::commands::{bench, compile, eval, run, stats};
+use twofold::commands::{bench, compile, eval, reconstruct, run, share, stats};
 
 /// Secure two-party computation with Yao's garbled circuits.
 #[derive(Parser)]
@@ -24,8 +24,14 @@ enum Cmd {
     Compile(compile::CompileArgs),
     /// Plaintext evaluation (no security: for checking programs and inputs).
     Eval(eval::EvalArgs),
-    /// Run a secure two-party computation.
+    /// Run a secure two-party computation (or, with --parties 3, the
+    /// three-party hybrid mode on shared values).
     Run(run::RunArgs),
+    /// Split input values into three shares, one in each computing party's
+    /// store (the hybrid mode).
+    Share(share::ShareArgs),
+    /// Combine the three stores' shares of a program's outputs.
+    Reconstruct(reconstruct::ReconstructArgs),
     /// Measure garbling, evaluation and full-protocol speed.
     Bench(bench::BenchArgs),
 }
@@ -37,6 +43,8 @@ fn main() -> ExitCode {
         Cmd::Compile(args) => compile::compile(&args),
         Cmd::Eval(args) => eval::eval(&args),
         Cmd::Run(args) => run::run(&args),
+        Cmd::Share(args) => share::share(&args),
+        Cmd::Reconstruct(args) => reconstruct::reconstruct(&args),
         Cmd::Bench(args) => bench::bench(&args),
     };
     match result {

@@ -1,6 +1,10 @@
-//! Every case of `shared/data/c/CASES.md` through the binary: `eval` and
-//! `run --local` (garbled) both give the expected output. The C front end's
-//! own tests cover the language in depth; this checks the whole path.
+//! Every case of `shared/data/c/CASES.md` through the binary: `eval`,
+//! `run --local` (garbled) and the three-party hybrid mode (`share`, `run
+//! --parties 3`, `reconstruct`, with both share kinds) all give the expected
+//! output. The C front end's own tests cover the language in depth; this
+//! checks the whole path.
+
+mod shares;
 
 use std::process::Command;
 
@@ -72,7 +76,7 @@ fn same_value(got: &str, expected: &str) -> bool {
 }
 
 #[test]
-fn every_c_case_through_eval_and_run_local() {
+fn every_c_case_through_eval_run_local_and_shares() {
     let Some(data) = shared_data() else { return };
     let text = std::fs::read_to_string(data.join("c/CASES.md")).unwrap();
     let cases = parse_cases(&text);
@@ -80,12 +84,26 @@ fn every_c_case_through_eval_and_run_local() {
     for case in cases {
         let file = data.join("c").join(&case.program);
         let mut args: Vec<String> = Vec::new();
+        let mut owners: Vec<String> = Vec::new();
         for (name, value) in &case.inputs {
             args.extend(["-i".into(), format!("{name}={value}")]);
             if !name.starts_with("INPUT_A") && !name.starts_with("INPUT_B") {
-                args.extend(["--owner".into(), format!("{name}=b")]);
+                owners.extend(["--owner".into(), format!("{name}=b")]);
             }
         }
+        for kind in ["xor", "add"] {
+            let owners: Vec<&str> = owners.iter().map(String::as_str).collect();
+            let got = shares::through_shares(&file, &args, &owners, kind);
+            assert!(
+                same_value(got.trim(), &case.expected),
+                "{} through {kind} shares {:?}: got `{}`, expected `{}`",
+                case.program,
+                case.inputs,
+                got.trim(),
+                case.expected
+            );
+        }
+        args.extend(owners);
         for mode in [&["eval"][..], &["run", "--local"][..]] {
             let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
                 .arg(mode[0])

@@ -1,6 +1,6 @@
-//! The `twofold` binary end to end: published vectors through `eval` and
-//! `run --local`, two real processes over 127.0.0.1, a killed peer, and clear
-//! errors for bad usage.
+//! The `twofold` binary end to end: published vectors through `eval`, `run
+//! --local` and the three-party hybrid mode, two real processes over
+//! 127.0.0.1, a killed peer, and clear errors for bad usage.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use twofold_testkit::{bristol_vectors, shared_data};
+
+mod shares;
 
 fn twofold() -> Command {
     Command::new(env!("CARGO_BIN_EXE_twofold"))
@@ -38,7 +40,7 @@ fn free_port() -> u16 {
 }
 
 #[test]
-fn every_published_vector_through_eval_and_run_local() {
+fn every_published_vector_through_eval_run_local_and_shares() {
     let Some(data) = shared_data() else { return };
     for v in bristol_vectors(&data) {
         let file = data.join("bristol").join(&v.circuit);
@@ -81,6 +83,20 @@ fn every_published_vector_through_eval_and_run_local() {
             assert!(!json[key].is_null(), "--json lacks {key}");
         }
         assert!(json["seconds"]["total"].as_f64().unwrap() > 0.0);
+        for kind in ["xor", "add"] {
+            let json: Value =
+                serde_json::from_str(&shares::through_shares(&file, &args, &["--json"], kind))
+                    .unwrap();
+            for (k, want) in v.outputs.iter().enumerate() {
+                assert_eq!(
+                    json["outputs"][k.to_string()],
+                    *want,
+                    "{kind} shares {} row {}",
+                    v.circuit,
+                    v.row
+                );
+            }
+        }
     }
 }
 

@@ -4,7 +4,10 @@
 pub mod bench;
 pub mod compile;
 pub mod eval;
+pub mod reconstruct;
 pub mod run;
+pub mod run3;
+pub mod share;
 pub mod stats;
 
 use std::path::PathBuf;

@@ -2,6 +2,7 @@
 //! `--local`) both parties in this process over loopback.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -10,9 +11,11 @@ use serde::{Deserialize, Serialize};
 use twofold_circuit::Party;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
-    run_local, run_remote, Endpoint, IppMode, Reveal, Schedule, SessionOptions, SessionReport,
+    run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, Role, Schedule,
+    SessionOptions, SessionReport, ShareKind,
 };
 
+use super::run3::{run_three, ThreeParties};
 use super::{PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
@@ -33,9 +36,31 @@ pub struct RunArgs {
     /// Both parties in this process over loopback TCP.
     #[arg(long, conflicts_with_all = ["listen", "connect", "party"])]
     local: bool,
-    /// This party: a (garbler) or b (evaluator).
-    #[arg(long, value_parser = parse_party)]
-    party: Option<Party>,
+    /// This party: a (garbler) or b (evaluator); with --parties 3, the
+    /// computing party 1 (garbler), 2 (evaluator) or 3.
+    #[arg(long, value_parser = parse_party_arg)]
+    party: Option<PartyArg>,
+    /// 2 (two parties with their own inputs) or 3 (the hybrid mode: three
+    /// computing parties on values held as shares in --store).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    parties: u8,
+    /// With --parties 3: the addresses of CP1, CP2 and CP3 (CP1 and CP2
+    /// listen on theirs; CP3 only connects).
+    #[arg(long, value_name = "ADDR1,ADDR2,ADDR3", requires = "party")]
+    peers: Option<String>,
+    /// With --parties 3: the share store (with --local, the directory of all
+    /// three: DIR/cp1, DIR/cp2, DIR/cp3).
+    #[arg(long, value_name = "DIR")]
+    store: Option<PathBuf>,
+    /// With --parties 3: read input NAME from the stored value STORED.
+    #[arg(long = "in", value_name = "NAME=STORED")]
+    ins: Vec<String>,
+    /// With --parties 3: store output NAME as STORED (default: its name).
+    #[arg(long = "out", value_name = "NAME=STORED")]
+    outs: Vec<String>,
+    /// With --parties 3: how the outputs are shared (xor or add).
+    #[arg(long, default_value = "xor", value_parser = crate::store::parse_kind)]
+    kind: ShareKind,
     /// Wait for the peer on ADDR (e.g. 0.0.0.0:7766).
     #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
     listen: Option<String>,
@@ -74,6 +99,27 @@ pub struct RunArgs {
     /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
     #[arg(long)]
     json: bool,
+}
+
+/// `--party`: a party of the two-party protocol or a computing party of
+/// the hybrid mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartyArg {
+    /// `a` or `b`.
+    Two(Party),
+    /// `1`, `2` or `3`.
+    Three(Role),
+}
+
+fn parse_party_arg(text: &str) -> Result<PartyArg, String> {
+    match text {
+        "1" => Ok(PartyArg::Three(Role::Cp1)),
+        "2" => Ok(PartyArg::Three(Role::Cp2)),
+        "3" => Ok(PartyArg::Three(Role::Cp3)),
+        _ => parse_party(text)
+            .map(PartyArg::Two)
+            .map_err(|_| format!("`{text}` is not a party (a or b; 1, 2 or 3 with --parties 3)")),
+    }
 }
 
 /// A schedule by its name (`seq`, `fgp`, `cgp`, `auto`).
@@ -123,6 +169,13 @@ impl Report for RunReport {
 
 /// Runs the computation and returns what to print.
 pub fn run(args: &RunArgs) -> Result<String> {
+    if args.parties == 3 {
+        return run_hybrid(args);
+    }
+    if args.store.is_some() || args.peers.is_some() || !args.ins.is_empty() || !args.outs.is_empty()
+    {
+        bail!("--store, --peers, --in and --out are for the hybrid mode (--parties 3)");
+    }
     let endpoint = match (args.local, &args.listen, &args.connect) {
         (true, _, _) => None,
         (false, Some(addr), None) => Some(Endpoint::Listen(addr.clone())),
@@ -163,9 +216,11 @@ pub fn run(args: &RunArgs) -> Result<String> {
             (Party::A, ra, Some(rb))
         }
         Some(endpoint) => {
-            let party = args
-                .party
-                .context("--party a|b is needed with --listen/--connect")?;
+            let party = match args.party {
+                Some(PartyArg::Two(party)) => party,
+                Some(PartyArg::Three(_)) => bail!("--party 1|2|3 is for --parties 3"),
+                None => bail!("--party a|b is needed with --listen/--connect"),
+            };
             let given = assign(&loaded, &args.inputs, Givers::Only(party))?;
             let report = run_remote(
                 &endpoint,
@@ -184,6 +239,50 @@ pub fn run(args: &RunArgs) -> Result<String> {
     }
     let report = run_report(&loaded, party, &report, peer.as_ref(), reveal)?;
     report.render(args.json)
+}
+
+/// `run --parties 3`.
+fn run_hybrid(args: &RunArgs) -> Result<String> {
+    let role = match (args.local, args.party) {
+        (true, _) => None,
+        (false, Some(PartyArg::Three(role))) => Some(role),
+        _ => bail!("with --parties 3: --local, or --party 1|2|3 with --peers"),
+    };
+    if args.listen.is_some() || args.connect.is_some() || args.ipp || args.reveal_to.is_some() {
+        bail!("--listen, --connect, --ipp and --reveal-to are for two parties; the hybrid mode takes --peers");
+    }
+    if !args.inputs.is_empty() {
+        bail!(
+            "the hybrid mode reads its inputs from --store (put them there with `twofold share`)"
+        );
+    }
+    let store = args
+        .store
+        .as_deref()
+        .context("--store DIR is needed with --parties 3")?;
+    let loaded = args.program.load()?;
+    let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
+    let how = ThreeParties {
+        role,
+        peers: args.peers.as_deref(),
+        store,
+        ins: &args.ins,
+        outs: &args.outs,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        opts: HybridOptions {
+            input_kinds: Vec::new(),
+            output_kind: args.kind,
+            threads: args.threads.unwrap_or_else(cores).max(1),
+            schedule: args.schedule,
+            fgp_min_ands: args.fgp_min_ands,
+            progress,
+        },
+    };
+    let result = run_three(&loaded, how, args.json);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    result
 }
 
 /// The report of a finished session of `party` (with `peer`, the other

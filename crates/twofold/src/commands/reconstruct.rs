@@ -1,0 +1,93 @@
+//! `twofold reconstruct FILE --store DIR`: combines the three computing
+//! parties' shares of a program's outputs (hybrid mode) into the values,
+//! printed as `run` prints them.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+use twofold_protocol::hybrid::shares::combine;
+
+use super::run3::StoredNames;
+use super::{ProgramArgs, Report};
+use crate::inputs::{format_outputs, outputs_json};
+use crate::store::party_stores;
+
+/// Arguments of `reconstruct`.
+#[derive(clap::Args, Debug)]
+pub struct ReconstructArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// The directory of the three stores (`DIR/cp1`, `DIR/cp2`, `DIR/cp3`).
+    #[arg(long, value_name = "DIR")]
+    store: PathBuf,
+    /// Read output NAME from the stored value STORED (as `run --out` wrote it).
+    #[arg(long = "out", value_name = "NAME=STORED")]
+    outs: Vec<String>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The output values.
+#[derive(Serialize)]
+pub struct Reconstructed {
+    /// Output values keyed by name.
+    outputs: serde_json::Value,
+    #[serde(skip)]
+    lines: String,
+}
+
+impl Report for Reconstructed {
+    fn text(&self) -> String {
+        self.lines.clone()
+    }
+}
+
+/// Combines the stored output shares.
+pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
+    let loaded = args.program.load()?;
+    let main = &loaded.program.main;
+    let names = StoredNames::parse(&args.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
+    let stores = party_stores(&args.store);
+    let all = stores
+        .iter()
+        .map(|s| s.read_all())
+        .collect::<Result<Vec<_>>>()?;
+    let mut outputs = Vec::new();
+    for value in &main.outputs {
+        let stored = names.get(&value.name);
+        let shares: Vec<_> = stores
+            .iter()
+            .zip(&all)
+            .map(|(store, values)| {
+                values.get(stored).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "the store {} has no value `{stored}`",
+                        store.dir().display()
+                    )
+                })
+            })
+            .collect::<Result<_>>()?;
+        let kind = shares[0].kind;
+        if shares
+            .iter()
+            .any(|s| s.kind != kind || s.bits.len() != value.wires.len())
+        {
+            bail!(
+                "the shares of `{stored}` differ in kind or width between the stores (output `{}` has {} bits)",
+                value.name,
+                value.wires.len()
+            );
+        }
+        outputs.push(combine(kind, [0, 1, 2].map(|p| shares[p].bits.as_slice())));
+    }
+    Reconstructed {
+        outputs: outputs_json(&loaded, &outputs),
+        lines: format_outputs(&loaded, &outputs)
+            .into_iter()
+            .map(|(_, v)| v + "\n")
+            .collect(),
+    }
+    .render(args.json)
+}

@@ -1,0 +1,271 @@
+//! `twofold run FILE --parties 3`: the three-party hybrid mode on values
+//! held as shares in each computing party's store, all three parties in this
+//! process (`--local --store DIR`) or one per process (`--party 1|2|3
+//! --peers ADDR1,ADDR2,ADDR3 --store DIR/cpK`). Output shares go to the
+//! stores, each store written atomically once the run has succeeded.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use twofold_net::{ChannelOptions, Listener};
+use twofold_protocol::{
+    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, ShareKind,
+};
+
+use super::Report;
+use crate::load::Loaded;
+use crate::store::{party_stores, Store, StoredShare};
+
+/// Which stored value each input or output value of a program is: its own
+/// name unless `--in`/`--out NAME=STORED` says otherwise.
+pub struct StoredNames(BTreeMap<String, String>);
+
+impl StoredNames {
+    /// Reads `NAME=STORED` specs; every NAME must be one of `names`.
+    pub fn parse<'n>(specs: &[String], names: impl Iterator<Item = &'n str>) -> Result<Self> {
+        let names: Vec<&str> = names.collect();
+        let mut map = BTreeMap::new();
+        for spec in specs {
+            let (name, stored) = spec
+                .split_once('=')
+                .with_context(|| format!("`{spec}`: expected NAME=STORED"))?;
+            let name = name.trim();
+            if !names.contains(&name) {
+                bail!(
+                    "`{spec}`: the program has no value `{name}` (it has {})",
+                    names.join(", ")
+                );
+            }
+            map.insert(name.to_string(), stored.trim().to_string());
+        }
+        Ok(StoredNames(map))
+    }
+
+    /// The stored name of value `name`.
+    pub fn get<'a>(&'a self, name: &'a str) -> &'a str {
+        self.0.get(name).map_or(name, String::as_str)
+    }
+}
+
+/// How the three-party run is asked for.
+pub struct ThreeParties<'a> {
+    /// This party (`None`: all three here).
+    pub role: Option<Role>,
+    /// `--peers`: the addresses of CP1, CP2 and CP3.
+    pub peers: Option<&'a str>,
+    /// `--store`: the three stores' directory (all here) or this party's store.
+    pub store: &'a Path,
+    /// `--in` specs.
+    pub ins: &'a [String],
+    /// `--out` specs.
+    pub outs: &'a [String],
+    /// Timeout of every connection (and of waiting for a peer).
+    pub timeout: Duration,
+    /// The options of the run (without the input kinds, read from the stores).
+    pub opts: HybridOptions,
+}
+
+/// What the three-party run reports.
+#[derive(Serialize)]
+pub struct ThreePartyReport {
+    /// Each party that ran here (one, or all three).
+    pub parties: Vec<PartyFigures>,
+    /// The stored name of each output value.
+    pub stored: BTreeMap<String, String>,
+    /// Peak resident memory of this process.
+    pub peak_rss_bytes: u64,
+    #[serde(skip)]
+    store: String,
+}
+
+/// One computing party's figures.
+#[derive(Serialize)]
+pub struct PartyFigures {
+    /// `cp1`, `cp2` or `cp3`.
+    pub party: String,
+    /// AND gates garbled or evaluated.
+    pub and_gates: u64,
+    /// Bytes this party sent.
+    pub bytes_sent: u64,
+    /// Bytes this party received.
+    pub bytes_received: u64,
+    /// Seconds of each phase and `total`.
+    pub seconds: BTreeMap<String, f64>,
+}
+
+impl PartyFigures {
+    fn of(report: &HybridReport) -> PartyFigures {
+        let mut seconds: BTreeMap<String, f64> = report
+            .phases
+            .iter()
+            .map(|(phase, d)| (phase.name(report.role).to_string(), d.as_secs_f64()))
+            .collect();
+        seconds.insert("total".into(), report.total.as_secs_f64());
+        PartyFigures {
+            party: format!("cp{}", report.role as u8),
+            and_gates: report.and_gates,
+            bytes_sent: report.bytes_sent,
+            bytes_received: report.bytes_received,
+            seconds,
+        }
+    }
+}
+
+impl Report for ThreePartyReport {
+    fn text(&self) -> String {
+        self.stored
+            .iter()
+            .map(|(output, stored)| {
+                format!("{output}: shares stored as `{stored}` in {}\n", self.store)
+            })
+            .collect()
+    }
+}
+
+/// Runs the hybrid mode on `loaded` as `how` says; returns what to print.
+pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<String> {
+    let main = &loaded.program.main;
+    let ins = StoredNames::parse(how.ins, main.inputs.iter().map(|v| v.name.as_str()))?;
+    let outs = StoredNames::parse(how.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
+    let channel = ChannelOptions {
+        read_timeout: how.timeout,
+        write_timeout: how.timeout,
+        ..ChannelOptions::default()
+    };
+    let stored: BTreeMap<String, String> = main
+        .outputs
+        .iter()
+        .map(|v| (v.name.clone(), outs.get(&v.name).to_string()))
+        .collect();
+    let (reports, store) = match how.role {
+        None => {
+            if how.peers.is_some() {
+                bail!("--peers is for one computing party (--party 1|2|3), not --local");
+            }
+            let stores = party_stores(how.store);
+            let read: Vec<(Vec<Vec<bool>>, Vec<ShareKind>)> = stores
+                .iter()
+                .map(|s| read_shares(loaded, &ins, s))
+                .collect::<Result<_>>()?;
+            let kinds = &read[0].1;
+            if let Some(p) = read.iter().position(|(_, k)| k != kinds) {
+                bail!(
+                    "the stores of CP1 and CP{} share the inputs differently",
+                    p + 1
+                );
+            }
+            let opts = HybridOptions {
+                input_kinds: kinds.clone(),
+                ..how.opts
+            };
+            let shares = [0, 1, 2].map(|p| read[p].0.clone());
+            let reports = run_hybrid_local(&loaded.program, &shares, &opts, &channel)?;
+            for (store, report) in stores.iter().zip(&reports) {
+                write_outputs(store, &stored, report, opts.output_kind, main)?;
+            }
+            let dirs = format!("{}/cp1, cp2, cp3", how.store.display());
+            (reports.to_vec(), dirs)
+        }
+        Some(role) => {
+            let store = Store::at(how.store);
+            let (shares, kinds) = read_shares(loaded, &ins, &store)?;
+            let opts = HybridOptions {
+                input_kinds: kinds,
+                ..how.opts
+            };
+            let peers = how
+                .peers
+                .context("--peers ADDR1,ADDR2,ADDR3 is needed with --party")?;
+            let addrs: Vec<&str> = peers.split(',').map(str::trim).collect();
+            if addrs.len() != 3 {
+                bail!("--peers: give the addresses of CP1, CP2 and CP3, separated by commas");
+            }
+            let listener = match role {
+                Role::Cp3 => None,
+                _ => {
+                    let addr = addrs[role.index()];
+                    Some(
+                        Listener::bind(addr)
+                            .with_context(|| format!("cannot listen on {addr}"))?
+                            .with_options(channel.clone())?,
+                    )
+                }
+            };
+            let peers = HybridPeers {
+                listener: listener.as_ref(),
+                addrs: [addrs[0].to_string(), addrs[1].to_string()],
+                wait: how.timeout,
+                channel,
+            };
+            let report = run_hybrid(role, &peers, &loaded.program, &shares, &opts)?;
+            write_outputs(&store, &stored, &report, opts.output_kind, main)?;
+            (vec![report], how.store.display().to_string())
+        }
+    };
+    ThreePartyReport {
+        parties: reports.iter().map(PartyFigures::of).collect(),
+        stored,
+        peak_rss_bytes: crate::peak_rss_bytes(),
+        store,
+    }
+    .render(json)
+}
+
+/// This party's share and its kind for every input value, from `store`.
+fn read_shares(
+    loaded: &Loaded,
+    ins: &StoredNames,
+    store: &Store,
+) -> Result<(Vec<Vec<bool>>, Vec<ShareKind>)> {
+    let values = store.read_all()?;
+    let mut shares = Vec::new();
+    let mut kinds = Vec::new();
+    for v in &loaded.program.main.inputs {
+        let stored = ins.get(&v.name);
+        let share = values.get(stored).with_context(|| {
+            format!(
+                "input `{}`: the store {} has no value `{stored}` (share it with `twofold share`, or name another with --in {}=STORED)",
+                v.name,
+                store.dir().display(),
+                v.name
+            )
+        })?;
+        if share.bits.len() != v.width as usize {
+            bail!(
+                "input `{}` has {} bits; the stored `{stored}` has {}",
+                v.name,
+                v.width,
+                share.bits.len()
+            );
+        }
+        shares.push(share.bits.clone());
+        kinds.push(share.kind);
+    }
+    Ok((shares, kinds))
+}
+
+/// Writes a party's output shares to its store, in one atomic step.
+fn write_outputs(
+    store: &Store,
+    stored: &BTreeMap<String, String>,
+    report: &HybridReport,
+    kind: ShareKind,
+    main: &twofold_circuit::Circuit,
+) -> Result<()> {
+    let values = main
+        .outputs
+        .iter()
+        .zip(&report.output_shares)
+        .map(|(v, bits)| {
+            let share = StoredShare {
+                kind,
+                bits: bits.clone(),
+            };
+            (stored[&v.name].clone(), share)
+        })
+        .collect();
+    store.write(&values)
+}

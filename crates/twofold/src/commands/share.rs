@@ -1,0 +1,71 @@
+//! `twofold share FILE -i NAME=VALUE… --out DIR`: splits input values of a
+//! program into three shares, one in each computing party's store
+//! (`DIR/cp1`, `DIR/cp2`, `DIR/cp3`), for the hybrid mode.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use twofold_crypto::Prg;
+use twofold_protocol::hybrid::shares::split;
+use twofold_protocol::ShareKind;
+
+use super::ProgramArgs;
+use crate::inputs::{assign, Givers};
+use crate::store::{party_stores, StoredShare};
+
+/// Arguments of `share`.
+#[derive(clap::Args, Debug)]
+pub struct ShareArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// How to share: xor (bitwise) or add (modulo 2^width).
+    #[arg(long, default_value = "xor", value_parser = crate::store::parse_kind)]
+    kind: ShareKind,
+    /// An input value, `NAME=VALUE` or `VALUE` (in order), as for `run`;
+    /// any of the program's inputs.
+    #[arg(short = 'i', long = "input")]
+    inputs: Vec<String>,
+    /// The directory of the three stores.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// Shares the values given; returns a line on what was stored.
+pub fn share(args: &ShareArgs) -> Result<String> {
+    let loaded = args.program.load()?;
+    let given = assign(&loaded, &args.inputs, Givers::Any)?;
+    let mut prg = Prg::try_from_os()?;
+    let mut per_party: [BTreeMap<String, StoredShare>; 3] = Default::default();
+    for (value, bits) in loaded.program.main.inputs.iter().zip(&given) {
+        let Some(bits) = bits else { continue };
+        for (p, share) in split(args.kind, bits, &mut prg).into_iter().enumerate() {
+            per_party[p].insert(
+                value.name.clone(),
+                StoredShare {
+                    kind: args.kind,
+                    bits: share,
+                },
+            );
+        }
+    }
+    if per_party[0].is_empty() {
+        bail!("no input value given (-i NAME=VALUE)");
+    }
+    let stores = party_stores(&args.out);
+    for (store, values) in stores.iter().zip(&per_party) {
+        store.write(values)?;
+    }
+    let names: Vec<&str> = per_party[0].keys().map(String::as_str).collect();
+    Ok(format!(
+        "{} ({} shares) in {}/cp1, cp2, cp3: {}\n",
+        if names.len() == 1 {
+            "1 value"
+        } else {
+            "values"
+        },
+        args.kind,
+        args.out.display(),
+        names.join(", ")
+    ))
+}

@@ -1,0 +1,270 @@
+//! The three-party hybrid mode from the command line: results chained
+//! through the stores, one process per computing party, and clear errors
+//! for missing or mismatched shares and for a party that fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn twofold(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = twofold(args);
+    assert!(
+        out.status.success(),
+        "twofold {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = twofold(args);
+    assert!(!out.status.success(), "twofold {args:?} succeeded");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+/// A fresh directory with the C program `source` as `name`.
+fn workspace(test: &str, programs: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("twofold-hybrid-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, source) in programs {
+        std::fs::write(dir.join(name), source).unwrap();
+    }
+    dir
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+const SUM: &str = "int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A + 3 * INPUT_B; }\n";
+const PRODUCT: &str = "int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A * INPUT_B - 7; }\n";
+
+#[test]
+fn a_chain_of_two_programs_on_stored_values_agrees_with_plaintext() {
+    let dir = workspace("chain", &[("sum.c", SUM), ("product.c", PRODUCT)]);
+    let (sum, product, store) = (
+        path(&dir, "sum.c"),
+        path(&dir, "product.c"),
+        path(&dir, "store"),
+    );
+    for kind in ["xor", "add"] {
+        ok(&[
+            "share",
+            &sum,
+            "--kind",
+            kind,
+            "-i",
+            "INPUT_A=1000",
+            "-i",
+            "INPUT_B=-21",
+            "--out",
+            &store,
+        ]);
+        // sum = 1000 + 3 * -21 = 937, stored as `s`; then 937 * 6 - 7.
+        ok(&[
+            "run",
+            &sum,
+            "--parties",
+            "3",
+            "--local",
+            "--store",
+            &store,
+            "--kind",
+            kind,
+            "--out",
+            "return=s",
+        ]);
+        // Shared after the first run, which reads another INPUT_B.
+        ok(&[
+            "share",
+            &product,
+            "--kind",
+            kind,
+            "-i",
+            "INPUT_B=6",
+            "--out",
+            &store,
+        ]);
+        ok(&[
+            "run",
+            &product,
+            "--parties",
+            "3",
+            "--local",
+            "--store",
+            &store,
+            "--kind",
+            kind,
+            "--in",
+            "INPUT_A=s",
+        ]);
+        let got = ok(&["reconstruct", &product, "--store", &store]);
+        assert_eq!(got.trim(), (937 * 6 - 7).to_string(), "{kind}");
+        let got = ok(&["reconstruct", &sum, "--store", &store, "--out", "return=s"]);
+        assert_eq!(got.trim(), "937", "{kind}");
+        // No store holds a result in the clear.
+        for cp in ["cp1", "cp2", "cp3"] {
+            let stored =
+                std::fs::read_to_string(dir.join("store").join(cp).join("shares.json")).unwrap();
+            let stored: Value = serde_json::from_str(&stored).unwrap();
+            assert_ne!(stored["values"]["s"]["share"], "a9030000", "{cp} holds 937");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_process_per_computing_party() {
+    let dir = workspace("processes", &[("sum.c", SUM)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    ok(&[
+        "share",
+        &sum,
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=7",
+        "--out",
+        &store,
+    ]);
+    let ports: Vec<u16> = (0..3)
+        .map(|_| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        })
+        .collect();
+    let peers = format!(
+        "127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}",
+        ports[0], ports[1], ports[2]
+    );
+    let children: Vec<_> = ["1", "2", "3"]
+        .iter()
+        .map(|k| {
+            Command::new(env!("CARGO_BIN_EXE_twofold"))
+                .args([
+                    "run",
+                    &sum,
+                    "--parties",
+                    "3",
+                    "--party",
+                    k,
+                    "--peers",
+                    &peers,
+                    "--json",
+                ])
+                .args(["--store", &format!("{store}/cp{k}")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (k, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "CP{}: {}",
+            k + 1,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let party = &json["parties"][0];
+        assert_eq!(party["party"], format!("cp{}", k + 1));
+        assert!(party["bytes_sent"].as_u64().unwrap() > 0);
+        assert!(party["seconds"]["total"].as_f64().unwrap() > 0.0);
+        let gates = party["and_gates"].as_u64().unwrap();
+        assert_eq!(gates > 0, k < 2, "CP{} did {gates} AND gates", k + 1);
+    }
+    assert_eq!(ok(&["reconstruct", &sum, "--store", &store]).trim(), "26");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_or_mismatched_shares_and_a_failed_party_are_clear_errors() {
+    let dir = workspace("errors", &[("sum.c", SUM), ("product.c", PRODUCT)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    let run = ["run", &sum, "--parties", "3", "--local", "--store", &store];
+    let err = fails(&run);
+    assert!(err.contains("has no value `INPUT_A`"), "{err}");
+    ok(&["share", &sum, "-i", "INPUT_A=5", "--out", &store]);
+    let err = fails(&run);
+    assert!(err.contains("has no value `INPUT_B`"), "{err}");
+    // A 32-bit input read from a stored value of another width.
+    let narrow = workspace(
+        "narrow",
+        &[("c.c", "char mpc_main(char INPUT_A) { return INPUT_A; }\n")],
+    );
+    ok(&[
+        "share",
+        &path(&narrow, "c.c"),
+        "-i",
+        "INPUT_A=5",
+        "--out",
+        &store,
+    ]);
+    ok(&["share", &sum, "-i", "INPUT_B=1", "--out", &store]);
+    let err = fails(&[&run[..], &["--in", "INPUT_B=INPUT_A"]].concat());
+    assert!(
+        err.contains("has 32 bits; the stored `INPUT_A` has 8"),
+        "{err}"
+    );
+    // Stores that shared a value differently.
+    ok(&["share", &sum, "-i", "INPUT_A=5", "--out", &store]);
+    let other = path(&dir, "other");
+    ok(&[
+        "share",
+        &sum,
+        "--kind",
+        "add",
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=1",
+        "--out",
+        &other,
+    ]);
+    std::fs::copy(
+        dir.join("other/cp3/shares.json"),
+        dir.join("store/cp3/shares.json"),
+    )
+    .unwrap();
+    let err = fails(&run);
+    assert!(err.contains("share the inputs differently"), "{err}");
+    // CP1 alone, its peers never come: it stops after the timeout.
+    let started = Instant::now();
+    let err = fails(&[
+        "run",
+        &sum,
+        "--parties",
+        "3",
+        "--party",
+        "1",
+        "--peers",
+        "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3",
+        "--store",
+        &path(&dir, "other/cp1"),
+        "--timeout",
+        "1",
+    ]);
+    assert!(started.elapsed() < Duration::from_secs(15), "{err}");
+    // The store of a failed run is as it was.
+    let before = std::fs::read(dir.join("other/cp1/shares.json")).unwrap();
+    assert!(!String::from_utf8(before).unwrap().contains("\"return\""));
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&narrow).unwrap();
+}
