@@ -128,3 +128,31 @@ fn ipp_compares_the_three_modes() {
         "{row}"
     );
 }
+
+#[test]
+fn hybrid_reports_each_computing_party() {
+    let file = "examples/millionaires4.c";
+    let v = bench_json(&["bench", "--runs", "1", "--hybrid", file]);
+    let row = &v["hybrid"][0];
+    assert_eq!(row["and_gates"].as_u64().unwrap(), and_gates(file));
+    let parties = row["parties"].as_array().unwrap();
+    let names: Vec<&str> = parties
+        .iter()
+        .map(|p| p["party"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["cp1", "cp2", "cp3"]);
+    // CP1 garbles and CP2 evaluates the program and its wrapping; CP3 none.
+    let gates: Vec<u64> = parties
+        .iter()
+        .map(|p| p["and_gates"].as_u64().unwrap())
+        .collect();
+    assert!(
+        gates[0] >= and_gates(file) && gates[0] == gates[1] && gates[2] == 0,
+        "{row}"
+    );
+    assert!(
+        row["protocol_seconds"].as_f64() <= row["session_seconds"].as_f64(),
+        "{row}"
+    );
+    assert!(positive(&row["wall_seconds"]), "{row}");
+}

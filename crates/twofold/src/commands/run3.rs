@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use twofold_net::{ChannelOptions, Listener};
 use twofold_protocol::{
     run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, ShareKind,
@@ -69,7 +69,7 @@ pub struct ThreeParties<'a> {
 }
 
 /// What the three-party run reports.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ThreePartyReport {
     /// Each party that ran here (one, or all three).
     pub parties: Vec<PartyFigures>,
@@ -82,7 +82,7 @@ pub struct ThreePartyReport {
 }
 
 /// One computing party's figures.
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PartyFigures {
     /// `cp1`, `cp2` or `cp3`.
     pub party: String,
@@ -140,6 +140,15 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
         .iter()
         .map(|v| (v.name.clone(), outs.get(&v.name).to_string()))
         .collect();
+    // An output stored over an input of the same run would lose the input.
+    for (output, name) in &stored {
+        if let Some(input) = main.inputs.iter().find(|v| ins.get(&v.name) == name) {
+            bail!(
+                "output `{output}` would replace input `{}` (stored as `{name}`); store it under another name with --out {output}=NAME",
+                input.name
+            );
+        }
+    }
     let (reports, store) = match how.role {
         None => {
             if how.peers.is_some() {

@@ -6,6 +6,7 @@
 mod artificial;
 mod e2e;
 mod garble_only;
+mod hybrid;
 mod ipp;
 mod overview;
 mod parties;
@@ -13,7 +14,7 @@ mod speedup;
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use twofold_circuit::{Party, Program};
 use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
@@ -21,6 +22,7 @@ use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
 pub use artificial::{artificial, Artificial, ArtificialRow};
 pub use e2e::{e2e, EndToEnd, EndToEndRow};
 pub use garble_only::{garble_only_rate, GarbleOnly};
+pub use hybrid::{hybrid, HybridFigures, HybridRow};
 pub use ipp::{ipp, IppFigures, IppRow, IppRun};
 pub use overview::{overview, CoreFigures, Overview, OverviewOptions, ProtocolFigures};
 pub use parties::Link;
@@ -59,9 +61,15 @@ pub struct BenchArgs {
     /// zero inputs; wall-clock and each party's peak memory.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["speedup", "artificial", "garble_only", "ipp"])]
     e2e: Vec<PathBuf>,
-    /// With --ipp: run the parties in the namespaces of scripts/netns.sh
-    /// (a shaped link) instead of on loopback.
-    #[arg(long, requires = "ipp")]
+    /// The three-party hybrid mode for each program: each computing party
+    /// its own process on zero inputs shared into fresh stores; per-phase
+    /// times.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["speedup", "artificial", "garble_only", "ipp", "e2e"])]
+    hybrid: Vec<PathBuf>,
+    /// With --ipp or --hybrid: run the parties in the namespaces of
+    /// scripts/netns.sh (up, or up3 for three parties; a shaped link)
+    /// instead of on loopback.
+    #[arg(long)]
     netns: bool,
     /// The ParCC artificial-circuit experiment: random circuits of depth
     /// --depth and widths 16..1024, FGP speed-up on 2 threads.
@@ -122,6 +130,12 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
             Link::Loopback
         };
         return ipp(&args.ipp, runs, link, log)?.render(args.json);
+    }
+    if !args.hybrid.is_empty() {
+        return hybrid(&args.hybrid, runs, args.netns, log)?.render(args.json);
+    }
+    if args.netns && args.ipp.is_empty() {
+        bail!("--netns goes with --ipp or --hybrid");
     }
     if !args.e2e.is_empty() {
         return e2e(&args.e2e, runs, log)?.render(args.json);
