@@ -41,9 +41,17 @@ impl Side for DiscardSide {
     }
 }
 
-/// Garbles `program` as `plan` says, dropping the tables.
+/// Garbles `program` as `plan` says, dropping the tables (preparing the
+/// program first, untimed, unless it is prepared).
 pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, ProtocolError> {
-    let program = twofold_circuit::prepare::prepare(program);
+    use twofold_circuit::prepare::{is_prepared, prepare};
+    let prepared;
+    let program = if is_prepared(program) {
+        program
+    } else {
+        prepared = prepare(program);
+        &prepared
+    };
     let mut prg = Prg::from_os();
     let side = DiscardSide {
         delta: Delta::random(&mut prg),
@@ -54,7 +62,7 @@ pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, Pr
     let links = plan.schedule.channels(plan.threads as u32);
     let mut sinks: Vec<Discard> = (0..links).map(|_| Discard::default()).collect();
     let start = Instant::now();
-    let (_, and_gates) = run_program(&side, &program, &inputs, &mut sinks, plan)?;
+    let (_, and_gates) = run_program(&side, program, &inputs, &mut sinks, plan)?;
     Ok(GarbleOnlyReport {
         and_gates,
         table_bytes: sinks.iter().map(|s| s.bytes).sum(),

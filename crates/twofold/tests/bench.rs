@@ -75,6 +75,8 @@ fn garble_only_and_speedups_measure_the_program_given() {
     for key in ["fgp_speedup", "cgp_speedup", "protocol_speedup"] {
         assert!(positive(&row[key]), "{key}: {row}");
     }
+    assert_eq!(row["ceiling"]["workers"], 2);
+    assert!(positive(&row["ceiling"]["speedup"]), "{row}");
     let drawn = std::fs::read_to_string(&svg).unwrap();
     std::fs::remove_file(&svg).unwrap();
     assert!(
@@ -108,6 +110,7 @@ fn artificial_measures_each_width() {
             positive(&r["speedup"]) && positive(&r["speedup_every_level"]),
             "{r}"
         );
+        assert!(positive(&r["ceiling"]["together"]), "{r}");
     }
 }
 

@@ -93,7 +93,7 @@ fn every_c_case_through_eval_run_local_and_shares() {
         }
         for kind in ["xor", "add"] {
             let owners: Vec<&str> = owners.iter().map(String::as_str).collect();
-            let got = shares::through_shares(&file, &args, &owners, kind);
+            let got = shares::through_shares(&file, &args, &owners, &[], kind);
             assert!(
                 same_value(got.trim(), &case.expected),
                 "{} through {kind} shares {:?}: got `{}`, expected `{}`",

@@ -5,10 +5,17 @@ use std::path::Path;
 use std::process::Command;
 
 /// Shares the `-i` values `inputs` of `file` as `kind` (with the program
-/// options `options`, e.g. `--owner`), runs the three computing parties and
-/// reconstructs the outputs as `kind`; returns what `reconstruct` printed
-/// (with `--json` in `options`, its JSON).
-pub fn through_shares(file: &Path, inputs: &[String], options: &[&str], kind: &str) -> String {
+/// options `options`, e.g. `--owner`), runs the three computing parties
+/// storing the outputs as `stored` (`--out` arguments, for outputs named as
+/// inputs) and reconstructs them; returns what `reconstruct` printed (with
+/// `--json` in `options`, its JSON).
+pub fn through_shares(
+    file: &Path,
+    inputs: &[String],
+    options: &[&str],
+    stored: &[String],
+    kind: &str,
+) -> String {
     let store = tempfile_dir();
     let twofold = |args: &[&str], more: &[String]| {
         let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
@@ -51,7 +58,7 @@ pub fn through_shares(file: &Path, inputs: &[String], options: &[&str], kind: &s
             "--store",
             store_arg,
         ],
-        &owners,
+        &[&owners[..], stored].concat(),
     );
     let json: Vec<String> = options
         .iter()
@@ -60,7 +67,7 @@ pub fn through_shares(file: &Path, inputs: &[String], options: &[&str], kind: &s
         .collect();
     let out = twofold(
         &["reconstruct", file_arg, "--store", store_arg],
-        &owners.into_iter().chain(json).collect::<Vec<_>>(),
+        &[&owners[..], stored, &json].concat(),
     );
     std::fs::remove_dir_all(&store).unwrap();
     out

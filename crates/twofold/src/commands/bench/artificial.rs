@@ -10,6 +10,7 @@ use twofold_circuit::Program;
 use twofold_protocol::engine::FGP_MIN_ANDS;
 use twofold_protocol::{Plan, Schedule};
 
+use super::ceiling::{ceiling, Ceiling};
 use super::garble_only_rate;
 use crate::commands::Report;
 
@@ -41,6 +42,8 @@ pub struct ArtificialRow {
     pub speedup: f64,
     /// FGP splitting every level over one thread.
     pub speedup_every_level: f64,
+    /// What two one-thread garbling workers at once reach on this circuit.
+    pub ceiling: Ceiling,
 }
 
 /// Measures random circuits of `depth` and widths 16, 32, … up to `max_width`.
@@ -62,6 +65,7 @@ pub fn artificial(
             ..Plan::new(Schedule::Fgp, 2)
         };
         let forced = garble_only_rate(&program, every_level, runs)?;
+        let ceiling = ceiling(&program, 2, runs)?;
         rows.push(ArtificialRow {
             width,
             depth,
@@ -70,6 +74,7 @@ pub fn artificial(
             garble_fgp_2_threads_every_level: forced,
             speedup: fgp / seq,
             speedup_every_level: forced / seq,
+            ceiling,
         });
         width *= 2;
     }
@@ -101,6 +106,10 @@ impl Artificial {
                 name: "FGP, 2 threads, every level split".into(),
                 points: series_of(|r| r.speedup_every_level),
             },
+            crate::plot::Series {
+                name: "ceiling: two one-thread workers at once".into(),
+                points: series_of(|r| r.ceiling.speedup),
+            },
         ];
         let depth = self.artificial.first().map_or(0, |r| r.depth);
         crate::plot::line_chart(
@@ -116,18 +125,19 @@ impl Artificial {
 impl Report for Artificial {
     fn text(&self) -> String {
         let mut out = format!(
-            "random circuits, garbling only, median of {} runs (M AND/s); FGP splits levels of >= {} ANDs\n{:>8}{:>12}{:>12}{:>10}{:>22}{:>10}\n",
-            self.runs, self.fgp_min_ands, "width", "1 thread", "FGP x2", "speed-up", "FGP x2, every level", "speed-up"
+            "random circuits, garbling only, median of {} runs (M AND/s); FGP splits levels of >= {} ANDs\n{:>8}{:>12}{:>12}{:>10}{:>22}{:>10}{:>9}\n",
+            self.runs, self.fgp_min_ands, "width", "1 thread", "FGP x2", "speed-up", "FGP x2, every level", "speed-up", "ceiling"
         );
         for r in &self.artificial {
             out += &format!(
-                "{:>8}{:>12.1}{:>12.1}{:>9.2}x{:>22.1}{:>9.2}x\n",
+                "{:>8}{:>12.1}{:>12.1}{:>9.2}x{:>22.1}{:>9.2}x{:>8.2}x\n",
                 r.width,
                 r.garble_1_thread / 1e6,
                 r.garble_fgp_2_threads / 1e6,
                 r.speedup,
                 r.garble_fgp_2_threads_every_level / 1e6,
                 r.speedup_every_level,
+                r.ceiling.speedup,
             );
         }
         out

@@ -4,6 +4,7 @@
 //! Every figure is the median of `--runs` runs.
 
 mod artificial;
+mod ceiling;
 mod e2e;
 mod garble_only;
 mod hybrid;
@@ -20,6 +21,7 @@ use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
 
 pub use artificial::{artificial, Artificial, ArtificialRow};
+pub use ceiling::{ceiling, Ceiling};
 pub use e2e::{e2e, EndToEnd, EndToEndRow};
 pub use garble_only::{garble_only_rate, GarbleOnly};
 pub use hybrid::{hybrid, HybridFigures, HybridRow};

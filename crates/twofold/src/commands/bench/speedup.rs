@@ -8,6 +8,7 @@ use serde::Serialize;
 use twofold_circuit::Program;
 use twofold_protocol::{Plan, Schedule};
 
+use super::ceiling::{ceiling, Ceiling};
 use super::{garble_only_rate, protocol_runs};
 use crate::commands::Report;
 
@@ -45,6 +46,8 @@ pub struct SpeedupRow {
     pub protocol_2_threads: f64,
     /// Two threads over one.
     pub protocol_speedup: f64,
+    /// What two one-thread garbling workers at once reach on this program.
+    pub ceiling: Ceiling,
 }
 
 /// Measures every program.
@@ -61,6 +64,7 @@ pub fn speedups(
         let cgp = garble_only_rate(program, Plan::new(Schedule::Cgp, 2), runs)?;
         let (p1, _) = protocol_runs(program, Schedule::Sequential, 1, runs)?;
         let (p2, _) = protocol_runs(program, Schedule::Auto, 2, runs)?;
+        let ceiling = ceiling(program, 2, runs)?;
         rows.push(SpeedupRow {
             program: name.clone(),
             and_gates: program.and_count(),
@@ -73,6 +77,7 @@ pub fn speedups(
             protocol_1_thread: p1,
             protocol_2_threads: p2,
             protocol_speedup: p2 / p1,
+            ceiling,
         });
     }
     Ok(Speedups {
@@ -90,6 +95,7 @@ impl Speedups {
                 ("FGP", r.fgp_speedup),
                 ("CGP", r.cgp_speedup),
                 ("protocol", r.protocol_speedup),
+                ("ceiling", r.ceiling.speedup),
             ] {
                 bars.push((format!("{} {label}", r.program), speedup));
             }
@@ -106,12 +112,12 @@ impl Speedups {
 impl Report for Speedups {
     fn text(&self) -> String {
         let mut out = format!(
-            "median of {} runs; garbling only unless noted (M AND/s)\n{:<16}{:>12}{:>10}{:>10}{:>10}{:>10}{:>10}{:>12}\n",
-            self.runs, "program", "AND gates", "1 thread", "FGP x2", "speed-up", "CGP x2", "speed-up", "protocol x2"
+            "median of {} runs; garbling only unless noted (M AND/s); ceiling: two one-thread workers at once\n{:<16}{:>12}{:>10}{:>10}{:>10}{:>10}{:>10}{:>12}{:>9}\n",
+            self.runs, "program", "AND gates", "1 thread", "FGP x2", "speed-up", "CGP x2", "speed-up", "protocol x2", "ceiling"
         );
         for r in &self.speedups {
             out += &format!(
-                "{:<16}{:>12}{:>10.1}{:>10.1}{:>9.2}x{:>10.1}{:>9.2}x{:>11.2}x\n",
+                "{:<16}{:>12}{:>10.1}{:>10.1}{:>9.2}x{:>10.1}{:>9.2}x{:>11.2}x{:>8.2}x\n",
                 r.program,
                 r.and_gates,
                 r.garble_1_thread / 1e6,
@@ -120,6 +126,7 @@ impl Report for Speedups {
                 r.garble_cgp_2_threads / 1e6,
                 r.cgp_speedup,
                 r.protocol_speedup,
+                r.ceiling.speedup,
             );
         }
         out
