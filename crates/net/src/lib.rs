@@ -7,7 +7,9 @@
 //! refused before anything is allocated for it.
 //!
 //! Reads and writes time out ([`ChannelOptions::read_timeout`],
-//! [`ChannelOptions::write_timeout`]), so a stalled peer ends in
+//! [`ChannelOptions::write_timeout`]) per frame — the whole frame must
+//! arrive, or be sent, within the timeout, however the peer doles out its
+//! bytes — so a stalled or trickling peer ends in
 //! [`NetError::Timeout`] and a closed connection in
 //! [`NetError::Disconnected`]: nothing here panics on peer input or blocks
 //! forever.
@@ -24,11 +26,12 @@
 //! [`MemoryTransport`] pair (for tests) implement.
 
 use std::fmt;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod deadline;
 mod memory;
 mod transport;
 
@@ -104,9 +107,11 @@ pub type Result<T> = std::result::Result<T, NetError>;
 /// Settings of a [`Channel`]. Both parties must agree on `max_frame_len`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChannelOptions {
-    /// Longest time one read may wait for the peer (must be non-zero).
+    /// Longest time receiving one frame may take, from starting to wait for
+    /// it (must be non-zero).
     pub read_timeout: Duration,
-    /// Longest time one write may wait for the peer (must be non-zero).
+    /// Longest time sending one frame (or flushing) may take (must be
+    /// non-zero).
     pub write_timeout: Duration,
     /// Longest frame payload accepted or sent (at most `u32::MAX`).
     pub max_frame_len: usize,
@@ -146,7 +151,7 @@ impl ChannelOptions {
 /// A framed, buffered, byte-counting TCP connection to the peer.
 pub struct Channel {
     reader: BufReader<TcpStream>,
-    writer: BufWriter<TcpStream>,
+    writer: deadline::Writer,
     opts: ChannelOptions,
     bytes_sent: u64,
     bytes_received: u64,
@@ -180,7 +185,7 @@ impl Channel {
         let read_half = stream.try_clone().map_err(NetError::Io)?;
         Ok(Channel {
             reader: BufReader::with_capacity(opts.buffer_size, read_half),
-            writer: BufWriter::with_capacity(opts.buffer_size, stream),
+            writer: deadline::Writer::new(stream, opts.buffer_size),
             opts,
             bytes_sent: 0,
             bytes_received: 0,
@@ -224,12 +229,12 @@ impl Channel {
 
     /// The local address of the connection.
     pub fn local_addr(&self) -> Result<SocketAddr> {
-        self.writer.get_ref().local_addr().map_err(NetError::Io)
+        self.writer.stream().local_addr().map_err(NetError::Io)
     }
 
     /// The peer's address.
     pub fn peer_addr(&self) -> Result<SocketAddr> {
-        self.writer.get_ref().peer_addr().map_err(NetError::Io)
+        self.writer.stream().peer_addr().map_err(NetError::Io)
     }
 
     /// Changes the read timeout (must be non-zero).
@@ -263,29 +268,32 @@ impl Channel {
         check_frame_len(payload.len() as u64, self.opts.max_frame_len)?;
         // Fits in u32: max_frame_len <= u32::MAX was validated.
         let header = (payload.len() as u32).to_le_bytes();
-        self.write_all(&header)?;
-        self.write_all(payload)
+        let deadline = Instant::now() + self.opts.write_timeout;
+        self.write_all(&header, deadline)?;
+        self.write_all(payload, deadline)
     }
 
     /// Sends everything buffered to the peer.
     pub fn flush(&mut self) -> Result<()> {
         self.check()?;
-        let res = self.writer.flush();
+        let res = self.writer.flush(Instant::now() + self.opts.write_timeout);
         self.io(res, self.opts.write_timeout)
     }
 
     /// Receives one frame into `buf`, replacing its contents. `buf`'s
     /// allocation is reused; it never grows beyond the maximum frame length.
     pub fn recv_frame(&mut self, buf: &mut Vec<u8>) -> Result<()> {
-        let len = self.recv_header()?;
+        let deadline = Instant::now() + self.opts.read_timeout;
+        let len = self.recv_header(deadline)?;
         buf.clear();
         buf.resize(len, 0);
-        self.read_exact(buf)
+        self.read_exact(buf, deadline)
     }
 
     /// Receives one frame that must be exactly `out.len()` bytes long.
     pub fn recv_frame_exact(&mut self, out: &mut [u8]) -> Result<()> {
-        let len = self.recv_header()?;
+        let deadline = Instant::now() + self.opts.read_timeout;
+        let len = self.recv_header(deadline)?;
         if len != out.len() {
             self.broken = true;
             return Err(NetError::UnexpectedLength {
@@ -293,7 +301,7 @@ impl Channel {
                 got: len,
             });
         }
-        self.read_exact(out)
+        self.read_exact(out, deadline)
     }
 
     /// Queues a `u64` as an 8-byte little-endian frame.
@@ -319,10 +327,10 @@ impl Channel {
         Ok(buf)
     }
 
-    fn recv_header(&mut self) -> Result<usize> {
+    fn recv_header(&mut self, deadline: Instant) -> Result<usize> {
         self.check()?;
         let mut header = [0u8; HEADER_LEN];
-        self.read_exact(&mut header)?;
+        self.read_exact(&mut header, deadline)?;
         let len = u32::from_le_bytes(header);
         if let Err(e) = check_frame_len(len as u64, self.opts.max_frame_len) {
             self.broken = true;
@@ -339,15 +347,15 @@ impl Channel {
         }
     }
 
-    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
-        let res = self.writer.write_all(bytes);
+    fn write_all(&mut self, bytes: &[u8], deadline: Instant) -> Result<()> {
+        let res = self.writer.write_all(bytes, deadline);
         self.io(res, self.opts.write_timeout)?;
         self.bytes_sent += bytes.len() as u64;
         Ok(())
     }
 
-    fn read_exact(&mut self, out: &mut [u8]) -> Result<()> {
-        let res = self.reader.read_exact(out);
+    fn read_exact(&mut self, out: &mut [u8], deadline: Instant) -> Result<()> {
+        let res = deadline::read_exact(&mut self.reader, out, deadline);
         self.io(res, self.opts.read_timeout)?;
         self.bytes_received += out.len() as u64;
         Ok(())

@@ -373,3 +373,66 @@ fn invalid_options_are_refused() {
     assert!(huge.validate().is_err());
     assert!(ChannelOptions::default().validate().is_ok());
 }
+
+/// A raw socket connected to a channel accepted with `opts`.
+fn raw_peer(opts: ChannelOptions) -> (Channel, TcpStream) {
+    let (l, addr) = listener();
+    let l = l.with_options(opts).unwrap();
+    let raw = thread::spawn(move || TcpStream::connect(addr).unwrap());
+    let chan = l.accept(DEADLINE).unwrap();
+    (chan, raw.join().unwrap())
+}
+
+#[test]
+fn a_peer_trickling_a_frame_times_out_within_one_frame_timeout() {
+    let (mut chan, mut raw) = raw_peer(short_timeouts(600));
+    // A frame of 100 bytes, one byte every 200 ms: each byte arrives well
+    // within the timeout, the frame never does.
+    let trickle = thread::spawn(move || {
+        let _ = raw.write_all(&100u32.to_le_bytes());
+        for _ in 0..100 {
+            if raw.write_all(&[7]).is_err() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let start = Instant::now();
+    let mut buf = Vec::new();
+    let result = chan.recv_frame(&mut buf);
+    assert!(matches!(result, Err(NetError::Timeout(_))), "{result:?}");
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
+    drop(chan);
+    trickle.join().unwrap();
+}
+
+#[test]
+fn a_peer_reading_a_frame_slowly_times_out_the_sender_within_one_frame_timeout() {
+    let (mut chan, mut raw) = raw_peer(short_timeouts(600));
+    // The peer takes 64 KiB every 100 ms: every write makes progress, the
+    // 64 MiB frame would take over a minute.
+    let slow = thread::spawn(move || {
+        let mut buf = vec![0u8; 64 << 10];
+        while let Ok(n) = std::io::Read::read(&mut raw, &mut buf) {
+            if n == 0 {
+                return;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let start = Instant::now();
+    let big = vec![1u8; 64 << 20];
+    let result = chan.send_frame(&big).and_then(|()| chan.flush());
+    assert!(matches!(result, Err(NetError::Timeout(_))), "{result:?}");
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
+    drop(chan);
+    slow.join().unwrap();
+}
