@@ -92,12 +92,6 @@ pub fn base_receive(
         });
     }
     let (a_compressed, big_a) = parse_point(&msg[8..], "sender point", 0)?;
-    if big_a == RistrettoPoint::identity() {
-        return Err(OtError::InvalidPoint {
-            what: "sender point",
-            index: 0,
-        });
-    }
 
     let mut secrets = Vec::with_capacity(n);
     let mut reply = Vec::with_capacity(reply_len);
@@ -141,7 +135,8 @@ fn random_scalar() -> Result<Scalar> {
     Ok(s)
 }
 
-/// Parses a point sent by the peer; anything invalid is an error.
+/// Parses a point sent by the peer; anything invalid, and the identity
+/// (which would make the keys derived from it public), is an error.
 fn parse_point(
     bytes: &[u8],
     what: &'static str,
@@ -150,6 +145,7 @@ fn parse_point(
     CompressedRistretto::from_slice(bytes)
         .ok()
         .and_then(|c| Some((c, c.decompress()?)))
+        .filter(|(_, p)| *p != RistrettoPoint::identity())
         .ok_or(OtError::InvalidPoint { what, index })
 }
 

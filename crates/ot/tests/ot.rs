@@ -167,21 +167,36 @@ fn base_ot_rejects_malformed_points() {
         "{recv:?}"
     );
 
+    // The sender's answer to receiver points that are all valid but the
+    // `bad`-th, which is 32 bytes of `fill`.
+    let against_receiver_points = |bad: usize, fill: u8| {
+        run(
+            opts(),
+            |c| base_send(c, 4, b"sid"),
+            move |c| {
+                let mut first = Vec::new();
+                c.recv_frame(&mut first).unwrap();
+                let valid = curve25519_dalek::constants::RISTRETTO_BASEPOINT_COMPRESSED;
+                let mut reply = valid.as_bytes().repeat(4);
+                reply[bad * 32..(bad + 1) * 32].fill(fill);
+                c.send_frame(&reply).unwrap();
+                c.flush().unwrap();
+            },
+        )
+        .0
+    };
+
     // The receiver's third point is invalid.
-    let (send, _) = run(
-        opts(),
-        |c| base_send(c, 4, b"sid"),
-        |c| {
-            let mut first = Vec::new();
-            c.recv_frame(&mut first).unwrap();
-            let mut reply = vec![0u8; 4 * 32];
-            reply[2 * 32..3 * 32].fill(0xff);
-            c.send_frame(&reply).unwrap();
-            c.flush().unwrap();
-        },
-    );
+    let send = against_receiver_points(2, 0xff);
     assert!(
         matches!(send, Err(OtError::InvalidPoint { index: 2, .. })),
+        "{send:?}"
+    );
+
+    // The identity is refused as a receiver's point too.
+    let send = against_receiver_points(1, 0);
+    assert!(
+        matches!(send, Err(OtError::InvalidPoint { index: 1, .. })),
         "{send:?}"
     );
 
