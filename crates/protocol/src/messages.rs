@@ -14,7 +14,7 @@
 //! Integers are little-endian; a label is a 16-byte block.
 
 use twofold_circuit::Party;
-use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, blocks_from_byte_vec, Block};
+use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Scheme};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
@@ -26,8 +26,8 @@ use crate::PROTOCOL_VERSION;
 /// The first bytes of a [`Hello`].
 const MAGIC: &[u8; 8] = b"2fold-hi";
 /// Bytes of a [`Hello`]: magic, version, party, program hash, reveal,
-/// threads, schedule, IPP mode, nonce.
-const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16;
+/// threads, schedule, IPP mode, nonce, scheme, FGP threshold.
+const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16 + 1 + 8;
 
 /// What each party announces at the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +48,10 @@ pub(crate) struct Hello {
     pub ipp: IppMode,
     /// Fresh randomness for the session id.
     pub nonce: [u8; 16],
+    /// The garbling scheme.
+    pub scheme: Scheme,
+    /// The narrowest AND level FGP splits (both must cut the same steps).
+    pub fgp_min_ands: u64,
 }
 
 impl Hello {
@@ -66,6 +70,8 @@ impl Hello {
         out.push(self.schedule as u8);
         out.push(self.ipp as u8);
         out.extend_from_slice(&self.nonce);
+        out.push(self.scheme as u8);
+        out.extend_from_slice(&self.fgp_min_ands.to_le_bytes());
         out
     }
 
@@ -105,6 +111,8 @@ impl Hello {
             schedule: decode_byte(bytes[50], "schedule", &Schedule::ALL, |s| s as u8)?,
             ipp: decode_byte(bytes[51], "IPP mode", &IppMode::ALL, |m| m as u8)?,
             nonce: bytes[52..68].try_into().expect("16 bytes"),
+            scheme: decode_byte(bytes[68], "garbling scheme", &Scheme::ALL, |s| s as u8)?,
+            fgp_min_ands: u64::from_le_bytes(bytes[69..77].try_into().expect("8 bytes")),
         })
     }
 }
@@ -171,37 +179,31 @@ impl Labels {
     }
 }
 
-/// A frame of garbled tables, [`TABLE_BLOCKS`](Tables::TABLE_BLOCKS) blocks
-/// per AND gate in gate-id order, as many gates as the garbler had ready.
+/// A frame of garbled tables: the tables of whole garbling calls of the
+/// session's scheme, in gate-id order, as many as the garbler had ready.
 pub(crate) struct Tables;
 
 impl Tables {
-    /// Blocks of garbled table per AND gate.
-    pub const TABLE_BLOCKS: usize =
-        <twofold_crypto::HalfGates as twofold_crypto::GarblingScheme>::TABLE_BLOCKS;
-
     /// Sends `tables` (buffered: the garbler flushes when it is done).
-    pub fn send(chan: &mut Channel, tables: &[Block]) -> Result<(), ProtocolError> {
-        Ok(chan.send_frame(blocks_as_bytes(tables))?)
+    pub fn send(chan: &mut Channel, tables: &[u8]) -> Result<(), ProtocolError> {
+        Ok(chan.send_frame(tables)?)
     }
 
     /// Receives a frame (into `frame`, a reusable buffer) and appends its
-    /// tables to `tables`.
+    /// tables to `tables`. (Their size is checked as they are used: the
+    /// evaluator fails on tables that run short or are left over.)
     pub fn recv_into(
         chan: &mut Channel,
         frame: &mut Vec<u8>,
-        tables: &mut Vec<Block>,
+        tables: &mut Vec<u8>,
     ) -> Result<(), ProtocolError> {
         chan.recv_frame(frame)?;
-        if frame.is_empty() || !frame.len().is_multiple_of(16 * Tables::TABLE_BLOCKS) {
-            return Err(ProtocolError::Malformed(format!(
-                "a frame of garbled tables of {} bytes (not a whole number of tables)",
-                frame.len()
-            )));
+        if frame.is_empty() {
+            return Err(ProtocolError::Malformed(
+                "an empty frame of garbled tables".into(),
+            ));
         }
-        let old = tables.len();
-        tables.resize(old + frame.len() / 16, Block::ZERO);
-        blocks_as_bytes_mut(&mut tables[old..]).copy_from_slice(frame);
+        tables.extend_from_slice(frame);
         Ok(())
     }
 }
@@ -256,12 +258,20 @@ mod tests {
             schedule: Schedule::Cgp,
             ipp: IppMode::NoOverlap,
             nonce: [9; 16],
+            scheme: Scheme::ThreeHalves,
+            fgp_min_ands: 1 << 20,
         };
         assert_eq!(Hello::decode(&hello.encode()).unwrap(), hello);
         assert!(Hello::decode(b"GET / HTTP/1.1\r\n").is_err());
         let mut short = hello.encode();
         short.pop();
         assert!(Hello::decode(&short).is_err());
+        let mut bad_scheme = hello.encode();
+        bad_scheme[68] = 7;
+        assert!(matches!(
+            Hello::decode(&bad_scheme),
+            Err(ProtocolError::Malformed(m)) if m.contains("garbling scheme")
+        ));
         let mut bad_version = hello.encode();
         bad_version[8] = 99;
         assert!(matches!(
@@ -281,6 +291,8 @@ mod tests {
             schedule: Schedule::Auto,
             ipp: IppMode::On,
             nonce: [2; 16],
+            scheme: Scheme::ThreeHalves,
+            fgp_min_ands: 258,
         };
         let mut want = b"2fold-hi".to_vec();
         want.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
@@ -288,6 +300,7 @@ mod tests {
         want.extend_from_slice(&[1; 32]);
         want.extend_from_slice(&[2, 3, 0, 0, 0, 3, 1]);
         want.extend_from_slice(&[2; 16]);
+        want.extend_from_slice(&[1, 2, 1, 0, 0, 0, 0, 0, 0]);
         assert_eq!(hello.encode(), want);
         let binding = LinkBinding {
             session_id: [5; 32],

@@ -1,14 +1,16 @@
 //! The half-gates evaluator.
 
-use super::batch::{check_ids, evaluate_loop};
+use super::batch::Evaluating;
 use super::soft::SoftKernel;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
+use super::HalfGates;
 use crate::aes::Keys;
+use crate::batch::{check_ids, evaluate_loop};
 use crate::block::Block;
 use crate::error::CryptoError;
 use crate::label::ActiveLabel;
-use crate::scheme::SchemeEvaluator;
+use crate::scheme::{GarblingScheme, SchemeEvaluator};
 use crate::tccr::Tccr;
 use crate::Backend;
 use twofold_circuit::Gate;
@@ -49,8 +51,8 @@ impl Evaluator {
     }
 
     /// Evaluates `gates` on active labels indexed by wire, consuming exactly
-    /// two blocks per AND gate from the front of `tables` (extra blocks are
-    /// ignored).
+    /// two blocks (32 bytes) per AND gate from the front of `tables` (extra
+    /// bytes are ignored).
     ///
     /// Fails if a gate uses a wire outside `labels`, `tables` is too short,
     /// or the AND-gate ids would overflow. On failure the gate counter is
@@ -60,7 +62,7 @@ impl Evaluator {
         &mut self,
         gates: &[Gate],
         labels: &mut [ActiveLabel],
-        tables: &[Block],
+        tables: &[u8],
     ) -> Result<(), CryptoError> {
         check_ids(self.next_gate, gates)?;
         let num_wires = labels.len();
@@ -73,7 +75,15 @@ impl Evaluator {
         // reachable through a feature-checked `HwBackend`.
         let done = unsafe {
             match self.tccr.keys() {
-                Keys::Soft(aes) => evaluate_loop(&SoftKernel(aes), gid, gates, lab, tables),
+                Keys::Soft(aes) => {
+                    let kern = SoftKernel(aes);
+                    let mut input = Evaluating {
+                        kern: &kern,
+                        tables,
+                        used: 0,
+                    };
+                    evaluate_loop(&mut input, gid, gates, lab)
+                }
                 #[cfg(target_arch = "x86_64")]
                 Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, tables),
                 #[cfg(not(target_arch = "x86_64"))]
@@ -85,7 +95,9 @@ impl Evaluator {
                 self.next_gate += ands;
                 Ok(())
             }
-            Err(stop) => Err(stop.into_error(gates, num_wires, tables.len())),
+            Err(stop) => {
+                Err(stop.into_error(gates, num_wires, tables.len(), HalfGates::table_bytes))
+            }
         }
     }
 }
@@ -104,7 +116,7 @@ impl SchemeEvaluator for Evaluator {
         &mut self,
         gates: &[Gate],
         labels: &mut [ActiveLabel],
-        tables: &[Block],
+        tables: &[u8],
     ) -> Result<(), CryptoError> {
         Evaluator::evaluate(self, gates, labels, tables)
     }

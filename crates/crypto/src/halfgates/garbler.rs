@@ -1,15 +1,17 @@
 //! The half-gates garbler.
 
-use super::batch::{check_ids, garble_loop};
+use super::batch::Garbling;
 use super::soft::SoftKernel;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
+use super::HalfGates;
 use crate::aes::Keys;
+use crate::batch::{check_ids, garble_loop};
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
 use crate::label::{ActiveLabel, ZeroLabel};
-use crate::scheme::SchemeGarbler;
+use crate::scheme::{GarblingScheme, SchemeGarbler};
 use crate::tccr::Tccr;
 use crate::Backend;
 use twofold_circuit::Gate;
@@ -69,8 +71,8 @@ impl Garbler {
     }
 
     /// Garbles `gates` over 0-labels indexed by wire, appending two blocks
-    /// `(TG, TE)` per AND gate to `tables` (reserve capacity beforehand to
-    /// avoid reallocation while garbling).
+    /// `(TG, TE)` (32 bytes, little-endian) per AND gate to `tables`
+    /// (reserve capacity beforehand to avoid reallocation while garbling).
     ///
     /// Fails if a gate uses a wire outside `labels` or the AND-gate ids would
     /// overflow. On failure `tables` and the gate counter are unchanged, but
@@ -80,7 +82,7 @@ impl Garbler {
         &mut self,
         gates: &[Gate],
         labels: &mut [ZeroLabel],
-        tables: &mut Vec<Block>,
+        tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
         check_ids(self.next_gate, gates)?;
         let start = tables.len();
@@ -94,7 +96,15 @@ impl Garbler {
         // `HwBackend`.
         let done = unsafe {
             match self.tccr.keys() {
-                Keys::Soft(aes) => garble_loop(&SoftKernel(aes), delta, gid, gates, lab, tables),
+                Keys::Soft(aes) => {
+                    let kern = SoftKernel(aes);
+                    let mut out = Garbling {
+                        kern: &kern,
+                        delta,
+                        tables,
+                    };
+                    garble_loop(&mut out, delta, gid, gates, lab)
+                }
                 #[cfg(target_arch = "x86_64")]
                 Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, tables),
                 #[cfg(not(target_arch = "x86_64"))]
@@ -108,7 +118,7 @@ impl Garbler {
             }
             Err(stop) => {
                 tables.truncate(start);
-                Err(stop.into_error(gates, num_wires, 0))
+                Err(stop.into_error(gates, num_wires, 0, HalfGates::table_bytes))
             }
         }
     }
@@ -119,6 +129,13 @@ impl SchemeGarbler for Garbler {
         Garbler::new(delta, first_gate_id)
     }
 
+    fn at_gate(&self, gate_id: u64) -> Garbler {
+        Garbler {
+            next_gate: gate_id,
+            ..self.clone()
+        }
+    }
+
     fn delta(&self) -> Delta {
         self.delta
     }
@@ -127,12 +144,16 @@ impl SchemeGarbler for Garbler {
         self.next_gate
     }
 
+    fn backend(&self) -> Backend {
+        self.tccr.backend()
+    }
+
     #[inline]
     fn garble(
         &mut self,
         gates: &[Gate],
         labels: &mut [ZeroLabel],
-        tables: &mut Vec<Block>,
+        tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
         Garbler::garble(self, gates, labels, tables)
     }

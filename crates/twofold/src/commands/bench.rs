@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use twofold_circuit::bristol::read_bristol_file;
 use twofold_circuit::synthetic::{layered, repeated};
 use twofold_circuit::{binary, Program};
-use twofold_crypto::core_speed;
+use twofold_crypto::{core_speed, Scheme};
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
     garble_only, run_local, IppMode, PartyInputs, Plan, Schedule, SessionOptions,
@@ -46,16 +46,23 @@ fn synthetic(and_gates: u64) -> Program {
     repeated(&body, and_gates.div_ceil(per).max(1) as u32)
 }
 
-/// Garbling-only and evaluation-only AND gates per second on one core
-/// (see [`core_speed`]).
+/// Garbling-only and evaluation-only AND gates per second on one core and
+/// bytes of table per AND gate, under each scheme (see [`core_speed`]);
+/// the first is the default scheme's.
 fn core(and_gates: u64, runs: usize) -> Result<Value> {
-    let speed = core_speed(and_gates, runs)?;
-    Ok(json!({
-        "and_gates": speed.and_gates,
-        "backend": speed.backend.name(),
-        "garble_and_gates_per_second": median(speed.garble_rates),
-        "evaluate_and_gates_per_second": median(speed.evaluate_rates),
-    }))
+    let mut schemes = Vec::new();
+    for scheme in Scheme::ALL {
+        let speed = core_speed(scheme, and_gates, runs)?;
+        schemes.push(json!({
+            "scheme": scheme.name(),
+            "and_gates": speed.and_gates,
+            "backend": speed.backend.name(),
+            "garble_and_gates_per_second": median(speed.garble_rates),
+            "evaluate_and_gates_per_second": median(speed.evaluate_rates),
+            "table_bytes_per_and_gate": speed.bytes_per_and,
+        }));
+    }
+    Ok(json!(schemes))
 }
 
 /// The full protocol, both parties in this process over loopback.
@@ -161,13 +168,17 @@ pub fn bench(opts: &BenchOptions, mut log: impl FnMut(&str)) -> Result<Value> {
 /// The results as a table.
 pub fn bench_text(v: &Value) -> String {
     let m = |x: &Value| format!("{:.1} M AND/s", x.as_f64().unwrap_or(0.0) / 1e6);
-    let mut out = format!(
-        "median of {} runs\ngarbling, one core ({}):      {}\nevaluation, one core:           {}\n",
-        v["runs"],
-        v["core"]["backend"].as_str().unwrap_or("?"),
-        m(&v["core"]["garble_and_gates_per_second"]),
-        m(&v["core"]["evaluate_and_gates_per_second"]),
-    );
+    let mut out = format!("median of {} runs\n", v["runs"]);
+    for c in v["core"].as_array().into_iter().flatten() {
+        out += &format!(
+            "{}, one core ({}): garbling {}, evaluation {}, {:.2} table bytes/AND\n",
+            c["scheme"].as_str().unwrap_or("?"),
+            c["backend"].as_str().unwrap_or("?"),
+            m(&c["garble_and_gates_per_second"]),
+            m(&c["evaluate_and_gates_per_second"]),
+            c["table_bytes_per_and_gate"].as_f64().unwrap_or(0.0),
+        );
+    }
     if !v["protocol_aes128"].is_null() {
         let p = &v["protocol_aes128"];
         out += &format!(
