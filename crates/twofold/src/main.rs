@@ -148,6 +148,10 @@ enum Cmd {
         /// (default: the threshold measured on the development machine).
         #[arg(long, value_name = "N")]
         fgp_min_ands: Option<usize>,
+        /// Garbling scheme: half-gates (32 bytes per AND gate, fastest to
+        /// compute) or three-halves (24.6 bytes, for slow links); both must agree.
+        #[arg(long, default_value = "half-gates")]
+        scheme: twofold_crypto::Scheme,
         /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
         #[arg(long)]
         json: bool,
@@ -303,6 +307,7 @@ fn real_main() -> Result<String> {
             ipp,
             ipp_no_overlap,
             fgp_min_ands,
+            scheme,
             json,
         } => {
             let endpoint = match (local, listen, connect) {
@@ -332,6 +337,7 @@ fn real_main() -> Result<String> {
                     (true, true) => IppMode::NoOverlap,
                 },
                 fgp_min_ands,
+                scheme,
                 json,
             };
             Ok(run::run(&loaded, &opts)? + if json { "\n" } else { "" })

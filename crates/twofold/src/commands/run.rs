@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use twofold_circuit::Party;
+use twofold_crypto::Scheme;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
     run_local, run_remote, IppMode, Reveal, Schedule, SessionOptions, SessionReport,
@@ -43,6 +44,8 @@ pub struct RunOptions {
     pub ipp: IppMode,
     /// `--fgp-min-ands`.
     pub fgp_min_ands: Option<usize>,
+    /// `--scheme`.
+    pub scheme: Scheme,
     /// `--json`.
     pub json: bool,
 }
@@ -61,6 +64,7 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
         threads: opts.threads.max(1),
         ipp: opts.ipp,
         fgp_min_ands: opts.fgp_min_ands,
+        scheme: opts.scheme,
         progress,
         ..SessionOptions::default()
     };
