@@ -3,12 +3,40 @@
 //! gathered into [`Chunk`]s of up to [`AND_CHUNK`] gates that a scheme's
 //! kernel garbles or evaluates at once, writing or reading its tables.
 
+use crate::aes::Backend;
 use crate::block::Block;
 use crate::error::CryptoError;
+use crate::tccr::Tccr;
 use twofold_circuit::Gate;
 
 /// Consecutive AND gates hashed in one batch.
 pub const AND_CHUNK: usize = 64;
+
+/// What every scheme's garbler and evaluator hold besides their secrets:
+/// the id of the next AND gate and the TCCR hash on its AES backend.
+#[derive(Clone, Debug)]
+pub(crate) struct Core {
+    pub(crate) next_gate: u64,
+    pub(crate) tccr: Tccr,
+}
+
+impl Core {
+    /// At AND gate `first_gate`, on the fastest backend.
+    pub(crate) fn new(first_gate: u64) -> Core {
+        Core {
+            next_gate: first_gate,
+            tccr: Tccr::new(),
+        }
+    }
+
+    /// At AND gate `first_gate`, on `backend` (fails if unavailable).
+    pub(crate) fn with_backend(first_gate: u64, backend: Backend) -> Result<Core, CryptoError> {
+        Ok(Core {
+            next_gate: first_gate,
+            tccr: Tccr::with_backend(backend)?,
+        })
+    }
+}
 
 /// Why a garbling or evaluation loop stopped early.
 pub(crate) enum Stop {
@@ -27,7 +55,7 @@ impl Stop {
         gates: &[Gate],
         num_wires: usize,
         tables: usize,
-        needed: impl Fn(usize) -> usize,
+        needed: fn(usize) -> usize,
     ) -> CryptoError {
         match self {
             Stop::Wire(i) => {
@@ -48,6 +76,27 @@ impl Stop {
                 got: tables,
             },
         }
+    }
+}
+
+/// Ends a garbling or evaluation call over `gates` and `num_wires` labels
+/// that returned `done`: advances `next_gate` by the AND gates done, or
+/// gives the precise error (`tables` bytes were supplied; `needed` is the
+/// scheme's table size).
+pub(crate) fn conclude(
+    done: Result<u64, Stop>,
+    next_gate: &mut u64,
+    gates: &[Gate],
+    num_wires: usize,
+    tables: usize,
+    needed: fn(usize) -> usize,
+) -> Result<(), CryptoError> {
+    match done {
+        Ok(ands) => {
+            *next_gate += ands;
+            Ok(())
+        }
+        Err(stop) => Err(stop.into_error(gates, num_wires, tables, needed)),
     }
 }
 

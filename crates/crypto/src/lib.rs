@@ -51,7 +51,7 @@ pub use error::CryptoError;
 pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
 pub use memory::{MemoryEvaluator, MemoryGarbler};
 pub use prg::Prg;
-pub use scheme::{GarblingScheme, Scheme, SchemeEvaluator, SchemeGarbler, SchemeJob};
+pub use scheme::{EvaluatorOf, GarblingScheme, Scheme, SchemeEvaluator, SchemeGarbler, SchemeJob};
 pub use speed::{core_speed, CoreSpeed};
 pub use tccr::Tccr;
 pub use threehalves::ThreeHalves;

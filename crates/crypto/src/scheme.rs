@@ -14,9 +14,11 @@
 //! garbler and evaluator built with the same first id agree.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::str::FromStr;
 
 use crate::aes::Backend;
+use crate::batch::Core;
 use crate::delta::Delta;
 use crate::error::CryptoError;
 use crate::halfgates::HalfGates;
@@ -100,6 +102,78 @@ pub trait SchemeEvaluator: Clone + Send + Sync + Sized {
     ) -> Result<(), CryptoError>;
 }
 
+/// The evaluator of scheme `S` (the evaluator keeps no secrets, so every
+/// scheme's is the id of the next AND gate and the hash; its
+/// [`SchemeEvaluator`] implementation is the scheme's).
+#[derive(Debug)]
+pub struct EvaluatorOf<S> {
+    pub(crate) core: Core,
+    scheme: PhantomData<S>,
+}
+
+impl<S> Clone for EvaluatorOf<S> {
+    fn clone(&self) -> Self {
+        EvaluatorOf {
+            core: self.core.clone(),
+            scheme: PhantomData,
+        }
+    }
+}
+
+impl<S> EvaluatorOf<S> {
+    /// An evaluator whose first AND gate gets id `first_gate_id`, on the
+    /// fastest AES backend.
+    pub fn new(first_gate_id: u64) -> Self {
+        EvaluatorOf {
+            core: Core::new(first_gate_id),
+            scheme: PhantomData,
+        }
+    }
+
+    /// As [`EvaluatorOf::new`] on a given AES backend (fails if unavailable).
+    pub fn with_backend(first_gate_id: u64, backend: Backend) -> Result<Self, CryptoError> {
+        Ok(EvaluatorOf {
+            core: Core::with_backend(first_gate_id, backend)?,
+            scheme: PhantomData,
+        })
+    }
+
+    /// The id the next AND gate will get.
+    pub fn next_gate_id(&self) -> u64 {
+        self.core.next_gate
+    }
+
+    /// The AES backend in use.
+    pub fn backend(&self) -> Backend {
+        self.core.tccr.backend()
+    }
+}
+
+/// The [`SchemeGarbler`] methods that only read a garbler's `delta: Delta`
+/// and `core` fields (every scheme's garbler has them).
+macro_rules! garbler_accessors {
+    () => {
+        fn at_gate(&self, gate_id: u64) -> Self {
+            let mut at = self.clone();
+            at.core.next_gate = gate_id;
+            at
+        }
+
+        fn delta(&self) -> Delta {
+            self.delta
+        }
+
+        fn next_gate_id(&self) -> u64 {
+            self.core.next_gate
+        }
+
+        fn backend(&self) -> Backend {
+            self.core.tccr.backend()
+        }
+    };
+}
+pub(crate) use garbler_accessors;
+
 /// The garbling schemes, by name: what the parties agree on at the
 /// handshake and what `--scheme` selects.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -123,6 +197,15 @@ impl Scheme {
         match self {
             Scheme::HalfGates => "half-gates",
             Scheme::ThreeHalves => "three-halves",
+        }
+    }
+
+    /// Bytes of table one call garbling `and_gates` AND gates appends
+    /// ([`GarblingScheme::table_bytes`] of this scheme).
+    pub fn table_bytes(self, and_gates: usize) -> usize {
+        match self {
+            Scheme::HalfGates => HalfGates::table_bytes(and_gates),
+            Scheme::ThreeHalves => ThreeHalves::table_bytes(and_gates),
         }
     }
 

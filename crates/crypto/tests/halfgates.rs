@@ -2,13 +2,16 @@
 
 mod common;
 
-use common::{check_backends, check_scheme, random_circuit, same_input_ands};
+use common::{
+    check_backends, check_bad_inputs, check_scheme, circuit_cases, in_place_runs, random_circuit,
+    same_input_ands,
+};
 use proptest::prelude::*;
 use std::collections::HashSet;
 use twofold_circuit::Gate;
 use twofold_crypto::{
-    blocks_as_bytes, ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler,
-    HalfGates, Prg, Tccr, ZeroLabel,
+    blocks_as_bytes, ActiveLabel, Backend, Block, Delta, Evaluator, Garbler, HalfGates, Prg, Tccr,
+    ZeroLabel,
 };
 
 proptest! {
@@ -16,11 +19,7 @@ proptest! {
 
     #[test]
     fn garbled_evaluation_matches_plaintext(
-        seed in any::<u64>(),
-        slots in 2usize..40,
-        len in 0usize..600,
-        and_bias in prop::sample::select(vec![0.3, 0.8, 0.97, 1.0]),
-        first_id in prop::sample::select(vec![0u64, 1, 1 << 40, (1 << 63) - 37, u64::MAX / 2, u64::MAX - 5000]),
+        (seed, slots, len, and_bias, first_id) in circuit_cases(),
     ) {
         let (gates, num) = random_circuit(seed, slots, len, and_bias);
         check_circuit(&gates, num, seed, first_id);
@@ -40,22 +39,7 @@ fn half_gates_through_the_scheme_seam() {
 #[test]
 fn long_and_runs_with_in_place_outputs() {
     let n = 300u32;
-    // Gate i reads slots i and i + 1 and overwrites slot i: each slot is read
-    // before (or by the same gate that) overwrites it, across chunk borders.
-    let mut gates: Vec<Gate> = (0..n - 1)
-        .map(|i| Gate::And {
-            a: i,
-            b: i + 1,
-            out: i,
-        })
-        .collect();
-    gates.push(Gate::Xor { a: 0, b: 1, out: 2 });
-    gates.extend((0..n / 2).map(|i| Gate::And {
-        a: 2 * i,
-        b: 2 * i + 1,
-        out: 2 * i + 1,
-    }));
-    gates.push(Gate::Inv { a: 5, out: 5 });
+    let gates = in_place_runs(n);
     check_circuit(&gates, n as usize, 7, u64::MAX - 1000);
 }
 
@@ -166,94 +150,7 @@ fn free_gates() {
 
 #[test]
 fn bad_inputs_are_errors_and_keep_tables_and_ids() {
-    let mut prg = Prg::from_seed(Block(4));
-    let delta = Delta::random(&mut prg);
-    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel::random(&mut prg)).collect();
-    let bad_wire = [
-        Gate::And { a: 0, b: 1, out: 2 },
-        Gate::Xor { a: 0, b: 9, out: 3 },
-    ];
-    let mut garbler = Garbler::new(delta, 5);
-    let mut labels = zeros.clone();
-    let mut tables = vec![1u8];
-    assert_eq!(
-        garbler.garble(&bad_wire, &mut labels, &mut tables),
-        Err(CryptoError::WireOutOfRange {
-            gate: 1,
-            wire: 9,
-            num_wires: 4
-        })
-    );
-    // Tables and the counter are unchanged; the labels are to be discarded.
-    assert_eq!(tables, [1]);
-    assert_eq!(garbler.next_gate_id(), 5);
-    let inv_out = [Gate::Inv { a: 0, out: 4 }];
-    assert!(garbler.garble(&inv_out, &mut labels, &mut tables).is_err());
-
-    let mut evaluator = Evaluator::new(5);
-    let mut active: Vec<ActiveLabel> = zeros
-        .iter()
-        .map(|z| ActiveLabel::from_block(z.block()))
-        .collect();
-    assert!(evaluator
-        .evaluate(&bad_wire, &mut active, &[0; 32])
-        .is_err());
-    let two_ands = [
-        Gate::And { a: 0, b: 1, out: 2 },
-        Gate::And { a: 0, b: 1, out: 3 },
-    ];
-    assert_eq!(
-        evaluator.evaluate(&two_ands, &mut active, &[0; 48]),
-        Err(CryptoError::TablesTooShort {
-            needed: 64,
-            got: 48
-        })
-    );
-    assert_eq!(evaluator.next_gate_id(), 5);
-    // A bad wire after many good AND gates (past the first hash chunk).
-    let mut long: Vec<Gate> = (0..150).map(|_| Gate::And { a: 0, b: 1, out: 2 }).collect();
-    long.push(Gate::And { a: 0, b: 1, out: 4 });
-    let mut labels = zeros.clone();
-    let mut tables = Vec::new();
-    assert_eq!(
-        garbler.garble(&long, &mut labels, &mut tables),
-        Err(CryptoError::WireOutOfRange {
-            gate: 150,
-            wire: 4,
-            num_wires: 4
-        })
-    );
-    assert!(tables.is_empty());
-    assert_eq!(garbler.next_gate_id(), 5);
-    assert!(evaluator.evaluate(&long, &mut active, &[0; 6400]).is_err());
-    assert_eq!(
-        evaluator.evaluate(&long[..150], &mut active, &[0; 4799]),
-        Err(CryptoError::TablesTooShort {
-            needed: 4800,
-            got: 4799
-        })
-    );
-    assert_eq!(evaluator.next_gate_id(), 5);
-    evaluator
-        .evaluate(&long[..150], &mut active, &[0; 4800])
-        .unwrap();
-    assert_eq!(evaluator.next_gate_id(), 155);
-
-    // Gate ids must not overflow.
-    let mut end = Garbler::new(delta, u64::MAX - 1);
-    assert_eq!(
-        end.garble(&two_ands, &mut labels, &mut tables),
-        Err(CryptoError::GateIdOverflow)
-    );
-    let mut end = Evaluator::new(u64::MAX - 1);
-    assert_eq!(
-        end.evaluate(&two_ands, &mut active, &[0; 64]),
-        Err(CryptoError::GateIdOverflow)
-    );
-    // Exactly filling the id space up to u64::MAX - 1 is fine.
-    let mut end = Garbler::new(delta, u64::MAX - 2);
-    end.garble(&two_ands, &mut labels, &mut tables).unwrap();
-    assert_eq!(end.next_gate_id(), u64::MAX);
+    check_bad_inputs::<HalfGates>();
 }
 
 /// The garbler and evaluator against the formulas of DESIGN.md computed

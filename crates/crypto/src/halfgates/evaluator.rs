@@ -6,50 +6,16 @@ use super::soft::SoftKernel;
 use super::x86;
 use super::HalfGates;
 use crate::aes::Keys;
-use crate::batch::{check_ids, evaluate_loop};
-use crate::block::Block;
+use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
-use crate::label::ActiveLabel;
-use crate::scheme::{GarblingScheme, SchemeEvaluator};
-use crate::tccr::Tccr;
-use crate::Backend;
+use crate::label::{active_blocks, ActiveLabel};
+use crate::scheme::{EvaluatorOf, GarblingScheme, SchemeEvaluator};
 use twofold_circuit::Gate;
 
 /// The half-gates evaluator: holds the id of the next AND gate.
-#[derive(Clone, Debug)]
-pub struct Evaluator {
-    next_gate: u64,
-    tccr: Tccr,
-}
+pub type Evaluator = EvaluatorOf<HalfGates>;
 
 impl Evaluator {
-    /// An evaluator whose first AND gate gets id `first_gate_id`, on the
-    /// fastest AES backend.
-    pub fn new(first_gate_id: u64) -> Evaluator {
-        Evaluator {
-            next_gate: first_gate_id,
-            tccr: Tccr::new(),
-        }
-    }
-
-    /// As [`Evaluator::new`] on a given AES backend (fails if unavailable).
-    pub fn with_backend(first_gate_id: u64, backend: Backend) -> Result<Evaluator, CryptoError> {
-        Ok(Evaluator {
-            next_gate: first_gate_id,
-            tccr: Tccr::with_backend(backend)?,
-        })
-    }
-
-    /// The id the next AND gate will get.
-    pub fn next_gate_id(&self) -> u64 {
-        self.next_gate
-    }
-
-    /// The AES backend in use.
-    pub fn backend(&self) -> Backend {
-        self.tccr.backend()
-    }
-
     /// Evaluates `gates` on active labels indexed by wire, consuming exactly
     /// two blocks (32 bytes) per AND gate from the front of `tables` (extra
     /// bytes are ignored).
@@ -64,17 +30,15 @@ impl Evaluator {
         labels: &mut [ActiveLabel],
         tables: &[u8],
     ) -> Result<(), CryptoError> {
-        check_ids(self.next_gate, gates)?;
+        check_ids(self.core.next_gate, gates)?;
         let num_wires = labels.len();
-        // SAFETY: `ActiveLabel` is a transparent `Block`.
-        let lab =
-            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
-        let gid = self.next_gate;
+        let lab = active_blocks(labels);
+        let gid = self.core.next_gate;
         // SAFETY: the loops check every wire against the label slice and
         // every table read against `tables.len()`; hardware kernels are only
         // reachable through a feature-checked `HwBackend`.
         let done = unsafe {
-            match self.tccr.keys() {
+            match self.core.tccr.keys() {
                 Keys::Soft(aes) => {
                     let kern = SoftKernel(aes);
                     let mut input = Evaluating {
@@ -90,15 +54,15 @@ impl Evaluator {
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
         };
-        match done {
-            Ok(ands) => {
-                self.next_gate += ands;
-                Ok(())
-            }
-            Err(stop) => {
-                Err(stop.into_error(gates, num_wires, tables.len(), HalfGates::table_bytes))
-            }
-        }
+        let needed = HalfGates::table_bytes;
+        conclude(
+            done,
+            &mut self.core.next_gate,
+            gates,
+            num_wires,
+            tables.len(),
+            needed,
+        )
     }
 }
 
@@ -108,7 +72,7 @@ impl SchemeEvaluator for Evaluator {
     }
 
     fn next_gate_id(&self) -> u64 {
-        self.next_gate
+        Evaluator::next_gate_id(self)
     }
 
     #[inline]

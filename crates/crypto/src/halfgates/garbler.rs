@@ -6,13 +6,11 @@ use super::soft::SoftKernel;
 use super::x86;
 use super::HalfGates;
 use crate::aes::Keys;
-use crate::batch::{check_ids, garble_loop};
-use crate::block::Block;
+use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{ActiveLabel, ZeroLabel};
-use crate::scheme::{GarblingScheme, SchemeGarbler};
-use crate::tccr::Tccr;
+use crate::label::{zero_blocks, ActiveLabel, ZeroLabel};
+use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
 
@@ -20,8 +18,7 @@ use twofold_circuit::Gate;
 #[derive(Clone, Debug)]
 pub struct Garbler {
     delta: Delta,
-    next_gate: u64,
-    tccr: Tccr,
+    core: Core,
 }
 
 impl Garbler {
@@ -30,8 +27,7 @@ impl Garbler {
     pub fn new(delta: Delta, first_gate_id: u64) -> Garbler {
         Garbler {
             delta,
-            next_gate: first_gate_id,
-            tccr: Tccr::new(),
+            core: Core::new(first_gate_id),
         }
     }
 
@@ -43,8 +39,7 @@ impl Garbler {
     ) -> Result<Garbler, CryptoError> {
         Ok(Garbler {
             delta,
-            next_gate: first_gate_id,
-            tccr: Tccr::with_backend(backend)?,
+            core: Core::with_backend(first_gate_id, backend)?,
         })
     }
 
@@ -55,12 +50,12 @@ impl Garbler {
 
     /// The id the next AND gate will get.
     pub fn next_gate_id(&self) -> u64 {
-        self.next_gate
+        self.core.next_gate
     }
 
     /// The AES backend in use.
     pub fn backend(&self) -> Backend {
-        self.tccr.backend()
+        self.core.tccr.backend()
     }
 
     /// The label encoding `bit` on a wire with 0-label `zero`:
@@ -84,18 +79,16 @@ impl Garbler {
         labels: &mut [ZeroLabel],
         tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
-        check_ids(self.next_gate, gates)?;
+        check_ids(self.core.next_gate, gates)?;
         let start = tables.len();
         let num_wires = labels.len();
-        // SAFETY: `ZeroLabel` is a transparent `Block`.
-        let lab =
-            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
-        let (delta, gid) = (self.delta.block(), self.next_gate);
+        let lab = zero_blocks(labels);
+        let (delta, gid) = (self.delta.block(), self.core.next_gate);
         // SAFETY: the loops check every wire against the label slice;
         // hardware kernels are only reachable through a feature-checked
         // `HwBackend`.
         let done = unsafe {
-            match self.tccr.keys() {
+            match self.core.tccr.keys() {
                 Keys::Soft(aes) => {
                     let kern = SoftKernel(aes);
                     let mut out = Garbling {
@@ -111,16 +104,11 @@ impl Garbler {
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
         };
-        match done {
-            Ok(ands) => {
-                self.next_gate += ands;
-                Ok(())
-            }
-            Err(stop) => {
-                tables.truncate(start);
-                Err(stop.into_error(gates, num_wires, 0, HalfGates::table_bytes))
-            }
+        if done.is_err() {
+            tables.truncate(start);
         }
+        let needed = HalfGates::table_bytes;
+        conclude(done, &mut self.core.next_gate, gates, num_wires, 0, needed)
     }
 }
 
@@ -129,24 +117,7 @@ impl SchemeGarbler for Garbler {
         Garbler::new(delta, first_gate_id)
     }
 
-    fn at_gate(&self, gate_id: u64) -> Garbler {
-        Garbler {
-            next_gate: gate_id,
-            ..self.clone()
-        }
-    }
-
-    fn delta(&self) -> Delta {
-        self.delta
-    }
-
-    fn next_gate_id(&self) -> u64 {
-        self.next_gate
-    }
-
-    fn backend(&self) -> Backend {
-        self.tccr.backend()
-    }
+    garbler_accessors!();
 
     #[inline]
     fn garble(

@@ -3,24 +3,25 @@
 use super::kernel::{BitWriter, Garbling};
 use super::ThreeHalves;
 use crate::aes::Aes128;
-use crate::batch::{check_ids, garble_loop};
+use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::ZeroLabel;
+use crate::label::{zero_blocks, ZeroLabel};
 use crate::prg::Prg;
-use crate::scheme::{GarblingScheme, SchemeGarbler};
-use crate::tccr::Tccr;
+use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
 
 /// The three-halves garbler: holds Δ, the key of its coins and the id of
-/// the next AND gate.
+/// the next AND gate. It garbles through [`SchemeGarbler`]: the tables of a
+/// call are [`ThreeHalves::table_bytes`] of its AND count, the ciphertexts
+/// `G0, G1, G2` of every AND gate, then their control bits. Gates must be
+/// in the levelled order of the [half-gates docs](crate::halfgates).
 #[derive(Clone, Debug)]
 pub struct Garbler {
     delta: Delta,
-    next_gate: u64,
-    tccr: Tccr,
+    core: Core,
     coins: Aes128,
     bits: BitWriter,
 }
@@ -31,7 +32,7 @@ impl Garbler {
     /// from the OS.
     pub fn new(delta: Delta, first_gate_id: u64) -> Garbler {
         let key = Prg::from_os().random_block();
-        Garbler::build(delta, first_gate_id, Tccr::new(), Aes128::new(key))
+        Garbler::build(delta, Core::new(first_gate_id), Aes128::new(key))
     }
 
     /// As [`Garbler::new`] on a given AES backend with a given coin key: the
@@ -45,69 +46,17 @@ impl Garbler {
     ) -> Result<Garbler, CryptoError> {
         Ok(Garbler::build(
             delta,
-            first_gate_id,
-            Tccr::with_backend(backend)?,
+            Core::with_backend(first_gate_id, backend)?,
             Aes128::with_backend(coin_key, backend)?,
         ))
     }
 
-    fn build(delta: Delta, next_gate: u64, tccr: Tccr, coins: Aes128) -> Garbler {
+    fn build(delta: Delta, core: Core, coins: Aes128) -> Garbler {
         Garbler {
             delta,
-            next_gate,
-            tccr,
+            core,
             coins,
             bits: BitWriter::default(),
-        }
-    }
-
-    /// The AES backend in use.
-    pub fn backend(&self) -> Backend {
-        self.tccr.backend()
-    }
-
-    /// Garbles `gates` over 0-labels indexed by wire, appending
-    /// [`ThreeHalves::table_bytes`] of their AND count to `tables`: the
-    /// ciphertexts `G0, G1, G2` of every AND gate, then their control bits.
-    ///
-    /// Fails if a gate uses a wire outside `labels` or the AND-gate ids would
-    /// overflow. On failure `tables` and the gate counter are unchanged, but
-    /// `labels` may have been partly updated and must be discarded. See the
-    /// [half-gates docs](crate::halfgates) for the levelled order the gates
-    /// must be in.
-    pub fn garble(
-        &mut self,
-        gates: &[Gate],
-        labels: &mut [ZeroLabel],
-        tables: &mut Vec<u8>,
-    ) -> Result<(), CryptoError> {
-        check_ids(self.next_gate, gates)?;
-        let start = tables.len();
-        let num_wires = labels.len();
-        // SAFETY: `ZeroLabel` is a transparent `Block`.
-        let lab =
-            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
-        self.bits.clear();
-        let delta = self.delta.block();
-        let mut out = Garbling {
-            tccr: &self.tccr,
-            coins: &self.coins,
-            delta,
-            tables,
-            bits: &mut self.bits,
-        };
-        // SAFETY: the loop checks every wire against the label slice; the
-        // kernel runs on plain blocks and hashes through `Tccr`.
-        match unsafe { garble_loop(&mut out, delta, self.next_gate, gates, lab) } {
-            Ok(ands) => {
-                self.bits.finish(tables);
-                self.next_gate += ands;
-                Ok(())
-            }
-            Err(stop) => {
-                tables.truncate(start);
-                Err(stop.into_error(gates, num_wires, 0, ThreeHalves::table_bytes))
-            }
         }
     }
 }
@@ -117,32 +66,42 @@ impl SchemeGarbler for Garbler {
         Garbler::new(delta, first_gate_id)
     }
 
-    fn at_gate(&self, gate_id: u64) -> Garbler {
-        Garbler {
-            next_gate: gate_id,
-            ..self.clone()
-        }
-    }
+    garbler_accessors!();
 
-    fn delta(&self) -> Delta {
-        self.delta
-    }
-
-    fn next_gate_id(&self) -> u64 {
-        self.next_gate
-    }
-
-    fn backend(&self) -> Backend {
-        self.tccr.backend()
-    }
-
-    #[inline]
     fn garble(
         &mut self,
         gates: &[Gate],
         labels: &mut [ZeroLabel],
         tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
-        Garbler::garble(self, gates, labels, tables)
+        check_ids(self.core.next_gate, gates)?;
+        let start = tables.len();
+        let num_wires = labels.len();
+        self.bits.clear();
+        let delta = self.delta.block();
+        let mut out = Garbling {
+            tccr: &self.core.tccr,
+            coins: &self.coins,
+            delta,
+            tables,
+            bits: &mut self.bits,
+        };
+        // SAFETY: the loop checks every wire against the label slice; the
+        // kernel runs on plain blocks and hashes through `Tccr`.
+        let done = unsafe {
+            garble_loop(
+                &mut out,
+                delta,
+                self.core.next_gate,
+                gates,
+                zero_blocks(labels),
+            )
+        };
+        match done {
+            Ok(_) => self.bits.finish(tables),
+            Err(_) => tables.truncate(start),
+        }
+        let needed = ThreeHalves::table_bytes;
+        conclude(done, &mut self.core.next_gate, gates, num_wires, 0, needed)
     }
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
@@ -59,6 +60,27 @@ pub fn random_circuit(seed: u64, slots: usize, len: usize, and_bias: f64) -> (Ve
         num += usize::from(fresh);
     }
     (gates, num)
+}
+
+/// Random circuit cases `(seed, slots, len, and_bias, first_id)` for
+/// [`random_circuit`] and [`check_backends`]: first ids on both sides of the
+/// 64-gate and 2^63 boundaries and near 2^64.
+pub fn circuit_cases() -> impl Strategy<Value = (u64, usize, usize, f64, u64)> {
+    (
+        any::<u64>(),
+        2usize..40,
+        0usize..600,
+        prop::sample::select(vec![0.3, 0.8, 0.97, 1.0]),
+        prop::sample::select(vec![
+            0u64,
+            1,
+            63,
+            1 << 40,
+            (1 << 63) - 37,
+            u64::MAX / 2,
+            u64::MAX - 5000,
+        ]),
+    )
 }
 
 /// Garbles and evaluates `gates` under `S` on every available backend, with
@@ -180,4 +202,109 @@ pub fn same_input_ands(n: u32) -> Vec<Gate> {
             out: 2 + i,
         })
         .collect()
+}
+
+/// Long levelled AND runs over `n` wires crossing chunk boundaries, every
+/// gate of the first run overwriting one of its own inputs (each slot is read
+/// before, or by the same gate that, overwrites it), then a second run, an
+/// XOR and an INV in between and after.
+pub fn in_place_runs(n: u32) -> Vec<Gate> {
+    let mut gates: Vec<Gate> = (0..n - 1)
+        .map(|i| Gate::And {
+            a: i,
+            b: i + 1,
+            out: i,
+        })
+        .collect();
+    gates.push(Gate::Xor { a: 0, b: 1, out: 2 });
+    gates.extend((0..n / 2).map(|i| Gate::And {
+        a: 2 * i,
+        b: 2 * i + 1,
+        out: 2 * i + 1,
+    }));
+    gates.push(Gate::Inv { a: 5, out: 5 });
+    gates
+}
+
+/// Bad input to `S`'s garbler and evaluator gives the precise errors, never
+/// a panic, and leaves the tables and gate counters as they were: wires out
+/// of range (also past the first hash chunk), tables one byte short, and
+/// gate ids that would overflow (filling the id space exactly is fine).
+pub fn check_bad_inputs<S: GarblingScheme>() {
+    use twofold_crypto::CryptoError;
+    let mut prg = Prg::from_seed(Block(4));
+    let delta = Delta::random(&mut prg);
+    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel::random(&mut prg)).collect();
+    let bad_wire = [
+        Gate::And { a: 0, b: 1, out: 2 },
+        Gate::Xor { a: 0, b: 9, out: 3 },
+    ];
+    let mut garbler = S::Garbler::new(delta, 5);
+    let mut labels = zeros.clone();
+    let mut tables = vec![1u8];
+    assert_eq!(
+        garbler.garble(&bad_wire, &mut labels, &mut tables),
+        Err(CryptoError::WireOutOfRange {
+            gate: 1,
+            wire: 9,
+            num_wires: 4
+        })
+    );
+    // Tables and the counter are unchanged; the labels are to be discarded.
+    assert_eq!(tables, [1]);
+    assert_eq!(garbler.next_gate_id(), 5);
+    let inv_out = [Gate::Inv { a: 0, out: 4 }];
+    assert!(garbler.garble(&inv_out, &mut labels, &mut tables).is_err());
+    let mut long: Vec<Gate> = (0..150).map(|_| Gate::And { a: 0, b: 1, out: 2 }).collect();
+    long.push(Gate::And { a: 0, b: 1, out: 4 });
+    assert_eq!(
+        garbler.garble(&long, &mut labels, &mut tables),
+        Err(CryptoError::WireOutOfRange {
+            gate: 150,
+            wire: 4,
+            num_wires: 4
+        })
+    );
+    assert_eq!(tables, [1]);
+    assert_eq!(garbler.next_gate_id(), 5);
+
+    let mut evaluator = S::Evaluator::new(5);
+    let mut active: Vec<ActiveLabel> = zeros
+        .iter()
+        .map(|z| ActiveLabel::from_block(z.block()))
+        .collect();
+    let plenty = vec![0u8; S::table_bytes(200)];
+    assert!(evaluator.evaluate(&bad_wire, &mut active, &plenty).is_err());
+    assert!(evaluator.evaluate(&long, &mut active, &plenty).is_err());
+    let needed = S::table_bytes(150);
+    assert_eq!(
+        evaluator.evaluate(&long[..150], &mut active, &plenty[..needed - 1]),
+        Err(CryptoError::TablesTooShort {
+            needed,
+            got: needed - 1
+        })
+    );
+    assert_eq!(evaluator.next_gate_id(), 5);
+    evaluator
+        .evaluate(&long[..150], &mut active, &plenty[..needed])
+        .unwrap();
+    assert_eq!(evaluator.next_gate_id(), 155);
+
+    let two_ands = [
+        Gate::And { a: 0, b: 1, out: 2 },
+        Gate::And { a: 0, b: 1, out: 3 },
+    ];
+    let mut end = S::Garbler::new(delta, u64::MAX - 1);
+    assert_eq!(
+        end.garble(&two_ands, &mut labels, &mut tables),
+        Err(CryptoError::GateIdOverflow)
+    );
+    let mut end = S::Evaluator::new(u64::MAX - 1);
+    assert_eq!(
+        end.evaluate(&two_ands, &mut active, &plenty),
+        Err(CryptoError::GateIdOverflow)
+    );
+    let mut end = S::Garbler::new(delta, u64::MAX - 2);
+    end.garble(&two_ands, &mut labels, &mut tables).unwrap();
+    assert_eq!(end.next_gate_id(), u64::MAX);
 }
