@@ -1,6 +1,6 @@
 //! The three-halves evaluator.
 
-use super::kernel::Evaluating;
+use super::kernel::{Evaluating, Scratch};
 use super::{ThreeHalves, HALVES_BYTES};
 use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
@@ -45,6 +45,7 @@ impl SchemeEvaluator for Evaluator {
             halves,
             bits,
             done: 0,
+            scratch: Scratch::new(),
         };
         // SAFETY: the loop checks every wire against the label slice; the
         // kernel checks its table reads and hashes through `Tccr`.

@@ -1,6 +1,7 @@
 //! The three-halves garbler.
 
-use super::kernel::{BitWriter, Garbling};
+use super::gate::DeltaTerms;
+use super::kernel::{BitWriter, Garbling, Scratch};
 use super::ThreeHalves;
 use crate::aes::Aes128;
 use crate::batch::{check_ids, conclude, garble_loop, Core};
@@ -21,6 +22,7 @@ use twofold_circuit::Gate;
 #[derive(Clone, Debug)]
 pub struct Garbler {
     delta: Delta,
+    terms: DeltaTerms,
     core: Core,
     coins: Aes128,
     bits: BitWriter,
@@ -54,6 +56,7 @@ impl Garbler {
     fn build(delta: Delta, core: Core, coins: Aes128) -> Garbler {
         Garbler {
             delta,
+            terms: DeltaTerms::new(delta.block()),
             core,
             coins,
             bits: BitWriter::default(),
@@ -82,9 +85,10 @@ impl SchemeGarbler for Garbler {
         let mut out = Garbling {
             tccr: &self.core.tccr,
             coins: &self.coins,
-            delta,
+            terms: &self.terms,
             tables,
             bits: &mut self.bits,
+            scratch: Scratch::new(),
         };
         // SAFETY: the loop checks every wire against the label slice; the
         // kernel runs on plain blocks and hashes through `Tccr`.
