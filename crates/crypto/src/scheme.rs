@@ -203,10 +203,15 @@ impl Scheme {
     /// Bytes of table one call garbling `and_gates` AND gates appends
     /// ([`GarblingScheme::table_bytes`] of this scheme).
     pub fn table_bytes(self, and_gates: usize) -> usize {
-        match self {
-            Scheme::HalfGates => HalfGates::table_bytes(and_gates),
-            Scheme::ThreeHalves => ThreeHalves::table_bytes(and_gates),
+        /// [`Scheme::table_bytes`] as a job.
+        struct TableBytes(usize);
+        impl SchemeJob for TableBytes {
+            type Output = usize;
+            fn run<S: GarblingScheme>(self) -> usize {
+                S::table_bytes(self.0)
+            }
         }
+        self.dispatch(TableBytes(and_gates))
     }
 
     /// Runs `job` with this scheme as its type parameter.
