@@ -145,7 +145,8 @@ enum Cmd {
         #[arg(long, requires = "ipp")]
         ipp_no_overlap: bool,
         /// FGP splits AND levels of at least N gates between threads
-        /// (default: the threshold measured on the development machine).
+        /// (default: the threshold measured on the development machine; both
+        /// must agree).
         #[arg(long, value_name = "N")]
         fgp_min_ands: Option<usize>,
         /// Garbling scheme: half-gates (32 bytes per AND gate, fastest to

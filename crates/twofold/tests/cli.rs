@@ -151,6 +151,7 @@ fn two_processes_compute_aes() {
     let json: Value = serde_json::from_str(&ok(b)).unwrap();
     assert_eq!(json["outputs"]["0"], want);
     assert_eq!(json["party"], "b");
+    assert_eq!(json["scheme"], "three-halves");
 }
 
 /// A program big enough to run for a while: synthetic, about 8 x 10^7 AND gates.

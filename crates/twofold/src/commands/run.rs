@@ -101,7 +101,9 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<String> {
         .as_ref()
         .or_else(|| peer.as_ref().and_then(|p| p.outputs.as_ref()));
     if opts.json {
-        return Ok(json_report(loaded, party, &report, peer.as_ref(), outputs).to_string());
+        let mut v = json_report(loaded, party, &report, peer.as_ref(), outputs);
+        v["scheme"] = json!(opts.scheme.name());
+        return Ok(v.to_string());
     }
     match outputs {
         Some(out) => Ok(format_outputs(loaded, out)
