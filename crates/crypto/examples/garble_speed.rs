@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 use twofold_circuit::Gate;
-use twofold_crypto::{ActiveLabel, Backend, Block, Delta, Evaluator, Garbler, Prg, ZeroLabel};
+use twofold_crypto::{ActiveLabel, Backend, Delta, Evaluator, Garbler, Prg, ZeroLabel};
 
 const BANK: u32 = 2048;
 const XORS_PER_LEVEL: u32 = 256;
@@ -55,7 +55,7 @@ fn run(backend: Backend, gates: &[Gate], batches: usize, prg: &mut Prg) -> (Dura
         .map(|&z| garbler.encode(z, prg.random_bool()))
         .collect();
     let ands = gates.iter().filter(|g| g.is_and()).count();
-    let mut tables: Vec<Block> = Vec::with_capacity(2 * ands);
+    let mut tables: Vec<u8> = Vec::with_capacity(32 * ands);
     let (mut t_garble, mut t_eval) = (Duration::ZERO, Duration::ZERO);
     for _ in 0..batches {
         tables.clear();

@@ -9,12 +9,12 @@ pub enum CryptoError {
     /// The requested AES backend is not supported by this CPU.
     #[error("AES backend {0} is not available on this CPU")]
     BackendUnavailable(&'static str),
-    /// Fewer garbled-table blocks were supplied than the AND gates need.
-    #[error("garbled tables too short: need {needed} blocks, got {got}")]
+    /// Fewer garbled-table bytes were supplied than the AND gates need.
+    #[error("garbled tables too short: need {needed} bytes, got {got}")]
     TablesTooShort {
-        /// Blocks the gates consume.
+        /// Bytes the gates consume.
         needed: usize,
-        /// Blocks supplied.
+        /// Bytes supplied.
         got: usize,
     },
     /// A gate reads or writes a wire outside the label slice.

@@ -79,3 +79,17 @@ impl ActiveLabel {
         self.0.lsb() ^ decode_bit
     }
 }
+
+/// The blocks of a label slice (for the garbling loops).
+pub(crate) fn zero_blocks(labels: &mut [ZeroLabel]) -> &mut [Block] {
+    // SAFETY: `ZeroLabel` is a transparent `Block`; the length covers the
+    // same memory.
+    unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, labels.len()) }
+}
+
+/// The blocks of a label slice (for the evaluation loops).
+pub(crate) fn active_blocks(labels: &mut [ActiveLabel]) -> &mut [Block] {
+    // SAFETY: `ActiveLabel` is a transparent `Block`; the length covers the
+    // same memory.
+    unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, labels.len()) }
+}

@@ -10,10 +10,11 @@
 //! * [`scheme`]: the [`GarblingScheme`] seam (table size, garbler and
 //!   evaluator of a scheme).
 //! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores
-//!   ([`HalfGates`]).
+//!   ([`HalfGates`]); [`threehalves`]: the three-halves cores
+//!   ([`ThreeHalves`]); both run the same gate loops (module `batch`).
 //! * [`memory`]: the cores as in-memory engines, garbling into a table
 //!   buffer and evaluating from it ([`MemoryGarbler`], [`MemoryEvaluator`]);
-//!   [`speed`]: their speed on one core ([`core_speed`]).
+//!   [`speed`]: their speed on one core under either scheme ([`core_speed`]).
 //!
 //! Secrets (labels, Δ, keys, PRG state) are never printed: their `Debug`
 //! forms hide them.
@@ -26,6 +27,7 @@
 #![allow(unsafe_code)]
 
 pub mod aes;
+mod batch;
 pub mod block;
 pub mod delta;
 pub mod error;
@@ -37,6 +39,7 @@ pub mod prg;
 pub mod scheme;
 pub mod speed;
 pub mod tccr;
+pub mod threehalves;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -49,6 +52,7 @@ pub use error::CryptoError;
 pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
 pub use memory::{MemoryEvaluator, MemoryGarbler};
 pub use prg::Prg;
-pub use scheme::{GarblingScheme, SchemeEvaluator, SchemeGarbler};
+pub use scheme::{EvaluatorOf, GarblingScheme, Scheme, SchemeEvaluator, SchemeGarbler, SchemeJob};
 pub use speed::{core_speed, CoreSpeed};
 pub use tccr::Tccr;
+pub use threehalves::ThreeHalves;

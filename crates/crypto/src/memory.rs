@@ -1,6 +1,7 @@
 //! Garbling then evaluation in memory, without a peer: a garbler
 //! [`Engine`] that keeps its garbled tables (or drops them, to time garbling
-//! alone) and an evaluator [`Engine`] that consumes them from a slice.
+//! alone) and an evaluator [`Engine`] that consumes them from a slice, for
+//! any [`GarblingScheme`].
 //!
 //! For tests and for measuring the cores ([`crate::speed`]); a session
 //! streams the tables to its peer instead (the engines of
@@ -8,35 +9,32 @@
 
 use twofold_circuit::{Engine, Gate};
 
-use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
-use crate::scheme::GarblingScheme;
-
-/// Blocks of garbled table per AND gate.
-const TABLE_BLOCKS: usize = HalfGates::TABLE_BLOCKS;
+use crate::label::{ActiveLabel, ZeroLabel};
+use crate::scheme::{GarblingScheme, SchemeEvaluator, SchemeGarbler};
 
 /// Gates garbled at once when the tables are dropped: their tables stay in
 /// cache, as they do when a session streams them.
 const DROP_STEP: usize = 8192;
 
-/// Garbles into memory, keeping every table (to evaluate afterwards, see
-/// [`MemoryGarbler::evaluator`]) or dropping them as they come.
+/// Garbles into memory under scheme `S`, keeping every table (to evaluate
+/// afterwards, see [`MemoryGarbler::evaluator`]) or dropping them as they
+/// come.
 #[derive(Debug)]
-pub struct MemoryGarbler {
-    garbler: Garbler,
+pub struct MemoryGarbler<S: GarblingScheme> {
+    garbler: S::Garbler,
     first_gate: u64,
-    tables: Vec<Block>,
+    tables: Vec<u8>,
     keep: bool,
 }
 
-impl MemoryGarbler {
+impl<S: GarblingScheme> MemoryGarbler<S> {
     /// A garbler with offset `delta` whose first AND gate gets id
     /// `first_gate`, keeping every table.
-    pub fn new(delta: Delta, first_gate: u64) -> MemoryGarbler {
+    pub fn new(delta: Delta, first_gate: u64) -> Self {
         MemoryGarbler {
-            garbler: Garbler::new(delta, first_gate),
+            garbler: S::Garbler::new(delta, first_gate),
             first_gate,
             tables: Vec::new(),
             keep: true,
@@ -45,7 +43,7 @@ impl MemoryGarbler {
 
     /// As [`MemoryGarbler::new`], but dropping the tables as they come
     /// (garbling speed alone).
-    pub fn dropping_tables(delta: Delta, first_gate: u64) -> MemoryGarbler {
+    pub fn dropping_tables(delta: Delta, first_gate: u64) -> Self {
         MemoryGarbler {
             keep: false,
             ..MemoryGarbler::new(delta, first_gate)
@@ -53,23 +51,24 @@ impl MemoryGarbler {
     }
 
     /// The garbling core (its Δ, next gate id, backend, input encoding).
-    pub fn garbler(&self) -> &Garbler {
+    pub fn garbler(&self) -> &S::Garbler {
         &self.garbler
     }
 
-    /// The tables kept so far, two blocks per AND gate in execution order.
-    pub fn tables(&self) -> &[Block] {
+    /// The tables kept so far, in execution order (one table string per
+    /// [`Engine::run_gates`] call).
+    pub fn tables(&self) -> &[u8] {
         &self.tables
     }
 
     /// An evaluator of what this garbler garbled: the same first gate id,
     /// reading the tables kept.
-    pub fn evaluator(&self) -> MemoryEvaluator<'_> {
+    pub fn evaluator(&self) -> MemoryEvaluator<'_, S> {
         MemoryEvaluator::new(self.first_gate, &self.tables)
     }
 }
 
-impl Engine for MemoryGarbler {
+impl<S: GarblingScheme> Engine for MemoryGarbler<S> {
     type Label = ZeroLabel;
     type Error = CryptoError;
 
@@ -85,23 +84,24 @@ impl Engine for MemoryGarbler {
     }
 
     fn skip_ands(&mut self, n: u64) {
-        self.garbler = Garbler::new(self.garbler.delta(), self.garbler.next_gate_id() + n);
+        self.garbler = self.garbler.at_gate(self.garbler.next_gate_id() + n);
     }
 }
 
-/// Evaluates from tables in memory, consuming them from the front.
+/// Evaluates from tables in memory under scheme `S`, consuming them from
+/// the front.
 #[derive(Debug)]
-pub struct MemoryEvaluator<'t> {
-    evaluator: Evaluator,
-    tables: &'t [Block],
+pub struct MemoryEvaluator<'t, S: GarblingScheme> {
+    evaluator: S::Evaluator,
+    tables: &'t [u8],
 }
 
-impl<'t> MemoryEvaluator<'t> {
+impl<'t, S: GarblingScheme> MemoryEvaluator<'t, S> {
     /// An evaluator whose first AND gate has id `first_gate`, reading
-    /// `tables` (two blocks per AND gate, in execution order).
-    pub fn new(first_gate: u64, tables: &'t [Block]) -> MemoryEvaluator<'t> {
+    /// `tables` (as a [`MemoryGarbler`] of the same gates kept them).
+    pub fn new(first_gate: u64, tables: &'t [u8]) -> Self {
         MemoryEvaluator {
-            evaluator: Evaluator::new(first_gate),
+            evaluator: S::Evaluator::new(first_gate),
             tables,
         }
     }
@@ -112,23 +112,23 @@ impl<'t> MemoryEvaluator<'t> {
     }
 
     /// The tables not used yet.
-    pub fn unused_tables(&self) -> &'t [Block] {
+    pub fn unused_tables(&self) -> &'t [u8] {
         self.tables
     }
 }
 
-impl Engine for MemoryEvaluator<'_> {
+impl<S: GarblingScheme> Engine for MemoryEvaluator<'_, S> {
     type Label = ActiveLabel;
     type Error = CryptoError;
 
     fn run_gates(&mut self, gates: &[Gate], labels: &mut [ActiveLabel]) -> Result<(), CryptoError> {
         let ands = gates.iter().filter(|g| g.is_and()).count();
         self.evaluator.evaluate(gates, labels, self.tables)?;
-        self.tables = &self.tables[TABLE_BLOCKS * ands..];
+        self.tables = &self.tables[S::table_bytes(ands)..];
         Ok(())
     }
 
     fn skip_ands(&mut self, n: u64) {
-        self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + n);
+        self.evaluator = S::Evaluator::new(self.evaluator.next_gate_id() + n);
     }
 }

@@ -9,13 +9,19 @@ use twofold_circuit::Program;
 use crate::aes::Backend;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::halfgates::{ActiveLabel, ZeroLabel};
+use crate::label::{ActiveLabel, ZeroLabel};
 use crate::memory::MemoryGarbler;
 use crate::prg::Prg;
+use crate::scheme::{GarblingScheme, Scheme, SchemeGarbler, SchemeJob};
 
 /// What [`core_speed`] measured.
 #[derive(Clone, Debug)]
 pub struct CoreSpeed {
+    /// The garbling scheme measured.
+    pub scheme: Scheme,
+    /// Bytes of garbled table per AND gate (the layered body garbled in
+    /// one call).
+    pub bytes_per_and: f64,
     /// AND gates garbled (and evaluated) in every run.
     pub and_gates: u64,
     /// The AES backend the cores ran on.
@@ -26,12 +32,29 @@ pub struct CoreSpeed {
     pub evaluate_rates: Vec<f64>,
 }
 
-/// Garbling-only and evaluation-only AND gates per second on one core, in
-/// `runs` runs: a layered body of 65,536 AND gates (its tables, 2 MiB, stay
-/// in cache as they do when streamed) garbled, and evaluated from its
-/// recorded tables, as many times as make `and_gates`. Every evaluation is
-/// checked against the garbled outputs.
-pub fn core_speed(and_gates: u64, runs: usize) -> Result<CoreSpeed, CryptoError> {
+/// Garbling-only and evaluation-only AND gates per second on one core under
+/// `scheme`, in `runs` runs: a layered body of 65,536 AND gates (its tables,
+/// at most 2 MiB, stay in cache as they do when streamed) garbled, and
+/// evaluated from its recorded tables, as many times as make `and_gates`.
+/// Every evaluation is checked against the garbled outputs.
+pub fn core_speed(scheme: Scheme, and_gates: u64, runs: usize) -> Result<CoreSpeed, CryptoError> {
+    scheme.dispatch(SpeedJob { and_gates, runs })
+}
+
+/// [`core_speed`] as a job generic over the scheme.
+struct SpeedJob {
+    and_gates: u64,
+    runs: usize,
+}
+
+impl SchemeJob for SpeedJob {
+    type Output = Result<CoreSpeed, CryptoError>;
+    fn run<S: GarblingScheme>(self) -> Self::Output {
+        core_speed_of::<S>(self.and_gates, self.runs)
+    }
+}
+
+fn core_speed_of<S: GarblingScheme>(and_gates: u64, runs: usize) -> Result<CoreSpeed, CryptoError> {
     let body = Program::from(layered(1024, 64, 64, 0x5eed).levelize());
     let per = body.and_count();
     let repeats = and_gates.div_ceil(per).max(1);
@@ -43,14 +66,14 @@ pub fn core_speed(and_gates: u64, runs: usize) -> Result<CoreSpeed, CryptoError>
         .collect();
     let mut garble_rates = Vec::new();
     for _ in 0..runs {
-        let mut engine = MemoryGarbler::dropping_tables(delta, 0);
+        let mut engine = MemoryGarbler::<S>::dropping_tables(delta, 0);
         let t = Instant::now();
         for _ in 0..repeats {
             body.run(&mut engine, &inputs)?;
         }
         garble_rates.push(ands as f64 / t.elapsed().as_secs_f64());
     }
-    let mut recorder = MemoryGarbler::new(delta, 0);
+    let mut recorder = MemoryGarbler::<S>::new(delta, 0);
     let zero_outputs = body.run(&mut recorder, &inputs)?;
     let active: Vec<ActiveLabel> = inputs
         .iter()
@@ -75,6 +98,8 @@ pub fn core_speed(and_gates: u64, runs: usize) -> Result<CoreSpeed, CryptoError>
         }
     }
     Ok(CoreSpeed {
+        scheme: S::KIND,
+        bytes_per_and: recorder.tables().len() as f64 / per as f64,
         and_gates: ands,
         backend: recorder.garbler().backend(),
         garble_rates,

@@ -64,7 +64,7 @@ impl Tccr {
     }
 
     /// `hash_in_place` with `tweaks.len() >= xs.len()` already established.
-    fn hash_unchecked(&self, xs: &mut [Block], tweaks: &[Block]) {
+    pub(crate) fn hash_unchecked(&self, xs: &mut [Block], tweaks: &[Block]) {
         match &self.aes.keys {
             Keys::Soft(aes) => soft_tccr(aes, xs, tweaks),
             #[cfg(target_arch = "x86_64")]

@@ -1,22 +1,41 @@
-//! Thousands of random circuits garbled and evaluated in memory (no network):
-//! the decoded outputs equal plaintext evaluation. Circuits come from the
+//! Thousands of random circuits garbled and evaluated in memory (no network),
+//! under half-gates and under three-halves: the decoded outputs equal
+//! plaintext evaluation. Circuits come from the
 //! builder and from random Bristol text with INV, EQ, EQW and MAND gates.
 
 use rand::{Rng, SeedableRng};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{Circuit, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{Delta, MemoryGarbler, Prg};
+use twofold_crypto::{
+    Delta, GarblingScheme, HalfGates, MemoryGarbler, Prg, SchemeGarbler, ThreeHalves,
+};
 use twofold_testkit::{random_circuit, random_inputs, RandomShape};
 
-/// Garbles and evaluates `program` on `inputs`; returns the decoded outputs.
+/// Garbles and evaluates `program` on `inputs` under both schemes; checks
+/// that they agree and returns the decoded outputs.
 fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<bool> {
+    let half = garbled_eval_under::<HalfGates>(program, inputs, prg);
+    assert_eq!(
+        garbled_eval_under::<ThreeHalves>(program, inputs, prg),
+        half
+    );
+    half
+}
+
+/// Garbles and evaluates `program` on `inputs` under `S`; returns the
+/// decoded outputs.
+fn garbled_eval_under<S: GarblingScheme>(
+    program: &Program,
+    inputs: &[Vec<bool>],
+    prg: &mut Prg,
+) -> Vec<bool> {
     let delta = Delta::random(prg);
     let zeros: Vec<ZeroLabel> = (0..program.main.input_bits())
         .map(|_| ZeroLabel::random(prg))
         .collect();
     let gate_id = prg.random_block().0 as u64 >> 8;
-    let mut garbling = MemoryGarbler::new(delta, gate_id);
+    let mut garbling = MemoryGarbler::<S>::new(delta, gate_id);
     let out0 = program.run(&mut garbling, &zeros).unwrap();
     let active: Vec<ActiveLabel> = zeros
         .iter()
@@ -26,7 +45,7 @@ fn garbled_eval(program: &Program, inputs: &[Vec<bool>], prg: &mut Prg) -> Vec<b
     let mut evaluating = garbling.evaluator();
     let out = program.run(&mut evaluating, &active).unwrap();
     assert!(evaluating.unused_tables().is_empty(), "every table is used");
-    // One fresh gate id (two tweaks) per AND gate, regions and instances included.
+    // One fresh gate id (its own tweaks) per AND gate, regions and instances included.
     let garbled = garbling.garbler().next_gate_id() - gate_id;
     assert_eq!(garbled, program.and_count());
     assert_eq!(evaluating.next_gate_id() - gate_id, program.and_count());

@@ -1,161 +1,28 @@
 //! Half-gates garbling and evaluation against plaintext evaluation.
 
-use proptest::prelude::*;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
-use std::collections::HashSet;
-use twofold_circuit::{eval_gates, Gate};
-use twofold_crypto::{
-    ActiveLabel, Backend, Block, CryptoError, Delta, Evaluator, Garbler, GarblingScheme, HalfGates,
-    Prg, SchemeEvaluator, SchemeGarbler, Tccr, ZeroLabel,
+mod common;
+
+use common::{
+    check_backends, check_bad_inputs, check_scheme, circuit_cases, in_place_runs, random_circuit,
+    same_input_ands,
 };
-
-/// A random gate list over `slots` initial wires. Outputs go to fresh wires or
-/// overwrite existing ones (slot reuse, including a gate's own inputs). Runs
-/// of consecutive AND gates are levelled: no AND reads a slot written earlier
-/// in its run. Returns the gates and the final number of wires.
-fn random_circuit(seed: u64, slots: usize, len: usize, and_bias: f64) -> (Vec<Gate>, usize) {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut num = slots;
-    let mut gates = Vec::with_capacity(len);
-    // Slots written by the current run of AND gates.
-    let mut written: HashSet<u32> = HashSet::new();
-    while gates.len() < len {
-        // Inputs come from the `num` existing wires; the output is a fresh
-        // wire or any existing one.
-        let fresh = rng.gen_bool(0.3);
-        let out = if fresh {
-            num as u32
-        } else {
-            rng.gen_range(0..num) as u32
-        };
-        let mut gate = None;
-        if rng.gen_bool(and_bias) {
-            // An AND whose inputs were not written earlier in this run.
-            let mut pick = || {
-                (0..8)
-                    .map(|_| rng.gen_range(0..num) as u32)
-                    .find(|w| !written.contains(w))
-            };
-            if let (Some(a), Some(b)) = (pick(), pick()) {
-                written.insert(out);
-                gate = Some(Gate::And { a, b, out });
-            }
-        }
-        let gate = gate.unwrap_or_else(|| {
-            // A free gate ends the AND run.
-            written.clear();
-            let a = rng.gen_range(0..num) as u32;
-            let b = rng.gen_range(0..num) as u32;
-            if rng.gen_bool(0.7) {
-                Gate::Xor { a, b, out }
-            } else {
-                Gate::Inv { a, out }
-            }
-        });
-        gates.push(gate);
-        num += usize::from(fresh);
-    }
-    (gates, num)
-}
-
-/// Garbles and evaluates `gates` on every available backend; checks every
-/// final wire label against the plaintext values and that all backends
-/// produce identical tables.
-fn check_circuit(gates: &[Gate], num: usize, seed: u64, first_id: u64) {
-    let mut prg = Prg::from_seed(Block(seed as u128 | 1 << 100));
-    let delta = Delta::random(&mut prg);
-    let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
-    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel::random(&mut prg)).collect();
-
-    let mut reference_tables: Option<Vec<Block>> = None;
-    let mut plain = bits.clone();
-    eval_gates(gates, &mut plain);
-    let ands = gates.iter().filter(|g| g.is_and()).count() as u64;
-
-    for backend in Backend::available() {
-        let mut garbler = Garbler::with_backend(delta, first_id, backend).unwrap();
-        let mut evaluator = Evaluator::with_backend(first_id, backend).unwrap();
-        let mut g_labels = zeros.clone();
-        let active: Vec<ActiveLabel> = zeros
-            .iter()
-            .zip(&bits)
-            .map(|(z, &b)| garbler.encode(*z, b))
-            .collect();
-        let mut e_labels = active;
-        let mut tables = vec![Block(5)]; // garble appends
-        garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
-        assert_eq!(tables[0], Block(5));
-        assert_eq!(tables.len() as u64, 1 + 2 * ands);
-        evaluator
-            .evaluate(gates, &mut e_labels, &tables[1..])
-            .unwrap();
-        assert_eq!(garbler.next_gate_id(), first_id + ands);
-        assert_eq!(evaluator.next_gate_id(), first_id + ands);
-        for w in 0..num {
-            assert_eq!(
-                e_labels[w],
-                garbler.encode(g_labels[w], plain[w]),
-                "{backend}: wire {w}"
-            );
-            assert_eq!(e_labels[w].decode(g_labels[w].decode_bit()), plain[w]);
-        }
-        match &reference_tables {
-            None => reference_tables = Some(tables),
-            Some(r) => assert_eq!(r, &tables, "{backend} tables differ"),
-        }
-    }
-}
+use proptest::prelude::*;
+use std::collections::HashSet;
+use twofold_circuit::Gate;
+use twofold_crypto::{
+    blocks_as_bytes, ActiveLabel, Backend, Block, Delta, Evaluator, Garbler, HalfGates, Prg, Tccr,
+    ZeroLabel,
+};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn garbled_evaluation_matches_plaintext(
-        seed in any::<u64>(),
-        slots in 2usize..40,
-        len in 0usize..600,
-        and_bias in prop::sample::select(vec![0.3, 0.8, 0.97, 1.0]),
-        first_id in prop::sample::select(vec![0u64, 1, 1 << 40, (1 << 63) - 37, u64::MAX / 2, u64::MAX - 5000]),
+        (seed, slots, len, and_bias, first_id) in circuit_cases(),
     ) {
         let (gates, num) = random_circuit(seed, slots, len, and_bias);
         check_circuit(&gates, num, seed, first_id);
-    }
-}
-
-/// Garbles and evaluates `gates` through the [`GarblingScheme`] seam only
-/// (as the protocol engines do) and checks the table size and every final
-/// wire against plaintext evaluation.
-fn check_scheme<S: GarblingScheme>(gates: &[Gate], num: usize, seed: u64) {
-    let mut prg = Prg::from_seed(Block(seed as u128 | 1 << 90));
-    let delta = Delta::random(&mut prg);
-    let bits: Vec<bool> = (0..num).map(|_| prg.random_bool()).collect();
-    let zeros: Vec<ZeroLabel> = (0..num).map(|_| ZeroLabel::random(&mut prg)).collect();
-    let mut plain = bits.clone();
-    eval_gates(gates, &mut plain);
-    let ands = gates.iter().filter(|g| g.is_and()).count();
-
-    let mut garbler = S::Garbler::new(delta, 3);
-    let mut evaluator = S::Evaluator::new(3);
-    let mut e_labels: Vec<ActiveLabel> = zeros
-        .iter()
-        .zip(&bits)
-        .map(|(z, &b)| garbler.encode(*z, b))
-        .collect();
-    let mut g_labels = zeros;
-    let mut tables = Vec::new();
-    garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
-    assert_eq!(tables.len(), S::TABLE_BLOCKS * ands);
-    evaluator.evaluate(gates, &mut e_labels, &tables).unwrap();
-    assert_eq!(garbler.delta(), delta);
-    assert_eq!(garbler.next_gate_id(), 3 + ands as u64);
-    assert_eq!(evaluator.next_gate_id(), 3 + ands as u64);
-    for w in 0..num {
-        assert_eq!(
-            e_labels[w],
-            garbler.encode(g_labels[w], plain[w]),
-            "wire {w}"
-        );
     }
 }
 
@@ -172,60 +39,40 @@ fn half_gates_through_the_scheme_seam() {
 #[test]
 fn long_and_runs_with_in_place_outputs() {
     let n = 300u32;
-    // Gate i reads slots i and i + 1 and overwrites slot i: each slot is read
-    // before (or by the same gate that) overwrites it, across chunk borders.
-    let mut gates: Vec<Gate> = (0..n - 1)
-        .map(|i| Gate::And {
-            a: i,
-            b: i + 1,
-            out: i,
-        })
-        .collect();
-    gates.push(Gate::Xor { a: 0, b: 1, out: 2 });
-    gates.extend((0..n / 2).map(|i| Gate::And {
-        a: 2 * i,
-        b: 2 * i + 1,
-        out: 2 * i + 1,
-    }));
-    gates.push(Gate::Inv { a: 5, out: 5 });
+    let gates = in_place_runs(n);
     check_circuit(&gates, n as usize, 7, u64::MAX - 1000);
 }
 
-/// One garbler and evaluator pair on a circuit, with the tables.
+/// Garbles and evaluates `gates` on every backend (see [`check_backends`]).
+fn check_circuit(gates: &[Gate], num: usize, seed: u64, first_id: u64) {
+    check_backends::<HalfGates>(gates, num, seed, first_id, |delta, backend| {
+        (
+            Garbler::with_backend(delta, first_id, backend).unwrap(),
+            Evaluator::with_backend(first_id, backend).unwrap(),
+        )
+    });
+}
+
+/// One half-gates garbler on a circuit, with the tables.
 fn garble_eval(
     gates: &[Gate],
     zeros: &[ZeroLabel],
     bits: &[bool],
     delta: Delta,
-) -> (Garbler, Vec<ZeroLabel>, Vec<ActiveLabel>, Vec<Block>) {
-    let mut garbler = Garbler::new(delta, 0);
-    let mut g_labels = zeros.to_vec();
-    let mut tables = Vec::new();
-    garbler.garble(gates, &mut g_labels, &mut tables).unwrap();
-    let active: Vec<ActiveLabel> = zeros
-        .iter()
-        .zip(bits)
-        .map(|(z, &b)| garbler.encode(*z, b))
-        .collect();
-    (garbler, g_labels, active, tables)
+) -> (Garbler, Vec<ZeroLabel>, Vec<ActiveLabel>, Vec<u8>) {
+    common::garble_eval(Garbler::new(delta, 0), gates, zeros, bits)
 }
 
 #[test]
 fn every_and_gets_distinct_tweaks() {
     // 200 AND gates on the same inputs: only the tweak tells them apart.
-    let gates: Vec<Gate> = (0..200)
-        .map(|i| Gate::And {
-            a: 0,
-            b: 1,
-            out: 2 + i,
-        })
-        .collect();
+    let gates = same_input_ands(200);
     let mut prg = Prg::from_seed(Block(11));
     let delta = Delta::random(&mut prg);
     let zeros: Vec<ZeroLabel> = (0..202).map(|_| ZeroLabel::random(&mut prg)).collect();
     let (garbler, g_labels, _, tables) = garble_eval(&gates, &zeros, &[true; 202], delta);
     assert_eq!(garbler.next_gate_id(), 200);
-    let distinct: HashSet<u128> = tables.iter().map(|b| b.0).collect();
+    let distinct: HashSet<&[u8]> = tables.chunks_exact(16).collect();
     assert_eq!(distinct.len(), 400);
     let outs: HashSet<u128> = g_labels[2..].iter().map(|z| z.block().0).collect();
     assert_eq!(outs.len(), 200);
@@ -244,7 +91,10 @@ fn every_and_gets_distinct_tweaks() {
     let mut shifted = Garbler::new(delta, 1);
     let mut t3 = Vec::new();
     shifted.garble(&gates, &mut zeros.clone(), &mut t3).unwrap();
-    assert!(t3.iter().zip(&tables).all(|(x, y)| x != y));
+    assert!(t3
+        .chunks_exact(16)
+        .zip(tables.chunks_exact(16))
+        .all(|(x, y)| x != y));
 }
 
 #[test]
@@ -258,7 +108,7 @@ fn wrong_table_or_id_gives_a_wrong_label() {
         let (garbler, g_labels, active, tables) = garble_eval(&gates, &zeros, &bits, delta);
         let good0 = g_labels[2].block();
         let valid = |l: ActiveLabel| l.block() == good0 || l.block() == good0 ^ delta.block();
-        let eval = |tables: &[Block], id: u64| {
+        let eval = |tables: &[u8], id: u64| {
             let mut labels = active.clone();
             Evaluator::new(id)
                 .evaluate(&gates, &mut labels, tables)
@@ -271,7 +121,7 @@ fn wrong_table_or_id_gives_a_wrong_label() {
         let (sa, sb) = (active[0].block().lsb(), active[1].block().lsb());
         for (row, used) in [(0, sa), (1, sb)] {
             let mut bad = tables.clone();
-            bad[row].0 ^= 1 << (trial % 128);
+            bad[16 * row + trial % 16] ^= 1 << (trial % 8);
             let out = eval(&bad, 0);
             assert_eq!(out != right, used, "row {row}");
             assert_eq!(valid(out), !used);
@@ -300,93 +150,7 @@ fn free_gates() {
 
 #[test]
 fn bad_inputs_are_errors_and_keep_tables_and_ids() {
-    let mut prg = Prg::from_seed(Block(4));
-    let delta = Delta::random(&mut prg);
-    let zeros: Vec<ZeroLabel> = (0..4).map(|_| ZeroLabel::random(&mut prg)).collect();
-    let bad_wire = [
-        Gate::And { a: 0, b: 1, out: 2 },
-        Gate::Xor { a: 0, b: 9, out: 3 },
-    ];
-    let mut garbler = Garbler::new(delta, 5);
-    let mut labels = zeros.clone();
-    let mut tables = vec![Block(1)];
-    assert_eq!(
-        garbler.garble(&bad_wire, &mut labels, &mut tables),
-        Err(CryptoError::WireOutOfRange {
-            gate: 1,
-            wire: 9,
-            num_wires: 4
-        })
-    );
-    // Tables and the counter are unchanged; the labels are to be discarded.
-    assert_eq!(tables, [Block(1)]);
-    assert_eq!(garbler.next_gate_id(), 5);
-    let inv_out = [Gate::Inv { a: 0, out: 4 }];
-    assert!(garbler.garble(&inv_out, &mut labels, &mut tables).is_err());
-
-    let mut evaluator = Evaluator::new(5);
-    let mut active: Vec<ActiveLabel> = zeros
-        .iter()
-        .map(|z| ActiveLabel::from_block(z.block()))
-        .collect();
-    assert!(evaluator
-        .evaluate(&bad_wire, &mut active, &[Block(0); 2])
-        .is_err());
-    let two_ands = [
-        Gate::And { a: 0, b: 1, out: 2 },
-        Gate::And { a: 0, b: 1, out: 3 },
-    ];
-    assert_eq!(
-        evaluator.evaluate(&two_ands, &mut active, &[Block(0); 3]),
-        Err(CryptoError::TablesTooShort { needed: 4, got: 3 })
-    );
-    assert_eq!(evaluator.next_gate_id(), 5);
-    // A bad wire after many good AND gates (past the first hash chunk).
-    let mut long: Vec<Gate> = (0..150).map(|_| Gate::And { a: 0, b: 1, out: 2 }).collect();
-    long.push(Gate::And { a: 0, b: 1, out: 4 });
-    let mut labels = zeros.clone();
-    let mut tables = Vec::new();
-    assert_eq!(
-        garbler.garble(&long, &mut labels, &mut tables),
-        Err(CryptoError::WireOutOfRange {
-            gate: 150,
-            wire: 4,
-            num_wires: 4
-        })
-    );
-    assert!(tables.is_empty());
-    assert_eq!(garbler.next_gate_id(), 5);
-    assert!(evaluator
-        .evaluate(&long, &mut active, &[Block(0); 400])
-        .is_err());
-    assert_eq!(
-        evaluator.evaluate(&long[..150], &mut active, &[Block(0); 299]),
-        Err(CryptoError::TablesTooShort {
-            needed: 300,
-            got: 299
-        })
-    );
-    assert_eq!(evaluator.next_gate_id(), 5);
-    evaluator
-        .evaluate(&long[..150], &mut active, &[Block(0); 300])
-        .unwrap();
-    assert_eq!(evaluator.next_gate_id(), 155);
-
-    // Gate ids must not overflow.
-    let mut end = Garbler::new(delta, u64::MAX - 1);
-    assert_eq!(
-        end.garble(&two_ands, &mut labels, &mut tables),
-        Err(CryptoError::GateIdOverflow)
-    );
-    let mut end = Evaluator::new(u64::MAX - 1);
-    assert_eq!(
-        end.evaluate(&two_ands, &mut active, &[Block(0); 4]),
-        Err(CryptoError::GateIdOverflow)
-    );
-    // Exactly filling the id space up to u64::MAX - 1 is fine.
-    let mut end = Garbler::new(delta, u64::MAX - 2);
-    end.garble(&two_ands, &mut labels, &mut tables).unwrap();
-    assert_eq!(end.next_gate_id(), u64::MAX);
+    check_bad_inputs::<HalfGates>();
 }
 
 /// The garbler and evaluator against the formulas of DESIGN.md computed
@@ -484,7 +248,11 @@ fn matches_reference_formulas() {
             let mut g_labels = zeros.clone();
             let mut tables = Vec::new();
             garbler.garble(&gates, &mut g_labels, &mut tables).unwrap();
-            assert_eq!(tables, expect_tables, "{backend} {first_id}");
+            assert_eq!(
+                tables,
+                blocks_as_bytes(&expect_tables),
+                "{backend} {first_id}"
+            );
             assert_eq!(g_labels.iter().map(|l| l.block()).collect::<Vec<_>>(), z);
 
             let mut e_labels = active.clone();

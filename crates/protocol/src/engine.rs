@@ -1,29 +1,30 @@
-//! The garbler and evaluator as [`Engine`]s: the pure half-gates cores, with
-//! garbled tables streamed over the channel in frames so that memory stays
-//! bounded whatever the circuit size.
+//! The garbler and evaluator as [`Engine`]s: the pure cores of a
+//! [`GarblingScheme`], with garbled tables streamed over the channel in
+//! frames so that memory stays bounded whatever the circuit size.
+//!
+//! Both engines cut the gates into the same steps (the scheme's tables are
+//! one byte string per garbling call, see [`twofold_crypto::scheme`]), so
+//! the evaluator evaluates exactly the runs the garbler garbled.
 //!
 //! With more than one thread, an engine garbles (evaluates) every AND run of
 //! at least [`FGP_MIN_ANDS`] gates in parallel (fine-grained parallelism):
 //! the run is cut into one contiguous part per thread, each part is garbled
-//! with the gate ids it has in the sequential order, and the tables are sent
-//! in that order, so the bytes on the wire do not depend on the thread count.
+//! with the gate ids (and coins) it has in the sequential order, and the
+//! tables are sent in that order.
 
 use twofold_circuit::{Engine, Gate};
-use twofold_crypto::halfgates::{ActiveLabel, Evaluator, Garbler, ZeroLabel};
-use twofold_crypto::{Block, CryptoError, Delta};
+use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
+use twofold_crypto::{CryptoError, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
 use crate::messages::Tables;
 use crate::options::Progress;
 
-/// Blocks of garbled table per AND gate, as the garbling scheme says.
-const TABLE_BLOCKS: usize = Tables::TABLE_BLOCKS;
-
 /// Gates handed to the core at once: bounds the tables held in memory.
 const GATES_PER_STEP: usize = 8192;
-/// Tables are sent once this many blocks have accumulated (128 KiB).
-const FLUSH_BLOCKS: usize = 8192;
+/// Tables are sent once this many bytes have accumulated (128 KiB).
+const FLUSH_BYTES: usize = 128 << 10;
 /// AND runs shorter than this are not split between threads. Measured with
 /// `twofold bench --artificial --max-width 262144` on the 2-vCPU development
 /// machine, splitting lost at every width (0.35-0.5x: its two vCPUs share
@@ -97,7 +98,7 @@ fn for_each_step(
 struct Part<L> {
     gates: Vec<Gate>,
     labels: Vec<L>,
-    tables: Vec<Block>,
+    tables: Vec<u8>,
 }
 
 impl<L> Default for Part<L> {
@@ -137,23 +138,28 @@ impl<L: Copy + Default> Part<L> {
     }
 }
 
+/// The gates `start..end` of part `p` of `k` of a run of `n` gates.
+fn part_bounds(n: usize, k: usize, p: usize) -> (usize, usize) {
+    (n * p / k, n * (p + 1) / k)
+}
+
 /// Splits `run` into one part per buffer in `parts`, loads each and runs
-/// `work(part, first gate index of the part)` on the thread pool; then writes
-/// the parts' outputs to their wires.
+/// `work(part, index of the part, first gate index of the part)` on the
+/// thread pool; then writes the parts' outputs to their wires.
 fn split_run<L: Copy + Default + Send + Sync>(
     parts: &mut [Part<L>],
     run: &[Gate],
     labels: &mut [L],
-    work: impl Fn(&mut Part<L>, usize) -> Result<(), CryptoError> + Sync,
+    work: impl Fn(&mut Part<L>, usize, usize) -> Result<(), CryptoError> + Sync,
 ) -> Result<(), CryptoError> {
     use rayon::prelude::*;
     let k = parts.len();
-    let bounds = |p: usize| (run.len() * p / k, run.len() * (p + 1) / k);
+    let bounds = |p: usize| part_bounds(run.len(), k, p);
     let shared: &[L] = labels;
     parts.par_iter_mut().enumerate().try_for_each(|(p, part)| {
         let (start, end) = bounds(p);
         part.load(&run[start..end], shared);
-        work(part, start)
+        work(part, p, start)
     })?;
     for (p, part) in parts.iter().enumerate() {
         let (start, end) = bounds(p);
@@ -166,14 +172,14 @@ fn split_run<L: Copy + Default + Send + Sync>(
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
 pub trait TableSink {
-    /// Takes a frame of tables ([`TABLE_BLOCKS`] blocks per AND gate).
-    fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError>;
+    /// Takes a frame of tables (whole garbling calls, in order).
+    fn send_tables(&mut self, tables: &[u8]) -> Result<(), ProtocolError>;
     /// Pushes out anything buffered.
     fn flush(&mut self) -> Result<(), ProtocolError>;
 }
 
 impl TableSink for Channel {
-    fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError> {
+    fn send_tables(&mut self, tables: &[u8]) -> Result<(), ProtocolError> {
         Tables::send(self, tables)
     }
     fn flush(&mut self) -> Result<(), ProtocolError> {
@@ -189,8 +195,8 @@ pub struct Discard {
 }
 
 impl TableSink for Discard {
-    fn send_tables(&mut self, tables: &[Block]) -> Result<(), ProtocolError> {
-        self.bytes += 16 * tables.len() as u64;
+    fn send_tables(&mut self, tables: &[u8]) -> Result<(), ProtocolError> {
+        self.bytes += tables.len() as u64;
         Ok(())
     }
     fn flush(&mut self) -> Result<(), ProtocolError> {
@@ -198,32 +204,32 @@ impl TableSink for Discard {
     }
 }
 
-/// The garbling side: garbles batches and streams the tables to the peer
-/// (or another [`TableSink`]).
-pub struct GarblingEngine<'c, S: TableSink = Channel> {
-    garbler: Garbler,
-    chan: &'c mut S,
-    tables: Vec<Block>,
+/// The garbling side under scheme `S`: garbles batches and streams the
+/// tables to the peer (or another [`TableSink`]).
+pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
+    garbler: S::Garbler,
+    chan: &'c mut K,
+    tables: Vec<u8>,
     fgp: Fgp,
     parts: Vec<Part<ZeroLabel>>,
     ands: u64,
     progress: Option<Progress>,
 }
 
-impl<'c, S: TableSink> GarblingEngine<'c, S> {
-    /// An engine sending tables to `chan`, its first AND gate numbered
-    /// `first_gate`, splitting wide AND runs as `fgp` says.
+impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
+    /// An engine with offset `delta` sending tables to `chan`, its first AND
+    /// gate numbered `first_gate`, splitting wide AND runs as `fgp` says.
     pub fn new(
         delta: Delta,
         first_gate: u64,
-        chan: &'c mut S,
+        chan: &'c mut K,
         fgp: Fgp,
         progress: Option<Progress>,
     ) -> Self {
         GarblingEngine {
-            garbler: Garbler::new(delta, first_gate),
+            garbler: S::Garbler::new(delta, first_gate),
             chan,
-            tables: Vec::with_capacity(FLUSH_BLOCKS + TABLE_BLOCKS * GATES_PER_STEP),
+            tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             fgp,
             parts: (0..fgp.threads).map(|_| Part::default()).collect(),
             ands: 0,
@@ -253,9 +259,10 @@ impl<'c, S: TableSink> GarblingEngine<'c, S> {
         run: &[Gate],
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        let (delta, first) = (self.garbler.delta(), self.garbler.next_gate_id());
-        split_run(&mut self.parts, run, labels, |part, start| {
-            Garbler::new(delta, first + start as u64).garble(
+        let first = self.garbler.next_gate_id();
+        let garbler = &self.garbler;
+        split_run(&mut self.parts, run, labels, |part, _, start| {
+            garbler.at_gate(first + start as u64).garble(
                 &part.gates,
                 &mut part.labels,
                 &mut part.tables,
@@ -264,27 +271,27 @@ impl<'c, S: TableSink> GarblingEngine<'c, S> {
         for part in &self.parts {
             self.tables.extend_from_slice(&part.tables);
         }
-        self.garbler = Garbler::new(delta, first + run.len() as u64);
+        self.garbler = self.garbler.at_gate(first + run.len() as u64);
         Ok(())
     }
 }
 
-impl<S: TableSink> Engine for GarblingEngine<'_, S> {
+impl<S: GarblingScheme, K: TableSink> Engine for GarblingEngine<'_, S, K> {
     type Label = ZeroLabel;
     type Error = ProtocolError;
 
     fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), ProtocolError> {
         let fgp = self.fgp;
         for_each_step(gates, fgp, |step, parallel| {
-            let before = self.tables.len();
+            let before = self.garbler.next_gate_id();
             if parallel {
                 self.garble_parallel(step, labels)?;
             } else {
                 self.garbler.garble(step, labels, &mut self.tables)?;
             }
-            let done = ((self.tables.len() - before) / TABLE_BLOCKS) as u64;
+            let done = self.garbler.next_gate_id() - before;
             self.ands += done;
-            if self.tables.len() >= FLUSH_BLOCKS {
+            if self.tables.len() >= FLUSH_BYTES {
                 self.send_tables()?;
             }
             if let Some(p) = &self.progress {
@@ -295,24 +302,24 @@ impl<S: TableSink> Engine for GarblingEngine<'_, S> {
     }
 
     fn skip_ands(&mut self, n: u64) {
-        let next = self.garbler.next_gate_id() + n;
-        self.garbler = Garbler::new(self.garbler.delta(), next);
+        self.garbler = self.garbler.at_gate(self.garbler.next_gate_id() + n);
         self.ands += n;
     }
 }
 
-impl<S: TableSink> GarblingEngine<'_, S> {
+impl<S: GarblingScheme, K: TableSink> GarblingEngine<'_, S, K> {
     /// The id of the next AND gate this engine garbles.
     pub fn next_gate(&self) -> u64 {
         self.garbler.next_gate_id()
     }
 }
 
-/// The evaluating side: receives tables as needed and evaluates batches.
-pub struct EvaluatingEngine<'c> {
-    evaluator: Evaluator,
+/// The evaluating side under scheme `S`: receives tables as needed and
+/// evaluates batches.
+pub struct EvaluatingEngine<'c, S: GarblingScheme> {
+    evaluator: S::Evaluator,
     chan: &'c mut Channel,
-    tables: Vec<Block>,
+    tables: Vec<u8>,
     used: usize,
     frame: Vec<u8>,
     fgp: Fgp,
@@ -321,7 +328,7 @@ pub struct EvaluatingEngine<'c> {
     progress: Option<Progress>,
 }
 
-impl<'c> EvaluatingEngine<'c> {
+impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
     /// An engine receiving tables from `chan`, its first AND gate numbered
     /// `first_gate`, splitting wide AND runs as `fgp` says.
     pub fn new(
@@ -331,7 +338,7 @@ impl<'c> EvaluatingEngine<'c> {
         progress: Option<Progress>,
     ) -> Self {
         EvaluatingEngine {
-            evaluator: Evaluator::new(first_gate),
+            evaluator: S::Evaluator::new(first_gate),
             chan,
             tables: Vec::new(),
             used: 0,
@@ -348,43 +355,57 @@ impl<'c> EvaluatingEngine<'c> {
     pub fn finish(self) -> Result<u64, ProtocolError> {
         if self.used != self.tables.len() {
             return Err(ProtocolError::Malformed(format!(
-                "{} garbled-table blocks more than the program needs",
+                "{} garbled-table bytes more than the program needs",
                 self.tables.len() - self.used
             )));
         }
         Ok(self.ands)
     }
 
-    /// Receives frames until `blocks` unused table blocks are buffered.
-    fn fill(&mut self, blocks: usize) -> Result<(), ProtocolError> {
-        if self.tables.len() - self.used >= blocks {
+    /// Receives frames until `bytes` unused table bytes are buffered.
+    fn fill(&mut self, bytes: usize) -> Result<(), ProtocolError> {
+        if self.tables.len() - self.used >= bytes {
             return Ok(());
         }
         self.tables.drain(..self.used);
         self.used = 0;
-        while self.tables.len() < blocks {
+        while self.tables.len() < bytes {
             Tables::recv_into(self.chan, &mut self.frame, &mut self.tables)?;
         }
         Ok(())
     }
 
-    /// Evaluates an AND run on all threads from `tables`.
+    /// Evaluates an AND run on all threads from the buffered tables (the
+    /// parts' tables one after another, as the garbler sent them); returns
+    /// the bytes used.
     fn evaluate_parallel(
         &mut self,
         run: &[Gate],
         labels: &mut [ActiveLabel],
-    ) -> Result<(), ProtocolError> {
+    ) -> Result<usize, ProtocolError> {
         let first = self.evaluator.next_gate_id();
+        let k = self.parts.len();
+        // Where each part's tables start (from the unused ones), and where
+        // the last one ends.
+        let mut offsets = vec![0];
+        for p in 0..k {
+            let (start, end) = part_bounds(run.len(), k, p);
+            offsets.push(offsets[p] + S::table_bytes(end - start));
+        }
+        self.fill(offsets[k])?;
         let tables = &self.tables[self.used..];
-        split_run(&mut self.parts, run, labels, |part, start| {
-            let tables = &tables[TABLE_BLOCKS * start..TABLE_BLOCKS * (start + part.gates.len())];
-            Evaluator::new(first + start as u64).evaluate(&part.gates, &mut part.labels, tables)
+        split_run(&mut self.parts, run, labels, |part, p, start| {
+            S::Evaluator::new(first + start as u64).evaluate(
+                &part.gates,
+                &mut part.labels,
+                &tables[offsets[p]..offsets[p + 1]],
+            )
         })?;
-        Ok(())
+        Ok(offsets[k])
     }
 }
 
-impl Engine for EvaluatingEngine<'_> {
+impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
     type Label = ActiveLabel;
     type Error = ProtocolError;
 
@@ -396,15 +417,16 @@ impl Engine for EvaluatingEngine<'_> {
         let fgp = self.fgp;
         for_each_step(gates, fgp, |step, parallel| {
             let ands = step.iter().filter(|g| g.is_and()).count();
-            self.fill(TABLE_BLOCKS * ands)?;
             if parallel {
-                self.evaluate_parallel(step, labels)?;
-                self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
+                self.used += self.evaluate_parallel(step, labels)?;
+                self.evaluator = S::Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
             } else {
-                let tables = &self.tables[self.used..self.used + TABLE_BLOCKS * ands];
+                let bytes = S::table_bytes(ands);
+                self.fill(bytes)?;
+                let tables = &self.tables[self.used..self.used + bytes];
                 self.evaluator.evaluate(step, labels, tables)?;
+                self.used += bytes;
             }
-            self.used += TABLE_BLOCKS * ands;
             self.ands += ands as u64;
             if let Some(p) = &self.progress {
                 p(ands as u64);
@@ -414,12 +436,12 @@ impl Engine for EvaluatingEngine<'_> {
     }
 
     fn skip_ands(&mut self, n: u64) {
-        self.evaluator = Evaluator::new(self.evaluator.next_gate_id() + n);
+        self.evaluator = S::Evaluator::new(self.evaluator.next_gate_id() + n);
         self.ands += n;
     }
 }
 
-impl EvaluatingEngine<'_> {
+impl<S: GarblingScheme> EvaluatingEngine<'_, S> {
     /// The id of the next AND gate this engine evaluates.
     pub fn next_gate(&self) -> u64 {
         self.evaluator.next_gate_id()

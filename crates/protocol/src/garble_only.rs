@@ -3,9 +3,11 @@
 
 use std::time::{Duration, Instant};
 
+use std::marker::PhantomData;
+
 use twofold_circuit::Program;
 use twofold_crypto::halfgates::ZeroLabel;
-use twofold_crypto::{Delta, Prg};
+use twofold_crypto::{Delta, GarblingScheme, Prg, SchemeJob};
 
 use crate::engine::{Discard, Fgp, GarblingEngine};
 use crate::error::ProtocolError;
@@ -22,14 +24,15 @@ pub struct GarbleOnlyReport {
     pub seconds: Duration,
 }
 
-struct DiscardSide {
+struct DiscardSide<S> {
     delta: Delta,
+    scheme: PhantomData<S>,
 }
 
-impl Side for DiscardSide {
+impl<S: GarblingScheme> Side for DiscardSide<S> {
     type Label = ZeroLabel;
     type Link = Discard;
-    type Engine<'c> = GarblingEngine<'c, Discard>;
+    type Engine<'c> = GarblingEngine<'c, S, Discard>;
     fn engine<'c>(&'c self, link: &'c mut Discard, first_gate: u64, fgp: Fgp) -> Self::Engine<'c> {
         GarblingEngine::new(self.delta, first_gate, link, fgp, None)
     }
@@ -41,9 +44,30 @@ impl Side for DiscardSide {
     }
 }
 
-/// Garbles `program` as `plan` says, dropping the tables (preparing the
-/// program first, untimed, unless it is prepared).
+/// Garbles `program` as `plan` says (its schedule and scheme), dropping
+/// the tables (preparing the program first, untimed, unless it is
+/// prepared).
 pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, ProtocolError> {
+    plan.scheme.dispatch(GarbleOnly { program, plan })
+}
+
+/// [`garble_only`] as a job generic over the scheme.
+struct GarbleOnly<'p> {
+    program: &'p Program,
+    plan: Plan,
+}
+
+impl SchemeJob for GarbleOnly<'_> {
+    type Output = Result<GarbleOnlyReport, ProtocolError>;
+    fn run<S: GarblingScheme>(self) -> Self::Output {
+        garble_only_under::<S>(self.program, self.plan)
+    }
+}
+
+fn garble_only_under<S: GarblingScheme>(
+    program: &Program,
+    plan: Plan,
+) -> Result<GarbleOnlyReport, ProtocolError> {
     use twofold_circuit::prepare::{is_prepared, prepare};
     let prepared;
     let program = if is_prepared(program) {
@@ -53,8 +77,9 @@ pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, Pr
         &prepared
     };
     let mut prg = Prg::from_os();
-    let side = DiscardSide {
+    let side = DiscardSide::<S> {
         delta: Delta::random(&mut prg),
+        scheme: PhantomData,
     };
     let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
         .map(|_| ZeroLabel::random(&mut prg))

@@ -7,6 +7,7 @@ use twofold_circuit::Party;
 use twofold_crypto::prg::Prg;
 use twofold_net::Channel;
 
+use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
 use crate::messages::{Hello, LinkBinding};
 use crate::options::SessionOptions;
@@ -37,6 +38,8 @@ pub fn handshake(
         schedule: opts.schedule,
         ipp: opts.ipp,
         nonce,
+        scheme: opts.scheme,
+        fgp_min_ands: opts.fgp_min_ands.unwrap_or(FGP_MIN_ANDS) as u64,
     };
     chan.send_frame(&ours.encode())?;
     chan.flush()?;
@@ -85,6 +88,20 @@ pub fn handshake(
             "inter-party parallelism",
             opts.ipp.name().into(),
             theirs.ipp.name().into(),
+        );
+    }
+    if theirs.scheme != ours.scheme {
+        return mismatch(
+            "the garbling scheme",
+            ours.scheme.name().into(),
+            theirs.scheme.name().into(),
+        );
+    }
+    if theirs.fgp_min_ands != ours.fgp_min_ands {
+        return mismatch(
+            "the FGP threshold (--fgp-min-ands)",
+            ours.fgp_min_ands.to_string(),
+            theirs.fgp_min_ands.to_string(),
         );
     }
     let (nonce_a, nonce_b) = match party {

@@ -3,8 +3,9 @@
 //! output decoding. Party A garbles, party B evaluates.
 //!
 //! The garbling and evaluation engines are the pure cores of
-//! `twofold-crypto`, driven through [`twofold_circuit::Engine`]; this crate
-//! only moves their bytes over a [`Channel`](twofold_net::Channel).
+//! `twofold-crypto` (half-gates or three-halves, as the parties agree at the
+//! handshake), driven through [`twofold_circuit::Engine`]; this crate only
+//! moves their bytes over a [`Channel`](twofold_net::Channel).
 
 pub mod engine;
 pub mod error;
@@ -35,4 +36,4 @@ pub use schedule::Plan;
 pub use session::{run_session, Phase, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;

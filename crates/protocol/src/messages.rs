@@ -15,7 +15,7 @@
 //! Integers are little-endian; a label is a 16-byte block.
 
 use twofold_circuit::Party;
-use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, blocks_from_byte_vec, Block};
+use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Scheme};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
@@ -25,8 +25,8 @@ use crate::PROTOCOL_VERSION;
 /// The first bytes of a [`Hello`].
 const MAGIC: &[u8; 8] = b"2fold-hi";
 /// Bytes of a [`Hello`]: magic, version, party, program hash, reveal,
-/// threads, schedule, IPP mode, nonce.
-const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16;
+/// threads, schedule, IPP mode, nonce, scheme, FGP threshold.
+const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16 + 1 + 8;
 
 /// What each party announces at the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,6 +47,10 @@ pub(crate) struct Hello {
     pub ipp: IppMode,
     /// Fresh randomness for the session id.
     pub nonce: [u8; 16],
+    /// The garbling scheme.
+    pub scheme: Scheme,
+    /// The narrowest AND level FGP splits (both must cut the same steps).
+    pub fgp_min_ands: u64,
 }
 
 impl Hello {
@@ -65,6 +69,8 @@ impl Hello {
         out.push(self.schedule as u8);
         out.push(self.ipp as u8);
         out.extend_from_slice(&self.nonce);
+        out.push(self.scheme as u8);
+        out.extend_from_slice(&self.fgp_min_ands.to_le_bytes());
         out
     }
 
@@ -104,6 +110,8 @@ impl Hello {
             schedule: decode_byte(bytes[50], "schedule", &Schedule::ALL, |s| s as u8)?,
             ipp: decode_byte(bytes[51], "IPP mode", &IppMode::ALL, |m| m as u8)?,
             nonce: bytes[52..68].try_into().expect("16 bytes"),
+            scheme: decode_byte(bytes[68], "garbling scheme", &Scheme::ALL, |s| s as u8)?,
+            fgp_min_ands: u64::from_le_bytes(bytes[69..77].try_into().expect("8 bytes")),
         })
     }
 }
@@ -128,6 +136,10 @@ pub(crate) struct HybridHello {
     pub threads: u32,
     /// The schedule of CP1 and CP2.
     pub schedule: Schedule,
+    /// The garbling scheme of CP1 and CP2.
+    pub scheme: Scheme,
+    /// CP1's and CP2's FGP threshold (they must cut tables alike).
+    pub fgp_min_ands: u64,
     /// How the outputs are shared.
     pub output_kind: ShareKind,
     /// How each input value is shared.
@@ -138,7 +150,7 @@ pub(crate) struct HybridHello {
 
 impl HybridHello {
     /// Bytes before the input kinds.
-    const FIXED_LEN: usize = 8 + 4 + 1 + 4 + 32 + 4 + 1 + 1 + 16 + 4;
+    const FIXED_LEN: usize = 8 + 4 + 1 + 4 + 32 + 4 + 1 + 1 + 8 + 1 + 16 + 4;
 
     /// The frame.
     pub fn encode(&self) -> Vec<u8> {
@@ -150,6 +162,8 @@ impl HybridHello {
         out.extend_from_slice(&self.program_hash);
         out.extend_from_slice(&self.threads.to_le_bytes());
         out.push(self.schedule as u8);
+        out.push(self.scheme as u8);
+        out.extend_from_slice(&self.fgp_min_ands.to_le_bytes());
         out.push(self.output_kind as u8);
         out.extend_from_slice(&self.nonce);
         out.extend_from_slice(&(self.input_kinds.len() as u32).to_le_bytes());
@@ -195,8 +209,10 @@ impl HybridHello {
             program_hash: bytes[17..49].try_into().expect("32 bytes"),
             threads: u32_at(49),
             schedule: decode_byte(bytes[53], "schedule", &Schedule::ALL, |s| s as u8)?,
-            output_kind: kind(bytes[54])?,
-            nonce: bytes[55..71].try_into().expect("16 bytes"),
+            scheme: decode_byte(bytes[54], "garbling scheme", &Scheme::ALL, |s| s as u8)?,
+            fgp_min_ands: u64::from_le_bytes(bytes[55..63].try_into().expect("8 bytes")),
+            output_kind: kind(bytes[63])?,
+            nonce: bytes[64..80].try_into().expect("16 bytes"),
             input_kinds: bytes[Self::FIXED_LEN..]
                 .iter()
                 .map(|&b| kind(b))
@@ -267,37 +283,31 @@ impl Labels {
     }
 }
 
-/// A frame of garbled tables, [`TABLE_BLOCKS`](Tables::TABLE_BLOCKS) blocks
-/// per AND gate in gate-id order, as many gates as the garbler had ready.
+/// A frame of garbled tables: the tables of whole garbling calls of the
+/// session's scheme, in gate-id order, as many as the garbler had ready.
 pub(crate) struct Tables;
 
 impl Tables {
-    /// Blocks of garbled table per AND gate.
-    pub const TABLE_BLOCKS: usize =
-        <twofold_crypto::HalfGates as twofold_crypto::GarblingScheme>::TABLE_BLOCKS;
-
     /// Sends `tables` (buffered: the garbler flushes when it is done).
-    pub fn send(chan: &mut Channel, tables: &[Block]) -> Result<(), ProtocolError> {
-        Ok(chan.send_frame(blocks_as_bytes(tables))?)
+    pub fn send(chan: &mut Channel, tables: &[u8]) -> Result<(), ProtocolError> {
+        Ok(chan.send_frame(tables)?)
     }
 
     /// Receives a frame (into `frame`, a reusable buffer) and appends its
-    /// tables to `tables`.
+    /// tables to `tables`. (Their size is checked as they are used: the
+    /// evaluator fails on tables that run short or are left over.)
     pub fn recv_into(
         chan: &mut Channel,
         frame: &mut Vec<u8>,
-        tables: &mut Vec<Block>,
+        tables: &mut Vec<u8>,
     ) -> Result<(), ProtocolError> {
         chan.recv_frame(frame)?;
-        if frame.is_empty() || !frame.len().is_multiple_of(16 * Tables::TABLE_BLOCKS) {
-            return Err(ProtocolError::Malformed(format!(
-                "a frame of garbled tables of {} bytes (not a whole number of tables)",
-                frame.len()
-            )));
+        if frame.is_empty() {
+            return Err(ProtocolError::Malformed(
+                "an empty frame of garbled tables".into(),
+            ));
         }
-        let old = tables.len();
-        tables.resize(old + frame.len() / 16, Block::ZERO);
-        blocks_as_bytes_mut(&mut tables[old..]).copy_from_slice(frame);
+        tables.extend_from_slice(frame);
         Ok(())
     }
 }
@@ -353,12 +363,20 @@ mod tests {
             schedule: Schedule::Cgp,
             ipp: IppMode::NoOverlap,
             nonce: [9; 16],
+            scheme: Scheme::ThreeHalves,
+            fgp_min_ands: 1 << 20,
         };
         assert_eq!(Hello::decode(&hello.encode()).unwrap(), hello);
         assert!(Hello::decode(b"GET / HTTP/1.1\r\n").is_err());
         let mut short = hello.encode();
         short.pop();
         assert!(Hello::decode(&short).is_err());
+        let mut bad_scheme = hello.encode();
+        bad_scheme[68] = 7;
+        assert!(matches!(
+            Hello::decode(&bad_scheme),
+            Err(ProtocolError::Malformed(m)) if m.contains("garbling scheme")
+        ));
         let mut bad_version = hello.encode();
         bad_version[8] = 99;
         assert!(matches!(
@@ -376,6 +394,8 @@ mod tests {
             program_hash: [5; 32],
             threads: 2,
             schedule: Schedule::Fgp,
+            scheme: Scheme::ThreeHalves,
+            fgp_min_ands: 77,
             output_kind: ShareKind::Add,
             input_kinds: vec![ShareKind::Xor, ShareKind::Add],
             nonce: [4; 16],
@@ -400,6 +420,8 @@ mod tests {
                 schedule: Schedule::Auto,
                 ipp: IppMode::Off,
                 nonce: [0; 16],
+                scheme: Scheme::HalfGates,
+                fgp_min_ands: 1,
             }
             .encode()
         )
@@ -417,6 +439,8 @@ mod tests {
             schedule: Schedule::Auto,
             ipp: IppMode::On,
             nonce: [2; 16],
+            scheme: Scheme::ThreeHalves,
+            fgp_min_ands: 258,
         };
         let mut want = b"2fold-hi".to_vec();
         want.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
@@ -424,6 +448,7 @@ mod tests {
         want.extend_from_slice(&[1; 32]);
         want.extend_from_slice(&[2, 3, 0, 0, 0, 3, 1]);
         want.extend_from_slice(&[2; 16]);
+        want.extend_from_slice(&[1, 2, 1, 0, 0, 0, 0, 0, 0]);
         assert_eq!(hello.encode(), want);
         let binding = LinkBinding {
             session_id: [5; 32],

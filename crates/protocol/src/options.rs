@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use twofold_circuit::Party;
+use twofold_crypto::Scheme;
 
 /// Who learns the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -134,11 +135,15 @@ pub struct SessionOptions {
     pub threads: u32,
     /// Inter-party parallelism: both parties garble part of every region.
     pub ipp: IppMode,
+    /// The garbling scheme.
+    pub scheme: Scheme,
     /// Keep every block this party sends at IPP role transfers in the report
     /// (for audits and the statistical tests of the transfer).
     pub record_transfers: bool,
     /// FGP splits AND levels of at least this many gates (`None`: the
     /// measured default, [`FGP_MIN_ANDS`](crate::engine::FGP_MIN_ANDS)).
+    /// Both parties must split alike (checked at the handshake): a scheme's
+    /// tables are cut as the garbler's steps are.
     pub fgp_min_ands: Option<usize>,
     /// Called with the AND gates done so far, for a progress bar.
     pub progress: Option<Progress>,

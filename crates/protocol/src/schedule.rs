@@ -19,13 +19,14 @@ use twofold_circuit::walk::{
     for_each_batch, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan, Walker,
 };
 use twofold_circuit::{Engine, Item, MainOrder, Program};
+use twofold_crypto::Scheme;
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
 use crate::error::ProtocolError;
 use crate::options::Schedule;
 
-/// How one party spreads its work: the schedule, the threads, and the
-/// narrowest AND level FGP splits.
+/// How one party spreads its work: the schedule, the threads, the
+/// narrowest AND level FGP splits, and the garbling scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// The scheduler.
@@ -34,15 +35,19 @@ pub struct Plan {
     pub threads: usize,
     /// AND runs shorter than this are not split (FGP).
     pub fgp_min_ands: usize,
+    /// The garbling scheme.
+    pub scheme: Scheme,
 }
 
 impl Plan {
-    /// `schedule` on `threads` threads with the measured FGP threshold.
+    /// `schedule` on `threads` threads with the measured FGP threshold and
+    /// the default scheme.
     pub fn new(schedule: Schedule, threads: usize) -> Plan {
         Plan {
             schedule,
             threads: threads.max(1),
             fgp_min_ands: FGP_MIN_ANDS,
+            scheme: Scheme::default(),
         }
     }
 

@@ -2,14 +2,15 @@
 //! outputs.
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
 use twofold_circuit::prepare::{is_prepared, prepare};
 use twofold_circuit::program::split_outputs;
 use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::{MainOrder, Party, Program};
-use twofold_crypto::halfgates::{ActiveLabel, Garbler, ZeroLabel};
-use twofold_crypto::{Block, Delta, Prg};
+use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
+use twofold_crypto::{Block, Delta, GarblingScheme, Prg, SchemeJob};
 use twofold_net::Channel;
 use twofold_ot::{CotReceiver, CotSender};
 
@@ -114,26 +115,16 @@ pub fn run_session(
         .iter()
         .flat_map(|v| std::iter::repeat_n(v.party, v.width as usize))
         .collect();
-    let (outputs, and_gates, (role_transfer, transfers_sent)) = match party {
-        Party::A => garble(
-            &mut chans,
-            &arranged,
-            &owners,
-            &my_bits,
-            &session_id,
-            opts,
-            &mut clock,
-        )?,
-        Party::B => evaluate(
-            &mut chans,
-            &arranged,
-            &owners,
-            &my_bits,
-            &session_id,
-            opts,
-            &mut clock,
-        )?,
-    };
+    let (outputs, and_gates, (role_transfer, transfers_sent)) = opts.scheme.dispatch(Play {
+        party,
+        chans: &mut chans,
+        program: &arranged,
+        owners: &owners,
+        my_bits: &my_bits,
+        session_id: &session_id,
+        opts,
+        clock: &mut clock,
+    })?;
     Ok(SessionReport {
         outputs: outputs.map(|flat| split_outputs(&program.main, &flat)),
         and_gates,
@@ -146,53 +137,109 @@ pub fn run_session(
     })
 }
 
-/// The garbling side of [`run_program`].
-pub(crate) struct GarblerSide {
-    pub(crate) delta: Delta,
-    pub(crate) progress: Option<Progress>,
+/// One party's play after the handshake, as a job generic over the
+/// session's scheme: party A garbles, party B evaluates.
+struct Play<'a, 'p> {
+    party: Party,
+    chans: &'a mut [Channel],
+    program: &'a Arranged<'p>,
+    owners: &'a [Party],
+    my_bits: &'a [bool],
+    session_id: &'a [u8],
+    opts: &'a SessionOptions,
+    clock: &'a mut PhaseClock,
 }
 
-impl Side for GarblerSide {
+impl SchemeJob for Play<'_, '_> {
+    type Output = Result<(Option<Vec<bool>>, u64, Transfers), ProtocolError>;
+    fn run<S: GarblingScheme>(self) -> Self::Output {
+        let Play {
+            party,
+            chans,
+            program,
+            owners,
+            my_bits,
+            session_id,
+            opts,
+            clock,
+        } = self;
+        match party {
+            Party::A => garble::<S>(chans, program, owners, my_bits, session_id, opts, clock),
+            Party::B => evaluate::<S>(chans, program, owners, my_bits, session_id, opts, clock),
+        }
+    }
+}
+
+/// The garbling side of [`run_program`] under scheme `S`.
+pub(crate) struct GarblerSide<S> {
+    delta: Delta,
+    progress: Option<Progress>,
+    scheme: PhantomData<S>,
+}
+
+impl<S: GarblingScheme> GarblerSide<S> {
+    /// A garbling side with offset `delta`.
+    pub(crate) fn new(delta: Delta, progress: Option<Progress>) -> Self {
+        GarblerSide {
+            delta,
+            progress,
+            scheme: PhantomData,
+        }
+    }
+}
+
+impl<S: GarblingScheme> Side for GarblerSide<S> {
     type Label = ZeroLabel;
     type Link = Channel;
-    type Engine<'c> = GarblingEngine<'c>;
+    type Engine<'c> = GarblingEngine<'c, S>;
     fn engine<'c>(
         &'c self,
         chan: &'c mut Channel,
         first_gate: u64,
         fgp: Fgp,
-    ) -> GarblingEngine<'c> {
+    ) -> GarblingEngine<'c, S> {
         GarblingEngine::new(self.delta, first_gate, chan, fgp, self.progress.clone())
     }
-    fn finish(engine: GarblingEngine<'_>) -> Result<u64, ProtocolError> {
+    fn finish(engine: GarblingEngine<'_, S>) -> Result<u64, ProtocolError> {
         engine.finish()
     }
-    fn next_gate(engine: &GarblingEngine<'_>) -> u64 {
+    fn next_gate(engine: &GarblingEngine<'_, S>) -> u64 {
         engine.next_gate()
     }
 }
 
-/// The evaluating side of [`run_program`].
-pub(crate) struct EvaluatorSide {
-    pub(crate) progress: Option<Progress>,
+/// The evaluating side of [`run_program`] under scheme `S`.
+pub(crate) struct EvaluatorSide<S> {
+    progress: Option<Progress>,
+    scheme: PhantomData<S>,
 }
 
-impl Side for EvaluatorSide {
+impl<S: GarblingScheme> EvaluatorSide<S> {
+    /// An evaluating side.
+    pub(crate) fn new(progress: Option<Progress>) -> Self {
+        EvaluatorSide {
+            progress,
+            scheme: PhantomData,
+        }
+    }
+}
+
+impl<S: GarblingScheme> Side for EvaluatorSide<S> {
     type Label = ActiveLabel;
     type Link = Channel;
-    type Engine<'c> = EvaluatingEngine<'c>;
+    type Engine<'c> = EvaluatingEngine<'c, S>;
     fn engine<'c>(
         &'c self,
         chan: &'c mut Channel,
         first_gate: u64,
         fgp: Fgp,
-    ) -> EvaluatingEngine<'c> {
+    ) -> EvaluatingEngine<'c, S> {
         EvaluatingEngine::new(first_gate, chan, fgp, self.progress.clone())
     }
-    fn finish(engine: EvaluatingEngine<'_>) -> Result<u64, ProtocolError> {
+    fn finish(engine: EvaluatingEngine<'_, S>) -> Result<u64, ProtocolError> {
         engine.finish()
     }
-    fn next_gate(engine: &EvaluatingEngine<'_>) -> u64 {
+    fn next_gate(engine: &EvaluatingEngine<'_, S>) -> u64 {
         engine.next_gate()
     }
 }
@@ -269,6 +316,7 @@ where
     T: Transfer<MainLabel = M::Label, OtherLabel = O::Label>,
 {
     let mut plan = Plan::new(opts.schedule, opts.threads as usize);
+    plan.scheme = opts.scheme;
     if let Some(min) = opts.fgp_min_ands {
         plan.fgp_min_ands = min;
     }
@@ -327,7 +375,7 @@ impl PhaseClock {
     }
 }
 
-fn garble(
+fn garble<S: GarblingScheme>(
     chans: &mut [Channel],
     program: &Arranged,
     owners: &[Party],
@@ -346,13 +394,12 @@ fn garble(
     let mut mine = my_bits.iter();
     let mut labels = Vec::with_capacity(owners.len());
     let mut encoded = Vec::with_capacity(my_bits.len());
-    let garbler = Garbler::new(delta, 0);
     for &owner in owners {
         let zero = match owner {
             Party::A => {
                 let zero = ZeroLabel::random(&mut prg);
                 let bit = *mine.next().expect("bits checked against the program");
-                encoded.push(garbler.encode(zero, bit).block());
+                encoded.push(zero.encode(delta, bit).block());
                 zero
             }
             Party::B => ZeroLabel::from_block(ot_labels.next().expect("one OT per evaluator bit")),
@@ -362,10 +409,7 @@ fn garble(
     Labels::send(chan, &encoded)?;
     clock.lap(Phase::Inputs);
 
-    let side = GarblerSide {
-        delta,
-        progress: opts.progress.clone(),
-    };
+    let side = GarblerSide::<S>::new(delta, opts.progress.clone());
     let (out_labels, ands, transfer) = gates_phase(&side, program, &labels, chans, opts, |chan| {
         let transfer = TransferA {
             cot_ab: &mut cot,
@@ -374,12 +418,7 @@ fn garble(
             prg,
             sent_log: opts.record_transfers.then(Vec::new),
         };
-        Ok((
-            EvaluatorSide {
-                progress: opts.progress.clone(),
-            },
-            transfer,
-        ))
+        Ok((EvaluatorSide::<S>::new(opts.progress.clone()), transfer))
     })?;
     clock.lap(Phase::Gates);
     let chan = &mut chans[0];
@@ -403,7 +442,7 @@ fn garble(
     Ok((outputs, ands, transfer))
 }
 
-fn evaluate(
+fn evaluate<S: GarblingScheme>(
     chans: &mut [Channel],
     program: &Arranged,
     owners: &[Party],
@@ -428,9 +467,7 @@ fn evaluate(
         .collect();
     clock.lap(Phase::Inputs);
 
-    let side = EvaluatorSide {
-        progress: opts.progress.clone(),
-    };
+    let side = EvaluatorSide::<S>::new(opts.progress.clone());
     let (out_labels, ands, transfer) = gates_phase(&side, program, &labels, chans, opts, |chan| {
         let mut prg = Prg::from_os();
         let delta = Delta::random(&mut prg);
@@ -442,10 +479,7 @@ fn evaluate(
             sent_log: opts.record_transfers.then(Vec::new),
         };
         Ok((
-            GarblerSide {
-                delta,
-                progress: opts.progress.clone(),
-            },
+            GarblerSide::<S>::new(delta, opts.progress.clone()),
             transfer,
         ))
     })?;

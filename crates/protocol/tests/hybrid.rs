@@ -4,7 +4,7 @@
 
 use rand::{Rng, SeedableRng};
 use twofold_circuit::Program;
-use twofold_crypto::{Block, Prg};
+use twofold_crypto::{Block, Prg, Scheme};
 use twofold_net::ChannelOptions;
 use twofold_protocol::hybrid::shares::{combine, split};
 use twofold_protocol::{
@@ -81,7 +81,7 @@ fn random_circuits_through_shares_equal_plaintext() {
 }
 
 #[test]
-fn programs_with_regions_and_loops_under_every_schedule() {
+fn programs_with_regions_and_loops_under_every_schedule_and_scheme() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(32);
     for round in 0..12 {
         let program = if round % 2 == 0 {
@@ -99,6 +99,7 @@ fn programs_with_regions_and_loops_under_every_schedule() {
                 output_kind: ShareKind::ALL[round % 2],
                 threads,
                 schedule,
+                scheme: Scheme::ALL[round / 2 % 2],
                 // Split every AND level, so FGP runs.
                 fgp_min_ands: Some(1),
                 ..HybridOptions::default()

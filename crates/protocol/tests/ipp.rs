@@ -6,6 +6,7 @@ use twofold_circuit::bristol::read_bristol_file;
 use twofold_circuit::synthetic::repeated;
 use twofold_circuit::value::{parse_int, to_hex};
 use twofold_circuit::{Party, Program};
+use twofold_crypto::Scheme;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
     run_local, IppMode, PartyInputs, Reveal, Schedule, SessionOptions, SessionReport,
@@ -59,8 +60,13 @@ fn random_programs_with_regions_give_the_same_outputs_with_ipp() {
             (Schedule::Cgp, 2),
             (Schedule::Auto, 2),
         ] {
-            let (ra, rb) = run(&program, &inputs, &ipp(schedule, threads));
-            let label = format!("round {round}, {} x{threads}", schedule.name());
+            let scheme = Scheme::ALL[round % 2];
+            let opts = SessionOptions {
+                scheme,
+                ..ipp(schedule, threads)
+            };
+            let (ra, rb) = run(&program, &inputs, &opts);
+            let label = format!("round {round}, {scheme}, {} x{threads}", schedule.name());
             assert_eq!(ra.outputs.unwrap(), want, "{label}");
             assert_eq!(rb.outputs.unwrap(), want, "{label}");
             assert_eq!(ra.and_gates, program.and_count(), "{label}");
@@ -208,20 +214,26 @@ fn bristol_vectors_wrapped_in_programs_agree_with_ipp() {
             .zip(&v.inputs)
             .map(|(value, hex)| parse_int(hex, value.width).unwrap().repeat(3))
             .collect();
-        let (ra, rb) = run(&program, &inputs, &ipp(Schedule::Auto, 2));
-        for got in [ra.outputs.unwrap(), rb.outputs.unwrap()] {
-            let flat = got.concat();
-            let widths: Vec<usize> = circuit.outputs.iter().map(|o| o.wires.len()).collect();
-            let mut at = 0;
-            for (k, w) in widths.iter().enumerate() {
-                assert_eq!(
-                    to_hex(&flat[at..at + w]),
-                    v.outputs[k],
-                    "{} row {}",
-                    v.circuit,
-                    v.row
-                );
-                at += w;
+        let widths: Vec<usize> = circuit.outputs.iter().map(|o| o.wires.len()).collect();
+        for scheme in Scheme::ALL {
+            let opts = SessionOptions {
+                scheme,
+                ..ipp(Schedule::Auto, 2)
+            };
+            let (ra, rb) = run(&program, &inputs, &opts);
+            for got in [ra.outputs.unwrap(), rb.outputs.unwrap()] {
+                let flat = got.concat();
+                let mut at = 0;
+                for (k, w) in widths.iter().enumerate() {
+                    assert_eq!(
+                        to_hex(&flat[at..at + w]),
+                        v.outputs[k],
+                        "{} row {} {scheme}",
+                        v.circuit,
+                        v.row
+                    );
+                    at += w;
+                }
             }
         }
     }
@@ -290,7 +302,7 @@ fn role_transfers_look_uniform_whatever_the_inputs() {
 }
 
 #[test]
-fn parties_must_agree_on_ipp_and_schedule() {
+fn parties_must_agree_on_ipp_schedule_scheme_and_fgp() {
     let body = twofold_circuit::synthetic::layered(8, 2, 8, 3);
     let program = repeated(&body, 2);
     let mut rng = rand::rngs::StdRng::seed_from_u64(4);
@@ -320,6 +332,22 @@ fn parties_must_agree_on_ipp_and_schedule() {
             ipp(Schedule::Sequential, 1),
             ipp(Schedule::Fgp, 1),
             "schedule",
+        ),
+        (
+            ipp(Schedule::Sequential, 1),
+            SessionOptions {
+                scheme: Scheme::ThreeHalves,
+                ..ipp(Schedule::Sequential, 1)
+            },
+            "garbling scheme",
+        ),
+        (
+            ipp(Schedule::Sequential, 1),
+            SessionOptions {
+                fgp_min_ands: Some(100),
+                ..ipp(Schedule::Sequential, 1)
+            },
+            "FGP threshold",
         ),
     ] {
         let p = program.clone();

@@ -4,6 +4,7 @@ use rand::{Rng, SeedableRng};
 use twofold_circuit::bristol::read_bristol_file;
 use twofold_circuit::value::{parse_int, to_hex};
 use twofold_circuit::{Party, Program};
+use twofold_crypto::Scheme;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, PartyInputs, Reveal, SessionOptions};
 use twofold_testkit::{
@@ -38,8 +39,11 @@ fn random_circuits_garbled_equal_plaintext() {
         let want = program.eval(&inputs).unwrap();
         let (a, b) = split(&program, &inputs);
         let reveal = [Reveal::Both, Reveal::A, Reveal::B][round % 3];
-        let (ra, rb) =
-            run_local(&program, &a, &b, &opts(reveal), &ChannelOptions::default()).unwrap();
+        let o = SessionOptions {
+            scheme: Scheme::ALL[round / 3 % 2],
+            ..opts(reveal)
+        };
+        let (ra, rb) = run_local(&program, &a, &b, &o, &ChannelOptions::default()).unwrap();
         assert_eq!(ra.outputs.is_some(), reveal.reveals_to(Party::A));
         assert_eq!(rb.outputs.is_some(), reveal.reveals_to(Party::B));
         for got in [ra.outputs, rb.outputs].into_iter().flatten() {
@@ -88,25 +92,25 @@ fn every_published_vector_through_the_protocol() {
             .map(|(value, hex)| parse_int(hex, value.width).unwrap())
             .collect();
         let (a, b) = split(program, &inputs);
-        let (ra, rb) = run_local(
-            program,
-            &a,
-            &b,
-            &opts(Reveal::Both),
-            &ChannelOptions::default(),
-        )
-        .unwrap();
-        for out in [ra.outputs.unwrap(), rb.outputs.unwrap()] {
-            let hex: Vec<String> = out.iter().map(|o| to_hex(o)).collect();
-            assert_eq!(hex, v.outputs, "{} row {}", v.circuit, v.row);
+        for scheme in Scheme::ALL {
+            let o = SessionOptions {
+                scheme,
+                ..opts(Reveal::Both)
+            };
+            let (ra, rb) = run_local(program, &a, &b, &o, &ChannelOptions::default()).unwrap();
+            for out in [ra.outputs.unwrap(), rb.outputs.unwrap()] {
+                let hex: Vec<String> = out.iter().map(|o| to_hex(o)).collect();
+                assert_eq!(hex, v.outputs, "{} row {} {scheme}", v.circuit, v.row);
+            }
+            // The scheme's table bytes plus a setup that does not grow with
+            // the circuit.
+            let tables = scheme.table_bytes(ra.and_gates as usize) as u64;
+            assert!(
+                ra.bytes_sent >= tables && ra.bytes_sent < tables + 64 * 1024 + 64 * 256,
+                "{scheme}: {}",
+                ra.bytes_sent
+            );
         }
-        // 32 bytes per AND gate plus a setup that does not grow with the circuit.
-        let tables = 32 * ra.and_gates;
-        assert!(
-            ra.bytes_sent >= tables && ra.bytes_sent < tables + 64 * 1024 + 64 * 256,
-            "{}",
-            ra.bytes_sent
-        );
     }
 }
 
@@ -165,21 +169,25 @@ fn every_schedule_and_thread_count_gives_the_same_result() {
             let inputs = random_inputs(&mut rng, &program.main);
             let want = program.eval(&inputs).unwrap();
             let (a, b) = split(&program, &inputs);
-            for schedule in Schedule::ALL {
-                for threads in 1..=4 {
-                    // Split every level of 2048+ AND gates, so FGP really runs.
-                    let o = SessionOptions {
-                        schedule,
-                        threads,
-                        fgp_min_ands: Some(2048),
-                        ..opts(Reveal::Both)
-                    };
-                    let (ra, rb) =
-                        run_local(&program, &a, &b, &o, &ChannelOptions::default()).unwrap();
-                    let label = format!("round {round}, {} x{threads}", schedule.name());
-                    assert_eq!(ra.outputs.unwrap(), want, "{label}");
-                    assert_eq!(rb.outputs.unwrap(), want, "{label}");
-                    assert_eq!(ra.and_gates, program.and_count(), "{label}");
+            for scheme in Scheme::ALL {
+                for schedule in Schedule::ALL {
+                    for threads in 1..=4 {
+                        // Split every level of 2048+ AND gates, so FGP really runs.
+                        let o = SessionOptions {
+                            schedule,
+                            threads,
+                            scheme,
+                            fgp_min_ands: Some(2048),
+                            ..opts(Reveal::Both)
+                        };
+                        let (ra, rb) =
+                            run_local(&program, &a, &b, &o, &ChannelOptions::default()).unwrap();
+                        let label =
+                            format!("round {round}, {scheme}, {} x{threads}", schedule.name());
+                        assert_eq!(ra.outputs.unwrap(), want, "{label}");
+                        assert_eq!(rb.outputs.unwrap(), want, "{label}");
+                        assert_eq!(ra.and_gates, program.and_count(), "{label}");
+                    }
                 }
             }
         }

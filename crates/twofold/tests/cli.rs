@@ -124,7 +124,8 @@ fn stats_prints_the_gate_counts() {
     assert!(text.contains("and gates") && text.contains("63"), "{text}");
 }
 
-/// Both parties as separate processes on 127.0.0.1: AES-128 (FIPS-197 C.1).
+/// Both parties as separate processes on 127.0.0.1: AES-128 (FIPS-197 C.1),
+/// garbled with three-halves.
 #[test]
 fn two_processes_compute_aes() {
     let Some(data) = shared_data() else { return };
@@ -138,6 +139,8 @@ fn two_processes_compute_aes() {
             "a",
             "--listen",
             &addr,
+            "--scheme",
+            "three-halves",
             "-i",
             "0x000102030405060708090a0b0c0d0e0f",
         ])
@@ -153,6 +156,8 @@ fn two_processes_compute_aes() {
             "b",
             "--connect",
             &addr,
+            "--scheme",
+            "three-halves",
             "-i",
             "0x00112233445566778899aabbccddeeff",
             "--json",
@@ -165,6 +170,7 @@ fn two_processes_compute_aes() {
     let json: Value = serde_json::from_str(&ok(b)).unwrap();
     assert_eq!(json["outputs"]["0"], want);
     assert_eq!(json["party"], "b");
+    assert_eq!(json["scheme"], "three-halves");
 }
 
 /// A program big enough to run for a while: synthetic, about 8 x 10^7 AND gates.
@@ -269,6 +275,12 @@ fn bad_usage_gives_clear_errors() {
             "belongs to party b",
         ),
         (vec!["run", "-i", "1", "-i", "2"], "--local"),
+        (
+            vec![
+                "run", "--local", "--scheme", "quarters", "-i", "1", "-i", "2",
+            ],
+            "unknown scheme `quarters`",
+        ),
         (
             vec!["eval", "--owner", "7=a", "-i", "1", "-i", "2"],
             "no input `7`",

@@ -1,56 +1,24 @@
 //! The half-gates evaluator.
 
-use super::batch::{check_ids, evaluate_loop};
+use super::batch::Evaluating;
 use super::soft::SoftKernel;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
+use super::HalfGates;
 use crate::aes::Keys;
-use crate::block::Block;
+use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
-use crate::label::ActiveLabel;
-use crate::scheme::SchemeEvaluator;
-use crate::tccr::Tccr;
-use crate::Backend;
+use crate::label::{active_blocks, ActiveLabel};
+use crate::scheme::{EvaluatorOf, GarblingScheme, SchemeEvaluator};
 use twofold_circuit::Gate;
 
 /// The half-gates evaluator: holds the id of the next AND gate.
-#[derive(Clone, Debug)]
-pub struct Evaluator {
-    next_gate: u64,
-    tccr: Tccr,
-}
+pub type Evaluator = EvaluatorOf<HalfGates>;
 
 impl Evaluator {
-    /// An evaluator whose first AND gate gets id `first_gate_id`, on the
-    /// fastest AES backend.
-    pub fn new(first_gate_id: u64) -> Evaluator {
-        Evaluator {
-            next_gate: first_gate_id,
-            tccr: Tccr::new(),
-        }
-    }
-
-    /// As [`Evaluator::new`] on a given AES backend (fails if unavailable).
-    pub fn with_backend(first_gate_id: u64, backend: Backend) -> Result<Evaluator, CryptoError> {
-        Ok(Evaluator {
-            next_gate: first_gate_id,
-            tccr: Tccr::with_backend(backend)?,
-        })
-    }
-
-    /// The id the next AND gate will get.
-    pub fn next_gate_id(&self) -> u64 {
-        self.next_gate
-    }
-
-    /// The AES backend in use.
-    pub fn backend(&self) -> Backend {
-        self.tccr.backend()
-    }
-
     /// Evaluates `gates` on active labels indexed by wire, consuming exactly
-    /// two blocks per AND gate from the front of `tables` (extra blocks are
-    /// ignored).
+    /// two blocks (32 bytes) per AND gate from the front of `tables` (extra
+    /// bytes are ignored).
     ///
     /// Fails if a gate uses a wire outside `labels`, `tables` is too short,
     /// or the AND-gate ids would overflow. On failure the gate counter is
@@ -60,33 +28,41 @@ impl Evaluator {
         &mut self,
         gates: &[Gate],
         labels: &mut [ActiveLabel],
-        tables: &[Block],
+        tables: &[u8],
     ) -> Result<(), CryptoError> {
-        check_ids(self.next_gate, gates)?;
+        check_ids(self.core.next_gate, gates)?;
         let num_wires = labels.len();
-        // SAFETY: `ActiveLabel` is a transparent `Block`.
-        let lab =
-            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
-        let gid = self.next_gate;
+        let lab = active_blocks(labels);
+        let gid = self.core.next_gate;
         // SAFETY: the loops check every wire against the label slice and
         // every table read against `tables.len()`; hardware kernels are only
         // reachable through a feature-checked `HwBackend`.
         let done = unsafe {
-            match self.tccr.keys() {
-                Keys::Soft(aes) => evaluate_loop(&SoftKernel(aes), gid, gates, lab, tables),
+            match self.core.tccr.keys() {
+                Keys::Soft(aes) => {
+                    let kern = SoftKernel(aes);
+                    let mut input = Evaluating {
+                        kern: &kern,
+                        tables,
+                        used: 0,
+                    };
+                    evaluate_loop(&mut input, gid, gates, lab)
+                }
                 #[cfg(target_arch = "x86_64")]
                 Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, tables),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
         };
-        match done {
-            Ok(ands) => {
-                self.next_gate += ands;
-                Ok(())
-            }
-            Err(stop) => Err(stop.into_error(gates, num_wires, tables.len())),
-        }
+        let needed = HalfGates::table_bytes;
+        conclude(
+            done,
+            &mut self.core.next_gate,
+            gates,
+            num_wires,
+            tables.len(),
+            needed,
+        )
     }
 }
 
@@ -96,7 +72,7 @@ impl SchemeEvaluator for Evaluator {
     }
 
     fn next_gate_id(&self) -> u64 {
-        self.next_gate
+        Evaluator::next_gate_id(self)
     }
 
     #[inline]
@@ -104,7 +80,7 @@ impl SchemeEvaluator for Evaluator {
         &mut self,
         gates: &[Gate],
         labels: &mut [ActiveLabel],
-        tables: &[Block],
+        tables: &[u8],
     ) -> Result<(), CryptoError> {
         Evaluator::evaluate(self, gates, labels, tables)
     }

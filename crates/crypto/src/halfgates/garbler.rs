@@ -1,16 +1,16 @@
 //! The half-gates garbler.
 
-use super::batch::{check_ids, garble_loop};
+use super::batch::Garbling;
 use super::soft::SoftKernel;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
+use super::HalfGates;
 use crate::aes::Keys;
-use crate::block::Block;
+use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{ActiveLabel, ZeroLabel};
-use crate::scheme::SchemeGarbler;
-use crate::tccr::Tccr;
+use crate::label::{zero_blocks, ActiveLabel, ZeroLabel};
+use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
 
@@ -18,8 +18,7 @@ use twofold_circuit::Gate;
 #[derive(Clone, Debug)]
 pub struct Garbler {
     delta: Delta,
-    next_gate: u64,
-    tccr: Tccr,
+    core: Core,
 }
 
 impl Garbler {
@@ -28,8 +27,7 @@ impl Garbler {
     pub fn new(delta: Delta, first_gate_id: u64) -> Garbler {
         Garbler {
             delta,
-            next_gate: first_gate_id,
-            tccr: Tccr::new(),
+            core: Core::new(first_gate_id),
         }
     }
 
@@ -41,8 +39,7 @@ impl Garbler {
     ) -> Result<Garbler, CryptoError> {
         Ok(Garbler {
             delta,
-            next_gate: first_gate_id,
-            tccr: Tccr::with_backend(backend)?,
+            core: Core::with_backend(first_gate_id, backend)?,
         })
     }
 
@@ -53,12 +50,12 @@ impl Garbler {
 
     /// The id the next AND gate will get.
     pub fn next_gate_id(&self) -> u64 {
-        self.next_gate
+        self.core.next_gate
     }
 
     /// The AES backend in use.
     pub fn backend(&self) -> Backend {
-        self.tccr.backend()
+        self.core.tccr.backend()
     }
 
     /// The label encoding `bit` on a wire with 0-label `zero`:
@@ -69,8 +66,8 @@ impl Garbler {
     }
 
     /// Garbles `gates` over 0-labels indexed by wire, appending two blocks
-    /// `(TG, TE)` per AND gate to `tables` (reserve capacity beforehand to
-    /// avoid reallocation while garbling).
+    /// `(TG, TE)` (32 bytes, little-endian) per AND gate to `tables`
+    /// (reserve capacity beforehand to avoid reallocation while garbling).
     ///
     /// Fails if a gate uses a wire outside `labels` or the AND-gate ids would
     /// overflow. On failure `tables` and the gate counter are unchanged, but
@@ -80,37 +77,38 @@ impl Garbler {
         &mut self,
         gates: &[Gate],
         labels: &mut [ZeroLabel],
-        tables: &mut Vec<Block>,
+        tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
-        check_ids(self.next_gate, gates)?;
+        check_ids(self.core.next_gate, gates)?;
         let start = tables.len();
         let num_wires = labels.len();
-        // SAFETY: `ZeroLabel` is a transparent `Block`.
-        let lab =
-            unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, num_wires) };
-        let (delta, gid) = (self.delta.block(), self.next_gate);
+        let lab = zero_blocks(labels);
+        let (delta, gid) = (self.delta.block(), self.core.next_gate);
         // SAFETY: the loops check every wire against the label slice;
         // hardware kernels are only reachable through a feature-checked
         // `HwBackend`.
         let done = unsafe {
-            match self.tccr.keys() {
-                Keys::Soft(aes) => garble_loop(&SoftKernel(aes), delta, gid, gates, lab, tables),
+            match self.core.tccr.keys() {
+                Keys::Soft(aes) => {
+                    let kern = SoftKernel(aes);
+                    let mut out = Garbling {
+                        kern: &kern,
+                        delta,
+                        tables,
+                    };
+                    garble_loop(&mut out, delta, gid, gates, lab)
+                }
                 #[cfg(target_arch = "x86_64")]
                 Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, tables),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }
         };
-        match done {
-            Ok(ands) => {
-                self.next_gate += ands;
-                Ok(())
-            }
-            Err(stop) => {
-                tables.truncate(start);
-                Err(stop.into_error(gates, num_wires, 0))
-            }
+        if done.is_err() {
+            tables.truncate(start);
         }
+        let needed = HalfGates::table_bytes;
+        conclude(done, &mut self.core.next_gate, gates, num_wires, 0, needed)
     }
 }
 
@@ -119,20 +117,14 @@ impl SchemeGarbler for Garbler {
         Garbler::new(delta, first_gate_id)
     }
 
-    fn delta(&self) -> Delta {
-        self.delta
-    }
-
-    fn next_gate_id(&self) -> u64 {
-        self.next_gate
-    }
+    garbler_accessors!();
 
     #[inline]
     fn garble(
         &mut self,
         gates: &[Gate],
         labels: &mut [ZeroLabel],
-        tables: &mut Vec<Block>,
+        tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
         Garbler::garble(self, gates, labels, tables)
     }

@@ -15,7 +15,7 @@
 //! `C0 = A0 ⊕ Δ` for the garbler and `C = A` for the evaluator.
 //!
 //! AND gates are processed in chunks of up to [`AND_CHUNK`] consecutive AND
-//! gates (a chunk also ends where gate ids reach 2^63): all inputs of a chunk
+//! gates (by the gate loops shared with three-halves) (a chunk also ends where gate ids reach 2^63): all inputs of a chunk
 //! are read, hashed in batches, then all outputs are written, in gate order.
 //! The gate list must therefore be *levelled*: within every maximal run of
 //! consecutive AND gates, no gate reads a wire written by an earlier gate of
@@ -24,8 +24,9 @@
 //! identically on every backend, so they always agree with each other; the
 //! levelled order makes them agree with plaintext evaluation too.
 //!
-//! Every wire is checked against the label slice and every table read
-//! against the tables given; bad input is reported as a
+//! Tables are bytes: 32 per AND gate, `TG` then `TE`, each a little-endian
+//! block, in gate order. Every wire is checked against the label slice and
+//! every table read against the tables given; bad input is reported as a
 //! [`CryptoError`](crate::CryptoError), never a panic.
 
 mod batch;
@@ -35,21 +36,24 @@ mod soft;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+pub use crate::batch::AND_CHUNK;
 pub use crate::label::{ActiveLabel, ZeroLabel};
 pub use evaluator::Evaluator;
 pub use garbler::Garbler;
 
-use crate::scheme::GarblingScheme;
-
-/// Consecutive AND gates hashed in one batch.
-pub const AND_CHUNK: usize = 64;
+use crate::scheme::{GarblingScheme, Scheme};
 
 /// The half-gates scheme: `(TG, TE)`, two blocks per AND gate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HalfGates;
 
 impl GarblingScheme for HalfGates {
-    const TABLE_BLOCKS: usize = 2;
+    const KIND: Scheme = Scheme::HalfGates;
     type Garbler = Garbler;
     type Evaluator = Evaluator;
+
+    #[inline]
+    fn table_bytes(and_gates: usize) -> usize {
+        batch::GATE_BYTES * and_gates
+    }
 }

@@ -1,7 +1,7 @@
 //! The portable AND kernel, on the `aes` crate.
 
-use super::batch::{tweaks, AndKernel, Chunk};
-use super::AND_CHUNK;
+use super::batch::{tweaks, AndKernel};
+use crate::batch::{Chunk, AND_CHUNK};
 use crate::block::Block;
 use crate::tccr::soft_tccr;
 
@@ -33,8 +33,8 @@ impl AndKernel for SoftKernel<'_> {
             let wg = ha0 ^ tg.select(a0.lsb());
             let te = hb0 ^ hb1 ^ a0;
             let we = hb0 ^ (hb0 ^ hb1).select(pb);
-            *tables.add(2 * m) = tg;
-            *tables.add(2 * m + 1) = te;
+            tables.add(2 * m).write_unaligned(tg);
+            tables.add(2 * m + 1).write_unaligned(te);
             *outs.add(m) = wg ^ we;
         }
     }
@@ -56,7 +56,10 @@ impl AndKernel for SoftKernel<'_> {
         soft_tccr(self.0, &mut hs[..2 * k], &ts[..2 * k]);
         for m in 0..k {
             let (a, b) = (xs[2 * m], xs[2 * m + 1]);
-            let (tg, te) = (*tables.add(2 * m), *tables.add(2 * m + 1));
+            let (tg, te) = (
+                tables.add(2 * m).read_unaligned(),
+                tables.add(2 * m + 1).read_unaligned(),
+            );
             *outs.add(m) =
                 hs[2 * m] ^ tg.select(a.lsb()) ^ hs[2 * m + 1] ^ (te ^ a).select(b.lsb());
         }

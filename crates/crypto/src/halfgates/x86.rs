@@ -1,7 +1,8 @@
 //! The hardware kernels, generic over the vector width, and their
 //! per-backend instantiations compiled with the backend's CPU features.
 
-use super::batch::{evaluate_loop, garble_loop, AndKernel, Chunk, Label128, Stop, PAD};
+use super::batch::{AndKernel, Evaluating, Garbling};
+use crate::batch::{evaluate_loop, garble_loop, Chunk, Label128, Stop, PAD};
 use crate::block::Block;
 use crate::hw::{HwBackend, RoundKeys};
 use crate::x86::{splat_keys, tccr_regs, Lanes, X1, Y2, Z4};
@@ -208,7 +209,8 @@ impl<L: Lanes, const GG: usize, const GW: usize, const EG: usize, const EW: usiz
             // be read without passing the end of the caller's slice.
             let mut tail = [Block::ZERO; 2 * PAD + 2];
             let tp = tables.add(2 * full * L::BLOCKS);
-            std::ptr::copy_nonoverlapping(tp, tail.as_mut_ptr(), 2 * rest);
+            // (Byte-wise: the tables need not be aligned.)
+            std::ptr::copy_nonoverlapping(tp as *const u8, tail.as_mut_ptr() as *mut u8, 32 * rest);
             self.eval_groups::<1, 2>(c, full, &mut ta, tail.as_ptr(), outs);
         }
     }
@@ -223,10 +225,15 @@ macro_rules! instantiate {
             gid: u64,
             gates: &[Gate],
             labels: &mut [Block],
-            tables: &mut Vec<Block>,
+            tables: &mut Vec<u8>,
         ) -> Result<u64, Stop> {
             let kern = <$kernel>::new(rk);
-            garble_loop(&kern, delta, gid, gates, labels, tables)
+            let mut out = Garbling {
+                kern: &kern,
+                delta,
+                tables,
+            };
+            garble_loop(&mut out, delta, gid, gates, labels)
         }
 
         #[target_feature(enable = $features)]
@@ -235,10 +242,15 @@ macro_rules! instantiate {
             gid: u64,
             gates: &[Gate],
             labels: &mut [Block],
-            tables: &[Block],
+            tables: &[u8],
         ) -> Result<u64, Stop> {
             let kern = <$kernel>::new(rk);
-            evaluate_loop(&kern, gid, gates, labels, tables)
+            let mut input = Evaluating {
+                kern: &kern,
+                tables,
+                used: 0,
+            };
+            evaluate_loop(&mut input, gid, gates, labels)
         }
     };
 }
@@ -275,7 +287,7 @@ pub(super) unsafe fn garble(
     gid: u64,
     gates: &[Gate],
     labels: &mut [Block],
-    tables: &mut Vec<Block>,
+    tables: &mut Vec<u8>,
 ) -> Result<u64, Stop> {
     let f = match hw {
         HwBackend::AesNi => garble_aesni,
@@ -295,7 +307,7 @@ pub(super) unsafe fn evaluate(
     gid: u64,
     gates: &[Gate],
     labels: &mut [Block],
-    tables: &[Block],
+    tables: &[u8],
 ) -> Result<u64, Stop> {
     let f = match hw {
         HwBackend::AesNi => evaluate_aesni,

@@ -171,11 +171,20 @@ impl Meeting<'_> {
                 theirs.output_kind.to_string(),
             );
         }
-        if (theirs.threads, theirs.schedule) != (ours.threads, ours.schedule) {
+        let how = |h: &HybridHello| {
+            format!(
+                "{} x{}, {}, FGP from {} AND gates",
+                h.schedule.name(),
+                h.threads,
+                h.scheme.name(),
+                h.fgp_min_ands
+            )
+        };
+        if how(theirs) != how(ours) {
             return mismatch(
-                "threads and schedule",
-                format!("{} x{}", ours.schedule.name(), ours.threads),
-                format!("{} x{}", theirs.schedule.name(), theirs.threads),
+                "threads, schedule and garbling scheme",
+                how(ours),
+                how(theirs),
             );
         }
         Ok(())

@@ -29,8 +29,10 @@ mod wrap;
 use std::time::Duration;
 
 use twofold_circuit::Program;
+use twofold_crypto::Scheme;
 use twofold_net::{ChannelOptions, Listener};
 
+use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
 use crate::messages::HybridHello;
 use crate::options::{Progress, Role, Schedule, ShareKind};
@@ -49,6 +51,8 @@ pub struct HybridOptions {
     pub threads: u32,
     /// How CP1 and CP2 spread the work over threads.
     pub schedule: Schedule,
+    /// The garbling scheme of CP1 and CP2.
+    pub scheme: Scheme,
     /// FGP splits AND levels of at least this many gates (`None`: the
     /// measured default).
     pub fgp_min_ands: Option<usize>,
@@ -144,6 +148,8 @@ pub fn run_hybrid(
             program_hash: program.hash(),
             threads: opts.threads.max(1),
             schedule: opts.schedule,
+            scheme: opts.scheme,
+            fgp_min_ands: opts.fgp_min_ands.unwrap_or(FGP_MIN_ANDS) as u64,
             output_kind: opts.output_kind,
             input_kinds: opts.input_kinds.clone(),
             nonce,

@@ -9,7 +9,7 @@ use twofold_circuit::program::split_outputs;
 use twofold_circuit::walk::{for_each_batch, Plan as WalkPlan};
 use twofold_circuit::{Circuit, Engine, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{Block, Delta, Prg};
+use twofold_crypto::{Block, Delta, GarblingScheme, Prg, SchemeJob};
 use twofold_net::Channel;
 
 use super::meet::{Links, Meeting};
@@ -46,11 +46,11 @@ pub(super) fn run(
         opts,
         clock,
     };
-    let (output_shares, and_gates) = match role {
-        Role::Cp1 => run.cp1(&mut links)?,
-        Role::Cp2 => run.cp2(&mut links)?,
-        Role::Cp3 => run.cp3(&mut links)?,
-    };
+    let (output_shares, and_gates) = opts.scheme.dispatch(Play {
+        run: &mut run,
+        links: &mut links,
+        role,
+    })?;
     let (bytes_sent, bytes_received) = links.bytes();
     Ok(HybridReport {
         role,
@@ -88,6 +88,24 @@ struct Run<'a> {
 /// Output shares (one per output value) and the AND gates done.
 type Done = (Vec<Vec<bool>>, u64);
 
+/// One party's part of the run, as a job generic over the garbling scheme.
+struct Play<'r, 'a> {
+    run: &'r mut Run<'a>,
+    links: &'r mut Links,
+    role: Role,
+}
+
+impl SchemeJob for Play<'_, '_> {
+    type Output = Result<Done, ProtocolError>;
+    fn run<S: GarblingScheme>(self) -> Self::Output {
+        match self.role {
+            Role::Cp1 => self.run.cp1::<S>(self.links),
+            Role::Cp2 => self.run.cp2::<S>(self.links),
+            Role::Cp3 => self.run.cp3(self.links),
+        }
+    }
+}
+
 impl Run<'_> {
     /// The bits of one random mask per output value.
     fn masks(&self, prg: &mut Prg) -> Vec<Vec<bool>> {
@@ -105,7 +123,7 @@ impl Run<'_> {
     }
 
     /// CP1: garbles.
-    fn cp1(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
+    fn cp1<S: GarblingScheme>(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
         let mut prg = Prg::from_os();
         let delta = Delta::random(&mut prg);
         let masks = self.masks(&mut prg);
@@ -134,10 +152,7 @@ impl Run<'_> {
         Labels::send(&mut links.to(Role::Cp2)[0], &encoded)?;
         Labels::send(&mut links.to(Role::Cp3)[0], &for_cp3)?;
         self.clock.lap(HybridPhase::Input);
-        let side = GarblerSide {
-            delta,
-            progress: self.opts.progress.clone(),
-        };
+        let side = GarblerSide::<S>::new(delta, self.opts.progress.clone());
         let (z, ands) = self.gates(&side, links.to(Role::Cp2), &pre_zero, &post_zero)?;
         self.clock.lap(HybridPhase::Gates);
         let decode = z.iter().map(|l| l.decode_bit());
@@ -147,7 +162,7 @@ impl Run<'_> {
     }
 
     /// CP2: evaluates.
-    fn cp2(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
+    fn cp2<S: GarblingScheme>(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
         Bits::send(
             &mut links.to(Role::Cp3)[0],
             self.shares.concat().into_iter(),
@@ -169,9 +184,7 @@ impl Run<'_> {
         };
         let pre: Vec<ActiveLabel> = self.wrap.pre_sources.iter().map(&mut label).collect();
         let post: Vec<ActiveLabel> = self.wrap.post_sources.iter().map(&mut label).collect();
-        let side = EvaluatorSide {
-            progress: self.opts.progress.clone(),
-        };
+        let side = EvaluatorSide::<S>::new(self.opts.progress.clone());
         let (z, ands) = self.gates(&side, links.to(Role::Cp1), &pre, &post)?;
         self.clock.lap(HybridPhase::Gates);
         let decode = Bits::recv(&mut links.to(Role::Cp1)[0], z.len(), "decoding bits")?;
@@ -235,6 +248,7 @@ impl Run<'_> {
         };
         let program_ands = prepared.and_count();
         let mut plan = Plan::new(self.opts.schedule, self.opts.threads.max(1) as usize);
+        plan.scheme = self.opts.scheme;
         if let Some(min) = self.opts.fgp_min_ands {
             plan.fgp_min_ands = min;
         }

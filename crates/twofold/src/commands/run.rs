@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use twofold_circuit::Party;
+use twofold_crypto::Scheme;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{
     run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, Role, Schedule,
@@ -93,9 +94,14 @@ pub struct RunArgs {
     #[arg(long, requires = "ipp")]
     ipp_no_overlap: bool,
     /// FGP splits AND levels of at least N gates between threads
-    /// (default: the threshold measured on the development machine).
+    /// (default: the threshold measured on the development machine; both
+    /// must agree).
     #[arg(long, value_name = "N")]
     fgp_min_ands: Option<usize>,
+    /// Garbling scheme: half-gates (32 bytes per AND gate, fastest to
+    /// compute) or three-halves (24.6 bytes, for slow links); both must agree.
+    #[arg(long, default_value = "half-gates")]
+    scheme: Scheme,
     /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
     #[arg(long)]
     json: bool,
@@ -141,6 +147,8 @@ fn cores() -> u32 {
 pub struct RunReport {
     /// `a`, `b`, or `local`.
     pub party: String,
+    /// The garbling scheme.
+    pub scheme: String,
     /// Output values keyed by name, if this party learnt them.
     pub outputs: Option<serde_json::Value>,
     /// AND gates garbled or evaluated.
@@ -205,6 +213,7 @@ pub fn run(args: &RunArgs) -> Result<String> {
             (true, true) => IppMode::NoOverlap,
         },
         fgp_min_ands: args.fgp_min_ands,
+        scheme: args.scheme,
         progress,
         ..SessionOptions::default()
     };
@@ -237,7 +246,7 @@ pub fn run(args: &RunArgs) -> Result<String> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let report = run_report(&loaded, party, &report, peer.as_ref(), reveal)?;
+    let report = run_report(&loaded, party, &report, peer.as_ref(), reveal, args.scheme)?;
     report.render(args.json)
 }
 
@@ -274,6 +283,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
             output_kind: args.kind,
             threads: args.threads.unwrap_or_else(cores).max(1),
             schedule: args.schedule,
+            scheme: args.scheme,
             fgp_min_ands: args.fgp_min_ands,
             progress,
         },
@@ -293,6 +303,7 @@ fn run_report(
     report: &SessionReport,
     peer: Option<&SessionReport>,
     reveal: Reveal,
+    scheme: Scheme,
 ) -> Result<RunReport> {
     let outputs = report
         .outputs
@@ -335,6 +346,7 @@ fn run_report(
         } else {
             party.to_string()
         },
+        scheme: scheme.name().to_string(),
         outputs: outputs.map(|o| outputs_json(loaded, o)),
         and_gates: ands,
         bytes_sent,

@@ -2,12 +2,14 @@
 #![allow(dead_code)]
 
 use twofold_circuit::Program;
+use twofold_crypto::Scheme;
 use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, IppMode, PartyInputs, Reveal, Schedule, SessionOptions};
 
-/// Runs `program` on party inputs `a` and `b` under every schedule, on each
-/// of `threads`, with and without inter-party parallelism, and checks that
-/// both parties get `want` (`label` names the case in failures).
+/// Runs `program` on party inputs `a` and `b` under every garbling scheme
+/// and every schedule, on each of `threads`, with and without inter-party
+/// parallelism, and checks that both parties get `want` (`label` names the
+/// case in failures).
 pub fn agrees_under_every_schedule(
     program: &Program,
     (a, b): (&PartyInputs, &PartyInputs),
@@ -15,22 +17,30 @@ pub fn agrees_under_every_schedule(
     threads: std::ops::RangeInclusive<u32>,
     label: &str,
 ) {
-    for schedule in Schedule::ALL {
-        for threads in threads.clone() {
-            for ipp in [IppMode::Off, IppMode::On] {
-                let opts = SessionOptions {
-                    schedule,
-                    threads,
-                    ipp,
-                    reveal: Reveal::Both,
-                    // Split even narrow levels, so FGP really runs.
-                    fgp_min_ands: Some(1),
-                    ..SessionOptions::default()
-                };
-                let (ra, rb) = run_local(program, a, b, &opts, &ChannelOptions::default()).unwrap();
-                let label = format!("{label}, {} x{threads}, {}", schedule.name(), ipp.name());
-                assert_eq!(ra.outputs.unwrap(), want, "{label}");
-                assert_eq!(rb.outputs.unwrap(), want, "{label}");
+    for scheme in Scheme::ALL {
+        for schedule in Schedule::ALL {
+            for threads in threads.clone() {
+                for ipp in [IppMode::Off, IppMode::On] {
+                    let opts = SessionOptions {
+                        schedule,
+                        threads,
+                        ipp,
+                        scheme,
+                        reveal: Reveal::Both,
+                        // Split even narrow levels, so FGP really runs.
+                        fgp_min_ands: Some(1),
+                        ..SessionOptions::default()
+                    };
+                    let (ra, rb) =
+                        run_local(program, a, b, &opts, &ChannelOptions::default()).unwrap();
+                    let label = format!(
+                        "{label}, {scheme}, {} x{threads}, {}",
+                        schedule.name(),
+                        ipp.name()
+                    );
+                    assert_eq!(ra.outputs.unwrap(), want, "{label}");
+                    assert_eq!(rb.outputs.unwrap(), want, "{label}");
+                }
             }
         }
     }

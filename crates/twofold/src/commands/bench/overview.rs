@@ -10,7 +10,7 @@ use serde::Serialize;
 use twofold_circuit::bristol::read_bristol_file;
 use twofold_circuit::synthetic::{layered, repeated};
 use twofold_circuit::{binary, Party, Program};
-use twofold_crypto::core_speed;
+use twofold_crypto::{core_speed, Scheme};
 use twofold_protocol::Schedule;
 
 use super::parties::{run_two, zero_inputs, Placement};
@@ -38,17 +38,20 @@ pub struct Overview {
     pub runs: usize,
     /// Cores of this machine.
     pub cores: usize,
-    /// Garbling and evaluation on one core.
-    pub core: CoreFigures,
+    /// Garbling and evaluation on one core, under each garbling scheme (the
+    /// default first).
+    pub core: Vec<CoreFigures>,
     /// The full protocol on AES-128 repeated (`null` without the circuit).
     pub protocol_aes128: Option<ProtocolFigures>,
     /// The streamed synthetic run.
     pub protocol_streamed: StreamedFigures,
 }
 
-/// In-memory garbling and evaluation on one core.
+/// In-memory garbling and evaluation on one core under one scheme.
 #[derive(Debug, Serialize)]
 pub struct CoreFigures {
+    /// The garbling scheme.
+    pub scheme: &'static str,
     /// AND gates per run.
     pub and_gates: u64,
     /// The AES backend.
@@ -57,6 +60,8 @@ pub struct CoreFigures {
     pub garble_and_gates_per_second: f64,
     /// Median evaluation speed.
     pub evaluate_and_gates_per_second: f64,
+    /// Bytes of garbled table per AND gate.
+    pub table_bytes_per_and_gate: f64,
 }
 
 /// The full protocol, both parties in this process over loopback.
@@ -150,13 +155,20 @@ pub fn overview(opts: &OverviewOptions, mut log: impl FnMut(&str)) -> Result<Ove
         "garbling and evaluation on one core, {} AND gates ...",
         opts.core_and_gates
     ));
-    let speed = core_speed(opts.core_and_gates, runs)?;
-    let core = CoreFigures {
-        and_gates: speed.and_gates,
-        backend: speed.backend.name(),
-        garble_and_gates_per_second: median(speed.garble_rates),
-        evaluate_and_gates_per_second: median(speed.evaluate_rates),
-    };
+    let core = Scheme::ALL
+        .into_iter()
+        .map(|scheme| {
+            let speed = core_speed(scheme, opts.core_and_gates, runs)?;
+            Ok(CoreFigures {
+                scheme: scheme.name(),
+                and_gates: speed.and_gates,
+                backend: speed.backend.name(),
+                garble_and_gates_per_second: median(speed.garble_rates),
+                evaluate_and_gates_per_second: median(speed.evaluate_rates),
+                table_bytes_per_and_gate: speed.bytes_per_and,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     let aes = if Path::new(&opts.aes_path).is_file() {
         let body = read_bristol_file(&opts.aes_path)?;
         let instances = opts.aes_and_gates.div_ceil(body.and_count() as u64) as u32;
@@ -187,13 +199,17 @@ pub fn overview(opts: &OverviewOptions, mut log: impl FnMut(&str)) -> Result<Ove
 impl Report for Overview {
     fn text(&self) -> String {
         let m = |x: f64| format!("{:.1} M AND/s", x / 1e6);
-        let mut out = format!(
-            "median of {} runs\ngarbling, one core ({}):      {}\nevaluation, one core:           {}\n",
-            self.runs,
-            self.core.backend,
-            m(self.core.garble_and_gates_per_second),
-            m(self.core.evaluate_and_gates_per_second),
-        );
+        let mut out = format!("median of {} runs\n", self.runs);
+        for c in &self.core {
+            out += &format!(
+                "{}, one core ({}): garbling {}, evaluation {}, {:.2} table bytes/AND\n",
+                c.scheme,
+                c.backend,
+                m(c.garble_and_gates_per_second),
+                m(c.evaluate_and_gates_per_second),
+                c.table_bytes_per_and_gate,
+            );
+        }
         if let Some(p) = &self.protocol_aes128 {
             out += &format!(
                 "protocol, AES-128 repeated:     {}  ({} AND gates, {:.2} bytes/AND)\n",
