@@ -60,6 +60,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
                 owners: opts.owners.clone(),
                 regions: !opts.no_regions,
                 loops: !opts.no_loops,
+                ..CompileOptions::default()
             },
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
