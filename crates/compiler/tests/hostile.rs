@@ -197,16 +197,20 @@ fn only_regular_files_of_a_bounded_size_are_included() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+fn with_limits(limits: Limits) -> CompileOptions {
+    CompileOptions {
+        limits,
+        ..CompileOptions::default()
+    }
+}
+
 #[test]
 fn a_loop_that_builds_too_many_gates_is_an_error() {
     let src = "int mpc_main(int INPUT_A, int INPUT_B) { int s = 0; for (int i = 0; i < 1000000; i++) { s = s * INPUT_A + (INPUT_B ^ i); } return s; }\n".to_string();
-    let opts = CompileOptions {
-        limits: Limits {
-            max_gates: 100_000,
-            ..Limits::default()
-        },
-        ..CompileOptions::default()
-    };
+    let opts = with_limits(Limits {
+        max_gates: 100_000,
+        ..Limits::default()
+    });
     let e = error_of(src, "loop.c", opts);
     assert!(e.contains("needs more than 100000 gates"), "{e}");
 }
@@ -217,13 +221,10 @@ fn a_loop_of_too_many_iterations_is_an_error() {
         "return 0;",
         "int s = 0; for (int i = 0; i < 2000000; i++) s += i; return s + INPUT_A;",
     );
-    let opts = CompileOptions {
-        limits: Limits {
-            max_iterations: 1_000_000,
-            ..Limits::default()
-        },
-        ..CompileOptions::default()
-    };
+    let opts = with_limits(Limits {
+        max_iterations: 1_000_000,
+        ..Limits::default()
+    });
     let e = error_of(src, "loop.c", opts);
     assert!(e.contains("did not end within 1000000 iterations"), "{e}");
 }
