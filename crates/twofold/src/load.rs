@@ -81,6 +81,13 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             program: compiled.program,
         }
     } else {
+        // A device or a pipe would be read without end.
+        let regular = std::fs::metadata(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .is_file();
+        if !regular {
+            bail!("cannot read {}: not a regular file", path.display());
+        }
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let program = if binary::is_binary(&bytes) {
