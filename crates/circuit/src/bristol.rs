@@ -10,7 +10,7 @@
 
 use std::io::Write;
 
-use crate::circuit::{Circuit, InputValue, OutputValue, Party};
+use crate::circuit::{Circuit, InputValue, OutputValue, Party, MAX_WIRES};
 use crate::gate::{Gate, Wire};
 use crate::CircuitError;
 
@@ -31,11 +31,9 @@ struct Parser<'t> {
     lines: std::iter::Peekable<std::iter::Enumerate<std::str::Lines<'t>>>,
     file: &'t str,
     line: usize,
+    /// The length of the text (bytes).
+    size: usize,
 }
-
-/// Largest wire count accepted, so a corrupt header cannot ask for huge memory
-/// before a gate is read (wires are also bounded by the file's own gates).
-const MAX_WIRES: u64 = u32::MAX as u64 - 1;
 
 impl<'t> Parser<'t> {
     fn new(text: &'t str, file: &'t str) -> Self {
@@ -43,6 +41,7 @@ impl<'t> Parser<'t> {
             lines: text.lines().enumerate().peekable(),
             file,
             line: 0,
+            size: text.len(),
         }
     }
 
@@ -96,8 +95,10 @@ impl<'t> Parser<'t> {
         }
         let num_gates = self.number(header[0], "the gate count")?;
         let num_wires = self.number(header[1], "the wire count")?;
-        if num_wires > MAX_WIRES {
-            return Err(self.error(format!("{num_wires} wires is more than supported")));
+        if num_wires > MAX_WIRES as u64 {
+            return Err(self.error(format!(
+                "{num_wires} wires is more than supported ({MAX_WIRES})"
+            )));
         }
         let line2 = self
             .next_tokens()
@@ -108,8 +109,8 @@ impl<'t> Parser<'t> {
         let (input_widths, output_widths) = if line2.len() == 3 && self.next_is_gate() {
             (vec![line2[0], line2[1]], vec![line2[2]])
         } else {
-            let niv = line2[0] as usize;
-            if line2.len() != niv + 1 {
+            let niv = line2[0];
+            if niv.checked_add(1) != Some(line2.len() as u64) {
                 return Err(self.error(format!(
                     "{niv} input values announced, {} widths given",
                     line2.len() - 1
@@ -119,8 +120,8 @@ impl<'t> Parser<'t> {
                 .next_tokens()
                 .ok_or_else(|| self.error("missing output line"))?;
             let line3 = self.numbers(&line3, "an output width")?;
-            let nov = line3[0] as usize;
-            if line3.len() != nov + 1 {
+            let nov = line3[0];
+            if nov.checked_add(1) != Some(line3.len() as u64) {
                 return Err(self.error(format!(
                     "{nov} output values announced, {} widths given",
                     line3.len() - 1
@@ -128,10 +129,21 @@ impl<'t> Parser<'t> {
             }
             (line2[1..].to_vec(), line3[1..].to_vec())
         };
-        let input_bits: u64 = input_widths.iter().sum();
-        let output_bits: u64 = output_widths.iter().sum();
+        let sum = |widths: &[u64]| widths.iter().try_fold(0u64, |a, &w| a.checked_add(w));
+        let (Some(input_bits), Some(output_bits)) = (sum(&input_widths), sum(&output_widths))
+        else {
+            return Err(self.error("more input or output bits than wires"));
+        };
         if input_bits > num_wires || output_bits > num_wires {
             return Err(self.error("more input or output bits than wires"));
+        }
+        // Every wire but the inputs is written by a gate of the file, and
+        // each gate takes a line: a header cannot ask for more.
+        if num_wires - input_bits > self.size as u64 || num_gates > self.size as u64 {
+            return Err(self.error(format!(
+                "{num_gates} gates and {num_wires} wires cannot fit in a file of {} bytes",
+                self.size
+            )));
         }
         let mut builder = GateList {
             gates: Vec::new(),
@@ -187,14 +199,16 @@ impl<'t> Parser<'t> {
             return Err(self.error("a gate line needs `nin nout wires... OP`"));
         }
         let op = t[t.len() - 1];
-        let nin = self.number(t[0], "the gate's input count")? as usize;
-        let nout = self.number(t[1], "the gate's output count")? as usize;
-        if t.len() != 3 + nin + nout {
+        let nin = self.number(t[0], "the gate's input count")?;
+        let nout = self.number(t[1], "the gate's output count")?;
+        if nin.checked_add(nout).and_then(|n| n.checked_add(3)) != Some(t.len() as u64) {
             return Err(self.error(format!(
                 "{op} gate: {nin} inputs and {nout} outputs announced, {} wires given",
                 t.len() - 3
             )));
         }
+        // Both fit in the line's length now.
+        let (nin, nout) = (nin as usize, nout as usize);
         let arity = |want_in: usize, want_out: usize| {
             if nin == want_in && nout == want_out {
                 Ok(())
@@ -238,7 +252,9 @@ impl<'t> Parser<'t> {
             "EQW" => {
                 arity(1, 1)?;
                 let (a, out) = (read(0, list)?, wire(1)?);
-                let tmp = list.temporary();
+                let tmp = list
+                    .temporary()
+                    .ok_or_else(|| self.error("too many wires"))?;
                 list.push(Gate::Inv { a, out: tmp });
                 list.push(Gate::Inv { a: tmp, out });
             }
@@ -258,7 +274,9 @@ impl<'t> Parser<'t> {
                     return Err(self.error("EQ needs at least one input wire to build a constant"));
                 }
                 if value {
-                    let zero = list.temporary();
+                    let zero = list
+                        .temporary()
+                        .ok_or_else(|| self.error("too many wires"))?;
                     list.push(Gate::Xor {
                         a: 0,
                         b: 0,
@@ -304,10 +322,14 @@ impl GateList {
         self.gates.push(g);
     }
 
-    fn temporary(&mut self) -> Wire {
+    /// A new wire beyond the file's (`None` past [`MAX_WIRES`]).
+    fn temporary(&mut self) -> Option<Wire> {
+        if self.extra >= MAX_WIRES {
+            return None;
+        }
         self.defined.push(false);
         self.extra += 1;
-        self.extra - 1
+        Some(self.extra - 1)
     }
 }
 

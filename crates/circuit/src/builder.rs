@@ -119,6 +119,12 @@ impl Builder {
         self.frame.gates.len()
     }
 
+    /// Number of gates held: those of the current frame and of the frames
+    /// enclosing it.
+    pub fn held_gates(&self) -> usize {
+        self.frame.gates.len() + self.outer.iter().map(|f| f.gates.len()).sum::<usize>()
+    }
+
     /// Number of AND gates emitted so far in the current frame.
     pub fn and_count(&self) -> usize {
         self.frame.gates.iter().filter(|g| g.is_and()).count()

@@ -3,6 +3,11 @@
 use crate::gate::{Gate, Wire};
 use crate::CircuitError;
 
+/// Most wires a circuit read from a file may have (Bristol or binary): 2^30,
+/// whose labels alone take 16 GiB when garbled. A reader refuses more
+/// before allocating anything for them.
+pub const MAX_WIRES: Wire = 1 << 30;
+
 /// Which of the two parties provides an input value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Party {

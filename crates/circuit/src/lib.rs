@@ -19,7 +19,7 @@ pub mod wiring;
 
 pub use assemble::{PendingBlock, RawFrame};
 pub use builder::{Bit, Builder, FrameMark};
-pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party};
+pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party, MAX_WIRES};
 pub use gate::{Gate, Wire};
 pub use levels::CircuitStats;
 pub use overlap::{Item, MainOrder};

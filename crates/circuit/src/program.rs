@@ -16,6 +16,10 @@ use crate::CircuitError;
 /// Deepest nesting of blocks accepted (reading files, validating).
 pub const MAX_DEPTH: usize = 64;
 
+/// Wire slots a frame may have beyond twice those its inputs, gates and
+/// blocks can write (see [`Frame::validate`]).
+const SPARE_WIRES: u64 = 1 << 16;
+
 /// A value carried from one iteration of a sequential loop to the next.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Carried {
@@ -184,7 +188,9 @@ impl<'p> Frame<'p> {
         self.counts().and
     }
 
-    /// Checks the frame: wires in range and written before they are read,
+    /// Checks the frame: no more wires than about twice those its inputs,
+    /// gates and blocks can write, wires in range and written before they
+    /// are read,
     /// blocks in order and fitting their bodies, parallel blocks whose
     /// iterations are independent, `extra` wires (carried values a block
     /// reads at the end of this body) written, at most [`MAX_DEPTH`] levels
@@ -195,6 +201,20 @@ impl<'p> Frame<'p> {
             return invalid(format!("blocks nested more than {MAX_DEPTH} deep"));
         }
         let c = self.circuit;
+        // Checked before anything is allocated for the wires: a frame may
+        // keep unused wire slots, but not many more than the wires it can
+        // write (so a small file cannot ask for gigabytes).
+        let writable = self.writable_wires();
+        let allowed = writable
+            .saturating_mul(2)
+            .saturating_add(SPARE_WIRES)
+            .min(crate::MAX_WIRES as u64);
+        if c.num_wires as u64 > allowed {
+            return invalid(format!(
+                "{} wires, but the inputs, gates and blocks can write at most {writable}",
+                c.num_wires
+            ));
+        }
         if self.blocks.is_empty() && extra.is_empty() {
             c.validate()?;
         } else {
@@ -227,6 +247,26 @@ impl<'p> Frame<'p> {
             return invalid("more than 2^64 gates".into());
         }
         Ok(())
+    }
+}
+
+impl Frame<'_> {
+    /// At most how many distinct wires of the circuit can hold a value: its
+    /// input bits, one a gate, and what its blocks write (saturating).
+    fn writable_wires(self) -> u64 {
+        let c = self.circuit;
+        let mut n = (c.input_bits() as u64).saturating_add(c.gates.len() as u64);
+        for b in self.blocks {
+            n = n.saturating_add(b.carried.len() as u64);
+            for seg in &b.outputs.segments {
+                let per_iteration = seg.len() as u64;
+                n = n.saturating_add(match seg {
+                    crate::wiring::Segment::Affine { step: 0, .. } => per_iteration,
+                    _ => per_iteration.saturating_mul(b.count),
+                });
+            }
+        }
+        n
     }
 }
 

@@ -44,9 +44,14 @@ fn verr(pos: usize, message: impl Into<String>) -> CompileError {
     }
 }
 
+/// Deepest nesting of braces in a value.
+pub const MAX_VALUE_NESTING: usize = 256;
+
 struct P<'a> {
     s: &'a [u8],
     i: usize,
+    /// Braces open around the position.
+    depth: usize,
 }
 
 impl P<'_> {
@@ -70,6 +75,13 @@ impl P<'_> {
         self.ws();
         let start = self.i;
         if self.eat(b'{') {
+            self.depth += 1;
+            if self.depth > MAX_VALUE_NESTING {
+                return Err(verr(
+                    start,
+                    format!("braces nested more than {MAX_VALUE_NESTING} deep"),
+                ));
+            }
             let mut items = Vec::new();
             loop {
                 if self.eat(b'}') {
@@ -113,6 +125,7 @@ impl P<'_> {
                 }
                 return Err(verr(self.i, "expected ',' or '}'"));
             }
+            self.depth -= 1;
             return Ok(Node::List(items, start));
         }
         self.number()
@@ -211,6 +224,7 @@ impl CType {
         let mut p = P {
             s: text.as_bytes(),
             i: 0,
+            depth: 0,
         };
         let node = p.node()?;
         p.ws();
@@ -315,56 +329,68 @@ fn fill_list(
     out: &mut [bool],
     braced: bool,
 ) -> Result<(), CompileError> {
-    let members: Vec<(Option<&str>, CType)> = match ty {
-        CType::Array(e, n) => (0..*n).map(|_| (None, (**e).clone())).collect(),
-        CType::Struct(s) => s
-            .fields
-            .iter()
-            .map(|(n, t)| (Some(n.as_str()), t.clone()))
-            .collect(),
+    // Members are looked up by index, not listed: an array may be large.
+    let count = match ty {
+        CType::Array(_, n) => *n as usize,
+        CType::Struct(s) => s.fields.len(),
         _ => return Ok(()),
     };
-    let mut offs = Vec::with_capacity(members.len());
-    let mut at = 0usize;
-    for (_, t) in &members {
-        offs.push(at);
-        at += t.width() as usize;
-    }
+    let member = |k: usize| -> (&CType, usize) {
+        match ty {
+            CType::Array(e, _) => (e, k * e.width() as usize),
+            CType::Struct(s) => {
+                let at = s.fields[..k].iter().map(|(_, t)| t.width() as usize).sum();
+                (&s.fields[k].1, at)
+            }
+            _ => unreachable!("an aggregate"),
+        }
+    };
     let mut k = 0usize;
+    // Without braces, the first item's designator (if any) named this
+    // aggregate in the enclosing list; a later designator ends it.
+    let first = *it;
     while *it < items.len() {
         let (des, node) = &items[*it];
-        if let Some(d) = des {
-            if !braced {
-                return Ok(());
-            }
-            k = match (d, ty) {
-                (Des::Field(name, pos), CType::Struct(_)) => members
-                    .iter()
-                    .position(|(n, _)| *n == Some(name.as_str()))
-                    .ok_or_else(|| verr(*pos, format!("no member named '{name}'")))?,
-                (Des::Index(i, pos), CType::Array(_, n)) => {
-                    if *i < 0 || *i >= *n as i128 {
-                        return Err(verr(*pos, "index out of bounds"));
+        match des {
+            Some(_) if !braced && *it == first => {}
+            Some(_) if !braced => return Ok(()),
+            Some(d) => {
+                k = match (d, ty) {
+                    (Des::Field(name, pos), CType::Struct(st)) => st
+                        .fields
+                        .iter()
+                        .position(|(n, _)| n == name)
+                        .ok_or_else(|| verr(*pos, format!("no member named '{name}'")))?,
+                    (Des::Index(i, pos), CType::Array(_, n)) => {
+                        if *i < 0 || *i >= *n as i128 {
+                            return Err(verr(*pos, "index out of bounds"));
+                        }
+                        *i as usize
                     }
-                    *i as usize
-                }
-                (Des::Field(_, pos) | Des::Index(_, pos), _) => {
-                    return Err(verr(*pos, "designator does not fit the type"))
-                }
-            };
+                    (Des::Field(_, pos) | Des::Index(_, pos), _) => {
+                        return Err(verr(*pos, "designator does not fit the type"))
+                    }
+                };
+            }
+            None => {}
         }
-        if k >= members.len() {
+        if k >= count {
             if braced {
                 return Err(verr(node_pos(node), "too many values"));
             }
             return Ok(());
         }
-        let (_, mt) = &members[k];
-        let w = mt.width() as usize;
-        let slice = &mut out[offs[k]..offs[k] + w];
+        let (mt, at) = member(k);
+        let slice = &mut out[at..at + mt.width() as usize];
         let aggregate = matches!(mt, CType::Array(..) | CType::Struct(_));
         match node {
-            Node::Num(..) if aggregate => fill_list(mt, items, it, slice, false)?,
+            Node::Num(..) if aggregate => {
+                let before = *it;
+                fill_list(mt, items, it, slice, false)?;
+                if *it == before {
+                    return Err(verr(node_pos(node), "no element to take this value"));
+                }
+            }
             _ => {
                 *it += 1;
                 fill(mt, node, slice)?;

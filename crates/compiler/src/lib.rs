@@ -113,6 +113,39 @@ pub struct CompileOptions {
     /// Whether loops are kept as loops where they can be (see [`loops`]);
     /// on by default, off with `--no-loops` (every loop unrolled).
     pub loops: bool,
+    /// Folders searched for `#include "..."` after the including file's.
+    pub include_dirs: Vec<std::path::PathBuf>,
+    /// Bounds on the work a source may ask for.
+    pub limits: Limits,
+}
+
+/// Bounds on the work of a compilation, so that any source — however
+/// hostile — ends in a clear error instead of exhausting memory, stack or
+/// time. The defaults are far above what the examples need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most gates held while compiling (every frame being built, counted
+    /// when a loop iteration or a call starts).
+    pub max_gates: u64,
+    /// Most iterations of one loop at compile time.
+    pub max_iterations: u64,
+    /// Deepest nesting of expressions, statements, declarators and
+    /// initializers in the source (parentheses, operands of a chain of
+    /// binary operators, blocks, ...).
+    pub max_nesting: usize,
+    /// Most tokens the preprocessor may produce (bounds macro expansion).
+    pub max_tokens: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_gates: 1 << 26,
+            max_iterations: 50_000_000,
+            max_nesting: 2000,
+            max_tokens: 1 << 20,
+        }
+    }
 }
 
 impl Default for CompileOptions {
@@ -122,6 +155,8 @@ impl Default for CompileOptions {
             owners: Vec::new(),
             regions: true,
             loops: true,
+            include_dirs: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }
@@ -209,10 +244,11 @@ pub fn compile(
     })
 }
 
-/// Compiles a C file.
+/// Compiles a C file (a regular file of at most
+/// [`preprocess::MAX_SOURCE_BYTES`]).
 pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
     let name = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| CompileError {
+    let source = preprocess::read_source(path).map_err(|e| CompileError {
         file: name.clone(),
         line: 0,
         col: 0,
@@ -227,9 +263,15 @@ fn compile_inner(
     dir: Option<&Path>,
     opts: &CompileOptions,
 ) -> Result<CompiledProgram, CompileError> {
-    let (toks, files) = preprocess::preprocess(source, file_name, dir)
-        .map_err(|(d, files)| d.into_error(&files))?;
-    let prog = parser::parse(&toks).map_err(|d| d.into_error(&files))?;
+    let (toks, files) = preprocess::preprocess(
+        source,
+        file_name,
+        dir,
+        &opts.include_dirs,
+        opts.limits.max_tokens,
+    )
+    .map_err(|(d, files)| d.into_error(&files))?;
+    let prog = parser::parse(&toks, opts.limits.max_nesting).map_err(|d| d.into_error(&files))?;
     let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
     let program = lowered.builder.finish_program().map_err(|e| CompileError {
         file: file_name.to_string(),

@@ -18,14 +18,17 @@ use crate::error::{err, DResult, Loc};
 use crate::lexer::{Tok, Token};
 use crate::types::{CType, StructDef};
 
-/// Parses a preprocessed token stream.
-pub fn parse(toks: &[Token]) -> DResult<Program> {
+/// Parses a preprocessed token stream; constructs nested more than
+/// `max_nesting` deep (see [`crate::Limits::max_nesting`]) are an error.
+pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
     let mut p = Parser {
         toks,
         pos: 0,
         typedefs: vec![HashMap::new()],
         structs: HashMap::new(),
         enums: vec![HashMap::new()],
+        depth: 0,
+        max_nesting,
     };
     p.program()
 }
@@ -36,6 +39,9 @@ struct Parser<'a> {
     typedefs: Vec<HashMap<String, CType>>,
     structs: HashMap<String, Arc<StructDef>>,
     enums: Vec<HashMap<String, i64>>,
+    /// How deeply the construct being parsed is nested.
+    depth: usize,
+    max_nesting: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -105,6 +111,31 @@ impl<'a> Parser<'a> {
                 err(loc, format!("expected an identifier but found {found}"))
             }
         }
+    }
+
+    /// Goes `levels` deeper into the syntax tree, failing past the limit
+    /// (every recursive rule does this, so that neither parsing nor the
+    /// passes over the tree can overflow the stack).
+    fn deeper(&mut self, levels: usize) -> DResult<()> {
+        self.depth += levels;
+        if self.depth > self.max_nesting {
+            return err(
+                self.loc(),
+                format!(
+                    "nested more than {} levels deep (expressions, statements, declarators or initializers)",
+                    self.max_nesting
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs `rule` one level deeper (see [`Parser::deeper`]).
+    fn nested<T>(&mut self, rule: impl FnOnce(&mut Self) -> DResult<T>) -> DResult<T> {
+        let depth = self.depth;
+        let result = self.deeper(1).and_then(|()| rule(self));
+        self.depth = depth;
+        result
     }
 
     fn typedef_of(&self, name: &str) -> Option<&CType> {

@@ -106,15 +106,54 @@ struct Macro {
     body: Vec<Token>,
 }
 
+/// Largest source file read, the main file or an included one (bytes).
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// Reads a source file: a regular file (not a device, a pipe or a
+/// directory) of at most [`MAX_SOURCE_BYTES`]. The error says why not,
+/// without quoting the file.
+pub fn read_source(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let regular = |m: std::fs::Metadata| {
+        if !m.is_file() {
+            Err("not a regular file".to_string())
+        } else if m.len() > MAX_SOURCE_BYTES {
+            Err(format!("larger than {MAX_SOURCE_BYTES} bytes"))
+        } else {
+            Ok(())
+        }
+    };
+    // Checked before opening (opening a pipe blocks) and again on the open
+    // file (the path may have changed in between).
+    regular(std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    regular(file.metadata().map_err(|e| e.to_string())?)?;
+    let mut text = String::new();
+    file.take(MAX_SOURCE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(format!("larger than {MAX_SOURCE_BYTES} bytes"));
+    }
+    Ok(text)
+}
+
 /// Preprocessor state: the file table and the macro table.
 pub struct Preprocessor {
     /// Display names of the files read, indexed by [`Loc::file`].
     pub files: Vec<String>,
     macros: HashMap<String, Macro>,
     depth: u32,
+    /// Folders searched for `#include "..."` after the including file's.
+    include_dirs: Vec<PathBuf>,
+    /// Most tokens the expansion may produce.
+    max_tokens: usize,
+    /// Tokens produced so far.
+    produced: usize,
 }
 
-type HideSet = Rc<Vec<String>>;
+/// The macros a token came from (they are not expanded again in it).
+type HideSet = Rc<Vec<Rc<str>>>;
 
 impl Default for Preprocessor {
     fn default() -> Self {
@@ -123,12 +162,22 @@ impl Default for Preprocessor {
 }
 
 impl Preprocessor {
-    /// A preprocessor with no macros defined.
+    /// A preprocessor with no macros defined, the default limits and no
+    /// include folders but the including file's.
     pub fn new() -> Preprocessor {
+        Preprocessor::with(Vec::new(), crate::Limits::default().max_tokens)
+    }
+
+    /// A preprocessor that also looks for `#include "..."` files in
+    /// `include_dirs` and produces at most `max_tokens` tokens.
+    pub fn with(include_dirs: Vec<PathBuf>, max_tokens: usize) -> Preprocessor {
         Preprocessor {
             files: Vec::new(),
             macros: HashMap::new(),
             depth: 0,
+            include_dirs,
+            max_tokens,
+            produced: 0,
         }
     }
 
@@ -220,6 +269,7 @@ impl Preprocessor {
                 }
                 "include" => {
                     let expanded = self.expand(std::mem::take(&mut pending))?;
+                    self.count(expanded.len(), hash_loc)?;
                     out.extend(expanded);
                     self.include(&line[1..], name_tok.loc, dir, out)?;
                 }
@@ -233,7 +283,24 @@ impl Preprocessor {
             return err(loc, "unterminated #if");
         }
         let expanded = self.expand(pending)?;
+        let loc = toks.last().map(|t| t.loc).unwrap_or_default();
+        self.count(expanded.len(), loc)?;
         out.extend(expanded);
+        Ok(())
+    }
+
+    /// Counts `n` more tokens produced, failing past the limit.
+    fn count(&mut self, n: usize, loc: Loc) -> DResult<()> {
+        self.produced += n;
+        if self.produced > self.max_tokens {
+            return err(
+                loc,
+                format!(
+                    "the program expands to more than {} tokens",
+                    self.max_tokens
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -276,22 +343,15 @@ impl Preprocessor {
             self.depth -= 1;
             return Ok(());
         }
-        let path: PathBuf = match dir {
-            Some(d) => d.join(&name),
-            None => PathBuf::from(&name),
+        let text = match self.find_include(&name, dir) {
+            Ok(Some((path, text))) => Some((path, text)),
+            Ok(None) => None,
+            Err(why) => return err(loc, format!("cannot include \"{name}\": {why}")),
         };
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                if let Some(text) = builtin_header(&name) {
-                    text.to_string()
-                } else {
-                    return err(
-                        loc,
-                        format!("cannot read included file '{}': {e}", path.display()),
-                    );
-                }
-            }
+        let Some((path, text)) = text.or_else(|| {
+            builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t.to_string()))
+        }) else {
+            return err(loc, format!("cannot include \"{name}\": no such file"));
         };
         let file = self.files.len() as u32;
         self.files.push(path.display().to_string());
@@ -301,6 +361,41 @@ impl Preprocessor {
         self.process(toks, sub_dir.as_deref(), out)?;
         self.depth -= 1;
         Ok(())
+    }
+
+    /// Finds `#include "name"`: a relative path (`..` allowed, as in
+    /// `"../common.h"`), looked up in `dir` (the including file's folder)
+    /// and then in the include folders.
+    /// Returns the path and the text of the first that exists, `None` if
+    /// none does, or why the name or the file it names is refused.
+    fn find_include(
+        &self,
+        name: &str,
+        dir: Option<&Path>,
+    ) -> Result<Option<(PathBuf, String)>, String> {
+        use std::path::Component;
+        let relative = Path::new(name);
+        if name.is_empty()
+            || !relative.components().all(|c| {
+                matches!(
+                    c,
+                    Component::Normal(_) | Component::CurDir | Component::ParentDir
+                )
+            })
+        {
+            return Err(
+                "only paths relative to the source's folder or an include folder may be included"
+                    .into(),
+            );
+        }
+        let here = dir.map_or_else(PathBuf::new, Path::to_path_buf);
+        for folder in std::iter::once(&here).chain(&self.include_dirs) {
+            let path = folder.join(relative);
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return read_source(&path).map(|text| Some((path, text)));
+            }
+        }
+        Ok(None)
     }
 
     fn define(&mut self, line: &[Token], loc: Loc) -> DResult<()> {
@@ -355,14 +450,20 @@ impl Preprocessor {
         let mut steps = 0u64;
         while let Some((t, hs)) = q.pop_front() {
             steps += 1;
-            if steps > 50_000_000 {
-                return err(t.loc, "macro expansion does not terminate");
+            if steps > 4 * self.max_tokens as u64 || q.len() + out.len() > self.max_tokens {
+                return err(
+                    t.loc,
+                    format!(
+                        "macro expansion does not end within {} tokens",
+                        self.max_tokens
+                    ),
+                );
             }
             let Some(name) = t.ident() else {
                 out.push(t);
                 continue;
             };
-            if hs.iter().any(|h| h == name) {
+            if hs.iter().any(|h| **h == *name) {
                 out.push(t);
                 continue;
             }
@@ -371,7 +472,7 @@ impl Preprocessor {
                 continue;
             };
             let mut new_hs = (*hs).clone();
-            new_hs.push(name.to_string());
+            new_hs.push(Rc::from(name));
             let new_hs = Rc::new(new_hs);
             let body = match &m.params {
                 None => m.body.clone(),
@@ -545,6 +646,7 @@ impl Preprocessor {
             toks: &toks,
             pos: 0,
             loc,
+            depth: 0,
         };
         let v = p.expr(0)?;
         if p.pos != toks.len() {
@@ -570,10 +672,15 @@ pub fn spell(t: &Token) -> String {
     }
 }
 
+/// Deepest nesting of parentheses and unary operators in an `#if`.
+const MAX_IF_NESTING: usize = 256;
+
 struct IfEval<'a> {
     toks: &'a [Token],
     pos: usize,
     loc: Loc,
+    /// Unary operators and parentheses entered.
+    depth: usize,
 }
 
 impl IfEval<'_> {
@@ -588,7 +695,25 @@ impl IfEval<'_> {
         self.toks.get(self.pos).map(|t| t.loc).unwrap_or(self.loc)
     }
 
+    /// Runs `rule` one level deeper, failing past [`MAX_IF_NESTING`].
+    fn nested(&mut self, rule: impl FnOnce(&mut Self) -> DResult<i64>) -> DResult<i64> {
+        if self.depth >= MAX_IF_NESTING {
+            return err(
+                self.here(),
+                format!("#if expression nested more than {MAX_IF_NESTING} deep"),
+            );
+        }
+        self.depth += 1;
+        let v = rule(self);
+        self.depth -= 1;
+        v
+    }
+
     fn unary(&mut self) -> DResult<i64> {
+        self.nested(Self::operand)
+    }
+
+    fn operand(&mut self) -> DResult<i64> {
         let Some(t) = self.toks.get(self.pos) else {
             return err(self.loc, "incomplete #if expression");
         };
@@ -614,6 +739,10 @@ impl IfEval<'_> {
     }
 
     fn expr(&mut self, min_prec: u8) -> DResult<i64> {
+        self.nested(|p| p.binary(min_prec))
+    }
+
+    fn binary(&mut self, min_prec: u8) -> DResult<i64> {
         let mut lhs = self.unary()?;
         while let Some(op) = self.peek_punct() {
             if op == "?" {
@@ -668,9 +797,17 @@ impl IfEval<'_> {
 /// Tokens and file table, or an error and the file table.
 pub type PResult = Result<(Vec<Token>, Vec<String>), (Diag, Vec<String>)>;
 
-/// Preprocesses `src` and returns its tokens and the file table.
-pub fn preprocess(src: &str, name: &str, dir: Option<&Path>) -> PResult {
-    let mut pp = Preprocessor::new();
+/// Preprocesses `src` and returns its tokens and the file table;
+/// `#include "..."` looks in `dir`, then in `include_dirs`, and the output
+/// is at most `max_tokens` tokens.
+pub fn preprocess(
+    src: &str,
+    name: &str,
+    dir: Option<&Path>,
+    include_dirs: &[PathBuf],
+    max_tokens: usize,
+) -> PResult {
+    let mut pp = Preprocessor::with(include_dirs.to_vec(), max_tokens);
     match pp.run(src, name, dir) {
         Ok(t) => Ok((t, pp.files)),
         Err(d) => Err((d, pp.files)),

@@ -60,6 +60,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
                 owners: opts.owners.clone(),
                 regions: !opts.no_regions,
                 loops: !opts.no_loops,
+                ..CompileOptions::default()
             },
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -80,6 +81,13 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             program: compiled.program,
         }
     } else {
+        // A device or a pipe would be read without end.
+        let regular = std::fs::metadata(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .is_file();
+        if !regular {
+            bail!("cannot read {}: not a regular file", path.display());
+        }
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let program = if binary::is_binary(&bytes) {

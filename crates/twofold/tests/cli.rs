@@ -419,3 +419,62 @@ fn ipp_runs_main_code_during_regions_from_the_command_line() {
     assert!(err.contains("--ipp"), "{err}");
     let _ = std::fs::remove_file(file);
 }
+
+/// Runs `cmd` and returns its output, failing if it runs past a minute.
+fn output_within_a_minute(cmd: &mut Command) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("{cmd:?} still runs after a minute");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn hostile_files_and_values_end_in_clear_errors() {
+    let err = failure(output_within_a_minute(
+        twofold().args(["stats", "/dev/zero"]),
+    ));
+    assert!(err.contains("not a regular file"), "{err}");
+    let dir = std::env::temp_dir().join(format!("twofold-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("prog.c");
+    std::fs::write(
+        &prog,
+        "typedef struct { int a[2]; int b; } S;\nint mpc_main(S INPUT_A, int INPUT_B) { return INPUT_A.a[0] + INPUT_A.b + INPUT_B; }\n",
+    )
+    .unwrap();
+    // Once spun forever.
+    let out = ok(output_within_a_minute(
+        twofold()
+            .arg("eval")
+            .arg(&prog)
+            .args(["-i", "{.a = 1}", "-i", "1"]),
+    ));
+    assert_eq!(out.trim(), "2");
+    // Once overflowed the stack.
+    let deep = format!("{}1{}", "{".repeat(22_000), "}".repeat(22_000));
+    let err = failure(output_within_a_minute(
+        twofold()
+            .arg("eval")
+            .arg(&prog)
+            .args(["-i", &deep, "-i", "1"]),
+    ));
+    assert!(err.contains("braces nested more than"), "{err}");
+    std::fs::write(
+        &prog,
+        "#include \"/dev/zero\"\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n",
+    )
+    .unwrap();
+    let err = failure(output_within_a_minute(twofold().arg("stats").arg(&prog)));
+    assert!(err.contains("only paths relative"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

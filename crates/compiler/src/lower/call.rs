@@ -62,6 +62,7 @@ impl<'p> Lower<'p> {
                 }
             });
         }
+        self.check_gates(loc)?;
         if self.frames.len() > MAX_CALL_DEPTH {
             if self.secret_depth > 0 {
                 return err(loc, format!("recursion deeper than {MAX_CALL_DEPTH} calls under a secret condition: its depth depends on a secret value (bound it with --unwind N)"));

@@ -72,6 +72,10 @@ impl<'p> Lower<'p> {
 
     /// Evaluates an expression, with its side effects, to a value.
     pub(super) fn eval(&mut self, e: &Expr) -> DResult<Val> {
+        self.nested(e.loc, |l| l.eval_level(e))
+    }
+
+    fn eval_level(&mut self, e: &Expr) -> DResult<Val> {
         if let ExprKind::Ident(_) = e.kind {
             if let Some(v) = self.stored_counter(e.loc) {
                 return Ok(v);

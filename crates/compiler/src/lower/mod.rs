@@ -37,9 +37,12 @@ pub use keep::LoopReport;
 /// Iterations of a loop with a secret exit condition allowed without
 /// `--unwind`.
 pub const DEFAULT_SECRET_ITERATIONS: u32 = 1024;
-const MAX_ITERATIONS: u64 = 50_000_000;
 const MAX_CALL_DEPTH: usize = 1000;
 const MAX_LEAVES: usize = 1 << 26;
+/// Deepest nesting of statements and expressions being lowered, counted
+/// across inlined calls (a level takes about 0.5 KiB of the compiler's
+/// stack).
+const MAX_LOWER_DEPTH: usize = 100_000;
 
 struct Object {
     ty: CType,
@@ -107,6 +110,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         outputs: Vec::new(),
         output_objs: Vec::new(),
         secret_depth: 0,
+        depth: 0,
         merged: HashMap::default(),
         by_sel: HashMap::default(),
         implied: HashMap::default(),
@@ -135,6 +139,9 @@ struct Lower<'p> {
     outputs: Vec<(String, CType)>,
     output_objs: Vec<(String, usize, CType, Loc)>,
     secret_depth: usize,
+    /// Statements and expressions being lowered, one inside the other
+    /// (across inlined calls).
+    depth: usize,
     /// Locations holding a merge `sel ? t : e`: (sel, t, e, merged value).
     merged: HashMap<(usize, usize), (Bit, Slot, Slot, Slot)>,
     /// The locations of `merged` by selector.
@@ -180,6 +187,35 @@ fn is_io(name: &str) -> bool {
 }
 
 impl<'p> Lower<'p> {
+    /// Fails once the gates held exceed [`crate::Limits::max_gates`]
+    /// (checked as each loop iteration ends and each call starts, so a loop
+    /// or a recursion that would build gates without end stops early).
+    fn check_gates(&self, loc: Loc) -> DResult<()> {
+        let max = self.opts.limits.max_gates;
+        if self.b.held_gates() as u64 > max {
+            return err(
+                loc,
+                format!("the program needs more than {max} gates while compiling; make the loops keepable or the program smaller"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs `step` one level deeper into the program, failing past
+    /// [`MAX_LOWER_DEPTH`] (deep expressions inside deep recursion).
+    fn nested<T>(&mut self, loc: Loc, step: impl FnOnce(&mut Self) -> DResult<T>) -> DResult<T> {
+        if self.depth >= MAX_LOWER_DEPTH {
+            return err(
+                loc,
+                format!("statements and expressions nested more than {MAX_LOWER_DEPTH} deep across calls"),
+            );
+        }
+        self.depth += 1;
+        let result = step(self);
+        self.depth -= 1;
+        result
+    }
+
     // ----- objects, slots and the journal --------------------------------
 
     fn new_object(&mut self, ty: &CType, loc: Loc) -> DResult<usize> {

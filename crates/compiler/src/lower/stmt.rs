@@ -36,6 +36,10 @@ impl<'p> Lower<'p> {
     }
 
     pub(super) fn exec(&mut self, s: &Stmt) -> DResult<()> {
+        self.nested(s.loc, |l| l.exec_level(s))
+    }
+
+    fn exec_level(&mut self, s: &Stmt) -> DResult<()> {
         match &s.kind {
             StmtKind::Empty => Ok(()),
             StmtKind::Expr(e) => {
@@ -249,12 +253,11 @@ impl<'p> Lower<'p> {
                 }
             }
             iters += 1;
-            if iters > MAX_ITERATIONS {
-                return err(
-                    loc,
-                    format!("the loop did not end within {MAX_ITERATIONS} iterations"),
-                );
+            let max = self.opts.limits.max_iterations;
+            if iters > max {
+                return err(loc, format!("the loop did not end within {max} iterations"));
             }
+            self.check_gates(loc)?;
             if cond.is_none()
                 && self.alive() != Bit::Const(true)
                 && self.flag(BRK) != Bit::Const(false)

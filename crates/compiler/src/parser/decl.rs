@@ -256,7 +256,7 @@ impl Parser<'_> {
                 "union" => return err(wloc, "unions are not supported"),
                 "struct" => {
                     self.pos += 1;
-                    ty = Some(self.struct_spec(wloc)?);
+                    ty = Some(self.nested(|p| p.struct_spec(wloc))?);
                     continue;
                 }
                 "enum" => {
@@ -408,7 +408,10 @@ impl Parser<'_> {
     ) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc)> {
         let loc = self.loc();
         let mut ty = base;
+        // Each `*` and `[N]` nests the type one level deeper.
+        let depth = self.depth;
         while self.eat("*") {
+            self.deeper(1)?;
             ty = TypeExpr::Pointer(Box::new(ty));
             while matches!(
                 self.peek().and_then(|t| t.ident()),
@@ -445,6 +448,7 @@ impl Parser<'_> {
         // Array suffixes: `a[2][3]` is an array of 2 arrays of 3.
         let mut dims = Vec::new();
         while self.eat("[") {
+            self.deeper(1)?;
             if self.eat("]") {
                 dims.push(None);
                 continue;
@@ -466,6 +470,7 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_attribute()?;
         }
+        self.depth = depth;
         Ok((name, ty, loc))
     }
 
@@ -519,6 +524,10 @@ impl Parser<'_> {
     }
 
     fn initializer(&mut self) -> DResult<Init> {
+        self.nested(Self::initializer_level)
+    }
+
+    fn initializer_level(&mut self) -> DResult<Init> {
         let loc = self.loc();
         if !self.eat("{") {
             return Ok(Init::Expr(self.assign_expr()?));

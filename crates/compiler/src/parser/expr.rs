@@ -10,7 +10,9 @@ use crate::types::Scalar;
 impl Parser<'_> {
     pub(super) fn expr(&mut self) -> DResult<Expr> {
         let mut e = self.assign_expr()?;
+        let depth = self.depth;
         while self.is(",") {
+            self.deeper(1)?;
             let loc = self.loc();
             self.pos += 1;
             let r = self.assign_expr()?;
@@ -19,10 +21,15 @@ impl Parser<'_> {
                 loc,
             };
         }
+        self.depth = depth;
         Ok(e)
     }
 
     pub(super) fn assign_expr(&mut self) -> DResult<Expr> {
+        self.nested(Self::assign_expr_level)
+    }
+
+    fn assign_expr_level(&mut self) -> DResult<Expr> {
         let lhs = self.cond_expr()?;
         let loc = self.loc();
         let op = match self.peek().map(|t| &t.tok) {
@@ -52,6 +59,10 @@ impl Parser<'_> {
     }
 
     pub(super) fn cond_expr(&mut self) -> DResult<Expr> {
+        self.nested(Self::cond_expr_level)
+    }
+
+    fn cond_expr_level(&mut self) -> DResult<Expr> {
         let c = self.binary(0)?;
         if !self.is("?") {
             return Ok(c);
@@ -69,6 +80,8 @@ impl Parser<'_> {
 
     fn binary(&mut self, min_prec: u8) -> DResult<Expr> {
         let mut lhs = self.cast_expr()?;
+        // A chain `a + b + c ...` nests to the left: one level an operator.
+        let depth = self.depth;
         while let Some(Tok::Punct(op)) = self.peek().map(|t| &t.tok) {
             let Some(prec) = binary_precedence(op) else {
                 break;
@@ -76,6 +89,7 @@ impl Parser<'_> {
             if prec < min_prec {
                 break;
             }
+            self.deeper(1)?;
             let op = *op;
             let loc = self.loc();
             self.pos += 1;
@@ -109,10 +123,15 @@ impl Parser<'_> {
             };
             lhs = Expr { kind, loc };
         }
+        self.depth = depth;
         Ok(lhs)
     }
 
     fn cast_expr(&mut self) -> DResult<Expr> {
+        self.nested(Self::cast_expr_level)
+    }
+
+    fn cast_expr_level(&mut self) -> DResult<Expr> {
         if self.is("(") {
             let save = self.pos;
             let loc = self.loc();
@@ -135,6 +154,10 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> DResult<Expr> {
+        self.nested(Self::unary_level)
+    }
+
+    fn unary_level(&mut self) -> DResult<Expr> {
         let loc = self.loc();
         let Some(t) = self.peek() else {
             return err(loc, "expected an expression but found end of file");
@@ -195,7 +218,10 @@ impl Parser<'_> {
 
     fn postfix(&mut self) -> DResult<Expr> {
         let mut e = self.primary()?;
+        // `a[i].x(...)++` nests to the left: one level a suffix.
+        let depth = self.depth;
         loop {
+            self.deeper(1)?;
             let loc = self.loc();
             if self.eat("[") {
                 let i = self.expr()?;
@@ -252,6 +278,7 @@ impl Parser<'_> {
                 break;
             }
         }
+        self.depth = depth;
         Ok(e)
     }
 

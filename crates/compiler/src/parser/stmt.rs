@@ -23,6 +23,10 @@ impl Parser<'_> {
     }
 
     fn stmt(&mut self) -> DResult<Stmt> {
+        self.nested(Self::stmt_level)
+    }
+
+    fn stmt_level(&mut self) -> DResult<Stmt> {
         let loc = self.loc();
         if self.is("{") {
             return self.block();

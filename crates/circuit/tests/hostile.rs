@@ -1,0 +1,94 @@
+//! Hostile files: counts that cannot fit the file, sums that wrap, headers
+//! asking for gigabytes. The readers refuse them with an error before
+//! allocating anything for them (found by fuzzing, issue 12).
+
+use twofold_circuit::binary::{read_program, write_program};
+use twofold_circuit::bristol::read_bristol;
+use twofold_circuit::{Circuit, CircuitError, Gate, InputValue, OutputValue, Party, Program};
+
+fn bristol_error(text: &str) -> String {
+    match read_bristol(text, "hostile.txt") {
+        Ok(c) => panic!("read a circuit of {} wires, expected an error", c.num_wires),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_mand_gate_announcing_more_wires_than_its_line_holds_is_an_error() {
+    // 3 + nin + nout wraps to the line's 4 tokens, and nin is twice nout
+    // modulo 2^64.
+    let e = bristol_error("1 3\n1 1\n1 1\n\n6148914691236517206 12297829382473034411 0 MAND\n");
+    assert!(e.contains("wires given"), "{e}");
+}
+
+#[test]
+fn a_header_of_3_5_billion_wires_is_refused_before_allocating() {
+    let e = bristol_error("2 3505561080\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n1 1 2 3505561079 EQW\n");
+    assert!(e.contains("more than supported"), "{e}");
+}
+
+#[test]
+fn more_wires_than_the_file_can_write_are_refused() {
+    // 2^24 wires, a handful of gates: no file this small writes them.
+    let e = bristol_error("1 16777216\n2 1 1\n1 1\n\n2 1 0 1 16777215 AND\n");
+    assert!(e.contains("cannot fit in a file"), "{e}");
+}
+
+#[test]
+fn input_widths_whose_sum_wraps_are_refused() {
+    let e = bristol_error("1 3\n2 18446744073709551615 2\n1 1\n\n2 1 0 1 2 AND\n");
+    assert!(e.contains("more input or output bits than wires"), "{e}");
+    let e = bristol_error("1 3\n2 1 1\n2 18446744073709551615 2\n\n2 1 0 1 2 AND\n");
+    assert!(e.contains("more input or output bits than wires"), "{e}");
+}
+
+#[test]
+fn an_input_width_of_4_billion_bits_is_refused() {
+    let e = bristol_error("1 4294967294\n2 4294967292 1\n1 1\n\n2 1 0 4294967292 4294967293 AND\n");
+    assert!(e.contains("more than supported"), "{e}");
+}
+
+#[test]
+fn value_counts_that_wrap_are_an_error() {
+    let e = bristol_error("1 3\n18446744073709551615 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    assert!(e.contains("input values announced"), "{e}");
+}
+
+/// A valid one-gate program with `num_wires` wires (all but three unused).
+fn program_with_wires(num_wires: u32) -> Vec<u8> {
+    let main = Circuit {
+        num_wires,
+        inputs: vec![
+            InputValue {
+                name: "a".into(),
+                party: Party::A,
+                width: 1,
+            },
+            InputValue {
+                name: "b".into(),
+                party: Party::B,
+                width: 1,
+            },
+        ],
+        outputs: vec![OutputValue {
+            name: "c".into(),
+            wires: vec![2],
+        }],
+        gates: vec![Gate::And { a: 0, b: 1, out: 2 }],
+    };
+    let mut bytes = Vec::new();
+    write_program(&Program::from(main), &mut bytes).expect("writes to memory");
+    bytes
+}
+
+#[test]
+fn a_binary_program_with_more_wires_than_can_be_written_is_refused() {
+    assert!(read_program(&mut &program_with_wires(3)[..]).is_ok());
+    // 2^31 wires (the index the fuzzer found evaluated out of bounds), in a
+    // file of a hundred bytes.
+    let bytes = program_with_wires(1 << 31);
+    match read_program(&mut &bytes[..]) {
+        Err(CircuitError::Invalid(m)) => assert!(m.ends_with("can write at most 3"), "{m}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}

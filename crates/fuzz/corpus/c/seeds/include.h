@@ -1,0 +1,2 @@
+#define SQUARE(x) ((x) * (x))
+typedef struct { int a[2]; char b; } Pair;

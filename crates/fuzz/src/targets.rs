@@ -1,0 +1,241 @@
+//! The fuzz targets: each takes arbitrary bytes, feeds them to one reader of
+//! untrusted input the way the command line does, and goes on with what the
+//! reader accepted (statistics, levels, evaluation) as far as a small budget
+//! allows. A target returns whether the input was accepted; it must never
+//! panic, hang or allocate without bound, whatever the bytes.
+
+use std::path::PathBuf;
+
+use rand::SeedableRng;
+use std::sync::OnceLock;
+
+use twofold::inputs::{assign, format_outputs, Givers};
+use twofold::load::{Loaded, ValueKind};
+use twofold_circuit::bristol::read_bristol;
+use twofold_circuit::levels::program_levels;
+use twofold_circuit::prepare::prepare;
+use twofold_circuit::{binary, CircuitStats, Program};
+use twofold_compiler::{compile, CompileOptions, Limits};
+
+/// Programs executing at most this many gates are also levelled, prepared
+/// and evaluated by the targets.
+const RUN_BUDGET: u64 = 1 << 16;
+
+/// A fuzz target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Bristol Fashion text (`bristol::read_bristol`), then statistics,
+    /// levels and evaluation.
+    Bristol,
+    /// The binary program format (`binary::read_program`), then statistics,
+    /// preparation and evaluation.
+    Binary,
+    /// C source through the whole front end: preprocessor, lexer, parser,
+    /// lowering, then evaluation.
+    C,
+    /// `-i` values (`inputs::assign`, NUL-separated arguments) for a C
+    /// program with structs and arrays and for a circuit with integer
+    /// inputs, then evaluation and output formatting.
+    Value,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 4] = [Target::Bristol, Target::Binary, Target::C, Target::Value];
+
+    /// The target's name (as the `fuzz` binary and the corpus folders spell
+    /// it).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Bristol => "bristol",
+            Target::Binary => "binary",
+            Target::C => "c",
+            Target::Value => "value",
+        }
+    }
+
+    /// The target of that name.
+    pub fn by_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Runs the target on one input; returns whether it was accepted.
+    pub fn run(self, data: &[u8]) -> bool {
+        match self {
+            Target::Bristol => bristol(data),
+            Target::Binary => binary(data),
+            Target::C => c_source(data),
+            Target::Value => value(data),
+        }
+    }
+
+    /// Seeds beyond the corpus folder: the examples' smallest C programs for
+    /// the C front end, and for the binary loader random programs with
+    /// nested parallel blocks and loops (files of those would be large).
+    pub fn builtin_seeds(self) -> Vec<Vec<u8>> {
+        match self {
+            Target::C => {
+                return [
+                    include_str!("../../../examples/millionaires.c"),
+                    include_str!("../../../examples/hamming900.c"),
+                ]
+                .map(|s| s.as_bytes().to_vec())
+                .to_vec()
+            }
+            Target::Binary => {}
+            Target::Bristol | Target::Value => return Vec::new(),
+        }
+        (0..8u64)
+            .map(|seed| {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+                let program = twofold_testkit::random_block_program(&mut rng, 2);
+                let mut bytes = Vec::new();
+                binary::write_program(&program, &mut bytes).expect("writes to memory");
+                bytes
+            })
+            .collect()
+    }
+
+    /// Where the target's corpus lives: seeds, and under `regressions/` the
+    /// inputs that once crashed it.
+    pub fn corpus_dir(self) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus")
+            .join(self.name())
+    }
+}
+
+/// Evaluates `program` on all-zero inputs if it is small enough.
+fn run_small(program: &Program) {
+    if program.counts().gates > RUN_BUDGET {
+        return;
+    }
+    let zeros: Vec<Vec<bool>> = program
+        .main
+        .inputs
+        .iter()
+        .map(|v| vec![false; v.width as usize])
+        .collect();
+    program_levels(program);
+    prepare(program);
+    program.eval(&zeros).expect("the widths are the program's");
+}
+
+fn bristol(data: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(data);
+    let Ok(circuit) = read_bristol(&text, "fuzz.txt") else {
+        return false;
+    };
+    CircuitStats::of(&circuit);
+    run_small(&Program::from(circuit));
+    true
+}
+
+fn binary(data: &[u8]) -> bool {
+    let mut rest = data;
+    let Ok(program) = binary::read_program(&mut rest) else {
+        return false;
+    };
+    if !rest.is_empty() {
+        // Bytes after the program: a corrupt file (and mutating them would
+        // only test the same program again).
+        return false;
+    }
+    program.hash();
+    CircuitStats::of(&program.main);
+    run_small(&program);
+    true
+}
+
+/// Compile options for fuzzing: the default limits scaled down so that one
+/// input compiles in milliseconds.
+fn small_limits() -> CompileOptions {
+    CompileOptions {
+        limits: Limits {
+            max_gates: RUN_BUDGET,
+            max_iterations: 1 << 16,
+            ..Limits::default()
+        },
+        ..CompileOptions::default()
+    }
+}
+
+fn c_source(data: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(data);
+    // Includes resolve against the seeds' folder, which holds a header.
+    let name = Target::C.corpus_dir().join("seeds").join("fuzz.c");
+    match compile(&text, &name.display().to_string(), &small_limits()) {
+        Ok(compiled) => {
+            run_small(&compiled.program);
+            true
+        }
+        // The compiler turns a panic of its thread into this error.
+        Err(e) if e.message == "internal compiler error" => panic!("{e}"),
+        Err(_) => false,
+    }
+}
+
+/// A C program whose inputs are structs with arrays, nested structs, a 2-D
+/// array and a `_Bool`.
+const VALUE_PROGRAM: &str = "
+typedef struct { short g[3]; _Bool f; } Inner;
+typedef struct { int a[2]; char b; Inner s[2]; } In;
+typedef struct { unsigned long long m[2][2]; } Matrix;
+int mpc_main(In INPUT_A, Matrix INPUT_B) {
+    return INPUT_A.a[1] + INPUT_A.s[1].g[2] + (int)INPUT_B.m[1][0];
+}";
+
+/// The programs whose `-i` values the value target parses: the C program
+/// above and a circuit with integer inputs (as Bristol and binary files have).
+fn value_programs() -> &'static [Loaded; 2] {
+    static PROGRAMS: OnceLock<[Loaded; 2]> = OnceLock::new();
+    PROGRAMS.get_or_init(|| {
+        let compiled = compile(VALUE_PROGRAM, "value.c", &CompileOptions::default())
+            .expect("the value program compiles");
+        let c = Loaded {
+            input_kinds: compiled
+                .inputs
+                .iter()
+                .map(|(_, t)| ValueKind::C(t.clone()))
+                .collect(),
+            output_kinds: compiled
+                .outputs
+                .iter()
+                .map(|(_, t)| ValueKind::C(t.clone()))
+                .collect(),
+            program: compiled.program,
+            loops: compiled.loops,
+            load_time: std::time::Duration::ZERO,
+            compiled: true,
+        };
+        let circuit = read_bristol("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt")
+            .expect("the AND circuit reads");
+        let int = Loaded {
+            program: Program::from(circuit),
+            input_kinds: vec![ValueKind::Int; 2],
+            output_kinds: vec![ValueKind::Int],
+            loops: Vec::new(),
+            load_time: std::time::Duration::ZERO,
+            compiled: false,
+        };
+        [c, int]
+    })
+}
+
+fn value(data: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(data);
+    let args: Vec<String> = text.split('\0').map(str::to_string).collect();
+    let mut accepted = false;
+    for loaded in value_programs() {
+        if let Ok(given) = assign(loaded, &args, Givers::Everyone) {
+            let bits: Vec<Vec<bool>> = given.into_iter().flatten().collect();
+            let outputs = loaded
+                .program
+                .eval(&bits)
+                .expect("assign checks the widths");
+            format_outputs(loaded, &outputs);
+            accepted = true;
+        }
+    }
+    accepted
+}
