@@ -8,6 +8,7 @@
 //! in the order of its output wiring, so wiring that steps through them by
 //! iteration stays affine after renumbering.
 
+mod prune;
 use crate::circuit::{Circuit, InputValue, OutputValue};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
@@ -414,7 +415,7 @@ fn keep_live_part(
         .map(|c| c.last.is_some_and(&live))
         .collect();
     if live_out.iter().chain(&live_last).any(|&l| !l) {
-        if let Some(pruned) = crate::prune::prune(block, &live_out, &live_last)? {
+        if let Some(pruned) = prune::prune(block, &live_out, &live_last)? {
             *block = pruned;
         }
     }

@@ -18,6 +18,8 @@
 
 use std::io::{Read, Write};
 
+use sha2::{Digest, Sha256};
+
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried, Frame, Program, MAX_DEPTH};
@@ -351,4 +353,26 @@ fn get_wires(input: &mut impl Read) -> Result<Vec<Wire>, CircuitError> {
         wires.push(get_u32(input)?);
     }
     Ok(wires)
+}
+
+impl Program {
+    /// The program's identity: SHA-256 of its binary encoding (which follows
+    /// the program's size, not its gate count). Both parties compare it at
+    /// the handshake.
+    pub fn hash(&self) -> [u8; 32] {
+        /// Feeds the encoding straight into the hash, without holding it.
+        struct Hasher(Sha256);
+        impl std::io::Write for Hasher {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.update(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut hasher = Hasher(Sha256::new());
+        write_program(self, &mut hasher).expect("hashing cannot fail");
+        hasher.0.finalize().into()
+    }
 }

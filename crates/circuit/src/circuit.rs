@@ -154,7 +154,7 @@ impl Circuit {
     /// one per output value out. This is the reference every garbled result is
     /// checked against.
     pub fn eval(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
-        let flat = crate::program::flatten_inputs(self, inputs)?;
+        let flat = flatten_inputs(self, inputs)?;
         let mut wires = vec![false; self.num_wires as usize];
         wires[..flat.len()].copy_from_slice(&flat);
         eval_gates(&self.gates, &mut wires);
@@ -284,4 +284,40 @@ pub fn eval_gates(gates: &[Gate], wires: &mut [bool]) {
             Gate::Inv { a, out } => wires[out as usize] = !wires[a as usize],
         }
     }
+}
+
+/// Checks the widths of `inputs` against `circuit` and concatenates them.
+pub fn flatten_inputs(circuit: &Circuit, inputs: &[Vec<bool>]) -> Result<Vec<bool>, CircuitError> {
+    if inputs.len() != circuit.inputs.len() {
+        return Err(CircuitError::Inputs(format!(
+            "expected {} input values, got {}",
+            circuit.inputs.len(),
+            inputs.len()
+        )));
+    }
+    for (value, bits) in circuit.inputs.iter().zip(inputs) {
+        if bits.len() != value.width as usize {
+            return Err(CircuitError::Inputs(format!(
+                "input {} has width {}, got {} bits",
+                value.name,
+                value.width,
+                bits.len()
+            )));
+        }
+    }
+    Ok(inputs.concat())
+}
+
+/// Splits flat output labels into one vector per output value.
+pub fn split_outputs<L: Copy>(circuit: &Circuit, flat: &[L]) -> Vec<Vec<L>> {
+    let mut at = 0;
+    circuit
+        .outputs
+        .iter()
+        .map(|v| {
+            let part = flat[at..at + v.wires.len()].to_vec();
+            at += v.wires.len();
+            part
+        })
+        .collect()
 }

@@ -2,8 +2,6 @@
 
 use crate::circuit::Circuit;
 use crate::gate::Gate;
-use crate::program::Program;
-use crate::walk::Engine;
 
 /// The level of every gate: `level(AND) = 1 + max(level(inputs))`,
 /// `level(XOR/INV) = max(level(inputs))`, inputs are level 0.
@@ -136,47 +134,4 @@ impl CircuitStats {
     pub fn max_ands_per_level(&self) -> usize {
         self.ands_per_level.iter().copied().max().unwrap_or(0)
     }
-}
-
-/// An interpreter whose labels are the AND levels of wires: it counts the
-/// AND gates of every level of a program as it runs.
-#[derive(Debug, Default)]
-struct LevelEngine {
-    widths: Vec<u64>,
-}
-
-impl Engine for LevelEngine {
-    type Label = u32;
-    type Error = std::convert::Infallible;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [u32]) -> Result<(), Self::Error> {
-        for g in gates {
-            let level = match *g {
-                Gate::And { a, b, .. } => {
-                    let l = labels[a as usize].max(labels[b as usize]) + 1;
-                    if self.widths.len() < l as usize {
-                        self.widths.resize(l as usize, 0);
-                    }
-                    self.widths[l as usize - 1] += 1;
-                    l
-                }
-                Gate::Xor { a, b, .. } => labels[a as usize].max(labels[b as usize]),
-                Gate::Inv { a, .. } => labels[a as usize],
-            };
-            labels[g.out() as usize] = level;
-        }
-        Ok(())
-    }
-    fn skip_ands(&mut self, _: u64) {}
-}
-
-/// AND gates on each level of a whole program as it runs (every iteration of
-/// every block), level 1 first. It takes time proportional to the gates the
-/// program executes and memory proportional to its AND depth.
-pub fn program_levels(program: &Program) -> Vec<u64> {
-    let mut engine = LevelEngine::default();
-    let inputs = vec![0u32; program.main.input_bits()];
-    program
-        .run(&mut engine, &inputs)
-        .unwrap_or_else(|never| match never {});
-    engine.widths
 }

@@ -11,7 +11,6 @@ pub mod levels;
 pub mod overlap;
 pub mod prepare;
 pub mod program;
-pub mod prune;
 pub mod synthetic;
 pub mod value;
 pub mod walk;

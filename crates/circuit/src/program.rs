@@ -5,11 +5,8 @@
 //! the source nests. A program's size follows its source, not the number of
 //! gates it executes: a loop is stored once, whatever its trip count.
 
-use sha2::{Digest, Sha256};
-
 use crate::circuit::Circuit;
 use crate::gate::Wire;
-use crate::walk::{PlainEngine, Walker};
 use crate::wiring::Wiring;
 use crate::CircuitError;
 
@@ -536,124 +533,9 @@ impl Program {
         self.frame().validate(&[], 0)
     }
 
-    /// Runs the program with `engine` on one label per input bit; returns one
-    /// label per output bit, value after value (see [`Walker`]).
-    pub fn run<E: crate::walk::Engine>(
-        &self,
-        engine: &mut E,
-        inputs: &[E::Label],
-    ) -> Result<Vec<E::Label>, E::Error>
-    where
-        E::Label: Send + Sync,
-    {
-        let plan = crate::walk::Plan::of(self);
-        Walker::new(&plan).run(engine, inputs, &mut crate::walk::InOrder)
-    }
-
-    /// The program with every block unrolled: one flat circuit computing the
-    /// same function (its size is the number of gates the program executes;
-    /// for tests and for exporting to other tools).
-    pub fn unrolled(&self) -> Circuit {
-        let n = self.main.input_bits() as Wire;
-        let mut recorder = crate::walk::Recorder {
-            gates: Vec::new(),
-            next: n,
-        };
-        let inputs: Vec<Wire> = (0..n).collect();
-        let outputs = self
-            .run(&mut recorder, &inputs)
-            .unwrap_or_else(|never| match never {});
-        let mut at = 0;
-        let flat = Circuit {
-            num_wires: recorder.next,
-            inputs: self.main.inputs.clone(),
-            outputs: self
-                .main
-                .outputs
-                .iter()
-                .map(|v| {
-                    let wires = outputs[at..at + v.wires.len()].to_vec();
-                    at += v.wires.len();
-                    crate::circuit::OutputValue {
-                        name: v.name.clone(),
-                        wires,
-                    }
-                })
-                .collect(),
-            gates: recorder.gates,
-        };
-        flat.compact_ssa()
-    }
-
-    /// Plaintext evaluation: one bit vector per input value in, one per output
-    /// value out.
-    pub fn eval(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
-        let flat = flatten_inputs(&self.main, inputs)?;
-        let out = self
-            .run(&mut PlainEngine, &flat)
-            .unwrap_or_else(|never| match never {});
-        Ok(split_outputs(&self.main, &out))
-    }
-
-    /// The program's identity: SHA-256 of its binary encoding (which follows
-    /// the program's size, not its gate count). Both parties compare it at
-    /// the handshake.
-    pub fn hash(&self) -> [u8; 32] {
-        /// Feeds the encoding straight into the hash, without holding it.
-        struct Hasher(Sha256);
-        impl std::io::Write for Hasher {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0.update(bytes);
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let mut hasher = Hasher(Sha256::new());
-        crate::binary::write_program(self, &mut hasher).expect("hashing cannot fail");
-        hasher.0.finalize().into()
-    }
-
     /// The blocks of the main circuit, each with its index, that are
     /// parallel (the regions inter-party parallelism splits).
     pub fn parallel_blocks(&self) -> impl Iterator<Item = (usize, &Block)> {
         self.blocks.iter().enumerate().filter(|(_, b)| b.parallel)
     }
-}
-
-/// Checks the widths of `inputs` against `circuit` and concatenates them.
-pub fn flatten_inputs(circuit: &Circuit, inputs: &[Vec<bool>]) -> Result<Vec<bool>, CircuitError> {
-    if inputs.len() != circuit.inputs.len() {
-        return Err(CircuitError::Inputs(format!(
-            "expected {} input values, got {}",
-            circuit.inputs.len(),
-            inputs.len()
-        )));
-    }
-    for (value, bits) in circuit.inputs.iter().zip(inputs) {
-        if bits.len() != value.width as usize {
-            return Err(CircuitError::Inputs(format!(
-                "input {} has width {}, got {} bits",
-                value.name,
-                value.width,
-                bits.len()
-            )));
-        }
-    }
-    Ok(inputs.concat())
-}
-
-/// Splits flat output labels into one vector per output value.
-pub fn split_outputs<L: Copy>(circuit: &Circuit, flat: &[L]) -> Vec<Vec<L>> {
-    let mut at = 0;
-    circuit
-        .outputs
-        .iter()
-        .map(|v| {
-            let part = flat[at..at + v.wires.len()].to_vec();
-            at += v.wires.len();
-            part
-        })
-        .collect()
 }

@@ -12,9 +12,10 @@
 
 use std::ops::Range;
 
-use crate::circuit::Circuit;
+use crate::circuit::{flatten_inputs, split_outputs, Circuit, OutputValue};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Frame, Program};
+use crate::CircuitError;
 
 /// An interpreter of gates over labels of some kind: plaintext bits, garbler
 /// 0-labels, evaluator active labels, or anything else that walks a circuit.
@@ -627,4 +628,109 @@ impl Plan<'_> {
     pub fn circuit(&self) -> &Circuit {
         self.frame.circuit
     }
+}
+
+/// Running a whole program: with any engine, as a flat circuit, in plain.
+impl Program {
+    /// Runs the program with `engine` on one label per input bit; returns one
+    /// label per output bit, value after value (see [`Walker`]).
+    pub fn run<E: Engine>(
+        &self,
+        engine: &mut E,
+        inputs: &[E::Label],
+    ) -> Result<Vec<E::Label>, E::Error>
+    where
+        E::Label: Send + Sync,
+    {
+        let plan = Plan::of(self);
+        Walker::new(&plan).run(engine, inputs, &mut InOrder)
+    }
+
+    /// The program with every block unrolled: one flat circuit computing the
+    /// same function (its size is the number of gates the program executes;
+    /// for tests and for exporting to other tools).
+    pub fn unrolled(&self) -> Circuit {
+        let n = self.main.input_bits() as Wire;
+        let mut recorder = Recorder {
+            gates: Vec::new(),
+            next: n,
+        };
+        let inputs: Vec<Wire> = (0..n).collect();
+        let outputs = self
+            .run(&mut recorder, &inputs)
+            .unwrap_or_else(|never| match never {});
+        let mut at = 0;
+        let flat = Circuit {
+            num_wires: recorder.next,
+            inputs: self.main.inputs.clone(),
+            outputs: self
+                .main
+                .outputs
+                .iter()
+                .map(|v| {
+                    let wires = outputs[at..at + v.wires.len()].to_vec();
+                    at += v.wires.len();
+                    OutputValue {
+                        name: v.name.clone(),
+                        wires,
+                    }
+                })
+                .collect(),
+            gates: recorder.gates,
+        };
+        flat.compact_ssa()
+    }
+
+    /// Plaintext evaluation: one bit vector per input value in, one per output
+    /// value out.
+    pub fn eval(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
+        let flat = flatten_inputs(&self.main, inputs)?;
+        let out = self
+            .run(&mut PlainEngine, &flat)
+            .unwrap_or_else(|never| match never {});
+        Ok(split_outputs(&self.main, &out))
+    }
+}
+
+/// An interpreter whose labels are the AND levels of wires: it counts the
+/// AND gates of every level of a program as it runs.
+#[derive(Debug, Default)]
+struct LevelEngine {
+    widths: Vec<u64>,
+}
+
+impl Engine for LevelEngine {
+    type Label = u32;
+    type Error = std::convert::Infallible;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [u32]) -> Result<(), Self::Error> {
+        for g in gates {
+            let level = match *g {
+                Gate::And { a, b, .. } => {
+                    let l = labels[a as usize].max(labels[b as usize]) + 1;
+                    if self.widths.len() < l as usize {
+                        self.widths.resize(l as usize, 0);
+                    }
+                    self.widths[l as usize - 1] += 1;
+                    l
+                }
+                Gate::Xor { a, b, .. } => labels[a as usize].max(labels[b as usize]),
+                Gate::Inv { a, .. } => labels[a as usize],
+            };
+            labels[g.out() as usize] = level;
+        }
+        Ok(())
+    }
+    fn skip_ands(&mut self, _: u64) {}
+}
+
+/// AND gates on each level of a whole program as it runs (every iteration of
+/// every block), level 1 first. It takes time proportional to the gates the
+/// program executes and memory proportional to its AND depth.
+pub fn program_levels(program: &Program) -> Vec<u64> {
+    let mut engine = LevelEngine::default();
+    let inputs = vec![0u32; program.main.input_bits()];
+    program
+        .run(&mut engine, &inputs)
+        .unwrap_or_else(|never| match never {});
+    engine.widths
 }

@@ -5,8 +5,8 @@
 //! back from the binary format.
 
 use rand::{Rng, SeedableRng};
+use twofold_circuit::circuit::{flatten_inputs, split_outputs};
 use twofold_circuit::prepare::prepare;
-use twofold_circuit::program::{flatten_inputs, split_outputs};
 use twofold_circuit::walk::Recorder;
 use twofold_circuit::{binary, Circuit, Program};
 use twofold_testkit::{plain_frame, random_block_program, random_inputs};

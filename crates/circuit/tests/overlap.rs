@@ -4,7 +4,7 @@
 //! only then — computes what it computes in program order.
 
 use rand::{Rng, SeedableRng};
-use twofold_circuit::program::{flatten_inputs, split_outputs};
+use twofold_circuit::circuit::{flatten_inputs, split_outputs};
 use twofold_circuit::{eval_gates, Builder, Gate, Item, MainOrder, Party, Program};
 use twofold_testkit::{
     parallel_block, plain_block, plain_frame, random_block_program, random_inputs, random_program,

@@ -1,6 +1,6 @@
 //! The garbling-scheme seam: what code that streams garbled tables needs to
 //! know about a scheme, so that a second scheme is an addition beside
-//! [`HalfGates`], not an edit of its users.
+//! [`HalfGates`](crate::halfgates::HalfGates), not an edit of its users.
 //!
 //! A scheme keeps free XOR (a wire's 1-label is its 0-label ⊕ Δ, XOR and INV
 //! gates make no table) and garbles the AND gates of each call to
@@ -21,9 +21,7 @@ use crate::aes::Backend;
 use crate::batch::Core;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::halfgates::HalfGates;
 use crate::label::{ActiveLabel, ZeroLabel};
-use crate::threehalves::ThreeHalves;
 use twofold_circuit::Gate;
 
 /// A garbling scheme: its table size and its two sides.
@@ -179,11 +177,11 @@ pub(crate) use garbler_accessors;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Scheme {
-    /// Half-gates ([`HalfGates`]): 32 bytes per AND gate, the fastest to
+    /// Half-gates ([`HalfGates`](crate::halfgates::HalfGates)): 32 bytes per AND gate, the fastest to
     /// compute (the default).
     #[default]
     HalfGates = 0,
-    /// Three halves ([`ThreeHalves`]): about 24.6 bytes per AND gate, for
+    /// Three halves ([`ThreeHalves`](crate::threehalves::ThreeHalves)): about 24.6 bytes per AND gate, for
     /// links slower than garbling.
     ThreeHalves = 1,
 }
@@ -199,37 +197,6 @@ impl Scheme {
             Scheme::ThreeHalves => "three-halves",
         }
     }
-
-    /// Bytes of table one call garbling `and_gates` AND gates appends
-    /// ([`GarblingScheme::table_bytes`] of this scheme).
-    pub fn table_bytes(self, and_gates: usize) -> usize {
-        /// [`Scheme::table_bytes`] as a job.
-        struct TableBytes(usize);
-        impl SchemeJob for TableBytes {
-            type Output = usize;
-            fn run<S: GarblingScheme>(self) -> usize {
-                S::table_bytes(self.0)
-            }
-        }
-        self.dispatch(TableBytes(and_gates))
-    }
-
-    /// Runs `job` with this scheme as its type parameter.
-    pub fn dispatch<J: SchemeJob>(self, job: J) -> J::Output {
-        match self {
-            Scheme::HalfGates => job.run::<HalfGates>(),
-            Scheme::ThreeHalves => job.run::<ThreeHalves>(),
-        }
-    }
-}
-
-/// Code generic over the scheme, run on a scheme chosen at run time with
-/// [`Scheme::dispatch`].
-pub trait SchemeJob {
-    /// What the job returns.
-    type Output;
-    /// Runs the job under scheme `S`.
-    fn run<S: GarblingScheme>(self) -> Self::Output;
 }
 
 impl fmt::Display for Scheme {

@@ -8,11 +8,12 @@ use twofold_circuit::Program;
 
 use crate::aes::Backend;
 use crate::delta::Delta;
+use crate::dispatch::SchemeJob;
 use crate::error::CryptoError;
 use crate::label::{ActiveLabel, ZeroLabel};
 use crate::memory::MemoryGarbler;
 use crate::prg::Prg;
-use crate::scheme::{GarblingScheme, Scheme, SchemeGarbler, SchemeJob};
+use crate::scheme::{GarblingScheme, Scheme, SchemeGarbler};
 
 /// What [`core_speed`] measured.
 #[derive(Clone, Debug)]

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use twofold::inputs::{assign, format_outputs, Givers};
 use twofold::load::{Loaded, ValueKind};
 use twofold_circuit::bristol::read_bristol;
-use twofold_circuit::levels::program_levels;
 use twofold_circuit::prepare::prepare;
+use twofold_circuit::walk::program_levels;
 use twofold_circuit::{binary, CircuitStats, Program};
 use twofold_compiler::{compile, CompileOptions, Limits};
 

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
+use twofold_circuit::circuit::split_outputs;
 use twofold_circuit::prepare::{is_prepared, prepare};
-use twofold_circuit::program::split_outputs;
 use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};

@@ -59,7 +59,8 @@ fn relay(
 fn observed_run(program: &Program, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
     let kind = ShareKind::Xor;
     let shares = split(kind, input, &mut Prg::from_os());
-    let logs: [Arc<Mutex<Vec<u8>>>; 3] = Default::default();
+    // What flows each way through each relay: [forward, back].
+    let logs: [[Arc<Mutex<Vec<u8>>>; 2]; 3] = Default::default();
     let listeners = [
         Listener::bind("127.0.0.1:0").unwrap(),
         Listener::bind("127.0.0.1:0").unwrap(),
@@ -67,13 +68,15 @@ fn observed_run(program: &Program, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
     let real = listeners
         .each_ref()
         .map(|l| l.local_addr().unwrap().to_string());
-    // CP2 and CP3 connect to CP1 through one relay (CP1 receives what goes
-    // forward, the connector what comes back); CP3 to CP2 through another.
-    // A relay cannot tell CP2's connections from CP3's, so each connector
-    // gets its own relay to CP1.
-    let cp1_for_cp2 = relay(real[0].clone(), logs[1].clone(), logs[0].clone());
-    let cp1_for_cp3 = relay(real[0].clone(), logs[2].clone(), logs[0].clone());
-    let cp2_for_cp3 = relay(real[1].clone(), logs[2].clone(), logs[1].clone());
+    // One relay per pair of parties (each carries one connection: one
+    // thread), so that every view is the same streams in the same order.
+    let [cp1_cp2, cp1_cp3, cp2_cp3] = &logs;
+    let relayed = |target: &String, [forward, back]: &[Arc<Mutex<Vec<u8>>>; 2]| {
+        relay(target.clone(), back.clone(), forward.clone())
+    };
+    let cp1_for_cp2 = relayed(&real[0], cp1_cp2);
+    let cp1_for_cp3 = relayed(&real[0], cp1_cp3);
+    let cp2_for_cp3 = relayed(&real[1], cp2_cp3);
     let opts = HybridOptions {
         input_kinds: vec![kind],
         output_kind: kind,
@@ -100,7 +103,13 @@ fn observed_run(program: &Program, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
     });
     // Let the relays pass the last bytes on.
     std::thread::sleep(Duration::from_millis(50));
-    let views = logs.map(|l| l.lock().unwrap().clone());
+    let bytes = |log: &Arc<Mutex<Vec<u8>>>| log.lock().unwrap().clone();
+    // Each party's view: what it received from its peers, in role order.
+    let views = [
+        [bytes(&cp1_cp2[0]), bytes(&cp1_cp3[0])].concat(),
+        [bytes(&cp1_cp2[1]), bytes(&cp2_cp3[0])].concat(),
+        [bytes(&cp1_cp3[1]), bytes(&cp2_cp3[1])].concat(),
+    ];
     (views, reports.map(|r| r.output_shares[0].clone()))
 }
 

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
+use twofold_circuit::circuit::split_outputs;
 use twofold_circuit::prepare::{is_prepared, prepare};
-use twofold_circuit::program::split_outputs;
 use twofold_circuit::walk::{for_each_batch, Plan as WalkPlan};
 use twofold_circuit::{Circuit, Engine, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};

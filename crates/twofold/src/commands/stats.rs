@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
-use twofold_circuit::levels::program_levels;
+use twofold_circuit::walk::program_levels;
 use twofold_circuit::{Block, CircuitStats, Party, Program};
 use twofold_compiler::LoopVerdict;
 

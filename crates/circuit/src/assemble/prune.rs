@@ -4,7 +4,7 @@
 //! 64-bit chain of which only bit 0 is read after the loop keeps only what
 //! bit 0 depends on). Unrolled, dead-gate removal finds the same.
 
-use crate::assemble::{PendingBlock, RawFrame};
+use super::{PendingBlock, RawFrame};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
 use crate::wiring::Wiring;
