@@ -1,0 +1,72 @@
+//! `twofold completions SHELL` and `twofold man`: generated from the command
+//! line, they name every subcommand.
+
+use std::process::Command;
+
+/// The subcommands every generated text must mention.
+const SUBCOMMANDS: [&str; 9] = [
+    "stats",
+    "compile",
+    "eval",
+    "run",
+    "share",
+    "reconstruct",
+    "bench",
+    "completions",
+    "man",
+];
+
+fn twofold(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "twofold {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn completions_for_each_shell_name_every_subcommand() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef twofold"),
+        ("fish", "complete -c twofold"),
+    ] {
+        let script = twofold(&["completions", shell]);
+        assert!(script.contains(marker), "{shell}: no `{marker}`");
+        for sub in SUBCOMMANDS {
+            assert!(script.contains(sub), "{shell} completions lack `{sub}`");
+        }
+    }
+    // Options of a subcommand complete too.
+    assert!(twofold(&["completions", "bash"]).contains("--reveal-to"));
+}
+
+#[test]
+fn man_pages_list_the_subcommands_and_their_options() {
+    let page = twofold(&["man"]);
+    assert!(page.contains(".TH twofold 1"), "{page}");
+    for sub in SUBCOMMANDS {
+        assert!(
+            page.contains(&format!("twofold\\-{sub}(1)")),
+            "man lacks `{sub}`"
+        );
+    }
+    let run = twofold(&["man", "run"]);
+    assert!(run.contains(".TH twofold-run 1"), "{run}");
+    assert!(run.contains("\\-\\-local"), "{run}");
+    let err = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(["man", "nosuch"])
+        .output()
+        .unwrap();
+    assert!(!err.status.success());
+    let err = String::from_utf8(err.stderr).unwrap();
+    assert!(
+        err.contains("no subcommand `nosuch` (there are: stats, compile"),
+        "{err}"
+    );
+}
