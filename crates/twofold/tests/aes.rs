@@ -4,8 +4,9 @@
 //! (when `../shared` is there).
 
 use std::path::PathBuf;
-use std::process::Command;
 
+mod common;
+use common::twofold_ok;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 use twofold::load::{load, LoadOptions};
@@ -48,31 +49,26 @@ const FIPS197: [(&str, &str, &str); 2] = [
 #[test]
 fn fips197_vectors_through_the_two_party_protocol() {
     for (key, plaintext, ciphertext) in FIPS197 {
-        let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
-            .arg("run")
-            .arg(aes128())
-            .args(["--local", "--json", "-i"])
-            .arg(format!("INPUT_A_key={}", initializer(&bytes(key))))
-            .arg("-i")
-            .arg(format!(
-                "INPUT_B_plaintext={}",
-                initializer(&bytes(plaintext))
-            ))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let key = format!("INPUT_A_key={}", initializer(&bytes(key)));
+        let plaintext = format!("INPUT_B_plaintext={}", initializer(&bytes(plaintext)));
+        let out = twofold_ok(&[
+            "run",
+            aes128().to_str().unwrap(),
+            "--local",
+            "--json",
+            "-i",
+            &key,
+            "-i",
+            &plaintext,
+        ]);
+        let report: Value = serde_json::from_str(&out).unwrap();
         let got: Vec<u8> = report["outputs"]["OUTPUT_ciphertext"]
             .as_array()
             .unwrap()
             .iter()
             .map(|v| v.as_u64().unwrap() as u8)
             .collect();
-        assert_eq!(got, bytes(ciphertext), "key {key}");
+        assert_eq!(got, bytes(ciphertext), "{key}");
         // A compact S-box: 44 AND gates each, 200 of them.
         assert_eq!(report["and_gates"], 8800);
     }

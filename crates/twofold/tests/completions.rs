@@ -3,6 +3,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::twofold_ok;
+
 /// The subcommands every generated text must mention.
 const SUBCOMMANDS: [&str; 9] = [
     "stats",
@@ -16,19 +19,6 @@ const SUBCOMMANDS: [&str; 9] = [
     "man",
 ];
 
-fn twofold(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "twofold {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn completions_for_each_shell_name_every_subcommand() {
     for (shell, marker) in [
@@ -36,19 +26,20 @@ fn completions_for_each_shell_name_every_subcommand() {
         ("zsh", "#compdef twofold"),
         ("fish", "complete -c twofold"),
     ] {
-        let script = twofold(&["completions", shell]);
+        let script = twofold_ok(&["completions", shell]);
         assert!(script.contains(marker), "{shell}: no `{marker}`");
         for sub in SUBCOMMANDS {
             assert!(script.contains(sub), "{shell} completions lack `{sub}`");
         }
     }
     // Options of a subcommand complete too.
-    assert!(twofold(&["completions", "bash"]).contains("--reveal-to"));
+    let bash = twofold_ok(&["completions", "bash"]);
+    assert!(bash.contains("--reveal-to") && bash.contains("--format"));
 }
 
 #[test]
 fn man_pages_list_the_subcommands_and_their_options() {
-    let page = twofold(&["man"]);
+    let page = twofold_ok(&["man"]);
     assert!(page.contains(".TH twofold 1"), "{page}");
     for sub in SUBCOMMANDS {
         assert!(
@@ -56,7 +47,7 @@ fn man_pages_list_the_subcommands_and_their_options() {
             "man lacks `{sub}`"
         );
     }
-    let run = twofold(&["man", "run"]);
+    let run = twofold_ok(&["man", "run"]);
     assert!(run.contains(".TH twofold-run 1"), "{run}");
     assert!(run.contains("\\-\\-local"), "{run}");
     let err = Command::new(env!("CARGO_BIN_EXE_twofold"))

@@ -2,11 +2,13 @@
 //! Bristol Fashion circuit and read back, computes what the program does.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rand::{Rng, SeedableRng};
 use twofold::load::{load, LoadOptions};
 use twofold_circuit::bristol::{read_bristol, write_bristol_program};
+
+mod common;
+use common::twofold_ok;
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
@@ -62,19 +64,6 @@ fn every_example_round_trips_through_bristol() {
     }
 }
 
-fn twofold(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "twofold {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn compile_writes_bristol_or_binary_as_asked() {
     let dir = std::env::temp_dir().join(format!("twofold-export-{}", std::process::id()));
@@ -82,7 +71,7 @@ fn compile_writes_bristol_or_binary_as_asked() {
     let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/mult32.c");
     let bristol = dir.join("mult32.txt");
     let binary = dir.join("mult32.tfc");
-    let report = twofold(&[
+    let report = twofold_ok(&[
         "compile",
         source,
         "--format",
@@ -91,7 +80,7 @@ fn compile_writes_bristol_or_binary_as_asked() {
         bristol.to_str().unwrap(),
     ]);
     assert!(report.contains("2016 AND gates"), "{report}");
-    twofold(&["compile", source, "-o", binary.to_str().unwrap()]);
+    twofold_ok(&["compile", source, "-o", binary.to_str().unwrap()]);
     let text = std::fs::read_to_string(&bristol).unwrap();
     assert!(
         text.starts_with(&format!("{} ", 5888 + 2 * 64)),
@@ -100,7 +89,7 @@ fn compile_writes_bristol_or_binary_as_asked() {
     );
     assert!(std::fs::read(&binary).unwrap().starts_with(b"TWOFOLD\0"));
     let (a, b) = (4_000_000_007u64, 3_999_999_999u64);
-    let from_c = twofold(&[
+    let from_c = twofold_ok(&[
         "eval",
         source,
         "-i",
@@ -110,7 +99,7 @@ fn compile_writes_bristol_or_binary_as_asked() {
     ]);
     assert_eq!(from_c.trim(), (a * b).to_string());
     // Bristol values are integers, bit k on wire k: the same product, in hex.
-    let flat = twofold(&[
+    let flat = twofold_ok(&[
         "eval",
         bristol.to_str().unwrap(),
         "-i",
