@@ -38,3 +38,14 @@ impl Peer<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_on_one_connection_opens_no_other() {
+        let err = Peer::Single.open().unwrap_err().to_string();
+        assert!(err.contains("needs one thread"), "{err}");
+    }
+}
