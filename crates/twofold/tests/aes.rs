@@ -69,8 +69,8 @@ fn fips197_vectors_through_the_two_party_protocol() {
             .map(|v| v.as_u64().unwrap() as u8)
             .collect();
         assert_eq!(got, bytes(ciphertext), "{key}");
-        // A compact S-box: 44 AND gates each, 200 of them.
-        assert_eq!(report["and_gates"], 8800);
+        // A compact S-box: 36 AND gates each, 200 of them.
+        assert_eq!(report["and_gates"], 7200);
     }
 }
 
