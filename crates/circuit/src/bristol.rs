@@ -377,39 +377,128 @@ pub fn write_bristol(circuit: &Circuit, out: &mut impl Write) -> Result<(), Circ
         }
     };
     let num_wires = next + n_out;
-    writeln!(out, "{} {}", ssa.gates.len() + copies.len(), num_wires)?;
-    write!(out, "{}", ssa.inputs.len())?;
-    for v in &ssa.inputs {
-        write!(out, " {}", v.width)?;
-    }
-    writeln!(out)?;
-    write!(out, "{}", ssa.outputs.len())?;
-    for v in &ssa.outputs {
-        write!(out, " {}", v.wires.len())?;
-    }
-    writeln!(out)?;
-    writeln!(out)?;
+    let num_gates = ssa.gates.len() + copies.len();
+    write_header(out, num_gates as u64, u64::from(num_wires), &ssa)?;
     for g in &ssa.gates {
-        match *g {
-            Gate::Xor { a, b, out: o } => writeln!(
-                out,
-                "2 1 {} {} {} XOR",
-                renumber(a),
-                renumber(b),
-                renumber(o)
-            )?,
-            Gate::And { a, b, out: o } => writeln!(
-                out,
-                "2 1 {} {} {} AND",
-                renumber(a),
-                renumber(b),
-                renumber(o)
-            )?,
-            Gate::Inv { a, out: o } => writeln!(out, "1 1 {} {} INV", renumber(a), renumber(o))?,
-        }
+        write_gate(out, &g.rewire(renumber, renumber(g.out())))?;
     }
     for (w, slot) in copies {
         writeln!(out, "1 1 {} {} EQW", renumber(w), slot - shift)?;
     }
     Ok(())
+}
+
+/// Writes a Bristol Fashion header: gate and wire counts, then the widths
+/// of `circuit`'s input and output values.
+fn write_header(
+    out: &mut impl Write,
+    num_gates: u64,
+    num_wires: u64,
+    circuit: &Circuit,
+) -> std::io::Result<()> {
+    writeln!(out, "{num_gates} {num_wires}")?;
+    write!(out, "{}", circuit.inputs.len())?;
+    for v in &circuit.inputs {
+        write!(out, " {}", v.width)?;
+    }
+    writeln!(out)?;
+    write!(out, "{}", circuit.outputs.len())?;
+    for v in &circuit.outputs {
+        write!(out, " {}", v.wires.len())?;
+    }
+    writeln!(out)?;
+    writeln!(out)
+}
+
+/// Writes one gate as a Bristol Fashion line.
+fn write_gate(out: &mut impl Write, g: &Gate) -> std::io::Result<()> {
+    match *g {
+        Gate::Xor { a, b, out: o } => writeln!(out, "2 1 {a} {b} {o} XOR"),
+        Gate::And { a, b, out: o } => writeln!(out, "2 1 {a} {b} {o} AND"),
+        Gate::Inv { a, out: o } => writeln!(out, "1 1 {a} {o} INV"),
+    }
+}
+
+/// Writes `program` in Bristol Fashion with every block unrolled (regions
+/// and loops expanded: the gates it executes, in the order it executes
+/// them), streaming: each gate is written as the program is walked, so
+/// memory follows the program, not its unrolled size.
+///
+/// The file has the program's input and output values with their widths
+/// (bit `k` of a value is its wire `k`), every gate a fresh wire in
+/// execution order, and only `XOR`, `AND` and `INV` gates, which every
+/// Bristol reader knows (EMP takes any one-input gate for `INV`): each
+/// output bit is copied into its final wire (the last wires of the file)
+/// by two `INV` gates. Returns the number of gates written.
+pub fn write_bristol_program(
+    program: &crate::Program,
+    out: &mut impl Write,
+) -> Result<u64, CircuitError> {
+    let main = &program.main;
+    let inputs = main.input_bits() as u64;
+    let outputs = main.output_bits() as u64;
+    let executed = program.counts().gates;
+    let num_gates = executed.saturating_add(2 * outputs);
+    let num_wires = inputs.saturating_add(num_gates);
+    if num_wires > u64::from(Wire::MAX) {
+        return Err(CircuitError::Invalid(format!(
+            "{executed} gates unrolled: too many wires for a Bristol file (at most {})",
+            Wire::MAX
+        )));
+    }
+    write_header(out, num_gates, num_wires, main)?;
+    let mut stream = GateStream {
+        out,
+        next: inputs as Wire,
+    };
+    let wires: Vec<Wire> = (0..inputs as Wire).collect();
+    let result = program.run(&mut stream, &wires)?;
+    let written = u64::from(stream.next) - inputs;
+    if written != executed {
+        return Err(CircuitError::Invalid(format!(
+            "the program ran {written} gates, not the {executed} it counts"
+        )));
+    }
+    let first_temporary = stream.next;
+    let first_output = first_temporary + outputs as Wire;
+    for (k, &w) in result.iter().enumerate() {
+        let temporary = first_temporary + k as Wire;
+        write_gate(
+            stream.out,
+            &Gate::Inv {
+                a: w,
+                out: temporary,
+            },
+        )?;
+    }
+    for k in 0..outputs as Wire {
+        let inv = Gate::Inv {
+            a: first_temporary + k,
+            out: first_output + k,
+        };
+        write_gate(stream.out, &inv)?;
+    }
+    Ok(num_gates)
+}
+
+/// A walker engine that writes each gate it is given as a Bristol line, its
+/// output on a fresh wire (its labels are the file's wires).
+struct GateStream<'w, W: Write> {
+    out: &'w mut W,
+    next: Wire,
+}
+
+impl<W: Write> crate::walk::Engine for GateStream<'_, W> {
+    type Label = Wire;
+    type Error = std::io::Error;
+    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Wire]) -> std::io::Result<()> {
+        for g in gates {
+            let fresh = g.rewire(|w| labels[w as usize], self.next);
+            write_gate(self.out, &fresh)?;
+            labels[g.out() as usize] = self.next;
+            self.next += 1;
+        }
+        Ok(())
+    }
+    fn skip_ands(&mut self, _: u64) {}
 }

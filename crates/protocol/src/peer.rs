@@ -21,6 +21,9 @@ pub enum Peer<'l> {
     Listen(&'l Listener, Duration),
     /// Connect to this address, retrying for at most the duration.
     Connect(String, Duration, ChannelOptions),
+    /// No other connection: the session has only the one its caller opened,
+    /// so it must run on one thread, sequentially, without IPP.
+    Single,
 }
 
 impl Peer<'_> {
@@ -29,6 +32,20 @@ impl Peer<'_> {
         match self {
             Peer::Listen(listener, wait) => listener.accept(*wait),
             Peer::Connect(addr, wait, opts) => Channel::connect(addr.as_str(), *wait, opts.clone()),
+            Peer::Single => Err(NetError::InvalidOptions(
+                "a session on one connection needs one thread, the sequential schedule and no IPP",
+            )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_on_one_connection_opens_no_other() {
+        let err = Peer::Single.open().unwrap_err().to_string();
+        assert!(err.contains("needs one thread"), "{err}");
     }
 }

@@ -1,10 +1,14 @@
 //! twofold: secure two-party computation with Yao's garbled circuits.
 //!
 //! This crate is the command line (`twofold`) and the facade over the
-//! workspace: [`load`] reads a program from a Bristol, binary or C file,
-//! [`inputs`] turns command-line values into input bits and output bits back
-//! into text, and the subcommands live in [`commands`].
+//! workspace: [`api`] is the way to embed twofold in a Rust program (compile
+//! C, run both parties locally or one over a `TcpStream` you opened, typed
+//! outputs; its docs have runnable examples), [`load`] reads a program from
+//! a Bristol, binary or C file, [`inputs`] turns command-line values into
+//! input bits and output bits back into text, and the subcommands live in
+//! [`commands`].
 
+pub mod api;
 pub mod commands;
 pub mod inputs;
 pub mod load;

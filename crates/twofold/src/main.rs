@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
-use twofold::commands::{bench, compile, eval, reconstruct, run, share, stats};
+use clap::{CommandFactory, Parser, Subcommand};
+use twofold::commands::{bench, compile, completions, eval, reconstruct, run, share, stats};
 
 /// Secure two-party computation with Yao's garbled circuits.
 #[derive(Parser)]
@@ -34,6 +34,10 @@ enum Cmd {
     Reconstruct(reconstruct::ReconstructArgs),
     /// Measure garbling, evaluation and full-protocol speed.
     Bench(bench::BenchArgs),
+    /// Write a shell completion script for twofold to standard output.
+    Completions(completions::CompletionsArgs),
+    /// Write twofold's man page (or a subcommand's) to standard output.
+    Man(completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +50,8 @@ fn main() -> ExitCode {
         Cmd::Share(args) => share::share(&args),
         Cmd::Reconstruct(args) => reconstruct::reconstruct(&args),
         Cmd::Bench(args) => bench::bench(&args),
+        Cmd::Completions(args) => completions::completions(&args, Cli::command()),
+        Cmd::Man(args) => completions::man(&args, Cli::command()),
     };
     match result {
         Ok(out) => {

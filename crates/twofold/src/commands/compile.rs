@@ -1,5 +1,7 @@
 //! `twofold compile FILE -o OUT`: a program (e.g. compiled from C) in
-//! twofold's binary format, so that both parties load it without compiling.
+//! twofold's binary format, so that both parties load it without compiling,
+//! or (`--format bristol`) unrolled into a Bristol Fashion circuit for other
+//! frameworks (EMP, MP-SPDZ, mpz, swanky).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,33 +10,54 @@ use anyhow::{Context, Result};
 
 use super::ProgramArgs;
 
+/// The file formats `compile` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// twofold's binary program: loops and regions kept, small, loads fast.
+    #[default]
+    Twofold,
+    /// Bristol Fashion text: every loop and region unrolled, XOR/AND/INV gates.
+    Bristol,
+}
+
 /// Arguments of `compile`.
 #[derive(clap::Args, Debug)]
 pub struct CompileArgs {
     #[command(flatten)]
     program: ProgramArgs,
-    /// The binary program to write.
+    /// The file to write.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: PathBuf,
+    /// What to write: twofold's binary program or a Bristol Fashion circuit.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
 }
 
 /// Writes the program; returns a line on what was written.
 pub fn compile(args: &CompileArgs) -> Result<String> {
     let loaded = args.program.load()?;
+    let program = &loaded.program;
     let output = &args.output;
-    let file = std::fs::File::create(output)
-        .with_context(|| format!("cannot write {}", output.display()))?;
+    let cannot = || format!("cannot write {}", output.display());
+    let file = std::fs::File::create(output).with_context(cannot)?;
     let mut out = std::io::BufWriter::new(file);
-    twofold_circuit::binary::write_program(&loaded.program, &mut out)?;
-    out.flush()
-        .with_context(|| format!("cannot write {}", output.display()))?;
-    let blocks = loaded.program.blocks.len();
-    let regions = loaded.program.parallel_blocks().count();
+    let summary = match args.format {
+        Format::Twofold => {
+            twofold_circuit::binary::write_program(program, &mut out).with_context(cannot)?;
+            let regions = program.parallel_blocks().count();
+            let loops = program.blocks.len() - regions;
+            format!("{regions} regions, {loops} loops")
+        }
+        Format::Bristol => {
+            let gates = twofold_circuit::bristol::write_bristol_program(program, &mut out)
+                .with_context(cannot)?;
+            format!("{gates} gates in Bristol Fashion")
+        }
+    };
+    out.flush().with_context(cannot)?;
     Ok(format!(
-        "{}: {} AND gates, {} regions, {} loops\n",
+        "{}: {} AND gates, {summary}\n",
         output.display(),
-        loaded.program.and_count(),
-        regions,
-        blocks - regions
+        program.and_count(),
     ))
 }

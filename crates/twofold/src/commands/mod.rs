@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod compile;
+pub mod completions;
 pub mod eval;
 pub mod reconstruct;
 pub mod run;

@@ -45,3 +45,19 @@ pub fn agrees_under_every_schedule(
         }
     }
 }
+
+/// Runs the `twofold` binary with `args`; returns its standard output, or
+/// fails the test with its standard error.
+pub fn twofold_ok<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "twofold {:?}: {}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
