@@ -12,7 +12,13 @@ const BUF_BLOCKS: usize = 8;
 /// The output is the encryption of the counters 0, 1, 2, … under the seed.
 /// The same seed and the same sequence of calls give the same output;
 /// successive calls never reuse a counter. `Debug` does not print the state.
-#[derive(Clone)]
+///
+/// A `Prg` cannot be cloned: a clone would repeat the key stream.
+///
+/// ```compile_fail
+/// fn cloneable<T: Clone>() {}
+/// cloneable::<twofold_crypto::Prg>();
+/// ```
 pub struct Prg {
     aes: Aes128,
     /// Next unused counter value.

@@ -60,7 +60,7 @@ fn core_speed_of<S: GarblingScheme>(and_gates: u64, runs: usize) -> Result<CoreS
     let per = body.and_count();
     let repeats = and_gates.div_ceil(per).max(1);
     let ands = repeats * per;
-    let mut prg = Prg::from_os();
+    let mut prg = Prg::try_from_os()?;
     let delta = Delta::random(&mut prg);
     let inputs: Vec<ZeroLabel> = (0..body.main.input_bits())
         .map(|_| ZeroLabel::random(&mut prg))

@@ -76,7 +76,7 @@ fn garble_only_under<S: GarblingScheme>(
         prepared = prepare(program);
         &prepared
     };
-    let mut prg = Prg::from_os();
+    let mut prg = Prg::try_from_os()?;
     let side = DiscardSide::<S> {
         delta: Delta::random(&mut prg),
         scheme: PhantomData,

@@ -28,7 +28,7 @@ pub fn handshake(
     opts: &SessionOptions,
 ) -> Result<[u8; 32], ProtocolError> {
     let mut nonce = [0u8; 16];
-    Prg::from_os().fill_bytes(&mut nonce);
+    Prg::try_from_os()?.fill_bytes(&mut nonce);
     let ours = Hello {
         version: PROTOCOL_VERSION,
         party,

@@ -384,7 +384,7 @@ fn garble<S: GarblingScheme>(
     opts: &SessionOptions,
     clock: &mut PhaseClock,
 ) -> Result<(Option<Vec<bool>>, u64, Transfers), ProtocolError> {
-    let mut prg = Prg::from_os();
+    let mut prg = Prg::try_from_os()?;
     let delta = Delta::random(&mut prg);
     let chan = &mut chans[0];
     // Evaluator's input labels come from correlated OT: K0 is the 0-label.
@@ -469,7 +469,7 @@ fn evaluate<S: GarblingScheme>(
 
     let side = EvaluatorSide::<S>::new(opts.progress.clone());
     let (out_labels, ands, transfer) = gates_phase(&side, program, &labels, chans, opts, |chan| {
-        let mut prg = Prg::from_os();
+        let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);
         let transfer = TransferB {
             cot_ab: &mut cot,

@@ -139,7 +139,7 @@ pub fn run_hybrid(
         )));
     }
     let mut nonce = [0u8; 16];
-    twofold_crypto::Prg::from_os().fill_bytes(&mut nonce);
+    twofold_crypto::Prg::try_from_os()?.fill_bytes(&mut nonce);
     let meeting = Meeting {
         hello: HybridHello {
             version: PROTOCOL_VERSION,

@@ -124,7 +124,7 @@ impl Run<'_> {
 
     /// CP1: garbles.
     fn cp1<S: GarblingScheme>(&mut self, links: &mut Links) -> Result<Done, ProtocolError> {
-        let mut prg = Prg::from_os();
+        let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);
         let masks = self.masks(&mut prg);
         let pre_zero: Vec<ZeroLabel> = (0..self.wrap.pre_sources.len())
@@ -213,7 +213,7 @@ impl Run<'_> {
             combined.extend(combine_two(kind, &theirs[at..at + width], mine));
             at += width;
         }
-        let masks = self.masks(&mut Prg::from_os());
+        let masks = self.masks(&mut Prg::try_from_os()?);
         self.clock.lap(HybridPhase::Input);
         let n = self.wires_from(Source::Cp3);
         let mut zeros = Labels::recv(&mut links.to(Role::Cp1)[0], n + 1, "0-labels")?;
