@@ -308,16 +308,13 @@ fn read_csv(ty: Ty, reader: impl BufRead, name: &str) -> Result<Vec<bool>> {
             row.leaves(&mut leaves);
         }
         if done == rows {
-            bail!(
-                "{name}:{last_line}: more than {rows} row(s) for {}",
-                ty.name()
-            );
+            bail!("{name}:{last_line}: more than {rows} row(s)");
         }
         if cells.len() != leaves.len() {
             bail!(
-                "{name}:{last_line}: expected {} value(s) in a row for {}, found {}",
+                "{name}:{last_line}: expected {} value(s) in a row ({}), found {}",
                 leaves.len(),
-                ty.name(),
+                row.name(),
                 cells.len()
             );
         }
@@ -332,10 +329,7 @@ fn read_csv(ty: Ty, reader: impl BufRead, name: &str) -> Result<Vec<bool>> {
         done += 1;
     }
     if done != rows {
-        bail!(
-            "{name}:{last_line}: expected {rows} row(s) for {}, found {done}",
-            ty.name()
-        );
+        bail!("{name}:{last_line}: expected {rows} row(s), found {done}");
     }
     Ok(out)
 }
