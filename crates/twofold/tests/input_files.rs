@@ -264,32 +264,13 @@ fn negative_values_and_output_files() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(report["outputs"]["OUTPUT_richer"], 0);
+    let eval_to =
+        |out: &str| twofold(&["eval", millionaires, "-i", "5", "-i", "-2", "--output", out]);
     let out = dir.join("out.txt").display().to_string();
-    let printed = twofold(&[
-        "eval",
-        millionaires,
-        "-i",
-        "5",
-        "-i",
-        "-2",
-        "--output",
-        &out,
-    ])
-    .unwrap();
-    assert_eq!(printed, "");
+    assert_eq!(eval_to(&out).unwrap(), "");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "1\n");
     let nowhere = dir.join("no/such/dir/out.txt").display().to_string();
-    let err = twofold(&[
-        "eval",
-        millionaires,
-        "-i",
-        "5",
-        "-i",
-        "-2",
-        "--output",
-        &nowhere,
-    ])
-    .unwrap_err();
+    let err = eval_to(&nowhere).unwrap_err();
     assert!(
         err.starts_with(&format!("twofold: error: cannot write {nowhere}: ")),
         "{err}"
