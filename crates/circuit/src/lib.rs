@@ -26,7 +26,8 @@ pub use program::{Block, Body, Carried, Frame, GateCounts, Program};
 pub use walk::{Engine, PlainEngine};
 pub use wiring::{Segment, Wiring};
 
-/// Errors of the circuit layer.
+/// Errors of the circuit layer. Each message includes its cause, and no
+/// variant exposes it again as [`source`](std::error::Error::source).
 #[derive(Debug, thiserror::Error)]
 pub enum CircuitError {
     /// The circuit's structure is wrong.
@@ -47,5 +48,11 @@ pub enum CircuitError {
     },
     /// Reading or writing failed.
     #[error("{0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for CircuitError {
+    fn from(e: std::io::Error) -> Self {
+        CircuitError::Io(e)
+    }
 }

@@ -51,7 +51,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default size of the read buffer and of the write buffer: 256 KiB each.
 pub const DEFAULT_BUFFER_SIZE: usize = 256 << 10;
 
-/// Errors of the network layer.
+/// Errors of the network layer. Each message includes its cause, and no
+/// error exposes it again as [`source`](std::error::Error::source), so a
+/// printed chain names every cause once.
 #[derive(Debug, thiserror::Error)]
 pub enum NetError {
     /// The peer sent (or the caller tried to send) a frame longer than the
@@ -78,14 +80,14 @@ pub enum NetError {
     #[error("the peer closed the connection")]
     Disconnected,
     /// No connection could be established before the deadline.
-    #[error("could not connect to {addr} within {waited:?}: {source}")]
+    #[error("could not connect to {addr} within {waited:?}: {cause}")]
     Connect {
         /// The address as given by the caller.
         addr: String,
         /// How long connecting was retried.
         waited: Duration,
         /// The last error seen.
-        source: io::Error,
+        cause: io::Error,
     },
     /// No peer connected before the deadline.
     #[error("no peer connected within {0:?}")]
@@ -98,7 +100,7 @@ pub enum NetError {
     Broken,
     /// Any other I/O error.
     #[error("network I/O error: {0}")]
-    Io(#[source] io::Error),
+    Io(io::Error),
 }
 
 /// Result type of this crate.
@@ -214,7 +216,7 @@ impl Channel {
                 return Err(NetError::Connect {
                     addr: addr.to_string(),
                     waited: start.elapsed(),
-                    source: err,
+                    cause: err,
                 });
             }
             thread::sleep(pause.min(remaining));

@@ -3,12 +3,14 @@
 use twofold_net::NetError;
 
 /// Errors of base OT and OT extension. None of them carries secret data.
+/// Each message includes its cause, and no variant exposes it again as
+/// [`source`](std::error::Error::source).
 #[derive(Debug, thiserror::Error)]
 pub enum OtError {
     /// The channel failed: the peer disconnected, stalled or sent a frame of
     /// the wrong size.
     #[error("OT network error: {0}")]
-    Net(#[from] NetError),
+    Net(NetError),
     /// The peer sent bytes that are not a valid Ristretto255 point (or the
     /// identity where a non-trivial point is required).
     #[error("malformed message from the peer: {what} {index} is not a valid group element")]
@@ -45,6 +47,12 @@ pub enum OtError {
     /// The operating system's random number generator failed.
     #[error("OS randomness unavailable: {0}")]
     Randomness(String),
+}
+
+impl From<NetError> for OtError {
+    fn from(e: NetError) -> Self {
+        OtError::Net(e)
+    }
 }
 
 /// Result type of this crate.

@@ -5,29 +5,32 @@ use twofold_net::NetError;
 use twofold_ot::OtError;
 
 /// Why a session failed. Messages never contain labels, Δ or input values.
+/// Each message includes its cause, and no variant exposes it again as
+/// [`source`](std::error::Error::source), so a printed chain names every
+/// cause once.
 #[derive(Debug, thiserror::Error)]
 pub enum ProtocolError {
     /// This party could not listen on the address given.
-    #[error("cannot listen on {addr}")]
+    #[error("cannot listen on {addr}: {cause}")]
     Listen {
         /// The address.
         addr: String,
         /// Why.
-        source: NetError,
+        cause: NetError,
     },
     /// The first connection to the peer could not be opened (no peer
     /// connected, or none could be reached, in time).
-    #[error(transparent)]
+    #[error("{0}")]
     Meet(NetError),
     /// The network failed or the peer left, stalled or sent an oversized frame.
     #[error("network: {0}")]
-    Net(#[from] NetError),
+    Net(NetError),
     /// Oblivious transfer failed.
     #[error("oblivious transfer: {0}")]
-    Ot(#[from] OtError),
+    Ot(OtError),
     /// The garbling core rejected the work (e.g. too few tables from the peer).
     #[error("garbling: {0}")]
-    Crypto(#[from] CryptoError),
+    Crypto(CryptoError),
     /// The two parties do not agree on what to run.
     #[error("the parties disagree on {what}: this party has {ours}, the peer has {theirs}")]
     Mismatch {
@@ -45,3 +48,17 @@ pub enum ProtocolError {
     #[error("inputs: {0}")]
     Inputs(String),
 }
+
+/// Wraps an error of a lower layer as its variant (the cause stays in the
+/// message, not in `source`).
+macro_rules! wrap {
+    ($($from:ty => $variant:ident),*) => {$(
+        impl From<$from> for ProtocolError {
+            fn from(e: $from) -> Self {
+                ProtocolError::$variant(e)
+            }
+        }
+    )*};
+}
+
+wrap!(NetError => Net, OtError => Ot, CryptoError => Crypto);

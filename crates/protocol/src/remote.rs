@@ -28,9 +28,9 @@ pub fn run_remote(
     let peer = match endpoint {
         Endpoint::Listen(addr) => {
             listener = Listener::bind(addr.as_str())
-                .map_err(|source| ProtocolError::Listen {
+                .map_err(|cause| ProtocolError::Listen {
                     addr: addr.clone(),
-                    source,
+                    cause,
                 })?
                 .with_options(channel.clone())
                 .map_err(ProtocolError::Meet)?;

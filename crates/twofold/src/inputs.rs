@@ -21,8 +21,9 @@ pub enum Givers {
 }
 
 /// Assigns `-i` arguments to input values: `NAME=VALUE` goes to the value of
-/// that name; a bare `VALUE` to the next expected value in order. Returns one
-/// entry per input value (`None` for values this giver does not provide).
+/// that name; a bare `VALUE` to the next expected value in order. A VALUE
+/// `@FILE` is read from FILE (see [`crate::infile`]). Returns one entry per
+/// input value (`None` for values this giver does not provide).
 pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyInputs> {
     let values = &loaded.program.main.inputs;
     let expected: Vec<bool> = values
@@ -33,14 +34,12 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
         .collect();
     let mut given: Vec<Option<Vec<bool>>> = vec![None; values.len()];
     for arg in args {
-        let named = arg.split_once('=').and_then(|(name, text)| {
-            values
-                .iter()
-                .position(|v| v.name == name.trim())
-                .map(|k| (k, text))
-        });
-        let (k, text) = match named {
-            Some((k, text)) => {
+        let (k, text) = match named(arg) {
+            Some((name, text)) => {
+                let k = values
+                    .iter()
+                    .position(|v| v.name == name)
+                    .with_context(|| unknown_name(loaded, name))?;
                 if !expected[k] {
                     bail!(
                         "input `{}` belongs to party {}; give it on that party's side",
@@ -57,7 +56,12 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
                 let k = (0..values.len())
                     .find(|&k| expected[k] && given[k].is_none())
                     .with_context(|| {
-                        format!("`{arg}`: more input values than the program takes")
+                        let all: Vec<usize> = (0..values.len()).filter(|&k| expected[k]).collect();
+                        format!(
+                            "`{arg}`: more input values than the program takes; it takes {}:\n{}",
+                            all.len(),
+                            describe(loaded, &all)
+                        )
                     })?;
                 (k, arg.as_str())
             }
@@ -66,22 +70,75 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
             .with_context(|| format!("input `{}`", values[k].name))?;
         given[k] = Some(bits);
     }
-    let missing: Vec<String> = (0..values.len())
+    let missing: Vec<usize> = (0..values.len())
         .filter(|&k| expected[k] && given[k].is_none() && givers != Givers::Any)
-        .map(|k| {
-            format!(
-                "`{}` (party {}, {} bits)",
-                values[k].name, values[k].party, values[k].width
-            )
-        })
         .collect();
     if !missing.is_empty() {
         bail!(
-            "missing input value(s): {} — give each with -i",
-            missing.join(", ")
+            "missing input value(s); give each with -i NAME=VALUE (or in this order):\n{}",
+            describe(loaded, &missing)
         );
     }
     Ok(given)
+}
+
+/// `NAME` and `VALUE` of a `NAME=VALUE` argument (NAME letters, digits and
+/// `_`), or `None` for a bare value (which may hold `=`, as `{.x = 1}`).
+fn named(arg: &str) -> Option<(&str, &str)> {
+    let (name, text) = arg.split_once('=')?;
+    let name = name.trim();
+    let word = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    word.then_some((name, text))
+}
+
+/// Input values `ks`, one a line: name, owner and type.
+fn describe(loaded: &Loaded, ks: &[usize]) -> String {
+    let lines: Vec<String> = ks
+        .iter()
+        .map(|&k| {
+            let v = &loaded.program.main.inputs[k];
+            let ty = match &loaded.input_kinds[k] {
+                ValueKind::Int => format!("{} bits", v.width),
+                ValueKind::C(t) => t.name(),
+            };
+            format!("  {} (party {}, {ty})", v.name, v.party)
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// The error for a name the program has no input of: the closest name and
+/// the program's inputs.
+fn unknown_name(loaded: &Loaded, name: &str) -> String {
+    let values = &loaded.program.main.inputs;
+    let closest = values
+        .iter()
+        .min_by_key(|v| edit_distance(&v.name, name))
+        .map(|v| format!("; did you mean `{}`?", v.name))
+        .unwrap_or_default();
+    let all: Vec<usize> = (0..values.len()).collect();
+    format!(
+        "the program has no input `{name}`{closest} Its inputs:\n{}",
+        describe(loaded, &all)
+    )
+}
+
+/// Levenshtein distance between `a` and `b` (in characters).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Splits everybody's inputs into A's and B's.
@@ -99,7 +156,11 @@ pub fn split(loaded: &Loaded, all: &PartyInputs) -> (PartyInputs, PartyInputs) {
     (pick(Party::A), pick(Party::B))
 }
 
+/// A value from its text on the command line, or from a file (`@FILE`).
 fn parse_value(kind: &ValueKind, text: &str, width: u32) -> Result<Vec<bool>> {
+    if let Some(path) = text.strip_prefix('@') {
+        return crate::infile::read_value(kind, width, std::path::Path::new(path));
+    }
     match kind {
         ValueKind::Int => Ok(parse_int(text, width)?),
         ValueKind::C(t) => t.parse_value(text).map_err(|e| anyhow::anyhow!("{e}")),
@@ -142,4 +203,25 @@ pub fn outputs_json(loaded: &Loaded, outputs: &[Vec<bool>]) -> Value {
         (name.to_string(), value)
     });
     Value::Object(map.collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{edit_distance, named};
+
+    #[test]
+    fn edit_distance_counts_insertions_deletions_and_substitutions() {
+        assert_eq!(edit_distance("INPUT_A", "INPUT_A_base"), 5);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn only_a_word_before_the_equals_sign_is_a_name() {
+        assert_eq!(named("INPUT_A=5"), Some(("INPUT_A", "5")));
+        assert_eq!(named("0=@x.csv"), Some(("0", "@x.csv")));
+        assert_eq!(named("{.x = 1}"), None);
+        assert_eq!(named("-1"), None);
+    }
 }

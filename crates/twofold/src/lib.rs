@@ -5,11 +5,13 @@
 //! C, run both parties locally or one over a `TcpStream` you opened, typed
 //! outputs; its docs have runnable examples), [`load`] reads a program from
 //! a Bristol, binary or C file, [`inputs`] turns command-line values into
-//! input bits and output bits back into text, and the subcommands live in
+//! input bits and output bits back into text ([`infile`] reads them from
+//! JSON, CSV or C-initializer files), and the subcommands live in
 //! [`commands`].
 
 pub mod api;
 pub mod commands;
+pub mod infile;
 pub mod inputs;
 pub mod load;
 pub mod plot;

@@ -104,21 +104,35 @@ impl Store {
         };
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
-        let path = self.dir.join(FILE);
-        let temp = self.dir.join(format!(".{FILE}.{}.tmp", std::process::id()));
-        let written = (|| -> std::io::Result<()> {
-            let mut out = std::fs::File::create(&temp)?;
-            out.write_all(serde_json::to_string_pretty(&file)?.as_bytes())?;
-            out.sync_all()?;
-            std::fs::rename(&temp, &path)?;
-            // The rename itself is durable once the directory is synced.
-            std::fs::File::open(&self.dir)?.sync_all()
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        written.with_context(|| format!("cannot write {}", path.display()))
+        write_atomically(
+            &self.dir.join(FILE),
+            serde_json::to_string_pretty(&file)?.as_bytes(),
+        )
     }
+}
+
+/// Writes `bytes` to `path` in one atomic step: a temporary file in the same
+/// directory, synced and renamed over `path`; a failed or killed write
+/// leaves the old file (or none).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        let mut out = std::fs::File::create(&temp)?;
+        out.write_all(bytes)?;
+        out.sync_all()?;
+        std::fs::rename(&temp, path)?;
+        // The rename itself is durable once the directory is synced.
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written.with_context(|| format!("cannot write {}", path.display()))
 }
 
 impl ValueRecord {

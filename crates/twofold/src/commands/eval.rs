@@ -3,7 +3,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{ProgramArgs, Report};
+use super::{OutputArgs, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, Givers};
 use crate::load::Loaded;
 
@@ -13,12 +13,15 @@ pub struct EvalArgs {
     #[command(flatten)]
     program: ProgramArgs,
     /// An input value, `VALUE` (in order) or `NAME=VALUE`: an integer (hex
-    /// 0x… or decimal) for circuits, a C initializer for C programs.
-    #[arg(short = 'i', long = "input")]
+    /// 0x… or decimal) for circuits, a C initializer for C programs; VALUE
+    /// `@FILE` reads it from a C-initializer, .json or .csv file.
+    #[arg(short = 'i', long = "input", allow_hyphen_values = true)]
     inputs: Vec<String>,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// The outputs of a plaintext evaluation.
@@ -40,7 +43,8 @@ impl Report for Evaluation {
 /// Evaluates the program on the inputs given.
 pub fn eval(args: &EvalArgs) -> Result<String> {
     let loaded = args.program.load()?;
-    evaluate(&loaded, &args.inputs)?.render(args.json)
+    let text = evaluate(&loaded, &args.inputs)?.render(args.json)?;
+    args.output.deliver(text)
 }
 
 /// Evaluates `loaded` on the values `inputs` (as given to `-i`).

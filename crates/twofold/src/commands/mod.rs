@@ -50,6 +50,28 @@ impl ProgramArgs {
     }
 }
 
+/// Where `run` and `eval` put what they print.
+#[derive(clap::Args, Debug)]
+pub struct OutputArgs {
+    /// Write what would be printed (text, or JSON with --json) to FILE
+    /// instead of stdout (atomically: a temporary file renamed over FILE).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// What to print: `text` itself, or nothing once written to `--output`.
+    pub fn deliver(&self, text: String) -> Result<String> {
+        match &self.output {
+            Some(path) => {
+                crate::store::write_atomically(path, text.as_bytes())?;
+                Ok(String::new())
+            }
+            None => Ok(text),
+        }
+    }
+}
+
 /// A command's result: JSON (`--json`) for scripts, text for people.
 pub trait Report: Serialize {
     /// The result as text, each line ending in a newline.

@@ -17,7 +17,7 @@ use twofold_protocol::{
 };
 
 use super::run3::{run_three, ThreeParties};
-use super::{PerParty, ProgramArgs, Report};
+use super::{OutputArgs, PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
 use crate::progress::and_gate_bar;
@@ -68,8 +68,9 @@ pub struct RunArgs {
     /// Connect to the peer at ADDR (retried until the timeout).
     #[arg(long, value_name = "ADDR")]
     connect: Option<String>,
-    /// An input value, `VALUE` (in order) or `NAME=VALUE`; each party gives its own.
-    #[arg(short = 'i', long = "input")]
+    /// An input value, `VALUE` (in order) or `NAME=VALUE`; each party gives
+    /// its own. VALUE `@FILE` reads it from a C-initializer, .json or .csv file.
+    #[arg(short = 'i', long = "input", allow_hyphen_values = true)]
     inputs: Vec<String>,
     /// Only this party learns the output (default: both).
     #[arg(long, value_enum)]
@@ -105,6 +106,8 @@ pub struct RunArgs {
     /// One JSON object on stdout (outputs, AND gates, bytes, seconds, memory).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// `--party`: a party of the two-party protocol or a computing party of
@@ -177,9 +180,16 @@ impl Report for RunReport {
 
 /// Runs the computation and returns what to print.
 pub fn run(args: &RunArgs) -> Result<String> {
-    if args.parties == 3 {
-        return run_hybrid(args);
-    }
+    let text = if args.parties == 3 {
+        run_hybrid(args)?
+    } else {
+        run_two(args)?
+    };
+    args.output.deliver(text)
+}
+
+/// `run` with two parties.
+fn run_two(args: &RunArgs) -> Result<String> {
     if args.store.is_some() || args.peers.is_some() || !args.ins.is_empty() || !args.outs.is_empty()
     {
         bail!("--store, --peers, --in and --out are for the hybrid mode (--parties 3)");

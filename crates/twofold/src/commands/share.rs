@@ -22,9 +22,9 @@ pub struct ShareArgs {
     /// How to share: xor (bitwise) or add (modulo 2^width).
     #[arg(long, default_value = "xor", value_parser = crate::store::parse_kind)]
     kind: ShareKind,
-    /// An input value, `NAME=VALUE` or `VALUE` (in order), as for `run`;
-    /// any of the program's inputs.
-    #[arg(short = 'i', long = "input")]
+    /// An input value, `NAME=VALUE` or `VALUE` (in order), as for `run`
+    /// (`@FILE` reads it from a file); any of the program's inputs.
+    #[arg(short = 'i', long = "input", allow_hyphen_values = true)]
     inputs: Vec<String>,
     /// The directory of the three stores.
     #[arg(long, value_name = "DIR")]
