@@ -387,6 +387,11 @@ impl Block {
     ) -> Result<(), CircuitError> {
         let invalid = |m: String| Err(CircuitError::Invalid(m));
         let body = &self.body.circuit;
+        // Walking a block splits labels into frames of its body's and its
+        // parent's wires: neither may be empty.
+        if num_wires == 0 || body.num_wires == 0 {
+            return invalid("a block or the circuit holding it has no wires".into());
+        }
         if body.input_bits() != self.input_bits() {
             return invalid(format!(
                 "the body has {} input bits, the block gives {}",

@@ -4,7 +4,9 @@
 
 use twofold_circuit::binary::{read_program, write_program};
 use twofold_circuit::bristol::read_bristol;
-use twofold_circuit::{Circuit, CircuitError, Gate, InputValue, OutputValue, Party, Program};
+use twofold_circuit::{
+    Block, Body, Circuit, CircuitError, Gate, InputValue, OutputValue, Party, Program, Wiring,
+};
 
 fn bristol_error(text: &str) -> String {
     match read_bristol(text, "hostile.txt") {
@@ -89,6 +91,29 @@ fn a_binary_program_with_more_wires_than_can_be_written_is_refused() {
     let bytes = program_with_wires(1 << 31);
     match read_program(&mut &bytes[..]) {
         Err(CircuitError::Invalid(m)) => assert!(m.ends_with("can write at most 3"), "{m}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_block_without_wires_is_refused() {
+    // Found by libFuzzer: walking it split labels into chunks of size 0.
+    let empty = Block {
+        position: 0,
+        count: 1,
+        parallel: false,
+        body: Body::default(),
+        shared: Vec::new(),
+        carried: Vec::new(),
+        inputs: Wiring::empty(),
+        outputs: Wiring::empty(),
+    };
+    let program = Program {
+        main: Circuit::default(),
+        blocks: vec![empty],
+    };
+    match program.validate() {
+        Err(CircuitError::Invalid(m)) => assert!(m.contains("has no wires"), "{m}"),
         other => panic!("expected an error, got {other:?}"),
     }
 }

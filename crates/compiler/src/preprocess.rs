@@ -2,6 +2,7 @@
 //! `#define` (object- and function-like, `#`, `##`, `__VA_ARGS__`),
 //! `#undef`, and conditional compilation (`#if`, `#ifdef`, `#elif`, ...).
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -63,6 +64,10 @@ pub struct Preprocessor {
     max_tokens: usize,
     /// Tokens produced so far.
     produced: usize,
+    /// Expansions in progress (of macro arguments inside a macro call).
+    expanding: Cell<u32>,
+    /// Steps of macro expansion so far.
+    steps: Cell<u64>,
 }
 
 /// The macros a token came from (they are not expanded again in it).
@@ -91,6 +96,8 @@ impl Preprocessor {
             include_dirs,
             max_tokens,
             produced: 0,
+            expanding: Cell::new(0),
+            steps: Cell::new(0),
         }
     }
 
@@ -354,16 +361,27 @@ impl Preprocessor {
         Ok(())
     }
 
-    /// Macro-expands a token list (Prosser-style hide sets).
+    /// Macro-expands a token list (Prosser-style hide sets). Arguments are
+    /// expanded by nested calls: a call `d` deep may hold at most
+    /// `max_tokens >> d` tokens (so all of them together at most twice the
+    /// limit, and the nesting ends), and every call takes its steps from one
+    /// budget of `8 * max_tokens`.
     fn expand(&self, toks: Vec<Token>) -> DResult<Vec<Token>> {
+        let depth = self.expanding.get();
+        self.expanding.set(depth + 1);
+        let result = self.expand_within(toks, self.max_tokens.checked_shr(depth).unwrap_or(0));
+        self.expanding.set(depth);
+        result
+    }
+
+    fn expand_within(&self, toks: Vec<Token>, max_tokens: usize) -> DResult<Vec<Token>> {
         let empty: HideSet = Rc::new(Vec::new());
         let mut q: VecDeque<(Token, HideSet)> =
             toks.into_iter().map(|t| (t, empty.clone())).collect();
         let mut out = Vec::new();
-        let mut steps = 0u64;
         while let Some((t, hs)) = q.pop_front() {
-            steps += 1;
-            if steps > 4 * self.max_tokens as u64 || q.len() + out.len() > self.max_tokens {
+            self.steps.set(self.steps.get() + 1);
+            if self.steps.get() > 8 * self.max_tokens as u64 || q.len() + out.len() > max_tokens {
                 return err(
                     t.loc,
                     format!(

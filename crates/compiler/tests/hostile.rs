@@ -133,6 +133,18 @@ fn doubling_macros_stop_at_the_token_limit() {
 }
 
 #[test]
+fn a_macro_whose_arguments_expand_to_its_own_call_stops() {
+    // Found by libFuzzer: each argument was expanded afresh, one call
+    // inside the other, until the stack overflowed.
+    let src = format!(
+        "#define F(x) x\n#define N F(N)\n{}",
+        main_returning("N + INPUT_A")
+    );
+    let e = error_of(src, "macros.c", CompileOptions::default());
+    assert!(e.contains("macro expansion does not end within"), "{e}");
+}
+
+#[test]
 fn deep_if_expressions_in_the_preprocessor_are_an_error() {
     let n = 150_000;
     let src = format!(

@@ -31,6 +31,10 @@ pub use targets::Target;
 /// Most entries the in-memory corpus grows to.
 const MAX_CORPUS: usize = 512;
 
+/// Longest accepted input kept as a corpus entry (mutants of long entries
+/// are slow to run, and repeated runs make long inputs anyway).
+const MAX_KEPT_LEN: usize = 8 << 10;
+
 /// Every input under `dir` (recursively), sorted by path.
 pub fn read_corpus(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = Vec::new();
@@ -147,6 +151,9 @@ impl Fuzzer {
     /// Adds an accepted input to the corpus (replacing a random entry once
     /// the corpus is full), so later mutants start from valid inputs.
     fn keep(&mut self, input: Vec<u8>) {
+        if input.len() > MAX_KEPT_LEN {
+            return;
+        }
         if self.corpus.len() < MAX_CORPUS {
             self.corpus.push(input);
         } else {

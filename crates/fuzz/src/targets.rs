@@ -153,7 +153,8 @@ fn small_limits() -> CompileOptions {
     CompileOptions {
         limits: Limits {
             max_gates: RUN_BUDGET,
-            max_iterations: 1 << 16,
+            max_iterations: 1 << 12,
+            max_tokens: 1 << 12,
             ..Limits::default()
         },
         ..CompileOptions::default()

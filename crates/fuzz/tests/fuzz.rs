@@ -75,7 +75,7 @@ fn binary_loader() {
 
 #[test]
 fn c_front_end() {
-    fuzz(Target::C, 5_000);
+    fuzz(Target::C, 1_500);
 }
 
 #[test]
