@@ -123,6 +123,20 @@ impl IppMode {
 /// Called with the number of AND gates just done (for a progress bar).
 pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
 
+/// The most threads a party may use: each thread of a schedule with its own
+/// connections opens one (twice with IPP), and both parties must agree.
+pub const MAX_THREADS: u32 = 256;
+
+/// Checks a thread count against [`MAX_THREADS`].
+pub fn check_threads(threads: u32) -> Result<(), crate::error::ProtocolError> {
+    if threads > MAX_THREADS {
+        return Err(crate::error::ProtocolError::Inputs(format!(
+            "{threads} threads asked for; at most {MAX_THREADS}"
+        )));
+    }
+    Ok(())
+}
+
 /// How to run a session. Both parties must pass the same options (checked at
 /// the handshake).
 #[derive(Clone, Default)]

@@ -19,7 +19,7 @@ use crate::error::ProtocolError;
 use crate::handshake::{bind_channel, handshake};
 use crate::ipp::{reverse_ot_session, Ipp, Transfer, TransferA, TransferB};
 use crate::messages::{Bits, Labels};
-use crate::options::{IppMode, PartyInputs, Progress, SessionOptions};
+use crate::options::{check_threads, IppMode, PartyInputs, Progress, SessionOptions};
 use crate::peer::Peer;
 use crate::schedule::{run_program_arranged, run_program_with, Plan, Side};
 
@@ -83,6 +83,7 @@ pub fn run_session(
     inputs: &PartyInputs,
     opts: &SessionOptions,
 ) -> Result<SessionReport, ProtocolError> {
+    check_threads(opts.threads)?;
     let my_bits = check_inputs(program, party, inputs)?;
     let start = Instant::now();
     let mut clock = PhaseClock::new();

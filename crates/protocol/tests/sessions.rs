@@ -193,3 +193,24 @@ fn every_schedule_and_thread_count_gives_the_same_result() {
         }
     }
 }
+
+#[test]
+fn more_threads_than_allowed_is_an_error_not_an_allocation() {
+    let program = Program::from(random_circuit(
+        &mut rand::rngs::StdRng::seed_from_u64(5),
+        &RandomShape {
+            inputs: 2,
+            max_width: 8,
+            gates: 20,
+            outputs: 1,
+        },
+    ));
+    let inputs = random_inputs(&mut rand::rngs::StdRng::seed_from_u64(6), &program.main);
+    let (a, b) = split(&program, &inputs);
+    let opts = SessionOptions {
+        threads: 100_000,
+        ..SessionOptions::default()
+    };
+    let err = run_local(&program, &a, &b, &opts, &ChannelOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("at most 256"), "{err}");
+}

@@ -478,3 +478,19 @@ fn hostile_files_and_values_end_in_clear_errors() {
     assert!(err.contains("only paths relative"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn absurd_thread_counts_are_refused_before_anything_is_allocated() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/millionaires.c");
+    for threads in ["100000", "0"] {
+        let err = failure(
+            twofold()
+                .arg("run")
+                .arg(&program)
+                .args(["--local", "-i", "1", "-i", "2", "--threads", threads])
+                .output()
+                .unwrap(),
+        );
+        assert!(err.contains("not in 1..=256"), "{err}");
+    }
+}

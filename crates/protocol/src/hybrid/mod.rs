@@ -35,7 +35,7 @@ use twofold_net::{ChannelOptions, Listener};
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
 use crate::messages::HybridHello;
-use crate::options::{Progress, Role, Schedule, ShareKind};
+use crate::options::{check_threads, Progress, Role, Schedule, ShareKind};
 use crate::PROTOCOL_VERSION;
 use meet::Meeting;
 
@@ -133,6 +133,7 @@ pub fn run_hybrid(
     opts: &HybridOptions,
 ) -> Result<HybridReport, ProtocolError> {
     check_shares(program, shares, opts)?;
+    check_threads(opts.threads)?;
     if role != Role::Cp3 && peers.listener.is_none() {
         return Err(ProtocolError::Inputs(format!(
             "{role} needs an address to listen on"

@@ -78,8 +78,9 @@ pub struct RunArgs {
     /// Seconds to wait for the peer before giving up.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
-    /// Threads per party (default: the number of cores; both parties must agree).
-    #[arg(long)]
+    /// Threads per party (default: the number of cores; both parties must
+    /// agree; at most 256).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=twofold_protocol::options::MAX_THREADS as i64))]
     threads: Option<u32>,
     /// seq, fgp (AND levels split between threads), cgp (parallel regions
     /// split between threads, one connection each) or auto (both).

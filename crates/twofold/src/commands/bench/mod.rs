@@ -83,8 +83,8 @@ pub struct BenchArgs {
     /// Widest artificial circuit (widths double from 16).
     #[arg(long, default_value_t = 1024)]
     max_width: u32,
-    /// Threads for --garble-only.
-    #[arg(long, default_value_t = 1)]
+    /// Threads for --garble-only (at most 256).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=twofold_protocol::options::MAX_THREADS as i64))]
     threads: u32,
     /// Schedule for --garble-only.
     #[arg(long, default_value = "seq", value_parser = parse_schedule)]
