@@ -37,11 +37,23 @@ pub enum Target {
     /// program with structs and arrays and for a circuit with integer
     /// inputs, then evaluation and output formatting.
     Value,
+    /// A share store file (`store::parse_store`).
+    Store,
+    /// The hellos a party reads from a peer: the two-party `Hello` and the
+    /// hybrid mode's `HybridHello`.
+    Hello,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 4] = [Target::Bristol, Target::Binary, Target::C, Target::Value];
+    pub const ALL: [Target; 6] = [
+        Target::Bristol,
+        Target::Binary,
+        Target::C,
+        Target::Value,
+        Target::Store,
+        Target::Hello,
+    ];
 
     /// The target's name (as the `fuzz` binary and the corpus folders spell
     /// it).
@@ -51,6 +63,8 @@ impl Target {
             Target::Binary => "binary",
             Target::C => "c",
             Target::Value => "value",
+            Target::Store => "store",
+            Target::Hello => "hello",
         }
     }
 
@@ -66,6 +80,8 @@ impl Target {
             Target::Binary => binary(data),
             Target::C => c_source(data),
             Target::Value => value(data),
+            Target::Store => twofold::store::parse_store(&String::from_utf8_lossy(data)).is_ok(),
+            Target::Hello => hello(data),
         }
     }
 
@@ -83,7 +99,8 @@ impl Target {
                 .to_vec()
             }
             Target::Binary => {}
-            Target::Bristol | Target::Value => return Vec::new(),
+            Target::Bristol | Target::Value | Target::Store => return Vec::new(),
+            Target::Hello => return hello_seeds(),
         }
         (0..8u64)
             .map(|seed| {
@@ -103,6 +120,45 @@ impl Target {
             .join("corpus")
             .join(self.name())
     }
+}
+
+/// Both hellos: accepted if either decodes.
+fn hello(data: &[u8]) -> bool {
+    use twofold_protocol::messages::{Hello, HybridHello};
+    let two = Hello::decode(data).is_ok();
+    HybridHello::decode(data).is_ok() || two
+}
+
+/// A valid hello of each kind.
+fn hello_seeds() -> Vec<Vec<u8>> {
+    use twofold_protocol::messages::{Hello, HybridHello};
+    use twofold_protocol::{IppMode, Reveal, Role, Schedule, ShareKind, PROTOCOL_VERSION};
+    let two = Hello {
+        version: PROTOCOL_VERSION,
+        party: twofold_circuit::Party::B,
+        program_hash: [3; 32],
+        reveal: Reveal::A,
+        threads: 2,
+        schedule: Schedule::Cgp,
+        ipp: IppMode::On,
+        nonce: [9; 16],
+        scheme: twofold_crypto::Scheme::ThreeHalves,
+        fgp_min_ands: 1 << 20,
+    };
+    let three = HybridHello {
+        version: PROTOCOL_VERSION,
+        role: Role::Cp2,
+        index: 1,
+        program_hash: [4; 32],
+        threads: 2,
+        schedule: Schedule::Auto,
+        scheme: twofold_crypto::Scheme::HalfGates,
+        fgp_min_ands: 64,
+        output_kind: ShareKind::Add,
+        input_kinds: vec![ShareKind::Xor, ShareKind::Add, ShareKind::Xor],
+        nonce: [7; 16],
+    };
+    vec![two.encode(), three.encode()]
 }
 
 /// Evaluates `program` on all-zero inputs if it is small enough.

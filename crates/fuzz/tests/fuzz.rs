@@ -82,3 +82,13 @@ fn c_front_end() {
 fn input_values() {
     fuzz(Target::Value, 50_000);
 }
+
+#[test]
+fn share_store_reader() {
+    fuzz(Target::Store, 50_000);
+}
+
+#[test]
+fn peer_hellos() {
+    fuzz(Target::Hello, 50_000);
+}

@@ -14,7 +14,7 @@ pub mod handshake;
 pub mod hybrid;
 pub mod ipp;
 pub mod local;
-mod messages;
+pub mod messages;
 pub mod options;
 pub mod peer;
 pub mod remote;

@@ -30,7 +30,7 @@ const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16 + 1 + 8;
 
 /// What each party announces at the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Hello {
+pub struct Hello {
     /// [`PROTOCOL_VERSION`].
     pub version: u32,
     /// The sender's party.
@@ -123,7 +123,7 @@ const HYBRID_MAGIC: &[u8; 8] = b"2fold-3p";
 /// it opens or accepts: who it is, which connection of the pair this is,
 /// and the terms of the run, which all three must share.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct HybridHello {
+pub struct HybridHello {
     /// [`PROTOCOL_VERSION`].
     pub version: u32,
     /// The sender.
@@ -239,7 +239,7 @@ fn decode_byte<T: Copy>(
 /// Ties an extra connection to its session: the session id and the
 /// connection's index. Both ends send theirs and expect the same back.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct LinkBinding {
+pub struct LinkBinding {
     /// The id both parties derived at the handshake.
     pub session_id: [u8; 32],
     /// The connection's index (the first connection is 0).
@@ -257,7 +257,7 @@ impl LinkBinding {
 
 /// A frame of labels, 16 bytes each: party A's labels of its own inputs,
 /// and the labels sent at IPP role transfers.
-pub(crate) struct Labels;
+pub struct Labels;
 
 impl Labels {
     /// Sends `labels` and flushes (the peer waits for them).
@@ -285,7 +285,7 @@ impl Labels {
 
 /// A frame of garbled tables: the tables of whole garbling calls of the
 /// session's scheme, in gate-id order, as many as the garbler had ready.
-pub(crate) struct Tables;
+pub struct Tables;
 
 impl Tables {
     /// Sends `tables` (buffered: the garbler flushes when it is done).
@@ -315,7 +315,7 @@ impl Tables {
 /// A frame of bits, eight to a byte, bit 0 first: the decoding bits party
 /// A sends, the colour bits party B sends, or (hybrid mode) CP2's input
 /// shares to CP3.
-pub(crate) struct Bits;
+pub struct Bits;
 
 impl Bits {
     /// Sends `bits` and flushes.

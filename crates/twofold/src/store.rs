@@ -67,20 +67,7 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        let file: StoreFile = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a share store", path.display()))?;
-        if file.format != FORMAT {
-            bail!("{} is not a share store", path.display());
-        }
-        file.values
-            .into_iter()
-            .map(|(name, record)| {
-                let share = record
-                    .decode()
-                    .with_context(|| format!("{}: value `{name}`", path.display()))?;
-                Ok((name, share))
-            })
-            .collect()
+        parse_store(&text).with_context(|| format!("{} is not a share store", path.display()))
     }
 
     /// The value `name`.
@@ -175,6 +162,21 @@ impl ValueRecord {
             .collect();
         Ok(StoredShare { kind, bits })
     }
+}
+
+/// The values of a store file's text.
+pub fn parse_store(text: &str) -> Result<BTreeMap<String, StoredShare>> {
+    let file: StoreFile = serde_json::from_str(text)?;
+    if file.format != FORMAT {
+        bail!("its format is not `{FORMAT}`");
+    }
+    file.values
+        .into_iter()
+        .map(|(name, record)| {
+            let share = record.decode().with_context(|| format!("value `{name}`"))?;
+            Ok((name, share))
+        })
+        .collect()
 }
 
 /// `xor` or `add`.
