@@ -21,6 +21,12 @@
 //! Writes are buffered: call [`Channel::flush`] before waiting for the peer's
 //! answer.
 //!
+//! With [`Security::Tls`] in the options, every channel is a TLS 1.3
+//! connection (rustls, ring) on which both ends prove they hold a pinned
+//! Ed25519 key ([`keys`]); a record that fails authentication ends in
+//! [`NetError::Integrity`] at once, and the alert rustls sends makes the peer
+//! end with the same error. See `docs/security.md`.
+//!
 //! Code that only moves frames (OT, the protocol) can be written against the
 //! [`Transport`] trait, which the TCP [`Channel`] and the in-memory
 //! [`MemoryTransport`] pair (for tests) implement.
@@ -32,10 +38,16 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 mod deadline;
+pub mod keys;
 mod memory;
+mod tls;
+mod tls_wire;
 mod transport;
 
+pub use keys::{KeyError, KeyPair, PublicKey};
 pub use memory::MemoryTransport;
+pub use tls::{Security, TlsConfig, EXPORTER_LABEL};
+use tls_wire::{TlsFailure, TlsWire};
 use transport::check_frame_len;
 pub use transport::Transport;
 
@@ -98,6 +110,15 @@ pub enum NetError {
     /// An earlier error left the channel unusable.
     #[error("the channel is unusable after an earlier error")]
     Broken,
+    /// The secure channel failed its integrity or authentication check: a
+    /// record was modified, replayed or reordered, the peer's key is not
+    /// the pinned one, the peer refused ours, or the peer does not speak
+    /// TLS. Nothing received after the last authenticated record was used.
+    #[error("the connection failed its integrity/authentication check: {0}")]
+    Integrity(String),
+    /// The TLS configuration could not be made from the keys.
+    #[error("cannot set up the secure channel: {0}")]
+    TlsSetup(String),
     /// Any other I/O error.
     #[error("network I/O error: {0}")]
     Io(io::Error),
@@ -119,6 +140,8 @@ pub struct ChannelOptions {
     pub max_frame_len: usize,
     /// Capacity of the read buffer and of the write buffer, in bytes.
     pub buffer_size: usize,
+    /// Plain TCP or TLS with pinned keys (default: plain).
+    pub security: Security,
 }
 
 impl Default for ChannelOptions {
@@ -128,6 +151,7 @@ impl Default for ChannelOptions {
             write_timeout: DEFAULT_TIMEOUT,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             buffer_size: DEFAULT_BUFFER_SIZE,
+            security: Security::Plain,
         }
     }
 }
@@ -150,10 +174,27 @@ impl ChannelOptions {
     }
 }
 
-/// A framed, buffered, byte-counting TCP connection to the peer.
+/// The bytes under a channel: plain TCP or a TLS connection.
+enum Wire {
+    Plain {
+        reader: BufReader<TcpStream>,
+        writer: deadline::Writer,
+    },
+    Tls(Box<TlsWire>),
+}
+
+impl Wire {
+    fn stream(&self) -> &TcpStream {
+        match self {
+            Wire::Plain { writer, .. } => writer.stream(),
+            Wire::Tls(tls) => tls.stream(),
+        }
+    }
+}
+
+/// A framed, buffered, byte-counting TCP (or TLS) connection to the peer.
 pub struct Channel {
-    reader: BufReader<TcpStream>,
-    writer: deadline::Writer,
+    wire: Wire,
     opts: ChannelOptions,
     bytes_sent: u64,
     bytes_received: u64,
@@ -163,7 +204,8 @@ pub struct Channel {
 impl fmt::Debug for Channel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Channel")
-            .field("peer", &self.reader.get_ref().peer_addr().ok())
+            .field("peer", &self.wire.stream().peer_addr().ok())
+            .field("secure", &self.is_secure())
             .field("bytes_sent", &self.bytes_sent)
             .field("bytes_received", &self.bytes_received)
             .field("broken", &self.broken)
@@ -172,9 +214,20 @@ impl fmt::Debug for Channel {
 }
 
 impl Channel {
-    /// Wraps a connected stream: sets `TCP_NODELAY`, the timeouts and the
-    /// buffers of `opts`.
+    /// Wraps a stream this party connected: sets `TCP_NODELAY`, the
+    /// timeouts and the buffers of `opts`; with [`Security::Tls`], runs the
+    /// client side of the TLS handshake (within the read timeout).
     pub fn new(stream: TcpStream, opts: ChannelOptions) -> Result<Channel> {
+        Channel::establish(stream, opts, false)
+    }
+
+    /// Wraps a stream this party accepted, as [`new`](Channel::new) does;
+    /// with [`Security::Tls`], runs the server side of the handshake.
+    pub fn accepted(stream: TcpStream, opts: ChannelOptions) -> Result<Channel> {
+        Channel::establish(stream, opts, true)
+    }
+
+    fn establish(stream: TcpStream, opts: ChannelOptions, server: bool) -> Result<Channel> {
         opts.validate()?;
         stream.set_nonblocking(false).map_err(NetError::Io)?;
         stream.set_nodelay(true).map_err(NetError::Io)?;
@@ -184,10 +237,23 @@ impl Channel {
         stream
             .set_write_timeout(Some(opts.write_timeout))
             .map_err(NetError::Io)?;
-        let read_half = stream.try_clone().map_err(NetError::Io)?;
+        let wire = match &opts.security {
+            Security::Plain => {
+                let read_half = stream.try_clone().map_err(NetError::Io)?;
+                Wire::Plain {
+                    reader: BufReader::with_capacity(opts.buffer_size, read_half),
+                    writer: deadline::Writer::new(stream, opts.buffer_size),
+                }
+            }
+            Security::Tls(config) => {
+                let deadline = Instant::now() + opts.read_timeout;
+                let tls = TlsWire::handshake(stream, config, server, opts.buffer_size, deadline)
+                    .map_err(|e| classify(e, opts.read_timeout))?;
+                Wire::Tls(Box::new(tls))
+            }
+        };
         Ok(Channel {
-            reader: BufReader::with_capacity(opts.buffer_size, read_half),
-            writer: deadline::Writer::new(stream, opts.buffer_size),
+            wire,
             opts,
             bytes_sent: 0,
             bytes_received: 0,
@@ -231,12 +297,35 @@ impl Channel {
 
     /// The local address of the connection.
     pub fn local_addr(&self) -> Result<SocketAddr> {
-        self.writer.stream().local_addr().map_err(NetError::Io)
+        self.wire.stream().local_addr().map_err(NetError::Io)
     }
 
     /// The peer's address.
     pub fn peer_addr(&self) -> Result<SocketAddr> {
-        self.writer.stream().peer_addr().map_err(NetError::Io)
+        self.wire.stream().peer_addr().map_err(NetError::Io)
+    }
+
+    /// Whether this channel is a TLS connection with an authenticated peer.
+    pub fn is_secure(&self) -> bool {
+        matches!(self.wire, Wire::Tls(_))
+    }
+
+    /// Keying material exported from the TLS connection (label
+    /// [`EXPORTER_LABEL`]): the same at both ends, unique to the
+    /// connection, secret. `None` on plain TCP.
+    pub fn exporter(&self) -> Option<&[u8; 32]> {
+        match &self.wire {
+            Wire::Plain { .. } => None,
+            Wire::Tls(tls) => Some(tls.exporter()),
+        }
+    }
+
+    /// The key the peer proved it holds (`None` on plain TCP).
+    pub fn peer_key(&self) -> Option<PublicKey> {
+        match &self.wire {
+            Wire::Plain { .. } => None,
+            Wire::Tls(tls) => tls.peer_key(),
+        }
     }
 
     /// Changes the read timeout (must be non-zero).
@@ -244,10 +333,12 @@ impl Channel {
         if timeout.is_zero() {
             return Err(NetError::InvalidOptions("timeouts must be non-zero"));
         }
-        self.reader
-            .get_ref()
-            .set_read_timeout(Some(timeout))
-            .map_err(NetError::Io)?;
+        if let Wire::Plain { reader, .. } = &self.wire {
+            reader
+                .get_ref()
+                .set_read_timeout(Some(timeout))
+                .map_err(NetError::Io)?;
+        }
         self.opts.read_timeout = timeout;
         Ok(())
     }
@@ -278,7 +369,11 @@ impl Channel {
     /// Sends everything buffered to the peer.
     pub fn flush(&mut self) -> Result<()> {
         self.check()?;
-        let res = self.writer.flush(Instant::now() + self.opts.write_timeout);
+        let deadline = Instant::now() + self.opts.write_timeout;
+        let res = match &mut self.wire {
+            Wire::Plain { writer, .. } => writer.flush(deadline),
+            Wire::Tls(tls) => tls.flush(deadline),
+        };
         self.io(res, self.opts.write_timeout)
     }
 
@@ -350,14 +445,20 @@ impl Channel {
     }
 
     fn write_all(&mut self, bytes: &[u8], deadline: Instant) -> Result<()> {
-        let res = self.writer.write_all(bytes, deadline);
+        let res = match &mut self.wire {
+            Wire::Plain { writer, .. } => writer.write_all(bytes, deadline),
+            Wire::Tls(tls) => tls.write_all(bytes, deadline),
+        };
         self.io(res, self.opts.write_timeout)?;
         self.bytes_sent += bytes.len() as u64;
         Ok(())
     }
 
     fn read_exact(&mut self, out: &mut [u8], deadline: Instant) -> Result<()> {
-        let res = deadline::read_exact(&mut self.reader, out, deadline);
+        let res = match &mut self.wire {
+            Wire::Plain { reader, .. } => deadline::read_exact(reader, out, deadline),
+            Wire::Tls(tls) => tls.read_exact(out, deadline),
+        };
         self.io(res, self.opts.read_timeout)?;
         self.bytes_received += out.len() as u64;
         Ok(())
@@ -397,9 +498,22 @@ impl Transport for Channel {
     }
 }
 
+impl Drop for Channel {
+    /// Ends a TLS connection with a close_notify alert (an orderly end the
+    /// peer can tell from an attack).
+    fn drop(&mut self) {
+        if let (Wire::Tls(tls), false) = (&mut self.wire, self.broken) {
+            tls.close();
+        }
+    }
+}
+
 /// Maps an I/O error to the matching [`NetError`].
 fn classify(e: io::Error, timeout: Duration) -> NetError {
     use io::ErrorKind::*;
+    if let Some(failure) = e.get_ref().and_then(|i| i.downcast_ref::<TlsFailure>()) {
+        return NetError::Integrity(failure.0.clone());
+    }
     match e.kind() {
         WouldBlock | TimedOut => NetError::Timeout(timeout),
         UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe | NotConnected
@@ -458,7 +572,7 @@ impl Listener {
         let start = Instant::now();
         loop {
             match self.inner.accept() {
-                Ok((stream, _)) => return Channel::new(stream, self.opts.clone()),
+                Ok((stream, _)) => return Channel::accepted(stream, self.opts.clone()),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(NetError::Io(e)),

@@ -1,0 +1,345 @@
+//! Ed25519 key pairs that identify a party on a secure channel, and their
+//! files.
+//!
+//! - A private key file (`NAME.key`) is the key pair as PKCS#8 in PEM
+//!   (`-----BEGIN PRIVATE KEY-----`), the format `openssl genpkey
+//!   -algorithm ed25519` writes.
+//! - A public key file (`NAME.pub`) is the public key as a DER
+//!   SubjectPublicKeyInfo in PEM (`-----BEGIN PUBLIC KEY-----`), the format
+//!   `openssl pkey -pubout` writes.
+//!
+//! A key pair can also be derived from a pre-shared secret
+//! ([`KeyPair::from_psk`]): both parties then present, and accept, the same
+//! key.
+//!
+//! Nothing here prints key material: `Debug` of a [`KeyPair`] shows only
+//! the public key's fingerprint.
+
+use std::fmt;
+
+use ring::rand::SystemRandom;
+use ring::signature::{Ed25519KeyPair, KeyPair as _};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{PrivateKeyDer, SubjectPublicKeyInfoDer};
+use zeroize::Zeroizing;
+
+/// DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 key
+/// bytes follow.
+const SPKI_PREFIX: [u8; 12] = [
+    0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00,
+];
+
+/// DER prefix of an Ed25519 PKCS#8 v1 private key (RFC 8410); the 32 seed
+/// bytes follow.
+const PKCS8_V1_PREFIX: [u8; 16] = [
+    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+];
+
+/// Shortest pre-shared secret accepted, in bytes.
+pub const MIN_PSK_LEN: usize = 32;
+
+/// Fewest distinct byte values a pre-shared secret must contain (a file of
+/// one repeated character is not a secret).
+pub const MIN_PSK_DISTINCT: usize = 10;
+
+/// Errors reading or making keys. No message contains key bytes.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// The text is not a PEM public key of the expected kind.
+    #[error("not an Ed25519 public key (expected `-----BEGIN PUBLIC KEY-----`, as `twofold keygen` writes in NAME.pub): {0}")]
+    BadPublicKey(String),
+    /// The text is not a PEM PKCS#8 Ed25519 private key.
+    #[error("not an Ed25519 private key (expected `-----BEGIN PRIVATE KEY-----`, as `twofold keygen` writes in NAME.key): {0}")]
+    BadPrivateKey(String),
+    /// The pre-shared secret is too short or too uniform.
+    #[error(
+        "the pre-shared secret is too weak: {0} (make one with `head -c 32 /dev/urandom > FILE`)"
+    )]
+    WeakPsk(String),
+    /// The operating system's random generator failed.
+    #[error("the operating system's random number generator failed")]
+    Random,
+}
+
+/// An Ed25519 public key: what a party pins to recognise its peer.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PublicKey([u8; 32]);
+
+impl PublicKey {
+    /// The key from its 32 raw bytes.
+    pub fn from_bytes(bytes: [u8; 32]) -> PublicKey {
+        PublicKey(bytes)
+    }
+
+    /// The 32 raw key bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The DER SubjectPublicKeyInfo (what an RFC 7250 raw public key is on
+    /// the wire).
+    pub fn spki_der(&self) -> Vec<u8> {
+        let mut der = SPKI_PREFIX.to_vec();
+        der.extend_from_slice(&self.0);
+        der
+    }
+
+    /// Reads a DER SubjectPublicKeyInfo of an Ed25519 key.
+    pub fn from_spki_der(der: &[u8]) -> Result<PublicKey, KeyError> {
+        match der.strip_prefix(&SPKI_PREFIX[..]) {
+            Some(key) if key.len() == 32 => Ok(PublicKey(key.try_into().expect("32 bytes"))),
+            _ => Err(KeyError::BadPublicKey(
+                "not an Ed25519 SubjectPublicKeyInfo".into(),
+            )),
+        }
+    }
+
+    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`).
+    pub fn from_pem(text: &[u8]) -> Result<PublicKey, KeyError> {
+        let der = SubjectPublicKeyInfoDer::from_pem_slice(text)
+            .map_err(|e| KeyError::BadPublicKey(e.to_string()))?;
+        PublicKey::from_spki_der(der.as_ref())
+    }
+
+    /// The key as PEM text (`-----BEGIN PUBLIC KEY-----`).
+    pub fn to_pem(&self) -> String {
+        pem("PUBLIC KEY", &self.spki_der())
+    }
+
+    /// A short, printable name of the key: the first 8 bytes of its SHA-256,
+    /// in hex (public; for messages).
+    pub fn fingerprint(&self) -> String {
+        let digest = ring::digest::digest(&ring::digest::SHA256, &self.0);
+        digest.as_ref()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
+impl fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PublicKey({})", self.fingerprint())
+    }
+}
+
+impl fmt::Display for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "key {}", self.fingerprint())
+    }
+}
+
+/// An Ed25519 key pair: a party's identity on secure channels.
+pub struct KeyPair {
+    pkcs8: Zeroizing<Vec<u8>>,
+    public: PublicKey,
+}
+
+impl fmt::Debug for KeyPair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KeyPair({})", self.public.fingerprint())
+    }
+}
+
+impl Clone for KeyPair {
+    fn clone(&self) -> Self {
+        KeyPair {
+            pkcs8: Zeroizing::new(self.pkcs8.to_vec()),
+            public: self.public,
+        }
+    }
+}
+
+impl KeyPair {
+    /// A fresh key pair from the operating system's randomness.
+    pub fn generate() -> Result<KeyPair, KeyError> {
+        let doc =
+            Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).map_err(|_| KeyError::Random)?;
+        KeyPair::from_pkcs8_der(doc.as_ref())
+            .map_err(|_| KeyError::BadPrivateKey("generated key refused".into()))
+    }
+
+    /// The key pair from PKCS#8 DER (v1 or v2).
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<KeyPair, KeyError> {
+        let pair = Ed25519KeyPair::from_pkcs8_maybe_unchecked(der)
+            .map_err(|e| KeyError::BadPrivateKey(e.to_string()))?;
+        let public = PublicKey(
+            pair.public_key()
+                .as_ref()
+                .try_into()
+                .expect("Ed25519 public keys are 32 bytes"),
+        );
+        Ok(KeyPair {
+            pkcs8: Zeroizing::new(der.to_vec()),
+            public,
+        })
+    }
+
+    /// Reads a PEM PKCS#8 private key (`-----BEGIN PRIVATE KEY-----`).
+    pub fn from_pem(text: &[u8]) -> Result<KeyPair, KeyError> {
+        match PrivateKeyDer::from_pem_slice(text) {
+            Ok(PrivateKeyDer::Pkcs8(der)) => KeyPair::from_pkcs8_der(der.secret_pkcs8_der()),
+            Ok(_) => Err(KeyError::BadPrivateKey("not a PKCS#8 key".into())),
+            Err(e) => Err(KeyError::BadPrivateKey(e.to_string())),
+        }
+    }
+
+    /// The private key as PEM text (`-----BEGIN PRIVATE KEY-----`); keep it
+    /// secret.
+    pub fn to_pem(&self) -> Zeroizing<String> {
+        Zeroizing::new(pem("PRIVATE KEY", &self.pkcs8))
+    }
+
+    /// The key pair both holders of the pre-shared secret `psk` derive:
+    /// HKDF-SHA256 (salt `twofold psk v1`) of the secret gives the Ed25519
+    /// seed. Leading and trailing white space of `psk` is ignored; the rest
+    /// must be at least [`MIN_PSK_LEN`] bytes with at least
+    /// [`MIN_PSK_DISTINCT`] distinct values.
+    pub fn from_psk(psk: &[u8]) -> Result<KeyPair, KeyError> {
+        let secret = psk.trim_ascii();
+        if secret.len() < MIN_PSK_LEN {
+            return Err(KeyError::WeakPsk(format!(
+                "{} bytes, at least {MIN_PSK_LEN} are needed",
+                secret.len()
+            )));
+        }
+        let mut seen = [false; 256];
+        secret.iter().for_each(|&b| seen[b as usize] = true);
+        let distinct = seen.iter().filter(|&&s| s).count();
+        if distinct < MIN_PSK_DISTINCT {
+            return Err(KeyError::WeakPsk(format!(
+                "only {distinct} distinct byte values, at least {MIN_PSK_DISTINCT} are needed"
+            )));
+        }
+        let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"twofold psk v1").extract(secret);
+        let mut der = Zeroizing::new(PKCS8_V1_PREFIX.to_vec());
+        der.resize(PKCS8_V1_PREFIX.len() + 32, 0);
+        prk.expand(&[b"twofold ed25519 seed"], SeedLen)
+            .and_then(|okm| okm.fill(&mut der[PKCS8_V1_PREFIX.len()..]))
+            .map_err(|_| KeyError::Random)?;
+        KeyPair::from_pkcs8_der(&der)
+    }
+
+    /// The public half.
+    pub fn public(&self) -> PublicKey {
+        self.public
+    }
+
+    /// The PKCS#8 DER of the key pair (secret).
+    pub(crate) fn pkcs8_der(&self) -> &[u8] {
+        &self.pkcs8
+    }
+}
+
+/// The length of an Ed25519 seed, for HKDF.
+struct SeedLen;
+
+impl ring::hkdf::KeyType for SeedLen {
+    fn len(&self) -> usize {
+        32
+    }
+}
+
+/// `der` as a PEM block labelled `label`, 64 base64 characters a line.
+fn pem(label: &str, der: &[u8]) -> String {
+    let b64 = base64(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for line in b64.as_bytes().chunks(64) {
+        out.push_str(std::str::from_utf8(line).expect("base64 is ASCII"));
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_known_vectors() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn keys_survive_their_pem_files() {
+        let pair = KeyPair::generate().unwrap();
+        let again = KeyPair::from_pem(pair.to_pem().as_bytes()).unwrap();
+        assert_eq!(again.public(), pair.public());
+        let public = PublicKey::from_pem(pair.public().to_pem().as_bytes()).unwrap();
+        assert_eq!(public, pair.public());
+        assert_ne!(KeyPair::generate().unwrap().public(), pair.public());
+    }
+
+    #[test]
+    fn a_public_key_is_not_a_private_key_and_back() {
+        let pair = KeyPair::generate().unwrap();
+        assert!(KeyPair::from_pem(pair.public().to_pem().as_bytes()).is_err());
+        assert!(PublicKey::from_pem(pair.to_pem().as_bytes()).is_err());
+        assert!(PublicKey::from_pem(b"hello").is_err());
+    }
+
+    #[test]
+    fn openssl_format_ed25519_key_is_read() {
+        // `openssl genpkey -algorithm ed25519` (RFC 8410 test key).
+        let pem = b"-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEINTuctv5E1hK1bbY8fdp+K06/nwoy/HU++CXqI9EdVhC\n-----END PRIVATE KEY-----\n";
+        let pair = KeyPair::from_pem(pem).unwrap();
+        let public = b"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n";
+        assert_eq!(pair.public(), PublicKey::from_pem(public).unwrap());
+    }
+
+    #[test]
+    fn psk_keys_are_deterministic_and_distinct() {
+        let a = KeyPair::from_psk(b"0123456789abcdef0123456789abcdef\n").unwrap();
+        let b = KeyPair::from_psk(b"  0123456789abcdef0123456789abcdef").unwrap();
+        let c = KeyPair::from_psk(b"0123456789abcdef0123456789abcdeF").unwrap();
+        assert_eq!(a.public(), b.public());
+        assert_ne!(a.public(), c.public());
+    }
+
+    #[test]
+    fn weak_psks_are_refused_without_echoing_them() {
+        let short = KeyPair::from_psk(b"secret-but-short")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            short.contains("too weak") && !short.contains("secret-but"),
+            "{short}"
+        );
+        let dull = KeyPair::from_psk(&[b'a'; 64]).unwrap_err().to_string();
+        assert!(dull.contains("distinct"), "{dull}");
+    }
+
+    #[test]
+    fn debug_shows_no_secret() {
+        let pair = KeyPair::generate().unwrap();
+        let shown = format!("{pair:?}");
+        assert!(shown.starts_with("KeyPair(") && shown.len() < 30, "{shown}");
+    }
+}
