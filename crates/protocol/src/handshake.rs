@@ -20,7 +20,9 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 
 /// Exchanges hellos, checks that the peer is the other party running the same
 /// program in the same way, and returns the session id both will use (a hash
-/// of both parties' fresh nonces and the program).
+/// of both parties' fresh nonces, the program and, on a secure channel, the
+/// keying material exported from the first connection's TLS session — so
+/// the id is secret and belongs to this one connection).
 pub fn handshake(
     chan: &mut Channel,
     party: Party,
@@ -113,21 +115,35 @@ pub fn handshake(
     h.update(nonce_a);
     h.update(nonce_b);
     h.update(program_hash);
+    if let Some(exported) = chan.exporter() {
+        h.update(b"tls exporter");
+        h.update(exported);
+    }
     Ok(h.finalize().into())
 }
 
 /// Ties an extra connection to the session: both ends send the session id
-/// and the connection's index and check the other's.
+/// and the connection's index and check the other's. On a secure channel
+/// the id sent is bound to this connection too (a hash of the session id
+/// and the connection's exported keying material), so only a party of this
+/// session, at the other end of this very connection, can answer it.
 pub fn bind_channel(
     chan: &mut Channel,
     session_id: &[u8; 32],
     index: u32,
 ) -> Result<(), ProtocolError> {
-    let ours = LinkBinding {
-        session_id: *session_id,
-        index,
-    }
-    .encode();
+    let session_id = match chan.exporter() {
+        None => *session_id,
+        Some(exported) => {
+            let mut h = Sha256::new();
+            h.update(b"twofold link");
+            h.update(session_id);
+            h.update(index.to_le_bytes());
+            h.update(exported);
+            h.finalize().into()
+        }
+    };
+    let ours = LinkBinding { session_id, index }.encode();
     chan.send_frame(&ours)?;
     chan.flush()?;
     let mut theirs = Vec::new();

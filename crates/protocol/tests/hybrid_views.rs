@@ -88,6 +88,7 @@ fn observed_run(program: &Program, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
         addrs: [cp1.to_string(), cp2_for_cp3.clone()],
         wait: Duration::from_secs(10),
         channel: ChannelOptions::default(),
+        keys: [None; 3],
     };
     let reports = std::thread::scope(|s| {
         let handles = [

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
-use twofold::commands::{bench, compile, completions, eval, reconstruct, run, share, stats};
+use twofold::commands::{
+    bench, compile, completions, eval, keygen, reconstruct, run, share, stats,
+};
 
 /// Secure two-party computation with Yao's garbled circuits.
 #[derive(Parser)]
@@ -27,6 +29,9 @@ enum Cmd {
     /// Run a secure two-party computation (or, with --parties 3, the
     /// three-party hybrid mode on shared values).
     Run(run::RunArgs),
+    /// Make a key pair for secure channels: NAME.key (private, mode 0600)
+    /// and NAME.pub (give it to the peers).
+    Keygen(keygen::KeygenArgs),
     /// Split input values into three shares, one in each computing party's
     /// store (the hybrid mode).
     Share(share::ShareArgs),
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
         Cmd::Compile(args) => compile::compile(&args),
         Cmd::Eval(args) => eval::eval(&args),
         Cmd::Run(args) => run::run(&args),
+        Cmd::Keygen(args) => keygen::keygen(&args),
         Cmd::Share(args) => share::share(&args),
         Cmd::Reconstruct(args) => reconstruct::reconstruct(&args),
         Cmd::Bench(args) => bench::bench(&args),

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use twofold_net::{Channel, ChannelOptions, Listener};
+use twofold_net::{Channel, ChannelOptions, Listener, PublicKey};
 
 use crate::error::ProtocolError;
 use crate::handshake::hex;
@@ -48,6 +48,8 @@ pub(crate) struct Meeting<'a> {
     pub wait: Duration,
     /// Options of the connections this party opens.
     pub channel: ChannelOptions,
+    /// The key each party must hold (see `HybridPeers::keys`).
+    pub keys: [Option<PublicKey>; 3],
     /// Connections between CP1 and CP2.
     pub cp12_links: usize,
 }
@@ -68,6 +70,7 @@ impl Meeting<'_> {
                 self.send_hello(&mut chan, index)?;
                 let theirs = self.recv_hello(&mut chan)?;
                 self.check(&theirs, peer, index)?;
+                self.check_key(&chan, peer)?;
                 nonces.check(&theirs)?;
                 links.to(peer).push(chan);
             }
@@ -94,6 +97,7 @@ impl Meeting<'_> {
                 )));
             }
             self.check(&theirs, theirs.role, theirs.index)?;
+            self.check_key(&chan, theirs.role)?;
             self.send_hello(&mut chan, theirs.index)?;
             accepted.push((theirs, chan));
         }
@@ -132,6 +136,20 @@ impl Meeting<'_> {
         };
         chan.send_frame(&hello.encode())?;
         Ok(chan.flush()?)
+    }
+
+    /// Checks that the peer on `chan` proved it holds `peer`'s key.
+    fn check_key(&self, chan: &Channel, peer: Role) -> Result<(), ProtocolError> {
+        match (self.keys[peer.index()], chan.peer_key()) {
+            (Some(expected), Some(proved)) if expected != proved => {
+                Err(ProtocolError::Mismatch {
+                    what: "the key of the party on this connection",
+                    ours: format!("{peer} holds {expected}"),
+                    theirs: format!("it proved {proved}"),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Checks the hello `theirs` from connection `index` to `peer`.

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use twofold_circuit::Program;
 use twofold_crypto::Scheme;
-use twofold_net::{ChannelOptions, Listener};
+use twofold_net::{ChannelOptions, Listener, PublicKey};
 
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
@@ -120,6 +120,11 @@ pub struct HybridPeers<'l> {
     pub wait: Duration,
     /// Options of every connection.
     pub channel: ChannelOptions,
+    /// The key each computing party must prove it holds on its connections
+    /// (`keys[r.index()]` for role `r`; `None`: whichever key the secure
+    /// channel accepts). Without it a party holding one pinned key could
+    /// claim another's role.
+    pub keys: [Option<PublicKey>; 3],
 }
 
 /// Runs computing party `role` of the hybrid mode on `program` with this
@@ -159,6 +164,7 @@ pub fn run_hybrid(
         addrs: peers.addrs.clone(),
         wait: peers.wait,
         channel: peers.channel.clone(),
+        keys: peers.keys,
         cp12_links: opts.schedule.channels(opts.threads.max(1)),
     };
     roles::run(role, &meeting, program, shares, opts)
@@ -188,6 +194,7 @@ pub fn run_hybrid_local(
         addrs: addrs.clone(),
         wait: Duration::from_secs(10),
         channel: channel.clone(),
+        keys: [None; 3],
     };
     let peers = [peers(Some(&cp1)), peers(Some(&cp2)), peers(None)];
     let quiet = HybridOptions {

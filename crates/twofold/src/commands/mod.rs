@@ -5,9 +5,11 @@ pub mod bench;
 pub mod compile;
 pub mod completions;
 pub mod eval;
+pub mod keygen;
 pub mod reconstruct;
 pub mod run;
 pub mod run3;
+pub mod secure;
 pub mod share;
 pub mod stats;
 

@@ -17,6 +17,7 @@ use twofold_protocol::{
 };
 
 use super::run3::{run_three, ThreeParties};
+use super::secure::SecureArgs;
 use super::{OutputArgs, PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
@@ -109,6 +110,8 @@ pub struct RunArgs {
     json: bool,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    secure: SecureArgs,
 }
 
 /// `--party`: a party of the two-party protocol or a computing party of
@@ -208,9 +211,17 @@ fn run_two(args: &RunArgs) -> Result<String> {
         Some(RevealTo::B) => Reveal::B,
     };
     let timeout = Duration::from_secs(args.timeout.max(1));
+    let security = match endpoint {
+        None => {
+            args.secure.refuse_for_local()?;
+            Default::default()
+        }
+        Some(_) => args.secure.two_parties()?,
+    };
     let channel = ChannelOptions {
         read_timeout: timeout,
         write_timeout: timeout,
+        security,
         ..ChannelOptions::default()
     };
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
@@ -280,10 +291,19 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         .store
         .as_deref()
         .context("--store DIR is needed with --parties 3")?;
+    let (security, keys) = match role {
+        None => {
+            args.secure.refuse_for_local()?;
+            Default::default()
+        }
+        Some(role) => args.secure.three_parties(role)?,
+    };
     let loaded = args.program.load()?;
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
     let how = ThreeParties {
         role,
+        security,
+        keys,
         peers: args.peers.as_deref(),
         store,
         ins: &args.ins,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use twofold_net::{ChannelOptions, Listener};
+use twofold_net::{ChannelOptions, Listener, PublicKey, Security};
 use twofold_protocol::{
     run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, ShareKind,
 };
@@ -54,6 +54,10 @@ impl StoredNames {
 pub struct ThreeParties<'a> {
     /// This party (`None`: all three here).
     pub role: Option<Role>,
+    /// How its connections are protected (plain when all three are here).
+    pub security: Security,
+    /// The key each computing party must hold (see `HybridPeers::keys`).
+    pub keys: [Option<PublicKey>; 3],
     /// `--peers`: the addresses of CP1, CP2 and CP3.
     pub peers: Option<&'a str>,
     /// `--store`: the three stores' directory (all here) or this party's store.
@@ -133,6 +137,7 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
     let channel = ChannelOptions {
         read_timeout: how.timeout,
         write_timeout: how.timeout,
+        security: how.security.clone(),
         ..ChannelOptions::default()
     };
     let stored: BTreeMap<String, String> = main
@@ -208,6 +213,7 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
                 addrs: [addrs[0].to_string(), addrs[1].to_string()],
                 wait: how.timeout,
                 channel,
+                keys: how.keys,
             };
             let report = run_hybrid(role, &peers, &loaded.program, &shares, &opts)?;
             write_outputs(&store, &stored, &report, opts.output_kind, main)?;

@@ -1,0 +1,111 @@
+//! `twofold keygen -o NAME`: a party's key pair for secure channels —
+//! `NAME.key` (the private key, PKCS#8 PEM, mode 0600) and `NAME.pub` (the
+//! public key, SubjectPublicKeyInfo PEM, to give to the peers).
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use twofold_net::KeyPair;
+
+use super::Report;
+
+/// Arguments of `keygen`.
+#[derive(clap::Args, Debug)]
+pub struct KeygenArgs {
+    /// Write NAME.key (private: keep it) and NAME.pub (public: give it to
+    /// the peers).
+    #[arg(short = 'o', long = "output", value_name = "NAME")]
+    name: PathBuf,
+    /// Replace NAME.key and NAME.pub if they exist.
+    #[arg(long)]
+    force: bool,
+    /// One JSON object on stdout (the files and the key's fingerprint).
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `keygen` reports.
+#[derive(Serialize)]
+pub struct KeygenReport {
+    /// The private key file.
+    pub private_key: PathBuf,
+    /// The public key file.
+    pub public_key: PathBuf,
+    /// The first 8 bytes of the public key's SHA-256, in hex.
+    pub fingerprint: String,
+}
+
+impl Report for KeygenReport {
+    fn text(&self) -> String {
+        format!(
+            "wrote {} (private: keep it secret) and {} (public: give it to the peers)\nkey fingerprint: {}\n",
+            self.private_key.display(),
+            self.public_key.display(),
+            self.fingerprint
+        )
+    }
+}
+
+/// `NAME` with `.ext` appended.
+fn with_ext(name: &Path, ext: &str) -> PathBuf {
+    let mut path = name.as_os_str().to_owned();
+    path.push(ext);
+    PathBuf::from(path)
+}
+
+/// Makes the key pair and writes both files.
+pub fn keygen(args: &KeygenArgs) -> Result<String> {
+    let (key_path, pub_path) = (with_ext(&args.name, ".key"), with_ext(&args.name, ".pub"));
+    if !args.force {
+        for path in [&key_path, &pub_path] {
+            if path.exists() {
+                bail!(
+                    "{} exists; keygen does not replace keys (use --force, or another NAME)",
+                    path.display()
+                );
+            }
+        }
+    }
+    let pair = KeyPair::generate()?;
+    write_private(&key_path, pair.to_pem().as_bytes(), args.force)?;
+    crate::store::write_atomically(&pub_path, pair.public().to_pem().as_bytes())?;
+    KeygenReport {
+        private_key: key_path,
+        public_key: pub_path,
+        fingerprint: pair.public().fingerprint(),
+    }
+    .render(args.json)
+}
+
+/// Writes `pem` to `path`, readable by its owner only from the start
+/// (created with mode 0600, never widened): without `force`, only if
+/// `path` does not exist (checked by the creation itself); with it, through
+/// a temporary file renamed over `path`.
+fn write_private(path: &Path, pem: &[u8], force: bool) -> Result<()> {
+    let target = if force {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    } else {
+        path.to_path_buf()
+    };
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = (|| -> std::io::Result<()> {
+        let mut file = options.open(&target)?;
+        file.write_all(pem)?;
+        file.sync_all()?;
+        if force {
+            std::fs::rename(&target, path)?;
+        }
+        Ok(())
+    })();
+    if written.is_err() && force {
+        let _ = std::fs::remove_file(&target);
+    }
+    written.with_context(|| format!("cannot write {}", path.display()))
+}
