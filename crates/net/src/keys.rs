@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use ring::rand::SystemRandom;
+use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{Ed25519KeyPair, KeyPair as _};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{PrivateKeyDer, SubjectPublicKeyInfoDer};
@@ -151,12 +151,21 @@ impl Clone for KeyPair {
 }
 
 impl KeyPair {
-    /// A fresh key pair from the operating system's randomness.
+    /// A fresh key pair from the operating system's randomness (written as
+    /// PKCS#8 v1, the seed alone, as OpenSSL writes and reads it).
     pub fn generate() -> Result<KeyPair, KeyError> {
-        let doc =
-            Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).map_err(|_| KeyError::Random)?;
-        KeyPair::from_pkcs8_der(doc.as_ref())
-            .map_err(|_| KeyError::BadPrivateKey("generated key refused".into()))
+        let mut seed = Zeroizing::new([0u8; 32]);
+        SystemRandom::new()
+            .fill(&mut seed[..])
+            .map_err(|_| KeyError::Random)?;
+        KeyPair::from_seed(&seed)
+    }
+
+    /// The key pair of an Ed25519 seed.
+    fn from_seed(seed: &[u8; 32]) -> Result<KeyPair, KeyError> {
+        let mut der = Zeroizing::new(PKCS8_V1_PREFIX.to_vec());
+        der.extend_from_slice(seed);
+        KeyPair::from_pkcs8_der(&der)
     }
 
     /// The key pair from PKCS#8 DER (v1 or v2).
@@ -212,12 +221,11 @@ impl KeyPair {
             )));
         }
         let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"twofold psk v1").extract(secret);
-        let mut der = Zeroizing::new(PKCS8_V1_PREFIX.to_vec());
-        der.resize(PKCS8_V1_PREFIX.len() + 32, 0);
+        let mut seed = Zeroizing::new([0u8; 32]);
         prk.expand(&[b"twofold ed25519 seed"], SeedLen)
-            .and_then(|okm| okm.fill(&mut der[PKCS8_V1_PREFIX.len()..]))
+            .and_then(|okm| okm.fill(&mut seed[..]))
             .map_err(|_| KeyError::Random)?;
-        KeyPair::from_pkcs8_der(&der)
+        KeyPair::from_seed(&seed)
     }
 
     /// The public half.

@@ -26,7 +26,16 @@ fn an_embedded_party_meets_the_command_line() {
     let garbler = Command::new(env!("CARGO_BIN_EXE_twofold"))
         .arg("run")
         .arg(&file)
-        .args(["--party", "a", "--listen", &addr, "--timeout", "20"])
+        // The embedding API's caller brings its own TcpStream: plain.
+        .args([
+            "--party",
+            "a",
+            "--listen",
+            &addr,
+            "--timeout",
+            "20",
+            "--insecure",
+        ])
         .args([
             "--threads",
             "1",

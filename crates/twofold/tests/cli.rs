@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use twofold_testkit::{bristol_vectors, shared_data};
 
+mod keys;
 mod shares;
 
 fn twofold() -> Command {
@@ -144,6 +145,7 @@ fn two_processes_compute_aes() {
             "-i",
             "0x000102030405060708090a0b0c0d0e0f",
         ])
+        .args(keys::two("a"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -162,6 +164,7 @@ fn two_processes_compute_aes() {
             "0x00112233445566778899aabbccddeeff",
             "--json",
         ])
+        .args(keys::two("b"))
         .output()
         .unwrap();
     let a = a.wait_with_output().unwrap();
@@ -193,6 +196,7 @@ fn killing_one_party_ends_the_other_with_a_clear_error() {
                 .arg("run")
                 .arg(&program)
                 .args(["--party", party, flag, &addr, "-i", input, "--timeout", "5"])
+                .args(keys::two(party))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -231,6 +235,7 @@ fn a_peer_with_another_program_is_refused() {
         .arg("run")
         .arg(data.join("bristol/adder64.txt"))
         .args(["--party", "a", "--listen", &addr, "-i", "1"])
+        .args(keys::two("a"))
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -238,6 +243,7 @@ fn a_peer_with_another_program_is_refused() {
         .arg("run")
         .arg(data.join("bristol/sub64.txt"))
         .args(["--party", "b", "--connect", &addr, "-i", "2"])
+        .args(keys::two("b"))
         .output()
         .unwrap();
     let a = a.wait_with_output().unwrap();
@@ -271,6 +277,7 @@ fn bad_usage_gives_clear_errors() {
                 "127.0.0.1:0",
                 "-i",
                 "1=5",
+                "--insecure",
             ],
             "belongs to party b",
         ),

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod keys;
+
 fn twofold(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_twofold"))
         .args(args)
@@ -167,6 +169,7 @@ fn one_process_per_computing_party() {
                     &peers,
                     "--json",
                 ])
+                .args(keys::three(k))
                 .args(["--store", &format!("{store}/cp{k}")])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -260,6 +263,9 @@ fn missing_or_mismatched_shares_and_a_failed_party_are_clear_errors() {
         &path(&dir, "other/cp1"),
         "--timeout",
         "1",
+        // Any file of enough varied bytes is a pre-shared secret.
+        "--psk-file",
+        &keys::file("cp1.key"),
     ]);
     assert!(started.elapsed() < Duration::from_secs(15), "{err}");
     // The store of a failed run is as it was.

@@ -8,6 +8,8 @@ use std::process::Command;
 use twofold_net::NetError;
 use twofold_protocol::ProtocolError;
 
+mod keys;
+
 /// A program with a 2x3 matrix (A), a struct (B) and a 1-D array (B).
 const PROGRAM: &str = "
 typedef struct { int m[2][3]; } Matrix;
@@ -290,7 +292,8 @@ fn assert_each_cause_once(err: &str) {
 #[test]
 fn error_chains_name_each_cause_once() {
     let millionaires = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/millionaires.c");
-    let err = twofold(&[
+    let keys = keys::two("b");
+    let mut args = vec![
         "run",
         millionaires,
         "--party",
@@ -301,8 +304,9 @@ fn error_chains_name_each_cause_once() {
         "1",
         "-i",
         "1",
-    ])
-    .unwrap_err();
+    ];
+    args.extend(keys.iter().map(String::as_str));
+    let err = twofold(&args).unwrap_err();
     assert!(
         err.starts_with("twofold: error: could not connect to 127.0.0.1:1 within "),
         "{err}"

@@ -141,13 +141,11 @@ impl Meeting<'_> {
     /// Checks that the peer on `chan` proved it holds `peer`'s key.
     fn check_key(&self, chan: &Channel, peer: Role) -> Result<(), ProtocolError> {
         match (self.keys[peer.index()], chan.peer_key()) {
-            (Some(expected), Some(proved)) if expected != proved => {
-                Err(ProtocolError::Mismatch {
-                    what: "the key of the party on this connection",
-                    ours: format!("{peer} holds {expected}"),
-                    theirs: format!("it proved {proved}"),
-                })
-            }
+            (Some(expected), Some(proved)) if expected != proved => Err(ProtocolError::Mismatch {
+                what: "the key of the party on this connection",
+                ours: format!("{peer} holds {expected}"),
+                theirs: format!("it proved {proved}"),
+            }),
             _ => Ok(()),
         }
     }

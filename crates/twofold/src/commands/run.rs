@@ -204,13 +204,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
         (false, None, Some(addr)) => Some(Endpoint::Connect(addr.clone())),
         _ => bail!("say where the peer is: --local, or --party with --listen or --connect"),
     };
-    let loaded = args.program.load()?;
-    let reveal = match args.reveal_to {
-        None => Reveal::Both,
-        Some(RevealTo::A) => Reveal::A,
-        Some(RevealTo::B) => Reveal::B,
-    };
-    let timeout = Duration::from_secs(args.timeout.max(1));
+    // Refused before the program is compiled.
     let security = match endpoint {
         None => {
             args.secure.refuse_for_local()?;
@@ -218,6 +212,13 @@ fn run_two(args: &RunArgs) -> Result<String> {
         }
         Some(_) => args.secure.two_parties()?,
     };
+    let loaded = args.program.load()?;
+    let reveal = match args.reveal_to {
+        None => Reveal::Both,
+        Some(RevealTo::A) => Reveal::A,
+        Some(RevealTo::B) => Reveal::B,
+    };
+    let timeout = Duration::from_secs(args.timeout.max(1));
     let channel = ChannelOptions {
         read_timeout: timeout,
         write_timeout: timeout,

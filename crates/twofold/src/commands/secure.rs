@@ -72,7 +72,9 @@ impl SecureArgs {
                 .split_once('=')
                 .filter(|(r, _)| matches!(r.trim(), "1" | "2" | "3"))
                 .with_context(|| {
-                    format!("--peer-key `{spec}`: with --parties 3, write N=PEER.pub (N = 1, 2 or 3)")
+                    format!(
+                        "--peer-key `{spec}`: with --parties 3, write N=PEER.pub (N = 1, 2 or 3)"
+                    )
                 })?;
             let index = role.trim().parse::<usize>().expect("1, 2 or 3") - 1;
             if index == me.index() {

@@ -159,6 +159,7 @@ fn three_processes(
         }
     };
     let peers = format!("{},{},{}", host(1), host(2), host(3));
+    let keys = super::keys::BenchKeys::new(&["cp1", "cp2", "cp3"])?;
     let start = Instant::now();
     let children = (1..=3)
         .map(|k| {
@@ -181,6 +182,7 @@ fn three_processes(
                     &peers,
                     "--json",
                 ])
+                .args(keys.three(k))
                 .args(outs)
                 .arg("--store")
                 .arg(dir.join(format!("cp{k}")))

@@ -9,6 +9,7 @@ mod e2e;
 mod garble_only;
 mod hybrid;
 mod ipp;
+mod keys;
 mod overview;
 mod parties;
 mod speedup;

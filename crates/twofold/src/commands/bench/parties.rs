@@ -57,6 +57,7 @@ pub fn zero_inputs(program: &Program, party: Party, zero: &str) -> Vec<String> {
 }
 
 /// Runs `twofold run FILE --json ARGS` as party A (listening) and party B
+/// over the secure channel (fresh keys for each run)
 /// (connecting), each with its own `inputs`; returns both reports, or the
 /// error of a party that failed.
 pub fn run_two(
@@ -73,6 +74,7 @@ pub fn run_two(
         Link::Loopback => format!("127.0.0.1:{port}"),
         Link::Netns => format!("10.77.0.1:{port}"),
     };
+    let keys = super::keys::BenchKeys::new(&["a", "b"])?;
     let taskset = placement.pinned && Path::new("/usr/bin/taskset").exists();
     let party = |party: Party, flag: &str, core: &str, namespace: &str, inputs: &[String]| {
         let mut prefix: Vec<&str> = Vec::new();
@@ -93,6 +95,10 @@ pub fn run_two(
         cmd.arg("run")
             .arg(file)
             .args(["--json", "--party", &party.to_string(), flag, &addr])
+            .args(match party {
+                Party::A => keys.two("a", "b"),
+                Party::B => keys.two("b", "a"),
+            })
             .args(args)
             .args(inputs)
             .stdout(Stdio::piped())
