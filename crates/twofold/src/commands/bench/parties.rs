@@ -57,9 +57,9 @@ pub fn zero_inputs(program: &Program, party: Party, zero: &str) -> Vec<String> {
 }
 
 /// Runs `twofold run FILE --json ARGS` as party A (listening) and party B
-/// over the secure channel (fresh keys for each run)
-/// (connecting), each with its own `inputs`; returns both reports, or the
-/// error of a party that failed.
+/// (connecting), each with its own `inputs`, over the secure channel (fresh
+/// keys for each run); returns both reports, or the error of a party that
+/// failed.
 pub fn run_two(
     file: &Path,
     args: &[String],
