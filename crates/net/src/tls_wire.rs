@@ -9,7 +9,7 @@
 //! a [`TlsFailure`] error, after the alert rustls queued for the peer has
 //! been sent: the peer learns at once why the connection ends.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -66,6 +66,9 @@ fn timed_out(e: &io::Error) -> bool {
 pub(crate) struct TlsWire {
     conn: Connection,
     sock: TcpStream,
+    /// The socket's read half, buffered: rustls asks for at most a record
+    /// (often 4 KiB) a call; this turns many such calls into one read.
+    input: BufReader<TcpStream>,
     out: Vec<u8>,
     capacity: usize,
     read_wait: Option<Duration>,
@@ -93,9 +96,11 @@ impl TlsWire {
                 .map_err(|e| failure(&e))?
                 .into()
         };
+        let input = BufReader::with_capacity(capacity, sock.try_clone()?);
         let mut wire = TlsWire {
             conn,
             sock,
+            input,
             out: Vec::with_capacity(capacity),
             capacity,
             read_wait: None,
@@ -219,12 +224,14 @@ impl TlsWire {
     /// Reads and processes more records before `deadline`.
     fn fill(&mut self, deadline: Instant) -> io::Result<()> {
         loop {
-            let wait = remaining(deadline)?.min(SLICE);
-            if self.read_wait != Some(wait) {
-                self.sock.set_read_timeout(Some(wait))?;
-                self.read_wait = Some(wait);
+            if self.input.buffer().is_empty() {
+                let wait = remaining(deadline)?.min(SLICE);
+                if self.read_wait != Some(wait) {
+                    self.sock.set_read_timeout(Some(wait))?;
+                    self.read_wait = Some(wait);
+                }
             }
-            match self.conn.read_tls(&mut self.sock) {
+            match self.conn.read_tls(&mut self.input) {
                 Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
                 Ok(_) => break,
                 Err(e) if timed_out(&e) => {}
@@ -268,7 +275,7 @@ impl TlsWire {
             let wait = remaining(deadline).ok()?;
             self.sock.set_read_timeout(Some(wait)).ok()?;
             self.read_wait = Some(wait);
-            match self.conn.read_tls(&mut self.sock) {
+            match self.conn.read_tls(&mut self.input) {
                 Ok(0) => return None,
                 Ok(_) => {
                     if let Err(e) = self.conn.process_new_packets() {

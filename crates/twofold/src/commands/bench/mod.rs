@@ -13,6 +13,7 @@ mod keys;
 mod overview;
 mod parties;
 mod speedup;
+mod tls;
 
 use std::path::PathBuf;
 
@@ -30,6 +31,7 @@ pub use ipp::{ipp, IppFigures, IppRow, IppRun};
 pub use overview::{overview, CoreFigures, Overview, OverviewOptions, ProtocolFigures};
 pub use parties::Link;
 pub use speedup::{speedups, SpeedupRow, Speedups};
+pub use tls::{secure_channel, SecureChannel};
 
 use super::run::parse_schedule;
 use super::Report;
@@ -69,6 +71,11 @@ pub struct BenchArgs {
     /// times.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["speedup", "artificial", "garble_only", "ipp", "e2e"])]
     hybrid: Vec<PathBuf>,
+    /// The full protocol over loopback with and without the secure channel
+    /// (TLS 1.3, AES-128-GCM) on a streamed synthetic circuit (5 x 10^7 AND
+    /// gates, 5 x 10^6 with --quick), with --threads and --schedule.
+    #[arg(long, conflicts_with_all = ["speedup", "artificial", "garble_only", "ipp", "e2e", "hybrid"])]
+    tls: bool,
     /// With --ipp or --hybrid: run the parties in the namespaces of
     /// scripts/netns.sh (up, or up3 for three parties; a shaped link)
     /// instead of on loopback.
@@ -139,6 +146,12 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
     }
     if args.netns && args.ipp.is_empty() {
         bail!("--netns goes with --ipp or --hybrid");
+    }
+    if args.tls {
+        let and_gates = if args.quick { 5_000_000 } else { 50_000_000 };
+        let program = overview::synthetic(and_gates);
+        return secure_channel(&program, args.schedule, args.threads, runs, log)?
+            .render(args.json);
     }
     if !args.e2e.is_empty() {
         return e2e(&args.e2e, runs, log)?.render(args.json);

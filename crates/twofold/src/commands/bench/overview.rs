@@ -14,7 +14,7 @@ use twofold_crypto::{core_speed, Scheme};
 use twofold_protocol::Schedule;
 
 use super::parties::{run_two, zero_inputs, Placement};
-use super::{median, mib, protocol_runs};
+use super::{median, mib, protocol_runs, secure_channel, SecureChannel};
 use crate::commands::{PerParty, Report};
 
 /// What to measure.
@@ -45,6 +45,9 @@ pub struct Overview {
     pub protocol_aes128: Option<ProtocolFigures>,
     /// The streamed synthetic run.
     pub protocol_streamed: StreamedFigures,
+    /// The protocol with and without the secure channel (in this process,
+    /// synthetic circuit of the core size).
+    pub secure_channel: SecureChannel,
 }
 
 /// In-memory garbling and evaluation on one core under one scheme.
@@ -90,7 +93,7 @@ pub struct StreamedFigures {
 
 /// A synthetic program of at least `and_gates` AND gates: a layered body of
 /// width 4096 and depth 64, repeated as a SIMD region.
-fn synthetic(and_gates: u64) -> Program {
+pub(super) fn synthetic(and_gates: u64) -> Program {
     let body = layered(4096, 64, 64, 0x5eed);
     let per = body.and_count() as u64;
     repeated(&body, and_gates.div_ceil(per).max(1) as u32)
@@ -184,10 +187,22 @@ pub fn overview(opts: &OverviewOptions, mut log: impl FnMut(&str)) -> Result<Ove
         None
     };
     log(&format!(
+        "full protocol over loopback with and without TLS, synthetic {} AND gates ...",
+        opts.core_and_gates
+    ));
+    let tls = secure_channel(
+        &synthetic(opts.core_and_gates),
+        Schedule::Sequential,
+        1,
+        runs,
+        |_| {},
+    )?;
+    log(&format!(
         "full protocol over loopback, streamed synthetic {} AND gates ...",
         opts.streamed_and_gates
     ));
     Ok(Overview {
+        secure_channel: tls,
         runs,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         core,
@@ -227,6 +242,7 @@ impl Report for Overview {
             mib(s.peak_rss_bytes.a),
             mib(s.peak_rss_bytes.b),
         );
+        out += &self.secure_channel.line();
         out
     }
 }
