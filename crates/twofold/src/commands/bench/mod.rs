@@ -150,8 +150,7 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
     if args.tls {
         let and_gates = if args.quick { 5_000_000 } else { 50_000_000 };
         let program = overview::synthetic(and_gates);
-        return secure_channel(&program, args.schedule, args.threads, runs, log)?
-            .render(args.json);
+        return secure_channel(&program, args.schedule, args.threads, runs, log)?.render(args.json);
     }
     if !args.e2e.is_empty() {
         return e2e(&args.e2e, runs, log)?.render(args.json);
