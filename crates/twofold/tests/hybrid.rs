@@ -274,3 +274,137 @@ fn missing_or_mismatched_shares_and_a_failed_party_are_clear_errors() {
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&narrow).unwrap();
 }
+
+/// Starts computing party `k` of `program` on `peers` with `keys`.
+fn computing_party(
+    program: &str,
+    k: &str,
+    peers: &str,
+    store: &str,
+    keys: &[String],
+) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args([
+            "run",
+            program,
+            "--parties",
+            "3",
+            "--party",
+            k,
+            "--peers",
+            peers,
+        ])
+        .args(["--timeout", "5", "--store", &format!("{store}/cp{k}")])
+        .args(keys)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn three_parties_refuse_a_wrong_key_and_a_party_without_keys() {
+    let dir = workspace("wrong-key", &[("sum.c", SUM)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    ok(&[
+        "share",
+        &sum,
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=7",
+        "--out",
+        &store,
+    ]);
+    let peers = || {
+        let port = |_| {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let p: Vec<u16> = (0..3).map(port).collect();
+        format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2])
+    };
+    // CP3 takes CP2's key for CP1's: CP1's connection is refused.
+    let wrong: Vec<String> = vec![
+        "--key".into(),
+        keys::file("cp3.key"),
+        "--peer-key".into(),
+        format!("1={}", keys::file("cp2.pub")),
+        "--peer-key".into(),
+        format!("2={}", keys::file("cp2.pub")),
+    ];
+    let peers_now = peers();
+    let started = Instant::now();
+    let children = [
+        computing_party(&sum, "1", &peers_now, &store, &keys::three("1")),
+        computing_party(&sum, "2", &peers_now, &store, &keys::three("2")),
+        computing_party(&sum, "3", &peers_now, &store, &wrong),
+    ];
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    for (k, out) in outs.iter().enumerate() {
+        assert!(!out.status.success(), "CP{} succeeded", k + 1);
+        assert!(
+            out.stdout.is_empty(),
+            "CP{} printed {:?}",
+            k + 1,
+            out.stdout
+        );
+    }
+    let err3 = String::from_utf8_lossy(&outs[2].stderr);
+    assert!(
+        err3.contains("integrity/authentication") && err3.contains("not the one"),
+        "{err3}"
+    );
+    let err1 = String::from_utf8_lossy(&outs[0].stderr);
+    assert!(err1.contains("refused this party's key"), "{err1}");
+    assert!(started.elapsed() < Duration::from_secs(15));
+    // A party holding a pinned key cannot take another's role: CP2's key
+    // claiming to be CP3 is refused by CP1, which pins CP3's own key for CP3.
+    let peers_now = peers();
+    let impostor: Vec<String> = vec![
+        "--key".into(),
+        keys::file("cp2.key"),
+        "--peer-key".into(),
+        format!("1={}", keys::file("cp1.pub")),
+        "--peer-key".into(),
+        format!("2={}", keys::file("cp2.pub")),
+    ];
+    let children = [
+        computing_party(&sum, "1", &peers_now, &store, &keys::three("1")),
+        computing_party(&sum, "2", &peers_now, &store, &keys::three("2")),
+        computing_party(&sum, "3", &peers_now, &store, &impostor),
+    ];
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    for (k, out) in outs.iter().enumerate() {
+        assert!(!out.status.success(), "CP{} succeeded", k + 1);
+    }
+    let err1 = String::from_utf8_lossy(&outs[0].stderr);
+    assert!(
+        err1.contains("the key of the party on this connection"),
+        "{err1}"
+    );
+    // No keys at all: refused before meeting anyone.
+    let err = fails(&[
+        "run",
+        &sum,
+        "--parties",
+        "3",
+        "--party",
+        "1",
+        "--peers",
+        &peers(),
+        "--store",
+        &format!("{store}/cp1"),
+    ]);
+    assert!(
+        err.contains("--psk-file") && err.contains("--insecure"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

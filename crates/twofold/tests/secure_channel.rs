@@ -1,0 +1,381 @@
+//! The secure channel from the command line, as an attacker on the network
+//! sees it: tampering on the wire, a wrong peer key, an unauthenticated
+//! peer, keys made by `keygen`, pre-shared secrets, and the three-party
+//! mode with keys. Every failure must end both parties with an error and
+//! no output, never with a result.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+mod keys;
+
+fn twofold() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_twofold"))
+}
+
+fn free_addr() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+/// A synthetic program of about 2 x 10^6 AND gates (64 MB of garbled
+/// tables), written once as a binary program.
+fn big_program() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let body = twofold_circuit::synthetic::layered(4096, 64, 64, 3);
+        let copies = 2_000_000u64.div_ceil(body.and_count() as u64) as u32;
+        let program = twofold_circuit::synthetic::repeated(&body, copies);
+        let path = std::env::temp_dir().join(format!("twofold-secure-{}.tfc", std::process::id()));
+        let mut file = std::fs::File::create(&path).unwrap();
+        twofold_circuit::binary::write_program(&program, &mut file).unwrap();
+        path
+    })
+}
+
+/// Starts party `party` of `program` on `flag ADDR` with `extra` arguments.
+fn party(
+    program: &Path,
+    party: &str,
+    flag: &str,
+    addr: &str,
+    extra: &[String],
+) -> std::process::Child {
+    let zero = "0".to_string();
+    let input = if program.extension().is_some_and(|e| e == "c") {
+        if party == "a" {
+            "INPUT_A_income=5"
+        } else {
+            "INPUT_B_income=7"
+        }
+        .to_string()
+    } else {
+        format!("{party}={zero}")
+    };
+    twofold()
+        .arg("run")
+        .arg(program)
+        .args(["--party", party, flag, addr, "-i", &input])
+        .args(["--threads", "1", "--schedule", "seq", "--timeout", "10"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Asserts that a party failed, printed nothing on stdout, and said
+/// something containing every one of `needles`; returns its stderr.
+fn refused(out: Output, who: &str, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{who} succeeded: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{who} printed an output: {:?}",
+        out.stdout
+    );
+    assert!(!err.contains("panicked"), "{who}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{who}: expected `{needle}` in: {err}");
+    }
+    err
+}
+
+/// What the relay does to the bytes from party A (the garbler) to B.
+#[derive(Clone, Copy, Debug)]
+enum Tamper {
+    Flip(usize),
+    Replay(usize),
+    Reorder(usize),
+}
+
+/// A relay from a listener to `target`, tampering with what `target`
+/// sends (party A listens there: its garbled tables) as `tamper` says.
+fn relay(target: String, tamper: Tamper) -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    thread::spawn(move || {
+        let (client, _) = l.accept().unwrap();
+        let start = Instant::now();
+        let server = loop {
+            match TcpStream::connect(&target) {
+                Ok(s) => break s,
+                Err(_) if start.elapsed() < Duration::from_secs(10) => {
+                    thread::sleep(Duration::from_millis(20))
+                }
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+        thread::spawn(move || pipe(c2, s2, None));
+        pipe(server, client, Some(tamper));
+    });
+    addr
+}
+
+fn pipe(mut from: TcpStream, mut to: TcpStream, tamper: Option<Tamper>) {
+    let (mut seen, mut done) = (Vec::new(), false);
+    let mut buf = vec![0u8; 16 << 10];
+    while let Ok(n) = from.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        let start = seen.len();
+        seen.extend_from_slice(&buf[..n]);
+        let mut out = buf[..n].to_vec();
+        match tamper {
+            Some(Tamper::Flip(at)) if !done && seen.len() > at => {
+                out[at - start] ^= 0x10;
+                done = true;
+            }
+            Some(Tamper::Replay(at)) if !done && seen.len() > at => {
+                out.extend_from_slice(&seen[at - 4096..at]);
+                done = true;
+            }
+            Some(Tamper::Reorder(at)) if !done && seen.len() > at && n >= 2000 => {
+                let (first, second) = out.split_at_mut(1000);
+                first.swap_with_slice(&mut second[..1000]);
+                done = true;
+            }
+            _ => {}
+        }
+        if to.write_all(&out).is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown(std::net::Shutdown::Write);
+}
+
+#[test]
+fn tampering_on_the_wire_ends_both_parties_with_an_integrity_error_and_no_output() {
+    let program = big_program();
+    for tamper in [
+        Tamper::Flip(1_000_000),
+        Tamper::Replay(1_000_000),
+        Tamper::Reorder(1_000_000),
+    ] {
+        let addr = free_addr();
+        let start = Instant::now();
+        let a = party(program, "a", "--listen", &addr, &keys::two("a"));
+        let via = relay(addr, tamper).to_string();
+        let b = party(program, "b", "--connect", &via, &keys::two("b"));
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        let who = format!("{tamper:?}");
+        let integrity = "integrity/authentication check";
+        refused(b, &format!("B, {who}"), &[integrity]);
+        refused(a, &format!("A, {who}"), &[integrity]);
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "{who}: took {:?}",
+            start.elapsed()
+        );
+    }
+}
+
+#[test]
+fn an_untouched_relay_gives_the_result() {
+    let millionaires = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/millionaires.c");
+    let addr = free_addr();
+    let a = party(
+        Path::new(millionaires),
+        "a",
+        "--listen",
+        &addr,
+        &keys::two("a"),
+    );
+    let via = relay(addr, Tamper::Flip(usize::MAX - 1)).to_string();
+    let b = party(
+        Path::new(millionaires),
+        "b",
+        "--connect",
+        &via,
+        &keys::two("b"),
+    );
+    for out in [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "0");
+    }
+}
+
+#[test]
+fn a_wrong_peer_key_is_refused_on_both_sides() {
+    let millionaires = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/millionaires.c"
+    ));
+    // A expects Mallory's key; B is who it is.
+    let addr = free_addr();
+    let a_args = vec![
+        "--key".into(),
+        keys::file("a.key"),
+        "--peer-key".into(),
+        keys::file("mallory.pub"),
+    ];
+    let a = party(millionaires, "a", "--listen", &addr, &a_args);
+    let b = party(millionaires, "b", "--connect", &addr, &keys::two("b"));
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    refused(
+        a,
+        "A",
+        &[
+            "integrity/authentication",
+            "not the one this party was told to accept",
+        ],
+    );
+    refused(
+        b,
+        "B",
+        &["integrity/authentication", "refused this party's key"],
+    );
+    // B holds Mallory's key.
+    let addr = free_addr();
+    let b_args = vec![
+        "--key".into(),
+        keys::file("mallory.key"),
+        "--peer-key".into(),
+        keys::file("a.pub"),
+    ];
+    let a = party(millionaires, "a", "--listen", &addr, &keys::two("a"));
+    let b = party(millionaires, "b", "--connect", &addr, &b_args);
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    refused(a, "A", &["not the one this party was told to accept"]);
+    refused(b, "B", &["refused this party's key"]);
+}
+
+#[test]
+fn an_unauthenticated_peer_is_refused_and_no_keys_means_no_run() {
+    let millionaires = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/millionaires.c"
+    ));
+    let addr = free_addr();
+    let a = party(millionaires, "a", "--listen", &addr, &keys::two("a"));
+    let b = party(
+        millionaires,
+        "b",
+        "--connect",
+        &addr,
+        &["--insecure".into()],
+    );
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    refused(a, "A", &["integrity/authentication", "not a valid TLS"]);
+    let err = refused(b, "B", &[]);
+    assert!(err.contains("warning: --insecure"), "{err}");
+    // Neither keys nor --insecure: refused before anything starts.
+    let started = Instant::now();
+    let out = party(millionaires, "a", "--listen", &free_addr(), &[])
+        .wait_with_output()
+        .unwrap();
+    refused(
+        out,
+        "A",
+        &["--key", "--peer-key", "--psk-file", "--insecure", "keygen"],
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn keygen_writes_an_owner_only_private_key_and_never_overwrites() {
+    let dir = std::env::temp_dir().join(format!("twofold-keygen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = dir.join("alice");
+    let keygen = |extra: &[&str]| {
+        twofold()
+            .arg("keygen")
+            .arg("-o")
+            .arg(&name)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = keygen(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (key, public) = (dir.join("alice.key"), dir.join("alice.pub"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "NAME.key mode {mode:o}");
+    }
+    let first = std::fs::read(&key).unwrap();
+    assert!(first.starts_with(b"-----BEGIN PRIVATE KEY-----"));
+    assert!(std::fs::read(&public)
+        .unwrap()
+        .starts_with(b"-----BEGIN PUBLIC KEY-----"));
+    // No secret on the terminal.
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !printed.contains("BEGIN") && printed.contains("fingerprint"),
+        "{printed}"
+    );
+    // Never replaced without --force.
+    let out = keygen(&[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    assert_eq!(std::fs::read(&key).unwrap(), first);
+    let out = keygen(&["--force"]);
+    assert!(out.status.success());
+    assert_ne!(std::fs::read(&key).unwrap(), first);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "NAME.key mode after --force {mode:o}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_pre_shared_secret_runs_and_a_different_one_is_refused() {
+    let millionaires = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/millionaires.c"
+    ));
+    let dir = std::env::temp_dir().join(format!("twofold-psk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        vec!["--psk-file".to_string(), path.display().to_string()]
+    };
+    let one = write("one", b"f3a9c1d0e8b7a6f5e4d3c2b1a0998877\n");
+    let two = write("two", b"f3a9c1d0e8b7a6f5e4d3c2b1a0998878\n");
+    let weak = write("weak", b"password\n");
+    let addr = free_addr();
+    let a = party(millionaires, "a", "--listen", &addr, &one);
+    let b = party(millionaires, "b", "--connect", &addr, &one);
+    for out in [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "0");
+    }
+    let addr = free_addr();
+    let a = party(millionaires, "a", "--listen", &addr, &one);
+    let b = party(millionaires, "b", "--connect", &addr, &two);
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    refused(a, "A", &["integrity/authentication"]);
+    refused(b, "B", &["integrity/authentication"]);
+    let out = party(millionaires, "a", "--listen", &free_addr(), &weak)
+        .wait_with_output()
+        .unwrap();
+    let err = refused(out, "A", &["too weak"]);
+    assert!(!err.contains("password"), "the secret was printed: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
