@@ -320,6 +320,14 @@ impl Channel {
         }
     }
 
+    /// The TLS cipher suite negotiated (`None` on plain TCP).
+    pub fn cipher_suite(&self) -> Option<&'static str> {
+        match &self.wire {
+            Wire::Plain { .. } => None,
+            Wire::Tls(tls) => tls.cipher_suite(),
+        }
+    }
+
     /// The key the peer proved it holds (`None` on plain TCP).
     pub fn peer_key(&self) -> Option<PublicKey> {
         match &self.wire {

@@ -75,6 +75,7 @@ pub(crate) struct TlsWire {
     write_wait: Option<Duration>,
     exporter: [u8; 32],
     peer: Option<PublicKey>,
+    suite: Option<&'static str>,
 }
 
 impl TlsWire {
@@ -107,6 +108,7 @@ impl TlsWire {
             write_wait: None,
             exporter: [0; 32],
             peer: None,
+            suite: None,
         };
         while wire.conn.is_handshaking() {
             wire.drain(deadline)?;
@@ -119,6 +121,10 @@ impl TlsWire {
         wire.conn
             .export_keying_material(&mut wire.exporter, EXPORTER_LABEL, None)
             .map_err(|e| failure(&e))?;
+        wire.suite = wire
+            .conn
+            .negotiated_cipher_suite()
+            .and_then(|s| s.suite().as_str());
         wire.peer = wire
             .conn
             .peer_certificates()
@@ -141,6 +147,11 @@ impl TlsWire {
     /// The key the peer proved it holds.
     pub fn peer_key(&self) -> Option<PublicKey> {
         self.peer
+    }
+
+    /// The negotiated cipher suite's name.
+    pub fn cipher_suite(&self) -> Option<&'static str> {
+        self.suite
     }
 
     /// Fills `out` with plaintext before `deadline`.

@@ -54,6 +54,7 @@ fn frames_round_trip_over_tls_and_both_ends_agree_on_the_link() {
     assert_eq!(s.exporter(), c.exporter());
     assert_eq!(s.peer_key(), Some(b.public()));
     assert_eq!(c.peer_key(), Some(a.public()));
+    assert_eq!(c.cipher_suite(), Some("TLS13_AES_128_GCM_SHA256"));
     let sizes = [0usize, 1, 4, 16_383, 16_384, 16_385, 256 << 10, 3 << 20];
     let echo = thread::spawn(move || {
         let mut buf = Vec::new();

@@ -159,3 +159,13 @@ fn hybrid_reports_each_computing_party() {
     );
     assert!(positive(&row["wall_seconds"]), "{row}");
 }
+
+#[test]
+fn tls_reports_the_protocol_with_and_without_encryption() {
+    let v = bench_json(&["bench", "--tls", "--quick", "--runs", "1"]);
+    assert!(v["and_gates"].as_u64().unwrap() >= 5_000_000, "{v}");
+    assert!(positive(&v["plain_and_gates_per_second"]), "{v}");
+    assert!(positive(&v["tls_and_gates_per_second"]), "{v}");
+    assert!(v["slowdown_percent"].as_f64().unwrap().is_finite(), "{v}");
+    assert_eq!(v["cipher_suite"], "TLS13_AES_128_GCM_SHA256");
+}
