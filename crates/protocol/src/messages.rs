@@ -1,5 +1,5 @@
 //! Every message this crate puts on the wire, with its encoding. Each is one
-//! frame of a [`Channel`] ([`Labels`] and [`Bits`]: a run of frames whose
+//! frame of a [`Transport`] ([`Labels`] and [`Bits`]: a run of frames whose
 //! lengths both ends know); the order they come in says what they are, so
 //! none carries a tag. (The messages of oblivious transfer are
 //! `twofold-ot`'s.)
@@ -17,7 +17,7 @@
 
 use twofold_circuit::Party;
 use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block, Scheme};
-use twofold_net::{Channel, NetError};
+use twofold_net::{NetError, Transport};
 
 use crate::error::ProtocolError;
 use crate::options::{IppMode, Reveal, Role, Schedule, ShareKind};
@@ -278,7 +278,7 @@ fn frame_counts(n: usize, per_frame: usize) -> impl Iterator<Item = usize> {
 
 impl Labels {
     /// Sends `labels` and flushes (the peer waits for them).
-    pub fn send(chan: &mut Channel, labels: &[Block]) -> Result<(), ProtocolError> {
+    pub fn send(chan: &mut impl Transport, labels: &[Block]) -> Result<(), ProtocolError> {
         let mut rest = labels;
         for count in frame_counts(labels.len(), LABELS_PER_FRAME) {
             let (frame, tail) = rest.split_at(count);
@@ -289,7 +289,11 @@ impl Labels {
     }
 
     /// Receives exactly `n` labels; `what` names them in the error.
-    pub fn recv(chan: &mut Channel, n: usize, what: &str) -> Result<Vec<Block>, ProtocolError> {
+    pub fn recv(
+        chan: &mut impl Transport,
+        n: usize,
+        what: &str,
+    ) -> Result<Vec<Block>, ProtocolError> {
         let mut labels = vec![Block::default(); n];
         let mut rest = labels.as_mut_slice();
         for count in frame_counts(n, LABELS_PER_FRAME) {
@@ -318,7 +322,7 @@ pub struct Tables;
 
 impl Tables {
     /// Sends `tables` (buffered: the garbler flushes when it is done).
-    pub fn send(chan: &mut Channel, tables: &[u8]) -> Result<(), ProtocolError> {
+    pub fn send(chan: &mut impl Transport, tables: &[u8]) -> Result<(), ProtocolError> {
         Ok(chan.send_frame(tables)?)
     }
 
@@ -326,7 +330,7 @@ impl Tables {
     /// tables to `tables`. (Their size is checked as they are used: the
     /// evaluator fails on tables that run short or are left over.)
     pub fn recv_into(
-        chan: &mut Channel,
+        chan: &mut impl Transport,
         frame: &mut Vec<u8>,
         tables: &mut Vec<u8>,
     ) -> Result<(), ProtocolError> {
@@ -348,7 +352,10 @@ pub struct Bits;
 
 impl Bits {
     /// Sends `bits` and flushes.
-    pub fn send(chan: &mut Channel, bits: impl Iterator<Item = bool>) -> Result<(), ProtocolError> {
+    pub fn send(
+        chan: &mut impl Transport,
+        bits: impl Iterator<Item = bool>,
+    ) -> Result<(), ProtocolError> {
         let bits: Vec<bool> = bits.collect();
         let mut rest = bits.as_slice();
         for count in frame_counts(bits.len(), BITS_PER_FRAME) {
@@ -368,7 +375,11 @@ impl Bits {
     }
 
     /// Receives exactly `n` bits; `what` names them in the error.
-    pub fn recv(chan: &mut Channel, n: usize, what: &str) -> Result<Vec<bool>, ProtocolError> {
+    pub fn recv(
+        chan: &mut impl Transport,
+        n: usize,
+        what: &str,
+    ) -> Result<Vec<bool>, ProtocolError> {
         let mut bits = Vec::with_capacity(n);
         let mut bytes = Vec::new();
         for count in frame_counts(n, BITS_PER_FRAME) {
@@ -384,7 +395,7 @@ impl Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use twofold_net::DEFAULT_MAX_FRAME_LEN;
+    use twofold_net::{Channel, DEFAULT_MAX_FRAME_LEN};
 
     #[test]
     fn hello_round_trips_and_rejects_garbage() {
