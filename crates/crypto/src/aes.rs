@@ -15,6 +15,7 @@ use crate::error::CryptoError;
 use crate::hw::{HwBackend, RoundKeys};
 use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit};
 use std::sync::OnceLock;
+use zeroize::Zeroize;
 
 /// The public fixed key of the permutation π used by the TCCR hash: the first
 /// 128 fractional bits of π (a nothing-up-my-sleeve constant).
@@ -126,6 +127,16 @@ pub(crate) enum Keys {
 #[derive(Clone)]
 pub struct Aes128 {
     pub(crate) keys: Keys,
+}
+
+impl Drop for Aes128 {
+    /// Wipes the round keys (the software backend's are wiped by the `aes`
+    /// crate itself).
+    fn drop(&mut self) {
+        if let Keys::Hw(round_keys, _) = &mut self.keys {
+            round_keys.0.zeroize();
+        }
+    }
 }
 
 impl Aes128 {

@@ -29,6 +29,15 @@ impl Core {
         }
     }
 
+    /// The same hash, at AND gate `gate_id` (for a garbler or evaluator
+    /// continuing elsewhere: a part of a parallel run or after a skip).
+    pub(crate) fn at(&self, gate_id: u64) -> Core {
+        Core {
+            next_gate: gate_id,
+            tccr: self.tccr.clone(),
+        }
+    }
+
     /// At AND gate `first_gate`, on `backend` (fails if unavailable).
     pub(crate) fn with_backend(first_gate: u64, backend: Backend) -> Result<Core, CryptoError> {
         Ok(Core {

@@ -8,6 +8,9 @@ use std::ops::{BitAnd, BitXor, BitXorAssign};
 #[repr(transparent)]
 pub struct Block(pub u128);
 
+/// A block is wiped by writing its default, zero.
+impl zeroize::DefaultIsZeroes for Block {}
+
 impl Block {
     /// The all-zero block.
     pub const ZERO: Block = Block(0);

@@ -28,6 +28,13 @@ impl Delta {
     }
 }
 
+/// For the Drop of whatever holds Δ: a wiped Δ is zero, not a valid offset.
+impl zeroize::Zeroize for Delta {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
 impl std::fmt::Debug for Delta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Delta(..)")

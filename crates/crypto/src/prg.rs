@@ -3,6 +3,7 @@
 use crate::aes::Aes128;
 use crate::block::Block;
 use crate::error::CryptoError;
+use zeroize::Zeroize;
 
 /// Blocks generated per refill of the internal buffer.
 const BUF_BLOCKS: usize = 8;
@@ -29,6 +30,16 @@ pub struct Prg {
     /// Unused random bits for `random_bool`, `nbits` of them in the low bits.
     bits: u128,
     nbits: u32,
+}
+
+/// Wipes the buffered output and the counter (the key is wiped with its
+/// [`Aes128`]).
+impl Drop for Prg {
+    fn drop(&mut self) {
+        self.buf.zeroize();
+        self.counter.zeroize();
+        self.bits.zeroize();
+    }
 }
 
 impl Prg {

@@ -39,7 +39,20 @@ pub trait GarblingScheme: Send + Sync + 'static {
 
 /// The garbling side of a scheme: holds Δ, its secret coins if it has any,
 /// and the id of the next AND gate.
-pub trait SchemeGarbler: Clone + Send + Sync + Sized {
+///
+/// A garbler is not `Clone`: a copy would garble again under the same tweaks
+/// and Δ, which hands Δ to the evaluator. [`at_gate`](SchemeGarbler::at_gate)
+/// is the one way to a second garbler, and it starts elsewhere.
+///
+/// ```compile_fail
+/// fn cloneable<T: Clone>() {}
+/// cloneable::<twofold_crypto::halfgates::Garbler>();
+/// ```
+/// ```compile_fail
+/// fn cloneable<T: Clone>() {}
+/// cloneable::<twofold_crypto::threehalves::Garbler>();
+/// ```
+pub trait SchemeGarbler: Send + Sync + Sized {
     /// A fresh garbler with offset `delta` whose first AND gate gets id
     /// `first_gate_id`, on the fastest AES backend (a scheme that needs
     /// random coins draws their key from the OS).
@@ -151,12 +164,6 @@ impl<S> EvaluatorOf<S> {
 /// and `core` fields (every scheme's garbler has them).
 macro_rules! garbler_accessors {
     () => {
-        fn at_gate(&self, gate_id: u64) -> Self {
-            let mut at = self.clone();
-            at.core.next_gate = gate_id;
-            at
-        }
-
         fn delta(&self) -> Delta {
             self.delta
         }

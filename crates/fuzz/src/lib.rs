@@ -14,6 +14,7 @@
 //! crash, and files every crashing input under `regressions/`.
 
 pub mod mutate;
+pub mod peer;
 pub mod targets;
 
 use std::cell::RefCell;

@@ -42,17 +42,21 @@ pub enum Target {
     /// The hellos a party reads from a peer: the two-party `Hello` and the
     /// hybrid mode's `HybridHello`.
     Hello,
+    /// What a party reads from its peer after the hello: OT messages,
+    /// labels, bits and garbled tables ([`crate::peer`]).
+    Peer,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 7] = [
         Target::Bristol,
         Target::Binary,
         Target::C,
         Target::Value,
         Target::Store,
         Target::Hello,
+        Target::Peer,
     ];
 
     /// The target's name (as the `fuzz` binary and the corpus folders spell
@@ -65,6 +69,7 @@ impl Target {
             Target::Value => "value",
             Target::Store => "store",
             Target::Hello => "hello",
+            Target::Peer => "peer",
         }
     }
 
@@ -82,6 +87,7 @@ impl Target {
             Target::Value => value(data),
             Target::Store => twofold::store::parse_store(&String::from_utf8_lossy(data)).is_ok(),
             Target::Hello => hello(data),
+            Target::Peer => crate::peer::peer(data),
         }
     }
 
@@ -101,6 +107,7 @@ impl Target {
             Target::Binary => {}
             Target::Bristol | Target::Value | Target::Store => return Vec::new(),
             Target::Hello => return hello_seeds(),
+            Target::Peer => return crate::peer::peer_seeds(),
         }
         (0..8u64)
             .map(|seed| {

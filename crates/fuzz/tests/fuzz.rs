@@ -92,3 +92,8 @@ fn share_store_reader() {
 fn peer_hellos() {
     fuzz(Target::Hello, 50_000);
 }
+
+#[test]
+fn peer_messages() {
+    fuzz(Target::Peer, 1_000);
+}

@@ -22,6 +22,7 @@ use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable};
 use twofold_crypto::Block;
 use twofold_net::Transport;
+use zeroize::Zeroizing;
 
 use crate::error::{OtError, Result};
 
@@ -43,10 +44,10 @@ pub fn base_send(
     session_id: &[u8],
 ) -> Result<Vec<(Block, Block)>> {
     let reply_len = reply_len(chan, n)?;
-    let a = random_scalar()?;
+    let a = Zeroizing::new(random_scalar()?);
     let big_a = RistrettoPoint::mul_base(&a);
     let a_bytes = big_a.compress();
-    let a_times_a = a * big_a;
+    let a_times_a = Zeroizing::new(*a * big_a);
 
     let mut msg = [0u8; SENDER_MSG_LEN];
     msg[..8].copy_from_slice(&(n as u64).to_le_bytes());
@@ -61,9 +62,10 @@ pub fn base_send(
         .enumerate()
         .map(|(i, b_bytes)| {
             let (_, b) = parse_point(b_bytes, "receiver point", i)?;
-            let shared = a * b;
+            let shared = Zeroizing::new(*a * b);
+            let other = Zeroizing::new(*shared - *a_times_a);
             let k0 = derive_key(session_id, i, &a_bytes, b_bytes, &shared);
-            let k1 = derive_key(session_id, i, &a_bytes, b_bytes, &(shared - a_times_a));
+            let k1 = derive_key(session_id, i, &a_bytes, b_bytes, &other);
             Ok((k0, k1))
         })
         .collect()
@@ -93,7 +95,7 @@ pub fn base_receive(
     }
     let (a_compressed, big_a) = parse_point(&msg[8..], "sender point", 0)?;
 
-    let mut secrets = Vec::with_capacity(n);
+    let mut secrets = Zeroizing::new(Vec::with_capacity(n));
     let mut reply = Vec::with_capacity(reply_len);
     for &c in choices {
         let b = random_scalar()?;
@@ -110,7 +112,10 @@ pub fn base_receive(
         .iter()
         .zip(reply.chunks_exact(POINT_LEN))
         .enumerate()
-        .map(|(i, (b, b_bytes))| derive_key(session_id, i, &a_compressed, b_bytes, &(b * &table)))
+        .map(|(i, (b, b_bytes))| {
+            let shared = Zeroizing::new(b * &table);
+            derive_key(session_id, i, &a_compressed, b_bytes, &shared)
+        })
         .collect())
 }
 

@@ -27,6 +27,7 @@
 
 use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::Transport;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::base::{base_receive, base_send};
 use crate::error::{OtError, Result};
@@ -68,6 +69,12 @@ pub struct CotReceiver {
     scratch: Vec<Block>,
 }
 
+impl Drop for CotSender {
+    fn drop(&mut self) {
+        self.delta.zeroize();
+    }
+}
+
 impl std::fmt::Debug for CotSender {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("CotSender(..)")
@@ -88,11 +95,12 @@ impl CotSender {
     pub fn setup(chan: &mut impl Transport, delta: Delta, session_id: &[u8]) -> Result<CotSender> {
         check_frame_limit(chan)?;
         let d = delta.block().0;
-        let choices: Vec<bool> = (0..LINES).map(|i| (d >> i) & 1 == 1).collect();
-        let seeds = base_receive(chan, &choices, &base_session_id(session_id))?;
+        let choices: Zeroizing<Vec<bool>> =
+            Zeroizing::new((0..LINES).map(|i| (d >> i) & 1 == 1).collect());
+        let seeds = Zeroizing::new(base_receive(chan, &choices, &base_session_id(session_id))?);
         Ok(CotSender {
             delta,
-            prgs: seeds.into_iter().map(Prg::from_seed).collect(),
+            prgs: seeds.iter().map(|&seed| Prg::from_seed(seed)).collect(),
             u: Vec::new(),
             q: Vec::new(),
             scratch: Vec::new(),
@@ -155,11 +163,11 @@ impl CotReceiver {
     /// pairs. The peer runs [`CotSender::setup`] with the same `session_id`.
     pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<CotReceiver> {
         check_frame_limit(chan)?;
-        let seeds = base_send(chan, LINES, &base_session_id(session_id))?;
+        let seeds = Zeroizing::new(base_send(chan, LINES, &base_session_id(session_id))?);
         Ok(CotReceiver {
             prgs: seeds
-                .into_iter()
-                .map(|(k0, k1)| (Prg::from_seed(k0), Prg::from_seed(k1)))
+                .iter()
+                .map(|&(k0, k1)| (Prg::from_seed(k0), Prg::from_seed(k1)))
                 .collect(),
             t: Vec::new(),
             u: Vec::new(),

@@ -44,6 +44,9 @@ pub enum ProtocolError {
     /// The peer sent something that is not a valid message at this point.
     #[error("malformed message from the peer: {0}")]
     Malformed(String),
+    /// The program is too large for what was asked of the session.
+    #[error("{0}")]
+    TooLarge(String),
     /// This party's own inputs do not fit the program.
     #[error("inputs: {0}")]
     Inputs(String),

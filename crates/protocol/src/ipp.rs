@@ -55,6 +55,21 @@ use crate::schedule::{region_ands, run_items, run_region_part, run_region_whole,
 /// Gate-id space of party B's garbling (the top bit set).
 pub const B_GATE_SPACE: u64 = 1 << 63;
 
+/// The id of B's first AND gate of a region half whose A-side AND gates
+/// start at `first_gate` and run `ands` long, with the A-side ids checked to
+/// stay below [`B_GATE_SPACE`] (else the two garblers could share tweaks).
+fn b_first_gate(first_gate: u64, ands: u64) -> Result<u64, ProtocolError> {
+    match first_gate.checked_add(ands) {
+        Some(end) if first_gate < B_GATE_SPACE && end <= B_GATE_SPACE => {
+            Ok(first_gate | B_GATE_SPACE)
+        }
+        _ => Err(ProtocolError::TooLarge(format!(
+            "IPP needs the program's AND gates below 2^63; this region ends at {}",
+            first_gate as u128 + ands as u128
+        ))),
+    }
+}
+
 /// The session id of the B→A correlated OT, derived from the session's.
 pub(crate) fn reverse_ot_session(session_id: &[u8]) -> Vec<u8> {
     let mut id = session_id.to_vec();
@@ -182,10 +197,10 @@ where
             other[w as usize] = l;
         }
         self.transfer_time += start.elapsed();
+        let b_first = b_first_gate(first_gate, region_ands(region) + during_ands)?;
         let (main, other_side, links_b) = (self.main, self.other, &mut *self.links_b);
         let (a_done, b_done) = std::thread::scope(|s| {
             let b = s.spawn(|| {
-                let b_first = first_gate | B_GATE_SPACE;
                 run_region_part(
                     other_side,
                     walk,
@@ -348,5 +363,20 @@ impl Transfer for TransferB<'_> {
 
     fn take_log(&mut self) -> Vec<Block> {
         self.sent_log.take().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_side_gate_ids_must_stay_below_the_b_space() {
+        assert_eq!(b_first_gate(5, 10).unwrap(), 5 | B_GATE_SPACE);
+        assert_eq!(b_first_gate(0, B_GATE_SPACE).unwrap(), B_GATE_SPACE);
+        for (first, ands) in [(B_GATE_SPACE, 0), (B_GATE_SPACE - 1, 2), (u64::MAX, 1)] {
+            let err = b_first_gate(first, ands).unwrap_err().to_string();
+            assert!(err.contains("below 2^63"), "{err}");
+        }
     }
 }

@@ -35,5 +35,6 @@ pub use remote::run_remote;
 pub use schedule::Plan;
 pub use session::{run_session, Phase, SessionReport};
 
-/// Version of the wire protocol; both parties must speak the same.
-pub const PROTOCOL_VERSION: u32 = 3;
+/// Version of the wire protocol; both parties must speak the same. (4:
+/// labels and bits go in frames of at most 1 MiB.)
+pub const PROTOCOL_VERSION: u32 = 4;

@@ -1,5 +1,6 @@
 //! Every message this crate puts on the wire, with its encoding. Each is one
-//! frame of a [`Channel`]; the order they come in says what they are, so
+//! frame of a [`Transport`] ([`Labels`] and [`Bits`]: a run of frames whose
+//! lengths both ends know); the order they come in says what they are, so
 //! none carries a tag. (The messages of oblivious transfer are
 //! `twofold-ot`'s.)
 //!
@@ -15,8 +16,8 @@
 //! Integers are little-endian; a label is a 16-byte block.
 
 use twofold_circuit::Party;
-use twofold_crypto::{blocks_as_bytes, blocks_from_byte_vec, Block, Scheme};
-use twofold_net::Channel;
+use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block, Scheme};
+use twofold_net::{NetError, Transport};
 
 use crate::error::ProtocolError;
 use crate::options::{IppMode, Reveal, Role, Schedule, ShareKind};
@@ -255,31 +256,63 @@ impl LinkBinding {
     }
 }
 
-/// A frame of labels, 16 bytes each: party A's labels of its own inputs,
-/// and the labels sent at IPP role transfers.
+/// Labels, 16 bytes each: party A's labels of its own inputs, and the
+/// labels sent at IPP role transfers. They go as frames of at most
+/// [`LABELS_PER_FRAME`] labels (one frame, maybe empty, for none), so any
+/// number fits the frame limit; the receiver knows how many to expect and
+/// so how long each frame must be.
 pub struct Labels;
+
+/// Labels in one frame of [`Labels`]: 1 MiB of them.
+pub const LABELS_PER_FRAME: usize = 1 << 16;
+
+/// Bits in one frame of [`Bits`]: 1 MiB of them, eight to a byte.
+pub const BITS_PER_FRAME: usize = 8 << 20;
+
+/// How many items each frame carries when `n` items go `per_frame` at a
+/// time: full frames, then the rest; one empty frame when `n` is 0.
+fn frame_counts(n: usize, per_frame: usize) -> impl Iterator<Item = usize> {
+    let frames = n.div_ceil(per_frame).max(1);
+    (0..frames).map(move |i| (n - i * per_frame).min(per_frame))
+}
 
 impl Labels {
     /// Sends `labels` and flushes (the peer waits for them).
-    pub fn send(chan: &mut Channel, labels: &[Block]) -> Result<(), ProtocolError> {
-        chan.send_frame(blocks_as_bytes(labels))?;
+    pub fn send(chan: &mut impl Transport, labels: &[Block]) -> Result<(), ProtocolError> {
+        let mut rest = labels;
+        for count in frame_counts(labels.len(), LABELS_PER_FRAME) {
+            let (frame, tail) = rest.split_at(count);
+            chan.send_frame(blocks_as_bytes(frame))?;
+            rest = tail;
+        }
         Ok(chan.flush()?)
     }
 
     /// Receives exactly `n` labels; `what` names them in the error.
-    pub fn recv(chan: &mut Channel, n: usize, what: &str) -> Result<Vec<Block>, ProtocolError> {
-        let mut buf = Vec::new();
-        chan.recv_frame(&mut buf)?;
-        blocks_from_byte_vec(&buf)
-            .ok()
-            .filter(|b| b.len() == n)
-            .ok_or_else(|| {
-                ProtocolError::Malformed(format!(
-                    "{} bytes of {what}, expected {}",
-                    buf.len(),
-                    16 * n
-                ))
-            })
+    pub fn recv(
+        chan: &mut impl Transport,
+        n: usize,
+        what: &str,
+    ) -> Result<Vec<Block>, ProtocolError> {
+        let mut labels = vec![Block::default(); n];
+        let mut rest = labels.as_mut_slice();
+        for count in frame_counts(n, LABELS_PER_FRAME) {
+            let (frame, tail) = rest.split_at_mut(count);
+            chan.recv_frame_exact(blocks_as_bytes_mut(frame))
+                .map_err(|e| malformed_length(e, what))?;
+            rest = tail;
+        }
+        Ok(labels)
+    }
+}
+
+/// Names the message in a frame of the wrong length.
+fn malformed_length(err: NetError, what: &str) -> ProtocolError {
+    match err {
+        NetError::UnexpectedLength { expected, got } => ProtocolError::Malformed(format!(
+            "a frame of {got} bytes of {what}, expected {expected}"
+        )),
+        other => other.into(),
     }
 }
 
@@ -289,7 +322,7 @@ pub struct Tables;
 
 impl Tables {
     /// Sends `tables` (buffered: the garbler flushes when it is done).
-    pub fn send(chan: &mut Channel, tables: &[u8]) -> Result<(), ProtocolError> {
+    pub fn send(chan: &mut impl Transport, tables: &[u8]) -> Result<(), ProtocolError> {
         Ok(chan.send_frame(tables)?)
     }
 
@@ -297,7 +330,7 @@ impl Tables {
     /// tables to `tables`. (Their size is checked as they are used: the
     /// evaluator fails on tables that run short or are left over.)
     pub fn recv_into(
-        chan: &mut Channel,
+        chan: &mut impl Transport,
         frame: &mut Vec<u8>,
         tables: &mut Vec<u8>,
     ) -> Result<(), ProtocolError> {
@@ -319,38 +352,50 @@ pub struct Bits;
 
 impl Bits {
     /// Sends `bits` and flushes.
-    pub fn send(chan: &mut Channel, bits: impl Iterator<Item = bool>) -> Result<(), ProtocolError> {
+    pub fn send(
+        chan: &mut impl Transport,
+        bits: impl Iterator<Item = bool>,
+    ) -> Result<(), ProtocolError> {
         let bits: Vec<bool> = bits.collect();
-        let packed: Vec<u8> = bits
-            .chunks(8)
-            .map(|c| {
-                c.iter()
-                    .enumerate()
-                    .fold(0u8, |acc, (i, &b)| acc | (b as u8) << i)
-            })
-            .collect();
-        chan.send_frame(&packed)?;
+        let mut rest = bits.as_slice();
+        for count in frame_counts(bits.len(), BITS_PER_FRAME) {
+            let (frame, tail) = rest.split_at(count);
+            let packed: Vec<u8> = frame
+                .chunks(8)
+                .map(|c| {
+                    c.iter()
+                        .enumerate()
+                        .fold(0u8, |acc, (i, &b)| acc | (b as u8) << i)
+                })
+                .collect();
+            chan.send_frame(&packed)?;
+            rest = tail;
+        }
         Ok(chan.flush()?)
     }
 
     /// Receives exactly `n` bits; `what` names them in the error.
-    pub fn recv(chan: &mut Channel, n: usize, what: &str) -> Result<Vec<bool>, ProtocolError> {
+    pub fn recv(
+        chan: &mut impl Transport,
+        n: usize,
+        what: &str,
+    ) -> Result<Vec<bool>, ProtocolError> {
+        let mut bits = Vec::with_capacity(n);
         let mut bytes = Vec::new();
-        chan.recv_frame(&mut bytes)?;
-        if bytes.len() != n.div_ceil(8) {
-            return Err(ProtocolError::Malformed(format!(
-                "{} bytes of {what}, expected {}",
-                bytes.len(),
-                n.div_ceil(8)
-            )));
+        for count in frame_counts(n, BITS_PER_FRAME) {
+            bytes.resize(count.div_ceil(8), 0);
+            chan.recv_frame_exact(&mut bytes)
+                .map_err(|e| malformed_length(e, what))?;
+            bits.extend((0..count).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1));
         }
-        Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
+        Ok(bits)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use twofold_net::{Channel, DEFAULT_MAX_FRAME_LEN};
 
     #[test]
     fn hello_round_trips_and_rejects_garbage() {
@@ -457,5 +502,57 @@ mod tests {
         let mut want = vec![5; 32];
         want.extend_from_slice(&[2, 1, 0, 0]);
         assert_eq!(binding.encode(), want);
+    }
+
+    /// A connected pair of loopback channels.
+    fn channel_pair() -> (Channel, Channel) {
+        let listener = twofold_net::Listener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let wait = std::time::Duration::from_secs(10);
+        let client = std::thread::spawn(move || {
+            Channel::connect(addr, wait, twofold_net::ChannelOptions::default()).unwrap()
+        });
+        let server = listener.accept(wait).unwrap();
+        (server, client.join().unwrap())
+    }
+
+    #[test]
+    fn frame_counts_cover_every_item_once() {
+        assert_eq!(frame_counts(0, 4).collect::<Vec<_>>(), [0]);
+        assert_eq!(frame_counts(4, 4).collect::<Vec<_>>(), [4]);
+        assert_eq!(frame_counts(9, 4).collect::<Vec<_>>(), [4, 4, 1]);
+    }
+
+    #[test]
+    fn more_labels_and_bits_than_one_frame_holds_arrive_whole() {
+        // 64 MiB is the default frame limit: 4.2 M labels would not fit one frame.
+        let (mut a, mut b) = channel_pair();
+        let n = (DEFAULT_MAX_FRAME_LEN / 16) + 3;
+        let labels: Vec<Block> = (0..n as u128).map(|i| Block::from(i << 64 | i)).collect();
+        let bits: Vec<bool> = (0..8 * DEFAULT_MAX_FRAME_LEN + 5)
+            .map(|i| i % 3 == 0)
+            .collect();
+        let (l, b2) = (labels.clone(), bits.clone());
+        let sender = std::thread::spawn(move || {
+            Labels::send(&mut a, &l).unwrap();
+            Bits::send(&mut a, b2.into_iter()).unwrap();
+        });
+        assert!(Labels::recv(&mut b, n, "labels").unwrap() == labels);
+        assert_eq!(Bits::recv(&mut b, bits.len(), "bits").unwrap(), bits);
+        sender.join().unwrap();
+    }
+
+    #[test]
+    fn a_label_frame_of_the_wrong_length_is_malformed() {
+        let (mut a, mut b) = channel_pair();
+        a.send_frame(&[0u8; 17]).unwrap();
+        a.flush().unwrap();
+        let err = Labels::recv(&mut b, 1, "input labels")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("17 bytes of input labels, expected 16"),
+            "{err}"
+        );
     }
 }

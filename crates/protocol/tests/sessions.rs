@@ -214,3 +214,30 @@ fn more_threads_than_allowed_is_an_error_not_an_allocation() {
     let err = run_local(&program, &a, &b, &opts, &ChannelOptions::default()).unwrap_err();
     assert!(err.to_string().contains("at most 256"), "{err}");
 }
+
+#[test]
+fn more_input_bits_than_one_frame_of_labels_holds() {
+    // 4.3 M input bits of A: their labels (69 MB) exceed the 64 MiB frame limit.
+    let width = 4_300_000;
+    let mut builder = twofold_circuit::Builder::new();
+    let a = builder.input("a", Party::A, width);
+    let b = builder.input("b", Party::B, 1);
+    let first = builder.and(a[0], b[0]);
+    let out = builder.xor(first, a[width as usize - 1]);
+    builder.output("out", &[out]);
+    let program = builder.finish_program().unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let inputs = random_inputs(&mut rng, &program.main);
+    let (pa, pb) = split(&program, &inputs);
+    let (ra, rb) = run_local(
+        &program,
+        &pa,
+        &pb,
+        &opts(Reveal::Both),
+        &ChannelOptions::default(),
+    )
+    .unwrap();
+    let want = program.eval(&inputs).unwrap();
+    assert_eq!(ra.outputs.unwrap(), want);
+    assert_eq!(rb.outputs.unwrap(), want);
+}

@@ -2,6 +2,7 @@
 //! the Bristol vectors of `shared/data/bristol/VECTORS.md`, and random circuits.
 
 mod cloops;
+pub mod relay;
 
 pub use cloops::random_loop_program;
 

@@ -13,12 +13,19 @@ use crate::label::{zero_blocks, ActiveLabel, ZeroLabel};
 use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
+use zeroize::Zeroize;
 
 /// The half-gates garbler: holds Δ and the id of the next AND gate.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Garbler {
     delta: Delta,
     core: Core,
+}
+
+impl Drop for Garbler {
+    fn drop(&mut self) {
+        self.delta.zeroize();
+    }
 }
 
 impl Garbler {
@@ -115,6 +122,13 @@ impl Garbler {
 impl SchemeGarbler for Garbler {
     fn new(delta: Delta, first_gate_id: u64) -> Garbler {
         Garbler::new(delta, first_gate_id)
+    }
+
+    fn at_gate(&self, gate_id: u64) -> Garbler {
+        Garbler {
+            delta: self.delta,
+            core: self.core.at(gate_id),
+        }
     }
 
     garbler_accessors!();

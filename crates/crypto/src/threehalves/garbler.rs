@@ -13,19 +13,29 @@ use crate::prg::Prg;
 use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
+use zeroize::Zeroize;
 
 /// The three-halves garbler: holds Δ, the key of its coins and the id of
 /// the next AND gate. It garbles through [`SchemeGarbler`]: the tables of a
 /// call are [`ThreeHalves::table_bytes`] of its AND count, the ciphertexts
 /// `G0, G1, G2` of every AND gate, then their control bits. Gates must be
 /// in the levelled order of the [half-gates docs](crate::halfgates).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Garbler {
     delta: Delta,
     terms: DeltaTerms,
     core: Core,
     coins: Aes128,
     bits: BitWriter,
+}
+
+impl Drop for Garbler {
+    /// Wipes Δ and the terms made of it (the coin key is wiped with its
+    /// [`Aes128`]).
+    fn drop(&mut self) {
+        self.delta.zeroize();
+        self.terms.zeroize();
+    }
 }
 
 impl Garbler {
@@ -67,6 +77,10 @@ impl Garbler {
 impl SchemeGarbler for Garbler {
     fn new(delta: Delta, first_gate_id: u64) -> Garbler {
         Garbler::new(delta, first_gate_id)
+    }
+
+    fn at_gate(&self, gate_id: u64) -> Garbler {
+        Garbler::build(self.delta, self.core.at(gate_id), self.coins.clone())
     }
 
     garbler_accessors!();

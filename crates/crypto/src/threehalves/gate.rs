@@ -73,6 +73,13 @@ pub(super) struct DeltaTerms {
 
 /// The cases `(i, j)` that fix the garbler's unknowns, in the order of
 /// [`DeltaTerms::cases`].
+impl zeroize::Zeroize for DeltaTerms {
+    fn zeroize(&mut self) {
+        self.cases.zeroize();
+        self.delta.zeroize();
+    }
+}
+
 const CASES: [(usize, usize); 3] = [(0, 0), (1, 1), (0, 1)];
 
 impl DeltaTerms {
