@@ -388,8 +388,16 @@ impl Channel {
     /// Receives one frame into `buf`, replacing its contents. `buf`'s
     /// allocation is reused; it never grows beyond the maximum frame length.
     pub fn recv_frame(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        self.recv_frame_at_most(buf, self.opts.max_frame_len)
+    }
+
+    /// Receives one frame into `buf`, like [`recv_frame`](Channel::recv_frame),
+    /// but refuses (with [`NetError::FrameTooLarge`]) a frame longer than
+    /// `max` bytes: for messages of a known small size, so that the peer
+    /// cannot make this end allocate a maximum frame for them.
+    pub fn recv_frame_at_most(&mut self, buf: &mut Vec<u8>, max: usize) -> Result<()> {
         let deadline = Instant::now() + self.opts.read_timeout;
-        let len = self.recv_header(deadline)?;
+        let len = self.recv_header(deadline, max.min(self.opts.max_frame_len))?;
         buf.clear();
         buf.resize(len, 0);
         self.read_exact(buf, deadline)
@@ -398,7 +406,7 @@ impl Channel {
     /// Receives one frame that must be exactly `out.len()` bytes long.
     pub fn recv_frame_exact(&mut self, out: &mut [u8]) -> Result<()> {
         let deadline = Instant::now() + self.opts.read_timeout;
-        let len = self.recv_header(deadline)?;
+        let len = self.recv_header(deadline, self.opts.max_frame_len)?;
         if len != out.len() {
             self.broken = true;
             return Err(NetError::UnexpectedLength {
@@ -432,12 +440,13 @@ impl Channel {
         Ok(buf)
     }
 
-    fn recv_header(&mut self, deadline: Instant) -> Result<usize> {
+    /// Reads a frame's header and checks its length against `max`.
+    fn recv_header(&mut self, deadline: Instant, max: usize) -> Result<usize> {
         self.check()?;
         let mut header = [0u8; HEADER_LEN];
         self.read_exact(&mut header, deadline)?;
         let len = u32::from_le_bytes(header);
-        if let Err(e) = check_frame_len(len as u64, self.opts.max_frame_len) {
+        if let Err(e) = check_frame_len(len as u64, max) {
             self.broken = true;
             return Err(e);
         }

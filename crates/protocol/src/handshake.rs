@@ -9,7 +9,7 @@ use twofold_net::Channel;
 
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
-use crate::messages::{Hello, LinkBinding};
+use crate::messages::{Hello, LinkBinding, HELLO_SLACK};
 use crate::options::SessionOptions;
 use crate::PROTOCOL_VERSION;
 
@@ -46,7 +46,7 @@ pub fn handshake(
     chan.send_frame(&ours.encode())?;
     chan.flush()?;
     let mut buf = Vec::new();
-    chan.recv_frame(&mut buf)?;
+    chan.recv_frame_at_most(&mut buf, ours.encode().len() + HELLO_SLACK)?;
     let theirs = Hello::decode(&buf)?;
     let mismatch =
         |what, ours: String, theirs: String| Err(ProtocolError::Mismatch { what, ours, theirs });
@@ -147,7 +147,7 @@ pub fn bind_channel(
     chan.send_frame(&ours)?;
     chan.flush()?;
     let mut theirs = Vec::new();
-    chan.recv_frame(&mut theirs)?;
+    chan.recv_frame_at_most(&mut theirs, ours.len())?;
     if theirs != ours {
         return Err(ProtocolError::Malformed(format!(
             "connection {index} does not belong to this session"

@@ -29,6 +29,12 @@ const MAGIC: &[u8; 8] = b"2fold-hi";
 /// threads, schedule, IPP mode, nonce, scheme, FGP threshold.
 const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16 + 1 + 8;
 
+/// Bytes of a hello frame read beyond what this party's own hello has: a
+/// longer frame is refused before it is read (a peer can make this end
+/// allocate no more), a shorter excess still decodes far enough to say what
+/// differs (another version, more inputs).
+pub const HELLO_SLACK: usize = 4096;
+
 /// What each party announces at the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hello {
@@ -153,9 +159,14 @@ impl HybridHello {
     /// Bytes before the input kinds.
     const FIXED_LEN: usize = 8 + 4 + 1 + 4 + 32 + 4 + 1 + 1 + 8 + 1 + 16 + 4;
 
+    /// Bytes of [`encode`](HybridHello::encode)'s frame.
+    pub fn encoded_len(&self) -> usize {
+        Self::FIXED_LEN + self.input_kinds.len()
+    }
+
     /// The frame.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Self::FIXED_LEN + self.input_kinds.len());
+        let mut out = Vec::with_capacity(self.encoded_len());
         out.extend_from_slice(HYBRID_MAGIC);
         out.extend_from_slice(&self.version.to_le_bytes());
         out.push(self.role as u8);

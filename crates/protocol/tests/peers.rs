@@ -137,6 +137,22 @@ fn an_oversized_frame_is_rejected_without_allocating_it() {
 }
 
 #[test]
+fn a_hello_is_read_with_its_own_length_limit_not_the_frame_limit() {
+    // Within the 1 MiB frame limit, but no hello is 100 kB long: refused
+    // on the header, before anything is allocated or waited for.
+    let err = party_a_against(|mut s| {
+        s.write_all(&100_000u32.to_le_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+    });
+    let message = err.to_string();
+    assert!(
+        message.contains("frame of 100000 bytes exceeds"),
+        "{message}"
+    );
+    assert!(!message.contains("1048576"), "{message}");
+}
+
+#[test]
 fn a_silent_peer_times_out() {
     let err = party_a_against(|_s| std::thread::sleep(Duration::from_millis(2500)));
     assert!(err.to_string().contains("timed out"), "{err}");

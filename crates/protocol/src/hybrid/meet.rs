@@ -11,7 +11,7 @@ use twofold_net::{Channel, ChannelOptions, Listener, PublicKey};
 
 use crate::error::ProtocolError;
 use crate::handshake::hex;
-use crate::messages::HybridHello;
+use crate::messages::{HybridHello, HELLO_SLACK};
 use crate::options::Role;
 
 /// Every connection of one computing party, by the peer's role.
@@ -124,7 +124,7 @@ impl Meeting<'_> {
         let timeout = self.channel.read_timeout;
         chan.set_read_timeout(self.wait.min(timeout))?;
         let mut buf = Vec::new();
-        chan.recv_frame(&mut buf)?;
+        chan.recv_frame_at_most(&mut buf, self.hello.encoded_len() + HELLO_SLACK)?;
         chan.set_read_timeout(timeout)?;
         HybridHello::decode(&buf)
     }
