@@ -1,12 +1,12 @@
 //! The secure channel: frames over TLS with pinned keys, and what an
 //! attacker on the path, a stranger and a wrong key get.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use twofold_net::{Channel, ChannelOptions, KeyPair, Listener, NetError, Security};
+use twofold_testkit::relay::{Direction, Fault, Relay};
 
 const DEADLINE: Duration = Duration::from_secs(10);
 
@@ -162,85 +162,14 @@ fn a_silent_peer_times_out_the_handshake() {
     drop(raw);
 }
 
-/// What a relay does to the client→server bytes.
-#[derive(Clone, Copy)]
-enum Tamper {
-    /// Flip the lowest bit of the byte at this offset.
-    Flip(usize),
-    /// Send the 1000 bytes before this offset twice.
-    Replay(usize),
-    /// Swap the first two 1000-byte pieces of the first read (of at least
-    /// 2000 bytes) past this offset.
-    Reorder(usize),
-    /// From this offset on, pass one byte every 50 ms.
-    Trickle(usize),
-}
-
-/// A relay to `target` that tampers with the client→server direction;
-/// returns its address.
-fn relay(target: SocketAddr, tamper: Tamper) -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    thread::spawn(move || {
-        let (client, _) = l.accept().unwrap();
-        let server = TcpStream::connect(target).unwrap();
-        let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-        thread::spawn(move || pipe(s2, c2, None));
-        pipe(client, server, Some(tamper));
-    });
-    addr
-}
-
-/// Copies `from` to `to`, tampering as told.
-fn pipe(mut from: TcpStream, mut to: TcpStream, tamper: Option<Tamper>) {
-    let mut seen = Vec::new();
-    let mut buf = vec![0u8; 8192];
-    let mut done = false;
-    while let Ok(n) = from.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        let start = seen.len();
-        seen.extend_from_slice(&buf[..n]);
-        let mut out = buf[..n].to_vec();
-        match tamper {
-            Some(Tamper::Flip(at)) if !done && seen.len() > at => {
-                out[at - start] ^= 1;
-                done = true;
-            }
-            Some(Tamper::Replay(at)) if !done && seen.len() > at => {
-                out.extend_from_slice(&seen[at - 1000..at]);
-                done = true;
-            }
-            Some(Tamper::Reorder(at)) if !done && seen.len() > at && n >= 2000 => {
-                let (first, second) = out.split_at_mut(1000);
-                first.swap_with_slice(&mut second[..1000]);
-                done = true;
-            }
-            Some(Tamper::Trickle(at)) if seen.len() > at => {
-                for &byte in &out {
-                    if to.write_all(&[byte]).is_err() {
-                        return;
-                    }
-                    thread::sleep(Duration::from_millis(50));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        if to.write_all(&out).is_err() {
-            break;
-        }
-    }
-    let _ = to.shutdown(std::net::Shutdown::Write);
-}
-
-/// Client sends 8 frames of 256 KiB through a relay that tampers, then
-/// waits for an answer; returns (server, client) results.
-fn through_relay(tamper: Tamper) -> (Result<(), NetError>, Result<(), NetError>) {
+/// Client sends 8 frames of 256 KiB through a relay that does `fault` to
+/// the client→server bytes, then waits for an answer; returns (server,
+/// client) results.
+fn through_relay(fault: Fault) -> (Result<(), NetError>, Result<(), NetError>) {
     let (a, b) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
     let (l, target) = listen(tls(&a, &b, 3000));
-    let addr = relay(target, tamper);
+    let relay = Relay::start(target, fault, Direction::ToListener, 0).unwrap();
+    let addr = relay.addr();
     let client = thread::spawn(move || -> Result<(), NetError> {
         let mut c = Channel::connect(addr, DEADLINE, tls(&b, &a, 3000))?;
         let frame = vec![0x5a; 256 << 10];
@@ -265,7 +194,10 @@ fn through_relay(tamper: Tamper) -> (Result<(), NetError>, Result<(), NetError>)
 
 #[test]
 fn an_untouched_relay_changes_nothing() {
-    let (s, c) = through_relay(Tamper::Flip(usize::MAX - 1));
+    let (s, c) = through_relay(Fault::Flip {
+        offset: u64::MAX - 1,
+        mask: 1,
+    });
     s.unwrap();
     c.unwrap();
 }
@@ -273,7 +205,10 @@ fn an_untouched_relay_changes_nothing() {
 #[test]
 fn a_flipped_bit_ends_both_ends_with_an_integrity_error() {
     let start = Instant::now();
-    let (s, c) = through_relay(Tamper::Flip(1_000_000));
+    let (s, c) = through_relay(Fault::Flip {
+        offset: 1_000_000,
+        mask: 1,
+    });
     assert!(is_integrity(&s), "{s:?}");
     assert!(s.unwrap_err().to_string().contains("modified"));
     assert!(is_integrity(&c), "{c:?}");
@@ -286,14 +221,20 @@ fn a_flipped_bit_ends_both_ends_with_an_integrity_error() {
 
 #[test]
 fn a_replayed_chunk_ends_both_ends_with_an_integrity_error() {
-    let (s, c) = through_relay(Tamper::Replay(1_000_000));
+    let (s, c) = through_relay(Fault::Duplicate {
+        offset: 999_000,
+        len: 1000,
+    });
     assert!(is_integrity(&s), "{s:?}");
     assert!(is_integrity(&c), "{c:?}");
 }
 
 #[test]
 fn reordered_chunks_end_both_ends_with_an_integrity_error() {
-    let (s, c) = through_relay(Tamper::Reorder(1_000_000));
+    let (s, c) = through_relay(Fault::Reorder {
+        offset: 1_000_000,
+        len: 1000,
+    });
     assert!(is_integrity(&s), "{s:?}");
     assert!(is_integrity(&c), "{c:?}");
 }
@@ -301,7 +242,10 @@ fn reordered_chunks_end_both_ends_with_an_integrity_error() {
 #[test]
 fn a_trickling_relay_times_out_within_one_frame_timeout() {
     let start = Instant::now();
-    let (s, _) = through_relay(Tamper::Trickle(100_000));
+    let (s, _) = through_relay(Fault::Trickle {
+        offset: 100_000,
+        millis: 50,
+    });
     assert!(matches!(s, Err(NetError::Timeout(_))), "{s:?}");
     assert!(
         start.elapsed() < Duration::from_secs(6),

@@ -1,7 +1,8 @@
 //! A TCP relay that stands between two parties and does one thing wrong: it
-//! flips, drops, duplicates, truncates or delays the bytes of one direction
-//! of one connection at a chosen offset, and forwards everything else as it
-//! comes. The fault-injection tests put it between two real processes.
+//! flips, drops, duplicates, reorders, truncates, delays or trickles the
+//! bytes of one direction of one connection at a chosen offset, and forwards
+//! everything else as it comes. The channel and fault-injection tests put it
+//! between two ends, threads or real processes.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -35,6 +36,14 @@ pub enum Fault {
         /// Bytes repeated.
         len: u64,
     },
+    /// Swap the first two `len`-byte pieces of the first read that holds
+    /// both, from `offset` on (bytes arriving out of order).
+    Reorder {
+        /// Position in the stream.
+        offset: u64,
+        /// Bytes in each piece.
+        len: u64,
+    },
     /// Close the connection, both ways, at `offset`.
     Truncate {
         /// Position in the stream.
@@ -47,6 +56,13 @@ pub enum Fault {
         /// How long.
         millis: u64,
     },
+    /// From `offset` on, pass one byte every `millis` milliseconds.
+    Trickle {
+        /// Position in the stream.
+        offset: u64,
+        /// The pause after each byte.
+        millis: u64,
+    },
 }
 
 impl Fault {
@@ -56,15 +72,17 @@ impl Fault {
             Fault::Flip { offset, .. }
             | Fault::Drop { offset, .. }
             | Fault::Duplicate { offset, .. }
+            | Fault::Reorder { offset, .. }
             | Fault::Truncate { offset }
-            | Fault::Delay { offset, .. } => offset,
+            | Fault::Delay { offset, .. }
+            | Fault::Trickle { offset, .. } => offset,
         }
     }
 
     /// Whether the fault changes the bytes that arrive (every fault but a
-    /// delay).
+    /// delay or a trickle).
     pub fn corrupts(self) -> bool {
-        !matches!(self, Fault::Delay { .. })
+        !matches!(self, Fault::Delay { .. } | Fault::Trickle { .. })
     }
 }
 
@@ -186,6 +204,8 @@ fn pump(mut src: TcpStream, mut dst: TcpStream, fault: Option<Fault>, applied: &
         fault,
         position: 0,
         cut: false,
+        done: false,
+        pace: None,
         applied,
     };
     let mut buf = vec![0u8; 64 << 10];
@@ -195,7 +215,14 @@ fn pump(mut src: TcpStream, mut dst: TcpStream, fault: Option<Fault>, applied: &
             Ok(n) => n,
         };
         let parts = stream.pass(&mut buf[..n]);
-        if parts.iter().any(|part| dst.write_all(part).is_err()) || stream.cut {
+        let sent = parts.iter().all(|part| {
+            let sent = dst.write_all(part).is_ok();
+            if let Some(pause) = stream.pace {
+                thread::sleep(pause);
+            }
+            sent
+        });
+        if !sent || stream.cut {
             break;
         }
     }
@@ -209,6 +236,10 @@ struct FaultyStream<'a> {
     position: u64,
     /// Set once the connection is to be cut after what was passed.
     cut: bool,
+    /// Set once a reorder has struck (it strikes once).
+    done: bool,
+    /// Once trickling: the pause after each piece.
+    pace: Option<Duration>,
     applied: &'a AtomicBool,
 }
 
@@ -222,6 +253,19 @@ impl FaultyStream<'_> {
         let Some(fault) = self.fault else {
             return vec![chunk];
         };
+        match fault {
+            Fault::Reorder { offset, len } => return self.reorder(chunk, start, offset, len),
+            Fault::Trickle { offset, millis } if end > offset => {
+                self.applied.store(true, Ordering::Relaxed);
+                let lo = (offset.max(start) - start) as usize;
+                let (head, rest) = chunk.split_at(lo);
+                let mut parts = vec![head];
+                parts.extend(rest.chunks(1));
+                self.pace = Some(Duration::from_millis(millis));
+                return parts;
+            }
+            _ => {}
+        }
         // The fault's span of bytes, as far as this chunk holds it.
         let span = match fault {
             Fault::Drop { len, .. } | Fault::Duplicate { len, .. } => len.max(1),
@@ -255,7 +299,29 @@ impl FaultyStream<'_> {
                 thread::sleep(Duration::from_millis(millis));
                 vec![chunk]
             }
+            Fault::Reorder { .. } | Fault::Trickle { .. } => vec![chunk],
         }
+    }
+
+    /// Swaps two `len`-byte pieces from `offset` on in `chunk` (which starts
+    /// at `start`), if it holds both and no reorder struck before.
+    fn reorder<'c>(
+        &mut self,
+        chunk: &'c mut [u8],
+        start: u64,
+        offset: u64,
+        len: u64,
+    ) -> Vec<&'c [u8]> {
+        let end = start + chunk.len() as u64;
+        let lo = offset.max(start);
+        if !self.done && lo + 2 * len <= end {
+            let (lo, len) = ((lo - start) as usize, len as usize);
+            let (first, second) = chunk[lo..lo + 2 * len].split_at_mut(len);
+            first.swap_with_slice(second);
+            self.done = true;
+            self.applied.store(true, Ordering::Relaxed);
+        }
+        vec![chunk]
     }
 }
 
@@ -271,6 +337,8 @@ mod tests {
             fault: Some(fault),
             position: 0,
             cut: false,
+            done: false,
+            pace: None,
             applied: &applied,
         };
         let mut out = Vec::new();
@@ -295,6 +363,16 @@ mod tests {
             (Fault::Duplicate { offset: 1, len: 2 }, b"abcbcdefgh", true),
             (Fault::Duplicate { offset: 3, len: 2 }, b"abcddeefgh", true),
             (Fault::Truncate { offset: 6 }, b"abcdef", true),
+            (Fault::Reorder { offset: 3, len: 2 }, b"abcdghef", true),
+            (Fault::Reorder { offset: 0, len: 2 }, b"cdabefgh", true),
+            (
+                Fault::Trickle {
+                    offset: 6,
+                    millis: 0,
+                },
+                b"abcdefgh",
+                true,
+            ),
             (
                 Fault::Delay {
                     offset: 0,

@@ -4,13 +4,13 @@
 //! mode with keys. Every failure must end both parties with an error and
 //! no output, never with a result.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-use std::thread;
 use std::time::{Duration, Instant};
+
+use twofold_testkit::relay::{Direction, Fault, Relay};
 
 mod keys;
 
@@ -86,86 +86,37 @@ fn refused(out: Output, who: &str, needles: &[&str]) -> String {
     err
 }
 
-/// What the relay does to the bytes from party A (the garbler) to B.
-#[derive(Clone, Copy, Debug)]
-enum Tamper {
-    Flip(usize),
-    Replay(usize),
-    Reorder(usize),
-}
-
-/// A relay from a listener to `target`, tampering with what `target`
-/// sends (party A listens there: its garbled tables) as `tamper` says.
-fn relay(target: String, tamper: Tamper) -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    thread::spawn(move || {
-        let (client, _) = l.accept().unwrap();
-        let start = Instant::now();
-        let server = loop {
-            match TcpStream::connect(&target) {
-                Ok(s) => break s,
-                Err(_) if start.elapsed() < Duration::from_secs(10) => {
-                    thread::sleep(Duration::from_millis(20))
-                }
-                Err(e) => panic!("{e}"),
-            }
-        };
-        let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-        thread::spawn(move || pipe(c2, s2, None));
-        pipe(server, client, Some(tamper));
-    });
-    addr
-}
-
-fn pipe(mut from: TcpStream, mut to: TcpStream, tamper: Option<Tamper>) {
-    let (mut seen, mut done) = (Vec::new(), false);
-    let mut buf = vec![0u8; 16 << 10];
-    while let Ok(n) = from.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        let start = seen.len();
-        seen.extend_from_slice(&buf[..n]);
-        let mut out = buf[..n].to_vec();
-        match tamper {
-            Some(Tamper::Flip(at)) if !done && seen.len() > at => {
-                out[at - start] ^= 0x10;
-                done = true;
-            }
-            Some(Tamper::Replay(at)) if !done && seen.len() > at => {
-                out.extend_from_slice(&seen[at - 4096..at]);
-                done = true;
-            }
-            Some(Tamper::Reorder(at)) if !done && seen.len() > at && n >= 2000 => {
-                let (first, second) = out.split_at_mut(1000);
-                first.swap_with_slice(&mut second[..1000]);
-                done = true;
-            }
-            _ => {}
-        }
-        if to.write_all(&out).is_err() {
-            break;
-        }
-    }
-    let _ = to.shutdown(std::net::Shutdown::Write);
+/// A relay to party A listening at `target` that does `fault` to what A
+/// sends (its garbled tables) on the first connection.
+fn relay(target: &str, fault: Fault) -> Relay {
+    Relay::start(target.parse().unwrap(), fault, Direction::ToConnector, 0).unwrap()
 }
 
 #[test]
 fn tampering_on_the_wire_ends_both_parties_with_an_integrity_error_and_no_output() {
     let program = big_program();
-    for tamper in [
-        Tamper::Flip(1_000_000),
-        Tamper::Replay(1_000_000),
-        Tamper::Reorder(1_000_000),
+    for fault in [
+        Fault::Flip {
+            offset: 1_000_000,
+            mask: 0x10,
+        },
+        Fault::Duplicate {
+            offset: 1_000_000,
+            len: 4096,
+        },
+        Fault::Reorder {
+            offset: 1_000_000,
+            len: 1000,
+        },
     ] {
         let addr = free_addr();
         let start = Instant::now();
         let a = party(program, "a", "--listen", &addr, &keys::two("a"));
-        let via = relay(addr, tamper).to_string();
+        let relay = relay(&addr, fault);
+        let via = relay.addr().to_string();
         let b = party(program, "b", "--connect", &via, &keys::two("b"));
         let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
-        let who = format!("{tamper:?}");
+        let who = format!("{fault:?}");
         let integrity = "integrity/authentication check";
         refused(b, &format!("B, {who}"), &[integrity]);
         refused(a, &format!("A, {who}"), &[integrity]);
@@ -188,7 +139,14 @@ fn an_untouched_relay_gives_the_result() {
         &addr,
         &keys::two("a"),
     );
-    let via = relay(addr, Tamper::Flip(usize::MAX - 1)).to_string();
+    let relay = relay(
+        &addr,
+        Fault::Flip {
+            offset: u64::MAX - 1,
+            mask: 1,
+        },
+    );
+    let via = relay.addr().to_string();
     let b = party(
         Path::new(millionaires),
         "b",
