@@ -183,6 +183,19 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 20) as f64
 }
 
+/// Both parties' inputs to `program`, every bit zero.
+pub(super) fn zero_inputs(program: &Program) -> (PartyInputs, PartyInputs) {
+    let zeros = |party| -> PartyInputs {
+        program
+            .main
+            .inputs
+            .iter()
+            .map(|v| (v.party == party).then(|| vec![false; v.width as usize]))
+            .collect()
+    };
+    (zeros(Party::A), zeros(Party::B))
+}
+
 /// Full protocol over loopback with all inputs zero, both parties in this
 /// process: AND gates per second (median of `runs`) and the bytes both
 /// parties sent.
@@ -192,15 +205,7 @@ fn protocol_runs(
     threads: u32,
     runs: usize,
 ) -> Result<(f64, u64)> {
-    let zeros = |party| -> PartyInputs {
-        program
-            .main
-            .inputs
-            .iter()
-            .map(|v| (v.party == party).then(|| vec![false; v.width as usize]))
-            .collect()
-    };
-    let (a, b) = (zeros(Party::A), zeros(Party::B));
+    let (a, b) = zero_inputs(program);
     let opts = SessionOptions {
         schedule,
         threads,

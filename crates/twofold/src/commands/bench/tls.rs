@@ -8,9 +8,9 @@
 
 use anyhow::Result;
 use serde::Serialize;
-use twofold_circuit::{Party, Program};
+use twofold_circuit::Program;
 use twofold_net::{ChannelOptions, KeyPair, Security};
-use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
+use twofold_protocol::{run_local, Schedule, SessionOptions};
 
 use super::median;
 use crate::commands::Report;
@@ -51,15 +51,7 @@ pub fn secure_channel(
     runs: usize,
     mut log: impl FnMut(&str),
 ) -> Result<SecureChannel> {
-    let zeros = |party| -> PartyInputs {
-        program
-            .main
-            .inputs
-            .iter()
-            .map(|v| (v.party == party).then(|| vec![false; v.width as usize]))
-            .collect()
-    };
-    let (a, b) = (zeros(Party::A), zeros(Party::B));
+    let (a, b) = super::zero_inputs(program);
     let opts = SessionOptions {
         schedule,
         threads,
