@@ -20,6 +20,7 @@ use super::run3::{run_three, ThreeParties};
 use super::{OutputArgs, PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
+use crate::memory::check_session;
 use crate::progress::and_gate_bar;
 
 /// Who learns the output, on the command line.
@@ -213,11 +214,16 @@ fn run_two(args: &RunArgs) -> Result<String> {
         write_timeout: timeout,
         ..ChannelOptions::default()
     };
+    let threads = args.threads.unwrap_or_else(cores).max(1);
+    if let Some(limit) = args.program.max_memory() {
+        let parties = if endpoint.is_none() { 2 } else { 1 };
+        check_session(&loaded.program, threads, parties, limit)?;
+    }
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
     let session = SessionOptions {
         reveal,
         schedule: args.schedule,
-        threads: args.threads.unwrap_or_else(cores).max(1),
+        threads,
         ipp: match (args.ipp, args.ipp_no_overlap) {
             (false, _) => IppMode::Off,
             (true, false) => IppMode::On,
@@ -281,6 +287,11 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         .as_deref()
         .context("--store DIR is needed with --parties 3")?;
     let loaded = args.program.load()?;
+    let threads = args.threads.unwrap_or_else(cores).max(1);
+    if let Some(limit) = args.program.max_memory() {
+        let parties = if role.is_none() { 3 } else { 1 };
+        check_session(&loaded.program, threads, parties, limit)?;
+    }
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
     let how = ThreeParties {
         role,
@@ -292,7 +303,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         opts: HybridOptions {
             input_kinds: Vec::new(),
             output_kind: args.kind,
-            threads: args.threads.unwrap_or_else(cores).max(1),
+            threads,
             schedule: args.schedule,
             scheme: args.scheme,
             fgp_min_ands: args.fgp_min_ands,
