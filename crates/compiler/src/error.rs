@@ -37,7 +37,7 @@ pub struct CompileError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Exceeded {
     /// More than [`crate::Limits::max_steps`] steps of compile-time work.
-    #[error("the program needs more than {max} steps of compile-time work (statements and expressions lowered, loop iterations checked); its loops run too often at compile time")]
+    #[error("the program needs more than {max} steps of compile-time work (statements and expressions lowered, loop iterations checked, gates made while probing loops); its loops run too often at compile time")]
     Steps {
         /// The limit.
         max: u64,

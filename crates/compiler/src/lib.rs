@@ -136,9 +136,11 @@ pub struct Limits {
     /// Most tokens the preprocessor may produce (bounds macro expansion).
     pub max_tokens: usize,
     /// Most steps of compile-time work: statements and expressions
-    /// lowered, loop iterations checked against a template (bounds the
-    /// time of loops that make no gates; the default takes about ten
-    /// seconds).
+    /// lowered, loop iterations checked against a template, gates asked of
+    /// the builder while probing a loop's iterations (a few steps each).
+    /// Bounds the time of loops that make no gates, or whose probes are
+    /// thrown away; the default takes seconds (20 on a loaded 2-vCPU
+    /// machine).
     pub max_steps: u64,
     /// Most bytes lowering may hold, as it estimates them: gates of the
     /// frames being built, range tapes, objects, and the templates of the

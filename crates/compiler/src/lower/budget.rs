@@ -3,9 +3,9 @@
 //! loops make no gates (or whose gates the builder shares) still ends in a
 //! clear error instead of running for hours or exhausting memory.
 //!
-//! A step is a statement or an expression lowered, a loop iteration
-//! checked against a template, or a gate asked of the builder while probing
-//! an iteration. The memory estimate counts what grows with
+//! A step is a statement or an expression lowered or a loop iteration
+//! checked against a template; a gate asked of the builder while probing
+//! an iteration counts as [`PROBE_GATE_STEPS`] steps. The memory estimate counts what grows with
 //! the work: the gates of the frames being built, the range tapes being
 //! recorded, the objects (their leaves), and the probes that loops hold
 //! (their frames, canonical forms and tapes, charged while they live).
@@ -18,6 +18,12 @@ use crate::range::Tape;
 
 /// Steps between two checks of the budgets.
 const CHECK_EVERY: u64 = 1 << 12;
+
+/// Steps a gate asked of the builder while probing counts for: it is
+/// hashed, kept in the probe's frame, put in its canonical form and its
+/// ranges taped, and all of it is thrown away if the probe does not match
+/// (measured: several times the time of a statement step).
+const PROBE_GATE_STEPS: u64 = 4;
 
 /// Bytes a gate of a frame being built costs over the compilation: the
 /// gate, the builder's structural hash entry and the slack of both growing
@@ -116,15 +122,16 @@ impl Lower<'_> {
     }
 
     /// The work so far: steps, and gates asked of the builder while
-    /// probing (speculative work, undone when iterations do not match;
-    /// the gates of the program itself are bounded by
-    /// [`crate::Limits::max_gates`]).
+    /// probing, [`PROBE_GATE_STEPS`] steps each (speculative work, undone
+    /// when iterations do not match; the gates of the program itself are
+    /// bounded by [`crate::Limits::max_gates`]).
     fn work(&self) -> u64 {
         let probing = self
             .probes
             .first()
             .map_or(0, |p| p.requested_since(&self.b));
-        self.steps + self.speculative + probing
+        let gates = self.speculative + probing;
+        self.steps + gates.saturating_mul(PROBE_GATE_STEPS)
     }
 
     /// The estimate of the bytes lowering holds (see the module docs).
