@@ -129,9 +129,26 @@ impl Lower<'_> {
         let probing = self
             .probes
             .first()
-            .map_or(0, |p| p.requested_since(&self.b));
+            .map_or(0, |p| self.b.requested_gates() - p.requested);
         let gates = self.speculative + probing;
         self.steps + gates.saturating_mul(PROBE_GATE_STEPS)
+    }
+
+    /// Notes that a probe begun when the builder had been asked for
+    /// `requested` gates ended: if it was the outermost, the gates asked
+    /// since are speculative work done.
+    pub(super) fn end_speculation(&mut self, requested: u64) {
+        if self.probes.is_empty() {
+            self.speculative += self.b.requested_gates() - requested;
+        }
+    }
+
+    /// Drops the objects from `keep` on (made by a probe), and their leaves
+    /// from the count.
+    pub(super) fn truncate_objects(&mut self, keep: usize) {
+        let dropped: usize = self.objs[keep..].iter().map(|o| o.slots.len()).sum();
+        self.leaves -= dropped as u64;
+        self.objs.truncate(keep);
     }
 
     /// The estimate of the bytes lowering holds (see the module docs).

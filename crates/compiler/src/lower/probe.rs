@@ -45,7 +45,7 @@ pub(super) struct ProbeState {
     /// Ranges read so far (the tape's inputs).
     ranges: usize,
     /// Gates asked of the builder before the probe began.
-    requested: u64,
+    pub(super) requested: u64,
     /// The fresh input standing for each outer wire observed (the same
     /// wire in two locations is the same input).
     fresh_of: HashMap<Wire, Wire>,
@@ -210,11 +210,6 @@ impl ProbeState {
         self.inputs.first().copied()
     }
 
-    /// Gates asked of `b` since the probe began.
-    pub(super) fn requested_since(&self, b: &Builder) -> u64 {
-        b.requested_gates() - self.requested
-    }
-
     /// The older locations the iteration has written so far, in order.
     pub(super) fn written(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.written.keys().copied()
@@ -257,9 +252,7 @@ impl<'p> Lower<'p> {
     /// over the frame's wires).
     pub(super) fn end_probe(&mut self, extras: Vec<Slot>) -> Probe {
         let st = self.probes.pop().expect("a probe was begun");
-        if self.probes.is_empty() {
-            self.speculative += self.b.requested_gates() - st.requested;
-        }
+        self.end_speculation(st.requested);
         let level = self.journal.pop().expect("the probe's journal level");
         debug_assert_eq!(st.level, self.journal.len());
         let mut writes = Vec::new();
@@ -336,9 +329,7 @@ impl<'p> Lower<'p> {
     /// Drops what the lowering learnt inside a probe: its objects and the
     /// merges and implications over its wires (from `first_wire` on).
     fn forget_probe(&mut self, outer_objs: usize, first_wire: Option<Wire>) {
-        let dropped: usize = self.objs[outer_objs..].iter().map(|o| o.slots.len()).sum();
-        self.leaves -= dropped as u64;
-        self.objs.truncate(outer_objs);
+        self.truncate_objects(outer_objs);
         let inner = |b: &Bit| matches!((b, first_wire), (Bit::Wire(w), Some(f)) if *w >= f);
         self.merged
             .retain(|k, (c, ..)| k.0 < outer_objs && !inner(c));
