@@ -50,6 +50,8 @@ pub struct Builder {
     frame: FrameState,
     /// The frames it is nested in, innermost last.
     outer: Vec<FrameState>,
+    /// Gates asked for that constant folding did not answer.
+    requested: u64,
 }
 
 /// The gates, blocks and hashing state of one frame.
@@ -123,6 +125,13 @@ impl Builder {
     /// enclosing it.
     pub fn held_gates(&self) -> usize {
         self.frame.gates.len() + self.outer.iter().map(|f| f.gates.len()).sum::<usize>()
+    }
+
+    /// Gates asked for so far that constant folding did not answer
+    /// (structural hashing may have found them made already): a measure of
+    /// the builder's work.
+    pub fn requested_gates(&self) -> u64 {
+        self.requested
     }
 
     /// Number of AND gates emitted so far in the current frame.
@@ -227,6 +236,7 @@ impl Builder {
     }
 
     fn emit(&mut self, gate: Gate) -> Bit {
+        self.requested += 1;
         let hash = gate_hash(&gate);
         let FrameState { gates, hashed, .. } = &mut self.frame;
         let same = |&i: &u32| gates[i as usize].rewire(|w| w, 0) == gate;

@@ -11,6 +11,7 @@ pub mod levels;
 pub mod overlap;
 pub mod prepare;
 pub mod program;
+pub mod size;
 pub mod synthetic;
 pub mod value;
 pub mod walk;

@@ -27,6 +27,35 @@ pub struct CompileError {
     pub col: u32,
     /// What is wrong.
     pub message: String,
+    /// The bound of [`crate::Limits`] the program went past, if that is
+    /// what is wrong.
+    pub exceeded: Option<Exceeded>,
+}
+
+/// A bound on the work or the memory of a compilation (see
+/// [`crate::Limits`]) that a program went past.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Exceeded {
+    /// More than [`crate::Limits::max_steps`] steps of compile-time work.
+    #[error("the program needs more than {max} steps of compile-time work (statements and expressions lowered, loop iterations checked, gates made while probing loops); its loops run too often at compile time")]
+    Steps {
+        /// The limit.
+        max: u64,
+    },
+    /// More than [`crate::Limits::max_memory`] bytes held while compiling.
+    #[error("compiling the program would need more than --max-memory ({}) of memory (about {} held by gates, range tapes and objects while lowering); make the loops keepable or the program smaller", twofold_circuit::size::show(*max), twofold_circuit::size::show(*held))]
+    Memory {
+        /// The limit, in bytes.
+        max: u64,
+        /// The bytes the compiler estimated it held when it stopped.
+        held: u64,
+    },
+    /// More than [`crate::Limits::max_gates`] gates held while compiling.
+    #[error("the program needs more than {max} gates while compiling; make the loops keepable or the program smaller")]
+    Gates {
+        /// The limit.
+        max: u64,
+    },
 }
 
 impl fmt::Display for CompileError {
@@ -48,6 +77,8 @@ pub struct Diag {
     pub loc: Loc,
     /// What.
     pub message: String,
+    /// The limit gone past, if that is the error.
+    pub exceeded: Option<Exceeded>,
 }
 
 /// Result of the internal passes.
@@ -55,9 +86,15 @@ pub type DResult<T> = Result<T, Diag>;
 
 /// Builds an internal error at `loc`.
 pub fn err<T>(loc: Loc, message: impl Into<String>) -> DResult<T> {
+    Err(diag(loc, message))
+}
+
+/// Builds the error of a limit gone past at `loc`.
+pub fn exceeded<T>(loc: Loc, what: Exceeded) -> DResult<T> {
     Err(Diag {
         loc,
-        message: message.into(),
+        message: what.to_string(),
+        exceeded: Some(what),
     })
 }
 
@@ -66,6 +103,7 @@ pub fn diag(loc: Loc, message: impl Into<String>) -> Diag {
     Diag {
         loc,
         message: message.into(),
+        exceeded: None,
     }
 }
 
@@ -80,6 +118,7 @@ impl Diag {
             line: self.loc.line,
             col: self.loc.col,
             message: self.message,
+            exceeded: self.exceeded,
         }
     }
 }

@@ -41,6 +41,7 @@ fn verr(pos: usize, message: impl Into<String>) -> CompileError {
         line: 1,
         col: pos as u32 + 1,
         message: message.into(),
+        exceeded: None,
     }
 }
 

@@ -135,6 +135,36 @@ pub struct Limits {
     pub max_nesting: usize,
     /// Most tokens the preprocessor may produce (bounds macro expansion).
     pub max_tokens: usize,
+    /// Most steps of compile-time work: statements and expressions
+    /// lowered, loop iterations checked against a template, gates asked of
+    /// the builder while probing a loop's iterations (a few steps each).
+    /// Bounds the time of loops that make no gates, or whose probes are
+    /// thrown away; the default takes seconds (20 on a loaded 2-vCPU
+    /// machine).
+    pub max_steps: u64,
+    /// Most bytes lowering may hold, as it estimates them: gates of the
+    /// frames being built, range tapes, objects, and the templates of the
+    /// loops being kept (`--max-memory`).
+    pub max_memory: u64,
+}
+
+/// The default of [`Limits::max_steps`].
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
+
+/// The default of [`Limits::max_memory`]: 8 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 8 << 30;
+
+impl Limits {
+    /// The limits for a compilation that may use at most `bytes` of memory
+    /// (`--max-memory`): the memory estimate is bounded by it, and the
+    /// gates held by what they take.
+    pub fn for_memory(bytes: u64) -> Limits {
+        Limits {
+            max_memory: bytes,
+            max_gates: Limits::default().max_gates.min(bytes / lower::GATE_BYTES),
+            ..Limits::default()
+        }
+    }
 }
 
 impl Default for Limits {
@@ -144,6 +174,8 @@ impl Default for Limits {
             max_iterations: 50_000_000,
             max_nesting: 2000,
             max_tokens: 1 << 20,
+            max_steps: DEFAULT_MAX_STEPS,
+            max_memory: DEFAULT_MAX_MEMORY,
         }
     }
 }
@@ -232,6 +264,7 @@ pub fn compile(
                     line: 0,
                     col: 0,
                     message: "internal compiler error".into(),
+                    exceeded: None,
                 })
             }),
             Err(e) => Err(CompileError {
@@ -239,6 +272,7 @@ pub fn compile(
                 line: 0,
                 col: 0,
                 message: format!("cannot start the compiler thread: {e}"),
+                exceeded: None,
             }),
         }
     })
@@ -253,6 +287,7 @@ pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<CompiledProgra
         line: 0,
         col: 0,
         message: format!("cannot read the file: {e}"),
+        exceeded: None,
     })?;
     compile(&source, &name, opts)
 }
@@ -278,6 +313,7 @@ fn compile_inner(
         line: 0,
         col: 0,
         message: format!("cannot finish the circuit: {e}"),
+        exceeded: None,
     })?;
     let loops = lowered
         .loops

@@ -217,6 +217,16 @@ impl Tape {
         TAPES.with(|t| t.borrow_mut().0.clear());
     }
 
+    /// The bytes this tape holds.
+    pub fn bytes(&self) -> u64 {
+        (self.ops.capacity() * std::mem::size_of::<Op>()) as u64
+    }
+
+    /// The bytes the tapes being recorded hold.
+    pub fn held_bytes() -> u64 {
+        TAPES.with(|t| t.borrow().0.iter().map(Tape::bytes).sum())
+    }
+
     fn push(&mut self, op: Op) -> Sym {
         self.ops.push(op);
         Sym {

@@ -218,6 +218,8 @@ fn small_limits() -> CompileOptions {
             max_gates: RUN_BUDGET,
             max_iterations: 1 << 12,
             max_tokens: 1 << 12,
+            max_steps: 1 << 22,
+            max_memory: 256 << 20,
             ..Limits::default()
         },
         ..CompileOptions::default()

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod infile;
 pub mod inputs;
 pub mod load;
+pub mod memory;
 pub mod plot;
 pub mod progress;
 pub mod store;

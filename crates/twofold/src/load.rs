@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
-use twofold_compiler::{compile_file, CType, CompileOptions, LoopVerdict};
+use twofold_compiler::{compile_file, CType, CompileOptions, Limits, LoopVerdict};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -45,6 +45,9 @@ pub struct LoadOptions {
     pub no_regions: bool,
     /// C only: unroll every loop.
     pub no_loops: bool,
+    /// C only: the memory compiling may use (`--max-memory`; `None`: the
+    /// compiler's default limits).
+    pub max_memory: Option<u64>,
 }
 
 /// Loads `path`: C source (by the `.c` extension), a binary program (by its
@@ -60,6 +63,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
                 owners: opts.owners.clone(),
                 regions: !opts.no_regions,
                 loops: !opts.no_loops,
+                limits: opts
+                    .max_memory
+                    .map_or_else(Limits::default, Limits::for_memory),
                 ..CompileOptions::default()
             },
         )

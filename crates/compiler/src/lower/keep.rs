@@ -72,6 +72,8 @@ struct Counted {
     first: i128,
     step: i128,
     trips: u64,
+    /// Where the loop's condition is (for errors).
+    loc: Loc,
 }
 
 /// The most iterations a kept loop may have.
@@ -346,6 +348,7 @@ impl<'p> Lower<'p> {
             first,
             step: s,
             trips: trips as u64,
+            loc: cond.loc,
         };
         // The condition, in C's own terms, at the first value, the last
         // one in the loop and the one that ends it.

@@ -15,13 +15,14 @@ use std::rc::Rc;
 use twofold_circuit::{Bit, Builder, FrameMark, Gate, Party, Wire};
 
 use crate::ast::*;
-use crate::error::{diag, err, DResult, Loc};
+use crate::error::{diag, err, exceeded, DResult, Exceeded, Loc};
 use crate::gates::{self, Bits};
 use crate::parser::const_eval;
 use crate::types::{CType, Scalar};
 use crate::value::{mux_word, Ptr, SecIdx, Slot, Val, Word};
 use crate::CompileOptions;
 
+mod budget;
 mod call;
 mod decl;
 mod expr;
@@ -32,6 +33,7 @@ mod probe;
 mod region;
 mod stmt;
 
+pub use budget::GATE_BYTES;
 pub use keep::LoopReport;
 
 /// Iterations of a loop with a secret exit condition allowed without
@@ -111,6 +113,9 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         output_objs: Vec::new(),
         secret_depth: 0,
         depth: 0,
+        steps: 0,
+        speculative: 0,
+        leaves: 0,
         merged: HashMap::default(),
         by_sel: HashMap::default(),
         implied: HashMap::default(),
@@ -142,6 +147,12 @@ struct Lower<'p> {
     /// Statements and expressions being lowered, one inside the other
     /// (across inlined calls).
     depth: usize,
+    /// Steps of work so far (see [`budget`]).
+    steps: u64,
+    /// Gates asked of the builder while probing, by probes that ended.
+    speculative: u64,
+    /// Leaves of the objects in `objs`.
+    leaves: u64,
     /// Locations holding a merge `sel ? t : e`: (sel, t, e, merged value).
     merged: HashMap<(usize, usize), (Bit, Slot, Slot, Slot)>,
     /// The locations of `merged` by selector.
@@ -193,17 +204,16 @@ impl<'p> Lower<'p> {
     fn check_gates(&self, loc: Loc) -> DResult<()> {
         let max = self.opts.limits.max_gates;
         if self.b.held_gates() as u64 > max {
-            return err(
-                loc,
-                format!("the program needs more than {max} gates while compiling; make the loops keepable or the program smaller"),
-            );
+            return exceeded(loc, Exceeded::Gates { max });
         }
         Ok(())
     }
 
     /// Runs `step` one level deeper into the program, failing past
-    /// [`MAX_LOWER_DEPTH`] (deep expressions inside deep recursion).
+    /// [`MAX_LOWER_DEPTH`] (deep expressions inside deep recursion); counts
+    /// a step of work (see [`budget`]).
     fn nested<T>(&mut self, loc: Loc, step: impl FnOnce(&mut Self) -> DResult<T>) -> DResult<T> {
+        self.step(loc)?;
         if self.depth >= MAX_LOWER_DEPTH {
             return err(
                 loc,
@@ -231,6 +241,8 @@ impl<'p> Lower<'p> {
             leaf_tys: Rc::new(tys),
             slots,
         });
+        self.leaves += n as u64;
+        self.check_object(n, loc)?;
         Ok(self.objs.len() - 1)
     }
 

@@ -44,6 +44,8 @@ pub(super) struct ProbeState {
     counters: Vec<Counter>,
     /// Ranges read so far (the tape's inputs).
     ranges: usize,
+    /// Gates asked of the builder before the probe began.
+    pub(super) requested: u64,
     /// The fresh input standing for each outer wire observed (the same
     /// wire in two locations is the same input).
     fresh_of: HashMap<Wire, Wire>,
@@ -198,6 +200,8 @@ pub(super) struct Probe {
     pub widths: HashMap<usize, usize>,
     /// Its canonical form, once computed.
     canonical: std::cell::OnceCell<Vec<i128>>,
+    /// The memory it holds, in the lowering's estimate.
+    _charge: super::budget::Charge,
 }
 
 impl ProbeState {
@@ -239,6 +243,7 @@ impl<'p> Lower<'p> {
             ranges: 0,
             fresh_of: HashMap::default(),
             failed: None,
+            requested: self.b.requested_gates(),
         });
     }
 
@@ -247,6 +252,7 @@ impl<'p> Lower<'p> {
     /// over the frame's wires).
     pub(super) fn end_probe(&mut self, extras: Vec<Slot>) -> Probe {
         let st = self.probes.pop().expect("a probe was begun");
+        self.end_speculation(st.requested);
         let level = self.journal.pop().expect("the probe's journal level");
         debug_assert_eq!(st.level, self.journal.len());
         let mut writes = Vec::new();
@@ -301,7 +307,9 @@ impl<'p> Lower<'p> {
                 format!("internal: the iteration reads wire {w} made outside it")
             });
         }
+        let charge = super::budget::Charge::probe(frame.gates.len() as u64, &tape);
         Probe {
+            _charge: charge,
             frame,
             observations: st.observations,
             derived: st.derived,
@@ -321,7 +329,7 @@ impl<'p> Lower<'p> {
     /// Drops what the lowering learnt inside a probe: its objects and the
     /// merges and implications over its wires (from `first_wire` on).
     fn forget_probe(&mut self, outer_objs: usize, first_wire: Option<Wire>) {
-        self.objs.truncate(outer_objs);
+        self.truncate_objects(outer_objs);
         let inner = |b: &Bit| matches!((b, first_wire), (Bit::Wire(w), Some(f)) if *w >= f);
         self.merged
             .retain(|k, (c, ..)| k.0 < outer_objs && !inner(c));

@@ -37,6 +37,11 @@ pub struct ProgramArgs {
     /// C only: unroll every loop (the program as one flat circuit).
     #[arg(long)]
     pub no_loops: bool,
+    /// Most memory to use (e.g. 512M, 4G, 1.5GiB): compiling C stops with
+    /// an error past it, and `run` refuses a program whose estimated peak
+    /// exceeds it before starting (default: 3/4 of the physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_max_memory)]
+    pub max_memory: Option<u64>,
 }
 
 impl ProgramArgs {
@@ -47,8 +52,14 @@ impl ProgramArgs {
             unwind: self.unwind,
             no_regions: self.no_regions,
             no_loops: self.no_loops,
+            max_memory: self.max_memory(),
         };
         load(&self.file, &opts)
+    }
+
+    /// `--max-memory`, or its default (`None`: no limit).
+    pub fn max_memory(&self) -> Option<u64> {
+        self.max_memory.or_else(crate::memory::default_max_memory)
     }
 }
 

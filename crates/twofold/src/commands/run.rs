@@ -21,6 +21,7 @@ use super::secure::SecureArgs;
 use super::{OutputArgs, PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
+use crate::memory::check_session;
 use crate::progress::and_gate_bar;
 
 /// Who learns the output, on the command line.
@@ -225,11 +226,16 @@ fn run_two(args: &RunArgs) -> Result<String> {
         security,
         ..ChannelOptions::default()
     };
+    let threads = args.threads.unwrap_or_else(cores).max(1);
+    if let Some(limit) = args.program.max_memory() {
+        let parties = if endpoint.is_none() { 2 } else { 1 };
+        check_session(&loaded.program, threads, parties, limit)?;
+    }
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
     let session = SessionOptions {
         reveal,
         schedule: args.schedule,
-        threads: args.threads.unwrap_or_else(cores).max(1),
+        threads,
         ipp: match (args.ipp, args.ipp_no_overlap) {
             (false, _) => IppMode::Off,
             (true, false) => IppMode::On,
@@ -300,6 +306,11 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         Some(role) => args.secure.three_parties(role)?,
     };
     let loaded = args.program.load()?;
+    let threads = args.threads.unwrap_or_else(cores).max(1);
+    if let Some(limit) = args.program.max_memory() {
+        let parties = if role.is_none() { 3 } else { 1 };
+        check_session(&loaded.program, threads, parties, limit)?;
+    }
     let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
     let how = ThreeParties {
         role,
@@ -313,7 +324,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         opts: HybridOptions {
             input_kinds: Vec::new(),
             output_kind: args.kind,
-            threads: args.threads.unwrap_or_else(cores).max(1),
+            threads,
             schedule: args.schedule,
             scheme: args.scheme,
             fgp_min_ands: args.fgp_min_ands,

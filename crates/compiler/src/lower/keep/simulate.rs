@@ -16,6 +16,7 @@ impl Lower<'_> {
     /// the template are equal bits): its writes then hold tokens (what they
     /// held before is kept in the run, to undo it). Returns whether it did.
     pub(super) fn simulate(&mut self, run: &mut Run, (c, m): (&Counted, u64)) -> DResult<bool> {
+        self.step(c.loc)?;
         let j = m - run.start;
         if !self.fits(run, j) {
             return Ok(false);
