@@ -197,8 +197,7 @@ fn connect_retrying(target: SocketAddr, wait: Duration) -> io::Result<TcpStream>
     }
 }
 
-/// Copies `src` to `dst` until either ends, applying `fault` on the way;
-/// then closes both ways of both sockets, so each party sees the end.
+/// Copies `src` to `dst` until either ends, applying `fault` on the way.
 fn pump(mut src: TcpStream, mut dst: TcpStream, fault: Option<Fault>, applied: &AtomicBool) {
     let mut stream = FaultyStream {
         fault,
@@ -222,12 +221,20 @@ fn pump(mut src: TcpStream, mut dst: TcpStream, fault: Option<Fault>, applied: &
             }
             sent
         });
-        if !sent || stream.cut {
+        if stream.cut {
+            // Truncated: both ways end here.
+            let _ = src.shutdown(Shutdown::Both);
+            let _ = dst.shutdown(Shutdown::Both);
+            return;
+        }
+        if !sent {
             break;
         }
     }
-    let _ = src.shutdown(Shutdown::Both);
-    let _ = dst.shutdown(Shutdown::Both);
+    // The sender finished (or the receiver left): pass the end on, and
+    // leave the other direction running, so that what the receiver still
+    // says (a TLS alert) reaches the sender.
+    let _ = dst.shutdown(Shutdown::Write);
 }
 
 /// The faulted stream's state: how far it has gone.
