@@ -8,9 +8,11 @@
 //!
 //! With more than one thread, an engine garbles (evaluates) every AND run of
 //! at least [`FGP_MIN_ANDS`] gates in parallel (fine-grained parallelism):
-//! the run is cut into one contiguous part per thread, each part is garbled
-//! with the gate ids (and coins) it has in the sequential order, and the
-//! tables are sent in that order.
+//! the run goes in rounds of at most `threads × 32768` gates, each round is
+//! cut into one contiguous part per thread, each part is garbled with the
+//! gate ids (and coins) it has in the sequential order, and each part's
+//! tables go out as one frame, in that order: frames stay small and the
+//! evaluator, cutting the run alike, reads them as one stream.
 
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -92,13 +94,22 @@ fn for_each_step(
     Ok(())
 }
 
+/// Gates of a split AND run one thread garbles (evaluates) before the
+/// tables are sent: a split run goes in rounds of `threads × PART_GATES`
+/// gates, each thread's part of a round is sent as one frame of at most
+/// 1 MiB of half-gates tables, so frames and memory stay bounded however
+/// wide the level.
+const PART_GATES: usize = 1 << 15;
+
 /// Reusable buffers of one thread's part of a parallel AND run: its gates
 /// renamed over a local label array (two inputs per gate, then the outputs),
-/// so that parts share no memory they write, and its tables.
+/// so that parts share no memory they write, its tables, and how its last
+/// work ended.
 struct Part<L> {
     gates: Vec<Gate>,
     labels: Vec<L>,
     tables: Vec<u8>,
+    failed: Option<CryptoError>,
 }
 
 impl<L> Default for Part<L> {
@@ -107,6 +118,7 @@ impl<L> Default for Part<L> {
             gates: Vec::new(),
             labels: Vec::new(),
             tables: Vec::new(),
+            failed: None,
         }
     }
 }
@@ -143,20 +155,47 @@ fn part_bounds(n: usize, k: usize, p: usize) -> (usize, usize) {
     (n * p / k, n * (p + 1) / k)
 }
 
+/// The rounds of a split run of `n` gates on `k` threads: consecutive
+/// ranges of at most `k × PART_GATES` gates.
+fn rounds(n: usize, k: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let step = k * PART_GATES;
+    (0..n).step_by(step).map(move |s| s..n.min(s + step))
+}
+
+/// Runs `work(part, index)` on every part at once: part 0 on the calling
+/// thread, the others on the thread pool (one pool hand-off a round, not
+/// one per part and a wait for all).
+fn on_parts<L: Send>(
+    parts: &mut [Part<L>],
+    work: impl Fn(&mut Part<L>, usize) -> Result<(), CryptoError> + Sync,
+) -> Result<(), CryptoError> {
+    let (first, rest) = parts.split_first_mut().expect("at least one part");
+    let work = &work;
+    rayon::in_place_scope(|s| {
+        for (p, part) in (1..).zip(rest.iter_mut()) {
+            s.spawn(move |_| part.failed = work(part, p).err());
+        }
+        first.failed = work(first, 0).err();
+    });
+    match parts.iter_mut().find_map(|p| p.failed.take()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Splits `run` into one part per buffer in `parts`, loads each and runs
-/// `work(part, index of the part, first gate index of the part)` on the
-/// thread pool; then writes the parts' outputs to their wires.
+/// `work(part, index of the part, first gate index of the part)` on all
+/// threads; then writes the parts' outputs to their wires.
 fn split_run<L: Copy + Default + Send + Sync>(
     parts: &mut [Part<L>],
     run: &[Gate],
     labels: &mut [L],
     work: impl Fn(&mut Part<L>, usize, usize) -> Result<(), CryptoError> + Sync,
 ) -> Result<(), CryptoError> {
-    use rayon::prelude::*;
     let k = parts.len();
     let bounds = |p: usize| part_bounds(run.len(), k, p);
     let shared: &[L] = labels;
-    parts.par_iter_mut().enumerate().try_for_each(|(p, part)| {
+    on_parts(parts, |part, p| {
         let (start, end) = bounds(p);
         part.load(&run[start..end], shared);
         work(part, p, start)
@@ -253,23 +292,31 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
         Ok(())
     }
 
-    /// Garbles an AND run on all threads.
+    /// Garbles an AND run on all threads, round by round; each part's
+    /// tables of a round go out as one frame, in gate order.
     fn garble_parallel(
         &mut self,
         run: &[Gate],
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
         let first = self.garbler.next_gate_id();
-        let garbler = &self.garbler;
-        split_run(&mut self.parts, run, labels, |part, _, start| {
-            garbler.at_gate(first + start as u64).garble(
-                &part.gates,
-                &mut part.labels,
-                &mut part.tables,
-            )
-        })?;
-        for part in &self.parts {
-            self.tables.extend_from_slice(&part.tables);
+        // What the sequential steps before left goes first.
+        self.send_tables()?;
+        for round in rounds(run.len(), self.parts.len()) {
+            let at = first + round.start as u64;
+            let garbler = &self.garbler;
+            split_run(&mut self.parts, &run[round], labels, |part, _, start| {
+                garbler.at_gate(at + start as u64).garble(
+                    &part.gates,
+                    &mut part.labels,
+                    &mut part.tables,
+                )
+            })?;
+            for part in &self.parts {
+                if !part.tables.is_empty() {
+                    self.chan.send_tables(&part.tables)?;
+                }
+            }
         }
         self.garbler = self.garbler.at_gate(first + run.len() as u64);
         Ok(())
@@ -375,33 +422,39 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
         Ok(())
     }
 
-    /// Evaluates an AND run on all threads from the buffered tables (the
-    /// parts' tables one after another, as the garbler sent them); returns
-    /// the bytes used.
+    /// Evaluates an AND run on all threads, round by round as the garbler
+    /// garbled it, from the tables of each round (the parts' tables one
+    /// after another, as the garbler sent them).
     fn evaluate_parallel(
         &mut self,
         run: &[Gate],
         labels: &mut [ActiveLabel],
-    ) -> Result<usize, ProtocolError> {
+    ) -> Result<(), ProtocolError> {
         let first = self.evaluator.next_gate_id();
         let k = self.parts.len();
-        // Where each part's tables start (from the unused ones), and where
-        // the last one ends.
-        let mut offsets = vec![0];
-        for p in 0..k {
-            let (start, end) = part_bounds(run.len(), k, p);
-            offsets.push(offsets[p] + S::table_bytes(end - start));
+        for round in rounds(run.len(), k) {
+            let at = first + round.start as u64;
+            let run = &run[round];
+            // Where each part's tables start (from the unused ones), and
+            // where the last one ends.
+            let mut offsets = vec![0];
+            for p in 0..k {
+                let (start, end) = part_bounds(run.len(), k, p);
+                offsets.push(offsets[p] + S::table_bytes(end - start));
+            }
+            self.fill(offsets[k])?;
+            let tables = &self.tables[self.used..];
+            split_run(&mut self.parts, run, labels, |part, p, start| {
+                S::Evaluator::new(at + start as u64).evaluate(
+                    &part.gates,
+                    &mut part.labels,
+                    &tables[offsets[p]..offsets[p + 1]],
+                )
+            })?;
+            self.used += offsets[k];
         }
-        self.fill(offsets[k])?;
-        let tables = &self.tables[self.used..];
-        split_run(&mut self.parts, run, labels, |part, p, start| {
-            S::Evaluator::new(first + start as u64).evaluate(
-                &part.gates,
-                &mut part.labels,
-                &tables[offsets[p]..offsets[p + 1]],
-            )
-        })?;
-        Ok(offsets[k])
+        self.evaluator = S::Evaluator::new(first + run.len() as u64);
+        Ok(())
     }
 }
 
@@ -418,8 +471,7 @@ impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
         for_each_step(gates, fgp, |step, parallel| {
             let ands = step.iter().filter(|g| g.is_and()).count();
             if parallel {
-                self.used += self.evaluate_parallel(step, labels)?;
-                self.evaluator = S::Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
+                self.evaluate_parallel(step, labels)?;
             } else {
                 let bytes = S::table_bytes(ands);
                 self.fill(bytes)?;

@@ -36,4 +36,4 @@ pub use schedule::Plan;
 pub use session::{run_session, Phase, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
