@@ -16,7 +16,7 @@
 
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{CryptoError, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
+use twofold_crypto::{Crew, CryptoError, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
@@ -162,21 +162,14 @@ fn rounds(n: usize, k: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
     (0..n).step_by(step).map(move |s| s..n.min(s + step))
 }
 
-/// Runs `work(part, index)` on every part at once: part 0 on the calling
-/// thread, the others on the thread pool (one pool hand-off a round, not
-/// one per part and a wait for all).
+/// Runs `work(part, index)` on every part at once, part `i` on thread `i`
+/// of `crew` (the caller takes part 0).
 fn on_parts<L: Send>(
+    crew: &mut Crew,
     parts: &mut [Part<L>],
     work: impl Fn(&mut Part<L>, usize) -> Result<(), CryptoError> + Sync,
 ) -> Result<(), CryptoError> {
-    let (first, rest) = parts.split_first_mut().expect("at least one part");
-    let work = &work;
-    rayon::in_place_scope(|s| {
-        for (p, part) in (1..).zip(rest.iter_mut()) {
-            s.spawn(move |_| part.failed = work(part, p).err());
-        }
-        first.failed = work(first, 0).err();
-    });
+    crew.for_each_mut(parts, |part, p| part.failed = work(part, p).err());
     match parts.iter_mut().find_map(|p| p.failed.take()) {
         Some(e) => Err(e),
         None => Ok(()),
@@ -184,9 +177,10 @@ fn on_parts<L: Send>(
 }
 
 /// Splits `run` into one part per buffer in `parts`, loads each and runs
-/// `work(part, index of the part, first gate index of the part)` on all
-/// threads; then writes the parts' outputs to their wires.
+/// `work(part, index of the part, first gate index of the part)` on the
+/// crew's threads; then writes the parts' outputs to their wires.
 fn split_run<L: Copy + Default + Send + Sync>(
+    crew: &mut Crew,
     parts: &mut [Part<L>],
     run: &[Gate],
     labels: &mut [L],
@@ -195,7 +189,7 @@ fn split_run<L: Copy + Default + Send + Sync>(
     let k = parts.len();
     let bounds = |p: usize| part_bounds(run.len(), k, p);
     let shared: &[L] = labels;
-    on_parts(parts, |part, p| {
+    on_parts(crew, parts, |part, p| {
         let (start, end) = bounds(p);
         part.load(&run[start..end], shared);
         work(part, p, start)
@@ -251,6 +245,8 @@ pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     tables: Vec<u8>,
     fgp: Fgp,
     parts: Vec<Part<ZeroLabel>>,
+    /// The threads that split runs, started at the first split run.
+    crew: Option<Crew>,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -271,6 +267,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
             tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             fgp,
             parts: (0..fgp.threads).map(|_| Part::default()).collect(),
+            crew: None,
             ands: 0,
             progress,
         }
@@ -305,13 +302,20 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
         for round in rounds(run.len(), self.parts.len()) {
             let at = first + round.start as u64;
             let garbler = &self.garbler;
-            split_run(&mut self.parts, &run[round], labels, |part, _, start| {
-                garbler.at_gate(at + start as u64).garble(
-                    &part.gates,
-                    &mut part.labels,
-                    &mut part.tables,
-                )
-            })?;
+            let crew = self.crew.get_or_insert_with(|| Crew::new(self.parts.len()));
+            split_run(
+                crew,
+                &mut self.parts,
+                &run[round],
+                labels,
+                |part, _, start| {
+                    garbler.at_gate(at + start as u64).garble(
+                        &part.gates,
+                        &mut part.labels,
+                        &mut part.tables,
+                    )
+                },
+            )?;
             for part in &self.parts {
                 if !part.tables.is_empty() {
                     self.chan.send_tables(&part.tables)?;
@@ -371,6 +375,8 @@ pub struct EvaluatingEngine<'c, S: GarblingScheme> {
     frame: Vec<u8>,
     fgp: Fgp,
     parts: Vec<Part<ActiveLabel>>,
+    /// The threads that split runs, started at the first split run.
+    crew: Option<Crew>,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -392,6 +398,7 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
             frame: Vec::new(),
             fgp,
             parts: (0..fgp.threads).map(|_| Part::default()).collect(),
+            crew: None,
             ands: 0,
             progress,
         }
@@ -444,7 +451,8 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
             }
             self.fill(offsets[k])?;
             let tables = &self.tables[self.used..];
-            split_run(&mut self.parts, run, labels, |part, p, start| {
+            let crew = self.crew.get_or_insert_with(|| Crew::new(k));
+            split_run(crew, &mut self.parts, run, labels, |part, p, start| {
                 S::Evaluator::new(at + start as u64).evaluate(
                     &part.gates,
                     &mut part.labels,
