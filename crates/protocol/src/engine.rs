@@ -237,6 +237,73 @@ impl TableSink for Discard {
     }
 }
 
+/// Where garbled tables come from: the peer, or tables recorded earlier
+/// (evaluation-only runs).
+pub trait TableSource {
+    /// Appends the next frame of tables to `tables` (`scratch` is a buffer
+    /// the source may use for the frame).
+    fn recv_tables(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        tables: &mut Vec<u8>,
+    ) -> Result<(), ProtocolError>;
+}
+
+impl TableSource for Channel {
+    fn recv_tables(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        tables: &mut Vec<u8>,
+    ) -> Result<(), ProtocolError> {
+        Tables::recv_into(self, scratch, tables)
+    }
+}
+
+/// Tables recorded frame by frame (garbling-only runs with a recording
+/// sink), replayed in order to an evaluator. Replaying swaps each frame
+/// into the evaluator's empty buffer rather than copying it, and frees
+/// nothing until the recording is dropped.
+#[derive(Debug, Default)]
+pub struct Recording {
+    frames: Vec<Vec<u8>>,
+    next: usize,
+}
+
+impl Recording {
+    /// Bytes of tables recorded and not yet replayed.
+    pub fn bytes(&self) -> u64 {
+        self.frames[self.next..]
+            .iter()
+            .map(|f| f.len() as u64)
+            .sum()
+    }
+}
+
+impl TableSink for Recording {
+    fn send_tables(&mut self, tables: &[u8]) -> Result<(), ProtocolError> {
+        self.frames.push(tables.to_vec());
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), ProtocolError> {
+        Ok(())
+    }
+}
+
+impl TableSource for Recording {
+    fn recv_tables(&mut self, _: &mut Vec<u8>, tables: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        let frame = self.frames.get_mut(self.next).ok_or_else(|| {
+            ProtocolError::Malformed("the recorded garbled tables ran out".into())
+        })?;
+        self.next += 1;
+        if tables.is_empty() {
+            std::mem::swap(tables, frame);
+        } else {
+            tables.extend_from_slice(frame);
+        }
+        Ok(())
+    }
+}
+
 /// The garbling side under scheme `S`: garbles batches and streams the
 /// tables to the peer (or another [`TableSink`]).
 pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
@@ -367,9 +434,9 @@ impl<S: GarblingScheme, K: TableSink> GarblingEngine<'_, S, K> {
 
 /// The evaluating side under scheme `S`: receives tables as needed and
 /// evaluates batches.
-pub struct EvaluatingEngine<'c, S: GarblingScheme> {
+pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     evaluator: S::Evaluator,
-    chan: &'c mut Channel,
+    chan: &'c mut R,
     tables: Vec<u8>,
     used: usize,
     frame: Vec<u8>,
@@ -381,15 +448,10 @@ pub struct EvaluatingEngine<'c, S: GarblingScheme> {
     progress: Option<Progress>,
 }
 
-impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
+impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
     /// An engine receiving tables from `chan`, its first AND gate numbered
     /// `first_gate`, splitting wide AND runs as `fgp` says.
-    pub fn new(
-        first_gate: u64,
-        chan: &'c mut Channel,
-        fgp: Fgp,
-        progress: Option<Progress>,
-    ) -> Self {
+    pub fn new(first_gate: u64, chan: &'c mut R, fgp: Fgp, progress: Option<Progress>) -> Self {
         EvaluatingEngine {
             evaluator: S::Evaluator::new(first_gate),
             chan,
@@ -424,7 +486,7 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
         self.tables.drain(..self.used);
         self.used = 0;
         while self.tables.len() < bytes {
-            Tables::recv_into(self.chan, &mut self.frame, &mut self.tables)?;
+            self.chan.recv_tables(&mut self.frame, &mut self.tables)?;
         }
         Ok(())
     }
@@ -466,7 +528,7 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
     }
 }
 
-impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
+impl<S: GarblingScheme, R: TableSource> Engine for EvaluatingEngine<'_, S, R> {
     type Label = ActiveLabel;
     type Error = ProtocolError;
 
@@ -501,7 +563,7 @@ impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
     }
 }
 
-impl<S: GarblingScheme> EvaluatingEngine<'_, S> {
+impl<S: GarblingScheme, R: TableSource> EvaluatingEngine<'_, S, R> {
     /// The id of the next AND gate this engine evaluates.
     pub fn next_gate(&self) -> u64 {
         self.evaluator.next_gate_id()

@@ -22,7 +22,7 @@ pub mod schedule;
 pub mod session;
 
 pub use error::ProtocolError;
-pub use garble_only::{garble_only, GarbleOnlyReport};
+pub use garble_only::{evaluate_only, garble_only, GarbleOnlyReport};
 pub use hybrid::{
     run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport,
 };

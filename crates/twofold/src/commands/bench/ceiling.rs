@@ -1,6 +1,6 @@
-//! The machine's ceiling for parallel garbling: N one-thread garbling
-//! workers at once on the same program, their summed speed over one worker
-//! alone. Two vCPUs that share one core's AES units give about 1x, two real
+//! The machine's ceiling for parallel garbling (evaluation): N one-thread
+//! garbling (evaluating) workers at once on the same program, their summed
+//! speed over one worker alone. Two vCPUs that share one core's AES units give about 1x, two real
 //! cores about 2x; every speed-up of the schedulers is judged against it.
 
 use std::sync::Barrier;
@@ -9,9 +9,10 @@ use anyhow::Result;
 use serde::Serialize;
 use twofold_circuit::prepare::prepare;
 use twofold_circuit::Program;
-use twofold_protocol::{garble_only, Plan, Schedule};
+use twofold_protocol::{Plan, Schedule};
 
-use super::{garble_only_rate, median};
+use super::garble_only::{offline_rate, Offline};
+use super::median;
 
 /// The ceiling measured on one program.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -27,12 +28,12 @@ pub struct Ceiling {
     pub speedup: f64,
 }
 
-/// Measures the ceiling of `workers` threads on `program` (median of
-/// `runs`).
-pub fn ceiling(program: &Program, workers: usize, runs: usize) -> Result<Ceiling> {
+/// Measures the ceiling of `workers` threads running `half` on `program`
+/// (median of `runs`).
+pub fn ceiling(program: &Program, workers: usize, runs: usize, half: Offline) -> Result<Ceiling> {
     let program = prepare(program);
     let sequential = Plan::new(Schedule::Sequential, 1);
-    let one_alone = garble_only_rate(&program, sequential, runs)?;
+    let one_alone = offline_rate(&program, sequential, runs, half)?;
     let mut sums = Vec::new();
     for _ in 0..runs.max(1) {
         let start = Barrier::new(workers);
@@ -41,7 +42,7 @@ pub fn ceiling(program: &Program, workers: usize, runs: usize) -> Result<Ceiling
                 .map(|_| {
                     s.spawn(|| {
                         start.wait();
-                        garble_only(&program, sequential)
+                        half(&program, sequential)
                             .map(|r| r.and_gates as f64 / r.seconds.as_secs_f64())
                     })
                 })
