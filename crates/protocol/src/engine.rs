@@ -73,8 +73,13 @@ fn for_each_step(
     mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
     let (mut start, mut i) = (0, 0);
+    // A step too short to hold a run FGP splits is not scanned for runs
+    // (the scan costs as much as the free gates).
+    if !fgp.splits(gates.len()) {
+        i = gates.len();
+    }
     while i < gates.len() {
-        if fgp.threads > 1 && gates[i].is_and() {
+        if gates[i].is_and() {
             let run = gates[i..].iter().take_while(|g| g.is_and()).count();
             if fgp.splits(run) {
                 for step in gates[start..i].chunks(GATES_PER_STEP) {
