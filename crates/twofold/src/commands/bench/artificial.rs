@@ -10,8 +10,8 @@ use twofold_circuit::Program;
 use twofold_protocol::engine::FGP_MIN_ANDS;
 use twofold_protocol::{evaluate_only, garble_only, Plan, Schedule};
 
-use super::ceiling::{ceiling, Ceiling};
-use super::garble_only::offline_rate;
+use super::ceiling::Ceiling;
+use super::garble_only::{interleaved_rates, Config};
 use crate::commands::Report;
 
 /// The speed-ups at each width.
@@ -67,32 +67,31 @@ pub fn artificial(
     while width <= max_width {
         log(&format!("width {width} ..."));
         let program = Program::from(layered(width, depth, width.min(64), u64::from(width)));
-        let (one, two) = (
-            Plan::new(Schedule::Sequential, 1),
-            Plan::new(Schedule::Fgp, 2),
-        );
-        let seq = offline_rate(&program, one, runs, garble_only)?;
-        let fgp = offline_rate(&program, two, runs, garble_only)?;
-        let eval_seq = offline_rate(&program, one, runs, evaluate_only)?;
-        let eval_fgp = offline_rate(&program, two, runs, evaluate_only)?;
         let every_level = Plan {
             fgp_min_ands: 1,
             ..Plan::new(Schedule::Fgp, 2)
         };
-        let forced = offline_rate(&program, every_level, runs, garble_only)?;
+        let configs = [
+            Config::Plan(Plan::new(Schedule::Sequential, 1)),
+            Config::Plan(Plan::new(Schedule::Fgp, 2)),
+            Config::Together(2),
+            Config::Plan(every_level),
+        ];
+        let g = interleaved_rates(&program, &configs, runs, garble_only)?;
+        let e = interleaved_rates(&program, &configs[..3], runs, evaluate_only)?;
         rows.push(ArtificialRow {
             width,
             depth,
-            garble_1_thread: seq,
-            garble_fgp_2_threads: fgp,
-            garble_fgp_2_threads_every_level: forced,
-            speedup: fgp / seq,
-            speedup_every_level: forced / seq,
-            ceiling: ceiling(&program, 2, runs, garble_only)?,
-            evaluate_1_thread: eval_seq,
-            evaluate_fgp_2_threads: eval_fgp,
-            evaluate_speedup: eval_fgp / eval_seq,
-            evaluate_ceiling: ceiling(&program, 2, runs, evaluate_only)?,
+            garble_1_thread: g[0],
+            garble_fgp_2_threads: g[1],
+            garble_fgp_2_threads_every_level: g[3],
+            speedup: g[1] / g[0],
+            speedup_every_level: g[3] / g[0],
+            ceiling: Ceiling::new(2, g[0], g[2]),
+            evaluate_1_thread: e[0],
+            evaluate_fgp_2_threads: e[1],
+            evaluate_speedup: e[1] / e[0],
+            evaluate_ceiling: Ceiling::new(2, e[0], e[2]),
         });
         width *= 2;
     }

@@ -9,6 +9,7 @@ use twofold_protocol::{
     evaluate_only, garble_only, GarbleOnlyReport, Plan, ProtocolError, Schedule,
 };
 
+use super::ceiling::together_rate;
 use super::median;
 use crate::commands::Report;
 
@@ -34,18 +35,48 @@ pub struct GarbleOnly {
 /// [`evaluate_only`].
 pub type Offline = fn(&Program, Plan) -> Result<GarbleOnlyReport, ProtocolError>;
 
-/// AND gates per second of `half` on `program` (median of `runs`).
-pub fn offline_rate(program: &Program, plan: Plan, runs: usize, half: Offline) -> Result<f64> {
+/// What a measured configuration runs: a plan, or that many one-thread
+/// workers at once (a ceiling, see [`together_rate`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Config {
+    /// One run under this plan.
+    Plan(Plan),
+    /// This many sequential one-thread workers at once, speeds summed.
+    Together(usize),
+}
+
+/// AND gates per second of `half` on `program` under each configuration
+/// (median of `runs`), the configurations run round-robin — each round
+/// runs every one once — so that the machine's load changes meet all of
+/// them alike and their ratios stay fair.
+pub fn interleaved_rates(
+    program: &Program,
+    configs: &[Config],
+    runs: usize,
+    half: Offline,
+) -> Result<Vec<f64>> {
     // Prepared once, not before every run.
     let program = &twofold_circuit::prepare::prepare(program);
-    // One untimed run first: page faults and cold caches are not garbling.
-    half(program, plan)?;
-    let mut rates = Vec::new();
-    for _ in 0..runs.max(1) {
-        let r = half(program, plan)?;
-        rates.push(r.and_gates as f64 / r.seconds.as_secs_f64());
+    let once = |config: &Config| -> Result<f64> {
+        match *config {
+            Config::Plan(plan) => {
+                let r = half(program, plan)?;
+                Ok(r.and_gates as f64 / r.seconds.as_secs_f64())
+            }
+            Config::Together(workers) => together_rate(program, workers, half),
+        }
+    };
+    // One untimed round first: page faults and cold caches are not garbling.
+    for config in configs {
+        once(config)?;
     }
-    Ok(median(rates))
+    let mut rates = vec![Vec::new(); configs.len()];
+    for _ in 0..runs.max(1) {
+        for (config, rates) in configs.iter().zip(&mut rates) {
+            rates.push(once(config)?);
+        }
+    }
+    Ok(rates.into_iter().map(median).collect())
 }
 
 /// Measures `program` under `schedule` on `threads` threads, garbling
@@ -67,7 +98,7 @@ pub fn measure(
         schedule: schedule.name(),
         threads,
         half,
-        and_gates_per_second: offline_rate(program, plan, runs, f)?,
+        and_gates_per_second: interleaved_rates(program, &[Config::Plan(plan)], runs, f)?[0],
         runs: runs.max(1),
     })
 }

@@ -21,9 +21,9 @@ use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
 
 pub use artificial::{artificial, Artificial, ArtificialRow};
-pub use ceiling::{ceiling, Ceiling};
+pub use ceiling::{together_rate, Ceiling};
 pub use e2e::{e2e, EndToEnd, EndToEndRow};
-pub use garble_only::{offline_rate, GarbleOnly, Offline};
+pub use garble_only::{interleaved_rates, Config, GarbleOnly, Offline};
 pub use hybrid::{hybrid, HybridFigures, HybridRow};
 pub use ipp::{ipp, IppFigures, IppRow, IppRun};
 pub use overview::{overview, CoreFigures, Overview, OverviewOptions, ProtocolFigures};

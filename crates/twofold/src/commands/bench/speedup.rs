@@ -9,8 +9,8 @@ use serde::Serialize;
 use twofold_circuit::Program;
 use twofold_protocol::{evaluate_only, garble_only, Plan, Schedule};
 
-use super::ceiling::{ceiling, Ceiling};
-use super::garble_only::{offline_rate, Offline};
+use super::ceiling::Ceiling;
+use super::garble_only::{interleaved_rates, Config, Offline};
 use super::protocol_runs;
 use crate::commands::Report;
 
@@ -62,20 +62,25 @@ pub struct HalfSpeedups {
 }
 
 impl HalfSpeedups {
-    /// Measures `half` of `program` (median of `runs`).
+    /// Measures `half` of `program` (median of `runs`, all configurations
+    /// interleaved).
     fn measure(program: &Program, runs: usize, half: Offline) -> Result<HalfSpeedups> {
-        let rate =
-            |schedule, threads| offline_rate(program, Plan::new(schedule, threads), runs, half);
-        let one = rate(Schedule::Sequential, 1)?;
-        let fgp = rate(Schedule::Fgp, 2)?;
-        let cgp = rate(Schedule::Cgp, 2)?;
+        let plan = |schedule, threads| Config::Plan(Plan::new(schedule, threads));
+        let configs = [
+            plan(Schedule::Sequential, 1),
+            plan(Schedule::Fgp, 2),
+            plan(Schedule::Cgp, 2),
+            Config::Together(2),
+        ];
+        let r = interleaved_rates(program, &configs, runs, half)?;
+        let (one, fgp, cgp) = (r[0], r[1], r[2]);
         Ok(HalfSpeedups {
             one_thread: one,
             fgp_2_threads: fgp,
             cgp_2_threads: cgp,
             fgp_speedup: fgp / one,
             cgp_speedup: cgp / one,
-            ceiling: ceiling(program, 2, runs, half)?,
+            ceiling: Ceiling::new(2, one, r[3]),
         })
     }
 
