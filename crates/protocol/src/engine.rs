@@ -6,8 +6,8 @@
 //! one byte string per garbling call, see [`twofold_crypto::scheme`]), so
 //! the evaluator evaluates exactly the runs the garbler garbled.
 //!
-//! With more than one thread, an engine garbles (evaluates) every AND run of
-//! at least [`FGP_MIN_ANDS`] gates in parallel (fine-grained parallelism):
+//! With more than one thread, an engine splits every AND run of at least
+//! [`FGP_MIN_ANDS`] gates (fine-grained parallelism, see [`crate::fgp`]):
 //! the run goes in rounds of at most `threads × 32768` gates, each round is
 //! cut into one contiguous part per thread, each part is garbled with the
 //! gate ids (and coins) it has in the sequential order, and each part's
@@ -16,10 +16,11 @@
 
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{Crew, CryptoError, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
+use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
+use crate::fgp::{part_bounds, rounds, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -27,12 +28,14 @@ use crate::options::Progress;
 const GATES_PER_STEP: usize = 8192;
 /// Tables are sent once this many bytes have accumulated (128 KiB).
 const FLUSH_BYTES: usize = 128 << 10;
-/// AND runs shorter than this are not split between threads. Measured with
-/// `twofold bench --artificial --max-width 262144` on the 2-vCPU development
-/// machine, splitting lost at every width (0.35-0.5x: its two vCPUs share
-/// one core's AES units), so the threshold sits above the levels real
-/// programs have; on a machine with real cores the same command finds it.
-pub const FGP_MIN_ANDS: usize = 1 << 20;
+/// AND runs shorter than this are not split between threads. A split run
+/// is cut into rounds whose parts each party runs on its threads or in
+/// turn on one, whichever its measurements say is faster (see
+/// [`crate::fgp`]), so the threshold need not guess the machine: it only
+/// keeps the cut's cost (a call per part) small against the run. A part is
+/// then at least 4,096 gates on two threads, some 50 µs of work against a
+/// hand-off to a spinning helper of about a microsecond.
+pub const FGP_MIN_ANDS: usize = 1 << 13;
 
 /// How an engine splits wide AND runs between threads (FGP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,115 +98,6 @@ fn for_each_step(
     }
     for step in gates[start..].chunks(GATES_PER_STEP) {
         f(step, false)?;
-    }
-    Ok(())
-}
-
-/// Gates of a split AND run one thread garbles (evaluates) before the
-/// tables are sent: a split run goes in rounds of `threads × PART_GATES`
-/// gates, each thread's part of a round is sent as one frame of at most
-/// 1 MiB of half-gates tables, so frames and memory stay bounded however
-/// wide the level.
-const PART_GATES: usize = 1 << 15;
-
-/// Reusable buffers of one thread's part of a parallel AND run: its gates
-/// renamed over a local label array (two inputs per gate, then the outputs),
-/// so that parts share no memory they write, its tables, and how its last
-/// work ended.
-struct Part<L> {
-    gates: Vec<Gate>,
-    labels: Vec<L>,
-    tables: Vec<u8>,
-    failed: Option<CryptoError>,
-}
-
-impl<L> Default for Part<L> {
-    fn default() -> Self {
-        Part {
-            gates: Vec::new(),
-            labels: Vec::new(),
-            tables: Vec::new(),
-            failed: None,
-        }
-    }
-}
-
-impl<L: Copy + Default> Part<L> {
-    /// Loads `run` (AND gates only), gathering its inputs from `labels`.
-    fn load(&mut self, run: &[Gate], labels: &[L]) {
-        let n = run.len() as u32;
-        self.gates.clear();
-        self.labels.clear();
-        self.tables.clear();
-        for (i, g) in (0u32..).zip(run) {
-            if let Gate::And { a, b, .. } = *g {
-                self.labels.push(labels[a as usize]);
-                self.labels.push(labels[b as usize]);
-                self.gates.push(Gate::And {
-                    a: 2 * i,
-                    b: 2 * i + 1,
-                    out: 2 * n + i,
-                });
-            }
-        }
-        self.labels.resize(3 * run.len(), L::default());
-    }
-
-    /// The output labels, in gate order.
-    fn outputs(&self) -> &[L] {
-        &self.labels[2 * self.gates.len()..]
-    }
-}
-
-/// The gates `start..end` of part `p` of `k` of a run of `n` gates.
-fn part_bounds(n: usize, k: usize, p: usize) -> (usize, usize) {
-    (n * p / k, n * (p + 1) / k)
-}
-
-/// The rounds of a split run of `n` gates on `k` threads: consecutive
-/// ranges of at most `k × PART_GATES` gates.
-fn rounds(n: usize, k: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
-    let step = k * PART_GATES;
-    (0..n).step_by(step).map(move |s| s..n.min(s + step))
-}
-
-/// Runs `work(part, index)` on every part at once, part `i` on thread `i`
-/// of `crew` (the caller takes part 0).
-fn on_parts<L: Send>(
-    crew: &mut Crew,
-    parts: &mut [Part<L>],
-    work: impl Fn(&mut Part<L>, usize) -> Result<(), CryptoError> + Sync,
-) -> Result<(), CryptoError> {
-    crew.for_each_mut(parts, |part, p| part.failed = work(part, p).err());
-    match parts.iter_mut().find_map(|p| p.failed.take()) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
-
-/// Splits `run` into one part per buffer in `parts`, loads each and runs
-/// `work(part, index of the part, first gate index of the part)` on the
-/// crew's threads; then writes the parts' outputs to their wires.
-fn split_run<L: Copy + Default + Send + Sync>(
-    crew: &mut Crew,
-    parts: &mut [Part<L>],
-    run: &[Gate],
-    labels: &mut [L],
-    work: impl Fn(&mut Part<L>, usize, usize) -> Result<(), CryptoError> + Sync,
-) -> Result<(), CryptoError> {
-    let k = parts.len();
-    let bounds = |p: usize| part_bounds(run.len(), k, p);
-    let shared: &[L] = labels;
-    on_parts(crew, parts, |part, p| {
-        let (start, end) = bounds(p);
-        part.load(&run[start..end], shared);
-        work(part, p, start)
-    })?;
-    for (p, part) in parts.iter().enumerate() {
-        let (start, end) = bounds(p);
-        for (g, l) in run[start..end].iter().zip(part.outputs()) {
-            labels[g.out() as usize] = *l;
-        }
     }
     Ok(())
 }
@@ -275,12 +169,14 @@ pub struct Recording {
 }
 
 impl Recording {
+    /// The frames recorded and not yet replayed.
+    pub fn frames(&self) -> impl Iterator<Item = &[u8]> {
+        self.frames[self.next..].iter().map(Vec::as_slice)
+    }
+
     /// Bytes of tables recorded and not yet replayed.
     pub fn bytes(&self) -> u64 {
-        self.frames[self.next..]
-            .iter()
-            .map(|f| f.len() as u64)
-            .sum()
+        self.frames().map(|f| f.len() as u64).sum()
     }
 }
 
@@ -316,9 +212,7 @@ pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     chan: &'c mut K,
     tables: Vec<u8>,
     fgp: Fgp,
-    parts: Vec<Part<ZeroLabel>>,
-    /// The threads that split runs, started at the first split run.
-    crew: Option<Crew>,
+    split: Splitter<ZeroLabel>,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -338,8 +232,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
             chan,
             tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             fgp,
-            parts: (0..fgp.threads).map(|_| Part::default()).collect(),
-            crew: None,
+            split: Splitter::new(fgp.threads),
             ands: 0,
             progress,
         }
@@ -361,8 +254,8 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
         Ok(())
     }
 
-    /// Garbles an AND run on all threads, round by round; each part's
-    /// tables of a round go out as one frame, in gate order.
+    /// Garbles an AND run split in rounds (see [`crate::fgp`]); each
+    /// part's tables of a round go out as one frame, in gate order.
     fn garble_parallel(
         &mut self,
         run: &[Gate],
@@ -371,26 +264,18 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
         let first = self.garbler.next_gate_id();
         // What the sequential steps before left goes first.
         self.send_tables()?;
-        for round in rounds(run.len(), self.parts.len()) {
+        for round in rounds(run.len(), self.split.threads()) {
             let at = first + round.start as u64;
             let garbler = &self.garbler;
-            let crew = self.crew.get_or_insert_with(|| Crew::new(self.parts.len()));
-            split_run(
-                crew,
-                &mut self.parts,
-                &run[round],
-                labels,
-                |part, _, start| {
-                    garbler.at_gate(at + start as u64).garble(
-                        &part.gates,
-                        &mut part.labels,
-                        &mut part.tables,
-                    )
-                },
-            )?;
-            for part in &self.parts {
-                if !part.tables.is_empty() {
-                    self.chan.send_tables(&part.tables)?;
+            self.split
+                .run_round(&run[round], labels, &|gates, labels, tables, _, start| {
+                    garbler
+                        .at_gate(at + start as u64)
+                        .garble(gates, labels, tables)
+                })?;
+            for tables in self.split.tables() {
+                if !tables.is_empty() {
+                    self.chan.send_tables(tables)?;
                 }
             }
         }
@@ -446,9 +331,7 @@ pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     used: usize,
     frame: Vec<u8>,
     fgp: Fgp,
-    parts: Vec<Part<ActiveLabel>>,
-    /// The threads that split runs, started at the first split run.
-    crew: Option<Crew>,
+    split: Splitter<ActiveLabel>,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -464,8 +347,7 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
             used: 0,
             frame: Vec::new(),
             fgp,
-            parts: (0..fgp.threads).map(|_| Part::default()).collect(),
-            crew: None,
+            split: Splitter::new(fgp.threads),
             ands: 0,
             progress,
         }
@@ -496,16 +378,16 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
         Ok(())
     }
 
-    /// Evaluates an AND run on all threads, round by round as the garbler
-    /// garbled it, from the tables of each round (the parts' tables one
-    /// after another, as the garbler sent them).
+    /// Evaluates an AND run split in rounds as the garbler split it, from
+    /// the tables of each round (the parts' tables one after another, as
+    /// the garbler sent them).
     fn evaluate_parallel(
         &mut self,
         run: &[Gate],
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
         let first = self.evaluator.next_gate_id();
-        let k = self.parts.len();
+        let k = self.split.threads();
         for round in rounds(run.len(), k) {
             let at = first + round.start as u64;
             let run = &run[round];
@@ -518,14 +400,14 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
             }
             self.fill(offsets[k])?;
             let tables = &self.tables[self.used..];
-            let crew = self.crew.get_or_insert_with(|| Crew::new(k));
-            split_run(crew, &mut self.parts, run, labels, |part, p, start| {
-                S::Evaluator::new(at + start as u64).evaluate(
-                    &part.gates,
-                    &mut part.labels,
-                    &tables[offsets[p]..offsets[p + 1]],
-                )
-            })?;
+            self.split
+                .run_round(run, labels, &|gates, labels, _, p, start| {
+                    S::Evaluator::new(at + start as u64).evaluate(
+                        gates,
+                        labels,
+                        &tables[offsets[p]..offsets[p + 1]],
+                    )
+                })?;
             self.used += offsets[k];
         }
         self.evaluator = S::Evaluator::new(first + run.len() as u64);

@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod error;
+mod fgp;
 pub mod garble_only;
 pub mod handshake;
 pub mod hybrid;
