@@ -293,12 +293,19 @@ fn workers(plan: Plan, count: u64, links: usize) -> (usize, Fgp) {
     (workers, inner_fgp)
 }
 
-/// `range` cut into `workers` consecutive parts.
-fn parts(range: Range<u64>, workers: usize) -> Vec<Range<u64>> {
+/// `range` cut into `workers` consecutive parts, cut only at multiples of
+/// `align` (the region's lockstep width: each lockstep group then runs
+/// whole on one thread, numbering its gates as one thread would; a part
+/// may be empty).
+fn parts(range: Range<u64>, workers: usize, align: usize) -> Vec<Range<u64>> {
     let n = range.end - range.start;
-    let w = workers as u64;
+    let (w, align) = (workers as u64, align.max(1) as u64);
+    let cut = |k: u64| {
+        let c = range.start + n * k / w;
+        (c - c % align).max(range.start)
+    };
     (0..w)
-        .map(|k| range.start + n * k / w..range.start + n * (k + 1) / w)
+        .map(|k| cut(k)..if k + 1 == w { range.end } else { cut(k + 1) })
         .collect()
 }
 
@@ -363,7 +370,7 @@ pub(crate) fn run_region_part<S: Side>(
         std::thread::scope(|s| {
             let handles: Vec<_> = chans[..workers]
                 .iter_mut()
-                .zip(parts(range, workers))
+                .zip(parts(range, workers, region.lockstep))
                 .map(|(chan, part)| {
                     s.spawn(move || {
                         worker(
@@ -411,7 +418,7 @@ impl<'c, S: Side> Hooks<S::Engine<'c>> for Cgp<'_, '_, '_, '_, S> {
         if workers == 1 {
             return walker.run_instances_in_place(region, 0..count, parent, engine, self);
         }
-        let ranges = parts(0..count, workers);
+        let ranges = parts(0..count, workers, region.lockstep);
         let (side, walk, plan) = (self.side, self.walk, self.plan);
         let first = S::next_gate(engine);
         let labels: &[S::Label] = parent;
