@@ -79,49 +79,89 @@ impl<L: Copy + Default> Part<L> {
 
 /// Round-size classes the chooser keeps apart (by log2 of the size).
 const CLASSES: usize = 33;
-/// Every this many rounds of a class, the way out of favour is tried again.
+/// Rounds between two tries of the way out of favour, at first; every try
+/// that confirms it slower doubles the gap, up to [`MAX_GAP`], so trying
+/// costs little where one way is clearly better.
 const EXPLORE: u32 = 8;
+/// The longest gap between two tries.
+const MAX_GAP: u32 = 1 << 12;
 
-/// Which way runs a round faster, learnt from the rounds run so far:
-/// nanoseconds per AND gate of each way (a moving average), per round
-/// size class.
+/// What the chooser knows of one round-size class.
+#[derive(Clone, Copy)]
+struct Class {
+    /// Nanoseconds per AND gate in turn and on the crew (moving averages;
+    /// NaN: not tried yet).
+    ns: [f64; 2],
+    /// Rounds until the way out of favour is tried again.
+    until: u32,
+    /// The current gap between tries.
+    gap: u32,
+    /// The way the last round was chosen for trying (not the favourite).
+    trying: bool,
+}
+
+/// Which way runs a round faster, learnt from the rounds run so far, per
+/// round-size class.
 struct Chooser {
-    ns: [[f64; 2]; CLASSES],
-    rounds: [u32; CLASSES],
+    classes: [Class; CLASSES],
 }
 
 impl Chooser {
     fn new() -> Chooser {
+        let class = Class {
+            ns: [f64::NAN; 2],
+            until: EXPLORE,
+            gap: EXPLORE,
+            trying: false,
+        };
         Chooser {
-            ns: [[f64::NAN; 2]; CLASSES],
-            rounds: [0; CLASSES],
+            classes: [class; CLASSES],
         }
     }
 
-    fn class(gates: usize) -> usize {
-        (usize::BITS - gates.leading_zeros()) as usize % CLASSES
+    fn class(&mut self, gates: usize) -> &mut Class {
+        &mut self.classes[(usize::BITS - gates.leading_zeros()) as usize % CLASSES]
     }
 
     /// Whether the next round of `gates` gates runs on the crew.
     fn parallel(&mut self, gates: usize) -> bool {
-        let c = Chooser::class(gates);
-        self.rounds[c] = self.rounds[c].wrapping_add(1);
-        let [seq, par] = self.ns[c];
+        let c = self.class(gates);
+        let [seq, par] = c.ns;
+        c.trying = false;
         if par.is_nan() || seq.is_nan() {
             return par.is_nan();
         }
-        (par < seq) != self.rounds[c].is_multiple_of(EXPLORE)
+        let favourite = par < seq;
+        if c.until == 0 {
+            c.trying = true;
+            return !favourite;
+        }
+        c.until -= 1;
+        favourite
     }
 
     /// Records that a round of `gates` gates took `ns` nanoseconds.
     fn record(&mut self, gates: usize, parallel: bool, ns: f64) {
         let per = ns / gates.max(1) as f64;
-        let slot = &mut self.ns[Chooser::class(gates)][usize::from(parallel)];
+        let c = self.class(gates);
+        let slot = &mut c.ns[usize::from(parallel)];
         *slot = if slot.is_nan() {
             per
         } else {
             0.5 * (*slot + per)
         };
+        if c.trying {
+            let [seq, par] = c.ns;
+            // Still slower: try it less often; now faster: it is the
+            // favourite, and the other is tried soon.
+            let confirmed = (par < seq) != parallel;
+            c.gap = if confirmed {
+                (c.gap * 2).min(MAX_GAP)
+            } else {
+                EXPLORE
+            };
+            c.until = c.gap;
+        }
     }
 }
 
@@ -256,17 +296,40 @@ mod tests {
     }
 
     #[test]
-    fn the_chooser_keeps_the_faster_way_and_tries_the_other() {
+    fn the_chooser_keeps_the_faster_way_and_tries_the_other_ever_less() {
         let mut c = Chooser::new();
         // First a round of each way.
         assert!(c.parallel(4096));
         c.record(4096, true, 8192.0);
         assert!(!c.parallel(4096));
         c.record(4096, false, 4096.0);
-        // Sequential is faster: chosen but for one round in EXPLORE.
-        let parallel = (0..8 * EXPLORE).filter(|_| c.parallel(4096)).count();
-        assert_eq!(parallel, 8);
+        // Sequential is faster: chosen, parallel tried after 8 rounds, then
+        // 16, 32, … as long as it stays slower.
+        let mut tries = Vec::new();
+        for round in 0..200 {
+            let parallel = c.parallel(4096);
+            if parallel {
+                tries.push(round);
+            }
+            c.record(4096, parallel, if parallel { 8192.0 } else { 4096.0 });
+        }
+        assert_eq!(tries, [8, 25, 58, 123]);
         // Another size class learns on its own.
         assert!(c.parallel(1 << 20));
+    }
+
+    #[test]
+    fn the_chooser_follows_a_change() {
+        let mut c = Chooser::new();
+        let mut parallel_cost = 8192.0;
+        let mut last = false;
+        for round in 0..200 {
+            if round == 30 {
+                parallel_cost = 1024.0;
+            }
+            last = c.parallel(4096);
+            c.record(4096, last, if last { parallel_cost } else { 4096.0 });
+        }
+        assert!(last, "parallel became faster and is chosen");
     }
 }
