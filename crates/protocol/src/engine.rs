@@ -75,31 +75,47 @@ fn for_each_step(
     fgp: Fgp,
     mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
-    let (mut start, mut i) = (0, 0);
-    // A step too short to hold a run FGP splits is not scanned for runs
-    // (the scan costs as much as the free gates).
-    if !fgp.splits(gates.len()) {
-        i = gates.len();
-    }
-    while i < gates.len() {
-        if gates[i].is_and() {
-            let run = gates[i..].iter().take_while(|g| g.is_and()).count();
-            if fgp.splits(run) {
-                for step in gates[start..i].chunks(GATES_PER_STEP) {
-                    f(step, false)?;
-                }
-                f(&gates[i..i + run], true)?;
-                start = i + run;
-            }
-            i += run;
-        } else {
-            i += 1;
+    let mut start = 0;
+    for run in split_runs(gates, fgp) {
+        for step in gates[start..run.start].chunks(GATES_PER_STEP) {
+            f(step, false)?;
         }
+        f(&gates[run.clone()], true)?;
+        start = run.end;
     }
     for step in gates[start..].chunks(GATES_PER_STEP) {
         f(step, false)?;
     }
     Ok(())
+}
+
+/// The AND runs of `gates` that `fgp` splits, in order. A run of `m`
+/// gates or more that starts at or after `i` contains gate `i + m - 1`, so
+/// only every `m`-th gate is looked at where there is none (a gate-by-gate
+/// scan costs as much as the free gates it passes).
+fn split_runs(gates: &[Gate], fgp: Fgp) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    if fgp.threads < 2 {
+        return runs;
+    }
+    let m = fgp.min_ands.max(1);
+    let mut i = 0;
+    while let Some(probe) = (i + m - 1 < gates.len()).then(|| i + m - 1) {
+        if !gates[probe].is_and() {
+            i = probe + 1;
+            continue;
+        }
+        let mut s = probe;
+        while s > i && gates[s - 1].is_and() {
+            s -= 1;
+        }
+        let e = probe + gates[probe..].iter().take_while(|g| g.is_and()).count();
+        if fgp.splits(e - s) {
+            runs.push(s..e);
+        }
+        i = e;
+    }
+    runs
 }
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
@@ -454,5 +470,50 @@ impl<S: GarblingScheme, R: TableSource> EvaluatingEngine<'_, S, R> {
     /// The id of the next AND gate this engine evaluates.
     pub fn next_gate(&self) -> u64 {
         self.evaluator.next_gate_id()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The runs found by probing are those a gate-by-gate scan finds.
+    #[test]
+    fn split_runs_are_the_long_and_runs() {
+        let and = Gate::And { a: 0, b: 1, out: 2 };
+        let xor = Gate::Xor { a: 0, b: 1, out: 2 };
+        let mut state = 5u64;
+        for round in 0..300 {
+            let mut gates = Vec::new();
+            for _ in 0..round {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Stretches of either kind, of 1 to 9 gates.
+                let g = if (state >> 33) % 7 < 4 { and } else { xor };
+                gates.extend(std::iter::repeat_n(g, 1 + (state >> 40) as usize % 9));
+            }
+            for min_ands in [1, 2, 5, 16, 40] {
+                let fgp = Fgp {
+                    threads: 2,
+                    min_ands,
+                };
+                let mut want = Vec::new();
+                let mut i = 0;
+                while i < gates.len() {
+                    let run = gates[i..].iter().take_while(|g| g.is_and()).count();
+                    if run >= min_ands {
+                        want.push(i..i + run);
+                    }
+                    i += run.max(1);
+                }
+                assert_eq!(
+                    split_runs(&gates, fgp),
+                    want,
+                    "round {round}, min {min_ands}"
+                );
+            }
+            assert!(split_runs(&gates, Fgp::OFF).is_empty());
+        }
     }
 }
