@@ -1,8 +1,10 @@
 //! A crew of helper threads that stays alive between the parallel steps of
 //! a walk: splitting an AND run between threads (fine-grained parallelism)
 //! then costs a counter increment the helpers are spinning on, not a thread
-//! pool's wake-up per level. The calling thread does the first share of
-//! every step itself.
+//! pool's wake-up per level. A step's items are claimed by whoever comes
+//! first, the calling thread included: it never waits for a helper that
+//! has not started (one descheduled on a busy machine), it does that
+//! helper's share itself.
 //!
 //! Helpers spin briefly after a step, then yield, then sleep on a condition
 //! variable, so an idle crew costs nothing on a busy machine.
@@ -30,8 +32,14 @@ struct Shared {
     job: Mutex<Option<Job>>,
     /// Steps posted so far; helpers wait for it to move.
     posted: AtomicU64,
-    /// Helpers done with the current step.
-    done: AtomicUsize,
+    /// The current step (high 32 bits) and its next unclaimed item (low 32
+    /// bits): a claim is a compare-and-swap that fails once the step is
+    /// over, so a late helper never runs an old step's job.
+    claim: AtomicU64,
+    /// Items of the current step finished.
+    finished: AtomicUsize,
+    /// Items of the current step.
+    items: AtomicUsize,
     /// A helper's share of the current step panicked.
     panicked: AtomicBool,
     quit: AtomicBool,
@@ -62,7 +70,9 @@ impl Crew {
         let shared = Arc::new(Shared {
             job: Mutex::new(None),
             posted: AtomicU64::new(0),
-            done: AtomicUsize::new(0),
+            claim: AtomicU64::new(0),
+            finished: AtomicUsize::new(0),
+            items: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
             quit: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
@@ -74,7 +84,7 @@ impl Crew {
                 let shared = Arc::clone(&shared);
                 std::thread::Builder::new()
                     .name(format!("twofold-crew-{index}"))
-                    .spawn(move || helper(&shared, index))
+                    .spawn(move || helper(&shared))
                     .expect("a crew thread starts")
             })
             .collect();
@@ -86,46 +96,50 @@ impl Crew {
         self.helpers.len() + 1
     }
 
-    /// Calls `work(item, index)` on every item of `items` at once, item `i`
-    /// on thread `i` (the caller takes item 0); `items` has one item per
-    /// thread. Returns when all are done; a panic on any thread is resumed
-    /// on the caller.
+    /// Calls `work(item, index)` on every item of `items` at once, each on
+    /// whichever thread claims it first (the caller claims too). Returns
+    /// when all are done; a panic on any thread is resumed on the caller.
     pub fn for_each_mut<T: Send>(&mut self, items: &mut [T], work: impl Fn(&mut T, usize) + Sync) {
-        assert_eq!(items.len(), self.threads(), "one item per crew thread");
         let base = items.as_mut_ptr() as usize;
-        self.run(&|i| {
-            // SAFETY: `i` is below `items.len()` and every index is run by
-            // exactly one thread, so the `&mut` are disjoint; `items` is
-            // borrowed mutably for the whole call.
+        let n = items.len();
+        self.run(n, &|i| {
+            // SAFETY: `i < n` and every index is claimed by exactly one
+            // thread, so the `&mut` are disjoint; `items` is borrowed
+            // mutably for the whole call.
             let item = unsafe { &mut *(base as *mut T).add(i) };
             work(item, i)
         });
     }
 
-    /// Runs `work(i)` for every thread index `i` at once (the caller takes
-    /// index 0) and returns when all are done.
-    fn run(&mut self, work: &(dyn Fn(usize) + Sync)) {
+    /// Runs `work(i)` for every `i < n`, the items claimed by the caller
+    /// and the helpers, and returns when all are done.
+    fn run(&mut self, n: usize, work: &(dyn Fn(usize) + Sync)) {
         let s = &*self.shared;
-        if self.helpers.is_empty() {
-            return work(0);
+        if self.helpers.is_empty() || n < 2 {
+            return (0..n).for_each(work);
         }
-        // SAFETY: only the lifetime is erased; the helpers dereference the
-        // job only after this step is posted and before they count it done,
-        // and this function does not return before all have (even if the
+        // SAFETY: only the lifetime is erased; a thread dereferences the
+        // job only for an item it claimed in this step, and this function
+        // does not return before every item is finished (even if the
         // caller's share panics), so the borrow outlives every use.
         let job: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(work) };
         *s.job.lock().expect("crew lock") = Some(Job(job));
-        s.done.store(0, SeqCst);
-        s.posted.fetch_add(1, SeqCst);
+        let step = s.posted.load(SeqCst) + 1;
+        s.finished.store(0, SeqCst);
+        s.items.store(n, SeqCst);
+        s.claim.store(step << 32, SeqCst);
+        s.posted.store(step, SeqCst);
         if s.sleepers.load(SeqCst) > 0 {
             let _guard = s.sleep.lock().expect("crew lock");
             s.wake.notify_all();
         }
-        let mine = catch_unwind(AssertUnwindSafe(|| work(0)));
+        let mine = catch_unwind(AssertUnwindSafe(|| claim_and_run(s, step, n, work)));
         let mut spins = 0u32;
-        while s.done.load(SeqCst) < self.helpers.len() {
+        while s.finished.load(SeqCst) < n {
             pause(&mut spins);
         }
+        // The step is over: no claim can succeed any more.
+        s.claim.store(u64::MAX, SeqCst);
         *s.job.lock().expect("crew lock") = None;
         if let Err(panic) = mine {
             resume_unwind(panic);
@@ -133,6 +147,29 @@ impl Crew {
         if s.panicked.swap(false, SeqCst) {
             panic!("a crew thread panicked");
         }
+    }
+}
+
+/// Claims items of step `step` (of `n` items) one at a time and runs them
+/// until none is left; a panicking item still counts as finished.
+fn claim_and_run(s: &Shared, step: u64, n: usize, work: &(dyn Fn(usize) + Sync)) {
+    let mut panic = None;
+    loop {
+        let c = s.claim.load(SeqCst);
+        let i = (c & 0xFFFF_FFFF) as usize;
+        if c >> 32 != step || i >= n {
+            break;
+        }
+        if s.claim.compare_exchange(c, c + 1, SeqCst, SeqCst).is_err() {
+            continue;
+        }
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| work(i))) {
+            panic.get_or_insert(p);
+        }
+        s.finished.fetch_add(1, SeqCst);
+    }
+    if let Some(p) = panic {
+        resume_unwind(p);
     }
 }
 
@@ -162,8 +199,9 @@ fn pause(spins: &mut u32) {
     *spins = spins.saturating_add(1);
 }
 
-/// A helper's loop: wait for a step, run its share, count it done.
-fn helper(s: &Shared, index: usize) {
+/// A helper's loop: wait for a step, claim and run its items while any is
+/// left.
+fn helper(s: &Shared) {
     let mut seen = 0u64;
     loop {
         let mut spins = 0u32;
@@ -185,13 +223,16 @@ fn helper(s: &Shared, index: usize) {
         }
         let job = *s.job.lock().expect("crew lock");
         if let Some(Job(job)) = job {
-            // SAFETY: see `Crew::run`: the job outlives this step.
+            // SAFETY: see `Crew::run`: items of step `seen` are claimed
+            // only while the job is alive.
             let work = unsafe { &*job };
-            if catch_unwind(AssertUnwindSafe(|| work(index))).is_err() {
+            // The number of items is not known here: claim up to the
+            // step's count, which the claim word bounds (see `run`).
+            let n = s.items.load(SeqCst);
+            if catch_unwind(AssertUnwindSafe(|| claim_and_run(s, seen, n, work))).is_err() {
                 s.panicked.store(true, SeqCst);
             }
         }
-        s.done.fetch_add(1, SeqCst);
     }
 }
 
@@ -200,16 +241,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_thread_runs_its_item_each_step() {
+    fn every_item_runs_once_each_step() {
         for threads in 1..=4 {
             let mut crew = Crew::new(threads);
-            let mut items = vec![0u64; threads];
-            for step in 1..=200u64 {
-                crew.for_each_mut(&mut items, |x, i| *x += step * (i as u64 + 1));
+            for n in [0, 1, threads, 3 * threads + 1] {
+                let mut items = vec![0u64; n];
+                for step in 1..=200u64 {
+                    crew.for_each_mut(&mut items, |x, i| *x += step * (i as u64 + 1));
+                }
+                let sum: u64 = (1..=200).sum();
+                let want: Vec<u64> = (1..=n as u64).map(|i| sum * i).collect();
+                assert_eq!(items, want, "{threads} threads, {n} items");
             }
-            let sum: u64 = (1..=200).sum();
-            let want: Vec<u64> = (1..=threads as u64).map(|i| sum * i).collect();
-            assert_eq!(items, want);
         }
     }
 

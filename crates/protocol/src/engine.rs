@@ -248,7 +248,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
             chan,
             tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             fgp,
-            split: Splitter::new(fgp.threads),
+            split: Splitter::new("garbling", fgp.threads),
             ands: 0,
             progress,
         }
@@ -363,7 +363,7 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
             used: 0,
             frame: Vec::new(),
             fgp,
-            split: Splitter::new(fgp.threads),
+            split: Splitter::new("evaluating", fgp.threads),
             ands: 0,
             progress,
         }

@@ -10,9 +10,10 @@
 //! the part's own buffer, its outputs written back after), or the parts one
 //! after another on the calling thread, in place. Both give the same
 //! tables; the faster one is kept, so splitting never costs more than it
-//! gains.
+//! gains (and what one engine learnt, the next of its kind starts from).
 
 use std::ops::Range;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use twofold_circuit::Gate;
@@ -102,6 +103,7 @@ struct Class {
 
 /// Which way runs a round faster, learnt from the rounds run so far, per
 /// round-size class.
+#[derive(Clone)]
 struct Chooser {
     classes: [Class; CLASSES],
 }
@@ -165,17 +167,45 @@ impl Chooser {
     }
 }
 
+/// What the engines of this process learnt, per kind of work and thread
+/// count: an engine starts from what the last one of its kind learnt (a
+/// session makes several engines, a benchmark many sessions) and leaves
+/// what it learnt when it is dropped.
+static LEARNT: Mutex<Vec<((&str, usize), Chooser)>> = Mutex::new(Vec::new());
+
 /// An engine's means to split rounds: a part buffer per thread, the crew
 /// (started with the first parallel round) and the chooser.
 pub(crate) struct Splitter<L> {
     parts: Vec<Part<L>>,
     crew: Option<Crew>,
     chooser: Chooser,
+    /// The kind of work and the threads, for [`LEARNT`].
+    key: (&'static str, usize),
+}
+
+impl<L> Drop for Splitter<L> {
+    fn drop(&mut self) {
+        // A poisoned lock only loses what was learnt.
+        if let Ok(mut learnt) = LEARNT.lock() {
+            match learnt.iter_mut().find(|(k, _)| *k == self.key) {
+                Some((_, c)) => *c = self.chooser.clone(),
+                None => learnt.push((self.key, self.chooser.clone())),
+            }
+        }
+    }
 }
 
 impl<L: Copy + Default + Send + Sync> Splitter<L> {
-    /// A splitter for `threads` threads.
-    pub(crate) fn new(threads: usize) -> Splitter<L> {
+    /// A splitter for `threads` threads doing `work` (garbling or
+    /// evaluating), starting from what the last one learnt.
+    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter<L> {
+        let key = (work, threads.max(1));
+        let learnt = LEARNT.lock().ok().and_then(|learnt| {
+            learnt
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, c)| c.clone())
+        });
         Splitter {
             parts: (0..threads.max(1))
                 .map(|_| Part {
@@ -186,7 +216,8 @@ impl<L: Copy + Default + Send + Sync> Splitter<L> {
                 })
                 .collect(),
             crew: None,
-            chooser: Chooser::new(),
+            chooser: learnt.unwrap_or_else(Chooser::new),
+            key,
         }
     }
 
