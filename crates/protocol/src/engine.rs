@@ -175,9 +175,8 @@ impl TableSource for Channel {
 }
 
 /// Tables recorded frame by frame (garbling-only runs with a recording
-/// sink), replayed in order to an evaluator. Replaying swaps each frame
-/// into the evaluator's empty buffer rather than copying it, and frees
-/// nothing until the recording is dropped.
+/// sink), replayed in order to an evaluator: copied into its buffer as
+/// frames from the peer are, and freed when the recording is dropped.
 #[derive(Debug, Default)]
 pub struct Recording {
     frames: Vec<Vec<u8>>,
@@ -212,7 +211,10 @@ impl TableSource for Recording {
             ProtocolError::Malformed("the recorded garbled tables ran out".into())
         })?;
         self.next += 1;
-        if tables.is_empty() {
+        // Swapped in only while the buffer is small: growing a swapped-in
+        // frame for the next one would reallocate (and fault pages) every
+        // round; a buffer that has grown stays and frames are copied in.
+        if tables.is_empty() && tables.capacity() < frame.len() {
             std::mem::swap(tables, frame);
         } else {
             tables.extend_from_slice(frame);
@@ -388,6 +390,7 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
         }
         self.tables.drain(..self.used);
         self.used = 0;
+        self.tables.reserve(bytes.saturating_sub(self.tables.len()));
         while self.tables.len() < bytes {
             self.chan.recv_tables(&mut self.frame, &mut self.tables)?;
         }
