@@ -85,6 +85,61 @@ pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
     circuit.compact()
 }
 
+/// One AND level of `width` gates, each reading two random bits of the
+/// `io` input bits (A's `a`, B's `b`), folded by XOR chains into `io`
+/// output bits (output `k` is the XOR of the ANDs `k`, `k + io`, …): every
+/// AND is live, so the level stays whole however few the inputs and
+/// outputs (a level wider than a frame of tables, say).
+pub fn wide_level(width: u32, io: u32, seed: u64) -> Circuit {
+    let io = io.max(2);
+    let mut rng = SplitMix(seed);
+    let inputs = vec![
+        InputValue {
+            name: "a".into(),
+            party: Party::A,
+            width: io / 2,
+        },
+        InputValue {
+            name: "b".into(),
+            party: Party::B,
+            width: io - io / 2,
+        },
+    ];
+    let mut gates = Vec::with_capacity(2 * width as usize);
+    for k in 0..width {
+        gates.push(Gate::And {
+            a: rng.below(io),
+            b: rng.below(io),
+            out: io + k,
+        });
+    }
+    // acc[k] holds the XOR so far of output k's ANDs.
+    let mut acc: Vec<Wire> = (0..io)
+        .map(|k| io + k.min(width.saturating_sub(1)))
+        .collect();
+    let mut next = io + width;
+    for k in io..width {
+        let o = (k % io) as usize;
+        gates.push(Gate::Xor {
+            a: acc[o],
+            b: io + k,
+            out: next,
+        });
+        acc[o] = next;
+        next += 1;
+    }
+    let circuit = Circuit {
+        num_wires: next,
+        inputs,
+        outputs: vec![OutputValue {
+            name: "out".into(),
+            wires: acc,
+        }],
+        gates,
+    };
+    circuit.compact()
+}
+
 /// A program that runs `body` `instances` times as a SIMD region: every
 /// instance has its own inputs (its own bits of the main inputs `a` and `b`)
 /// and its outputs are XORed together into the program's output. Memory does

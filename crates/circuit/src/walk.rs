@@ -560,8 +560,9 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
         })
     }
 
-    /// Runs the instances `range` of a parallel block in lockstep groups,
-    /// calling `done(k, frame, parent)` for each instance `k` after its group.
+    /// Runs the instances `range` of a parallel block in lockstep groups
+    /// (aligned to multiples of the group width), calling
+    /// `done(k, frame, parent)` for each instance `k` after its group.
     fn run_instance_groups<E: Engine<Label = L>, P: AsRef<[L]> + ?Sized>(
         &mut self,
         bp: &BlockPlan<'_>,
@@ -578,7 +579,11 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
         let result = (|| {
             let mut k = range.start;
             while k < range.end {
-                let group = (bp.lockstep as u64).min(range.end - k) as usize;
+                // Groups start at multiples of the lockstep width, whatever
+                // the range: a gate's place in its group (and so its id)
+                // does not depend on where a thread's share begins.
+                let lanes = bp.lockstep as u64;
+                let group = (lanes - k % lanes).min(range.end - k) as usize;
                 sc.frames.clear();
                 sc.frames.resize(group * cnw, L::default());
                 for (r, f) in sc.frames.chunks_exact_mut(cnw).enumerate() {

@@ -12,6 +12,8 @@
 //! * [`halfgates`]: the half-gates [`Garbler`] and [`Evaluator`] cores
 //!   ([`HalfGates`]); [`threehalves`]: the three-halves cores
 //!   ([`ThreeHalves`]); both run the same gate loops (module `batch`).
+//! * [`crew`]: persistent helper threads for splitting an AND run between
+//!   threads ([`Crew`]).
 //! * [`memory`]: the cores as in-memory engines, garbling into a table
 //!   buffer and evaluating from it ([`MemoryGarbler`], [`MemoryEvaluator`]);
 //!   [`speed`]: their speed on one core under either scheme ([`core_speed`]).
@@ -21,7 +23,8 @@
 //!
 //! This crate and `twofold-ot` are the only ones allowed `unsafe` (the
 //! workspace denies it): SIMD AES kernels behind run-time feature checks,
-//! the garbling loops' unchecked label access, and byte views of blocks.
+//! the garbling loops' unchecked label access, byte views of blocks, and
+//! the crew's hand-off of a borrowed job to its threads.
 //! Every `unsafe` block states why it is sound.
 
 #![allow(unsafe_code)]
@@ -29,6 +32,7 @@
 pub mod aes;
 mod batch;
 pub mod block;
+pub mod crew;
 pub mod delta;
 pub mod dispatch;
 pub mod error;
@@ -48,6 +52,7 @@ pub use aes::{Aes128, Backend, FIXED_KEY};
 #[cfg(target_endian = "little")]
 pub use block::{blocks_as_bytes, blocks_as_bytes_mut};
 pub use block::{blocks_from_byte_vec, blocks_from_bytes, Block};
+pub use crew::Crew;
 pub use delta::Delta;
 pub use dispatch::SchemeJob;
 pub use error::CryptoError;

@@ -6,18 +6,21 @@
 //! one byte string per garbling call, see [`twofold_crypto::scheme`]), so
 //! the evaluator evaluates exactly the runs the garbler garbled.
 //!
-//! With more than one thread, an engine garbles (evaluates) every AND run of
-//! at least [`FGP_MIN_ANDS`] gates in parallel (fine-grained parallelism):
-//! the run is cut into one contiguous part per thread, each part is garbled
-//! with the gate ids (and coins) it has in the sequential order, and the
-//! tables are sent in that order.
+//! With more than one thread, an engine splits every AND run of at least
+//! [`FGP_MIN_ANDS`] gates (fine-grained parallelism, see [`crate::fgp`]):
+//! the run goes in rounds of at most `threads × 32768` gates, each round is
+//! cut into one contiguous part per thread, each part is garbled with the
+//! gate ids (and coins) it has in the sequential order, and each part's
+//! tables go out as one frame, in that order: frames stay small and the
+//! evaluator, cutting the run alike, reads them as one stream.
 
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{CryptoError, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
+use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
+use crate::fgp::{part_bounds, rounds, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -25,12 +28,14 @@ use crate::options::Progress;
 const GATES_PER_STEP: usize = 8192;
 /// Tables are sent once this many bytes have accumulated (128 KiB).
 const FLUSH_BYTES: usize = 128 << 10;
-/// AND runs shorter than this are not split between threads. Measured with
-/// `twofold bench --artificial --max-width 262144` on the 2-vCPU development
-/// machine, splitting lost at every width (0.35-0.5x: its two vCPUs share
-/// one core's AES units), so the threshold sits above the levels real
-/// programs have; on a machine with real cores the same command finds it.
-pub const FGP_MIN_ANDS: usize = 1 << 20;
+/// AND runs shorter than this are not split between threads. A split run
+/// is cut into rounds whose parts each party runs on its threads or in
+/// turn on one, whichever its measurements say is faster (see
+/// [`crate::fgp`]), so the threshold need not guess the machine: it only
+/// keeps the cut's cost (a call per part) small against the run. A part is
+/// then at least 4,096 gates on two threads, some 50 µs of work against a
+/// hand-off to a spinning helper of about a microsecond.
+pub const FGP_MIN_ANDS: usize = 1 << 13;
 
 /// How an engine splits wide AND runs between threads (FGP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,21 +75,13 @@ fn for_each_step(
     fgp: Fgp,
     mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
-    let (mut start, mut i) = (0, 0);
-    while i < gates.len() {
-        if fgp.threads > 1 && gates[i].is_and() {
-            let run = gates[i..].iter().take_while(|g| g.is_and()).count();
-            if fgp.splits(run) {
-                for step in gates[start..i].chunks(GATES_PER_STEP) {
-                    f(step, false)?;
-                }
-                f(&gates[i..i + run], true)?;
-                start = i + run;
-            }
-            i += run;
-        } else {
-            i += 1;
+    let mut start = 0;
+    for run in split_runs(gates, fgp) {
+        for step in gates[start..run.start].chunks(GATES_PER_STEP) {
+            f(step, false)?;
         }
+        f(&gates[run.clone()], true)?;
+        start = run.end;
     }
     for step in gates[start..].chunks(GATES_PER_STEP) {
         f(step, false)?;
@@ -92,82 +89,33 @@ fn for_each_step(
     Ok(())
 }
 
-/// Reusable buffers of one thread's part of a parallel AND run: its gates
-/// renamed over a local label array (two inputs per gate, then the outputs),
-/// so that parts share no memory they write, and its tables.
-struct Part<L> {
-    gates: Vec<Gate>,
-    labels: Vec<L>,
-    tables: Vec<u8>,
-}
-
-impl<L> Default for Part<L> {
-    fn default() -> Self {
-        Part {
-            gates: Vec::new(),
-            labels: Vec::new(),
-            tables: Vec::new(),
+/// The AND runs of `gates` that `fgp` splits, in order. A run of `m`
+/// gates or more that starts at or after `i` contains gate `i + m - 1`, so
+/// only every `m`-th gate is looked at where there is none (a gate-by-gate
+/// scan costs as much as the free gates it passes).
+fn split_runs(gates: &[Gate], fgp: Fgp) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    if fgp.threads < 2 {
+        return runs;
+    }
+    let m = fgp.min_ands.max(1);
+    let mut i = 0;
+    while let Some(probe) = (i + m - 1 < gates.len()).then(|| i + m - 1) {
+        if !gates[probe].is_and() {
+            i = probe + 1;
+            continue;
         }
-    }
-}
-
-impl<L: Copy + Default> Part<L> {
-    /// Loads `run` (AND gates only), gathering its inputs from `labels`.
-    fn load(&mut self, run: &[Gate], labels: &[L]) {
-        let n = run.len() as u32;
-        self.gates.clear();
-        self.labels.clear();
-        self.tables.clear();
-        for (i, g) in (0u32..).zip(run) {
-            if let Gate::And { a, b, .. } = *g {
-                self.labels.push(labels[a as usize]);
-                self.labels.push(labels[b as usize]);
-                self.gates.push(Gate::And {
-                    a: 2 * i,
-                    b: 2 * i + 1,
-                    out: 2 * n + i,
-                });
-            }
+        let mut s = probe;
+        while s > i && gates[s - 1].is_and() {
+            s -= 1;
         }
-        self.labels.resize(3 * run.len(), L::default());
-    }
-
-    /// The output labels, in gate order.
-    fn outputs(&self) -> &[L] {
-        &self.labels[2 * self.gates.len()..]
-    }
-}
-
-/// The gates `start..end` of part `p` of `k` of a run of `n` gates.
-fn part_bounds(n: usize, k: usize, p: usize) -> (usize, usize) {
-    (n * p / k, n * (p + 1) / k)
-}
-
-/// Splits `run` into one part per buffer in `parts`, loads each and runs
-/// `work(part, index of the part, first gate index of the part)` on the
-/// thread pool; then writes the parts' outputs to their wires.
-fn split_run<L: Copy + Default + Send + Sync>(
-    parts: &mut [Part<L>],
-    run: &[Gate],
-    labels: &mut [L],
-    work: impl Fn(&mut Part<L>, usize, usize) -> Result<(), CryptoError> + Sync,
-) -> Result<(), CryptoError> {
-    use rayon::prelude::*;
-    let k = parts.len();
-    let bounds = |p: usize| part_bounds(run.len(), k, p);
-    let shared: &[L] = labels;
-    parts.par_iter_mut().enumerate().try_for_each(|(p, part)| {
-        let (start, end) = bounds(p);
-        part.load(&run[start..end], shared);
-        work(part, p, start)
-    })?;
-    for (p, part) in parts.iter().enumerate() {
-        let (start, end) = bounds(p);
-        for (g, l) in run[start..end].iter().zip(part.outputs()) {
-            labels[g.out() as usize] = *l;
+        let e = probe + gates[probe..].iter().take_while(|g| g.is_and()).count();
+        if fgp.splits(e - s) {
+            runs.push(s..e);
         }
+        i = e;
     }
-    Ok(())
+    runs
 }
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
@@ -204,6 +152,77 @@ impl TableSink for Discard {
     }
 }
 
+/// Where garbled tables come from: the peer, or tables recorded earlier
+/// (evaluation-only runs).
+pub trait TableSource {
+    /// Appends the next frame of tables to `tables` (`scratch` is a buffer
+    /// the source may use for the frame).
+    fn recv_tables(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        tables: &mut Vec<u8>,
+    ) -> Result<(), ProtocolError>;
+}
+
+impl TableSource for Channel {
+    fn recv_tables(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        tables: &mut Vec<u8>,
+    ) -> Result<(), ProtocolError> {
+        Tables::recv_into(self, scratch, tables)
+    }
+}
+
+/// Tables recorded frame by frame (garbling-only runs with a recording
+/// sink), replayed in order to an evaluator: copied into its buffer as
+/// frames from the peer are, and freed when the recording is dropped.
+#[derive(Debug, Default)]
+pub struct Recording {
+    frames: Vec<Vec<u8>>,
+    next: usize,
+}
+
+impl Recording {
+    /// The frames recorded and not yet replayed.
+    pub fn frames(&self) -> impl Iterator<Item = &[u8]> {
+        self.frames[self.next..].iter().map(Vec::as_slice)
+    }
+
+    /// Bytes of tables recorded and not yet replayed.
+    pub fn bytes(&self) -> u64 {
+        self.frames().map(|f| f.len() as u64).sum()
+    }
+}
+
+impl TableSink for Recording {
+    fn send_tables(&mut self, tables: &[u8]) -> Result<(), ProtocolError> {
+        self.frames.push(tables.to_vec());
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), ProtocolError> {
+        Ok(())
+    }
+}
+
+impl TableSource for Recording {
+    fn recv_tables(&mut self, _: &mut Vec<u8>, tables: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        let frame = self.frames.get_mut(self.next).ok_or_else(|| {
+            ProtocolError::Malformed("the recorded garbled tables ran out".into())
+        })?;
+        self.next += 1;
+        // Swapped in only while the buffer is small: growing a swapped-in
+        // frame for the next one would reallocate (and fault pages) every
+        // round; a buffer that has grown stays and frames are copied in.
+        if tables.is_empty() && tables.capacity() < frame.len() {
+            std::mem::swap(tables, frame);
+        } else {
+            tables.extend_from_slice(frame);
+        }
+        Ok(())
+    }
+}
+
 /// The garbling side under scheme `S`: garbles batches and streams the
 /// tables to the peer (or another [`TableSink`]).
 pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
@@ -211,7 +230,7 @@ pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     chan: &'c mut K,
     tables: Vec<u8>,
     fgp: Fgp,
-    parts: Vec<Part<ZeroLabel>>,
+    split: Splitter<ZeroLabel>,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -231,7 +250,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
             chan,
             tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             fgp,
-            parts: (0..fgp.threads).map(|_| Part::default()).collect(),
+            split: Splitter::new("garbling", fgp.threads),
             ands: 0,
             progress,
         }
@@ -253,23 +272,30 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
         Ok(())
     }
 
-    /// Garbles an AND run on all threads.
+    /// Garbles an AND run split in rounds (see [`crate::fgp`]); each
+    /// part's tables of a round go out as one frame, in gate order.
     fn garble_parallel(
         &mut self,
         run: &[Gate],
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
         let first = self.garbler.next_gate_id();
-        let garbler = &self.garbler;
-        split_run(&mut self.parts, run, labels, |part, _, start| {
-            garbler.at_gate(first + start as u64).garble(
-                &part.gates,
-                &mut part.labels,
-                &mut part.tables,
-            )
-        })?;
-        for part in &self.parts {
-            self.tables.extend_from_slice(&part.tables);
+        // What the sequential steps before left goes first.
+        self.send_tables()?;
+        for round in rounds(run.len(), self.split.threads()) {
+            let at = first + round.start as u64;
+            let garbler = &self.garbler;
+            self.split
+                .run_round(&run[round], labels, &|gates, labels, tables, _, start| {
+                    garbler
+                        .at_gate(at + start as u64)
+                        .garble(gates, labels, tables)
+                })?;
+            for tables in self.split.tables() {
+                if !tables.is_empty() {
+                    self.chan.send_tables(tables)?;
+                }
+            }
         }
         self.garbler = self.garbler.at_gate(first + run.len() as u64);
         Ok(())
@@ -316,27 +342,22 @@ impl<S: GarblingScheme, K: TableSink> GarblingEngine<'_, S, K> {
 
 /// The evaluating side under scheme `S`: receives tables as needed and
 /// evaluates batches.
-pub struct EvaluatingEngine<'c, S: GarblingScheme> {
+pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     evaluator: S::Evaluator,
-    chan: &'c mut Channel,
+    chan: &'c mut R,
     tables: Vec<u8>,
     used: usize,
     frame: Vec<u8>,
     fgp: Fgp,
-    parts: Vec<Part<ActiveLabel>>,
+    split: Splitter<ActiveLabel>,
     ands: u64,
     progress: Option<Progress>,
 }
 
-impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
+impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
     /// An engine receiving tables from `chan`, its first AND gate numbered
     /// `first_gate`, splitting wide AND runs as `fgp` says.
-    pub fn new(
-        first_gate: u64,
-        chan: &'c mut Channel,
-        fgp: Fgp,
-        progress: Option<Progress>,
-    ) -> Self {
+    pub fn new(first_gate: u64, chan: &'c mut R, fgp: Fgp, progress: Option<Progress>) -> Self {
         EvaluatingEngine {
             evaluator: S::Evaluator::new(first_gate),
             chan,
@@ -344,7 +365,7 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
             used: 0,
             frame: Vec::new(),
             fgp,
-            parts: (0..fgp.threads).map(|_| Part::default()).collect(),
+            split: Splitter::new("evaluating", fgp.threads),
             ands: 0,
             progress,
         }
@@ -369,43 +390,51 @@ impl<'c, S: GarblingScheme> EvaluatingEngine<'c, S> {
         }
         self.tables.drain(..self.used);
         self.used = 0;
+        self.tables.reserve(bytes.saturating_sub(self.tables.len()));
         while self.tables.len() < bytes {
-            Tables::recv_into(self.chan, &mut self.frame, &mut self.tables)?;
+            self.chan.recv_tables(&mut self.frame, &mut self.tables)?;
         }
         Ok(())
     }
 
-    /// Evaluates an AND run on all threads from the buffered tables (the
-    /// parts' tables one after another, as the garbler sent them); returns
-    /// the bytes used.
+    /// Evaluates an AND run split in rounds as the garbler split it, from
+    /// the tables of each round (the parts' tables one after another, as
+    /// the garbler sent them).
     fn evaluate_parallel(
         &mut self,
         run: &[Gate],
         labels: &mut [ActiveLabel],
-    ) -> Result<usize, ProtocolError> {
+    ) -> Result<(), ProtocolError> {
         let first = self.evaluator.next_gate_id();
-        let k = self.parts.len();
-        // Where each part's tables start (from the unused ones), and where
-        // the last one ends.
-        let mut offsets = vec![0];
-        for p in 0..k {
-            let (start, end) = part_bounds(run.len(), k, p);
-            offsets.push(offsets[p] + S::table_bytes(end - start));
+        let k = self.split.threads();
+        for round in rounds(run.len(), k) {
+            let at = first + round.start as u64;
+            let run = &run[round];
+            // Where each part's tables start (from the unused ones), and
+            // where the last one ends.
+            let mut offsets = vec![0];
+            for p in 0..k {
+                let (start, end) = part_bounds(run.len(), k, p);
+                offsets.push(offsets[p] + S::table_bytes(end - start));
+            }
+            self.fill(offsets[k])?;
+            let tables = &self.tables[self.used..];
+            self.split
+                .run_round(run, labels, &|gates, labels, _, p, start| {
+                    S::Evaluator::new(at + start as u64).evaluate(
+                        gates,
+                        labels,
+                        &tables[offsets[p]..offsets[p + 1]],
+                    )
+                })?;
+            self.used += offsets[k];
         }
-        self.fill(offsets[k])?;
-        let tables = &self.tables[self.used..];
-        split_run(&mut self.parts, run, labels, |part, p, start| {
-            S::Evaluator::new(first + start as u64).evaluate(
-                &part.gates,
-                &mut part.labels,
-                &tables[offsets[p]..offsets[p + 1]],
-            )
-        })?;
-        Ok(offsets[k])
+        self.evaluator = S::Evaluator::new(first + run.len() as u64);
+        Ok(())
     }
 }
 
-impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
+impl<S: GarblingScheme, R: TableSource> Engine for EvaluatingEngine<'_, S, R> {
     type Label = ActiveLabel;
     type Error = ProtocolError;
 
@@ -418,8 +447,7 @@ impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
         for_each_step(gates, fgp, |step, parallel| {
             let ands = step.iter().filter(|g| g.is_and()).count();
             if parallel {
-                self.used += self.evaluate_parallel(step, labels)?;
-                self.evaluator = S::Evaluator::new(self.evaluator.next_gate_id() + ands as u64);
+                self.evaluate_parallel(step, labels)?;
             } else {
                 let bytes = S::table_bytes(ands);
                 self.fill(bytes)?;
@@ -441,9 +469,54 @@ impl<S: GarblingScheme> Engine for EvaluatingEngine<'_, S> {
     }
 }
 
-impl<S: GarblingScheme> EvaluatingEngine<'_, S> {
+impl<S: GarblingScheme, R: TableSource> EvaluatingEngine<'_, S, R> {
     /// The id of the next AND gate this engine evaluates.
     pub fn next_gate(&self) -> u64 {
         self.evaluator.next_gate_id()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The runs found by probing are those a gate-by-gate scan finds.
+    #[test]
+    fn split_runs_are_the_long_and_runs() {
+        let and = Gate::And { a: 0, b: 1, out: 2 };
+        let xor = Gate::Xor { a: 0, b: 1, out: 2 };
+        let mut state = 5u64;
+        for round in 0..300 {
+            let mut gates = Vec::new();
+            for _ in 0..round {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Stretches of either kind, of 1 to 9 gates.
+                let g = if (state >> 33) % 7 < 4 { and } else { xor };
+                gates.extend(std::iter::repeat_n(g, 1 + (state >> 40) as usize % 9));
+            }
+            for min_ands in [1, 2, 5, 16, 40] {
+                let fgp = Fgp {
+                    threads: 2,
+                    min_ands,
+                };
+                let mut want = Vec::new();
+                let mut i = 0;
+                while i < gates.len() {
+                    let run = gates[i..].iter().take_while(|g| g.is_and()).count();
+                    if run >= min_ands {
+                        want.push(i..i + run);
+                    }
+                    i += run.max(1);
+                }
+                assert_eq!(
+                    split_runs(&gates, fgp),
+                    want,
+                    "round {round}, min {min_ands}"
+                );
+            }
+            assert!(split_runs(&gates, Fgp::OFF).is_empty());
+        }
     }
 }

@@ -1,39 +1,43 @@
-//! Offline garbling, for measuring (the ParCC paper's section 6.3): garble a
-//! whole program under a schedule and drop the tables, without a peer.
-
-use std::time::{Duration, Instant};
+//! Offline garbling and evaluation, for measuring (the ParCC paper's
+//! section 6.3): garble a whole program under a schedule and drop the
+//! tables, or record them and time their evaluation alone — each half of
+//! the protocol without a peer.
 
 use std::marker::PhantomData;
+use std::time::{Duration, Instant};
 
-use twofold_circuit::Program;
-use twofold_crypto::halfgates::ZeroLabel;
+use twofold_circuit::walk::Plan as WalkPlan;
+use twofold_circuit::{MainOrder, Program};
+use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Delta, GarblingScheme, Prg, SchemeJob};
 
-use crate::engine::{Discard, Fgp, GarblingEngine};
+use crate::engine::{Discard, EvaluatingEngine, Fgp, GarblingEngine, Recording, TableSink};
 use crate::error::ProtocolError;
-use crate::schedule::{run_program, Plan, Side};
+use crate::schedule::{run_program_arranged, Plan, Side};
 
-/// What a garbling-only run measured.
+/// What a garbling-only or evaluation-only run measured.
 #[derive(Clone, Debug)]
 pub struct GarbleOnlyReport {
-    /// AND gates garbled.
+    /// AND gates garbled (evaluated).
     pub and_gates: u64,
-    /// Bytes of tables produced (and dropped).
+    /// Bytes of tables produced (and dropped, or evaluated).
     pub table_bytes: u64,
-    /// Time spent garbling (the program is prepared beforehand, untimed).
+    /// Time spent garbling (evaluating); the program is prepared, its walk
+    /// planned and (for evaluation) its tables garbled beforehand, untimed.
     pub seconds: Duration,
 }
 
-struct DiscardSide<S> {
+/// The garbling side with its tables going to links of type `K`.
+struct SinkSide<S, K> {
     delta: Delta,
-    scheme: PhantomData<S>,
+    scheme: PhantomData<(S, fn() -> K)>,
 }
 
-impl<S: GarblingScheme> Side for DiscardSide<S> {
+impl<S: GarblingScheme, K: TableSink + Send + 'static> Side for SinkSide<S, K> {
     type Label = ZeroLabel;
-    type Link = Discard;
-    type Engine<'c> = GarblingEngine<'c, S, Discard>;
-    fn engine<'c>(&'c self, link: &'c mut Discard, first_gate: u64, fgp: Fgp) -> Self::Engine<'c> {
+    type Link = K;
+    type Engine<'c> = GarblingEngine<'c, S, K>;
+    fn engine<'c>(&'c self, link: &'c mut K, first_gate: u64, fgp: Fgp) -> Self::Engine<'c> {
         GarblingEngine::new(self.delta, first_gate, link, fgp, None)
     }
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
@@ -44,53 +48,243 @@ impl<S: GarblingScheme> Side for DiscardSide<S> {
     }
 }
 
+/// The evaluating side, replaying recorded tables.
+struct ReplaySide<S>(PhantomData<S>);
+
+impl<S: GarblingScheme> Side for ReplaySide<S> {
+    type Label = ActiveLabel;
+    type Link = Recording;
+    type Engine<'c> = EvaluatingEngine<'c, S, Recording>;
+    fn engine<'c>(&'c self, link: &'c mut Recording, first: u64, fgp: Fgp) -> Self::Engine<'c> {
+        EvaluatingEngine::new(first, link, fgp, None)
+    }
+    fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
+        engine.finish()
+    }
+    fn next_gate(engine: &Self::Engine<'_>) -> u64 {
+        engine.next_gate()
+    }
+}
+
+/// Which half of the protocol an offline run times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Half {
+    Garble,
+    Evaluate,
+}
+
 /// Garbles `program` as `plan` says (its schedule and scheme), dropping
 /// the tables (preparing the program first, untimed, unless it is
 /// prepared).
 pub fn garble_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, ProtocolError> {
-    plan.scheme.dispatch(GarbleOnly { program, plan })
+    plan.scheme.dispatch(Offline {
+        program,
+        plan,
+        half: Half::Garble,
+    })
 }
 
-/// [`garble_only`] as a job generic over the scheme.
-struct GarbleOnly<'p> {
+/// Garbles `program` on all-zero inputs as `plan` says, recording the
+/// tables, then times their evaluation under the same plan (the evaluator's
+/// half of the protocol without a peer); checks that every output label
+/// is one of its wire's two labels.
+pub fn evaluate_only(program: &Program, plan: Plan) -> Result<GarbleOnlyReport, ProtocolError> {
+    plan.scheme.dispatch(Offline {
+        program,
+        plan,
+        half: Half::Evaluate,
+    })
+}
+
+/// An offline run as a job generic over the scheme.
+struct Offline<'p> {
     program: &'p Program,
     plan: Plan,
+    half: Half,
 }
 
-impl SchemeJob for GarbleOnly<'_> {
+impl SchemeJob for Offline<'_> {
     type Output = Result<GarbleOnlyReport, ProtocolError>;
     fn run<S: GarblingScheme>(self) -> Self::Output {
-        garble_only_under::<S>(self.program, self.plan)
+        use twofold_circuit::prepare::{is_prepared, prepare};
+        let prepared;
+        let program = if is_prepared(self.program) {
+            self.program
+        } else {
+            prepared = prepare(self.program);
+            &prepared
+        };
+        // The walk plan, like the preparation, depends on the program only.
+        let walk = WalkPlan::of(program);
+        let order = program.main_in_order();
+        let mut prg = Prg::try_from_os()?;
+        let delta = Delta::random(&mut prg);
+        let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
+            .map(|_| ZeroLabel::random(&mut prg))
+            .collect();
+        let offline = (&walk, &order, self.plan);
+        match self.half {
+            Half::Garble => {
+                let (mut report, _, sinks) = garble_timed::<S, Discard>(offline, delta, &inputs)?;
+                report.table_bytes = sinks.iter().map(|s| s.bytes).sum();
+                Ok(report)
+            }
+            Half::Evaluate => evaluate_timed::<S>(offline, delta, &inputs),
+        }
     }
 }
 
-fn garble_only_under<S: GarblingScheme>(
-    program: &Program,
-    plan: Plan,
-) -> Result<GarbleOnlyReport, ProtocolError> {
-    use twofold_circuit::prepare::{is_prepared, prepare};
-    let prepared;
-    let program = if is_prepared(program) {
-        program
-    } else {
-        prepared = prepare(program);
-        &prepared
-    };
-    let mut prg = Prg::try_from_os()?;
-    let side = DiscardSide::<S> {
-        delta: Delta::random(&mut prg),
+/// A planned walk, its main order and the plan to run it with.
+type Planned<'a, 'p> = (&'a WalkPlan<'p>, &'a MainOrder<'p>, Plan);
+
+/// Garbles the planned program into fresh sinks of type `K`, timed;
+/// returns the report, the output 0-labels and the sinks.
+fn garble_timed<S: GarblingScheme, K: TableSink + Default + Send + 'static>(
+    (walk, order, plan): Planned<'_, '_>,
+    delta: Delta,
+    inputs: &[ZeroLabel],
+) -> Result<(GarbleOnlyReport, Vec<ZeroLabel>, Vec<K>), ProtocolError> {
+    let side = SinkSide::<S, K> {
+        delta,
         scheme: PhantomData,
     };
-    let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
-        .map(|_| ZeroLabel::random(&mut prg))
-        .collect();
     let links = plan.schedule.channels(plan.threads as u32);
-    let mut sinks: Vec<Discard> = (0..links).map(|_| Discard::default()).collect();
+    let mut sinks: Vec<K> = (0..links).map(|_| K::default()).collect();
     let start = Instant::now();
-    let (_, and_gates) = run_program(&side, program, &inputs, &mut sinks, plan)?;
+    let (outputs, and_gates) = run_program_arranged(&side, walk, order, inputs, &mut sinks, plan)?;
+    let seconds = start.elapsed();
+    let report = GarbleOnlyReport {
+        and_gates,
+        table_bytes: 0,
+        seconds,
+    };
+    Ok((report, outputs, sinks))
+}
+
+/// Garbles the planned program on all-zero inputs into recordings, then
+/// evaluates them, timed.
+fn evaluate_timed<S: GarblingScheme>(
+    (walk, order, plan): Planned<'_, '_>,
+    delta: Delta,
+    inputs: &[ZeroLabel],
+) -> Result<GarbleOnlyReport, ProtocolError> {
+    let (_, zeros, mut recordings) =
+        garble_timed::<S, Recording>((walk, order, plan), delta, inputs)?;
+    let table_bytes = recordings.iter().map(Recording::bytes).sum();
+    let active: Vec<ActiveLabel> = inputs.iter().map(|z| z.encode(delta, false)).collect();
+    let side = ReplaySide::<S>(PhantomData);
+    let start = Instant::now();
+    let (outputs, and_gates) =
+        run_program_arranged(&side, walk, order, &active, &mut recordings, plan)?;
+    let seconds = start.elapsed();
+    let valid = |(z, a): (&ZeroLabel, &ActiveLabel)| {
+        *a == z.encode(delta, false) || *a == z.encode(delta, true)
+    };
+    if !zeros.iter().zip(&outputs).all(valid) {
+        return Err(ProtocolError::Malformed(
+            "evaluation gave an output label the garbler did not make".into(),
+        ));
+    }
     Ok(GarbleOnlyReport {
         and_gates,
-        table_bytes: sinks.iter().map(|s| s.bytes).sum(),
-        seconds: start.elapsed(),
+        table_bytes,
+        seconds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use twofold_circuit::synthetic::{layered, repeated};
+    use twofold_crypto::Scheme;
+
+    use super::*;
+    use crate::options::Schedule;
+
+    /// Evaluation replays what garbling recorded under every schedule,
+    /// thread count and scheme (FGP splitting every level), and its output
+    /// labels are the garbler's.
+    #[test]
+    fn evaluation_only_replays_every_schedule() {
+        let body = layered(300, 3, 16, 5);
+        let programs = [Program::from(layered(3000, 3, 64, 4)), repeated(&body, 5)];
+        for program in &programs {
+            for scheme in Scheme::ALL {
+                for schedule in Schedule::ALL {
+                    for threads in 1..=3 {
+                        let plan = Plan {
+                            fgp_min_ands: 256,
+                            scheme,
+                            ..Plan::new(schedule, threads)
+                        };
+                        let r = evaluate_only(program, plan).unwrap();
+                        assert_eq!(r.and_gates, program.and_count());
+                        let least = scheme.table_bytes(r.and_gates as usize) as u64;
+                        assert!(r.table_bytes >= least, "{scheme} {schedule:?} x{threads}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The garbled tables (as 32-byte half-gates entries, every link's)
+    /// and the output labels of `program` under `plan`, with fixed Δ and
+    /// input labels.
+    fn tables_and_outputs(program: &Program, plan: Plan) -> (Vec<Vec<u8>>, Vec<ZeroLabel>) {
+        use twofold_crypto::{Block, HalfGates};
+        let program = &twofold_circuit::prepare::prepare(program);
+        let walk = WalkPlan::of(program);
+        let order = program.main_in_order();
+        let mut prg = Prg::from_seed(Block::from(7u128));
+        let delta = Delta::random(&mut prg);
+        let inputs: Vec<ZeroLabel> = (0..program.main.input_bits())
+            .map(|_| ZeroLabel::random(&mut prg))
+            .collect();
+        let (_, outputs, links) =
+            garble_timed::<HalfGates, Recording>((&walk, &order, plan), delta, &inputs).unwrap();
+        let stream: Vec<u8> = links
+            .iter()
+            .flat_map(Recording::frames)
+            .flatten()
+            .copied()
+            .collect();
+        let entries = stream.chunks(32).map(<[u8]>::to_vec).collect();
+        (entries, outputs)
+    }
+
+    /// Wide levels split by FGP (run in parallel and in turn, as each
+    /// party's chooser tries both), regions split by CGP, loops with
+    /// regions inside (lockstep groups cut between threads): the garbled
+    /// tables and output labels are those of one thread.
+    #[test]
+    fn tables_are_identical_for_every_schedule_and_thread_count() {
+        use rand::SeedableRng;
+        let body = layered(5000, 2, 16, 9);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+        let mut programs = vec![Program::from(layered(20_000, 6, 64, 8)), repeated(&body, 5)];
+        // Loops and regions nested, narrow bodies run in lockstep groups.
+        programs.extend((0..12).map(|_| twofold_testkit::random_block_program(&mut rng, 3)));
+        for program in &programs {
+            let one = Plan::new(Schedule::Sequential, 1);
+            let (want, outputs) = tables_and_outputs(program, one);
+            for schedule in Schedule::ALL {
+                for threads in 1..=4 {
+                    let plan = Plan {
+                        fgp_min_ands: 2048,
+                        ..Plan::new(schedule, threads)
+                    };
+                    let (mut got, out) = tables_and_outputs(program, plan);
+                    // One link: the stream, in order. Several (CGP): which
+                    // link carries a table depends on the schedule, so the
+                    // tables are compared as a set.
+                    let mut want = want.clone();
+                    if schedule.channels(threads as u32) > 1 {
+                        got.sort();
+                        want.sort();
+                    }
+                    assert!(got == want, "{schedule:?} x{threads}: tables differ");
+                    assert_eq!(out, outputs, "{schedule:?} x{threads}");
+                }
+            }
+        }
+    }
 }

@@ -10,6 +10,7 @@
 pub mod budget;
 pub mod engine;
 pub mod error;
+mod fgp;
 pub mod garble_only;
 pub mod handshake;
 pub mod hybrid;
@@ -23,7 +24,7 @@ pub mod schedule;
 pub mod session;
 
 pub use error::ProtocolError;
-pub use garble_only::{garble_only, GarbleOnlyReport};
+pub use garble_only::{evaluate_only, garble_only, GarbleOnlyReport};
 pub use hybrid::{
     run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport,
 };
@@ -37,5 +38,6 @@ pub use schedule::Plan;
 pub use session::{run_session, Phase, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same. (4:
-/// labels and bits go in frames of at most 1 MiB.)
+/// labels and bits go in frames of at most 1 MiB; FGP splits AND runs in
+/// rounds of bounded frames.)
 pub const PROTOCOL_VERSION: u32 = 4;

@@ -351,7 +351,13 @@ impl Tables {
                 "an empty frame of garbled tables".into(),
             ));
         }
-        tables.extend_from_slice(frame);
+        if tables.is_empty() {
+            // Nothing left over: take the frame as it is, no copy (the
+            // old buffer becomes the next frame's).
+            std::mem::swap(frame, tables);
+        } else {
+            tables.extend_from_slice(frame);
+        }
         Ok(())
     }
 }

@@ -18,7 +18,7 @@ use std::ops::Range;
 use twofold_circuit::walk::{
     for_each_batch, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan, Walker,
 };
-use twofold_circuit::{Engine, Item, MainOrder, Program};
+use twofold_circuit::{Engine, Gate, Item, MainOrder, Program};
 use twofold_crypto::Scheme;
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
@@ -246,13 +246,27 @@ pub(crate) fn run_items<S: Side>(
     };
     for item in items {
         match item {
-            Item::Gates(gates) => for_each_batch(gates, labels.len() as u32, |batch| {
-                engine.run_gates(batch, labels)
-            })?,
+            // Slices of the main circuit use the batches the walk plan has
+            // (not cut again); gates made elsewhere are cut here.
+            Item::Gates(gates) => match range_in(&walk.circuit().gates, gates) {
+                Some(range) => walker.main_gates(range, labels, &mut engine)?,
+                None => for_each_batch(gates, labels.len() as u32, |batch| {
+                    engine.run_gates(batch, labels)
+                })?,
+            },
             Item::Loop(b) => walker.main_block(*b, labels, &mut engine, &mut hooks)?,
         }
     }
     S::finish(engine)
+}
+
+/// Where `part` lies in `whole`, if it is a slice of it.
+fn range_in(whole: &[Gate], part: &[Gate]) -> Option<Range<usize>> {
+    let size = std::mem::size_of::<Gate>();
+    let (w, p) = (whole.as_ptr() as usize, part.as_ptr() as usize);
+    let start = p.checked_sub(w)? / size;
+    (p >= w && (p - w) % size == 0 && start + part.len() <= whole.len())
+        .then(|| start..start + part.len())
 }
 
 /// The output labels of some instances, instance after instance, and their
@@ -279,12 +293,19 @@ fn workers(plan: Plan, count: u64, links: usize) -> (usize, Fgp) {
     (workers, inner_fgp)
 }
 
-/// `range` cut into `workers` consecutive parts.
-fn parts(range: Range<u64>, workers: usize) -> Vec<Range<u64>> {
+/// `range` cut into `workers` consecutive parts, cut only at multiples of
+/// `align` (the region's lockstep width: each lockstep group then runs
+/// whole on one thread, numbering its gates as one thread would; a part
+/// may be empty).
+fn parts(range: Range<u64>, workers: usize, align: usize) -> Vec<Range<u64>> {
     let n = range.end - range.start;
-    let w = workers as u64;
+    let (w, align) = (workers as u64, align.max(1) as u64);
+    let cut = |k: u64| {
+        let c = range.start + n * k / w;
+        (c - c % align).max(range.start)
+    };
     (0..w)
-        .map(|k| range.start + n * k / w..range.start + n * (k + 1) / w)
+        .map(|k| cut(k)..if k + 1 == w { range.end } else { cut(k + 1) })
         .collect()
 }
 
@@ -349,7 +370,7 @@ pub(crate) fn run_region_part<S: Side>(
         std::thread::scope(|s| {
             let handles: Vec<_> = chans[..workers]
                 .iter_mut()
-                .zip(parts(range, workers))
+                .zip(parts(range, workers, region.lockstep))
                 .map(|(chan, part)| {
                     s.spawn(move || {
                         worker(
@@ -397,7 +418,7 @@ impl<'c, S: Side> Hooks<S::Engine<'c>> for Cgp<'_, '_, '_, '_, S> {
         if workers == 1 {
             return walker.run_instances_in_place(region, 0..count, parent, engine, self);
         }
-        let ranges = parts(0..count, workers);
+        let ranges = parts(0..count, workers, region.lockstep);
         let (side, walk, plan) = (self.side, self.walk, self.plan);
         let first = S::next_gate(engine);
         let labels: &[S::Label] = parent;

@@ -241,3 +241,30 @@ fn more_input_bits_than_one_frame_of_labels_holds() {
     assert_eq!(ra.outputs.unwrap(), want);
     assert_eq!(rb.outputs.unwrap(), want);
 }
+
+/// One AND level wider than a frame can hold (2.2 M ANDs: 70 MB of
+/// half-gates tables against the 64 MiB frame limit), split by FGP: the
+/// tables stream in bounded frames and the outputs are right.
+#[test]
+fn fgp_streams_an_and_level_wider_than_a_frame() {
+    use twofold_protocol::Schedule;
+    let program = Program::from(twofold_circuit::synthetic::wide_level(2_200_000, 64, 7));
+    assert_eq!(program.and_count(), 2_200_000);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let inputs = random_inputs(&mut rng, &program.main);
+    let want = program.eval(&inputs).unwrap();
+    let (a, b) = split(&program, &inputs);
+    for scheme in Scheme::ALL {
+        let o = SessionOptions {
+            schedule: Schedule::Fgp,
+            threads: 2,
+            scheme,
+            fgp_min_ands: Some(1024),
+            ..opts(Reveal::Both)
+        };
+        let (ra, rb) = run_local(&program, &a, &b, &o, &ChannelOptions::default())
+            .unwrap_or_else(|e| panic!("{scheme}: {e}"));
+        assert_eq!(ra.outputs.unwrap(), want, "{scheme}");
+        assert_eq!(rb.outputs.unwrap(), want, "{scheme}");
+    }
+}

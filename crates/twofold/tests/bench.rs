@@ -54,10 +54,26 @@ fn e2e_reports_both_parties_of_each_program() {
 fn garble_only_and_speedups_measure_the_program_given() {
     let file = "examples/mvmul.c";
     let ands = and_gates(file);
-    let v = bench_json(&["bench", "--runs", "1", "--garble-only", file]);
-    assert_eq!(v["and_gates"].as_u64().unwrap(), ands);
-    assert_eq!(v["schedule"], "seq");
-    assert!(positive(&v["garble_and_gates_per_second"]), "{v}");
+    for (flag, half) in [
+        ("--garble-only", "garbling"),
+        ("--evaluate-only", "evaluation"),
+    ] {
+        let v = bench_json(&[
+            "bench",
+            "--runs",
+            "1",
+            flag,
+            file,
+            "--threads",
+            "2",
+            "--schedule",
+            "fgp",
+        ]);
+        assert_eq!(v["and_gates"].as_u64().unwrap(), ands);
+        assert_eq!(v["schedule"], "fgp");
+        assert_eq!(v["half"], half);
+        assert!(positive(&v["and_gates_per_second"]), "{v}");
+    }
 
     let svg = std::env::temp_dir().join(format!("twofold-speedup-{}.svg", std::process::id()));
     let v = bench_json(&[
@@ -72,11 +88,14 @@ fn garble_only_and_speedups_measure_the_program_given() {
     let row = &v["speedups"][0];
     assert_eq!(row["program"], "mvmul");
     assert_eq!(row["and_gates"].as_u64().unwrap(), ands);
-    for key in ["fgp_speedup", "cgp_speedup", "protocol_speedup"] {
-        assert!(positive(&row[key]), "{key}: {row}");
+    assert!(positive(&row["protocol_speedup"]), "{row}");
+    for half in ["garbling", "evaluation"] {
+        for key in ["fgp_speedup", "cgp_speedup"] {
+            assert!(positive(&row[half][key]), "{half} {key}: {row}");
+        }
+        assert_eq!(row[half]["ceiling"]["workers"], 2);
+        assert!(positive(&row[half]["ceiling"]["speedup"]), "{row}");
     }
-    assert_eq!(row["ceiling"]["workers"], 2);
-    assert!(positive(&row["ceiling"]["speedup"]), "{row}");
     let drawn = std::fs::read_to_string(&svg).unwrap();
     std::fs::remove_file(&svg).unwrap();
     assert!(
@@ -111,6 +130,8 @@ fn artificial_measures_each_width() {
             "{r}"
         );
         assert!(positive(&r["ceiling"]["together"]), "{r}");
+        assert!(positive(&r["evaluate_speedup"]), "{r}");
+        assert!(positive(&r["evaluate_ceiling"]["together"]), "{r}");
     }
 }
 

@@ -98,8 +98,8 @@ pub struct RunArgs {
     #[arg(long, requires = "ipp")]
     ipp_no_overlap: bool,
     /// FGP splits AND levels of at least N gates between threads
-    /// (default: the threshold measured on the development machine; both
-    /// must agree).
+    /// (default 8192; each party then runs the parts on its threads only
+    /// where its measurements say that is faster; both must agree on N).
     #[arg(long, value_name = "N")]
     fgp_min_ands: Option<usize>,
     /// Garbling scheme: half-gates (32 bytes per AND gate, fastest to

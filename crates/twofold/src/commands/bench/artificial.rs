@@ -8,10 +8,10 @@ use serde::Serialize;
 use twofold_circuit::synthetic::layered;
 use twofold_circuit::Program;
 use twofold_protocol::engine::FGP_MIN_ANDS;
-use twofold_protocol::{Plan, Schedule};
+use twofold_protocol::{evaluate_only, garble_only, Plan, Schedule};
 
-use super::ceiling::{ceiling, Ceiling};
-use super::garble_only_rate;
+use super::ceiling::Ceiling;
+use super::garble_only::{interleaved_rates, Config};
 use crate::commands::Report;
 
 /// The speed-ups at each width.
@@ -44,6 +44,15 @@ pub struct ArtificialRow {
     pub speedup_every_level: f64,
     /// What two one-thread garbling workers at once reach on this circuit.
     pub ceiling: Ceiling,
+    /// Evaluation only, sequential, one thread.
+    pub evaluate_1_thread: f64,
+    /// Evaluation only, FGP, two threads, levels of at least
+    /// `fgp_min_ands` split.
+    pub evaluate_fgp_2_threads: f64,
+    /// Evaluation-only FGP over one thread.
+    pub evaluate_speedup: f64,
+    /// What two one-thread evaluating workers at once reach.
+    pub evaluate_ceiling: Ceiling,
 }
 
 /// Measures random circuits of `depth` and widths 16, 32, … up to `max_width`.
@@ -58,23 +67,31 @@ pub fn artificial(
     while width <= max_width {
         log(&format!("width {width} ..."));
         let program = Program::from(layered(width, depth, width.min(64), u64::from(width)));
-        let seq = garble_only_rate(&program, Plan::new(Schedule::Sequential, 1), runs)?;
-        let fgp = garble_only_rate(&program, Plan::new(Schedule::Fgp, 2), runs)?;
         let every_level = Plan {
             fgp_min_ands: 1,
             ..Plan::new(Schedule::Fgp, 2)
         };
-        let forced = garble_only_rate(&program, every_level, runs)?;
-        let ceiling = ceiling(&program, 2, runs)?;
+        let configs = [
+            Config::Plan(Plan::new(Schedule::Sequential, 1)),
+            Config::Plan(Plan::new(Schedule::Fgp, 2)),
+            Config::Together(2),
+            Config::Plan(every_level),
+        ];
+        let g = interleaved_rates(&program, &configs, runs, garble_only)?;
+        let e = interleaved_rates(&program, &configs[..3], runs, evaluate_only)?;
         rows.push(ArtificialRow {
             width,
             depth,
-            garble_1_thread: seq,
-            garble_fgp_2_threads: fgp,
-            garble_fgp_2_threads_every_level: forced,
-            speedup: fgp / seq,
-            speedup_every_level: forced / seq,
-            ceiling,
+            garble_1_thread: g[0],
+            garble_fgp_2_threads: g[1],
+            garble_fgp_2_threads_every_level: g[3],
+            speedup: g[1] / g[0],
+            speedup_every_level: g[3] / g[0],
+            ceiling: Ceiling::new(2, g[0], g[2]),
+            evaluate_1_thread: e[0],
+            evaluate_fgp_2_threads: e[1],
+            evaluate_speedup: e[1] / e[0],
+            evaluate_ceiling: Ceiling::new(2, e[0], e[2]),
         });
         width *= 2;
     }
@@ -110,6 +127,14 @@ impl Artificial {
                 name: "ceiling: two one-thread workers at once".into(),
                 points: series_of(|r| r.ceiling.speedup),
             },
+            crate::plot::Series {
+                name: "evaluation, FGP, 2 threads".into(),
+                points: series_of(|r| r.evaluate_speedup),
+            },
+            crate::plot::Series {
+                name: "evaluation ceiling".into(),
+                points: series_of(|r| r.evaluate_ceiling.speedup),
+            },
         ];
         let depth = self.artificial.first().map_or(0, |r| r.depth);
         crate::plot::line_chart(
@@ -125,12 +150,12 @@ impl Artificial {
 impl Report for Artificial {
     fn text(&self) -> String {
         let mut out = format!(
-            "random circuits, garbling only, median of {} runs (M AND/s); FGP splits levels of >= {} ANDs\n{:>8}{:>12}{:>12}{:>10}{:>22}{:>10}{:>9}\n",
-            self.runs, self.fgp_min_ands, "width", "1 thread", "FGP x2", "speed-up", "FGP x2, every level", "speed-up", "ceiling"
+            "random circuits, median of {} runs (M AND/s); FGP splits levels of >= {} ANDs; ceiling: two one-thread workers at once\n{:>8}{:>10}{:>10}{:>9}{:>12}{:>9}{:>9}{:>9} |{:>10}{:>10}{:>9}{:>9}{:>9}\n",
+            self.runs, self.fgp_min_ands, "width", "garble 1", "FGP x2", "speed-up", "every lvl", "speed-up", "ceiling", "/ceil", "eval 1", "FGP x2", "speed-up", "ceiling", "/ceil"
         );
         for r in &self.artificial {
             out += &format!(
-                "{:>8}{:>12.1}{:>12.1}{:>9.2}x{:>22.1}{:>9.2}x{:>8.2}x\n",
+                "{:>8}{:>10.1}{:>10.1}{:>8.2}x{:>12.1}{:>8.2}x{:>8.2}x{:>9.2} |{:>10.1}{:>10.1}{:>8.2}x{:>8.2}x{:>9.2}\n",
                 r.width,
                 r.garble_1_thread / 1e6,
                 r.garble_fgp_2_threads / 1e6,
@@ -138,6 +163,12 @@ impl Report for Artificial {
                 r.garble_fgp_2_threads_every_level / 1e6,
                 r.speedup_every_level,
                 r.ceiling.speedup,
+                r.speedup / r.ceiling.speedup,
+                r.evaluate_1_thread / 1e6,
+                r.evaluate_fgp_2_threads / 1e6,
+                r.evaluate_speedup,
+                r.evaluate_ceiling.speedup,
+                r.evaluate_speedup / r.evaluate_ceiling.speedup,
             );
         }
         out

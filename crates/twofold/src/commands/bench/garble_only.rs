@@ -1,15 +1,19 @@
-//! `twofold bench --garble-only FILE`: garbling speed of one program with
-//! the tables dropped (no peer), under a schedule and thread count.
+//! `twofold bench --garble-only FILE` (`--evaluate-only FILE`): garbling
+//! speed of one program with the tables dropped (evaluation speed from
+//! tables recorded beforehand), no peer, under a schedule and thread count.
 
 use anyhow::Result;
 use serde::Serialize;
 use twofold_circuit::Program;
-use twofold_protocol::{garble_only, Plan, Schedule};
+use twofold_protocol::{
+    evaluate_only, garble_only, GarbleOnlyReport, Plan, ProtocolError, Schedule,
+};
 
+use super::ceiling::together_rate;
 use super::median;
 use crate::commands::Report;
 
-/// Garbling-only speed of a program.
+/// Garbling-only (evaluation-only) speed of a program.
 #[derive(Debug, Serialize)]
 pub struct GarbleOnly {
     /// AND gates garbled per run.
@@ -18,38 +22,83 @@ pub struct GarbleOnly {
     pub schedule: &'static str,
     /// Threads.
     pub threads: u32,
+    /// Which half: "garbling" or "evaluation".
+    pub half: &'static str,
     /// Median AND gates per second.
-    pub garble_and_gates_per_second: f64,
+    pub and_gates_per_second: f64,
     /// Runs.
     #[serde(skip)]
     runs: usize,
 }
 
-/// Garbling-only AND gates per second of `program` (median of `runs`).
-pub fn garble_only_rate(program: &Program, plan: Plan, runs: usize) -> Result<f64> {
-    // One untimed run first: page faults and cold caches are not garbling.
-    garble_only(program, plan)?;
-    let mut rates = Vec::new();
-    for _ in 0..runs.max(1) {
-        let r = garble_only(program, plan)?;
-        rates.push(r.and_gates as f64 / r.seconds.as_secs_f64());
-    }
-    Ok(median(rates))
+/// One half of the protocol run offline: [`garble_only`] or
+/// [`evaluate_only`].
+pub type Offline = fn(&Program, Plan) -> Result<GarbleOnlyReport, ProtocolError>;
+
+/// What a measured configuration runs: a plan, or that many one-thread
+/// workers at once (a ceiling, see [`together_rate`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Config {
+    /// One run under this plan.
+    Plan(Plan),
+    /// This many sequential one-thread workers at once, speeds summed.
+    Together(usize),
 }
 
-/// Measures `program` under `schedule` on `threads` threads.
+/// AND gates per second of `half` on `program` under each configuration
+/// (median of `runs`), the configurations run round-robin — each round
+/// runs every one once — so that the machine's load changes meet all of
+/// them alike and their ratios stay fair.
+pub fn interleaved_rates(
+    program: &Program,
+    configs: &[Config],
+    runs: usize,
+    half: Offline,
+) -> Result<Vec<f64>> {
+    // Prepared once, not before every run.
+    let program = &twofold_circuit::prepare::prepare(program);
+    let once = |config: &Config| -> Result<f64> {
+        match *config {
+            Config::Plan(plan) => {
+                let r = half(program, plan)?;
+                Ok(r.and_gates as f64 / r.seconds.as_secs_f64())
+            }
+            Config::Together(workers) => together_rate(program, workers, half),
+        }
+    };
+    // One untimed round first: page faults and cold caches are not garbling.
+    for config in configs {
+        once(config)?;
+    }
+    let mut rates = vec![Vec::new(); configs.len()];
+    for _ in 0..runs.max(1) {
+        for (config, rates) in configs.iter().zip(&mut rates) {
+            rates.push(once(config)?);
+        }
+    }
+    Ok(rates.into_iter().map(median).collect())
+}
+
+/// Measures `program` under `schedule` on `threads` threads, garbling
+/// (`evaluate` false) or evaluating.
 pub fn measure(
     program: &Program,
     schedule: Schedule,
     threads: u32,
     runs: usize,
+    evaluate: bool,
 ) -> Result<GarbleOnly> {
     let plan = Plan::new(schedule, threads as usize);
+    let (half, f): (_, Offline) = match evaluate {
+        false => ("garbling", garble_only),
+        true => ("evaluation", evaluate_only),
+    };
     Ok(GarbleOnly {
         and_gates: program.and_count(),
         schedule: schedule.name(),
         threads,
-        garble_and_gates_per_second: garble_only_rate(program, plan, runs)?,
+        half,
+        and_gates_per_second: interleaved_rates(program, &[Config::Plan(plan)], runs, f)?[0],
         runs: runs.max(1),
     })
 }
@@ -57,10 +106,11 @@ pub fn measure(
 impl Report for GarbleOnly {
     fn text(&self) -> String {
         format!(
-            "garbling only, {} x{}: {:.1} M AND/s ({} AND gates, median of {})\n",
+            "{} only, {} x{}: {:.1} M AND/s ({} AND gates, median of {})\n",
+            self.half,
             self.schedule,
             self.threads,
-            self.garble_and_gates_per_second / 1e6,
+            self.and_gates_per_second / 1e6,
             self.and_gates,
             self.runs
         )

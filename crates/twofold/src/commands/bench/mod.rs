@@ -23,14 +23,14 @@ use twofold_net::ChannelOptions;
 use twofold_protocol::{run_local, PartyInputs, Schedule, SessionOptions};
 
 pub use artificial::{artificial, Artificial, ArtificialRow};
-pub use ceiling::{ceiling, Ceiling};
+pub use ceiling::{together_rate, Ceiling};
 pub use e2e::{e2e, EndToEnd, EndToEndRow};
-pub use garble_only::{garble_only_rate, GarbleOnly};
+pub use garble_only::{interleaved_rates, Config, GarbleOnly, Offline};
 pub use hybrid::{hybrid, HybridFigures, HybridRow};
 pub use ipp::{ipp, IppFigures, IppRow, IppRun};
 pub use overview::{overview, CoreFigures, Overview, OverviewOptions, ProtocolFigures};
 pub use parties::Link;
-pub use speedup::{speedups, SpeedupRow, Speedups};
+pub use speedup::{speedups, HalfSpeedups, SpeedupRow, Speedups};
 pub use tls::{secure_channel, SecureChannel};
 
 use super::run::parse_schedule;
@@ -53,6 +53,10 @@ pub struct BenchArgs {
     /// --threads and --schedule.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["speedup", "artificial"])]
     garble_only: Option<PathBuf>,
+    /// Evaluation only (from tables garbled and recorded beforehand, no
+    /// peer) of this program, with --threads and --schedule.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["speedup", "artificial", "garble_only"])]
+    evaluate_only: Option<PathBuf>,
     /// Speed-ups on 2 threads (garbling only: FGP and CGP against one
     /// thread; full protocol: 2 threads against 1) for each program.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "artificial")]
@@ -91,10 +95,10 @@ pub struct BenchArgs {
     /// Widest artificial circuit (widths double from 16).
     #[arg(long, default_value_t = 1024)]
     max_width: u32,
-    /// Threads for --garble-only (at most 256).
+    /// Threads for --garble-only and --evaluate-only (at most 256).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=twofold_protocol::options::MAX_THREADS as i64))]
     threads: u32,
-    /// Schedule for --garble-only.
+    /// Schedule for --garble-only and --evaluate-only.
     #[arg(long, default_value = "seq", value_parser = parse_schedule)]
     schedule: Schedule,
     /// Draw the --speedup or --artificial results as an SVG chart.
@@ -116,9 +120,14 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
             None => Ok(()),
         }
     };
-    if let Some(file) = &args.garble_only {
+    if let Some((file, evaluate)) = args
+        .garble_only
+        .as_ref()
+        .map(|f| (f, false))
+        .or(args.evaluate_only.as_ref().map(|f| (f, true)))
+    {
         let program = load(file, &LoadOptions::default())?.program;
-        return garble_only::measure(&program, args.schedule, args.threads, runs)?
+        return garble_only::measure(&program, args.schedule, args.threads, runs, evaluate)?
             .render(args.json);
     }
     if !args.speedup.is_empty() {

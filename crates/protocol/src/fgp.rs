@@ -1,0 +1,366 @@
+//! Fine-grained parallelism inside an engine: an AND run long enough to
+//! split goes in rounds of at most `threads × PART_GATES` gates, each round
+//! cut into one contiguous part per thread. Every part is one garbling
+//! (evaluation) call with the gate ids it has in sequential order, and its
+//! tables are one frame: the cut fixes the table stream, so both parties
+//! agree on it whatever each does with it.
+//!
+//! How a round runs is each party's own choice, learnt as the walk goes
+//! ([`Chooser`]): on the crew's threads (each part's inputs gathered into
+//! the part's own buffer, its outputs written back after), or the parts one
+//! after another on the calling thread, in place. Both give the same
+//! tables; the faster one is kept, so splitting never costs more than it
+//! gains (and what one engine learnt, the next of its kind starts from).
+
+use std::ops::Range;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use twofold_circuit::Gate;
+use twofold_crypto::{Crew, CryptoError};
+
+/// Gates of a part of a round: each part's tables go out as one frame of
+/// at most 1 MiB of half-gates tables, so frames and memory stay bounded
+/// however wide the level.
+const PART_GATES: usize = 1 << 15;
+
+/// The rounds of a split run of `n` gates on `k` threads: consecutive
+/// ranges of at most `k × PART_GATES` gates.
+pub(crate) fn rounds(n: usize, k: usize) -> impl Iterator<Item = Range<usize>> {
+    let step = k * PART_GATES;
+    (0..n).step_by(step).map(move |s| s..n.min(s + step))
+}
+
+/// The gates `start..end` of part `p` of `k` of a round of `n` gates.
+pub(crate) fn part_bounds(n: usize, k: usize, p: usize) -> (usize, usize) {
+    (n * p / k, n * (p + 1) / k)
+}
+
+/// What a part's work gets: its gates, the labels they index, the part's
+/// table buffer, its index and the index of its first gate in the round.
+pub(crate) type PartWork<'a, L> =
+    dyn Fn(&[Gate], &mut [L], &mut Vec<u8>, usize, usize) -> Result<(), CryptoError> + Sync + 'a;
+
+/// Reusable buffers of one thread's part of a round: its gates renamed
+/// over a local label array (two inputs per gate, then the outputs), so
+/// that parts share no memory they write, its tables, and how its last
+/// work ended.
+struct Part<L> {
+    gates: Vec<Gate>,
+    labels: Vec<L>,
+    tables: Vec<u8>,
+    failed: Option<CryptoError>,
+}
+
+impl<L: Copy + Default> Part<L> {
+    /// Loads `run` (AND gates only), gathering its inputs from `labels`.
+    fn load(&mut self, run: &[Gate], labels: &[L]) {
+        let n = run.len() as u32;
+        self.gates.clear();
+        self.labels.clear();
+        for (i, g) in (0u32..).zip(run) {
+            if let Gate::And { a, b, .. } = *g {
+                self.labels.push(labels[a as usize]);
+                self.labels.push(labels[b as usize]);
+                self.gates.push(Gate::And {
+                    a: 2 * i,
+                    b: 2 * i + 1,
+                    out: 2 * n + i,
+                });
+            }
+        }
+        self.labels.resize(3 * run.len(), L::default());
+    }
+
+    /// The output labels, in gate order.
+    fn outputs(&self) -> &[L] {
+        &self.labels[2 * self.gates.len()..]
+    }
+}
+
+/// Round-size classes the chooser keeps apart (by log2 of the size).
+const CLASSES: usize = 33;
+/// Rounds between two tries of the way out of favour, at first; every try
+/// that confirms it slower doubles the gap, up to [`MAX_GAP`], so trying
+/// costs little where one way is clearly better.
+const EXPLORE: u32 = 8;
+/// The longest gap between two tries.
+const MAX_GAP: u32 = 1 << 12;
+
+/// What the chooser knows of one round-size class.
+#[derive(Clone, Copy)]
+struct Class {
+    /// Nanoseconds per AND gate in turn and on the crew (moving averages;
+    /// NaN: not tried yet).
+    ns: [f64; 2],
+    /// Rounds until the way out of favour is tried again.
+    until: u32,
+    /// The current gap between tries.
+    gap: u32,
+    /// The way the last round was chosen for trying (not the favourite).
+    trying: bool,
+}
+
+/// Which way runs a round faster, learnt from the rounds run so far, per
+/// round-size class.
+#[derive(Clone)]
+struct Chooser {
+    classes: [Class; CLASSES],
+}
+
+impl Chooser {
+    fn new() -> Chooser {
+        let class = Class {
+            ns: [f64::NAN; 2],
+            until: EXPLORE,
+            gap: EXPLORE,
+            trying: false,
+        };
+        Chooser {
+            classes: [class; CLASSES],
+        }
+    }
+
+    fn class(&mut self, gates: usize) -> &mut Class {
+        &mut self.classes[(usize::BITS - gates.leading_zeros()) as usize % CLASSES]
+    }
+
+    /// Whether the next round of `gates` gates runs on the crew.
+    fn parallel(&mut self, gates: usize) -> bool {
+        let c = self.class(gates);
+        let [seq, par] = c.ns;
+        c.trying = false;
+        if par.is_nan() || seq.is_nan() {
+            return par.is_nan();
+        }
+        let favourite = par < seq;
+        if c.until == 0 {
+            c.trying = true;
+            return !favourite;
+        }
+        c.until -= 1;
+        favourite
+    }
+
+    /// Records that a round of `gates` gates took `ns` nanoseconds.
+    fn record(&mut self, gates: usize, parallel: bool, ns: f64) {
+        let per = ns / gates.max(1) as f64;
+        let c = self.class(gates);
+        let slot = &mut c.ns[usize::from(parallel)];
+        *slot = if slot.is_nan() {
+            per
+        } else {
+            0.5 * (*slot + per)
+        };
+        if c.trying {
+            let [seq, par] = c.ns;
+            // Still slower: try it less often; now faster: it is the
+            // favourite, and the other is tried soon.
+            let confirmed = (par < seq) != parallel;
+            c.gap = if confirmed {
+                (c.gap * 2).min(MAX_GAP)
+            } else {
+                EXPLORE
+            };
+            c.until = c.gap;
+        }
+    }
+}
+
+/// What the engines of this process learnt, per kind of work and thread
+/// count: an engine starts from what the last one of its kind learnt (a
+/// session makes several engines, a benchmark many sessions) and leaves
+/// what it learnt when it is dropped.
+static LEARNT: Mutex<Vec<((&str, usize), Chooser)>> = Mutex::new(Vec::new());
+
+/// An engine's means to split rounds: a part buffer per thread, the crew
+/// (started with the first parallel round) and the chooser.
+pub(crate) struct Splitter<L> {
+    parts: Vec<Part<L>>,
+    crew: Option<Crew>,
+    chooser: Chooser,
+    /// The kind of work and the threads, for [`LEARNT`].
+    key: (&'static str, usize),
+}
+
+impl<L> Drop for Splitter<L> {
+    fn drop(&mut self) {
+        // A poisoned lock only loses what was learnt.
+        if let Ok(mut learnt) = LEARNT.lock() {
+            match learnt.iter_mut().find(|(k, _)| *k == self.key) {
+                Some((_, c)) => *c = self.chooser.clone(),
+                None => learnt.push((self.key, self.chooser.clone())),
+            }
+        }
+    }
+}
+
+impl<L: Copy + Default + Send + Sync> Splitter<L> {
+    /// A splitter for `threads` threads doing `work` (garbling or
+    /// evaluating), starting from what the last one learnt.
+    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter<L> {
+        let key = (work, threads.max(1));
+        let learnt = LEARNT.lock().ok().and_then(|learnt| {
+            learnt
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, c)| c.clone())
+        });
+        Splitter {
+            parts: (0..threads.max(1))
+                .map(|_| Part {
+                    gates: Vec::new(),
+                    labels: Vec::new(),
+                    tables: Vec::new(),
+                    failed: None,
+                })
+                .collect(),
+            crew: None,
+            chooser: learnt.unwrap_or_else(Chooser::new),
+            key,
+        }
+    }
+
+    /// Threads (parts per round).
+    pub(crate) fn threads(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Runs the round `round` (AND gates only, none reading another's
+    /// output) over `labels`: `work` on each part, on the crew or in turn
+    /// on this thread, as the chooser says.
+    pub(crate) fn run_round(
+        &mut self,
+        round: &[Gate],
+        labels: &mut [L],
+        work: &PartWork<'_, L>,
+    ) -> Result<(), CryptoError> {
+        let k = self.parts.len();
+        for part in &mut self.parts {
+            part.tables.clear();
+        }
+        let parallel = self.chooser.parallel(round.len());
+        if parallel && self.crew.is_none() {
+            self.crew = Some(Crew::new(k));
+        }
+        let start = Instant::now();
+        if parallel {
+            let crew = self.crew.as_mut().expect("started above");
+            split_round(crew, &mut self.parts, round, labels, work)?;
+        } else {
+            for (p, part) in self.parts.iter_mut().enumerate() {
+                let (s, e) = part_bounds(round.len(), k, p);
+                work(&round[s..e], labels, &mut part.tables, p, s)?;
+            }
+        }
+        let ns = start.elapsed().as_nanos() as f64;
+        self.chooser.record(round.len(), parallel, ns);
+        Ok(())
+    }
+
+    /// The tables of the last round, part after part.
+    pub(crate) fn tables(&self) -> impl Iterator<Item = &[u8]> {
+        self.parts.iter().map(|p| p.tables.as_slice())
+    }
+}
+
+/// Runs `work` on every part of `round` at once on `crew` (the caller
+/// takes part 0), each part gathering its inputs from `labels` into its
+/// own buffer; then writes the parts' outputs to their wires.
+fn split_round<L: Copy + Default + Send + Sync>(
+    crew: &mut Crew,
+    parts: &mut [Part<L>],
+    round: &[Gate],
+    labels: &mut [L],
+    work: &PartWork<'_, L>,
+) -> Result<(), CryptoError> {
+    let k = parts.len();
+    let bounds = |p: usize| part_bounds(round.len(), k, p);
+    let shared: &[L] = labels;
+    crew.for_each_mut(parts, |part, p| {
+        let (start, end) = bounds(p);
+        part.load(&round[start..end], shared);
+        let Part {
+            gates,
+            labels,
+            tables,
+            failed,
+        } = part;
+        *failed = work(gates, labels, tables, p, start).err();
+    });
+    if let Some(e) = parts.iter_mut().find_map(|p| p.failed.take()) {
+        return Err(e);
+    }
+    for (p, part) in parts.iter().enumerate() {
+        let (start, end) = bounds(p);
+        for (g, l) in round[start..end].iter().zip(part.outputs()) {
+            labels[g.out() as usize] = *l;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_and_parts_tile_a_run() {
+        for (n, k) in [
+            (0, 2),
+            (1, 2),
+            (5, 3),
+            (PART_GATES * 5 + 7, 2),
+            (PART_GATES * 9, 4),
+        ] {
+            let mut at = 0;
+            for round in rounds(n, k) {
+                assert!(round.len() <= k * PART_GATES);
+                for p in 0..k {
+                    let (s, e) = part_bounds(round.len(), k, p);
+                    assert_eq!(round.start + s, at);
+                    at = round.start + e;
+                }
+            }
+            assert_eq!(at, n);
+        }
+    }
+
+    #[test]
+    fn the_chooser_keeps_the_faster_way_and_tries_the_other_ever_less() {
+        let mut c = Chooser::new();
+        // First a round of each way.
+        assert!(c.parallel(4096));
+        c.record(4096, true, 8192.0);
+        assert!(!c.parallel(4096));
+        c.record(4096, false, 4096.0);
+        // Sequential is faster: chosen, parallel tried after 8 rounds, then
+        // 16, 32, … as long as it stays slower.
+        let mut tries = Vec::new();
+        for round in 0..200 {
+            let parallel = c.parallel(4096);
+            if parallel {
+                tries.push(round);
+            }
+            c.record(4096, parallel, if parallel { 8192.0 } else { 4096.0 });
+        }
+        assert_eq!(tries, [8, 25, 58, 123]);
+        // Another size class learns on its own.
+        assert!(c.parallel(1 << 20));
+    }
+
+    #[test]
+    fn the_chooser_follows_a_change() {
+        let mut c = Chooser::new();
+        let mut parallel_cost = 8192.0;
+        let mut last = false;
+        for round in 0..200 {
+            if round == 30 {
+                parallel_cost = 1024.0;
+            }
+            last = c.parallel(4096);
+            c.record(4096, last, if last { parallel_cost } else { 4096.0 });
+        }
+        assert!(last, "parallel became faster and is chosen");
+    }
+}
