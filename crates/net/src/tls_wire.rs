@@ -2,8 +2,9 @@
 //! `process_new_packets`, `write_tls`) so that every operation ends by a
 //! deadline, as on plain TCP (see `deadline.rs`).
 //!
-//! Writes are gathered in a plaintext buffer and encrypted a whole buffer
-//! at a time (full 16 KiB records, one vectored write for many records);
+//! Small writes are gathered in a plaintext buffer; larger ones are
+//! encrypted where they are, in whole 16 KiB records, and the records are
+//! sent a buffer's worth at a time (one vectored write for many records);
 //! reads take the plaintext rustls has already decrypted and authenticated.
 //! A record that fails authentication, or an alert from the peer, ends in
 //! a [`TlsFailure`] error, after the alert rustls queued for the peer has
@@ -22,6 +23,10 @@ use crate::tls::{describe, TlsConfig, EXPORTER_LABEL};
 /// cut into slices this long, so the socket's timeout is set once, not
 /// before every read.
 const SLICE: Duration = Duration::from_millis(250);
+
+/// The plaintext of a full TLS record: rustls's default (and largest)
+/// fragment size.
+const RECORD: usize = 16 << 10;
 
 /// How long a party waits for the peer's alert after the peer closed the
 /// connection under it.
@@ -71,6 +76,8 @@ pub(crate) struct TlsWire {
     input: BufReader<TcpStream>,
     out: Vec<u8>,
     capacity: usize,
+    /// Plaintext bytes encrypted since the queue was last sent.
+    sealed: usize,
     read_wait: Option<Duration>,
     write_wait: Option<Duration>,
     exporter: [u8; 32],
@@ -104,6 +111,7 @@ impl TlsWire {
             input,
             out: Vec::with_capacity(capacity),
             capacity,
+            sealed: 0,
             read_wait: None,
             write_wait: None,
             exporter: [0; 32],
@@ -170,30 +178,30 @@ impl TlsWire {
     }
 
     /// Queues `bytes`, encrypting and sending (before `deadline`) what does
-    /// not fit in the buffer.
+    /// not fit in the buffer. Of a write of a record or more, the whole
+    /// records are encrypted where they are, not copied into the buffer.
     pub fn write_all(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
-        if self.out.len() + bytes.len() <= self.capacity {
+        let unit = RECORD.min(self.capacity);
+        if bytes.len() < unit && self.out.len() + bytes.len() <= self.capacity {
             self.out.extend_from_slice(bytes);
             return Ok(());
         }
-        self.flush(deadline)?;
-        if bytes.len() < self.capacity {
-            self.out.extend_from_slice(bytes);
-            return Ok(());
-        }
-        for chunk in bytes.chunks(self.capacity) {
+        let top = (unit - self.out.len() % unit) % unit;
+        let (head, rest) = bytes.split_at(top.min(bytes.len()));
+        self.out.extend_from_slice(head);
+        self.seal_buffer(deadline)?;
+        let (whole, tail) = rest.split_at(rest.len() - rest.len() % unit);
+        for chunk in whole.chunks(self.capacity) {
             self.seal(chunk, deadline)?;
         }
+        self.out.extend_from_slice(tail);
         Ok(())
     }
 
     /// Encrypts and sends everything buffered before `deadline`.
     pub fn flush(&mut self, deadline: Instant) -> io::Result<()> {
-        let out = std::mem::take(&mut self.out);
-        let sent = self.seal(&out, deadline);
-        self.out = out;
-        self.out.clear();
-        sent
+        self.seal_buffer(deadline)?;
+        self.drain(deadline)
     }
 
     /// Sends a close_notify alert (best effort, briefly): the peer sees an
@@ -203,13 +211,27 @@ impl TlsWire {
         let _ = self.drain(Instant::now() + ALERT_GRACE);
     }
 
-    /// Encrypts `plain` into records and sends them.
+    /// Encrypts the buffer into records (see [`seal`](Self::seal)).
+    fn seal_buffer(&mut self, deadline: Instant) -> io::Result<()> {
+        let out = std::mem::take(&mut self.out);
+        let sealed = self.seal(&out, deadline);
+        self.out = out;
+        self.out.clear();
+        sealed
+    }
+
+    /// Encrypts `plain` into records, queued in rustls; sends the queue
+    /// (before `deadline`) once it holds a buffer's worth.
     fn seal(&mut self, plain: &[u8], deadline: Instant) -> io::Result<()> {
         if plain.is_empty() {
             return Ok(());
         }
         self.conn.writer().write_all(plain)?;
-        self.drain(deadline)
+        self.sealed += plain.len();
+        if self.sealed >= self.capacity {
+            self.drain(deadline)?;
+        }
+        Ok(())
     }
 
     /// Sends every record rustls has queued before `deadline`. When the
@@ -229,6 +251,7 @@ impl TlsWire {
                 Err(e) => return Err(self.peer_verdict().unwrap_or(e)),
             }
         }
+        self.sealed = 0;
         Ok(())
     }
 
