@@ -74,7 +74,11 @@ pub fn hybrid(
         let dir = std::env::temp_dir().join(format!("twofold-bench-hybrid-{}", std::process::id()));
         let measured = share_zeros(file, &program, &dir).and_then(|()| {
             (0..runs)
-                .map(|_| three_processes(file, &dir, &outs, netns))
+                .map(|_| {
+                    super::parties::retrying_port_clashes(|| {
+                        three_processes(file, &dir, &outs, netns)
+                    })
+                })
                 .collect::<Result<Vec<_>>>()
         });
         let _ = std::fs::remove_dir_all(&dir);

@@ -66,6 +66,31 @@ pub fn run_two(
     inputs: &PerParty<Vec<String>>,
     placement: Placement,
 ) -> Result<TwoParties> {
+    retrying_port_clashes(|| run_two_once(file, args, inputs, placement))
+}
+
+/// Runs `attempt`, which picks free ports afresh each time, up to three
+/// times while it fails only because another program took a port it picked
+/// (tests and benchmarks running at once).
+pub(super) fn retrying_port_clashes<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut tries = 1;
+    loop {
+        match attempt() {
+            Err(e) if tries < 3 && format!("{e:#}").contains("Address already in use") => {
+                tries += 1
+            }
+            done => return done,
+        }
+    }
+}
+
+/// One try of [`run_two`].
+fn run_two_once(
+    file: &Path,
+    args: &[String],
+    inputs: &PerParty<Vec<String>>,
+    placement: Placement,
+) -> Result<TwoParties> {
     let exe = std::env::current_exe()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
