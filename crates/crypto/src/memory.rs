@@ -31,23 +31,24 @@ pub struct MemoryGarbler<S: GarblingScheme> {
 
 impl<S: GarblingScheme> MemoryGarbler<S> {
     /// A garbler with offset `delta` whose first AND gate gets id
-    /// `first_gate`, keeping every table.
-    pub fn new(delta: Delta, first_gate: u64) -> Self {
-        MemoryGarbler {
-            garbler: S::Garbler::new(delta, first_gate),
+    /// `first_gate`, keeping every table (fails as
+    /// [`SchemeGarbler::new`] does).
+    pub fn new(delta: Delta, first_gate: u64) -> Result<Self, CryptoError> {
+        Ok(MemoryGarbler {
+            garbler: S::Garbler::new(delta, first_gate)?,
             first_gate,
             tables: Vec::new(),
             keep: true,
-        }
+        })
     }
 
     /// As [`MemoryGarbler::new`], but dropping the tables as they come
     /// (garbling speed alone).
-    pub fn dropping_tables(delta: Delta, first_gate: u64) -> Self {
-        MemoryGarbler {
+    pub fn dropping_tables(delta: Delta, first_gate: u64) -> Result<Self, CryptoError> {
+        Ok(MemoryGarbler {
             keep: false,
-            ..MemoryGarbler::new(delta, first_gate)
-        }
+            ..MemoryGarbler::new(delta, first_gate)?
+        })
     }
 
     /// The garbling core (its Δ, next gate id, backend, input encoding).

@@ -55,8 +55,9 @@ pub trait GarblingScheme: Send + Sync + 'static {
 pub trait SchemeGarbler: Send + Sync + Sized {
     /// A fresh garbler with offset `delta` whose first AND gate gets id
     /// `first_gate_id`, on the fastest AES backend (a scheme that needs
-    /// random coins draws their key from the OS).
-    fn new(delta: Delta, first_gate_id: u64) -> Self;
+    /// random coins draws their key from the OS, and fails if the OS cannot
+    /// supply it).
+    fn new(delta: Delta, first_gate_id: u64) -> Result<Self, CryptoError>;
 
     /// This garbler (same Δ, same coins) continuing at AND gate `gate_id`:
     /// what a part of a parallel AND run, or a skip over AND gates garbled

@@ -67,14 +67,14 @@ fn core_speed_of<S: GarblingScheme>(and_gates: u64, runs: usize) -> Result<CoreS
         .collect();
     let mut garble_rates = Vec::new();
     for _ in 0..runs {
-        let mut engine = MemoryGarbler::<S>::dropping_tables(delta, 0);
+        let mut engine = MemoryGarbler::<S>::dropping_tables(delta, 0)?;
         let t = Instant::now();
         for _ in 0..repeats {
             body.run(&mut engine, &inputs)?;
         }
         garble_rates.push(ands as f64 / t.elapsed().as_secs_f64());
     }
-    let mut recorder = MemoryGarbler::<S>::new(delta, 0);
+    let mut recorder = MemoryGarbler::<S>::new(delta, 0)?;
     let zero_outputs = body.run(&mut recorder, &inputs)?;
     let active: Vec<ActiveLabel> = inputs
         .iter()

@@ -35,7 +35,7 @@ fn garbled_eval_under<S: GarblingScheme>(
         .map(|_| ZeroLabel::random(prg))
         .collect();
     let gate_id = prg.random_block().0 as u64 >> 8;
-    let mut garbling = MemoryGarbler::<S>::new(delta, gate_id);
+    let mut garbling = MemoryGarbler::<S>::new(delta, gate_id).unwrap();
     let out0 = program.run(&mut garbling, &zeros).unwrap();
     let active: Vec<ActiveLabel> = zeros
         .iter()

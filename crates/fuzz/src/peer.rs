@@ -181,7 +181,7 @@ fn program() -> &'static Program {
 
 /// The program's tables garbled by scheme `S` (for the seeds).
 fn garbled<S: GarblingScheme>() -> Vec<u8> {
-    let mut garbler = MemoryGarbler::<S>::new(delta(), 0);
+    let mut garbler = MemoryGarbler::<S>::new(delta(), 0).expect("the OS supplies randomness");
     let inputs = vec![Default::default(); program().main.input_bits()];
     program()
         .run(&mut garbler, &inputs)

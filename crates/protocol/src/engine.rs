@@ -237,23 +237,24 @@ pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
 
 impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
     /// An engine with offset `delta` sending tables to `chan`, its first AND
-    /// gate numbered `first_gate`, splitting wide AND runs as `fgp` says.
+    /// gate numbered `first_gate`, splitting wide AND runs as `fgp` says
+    /// (fails if the scheme's coins cannot be drawn).
     pub fn new(
         delta: Delta,
         first_gate: u64,
         chan: &'c mut K,
         fgp: Fgp,
         progress: Option<Progress>,
-    ) -> Self {
-        GarblingEngine {
-            garbler: S::Garbler::new(delta, first_gate),
+    ) -> Result<Self, ProtocolError> {
+        Ok(GarblingEngine {
+            garbler: S::Garbler::new(delta, first_gate)?,
             chan,
             tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             fgp,
             split: Splitter::new("garbling", fgp.threads),
             ands: 0,
             progress,
-        }
+        })
     }
 
     /// Sends the tables still buffered; returns the AND gates garbled (and

@@ -37,7 +37,12 @@ impl<S: GarblingScheme, K: TableSink + Send + 'static> Side for SinkSide<S, K> {
     type Label = ZeroLabel;
     type Link = K;
     type Engine<'c> = GarblingEngine<'c, S, K>;
-    fn engine<'c>(&'c self, link: &'c mut K, first_gate: u64, fgp: Fgp) -> Self::Engine<'c> {
+    fn engine<'c>(
+        &'c self,
+        link: &'c mut K,
+        first_gate: u64,
+        fgp: Fgp,
+    ) -> Result<Self::Engine<'c>, ProtocolError> {
         GarblingEngine::new(self.delta, first_gate, link, fgp, None)
     }
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
@@ -55,8 +60,13 @@ impl<S: GarblingScheme> Side for ReplaySide<S> {
     type Label = ActiveLabel;
     type Link = Recording;
     type Engine<'c> = EvaluatingEngine<'c, S, Recording>;
-    fn engine<'c>(&'c self, link: &'c mut Recording, first: u64, fgp: Fgp) -> Self::Engine<'c> {
-        EvaluatingEngine::new(first, link, fgp, None)
+    fn engine<'c>(
+        &'c self,
+        link: &'c mut Recording,
+        first: u64,
+        fgp: Fgp,
+    ) -> Result<Self::Engine<'c>, ProtocolError> {
+        Ok(EvaluatingEngine::new(first, link, fgp, None))
     }
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError> {
         engine.finish()

@@ -86,7 +86,7 @@ pub trait Side: Sync {
         chan: &'c mut Self::Link,
         first_gate: u64,
         fgp: Fgp,
-    ) -> Self::Engine<'c>;
+    ) -> Result<Self::Engine<'c>, ProtocolError>;
     /// Flushes or checks what the engine still holds; returns its AND count
     /// (including the ones it skipped, see [`Engine::skip_ands`]).
     fn finish(engine: Self::Engine<'_>) -> Result<u64, ProtocolError>;
@@ -237,7 +237,7 @@ pub(crate) fn run_items<S: Side>(
     }
     let walk = walker.plan();
     let (first, rest) = chans.split_first_mut().expect("at least one link");
-    let mut engine = side.engine(first, first_gate, plan.main_fgp());
+    let mut engine = side.engine(first, first_gate, plan.main_fgp())?;
     let mut hooks = Cgp {
         side,
         walk,
@@ -324,7 +324,7 @@ fn worker<S: Side>(
     plan: Plan,
 ) -> Result<InstancesDone<S::Label>, ProtocolError> {
     let first = first_gate + part.start * region.body_ands;
-    let mut engine = side.engine(chan, first, fgp);
+    let mut engine = side.engine(chan, first, fgp)?;
     let mut walker = Walker::new(walk);
     let mut out = Vec::new();
     let mut hooks = Cgp {
@@ -510,12 +510,17 @@ mod tests {
         type Label = bool;
         type Link = ();
         type Engine<'c> = Counting<'c>;
-        fn engine<'c>(&'c self, _: &'c mut (), first_gate: u64, _: Fgp) -> Counting<'c> {
-            Counting {
+        fn engine<'c>(
+            &'c self,
+            _: &'c mut (),
+            first_gate: u64,
+            _: Fgp,
+        ) -> Result<Counting<'c>, ProtocolError> {
+            Ok(Counting {
                 next: first_gate,
                 ands: 0,
                 log: &self.0,
-            }
+            })
         }
         fn finish(e: Counting<'_>) -> Result<u64, ProtocolError> {
             Ok(e.ands)

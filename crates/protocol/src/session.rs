@@ -198,7 +198,7 @@ impl<S: GarblingScheme> Side for GarblerSide<S> {
         chan: &'c mut Channel,
         first_gate: u64,
         fgp: Fgp,
-    ) -> GarblingEngine<'c, S> {
+    ) -> Result<GarblingEngine<'c, S>, ProtocolError> {
         GarblingEngine::new(self.delta, first_gate, chan, fgp, self.progress.clone())
     }
     fn finish(engine: GarblingEngine<'_, S>) -> Result<u64, ProtocolError> {
@@ -234,8 +234,13 @@ impl<S: GarblingScheme> Side for EvaluatorSide<S> {
         chan: &'c mut Channel,
         first_gate: u64,
         fgp: Fgp,
-    ) -> EvaluatingEngine<'c, S> {
-        EvaluatingEngine::new(first_gate, chan, fgp, self.progress.clone())
+    ) -> Result<EvaluatingEngine<'c, S>, ProtocolError> {
+        Ok(EvaluatingEngine::new(
+            first_gate,
+            chan,
+            fgp,
+            self.progress.clone(),
+        ))
     }
     fn finish(engine: EvaluatingEngine<'_, S>) -> Result<u64, ProtocolError> {
         engine.finish()

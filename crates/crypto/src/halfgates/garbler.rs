@@ -120,8 +120,8 @@ impl Garbler {
 }
 
 impl SchemeGarbler for Garbler {
-    fn new(delta: Delta, first_gate_id: u64) -> Garbler {
-        Garbler::new(delta, first_gate_id)
+    fn new(delta: Delta, first_gate_id: u64) -> Result<Garbler, CryptoError> {
+        Ok(Garbler::new(delta, first_gate_id))
     }
 
     fn at_gate(&self, gate_id: u64) -> Garbler {

@@ -41,10 +41,14 @@ impl Drop for Garbler {
 impl Garbler {
     /// A garbler with offset `delta` whose first AND gate gets id
     /// `first_gate_id`, on the fastest AES backend, with a coin key drawn
-    /// from the OS.
-    pub fn new(delta: Delta, first_gate_id: u64) -> Garbler {
-        let key = Prg::from_os().random_block();
-        Garbler::build(delta, Core::new(first_gate_id), Aes128::new(key))
+    /// from the OS (an error if the OS cannot supply it).
+    pub fn new(delta: Delta, first_gate_id: u64) -> Result<Garbler, CryptoError> {
+        let key = Prg::try_from_os()?.random_block();
+        Ok(Garbler::build(
+            delta,
+            Core::new(first_gate_id),
+            Aes128::new(key),
+        ))
     }
 
     /// As [`Garbler::new`] on a given AES backend with a given coin key: the
@@ -75,7 +79,7 @@ impl Garbler {
 }
 
 impl SchemeGarbler for Garbler {
-    fn new(delta: Delta, first_gate_id: u64) -> Garbler {
+    fn new(delta: Delta, first_gate_id: u64) -> Result<Garbler, CryptoError> {
         Garbler::new(delta, first_gate_id)
     }
 

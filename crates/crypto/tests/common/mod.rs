@@ -149,7 +149,7 @@ pub fn check_scheme<S: GarblingScheme>(gates: &[Gate], num: usize, seed: u64) {
     eval_gates(gates, &mut plain);
     let ands = gates.iter().filter(|g| g.is_and()).count();
 
-    let mut garbler = S::Garbler::new(delta, 3);
+    let mut garbler = S::Garbler::new(delta, 3).unwrap();
     let mut evaluator = S::Evaluator::new(3);
     let mut e_labels: Vec<ActiveLabel> = zeros
         .iter()
@@ -239,7 +239,7 @@ pub fn check_bad_inputs<S: GarblingScheme>() {
         Gate::And { a: 0, b: 1, out: 2 },
         Gate::Xor { a: 0, b: 9, out: 3 },
     ];
-    let mut garbler = S::Garbler::new(delta, 5);
+    let mut garbler = S::Garbler::new(delta, 5).unwrap();
     let mut labels = zeros.clone();
     let mut tables = vec![1u8];
     assert_eq!(
@@ -294,7 +294,7 @@ pub fn check_bad_inputs<S: GarblingScheme>() {
         Gate::And { a: 0, b: 1, out: 2 },
         Gate::And { a: 0, b: 1, out: 3 },
     ];
-    let mut end = S::Garbler::new(delta, u64::MAX - 1);
+    let mut end = S::Garbler::new(delta, u64::MAX - 1).unwrap();
     assert_eq!(
         end.garble(&two_ands, &mut labels, &mut tables),
         Err(CryptoError::GateIdOverflow)
@@ -304,7 +304,7 @@ pub fn check_bad_inputs<S: GarblingScheme>() {
         end.evaluate(&two_ands, &mut active, &plenty),
         Err(CryptoError::GateIdOverflow)
     );
-    let mut end = S::Garbler::new(delta, u64::MAX - 2);
+    let mut end = S::Garbler::new(delta, u64::MAX - 2).unwrap();
     end.garble(&two_ands, &mut labels, &mut tables).unwrap();
     assert_eq!(end.next_gate_id(), u64::MAX);
 }

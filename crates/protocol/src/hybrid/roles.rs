@@ -293,7 +293,7 @@ fn run_flat<S: Side>(
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
     let mut labels = vec![S::Label::default(); circuit.num_wires as usize];
     labels[..inputs.len()].copy_from_slice(inputs);
-    let mut engine = side.engine(chan, first_gate, Fgp::OFF);
+    let mut engine = side.engine(chan, first_gate, Fgp::OFF)?;
     for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
         engine.run_gates(batch, &mut labels)
     })?;
