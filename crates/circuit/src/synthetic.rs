@@ -25,16 +25,10 @@ impl SplitMix {
     }
 }
 
-/// A layered random circuit: `depth` layers of `width` AND gates (each AND
-/// reads two random wires of the previous layer), each followed by `width`
-/// XORs mixing the new layer with the previous one so the function does not
-/// collapse. Inputs: two values of `io / 2` bits (A's `a`, B's `b`); output:
-/// the first `io` wires of the last layer.
-pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
-    let width = width.max(2);
-    let io = io.clamp(2, width);
-    let mut rng = SplitMix(seed);
-    let inputs = vec![
+/// The inputs of the synthetic circuits: `io` bits, A's value `a` of
+/// `io / 2` of them and B's value `b` of the rest.
+fn two_inputs(io: u32) -> Vec<InputValue> {
+    vec![
         InputValue {
             name: "a".into(),
             party: Party::A,
@@ -45,7 +39,19 @@ pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
             party: Party::B,
             width: io - io / 2,
         },
-    ];
+    ]
+}
+
+/// A layered random circuit: `depth` layers of `width` AND gates (each AND
+/// reads two random wires of the previous layer), each followed by `width`
+/// XORs mixing the new layer with the previous one so the function does not
+/// collapse. Inputs: two values of `io / 2` bits (A's `a`, B's `b`); output:
+/// the first `io` wires of the last layer.
+pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
+    let width = width.max(2);
+    let io = io.clamp(2, width);
+    let mut rng = SplitMix(seed);
+    let inputs = two_inputs(io);
     // Single assignment: the input layer is wires 0..io, each AND layer and
     // each XOR layer a fresh band; `compact` then reuses slots.
     let mut gates = Vec::with_capacity(2 * (width as usize) * depth as usize);
@@ -93,18 +99,7 @@ pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
 pub fn wide_level(width: u32, io: u32, seed: u64) -> Circuit {
     let io = io.max(2);
     let mut rng = SplitMix(seed);
-    let inputs = vec![
-        InputValue {
-            name: "a".into(),
-            party: Party::A,
-            width: io / 2,
-        },
-        InputValue {
-            name: "b".into(),
-            party: Party::B,
-            width: io - io / 2,
-        },
-    ];
+    let inputs = two_inputs(io);
     let mut gates = Vec::with_capacity(2 * width as usize);
     for k in 0..width {
         gates.push(Gate::And {

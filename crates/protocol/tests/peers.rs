@@ -5,26 +5,10 @@ use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use rand::SeedableRng;
 use twofold_circuit::{Party, Program};
 use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_protocol::{run_session, PartyInputs, Peer, ProtocolError, Reveal, SessionOptions};
-use twofold_testkit::{party_inputs, random_circuit, random_inputs, RandomShape};
-
-fn program(seed: u64) -> (Program, PartyInputs, PartyInputs) {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let shape = RandomShape {
-        inputs: 2,
-        max_width: 16,
-        gates: 2000,
-        outputs: 2,
-    };
-    let program = Program::from(random_circuit(&mut rng, &shape));
-    let inputs = random_inputs(&mut rng, &program.main);
-    let pick = |party| party_inputs(&program.main, &inputs, party);
-    let (a, b) = (pick(Party::A), pick(Party::B));
-    (program, a, b)
-}
+use twofold_testkit::random_session;
 
 fn short_timeouts() -> ChannelOptions {
     ChannelOptions {
@@ -45,7 +29,7 @@ fn opts() -> SessionOptions {
 
 /// Runs party A against a peer given as a closure on a raw stream.
 fn party_a_against(peer: impl FnOnce(TcpStream) + Send + 'static) -> ProtocolError {
-    let (program, a, _) = program(5);
+    let (program, a, _) = random_session(5);
     let listener = Listener::bind("127.0.0.1:0")
         .unwrap()
         .with_options(short_timeouts())
@@ -89,8 +73,8 @@ fn both_fail(
 
 #[test]
 fn a_peer_running_another_program_is_rejected_on_both_sides() {
-    let (p1, a, _) = program(1);
-    let (p2, _, b) = program(2);
+    let (p1, a, _) = random_session(1);
+    let (p2, _, b) = random_session(2);
     let (err_a, err_b) = both_fail((Party::A, p1, a), (Party::B, p2, b));
     for err in [err_a, err_b] {
         assert!(
@@ -108,7 +92,7 @@ fn a_peer_running_another_program_is_rejected_on_both_sides() {
 
 #[test]
 fn both_parties_claiming_the_same_role_is_rejected() {
-    let (p, a, _) = program(1);
+    let (p, a, _) = random_session(1);
     let (err, err_peer) = both_fail((Party::A, p.clone(), a.clone()), (Party::A, p, a));
     assert!(err.to_string().contains("party"), "{err}");
     assert!(err_peer.to_string().contains("party"), "{err_peer}");

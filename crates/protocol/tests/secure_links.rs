@@ -5,29 +5,13 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use rand::SeedableRng;
 use twofold_circuit::{Party, Program};
 use twofold_net::{Channel, ChannelOptions, KeyPair, Listener, NetError, Security};
 use twofold_protocol::messages::LinkBinding;
 use twofold_protocol::{
-    run_local, run_session, PartyInputs, Peer, ProtocolError, Reveal, Schedule, SessionOptions,
+    run_local, run_session, Peer, ProtocolError, Reveal, Schedule, SessionOptions,
 };
-use twofold_testkit::{party_inputs, random_circuit, random_inputs, RandomShape};
-
-fn program() -> (Program, PartyInputs, PartyInputs) {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-    let shape = RandomShape {
-        inputs: 2,
-        max_width: 16,
-        gates: 2000,
-        outputs: 2,
-    };
-    let program = Program::from(random_circuit(&mut rng, &shape));
-    let inputs = random_inputs(&mut rng, &program.main);
-    let pick = |party| party_inputs(&program.main, &inputs, party);
-    let (a, b) = (pick(Party::A), pick(Party::B));
-    (program, a, b)
-}
+use twofold_testkit::random_session;
 
 /// TLS options: present `ours`, accept `peer`.
 fn tls(ours: &KeyPair, peer: &KeyPair) -> ChannelOptions {
@@ -53,7 +37,7 @@ fn opts() -> SessionOptions {
 /// connection, then its extra ones go to a decoy that never answers, while
 /// `stranger` opens A's second connection. Returns A's error.
 fn party_a_with_a_stranger(stranger: impl FnOnce(SocketAddr) + Send + 'static) -> ProtocolError {
-    let (program, inputs_a, inputs_b) = program();
+    let (program, inputs_a, inputs_b) = random_session(7);
     let (a, b) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
     let listener = Listener::bind("127.0.0.1:0")
         .unwrap()
@@ -122,7 +106,7 @@ fn a_connection_from_another_session_is_refused_even_with_the_right_key() {
     // The stranger holds B's key (say, B's process of another session) but
     // not this session's id, which only the two ends of the first
     // connection can derive.
-    let (program, inputs_a, inputs_b) = program();
+    let (program, inputs_a, inputs_b) = random_session(7);
     let (a, b) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
     let listener = Listener::bind("127.0.0.1:0")
         .unwrap()
@@ -162,12 +146,12 @@ fn a_connection_from_another_session_is_refused_even_with_the_right_key() {
 }
 
 fn program_b() -> Program {
-    program().0
+    random_session(7).0
 }
 
 #[test]
 fn sessions_over_tls_with_cgp_and_ipp_get_the_plain_result() {
-    let (program, inputs_a, inputs_b) = program();
+    let (program, inputs_a, inputs_b) = random_session(7);
     let pair = KeyPair::generate().unwrap();
     let tls = ChannelOptions {
         security: Security::tls(&pair, &[pair.public()]).unwrap(),

@@ -588,3 +588,24 @@ pub fn party_inputs(
         .map(|(v, bits)| (v.party == party).then(|| bits.clone()))
         .collect()
 }
+
+/// One party's inputs as a session takes them ([`party_inputs`]).
+pub type OwnInputs = Vec<Option<Vec<bool>>>;
+
+/// A random program of about 2,000 gates over two inputs of up to 16 bits
+/// (from `seed`), with random inputs split into party A's and party B's.
+pub fn random_session(seed: u64) -> (Program, OwnInputs, OwnInputs) {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let shape = RandomShape {
+        inputs: 2,
+        max_width: 16,
+        gates: 2000,
+        outputs: 2,
+    };
+    let program = Program::from(random_circuit(&mut rng, &shape));
+    let inputs = random_inputs(&mut rng, &program.main);
+    let pick = |party| party_inputs(&program.main, &inputs, party);
+    let (a, b) = (pick(Party::A), pick(Party::B));
+    (program, a, b)
+}
