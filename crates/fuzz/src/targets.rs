@@ -45,11 +45,13 @@ pub enum Target {
     /// What a party reads from its peer after the hello: OT messages,
     /// labels, bits and garbled tables ([`crate::peer`]).
     Peer,
+    /// Key files: `NAME.pub` and `NAME.key` (PEM) and a `--psk-file`.
+    Keys,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Bristol,
         Target::Binary,
         Target::C,
@@ -57,6 +59,7 @@ impl Target {
         Target::Store,
         Target::Hello,
         Target::Peer,
+        Target::Keys,
     ];
 
     /// The target's name (as the `fuzz` binary and the corpus folders spell
@@ -70,6 +73,7 @@ impl Target {
             Target::Store => "store",
             Target::Hello => "hello",
             Target::Peer => "peer",
+            Target::Keys => "keys",
         }
     }
 
@@ -88,6 +92,7 @@ impl Target {
             Target::Store => twofold::store::parse_store(&String::from_utf8_lossy(data)).is_ok(),
             Target::Hello => hello(data),
             Target::Peer => crate::peer::peer(data),
+            Target::Keys => keys(data),
         }
     }
 
@@ -108,6 +113,7 @@ impl Target {
             Target::Bristol | Target::Value | Target::Store => return Vec::new(),
             Target::Hello => return hello_seeds(),
             Target::Peer => return crate::peer::peer_seeds(),
+            Target::Keys => return keys_seeds(),
         }
         (0..8u64)
             .map(|seed| {
@@ -134,6 +140,25 @@ fn hello(data: &[u8]) -> bool {
     use twofold_protocol::messages::{Hello, HybridHello};
     let two = Hello::decode(data).is_ok();
     HybridHello::decode(data).is_ok() || two
+}
+
+/// The key-file readers: accepted if any accepts the bytes.
+fn keys(data: &[u8]) -> bool {
+    use twofold_net::{KeyPair, PublicKey};
+    let public = PublicKey::from_pem(data).is_ok();
+    let pair = KeyPair::from_pem(data).is_ok();
+    KeyPair::from_psk(data).is_ok() || public || pair
+}
+
+/// A key file and a public-key file (of a key derived from a public test
+/// secret: no one's real key).
+fn keys_seeds() -> Vec<Vec<u8>> {
+    let pair = twofold_net::KeyPair::from_psk(b"twofold fuzz seed: a public test secret")
+        .expect("a long, varied secret");
+    vec![
+        pair.to_pem().as_bytes().to_vec(),
+        pair.public().to_pem().into_bytes(),
+    ]
 }
 
 /// A valid hello of each kind.

@@ -97,3 +97,8 @@ fn peer_hellos() {
 fn peer_messages() {
     fuzz(Target::Peer, 1_000);
 }
+
+#[test]
+fn key_files() {
+    fuzz(Target::Keys, 50_000);
+}
