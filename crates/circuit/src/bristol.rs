@@ -491,8 +491,12 @@ struct GateStream<'w, W: Write> {
 impl<W: Write> crate::walk::Engine for GateStream<'_, W> {
     type Label = Wire;
     type Error = std::io::Error;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Wire]) -> std::io::Result<()> {
-        for g in gates {
+    fn run_gates(
+        &mut self,
+        batch: crate::walk::Batch<'_>,
+        labels: &mut [Wire],
+    ) -> std::io::Result<()> {
+        for g in batch.gates() {
             let fresh = g.rewire(|w| labels[w as usize], self.next);
             write_gate(self.out, &fresh)?;
             labels[g.out() as usize] = self.next;

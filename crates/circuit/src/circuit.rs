@@ -229,9 +229,14 @@ impl Circuit {
             }
         }
         // Allocate slots: inputs keep theirs; a slot is freed after the last
-        // gate that reads its value (a gate may write a slot it reads).
+        // gate that reads its value (a gate may write a slot it reads), but
+        // one freed by an AND gate only after its run of consecutive AND
+        // gates: no AND of a run then writes a slot another AND of the run
+        // reads, so the run stays one batch that threads can split and
+        // write in place (see [`crate::batch`]).
         let mut slot = vec![Wire::MAX; ssa.num_wires as usize];
         let mut free: Vec<Wire> = Vec::new();
+        let mut freed_in_run: Vec<Wire> = Vec::new();
         for v in 0..input_bits {
             slot[v] = v as Wire;
             if last_use[v] == DEAD {
@@ -244,10 +249,18 @@ impl Circuit {
             if last_use[g.out() as usize] == DEAD {
                 continue;
             }
+            if !g.is_and() {
+                free.append(&mut freed_in_run);
+            }
+            let freed = if g.is_and() {
+                &mut freed_in_run
+            } else {
+                &mut free
+            };
             let mut freed_first = None;
             for w in g.inputs() {
                 if last_use[w as usize] == i && freed_first != Some(w) {
-                    free.push(slot[w as usize]);
+                    freed.push(slot[w as usize]);
                     freed_first = Some(w);
                 }
             }

@@ -2,6 +2,7 @@
 //! with parallel regions, file formats, plaintext evaluation and analysis.
 
 pub mod assemble;
+pub mod batch;
 pub mod binary;
 pub mod bristol;
 pub mod builder;

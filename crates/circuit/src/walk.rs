@@ -12,6 +12,7 @@
 
 use std::ops::Range;
 
+pub use crate::batch::{for_each_batch, Batch, Batches};
 use crate::circuit::{flatten_inputs, split_outputs, Circuit, OutputValue};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Frame, Program};
@@ -24,99 +25,19 @@ pub trait Engine {
     type Label: Copy + Default;
     /// What can go wrong (a network error, say).
     type Error;
-    /// Runs `gates` (topologically ordered) over `labels`, indexed by wire.
-    /// Within every maximal run of consecutive AND gates in `gates`, no AND
-    /// reads the output of another: each run can be hashed as one batch.
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Self::Label]) -> Result<(), Self::Error>;
+    /// Runs the gates of `batch` (topologically ordered) over `labels`,
+    /// indexed by wire. Within every maximal run of consecutive AND gates,
+    /// no AND reads or writes a wire another AND of the run writes (see
+    /// [`Batch`]): each run can be hashed at once, or split between threads
+    /// writing in place.
+    fn run_gates(
+        &mut self,
+        batch: Batch<'_>,
+        labels: &mut [Self::Label],
+    ) -> Result<(), Self::Error>;
     /// The next `n` AND gates (in execution order) run elsewhere (on another
     /// engine, see [`Hooks`]): this engine's next AND gate comes after them.
     fn skip_ands(&mut self, n: u64);
-}
-
-/// Cuts `gates` into consecutive batches in which no AND of a run of
-/// consecutive ANDs reads the output of an earlier AND of the same run, and
-/// calls `f` on each. A cut is made only where such a dependency would occur,
-/// so a levelled circuit gives one batch per AND level.
-pub fn for_each_batch<E>(
-    gates: &[Gate],
-    num_wires: Wire,
-    f: impl FnMut(&[Gate]) -> Result<(), E>,
-) -> Result<(), E> {
-    Batches::of(gates, num_wires, &[]).for_each(gates, f)
-}
-
-/// Where a gate list is cut into batches (see [`for_each_batch`]), computed
-/// once and reused, e.g. for every iteration of a block.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Batches {
-    /// Index of the first gate of every batch but the first.
-    cuts: Vec<usize>,
-}
-
-impl Batches {
-    /// The batches of `gates` over `num_wires` wire slots, also cut at every
-    /// index in `positions` (sorted; where blocks run).
-    pub fn of(gates: &[Gate], num_wires: Wire, positions: &[usize]) -> Batches {
-        // written[w] == run: wire w was written by an AND of the current run.
-        let mut written = vec![0u32; num_wires as usize];
-        let mut run = 1u32;
-        let mut cuts = Vec::new();
-        let mut forced = positions.iter().peekable();
-        for (i, g) in gates.iter().enumerate() {
-            if forced.next_if(|&&p| p <= i).is_some() {
-                while forced.next_if(|&&p| p <= i).is_some() {}
-                if i > 0 && cuts.last() != Some(&i) {
-                    cuts.push(i);
-                }
-                run += 1;
-            }
-            match *g {
-                Gate::And { a, b, out } => {
-                    if written[a as usize] == run || written[b as usize] == run {
-                        cuts.push(i);
-                        run += 1;
-                    }
-                    written[out as usize] = run;
-                }
-                _ => {
-                    if i > 0 && gates[i - 1].is_and() {
-                        run += 1;
-                    }
-                }
-            }
-        }
-        Batches { cuts }
-    }
-
-    /// Calls `f` on every batch of `gates` (the list these batches were
-    /// computed for), in order.
-    pub fn for_each<E>(
-        &self,
-        gates: &[Gate],
-        f: impl FnMut(&[Gate]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.for_each_in(gates, 0..gates.len(), f)
-    }
-
-    /// [`Batches::for_each`] over the gates in `range` only (a range that
-    /// starts and ends at cuts or block positions).
-    pub fn for_each_in<E>(
-        &self,
-        gates: &[Gate],
-        range: Range<usize>,
-        mut f: impl FnMut(&[Gate]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        if range.is_empty() {
-            return Ok(());
-        }
-        let first = self.cuts.partition_point(|&c| c <= range.start);
-        let mut start = range.start;
-        for &cut in self.cuts[first..].iter().take_while(|&&c| c < range.end) {
-            f(&gates[start..cut])?;
-            start = cut;
-        }
-        f(&gates[start..range.end])
-    }
 }
 
 /// The plaintext interpreter.
@@ -125,8 +46,8 @@ pub struct PlainEngine;
 impl Engine for PlainEngine {
     type Label = bool;
     type Error = std::convert::Infallible;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [bool]) -> Result<(), Self::Error> {
-        crate::circuit::eval_gates(gates, labels);
+    fn run_gates(&mut self, batch: Batch<'_>, labels: &mut [bool]) -> Result<(), Self::Error> {
+        crate::circuit::eval_gates(&batch, labels);
         Ok(())
     }
     fn skip_ands(&mut self, _: u64) {}
@@ -146,8 +67,8 @@ pub struct Recorder {
 impl Engine for Recorder {
     type Label = Wire;
     type Error = std::convert::Infallible;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [Wire]) -> Result<(), Self::Error> {
-        for g in gates {
+    fn run_gates(&mut self, batch: Batch<'_>, labels: &mut [Wire]) -> Result<(), Self::Error> {
+        for g in batch.gates() {
             let out = self.next;
             self.next += 1;
             self.gates.push(g.rewire(|w| labels[w as usize], out));
@@ -165,7 +86,7 @@ impl Engine for Recorder {
 pub struct Plan<'p> {
     /// The frame.
     pub frame: Frame<'p>,
-    batches: Batches,
+    batches: Batches<'p>,
     /// Lockstep segments: maximal runs of AND gates (no AND reading another
     /// of the run) or of free gates, never across a block.
     segments: Vec<Range<usize>>,
@@ -427,11 +348,10 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
         if range.is_empty() {
             return Ok(());
         }
-        let gates = &plan.frame.circuit.gates;
         if lanes == 1 {
             return plan
                 .batches
-                .for_each_in(gates, range, |batch| engine.run_gates(batch, labels));
+                .for_each_in(range, |batch| engine.run_gates(batch, labels));
         }
         let nw = plan.frame.circuit.num_wires as usize;
         let first = plan.segments.partition_point(|s| s.start < range.start);
@@ -439,18 +359,11 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             .iter()
             .take_while(|s| s.start < range.end)
         {
-            let part = &gates[seg.clone()];
+            let part = plan.batches.within(seg.clone());
             if part[0].is_and() {
                 // The lanes' copies of an AND run form one batch.
-                self.combined.clear();
-                for r in 0..lanes {
-                    let off = (r * nw) as Wire;
-                    self.combined.extend(
-                        part.iter()
-                            .map(|gate| gate.rewire(|w| w + off, gate.out() + off)),
-                    );
-                }
-                engine.run_gates(&self.combined, labels)?;
+                let combined = part.lanes(lanes, nw as Wire, &mut self.combined);
+                engine.run_gates(combined, labels)?;
             } else {
                 for lane in labels.chunks_exact_mut(nw).take(lanes) {
                     engine.run_gates(part, lane)?;
@@ -707,8 +620,8 @@ struct LevelEngine {
 impl Engine for LevelEngine {
     type Label = u32;
     type Error = std::convert::Infallible;
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [u32]) -> Result<(), Self::Error> {
-        for g in gates {
+    fn run_gates(&mut self, batch: Batch<'_>, labels: &mut [u32]) -> Result<(), Self::Error> {
+        for g in batch.gates() {
             let level = match *g {
                 Gate::And { a, b, .. } => {
                     let l = labels[a as usize].max(labels[b as usize]) + 1;

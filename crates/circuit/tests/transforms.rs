@@ -217,19 +217,31 @@ fn int_values_parse_and_print() {
 
 /// Whether no AND of a maximal run of consecutive ANDs reads a wire written
 /// earlier in that run.
+/// Whether no AND of a run of consecutive ANDs in `gates` reads or writes a
+/// wire another AND of the run writes (what a batch guarantees: the ANDs of
+/// a run can run at once, in place).
 fn independent_and_runs(gates: &[twofold_circuit::Gate]) -> bool {
-    let mut written = std::collections::HashSet::new();
-    for g in gates {
-        if !g.is_and() {
-            written.clear();
-            continue;
+    let runs = gates.split(|g| !g.is_and());
+    runs.into_iter().all(|run| {
+        run.iter().enumerate().all(|(i, g)| {
+            run.iter()
+                .enumerate()
+                .all(|(j, h)| i == j || (g.out() != h.out() && h.inputs().all(|w| w != g.out())))
+        })
+    })
+}
+
+/// The maximal runs of consecutive AND gates of `gates`, found gate by gate.
+fn scanned_and_runs(gates: &[twofold_circuit::Gate]) -> Vec<std::ops::Range<usize>> {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, g) in gates.iter().enumerate() {
+        match runs.last_mut() {
+            Some(r) if g.is_and() && r.end == i => r.end = i + 1,
+            _ if g.is_and() => runs.push(i..i + 1),
+            _ => {}
         }
-        if g.inputs().any(|w| written.contains(&w)) {
-            return false;
-        }
-        written.insert(g.out());
     }
-    true
+    runs
 }
 
 #[test]
@@ -243,16 +255,53 @@ fn batches_split_dependent_and_runs_of_any_circuit() {
             outputs: 2,
         };
         let c = random_circuit(&mut rng, &shape);
-        for circuit in [c.clone(), c.levelize()] {
+        // Slots reused as soon as they are free (compact), and levelled.
+        for circuit in [c.clone(), c.compact(), c.levelize()] {
             let mut all = Vec::new();
             twofold_circuit::walk::for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
-                assert!(independent_and_runs(batch));
-                all.extend_from_slice(batch);
+                assert!(independent_and_runs(&batch));
+                // The batch knows its AND runs, and so does any slice of it.
+                assert_eq!(
+                    batch.and_runs().collect::<Vec<_>>(),
+                    scanned_and_runs(&batch)
+                );
+                let (s, e) = (batch.len() / 3, batch.len() - batch.len() / 4);
+                let slice = batch.slice(s..e);
+                assert_eq!(
+                    slice.and_runs().collect::<Vec<_>>(),
+                    scanned_and_runs(&slice)
+                );
+                all.extend_from_slice(&batch);
                 Ok::<(), ()>(())
             })
             .unwrap();
             assert_eq!(all, circuit.gates);
         }
+    }
+}
+
+/// A levelled circuit's batches have one AND run per AND level, whole:
+/// compaction reuses no slot inside an AND run, so no AND of a level writes
+/// a slot another reads, and no run is cut.
+#[test]
+fn levelled_circuits_keep_every_and_level_in_one_run() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    for _ in 0..200 {
+        let shape = RandomShape {
+            inputs: 2,
+            max_width: 8,
+            gates: rng.gen_range(1..300),
+            outputs: 2,
+        };
+        let circuit = random_circuit(&mut rng, &shape).levelize();
+        let mut runs = 0;
+        twofold_circuit::walk::for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
+            runs += batch.and_runs().count();
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let levels = CircuitStats::of(&circuit).and_depth as usize;
+        assert_eq!(runs, levels);
     }
 }
 

@@ -6,6 +6,7 @@
 use crate::aes::Backend;
 use crate::block::Block;
 use crate::error::CryptoError;
+use crate::label::RawLabels;
 use crate::tccr::Tccr;
 use twofold_circuit::Gate;
 
@@ -284,17 +285,18 @@ fn in_range(a: u32, b: u32, out: u32, n: usize) -> bool {
 /// AND gates handed to `and_chunk`. Returns the number of AND gates.
 ///
 /// # Safety
-/// The CPU supports `L`'s operations and `and_chunk`'s kernel.
+/// The CPU supports `L`'s operations and `and_chunk`'s kernel; `labels` is
+/// valid for its length, and while the loop runs no other thread reads a
+/// wire `gates` write, nor writes a wire `gates` read or write.
 #[inline(always)]
 unsafe fn gate_loop<L: Label128>(
     inv: Option<Block>,
     first_gid: u64,
     gates: &[Gate],
-    labels: &mut [Block],
+    labels: RawLabels,
     mut and_chunk: impl FnMut(&Chunk, *mut Block) -> Result<(), Stop>,
 ) -> Result<u64, Stop> {
-    let num_wires = labels.len();
-    let labels = labels.as_mut_ptr();
+    let (labels, num_wires) = (labels.ptr, labels.len);
     let d = inv.map(|d| L::splat(d));
     let mut ws: Wires = [[0; 3]; AND_CHUNK + PAD];
     let mut outs = [Block::ZERO; AND_CHUNK + PAD];
@@ -347,14 +349,14 @@ unsafe fn gate_loop<L: Label128>(
 /// The garbling loop; returns the number of AND gates garbled.
 ///
 /// # Safety
-/// The CPU supports the kernel.
+/// As [`gate_loop`].
 #[inline(always)]
 pub(crate) unsafe fn garble_loop<K: ChunkGarbler>(
     kern: &mut K,
     delta: Block,
     first_gid: u64,
     gates: &[Gate],
-    labels: &mut [Block],
+    labels: RawLabels,
 ) -> Result<u64, Stop> {
     gate_loop::<K::Label>(Some(delta), first_gid, gates, labels, |c, outs| {
         kern.garble_chunk(c, outs);
@@ -365,13 +367,13 @@ pub(crate) unsafe fn garble_loop<K: ChunkGarbler>(
 /// The evaluation loop; returns the number of AND gates evaluated.
 ///
 /// # Safety
-/// The CPU supports the kernel.
+/// As [`gate_loop`].
 #[inline(always)]
 pub(crate) unsafe fn evaluate_loop<K: ChunkEvaluator>(
     kern: &mut K,
     first_gid: u64,
     gates: &[Gate],
-    labels: &mut [Block],
+    labels: RawLabels,
 ) -> Result<u64, Stop> {
     gate_loop::<K::Label>(None, first_gid, gates, labels, |c, outs| {
         kern.eval_chunk(c, outs)

@@ -6,8 +6,8 @@
 //! has not started (one descheduled on a busy machine), it does that
 //! helper's share itself.
 //!
-//! Helpers spin briefly after a step, then yield, then sleep on a condition
-//! variable, so an idle crew costs nothing on a busy machine.
+//! Helpers spin after a step, then yield, then (after [`HOT`]) sleep on a
+//! condition variable, so a crew idle between walks costs nothing.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
@@ -16,8 +16,12 @@ use std::thread::JoinHandle;
 
 /// Spins (with the pause hint) before a waiting thread starts yielding.
 const SPINS: u32 = 1 << 12;
-/// Yields before a waiting helper goes to sleep.
-const YIELDS: u32 = 64;
+/// How long a helper waits for the next step, spinning then yielding,
+/// before it goes to sleep. Long, because waking a sleeping thread can
+/// take longer than a step (an idle virtual CPU must be scheduled again),
+/// and the steps of a walk come every few hundred microseconds; short
+/// enough that a crew idle between walks soon costs nothing.
+const HOT: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// The job of the current step, its lifetime erased: only dereferenced
 /// between the step's posting and its completion, while [`Crew::run`]
@@ -205,8 +209,9 @@ fn helper(s: &Shared) {
     let mut seen = 0u64;
     loop {
         let mut spins = 0u32;
+        let since = std::time::Instant::now();
         while s.posted.load(SeqCst) == seen {
-            if spins < SPINS + YIELDS {
+            if spins < SPINS || since.elapsed() < HOT {
                 pause(&mut spins);
                 continue;
             }

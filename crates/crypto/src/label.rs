@@ -8,6 +8,8 @@
 //! after a role transfer) wraps it with the explicitly named `from_block`
 //! constructors, and reads it back with `block`.
 
+use std::marker::PhantomData;
+
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::prg::Prg;
@@ -80,16 +82,70 @@ impl ActiveLabel {
     }
 }
 
-/// The blocks of a label slice (for the garbling loops).
-pub(crate) fn zero_blocks(labels: &mut [ZeroLabel]) -> &mut [Block] {
-    // SAFETY: `ZeroLabel` is a transparent `Block`; the length covers the
-    // same memory.
-    unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, labels.len()) }
+/// A wire-indexed label array as the gate loops see it: where it starts and
+/// how many labels it holds. Whoever makes one answers for what other
+/// threads do to the labels while a loop runs over it.
+#[derive(Clone, Copy)]
+pub(crate) struct RawLabels {
+    pub(crate) ptr: *mut Block,
+    pub(crate) len: usize,
 }
 
-/// The blocks of a label slice (for the evaluation loops).
-pub(crate) fn active_blocks(labels: &mut [ActiveLabel]) -> &mut [Block] {
-    // SAFETY: `ActiveLabel` is a transparent `Block`; the length covers the
-    // same memory.
-    unsafe { std::slice::from_raw_parts_mut(labels.as_mut_ptr() as *mut Block, labels.len()) }
+/// A label of either view (sealed: [`ZeroLabel`] and [`ActiveLabel`]),
+/// a transparent [`Block`].
+pub trait WireLabel: Copy + Default + Send + Sync + sealed::Sealed {}
+impl WireLabel for ZeroLabel {}
+impl WireLabel for ActiveLabel {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::ZeroLabel {}
+    impl Sealed for super::ActiveLabel {}
+}
+
+/// A wire-indexed label array shared by threads that garble (or evaluate)
+/// disjoint parts of one run of AND gates at once: each reads its gates'
+/// inputs from the array and writes their outputs into it, in place, with
+/// [`SchemeGarbler::garble_shared`](crate::SchemeGarbler::garble_shared)
+/// or [`SchemeEvaluator::evaluate_shared`](crate::SchemeEvaluator::evaluate_shared),
+/// whose contracts say what the threads must not do to each other.
+pub struct SharedLabels<'a, L: WireLabel> {
+    raw: RawLabels,
+    borrow: PhantomData<&'a mut [L]>,
+}
+
+// SAFETY: the pointer is only dereferenced by the shared garbling and
+// evaluation calls, whose callers promise that no two threads write a
+// wire another reads or writes; the labels themselves are `Send + Sync`.
+unsafe impl<L: WireLabel> Send for SharedLabels<'_, L> {}
+// SAFETY: as for `Send`.
+unsafe impl<L: WireLabel> Sync for SharedLabels<'_, L> {}
+
+impl<'a, L: WireLabel> SharedLabels<'a, L> {
+    /// Shares `labels` for the duration of the borrow.
+    pub fn new(labels: &'a mut [L]) -> Self {
+        SharedLabels {
+            // Both label views are transparent `Block`s: the same memory.
+            raw: RawLabels {
+                ptr: labels.as_mut_ptr() as *mut Block,
+                len: labels.len(),
+            },
+            borrow: PhantomData,
+        }
+    }
+
+    /// Labels in the array.
+    pub fn len(&self) -> usize {
+        self.raw.len
+    }
+
+    /// Whether the array is empty.
+    pub fn is_empty(&self) -> bool {
+        self.raw.len == 0
+    }
+
+    /// The array for the gate loops.
+    pub(crate) fn raw(&self) -> RawLabels {
+        self.raw
+    }
 }

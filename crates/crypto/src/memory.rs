@@ -7,7 +7,8 @@
 //! streams the tables to its peer instead (the engines of
 //! `twofold-protocol`).
 
-use twofold_circuit::{Engine, Gate};
+use twofold_circuit::walk::Batch;
+use twofold_circuit::Engine;
 
 use crate::delta::Delta;
 use crate::error::CryptoError;
@@ -73,7 +74,8 @@ impl<S: GarblingScheme> Engine for MemoryGarbler<S> {
     type Label = ZeroLabel;
     type Error = CryptoError;
 
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), CryptoError> {
+    fn run_gates(&mut self, batch: Batch<'_>, labels: &mut [ZeroLabel]) -> Result<(), CryptoError> {
+        let gates = batch.gates();
         if self.keep {
             return self.garbler.garble(gates, labels, &mut self.tables);
         }
@@ -122,7 +124,12 @@ impl<S: GarblingScheme> Engine for MemoryEvaluator<'_, S> {
     type Label = ActiveLabel;
     type Error = CryptoError;
 
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ActiveLabel]) -> Result<(), CryptoError> {
+    fn run_gates(
+        &mut self,
+        batch: Batch<'_>,
+        labels: &mut [ActiveLabel],
+    ) -> Result<(), CryptoError> {
+        let gates = batch.gates();
         let ands = gates.iter().filter(|g| g.is_and()).count();
         self.evaluator.evaluate(gates, labels, self.tables)?;
         self.tables = &self.tables[S::table_bytes(ands)..];

@@ -14,13 +14,15 @@
 //! tables go out as one frame, in that order: frames stay small and the
 //! evaluator, cutting the run alike, reads them as one stream.
 
+use twofold_circuit::batch::AndRun;
+use twofold_circuit::walk::Batch;
 use twofold_circuit::{Engine, Gate};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
+use twofold_crypto::{part_range, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::fgp::{part_bounds, rounds, Splitter};
+use crate::fgp::{rounds, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -67,55 +69,36 @@ impl Fgp {
     }
 }
 
-/// Splits `gates` into steps: an AND run that `fgp` splits is one step
-/// (`f(run, true)`); the gates between such runs go in steps of at most
-/// [`GATES_PER_STEP`] gates (`f(step, false)`).
+/// Splits `batch` into steps: an AND run that `fgp` splits is one step
+/// (`f(Step::Split(run))`, its parts may run at once in place); the gates
+/// between such runs go in steps of at most [`GATES_PER_STEP`] gates
+/// (`f(Step::Gates(step))`).
 fn for_each_step(
-    gates: &[Gate],
+    batch: Batch<'_>,
     fgp: Fgp,
-    mut f: impl FnMut(&[Gate], bool) -> Result<(), ProtocolError>,
+    mut f: impl FnMut(Step<'_>) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
     let mut start = 0;
-    for run in split_runs(gates, fgp) {
-        for step in gates[start..run.start].chunks(GATES_PER_STEP) {
-            f(step, false)?;
+    let split = batch.and_runs().filter(|r| fgp.splits(r.len()));
+    // After the last run, an empty one at the end.
+    let end = batch.len()..batch.len();
+    for run in split.chain(std::iter::once(end)) {
+        for s in (start..run.start).step_by(GATES_PER_STEP) {
+            f(Step::Gates(&batch[s..run.start.min(s + GATES_PER_STEP)]))?;
         }
-        f(&gates[run.clone()], true)?;
+        if !run.is_empty() {
+            f(Step::Split(batch.and_run(run.clone())))?;
+        }
         start = run.end;
-    }
-    for step in gates[start..].chunks(GATES_PER_STEP) {
-        f(step, false)?;
     }
     Ok(())
 }
 
-/// The AND runs of `gates` that `fgp` splits, in order. A run of `m`
-/// gates or more that starts at or after `i` contains gate `i + m - 1`, so
-/// only every `m`-th gate is looked at where there is none (a gate-by-gate
-/// scan costs as much as the free gates it passes).
-fn split_runs(gates: &[Gate], fgp: Fgp) -> Vec<std::ops::Range<usize>> {
-    let mut runs = Vec::new();
-    if fgp.threads < 2 {
-        return runs;
-    }
-    let m = fgp.min_ands.max(1);
-    let mut i = 0;
-    while let Some(probe) = (i + m - 1 < gates.len()).then(|| i + m - 1) {
-        if !gates[probe].is_and() {
-            i = probe + 1;
-            continue;
-        }
-        let mut s = probe;
-        while s > i && gates[s - 1].is_and() {
-            s -= 1;
-        }
-        let e = probe + gates[probe..].iter().take_while(|g| g.is_and()).count();
-        if fgp.splits(e - s) {
-            runs.push(s..e);
-        }
-        i = e;
-    }
-    runs
+/// A step of an engine: gates to run on this thread, or an AND run to
+/// split between threads.
+enum Step<'a> {
+    Gates(&'a [Gate]),
+    Split(AndRun<'a>),
 }
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
@@ -230,7 +213,7 @@ pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     chan: &'c mut K,
     tables: Vec<u8>,
     fgp: Fgp,
-    split: Splitter<ZeroLabel>,
+    split: Splitter,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -277,7 +260,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
     /// part's tables of a round go out as one frame, in gate order.
     fn garble_parallel(
         &mut self,
-        run: &[Gate],
+        run: AndRun<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
         let first = self.garbler.next_gate_id();
@@ -287,10 +270,10 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
             let at = first + round.start as u64;
             let garbler = &self.garbler;
             self.split
-                .run_round(&run[round], labels, &|gates, labels, tables, _, start| {
+                .run_round(run.slice(round), labels, &|split, p, tables, start| {
                     garbler
                         .at_gate(at + start as u64)
-                        .garble(gates, labels, tables)
+                        .garble_part(split, p, tables)
                 })?;
             for tables in self.split.tables() {
                 if !tables.is_empty() {
@@ -307,14 +290,17 @@ impl<S: GarblingScheme, K: TableSink> Engine for GarblingEngine<'_, S, K> {
     type Label = ZeroLabel;
     type Error = ProtocolError;
 
-    fn run_gates(&mut self, gates: &[Gate], labels: &mut [ZeroLabel]) -> Result<(), ProtocolError> {
+    fn run_gates(
+        &mut self,
+        batch: Batch<'_>,
+        labels: &mut [ZeroLabel],
+    ) -> Result<(), ProtocolError> {
         let fgp = self.fgp;
-        for_each_step(gates, fgp, |step, parallel| {
+        for_each_step(batch, fgp, |step| {
             let before = self.garbler.next_gate_id();
-            if parallel {
-                self.garble_parallel(step, labels)?;
-            } else {
-                self.garbler.garble(step, labels, &mut self.tables)?;
+            match step {
+                Step::Split(run) => self.garble_parallel(run, labels)?,
+                Step::Gates(gates) => self.garbler.garble(gates, labels, &mut self.tables)?,
             }
             let done = self.garbler.next_gate_id() - before;
             self.ands += done;
@@ -350,7 +336,7 @@ pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     used: usize,
     frame: Vec<u8>,
     fgp: Fgp,
-    split: Splitter<ActiveLabel>,
+    split: Splitter,
     ands: u64,
     progress: Option<Progress>,
 }
@@ -403,31 +389,30 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
     /// the garbler sent them).
     fn evaluate_parallel(
         &mut self,
-        run: &[Gate],
+        run: AndRun<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
         let first = self.evaluator.next_gate_id();
         let k = self.split.threads();
         for round in rounds(run.len(), k) {
             let at = first + round.start as u64;
-            let run = &run[round];
+            let run = run.slice(round);
             // Where each part's tables start (from the unused ones), and
             // where the last one ends.
             let mut offsets = vec![0];
             for p in 0..k {
-                let (start, end) = part_bounds(run.len(), k, p);
-                offsets.push(offsets[p] + S::table_bytes(end - start));
+                let part = part_range(run.len(), k, p);
+                offsets.push(offsets[p] + S::table_bytes(part.len()));
             }
             self.fill(offsets[k])?;
             let tables = &self.tables[self.used..];
-            self.split
-                .run_round(run, labels, &|gates, labels, _, p, start| {
-                    S::Evaluator::new(at + start as u64).evaluate(
-                        gates,
-                        labels,
-                        &tables[offsets[p]..offsets[p + 1]],
-                    )
-                })?;
+            self.split.run_round(run, labels, &|split, p, _, start| {
+                S::Evaluator::new(at + start as u64).evaluate_part(
+                    split,
+                    p,
+                    &tables[offsets[p]..offsets[p + 1]],
+                )
+            })?;
             self.used += offsets[k];
         }
         self.evaluator = S::Evaluator::new(first + run.len() as u64);
@@ -441,21 +426,26 @@ impl<S: GarblingScheme, R: TableSource> Engine for EvaluatingEngine<'_, S, R> {
 
     fn run_gates(
         &mut self,
-        gates: &[Gate],
+        batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
         let fgp = self.fgp;
-        for_each_step(gates, fgp, |step, parallel| {
-            let ands = step.iter().filter(|g| g.is_and()).count();
-            if parallel {
-                self.evaluate_parallel(step, labels)?;
-            } else {
-                let bytes = S::table_bytes(ands);
-                self.fill(bytes)?;
-                let tables = &self.tables[self.used..self.used + bytes];
-                self.evaluator.evaluate(step, labels, tables)?;
-                self.used += bytes;
-            }
+        for_each_step(batch, fgp, |step| {
+            let ands = match step {
+                Step::Split(run) => {
+                    self.evaluate_parallel(run, labels)?;
+                    run.len()
+                }
+                Step::Gates(gates) => {
+                    let ands = gates.iter().filter(|g| g.is_and()).count();
+                    let bytes = S::table_bytes(ands);
+                    self.fill(bytes)?;
+                    let tables = &self.tables[self.used..self.used + bytes];
+                    self.evaluator.evaluate(gates, labels, tables)?;
+                    self.used += bytes;
+                    ands
+                }
+            };
             self.ands += ands as u64;
             if let Some(p) = &self.progress {
                 p(ands as u64);
@@ -474,50 +464,5 @@ impl<S: GarblingScheme, R: TableSource> EvaluatingEngine<'_, S, R> {
     /// The id of the next AND gate this engine evaluates.
     pub fn next_gate(&self) -> u64 {
         self.evaluator.next_gate_id()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The runs found by probing are those a gate-by-gate scan finds.
-    #[test]
-    fn split_runs_are_the_long_and_runs() {
-        let and = Gate::And { a: 0, b: 1, out: 2 };
-        let xor = Gate::Xor { a: 0, b: 1, out: 2 };
-        let mut state = 5u64;
-        for round in 0..300 {
-            let mut gates = Vec::new();
-            for _ in 0..round {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                // Stretches of either kind, of 1 to 9 gates.
-                let g = if (state >> 33) % 7 < 4 { and } else { xor };
-                gates.extend(std::iter::repeat_n(g, 1 + (state >> 40) as usize % 9));
-            }
-            for min_ands in [1, 2, 5, 16, 40] {
-                let fgp = Fgp {
-                    threads: 2,
-                    min_ands,
-                };
-                let mut want = Vec::new();
-                let mut i = 0;
-                while i < gates.len() {
-                    let run = gates[i..].iter().take_while(|g| g.is_and()).count();
-                    if run >= min_ands {
-                        want.push(i..i + run);
-                    }
-                    i += run.max(1);
-                }
-                assert_eq!(
-                    split_runs(&gates, fgp),
-                    want,
-                    "round {round}, min {min_ands}"
-                );
-            }
-            assert!(split_runs(&gates, Fgp::OFF).is_empty());
-        }
     }
 }

@@ -5,19 +5,23 @@
 //! tables are one frame: the cut fixes the table stream, so both parties
 //! agree on it whatever each does with it.
 //!
+//! The parts of a round read their inputs from the engine's label array
+//! and write their outputs into it, in place ([`SplitRun`]): the run comes
+//! from a batch ([`AndRun`]), so no AND of it writes a wire another reads
+//! or writes, and the parts may run at once.
+//!
 //! How a round runs is each party's own choice, learnt as the walk goes
-//! ([`Chooser`]): on the crew's threads (each part's inputs gathered into
-//! the part's own buffer, its outputs written back after), or the parts one
-//! after another on the calling thread, in place. Both give the same
-//! tables; the faster one is kept, so splitting never costs more than it
-//! gains (and what one engine learnt, the next of its kind starts from).
+//! ([`Chooser`]): on the crew's threads, or the parts one after another on
+//! the calling thread. Both give the same tables; the faster one is kept,
+//! so splitting never costs more than it gains (and what one engine
+//! learnt, the next of its kind starts from).
 
 use std::ops::Range;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use twofold_circuit::Gate;
-use twofold_crypto::{Crew, CryptoError};
+use twofold_circuit::batch::AndRun;
+use twofold_crypto::{part_range, Crew, CryptoError, SplitRun, WireLabel};
 
 /// Gates of a part of a round: each part's tables go out as one frame of
 /// at most 1 MiB of half-gates tables, so frames and memory stay bounded
@@ -31,51 +35,16 @@ pub(crate) fn rounds(n: usize, k: usize) -> impl Iterator<Item = Range<usize>> {
     (0..n).step_by(step).map(move |s| s..n.min(s + step))
 }
 
-/// The gates `start..end` of part `p` of `k` of a round of `n` gates.
-pub(crate) fn part_bounds(n: usize, k: usize, p: usize) -> (usize, usize) {
-    (n * p / k, n * (p + 1) / k)
-}
-
-/// What a part's work gets: its gates, the labels they index, the part's
-/// table buffer, its index and the index of its first gate in the round.
+/// What a part's work gets: the split round, the part's index, its table
+/// buffer and the index of its first gate in the round.
 pub(crate) type PartWork<'a, L> =
-    dyn Fn(&[Gate], &mut [L], &mut Vec<u8>, usize, usize) -> Result<(), CryptoError> + Sync + 'a;
+    dyn Fn(&SplitRun<'_, L>, usize, &mut Vec<u8>, usize) -> Result<(), CryptoError> + Sync + 'a;
 
-/// Reusable buffers of one thread's part of a round: its gates renamed
-/// over a local label array (two inputs per gate, then the outputs), so
-/// that parts share no memory they write, its tables, and how its last
-/// work ended.
-struct Part<L> {
-    gates: Vec<Gate>,
-    labels: Vec<L>,
+/// One thread's part of a round: its tables and how its last work ended.
+#[derive(Default)]
+struct Part {
     tables: Vec<u8>,
     failed: Option<CryptoError>,
-}
-
-impl<L: Copy + Default> Part<L> {
-    /// Loads `run` (AND gates only), gathering its inputs from `labels`.
-    fn load(&mut self, run: &[Gate], labels: &[L]) {
-        let n = run.len() as u32;
-        self.gates.clear();
-        self.labels.clear();
-        for (i, g) in (0u32..).zip(run) {
-            if let Gate::And { a, b, .. } = *g {
-                self.labels.push(labels[a as usize]);
-                self.labels.push(labels[b as usize]);
-                self.gates.push(Gate::And {
-                    a: 2 * i,
-                    b: 2 * i + 1,
-                    out: 2 * n + i,
-                });
-            }
-        }
-        self.labels.resize(3 * run.len(), L::default());
-    }
-
-    /// The output labels, in gate order.
-    fn outputs(&self) -> &[L] {
-        &self.labels[2 * self.gates.len()..]
-    }
 }
 
 /// Round-size classes the chooser keeps apart (by log2 of the size).
@@ -173,17 +142,41 @@ impl Chooser {
 /// what it learnt when it is dropped.
 static LEARNT: Mutex<Vec<((&str, usize), Chooser)>> = Mutex::new(Vec::new());
 
+/// The last round run, until its cost is known.
+struct LastRound {
+    gates: usize,
+    parallel: bool,
+    start: Instant,
+    end: Instant,
+}
+
+impl LastRound {
+    /// Records the round's cost, the next round starting at `next`: its
+    /// own time and what follows up to the next round, at most twice its
+    /// own time. The gates that follow are the same either way, but after
+    /// a parallel round they read labels the other threads wrote, which
+    /// must come over from their caches first: a cost of the split.
+    fn record(self, chooser: &mut Chooser, next: Instant) {
+        let own = self.end - self.start;
+        let after = (next - self.end).min(2 * own);
+        let ns = (own + after).as_nanos() as f64;
+        chooser.record(self.gates, self.parallel, ns);
+    }
+}
+
 /// An engine's means to split rounds: a part buffer per thread, the crew
-/// (started with the first parallel round) and the chooser.
-pub(crate) struct Splitter<L> {
-    parts: Vec<Part<L>>,
+/// (started with the first parallel round), the chooser and the last round
+/// (whose cost is known when the next starts).
+pub(crate) struct Splitter {
+    parts: Vec<Part>,
     crew: Option<Crew>,
     chooser: Chooser,
+    last: Option<LastRound>,
     /// The kind of work and the threads, for [`LEARNT`].
     key: (&'static str, usize),
 }
 
-impl<L> Drop for Splitter<L> {
+impl Drop for Splitter {
     fn drop(&mut self) {
         // A poisoned lock only loses what was learnt.
         if let Ok(mut learnt) = LEARNT.lock() {
@@ -195,10 +188,10 @@ impl<L> Drop for Splitter<L> {
     }
 }
 
-impl<L: Copy + Default + Send + Sync> Splitter<L> {
+impl Splitter {
     /// A splitter for `threads` threads doing `work` (garbling or
     /// evaluating), starting from what the last one learnt.
-    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter<L> {
+    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter {
         let key = (work, threads.max(1));
         let learnt = LEARNT.lock().ok().and_then(|learnt| {
             learnt
@@ -207,16 +200,10 @@ impl<L: Copy + Default + Send + Sync> Splitter<L> {
                 .map(|(_, c)| c.clone())
         });
         Splitter {
-            parts: (0..threads.max(1))
-                .map(|_| Part {
-                    gates: Vec::new(),
-                    labels: Vec::new(),
-                    tables: Vec::new(),
-                    failed: None,
-                })
-                .collect(),
+            parts: (0..threads.max(1)).map(|_| Part::default()).collect(),
             crew: None,
             chooser: learnt.unwrap_or_else(Chooser::new),
+            last: None,
             key,
         }
     }
@@ -226,78 +213,60 @@ impl<L: Copy + Default + Send + Sync> Splitter<L> {
         self.parts.len()
     }
 
-    /// Runs the round `round` (AND gates only, none reading another's
-    /// output) over `labels`: `work` on each part, on the crew or in turn
-    /// on this thread, as the chooser says.
-    pub(crate) fn run_round(
+    /// Runs the round `round` (of an AND run of a batch) over `labels`: `work`
+    /// on each part, on the crew or in turn on this thread, as the chooser
+    /// says.
+    pub(crate) fn run_round<L: WireLabel>(
         &mut self,
-        round: &[Gate],
+        round: AndRun<'_>,
         labels: &mut [L],
         work: &PartWork<'_, L>,
     ) -> Result<(), CryptoError> {
         let k = self.parts.len();
-        for part in &mut self.parts {
-            part.tables.clear();
+        let n = round.len();
+        let now = Instant::now();
+        if let Some(last) = self.last.take() {
+            last.record(&mut self.chooser, now);
         }
-        let parallel = self.chooser.parallel(round.len());
-        if parallel && self.crew.is_none() {
+        let parallel = self.chooser.parallel(n);
+        // A crew's first round waits for its threads to start: not timed.
+        let fresh = parallel && self.crew.is_none();
+        if fresh {
             self.crew = Some(Crew::new(k));
         }
+        let split = SplitRun::new(round, labels, k);
+        let run_part = |part: &mut Part, p: usize| {
+            part.tables.clear();
+            let start = part_range(n, k, p).start;
+            part.failed = work(&split, p, &mut part.tables, start).err();
+        };
         let start = Instant::now();
-        if parallel {
-            let crew = self.crew.as_mut().expect("started above");
-            split_round(crew, &mut self.parts, round, labels, work)?;
-        } else {
-            for (p, part) in self.parts.iter_mut().enumerate() {
-                let (s, e) = part_bounds(round.len(), k, p);
-                work(&round[s..e], labels, &mut part.tables, p, s)?;
+        match self.crew.as_mut().filter(|_| parallel) {
+            Some(crew) => crew.for_each_mut(&mut self.parts, run_part),
+            None => {
+                for (p, part) in self.parts.iter_mut().enumerate() {
+                    run_part(part, p);
+                }
             }
         }
-        let ns = start.elapsed().as_nanos() as f64;
-        self.chooser.record(round.len(), parallel, ns);
-        Ok(())
+        if !fresh {
+            self.last = Some(LastRound {
+                gates: n,
+                parallel,
+                start,
+                end: Instant::now(),
+            });
+        }
+        match self.parts.iter_mut().find_map(|p| p.failed.take()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// The tables of the last round, part after part.
     pub(crate) fn tables(&self) -> impl Iterator<Item = &[u8]> {
         self.parts.iter().map(|p| p.tables.as_slice())
     }
-}
-
-/// Runs `work` on every part of `round` at once on `crew` (the caller
-/// takes part 0), each part gathering its inputs from `labels` into its
-/// own buffer; then writes the parts' outputs to their wires.
-fn split_round<L: Copy + Default + Send + Sync>(
-    crew: &mut Crew,
-    parts: &mut [Part<L>],
-    round: &[Gate],
-    labels: &mut [L],
-    work: &PartWork<'_, L>,
-) -> Result<(), CryptoError> {
-    let k = parts.len();
-    let bounds = |p: usize| part_bounds(round.len(), k, p);
-    let shared: &[L] = labels;
-    crew.for_each_mut(parts, |part, p| {
-        let (start, end) = bounds(p);
-        part.load(&round[start..end], shared);
-        let Part {
-            gates,
-            labels,
-            tables,
-            failed,
-        } = part;
-        *failed = work(gates, labels, tables, p, start).err();
-    });
-    if let Some(e) = parts.iter_mut().find_map(|p| p.failed.take()) {
-        return Err(e);
-    }
-    for (p, part) in parts.iter().enumerate() {
-        let (start, end) = bounds(p);
-        for (g, l) in round[start..end].iter().zip(part.outputs()) {
-            labels[g.out() as usize] = *l;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -317,9 +286,9 @@ mod tests {
             for round in rounds(n, k) {
                 assert!(round.len() <= k * PART_GATES);
                 for p in 0..k {
-                    let (s, e) = part_bounds(round.len(), k, p);
-                    assert_eq!(round.start + s, at);
-                    at = round.start + e;
+                    let part = part_range(round.len(), k, p);
+                    assert_eq!(round.start + part.start, at);
+                    at = round.start + part.end;
                 }
             }
             assert_eq!(at, n);

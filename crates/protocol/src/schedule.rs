@@ -476,7 +476,6 @@ mod tests {
     use rand::SeedableRng;
 
     use twofold_circuit::synthetic::{layered, repeated};
-    use twofold_circuit::Gate;
 
     use super::*;
 
@@ -492,8 +491,12 @@ mod tests {
     impl Engine for Counting<'_> {
         type Label = bool;
         type Error = ProtocolError;
-        fn run_gates(&mut self, gates: &[Gate], labels: &mut [bool]) -> Result<(), ProtocolError> {
-            twofold_circuit::eval_gates(gates, labels);
+        fn run_gates(
+            &mut self,
+            gates: twofold_circuit::walk::Batch<'_>,
+            labels: &mut [bool],
+        ) -> Result<(), ProtocolError> {
+            twofold_circuit::eval_gates(&gates, labels);
             let n = gates.iter().filter(|g| g.is_and()).count() as u64;
             self.log.lock().unwrap().push((self.next, self.next + n));
             self.next += n;

@@ -8,7 +8,7 @@ use super::HalfGates;
 use crate::aes::Keys;
 use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
-use crate::label::{active_blocks, ActiveLabel};
+use crate::label::{ActiveLabel, SharedLabels};
 use crate::scheme::{EvaluatorOf, GarblingScheme, SchemeEvaluator};
 use twofold_circuit::Gate;
 
@@ -30,13 +30,32 @@ impl Evaluator {
         labels: &mut [ActiveLabel],
         tables: &[u8],
     ) -> Result<(), CryptoError> {
+        SchemeEvaluator::evaluate(self, gates, labels, tables)
+    }
+}
+
+impl SchemeEvaluator for Evaluator {
+    fn new(first_gate_id: u64) -> Evaluator {
+        Evaluator::new(first_gate_id)
+    }
+
+    fn next_gate_id(&self) -> u64 {
+        Evaluator::next_gate_id(self)
+    }
+
+    unsafe fn evaluate_shared(
+        &mut self,
+        gates: &[Gate],
+        labels: &SharedLabels<'_, ActiveLabel>,
+        tables: &[u8],
+    ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
-        let num_wires = labels.len();
-        let lab = active_blocks(labels);
+        let lab = labels.raw();
         let gid = self.core.next_gate;
-        // SAFETY: the loops check every wire against the label slice and
-        // every table read against `tables.len()`; hardware kernels are only
-        // reachable through a feature-checked `HwBackend`.
+        // SAFETY: the loops check every wire against the label array and
+        // every table read against `tables.len()`, the caller answers for
+        // other threads; hardware kernels are only reachable through a
+        // feature-checked `HwBackend`.
         let done = unsafe {
             match self.core.tccr.keys() {
                 Keys::Soft(aes) => {
@@ -59,29 +78,9 @@ impl Evaluator {
             done,
             &mut self.core.next_gate,
             gates,
-            num_wires,
+            lab.len,
             tables.len(),
             needed,
         )
-    }
-}
-
-impl SchemeEvaluator for Evaluator {
-    fn new(first_gate_id: u64) -> Evaluator {
-        Evaluator::new(first_gate_id)
-    }
-
-    fn next_gate_id(&self) -> u64 {
-        Evaluator::next_gate_id(self)
-    }
-
-    #[inline]
-    fn evaluate(
-        &mut self,
-        gates: &[Gate],
-        labels: &mut [ActiveLabel],
-        tables: &[u8],
-    ) -> Result<(), CryptoError> {
-        Evaluator::evaluate(self, gates, labels, tables)
     }
 }

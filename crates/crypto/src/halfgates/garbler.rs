@@ -9,7 +9,7 @@ use crate::aes::Keys;
 use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{zero_blocks, ActiveLabel, ZeroLabel};
+use crate::label::{ActiveLabel, SharedLabels, ZeroLabel};
 use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
@@ -86,14 +86,37 @@ impl Garbler {
         labels: &mut [ZeroLabel],
         tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
+        SchemeGarbler::garble(self, gates, labels, tables)
+    }
+}
+
+impl SchemeGarbler for Garbler {
+    fn new(delta: Delta, first_gate_id: u64) -> Result<Garbler, CryptoError> {
+        Ok(Garbler::new(delta, first_gate_id))
+    }
+
+    fn at_gate(&self, gate_id: u64) -> Garbler {
+        Garbler {
+            delta: self.delta,
+            core: self.core.at(gate_id),
+        }
+    }
+
+    garbler_accessors!();
+
+    unsafe fn garble_shared(
+        &mut self,
+        gates: &[Gate],
+        labels: &SharedLabels<'_, ZeroLabel>,
+        tables: &mut Vec<u8>,
+    ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
         let start = tables.len();
-        let num_wires = labels.len();
-        let lab = zero_blocks(labels);
+        let lab = labels.raw();
         let (delta, gid) = (self.delta.block(), self.core.next_gate);
-        // SAFETY: the loops check every wire against the label slice;
-        // hardware kernels are only reachable through a feature-checked
-        // `HwBackend`.
+        // SAFETY: the loops check every wire against the label array, the
+        // caller answers for other threads; hardware kernels are only
+        // reachable through a feature-checked `HwBackend`.
         let done = unsafe {
             match self.core.tccr.keys() {
                 Keys::Soft(aes) => {
@@ -115,31 +138,6 @@ impl Garbler {
             tables.truncate(start);
         }
         let needed = HalfGates::table_bytes;
-        conclude(done, &mut self.core.next_gate, gates, num_wires, 0, needed)
-    }
-}
-
-impl SchemeGarbler for Garbler {
-    fn new(delta: Delta, first_gate_id: u64) -> Result<Garbler, CryptoError> {
-        Ok(Garbler::new(delta, first_gate_id))
-    }
-
-    fn at_gate(&self, gate_id: u64) -> Garbler {
-        Garbler {
-            delta: self.delta,
-            core: self.core.at(gate_id),
-        }
-    }
-
-    garbler_accessors!();
-
-    #[inline]
-    fn garble(
-        &mut self,
-        gates: &[Gate],
-        labels: &mut [ZeroLabel],
-        tables: &mut Vec<u8>,
-    ) -> Result<(), CryptoError> {
-        Garbler::garble(self, gates, labels, tables)
+        conclude(done, &mut self.core.next_gate, gates, lab.len, 0, needed)
     }
 }

@@ -5,6 +5,7 @@ use super::batch::{AndKernel, Evaluating, Garbling};
 use crate::batch::{evaluate_loop, garble_loop, Chunk, Label128, Stop, PAD};
 use crate::block::Block;
 use crate::hw::{HwBackend, RoundKeys};
+use crate::label::RawLabels;
 use crate::x86::{splat_keys, tccr_regs, Lanes, X1, Y2, Z4};
 use twofold_circuit::Gate;
 
@@ -224,7 +225,7 @@ macro_rules! instantiate {
             delta: Block,
             gid: u64,
             gates: &[Gate],
-            labels: &mut [Block],
+            labels: RawLabels,
             tables: &mut Vec<u8>,
         ) -> Result<u64, Stop> {
             let kern = <$kernel>::new(rk);
@@ -241,7 +242,7 @@ macro_rules! instantiate {
             rk: &RoundKeys,
             gid: u64,
             gates: &[Gate],
-            labels: &mut [Block],
+            labels: RawLabels,
             tables: &[u8],
         ) -> Result<u64, Stop> {
             let kern = <$kernel>::new(rk);
@@ -286,7 +287,7 @@ pub(super) unsafe fn garble(
     delta: Block,
     gid: u64,
     gates: &[Gate],
-    labels: &mut [Block],
+    labels: RawLabels,
     tables: &mut Vec<u8>,
 ) -> Result<u64, Stop> {
     let f = match hw {
@@ -306,7 +307,7 @@ pub(super) unsafe fn evaluate(
     rk: &RoundKeys,
     gid: u64,
     gates: &[Gate],
-    labels: &mut [Block],
+    labels: RawLabels,
     tables: &[u8],
 ) -> Result<u64, Stop> {
     let f = match hw {

@@ -4,7 +4,7 @@ use super::kernel::{Evaluating, Scratch};
 use super::{ThreeHalves, HALVES_BYTES};
 use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
-use crate::label::{active_blocks, ActiveLabel};
+use crate::label::{ActiveLabel, SharedLabels};
 use crate::scheme::{EvaluatorOf, GarblingScheme, SchemeEvaluator};
 use twofold_circuit::Gate;
 
@@ -23,10 +23,10 @@ impl SchemeEvaluator for Evaluator {
         Evaluator::next_gate_id(self)
     }
 
-    fn evaluate(
+    unsafe fn evaluate_shared(
         &mut self,
         gates: &[Gate],
-        labels: &mut [ActiveLabel],
+        labels: &SharedLabels<'_, ActiveLabel>,
         tables: &[u8],
     ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
@@ -47,10 +47,11 @@ impl SchemeEvaluator for Evaluator {
             done: 0,
             scratch: Scratch::new(),
         };
-        // SAFETY: the loop checks every wire against the label slice; the
-        // kernel checks its table reads and hashes through `Tccr`.
+        // SAFETY: the loop checks every wire against the label array, the
+        // caller answers for other threads; the kernel checks its table
+        // reads and hashes through `Tccr`.
         let gid = self.core.next_gate;
-        let done = unsafe { evaluate_loop(&mut input, gid, gates, active_blocks(labels)) };
+        let done = unsafe { evaluate_loop(&mut input, gid, gates, labels.raw()) };
         let needed = ThreeHalves::table_bytes;
         conclude(
             done,

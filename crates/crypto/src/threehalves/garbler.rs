@@ -8,7 +8,7 @@ use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{zero_blocks, ZeroLabel};
+use crate::label::{SharedLabels, ZeroLabel};
 use crate::prg::Prg;
 use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
@@ -89,10 +89,10 @@ impl SchemeGarbler for Garbler {
 
     garbler_accessors!();
 
-    fn garble(
+    unsafe fn garble_shared(
         &mut self,
         gates: &[Gate],
-        labels: &mut [ZeroLabel],
+        labels: &SharedLabels<'_, ZeroLabel>,
         tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
@@ -108,17 +108,11 @@ impl SchemeGarbler for Garbler {
             bits: &mut self.bits,
             scratch: Scratch::new(),
         };
-        // SAFETY: the loop checks every wire against the label slice; the
-        // kernel runs on plain blocks and hashes through `Tccr`.
-        let done = unsafe {
-            garble_loop(
-                &mut out,
-                delta,
-                self.core.next_gate,
-                gates,
-                zero_blocks(labels),
-            )
-        };
+        // SAFETY: the loop checks every wire against the label array, the
+        // caller answers for other threads; the kernel runs on plain blocks
+        // and hashes through `Tccr`.
+        let done =
+            unsafe { garble_loop(&mut out, delta, self.core.next_gate, gates, labels.raw()) };
         match done {
             Ok(_) => self.bits.finish(tables),
             Err(_) => tables.truncate(start),

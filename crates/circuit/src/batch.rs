@@ -1,0 +1,301 @@
+//! Batches: how a gate list is cut before an [`Engine`](crate::Engine) runs
+//! it, so that every run of consecutive AND gates in a batch can be hashed
+//! at once — or split between threads that write their outputs in place.
+//!
+//! The guarantee, which [`Batch`] carries as a type: within every maximal
+//! run of consecutive AND gates of a batch, no AND reads or writes a wire
+//! that *another* AND of the run writes. (A gate may overwrite a wire it
+//! reads itself.) So the ANDs of a run depend on nothing the run computes,
+//! and any cut of the run into parts can run at once, each part reading the
+//! shared labels and writing its own outputs into them.
+
+use std::ops::Range;
+
+use crate::gate::{Gate, Wire};
+
+/// A slice of gates cut by [`Batches`]: within every maximal run of
+/// consecutive AND gates, no AND reads or writes a wire another AND of the
+/// run writes. Only this module (and the walker, for the lanes of a
+/// lockstep group, see [`Batch::lanes`]) makes batches, so an engine may
+/// rely on that. A batch knows where its AND runs are
+/// ([`Batch::and_runs`]), so engines need not scan for them.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'a> {
+    gates: &'a [Gate],
+    runs: Runs<'a>,
+}
+
+/// Where the AND runs of a batch are.
+#[derive(Clone, Copy, Debug)]
+enum Runs<'a> {
+    /// The maximal AND runs of a gate list the batch is a slice of, at
+    /// least those that meet the batch, as ranges of that list; the batch
+    /// starts at index `base` of it.
+    Listed {
+        runs: &'a [Range<usize>],
+        base: usize,
+    },
+    /// The batch is one AND run.
+    Whole,
+}
+
+/// Some AND gates of one maximal AND run of a [`Batch`]: no AND of it reads
+/// or writes a wire another writes, so its parts can run at once.
+#[derive(Clone, Copy, Debug)]
+pub struct AndRun<'a> {
+    gates: &'a [Gate],
+}
+
+impl<'a> AndRun<'a> {
+    /// The gates (all AND).
+    pub fn gates(self) -> &'a [Gate] {
+        self.gates
+    }
+
+    /// The gates `range` of this run (part of a run is a run).
+    pub fn slice(self, range: Range<usize>) -> AndRun<'a> {
+        AndRun {
+            gates: &self.gates[range],
+        }
+    }
+}
+
+impl std::ops::Deref for AndRun<'_> {
+    type Target = [Gate];
+    fn deref(&self) -> &[Gate] {
+        self.gates
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// The gates.
+    pub fn gates(self) -> &'a [Gate] {
+        self.gates
+    }
+
+    /// The gates `range` of this batch (part of a batch is a batch).
+    pub fn slice(self, range: Range<usize>) -> Batch<'a> {
+        let runs = match self.runs {
+            Runs::Listed { runs, base } => {
+                let (start, end) = (base + range.start, base + range.end);
+                let first = runs.partition_point(|r| r.end <= start);
+                let last = first + runs[first..].partition_point(|r| r.start < end);
+                Runs::Listed {
+                    runs: &runs[first..last],
+                    base: start,
+                }
+            }
+            Runs::Whole => Runs::Whole,
+        };
+        Batch {
+            gates: &self.gates[range],
+            runs,
+        }
+    }
+
+    /// The maximal runs of consecutive AND gates of this batch, in order,
+    /// as the positions of their gates in the batch.
+    pub fn and_runs(self) -> impl Iterator<Item = Range<usize>> + 'a {
+        let n = self.gates.len();
+        let (runs, base, whole) = match self.runs {
+            Runs::Listed { runs, base } => (runs, base, None),
+            Runs::Whole => (&[][..], 0, Some(0..n)),
+        };
+        let listed = runs.iter().filter_map(move |r| {
+            let (start, end) = (r.start.max(base) - base, (r.end - base).min(n));
+            (start < end).then_some(start..end)
+        });
+        whole.filter(|r| !r.is_empty()).into_iter().chain(listed)
+    }
+
+    /// The AND gates `range` of this batch, inside one of its AND runs.
+    ///
+    /// # Panics
+    /// If `range` is not inside one AND run (see [`Batch::and_runs`]).
+    pub fn and_run(self, range: Range<usize>) -> AndRun<'a> {
+        assert!(
+            self.and_runs()
+                .any(|r| r.start <= range.start && range.end <= r.end),
+            "a range inside one AND run of the batch"
+        );
+        AndRun {
+            gates: &self.gates[range],
+        }
+    }
+
+    /// `lanes` copies of the AND gates of this batch (all ANDs), copy `r`
+    /// over wires shifted by `r × stride`, each wire of the batch being
+    /// below `stride`: the copies touch disjoint wires, so together they
+    /// are one batch, and one AND run. Written into `buf`.
+    ///
+    /// # Panics
+    /// If a wire is not below `stride` (the walker's frames are validated,
+    /// so this is a bug), or the batch has a gate other than AND.
+    pub(crate) fn lanes(self, lanes: usize, stride: Wire, buf: &'a mut Vec<Gate>) -> Batch<'a> {
+        let (mut any, mut all_and) = (0, true);
+        for g in self.gates {
+            any |= g.inputs().fold(g.out(), |m, w| m | w);
+            all_and &= g.is_and();
+        }
+        // The OR of the wires bounds the largest: a power of two above it
+        // may still be in range, so check exactly only then.
+        let below = |g: &Gate| g.inputs().chain([g.out()]).all(|w| w < stride);
+        let in_range = any < stride || self.gates.iter().all(below);
+        assert!(
+            all_and && in_range,
+            "lockstep lanes of a batch must not overlap"
+        );
+        buf.clear();
+        for r in 0..lanes as Wire {
+            let off = r * stride;
+            buf.extend(
+                self.gates
+                    .iter()
+                    .map(|g| g.rewire(|w| w + off, g.out() + off)),
+            );
+        }
+        Batch {
+            gates: buf,
+            runs: Runs::Whole,
+        }
+    }
+}
+
+impl std::ops::Deref for Batch<'_> {
+    type Target = [Gate];
+    fn deref(&self) -> &[Gate] {
+        self.gates
+    }
+}
+
+/// Cuts `gates` into consecutive batches (see [`Batch`]) and calls `f` on
+/// each. A cut is made only where the guarantee needs one, so a levelled
+/// circuit whose slots an AND level does not reuse gives one batch per AND
+/// level.
+pub fn for_each_batch<E>(
+    gates: &[Gate],
+    num_wires: Wire,
+    f: impl FnMut(Batch<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    Batches::of(gates, num_wires, &[]).for_each(f)
+}
+
+/// Where a gate list is cut into batches (see [`for_each_batch`]), computed
+/// once and reused, e.g. for every iteration of a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batches<'g> {
+    /// The gate list cut.
+    gates: &'g [Gate],
+    /// Index of the first gate of every batch but the first.
+    pub(crate) cuts: Vec<usize>,
+    /// The maximal runs of consecutive AND gates, cut where batches are.
+    runs: Vec<Range<usize>>,
+}
+
+/// What the current AND run did to a wire: the run's number in the low
+/// bits of a stamp, and which of read or written in the two kinds.
+#[derive(Clone, Copy, Default)]
+struct Stamp {
+    read: u32,
+    written: u32,
+}
+
+impl<'g> Batches<'g> {
+    /// The batches of `gates` over `num_wires` wire slots, also cut at every
+    /// index in `positions` (sorted; where blocks run).
+    ///
+    /// # Panics
+    /// If a gate uses a wire not below `num_wires`.
+    pub fn of(gates: &'g [Gate], num_wires: Wire, positions: &[usize]) -> Batches<'g> {
+        let mut stamps = vec![Stamp::default(); num_wires as usize];
+        // Runs are numbered from 1, so a zero stamp is no run's.
+        let mut run = 1u32;
+        let mut cuts = Vec::new();
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        let mut forced = positions.iter().peekable();
+        for (i, g) in gates.iter().enumerate() {
+            let mut cut = false;
+            if forced.next_if(|&&p| p <= i).is_some() {
+                while forced.next_if(|&&p| p <= i).is_some() {}
+                cut = i > 0 && cuts.last() != Some(&i);
+                run += 1;
+            }
+            let Gate::And { a, b, out } = *g else {
+                if i > 0 && gates[i - 1].is_and() {
+                    run += 1;
+                }
+                if cut {
+                    cuts.push(i);
+                }
+                continue;
+            };
+            let (sa, sb, so) = (stamps[a as usize], stamps[b as usize], stamps[out as usize]);
+            // Reads an output of the run, or writes a wire the run read or
+            // wrote (before this gate's own reads count).
+            if sa.written == run || sb.written == run || so.written == run || so.read == run {
+                cut = true;
+                run += 1;
+            }
+            if cut {
+                cuts.push(i);
+            }
+            stamps[a as usize].read = run;
+            stamps[b as usize].read = run;
+            stamps[out as usize].written = run;
+            match runs.last_mut() {
+                Some(r) if r.end == i && !cut => r.end = i + 1,
+                _ => runs.push(i..i + 1),
+            }
+        }
+        Batches { gates, cuts, runs }
+    }
+
+    /// The gates `range`, a range inside one batch.
+    ///
+    /// # Panics
+    /// If `range` crosses a cut.
+    pub(crate) fn within(&self, range: Range<usize>) -> Batch<'_> {
+        let first = self.cuts.partition_point(|&c| c <= range.start);
+        assert!(
+            self.cuts.get(first).is_none_or(|&c| c >= range.end),
+            "a range inside one batch"
+        );
+        self.whole().slice(range)
+    }
+
+    /// All the gates, as one batch (not one: only for slicing into them).
+    fn whole(&self) -> Batch<'_> {
+        Batch {
+            gates: self.gates,
+            runs: Runs::Listed {
+                runs: &self.runs,
+                base: 0,
+            },
+        }
+    }
+
+    /// Calls `f` on every batch, in order.
+    pub fn for_each<E>(&self, f: impl FnMut(Batch<'_>) -> Result<(), E>) -> Result<(), E> {
+        self.for_each_in(0..self.gates.len(), f)
+    }
+
+    /// [`Batches::for_each`] over the gates in `range` only (a range that
+    /// starts and ends at cuts or block positions).
+    pub fn for_each_in<E>(
+        &self,
+        range: Range<usize>,
+        mut f: impl FnMut(Batch<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let batch = |r: Range<usize>| self.whole().slice(r);
+        let first = self.cuts.partition_point(|&c| c <= range.start);
+        let mut start = range.start;
+        for &cut in self.cuts[first..].iter().take_while(|&&c| c < range.end) {
+            f(batch(start..cut))?;
+            start = cut;
+        }
+        f(batch(start..range.end))
+    }
+}
