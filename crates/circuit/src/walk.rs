@@ -175,7 +175,8 @@ impl<'p> Plan<'p> {
 /// levels are narrow (median under 32 gates) run up to 16 at a time, so the
 /// levels become a few hundred gates wide, as long as the group's labels
 /// stay within 256 KiB (cache-sized); wider bodies run one at a time (their
-/// batches are full already, and more copies only crowd the caches).
+/// batches are full already, and more copies only crowd the caches). The
+/// groups are made even in number and size (see `even_groups`).
 pub fn lockstep(block: &Block) -> usize {
     if !block.parallel {
         return 1;
@@ -191,7 +192,20 @@ pub fn lockstep(block: &Block) -> usize {
     };
     let fits = (16384 / body.num_wires.max(1) as usize).max(1);
     let count = usize::try_from(block.count).unwrap_or(usize::MAX);
-    group.min(fits).min(count.max(1))
+    even_groups(count, group.min(fits))
+}
+
+/// The lockstep width for `count` instances at most `width` wide: an even
+/// number of groups (at least two, if there are two instances), as equal
+/// as can be. Groups are where threads may split a region (see
+/// `protocol::schedule`), so two threads then get as many instances each.
+fn even_groups(count: usize, width: usize) -> usize {
+    if count < 2 {
+        return 1;
+    }
+    let groups = count.div_ceil(width.max(1)).max(2);
+    let groups = (groups + groups % 2).min(count);
+    count.div_ceil(groups)
 }
 
 /// Decides who runs the instances of the parallel blocks a walk meets
@@ -651,4 +665,27 @@ pub fn program_levels(program: &Program) -> Vec<u64> {
         .run(&mut engine, &inputs)
         .unwrap_or_else(|never| match never {});
     engine.widths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::even_groups;
+
+    /// Lockstep groups come two at least, as equal as they can be, no
+    /// wider than asked.
+    #[test]
+    fn lockstep_groups_are_even_in_number_and_size() {
+        assert_eq!(even_groups(16, 5), 4);
+        assert_eq!(even_groups(16, 16), 8);
+        assert_eq!(even_groups(1, 16), 1);
+        assert_eq!(even_groups(512, 16), 16);
+        for count in 1..200 {
+            for width in 1..20 {
+                let w = even_groups(count, width);
+                let groups = count.div_ceil(w);
+                assert!(w <= width.max(1) && w >= 1, "{count} {width}");
+                assert!(count < 2 || groups >= 2, "{count} {width}");
+            }
+        }
+    }
 }

@@ -295,18 +295,24 @@ fn workers(plan: Plan, count: u64, links: usize) -> (usize, Fgp) {
 
 /// `range` cut into `workers` consecutive parts, cut only at multiples of
 /// `align` (the region's lockstep width: each lockstep group then runs
-/// whole on one thread, numbering its gates as one thread would; a part
-/// may be empty).
+/// whole on one thread, numbering its gates as one thread would), each
+/// cut at the multiple nearest an even split (a part may be empty).
 fn parts(range: Range<u64>, workers: usize, align: usize) -> Vec<Range<u64>> {
     let n = range.end - range.start;
     let (w, align) = (workers as u64, align.max(1) as u64);
     let cut = |k: u64| {
         let c = range.start + n * k / w;
-        (c - c % align).max(range.start)
+        let below = c - c % align;
+        let nearest = if c - below > below + align - c {
+            below + align
+        } else {
+            below
+        };
+        nearest.clamp(range.start, range.end)
     };
-    (0..w)
-        .map(|k| cut(k)..if k + 1 == w { range.end } else { cut(k + 1) })
-        .collect()
+    let start = |k: u64| if k == 0 { range.start } else { cut(k) };
+    let end = |k: u64| if k + 1 == w { range.end } else { cut(k + 1) };
+    (0..w).map(|k| start(k)..end(k)).collect()
 }
 
 /// Runs the instances `part` of `region` on a fresh engine on `chan`;
@@ -478,6 +484,37 @@ mod tests {
     use twofold_circuit::synthetic::{layered, repeated};
 
     use super::*;
+
+    /// Parts tile the range, start at multiples of the lockstep width, and
+    /// two workers get halves as near even as whole groups allow.
+    #[test]
+    fn parts_are_whole_groups_near_an_even_split() {
+        assert_eq!(parts(0..16, 2, 4), [0..8, 8..16]);
+        assert_eq!(parts(0..11, 2, 3), [0..6, 6..11]);
+        // Groups of 5 (0..5, 5..10, 10..15, 15..16): 10 against 6 is the
+        // nearest, not 5 against 11.
+        assert_eq!(parts(0..16, 2, 5), [0..10, 10..16]);
+        // A range that starts or ends inside a group (IPP's share).
+        assert_eq!(parts(3..16, 2, 4), [3..8, 8..16]);
+        assert_eq!(parts(7..9, 2, 4), [7..8, 8..9]);
+        for (r, w, a) in [
+            (0..1, 2, 1),
+            (0..7, 3, 2),
+            (0..512, 2, 16),
+            (5..100, 4, 7),
+            (3..6, 4, 1),
+        ] {
+            let ps = parts(r.clone(), w, a);
+            assert_eq!(ps.len(), w);
+            assert_eq!(ps.first().unwrap().start, r.start);
+            assert_eq!(ps.last().unwrap().end, r.end);
+            assert!(ps.iter().all(|p| p.start <= p.end));
+            assert!(ps.windows(2).all(|p| p[0].end == p[1].start));
+            assert!(ps[1..]
+                .iter()
+                .all(|p| p.start % a as u64 == 0 || p.is_empty()));
+        }
+    }
 
     /// Records, for every batch run, the AND-gate ids it used.
     struct Recorder(Mutex<Vec<(u64, u64)>>);
