@@ -15,9 +15,8 @@ use crate::gate::{Gate, Wire};
 
 /// A slice of gates cut by [`Batches`]: within every maximal run of
 /// consecutive AND gates, no AND reads or writes a wire another AND of the
-/// run writes. Only this module (and the walker, for the lanes of a
-/// lockstep group, see [`Batch::lanes`]) makes batches, so an engine may
-/// rely on that. A batch knows where its AND runs are
+/// run writes. Only this module makes batches (among them the lanes of a
+/// lockstep group, see [`Batches::lanes`]), so an engine may rely on that. A batch knows where its AND runs are
 /// ([`Batch::and_runs`]), so engines need not scan for them.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
@@ -122,43 +121,6 @@ impl<'a> Batch<'a> {
             gates: &self.gates[range],
         }
     }
-
-    /// `lanes` copies of the AND gates of this batch (all ANDs), copy `r`
-    /// over wires shifted by `r × stride`, each wire of the batch being
-    /// below `stride`: the copies touch disjoint wires, so together they
-    /// are one batch, and one AND run. Written into `buf`.
-    ///
-    /// # Panics
-    /// If a wire is not below `stride` (the walker's frames are validated,
-    /// so this is a bug), or the batch has a gate other than AND.
-    pub(crate) fn lanes(self, lanes: usize, stride: Wire, buf: &'a mut Vec<Gate>) -> Batch<'a> {
-        let (mut any, mut all_and) = (0, true);
-        for g in self.gates {
-            any |= g.inputs().fold(g.out(), |m, w| m | w);
-            all_and &= g.is_and();
-        }
-        // The OR of the wires bounds the largest: a power of two above it
-        // may still be in range, so check exactly only then.
-        let below = |g: &Gate| g.inputs().chain([g.out()]).all(|w| w < stride);
-        let in_range = any < stride || self.gates.iter().all(below);
-        assert!(
-            all_and && in_range,
-            "lockstep lanes of a batch must not overlap"
-        );
-        buf.clear();
-        for r in 0..lanes as Wire {
-            let off = r * stride;
-            buf.extend(
-                self.gates
-                    .iter()
-                    .map(|g| g.rewire(|w| w + off, g.out() + off)),
-            );
-        }
-        Batch {
-            gates: buf,
-            runs: Runs::Whole,
-        }
-    }
 }
 
 impl std::ops::Deref for Batch<'_> {
@@ -186,6 +148,8 @@ pub fn for_each_batch<E>(
 pub struct Batches<'g> {
     /// The gate list cut.
     gates: &'g [Gate],
+    /// Its wires are below this.
+    num_wires: Wire,
     /// Index of the first gate of every batch but the first.
     pub(crate) cuts: Vec<usize>,
     /// The maximal runs of consecutive AND gates, cut where batches are.
@@ -247,7 +211,12 @@ impl<'g> Batches<'g> {
                 _ => runs.push(i..i + 1),
             }
         }
-        Batches { gates, cuts, runs }
+        Batches {
+            gates,
+            num_wires,
+            cuts,
+            runs,
+        }
     }
 
     /// The gates `range`, a range inside one batch.
@@ -261,6 +230,34 @@ impl<'g> Batches<'g> {
             "a range inside one batch"
         );
         self.whole().slice(range)
+    }
+
+    /// `lanes` copies of the AND gates `range`, inside one AND run, copy
+    /// `r` over wires shifted by `r × num_wires` (the lanes of a lockstep
+    /// group, each its own frame of `num_wires` labels): the copies touch
+    /// disjoint wires, so together they are one batch and one AND run.
+    /// Written into `buf`.
+    ///
+    /// # Panics
+    /// If `range` is not inside one AND run.
+    pub(crate) fn lanes<'b>(
+        &self,
+        range: Range<usize>,
+        lanes: usize,
+        buf: &'b mut Vec<Gate>,
+    ) -> Batch<'b> {
+        // Inside an AND run; every wire is below `num_wires`, as `of`
+        // indexed its stamps with each.
+        let run = self.within(range.clone()).and_run(0..range.len());
+        buf.clear();
+        for r in 0..lanes as Wire {
+            let off = r * self.num_wires;
+            buf.extend(run.iter().map(|g| g.rewire(|w| w + off, g.out() + off)));
+        }
+        Batch {
+            gates: buf,
+            runs: Runs::Whole,
+        }
     }
 
     /// All the gates, as one batch (not one: only for slicing into them).

@@ -373,12 +373,12 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             .iter()
             .take_while(|s| s.start < range.end)
         {
-            let part = plan.batches.within(seg.clone());
-            if part[0].is_and() {
+            if plan.frame.circuit.gates[seg.start].is_and() {
                 // The lanes' copies of an AND run form one batch.
-                let combined = part.lanes(lanes, nw as Wire, &mut self.combined);
+                let combined = plan.batches.lanes(seg.clone(), lanes, &mut self.combined);
                 engine.run_gates(combined, labels)?;
             } else {
+                let part = plan.batches.within(seg.clone());
                 for lane in labels.chunks_exact_mut(nw).take(lanes) {
                     engine.run_gates(part, lane)?;
                 }
