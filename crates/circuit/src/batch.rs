@@ -156,13 +156,11 @@ pub struct Batches<'g> {
     runs: Vec<Range<usize>>,
 }
 
-/// What the current AND run did to a wire: the run's number in the low
-/// bits of a stamp, and which of read or written in the two kinds.
-#[derive(Clone, Copy, Default)]
-struct Stamp {
-    read: u32,
-    written: u32,
-}
+/// What the current AND run did to a wire, as a stamp: the run's number
+/// shifted left by one, with the low bit set if an AND of the run wrote it
+/// (else one read it). Within a run a wire is read only, or written by one
+/// gate (which may also read it): anything else is a cut.
+const WRITTEN: u32 = 1;
 
 impl<'g> Batches<'g> {
     /// The batches of `gates` over `num_wires` wire slots, also cut at every
@@ -171,8 +169,10 @@ impl<'g> Batches<'g> {
     /// # Panics
     /// If a gate uses a wire not below `num_wires`.
     pub fn of(gates: &'g [Gate], num_wires: Wire, positions: &[usize]) -> Batches<'g> {
-        let mut stamps = vec![Stamp::default(); num_wires as usize];
-        // Runs are numbered from 1, so a zero stamp is no run's.
+        let mut stamps = vec![0u32; num_wires as usize];
+        // Runs are numbered from 1, so a zero stamp is no run's. (After
+        // 2^31 runs the numbers wrap: an old stamp may then look current
+        // and cause a cut that was not needed, never miss one.)
         let mut run = 1u32;
         let mut cuts = Vec::new();
         let mut runs: Vec<Range<usize>> = Vec::new();
@@ -182,30 +182,34 @@ impl<'g> Batches<'g> {
             if forced.next_if(|&&p| p <= i).is_some() {
                 while forced.next_if(|&&p| p <= i).is_some() {}
                 cut = i > 0 && cuts.last() != Some(&i);
-                run += 1;
+                run = run.wrapping_add(1);
             }
             let Gate::And { a, b, out } = *g else {
                 if i > 0 && gates[i - 1].is_and() {
-                    run += 1;
+                    run = run.wrapping_add(1);
                 }
                 if cut {
                     cuts.push(i);
                 }
                 continue;
             };
-            let (sa, sb, so) = (stamps[a as usize], stamps[b as usize], stamps[out as usize]);
+            let (read, written) = (run << 1, run << 1 | WRITTEN);
             // Reads an output of the run, or writes a wire the run read or
             // wrote (before this gate's own reads count).
-            if sa.written == run || sb.written == run || so.written == run || so.read == run {
+            if stamps[a as usize] == written
+                || stamps[b as usize] == written
+                || stamps[out as usize] & !WRITTEN == read
+            {
                 cut = true;
-                run += 1;
+                run = run.wrapping_add(1);
             }
             if cut {
                 cuts.push(i);
             }
-            stamps[a as usize].read = run;
-            stamps[b as usize].read = run;
-            stamps[out as usize].written = run;
+            let (read, written) = (run << 1, run << 1 | WRITTEN);
+            stamps[a as usize] = read;
+            stamps[b as usize] = read;
+            stamps[out as usize] = written;
             match runs.last_mut() {
                 Some(r) if r.end == i && !cut => r.end = i + 1,
                 _ => runs.push(i..i + 1),
