@@ -23,43 +23,159 @@ pub fn gate_levels(circuit: &Circuit) -> Vec<u32> {
         .collect()
 }
 
+/// Locality windows aim at AND runs at least this wide on average: wide
+/// enough for the engines' AND chunks (64 gates) and their per-run costs,
+/// while the window's live labels stay in the caches.
+const WINDOW_RUN: u64 = 128;
+
+/// A locality window holds at least this many gates: at most 128 KiB of
+/// labels, which the caches hold anyway, so smaller windows would only cut
+/// AND runs short.
+const WINDOW_GATES: u64 = 8192;
+
+/// The locality window of every gate (see [`Circuit::levelize`]), given
+/// the gates' `levels`.
+///
+/// A gate's key is the last input wire (by index) its value depends on, so
+/// the gates that consume the same inputs — one instance of an unrolled
+/// loop body, say — share a key, and a gate's key is never less than its
+/// inputs' keys. Windows are runs of consecutive keys, closed once they
+/// hold [`WINDOW_GATES`] gates and their AND gates fill the AND levels
+/// they span [`WINDOW_RUN`] wide on average. Both keys and windows follow
+/// from the data flow only: they do not change when gates are reordered or
+/// their wires renumbered.
+fn gate_windows(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
+    let mut wire_key: Vec<u32> = (0..circuit.num_wires).collect();
+    let keys: Vec<u32> = circuit
+        .gates
+        .iter()
+        .map(|g| {
+            let key = g.inputs().map(|w| wire_key[w as usize]).max().unwrap_or(0);
+            wire_key[g.out() as usize] = key;
+            key
+        })
+        .collect();
+    drop(wire_key);
+    // Per key, then per window: gates, AND gates, lowest and highest AND
+    // level.
+    let n_keys = keys.iter().max().map_or(0, |&k| k as usize + 1);
+    let mut groups = vec![Group::EMPTY; n_keys];
+    for ((g, &key), &level) in circuit.gates.iter().zip(&keys).zip(levels) {
+        groups[key as usize].add(g.is_and(), level);
+    }
+    let mut window = 0u32;
+    let mut open = Group::EMPTY;
+    let window_of: Vec<u32> = groups
+        .iter()
+        .map(|group| {
+            let this = window;
+            open.merge(group);
+            if open.is_full() {
+                window += 1;
+                open = Group::EMPTY;
+            }
+            this
+        })
+        .collect();
+    keys.iter().map(|&k| window_of[k as usize]).collect()
+}
+
+/// Gates of one key or one window (see [`gate_windows`]).
+#[derive(Clone, Copy)]
+struct Group {
+    gates: u64,
+    ands: u64,
+    /// Lowest and highest level of its AND gates.
+    lo: u32,
+    hi: u32,
+}
+
+impl Group {
+    const EMPTY: Group = Group {
+        gates: 0,
+        ands: 0,
+        lo: u32::MAX,
+        hi: 0,
+    };
+
+    fn add(&mut self, and: bool, level: u32) {
+        self.gates += 1;
+        if and {
+            self.ands += 1;
+            self.lo = self.lo.min(level);
+            self.hi = self.hi.max(level);
+        }
+    }
+
+    fn merge(&mut self, other: &Group) {
+        self.gates += other.gates;
+        self.ands += other.ands;
+        self.lo = self.lo.min(other.lo);
+        self.hi = self.hi.max(other.hi);
+    }
+
+    /// Whether a window of these gates is large enough to close.
+    fn is_full(&self) -> bool {
+        self.gates >= WINDOW_GATES
+            && self.ands > 0
+            && self.ands >= WINDOW_RUN * u64::from(self.hi - self.lo + 1)
+    }
+}
+
+/// The order [`Circuit::levelize`] sorts gates by: (window, level, AND
+/// first), packed in one integer.
+fn order_keys(circuit: &Circuit, levels: &[u32]) -> Vec<u64> {
+    let windows = gate_windows(circuit, levels);
+    circuit
+        .gates
+        .iter()
+        .zip(levels.iter().zip(windows))
+        .map(|(g, (&level, window))| {
+            u64::from(window) << 33 | u64::from(level) << 1 | u64::from(!g.is_and())
+        })
+        .collect()
+}
+
 impl Circuit {
-    /// The same function with gates reordered by (level, AND first): every
-    /// maximal run of consecutive AND gates is then a set of independent gates
-    /// (one AND level), which is what the garbling engine batches. Wires are
-    /// compacted afterwards; a circuit already in level order is returned as
-    /// it is.
+    /// The same function with gates reordered by (window, level, AND
+    /// first): every maximal run of consecutive AND gates is then a set of
+    /// independent gates (one AND level of a window), which is what the
+    /// garbling engine batches. Wires are compacted afterwards; a circuit
+    /// already in this order is returned as it is.
+    ///
+    /// Windows (see `gate_windows`) keep the labels in use small: levelled
+    /// as a whole, a wide circuit runs each level across all of it, and
+    /// the values live between levels fill megabytes of labels that every
+    /// gate reads from memory. Windows are groups of gates that consume
+    /// the same inputs, taken in input order, just large enough to keep
+    /// the AND runs wide; a small circuit is one window.
     pub fn levelize(&self) -> Circuit {
-        // Already in level order (e.g. generated that way): nothing to do,
-        // and no copies of a large circuit to hold.
-        let levels = gate_levels(self);
-        if self.in_order(&levels) {
+        // Already in order (e.g. generated that way): nothing to do, and
+        // no copies of a large circuit to hold.
+        let keys = order_keys(self, &gate_levels(self));
+        if is_sorted(&keys) {
             return self.clone();
         }
-        // Single assignment keeps the levels: a gate's level does not depend
-        // on which slots hold its inputs.
+        // Single assignment keeps levels and windows: they do not depend
+        // on which slots hold a gate's inputs.
         let mut ssa = self.ssa();
         let mut order: Vec<u32> = (0..ssa.gates.len() as u32).collect();
-        order.sort_by_key(|&i| (levels[i as usize], !ssa.gates[i as usize].is_and()));
-        drop(levels);
+        order.sort_by_key(|&i| keys[i as usize]);
+        drop(keys);
         let gates = order.iter().map(|&i| ssa.gates[i as usize]).collect();
         drop(order);
         ssa.gates = gates;
         ssa.compact_ssa()
     }
+
+    /// Whether the gates are in the order [`Circuit::levelize`] gives them.
+    pub fn is_level_ordered(&self) -> bool {
+        is_sorted(&order_keys(self, &gate_levels(self)))
+    }
 }
 
-impl Circuit {
-    /// Whether the gates are sorted by (level, AND first), as
-    /// [`Circuit::levelize`] sorts them.
-    pub fn is_level_ordered(&self) -> bool {
-        self.in_order(&gate_levels(self))
-    }
-
-    fn in_order(&self, levels: &[u32]) -> bool {
-        let key = |i: usize| (levels[i], !self.gates[i].is_and());
-        (1..self.gates.len()).all(|i| key(i - 1) <= key(i))
-    }
+fn is_sorted(keys: &[u64]) -> bool {
+    keys.windows(2).all(|w| w[0] <= w[1])
 }
 
 /// Size and shape of a circuit, as printed by `twofold stats`.

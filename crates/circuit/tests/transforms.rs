@@ -283,3 +283,58 @@ fn synthetic_programs_are_valid_and_evaluate() {
         "deterministic"
     );
 }
+
+/// A flat circuit of many independent instances (each on its own inputs,
+/// in a random order) is levelled window by window: the function is kept,
+/// AND runs stay independent, the live labels stay few, and levelling
+/// again changes nothing.
+#[test]
+fn levelize_in_windows_keeps_the_function_and_few_labels() {
+    use twofold_circuit::synthetic::{layered, repeated};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for seed in 0..6 {
+        let body = layered(64, rng.gen_range(2..6), 16, seed);
+        let flat = repeated(&body, 256).unrolled();
+        // The instances' gates interleaved at random (a topological order).
+        let ssa = flat.ssa();
+        let n_in = ssa.input_bits() as u32;
+        let mut ready: Vec<usize> = Vec::new();
+        let mut done = vec![false; ssa.num_wires as usize];
+        done[..n_in as usize].fill(true);
+        let mut pending: Vec<usize> = (0..ssa.gates.len()).collect();
+        let mut gates = Vec::with_capacity(ssa.gates.len());
+        while !pending.is_empty() {
+            pending.retain(|&i| {
+                let ok = ssa.gates[i].inputs().all(|w| done[w as usize]);
+                if ok {
+                    ready.push(i);
+                }
+                !ok
+            });
+            while !ready.is_empty() {
+                let i = ready.swap_remove(rng.gen_range(0..ready.len()));
+                done[ssa.gates[i].out() as usize] = true;
+                gates.push(ssa.gates[i]);
+            }
+        }
+        let shuffled = Circuit { gates, ..ssa };
+        let levelled = shuffled.levelize();
+        levelled.validate().unwrap();
+        assert!(levelled.is_level_ordered());
+        assert_eq!(levelled.levelize(), levelled, "levelling again is a no-op");
+        assert!(independent_and_runs(&levelled.gates));
+        // Windows: the levels are not sorted over the whole circuit, and
+        // far fewer labels are live than the 256 x 64 ANDs of a level.
+        let levels = gate_levels(&levelled);
+        assert!(levels.windows(2).any(|w| w[0] > w[1]));
+        let inputs_bits = levelled.input_bits() as u32;
+        assert!(
+            levelled.num_wires - inputs_bits < 256 * 64 / 2,
+            "seed {seed}"
+        );
+        for _ in 0..4 {
+            let inputs = random_inputs(&mut rng, &flat);
+            assert_eq!(levelled.eval(&inputs).unwrap(), flat.eval(&inputs).unwrap());
+        }
+    }
+}
