@@ -159,8 +159,7 @@ impl Circuit {
         // Single assignment keeps levels and windows: they do not depend
         // on which slots hold a gate's inputs.
         let mut ssa = self.ssa();
-        let mut order: Vec<u32> = (0..ssa.gates.len() as u32).collect();
-        order.sort_by_key(|&i| keys[i as usize]);
+        let order = sorted_order(&keys);
         drop(keys);
         let gates = order.iter().map(|&i| ssa.gates[i as usize]).collect();
         drop(order);
@@ -176,6 +175,38 @@ impl Circuit {
 
 fn is_sorted(keys: &[u64]) -> bool {
     keys.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// The indices of `keys` (as [`order_keys`] packs them) in stable sorted
+/// order: a counting sort by level and kind, then one by window, in time
+/// linear in the gates (a comparison sort took a third of the time of
+/// levelling a circuit of millions of gates).
+fn sorted_order(keys: &[u64]) -> Vec<u32> {
+    let all: Vec<u32> = (0..keys.len() as u32).collect();
+    let by_level = counting_sort(&all, keys, |k| (k & ((1 << 33) - 1)) as usize);
+    drop(all);
+    counting_sort(&by_level, keys, |k| (k >> 33) as usize)
+}
+
+/// `order` stably sorted by `digit` of the indices' `keys`.
+fn counting_sort(order: &[u32], keys: &[u64], digit: impl Fn(u64) -> usize) -> Vec<u32> {
+    let digit_of = |i: u32| digit(keys[i as usize]);
+    let n_digits = order.iter().map(|&i| digit_of(i) + 1).max().unwrap_or(0);
+    // next[d]: where the next index of digit d goes.
+    let mut next = vec![0u32; n_digits + 1];
+    for &i in order {
+        next[digit_of(i) + 1] += 1;
+    }
+    for d in 1..=n_digits {
+        next[d] += next[d - 1];
+    }
+    let mut sorted = vec![0u32; order.len()];
+    for &i in order {
+        let at = &mut next[digit_of(i)];
+        sorted[*at as usize] = i;
+        *at += 1;
+    }
+    sorted
 }
 
 /// Size and shape of a circuit, as printed by `twofold stats`.
@@ -249,5 +280,26 @@ impl CircuitStats {
     /// Largest number of AND gates on one level.
     pub fn max_ands_per_level(&self) -> usize {
         self.ands_per_level.iter().copied().max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    /// The counting sorts give the stable order of the packed keys.
+    #[test]
+    fn sorted_order_is_the_stable_order() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for n in [0, 1, 2, 100, 5000] {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| rng.gen_range(0..7u64) << 33 | rng.gen_range(0..50u64))
+                .collect();
+            let mut want: Vec<u32> = (0..n as u32).collect();
+            want.sort_by_key(|&i| keys[i as usize]);
+            assert_eq!(sorted_order(&keys), want);
+        }
     }
 }
