@@ -33,29 +33,25 @@ const WINDOW_RUN: u64 = 128;
 /// AND runs short.
 const WINDOW_GATES: u64 = 8192;
 
+/// A level with fewer AND gates than this over the whole circuit (a step of
+/// a serial chain, say) is narrow wherever its gates go: windows do not
+/// count it among the levels they must fill.
+const WIDE_LEVEL: u32 = 16;
+
 /// The locality window of every gate (see [`Circuit::levelize`]), given
 /// the gates' `levels`.
 ///
-/// A gate's key is the last input wire (by index) its value depends on, so
-/// the gates that consume the same inputs — one instance of an unrolled
-/// loop body, say — share a key, and a gate's key is never less than its
+/// A gate's key is the latest input its value depends on, inputs taken in
+/// the order the gates first read them: the gates that consume the same
+/// inputs — one iteration of an unrolled loop, say — share a key, values
+/// that every iteration uses (read first, before the iterations) do not
+/// hold their consumers back, and a gate's key is never less than its
 /// inputs' keys. Windows are runs of consecutive keys, closed once they
-/// hold [`WINDOW_GATES`] gates and their AND gates fill the AND levels
-/// they span [`WINDOW_RUN`] wide on average. Both keys and windows follow
-/// from the data flow only: they do not change when gates are reordered or
-/// their wires renumbered.
+/// hold [`WINDOW_GATES`] gates and their AND gates fill the wide AND
+/// levels they span [`WINDOW_RUN`] wide on average.
 fn gate_windows(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
-    let mut wire_key: Vec<u32> = (0..circuit.num_wires).collect();
-    let keys: Vec<u32> = circuit
-        .gates
-        .iter()
-        .map(|g| {
-            let key = g.inputs().map(|w| wire_key[w as usize]).max().unwrap_or(0);
-            wire_key[g.out() as usize] = key;
-            key
-        })
-        .collect();
-    drop(wire_key);
+    let keys = first_read_keys(circuit);
+    let wide = wide_levels(circuit, levels);
     // Per key, then per window: gates, AND gates, lowest and highest AND
     // level.
     let n_keys = keys.iter().max().map_or(0, |&k| k as usize + 1);
@@ -70,7 +66,7 @@ fn gate_windows(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
         .map(|group| {
             let this = window;
             open.merge(group);
-            if open.is_full() {
+            if open.is_full(&wide) {
                 window += 1;
                 open = Group::EMPTY;
             }
@@ -78,6 +74,52 @@ fn gate_windows(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
         })
         .collect();
     keys.iter().map(|&k| window_of[k as usize]).collect()
+}
+
+/// The key of every gate (see [`gate_windows`]): inputs are numbered in the
+/// order the gates first read them, a gate's key is the largest number
+/// among its inputs' keys.
+fn first_read_keys(circuit: &Circuit) -> Vec<u32> {
+    const UNREAD: u32 = u32::MAX;
+    let mut wire_key = vec![UNREAD; circuit.num_wires as usize];
+    let mut first_reads = 0u32;
+    circuit
+        .gates
+        .iter()
+        .map(|g| {
+            let key = g
+                .inputs()
+                .map(|w| {
+                    // Only an input is read before it is written.
+                    let k = &mut wire_key[w as usize];
+                    if *k == UNREAD {
+                        *k = first_reads;
+                        first_reads += 1;
+                    }
+                    *k
+                })
+                .max()
+                .unwrap_or(0);
+            wire_key[g.out() as usize] = key;
+            key
+        })
+        .collect()
+}
+
+/// `wide[l]`: how many of the levels `1..=l` have at least [`WIDE_LEVEL`]
+/// AND gates over the whole circuit.
+fn wide_levels(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
+    let depth = levels.iter().copied().max().unwrap_or(0) as usize;
+    let mut wide = vec![0u32; depth + 1];
+    for (g, &level) in circuit.gates.iter().zip(levels) {
+        wide[level as usize] += g.is_and() as u32;
+    }
+    let mut count = 0;
+    for w in wide.iter_mut() {
+        count += (*w >= WIDE_LEVEL) as u32;
+        *w = count;
+    }
+    wide
 }
 
 /// Gates of one key or one window (see [`gate_windows`]).
@@ -114,11 +156,14 @@ impl Group {
         self.hi = self.hi.max(other.hi);
     }
 
-    /// Whether a window of these gates is large enough to close.
-    fn is_full(&self) -> bool {
-        self.gates >= WINDOW_GATES
-            && self.ands > 0
-            && self.ands >= WINDOW_RUN * u64::from(self.hi - self.lo + 1)
+    /// Whether a window of these gates is large enough to close, given how
+    /// many of the levels up to each are wide (`wide`).
+    fn is_full(&self, wide: &[u32]) -> bool {
+        if self.gates < WINDOW_GATES || self.ands == 0 {
+            return false;
+        }
+        let spanned = wide[self.hi as usize] - wide[self.lo as usize - 1];
+        self.ands >= WINDOW_RUN * u64::from(spanned.max(1))
     }
 }
 
@@ -141,21 +186,25 @@ impl Circuit {
     /// first): every maximal run of consecutive AND gates is then a set of
     /// independent gates (one AND level of a window), which is what the
     /// garbling engine batches. Wires are compacted afterwards; a circuit
-    /// already in this order is returned as it is.
+    /// already in level order window by window (see
+    /// [`Circuit::is_level_ordered`]) is returned as it is.
     ///
-    /// Windows (see `gate_windows`) keep the labels in use small: levelled
+    /// Windows (see `gate_windows`) keep the labels in use few: levelled
     /// as a whole, a wide circuit runs each level across all of it, and
     /// the values live between levels fill megabytes of labels that every
     /// gate reads from memory. Windows are groups of gates that consume
-    /// the same inputs, taken in input order, just large enough to keep
-    /// the AND runs wide; a small circuit is one window.
+    /// the same inputs, in the order the circuit reads its inputs, just
+    /// large enough to keep the AND runs wide; a small circuit is one
+    /// window.
     pub fn levelize(&self) -> Circuit {
         // Already in order (e.g. generated that way): nothing to do, and
         // no copies of a large circuit to hold.
-        let keys = order_keys(self, &gate_levels(self));
-        if is_sorted(&keys) {
+        let levels = gate_levels(self);
+        if self.in_window_order(&levels) {
             return self.clone();
         }
+        let keys = order_keys(self, &levels);
+        drop(levels);
         // Single assignment keeps levels and windows: they do not depend
         // on which slots hold a gate's inputs.
         let mut ssa = self.ssa();
@@ -167,14 +216,27 @@ impl Circuit {
         ssa.compact_ssa()
     }
 
-    /// Whether the gates are in the order [`Circuit::levelize`] gives them.
+    /// Whether the gates are in level order window by window, as
+    /// [`Circuit::levelize`] leaves them: sorted by (level, AND first) in
+    /// stretches of at least 8192 gates (one window or several), the last
+    /// stretch perhaps shorter. Levelling leaves such a circuit as it is.
     pub fn is_level_ordered(&self) -> bool {
-        is_sorted(&order_keys(self, &gate_levels(self)))
+        self.in_window_order(&gate_levels(self))
     }
-}
 
-fn is_sorted(keys: &[u64]) -> bool {
-    keys.windows(2).all(|w| w[0] <= w[1])
+    fn in_window_order(&self, levels: &[u32]) -> bool {
+        let key = |i: usize| (levels[i], !self.gates[i].is_and());
+        let mut stretch = 0;
+        for i in 1..self.gates.len() {
+            if key(i) < key(i - 1) {
+                if ((i - stretch) as u64) < WINDOW_GATES {
+                    return false;
+                }
+                stretch = i;
+            }
+        }
+        true
+    }
 }
 
 /// The indices of `keys` (as [`order_keys`] packs them) in stable sorted
