@@ -1,9 +1,10 @@
 //! Making a program ready to run, in time that follows the program, not its
-//! gate count: every circuit without blocks is put in level order (so its
-//! independent AND gates form large batches), and sequential loops whose
-//! bodies are narrow are unrolled a few iterations at a time and levelled,
-//! so iterations overlap (software pipelining) and the engines still get
-//! full batches. Both parties prepare alike: the result depends on the
+//! gate count: every circuit without blocks is put in level order, window
+//! by window (so its independent AND gates form large batches while the
+//! labels in use stay few, see [`Circuit::levelize`]), and sequential
+//! loops whose bodies are narrow are unrolled a few iterations at a time
+//! and levelled, so iterations overlap (software pipelining) and the
+//! engines still get full batches. Both parties prepare alike: the result depends on the
 //! program only.
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};

@@ -332,3 +332,76 @@ fn synthetic_programs_are_valid_and_evaluate() {
         "deterministic"
     );
 }
+
+/// A flat circuit of many independent instances (each on its own inputs,
+/// their gates interleaved as a compiler may emit them) is levelled window
+/// by window: the function is kept, AND runs stay independent, the live
+/// labels stay few, and levelling again changes nothing.
+#[test]
+fn levelize_in_windows_keeps_the_function_and_few_labels() {
+    use twofold_circuit::synthetic::{layered, repeated};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for seed in 0..6 {
+        let body = layered(64, rng.gen_range(2..6), 16, seed);
+        let instances = 256;
+        let flat = repeated(&body, instances).unrolled();
+        // The gates of each instance (those that depend on its inputs
+        // only), then the XORs of the instances' outputs. The instances'
+        // gates are interleaved a random number at a time, round after
+        // round, each instance's in their order.
+        let ssa = flat.ssa();
+        let n = instances as usize;
+        let w = body.input_bits() / 2;
+        let mut of_wire: Vec<usize> = (0..ssa.input_bits()).map(|x| x % (n * w) / w).collect();
+        let mut own = vec![Vec::new(); n];
+        let mut rest = Vec::new();
+        for g in &ssa.gates {
+            let mut deps = g
+                .inputs()
+                .map(|x| of_wire.get(x as usize).copied().unwrap_or(n));
+            let first = deps.next().unwrap();
+            let instance = if deps.all(|d| d == first) { first } else { n };
+            of_wire.push(instance);
+            own.get_mut(instance).map_or(&mut rest, |v| v).push(*g);
+        }
+        let mut next = vec![0; n];
+        let mut gates = Vec::with_capacity(ssa.gates.len());
+        while gates.len() + rest.len() < ssa.gates.len() {
+            for (at, own) in next.iter_mut().zip(&own) {
+                let end = (*at + rng.gen_range(1..64)).min(own.len());
+                gates.extend_from_slice(&own[*at..end]);
+                *at = end;
+            }
+        }
+        gates.extend(rest);
+        let shuffled = Circuit { gates, ..ssa };
+        shuffled.validate().unwrap();
+        let levelled = shuffled.levelize();
+        levelled.validate().unwrap();
+        assert!(levelled.is_level_ordered());
+        assert_eq!(levelled.levelize(), levelled, "levelling again is a no-op");
+        assert!(independent_and_runs(&levelled.gates));
+        // Windows: the levels are not sorted over the whole circuit, and
+        // fewer labels are live than in level order over all of it.
+        let levels = gate_levels(&levelled);
+        assert!(levels.windows(2).any(|w| w[0] > w[1]));
+        let levels = gate_levels(&shuffled);
+        let mut order: Vec<usize> = (0..shuffled.gates.len()).collect();
+        order.sort_by_key(|&i| (levels[i], !shuffled.gates[i].is_and()));
+        let whole = Circuit {
+            gates: order.iter().map(|&i| shuffled.gates[i]).collect(),
+            ..shuffled.clone()
+        }
+        .compact();
+        assert!(
+            4 * levelled.num_wires < 3 * whole.num_wires,
+            "seed {seed}: {} wires, {} in level order",
+            levelled.num_wires,
+            whole.num_wires
+        );
+        for _ in 0..4 {
+            let inputs = random_inputs(&mut rng, &flat);
+            assert_eq!(levelled.eval(&inputs).unwrap(), flat.eval(&inputs).unwrap());
+        }
+    }
+}
