@@ -131,9 +131,10 @@ impl std::ops::Deref for Batch<'_> {
 }
 
 /// Cuts `gates` into consecutive batches (see [`Batch`]) and calls `f` on
-/// each. A cut is made only where the guarantee needs one, so a levelled
-/// circuit whose slots an AND level does not reuse gives one batch per AND
-/// level.
+/// each. A cut is made only where the guarantee needs one, so in a
+/// levelled circuit whose slots an AND level does not reuse (see
+/// [`Circuit::levelize`](crate::Circuit::levelize)) every AND level stays
+/// one AND run.
 pub fn for_each_batch<E>(
     gates: &[Gate],
     num_wires: Wire,
