@@ -360,7 +360,6 @@ pub(crate) fn run_region_part<S: Side>(
     plan: Plan,
 ) -> Result<InstancesDone<S::Label>, ProtocolError> {
     let (workers, inner_fgp) = workers(plan, range.end - range.start, chans.len());
-    let t0 = std::time::Instant::now();
     let results: Vec<Result<InstancesDone<S::Label>, ProtocolError>> = if workers == 1 {
         vec![worker(
             side,
@@ -380,27 +379,9 @@ pub(crate) fn run_region_part<S: Side>(
                 .zip(parts(range, workers, region.lockstep))
                 .map(|(chan, part)| {
                     s.spawn(move || {
-                        let t1 = std::time::Instant::now();
-                        let r = worker(
-                            side,
-                            walk,
-                            region,
-                            part.clone(),
-                            labels,
-                            chan,
-                            first_gate,
-                            inner_fgp,
-                            plan,
-                        );
-                        if std::env::var_os("CGP_DEBUG").is_some() {
-                            eprintln!(
-                                "worker {:?}: start {:?} run {:?}",
-                                part,
-                                t1 - t0,
-                                t1.elapsed()
-                            );
-                        }
-                        r
+                        worker(
+                            side, walk, region, part, labels, chan, first_gate, inner_fgp, plan,
+                        )
                     })
                 })
                 .collect();
@@ -410,9 +391,6 @@ pub(crate) fn run_region_part<S: Side>(
                 .collect()
         })
     };
-    if std::env::var_os("CGP_DEBUG").is_some() {
-        eprintln!("region part {:?}", t0.elapsed());
-    }
     let mut outputs = Vec::new();
     let mut ands = 0;
     for result in results {
