@@ -130,6 +130,45 @@ impl std::ops::Deref for Batch<'_> {
     }
 }
 
+/// The lanes of the AND segments of a frame for a lockstep group (see
+/// [`Batches::lane_copies`]).
+#[derive(Debug)]
+pub(crate) struct LaneCopies {
+    /// Lanes made.
+    lanes: usize,
+    /// Where each segment's copies start in `gates`.
+    starts: Vec<usize>,
+    gates: Vec<Gate>,
+}
+
+impl LaneCopies {
+    /// Lanes made.
+    pub(crate) fn lanes(&self) -> usize {
+        self.lanes
+    }
+
+    /// The first `lanes` copies of AND segment `seg` (of `len` gates), as
+    /// one batch.
+    ///
+    /// # Panics
+    /// If more lanes are asked for than were made, or the segment has
+    /// fewer gates.
+    pub(crate) fn batch(&self, seg: usize, len: usize, lanes: usize) -> Batch<'_> {
+        assert!(lanes <= self.lanes, "lanes made for a narrower group");
+        let start = self.starts[seg];
+        let end = self
+            .starts
+            .get(seg + 1)
+            .copied()
+            .unwrap_or(self.gates.len());
+        assert!(len * self.lanes == end - start, "the segment's copies");
+        Batch {
+            gates: &self.gates[start..start + len * lanes],
+            runs: Runs::Whole,
+        }
+    }
+}
+
 /// Cuts `gates` into consecutive batches (see [`Batch`]) and calls `f` on
 /// each. A cut is made only where the guarantee needs one, so in a
 /// levelled circuit whose slots an AND level does not reuse (see
@@ -237,32 +276,43 @@ impl<'g> Batches<'g> {
         self.whole().slice(range)
     }
 
-    /// `lanes` copies of the AND gates `range`, inside one AND run, copy
-    /// `r` over wires shifted by `r × num_wires` (the lanes of a lockstep
-    /// group, each its own frame of `num_wires` labels): the copies touch
-    /// disjoint wires, so together they are one batch and one AND run.
-    /// Written into `buf`.
+    /// The lanes of a lockstep group of `lanes` frames of `num_wires`
+    /// labels for every AND segment of `segments` (ranges inside one AND
+    /// run each, or free gates, which get none): copy `r` of a segment over
+    /// wires shifted by `r × num_wires`. The copies touch disjoint wires, so
+    /// together they are one batch and one AND run; made once, they serve
+    /// every group that runs the frame.
     ///
     /// # Panics
-    /// If `range` is not inside one AND run.
-    pub(crate) fn lanes<'b>(
-        &self,
-        range: Range<usize>,
-        lanes: usize,
-        buf: &'b mut Vec<Gate>,
-    ) -> Batch<'b> {
-        // Inside an AND run; every wire is below `num_wires`, as `of`
-        // indexed its stamps with each.
-        let run = self.within(range.clone()).and_run(0..range.len());
-        buf.clear();
-        for r in 0..lanes as Wire {
-            let off = r * self.num_wires;
-            buf.extend(run.iter().map(|g| g.rewire(|w| w + off, g.out() + off)));
+    /// If an AND segment is not inside one AND run.
+    pub(crate) fn lane_copies(&self, segments: &[Range<usize>], lanes: usize) -> LaneCopies {
+        let mut copies = LaneCopies {
+            lanes,
+            starts: Vec::with_capacity(segments.len()),
+            gates: Vec::new(),
+        };
+        for seg in segments {
+            copies.starts.push(copies.gates.len());
+            if !self.gates[seg.start].is_and() {
+                continue;
+            }
+            // Inside an AND run; every wire is below `num_wires`, as `of`
+            // indexed its stamps with each.
+            let run = self.within(seg.clone()).and_run(0..seg.len());
+            for r in 0..lanes as Wire {
+                let off = r * self.num_wires;
+                let copy = run.iter().map(|g| match *g {
+                    Gate::And { a, b, out } => Gate::And {
+                        a: a + off,
+                        b: b + off,
+                        out: out + off,
+                    },
+                    _ => unreachable!("an AND run"),
+                });
+                copies.gates.extend(copy);
+            }
         }
-        Batch {
-            gates: buf,
-            runs: Runs::Whole,
-        }
+        copies
     }
 
     /// All the gates, as one batch (not one: only for slicing into them).

@@ -12,6 +12,7 @@
 
 use std::ops::Range;
 
+use crate::batch::LaneCopies;
 pub use crate::batch::{for_each_batch, Batch, Batches};
 use crate::circuit::{flatten_inputs, split_outputs, Circuit, OutputValue};
 use crate::gate::{Gate, Wire};
@@ -92,6 +93,9 @@ pub struct Plan<'p> {
     segments: Vec<Range<usize>>,
     /// The plans of the frame's blocks, in order.
     pub blocks: Vec<BlockPlan<'p>>,
+    /// For a block's body, the block's index among the walker's scratch
+    /// buffers (lockstep lanes run only in bodies).
+    block_id: Option<usize>,
 }
 
 /// A block of a [`Plan`], with what running it needs.
@@ -115,10 +119,10 @@ impl<'p> Plan<'p> {
     /// The plan of a whole program.
     pub fn of(program: &'p Program) -> Plan<'p> {
         let mut next_id = 0;
-        Plan::of_frame(program.frame(), &mut next_id)
+        Plan::of_frame(program.frame(), &mut next_id, None)
     }
 
-    fn of_frame(frame: Frame<'p>, next_id: &mut usize) -> Plan<'p> {
+    fn of_frame(frame: Frame<'p>, next_id: &mut usize, block_id: Option<usize>) -> Plan<'p> {
         let c = frame.circuit;
         let positions: Vec<usize> = frame.blocks.iter().map(|b| b.position).collect();
         let batches = Batches::of(&c.gates, c.num_wires, &positions);
@@ -143,7 +147,7 @@ impl<'p> Plan<'p> {
             .map(|block| {
                 let id = *next_id;
                 *next_id += 1;
-                let body = Plan::of_frame(block.frame(), next_id);
+                let body = Plan::of_frame(block.frame(), next_id, Some(id));
                 BlockPlan {
                     block,
                     lockstep: lockstep(block),
@@ -159,6 +163,7 @@ impl<'p> Plan<'p> {
             batches,
             segments,
             blocks,
+            block_id,
         }
     }
 
@@ -250,7 +255,8 @@ struct Scratch<L> {
 pub struct Walker<'a, 'p, L> {
     plan: &'a Plan<'p>,
     scratch: Vec<Scratch<L>>,
-    combined: Vec<Gate>,
+    /// The lockstep lanes of each block's body, made at its first group.
+    lanes: Vec<Option<LaneCopies>>,
 }
 
 impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
@@ -261,7 +267,7 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             scratch: (0..plan.block_count())
                 .map(|_| Scratch::default())
                 .collect(),
-            combined: Vec::new(),
+            lanes: (0..plan.block_count()).map(|_| None).collect(),
         }
     }
 
@@ -368,15 +374,20 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
                 .for_each_in(range, |batch| engine.run_gates(batch, labels));
         }
         let nw = plan.frame.circuit.num_wires as usize;
+        let id = plan.block_id.expect("lockstep lanes run only in bodies");
+        let copies = match self.lanes[id].take() {
+            Some(c) if c.lanes() >= lanes => c,
+            _ => plan.batches.lane_copies(&plan.segments, lanes),
+        };
+        let copies = &*self.lanes[id].insert(copies);
         let first = plan.segments.partition_point(|s| s.start < range.start);
-        for seg in plan.segments[first..]
-            .iter()
-            .take_while(|s| s.start < range.end)
-        {
+        for (i, seg) in plan.segments.iter().enumerate().skip(first) {
+            if seg.start >= range.end {
+                break;
+            }
             if plan.frame.circuit.gates[seg.start].is_and() {
                 // The lanes' copies of an AND run form one batch.
-                let combined = plan.batches.lanes(seg.clone(), lanes, &mut self.combined);
-                engine.run_gates(combined, labels)?;
+                engine.run_gates(copies.batch(i, seg.len(), lanes), labels)?;
             } else {
                 let part = plan.batches.within(seg.clone());
                 for lane in labels.chunks_exact_mut(nw).take(lanes) {
