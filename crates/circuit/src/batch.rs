@@ -130,6 +130,10 @@ impl std::ops::Deref for Batch<'_> {
     }
 }
 
+/// The most gates [`Batches::lane_copies`] keeps (4 MiB): a narrow body's
+/// lanes, not those of a large unrolled loop body.
+pub(crate) const LANE_COPIES_MAX: usize = 1 << 18;
+
 /// The lanes of the AND segments of a frame for a lockstep group (see
 /// [`Batches::lane_copies`]).
 #[derive(Debug)]
@@ -281,38 +285,76 @@ impl<'g> Batches<'g> {
     /// run each, or free gates, which get none): copy `r` of a segment over
     /// wires shifted by `r × num_wires`. The copies touch disjoint wires, so
     /// together they are one batch and one AND run; made once, they serve
-    /// every group that runs the frame.
+    /// every group that runs the frame. None if they would take more than
+    /// [`LANE_COPIES_MAX`] gates (see [`Batches::lanes`] then).
     ///
     /// # Panics
     /// If an AND segment is not inside one AND run.
-    pub(crate) fn lane_copies(&self, segments: &[Range<usize>], lanes: usize) -> LaneCopies {
+    pub(crate) fn lane_copies(
+        &self,
+        segments: &[Range<usize>],
+        lanes: usize,
+    ) -> Option<LaneCopies> {
+        let and_gates: usize = segments
+            .iter()
+            .filter(|s| self.gates[s.start].is_and())
+            .map(|s| s.len())
+            .sum();
+        if and_gates.saturating_mul(lanes) > LANE_COPIES_MAX {
+            return None;
+        }
         let mut copies = LaneCopies {
             lanes,
             starts: Vec::with_capacity(segments.len()),
-            gates: Vec::new(),
+            gates: Vec::with_capacity(and_gates * lanes),
         };
         for seg in segments {
             copies.starts.push(copies.gates.len());
-            if !self.gates[seg.start].is_and() {
-                continue;
-            }
-            // Inside an AND run; every wire is below `num_wires`, as `of`
-            // indexed its stamps with each.
-            let run = self.within(seg.clone()).and_run(0..seg.len());
-            for r in 0..lanes as Wire {
-                let off = r * self.num_wires;
-                let copy = run.iter().map(|g| match *g {
-                    Gate::And { a, b, out } => Gate::And {
-                        a: a + off,
-                        b: b + off,
-                        out: out + off,
-                    },
-                    _ => unreachable!("an AND run"),
-                });
-                copies.gates.extend(copy);
+            if self.gates[seg.start].is_and() {
+                self.push_lanes(seg.clone(), lanes, &mut copies.gates);
             }
         }
-        copies
+        Some(copies)
+    }
+
+    /// The lanes of the AND gates `range` (inside one AND run) for a
+    /// lockstep group of `lanes` frames, as [`Batches::lane_copies`] makes
+    /// them, in `buf`: for frames whose copies would take too much memory
+    /// to keep.
+    ///
+    /// # Panics
+    /// If `range` is not inside one AND run.
+    pub(crate) fn lanes<'b>(
+        &self,
+        range: Range<usize>,
+        lanes: usize,
+        buf: &'b mut Vec<Gate>,
+    ) -> Batch<'b> {
+        buf.clear();
+        self.push_lanes(range, lanes, buf);
+        Batch {
+            gates: buf,
+            runs: Runs::Whole,
+        }
+    }
+
+    /// Appends `lanes` copies of the AND gates `range` to `out`, copy `r`
+    /// over wires shifted by `r × num_wires`.
+    fn push_lanes(&self, range: Range<usize>, lanes: usize, out: &mut Vec<Gate>) {
+        // Inside an AND run; every wire is below `num_wires`, as `of`
+        // indexed its stamps with each.
+        let run = self.within(range.clone()).and_run(0..range.len());
+        for r in 0..lanes as Wire {
+            let off = r * self.num_wires;
+            out.extend(run.iter().map(|g| match *g {
+                Gate::And { a, b, out } => Gate::And {
+                    a: a + off,
+                    b: b + off,
+                    out: out + off,
+                },
+                _ => unreachable!("an AND run"),
+            }));
+        }
     }
 
     /// All the gates, as one batch (not one: only for slicing into them).

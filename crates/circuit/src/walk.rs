@@ -255,8 +255,11 @@ struct Scratch<L> {
 pub struct Walker<'a, 'p, L> {
     plan: &'a Plan<'p>,
     scratch: Vec<Scratch<L>>,
-    /// The lockstep lanes of each block's body, made at its first group.
+    /// The lockstep lanes of each block's body, made at its first group
+    /// (unless too large to keep).
     lanes: Vec<Option<LaneCopies>>,
+    /// The lanes of a segment of a body whose copies are not kept.
+    combined: Vec<Gate>,
 }
 
 impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
@@ -268,6 +271,7 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
                 .map(|_| Scratch::default())
                 .collect(),
             lanes: (0..plan.block_count()).map(|_| None).collect(),
+            combined: Vec::new(),
         }
     }
 
@@ -375,11 +379,9 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
         }
         let nw = plan.frame.circuit.num_wires as usize;
         let id = plan.block_id.expect("lockstep lanes run only in bodies");
-        let copies = match self.lanes[id].take() {
-            Some(c) if c.lanes() >= lanes => c,
-            _ => plan.batches.lane_copies(&plan.segments, lanes),
-        };
-        let copies = &*self.lanes[id].insert(copies);
+        if self.lanes[id].as_ref().is_none_or(|c| c.lanes() < lanes) {
+            self.lanes[id] = plan.batches.lane_copies(&plan.segments, lanes);
+        }
         let first = plan.segments.partition_point(|s| s.start < range.start);
         for (i, seg) in plan.segments.iter().enumerate().skip(first) {
             if seg.start >= range.end {
@@ -387,7 +389,11 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             }
             if plan.frame.circuit.gates[seg.start].is_and() {
                 // The lanes' copies of an AND run form one batch.
-                engine.run_gates(copies.batch(i, seg.len(), lanes), labels)?;
+                let batch = match &self.lanes[id] {
+                    Some(copies) => copies.batch(i, seg.len(), lanes),
+                    None => plan.batches.lanes(seg.clone(), lanes, &mut self.combined),
+                };
+                engine.run_gates(batch, labels)?;
             } else {
                 let part = plan.batches.within(seg.clone());
                 for lane in labels.chunks_exact_mut(nw).take(lanes) {
