@@ -267,17 +267,39 @@ impl<'g> Batches<'g> {
         }
     }
 
-    /// The gates `range`, a range inside one batch.
+    /// Whether `range` lies inside one AND run.
+    fn inside_and_run(&self, range: Range<usize>) -> bool {
+        let i = self.runs.partition_point(|r| r.end <= range.start);
+        self.runs
+            .get(i)
+            .is_some_and(|r| r.start <= range.start && range.end <= r.end)
+    }
+
+    /// Checks, once for a frame's plan, that each of `segments` whose first
+    /// gate is an AND lies inside one AND run, as [`Batches::lanes`] and
+    /// [`Batches::lane_copies`] take for granted.
     ///
     /// # Panics
-    /// If `range` crosses a cut.
-    pub(crate) fn within(&self, range: Range<usize>) -> Batch<'_> {
-        let first = self.cuts.partition_point(|&c| c <= range.start);
-        assert!(
-            self.cuts.get(first).is_none_or(|&c| c >= range.end),
-            "a range inside one batch"
-        );
-        self.whole().slice(range)
+    /// If one does not.
+    pub(crate) fn check_and_segments(&self, segments: &[Range<usize>]) {
+        for seg in segments.iter().filter(|s| self.gates[s.start].is_and()) {
+            assert!(
+                self.inside_and_run(seg.clone()),
+                "a lockstep segment inside one AND run"
+            );
+        }
+    }
+
+    /// The free gates `range` (no AND among them, or none that is split):
+    /// as a batch that lists no AND run, which no engine splits.
+    pub(crate) fn free_gates(&self, range: Range<usize>) -> Batch<'_> {
+        Batch {
+            gates: &self.gates[range.clone()],
+            runs: Runs::Listed {
+                runs: &[],
+                base: range.start,
+            },
+        }
     }
 
     /// The lanes of a lockstep group of `lanes` frames of `num_wires`
@@ -341,9 +363,11 @@ impl<'g> Batches<'g> {
     /// Appends `lanes` copies of the AND gates `range` to `out`, copy `r`
     /// over wires shifted by `r × num_wires`.
     fn push_lanes(&self, range: Range<usize>, lanes: usize, out: &mut Vec<Gate>) {
-        // Inside an AND run; every wire is below `num_wires`, as `of`
-        // indexed its stamps with each.
-        let run = self.within(range.clone()).and_run(0..range.len());
+        // Inside an AND run (the walker checks its segments once, see
+        // `Batches::check_and_segments`); every wire is below `num_wires`,
+        // as `of` indexed its stamps with each.
+        debug_assert!(self.inside_and_run(range.clone()));
+        let run = &self.gates[range];
         for r in 0..lanes as Wire {
             let off = r * self.num_wires;
             out.extend(run.iter().map(|g| match *g {
@@ -354,17 +378,6 @@ impl<'g> Batches<'g> {
                 },
                 _ => unreachable!("an AND run"),
             }));
-        }
-    }
-
-    /// All the gates, as one batch (not one: only for slicing into them).
-    fn whole(&self) -> Batch<'_> {
-        Batch {
-            gates: self.gates,
-            runs: Runs::Listed {
-                runs: &self.runs,
-                base: 0,
-            },
         }
     }
 
@@ -383,7 +396,26 @@ impl<'g> Batches<'g> {
         if range.is_empty() {
             return Ok(());
         }
-        let batch = |r: Range<usize>| self.whole().slice(r);
+        // The runs meeting each batch, found walking forward (a batch of a
+        // narrow level is a few gates: no search per batch).
+        let mut run = self.runs.partition_point(|r| r.end <= range.start);
+        let mut batch = |r: Range<usize>| {
+            while self.runs.get(run).is_some_and(|x| x.end <= r.start) {
+                run += 1;
+            }
+            let last = run
+                + self.runs[run..]
+                    .iter()
+                    .take_while(|x| x.start < r.end)
+                    .count();
+            Batch {
+                gates: &self.gates[r.clone()],
+                runs: Runs::Listed {
+                    runs: &self.runs[run..last],
+                    base: r.start,
+                },
+            }
+        };
         let first = self.cuts.partition_point(|&c| c <= range.start);
         let mut start = range.start;
         for &cut in self.cuts[first..].iter().take_while(|&&c| c < range.end) {

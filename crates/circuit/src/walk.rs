@@ -141,6 +141,7 @@ impl<'p> Plan<'p> {
                 _ => segments.push(i..i + 1),
             }
         }
+        batches.check_and_segments(&segments);
         let blocks = frame
             .blocks
             .iter()
@@ -395,7 +396,7 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
                 };
                 engine.run_gates(batch, labels)?;
             } else {
-                let part = plan.batches.within(seg.clone());
+                let part = plan.batches.free_gates(seg.clone());
                 for lane in labels.chunks_exact_mut(nw).take(lanes) {
                     engine.run_gates(part, lane)?;
                 }

@@ -78,6 +78,13 @@ fn for_each_step(
     fgp: Fgp,
     mut f: impl FnMut(Step<'_>) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
+    if fgp.threads < 2 {
+        // Nothing is split: no need to look at the runs.
+        for s in (0..batch.len()).step_by(GATES_PER_STEP) {
+            f(Step::Gates(&batch[s..batch.len().min(s + GATES_PER_STEP)]))?;
+        }
+        return Ok(());
+    }
     let mut start = 0;
     let split = batch.and_runs().filter(|r| fgp.splits(r.len()));
     // After the last run, an empty one at the end.
