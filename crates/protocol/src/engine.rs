@@ -78,7 +78,7 @@ fn for_each_step(
     fgp: Fgp,
     mut f: impl FnMut(Step<'_>) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
-    if fgp.threads < 2 {
+    if fgp.threads < 2 || batch.len() < fgp.min_ands {
         // Nothing is split: no need to look at the runs.
         for s in (0..batch.len()).step_by(GATES_PER_STEP) {
             f(Step::Gates(&batch[s..batch.len().min(s + GATES_PER_STEP)]))?;
