@@ -80,8 +80,8 @@ fn for_each_step(
 ) -> Result<(), ProtocolError> {
     if fgp.threads < 2 || batch.len() < fgp.min_ands {
         // Nothing is split: no need to look at the runs.
-        for s in (0..batch.len()).step_by(GATES_PER_STEP) {
-            f(Step::Gates(&batch[s..batch.len().min(s + GATES_PER_STEP)]))?;
+        for step in batch.chunks(GATES_PER_STEP) {
+            f(Step::Gates(step))?;
         }
         return Ok(());
     }
@@ -90,8 +90,8 @@ fn for_each_step(
     // After the last run, an empty one at the end.
     let end = batch.len()..batch.len();
     for run in split.chain(std::iter::once(end)) {
-        for s in (start..run.start).step_by(GATES_PER_STEP) {
-            f(Step::Gates(&batch[s..run.start.min(s + GATES_PER_STEP)]))?;
+        for step in batch[start..run.start].chunks(GATES_PER_STEP) {
+            f(Step::Gates(step))?;
         }
         if !run.is_empty() {
             f(Step::Split(batch.and_run(run.clone())))?;
