@@ -16,8 +16,9 @@ use crate::gate::{Gate, Wire};
 /// A slice of gates cut by [`Batches`]: within every maximal run of
 /// consecutive AND gates, no AND reads or writes a wire another AND of the
 /// run writes. Only this module makes batches (among them the lanes of a
-/// lockstep group, see [`Batches::lanes`]), so an engine may rely on that. A batch knows where its AND runs are
-/// ([`Batch::and_runs`]), so engines need not scan for them.
+/// lockstep group, see [`Batches::lanes`]), so an engine may rely on that.
+/// A batch knows where its AND runs are ([`Batch::and_runs`]), so engines
+/// need not scan for them.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
     gates: &'a [Gate],
@@ -151,13 +152,11 @@ impl LaneCopies {
         self.lanes
     }
 
-    /// The first `lanes` copies of AND segment `seg` (of `len` gates), as
-    /// one batch.
+    /// The first `lanes` copies of AND segment `seg`, as one batch.
     ///
     /// # Panics
-    /// If more lanes are asked for than were made, or the segment has
-    /// fewer gates.
-    pub(crate) fn batch(&self, seg: usize, len: usize, lanes: usize) -> Batch<'_> {
+    /// If more lanes are asked for than were made.
+    pub(crate) fn batch(&self, seg: usize, lanes: usize) -> Batch<'_> {
         assert!(lanes <= self.lanes, "lanes made for a narrower group");
         let start = self.starts[seg];
         let end = self
@@ -165,7 +164,7 @@ impl LaneCopies {
             .get(seg + 1)
             .copied()
             .unwrap_or(self.gates.len());
-        assert!(len * self.lanes == end - start, "the segment's copies");
+        let len = (end - start) / self.lanes;
         Batch {
             gates: &self.gates[start..start + len * lanes],
             runs: Runs::Whole,
@@ -306,9 +305,10 @@ impl<'g> Batches<'g> {
     /// labels for every AND segment of `segments` (ranges inside one AND
     /// run each, or free gates, which get none): copy `r` of a segment over
     /// wires shifted by `r × num_wires`. The copies touch disjoint wires, so
-    /// together they are one batch and one AND run; made once, they serve
-    /// every group that runs the frame. None if they would take more than
-    /// [`LANE_COPIES_MAX`] gates (see [`Batches::lanes`] then).
+    /// together they are one batch and one AND run; made once when the
+    /// frame is planned, they serve every group that runs it. None if they
+    /// would take more than [`LANE_COPIES_MAX`] gates (see
+    /// [`Batches::lanes`] then).
     ///
     /// # Panics
     /// If an AND segment is not inside one AND run.

@@ -93,9 +93,10 @@ pub struct Plan<'p> {
     segments: Vec<Range<usize>>,
     /// The plans of the frame's blocks, in order.
     pub blocks: Vec<BlockPlan<'p>>,
-    /// For a block's body, the block's index among the walker's scratch
-    /// buffers (lockstep lanes run only in bodies).
-    block_id: Option<usize>,
+    /// The lanes of the AND segments for the width this frame runs at in
+    /// lockstep (a parallel block's body, and the loops inside it), made
+    /// once for every walker and group, if they are small enough to keep.
+    lanes: Option<LaneCopies>,
 }
 
 /// A block of a [`Plan`], with what running it needs.
@@ -119,10 +120,11 @@ impl<'p> Plan<'p> {
     /// The plan of a whole program.
     pub fn of(program: &'p Program) -> Plan<'p> {
         let mut next_id = 0;
-        Plan::of_frame(program.frame(), &mut next_id, None)
+        Plan::of_frame(program.frame(), &mut next_id, 1)
     }
 
-    fn of_frame(frame: Frame<'p>, next_id: &mut usize, block_id: Option<usize>) -> Plan<'p> {
+    /// The plan of `frame`, which runs on `lanes` lanes at most.
+    fn of_frame(frame: Frame<'p>, next_id: &mut usize, lanes: usize) -> Plan<'p> {
         let c = frame.circuit;
         let positions: Vec<usize> = frame.blocks.iter().map(|b| b.position).collect();
         let batches = Batches::of(&c.gates, c.num_wires, &positions);
@@ -142,16 +144,24 @@ impl<'p> Plan<'p> {
             }
         }
         batches.check_and_segments(&segments);
+        let copies = (lanes > 1)
+            .then(|| batches.lane_copies(&segments, lanes))
+            .flatten();
         let blocks = frame
             .blocks
             .iter()
             .map(|block| {
                 let id = *next_id;
                 *next_id += 1;
-                let body = Plan::of_frame(block.frame(), next_id, Some(id));
+                let width = lockstep(block);
+                // A parallel block runs its instances in lockstep groups
+                // unless it is inside one (then it iterates, as loops do,
+                // on its parent's lanes).
+                let body_lanes = if lanes == 1 { width } else { lanes };
+                let body = Plan::of_frame(block.frame(), next_id, body_lanes);
                 BlockPlan {
                     block,
-                    lockstep: lockstep(block),
+                    lockstep: width,
                     body_ands: block.body_ands(),
                     outputs: block.body.circuit.output_wires().collect(),
                     body,
@@ -164,7 +174,7 @@ impl<'p> Plan<'p> {
             batches,
             segments,
             blocks,
-            block_id,
+            lanes: copies,
         }
     }
 
@@ -256,9 +266,6 @@ struct Scratch<L> {
 pub struct Walker<'a, 'p, L> {
     plan: &'a Plan<'p>,
     scratch: Vec<Scratch<L>>,
-    /// The lockstep lanes of each block's body, made at its first group
-    /// (unless too large to keep).
-    lanes: Vec<Option<LaneCopies>>,
     /// The lanes of a segment of a body whose copies are not kept.
     combined: Vec<Gate>,
 }
@@ -271,7 +278,6 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             scratch: (0..plan.block_count())
                 .map(|_| Scratch::default())
                 .collect(),
-            lanes: (0..plan.block_count()).map(|_| None).collect(),
             combined: Vec::new(),
         }
     }
@@ -379,10 +385,6 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
                 .for_each_in(range, |batch| engine.run_gates(batch, labels));
         }
         let nw = plan.frame.circuit.num_wires as usize;
-        let id = plan.block_id.expect("lockstep lanes run only in bodies");
-        if self.lanes[id].as_ref().is_none_or(|c| c.lanes() < lanes) {
-            self.lanes[id] = plan.batches.lane_copies(&plan.segments, lanes);
-        }
         let first = plan.segments.partition_point(|s| s.start < range.start);
         for (i, seg) in plan.segments.iter().enumerate().skip(first) {
             if seg.start >= range.end {
@@ -390,9 +392,9 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             }
             if plan.frame.circuit.gates[seg.start].is_and() {
                 // The lanes' copies of an AND run form one batch.
-                let batch = match &self.lanes[id] {
-                    Some(copies) => copies.batch(i, seg.len(), lanes),
-                    None => plan.batches.lanes(seg.clone(), lanes, &mut self.combined),
+                let batch = match &plan.lanes {
+                    Some(copies) if lanes <= copies.lanes() => copies.batch(i, lanes),
+                    _ => plan.batches.lanes(seg.clone(), lanes, &mut self.combined),
                 };
                 engine.run_gates(batch, labels)?;
             } else {
