@@ -14,11 +14,38 @@ use twofold_circuit::Gate;
 pub const AND_CHUNK: usize = 64;
 
 /// What every scheme's garbler and evaluator hold besides their secrets:
-/// the id of the next AND gate and the TCCR hash on its AES backend.
+/// the id of the next AND gate, the TCCR hash on its AES backend and the
+/// gate loops' buffers.
 #[derive(Clone, Debug)]
 pub(crate) struct Core {
     pub(crate) next_gate: u64,
     pub(crate) tccr: Tccr,
+    pub(crate) buffers: Box<LoopBuffers>,
+}
+
+/// The buffers of the gate loops (a chunk's wires and output labels), kept
+/// between calls: zeroing them at every call cost about a quarter of a
+/// call on a small batch (16 of 66 ns for two ANDs), and a walk of narrow
+/// levels makes millions of such calls.
+#[derive(Clone)]
+pub(crate) struct LoopBuffers {
+    ws: Wires,
+    outs: [Block; AND_CHUNK + PAD],
+}
+
+impl Default for LoopBuffers {
+    fn default() -> Self {
+        LoopBuffers {
+            ws: [[0; 3]; AND_CHUNK + PAD],
+            outs: [Block::ZERO; AND_CHUNK + PAD],
+        }
+    }
+}
+
+impl std::fmt::Debug for LoopBuffers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LoopBuffers")
+    }
 }
 
 impl Core {
@@ -27,6 +54,7 @@ impl Core {
         Core {
             next_gate: first_gate,
             tccr: Tccr::new(),
+            buffers: Box::default(),
         }
     }
 
@@ -36,6 +64,7 @@ impl Core {
         Core {
             next_gate: gate_id,
             tccr: self.tccr.clone(),
+            buffers: Box::default(),
         }
     }
 
@@ -44,6 +73,7 @@ impl Core {
         Ok(Core {
             next_gate: first_gate,
             tccr: Tccr::with_backend(backend)?,
+            buffers: Box::default(),
         })
     }
 }
@@ -294,12 +324,12 @@ unsafe fn gate_loop<L: Label128>(
     first_gid: u64,
     gates: &[Gate],
     labels: RawLabels,
+    buffers: &mut LoopBuffers,
     mut and_chunk: impl FnMut(&Chunk, *mut Block) -> Result<(), Stop>,
 ) -> Result<u64, Stop> {
     let (labels, num_wires) = (labels.ptr, labels.len);
     let d = inv.map(|d| L::splat(d));
-    let mut ws: Wires = [[0; 3]; AND_CHUNK + PAD];
-    let mut outs = [Block::ZERO; AND_CHUNK + PAD];
+    let LoopBuffers { ws, outs } = buffers;
     let mut gid = first_gid;
     let n = gates.len();
     let mut i = 0;
@@ -326,13 +356,8 @@ unsafe fn gate_loop<L: Label128>(
                 i += 1;
             }
             Gate::And { .. } => {
-                let k = collect_ands(gates, &mut i, chunk_limit(gid), num_wires, &mut ws)?;
-                let c = Chunk {
-                    ws: &ws,
-                    k,
-                    gid,
-                    labels,
-                };
+                let k = collect_ands(gates, &mut i, chunk_limit(gid), num_wires, ws)?;
+                let c = Chunk { ws, k, gid, labels };
                 and_chunk(&c, outs.as_mut_ptr())?;
                 // All inputs of the chunk were read; now write its outputs.
                 for m in 0..k {
@@ -357,8 +382,9 @@ pub(crate) unsafe fn garble_loop<K: ChunkGarbler>(
     first_gid: u64,
     gates: &[Gate],
     labels: RawLabels,
+    buffers: &mut LoopBuffers,
 ) -> Result<u64, Stop> {
-    gate_loop::<K::Label>(Some(delta), first_gid, gates, labels, |c, outs| {
+    gate_loop::<K::Label>(Some(delta), first_gid, gates, labels, buffers, |c, outs| {
         kern.garble_chunk(c, outs);
         Ok(())
     })
@@ -374,8 +400,9 @@ pub(crate) unsafe fn evaluate_loop<K: ChunkEvaluator>(
     first_gid: u64,
     gates: &[Gate],
     labels: RawLabels,
+    buffers: &mut LoopBuffers,
 ) -> Result<u64, Stop> {
-    gate_loop::<K::Label>(None, first_gid, gates, labels, |c, outs| {
+    gate_loop::<K::Label>(None, first_gid, gates, labels, buffers, |c, outs| {
         kern.eval_chunk(c, outs)
     })
 }

@@ -52,6 +52,7 @@ impl SchemeEvaluator for Evaluator {
         check_ids(self.core.next_gate, gates)?;
         let lab = labels.raw();
         let gid = self.core.next_gate;
+        let buffers = &mut *self.core.buffers;
         // SAFETY: the loops check every wire against the label array and
         // every table read against `tables.len()`, the caller answers for
         // other threads; hardware kernels are only reachable through a
@@ -65,10 +66,10 @@ impl SchemeEvaluator for Evaluator {
                         tables,
                         used: 0,
                     };
-                    evaluate_loop(&mut input, gid, gates, lab)
+                    evaluate_loop(&mut input, gid, gates, lab, buffers)
                 }
                 #[cfg(target_arch = "x86_64")]
-                Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, tables),
+                Keys::Hw(rk, hw) => x86::evaluate(*hw, rk, gid, gates, lab, tables, buffers),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }

@@ -114,6 +114,7 @@ impl SchemeGarbler for Garbler {
         let start = tables.len();
         let lab = labels.raw();
         let (delta, gid) = (self.delta.block(), self.core.next_gate);
+        let buffers = &mut *self.core.buffers;
         // SAFETY: the loops check every wire against the label array, the
         // caller answers for other threads; hardware kernels are only
         // reachable through a feature-checked `HwBackend`.
@@ -126,10 +127,10 @@ impl SchemeGarbler for Garbler {
                         delta,
                         tables,
                     };
-                    garble_loop(&mut out, delta, gid, gates, lab)
+                    garble_loop(&mut out, delta, gid, gates, lab, buffers)
                 }
                 #[cfg(target_arch = "x86_64")]
-                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, tables),
+                Keys::Hw(rk, hw) => x86::garble(*hw, rk, delta, gid, gates, lab, tables, buffers),
                 #[cfg(not(target_arch = "x86_64"))]
                 Keys::Hw(..) => unreachable!("no hardware AES backend on this architecture"),
             }

@@ -2,7 +2,7 @@
 //! per-backend instantiations compiled with the backend's CPU features.
 
 use super::batch::{AndKernel, Evaluating, Garbling};
-use crate::batch::{evaluate_loop, garble_loop, Chunk, Label128, Stop, PAD};
+use crate::batch::{evaluate_loop, garble_loop, Chunk, Label128, LoopBuffers, Stop, PAD};
 use crate::block::Block;
 use crate::hw::{HwBackend, RoundKeys};
 use crate::label::RawLabels;
@@ -220,6 +220,7 @@ impl<L: Lanes, const GG: usize, const GW: usize, const EG: usize, const EW: usiz
 macro_rules! instantiate {
     ($garble:ident, $evaluate:ident, $kernel:ty, $features:literal) => {
         #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
         unsafe fn $garble(
             rk: &RoundKeys,
             delta: Block,
@@ -227,6 +228,7 @@ macro_rules! instantiate {
             gates: &[Gate],
             labels: RawLabels,
             tables: &mut Vec<u8>,
+            buffers: &mut LoopBuffers,
         ) -> Result<u64, Stop> {
             let kern = <$kernel>::new(rk);
             let mut out = Garbling {
@@ -234,7 +236,7 @@ macro_rules! instantiate {
                 delta,
                 tables,
             };
-            garble_loop(&mut out, delta, gid, gates, labels)
+            garble_loop(&mut out, delta, gid, gates, labels, buffers)
         }
 
         #[target_feature(enable = $features)]
@@ -244,6 +246,7 @@ macro_rules! instantiate {
             gates: &[Gate],
             labels: RawLabels,
             tables: &[u8],
+            buffers: &mut LoopBuffers,
         ) -> Result<u64, Stop> {
             let kern = <$kernel>::new(rk);
             let mut input = Evaluating {
@@ -251,7 +254,7 @@ macro_rules! instantiate {
                 tables,
                 used: 0,
             };
-            evaluate_loop(&mut input, gid, gates, labels)
+            evaluate_loop(&mut input, gid, gates, labels, buffers)
         }
     };
 }
@@ -281,6 +284,8 @@ instantiate!(
 ///
 /// # Safety
 /// As `garble_loop`, with `hw` built by feature detection.
+// The loop's inputs, passed through to the kernel of `hw`.
+#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn garble(
     hw: HwBackend,
     rk: &RoundKeys,
@@ -289,13 +294,14 @@ pub(super) unsafe fn garble(
     gates: &[Gate],
     labels: RawLabels,
     tables: &mut Vec<u8>,
+    buffers: &mut LoopBuffers,
 ) -> Result<u64, Stop> {
     let f = match hw {
         HwBackend::AesNi => garble_aesni,
         HwBackend::Vaes256 => garble_vaes256,
         HwBackend::Vaes512 => garble_vaes512,
     };
-    f(rk, delta, gid, gates, labels, tables)
+    f(rk, delta, gid, gates, labels, tables, buffers)
 }
 
 /// Evaluates on a hardware backend.
@@ -309,11 +315,12 @@ pub(super) unsafe fn evaluate(
     gates: &[Gate],
     labels: RawLabels,
     tables: &[u8],
+    buffers: &mut LoopBuffers,
 ) -> Result<u64, Stop> {
     let f = match hw {
         HwBackend::AesNi => evaluate_aesni,
         HwBackend::Vaes256 => evaluate_vaes256,
         HwBackend::Vaes512 => evaluate_vaes512,
     };
-    f(rk, gid, gates, labels, tables)
+    f(rk, gid, gates, labels, tables, buffers)
 }

@@ -51,7 +51,8 @@ impl SchemeEvaluator for Evaluator {
         // caller answers for other threads; the kernel checks its table
         // reads and hashes through `Tccr`.
         let gid = self.core.next_gate;
-        let done = unsafe { evaluate_loop(&mut input, gid, gates, labels.raw()) };
+        let buffers = &mut *self.core.buffers;
+        let done = unsafe { evaluate_loop(&mut input, gid, gates, labels.raw(), buffers) };
         let needed = ThreeHalves::table_bytes;
         conclude(
             done,

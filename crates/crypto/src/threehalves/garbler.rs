@@ -100,6 +100,7 @@ impl SchemeGarbler for Garbler {
         let num_wires = labels.len();
         self.bits.clear();
         let delta = self.delta.block();
+        let (gid, buffers) = (self.core.next_gate, &mut *self.core.buffers);
         let mut out = Garbling {
             tccr: &self.core.tccr,
             coins: &self.coins,
@@ -111,8 +112,7 @@ impl SchemeGarbler for Garbler {
         // SAFETY: the loop checks every wire against the label array, the
         // caller answers for other threads; the kernel runs on plain blocks
         // and hashes through `Tccr`.
-        let done =
-            unsafe { garble_loop(&mut out, delta, self.core.next_gate, gates, labels.raw()) };
+        let done = unsafe { garble_loop(&mut out, delta, gid, gates, labels.raw(), buffers) };
         match done {
             Ok(_) => self.bits.finish(tables),
             Err(_) => tables.truncate(start),
