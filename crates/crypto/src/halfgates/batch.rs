@@ -2,7 +2,9 @@
 //! gate loops ([`crate::batch`]): tables are `(TG, TE)`, 32 bytes per AND
 //! gate, appended to (read from) a byte buffer.
 
-use crate::batch::{Chunk, ChunkEvaluator, ChunkGarbler, Label128, Stop, PAD};
+use crate::batch::{
+    prefetch_bytes, Chunk, ChunkEvaluator, ChunkGarbler, Label128, Stop, PAD, PREFETCH_BYTES,
+};
 use crate::block::Block;
 
 /// Bytes of table per AND gate: `(TG, TE)`.
@@ -70,6 +72,7 @@ impl<K: AndKernel> ChunkEvaluator for Evaluating<'_, K> {
             return Err(Stop::Tables);
         }
         let tp = self.tables.as_ptr().add(self.used);
+        prefetch_bytes(tp.wrapping_add(PREFETCH_BYTES), bytes);
         self.kern.eval_ands(c, tp as *const Block, outs);
         self.used += bytes;
         Ok(())
