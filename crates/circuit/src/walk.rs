@@ -211,17 +211,22 @@ pub fn lockstep(block: &Block) -> usize {
     even_groups(count, group.min(fits))
 }
 
-/// The lockstep width for `count` instances at most `width` wide: an even
-/// number of groups (at least two, if there are two instances), as equal
-/// as can be. Groups are where threads may split a region (see
-/// `protocol::schedule`), so two threads then get as many instances each.
+/// The lockstep width for `count` instances at most `width` wide: the
+/// widest that still splits the instances evenly between two threads.
+/// Groups are where threads may split a region (see `protocol::schedule`),
+/// so the group boundary nearest half the instances must be within 1/32 of
+/// the instances of it (16 instances at most 3 wide are groups of 2, not
+/// of 3 that split 9 against 7); there are at least two groups.
 fn even_groups(count: usize, width: usize) -> usize {
-    if count < 2 {
-        return 1;
-    }
-    let groups = count.div_ceil(width.max(1)).max(2);
-    let groups = (groups + groups % 2).min(count);
-    count.div_ceil(groups)
+    let half = count / 2;
+    let off_half = |w: usize| {
+        let below = half - half % w;
+        (half - below).min(below + w - half)
+    };
+    (1..=width.min(half))
+        .rev()
+        .find(|&w| 32 * off_half(w) <= count)
+        .unwrap_or(1)
 }
 
 /// Decides who runs the instances of the parallel blocks a walk meets
@@ -694,17 +699,25 @@ mod tests {
     /// Lockstep groups come two at least, as equal as they can be, no
     /// wider than asked.
     #[test]
-    fn lockstep_groups_are_even_in_number_and_size() {
+    fn lockstep_groups_split_evenly_between_two_threads() {
         assert_eq!(even_groups(16, 5), 4);
+        assert_eq!(even_groups(16, 3), 2);
         assert_eq!(even_groups(16, 16), 8);
         assert_eq!(even_groups(1, 16), 1);
         assert_eq!(even_groups(512, 16), 16);
-        for count in 1..200 {
+        assert_eq!(even_groups(514, 16), 16);
+        for count in 1..300 {
             for width in 1..20 {
                 let w = even_groups(count, width);
                 let groups = count.div_ceil(w);
                 assert!(w <= width.max(1) && w >= 1, "{count} {width}");
                 assert!(count < 2 || groups >= 2, "{count} {width}");
+                // The cut nearest half the instances is near it.
+                let cut = (count / 2 + w / 2) / w * w;
+                assert!(
+                    32 * cut.abs_diff(count / 2) <= count.max(w),
+                    "{count} {width}"
+                );
             }
         }
     }
