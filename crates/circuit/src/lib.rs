@@ -12,6 +12,7 @@ pub mod levels;
 pub mod overlap;
 pub mod prepare;
 pub mod program;
+pub mod segments;
 pub mod size;
 pub mod synthetic;
 pub mod value;

@@ -34,10 +34,13 @@ pub fn is_prepared(program: &Program) -> bool {
 }
 
 fn frame_is_prepared(circuit: &Circuit, blocks: &[Block]) -> bool {
-    (!blocks.is_empty() || circuit.is_level_ordered())
-        && blocks
-            .iter()
-            .all(|b| unroll_factor(b) == 1 && frame_is_prepared(&b.body.circuit, &b.body.blocks))
+    (if blocks.is_empty() {
+        circuit.is_level_ordered()
+    } else {
+        circuit.segments_level_ordered(&positions(blocks))
+    }) && blocks
+        .iter()
+        .all(|b| unroll_factor(b) == 1 && frame_is_prepared(&b.body.circuit, &b.body.blocks))
 }
 
 fn prepare_frame(circuit: &Circuit, blocks: &[Block]) -> (Circuit, Vec<Block>) {
@@ -55,7 +58,15 @@ fn prepare_frame(circuit: &Circuit, blocks: &[Block]) -> (Circuit, Vec<Block>) {
             out.push(block);
         }
     }
+    // The gates between blocks, level by level (slots kept, so the blocks'
+    // wiring holds).
+    let circuit = circuit.level_segments(&positions(&out));
     (circuit, out)
+}
+
+/// Where `blocks` run.
+fn positions(blocks: &[Block]) -> Vec<usize> {
+    blocks.iter().map(|b| b.position).collect()
 }
 
 /// `block` with its body prepared: levelled if it has no blocks of its own

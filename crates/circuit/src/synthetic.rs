@@ -9,7 +9,7 @@ use crate::wiring::{Segment, Wiring};
 
 /// A small deterministic generator (SplitMix64): synthetic circuits must be
 /// the same on both parties, so they come from a public seed.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
     fn next(&mut self) -> u64 {
@@ -20,7 +20,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u32) -> u32 {
+    pub(crate) fn below(&mut self, n: u32) -> u32 {
         (((self.next() >> 32) * n as u64) >> 32) as u32
     }
 }
