@@ -133,6 +133,15 @@ fn artificial_measures_each_width() {
         assert!(positive(&r["evaluate_speedup"]), "{r}");
         assert!(positive(&r["evaluate_ceiling"]["together"]), "{r}");
     }
+    let e = &v["exchange"];
+    assert_eq!(e["width"], 4096);
+    for figure in [
+        "one_thread_ns",
+        "two_threads_own_ns",
+        "two_threads_random_ns",
+    ] {
+        assert!(positive(&e[figure]), "{e}");
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@ use twofold_protocol::engine::FGP_MIN_ANDS;
 use twofold_protocol::{evaluate_only, garble_only, Plan, Schedule};
 
 use super::ceiling::Ceiling;
+use super::exchange::{exchange, Exchange};
 use super::garble_only::{interleaved_rates, Config};
 use crate::commands::Report;
 
@@ -23,7 +24,15 @@ pub struct Artificial {
     pub fgp_min_ands: usize,
     /// One row per width.
     pub artificial: Vec<ArtificialRow>,
+    /// What passing a level's labels between the two cores costs here
+    /// (levels of [`EXCHANGE_WIDTH`] labels): FGP's bound on these
+    /// circuits, whose gates read the level before at random.
+    pub exchange: Exchange,
 }
+
+/// Labels per level of the exchange measurement: a level of 4,096 gates,
+/// whose labels the caches hold.
+const EXCHANGE_WIDTH: usize = 4096;
 
 /// The speed-ups of one random circuit (speeds in AND gates per second).
 #[derive(Debug, Serialize)]
@@ -95,10 +104,12 @@ pub fn artificial(
         });
         width *= 2;
     }
+    log("label exchange between the cores ...");
     Ok(Artificial {
         runs,
         fgp_min_ands: FGP_MIN_ANDS,
         artificial: rows,
+        exchange: exchange(EXCHANGE_WIDTH, runs),
     })
 }
 
@@ -171,6 +182,11 @@ impl Report for Artificial {
                 r.evaluate_speedup / r.evaluate_ceiling.speedup,
             );
         }
+        let e = &self.exchange;
+        out += &format!(
+            "label exchange, levels of {} labels (ns a label: written once, read twice): one thread {:.2}; two threads reading their own half {:.2}, reading both halves at random {:.2}\n",
+            e.width, e.one_thread_ns, e.two_threads_own_ns, e.two_threads_random_ns
+        );
         out
     }
 }

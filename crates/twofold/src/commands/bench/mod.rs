@@ -6,6 +6,7 @@
 mod artificial;
 mod ceiling;
 mod e2e;
+mod exchange;
 mod garble_only;
 mod hybrid;
 mod ipp;
