@@ -251,7 +251,7 @@ fn sorted_order(keys: &[u64]) -> Vec<u32> {
 }
 
 /// `order` stably sorted by `digit` of the indices' `keys`.
-pub(crate) fn counting_sort(order: &[u32], keys: &[u64], digit: impl Fn(u64) -> usize) -> Vec<u32> {
+fn counting_sort(order: &[u32], keys: &[u64], digit: impl Fn(u64) -> usize) -> Vec<u32> {
     let digit_of = |i: u32| digit(keys[i as usize]);
     let n_digits = order.iter().map(|&i| digit_of(i) + 1).max().unwrap_or(0);
     // next[d]: where the next index of digit d goes.

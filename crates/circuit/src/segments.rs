@@ -14,7 +14,6 @@
 
 use crate::circuit::Circuit;
 use crate::gate::{Gate, Wire};
-use crate::levels::counting_sort;
 
 /// A segment's gates as levelling sees them: each gate's level, the values
 /// it reads and the value it writes. Values are slots (the value a slot
@@ -41,67 +40,107 @@ fn segments(len: usize, positions: &[usize]) -> impl Iterator<Item = std::ops::R
         })
 }
 
-/// The level and values of every gate (see [`Analysis`]). A gate's level
-/// is at least that of the gates whose values it reads, and, if it writes
-/// a slot's last value, that of every gate reading the slot's value from
-/// before the segment; an AND gate's is one more.
+/// The level and values of every gate (see [`Analysis`]).
 fn analyse(circuit: &Circuit, positions: &[usize]) -> Analysis {
+    let len = circuit.gates.len();
+    let mut analysis = Analysis {
+        levels: Vec::with_capacity(len),
+        inputs: Vec::with_capacity(len),
+        outputs: Vec::with_capacity(len),
+    };
+    walk_levels(circuit, positions, |_, level, ins, out| {
+        analysis.levels.push(level);
+        analysis.inputs.push(ins);
+        analysis.outputs.push(out);
+        true
+    });
+    analysis
+}
+
+/// Calls `visit(gate, level, values read, value written)` on every gate in
+/// order (see [`Analysis`]) until it returns false. A gate's level is at
+/// least that of the gates whose values it reads, and, if it writes a
+/// slot's last value, that of every gate reading the slot's value from
+/// before the segment; an AND gate's is one more.
+fn walk_levels(
+    circuit: &Circuit,
+    positions: &[usize],
+    mut visit: impl FnMut(usize, u32, [Wire; 2], Wire) -> bool,
+) {
     let n = circuit.num_wires as usize;
     let gates = &circuit.gates;
     let last_write = last_writes(circuit, positions);
-    let mut analysis = Analysis {
-        levels: vec![0; gates.len()],
-        inputs: vec![[0; 2]; gates.len()],
-        outputs: vec![0; gates.len()],
-    };
-    // Per slot, in the current segment: its current value and that value's
-    // level, and the highest level of a gate reading its value from before
-    // the segment.
-    let mut value: Vec<Wire> = (0..n as Wire).collect();
-    let mut level = vec![0u32; n];
-    let mut before_read = vec![0u32; n];
-    let mut touched: Vec<usize> = Vec::new();
-    for range in segments(gates.len(), positions) {
-        for &w in &touched {
-            (value[w], level[w], before_read[w]) = (w as Wire, 0, 0);
-        }
-        touched.clear();
+    let mut slots = Slots::new(n);
+    for (segment, range) in (1u32..).zip(segments(gates.len(), positions)) {
+        slots.segment = segment;
         for i in range {
             let g = gates[i];
-            let out = g.out() as usize;
-            let mut after = g.inputs().map(|w| level[w as usize]).max().unwrap_or(0);
+            let out = slots.slot(g.out());
+            let a = slots.slot(g.inputs().next().expect("an input"));
+            let b = slots.slot(g.inputs().last().expect("an input"));
+            let mut after = slots.level[a].max(slots.level[b]);
             if last_write[i] {
-                after = after.max(before_read[out]);
+                after = after.max(slots.before_read[out]);
             }
             let l = after + g.is_and() as u32;
-            let mut ins = [0; 2];
-            for (k, w) in g.inputs().enumerate() {
-                let w = w as usize;
-                ins[k] = value[w];
-                if value[w] == w as Wire {
-                    before_read[w] = before_read[w].max(l);
+            let ins = [slots.value[a], slots.value[b]];
+            for w in [a, b] {
+                if slots.value[w] == w as Wire {
+                    slots.before_read[w] = slots.before_read[w].max(l);
                 }
             }
-            analysis.levels[i] = l;
-            analysis.inputs[i] = ins;
-            analysis.outputs[i] = if last_write[i] {
+            let written = if last_write[i] {
                 out as Wire
             } else {
                 circuit.num_wires + i as Wire
             };
-            (value[out], level[out]) = (analysis.outputs[i], l);
-            touched.push(out);
-            touched.extend(g.inputs().map(|w| w as usize));
+            (slots.value[out], slots.level[out]) = (written, l);
+            if !visit(i, l, ins, written) {
+                return;
+            }
         }
     }
-    analysis
+}
+
+/// Per slot, in the current segment (`seen`; else as at the segment's
+/// start): its current value and that value's level, and the highest
+/// level of a gate reading its value from before the segment.
+struct Slots {
+    segment: u32,
+    seen: Vec<u32>,
+    value: Vec<Wire>,
+    level: Vec<u32>,
+    before_read: Vec<u32>,
+}
+
+impl Slots {
+    fn new(n: usize) -> Slots {
+        Slots {
+            segment: 0,
+            seen: vec![0; n],
+            value: vec![0; n],
+            level: vec![0; n],
+            before_read: vec![0; n],
+        }
+    }
+
+    /// Slot `w`'s index, its entries reset if they are an earlier
+    /// segment's.
+    fn slot(&mut self, w: Wire) -> usize {
+        let i = w as usize;
+        if self.seen[i] != self.segment {
+            self.seen[i] = self.segment;
+            (self.value[i], self.level[i], self.before_read[i]) = (w, 0, 0);
+        }
+        i
+    }
 }
 
 /// Whether each gate writes the last value its slot takes in its segment.
 fn last_writes(circuit: &Circuit, positions: &[usize]) -> Vec<bool> {
     let mut last = vec![false; circuit.gates.len()];
-    let mut seen = vec![usize::MAX; circuit.num_wires as usize];
-    for (k, range) in segments(circuit.gates.len(), positions).enumerate() {
+    let mut seen = vec![0u32; circuit.num_wires as usize];
+    for (k, range) in (1u32..).zip(segments(circuit.gates.len(), positions)) {
         for i in range.rev() {
             let out = circuit.gates[i].out() as usize;
             last[i] = seen[out] != k;
@@ -111,19 +150,34 @@ fn last_writes(circuit: &Circuit, positions: &[usize]) -> Vec<bool> {
     last
 }
 
-/// The gate indices in level order segment by segment: by (segment, level,
-/// AND first), stably.
+/// The gate indices in level order segment by segment: by level, AND
+/// first, stably (a counting sort per segment).
 fn level_order(circuit: &Circuit, positions: &[usize], levels: &[u32]) -> Vec<u32> {
-    let mut keys = vec![0u64; circuit.gates.len()];
-    for (k, range) in segments(circuit.gates.len(), positions).enumerate() {
+    let key = |i: usize| 2 * levels[i] as usize + usize::from(!circuit.gates[i].is_and());
+    let mut order = vec![0u32; circuit.gates.len()];
+    let mut next = Vec::new();
+    for range in segments(circuit.gates.len(), positions) {
+        // next[k]: where the next gate of key k goes.
+        next.clear();
+        for i in range.clone() {
+            let k = key(i);
+            if next.len() <= k + 1 {
+                next.resize(k + 2, 0);
+            }
+            next[k + 1] += 1;
+        }
+        let mut at = range.start;
+        for slot in next.iter_mut() {
+            at += *slot;
+            *slot = at;
+        }
         for i in range {
-            let g = &circuit.gates[i];
-            keys[i] = (k as u64) << 33 | u64::from(levels[i]) << 1 | u64::from(!g.is_and());
+            let slot = &mut next[key(i)];
+            order[*slot] = i as u32;
+            *slot += 1;
         }
     }
-    let all: Vec<u32> = (0..keys.len() as u32).collect();
-    let by_level = counting_sort(&all, &keys, |k| (k & ((1 << 33) - 1)) as usize);
-    counting_sort(&by_level, &keys, |k| (k >> 33) as usize)
+    order
 }
 
 impl Circuit {
@@ -214,11 +268,18 @@ impl Circuit {
     /// Whether every segment between `positions` is in the order
     /// [`Circuit::level_segments`] gives it.
     pub fn segments_level_ordered(&self, positions: &[usize]) -> bool {
-        let levels = analyse(self, positions).levels;
-        segments(self.gates.len(), positions).all(|range| {
-            let key = |i: usize| (levels[i], !self.gates[i].is_and());
-            range.clone().skip(1).all(|i| key(i - 1) <= key(i))
-        })
+        let mut starts = positions.iter().peekable();
+        let mut last = (0, false);
+        let mut ordered = true;
+        walk_levels(self, positions, |i, level, _, _| {
+            let key = (level, !self.gates[i].is_and());
+            let segment_start = starts.next_if(|&&p| p <= i).is_some();
+            while starts.next_if(|&&p| p <= i).is_some() {}
+            ordered = i == 0 || segment_start || last <= key;
+            last = key;
+            ordered
+        });
+        ordered
     }
 }
 
