@@ -373,10 +373,18 @@ pub(crate) fn run_region_part<S: Side>(
             plan,
         )]
     } else {
+        // This thread runs the first part, the others one thread each:
+        // this thread's core is awake, and a thread started now may wait
+        // milliseconds for the other (idle) core of a VM, or share this one.
+        let mut parts = parts(range, workers, region.lockstep).into_iter();
+        let first = parts.next().expect("a part per worker");
+        let (mine, theirs) = chans[..workers]
+            .split_first_mut()
+            .expect("a link per worker");
         std::thread::scope(|s| {
-            let handles: Vec<_> = chans[..workers]
+            let handles: Vec<_> = theirs
                 .iter_mut()
-                .zip(parts(range, workers, region.lockstep))
+                .zip(parts)
                 .map(|(chan, part)| {
                     s.spawn(move || {
                         worker(
@@ -385,10 +393,15 @@ pub(crate) fn run_region_part<S: Side>(
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("region threads do not panic"))
-                .collect()
+            let mut results = vec![worker(
+                side, walk, region, first, labels, mine, first_gate, inner_fgp, plan,
+            )];
+            results.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("region threads do not panic")),
+            );
+            results
         })
     };
     let mut outputs = Vec::new();
