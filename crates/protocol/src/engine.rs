@@ -264,7 +264,8 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
     }
 
     /// Garbles an AND run split in rounds (see [`crate::fgp`]); each
-    /// part's tables of a round go out as one frame, in gate order.
+    /// part's tables of a round go out as one frame, in gate order (a
+    /// round the chooser keeps on one thread is garbled as any gates are).
     fn garble_parallel(
         &mut self,
         run: AndRun<'_>,
@@ -275,16 +276,31 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
         self.send_tables()?;
         for round in rounds(run.len(), self.split.threads()) {
             let at = first + round.start as u64;
-            let garbler = &self.garbler;
-            self.split
-                .run_round(run.slice(round), labels, &|split, p, tables, start| {
+            let (garbler, chan, tables) = (&self.garbler, &mut *self.chan, &mut self.tables);
+            let parallel = self.split.run_round(
+                run.slice(round),
+                labels,
+                &|split, p, tables, start| {
                     garbler
                         .at_gate(at + start as u64)
                         .garble_part(split, p, tables)
-                })?;
-            for tables in self.split.tables() {
-                if !tables.is_empty() {
-                    self.chan.send_tables(tables)?;
+                },
+                &mut |_, gates, labels, start| {
+                    garbler
+                        .at_gate(at + start as u64)
+                        .garble(gates, labels, tables)?;
+                    if tables.len() >= FLUSH_BYTES {
+                        chan.send_tables(tables)?;
+                        tables.clear();
+                    }
+                    Ok(())
+                },
+            )?;
+            if parallel {
+                for tables in self.split.tables() {
+                    if !tables.is_empty() {
+                        self.chan.send_tables(tables)?;
+                    }
                 }
             }
         }
@@ -413,13 +429,22 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
             }
             self.fill(offsets[k])?;
             let tables = &self.tables[self.used..];
-            self.split.run_round(run, labels, &|split, p, _, start| {
-                S::Evaluator::new(at + start as u64).evaluate_part(
-                    split,
-                    p,
-                    &tables[offsets[p]..offsets[p + 1]],
-                )
-            })?;
+            self.split.run_round(
+                run,
+                labels,
+                &|split, p, _, start| {
+                    S::Evaluator::new(at + start as u64).evaluate_part(
+                        split,
+                        p,
+                        &tables[offsets[p]..offsets[p + 1]],
+                    )
+                },
+                &mut |p, gates, labels, start| {
+                    let tables = &tables[offsets[p]..offsets[p + 1]];
+                    let mut evaluator = S::Evaluator::new(at + start as u64);
+                    Ok(evaluator.evaluate(gates, labels, tables)?)
+                },
+            )?;
             self.used += offsets[k];
         }
         self.evaluator = S::Evaluator::new(first + run.len() as u64);

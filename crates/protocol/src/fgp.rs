@@ -21,7 +21,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use twofold_circuit::batch::AndRun;
+use twofold_circuit::Gate;
 use twofold_crypto::{part_range, Crew, CryptoError, SplitRun, WireLabel};
+
+use crate::error::ProtocolError;
 
 /// Gates of a part of a round: each part's tables go out as one frame of
 /// at most 1 MiB of half-gates tables, so frames and memory stay bounded
@@ -39,6 +42,12 @@ pub(crate) fn rounds(n: usize, k: usize) -> impl Iterator<Item = Range<usize>> {
 /// buffer and the index of its first gate in the round.
 pub(crate) type PartWork<'a, L> =
     dyn Fn(&SplitRun<'_, L>, usize, &mut Vec<u8>, usize) -> Result<(), CryptoError> + Sync + 'a;
+
+/// A part's work on the calling thread, the engine's own way: the part's
+/// index, its gates, the labels and the index of its first gate in the
+/// round.
+pub(crate) type InTurn<'a, L> =
+    dyn FnMut(usize, &[Gate], &mut [L], usize) -> Result<(), ProtocolError> + 'a;
 
 /// One thread's part of a round: its tables and how its last work ended.
 #[derive(Default)]
@@ -215,13 +224,19 @@ impl Splitter {
 
     /// Runs the round `round` (of an AND run of a batch) over `labels`: `work`
     /// on each part, on the crew or in turn on this thread, as the chooser
-    /// says.
+    /// says; or, where the chooser keeps one thread, `in_turn(part, gates,
+    /// labels, start)` on each part in turn (the engine's own way, the
+    /// tables in its own buffer: part buffers as large as a round would
+    /// push the labels out of the cache; the same calls, so the same
+    /// tables). Returns whether the crew ran the parts (their tables are
+    /// then in [`Splitter::tables`]).
     pub(crate) fn run_round<L: WireLabel>(
         &mut self,
         round: AndRun<'_>,
         labels: &mut [L],
         work: &PartWork<'_, L>,
-    ) -> Result<(), CryptoError> {
+        in_turn: &mut InTurn<'_, L>,
+    ) -> Result<bool, ProtocolError> {
         let k = self.parts.len();
         let n = round.len();
         let now = Instant::now();
@@ -234,21 +249,30 @@ impl Splitter {
         if fresh {
             self.crew = Some(Crew::new(k));
         }
+        let start = Instant::now();
+        let crew = match self.crew.as_mut().filter(|_| parallel) {
+            Some(crew) => crew,
+            None => {
+                for p in 0..k {
+                    let part = part_range(n, k, p);
+                    in_turn(p, &round.gates()[part.clone()], labels, part.start)?;
+                }
+                self.last = Some(LastRound {
+                    gates: n,
+                    parallel,
+                    start,
+                    end: Instant::now(),
+                });
+                return Ok(false);
+            }
+        };
         let split = SplitRun::new(round, labels, k);
         let run_part = |part: &mut Part, p: usize| {
             part.tables.clear();
             let start = part_range(n, k, p).start;
             part.failed = work(&split, p, &mut part.tables, start).err();
         };
-        let start = Instant::now();
-        match self.crew.as_mut().filter(|_| parallel) {
-            Some(crew) => crew.for_each_mut(&mut self.parts, run_part),
-            None => {
-                for (p, part) in self.parts.iter_mut().enumerate() {
-                    run_part(part, p);
-                }
-            }
-        }
+        crew.for_each_mut(&mut self.parts, run_part);
         if !fresh {
             self.last = Some(LastRound {
                 gates: n,
@@ -258,8 +282,8 @@ impl Splitter {
             });
         }
         match self.parts.iter_mut().find_map(|p| p.failed.take()) {
-            Some(e) => Err(e),
-            None => Ok(()),
+            Some(e) => Err(e.into()),
+            None => Ok(true),
         }
     }
 
