@@ -12,8 +12,15 @@
 //! of the segment that reads the slot's value from before. So a block, an
 //! output or a later segment finds every slot as program order leaves it.
 
-use crate::circuit::Circuit;
+use crate::circuit::{Circuit, MAX_WIRES};
 use crate::gate::{Gate, Wire};
+
+/// Whether `circuit`'s renamed values can be numbered (see [`Analysis`])
+/// within [`MAX_WIRES`], and so the levelled circuit's slots too; a frame
+/// too large for that is left in program order.
+fn renamable(circuit: &Circuit) -> bool {
+    u64::from(circuit.num_wires) + circuit.gates.len() as u64 <= u64::from(MAX_WIRES)
+}
 
 /// A segment's gates as levelling sees them: each gate's level, the values
 /// it reads and the value it writes. Values are slots (the value a slot
@@ -189,6 +196,9 @@ impl Circuit {
     /// slots from `num_wires` up, reused once free (a slot freed inside an
     /// AND run only after the run, see [`Circuit::compact`]).
     pub fn level_segments(&self, positions: &[usize]) -> Circuit {
+        if !renamable(self) {
+            return self.clone();
+        }
         let analysis = analyse(self, positions);
         let order = level_order(self, positions, &analysis.levels);
         let n = self.num_wires;
@@ -266,8 +276,12 @@ impl Circuit {
     }
 
     /// Whether every segment between `positions` is in the order
-    /// [`Circuit::level_segments`] gives it.
+    /// [`Circuit::level_segments`] gives it (or it leaves the circuit as it
+    /// is).
     pub fn segments_level_ordered(&self, positions: &[usize]) -> bool {
+        if !renamable(self) {
+            return true;
+        }
         let mut starts = positions.iter().peekable();
         let mut last = (0, false);
         let mut ordered = true;
