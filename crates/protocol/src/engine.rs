@@ -10,9 +10,10 @@
 //! [`FGP_MIN_ANDS`] gates (fine-grained parallelism, see [`crate::fgp`]):
 //! the run goes in rounds of at most `threads × 32768` gates, each round is
 //! cut into one contiguous part per thread, each part is garbled with the
-//! gate ids (and coins) it has in the sequential order, and each part's
-//! tables go out as one frame, in that order: frames stay small and the
-//! evaluator, cutting the run alike, reads them as one stream.
+//! gate ids (and coins) it has in the sequential order, and the parts'
+//! tables go out in that order (a frame each when the crew ran them, in
+//! the engine's own buffer when this thread did): frames stay small and
+//! the evaluator, cutting the run alike, reads them as one stream.
 
 use twofold_circuit::batch::AndRun;
 use twofold_circuit::walk::Batch;

@@ -1,9 +1,9 @@
 //! Fine-grained parallelism inside an engine: an AND run long enough to
 //! split goes in rounds of at most `threads × PART_GATES` gates, each round
 //! cut into one contiguous part per thread. Every part is one garbling
-//! (evaluation) call with the gate ids it has in sequential order, and its
-//! tables are one frame: the cut fixes the table stream, so both parties
-//! agree on it whatever each does with it.
+//! (evaluation) call with the gate ids it has in sequential order: the cut
+//! fixes the table stream, so both parties agree on it whatever each does
+//! with it.
 //!
 //! The parts of a round read their inputs from the engine's label array
 //! and write their outputs into it, in place ([`SplitRun`]): the run comes
@@ -12,7 +12,8 @@
 //!
 //! How a round runs is each party's own choice, learnt as the walk goes
 //! ([`Chooser`]): on the crew's threads, or the parts one after another on
-//! the calling thread. Both give the same tables; the faster one is kept,
+//! the calling thread, the engine's own way. Both give the same tables
+//! (the same calls); the faster one is kept,
 //! so splitting never costs more than it gains (and what one engine
 //! learnt, the next of its kind starts from).
 
