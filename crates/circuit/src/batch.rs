@@ -17,8 +17,8 @@ use crate::gate::{Gate, Wire};
 /// consecutive AND gates, no AND reads or writes a wire another AND of the
 /// run writes. Only this module makes batches (among them the lanes of a
 /// lockstep group, see [`Batches::lanes`]), so an engine may rely on that.
-/// A batch knows where its AND runs are ([`Batch::and_runs`]), so engines
-/// need not scan for them.
+/// A batch knows where all its AND runs are ([`Batch::and_runs`]), so
+/// engines need not scan for them, nor count its ANDs.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
     gates: &'a [Gate],
@@ -108,19 +108,20 @@ impl<'a> Batch<'a> {
         whole.filter(|r| !r.is_empty()).into_iter().chain(listed)
     }
 
-    /// The AND gates `range` of this batch, inside one of its AND runs.
-    ///
-    /// # Panics
-    /// If `range` is not inside one AND run (see [`Batch::and_runs`]).
-    pub fn and_run(self, range: Range<usize>) -> AndRun<'a> {
-        assert!(
-            self.and_runs()
-                .any(|r| r.start <= range.start && range.end <= r.end),
-            "a range inside one AND run of the batch"
-        );
-        AndRun {
-            gates: &self.gates[range],
-        }
+    /// [`Batch::and_runs`] with the gates of each.
+    pub fn and_runs_with_gates(self) -> impl Iterator<Item = (Range<usize>, AndRun<'a>)> + 'a {
+        let gates = self.gates;
+        self.and_runs().map(move |r| {
+            let run = AndRun {
+                gates: &gates[r.clone()],
+            };
+            (r, run)
+        })
+    }
+
+    /// AND gates in this batch (from its runs: no scan of the gates).
+    pub fn and_count(self) -> usize {
+        self.and_runs().map(|r| r.len()).sum()
     }
 }
 
@@ -289,9 +290,10 @@ impl<'g> Batches<'g> {
         }
     }
 
-    /// The free gates `range` (no AND among them, or none that is split):
-    /// as a batch that lists no AND run, which no engine splits.
+    /// The free gates `range` (no AND among them: a batch lists every AND
+    /// run it has, engines count its ANDs from them) as a batch.
     pub(crate) fn free_gates(&self, range: Range<usize>) -> Batch<'_> {
+        debug_assert!(!self.gates[range.clone()].iter().any(Gate::is_and));
         Batch {
             gates: &self.gates[range.clone()],
             runs: Runs::Listed {

@@ -84,7 +84,7 @@ mod tests {
             .map(|_| ZeroLabel::random(&mut prg))
             .collect();
         for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
-            let run = batch.and_run(batch.and_runs().next().expect("an AND run"));
+            let (_, run) = batch.and_runs_with_gates().next().expect("an AND run");
             let garbler = crate::Garbler::new(delta, 7);
             let (mut want_labels, mut want) = (inputs.clone(), Vec::new());
             garbler

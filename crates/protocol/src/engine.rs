@@ -17,7 +17,7 @@
 
 use twofold_circuit::batch::AndRun;
 use twofold_circuit::walk::Batch;
-use twofold_circuit::{Engine, Gate};
+use twofold_circuit::Engine;
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{part_range, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
@@ -81,31 +81,41 @@ fn for_each_step(
 ) -> Result<(), ProtocolError> {
     if fgp.threads < 2 || batch.len() < fgp.min_ands {
         // Nothing is split: no need to look at the runs.
-        for step in batch.chunks(GATES_PER_STEP) {
-            f(Step::Gates(step))?;
-        }
-        return Ok(());
+        return gate_steps(batch, &mut f);
     }
     let mut start = 0;
-    let split = batch.and_runs().filter(|r| fgp.splits(r.len()));
-    // After the last run, an empty one at the end.
-    let end = batch.len()..batch.len();
-    for run in split.chain(std::iter::once(end)) {
-        for step in batch[start..run.start].chunks(GATES_PER_STEP) {
-            f(Step::Gates(step))?;
+    for (run, gates) in batch.and_runs_with_gates() {
+        if fgp.splits(run.len()) {
+            gate_steps(batch.slice(start..run.start), &mut f)?;
+            f(Step::Split(gates))?;
+            start = run.end;
         }
-        if !run.is_empty() {
-            f(Step::Split(batch.and_run(run.clone())))?;
-        }
-        start = run.end;
     }
-    Ok(())
+    gate_steps(batch.slice(start..batch.len()), &mut f)
+}
+
+/// `batch` in steps of at most [`GATES_PER_STEP`] gates, none split.
+fn gate_steps(
+    batch: Batch<'_>,
+    f: &mut impl FnMut(Step<'_>) -> Result<(), ProtocolError>,
+) -> Result<(), ProtocolError> {
+    if batch.len() <= GATES_PER_STEP {
+        return if batch.is_empty() {
+            Ok(())
+        } else {
+            f(Step::Gates(batch))
+        };
+    }
+    (0..batch.len()).step_by(GATES_PER_STEP).try_for_each(|s| {
+        let end = batch.len().min(s + GATES_PER_STEP);
+        f(Step::Gates(batch.slice(s..end)))
+    })
 }
 
 /// A step of an engine: gates to run on this thread, or an AND run to
 /// split between threads.
 enum Step<'a> {
-    Gates(&'a [Gate]),
+    Gates(Batch<'a>),
     Split(AndRun<'a>),
 }
 
@@ -324,7 +334,7 @@ impl<S: GarblingScheme, K: TableSink> Engine for GarblingEngine<'_, S, K> {
             let before = self.garbler.next_gate_id();
             match step {
                 Step::Split(run) => self.garble_parallel(run, labels)?,
-                Step::Gates(gates) => self.garbler.garble(gates, labels, &mut self.tables)?,
+                Step::Gates(gates) => self.garbler.garble(&gates, labels, &mut self.tables)?,
             }
             let done = self.garbler.next_gate_id() - before;
             self.ands += done;
@@ -421,32 +431,27 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
         for round in rounds(run.len(), k) {
             let at = first + round.start as u64;
             let run = run.slice(round);
-            // Where each part's tables start (from the unused ones), and
-            // where the last one ends.
-            let mut offsets = vec![0];
-            for p in 0..k {
-                let part = part_range(run.len(), k, p);
-                offsets.push(offsets[p] + S::table_bytes(part.len()));
-            }
-            self.fill(offsets[k])?;
-            let tables = &self.tables[self.used..];
+            let part_bytes = |p: usize| S::table_bytes(part_range(run.len(), k, p).len());
+            let total: usize = (0..k).map(part_bytes).sum();
+            self.fill(total)?;
+            let tables = &self.tables[self.used..self.used + total];
+            // Part `p`'s tables, after those of the parts before it.
+            let part_tables = |p: usize| {
+                let start: usize = (0..p).map(part_bytes).sum();
+                &tables[start..start + part_bytes(p)]
+            };
             self.split.run_round(
                 run,
                 labels,
                 &|split, p, _, start| {
-                    S::Evaluator::new(at + start as u64).evaluate_part(
-                        split,
-                        p,
-                        &tables[offsets[p]..offsets[p + 1]],
-                    )
+                    S::Evaluator::new(at + start as u64).evaluate_part(split, p, part_tables(p))
                 },
                 &mut |p, gates, labels, start| {
-                    let tables = &tables[offsets[p]..offsets[p + 1]];
                     let mut evaluator = S::Evaluator::new(at + start as u64);
-                    Ok(evaluator.evaluate(gates, labels, tables)?)
+                    Ok(evaluator.evaluate(gates, labels, part_tables(p))?)
                 },
             )?;
-            self.used += offsets[k];
+            self.used += total;
         }
         self.evaluator = S::Evaluator::new(first + run.len() as u64);
         Ok(())
@@ -470,11 +475,11 @@ impl<S: GarblingScheme, R: TableSource> Engine for EvaluatingEngine<'_, S, R> {
                     run.len()
                 }
                 Step::Gates(gates) => {
-                    let ands = gates.iter().filter(|g| g.is_and()).count();
+                    let ands = gates.and_count();
                     let bytes = S::table_bytes(ands);
                     self.fill(bytes)?;
                     let tables = &self.tables[self.used..self.used + bytes];
-                    self.evaluator.evaluate(gates, labels, tables)?;
+                    self.evaluator.evaluate(&gates, labels, tables)?;
                     self.used += bytes;
                     ands
                 }
