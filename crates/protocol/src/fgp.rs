@@ -223,14 +223,13 @@ impl Splitter {
         self.parts.len()
     }
 
-    /// Runs the round `round` (of an AND run of a batch) over `labels`: `work`
-    /// on each part, on the crew or in turn on this thread, as the chooser
-    /// says; or, where the chooser keeps one thread, `in_turn(part, gates,
-    /// labels, start)` on each part in turn (the engine's own way, the
-    /// tables in its own buffer: part buffers as large as a round would
-    /// push the labels out of the cache; the same calls, so the same
-    /// tables). Returns whether the crew ran the parts (their tables are
-    /// then in [`Splitter::tables`]).
+    /// Runs the round `round` (of an AND run of a batch) over `labels`, as
+    /// the chooser says: `work` on each part on the crew's threads at once,
+    /// or `in_turn(part, gates, labels, start)` on each part in turn on
+    /// this thread (the engine's own way, the tables in its own buffer:
+    /// part buffers as large as a round would push the labels out of the
+    /// cache; the same calls, so the same tables). Returns whether the crew
+    /// ran the parts (their tables are then in [`Splitter::tables`]).
     pub(crate) fn run_round<L: WireLabel>(
         &mut self,
         round: AndRun<'_>,
@@ -240,9 +239,9 @@ impl Splitter {
     ) -> Result<bool, ProtocolError> {
         let k = self.parts.len();
         let n = round.len();
-        let now = Instant::now();
+        let start = Instant::now();
         if let Some(last) = self.last.take() {
-            last.record(&mut self.chooser, now);
+            last.record(&mut self.chooser, start);
         }
         let parallel = self.chooser.parallel(n);
         // A crew's first round waits for its threads to start: not timed.
@@ -250,30 +249,22 @@ impl Splitter {
         if fresh {
             self.crew = Some(Crew::new(k));
         }
-        let start = Instant::now();
-        let crew = match self.crew.as_mut().filter(|_| parallel) {
-            Some(crew) => crew,
+        match self.crew.as_mut().filter(|_| parallel) {
+            Some(crew) => {
+                let split = SplitRun::new(round, labels, k);
+                crew.for_each_mut(&mut self.parts, |part, p| {
+                    part.tables.clear();
+                    let start = part_range(n, k, p).start;
+                    part.failed = work(&split, p, &mut part.tables, start).err();
+                });
+            }
             None => {
                 for p in 0..k {
                     let part = part_range(n, k, p);
                     in_turn(p, &round.gates()[part.clone()], labels, part.start)?;
                 }
-                self.last = Some(LastRound {
-                    gates: n,
-                    parallel,
-                    start,
-                    end: Instant::now(),
-                });
-                return Ok(false);
             }
-        };
-        let split = SplitRun::new(round, labels, k);
-        let run_part = |part: &mut Part, p: usize| {
-            part.tables.clear();
-            let start = part_range(n, k, p).start;
-            part.failed = work(&split, p, &mut part.tables, start).err();
-        };
-        crew.for_each_mut(&mut self.parts, run_part);
+        }
         if !fresh {
             self.last = Some(LastRound {
                 gates: n,
@@ -284,7 +275,7 @@ impl Splitter {
         }
         match self.parts.iter_mut().find_map(|p| p.failed.take()) {
             Some(e) => Err(e.into()),
-            None => Ok(true),
+            None => Ok(parallel),
         }
     }
 
