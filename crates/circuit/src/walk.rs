@@ -218,15 +218,26 @@ pub fn lockstep(block: &Block) -> usize {
 /// the instances of it (16 instances at most 3 wide are groups of 2, not
 /// of 3 that split 9 against 7); there are at least two groups.
 fn even_groups(count: usize, width: usize) -> usize {
-    let half = count / 2;
-    let off_half = |w: usize| {
-        let below = half - half % w;
-        (half - below).min(below + w - half)
-    };
-    (1..=width.min(half))
+    let half = count as u64 / 2;
+    let off_half = |w: usize| nearest_group_boundary(half, w as u64).abs_diff(half);
+    (1..=width.min(count / 2))
         .rev()
-        .find(|&w| 32 * off_half(w) <= count)
+        .find(|&w| 32 * off_half(w) <= count as u64)
         .unwrap_or(1)
+}
+
+/// The boundary of lockstep groups `width` wide (a multiple of `width`)
+/// nearest instance `x`, the lower one on a tie: where threads cut a
+/// region's instances (`protocol::schedule`), and so what
+/// [`lockstep`] keeps near an even split.
+pub fn nearest_group_boundary(x: u64, width: u64) -> u64 {
+    let width = width.max(1);
+    let below = x - x % width;
+    if x - below > below + width - x {
+        below + width
+    } else {
+        below
+    }
 }
 
 /// Decides who runs the instances of the parallel blocks a walk meets

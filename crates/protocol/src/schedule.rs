@@ -16,7 +16,8 @@
 use std::ops::Range;
 
 use twofold_circuit::walk::{
-    for_each_batch, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan, Walker,
+    for_each_batch, nearest_group_boundary, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan,
+    Walker,
 };
 use twofold_circuit::{Engine, Gate, Item, MainOrder, Program};
 use twofold_crypto::Scheme;
@@ -299,16 +300,9 @@ fn workers(plan: Plan, count: u64, links: usize) -> (usize, Fgp) {
 /// cut at the multiple nearest an even split (a part may be empty).
 fn parts(range: Range<u64>, workers: usize, align: usize) -> Vec<Range<u64>> {
     let n = range.end - range.start;
-    let (w, align) = (workers as u64, align.max(1) as u64);
+    let (w, align) = (workers as u64, align as u64);
     let cut = |k: u64| {
-        let c = range.start + n * k / w;
-        let below = c - c % align;
-        let nearest = if c - below > below + align - c {
-            below + align
-        } else {
-            below
-        };
-        nearest.clamp(range.start, range.end)
+        nearest_group_boundary(range.start + n * k / w, align).clamp(range.start, range.end)
     };
     let start = |k: u64| if k == 0 { range.start } else { cut(k) };
     let end = |k: u64| if k + 1 == w { range.end } else { cut(k + 1) };
