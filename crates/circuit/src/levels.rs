@@ -245,14 +245,14 @@ impl Circuit {
 /// levelling a circuit of millions of gates).
 fn sorted_order(keys: &[u64]) -> Vec<u32> {
     let all: Vec<u32> = (0..keys.len() as u32).collect();
-    let by_level = counting_sort(&all, keys, |k| (k & ((1 << 33) - 1)) as usize);
+    let by_level = counting_sort(&all, |i| (keys[i as usize] & ((1 << 33) - 1)) as usize);
     drop(all);
-    counting_sort(&by_level, keys, |k| (k >> 33) as usize)
+    counting_sort(&by_level, |i| (keys[i as usize] >> 33) as usize)
 }
 
-/// `order` stably sorted by `digit` of the indices' `keys`.
-fn counting_sort(order: &[u32], keys: &[u64], digit: impl Fn(u64) -> usize) -> Vec<u32> {
-    let digit_of = |i: u32| digit(keys[i as usize]);
+/// `order` (indices) stably sorted by their `digit_of`, in time linear in
+/// the indices and the digits.
+pub(crate) fn counting_sort(order: &[u32], digit_of: impl Fn(u32) -> usize) -> Vec<u32> {
     let n_digits = order.iter().map(|&i| digit_of(i) + 1).max().unwrap_or(0);
     // next[d]: where the next index of digit d goes.
     let mut next = vec![0u32; n_digits + 1];

@@ -14,6 +14,7 @@
 
 use crate::circuit::{Circuit, MAX_WIRES};
 use crate::gate::{Gate, Wire};
+use crate::levels::counting_sort;
 
 /// Whether `circuit`'s renamed values can be numbered (see [`Analysis`])
 /// within [`MAX_WIRES`], and so the levelled circuit's slots too; a frame
@@ -158,31 +159,16 @@ fn last_writes(circuit: &Circuit, positions: &[usize]) -> Vec<bool> {
 }
 
 /// The gate indices in level order segment by segment: by level, AND
-/// first, stably (a counting sort per segment).
+/// first, stably.
 fn level_order(circuit: &Circuit, positions: &[usize], levels: &[u32]) -> Vec<u32> {
-    let key = |i: usize| 2 * levels[i] as usize + usize::from(!circuit.gates[i].is_and());
-    let mut order = vec![0u32; circuit.gates.len()];
-    let mut next = Vec::new();
+    let key = |i: u32| {
+        let i = i as usize;
+        2 * levels[i] as usize + usize::from(!circuit.gates[i].is_and())
+    };
+    let mut order = Vec::with_capacity(circuit.gates.len());
     for range in segments(circuit.gates.len(), positions) {
-        // next[k]: where the next gate of key k goes.
-        next.clear();
-        for i in range.clone() {
-            let k = key(i);
-            if next.len() <= k + 1 {
-                next.resize(k + 2, 0);
-            }
-            next[k + 1] += 1;
-        }
-        let mut at = range.start;
-        for slot in next.iter_mut() {
-            at += *slot;
-            *slot = at;
-        }
-        for i in range {
-            let slot = &mut next[key(i)];
-            order[*slot] = i as u32;
-            *slot += 1;
-        }
+        let segment: Vec<u32> = (range.start as u32..range.end as u32).collect();
+        order.extend(counting_sort(&segment, key));
     }
     order
 }
