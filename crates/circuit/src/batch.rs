@@ -1,16 +1,19 @@
 //! Batches: how a gate list is cut before an [`Engine`](crate::Engine) runs
 //! it, so that every run of consecutive AND gates in a batch can be hashed
-//! at once — or split between threads that write their outputs in place.
+//! at once — or split between threads (see [`crate::exchange`]).
 //!
 //! The guarantee, which [`Batch`] carries as a type: within every maximal
 //! run of consecutive AND gates of a batch, no AND reads or writes a wire
 //! that *another* AND of the run writes. (A gate may overwrite a wire it
 //! reads itself.) So the ANDs of a run depend on nothing the run computes,
-//! and any cut of the run into parts can run at once, each part reading the
-//! shared labels and writing its own outputs into them.
+//! and any cut of the run into parts can run at once, each part reading
+//! the labels from before the run and writing its own outputs.
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
+use crate::exchange::ExchangePlan;
 use crate::gate::{Gate, Wire};
 
 /// A slice of gates cut by [`Batches`]: within every maximal run of
@@ -23,7 +26,32 @@ use crate::gate::{Gate, Wire};
 pub struct Batch<'a> {
     gates: &'a [Gate],
     runs: Runs<'a>,
+    /// Where the batch's exchange plan is kept, if it is a whole batch of
+    /// a [`Batches`] (its first gate's index there).
+    plans: Option<(&'a PlanCache, usize)>,
 }
+
+/// The exchange plans made for the batches of a [`Batches`], by the index
+/// of their first gate: made when an engine first splits a batch, kept for
+/// every later walk of the same plan.
+#[derive(Debug, Default)]
+pub struct PlanCache(Mutex<HashMap<usize, Arc<ExchangePlan>>>);
+
+impl Clone for PlanCache {
+    /// A new, empty cache (plans are made again as needed).
+    fn clone(&self) -> Self {
+        PlanCache::default()
+    }
+}
+
+impl PartialEq for PlanCache {
+    /// Always equal: a cache holds nothing the gate list does not fix.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for PlanCache {}
 
 /// Where the AND runs of a batch are.
 #[derive(Clone, Copy, Debug)]
@@ -37,34 +65,6 @@ enum Runs<'a> {
     },
     /// The batch is one AND run.
     Whole,
-}
-
-/// Some AND gates of one maximal AND run of a [`Batch`]: no AND of it reads
-/// or writes a wire another writes, so its parts can run at once.
-#[derive(Clone, Copy, Debug)]
-pub struct AndRun<'a> {
-    gates: &'a [Gate],
-}
-
-impl<'a> AndRun<'a> {
-    /// The gates (all AND).
-    pub fn gates(self) -> &'a [Gate] {
-        self.gates
-    }
-
-    /// The gates `range` of this run (part of a run is a run).
-    pub fn slice(self, range: Range<usize>) -> AndRun<'a> {
-        AndRun {
-            gates: &self.gates[range],
-        }
-    }
-}
-
-impl std::ops::Deref for AndRun<'_> {
-    type Target = [Gate];
-    fn deref(&self) -> &[Gate] {
-        self.gates
-    }
 }
 
 impl<'a> Batch<'a> {
@@ -87,9 +87,11 @@ impl<'a> Batch<'a> {
             }
             Runs::Whole => Runs::Whole,
         };
+        let whole = range.start == 0 && range.end == self.gates.len();
         Batch {
             gates: &self.gates[range],
             runs,
+            plans: self.plans.filter(|_| whole),
         }
     }
 
@@ -108,20 +110,45 @@ impl<'a> Batch<'a> {
         whole.filter(|r| !r.is_empty()).into_iter().chain(listed)
     }
 
-    /// [`Batch::and_runs`] with the gates of each.
-    pub fn and_runs_with_gates(self) -> impl Iterator<Item = (Range<usize>, AndRun<'a>)> + 'a {
-        let gates = self.gates;
-        self.and_runs().map(move |r| {
-            let run = AndRun {
-                gates: &gates[r.clone()],
-            };
-            (r, run)
-        })
-    }
-
     /// AND gates in this batch (from its runs: no scan of the gates).
     pub fn and_count(self) -> usize {
         self.and_runs().map(|r| r.len()).sum()
+    }
+
+    /// The plan of this batch over `num_wires` labels on `threads` threads
+    /// with a copy of the labels each (see [`ExchangePlan::of`]): made once
+    /// for a whole batch of a [`Batches`] and kept there.
+    pub fn exchange_plan(
+        self,
+        num_wires: Wire,
+        threads: usize,
+        min_ands: usize,
+        round_gates: usize,
+    ) -> Arc<ExchangePlan> {
+        let make = || {
+            Arc::new(ExchangePlan::of(
+                self,
+                num_wires,
+                threads,
+                min_ands,
+                round_gates,
+            ))
+        };
+        let Some((cache, at)) = self.plans else {
+            return make();
+        };
+        // A poisoned lock only loses the cache.
+        let Ok(mut plans) = cache.0.lock() else {
+            return make();
+        };
+        match plans.get(&at) {
+            Some(plan) if plan.is_for(threads, min_ands, round_gates) => Arc::clone(plan),
+            _ => {
+                let plan = make();
+                plans.insert(at, Arc::clone(&plan));
+                plan
+            }
+        }
     }
 }
 
@@ -169,6 +196,7 @@ impl LaneCopies {
         Batch {
             gates: &self.gates[start..start + len * lanes],
             runs: Runs::Whole,
+            plans: None,
         }
     }
 }
@@ -198,6 +226,8 @@ pub struct Batches<'g> {
     pub(crate) cuts: Vec<usize>,
     /// The maximal runs of consecutive AND gates, cut where batches are.
     runs: Vec<Range<usize>>,
+    /// The exchange plans made for its batches.
+    plans: PlanCache,
 }
 
 /// What the current AND run did to a wire, as a stamp: the run's number
@@ -264,6 +294,7 @@ impl<'g> Batches<'g> {
             num_wires,
             cuts,
             runs,
+            plans: PlanCache::default(),
         }
     }
 
@@ -300,6 +331,7 @@ impl<'g> Batches<'g> {
                 runs: &[],
                 base: range.start,
             },
+            plans: None,
         }
     }
 
@@ -359,6 +391,7 @@ impl<'g> Batches<'g> {
         Batch {
             gates: buf,
             runs: Runs::Whole,
+            plans: None,
         }
     }
 
@@ -401,6 +434,9 @@ impl<'g> Batches<'g> {
         // The runs meeting each batch, found walking forward (a batch of a
         // narrow level is a few gates: no search per batch).
         let mut run = self.runs.partition_point(|r| r.end <= range.start);
+        let at_cut =
+            |i: usize| i == 0 || i == self.gates.len() || self.cuts.binary_search(&i).is_ok();
+        let is_whole = |r: &Range<usize>| at_cut(r.start) && at_cut(r.end);
         let mut batch = |r: Range<usize>| {
             while self.runs.get(run).is_some_and(|x| x.end <= r.start) {
                 run += 1;
@@ -416,6 +452,9 @@ impl<'g> Batches<'g> {
                     runs: &self.runs[run..last],
                     base: r.start,
                 },
+                // A whole batch (ranges between blocks start and end at
+                // cuts) keeps its exchange plan here.
+                plans: is_whole(&r).then_some((&self.plans, r.start)),
             }
         };
         let first = self.cuts.partition_point(|&c| c <= range.start);

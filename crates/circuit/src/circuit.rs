@@ -232,8 +232,8 @@ impl Circuit {
         // gate that reads its value (a gate may write a slot it reads), but
         // one freed by an AND gate only after its run of consecutive AND
         // gates: no AND of a run then writes a slot another AND of the run
-        // reads, so the run stays one batch that threads can split and
-        // write in place (see [`crate::batch`]).
+        // reads, so the run stays one batch that threads can split (see
+        // [`crate::batch`]).
         let mut slot = vec![Wire::MAX; ssa.num_wires as usize];
         let mut free: Vec<Wire> = Vec::new();
         let mut freed_in_run: Vec<Wire> = Vec::new();

@@ -7,6 +7,7 @@ pub mod binary;
 pub mod bristol;
 pub mod builder;
 pub mod circuit;
+pub mod exchange;
 pub mod gate;
 pub mod levels;
 pub mod overlap;

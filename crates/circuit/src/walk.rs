@@ -29,8 +29,8 @@ pub trait Engine {
     /// Runs the gates of `batch` (topologically ordered) over `labels`,
     /// indexed by wire. Within every maximal run of consecutive AND gates,
     /// no AND reads or writes a wire another AND of the run writes (see
-    /// [`Batch`]): each run can be hashed at once, or split between threads
-    /// writing in place.
+    /// [`Batch`]): each run can be hashed at once, or split between
+    /// threads.
     fn run_gates(
         &mut self,
         batch: Batch<'_>,
@@ -176,6 +176,16 @@ impl<'p> Plan<'p> {
             blocks,
             lanes: copies,
         }
+    }
+
+    /// Calls `f` on every batch of the frame's own gates (not its
+    /// blocks'), as a walk on one lane hands them to an engine.
+    pub fn for_each_batch(&self, mut f: impl FnMut(Batch<'_>)) {
+        let all = 0..self.frame.circuit.gates.len();
+        let _ = self.batches.for_each_in(all, |batch| {
+            f(batch);
+            Ok::<(), std::convert::Infallible>(())
+        });
     }
 
     /// Number of blocks in the whole tree (the walker's scratch slots).

@@ -145,10 +145,11 @@ impl Crew {
         // The step is over: no claim can succeed any more.
         s.claim.store(u64::MAX, SeqCst);
         *s.job.lock().expect("crew lock") = None;
+        let panicked = s.panicked.swap(false, SeqCst);
         if let Err(panic) = mine {
             resume_unwind(panic);
         }
-        if s.panicked.swap(false, SeqCst) {
+        if panicked {
             panic!("a crew thread panicked");
         }
     }
@@ -168,6 +169,9 @@ fn claim_and_run(s: &Shared, step: u64, n: usize, work: &(dyn Fn(usize) + Sync))
             continue;
         }
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| work(i))) {
+            // Before the item counts as finished: the caller may return
+            // as soon as it does, and must see the panic.
+            s.panicked.store(true, SeqCst);
             panic.get_or_insert(p);
         }
         s.finished.fetch_add(1, SeqCst);
@@ -189,6 +193,91 @@ impl Drop for Crew {
         for h in self.helpers.drain(..) {
             // A helper's panics are caught; joining cannot fail otherwise.
             let _ = h.join();
+        }
+    }
+}
+
+/// A barrier for the `parties` threads of one crew step that work in
+/// phases (each on its own data, meeting between phases), which any of
+/// them can call off: a thread that fails or panics calls it off (see
+/// [`Barrier::guard`]), so the others stop waiting instead of hanging.
+#[derive(Debug)]
+pub struct Barrier {
+    parties: usize,
+    arrived: AtomicUsize,
+    off: AtomicBool,
+}
+
+/// The barrier was called off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CalledOff;
+
+impl Barrier {
+    /// A barrier for `parties` threads.
+    pub fn new(parties: usize) -> Barrier {
+        Barrier {
+            parties: parties.max(1),
+            arrived: AtomicUsize::new(0),
+            off: AtomicBool::new(false),
+        }
+    }
+
+    /// Waits until every party has arrived as often as this one
+    /// (`passed` counts this thread's passages), spinning then yielding;
+    /// fails once the barrier is called off.
+    pub fn wait(&self, passed: &mut usize) -> Result<(), CalledOff> {
+        *passed += 1;
+        let target = *passed * self.parties;
+        self.arrived.fetch_add(1, SeqCst);
+        let mut spins = 0u32;
+        while self.arrived.load(SeqCst) < target {
+            if self.off.load(SeqCst) {
+                return Err(CalledOff);
+            }
+            pause(&mut spins);
+        }
+        Ok(())
+    }
+
+    /// Calls the barrier off: every wait, now and later, fails.
+    pub fn call_off(&self) {
+        self.off.store(true, SeqCst);
+    }
+
+    /// Whether the barrier was called off.
+    pub fn is_off(&self) -> bool {
+        self.off.load(SeqCst)
+    }
+
+    /// A guard that calls the barrier off when dropped, unless
+    /// [`BarrierGuard::disarm`]ed first: a thread that leaves its work
+    /// early (an error, a panic) releases the others.
+    pub fn guard(&self) -> BarrierGuard<'_> {
+        BarrierGuard {
+            barrier: self,
+            armed: true,
+        }
+    }
+}
+
+/// Calls its barrier off when dropped armed (see [`Barrier::guard`]).
+#[derive(Debug)]
+pub struct BarrierGuard<'a> {
+    barrier: &'a Barrier,
+    armed: bool,
+}
+
+impl BarrierGuard<'_> {
+    /// The work ended well: dropping the guard leaves the barrier be.
+    pub fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for BarrierGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.barrier.call_off();
         }
     }
 }
@@ -234,9 +323,9 @@ fn helper(s: &Shared) {
             // The number of items is not known here: claim up to the
             // step's count, which the claim word bounds (see `run`).
             let n = s.items.load(SeqCst);
-            if catch_unwind(AssertUnwindSafe(|| claim_and_run(s, seen, n, work))).is_err() {
-                s.panicked.store(true, SeqCst);
-            }
+            // A panicking item is flagged for the caller in
+            // `claim_and_run`, before it counts as finished.
+            let _ = catch_unwind(AssertUnwindSafe(|| claim_and_run(s, seen, n, work)));
         }
     }
 }
@@ -244,6 +333,40 @@ fn helper(s: &Shared) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_barrier_orders_phases_and_a_dropped_guard_releases_the_others() {
+        let mut crew = Crew::new(3);
+        let barrier = Barrier::new(3);
+        let seen = [
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        ];
+        let mut results = vec![Ok(()); 3];
+        crew.for_each_mut(&mut results, |r, p| {
+            let mut passed = 0;
+            for phase in 1..=50 {
+                seen[p].store(phase, SeqCst);
+                *r = barrier.wait(&mut passed);
+                // Every party finished the phase before any goes on.
+                assert!(seen.iter().all(|s| s.load(SeqCst) >= phase));
+            }
+        });
+        assert!(results.iter().all(Result::is_ok));
+        let barrier = Barrier::new(2);
+        let mut results = vec![Ok(()); 2];
+        crew.for_each_mut(&mut results, |r, p| {
+            let guard = barrier.guard();
+            let mut passed = 0;
+            if p == 1 {
+                return; // leaves early: the guard calls the barrier off
+            }
+            *r = barrier.wait(&mut passed);
+            guard.disarm();
+        });
+        assert_eq!(results[0], Err(CalledOff));
+    }
 
     #[test]
     fn every_item_runs_once_each_step() {

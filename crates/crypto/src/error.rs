@@ -41,10 +41,6 @@ pub enum CryptoError {
     /// A byte buffer's length is not a multiple of 16.
     #[error("byte length {0} is not a multiple of 16")]
     BadByteLength(usize),
-    /// A part of a split run outside the run, or taken twice (see
-    /// [`SplitRun`](crate::SplitRun)).
-    #[error("bad split run: {0}")]
-    BadSplit(&'static str),
     /// Evaluating in memory gave an output label that is neither of its
     /// wire's labels (see [`core_speed`](crate::speed::core_speed)).
     #[error("evaluation did not reproduce the garbled outputs")]

@@ -8,8 +8,6 @@
 //! after a role transfer) wraps it with the explicitly named `from_block`
 //! constructors, and reads it back with `block`.
 
-use std::marker::PhantomData;
-
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::prg::Prg;
@@ -91,6 +89,18 @@ pub(crate) struct RawLabels {
     pub(crate) len: usize,
 }
 
+impl RawLabels {
+    /// The labels of `labels` (both label views are transparent
+    /// [`Block`]s: the same memory); the borrow keeps other threads away
+    /// while the caller holds it.
+    pub(crate) fn of<L: WireLabel>(labels: &mut [L]) -> RawLabels {
+        RawLabels {
+            ptr: labels.as_mut_ptr() as *mut Block,
+            len: labels.len(),
+        }
+    }
+}
+
 /// A label of either view (sealed: [`ZeroLabel`] and [`ActiveLabel`]),
 /// a transparent [`Block`].
 pub trait WireLabel: Copy + Default + Send + Sync + sealed::Sealed {}
@@ -101,51 +111,4 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for super::ZeroLabel {}
     impl Sealed for super::ActiveLabel {}
-}
-
-/// A wire-indexed label array shared by threads that garble (or evaluate)
-/// disjoint parts of one run of AND gates at once: each reads its gates'
-/// inputs from the array and writes their outputs into it, in place, with
-/// [`SchemeGarbler::garble_shared`](crate::SchemeGarbler::garble_shared)
-/// or [`SchemeEvaluator::evaluate_shared`](crate::SchemeEvaluator::evaluate_shared),
-/// whose contracts say what the threads must not do to each other.
-pub struct SharedLabels<'a, L: WireLabel> {
-    raw: RawLabels,
-    borrow: PhantomData<&'a mut [L]>,
-}
-
-// SAFETY: the pointer is only dereferenced by the shared garbling and
-// evaluation calls, whose callers promise that no two threads write a
-// wire another reads or writes; the labels themselves are `Send + Sync`.
-unsafe impl<L: WireLabel> Send for SharedLabels<'_, L> {}
-// SAFETY: as for `Send`.
-unsafe impl<L: WireLabel> Sync for SharedLabels<'_, L> {}
-
-impl<'a, L: WireLabel> SharedLabels<'a, L> {
-    /// Shares `labels` for the duration of the borrow.
-    pub fn new(labels: &'a mut [L]) -> Self {
-        SharedLabels {
-            // Both label views are transparent `Block`s: the same memory.
-            raw: RawLabels {
-                ptr: labels.as_mut_ptr() as *mut Block,
-                len: labels.len(),
-            },
-            borrow: PhantomData,
-        }
-    }
-
-    /// Labels in the array.
-    pub fn len(&self) -> usize {
-        self.raw.len
-    }
-
-    /// Whether the array is empty.
-    pub fn is_empty(&self) -> bool {
-        self.raw.len == 0
-    }
-
-    /// The array for the gate loops.
-    pub(crate) fn raw(&self) -> RawLabels {
-        self.raw
-    }
 }

@@ -43,7 +43,6 @@ pub mod memory;
 pub mod prg;
 pub mod scheme;
 pub mod speed;
-pub mod split;
 pub mod tccr;
 pub mod threehalves;
 #[cfg(target_arch = "x86_64")]
@@ -53,16 +52,15 @@ pub use aes::{Aes128, Backend, FIXED_KEY};
 #[cfg(target_endian = "little")]
 pub use block::{blocks_as_bytes, blocks_as_bytes_mut};
 pub use block::{blocks_from_byte_vec, blocks_from_bytes, Block};
-pub use crew::Crew;
+pub use crew::{Barrier, BarrierGuard, CalledOff, Crew};
 pub use delta::Delta;
 pub use dispatch::SchemeJob;
 pub use error::CryptoError;
 pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
-pub use label::{SharedLabels, WireLabel};
+pub use label::WireLabel;
 pub use memory::{MemoryEvaluator, MemoryGarbler};
 pub use prg::Prg;
 pub use scheme::{EvaluatorOf, GarblingScheme, Scheme, SchemeEvaluator, SchemeGarbler};
 pub use speed::{core_speed, CoreSpeed};
-pub use split::{part_range, SplitRun};
 pub use tccr::Tccr;
 pub use threehalves::ThreeHalves;

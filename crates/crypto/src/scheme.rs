@@ -21,8 +21,7 @@ use crate::aes::Backend;
 use crate::batch::Core;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{ActiveLabel, SharedLabels, ZeroLabel};
-use crate::split::SplitRun;
+use crate::label::{ActiveLabel, ZeroLabel};
 use twofold_circuit::Gate;
 
 /// A garbling scheme: its table size and its two sides.
@@ -83,42 +82,6 @@ pub trait SchemeGarbler: Send + Sync + Sized {
         gates: &[Gate],
         labels: &mut [ZeroLabel],
         tables: &mut Vec<u8>,
-    ) -> Result<(), CryptoError> {
-        // SAFETY: the exclusive borrow keeps every other thread away.
-        unsafe { self.garble_shared(gates, &SharedLabels::new(labels), tables) }
-    }
-
-    /// Garbles part `part` of `run`, appending its tables to `tables`; the
-    /// other parts may be garbled at the same time on other threads (each
-    /// by a garbler at its part's first gate id). Fails if the part was
-    /// taken before.
-    fn garble_part(
-        &mut self,
-        run: &SplitRun<'_, ZeroLabel>,
-        part: usize,
-        tables: &mut Vec<u8>,
-    ) -> Result<(), CryptoError> {
-        let (gates, labels) = run.take(part)?;
-        // SAFETY: parts of one AND run of a batch, each handed out once: no
-        // other part reads or writes a wire this part writes, nor writes
-        // one it reads.
-        unsafe { self.garble_shared(gates, labels, tables) }
-    }
-
-    /// [`garble`](SchemeGarbler::garble) over labels that other threads
-    /// garble other parts of the same AND run in, at once: a part of a run
-    /// split between threads (fine-grained parallelism), in place.
-    ///
-    /// # Safety
-    /// While this runs, no other thread reads a wire that `gates` write,
-    /// nor writes a wire that `gates` read or write. (Parts of one AND run
-    /// of a [`Batch`](twofold_circuit::walk::Batch) are such gates; see
-    /// [`garble_part`](SchemeGarbler::garble_part) for the safe way.)
-    unsafe fn garble_shared(
-        &mut self,
-        gates: &[Gate],
-        labels: &SharedLabels<'_, ZeroLabel>,
-        tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError>;
 
     /// The label encoding `bit` on a wire with 0-label `zero`:
@@ -147,36 +110,6 @@ pub trait SchemeEvaluator: Clone + Send + Sync + Sized {
         &mut self,
         gates: &[Gate],
         labels: &mut [ActiveLabel],
-        tables: &[u8],
-    ) -> Result<(), CryptoError> {
-        // SAFETY: the exclusive borrow keeps every other thread away.
-        unsafe { self.evaluate_shared(gates, &SharedLabels::new(labels), tables) }
-    }
-
-    /// Evaluates part `part` of `run` from the front of `tables` (what the
-    /// garbler's [`garble_part`](SchemeGarbler::garble_part) of the part
-    /// appended); the other parts may be evaluated at the same time on
-    /// other threads. Fails if the part was taken before.
-    fn evaluate_part(
-        &mut self,
-        run: &SplitRun<'_, ActiveLabel>,
-        part: usize,
-        tables: &[u8],
-    ) -> Result<(), CryptoError> {
-        let (gates, labels) = run.take(part)?;
-        // SAFETY: as in `SchemeGarbler::garble_part`.
-        unsafe { self.evaluate_shared(gates, labels, tables) }
-    }
-
-    /// [`evaluate`](SchemeEvaluator::evaluate) over labels that other
-    /// threads evaluate other parts of the same AND run in, at once.
-    ///
-    /// # Safety
-    /// As [`SchemeGarbler::garble_shared`].
-    unsafe fn evaluate_shared(
-        &mut self,
-        gates: &[Gate],
-        labels: &SharedLabels<'_, ActiveLabel>,
         tables: &[u8],
     ) -> Result<(), CryptoError>;
 }

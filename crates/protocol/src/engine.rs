@@ -8,22 +8,25 @@
 //!
 //! With more than one thread, an engine splits every AND run of at least
 //! [`FGP_MIN_ANDS`] gates (fine-grained parallelism, see [`crate::fgp`]):
-//! the run goes in rounds of at most `threads × 32768` gates, each round is
-//! cut into one contiguous part per thread, each part is garbled with the
-//! gate ids (and coins) it has in the sequential order, and the parts'
-//! tables go out in that order (a frame each when the crew ran them, in
-//! the engine's own buffer when this thread did): frames stay small and
-//! the evaluator, cutting the run alike, reads them as one stream.
+//! the batch is run as its [`ExchangePlan`] says, the run in rounds of at
+//! most `threads × 32768` gates, each round cut into one contiguous part
+//! per thread, each part garbled with the gate ids (and coins) it has in
+//! the sequential order, and the parts' tables going out in that order (a
+//! frame each when the crew ran them, in the engine's own buffer when this
+//! thread did): frames stay small and the evaluator, cutting the run
+//! alike, reads them as one stream.
+//!
+//! [`ExchangePlan`]: twofold_circuit::exchange::ExchangePlan
 
-use twofold_circuit::batch::AndRun;
+use twofold_circuit::exchange::{part_range, Shape, Stretch};
 use twofold_circuit::walk::Batch;
-use twofold_circuit::Engine;
+use twofold_circuit::{Engine, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{part_range, Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
+use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::fgp::{rounds, Splitter};
+use crate::fgp::{round_gates, Lead, PartJob, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -31,13 +34,13 @@ use crate::options::Progress;
 const GATES_PER_STEP: usize = 8192;
 /// Tables are sent once this many bytes have accumulated (128 KiB).
 const FLUSH_BYTES: usize = 128 << 10;
-/// AND runs shorter than this are not split between threads. A split run
-/// is cut into rounds whose parts each party runs on its threads or in
-/// turn on one, whichever its measurements say is faster (see
+/// AND runs shorter than this are not split between threads. A batch with
+/// a split run goes in stretches that each party runs on its threads or
+/// in turn on one, whichever its measurements say is faster (see
 /// [`crate::fgp`]), so the threshold need not guess the machine: it only
 /// keeps the cut's cost (a call per part) small against the run. A part is
-/// then at least 4,096 gates on two threads, some 50 µs of work against a
-/// hand-off to a spinning helper of about a microsecond.
+/// then at least 4,096 gates on two threads, some 30 µs of work against a
+/// barrier of about a microsecond.
 pub const FGP_MIN_ANDS: usize = 1 << 13;
 
 /// How an engine splits wide AND runs between threads (FGP).
@@ -64,59 +67,76 @@ impl Fgp {
         }
     }
 
-    /// Whether a run of `ands` AND gates is split.
-    fn splits(self, ands: usize) -> bool {
-        self.threads > 1 && ands >= self.min_ands
+    /// Whether `batch` has an AND run this splits.
+    fn splits(self, batch: Batch<'_>) -> bool {
+        self.threads > 1
+            && batch.len() >= self.min_ands
+            && batch.and_runs().any(|r| r.len() >= self.min_ands)
+    }
+
+    /// The stretches of `batch` (which [`Fgp::splits`]) over `labels`
+    /// labels, with each one's first AND id counted from `at`.
+    fn stretches<'b>(
+        self,
+        batch: Batch<'b>,
+        labels: usize,
+        at: u64,
+    ) -> impl Iterator<
+        Item = (
+            std::sync::Arc<twofold_circuit::exchange::ExchangePlan>,
+            usize,
+            u64,
+        ),
+    > + 'b {
+        let plan = batch.exchange_plan(
+            labels as Wire,
+            self.threads,
+            self.min_ands,
+            round_gates(self.threads),
+        );
+        let n = plan.stretches().len();
+        let mut next = at;
+        (0..n).map(move |i| {
+            let first = next;
+            next += batch.slice(plan.stretches()[i].gates()).and_count() as u64;
+            (std::sync::Arc::clone(&plan), i, first)
+        })
     }
 }
 
-/// Splits `batch` into steps: an AND run that `fgp` splits is one step
-/// (`f(Step::Split(run))`, its parts may run at once in place); the gates
-/// between such runs go in steps of at most [`GATES_PER_STEP`] gates
-/// (`f(Step::Gates(step))`).
-fn for_each_step(
-    batch: Batch<'_>,
-    fgp: Fgp,
-    mut f: impl FnMut(Step<'_>) -> Result<(), ProtocolError>,
-) -> Result<(), ProtocolError> {
-    if fgp.threads < 2 || batch.len() < fgp.min_ands {
-        // Nothing is split: no need to look at the runs.
-        return gate_steps(batch, &mut f);
-    }
-    let mut start = 0;
-    for (run, gates) in batch.and_runs_with_gates() {
-        if fgp.splits(run.len()) {
-            gate_steps(batch.slice(start..run.start), &mut f)?;
-            f(Step::Split(gates))?;
-            start = run.end;
+/// Makes the exchange plans of the main frame's batches that `fgp`
+/// splits, ahead of a walk of `walk` (they are kept with the walk plan;
+/// otherwise an engine makes each when it first needs it).
+pub fn plan_exchanges(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
+    let num_wires = walk.frame.circuit.num_wires as usize;
+    walk.for_each_batch(|batch| {
+        if fgp.splits(batch) {
+            let _ = fgp.stretches(batch, num_wires, 0);
         }
-    }
-    gate_steps(batch.slice(start..batch.len()), &mut f)
+    });
 }
 
-/// `batch` in steps of at most [`GATES_PER_STEP`] gates, none split.
+/// `batch` in steps of at most [`GATES_PER_STEP`] gates.
 fn gate_steps(
     batch: Batch<'_>,
-    f: &mut impl FnMut(Step<'_>) -> Result<(), ProtocolError>,
+    mut f: impl FnMut(Batch<'_>) -> Result<(), ProtocolError>,
 ) -> Result<(), ProtocolError> {
     if batch.len() <= GATES_PER_STEP {
-        return if batch.is_empty() {
-            Ok(())
-        } else {
-            f(Step::Gates(batch))
-        };
+        return if batch.is_empty() { Ok(()) } else { f(batch) };
     }
     (0..batch.len()).step_by(GATES_PER_STEP).try_for_each(|s| {
         let end = batch.len().min(s + GATES_PER_STEP);
-        f(Step::Gates(batch.slice(s..end)))
+        f(batch.slice(s..end))
     })
 }
 
-/// A step of an engine: gates to run on this thread, or an AND run to
-/// split between threads.
-enum Step<'a> {
-    Gates(Batch<'a>),
-    Split(AndRun<'a>),
+/// The table bytes of each part of a round of `ands` gates on `k` parts,
+/// one after another: where part `p`'s start and how many there are.
+fn part_tables<S: GarblingScheme>(ands: usize, k: usize, p: usize) -> std::ops::Range<usize> {
+    let start: usize = (0..p)
+        .map(|q| S::table_bytes(part_range(ands, k, q).len()))
+        .sum();
+    start..start + S::table_bytes(part_range(ands, k, p).len())
 }
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
@@ -228,12 +248,111 @@ impl TableSource for Recording {
 /// tables to the peer (or another [`TableSink`]).
 pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     garbler: S::Garbler,
-    chan: &'c mut K,
-    tables: Vec<u8>,
+    out: Outbox<'c, K>,
     fgp: Fgp,
-    split: Splitter,
+    split: Splitter<ZeroLabel>,
     ands: u64,
     progress: Option<Progress>,
+}
+
+/// Where garbled tables gather before they go out.
+struct Outbox<'c, K> {
+    chan: &'c mut K,
+    tables: Vec<u8>,
+}
+
+impl<K: TableSink> Outbox<'_, K> {
+    /// Sends the tables gathered.
+    fn send(&mut self) -> Result<(), ProtocolError> {
+        if !self.tables.is_empty() {
+            self.chan.send_tables(&self.tables)?;
+            self.tables.clear();
+        }
+        Ok(())
+    }
+
+    /// Sends the tables gathered once they are [`FLUSH_BYTES`] or more.
+    fn flush_full(&mut self) -> Result<(), ProtocolError> {
+        if self.tables.len() >= FLUSH_BYTES {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
+
+/// Garbles `batch` with `garbler` on this thread, in steps.
+fn garble_steps<G: SchemeGarbler, K: TableSink>(
+    garbler: &mut G,
+    batch: Batch<'_>,
+    labels: &mut [ZeroLabel],
+    out: &mut Outbox<'_, K>,
+) -> Result<(), ProtocolError> {
+    gate_steps(batch, |step| {
+        garbler.garble(&step, labels, &mut out.tables)?;
+        out.flush_full()
+    })
+}
+
+/// The garbler's lead in a split stretch (see [`Lead`]).
+struct GarbleLead<'a, 'c, G, K> {
+    garbler: &'a G,
+    out: &'a mut Outbox<'c, K>,
+    threads: usize,
+}
+
+impl<G: SchemeGarbler, K: TableSink + Send> Lead<ZeroLabel> for GarbleLead<'_, '_, G, K> {
+    fn load_round(&mut self, _: usize, _: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        Ok(())
+    }
+
+    fn run_alone(
+        &mut self,
+        gates: Batch<'_>,
+        at: u64,
+        labels: &mut [ZeroLabel],
+    ) -> Result<(), ProtocolError> {
+        garble_steps(&mut self.garbler.at_gate(at), gates, labels, self.out)
+    }
+
+    fn round_done(&mut self, tables: &[&[u8]]) -> Result<(), ProtocolError> {
+        // What the steps before left goes first.
+        self.out.send()?;
+        for t in tables.iter().filter(|t| !t.is_empty()) {
+            self.out.chan.send_tables(t)?;
+        }
+        Ok(())
+    }
+
+    fn run_in_turn(
+        &mut self,
+        stretch: &Stretch,
+        batch: Batch<'_>,
+        mut at: u64,
+        labels: &mut [ZeroLabel],
+    ) -> Result<(), ProtocolError> {
+        for unit in stretch.units() {
+            if unit.shape == Shape::Round {
+                for p in 0..self.threads {
+                    let part = stretch.part(unit, p);
+                    let first = at + (part.start - unit.gates.start) as u64;
+                    let mut garbler = self.garbler.at_gate(first);
+                    garbler.garble(&batch[part], labels, &mut self.out.tables)?;
+                    self.out.flush_full()?;
+                }
+                at += unit.gates.len() as u64;
+            } else {
+                let mut garbler = self.garbler.at_gate(at);
+                garble_steps(
+                    &mut garbler,
+                    batch.slice(unit.gates.clone()),
+                    labels,
+                    self.out,
+                )?;
+                at = garbler.next_gate_id();
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
@@ -249,8 +368,10 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
     ) -> Result<Self, ProtocolError> {
         Ok(GarblingEngine {
             garbler: S::Garbler::new(delta, first_gate)?,
-            chan,
-            tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
+            out: Outbox {
+                chan,
+                tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
+            },
             fgp,
             split: Splitter::new("garbling", fgp.threads),
             ands: 0,
@@ -261,66 +382,21 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
     /// Sends the tables still buffered; returns the AND gates garbled (and
     /// skipped, see [`Engine::skip_ands`]).
     pub fn finish(mut self) -> Result<u64, ProtocolError> {
-        self.send_tables()?;
-        self.chan.flush()?;
+        self.out.send()?;
+        self.out.chan.flush()?;
         Ok(self.ands)
     }
 
-    fn send_tables(&mut self) -> Result<(), ProtocolError> {
-        if !self.tables.is_empty() {
-            self.chan.send_tables(&self.tables)?;
-            self.tables.clear();
+    /// Counts `ands` AND gates done.
+    fn done(&mut self, ands: u64) {
+        self.ands += ands;
+        if let Some(p) = &self.progress {
+            p(ands);
         }
-        Ok(())
-    }
-
-    /// Garbles an AND run split in rounds (see [`crate::fgp`]); each
-    /// part's tables of a round go out as one frame, in gate order (a
-    /// round the chooser keeps on one thread is garbled as any gates are).
-    fn garble_parallel(
-        &mut self,
-        run: AndRun<'_>,
-        labels: &mut [ZeroLabel],
-    ) -> Result<(), ProtocolError> {
-        let first = self.garbler.next_gate_id();
-        // What the sequential steps before left goes first.
-        self.send_tables()?;
-        for round in rounds(run.len(), self.split.threads()) {
-            let at = first + round.start as u64;
-            let (garbler, chan, tables) = (&self.garbler, &mut *self.chan, &mut self.tables);
-            let parallel = self.split.run_round(
-                run.slice(round),
-                labels,
-                &|split, p, tables, start| {
-                    garbler
-                        .at_gate(at + start as u64)
-                        .garble_part(split, p, tables)
-                },
-                &mut |_, gates, labels, start| {
-                    garbler
-                        .at_gate(at + start as u64)
-                        .garble(gates, labels, tables)?;
-                    if tables.len() >= FLUSH_BYTES {
-                        chan.send_tables(tables)?;
-                        tables.clear();
-                    }
-                    Ok(())
-                },
-            )?;
-            if parallel {
-                for tables in self.split.tables() {
-                    if !tables.is_empty() {
-                        self.chan.send_tables(tables)?;
-                    }
-                }
-            }
-        }
-        self.garbler = self.garbler.at_gate(first + run.len() as u64);
-        Ok(())
     }
 }
 
-impl<S: GarblingScheme, K: TableSink> Engine for GarblingEngine<'_, S, K> {
+impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K> {
     type Label = ZeroLabel;
     type Error = ProtocolError;
 
@@ -329,23 +405,42 @@ impl<S: GarblingScheme, K: TableSink> Engine for GarblingEngine<'_, S, K> {
         batch: Batch<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        let fgp = self.fgp;
-        for_each_step(batch, fgp, |step| {
-            let before = self.garbler.next_gate_id();
-            match step {
-                Step::Split(run) => self.garble_parallel(run, labels)?,
-                Step::Gates(gates) => self.garbler.garble(&gates, labels, &mut self.tables)?,
-            }
-            let done = self.garbler.next_gate_id() - before;
-            self.ands += done;
-            if self.tables.len() >= FLUSH_BYTES {
-                self.send_tables()?;
-            }
-            if let Some(p) = &self.progress {
-                p(done);
-            }
-            Ok(())
-        })
+        if !self.fgp.splits(batch) {
+            return gate_steps(batch, |step| {
+                let before = self.garbler.next_gate_id();
+                self.garbler.garble(&step, labels, &mut self.out.tables)?;
+                self.out.flush_full()?;
+                let done = self.garbler.next_gate_id() - before;
+                self.done(done);
+                Ok(())
+            });
+        }
+        let first = self.garbler.next_gate_id();
+        let mut at = first;
+        for (plan, i, start) in self.fgp.stretches(batch, labels.len(), first) {
+            let stretch = &plan.stretches()[i];
+            let garbler = &self.garbler;
+            let mut lead = GarbleLead {
+                garbler,
+                out: &mut self.out,
+                threads: self.split.threads(),
+            };
+            self.split.run_stretch(
+                stretch,
+                batch,
+                start,
+                labels,
+                &mut lead,
+                &|job: PartJob<'_>, labels, tables| {
+                    Ok(garbler.at_gate(job.at).garble(job.gates, labels, tables)?)
+                },
+            )?;
+            let ands = batch.slice(stretch.gates()).and_count() as u64;
+            at = start + ands;
+            self.done(ands);
+        }
+        self.garbler = self.garbler.at_gate(at);
+        Ok(())
     }
 
     fn skip_ands(&mut self, n: u64) {
@@ -365,14 +460,129 @@ impl<S: GarblingScheme, K: TableSink> GarblingEngine<'_, S, K> {
 /// evaluates batches.
 pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     evaluator: S::Evaluator,
+    inbox: Inbox<'c, R>,
+    fgp: Fgp,
+    split: Splitter<ActiveLabel>,
+    ands: u64,
+    progress: Option<Progress>,
+}
+
+/// The tables received and not yet used.
+struct Inbox<'c, R> {
     chan: &'c mut R,
     tables: Vec<u8>,
     used: usize,
     frame: Vec<u8>,
-    fgp: Fgp,
-    split: Splitter,
-    ands: u64,
-    progress: Option<Progress>,
+}
+
+impl<R: TableSource> Inbox<'_, R> {
+    /// The next `bytes` bytes of tables, received as needed.
+    fn take(&mut self, bytes: usize) -> Result<&[u8], ProtocolError> {
+        if self.tables.len() - self.used < bytes {
+            self.tables.drain(..self.used);
+            self.used = 0;
+            self.tables.reserve(bytes.saturating_sub(self.tables.len()));
+            while self.tables.len() < bytes {
+                self.chan.recv_tables(&mut self.frame, &mut self.tables)?;
+            }
+        }
+        let taken = &self.tables[self.used..self.used + bytes];
+        self.used += bytes;
+        Ok(taken)
+    }
+
+    /// The next `bytes` bytes of tables into `into` (replacing what it
+    /// held): frames received straight into it, so a round's tables are
+    /// copied once, as when they are used where they are received.
+    fn take_into(&mut self, bytes: usize, into: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        into.clear();
+        let held = (self.tables.len() - self.used).min(bytes);
+        into.extend_from_slice(&self.tables[self.used..self.used + held]);
+        self.used += held;
+        while into.len() < bytes {
+            self.chan.recv_tables(&mut self.frame, into)?;
+        }
+        if into.len() > bytes {
+            // A frame ran past the round: the rest waits here (nothing
+            // else does, the round took all that was held).
+            self.tables.clear();
+            self.used = 0;
+            self.tables.extend_from_slice(&into[bytes..]);
+            into.truncate(bytes);
+        }
+        Ok(())
+    }
+}
+
+/// Evaluates `batch` with `evaluator` (of scheme `S`) on this thread, in
+/// steps.
+fn evaluate_steps<S: GarblingScheme, R: TableSource>(
+    evaluator: &mut S::Evaluator,
+    batch: Batch<'_>,
+    labels: &mut [ActiveLabel],
+    inbox: &mut Inbox<'_, R>,
+) -> Result<(), ProtocolError> {
+    gate_steps(batch, |step| {
+        let tables = inbox.take(S::table_bytes(step.and_count()))?;
+        Ok(evaluator.evaluate(&step, labels, tables)?)
+    })
+}
+
+/// The evaluator's lead in a split stretch (see [`Lead`]).
+struct EvaluateLead<'a, 'c, S, R> {
+    inbox: &'a mut Inbox<'c, R>,
+    threads: usize,
+    scheme: std::marker::PhantomData<S>,
+}
+
+impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLead<'_, '_, S, R> {
+    fn load_round(&mut self, ands: usize, into: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        let k = self.threads;
+        self.inbox
+            .take_into(part_tables::<S>(ands, k, k - 1).end, into)
+    }
+
+    fn run_alone(
+        &mut self,
+        gates: Batch<'_>,
+        at: u64,
+        labels: &mut [ActiveLabel],
+    ) -> Result<(), ProtocolError> {
+        evaluate_steps::<S, R>(&mut S::Evaluator::new(at), gates, labels, self.inbox)
+    }
+
+    fn round_done(&mut self, _: &[&[u8]]) -> Result<(), ProtocolError> {
+        Ok(())
+    }
+
+    fn run_in_turn(
+        &mut self,
+        stretch: &Stretch,
+        batch: Batch<'_>,
+        mut at: u64,
+        labels: &mut [ActiveLabel],
+    ) -> Result<(), ProtocolError> {
+        let k = self.threads;
+        for unit in stretch.units() {
+            if unit.shape == Shape::Round {
+                let n = unit.gates.len();
+                let tables = self.inbox.take(part_tables::<S>(n, k, k - 1).end)?;
+                for p in 0..k {
+                    let part = stretch.part(unit, p);
+                    let first = at + (part.start - unit.gates.start) as u64;
+                    let mine = &tables[part_tables::<S>(n, k, p)];
+                    S::Evaluator::new(first).evaluate(&batch[part], labels, mine)?;
+                }
+                at += n as u64;
+            } else {
+                let mut evaluator = S::Evaluator::new(at);
+                let gates = batch.slice(unit.gates.clone());
+                evaluate_steps::<S, R>(&mut evaluator, gates, labels, self.inbox)?;
+                at = evaluator.next_gate_id();
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
@@ -381,10 +591,12 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
     pub fn new(first_gate: u64, chan: &'c mut R, fgp: Fgp, progress: Option<Progress>) -> Self {
         EvaluatingEngine {
             evaluator: S::Evaluator::new(first_gate),
-            chan,
-            tables: Vec::new(),
-            used: 0,
-            frame: Vec::new(),
+            inbox: Inbox {
+                chan,
+                tables: Vec::new(),
+                used: 0,
+                frame: Vec::new(),
+            },
             fgp,
             split: Splitter::new("evaluating", fgp.threads),
             ands: 0,
@@ -395,70 +607,25 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
     /// Checks that every table sent was used; returns the AND gates evaluated
     /// (and skipped, see [`Engine::skip_ands`]).
     pub fn finish(self) -> Result<u64, ProtocolError> {
-        if self.used != self.tables.len() {
+        let unused = self.inbox.tables.len() - self.inbox.used;
+        if unused != 0 {
             return Err(ProtocolError::Malformed(format!(
-                "{} garbled-table bytes more than the program needs",
-                self.tables.len() - self.used
+                "{unused} garbled-table bytes more than the program needs"
             )));
         }
         Ok(self.ands)
     }
 
-    /// Receives frames until `bytes` unused table bytes are buffered.
-    fn fill(&mut self, bytes: usize) -> Result<(), ProtocolError> {
-        if self.tables.len() - self.used >= bytes {
-            return Ok(());
+    /// Counts `ands` AND gates done.
+    fn done(&mut self, ands: u64) {
+        self.ands += ands;
+        if let Some(p) = &self.progress {
+            p(ands);
         }
-        self.tables.drain(..self.used);
-        self.used = 0;
-        self.tables.reserve(bytes.saturating_sub(self.tables.len()));
-        while self.tables.len() < bytes {
-            self.chan.recv_tables(&mut self.frame, &mut self.tables)?;
-        }
-        Ok(())
-    }
-
-    /// Evaluates an AND run split in rounds as the garbler split it, from
-    /// the tables of each round (the parts' tables one after another, as
-    /// the garbler sent them).
-    fn evaluate_parallel(
-        &mut self,
-        run: AndRun<'_>,
-        labels: &mut [ActiveLabel],
-    ) -> Result<(), ProtocolError> {
-        let first = self.evaluator.next_gate_id();
-        let k = self.split.threads();
-        for round in rounds(run.len(), k) {
-            let at = first + round.start as u64;
-            let run = run.slice(round);
-            let part_bytes = |p: usize| S::table_bytes(part_range(run.len(), k, p).len());
-            let total: usize = (0..k).map(part_bytes).sum();
-            self.fill(total)?;
-            let tables = &self.tables[self.used..self.used + total];
-            // Part `p`'s tables, after those of the parts before it.
-            let part_tables = |p: usize| {
-                let start: usize = (0..p).map(part_bytes).sum();
-                &tables[start..start + part_bytes(p)]
-            };
-            self.split.run_round(
-                run,
-                labels,
-                &|split, p, _, start| {
-                    S::Evaluator::new(at + start as u64).evaluate_part(split, p, part_tables(p))
-                },
-                &mut |p, gates, labels, start| {
-                    let mut evaluator = S::Evaluator::new(at + start as u64);
-                    Ok(evaluator.evaluate(gates, labels, part_tables(p))?)
-                },
-            )?;
-            self.used += total;
-        }
-        self.evaluator = S::Evaluator::new(first + run.len() as u64);
-        Ok(())
     }
 }
 
-impl<S: GarblingScheme, R: TableSource> Engine for EvaluatingEngine<'_, S, R> {
+impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S, R> {
     type Label = ActiveLabel;
     type Error = ProtocolError;
 
@@ -467,29 +634,47 @@ impl<S: GarblingScheme, R: TableSource> Engine for EvaluatingEngine<'_, S, R> {
         batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        let fgp = self.fgp;
-        for_each_step(batch, fgp, |step| {
-            let ands = match step {
-                Step::Split(run) => {
-                    self.evaluate_parallel(run, labels)?;
-                    run.len()
-                }
-                Step::Gates(gates) => {
-                    let ands = gates.and_count();
-                    let bytes = S::table_bytes(ands);
-                    self.fill(bytes)?;
-                    let tables = &self.tables[self.used..self.used + bytes];
-                    self.evaluator.evaluate(&gates, labels, tables)?;
-                    self.used += bytes;
-                    ands
-                }
+        if !self.fgp.splits(batch) {
+            return gate_steps(batch, |step| {
+                let ands = step.and_count();
+                let tables = self.inbox.take(S::table_bytes(ands))?;
+                self.evaluator.evaluate(&step, labels, tables)?;
+                self.done(ands as u64);
+                Ok(())
+            });
+        }
+        let first = self.evaluator.next_gate_id();
+        let mut at = first;
+        let k = self.split.threads();
+        for (plan, i, start) in self.fgp.stretches(batch, labels.len(), first) {
+            let stretch = &plan.stretches()[i];
+            let mut lead = EvaluateLead::<S, R> {
+                inbox: &mut self.inbox,
+                threads: k,
+                scheme: std::marker::PhantomData,
             };
-            self.ands += ands as u64;
-            if let Some(p) = &self.progress {
-                p(ands as u64);
-            }
-            Ok(())
-        })
+            self.split.run_stretch(
+                stretch,
+                batch,
+                start,
+                labels,
+                &mut lead,
+                &|job: PartJob<'_>, labels, _| {
+                    let tables = match job.round {
+                        Some(round) => {
+                            &round[part_tables::<S>(job.sizes.iter().sum(), k, job.part)]
+                        }
+                        None => &[],
+                    };
+                    Ok(S::Evaluator::new(job.at).evaluate(job.gates, labels, tables)?)
+                },
+            )?;
+            let ands = batch.slice(stretch.gates()).and_count() as u64;
+            at = start + ands;
+            self.done(ands);
+        }
+        self.evaluator = S::Evaluator::new(at);
+        Ok(())
     }
 
     fn skip_ands(&mut self, n: u64) {

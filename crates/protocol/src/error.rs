@@ -50,6 +50,10 @@ pub enum ProtocolError {
     /// This party's own inputs do not fit the program.
     #[error("inputs: {0}")]
     Inputs(String),
+    /// A thread sharing this party's work stopped because another failed
+    /// (the other's error is the one reported).
+    #[error("a worker thread stopped: {0}")]
+    Stopped(String),
 }
 
 /// Wraps an error of a lower layer as its variant (the cause stays in the

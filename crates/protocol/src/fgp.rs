@@ -1,29 +1,36 @@
-//! Fine-grained parallelism inside an engine: an AND run long enough to
-//! split goes in rounds of at most `threads × PART_GATES` gates, each round
-//! cut into one contiguous part per thread. Every part is one garbling
-//! (evaluation) call with the gate ids it has in sequential order: the cut
-//! fixes the table stream, so both parties agree on it whatever each does
-//! with it.
+//! Fine-grained parallelism inside an engine: a batch with AND runs long
+//! enough to split runs as its [`ExchangePlan`] says, stretch by stretch,
+//! each thread on its own copy of the labels.
 //!
-//! The parts of a round read their inputs from the engine's label array
-//! and write their outputs into it, in place ([`SplitRun`]): the run comes
-//! from a batch ([`AndRun`]), so no AND of it writes a wire another reads
-//! or writes, and the parts may run at once.
+//! A split AND run goes in rounds of at most `threads × PART_GATES` gates,
+//! each round cut into one contiguous part per thread; every part is one
+//! garbling (evaluation) call with the gate ids it has in sequential
+//! order, so the cut fixes the table stream and both parties agree on it
+//! whatever each does with it. The gates between split runs are one unit:
+//! free gates cut between the threads when they can be, else (and
+//! whenever they hold ANDs) run by part 0 in the engine's usual steps.
 //!
-//! How a round runs is each party's own choice, learnt as the walk goes
-//! ([`Chooser`]): on the crew's threads, or the parts one after another on
+//! How a stretch runs is each party's own choice, learnt as the walk goes
+//! ([`Chooser`]): on the crew, each thread on its own labels, handing the
+//! others after every unit just the labels they read next; or in turn on
 //! the calling thread, the engine's own way. Both give the same tables
-//! (the same calls); the faster one is kept,
-//! so splitting never costs more than it gains (and what one engine
-//! learnt, the next of its kind starts from).
+//! (the same calls); the faster one is kept, so splitting never costs
+//! more than it gains (and what one engine learnt, the next of its kind
+//! starts from).
+//!
+//! Why copies: threads sharing one label array pay for every label one
+//! writes and another reads, line by line, at random; on the development
+//! VM that made FGP on random levels 1.0x of one thread. A thread with its
+//! own copy reads and writes its own cache, and the exchange is a short
+//! sequential list per unit.
 
-use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use twofold_circuit::batch::AndRun;
+use twofold_circuit::exchange::{Shape, Stretch};
+use twofold_circuit::walk::Batch;
 use twofold_circuit::Gate;
-use twofold_crypto::{part_range, Crew, CryptoError, SplitRun, WireLabel};
+use twofold_crypto::{Barrier, Crew, WireLabel};
 
 use crate::error::ProtocolError;
 
@@ -32,56 +39,93 @@ use crate::error::ProtocolError;
 /// however wide the level.
 const PART_GATES: usize = 1 << 15;
 
-/// The rounds of a split run of `n` gates on `k` threads: consecutive
-/// ranges of at most `k × PART_GATES` gates.
-pub(crate) fn rounds(n: usize, k: usize) -> impl Iterator<Item = Range<usize>> {
-    let step = k * PART_GATES;
-    (0..n).step_by(step).map(move |s| s..n.min(s + step))
+/// AND gates a part of a round needs on average for a stretch to go to
+/// the crew: on the development VM a unit's barrier and exchange cost a
+/// few microseconds, and parts of 512 ANDs (4 µs) lost against one
+/// thread while parts of 1,024 broke even.
+const MIN_PART_ANDS: usize = 1024;
+
+/// The most gates of a round on `threads` threads.
+pub(crate) fn round_gates(threads: usize) -> usize {
+    threads.max(1) * PART_GATES
 }
 
-/// What a part's work gets: the split round, the part's index, its table
-/// buffer and the index of its first gate in the round.
+/// One part's work of a unit, on any thread: its gates, the id of its
+/// first AND, the sizes of all parts of the unit and its index among them,
+/// its labels, the buffer its tables go to (garbling) and the tables of
+/// the whole round (evaluation).
 pub(crate) type PartWork<'a, L> =
-    dyn Fn(&SplitRun<'_, L>, usize, &mut Vec<u8>, usize) -> Result<(), CryptoError> + Sync + 'a;
+    dyn Fn(PartJob<'_>, &mut [L], &mut Vec<u8>) -> Result<(), ProtocolError> + Sync + 'a;
 
-/// A part's work on the calling thread, the engine's own way: the part's
-/// index, its gates, the labels and the index of its first gate in the
-/// round.
-pub(crate) type InTurn<'a, L> =
-    dyn FnMut(usize, &[Gate], &mut [L], usize) -> Result<(), ProtocolError> + 'a;
+/// What [`PartWork`] is given of its part.
+pub(crate) struct PartJob<'a> {
+    /// The part's gates.
+    pub gates: &'a [Gate],
+    /// The id of its first AND gate.
+    pub at: u64,
+    /// The sizes (gates) of the unit's parts.
+    pub sizes: &'a [usize],
+    /// This part's index.
+    pub part: usize,
+    /// The tables of the whole round, if the unit is a round (for
+    /// evaluation; garbling leaves them empty).
+    pub round: Option<&'a [u8]>,
+}
 
-/// One thread's part of a round: its tables and how its last work ended.
-#[derive(Default)]
-struct Part {
-    tables: Vec<u8>,
-    failed: Option<CryptoError>,
+/// What only one thread of a parallel stretch does (part 0's thread, for
+/// the engine): the units no other part shares, and the table stream.
+pub(crate) trait Lead<L: WireLabel>: Send {
+    /// Puts the tables of a round of `ands` AND gates into `into`
+    /// (evaluation; garbling leaves it empty).
+    fn load_round(&mut self, ands: usize, into: &mut Vec<u8>) -> Result<(), ProtocolError>;
+    /// Runs `gates` (gates no part shares), their first AND numbered `at`,
+    /// the engine's way.
+    fn run_alone(
+        &mut self,
+        gates: Batch<'_>,
+        at: u64,
+        labels: &mut [L],
+    ) -> Result<(), ProtocolError>;
+    /// The parts' tables of a round, in order, after the round (garbling:
+    /// they go out).
+    fn round_done(&mut self, tables: &[&[u8]]) -> Result<(), ProtocolError>;
+    /// Runs `stretch` of `batch`, its first AND numbered `at`, on this
+    /// thread alone, the engine's own way (the same calls as the parts
+    /// make, so the same tables).
+    fn run_in_turn(
+        &mut self,
+        stretch: &Stretch,
+        batch: Batch<'_>,
+        at: u64,
+        labels: &mut [L],
+    ) -> Result<(), ProtocolError>;
 }
 
 /// Round-size classes the chooser keeps apart (by log2 of the size).
 const CLASSES: usize = 33;
-/// Rounds between two tries of the way out of favour, at first; every try
-/// that confirms it slower doubles the gap, up to [`MAX_GAP`], so trying
-/// costs little where one way is clearly better.
+/// Stretches between two tries of the way out of favour, at first; every
+/// try that confirms it slower doubles the gap, up to [`MAX_GAP`], so
+/// trying costs little where one way is clearly better.
 const EXPLORE: u32 = 8;
 /// The longest gap between two tries.
 const MAX_GAP: u32 = 1 << 12;
 
-/// What the chooser knows of one round-size class.
+/// What the chooser knows of one size class.
 #[derive(Clone, Copy)]
 struct Class {
     /// Nanoseconds per AND gate in turn and on the crew (moving averages;
     /// NaN: not tried yet).
     ns: [f64; 2],
-    /// Rounds until the way out of favour is tried again.
+    /// Stretches until the way out of favour is tried again.
     until: u32,
     /// The current gap between tries.
     gap: u32,
-    /// The way the last round was chosen for trying (not the favourite).
+    /// The way the last stretch was chosen for trying (not the favourite).
     trying: bool,
 }
 
-/// Which way runs a round faster, learnt from the rounds run so far, per
-/// round-size class.
+/// Which way runs a stretch faster, learnt from the stretches run so far,
+/// per class of split ANDs.
 #[derive(Clone)]
 struct Chooser {
     classes: [Class; CLASSES],
@@ -104,7 +148,7 @@ impl Chooser {
         &mut self.classes[(usize::BITS - gates.leading_zeros()) as usize % CLASSES]
     }
 
-    /// Whether the next round of `gates` gates runs on the crew.
+    /// Whether the next stretch of `gates` split ANDs runs on the crew.
     fn parallel(&mut self, gates: usize) -> bool {
         let c = self.class(gates);
         let [seq, par] = c.ns;
@@ -121,7 +165,7 @@ impl Chooser {
         favourite
     }
 
-    /// Records that a round of `gates` gates took `ns` nanoseconds.
+    /// Records that a stretch of `gates` split ANDs took `ns` nanoseconds.
     fn record(&mut self, gates: usize, parallel: bool, ns: f64) {
         let per = ns / gates.max(1) as f64;
         let c = self.class(gates);
@@ -152,42 +196,71 @@ impl Chooser {
 /// what it learnt when it is dropped.
 static LEARNT: Mutex<Vec<((&str, usize), Chooser)>> = Mutex::new(Vec::new());
 
-/// The last round run, until its cost is known.
-struct LastRound {
-    gates: usize,
-    parallel: bool,
-    start: Instant,
-    end: Instant,
+/// Crews idle between engines: an engine takes one of its thread count
+/// when it first splits a stretch and gives it back when dropped, so a
+/// process starts a crew's threads once, not once per engine (a session
+/// makes several, a benchmark many sessions). An idle crew's helpers
+/// sleep.
+static IDLE_CREWS: Mutex<Vec<Crew>> = Mutex::new(Vec::new());
+
+/// Idle crews kept at most; more are dropped (their threads end).
+const MAX_IDLE_CREWS: usize = 4;
+
+/// An idle crew of `threads` threads, if there is one.
+fn idle_crew(threads: usize) -> Option<Crew> {
+    let mut idle = IDLE_CREWS.lock().ok()?;
+    let i = idle.iter().position(|c| c.threads() == threads)?;
+    Some(idle.swap_remove(i))
 }
 
-impl LastRound {
-    /// Records the round's cost, the next round starting at `next`: its
-    /// own time and what follows up to the next round, at most twice its
-    /// own time. The gates that follow are the same either way, but after
-    /// a parallel round they read labels the other threads wrote, which
-    /// must come over from their caches first: a cost of the split.
-    fn record(self, chooser: &mut Chooser, next: Instant) {
-        let own = self.end - self.start;
-        let after = (next - self.end).min(2 * own);
-        let ns = (own + after).as_nanos() as f64;
-        chooser.record(self.gates, self.parallel, ns);
+/// The buffers the threads of a parallel stretch share, two of each so
+/// that a unit's buffers are written while the last unit's are still read
+/// (by parity of the unit's index): what each part sends, each part's
+/// tables, and a round's tables for evaluation.
+struct Exchange<L> {
+    sent: [Vec<RwLock<Vec<L>>>; 2],
+    tables: [Vec<Mutex<Vec<u8>>>; 2],
+    round: [RwLock<Vec<u8>>; 2],
+}
+
+impl<L> Exchange<L> {
+    fn new(k: usize) -> Exchange<L> {
+        let sent = || (0..k).map(|_| RwLock::new(Vec::new())).collect();
+        let tables = || (0..k).map(|_| Mutex::new(Vec::new())).collect();
+        Exchange {
+            sent: [sent(), sent()],
+            tables: [tables(), tables()],
+            round: Default::default(),
+        }
     }
 }
 
-/// An engine's means to split rounds: a part buffer per thread, the crew
-/// (started with the first parallel round), the chooser and the last round
-/// (whose cost is known when the next starts).
-pub(crate) struct Splitter {
-    parts: Vec<Part>,
+/// A lock poisoned by a panicking part: the panic reaches the caller
+/// through the crew; this only ends the other parts' work.
+fn poisoned<T>(_: T) -> ProtocolError {
+    ProtocolError::Stopped("another thread of the stretch panicked".into())
+}
+
+/// An engine's means to split stretches: the crew (started with the first
+/// parallel stretch), a label copy for every thread but the first, the
+/// shared buffers and the chooser.
+pub(crate) struct Splitter<L> {
+    threads: usize,
     crew: Option<Crew>,
+    copies: Vec<Vec<L>>,
+    exchange: Exchange<L>,
     chooser: Chooser,
-    last: Option<LastRound>,
     /// The kind of work and the threads, for [`LEARNT`].
     key: (&'static str, usize),
 }
 
-impl Drop for Splitter {
+impl<L> Drop for Splitter<L> {
     fn drop(&mut self) {
+        if let (Some(crew), Ok(mut idle)) = (self.crew.take(), IDLE_CREWS.lock()) {
+            if idle.len() < MAX_IDLE_CREWS {
+                idle.push(crew);
+            }
+        }
         // A poisoned lock only loses what was learnt.
         if let Ok(mut learnt) = LEARNT.lock() {
             match learnt.iter_mut().find(|(k, _)| *k == self.key) {
@@ -198,11 +271,20 @@ impl Drop for Splitter {
     }
 }
 
-impl Splitter {
+/// What one thread of a parallel stretch holds: its labels and how its
+/// work ended.
+struct Seat<'a, L> {
+    labels: &'a mut [L],
+    lead: Option<&'a mut dyn Lead<L>>,
+    result: Result<(), ProtocolError>,
+}
+
+impl<L: WireLabel> Splitter<L> {
     /// A splitter for `threads` threads doing `work` (garbling or
     /// evaluating), starting from what the last one learnt.
-    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter {
-        let key = (work, threads.max(1));
+    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter<L> {
+        let threads = threads.max(1);
+        let key = (work, threads);
         let learnt = LEARNT.lock().ok().and_then(|learnt| {
             learnt
                 .iter()
@@ -210,122 +292,310 @@ impl Splitter {
                 .map(|(_, c)| c.clone())
         });
         Splitter {
-            parts: (0..threads.max(1)).map(|_| Part::default()).collect(),
+            threads,
             crew: None,
+            copies: Vec::new(),
+            exchange: Exchange::new(threads),
             chooser: learnt.unwrap_or_else(Chooser::new),
-            last: None,
             key,
         }
     }
 
-    /// Threads (parts per round).
+    /// Threads (parts per unit).
     pub(crate) fn threads(&self) -> usize {
-        self.parts.len()
+        self.threads
     }
 
-    /// Runs the round `round` (of an AND run of a batch) over `labels`, as
-    /// the chooser says: `work` on each part on the crew's threads at once,
-    /// or `in_turn(part, gates, labels, start)` on each part in turn on
-    /// this thread (the engine's own way, the tables in its own buffer:
-    /// part buffers as large as a round would push the labels out of the
-    /// cache; the same calls, so the same tables). Returns whether the crew
-    /// ran the parts (their tables are then in [`Splitter::tables`]).
-    pub(crate) fn run_round<L: WireLabel>(
+    /// Runs `stretch` of `batch` over `labels`, its first AND numbered
+    /// `at`, as the chooser says: in turn on this thread (`lead`'s
+    /// [`Lead::run_in_turn`]), or on the crew, each thread on its own
+    /// labels doing `work` on its parts, and part 0's thread also what
+    /// `lead` does.
+    pub(crate) fn run_stretch(
         &mut self,
-        round: AndRun<'_>,
+        stretch: &Stretch,
+        batch: Batch<'_>,
+        at: u64,
         labels: &mut [L],
+        lead: &mut dyn Lead<L>,
         work: &PartWork<'_, L>,
-        in_turn: &mut InTurn<'_, L>,
-    ) -> Result<bool, ProtocolError> {
-        let k = self.parts.len();
-        let n = round.len();
-        let start = Instant::now();
-        if let Some(last) = self.last.take() {
-            last.record(&mut self.chooser, start);
+    ) -> Result<(), ProtocolError> {
+        let ands = stretch.split_ands();
+        let rounds = stretch
+            .units()
+            .iter()
+            .filter(|u| u.shape == Shape::Round)
+            .count();
+        // Parts too small to pay for a barrier and an exchange each never
+        // go to the crew (the chooser would try them at least once).
+        let worth = ands >= rounds * self.threads * MIN_PART_ANDS;
+        let parallel = self.threads > 1 && worth && self.chooser.parallel(ands);
+        if parallel && self.crew.is_none() {
+            self.crew = idle_crew(self.threads);
         }
-        let parallel = self.chooser.parallel(n);
-        // A crew's first round waits for its threads to start: not timed.
+        // A new crew's first stretch waits for its threads to start: not
+        // timed.
         let fresh = parallel && self.crew.is_none();
-        if fresh {
-            self.crew = Some(Crew::new(k));
+        let start = Instant::now();
+        if parallel {
+            self.run_parallel(stretch, batch, at, labels, lead, work)?;
+        } else {
+            lead.run_in_turn(stretch, batch, at, labels)?;
         }
-        match self.crew.as_mut().filter(|_| parallel) {
-            Some(crew) => {
-                let split = SplitRun::new(round, labels, k);
-                crew.for_each_mut(&mut self.parts, |part, p| {
-                    part.tables.clear();
-                    let start = part_range(n, k, p).start;
-                    part.failed = work(&split, p, &mut part.tables, start).err();
-                });
+        if !fresh {
+            let ns = start.elapsed().as_nanos() as f64;
+            self.chooser.record(ands, parallel, ns);
+        }
+        Ok(())
+    }
+
+    /// The crew's way of [`Splitter::run_stretch`].
+    fn run_parallel(
+        &mut self,
+        stretch: &Stretch,
+        batch: Batch<'_>,
+        at: u64,
+        labels: &mut [L],
+        lead: &mut dyn Lead<L>,
+        work: &PartWork<'_, L>,
+    ) -> Result<(), ProtocolError> {
+        let k = self.threads;
+        let crew = self.crew.get_or_insert_with(|| Crew::new(k));
+        let n = labels.len();
+        self.copies.resize_with(k - 1, Vec::new);
+        for copy in &mut self.copies {
+            if copy.len() < n {
+                copy.resize(n, L::default());
             }
-            None => {
-                for p in 0..k {
-                    let part = part_range(n, k, p);
-                    in_turn(p, &round.gates()[part.clone()], labels, part.start)?;
+            for &w in stretch.initial() {
+                copy[w as usize] = labels[w as usize];
+            }
+        }
+        // The first unit's round tables, before any part starts.
+        if let Some(first) = stretch.units().first().filter(|u| u.shape == Shape::Round) {
+            let mut round = self.exchange.round[0].write().map_err(poisoned)?;
+            lead.load_round(first.gates.len(), &mut round)?;
+        }
+        let mut seats: Vec<Seat<'_, L>> = std::iter::once(Seat {
+            labels,
+            lead: Some(lead),
+            result: Ok(()),
+        })
+        .chain(self.copies.iter_mut().map(|c| Seat {
+            labels: &mut c[..n],
+            lead: None,
+            result: Ok(()),
+        }))
+        .collect();
+        let barrier = Barrier::new(k);
+        let exchange = &self.exchange;
+        crew.for_each_mut(&mut seats, |seat, p| {
+            let guard = barrier.guard();
+            seat.result = run_part(stretch, batch, at, p, seat, work, exchange, &barrier);
+            if seat.result.is_ok() {
+                guard.disarm();
+            }
+        });
+        // The error of a part that failed on its own before those of the
+        // parts that stopped for it.
+        let errors = seats.into_iter().filter_map(|s| s.result.err());
+        match errors.min_by_key(|e| matches!(e, ProtocolError::Stopped(_))) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What part `p` of a parallel stretch does, unit after unit: its share
+/// of the unit on its own labels, then what it sends into the exchange;
+/// past the barrier, what the others sent into its labels. Part 0 also
+/// runs the units no other part shares and the table stream (its
+/// [`Lead`]).
+#[allow(clippy::too_many_arguments)]
+fn run_part<L: WireLabel>(
+    stretch: &Stretch,
+    batch: Batch<'_>,
+    mut at: u64,
+    p: usize,
+    seat: &mut Seat<'_, L>,
+    work: &PartWork<'_, L>,
+    exchange: &Exchange<L>,
+    barrier: &Barrier,
+) -> Result<(), ProtocolError> {
+    let k = exchange.sent[0].len();
+    let units = stretch.units();
+    let gates = batch.gates();
+    let mut passed = 0;
+    let mut sizes = vec![0; k];
+    let called_off = |_| ProtocolError::Stopped("another thread of the stretch failed".into());
+    for (u, unit) in units.iter().enumerate() {
+        let parity = u % 2;
+        let labels = &mut *seat.labels;
+        let mine = stretch.part(unit, p);
+        match unit.shape {
+            Shape::First => {
+                let ands = batch.slice(unit.gates.clone()).and_count() as u64;
+                if let Some(lead) = seat.lead.as_deref_mut() {
+                    lead.run_alone(batch.slice(unit.gates.clone()), at, labels)?;
+                }
+                at += ands;
+            }
+            Shape::Round | Shape::Cut => {
+                for (q, size) in sizes.iter_mut().enumerate() {
+                    *size = stretch.part(unit, q).len();
+                }
+                let round = exchange.round[parity].read().map_err(poisoned)?;
+                let mut tables = exchange.tables[parity][p].lock().map_err(poisoned)?;
+                tables.clear();
+                let job = PartJob {
+                    gates: &gates[mine.clone()],
+                    at: at + (mine.start - unit.gates.start) as u64,
+                    sizes: &sizes,
+                    part: p,
+                    round: (unit.shape == Shape::Round).then_some(round.as_slice()),
+                };
+                work(job, labels, &mut tables)?;
+                if unit.shape == Shape::Round {
+                    at += unit.gates.len() as u64;
                 }
             }
         }
-        if !fresh {
-            self.last = Some(LastRound {
-                gates: n,
-                parallel,
-                start,
-                end: Instant::now(),
-            });
+        {
+            let mut sent = exchange.sent[parity][p].write().map_err(poisoned)?;
+            sent.clear();
+            sent.extend(stretch.sends(u, p).iter().map(|&w| labels[w as usize]));
         }
-        match self.parts.iter_mut().find_map(|p| p.failed.take()) {
-            Some(e) => Err(e.into()),
-            None => Ok(parallel),
+        // The next round's tables, before the parts start it.
+        if let Some(lead) = seat.lead.as_deref_mut() {
+            if let Some(next) = units.get(u + 1).filter(|n| n.shape == Shape::Round) {
+                let mut round = exchange.round[1 - parity].write().map_err(poisoned)?;
+                lead.load_round(next.gates.len(), &mut round)?;
+            }
+        }
+        barrier.wait(&mut passed).map_err(called_off)?;
+        for q in (0..k).filter(|&q| q != p) {
+            let sent = exchange.sent[parity][q].read().map_err(poisoned)?;
+            for (&w, &l) in stretch.sends(u, q).iter().zip(sent.iter()) {
+                labels[w as usize] = l;
+            }
+        }
+        if unit.shape == Shape::Round {
+            if let Some(lead) = seat.lead.as_deref_mut() {
+                let locked = exchange.tables[parity]
+                    .iter()
+                    .map(|t| t.lock().map_err(poisoned))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let tables: Vec<&[u8]> = locked.iter().map(|t| t.as_slice()).collect();
+                lead.round_done(&tables)?;
+            }
         }
     }
-
-    /// The tables of the last round, part after part.
-    pub(crate) fn tables(&self) -> impl Iterator<Item = &[u8]> {
-        self.parts.iter().map(|p| p.tables.as_slice())
-    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use twofold_circuit::batch::Batches;
+    use twofold_circuit::exchange::ExchangePlan;
+    use twofold_circuit::synthetic::layered;
+    use twofold_crypto::ZeroLabel;
 
+    /// A lead with no tables.
+    struct NoTables;
+
+    impl Lead<ZeroLabel> for NoTables {
+        fn load_round(&mut self, _: usize, _: &mut Vec<u8>) -> Result<(), ProtocolError> {
+            Ok(())
+        }
+        fn run_alone(
+            &mut self,
+            _: Batch<'_>,
+            _: u64,
+            _: &mut [ZeroLabel],
+        ) -> Result<(), ProtocolError> {
+            Ok(())
+        }
+        fn round_done(&mut self, _: &[&[u8]]) -> Result<(), ProtocolError> {
+            Ok(())
+        }
+        fn run_in_turn(
+            &mut self,
+            _: &Stretch,
+            _: Batch<'_>,
+            _: u64,
+            _: &mut [ZeroLabel],
+        ) -> Result<(), ProtocolError> {
+            Ok(())
+        }
+    }
+
+    /// A part that fails (or panics) mid-stretch stops the others at the
+    /// next barrier: its error is the one reported, nothing hangs.
     #[test]
-    fn rounds_and_parts_tile_a_run() {
-        for (n, k) in [
-            (0, 2),
-            (1, 2),
-            (5, 3),
-            (PART_GATES * 5 + 7, 2),
-            (PART_GATES * 9, 4),
-        ] {
-            let mut at = 0;
-            for round in rounds(n, k) {
-                assert!(round.len() <= k * PART_GATES);
-                for p in 0..k {
-                    let part = part_range(round.len(), k, p);
-                    assert_eq!(round.start + part.start, at);
-                    at = round.start + part.end;
+    fn a_failing_part_stops_the_stretch_without_a_hang() {
+        let c = layered(4096, 8, 64, 3).levelize();
+        let batches = Batches::of(&c.gates, c.num_wires, &[]);
+        let mut labels = vec![ZeroLabel::default(); c.num_wires as usize];
+        for threads in [2, 3] {
+            for panics in [false, true] {
+                let mut split = Splitter::<ZeroLabel>::new("test", threads);
+                let calls = AtomicUsize::new(0);
+                let work = |job: PartJob<'_>, _: &mut [ZeroLabel], _: &mut Vec<u8>| {
+                    let n = calls.fetch_add(1, Ordering::SeqCst);
+                    if job.part == threads - 1 && n >= 4 {
+                        assert!(!panics, "a part panics");
+                        return Err(ProtocolError::Malformed("part failed".into()));
+                    }
+                    Ok(())
+                };
+                let mut results = Vec::new();
+                batches
+                    .for_each_in(0..c.gates.len(), |batch| {
+                        let plan = ExchangePlan::of(batch, c.num_wires, threads, 1024, 1 << 16);
+                        for stretch in plan.stretches() {
+                            let run =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    split.run_parallel(
+                                        stretch,
+                                        batch,
+                                        0,
+                                        &mut labels,
+                                        &mut NoTables,
+                                        &work,
+                                    )
+                                }));
+                            results.push(run);
+                        }
+                        Ok::<_, ()>(())
+                    })
+                    .unwrap();
+                let first = results.into_iter().next().expect("a stretch ran");
+                match (panics, first) {
+                    (true, Err(_)) => {}
+                    (false, Ok(Err(ProtocolError::Malformed(m)))) => assert_eq!(m, "part failed"),
+                    (_, other) => panic!("{threads} threads, panics {panics}: {other:?}"),
                 }
             }
-            assert_eq!(at, n);
         }
     }
 
     #[test]
     fn the_chooser_keeps_the_faster_way_and_tries_the_other_ever_less() {
         let mut c = Chooser::new();
-        // First a round of each way.
+        // First a stretch of each way.
         assert!(c.parallel(4096));
         c.record(4096, true, 8192.0);
         assert!(!c.parallel(4096));
         c.record(4096, false, 4096.0);
-        // Sequential is faster: chosen, parallel tried after 8 rounds, then
-        // 16, 32, … as long as it stays slower.
+        // Sequential is faster: chosen, parallel tried after 8 stretches,
+        // then 16, 32, … as long as it stays slower.
         let mut tries = Vec::new();
-        for round in 0..200 {
+        for stretch in 0..200 {
             let parallel = c.parallel(4096);
             if parallel {
-                tries.push(round);
+                tries.push(stretch);
             }
             c.record(4096, parallel, if parallel { 8192.0 } else { 4096.0 });
         }
@@ -339,8 +609,8 @@ mod tests {
         let mut c = Chooser::new();
         let mut parallel_cost = 8192.0;
         let mut last = false;
-        for round in 0..200 {
-            if round == 30 {
+        for stretch in 0..200 {
+            if stretch == 30 {
                 parallel_cost = 1024.0;
             }
             last = c.parallel(4096);

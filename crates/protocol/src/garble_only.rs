@@ -124,8 +124,10 @@ impl SchemeJob for Offline<'_> {
             prepared = prepare(self.program);
             &prepared
         };
-        // The walk plan, like the preparation, depends on the program only.
+        // The walk plan, like the preparation, depends on the program only
+        // (and the exchange plans of FGP on the threads too).
         let walk = WalkPlan::of(program);
+        crate::engine::plan_exchanges(&walk, self.plan.main_fgp());
         let order = program.main_in_order();
         let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);

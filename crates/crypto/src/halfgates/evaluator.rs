@@ -8,7 +8,7 @@ use super::HalfGates;
 use crate::aes::Keys;
 use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
-use crate::label::{ActiveLabel, SharedLabels};
+use crate::label::{ActiveLabel, RawLabels};
 use crate::scheme::{EvaluatorOf, GarblingScheme, SchemeEvaluator};
 use twofold_circuit::Gate;
 
@@ -43,19 +43,19 @@ impl SchemeEvaluator for Evaluator {
         Evaluator::next_gate_id(self)
     }
 
-    unsafe fn evaluate_shared(
+    fn evaluate(
         &mut self,
         gates: &[Gate],
-        labels: &SharedLabels<'_, ActiveLabel>,
+        labels: &mut [ActiveLabel],
         tables: &[u8],
     ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
-        let lab = labels.raw();
+        let lab = RawLabels::of(labels);
         let gid = self.core.next_gate;
         let buffers = &mut *self.core.buffers;
         // SAFETY: the loops check every wire against the label array and
-        // every table read against `tables.len()`, the caller answers for
-        // other threads; hardware kernels are only reachable through a
+        // every table read against `tables.len()`, the exclusive borrow
+        // keeps other threads away; hardware kernels are only reachable through a
         // feature-checked `HwBackend`.
         let done = unsafe {
             match self.core.tccr.keys() {

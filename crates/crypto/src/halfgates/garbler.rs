@@ -9,7 +9,7 @@ use crate::aes::Keys;
 use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{ActiveLabel, SharedLabels, ZeroLabel};
+use crate::label::{ActiveLabel, RawLabels, ZeroLabel};
 use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
 use twofold_circuit::Gate;
@@ -104,19 +104,19 @@ impl SchemeGarbler for Garbler {
 
     garbler_accessors!();
 
-    unsafe fn garble_shared(
+    fn garble(
         &mut self,
         gates: &[Gate],
-        labels: &SharedLabels<'_, ZeroLabel>,
+        labels: &mut [ZeroLabel],
         tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
         let start = tables.len();
-        let lab = labels.raw();
+        let lab = RawLabels::of(labels);
         let (delta, gid) = (self.delta.block(), self.core.next_gate);
         let buffers = &mut *self.core.buffers;
         // SAFETY: the loops check every wire against the label array, the
-        // caller answers for other threads; hardware kernels are only
+        // exclusive borrow keeps other threads away; hardware kernels are only
         // reachable through a feature-checked `HwBackend`.
         let done = unsafe {
             match self.core.tccr.keys() {

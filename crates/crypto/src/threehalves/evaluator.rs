@@ -4,7 +4,7 @@ use super::kernel::{Evaluating, Scratch};
 use super::{ThreeHalves, HALVES_BYTES};
 use crate::batch::{check_ids, conclude, evaluate_loop};
 use crate::error::CryptoError;
-use crate::label::{ActiveLabel, SharedLabels};
+use crate::label::{ActiveLabel, RawLabels};
 use crate::scheme::{EvaluatorOf, GarblingScheme, SchemeEvaluator};
 use twofold_circuit::Gate;
 
@@ -23,10 +23,10 @@ impl SchemeEvaluator for Evaluator {
         Evaluator::next_gate_id(self)
     }
 
-    unsafe fn evaluate_shared(
+    fn evaluate(
         &mut self,
         gates: &[Gate],
-        labels: &SharedLabels<'_, ActiveLabel>,
+        labels: &mut [ActiveLabel],
         tables: &[u8],
     ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
@@ -48,11 +48,11 @@ impl SchemeEvaluator for Evaluator {
             scratch: Scratch::new(),
         };
         // SAFETY: the loop checks every wire against the label array, the
-        // caller answers for other threads; the kernel checks its table
+        // exclusive borrow keeps other threads away; the kernel checks its table
         // reads and hashes through `Tccr`.
         let gid = self.core.next_gate;
         let buffers = &mut *self.core.buffers;
-        let done = unsafe { evaluate_loop(&mut input, gid, gates, labels.raw(), buffers) };
+        let done = unsafe { evaluate_loop(&mut input, gid, gates, RawLabels::of(labels), buffers) };
         let needed = ThreeHalves::table_bytes;
         conclude(
             done,

@@ -8,7 +8,7 @@ use crate::batch::{check_ids, conclude, garble_loop, Core};
 use crate::block::Block;
 use crate::delta::Delta;
 use crate::error::CryptoError;
-use crate::label::{SharedLabels, ZeroLabel};
+use crate::label::{RawLabels, ZeroLabel};
 use crate::prg::Prg;
 use crate::scheme::{garbler_accessors, GarblingScheme, SchemeGarbler};
 use crate::Backend;
@@ -89,10 +89,10 @@ impl SchemeGarbler for Garbler {
 
     garbler_accessors!();
 
-    unsafe fn garble_shared(
+    fn garble(
         &mut self,
         gates: &[Gate],
-        labels: &SharedLabels<'_, ZeroLabel>,
+        labels: &mut [ZeroLabel],
         tables: &mut Vec<u8>,
     ) -> Result<(), CryptoError> {
         check_ids(self.core.next_gate, gates)?;
@@ -110,9 +110,10 @@ impl SchemeGarbler for Garbler {
             scratch: Scratch::new(),
         };
         // SAFETY: the loop checks every wire against the label array, the
-        // caller answers for other threads; the kernel runs on plain blocks
+        // exclusive borrow keeps other threads away; the kernel runs on plain blocks
         // and hashes through `Tccr`.
-        let done = unsafe { garble_loop(&mut out, delta, gid, gates, labels.raw(), buffers) };
+        let done =
+            unsafe { garble_loop(&mut out, delta, gid, gates, RawLabels::of(labels), buffers) };
         match done {
             Ok(_) => self.bits.finish(tables),
             Err(_) => tables.truncate(start),

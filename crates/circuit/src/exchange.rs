@@ -1,0 +1,595 @@
+//! How `k` threads run one batch each on its own copy of the labels
+//! (fine-grained parallelism that keeps every thread's data in its own
+//! cache): the batch is cut into units, each unit's gates into one part per
+//! thread, and after every unit each thread hands the others only the
+//! labels they will read.
+//!
+//! Threads that share one label array pay for every label one writes and
+//! another reads at random: on the development VM that exchange cost three
+//! times a label's own traffic, and FGP on random levels stayed at 1.0x.
+//! With a copy each, a thread reads and writes its own cache only, and the
+//! exchange is a short sequential list per unit.
+//!
+//! Units, in batch order:
+//! - an AND run of at least `min_ands` gates, in rounds of at most
+//!   `round_gates` gates, a unit each, cut by [`part_range`] (the cut the
+//!   engines' tables follow);
+//! - the gates between two such runs, one unit: free gates cut by
+//!   [`part_range`] as well, unless a part would read or overwrite what an
+//!   earlier part of the unit writes; then (and whenever ANDs are among
+//!   them) all of them on part 0.
+//!
+//! Part 0 runs on the batch's own labels; the others on copies that get,
+//! at the start, the labels they read before the batch writes them
+//! ([`ExchangePlan::initial`]). After unit `u`, part `p` sends the labels
+//! [`ExchangePlan::sends`] lists — outputs another part reads before they
+//! are overwritten, and every last value a part other than 0 writes — and
+//! every other part copies them into its labels. Then part 0's labels are
+//! what running the batch in order leaves.
+
+use std::ops::Range;
+
+use crate::batch::Batch;
+use crate::gate::{Gate, Wire};
+
+/// The gates `p` of `k` parts of `n` take: `n·p/k .. n·(p+1)/k`.
+pub fn part_range(n: usize, k: usize, p: usize) -> Range<usize> {
+    n * p / k..n * (p + 1) / k
+}
+
+/// How a unit's gates are shared between the parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A round of a split AND run: part `p` takes [`part_range`].
+    Round,
+    /// Free gates, part `p` taking [`part_range`].
+    Cut,
+    /// Everything on part 0.
+    First,
+}
+
+/// A stretch of a batch's gates and how its parts share it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// The gates, as positions in the batch.
+    pub gates: Range<usize>,
+    /// How they are shared.
+    pub shape: Shape,
+}
+
+/// The plan of a batch on `k` threads with a copy of the labels each (see
+/// the module documentation), in stretches of at least [`STRETCH_GATES`]
+/// gates: each stretch starts from the batch's labels as the stretch
+/// before left them, so an engine may run each stretch either way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExchangePlan {
+    /// Parts (threads).
+    pub threads: usize,
+    /// The split threshold the plan was made for.
+    pub min_ands: usize,
+    /// The round size it was made for.
+    pub round_gates: usize,
+    stretches: Vec<Stretch>,
+}
+
+/// Whole units of at least this many gates make a stretch (the last one
+/// of a batch may be shorter): an engine chooses between its threads and
+/// one stretch by stretch, so it learns within a batch.
+pub const STRETCH_GATES: usize = 1 << 20;
+
+/// Consecutive units of a batch and what their parts exchange.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    threads: usize,
+    units: Vec<Unit>,
+    /// Wires parts other than 0 read before the stretch writes them.
+    initial: Vec<Wire>,
+    /// The wires each part sends after each unit, unit after unit, part
+    /// after part; `send_ends[u * threads + p]` ends the list of part `p`
+    /// after unit `u`.
+    sends: Vec<Wire>,
+    send_ends: Vec<usize>,
+    /// AND gates in split rounds.
+    split_ands: usize,
+}
+
+/// A wire's last writer so far, as a position in the batch: none yet.
+const BEFORE: u32 = u32::MAX;
+
+impl ExchangePlan {
+    /// The plan of `batch` over `num_wires` labels on `threads` threads,
+    /// AND runs of at least `min_ands` gates split in rounds of at most
+    /// `round_gates`.
+    ///
+    /// # Panics
+    /// If a gate uses a wire not below `num_wires`, or the batch has 2^32
+    /// gates or more.
+    pub fn of(
+        batch: Batch<'_>,
+        num_wires: Wire,
+        threads: usize,
+        min_ands: usize,
+        round_gates: usize,
+    ) -> ExchangePlan {
+        Self::stretched(
+            batch,
+            num_wires,
+            threads,
+            min_ands,
+            round_gates,
+            STRETCH_GATES,
+        )
+    }
+
+    /// [`ExchangePlan::of`] in stretches of `stretch_gates`.
+    fn stretched(
+        batch: Batch<'_>,
+        num_wires: Wire,
+        threads: usize,
+        min_ands: usize,
+        round_gates: usize,
+        stretch_gates: usize,
+    ) -> ExchangePlan {
+        let k = threads.max(1);
+        let gates = batch.gates();
+        assert!(
+            gates.len() < BEFORE as usize,
+            "a batch of fewer than 2^32 gates"
+        );
+        let all = units(batch, num_wires, k, min_ands.max(1), round_gates.max(k));
+        let mut need = Needs {
+            gates,
+            wires: vec![WireState::default(); num_wires as usize],
+            // One spare flag at the end (see `Needs::pass`).
+            needed: vec![false; gates.len() + 1],
+            elsewhere: Vec::new(),
+        };
+        let mut groups = Vec::new();
+        let mut rest = &all[..];
+        while !rest.is_empty() {
+            let mut len = 0;
+            let mut n = 0;
+            while n < rest.len() && len < stretch_gates {
+                len += rest[n].gates.len();
+                n += 1;
+            }
+            let initial = need.pass(&rest[..n], k);
+            groups.push((&rest[..n], initial));
+            rest = &rest[n..];
+        }
+        need.end();
+        let stretches = groups
+            .into_iter()
+            .map(|(units, initial)| need.stretch(units, initial, k))
+            .collect();
+        ExchangePlan {
+            threads: k,
+            min_ands,
+            round_gates,
+            stretches,
+        }
+    }
+
+    /// The stretches, in order.
+    pub fn stretches(&self) -> &[Stretch] {
+        &self.stretches
+    }
+
+    /// AND gates in split rounds: what the threads share.
+    pub fn split_ands(&self) -> usize {
+        self.stretches.iter().map(|s| s.split_ands).sum()
+    }
+
+    /// Whether this plan was made for these settings.
+    pub fn is_for(&self, threads: usize, min_ands: usize, round_gates: usize) -> bool {
+        (self.threads, self.min_ands, self.round_gates) == (threads.max(1), min_ands, round_gates)
+    }
+}
+
+/// What the need analysis of a batch keeps between stretches.
+struct Needs<'g> {
+    gates: &'g [Gate],
+    wires: Vec<WireState>,
+    /// Gates whose output is sent (and a spare flag).
+    needed: Vec<bool>,
+    /// Wires the current stretch's parts other than 0 wrote.
+    elsewhere: Vec<Wire>,
+}
+
+/// What the need analysis knows of a wire (one cache line for all).
+#[derive(Clone, Copy)]
+struct WireState {
+    /// The last writer so far (a position in the batch), or [`BEFORE`].
+    writer: u32,
+    /// A write by a part other than 0 in an earlier stretch that is the
+    /// wire's last, until the wire is next read (then part 0 needs it)
+    /// or written (then nobody does); or [`BEFORE`].
+    pending: u32,
+    /// The first gate of the last stretch that lists the wire in its
+    /// `initial`.
+    copied: u32,
+    /// The last writer's part.
+    part: u8,
+}
+
+impl Default for WireState {
+    fn default() -> Self {
+        WireState {
+            writer: BEFORE,
+            pending: BEFORE,
+            copied: BEFORE,
+            part: 0,
+        }
+    }
+}
+
+impl Needs<'_> {
+    /// Goes through the stretch of `units` in order: a read of a wire last
+    /// written by another part of the stretch marks that write to be
+    /// sent; a read by a part other than 0 of a wire last written before
+    /// the stretch lists the wire in the stretch's `initial` (returned);
+    /// a last value written elsewhere than on part 0 is sent if it is read
+    /// after the stretch (or the batch ends first).
+    fn pass(&mut self, units: &[Unit], k: usize) -> Vec<Wire> {
+        let first = units[0].gates.start as u32;
+        let mut initial = Vec::new();
+        for u in units {
+            for p in 0..k {
+                let pu = p as u8;
+                for i in unit_part(u, k, p) {
+                    let g = self.gates[i];
+                    for w in g.inputs() {
+                        let st = &mut self.wires[w as usize];
+                        // Pending writes are rare: a branch.
+                        if st.pending != BEFORE {
+                            self.needed[st.pending as usize] = true;
+                            st.pending = BEFORE;
+                        }
+                        // Branch-free (the parts of reader and writer are
+                        // as good as random): what is not needed marks the
+                        // spare flag at the end of `needed`.
+                        let spare = self.gates.len() as u32;
+                        let before = st.writer == BEFORE || st.writer < first;
+                        let other = !before && st.part != pu;
+                        self.needed[if other { st.writer } else { spare } as usize] = true;
+                        if before && pu != 0 && st.copied != first {
+                            st.copied = first;
+                            initial.push(w);
+                        }
+                    }
+                    let out = g.out();
+                    let st = &mut self.wires[out as usize];
+                    st.writer = i as u32;
+                    st.part = pu;
+                    st.pending = BEFORE;
+                    if pu != 0 {
+                        self.elsewhere.push(out);
+                    }
+                }
+            }
+        }
+        for w in self.elsewhere.drain(..) {
+            let st = &mut self.wires[w as usize];
+            if st.part != 0 && st.writer >= first && st.writer != BEFORE {
+                st.pending = st.writer;
+            }
+        }
+        initial
+    }
+
+    /// The batch ends: what is still pending may be read after it.
+    fn end(&mut self) {
+        for st in &self.wires {
+            if st.pending != BEFORE {
+                self.needed[st.pending as usize] = true;
+            }
+        }
+    }
+
+    /// The stretch of `units` (gone through) with its `initial` wires.
+    fn stretch(&self, units: &[Unit], initial: Vec<Wire>, k: usize) -> Stretch {
+        let first = units[0].gates.start;
+        let end = units[units.len() - 1].gates.end;
+        // Branch-free (which outputs are needed is as good as random):
+        // every output is written, the count moves past the needed ones.
+        let mut sends = vec![0; end - first];
+        let mut n = 0;
+        let mut send_ends = Vec::with_capacity(units.len() * k);
+        for u in units {
+            for p in 0..k {
+                for i in unit_part(u, k, p) {
+                    sends[n] = self.gates[i].out();
+                    n += usize::from(self.needed[i]);
+                }
+                send_ends.push(n);
+            }
+        }
+        sends.truncate(n);
+        sends.shrink_to_fit();
+        Stretch {
+            threads: k,
+            units: units.to_vec(),
+            initial,
+            sends,
+            send_ends,
+            split_ands: units
+                .iter()
+                .filter(|u| u.shape == Shape::Round)
+                .map(|u| u.gates.len())
+                .sum(),
+        }
+    }
+}
+
+impl Stretch {
+    /// The units, in order.
+    pub fn units(&self) -> &[Unit] {
+        &self.units
+    }
+
+    /// The gates of the stretch, as positions in the batch.
+    pub fn gates(&self) -> Range<usize> {
+        self.units[0].gates.start..self.units[self.units.len() - 1].gates.end
+    }
+
+    /// The gates of part `p` of `unit`, as positions in the batch.
+    pub fn part(&self, unit: &Unit, p: usize) -> Range<usize> {
+        unit_part(unit, self.threads, p)
+    }
+
+    /// The wires part `p` sends after unit number `u` of the stretch.
+    pub fn sends(&self, u: usize, p: usize) -> &[Wire] {
+        let i = u * self.threads + p;
+        let start = if i == 0 { 0 } else { self.send_ends[i - 1] };
+        &self.sends[start..self.send_ends[i]]
+    }
+
+    /// The wires the parts other than 0 need from the labels before the
+    /// stretch.
+    pub fn initial(&self) -> &[Wire] {
+        &self.initial
+    }
+
+    /// AND gates in split rounds: what the threads share.
+    pub fn split_ands(&self) -> usize {
+        self.split_ands
+    }
+}
+
+/// The gates of part `p` of `unit` on `k` parts.
+fn unit_part(unit: &Unit, k: usize, p: usize) -> Range<usize> {
+    let n = unit.gates.len();
+    let r = match unit.shape {
+        Shape::Round | Shape::Cut => part_range(n, k, p),
+        Shape::First if p == 0 => 0..n,
+        Shape::First => 0..0,
+    };
+    unit.gates.start + r.start..unit.gates.start + r.end
+}
+
+/// The units of `batch` over `num_wires` labels (see the module
+/// documentation).
+fn units(
+    batch: Batch<'_>,
+    num_wires: Wire,
+    k: usize,
+    min_ands: usize,
+    round_gates: usize,
+) -> Vec<Unit> {
+    let gates = batch.gates();
+    let mut units = Vec::new();
+    let mut start = 0;
+    // Stamps of (gap number + 1, part): zero is no gap's.
+    let mut written = vec![0u64; num_wires as usize];
+    let mut gaps = 0u32;
+    let mut gap = |units: &mut Vec<Unit>, range: Range<usize>| {
+        if !range.is_empty() {
+            gaps += 1;
+            let shape = if cuts_cleanly(&gates[range.clone()], k, gaps, &mut written) {
+                Shape::Cut
+            } else {
+                Shape::First
+            };
+            units.push(Unit {
+                gates: range,
+                shape,
+            });
+        }
+    };
+    for run in batch.and_runs().filter(|r| r.len() >= min_ands) {
+        gap(&mut units, start..run.start);
+        let mut s = run.start;
+        while s < run.end {
+            let e = run.end.min(s + round_gates);
+            units.push(Unit {
+                gates: s..e,
+                shape: Shape::Round,
+            });
+            s = e;
+        }
+        start = run.end;
+    }
+    gap(&mut units, start..gates.len());
+    units
+}
+
+/// Whether free gates `gates` can be cut into `k` parts by [`part_range`]
+/// that run at once on their own labels: no AND among them, and no gate
+/// reads or writes a wire a gate of an earlier part writes. `written`
+/// (a stamp per wire) must hold no stamp of `unit` (a number unique to
+/// this call) when called.
+fn cuts_cleanly(gates: &[Gate], k: usize, unit: u32, written: &mut [u64]) -> bool {
+    if k < 2 || gates.iter().any(Gate::is_and) {
+        return k < 2;
+    }
+    let stamp = |p: usize| (u64::from(unit) << 32) | p as u64;
+    for p in 0..k {
+        let mine = stamp(p);
+        for g in &gates[part_range(gates.len(), k, p)] {
+            let touches_earlier = g.inputs().chain([g.out()]).any(|w| {
+                let s = written[w as usize];
+                s >> 32 == u64::from(unit) && s != mine
+            });
+            if touches_earlier {
+                return false;
+            }
+            written[g.out() as usize] = mine;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::Batches;
+    use crate::circuit::{eval_gates, Circuit};
+    use crate::synthetic::layered;
+
+    /// Runs `gates` on plaintext bits as the plan says, `k` copies of the
+    /// labels, parts one after another within a unit (each on its own
+    /// copy, so the order does not matter), exchanging after each unit.
+    fn run_planned(plan: &ExchangePlan, gates: &[Gate], labels: &mut [bool]) {
+        let k = plan.threads;
+        let mut copies: Vec<Vec<bool>> = (1..k).map(|_| vec![false; labels.len()]).collect();
+        for stretch in plan.stretches() {
+            for c in &mut copies {
+                // What a copy holds from before is stale: scramble it.
+                c.iter_mut().for_each(|b| *b = !*b);
+                for &w in stretch.initial() {
+                    c[w as usize] = labels[w as usize];
+                }
+            }
+            for (u, unit) in stretch.units().iter().enumerate() {
+                for p in 0..k {
+                    let mine: &mut [bool] = if p == 0 { labels } else { &mut copies[p - 1] };
+                    eval_gates(&gates[stretch.part(unit, p)], mine);
+                }
+                for p in 0..k {
+                    let sent: Vec<(Wire, bool)> = {
+                        let from: &[bool] = if p == 0 { labels } else { &copies[p - 1] };
+                        stretch
+                            .sends(u, p)
+                            .iter()
+                            .map(|&w| (w, from[w as usize]))
+                            .collect()
+                    };
+                    for q in (0..k).filter(|&q| q != p) {
+                        let to: &mut [bool] = if q == 0 { labels } else { &mut copies[q - 1] };
+                        for &(w, v) in &sent {
+                            to[w as usize] = v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random gates over `wires` slots, every slot read and overwritten
+    /// every which way (so batches are cut often and free stretches chain).
+    fn random_gates(wires: u32, n: usize, seed: u64) -> Circuit {
+        let mut rng = crate::synthetic::SplitMix(seed);
+        let gates = (0..n)
+            .map(|_| {
+                let (a, b, out) = (rng.below(wires), rng.below(wires), rng.below(wires));
+                match rng.below(4) {
+                    0 => Gate::Inv { a, out },
+                    1 => Gate::Xor { a, b, out },
+                    _ => Gate::And { a, b, out },
+                }
+            })
+            .collect();
+        Circuit {
+            num_wires: wires,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            gates,
+        }
+    }
+
+    #[test]
+    fn planned_runs_leave_the_labels_of_a_run_in_order() {
+        let circuits = [
+            (layered(64, 12, 32, 1).levelize(), "levelled 64"),
+            (layered(300, 12, 32, 2).levelize(), "levelled 300"),
+            (layered(1000, 12, 32, 3), "program order 1000"),
+            (layered(8192, 12, 32, 4).levelize(), "levelled 8192"),
+            (random_gates(5000, 60_000, 5), "random over 5000 slots"),
+            (random_gates(200_000, 60_000, 6), "random over 200000 slots"),
+        ];
+        for (seed, (c, name)) in circuits.iter().enumerate() {
+            let batches = Batches::of(&c.gates, c.num_wires, &[]);
+            let mut rng = crate::synthetic::SplitMix(seed as u64);
+            let settings = [
+                (2, 16, 64, 1 << 20),
+                (2, 16, 64, 300),
+                (3, 1, 50, 2000),
+                (2, 1 << 20, 64, 1 << 20),
+                (4, 40, 1000, 5000),
+                (2, 64, 1 << 16, 1 << 16),
+            ];
+            for (k, min_ands, round, stretch) in settings {
+                let start: Vec<bool> = (0..c.num_wires).map(|_| rng.below(2) == 1).collect();
+                let mut expected = start.clone();
+                let mut got = start.clone();
+                batches
+                    .for_each_in(0..c.gates.len(), |batch| {
+                        eval_gates(batch.gates(), &mut expected);
+                        let plan = ExchangePlan::stretched(
+                            batch,
+                            c.num_wires,
+                            k,
+                            min_ands,
+                            round,
+                            stretch,
+                        );
+                        run_planned(&plan, batch.gates(), &mut got);
+                        Ok::<_, ()>(())
+                    })
+                    .unwrap();
+                assert!(
+                    got == expected,
+                    "{name}, k {k}, min {min_ands}, stretch {stretch}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn random_levels_are_split_and_send_less_than_they_write() {
+        let c = layered(4096, 16, 64, 9).levelize();
+        let (mut split, mut sent) = (0, 0);
+        Batches::of(&c.gates, c.num_wires, &[])
+            .for_each_in(0..c.gates.len(), |batch| {
+                let plan = ExchangePlan::of(batch, c.num_wires, 2, 1024, 1 << 16);
+                split += plan.split_ands();
+                for st in plan.stretches() {
+                    sent += (0..st.units().len())
+                        .map(|u| st.sends(u, 0).len() + st.sends(u, 1).len())
+                        .sum::<usize>();
+                }
+                Ok::<_, ()>(())
+            })
+            .unwrap();
+        let ands = c.gates.iter().filter(|g| g.is_and()).count();
+        assert!(split * 10 >= ands * 9, "{split} of {ands} ANDs split");
+        assert!(sent < c.gates.len() / 2, "{sent} of {} sent", c.gates.len());
+    }
+
+    #[test]
+    fn a_free_stretch_reading_an_earlier_part_stays_on_part_zero() {
+        let mut written = vec![0u64; 4];
+        let chain = [
+            Gate::Xor { a: 0, b: 1, out: 2 },
+            Gate::Xor { a: 2, b: 1, out: 3 },
+        ];
+        assert!(!cuts_cleanly(&chain, 2, 1, &mut written));
+        let independent = [
+            Gate::Xor { a: 0, b: 1, out: 2 },
+            Gate::Xor { a: 0, b: 1, out: 3 },
+        ];
+        assert!(cuts_cleanly(&independent, 2, 2, &mut written));
+        let overwrite = [Gate::Xor { a: 0, b: 1, out: 2 }, Gate::Inv { a: 0, out: 2 }];
+        assert!(!cuts_cleanly(&overwrite, 2, 3, &mut written));
+    }
+}
