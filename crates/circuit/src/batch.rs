@@ -116,15 +116,19 @@ impl<'a> Batch<'a> {
     }
 
     /// The plan of this batch over `num_wires` labels on `threads` threads
-    /// with a copy of the labels each (see [`ExchangePlan::of`]): made once
-    /// for a whole batch of a [`Batches`] and kept there.
+    /// with a copy of the labels each (see [`ExchangePlan::of`]), if it is
+    /// a whole batch of a [`Batches`]: made once and kept there. (A plan
+    /// costs a pass over the gates, as much as running the free ones: a
+    /// batch made for one walk, as the lanes of a lockstep group, gets
+    /// none.)
     pub fn exchange_plan(
         self,
         num_wires: Wire,
         threads: usize,
         min_ands: usize,
         round_gates: usize,
-    ) -> Arc<ExchangePlan> {
+    ) -> Option<Arc<ExchangePlan>> {
+        let (cache, at) = self.plans?;
         let make = || {
             Arc::new(ExchangePlan::of(
                 self,
@@ -134,21 +138,18 @@ impl<'a> Batch<'a> {
                 round_gates,
             ))
         };
-        let Some((cache, at)) = self.plans else {
-            return make();
-        };
         // A poisoned lock only loses the cache.
         let Ok(mut plans) = cache.0.lock() else {
-            return make();
+            return Some(make());
         };
-        match plans.get(&at) {
+        Some(match plans.get(&at) {
             Some(plan) if plan.is_for(threads, min_ands, round_gates) => Arc::clone(plan),
             _ => {
                 let plan = make();
                 plans.insert(at, Arc::clone(&plan));
                 plan
             }
-        }
+        })
     }
 }
 

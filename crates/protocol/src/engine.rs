@@ -18,7 +18,9 @@
 //!
 //! [`ExchangePlan`]: twofold_circuit::exchange::ExchangePlan
 
-use twofold_circuit::exchange::{part_range, Shape, Stretch};
+use std::sync::Arc;
+
+use twofold_circuit::exchange::{part_range, ExchangePlan, Shape, Stretch};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::{Engine, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -67,41 +69,34 @@ impl Fgp {
         }
     }
 
-    /// Whether `batch` has an AND run this splits.
-    fn splits(self, batch: Batch<'_>) -> bool {
-        self.threads > 1
+    /// The exchange plan of `batch` over `labels` labels, if this splits
+    /// one of its AND runs and it can have a plan (see
+    /// [`Batch::exchange_plan`]).
+    fn plan(self, batch: Batch<'_>, labels: usize) -> Option<Arc<ExchangePlan>> {
+        let splits = self.threads > 1
             && batch.len() >= self.min_ands
-            && batch.and_runs().any(|r| r.len() >= self.min_ands)
+            && batch.and_runs().any(|r| r.len() >= self.min_ands);
+        if !splits {
+            return None;
+        }
+        let round = round_gates(self.threads);
+        batch.exchange_plan(labels as Wire, self.threads, self.min_ands, round)
     }
+}
 
-    /// The stretches of `batch` (which [`Fgp::splits`]) over `labels`
-    /// labels, with each one's first AND id counted from `at`.
-    fn stretches<'b>(
-        self,
-        batch: Batch<'b>,
-        labels: usize,
-        at: u64,
-    ) -> impl Iterator<
-        Item = (
-            std::sync::Arc<twofold_circuit::exchange::ExchangePlan>,
-            usize,
-            u64,
-        ),
-    > + 'b {
-        let plan = batch.exchange_plan(
-            labels as Wire,
-            self.threads,
-            self.min_ands,
-            round_gates(self.threads),
-        );
-        let n = plan.stretches().len();
-        let mut next = at;
-        (0..n).map(move |i| {
-            let first = next;
-            next += batch.slice(plan.stretches()[i].gates()).and_count() as u64;
-            (std::sync::Arc::clone(&plan), i, first)
-        })
-    }
+/// The stretches of `plan` (of `batch`) with each one's first AND id,
+/// counted from `at`.
+fn stretches<'p>(
+    plan: &'p ExchangePlan,
+    batch: Batch<'p>,
+    at: u64,
+) -> impl Iterator<Item = (&'p Stretch, u64)> + 'p {
+    let mut next = at;
+    plan.stretches().iter().map(move |stretch| {
+        let first = next;
+        next += batch.slice(stretch.gates()).and_count() as u64;
+        (stretch, first)
+    })
 }
 
 /// Makes the exchange plans of the main frame's batches that `fgp`
@@ -110,9 +105,7 @@ impl Fgp {
 pub fn plan_exchanges(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
     let num_wires = walk.frame.circuit.num_wires as usize;
     walk.for_each_batch(|batch| {
-        if fgp.splits(batch) {
-            let _ = fgp.stretches(batch, num_wires, 0);
-        }
+        fgp.plan(batch, num_wires);
     });
 }
 
@@ -405,7 +398,7 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
         batch: Batch<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        if !self.fgp.splits(batch) {
+        let Some(plan) = self.fgp.plan(batch, labels.len()) else {
             return gate_steps(batch, |step| {
                 let before = self.garbler.next_gate_id();
                 self.garbler.garble(&step, labels, &mut self.out.tables)?;
@@ -414,11 +407,9 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
                 self.done(done);
                 Ok(())
             });
-        }
-        let first = self.garbler.next_gate_id();
-        let mut at = first;
-        for (plan, i, start) in self.fgp.stretches(batch, labels.len(), first) {
-            let stretch = &plan.stretches()[i];
+        };
+        let mut at = self.garbler.next_gate_id();
+        for (stretch, start) in stretches(&plan, batch, at) {
             let garbler = &self.garbler;
             let mut lead = GarbleLead {
                 garbler,
@@ -634,7 +625,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
         batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        if !self.fgp.splits(batch) {
+        let Some(plan) = self.fgp.plan(batch, labels.len()) else {
             return gate_steps(batch, |step| {
                 let ands = step.and_count();
                 let tables = self.inbox.take(S::table_bytes(ands))?;
@@ -642,12 +633,10 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
                 self.done(ands as u64);
                 Ok(())
             });
-        }
-        let first = self.evaluator.next_gate_id();
-        let mut at = first;
+        };
+        let mut at = self.evaluator.next_gate_id();
         let k = self.split.threads();
-        for (plan, i, start) in self.fgp.stretches(batch, labels.len(), first) {
-            let stretch = &plan.stretches()[i];
+        for (stretch, start) in stretches(&plan, batch, at) {
             let mut lead = EvaluateLead::<S, R> {
                 inbox: &mut self.inbox,
                 threads: k,
