@@ -32,10 +32,11 @@ pub struct Batch<'a> {
 }
 
 /// The exchange plans made for the batches of a [`Batches`], by the index
-/// of their first gate: made when an engine first splits a batch, kept for
-/// every later walk of the same plan.
+/// of their first gate (`None`: asked for once, not made): made when a
+/// walk asks again, or when asked to make them ahead, and kept for every
+/// later walk of the same plan.
 #[derive(Debug, Default)]
-pub struct PlanCache(Mutex<HashMap<usize, Arc<ExchangePlan>>>);
+pub struct PlanCache(Mutex<HashMap<usize, Option<Arc<ExchangePlan>>>>);
 
 impl Clone for PlanCache {
     /// A new, empty cache (plans are made again as needed).
@@ -117,39 +118,42 @@ impl<'a> Batch<'a> {
 
     /// The plan of this batch over `num_wires` labels on `threads` threads
     /// with a copy of the labels each (see [`ExchangePlan::of`]), if it is
-    /// a whole batch of a [`Batches`]: made once and kept there. (A plan
-    /// costs a pass over the gates, as much as running the free ones: a
-    /// batch made for one walk, as the lanes of a lockstep group, gets
-    /// none.)
+    /// a whole batch of a [`Batches`] and was asked for before (or
+    /// `ahead`): made once and kept there. A plan costs a pass over the
+    /// gates, about as much as running them on one thread, so it pays only
+    /// where a batch runs again and again (a loop body, a benchmark's
+    /// runs); a batch made for one walk, as the lanes of a lockstep group,
+    /// gets none.
     pub fn exchange_plan(
         self,
         num_wires: Wire,
         threads: usize,
         min_ands: usize,
         round_gates: usize,
+        ahead: bool,
     ) -> Option<Arc<ExchangePlan>> {
         let (cache, at) = self.plans?;
-        let make = || {
-            Arc::new(ExchangePlan::of(
-                self,
-                num_wires,
-                threads,
-                min_ands,
-                round_gates,
-            ))
-        };
         // A poisoned lock only loses the cache.
-        let Ok(mut plans) = cache.0.lock() else {
-            return Some(make());
-        };
-        Some(match plans.get(&at) {
-            Some(plan) if plan.is_for(threads, min_ands, round_gates) => Arc::clone(plan),
-            _ => {
-                let plan = make();
-                plans.insert(at, Arc::clone(&plan));
-                plan
+        let mut plans = cache.0.lock().ok()?;
+        match plans.get(&at) {
+            Some(Some(plan)) if plan.is_for(threads, min_ands, round_gates) => {
+                return Some(Arc::clone(plan))
             }
-        })
+            None if !ahead => {
+                plans.insert(at, None);
+                return None;
+            }
+            _ => {}
+        }
+        let plan = Arc::new(ExchangePlan::of(
+            self,
+            num_wires,
+            threads,
+            min_ands,
+            round_gates,
+        ));
+        plans.insert(at, Some(Arc::clone(&plan)));
+        Some(plan)
     }
 }
 

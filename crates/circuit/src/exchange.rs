@@ -75,7 +75,7 @@ pub struct ExchangePlan {
 /// Whole units of at least this many gates make a stretch (the last one
 /// of a batch may be shorter): an engine chooses between its threads and
 /// one stretch by stretch, so it learns within a batch.
-pub const STRETCH_GATES: usize = 1 << 20;
+pub const STRETCH_GATES: usize = 1 << 22;
 
 /// Consecutive units of a batch and what their parts exchange.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -358,41 +358,39 @@ impl Stretch {
 
 /// The gates of part `p` of `unit` on `k` parts.
 fn unit_part(unit: &Unit, k: usize, p: usize) -> Range<usize> {
-    let n = unit.gates.len();
-    let r = match unit.shape {
-        Shape::Round | Shape::Cut => part_range(n, k, p),
-        Shape::First if p == 0 => 0..n,
-        Shape::First => 0..0,
-    };
-    unit.gates.start + r.start..unit.gates.start + r.end
+    unit.part(k, p)
 }
 
-/// The units of `batch` over `num_wires` labels (see the module
-/// documentation).
-fn units(
-    batch: Batch<'_>,
-    num_wires: Wire,
-    k: usize,
-    min_ands: usize,
-    round_gates: usize,
-) -> Vec<Unit> {
+impl Unit {
+    /// The gates of part `p` of this unit on `k` parts, as positions in
+    /// the batch.
+    pub fn part(&self, k: usize, p: usize) -> Range<usize> {
+        let n = self.gates.len();
+        let r = match self.shape {
+            Shape::Round | Shape::Cut => part_range(n, k, p),
+            Shape::First if p == 0 => 0..n,
+            Shape::First => 0..0,
+        };
+        self.gates.start + r.start..self.gates.start + r.end
+    }
+}
+
+/// The units of `batch` on `threads` threads, AND runs of at least
+/// `min_ands` gates split in rounds of at most `round_gates`, the gates
+/// between them on part 0: the cut that fixes the calls (and so the
+/// tables) of a batch, whether its parts run at once or in turn. (An
+/// [`ExchangePlan`] cuts the same way and also shares the free gates it
+/// can.)
+pub fn cut(batch: Batch<'_>, threads: usize, min_ands: usize, round_gates: usize) -> Vec<Unit> {
     let gates = batch.gates();
+    let (min_ands, round_gates) = (min_ands.max(1), round_gates.max(threads.max(1)));
     let mut units = Vec::new();
     let mut start = 0;
-    // Stamps of (gap number + 1, part): zero is no gap's.
-    let mut written = vec![0u64; num_wires as usize];
-    let mut gaps = 0u32;
-    let mut gap = |units: &mut Vec<Unit>, range: Range<usize>| {
+    let gap = |units: &mut Vec<Unit>, range: Range<usize>| {
         if !range.is_empty() {
-            gaps += 1;
-            let shape = if cuts_cleanly(&gates[range.clone()], k, gaps, &mut written) {
-                Shape::Cut
-            } else {
-                Shape::First
-            };
             units.push(Unit {
                 gates: range,
-                shape,
+                shape: Shape::First,
             });
         }
     };
@@ -410,6 +408,32 @@ fn units(
         start = run.end;
     }
     gap(&mut units, start..gates.len());
+    units
+}
+
+/// The units of `batch` over `num_wires` labels (see the module
+/// documentation): its [`cut`], with the free stretches between rounds
+/// shared where they cut cleanly.
+fn units(
+    batch: Batch<'_>,
+    num_wires: Wire,
+    k: usize,
+    min_ands: usize,
+    round_gates: usize,
+) -> Vec<Unit> {
+    let gates = batch.gates();
+    let mut units = cut(batch, k, min_ands, round_gates);
+    // Stamps of (gap number + 1, part): zero is no gap's.
+    let mut written = vec![0u64; num_wires as usize];
+    for (gap, unit) in units
+        .iter_mut()
+        .filter(|u| u.shape == Shape::First)
+        .enumerate()
+    {
+        if cuts_cleanly(&gates[unit.gates.clone()], k, gap as u32 + 1, &mut written) {
+            unit.shape = Shape::Cut;
+        }
+    }
     units
 }
 

@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use twofold_circuit::exchange::{part_range, ExchangePlan, Shape, Stretch};
+use twofold_circuit::exchange::{self, part_range, ExchangePlan, Shape, Unit};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::{Engine, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -69,18 +69,29 @@ impl Fgp {
         }
     }
 
-    /// The exchange plan of `batch` over `labels` labels, if this splits
-    /// one of its AND runs and it can have a plan (see
-    /// [`Batch::exchange_plan`]).
-    fn plan(self, batch: Batch<'_>, labels: usize) -> Option<Arc<ExchangePlan>> {
-        let splits = self.threads > 1
+    /// Whether this splits an AND run of `batch`.
+    fn splits(self, batch: Batch<'_>) -> bool {
+        self.threads > 1
             && batch.len() >= self.min_ands
-            && batch.and_runs().any(|r| r.len() >= self.min_ands);
-        if !splits {
-            return None;
-        }
+            && batch.and_runs().any(|r| r.len() >= self.min_ands)
+    }
+
+    /// The exchange plan of `batch` (which this splits) over `labels`
+    /// labels, if it has one (made `ahead`, or when asked again: see
+    /// [`Batch::exchange_plan`]).
+    fn plan(self, batch: Batch<'_>, labels: usize, ahead: bool) -> Option<Arc<ExchangePlan>> {
         let round = round_gates(self.threads);
-        batch.exchange_plan(labels as Wire, self.threads, self.min_ands, round)
+        batch.exchange_plan(labels as Wire, self.threads, self.min_ands, round, ahead)
+    }
+
+    /// The cut of `batch` (which this splits) into units.
+    fn cut(self, batch: Batch<'_>) -> Vec<Unit> {
+        exchange::cut(
+            batch,
+            self.threads,
+            self.min_ands,
+            round_gates(self.threads),
+        )
     }
 }
 
@@ -90,7 +101,7 @@ fn stretches<'p>(
     plan: &'p ExchangePlan,
     batch: Batch<'p>,
     at: u64,
-) -> impl Iterator<Item = (&'p Stretch, u64)> + 'p {
+) -> impl Iterator<Item = (&'p exchange::Stretch, u64)> + 'p {
     let mut next = at;
     plan.stretches().iter().map(move |stretch| {
         let first = next;
@@ -100,12 +111,15 @@ fn stretches<'p>(
 }
 
 /// Makes the exchange plans of the main frame's batches that `fgp`
-/// splits, ahead of a walk of `walk` (they are kept with the walk plan;
-/// otherwise an engine makes each when it first needs it).
+/// splits, ahead of walks of `walk` (they are kept with the walk plan;
+/// otherwise an engine makes one when a batch comes again, and runs the
+/// batch in turn until then).
 pub fn plan_exchanges(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
     let num_wires = walk.frame.circuit.num_wires as usize;
     walk.for_each_batch(|batch| {
-        fgp.plan(batch, num_wires);
+        if fgp.splits(batch) {
+            fgp.plan(batch, num_wires, true);
+        }
     });
 }
 
@@ -318,15 +332,15 @@ impl<G: SchemeGarbler, K: TableSink + Send> Lead<ZeroLabel> for GarbleLead<'_, '
 
     fn run_in_turn(
         &mut self,
-        stretch: &Stretch,
+        units: &[Unit],
         batch: Batch<'_>,
         mut at: u64,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        for unit in stretch.units() {
+        for unit in units {
             if unit.shape == Shape::Round {
                 for p in 0..self.threads {
-                    let part = stretch.part(unit, p);
+                    let part = unit.part(self.threads, p);
                     let first = at + (part.start - unit.gates.start) as u64;
                     let mut garbler = self.garbler.at_gate(first);
                     garbler.garble(&batch[part], labels, &mut self.out.tables)?;
@@ -398,7 +412,7 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
         batch: Batch<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        let Some(plan) = self.fgp.plan(batch, labels.len()) else {
+        if !self.fgp.splits(batch) {
             return gate_steps(batch, |step| {
                 let before = self.garbler.next_gate_id();
                 self.garbler.garble(&step, labels, &mut self.out.tables)?;
@@ -407,8 +421,20 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
                 self.done(done);
                 Ok(())
             });
-        };
+        }
         let mut at = self.garbler.next_gate_id();
+        let Some(plan) = self.fgp.plan(batch, labels.len(), false) else {
+            let mut lead = GarbleLead {
+                garbler: &self.garbler,
+                out: &mut self.out,
+                threads: self.split.threads(),
+            };
+            lead.run_in_turn(&self.fgp.cut(batch), batch, at, labels)?;
+            let ands = batch.and_count() as u64;
+            self.garbler = self.garbler.at_gate(at + ands);
+            self.done(ands);
+            return Ok(());
+        };
         for (stretch, start) in stretches(&plan, batch, at) {
             let garbler = &self.garbler;
             let mut lead = GarbleLead {
@@ -548,18 +574,18 @@ impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLea
 
     fn run_in_turn(
         &mut self,
-        stretch: &Stretch,
+        units: &[Unit],
         batch: Batch<'_>,
         mut at: u64,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
         let k = self.threads;
-        for unit in stretch.units() {
+        for unit in units {
             if unit.shape == Shape::Round {
                 let n = unit.gates.len();
                 let tables = self.inbox.take(part_tables::<S>(n, k, k - 1).end)?;
                 for p in 0..k {
-                    let part = stretch.part(unit, p);
+                    let part = unit.part(k, p);
                     let first = at + (part.start - unit.gates.start) as u64;
                     let mine = &tables[part_tables::<S>(n, k, p)];
                     S::Evaluator::new(first).evaluate(&batch[part], labels, mine)?;
@@ -625,7 +651,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
         batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        let Some(plan) = self.fgp.plan(batch, labels.len()) else {
+        if !self.fgp.splits(batch) {
             return gate_steps(batch, |step| {
                 let ands = step.and_count();
                 let tables = self.inbox.take(S::table_bytes(ands))?;
@@ -633,9 +659,21 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
                 self.done(ands as u64);
                 Ok(())
             });
-        };
+        }
         let mut at = self.evaluator.next_gate_id();
         let k = self.split.threads();
+        let Some(plan) = self.fgp.plan(batch, labels.len(), false) else {
+            let mut lead = EvaluateLead::<S, R> {
+                inbox: &mut self.inbox,
+                threads: k,
+                scheme: std::marker::PhantomData,
+            };
+            lead.run_in_turn(&self.fgp.cut(batch), batch, at, labels)?;
+            let ands = batch.and_count() as u64;
+            self.evaluator = S::Evaluator::new(at + ands);
+            self.done(ands);
+            return Ok(());
+        };
         for (stretch, start) in stretches(&plan, batch, at) {
             let mut lead = EvaluateLead::<S, R> {
                 inbox: &mut self.inbox,

@@ -27,10 +27,10 @@
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use twofold_circuit::exchange::{Shape, Stretch};
+use twofold_circuit::exchange::{Shape, Stretch, Unit};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::Gate;
-use twofold_crypto::{Barrier, Crew, WireLabel};
+use twofold_crypto::{gather_labels, scatter_labels, Barrier, Crew, WireLabel};
 
 use crate::error::ProtocolError;
 
@@ -89,12 +89,12 @@ pub(crate) trait Lead<L: WireLabel>: Send {
     /// The parts' tables of a round, in order, after the round (garbling:
     /// they go out).
     fn round_done(&mut self, tables: &[&[u8]]) -> Result<(), ProtocolError>;
-    /// Runs `stretch` of `batch`, its first AND numbered `at`, on this
+    /// Runs `units` of `batch`, their first AND numbered `at`, on this
     /// thread alone, the engine's own way (the same calls as the parts
     /// make, so the same tables).
     fn run_in_turn(
         &mut self,
-        stretch: &Stretch,
+        units: &[Unit],
         batch: Batch<'_>,
         at: u64,
         labels: &mut [L],
@@ -340,7 +340,7 @@ impl<L: WireLabel> Splitter<L> {
         if parallel {
             self.run_parallel(stretch, batch, at, labels, lead, work)?;
         } else {
-            lead.run_in_turn(stretch, batch, at, labels)?;
+            lead.run_in_turn(stretch.units(), batch, at, labels)?;
         }
         if !fresh {
             let ns = start.elapsed().as_nanos() as f64;
@@ -463,7 +463,7 @@ fn run_part<L: WireLabel>(
         {
             let mut sent = exchange.sent[parity][p].write().map_err(poisoned)?;
             sent.clear();
-            sent.extend(stretch.sends(u, p).iter().map(|&w| labels[w as usize]));
+            gather_labels(labels, stretch.sends(u, p), &mut sent);
         }
         // The next round's tables, before the parts start it.
         if let Some(lead) = seat.lead.as_deref_mut() {
@@ -475,9 +475,7 @@ fn run_part<L: WireLabel>(
         barrier.wait(&mut passed).map_err(called_off)?;
         for q in (0..k).filter(|&q| q != p) {
             let sent = exchange.sent[parity][q].read().map_err(poisoned)?;
-            for (&w, &l) in stretch.sends(u, q).iter().zip(sent.iter()) {
-                labels[w as usize] = l;
-            }
+            scatter_labels(labels, stretch.sends(u, q), &sent);
         }
         if unit.shape == Shape::Round {
             if let Some(lead) = seat.lead.as_deref_mut() {
@@ -522,7 +520,7 @@ mod tests {
         }
         fn run_in_turn(
             &mut self,
-            _: &Stretch,
+            _: &[Unit],
             _: Batch<'_>,
             _: u64,
             _: &mut [ZeroLabel],
