@@ -112,38 +112,3 @@ mod sealed {
     impl Sealed for super::ZeroLabel {}
     impl Sealed for super::ActiveLabel {}
 }
-
-/// How many wires ahead [`gather_labels`] and [`scatter_labels`] start
-/// fetching a label's cache line: wide enough to hide a cache miss.
-const GATHER_AHEAD: usize = 16;
-
-/// Appends the labels of `wires`, in order, to `out` (what a thread of a
-/// split stretch sends the others). Fetches ahead: the wires are as good
-/// as random.
-///
-/// # Panics
-/// If a wire is not below `labels.len()`.
-pub fn gather_labels<L: WireLabel>(labels: &[L], wires: &[u32], out: &mut Vec<L>) {
-    out.reserve(wires.len());
-    for (i, &w) in wires.iter().enumerate() {
-        if let Some(&ahead) = wires.get(i + GATHER_AHEAD) {
-            crate::batch::prefetch(labels.as_ptr().wrapping_add(ahead as usize));
-        }
-        out.push(labels[w as usize]);
-    }
-}
-
-/// Writes `values[i]` to the label of `wires[i]` (what a thread of a split
-/// stretch takes from another), fetching ahead as [`gather_labels`].
-///
-/// # Panics
-/// If a wire is not below `labels.len()`, or the lengths differ.
-pub fn scatter_labels<L: WireLabel>(labels: &mut [L], wires: &[u32], values: &[L]) {
-    assert_eq!(wires.len(), values.len(), "a value for every wire");
-    for (i, (&w, &v)) in wires.iter().zip(values).enumerate() {
-        if let Some(&ahead) = wires.get(i + GATHER_AHEAD) {
-            crate::batch::prefetch(labels.as_ptr().wrapping_add(ahead as usize));
-        }
-        labels[w as usize] = v;
-    }
-}

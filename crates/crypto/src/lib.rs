@@ -57,7 +57,7 @@ pub use delta::Delta;
 pub use dispatch::SchemeJob;
 pub use error::CryptoError;
 pub use halfgates::{ActiveLabel, Evaluator, Garbler, HalfGates, ZeroLabel};
-pub use label::{gather_labels, scatter_labels, WireLabel};
+pub use label::WireLabel;
 pub use memory::{MemoryEvaluator, MemoryGarbler};
 pub use prg::Prg;
 pub use scheme::{EvaluatorOf, GarblingScheme, Scheme, SchemeEvaluator, SchemeGarbler};

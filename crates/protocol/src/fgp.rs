@@ -30,7 +30,7 @@ use std::time::Instant;
 use twofold_circuit::exchange::{Shape, Stretch, Unit};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::Gate;
-use twofold_crypto::{gather_labels, scatter_labels, Barrier, Crew, WireLabel};
+use twofold_crypto::{Barrier, Crew, WireLabel};
 
 use crate::error::ProtocolError;
 
@@ -463,7 +463,7 @@ fn run_part<L: WireLabel>(
         {
             let mut sent = exchange.sent[parity][p].write().map_err(poisoned)?;
             sent.clear();
-            gather_labels(labels, stretch.sends(u, p), &mut sent);
+            sent.extend(stretch.sends(u, p).iter().map(|&w| labels[w as usize]));
         }
         // The next round's tables, before the parts start it.
         if let Some(lead) = seat.lead.as_deref_mut() {
@@ -475,7 +475,9 @@ fn run_part<L: WireLabel>(
         barrier.wait(&mut passed).map_err(called_off)?;
         for q in (0..k).filter(|&q| q != p) {
             let sent = exchange.sent[parity][q].read().map_err(poisoned)?;
-            scatter_labels(labels, stretch.sends(u, q), &sent);
+            for (&w, &l) in stretch.sends(u, q).iter().zip(sent.iter()) {
+                labels[w as usize] = l;
+            }
         }
         if unit.shape == Shape::Round {
             if let Some(lead) = seat.lead.as_deref_mut() {
