@@ -75,7 +75,7 @@ pub struct ExchangePlan {
 /// Whole units of at least this many gates make a stretch (the last one
 /// of a batch may be shorter): an engine chooses between its threads and
 /// one stretch by stretch, so it learns within a batch.
-pub const STRETCH_GATES: usize = 1 << 22;
+pub const STRETCH_GATES: usize = 1 << 20;
 
 /// Consecutive units of a batch and what their parts exchange.
 #[derive(Clone, Debug, PartialEq, Eq)]
