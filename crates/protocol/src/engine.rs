@@ -380,7 +380,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
                 tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             },
             fgp,
-            split: Splitter::new("garbling", fgp.threads),
+            split: Splitter::new("garbling", fgp.threads, fgp.min_ands),
             ands: 0,
             progress,
         })
@@ -615,7 +615,7 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
                 frame: Vec::new(),
             },
             fgp,
-            split: Splitter::new("evaluating", fgp.threads),
+            split: Splitter::new("evaluating", fgp.threads, fgp.min_ands),
             ands: 0,
             progress,
         }

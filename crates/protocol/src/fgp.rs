@@ -190,11 +190,15 @@ impl Chooser {
     }
 }
 
-/// What the engines of this process learnt, per kind of work and thread
-/// count: an engine starts from what the last one of its kind learnt (a
-/// session makes several engines, a benchmark many sessions) and leaves
-/// what it learnt when it is dropped.
-static LEARNT: Mutex<Vec<((&str, usize), Chooser)>> = Mutex::new(Vec::new());
+/// What the engines of this process learnt, per kind of work, thread
+/// count and split threshold (which cuts the stretches): an engine starts
+/// from what the last one of its kind learnt (a session makes several
+/// engines, a benchmark many sessions) and leaves what it learnt when it
+/// is dropped.
+static LEARNT: Mutex<Vec<(Kind, Chooser)>> = Mutex::new(Vec::new());
+
+/// The kind of work, the threads and the split threshold of an engine.
+type Kind = (&'static str, usize, usize);
 
 /// Crews idle between engines: an engine takes one of its thread count
 /// when it first splits a stretch and gives it back when dropped, so a
@@ -250,8 +254,8 @@ pub(crate) struct Splitter<L> {
     copies: Vec<Vec<L>>,
     exchange: Exchange<L>,
     chooser: Chooser,
-    /// The kind of work and the threads, for [`LEARNT`].
-    key: (&'static str, usize),
+    /// What the engine is, for [`LEARNT`].
+    key: Kind,
 }
 
 impl<L> Drop for Splitter<L> {
@@ -281,10 +285,11 @@ struct Seat<'a, L> {
 
 impl<L: WireLabel> Splitter<L> {
     /// A splitter for `threads` threads doing `work` (garbling or
-    /// evaluating), starting from what the last one learnt.
-    pub(crate) fn new(work: &'static str, threads: usize) -> Splitter<L> {
+    /// evaluating) on AND runs of at least `min_ands` gates, starting from
+    /// what the last one learnt.
+    pub(crate) fn new(work: &'static str, threads: usize, min_ands: usize) -> Splitter<L> {
         let threads = threads.max(1);
-        let key = (work, threads);
+        let key = (work, threads, min_ands);
         let learnt = LEARNT.lock().ok().and_then(|learnt| {
             learnt
                 .iter()
@@ -333,12 +338,13 @@ impl<L: WireLabel> Splitter<L> {
         if parallel && self.crew.is_none() {
             self.crew = idle_crew(self.threads);
         }
-        // A new crew's first stretch waits for its threads to start: not
-        // timed.
-        let fresh = parallel && self.crew.is_none();
+        // A new crew's first stretch waits for its threads to start, and
+        // one that grows the label copies faults in their pages: neither
+        // is timed.
+        let mut fresh = parallel && self.crew.is_none();
         let start = Instant::now();
         if parallel {
-            self.run_parallel(stretch, batch, at, labels, lead, work)?;
+            fresh |= self.run_parallel(stretch, batch, at, labels, lead, work)?;
         } else {
             lead.run_in_turn(stretch.units(), batch, at, labels)?;
         }
@@ -349,7 +355,9 @@ impl<L: WireLabel> Splitter<L> {
         Ok(())
     }
 
-    /// The crew's way of [`Splitter::run_stretch`].
+    /// The crew's way of [`Splitter::run_stretch`]; returns whether the
+    /// label copies grew first (faulting in fresh pages, a cost of this
+    /// stretch only).
     fn run_parallel(
         &mut self,
         stretch: &Stretch,
@@ -358,14 +366,16 @@ impl<L: WireLabel> Splitter<L> {
         labels: &mut [L],
         lead: &mut dyn Lead<L>,
         work: &PartWork<'_, L>,
-    ) -> Result<(), ProtocolError> {
+    ) -> Result<bool, ProtocolError> {
         let k = self.threads;
+        let mut grew = false;
         let crew = self.crew.get_or_insert_with(|| Crew::new(k));
         let n = labels.len();
         self.copies.resize_with(k - 1, Vec::new);
         for copy in &mut self.copies {
             if copy.len() < n {
                 copy.resize(n, L::default());
+                grew = true;
             }
             for &w in stretch.initial() {
                 copy[w as usize] = labels[w as usize];
@@ -401,7 +411,7 @@ impl<L: WireLabel> Splitter<L> {
         let errors = seats.into_iter().filter_map(|s| s.result.err());
         match errors.min_by_key(|e| matches!(e, ProtocolError::Stopped(_))) {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(grew),
         }
     }
 }
@@ -540,7 +550,7 @@ mod tests {
         let mut labels = vec![ZeroLabel::default(); c.num_wires as usize];
         for threads in [2, 3] {
             for panics in [false, true] {
-                let mut split = Splitter::<ZeroLabel>::new("test", threads);
+                let mut split = Splitter::<ZeroLabel>::new("test", threads, 1024);
                 let calls = AtomicUsize::new(0);
                 let work = |job: PartJob<'_>, _: &mut [ZeroLabel], _: &mut Vec<u8>| {
                     let n = calls.fetch_add(1, Ordering::SeqCst);
@@ -574,7 +584,9 @@ mod tests {
                 let first = results.into_iter().next().expect("a stretch ran");
                 match (panics, first) {
                     (true, Err(_)) => {}
-                    (false, Ok(Err(ProtocolError::Malformed(m)))) => assert_eq!(m, "part failed"),
+                    (false, Ok(Err(ProtocolError::Malformed(m)))) => {
+                        assert_eq!(m, "part failed")
+                    }
                     (_, other) => panic!("{threads} threads, panics {panics}: {other:?}"),
                 }
             }
