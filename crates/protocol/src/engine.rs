@@ -9,7 +9,7 @@
 //! With more than one thread, an engine splits every AND run of at least
 //! [`FGP_MIN_ANDS`] gates (fine-grained parallelism, see [`crate::fgp`]):
 //! the batch is run as its [`ExchangePlan`] says, the run in rounds of at
-//! most `threads × 32768` gates, each round cut into one contiguous part
+//! most `threads × 8192` gates, each round cut into one contiguous part
 //! per thread, each part garbled with the gate ids (and coins) it has in
 //! the sequential order, and the parts' tables going out in that order (a
 //! frame each when the crew ran them, in the engine's own buffer when this
@@ -40,10 +40,11 @@ const FLUSH_BYTES: usize = 128 << 10;
 /// a split run goes in stretches that each party runs on its threads or
 /// in turn on one, whichever its measurements say is faster (see
 /// [`crate::fgp`]), so the threshold need not guess the machine: it only
-/// keeps the cut's cost (a call per part) small against the run. A part is
-/// then at least 4,096 gates on two threads, some 30 µs of work against a
-/// barrier of about a microsecond.
-pub const FGP_MIN_ANDS: usize = 1 << 13;
+/// keeps the cut's cost (a call and a barrier per part) small against the
+/// run. A part is then at least 2,048 gates on two threads, some 15 µs of
+/// work against a barrier and an exchange of a few microseconds (random
+/// levels of 4,096 ran 1.26x faster on two threads, of 2,048 no faster).
+pub const FGP_MIN_ANDS: usize = 1 << 12;
 
 /// How an engine splits wide AND runs between threads (FGP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

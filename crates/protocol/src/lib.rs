@@ -39,5 +39,6 @@ pub use session::{run_session, Phase, SessionReport};
 
 /// Version of the wire protocol; both parties must speak the same. (4:
 /// labels and bits go in frames of at most 1 MiB; FGP splits AND runs in
-/// rounds of bounded frames.)
-pub const PROTOCOL_VERSION: u32 = 4;
+/// rounds of bounded frames. 5: rounds of `threads × 8192` gates, not
+/// `threads × 32768`, which cuts the tables differently.)
+pub const PROTOCOL_VERSION: u32 = 5;
