@@ -112,18 +112,36 @@ const EXPLORE: u32 = 8;
 /// The longest gap between two tries.
 const MAX_GAP: u32 = 1 << 12;
 
+/// Samples of each way a class keeps: its estimate is their minimum, as a
+/// stretch is only ever slowed down by what else the machine does (a busy
+/// moment made one parallel stretch look slow, and a moving average then
+/// kept the next dozens in turn).
+const SAMPLES: usize = 4;
+
 /// What the chooser knows of one size class.
 #[derive(Clone, Copy)]
 struct Class {
-    /// Nanoseconds per AND gate in turn and on the crew (moving averages;
-    /// NaN: not tried yet).
-    ns: [f64; 2],
+    /// The last nanoseconds per AND gate in turn and on the crew (NaN: not
+    /// measured).
+    ns: [[f64; SAMPLES]; 2],
+    /// Where each way's next sample goes.
+    next: [usize; 2],
     /// Stretches until the way out of favour is tried again.
     until: u32,
     /// The current gap between tries.
     gap: u32,
     /// The way the last stretch was chosen for trying (not the favourite).
     trying: bool,
+}
+
+impl Class {
+    /// The estimate of a way (`parallel` or not): its best recent sample.
+    fn estimate(&self, parallel: bool) -> f64 {
+        self.ns[usize::from(parallel)]
+            .iter()
+            .copied()
+            .fold(f64::NAN, f64::min)
+    }
 }
 
 /// Which way runs a stretch faster, learnt from the stretches run so far,
@@ -136,7 +154,8 @@ struct Chooser {
 impl Chooser {
     fn new() -> Chooser {
         let class = Class {
-            ns: [f64::NAN; 2],
+            ns: [[f64::NAN; SAMPLES]; 2],
+            next: [0; 2],
             until: EXPLORE,
             gap: EXPLORE,
             trying: false,
@@ -153,7 +172,7 @@ impl Chooser {
     /// Whether the next stretch of `gates` split ANDs runs on the crew.
     fn parallel(&mut self, gates: usize) -> bool {
         let c = self.class(gates);
-        let [seq, par] = c.ns;
+        let (seq, par) = (c.estimate(false), c.estimate(true));
         c.trying = false;
         if par.is_nan() || seq.is_nan() {
             return par.is_nan();
@@ -171,14 +190,11 @@ impl Chooser {
     fn record(&mut self, gates: usize, parallel: bool, ns: f64) {
         let per = ns / gates.max(1) as f64;
         let c = self.class(gates);
-        let slot = &mut c.ns[usize::from(parallel)];
-        *slot = if slot.is_nan() {
-            per
-        } else {
-            0.5 * (*slot + per)
-        };
+        let way = usize::from(parallel);
+        c.ns[way][c.next[way]] = per;
+        c.next[way] = (c.next[way] + 1) % SAMPLES;
         if c.trying {
-            let [seq, par] = c.ns;
+            let (seq, par) = (c.estimate(false), c.estimate(true));
             // Still slower: try it less often; now faster: it is the
             // favourite, and the other is tried soon.
             let confirmed = (par < seq) != parallel;
@@ -616,6 +632,24 @@ mod tests {
         assert_eq!(tries, [8, 25, 58, 123]);
         // Another size class learns on its own.
         assert!(c.parallel(1 << 20));
+    }
+
+    #[test]
+    fn one_slow_stretch_does_not_turn_the_chooser() {
+        let mut c = Chooser::new();
+        c.parallel(4096);
+        c.record(4096, true, 4096.0);
+        c.parallel(4096);
+        c.record(4096, false, 8192.0);
+        assert!(c.parallel(4096));
+        // The machine was busy for one stretch.
+        c.record(4096, true, 100_000.0);
+        assert!(c.parallel(4096), "one outlier keeps the faster way");
+        // Slow four times running: it has become slower.
+        for _ in 0..SAMPLES {
+            c.record(4096, true, 100_000.0);
+        }
+        assert!(!c.parallel(4096));
     }
 
     #[test]
