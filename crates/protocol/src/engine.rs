@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use twofold_circuit::exchange::{self, part_range, ExchangePlan, Shape, Unit};
+use twofold_circuit::exchange::{self, part_range, ExchangePlan, Unit};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::{Engine, Wire};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -135,6 +135,20 @@ fn gate_steps(
     (0..batch.len()).step_by(GATES_PER_STEP).try_for_each(|s| {
         let end = batch.len().min(s + GATES_PER_STEP);
         f(batch.slice(s..end))
+    })
+}
+
+/// The parts of round `unit` on `k` threads, its first AND numbered `at`:
+/// each one's index, gates (positions in the batch) and first AND id.
+fn round_parts(
+    unit: &Unit,
+    k: usize,
+    at: u64,
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>, u64)> + '_ {
+    (0..k).map(move |p| {
+        let part = unit.part(k, p);
+        let first = at + (part.start - unit.gates.start) as u64;
+        (p, part, first)
     })
 }
 
@@ -331,33 +345,17 @@ impl<G: SchemeGarbler, K: TableSink + Send> Lead<ZeroLabel> for GarbleLead<'_, '
         Ok(())
     }
 
-    fn run_in_turn(
+    fn round_in_turn(
         &mut self,
-        units: &[Unit],
+        unit: &Unit,
         batch: Batch<'_>,
-        mut at: u64,
+        at: u64,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        for unit in units {
-            if unit.shape == Shape::Round {
-                for p in 0..self.threads {
-                    let part = unit.part(self.threads, p);
-                    let first = at + (part.start - unit.gates.start) as u64;
-                    let mut garbler = self.garbler.at_gate(first);
-                    garbler.garble(&batch[part], labels, &mut self.out.tables)?;
-                    self.out.flush_full()?;
-                }
-                at += unit.gates.len() as u64;
-            } else {
-                let mut garbler = self.garbler.at_gate(at);
-                garble_steps(
-                    &mut garbler,
-                    batch.slice(unit.gates.clone()),
-                    labels,
-                    self.out,
-                )?;
-                at = garbler.next_gate_id();
-            }
+        for (_, part, first) in round_parts(unit, self.threads, at) {
+            let mut garbler = self.garbler.at_gate(first);
+            garbler.garble(&batch[part], labels, &mut self.out.tables)?;
+            self.out.flush_full()?;
         }
         Ok(())
     }
@@ -573,31 +571,18 @@ impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLea
         Ok(())
     }
 
-    fn run_in_turn(
+    fn round_in_turn(
         &mut self,
-        units: &[Unit],
+        unit: &Unit,
         batch: Batch<'_>,
-        mut at: u64,
+        at: u64,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        let k = self.threads;
-        for unit in units {
-            if unit.shape == Shape::Round {
-                let n = unit.gates.len();
-                let tables = self.inbox.take(part_tables::<S>(n, k, k - 1).end)?;
-                for p in 0..k {
-                    let part = unit.part(k, p);
-                    let first = at + (part.start - unit.gates.start) as u64;
-                    let mine = &tables[part_tables::<S>(n, k, p)];
-                    S::Evaluator::new(first).evaluate(&batch[part], labels, mine)?;
-                }
-                at += n as u64;
-            } else {
-                let mut evaluator = S::Evaluator::new(at);
-                let gates = batch.slice(unit.gates.clone());
-                evaluate_steps::<S, R>(&mut evaluator, gates, labels, self.inbox)?;
-                at = evaluator.next_gate_id();
-            }
+        let (k, n) = (self.threads, unit.gates.len());
+        let tables = self.inbox.take(part_tables::<S>(n, k, k - 1).end)?;
+        for (p, part, first) in round_parts(unit, k, at) {
+            let mine = &tables[part_tables::<S>(n, k, p)];
+            S::Evaluator::new(first).evaluate(&batch[part], labels, mine)?;
         }
         Ok(())
     }

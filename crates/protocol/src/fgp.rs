@@ -91,16 +91,38 @@ pub(crate) trait Lead<L: WireLabel>: Send {
     /// The parts' tables of a round, in order, after the round (garbling:
     /// they go out).
     fn round_done(&mut self, tables: &[&[u8]]) -> Result<(), ProtocolError>;
-    /// Runs `units` of `batch`, their first AND numbered `at`, on this
-    /// thread alone, the engine's own way (the same calls as the parts
-    /// make, so the same tables).
-    fn run_in_turn(
+    /// Runs the parts of round `unit` of `batch`, its first AND numbered
+    /// `at`, one after another on this thread (the same calls as on the
+    /// crew, so the same tables).
+    fn round_in_turn(
         &mut self,
-        units: &[Unit],
+        unit: &Unit,
         batch: Batch<'_>,
         at: u64,
         labels: &mut [L],
     ) -> Result<(), ProtocolError>;
+
+    /// Runs `units` of `batch`, their first AND numbered `at`, on this
+    /// thread alone, the engine's own way: rounds part after part, the
+    /// gates between in steps.
+    fn run_in_turn(
+        &mut self,
+        units: &[Unit],
+        batch: Batch<'_>,
+        mut at: u64,
+        labels: &mut [L],
+    ) -> Result<(), ProtocolError> {
+        for unit in units {
+            let gates = batch.slice(unit.gates.clone());
+            if unit.shape == Shape::Round {
+                self.round_in_turn(unit, batch, at, labels)?;
+            } else {
+                self.run_alone(gates, at, labels)?;
+            }
+            at += gates.and_count() as u64;
+        }
+        Ok(())
+    }
 }
 
 /// Round-size classes the chooser keeps apart (by log2 of the size).
@@ -548,9 +570,9 @@ mod tests {
         fn round_done(&mut self, _: &[&[u8]]) -> Result<(), ProtocolError> {
             Ok(())
         }
-        fn run_in_turn(
+        fn round_in_turn(
             &mut self,
-            _: &[Unit],
+            _: &Unit,
             _: Batch<'_>,
             _: u64,
             _: &mut [ZeroLabel],
