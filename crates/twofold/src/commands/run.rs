@@ -98,7 +98,7 @@ pub struct RunArgs {
     #[arg(long, requires = "ipp")]
     ipp_no_overlap: bool,
     /// FGP splits AND levels of at least N gates between threads
-    /// (default 8192; each party then runs the parts on its threads only
+    /// (default 4096; each party then runs the parts on its threads only
     /// where its measurements say that is faster; both must agree on N).
     #[arg(long, value_name = "N")]
     fgp_min_ands: Option<usize>,
