@@ -19,13 +19,16 @@
 //!   earlier part of the unit writes; then (and whenever ANDs are among
 //!   them) all of them on part 0.
 //!
-//! Part 0 runs on the batch's own labels; the others on copies that get,
-//! at the start, the labels they read before the batch writes them
-//! ([`ExchangePlan::initial`]). After unit `u`, part `p` sends the labels
-//! [`ExchangePlan::sends`] lists — outputs another part reads before they
-//! are overwritten, and every last value a part other than 0 writes — and
-//! every other part copies them into its labels. Then part 0's labels are
-//! what running the batch in order leaves.
+//! Units are grouped in stretches ([`Stretch`], about [`STRETCH_GATES`]
+//! gates each), which an engine may run either way. Part 0 runs on the
+//! batch's own labels; the others on copies that get, at the start of a
+//! stretch, the labels they read before the stretch writes them
+//! ([`Stretch::initial`]). After unit `u`, part `p` sends the labels
+//! [`Stretch::sends`] lists — outputs another part reads before they are
+//! overwritten, and last values a part other than 0 writes that are read
+//! after the stretch (or that the batch ends with) — and every other part
+//! copies them into its labels. Then part 0's labels are what running the
+//! batch in order leaves.
 
 use std::ops::Range;
 
