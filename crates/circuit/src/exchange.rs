@@ -603,6 +603,68 @@ mod tests {
         assert!(sent < c.gates.len() / 2, "{sent} of {} sent", c.gates.len());
     }
 
+    /// The plan's units are the cut, only with free stretches shared where
+    /// they can be: the same calls (so the same tables) whether a batch
+    /// runs with its plan or without.
+    #[test]
+    fn a_plan_cuts_a_batch_as_the_cut_does() {
+        let circuits = [
+            layered(3000, 6, 64, 7).levelize(),
+            random_gates(3000, 50_000, 8),
+        ];
+        for c in &circuits {
+            Batches::of(&c.gates, c.num_wires, &[])
+                .for_each_in(0..c.gates.len(), |batch| {
+                    for (k, min_ands, round) in [(2, 1000, 4096), (3, 16, 300)] {
+                        let plan = ExchangePlan::of(batch, c.num_wires, k, min_ands, round);
+                        let planned: Vec<Unit> = plan
+                            .stretches()
+                            .iter()
+                            .flat_map(|s| s.units().iter().cloned())
+                            .collect();
+                        let cut = cut(batch, k, min_ands, round);
+                        assert_eq!(planned.len(), cut.len());
+                        for (p, c) in planned.iter().zip(&cut) {
+                            assert_eq!(p.gates, c.gates);
+                            let round_or_not = |u: &Unit| u.shape == Shape::Round;
+                            assert_eq!(round_or_not(p), round_or_not(c));
+                        }
+                    }
+                    Ok::<_, ()>(())
+                })
+                .unwrap();
+        }
+    }
+
+    /// A batch's plan is made when it is asked for again (or ahead), and
+    /// then kept; a slice of a batch gets none.
+    #[test]
+    fn plans_are_made_on_the_second_request_and_kept() {
+        let c = layered(3000, 4, 64, 9).levelize();
+        let batches = Batches::of(&c.gates, c.num_wires, &[]);
+        let mut first = None;
+        batches
+            .for_each_in(0..c.gates.len(), |batch| {
+                if first.is_none() {
+                    first = Some(batch.len());
+                    assert!(batch.exchange_plan(c.num_wires, 2, 16, 64, false).is_none());
+                    let made = batch.exchange_plan(c.num_wires, 2, 16, 64, false).unwrap();
+                    let kept = batch.exchange_plan(c.num_wires, 2, 16, 64, false).unwrap();
+                    assert!(std::sync::Arc::ptr_eq(&made, &kept));
+                    // Other settings: a new plan at once (asked before).
+                    let other = batch.exchange_plan(c.num_wires, 3, 16, 64, false).unwrap();
+                    assert_eq!(other.threads, 3);
+                    let part = batch.slice(0..batch.len() / 2);
+                    assert!(part.exchange_plan(c.num_wires, 2, 16, 64, true).is_none());
+                } else {
+                    assert!(batch.exchange_plan(c.num_wires, 2, 16, 64, true).is_some());
+                }
+                Ok::<_, ()>(())
+            })
+            .unwrap();
+        assert!(first.is_some());
+    }
+
     #[test]
     fn a_free_stretch_reading_an_earlier_part_stays_on_part_zero() {
         let mut written = vec![0u64; 4];
