@@ -239,7 +239,7 @@ impl Needs<'_> {
         for u in units {
             for p in 0..k {
                 let pu = p as u8;
-                for i in unit_part(u, k, p) {
+                for i in u.part(k, p) {
                     let g = self.gates[i];
                     for w in g.inputs() {
                         let st = &mut self.wires[w as usize];
@@ -300,7 +300,7 @@ impl Needs<'_> {
         let mut send_ends = Vec::with_capacity(units.len() * k);
         for u in units {
             for p in 0..k {
-                for i in unit_part(u, k, p) {
+                for i in u.part(k, p) {
                     sends[n] = self.gates[i].out();
                     n += usize::from(self.needed[i]);
                 }
@@ -335,11 +335,6 @@ impl Stretch {
         self.units[0].gates.start..self.units[self.units.len() - 1].gates.end
     }
 
-    /// The gates of part `p` of `unit`, as positions in the batch.
-    pub fn part(&self, unit: &Unit, p: usize) -> Range<usize> {
-        unit_part(unit, self.threads, p)
-    }
-
     /// The wires part `p` sends after unit number `u` of the stretch.
     pub fn sends(&self, u: usize, p: usize) -> &[Wire] {
         let i = u * self.threads + p;
@@ -357,11 +352,6 @@ impl Stretch {
     pub fn split_ands(&self) -> usize {
         self.split_ands
     }
-}
-
-/// The gates of part `p` of `unit` on `k` parts.
-fn unit_part(unit: &Unit, k: usize, p: usize) -> Range<usize> {
-    unit.part(k, p)
 }
 
 impl Unit {
@@ -490,7 +480,7 @@ mod tests {
             for (u, unit) in stretch.units().iter().enumerate() {
                 for p in 0..k {
                     let mine: &mut [bool] = if p == 0 { labels } else { &mut copies[p - 1] };
-                    eval_gates(&gates[stretch.part(unit, p)], mine);
+                    eval_gates(&gates[unit.part(k, p)], mine);
                 }
                 for p in 0..k {
                     let sent: Vec<(Wire, bool)> = {

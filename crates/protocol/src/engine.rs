@@ -18,17 +18,15 @@
 //!
 //! [`ExchangePlan`]: twofold_circuit::exchange::ExchangePlan
 
-use std::sync::Arc;
-
-use twofold_circuit::exchange::{self, part_range, ExchangePlan, Unit};
+use twofold_circuit::exchange::{part_range, Unit};
 use twofold_circuit::walk::Batch;
-use twofold_circuit::{Engine, Wire};
+use twofold_circuit::Engine;
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::fgp::{round_gates, Lead, PartJob, Splitter};
+use crate::fgp::{plan_ahead, round_parts, Lead, PartJob, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -76,39 +74,6 @@ impl Fgp {
             && batch.len() >= self.min_ands
             && batch.and_runs().any(|r| r.len() >= self.min_ands)
     }
-
-    /// The exchange plan of `batch` (which this splits) over `labels`
-    /// labels, if it has one (made `ahead`, or when asked again: see
-    /// [`Batch::exchange_plan`]).
-    fn plan(self, batch: Batch<'_>, labels: usize, ahead: bool) -> Option<Arc<ExchangePlan>> {
-        let round = round_gates(self.threads);
-        batch.exchange_plan(labels as Wire, self.threads, self.min_ands, round, ahead)
-    }
-
-    /// The cut of `batch` (which this splits) into units.
-    fn cut(self, batch: Batch<'_>) -> Vec<Unit> {
-        exchange::cut(
-            batch,
-            self.threads,
-            self.min_ands,
-            round_gates(self.threads),
-        )
-    }
-}
-
-/// The stretches of `plan` (of `batch`) with each one's first AND id,
-/// counted from `at`.
-fn stretches<'p>(
-    plan: &'p ExchangePlan,
-    batch: Batch<'p>,
-    at: u64,
-) -> impl Iterator<Item = (&'p exchange::Stretch, u64)> + 'p {
-    let mut next = at;
-    plan.stretches().iter().map(move |stretch| {
-        let first = next;
-        next += batch.slice(stretch.gates()).and_count() as u64;
-        (stretch, first)
-    })
 }
 
 /// Makes the exchange plans of the main frame's batches that `fgp`
@@ -116,10 +81,10 @@ fn stretches<'p>(
 /// otherwise an engine makes one when a batch comes again, and runs the
 /// batch in turn until then).
 pub fn plan_exchanges(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
-    let num_wires = walk.frame.circuit.num_wires as usize;
+    let num_wires = walk.frame.circuit.num_wires;
     walk.for_each_batch(|batch| {
         if fgp.splits(batch) {
-            fgp.plan(batch, num_wires, true);
+            plan_ahead(batch, num_wires, fgp.threads, fgp.min_ands);
         }
     });
 }
@@ -138,20 +103,6 @@ fn gate_steps(
     })
 }
 
-/// The parts of round `unit` on `k` threads, its first AND numbered `at`:
-/// each one's index, gates (positions in the batch) and first AND id.
-fn round_parts(
-    unit: &Unit,
-    k: usize,
-    at: u64,
-) -> impl Iterator<Item = (usize, std::ops::Range<usize>, u64)> + '_ {
-    (0..k).map(move |p| {
-        let part = unit.part(k, p);
-        let first = at + (part.start - unit.gates.start) as u64;
-        (p, part, first)
-    })
-}
-
 /// The table bytes of each part of a round of `ands` gates on `k` parts,
 /// one after another: where part `p`'s start and how many there are.
 fn part_tables<S: GarblingScheme>(ands: usize, k: usize, p: usize) -> std::ops::Range<usize> {
@@ -159,6 +110,23 @@ fn part_tables<S: GarblingScheme>(ands: usize, k: usize, p: usize) -> std::ops::
         .map(|q| S::table_bytes(part_range(ands, k, q).len()))
         .sum();
     start..start + S::table_bytes(part_range(ands, k, p).len())
+}
+
+/// The AND gates an engine has done, reported to its progress callback as
+/// they are done.
+struct Tally {
+    ands: u64,
+    progress: Option<Progress>,
+}
+
+impl Tally {
+    /// Counts `ands` AND gates done.
+    fn add(&mut self, ands: u64) {
+        self.ands += ands;
+        if let Some(p) = &self.progress {
+            p(ands);
+        }
+    }
 }
 
 /// Where garbled tables go: to the peer, or nowhere (garbling-only runs).
@@ -273,8 +241,7 @@ pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     out: Outbox<'c, K>,
     fgp: Fgp,
     split: Splitter<ZeroLabel>,
-    ands: u64,
-    progress: Option<Progress>,
+    done: Tally,
 }
 
 /// Where garbled tables gather before they go out.
@@ -380,8 +347,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
             },
             fgp,
             split: Splitter::new("garbling", fgp.threads, fgp.min_ands),
-            ands: 0,
-            progress,
+            done: Tally { ands: 0, progress },
         })
     }
 
@@ -390,15 +356,7 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
     pub fn finish(mut self) -> Result<u64, ProtocolError> {
         self.out.send()?;
         self.out.chan.flush()?;
-        Ok(self.ands)
-    }
-
-    /// Counts `ands` AND gates done.
-    fn done(&mut self, ands: u64) {
-        self.ands += ands;
-        if let Some(p) = &self.progress {
-            p(ands);
-        }
+        Ok(self.done.ands)
     }
 }
 
@@ -416,52 +374,33 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
                 let before = self.garbler.next_gate_id();
                 self.garbler.garble(&step, labels, &mut self.out.tables)?;
                 self.out.flush_full()?;
-                let done = self.garbler.next_gate_id() - before;
-                self.done(done);
+                self.done.add(self.garbler.next_gate_id() - before);
                 Ok(())
             });
         }
-        let mut at = self.garbler.next_gate_id();
-        let Some(plan) = self.fgp.plan(batch, labels.len(), false) else {
-            let mut lead = GarbleLead {
-                garbler: &self.garbler,
-                out: &mut self.out,
-                threads: self.split.threads(),
-            };
-            lead.run_in_turn(&self.fgp.cut(batch), batch, at, labels)?;
-            let ands = batch.and_count() as u64;
-            self.garbler = self.garbler.at_gate(at + ands);
-            self.done(ands);
-            return Ok(());
+        let garbler = &self.garbler;
+        let mut lead = GarbleLead {
+            garbler,
+            out: &mut self.out,
+            threads: self.fgp.threads,
         };
-        for (stretch, start) in stretches(&plan, batch, at) {
-            let garbler = &self.garbler;
-            let mut lead = GarbleLead {
-                garbler,
-                out: &mut self.out,
-                threads: self.split.threads(),
-            };
-            self.split.run_stretch(
-                stretch,
-                batch,
-                start,
-                labels,
-                &mut lead,
-                &|job: PartJob<'_>, labels, tables| {
-                    Ok(garbler.at_gate(job.at).garble(job.gates, labels, tables)?)
-                },
-            )?;
-            let ands = batch.slice(stretch.gates()).and_count() as u64;
-            at = start + ands;
-            self.done(ands);
-        }
-        self.garbler = self.garbler.at_gate(at);
+        let next = self.split.run_batch(
+            batch,
+            garbler.next_gate_id(),
+            labels,
+            &mut lead,
+            &|job: PartJob<'_>, labels, tables| {
+                Ok(garbler.at_gate(job.at).garble(job.gates, labels, tables)?)
+            },
+            &mut |ands| self.done.add(ands),
+        )?;
+        self.garbler = self.garbler.at_gate(next);
         Ok(())
     }
 
     fn skip_ands(&mut self, n: u64) {
         self.garbler = self.garbler.at_gate(self.garbler.next_gate_id() + n);
-        self.ands += n;
+        self.done.ands += n;
     }
 }
 
@@ -479,8 +418,7 @@ pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     inbox: Inbox<'c, R>,
     fgp: Fgp,
     split: Splitter<ActiveLabel>,
-    ands: u64,
-    progress: Option<Progress>,
+    done: Tally,
 }
 
 /// The tables received and not yet used.
@@ -602,8 +540,7 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
             },
             fgp,
             split: Splitter::new("evaluating", fgp.threads, fgp.min_ands),
-            ands: 0,
-            progress,
+            done: Tally { ands: 0, progress },
         }
     }
 
@@ -616,15 +553,7 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
                 "{unused} garbled-table bytes more than the program needs"
             )));
         }
-        Ok(self.ands)
-    }
-
-    /// Counts `ands` AND gates done.
-    fn done(&mut self, ands: u64) {
-        self.ands += ands;
-        if let Some(p) = &self.progress {
-            p(ands);
-        }
+        Ok(self.done.ands)
     }
 }
 
@@ -642,57 +571,37 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
                 let ands = step.and_count();
                 let tables = self.inbox.take(S::table_bytes(ands))?;
                 self.evaluator.evaluate(&step, labels, tables)?;
-                self.done(ands as u64);
+                self.done.add(ands as u64);
                 Ok(())
             });
         }
-        let mut at = self.evaluator.next_gate_id();
-        let k = self.split.threads();
-        let Some(plan) = self.fgp.plan(batch, labels.len(), false) else {
-            let mut lead = EvaluateLead::<S, R> {
-                inbox: &mut self.inbox,
-                threads: k,
-                scheme: std::marker::PhantomData,
-            };
-            lead.run_in_turn(&self.fgp.cut(batch), batch, at, labels)?;
-            let ands = batch.and_count() as u64;
-            self.evaluator = S::Evaluator::new(at + ands);
-            self.done(ands);
-            return Ok(());
+        let k = self.fgp.threads;
+        let mut lead = EvaluateLead::<S, R> {
+            inbox: &mut self.inbox,
+            threads: k,
+            scheme: std::marker::PhantomData,
         };
-        for (stretch, start) in stretches(&plan, batch, at) {
-            let mut lead = EvaluateLead::<S, R> {
-                inbox: &mut self.inbox,
-                threads: k,
-                scheme: std::marker::PhantomData,
-            };
-            self.split.run_stretch(
-                stretch,
-                batch,
-                start,
-                labels,
-                &mut lead,
-                &|job: PartJob<'_>, labels, _| {
-                    let tables = match job.round {
-                        Some(round) => {
-                            &round[part_tables::<S>(job.sizes.iter().sum(), k, job.part)]
-                        }
-                        None => &[],
-                    };
-                    Ok(S::Evaluator::new(job.at).evaluate(job.gates, labels, tables)?)
-                },
-            )?;
-            let ands = batch.slice(stretch.gates()).and_count() as u64;
-            at = start + ands;
-            self.done(ands);
-        }
-        self.evaluator = S::Evaluator::new(at);
+        let next = self.split.run_batch(
+            batch,
+            self.evaluator.next_gate_id(),
+            labels,
+            &mut lead,
+            &|job: PartJob<'_>, labels, _| {
+                let tables = match job.round {
+                    Some(round) => &round[part_tables::<S>(job.unit_len, k, job.part)],
+                    None => &[],
+                };
+                Ok(S::Evaluator::new(job.at).evaluate(job.gates, labels, tables)?)
+            },
+            &mut |ands| self.done.add(ands),
+        )?;
+        self.evaluator = S::Evaluator::new(next);
         Ok(())
     }
 
     fn skip_ands(&mut self, n: u64) {
         self.evaluator = S::Evaluator::new(self.evaluator.next_gate_id() + n);
-        self.ands += n;
+        self.done.ands += n;
     }
 }
 

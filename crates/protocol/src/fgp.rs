@@ -27,9 +27,9 @@
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use twofold_circuit::exchange::{Shape, Stretch, Unit};
+use twofold_circuit::exchange::{self, Shape, Stretch, Unit};
 use twofold_circuit::walk::Batch;
-use twofold_circuit::Gate;
+use twofold_circuit::{Gate, Wire};
 use twofold_crypto::{Barrier, Crew, WireLabel};
 
 use crate::error::ProtocolError;
@@ -48,14 +48,34 @@ const PART_GATES: usize = 1 << 13;
 const MIN_PART_ANDS: usize = 1024;
 
 /// The most gates of a round on `threads` threads.
-pub(crate) fn round_gates(threads: usize) -> usize {
+fn round_gates(threads: usize) -> usize {
     threads.max(1) * PART_GATES
 }
 
-/// One part's work of a unit, on any thread: its gates, the id of its
-/// first AND, the sizes of all parts of the unit and its index among them,
-/// its labels, the buffer its tables go to (garbling) and the tables of
-/// the whole round (evaluation).
+/// The parts of `unit` on `k` threads, its first AND numbered `at`:
+/// each one's index, gates (positions in the batch) and first AND id.
+pub(crate) fn round_parts(
+    unit: &Unit,
+    k: usize,
+    at: u64,
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>, u64)> + '_ {
+    (0..k).map(move |p| {
+        let part = unit.part(k, p);
+        let first = at + (part.start - unit.gates.start) as u64;
+        (p, part, first)
+    })
+}
+
+/// Makes the exchange plan of `batch` over `num_wires` labels for
+/// `threads` threads splitting AND runs of at least `min_ands` gates, now
+/// (see [`Batch::exchange_plan`]), ahead of the walks that run it.
+pub(crate) fn plan_ahead(batch: Batch<'_>, num_wires: Wire, threads: usize, min_ands: usize) {
+    let round = round_gates(threads);
+    batch.exchange_plan(num_wires, threads, min_ands, round, true);
+}
+
+/// One part's work of a unit, on any thread: what it is given of its part
+/// ([`PartJob`]), its labels and the buffer its tables go to (garbling).
 pub(crate) type PartWork<'a, L> =
     dyn Fn(PartJob<'_>, &mut [L], &mut Vec<u8>) -> Result<(), ProtocolError> + Sync + 'a;
 
@@ -65,8 +85,8 @@ pub(crate) struct PartJob<'a> {
     pub gates: &'a [Gate],
     /// The id of its first AND gate.
     pub at: u64,
-    /// The sizes (gates) of the unit's parts.
-    pub sizes: &'a [usize],
+    /// Gates of the whole unit (each part's share follows from it).
+    pub unit_len: usize,
     /// This part's index.
     pub part: usize,
     /// The tables of the whole round, if the unit is a round (for
@@ -290,6 +310,8 @@ fn poisoned<T>(_: T) -> ProtocolError {
 /// shared buffers and the chooser.
 pub(crate) struct Splitter<L> {
     threads: usize,
+    /// AND runs this long or longer are split.
+    min_ands: usize,
     crew: Option<Crew>,
     copies: Vec<Vec<L>>,
     exchange: Exchange<L>,
@@ -338,6 +360,7 @@ impl<L: WireLabel> Splitter<L> {
         });
         Splitter {
             threads,
+            min_ands,
             crew: None,
             copies: Vec::new(),
             exchange: Exchange::new(threads),
@@ -346,9 +369,36 @@ impl<L: WireLabel> Splitter<L> {
         }
     }
 
-    /// Threads (parts per unit).
-    pub(crate) fn threads(&self) -> usize {
-        self.threads
+    /// Runs `batch`, which has an AND run it splits, over `labels`, its
+    /// first AND numbered `at`: stretch by stretch as its exchange plan
+    /// says if it has one (see [`Batch::exchange_plan`]), else in turn
+    /// over its cut (the same calls). Calls `done` with the AND gates of
+    /// each stretch; returns the id after the batch's last AND.
+    pub(crate) fn run_batch(
+        &mut self,
+        batch: Batch<'_>,
+        mut at: u64,
+        labels: &mut [L],
+        lead: &mut dyn Lead<L>,
+        work: &PartWork<'_, L>,
+        done: &mut dyn FnMut(u64),
+    ) -> Result<u64, ProtocolError> {
+        let (k, min_ands, round) = (self.threads, self.min_ands, round_gates(self.threads));
+        let labels_len = labels.len() as Wire;
+        let Some(plan) = batch.exchange_plan(labels_len, k, min_ands, round, false) else {
+            let units = exchange::cut(batch, k, min_ands, round);
+            lead.run_in_turn(&units, batch, at, labels)?;
+            let ands = batch.and_count() as u64;
+            done(ands);
+            return Ok(at + ands);
+        };
+        for stretch in plan.stretches() {
+            self.run_stretch(stretch, batch, at, labels, lead, work)?;
+            let ands = batch.slice(stretch.gates()).and_count() as u64;
+            done(ands);
+            at += ands;
+        }
+        Ok(at)
     }
 
     /// Runs `stretch` of `batch` over `labels`, its first AND numbered
@@ -356,7 +406,7 @@ impl<L: WireLabel> Splitter<L> {
     /// [`Lead::run_in_turn`]), or on the crew, each thread on its own
     /// labels doing `work` on its parts, and part 0's thread also what
     /// `lead` does.
-    pub(crate) fn run_stretch(
+    fn run_stretch(
         &mut self,
         stretch: &Stretch,
         batch: Batch<'_>,
@@ -476,31 +526,27 @@ fn run_part<L: WireLabel>(
     let units = stretch.units();
     let gates = batch.gates();
     let mut passed = 0;
-    let mut sizes = vec![0; k];
     let called_off = |_| ProtocolError::Stopped("another thread of the stretch failed".into());
     for (u, unit) in units.iter().enumerate() {
         let parity = u % 2;
         let labels = &mut *seat.labels;
-        let mine = stretch.part(unit, p);
         match unit.shape {
             Shape::First => {
-                let ands = batch.slice(unit.gates.clone()).and_count() as u64;
+                let alone = batch.slice(unit.gates.clone());
                 if let Some(lead) = seat.lead.as_deref_mut() {
-                    lead.run_alone(batch.slice(unit.gates.clone()), at, labels)?;
+                    lead.run_alone(alone, at, labels)?;
                 }
-                at += ands;
+                at += alone.and_count() as u64;
             }
             Shape::Round | Shape::Cut => {
-                for (q, size) in sizes.iter_mut().enumerate() {
-                    *size = stretch.part(unit, q).len();
-                }
                 let round = exchange.round[parity].read().map_err(poisoned)?;
                 let mut tables = exchange.tables[parity][p].lock().map_err(poisoned)?;
                 tables.clear();
+                let (_, mine, first) = round_parts(unit, k, at).nth(p).expect("a part per thread");
                 let job = PartJob {
-                    gates: &gates[mine.clone()],
-                    at: at + (mine.start - unit.gates.start) as u64,
-                    sizes: &sizes,
+                    gates: &gates[mine],
+                    at: first,
+                    unit_len: unit.gates.len(),
                     part: p,
                     round: (unit.shape == Shape::Round).then_some(round.as_slice()),
                 };
