@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use crate::exchange::ExchangePlan;
+use crate::exchange::{ExchangePlan, Split};
 use crate::gate::{Gate, Wire};
 
 /// A slice of gates cut by [`Batches`]: within every maximal run of
@@ -116,8 +116,8 @@ impl<'a> Batch<'a> {
         self.and_runs().map(|r| r.len()).sum()
     }
 
-    /// The plan of this batch over `num_wires` labels on `threads` threads
-    /// with a copy of the labels each (see [`ExchangePlan::of`]), if it is
+    /// The plan of this batch over `num_wires` labels cut as `split` says,
+    /// a copy of the labels for each thread (see [`ExchangePlan::of`]), if it is
     /// a whole batch of a [`Batches`] and was asked for before (or
     /// `ahead`): made once and kept there. A plan costs a pass over the
     /// gates, about as much as running them on one thread, so it pays only
@@ -127,31 +127,21 @@ impl<'a> Batch<'a> {
     pub fn exchange_plan(
         self,
         num_wires: Wire,
-        threads: usize,
-        min_ands: usize,
-        round_gates: usize,
+        split: Split,
         ahead: bool,
     ) -> Option<Arc<ExchangePlan>> {
         let (cache, at) = self.plans?;
         // A poisoned lock only loses the cache.
         let mut plans = cache.0.lock().ok()?;
         match plans.get(&at) {
-            Some(Some(plan)) if plan.is_for(threads, min_ands, round_gates) => {
-                return Some(Arc::clone(plan))
-            }
+            Some(Some(plan)) if plan.split == split => return Some(Arc::clone(plan)),
             None if !ahead => {
                 plans.insert(at, None);
                 return None;
             }
             _ => {}
         }
-        let plan = Arc::new(ExchangePlan::of(
-            self,
-            num_wires,
-            threads,
-            min_ands,
-            round_gates,
-        ));
+        let plan = Arc::new(ExchangePlan::of(self, num_wires, split));
         plans.insert(at, Some(Arc::clone(&plan)));
         Some(plan)
     }

@@ -17,7 +17,13 @@
 //! - the gates between two such runs, one unit: free gates cut by
 //!   [`part_range`] as well, unless a part would read or overwrite what an
 //!   earlier part of the unit writes; then (and whenever ANDs are among
-//!   them) all of them on part 0.
+//!   them) all of them on part 0 — unless the plan shares gaps
+//!   ([`Split::share_gaps`]) and the gap holds at least `min_ands` ANDs:
+//!   then it is cut into units of [`Shape::Owned`], each gate going to
+//!   the part that made its inputs (owner computes), and a unit ending
+//!   where a gate reads what two parts made in it. This is how a
+//!   circuit with many independent chains but no long AND run (a loop
+//!   unrolled and levelled in windows) runs on several threads.
 //!
 //! Units are grouped in stretches ([`Stretch`], about [`STRETCH_GATES`]
 //! gates each), which an engine may run either way. Part 0 runs on the
@@ -47,8 +53,31 @@ pub enum Shape {
     Round,
     /// Free gates, part `p` taking [`part_range`].
     Cut,
+    /// Gates (ANDs among them) that go to the part that made their
+    /// inputs, in pieces: no gate reads what another part wrote in the
+    /// unit.
+    Owned,
     /// Everything on part 0.
     First,
+}
+
+impl Shape {
+    /// Whether units of this shape have garbled tables that their parts
+    /// make (the engines' lead makes those of [`Shape::First`]).
+    pub fn has_shared_tables(self) -> bool {
+        matches!(self, Shape::Round | Shape::Owned)
+    }
+}
+
+/// Consecutive gates of a unit that one part runs, in one garbling call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// The gates, as positions in the batch.
+    pub gates: Range<usize>,
+    /// The part that runs them.
+    pub part: usize,
+    /// AND gates among them.
+    pub ands: usize,
 }
 
 /// A stretch of a batch's gates and how its parts share it.
@@ -58,6 +87,25 @@ pub struct Unit {
     pub gates: Range<usize>,
     /// How they are shared.
     pub shape: Shape,
+    /// The pieces, in batch order (so those of one part are in order).
+    pub pieces: Vec<Piece>,
+}
+
+/// How a batch is cut for `threads` threads (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// Parts (threads).
+    pub threads: usize,
+    /// AND runs of at least this many gates are split in rounds.
+    pub min_ands: usize,
+    /// The most gates of a round.
+    pub round_gates: usize,
+    /// Whether gaps of at least `min_ands` ANDs are shared by owner
+    /// ([`Shape::Owned`]): the calls then differ from the unplanned
+    /// [`cut`]'s, so only for schemes whose tables do not depend on where
+    /// calls begin and end.
+    pub share_gaps: bool,
 }
 
 /// The plan of a batch on `k` threads with a copy of the labels each (see
@@ -66,12 +114,8 @@ pub struct Unit {
 /// before left them, so an engine may run each stretch either way.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExchangePlan {
-    /// Parts (threads).
-    pub threads: usize,
-    /// The split threshold the plan was made for.
-    pub min_ands: usize,
-    /// The round size it was made for.
-    pub round_gates: usize,
+    /// The cut it was made for.
+    pub split: Split,
     stretches: Vec<Stretch>,
 }
 
@@ -92,7 +136,7 @@ pub struct Stretch {
     /// after unit `u`.
     sends: Vec<Wire>,
     send_ends: Vec<usize>,
-    /// AND gates in split rounds.
+    /// AND gates of units whose parts make tables.
     split_ands: usize,
 }
 
@@ -100,46 +144,29 @@ pub struct Stretch {
 const BEFORE: u32 = u32::MAX;
 
 impl ExchangePlan {
-    /// The plan of `batch` over `num_wires` labels on `threads` threads,
-    /// AND runs of at least `min_ands` gates split in rounds of at most
-    /// `round_gates`.
+    /// The plan of `batch` over `num_wires` labels cut as `split` says.
     ///
     /// # Panics
     /// If a gate uses a wire not below `num_wires`, or the batch has 2^32
     /// gates or more.
-    pub fn of(
-        batch: Batch<'_>,
-        num_wires: Wire,
-        threads: usize,
-        min_ands: usize,
-        round_gates: usize,
-    ) -> ExchangePlan {
-        Self::stretched(
-            batch,
-            num_wires,
-            threads,
-            min_ands,
-            round_gates,
-            STRETCH_GATES,
-        )
+    pub fn of(batch: Batch<'_>, num_wires: Wire, split: Split) -> ExchangePlan {
+        Self::stretched(batch, num_wires, split, STRETCH_GATES)
     }
 
     /// [`ExchangePlan::of`] in stretches of `stretch_gates`.
     fn stretched(
         batch: Batch<'_>,
         num_wires: Wire,
-        threads: usize,
-        min_ands: usize,
-        round_gates: usize,
+        split: Split,
         stretch_gates: usize,
     ) -> ExchangePlan {
-        let k = threads.max(1);
+        let k = split.threads.max(1);
         let gates = batch.gates();
         assert!(
             gates.len() < BEFORE as usize,
             "a batch of fewer than 2^32 gates"
         );
-        let all = units(batch, num_wires, k, min_ands.max(1), round_gates.max(k));
+        let all = units(batch, num_wires, split);
         let mut need = Needs {
             gates,
             wires: vec![WireState::default(); num_wires as usize],
@@ -156,7 +183,7 @@ impl ExchangePlan {
                 len += rest[n].gates.len();
                 n += 1;
             }
-            let initial = need.pass(&rest[..n], k);
+            let initial = need.pass(&rest[..n]);
             groups.push((&rest[..n], initial));
             rest = &rest[n..];
         }
@@ -165,12 +192,7 @@ impl ExchangePlan {
             .into_iter()
             .map(|(units, initial)| need.stretch(units, initial, k))
             .collect();
-        ExchangePlan {
-            threads: k,
-            min_ands,
-            round_gates,
-            stretches,
-        }
+        ExchangePlan { split, stretches }
     }
 
     /// The stretches, in order.
@@ -178,14 +200,10 @@ impl ExchangePlan {
         &self.stretches
     }
 
-    /// AND gates in split rounds: what the threads share.
+    /// AND gates of units whose parts make tables: what the threads
+    /// share.
     pub fn split_ands(&self) -> usize {
         self.stretches.iter().map(|s| s.split_ands).sum()
-    }
-
-    /// Whether this plan was made for these settings.
-    pub fn is_for(&self, threads: usize, min_ands: usize, round_gates: usize) -> bool {
-        (self.threads, self.min_ands, self.round_gates) == (threads.max(1), min_ands, round_gates)
     }
 }
 
@@ -227,19 +245,21 @@ impl Default for WireState {
 }
 
 impl Needs<'_> {
-    /// Goes through the stretch of `units` in order: a read of a wire last
+    /// Goes through the stretch of `units` in batch order (a valid order
+    /// of the parts' work: no part reads in a unit what another wrote in
+    /// it): a read of a wire last
     /// written by another part of the stretch marks that write to be
     /// sent; a read by a part other than 0 of a wire last written before
     /// the stretch lists the wire in the stretch's `initial` (returned);
     /// a last value written elsewhere than on part 0 is sent if it is read
     /// after the stretch (or the batch ends first).
-    fn pass(&mut self, units: &[Unit], k: usize) -> Vec<Wire> {
+    fn pass(&mut self, units: &[Unit]) -> Vec<Wire> {
         let first = units[0].gates.start as u32;
         let mut initial = Vec::new();
         for u in units {
-            for p in 0..k {
-                let pu = p as u8;
-                for i in u.part(k, p) {
+            for piece in &u.pieces {
+                let pu = piece.part as u8;
+                for i in piece.gates.clone() {
                     let g = self.gates[i];
                     for w in g.inputs() {
                         let st = &mut self.wires[w as usize];
@@ -300,9 +320,11 @@ impl Needs<'_> {
         let mut send_ends = Vec::with_capacity(units.len() * k);
         for u in units {
             for p in 0..k {
-                for i in u.part(k, p) {
-                    sends[n] = self.gates[i].out();
-                    n += usize::from(self.needed[i]);
+                for piece in u.pieces.iter().filter(|piece| piece.part == p) {
+                    for i in piece.gates.clone() {
+                        sends[n] = self.gates[i].out();
+                        n += usize::from(self.needed[i]);
+                    }
                 }
                 send_ends.push(n);
             }
@@ -317,8 +339,9 @@ impl Needs<'_> {
             send_ends,
             split_ands: units
                 .iter()
-                .filter(|u| u.shape == Shape::Round)
-                .map(|u| u.gates.len())
+                .filter(|u| u.shape.has_shared_tables())
+                .flat_map(|u| &u.pieces)
+                .map(|piece| piece.ands)
                 .sum(),
         }
     }
@@ -348,43 +371,65 @@ impl Stretch {
         &self.initial
     }
 
-    /// AND gates in split rounds: what the threads share.
+    /// AND gates of units whose parts make tables: what the threads
+    /// share.
     pub fn split_ands(&self) -> usize {
         self.split_ands
     }
 }
 
 impl Unit {
-    /// The gates of part `p` of this unit on `k` parts, as positions in
-    /// the batch.
-    pub fn part(&self, k: usize, p: usize) -> Range<usize> {
-        let n = self.gates.len();
-        let r = match self.shape {
-            Shape::Round | Shape::Cut => part_range(n, k, p),
-            Shape::First if p == 0 => 0..n,
-            Shape::First => 0..0,
+    /// Gates `gates` of `batch` cut into `k` parts by [`part_range`].
+    fn cut_in(batch: Batch<'_>, gates: Range<usize>, shape: Shape, k: usize) -> Unit {
+        let n = gates.len();
+        let pieces = (0..k)
+            .map(|p| {
+                let r = part_range(n, k, p);
+                let piece = gates.start + r.start..gates.start + r.end;
+                Piece {
+                    ands: batch.slice(piece.clone()).and_count(),
+                    gates: piece,
+                    part: p,
+                }
+            })
+            .collect();
+        Unit {
+            gates,
+            shape,
+            pieces,
+        }
+    }
+
+    /// Gates `gates` of `batch`, all on part 0.
+    fn first(batch: Batch<'_>, gates: Range<usize>) -> Unit {
+        let piece = Piece {
+            ands: batch.slice(gates.clone()).and_count(),
+            gates: gates.clone(),
+            part: 0,
         };
-        self.gates.start + r.start..self.gates.start + r.end
+        Unit {
+            gates,
+            shape: Shape::First,
+            pieces: vec![piece],
+        }
     }
 }
 
-/// The units of `batch` on `threads` threads, AND runs of at least
-/// `min_ands` gates split in rounds of at most `round_gates`, the gates
-/// between them on part 0: the cut that fixes the calls (and so the
-/// tables) of a batch, whether its parts run at once or in turn. (An
-/// [`ExchangePlan`] cuts the same way and also shares the free gates it
-/// can.)
-pub fn cut(batch: Batch<'_>, threads: usize, min_ands: usize, round_gates: usize) -> Vec<Unit> {
+/// The units of `batch` cut as `split` says, AND runs of at least
+/// `min_ands` gates split in rounds, the gates between them on part 0:
+/// the cut that fixes the calls (and so the tables) of a batch run
+/// without its plan, whether its parts run at once or in turn. (An
+/// [`ExchangePlan`] cuts the same way, also sharing the free gates it can
+/// and, if `split` says so, the gaps it can.)
+pub fn cut(batch: Batch<'_>, split: Split) -> Vec<Unit> {
     let gates = batch.gates();
-    let (min_ands, round_gates) = (min_ands.max(1), round_gates.max(threads.max(1)));
+    let k = split.threads.max(1);
+    let (min_ands, round_gates) = (split.min_ands.max(1), split.round_gates.max(k));
     let mut units = Vec::new();
     let mut start = 0;
     let gap = |units: &mut Vec<Unit>, range: Range<usize>| {
         if !range.is_empty() {
-            units.push(Unit {
-                gates: range,
-                shape: Shape::First,
-            });
+            units.push(Unit::first(batch, range));
         }
     };
     for run in batch.and_runs().filter(|r| r.len() >= min_ands) {
@@ -392,10 +437,7 @@ pub fn cut(batch: Batch<'_>, threads: usize, min_ands: usize, round_gates: usize
         let mut s = run.start;
         while s < run.end {
             let e = run.end.min(s + round_gates);
-            units.push(Unit {
-                gates: s..e,
-                shape: Shape::Round,
-            });
+            units.push(Unit::cut_in(batch, s..e, Shape::Round, k));
             s = e;
         }
         start = run.end;
@@ -406,28 +448,135 @@ pub fn cut(batch: Batch<'_>, threads: usize, min_ands: usize, round_gates: usize
 
 /// The units of `batch` over `num_wires` labels (see the module
 /// documentation): its [`cut`], with the free stretches between rounds
-/// shared where they cut cleanly.
-fn units(
-    batch: Batch<'_>,
-    num_wires: Wire,
-    k: usize,
-    min_ands: usize,
-    round_gates: usize,
-) -> Vec<Unit> {
+/// shared where they cut cleanly, and (if `split` says so) the gaps with
+/// many ANDs shared by owner.
+fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
     let gates = batch.gates();
-    let mut units = cut(batch, k, min_ands, round_gates);
+    let k = split.threads.max(1);
+    let cut = cut(batch, split);
+    let mut units = Vec::with_capacity(cut.len());
     // Stamps of (gap number + 1, part): zero is no gap's.
     let mut written = vec![0u64; num_wires as usize];
-    for (gap, unit) in units
-        .iter_mut()
-        .filter(|u| u.shape == Shape::First)
-        .enumerate()
-    {
-        if cuts_cleanly(&gates[unit.gates.clone()], k, gap as u32 + 1, &mut written) {
-            unit.shape = Shape::Cut;
+    let mut owners = Owners::new(num_wires, k);
+    let mut gap = 0;
+    for unit in cut {
+        if unit.shape != Shape::First {
+            units.push(unit);
+            continue;
+        }
+        gap += 1;
+        let ands = unit.pieces[0].ands;
+        if ands == 0 && cuts_cleanly(&gates[unit.gates.clone()], k, gap, &mut written) {
+            units.push(Unit::cut_in(batch, unit.gates, Shape::Cut, k));
+        } else if split.share_gaps && k > 1 && ands >= split.min_ands.max(1) {
+            owners.share(batch, unit.gates, &mut units);
+        } else {
+            units.push(unit);
         }
     }
     units
+}
+
+/// How far one part's AND gates in an owned unit may run ahead of the
+/// least loaded part's before gates that any part could take go to that
+/// part instead: small keeps the parts even, large keeps chains of
+/// gates whole (fewer units). On an unrolled inner product (2,048
+/// multiplications, levelled in windows) 256 gave units of about 3,000
+/// ANDs split within 10% of even.
+const OWNED_SLACK: usize = 256;
+
+/// Owner-computes sharing of gaps (see [`Shape::Owned`]): which unit and
+/// part last wrote each wire.
+struct Owners {
+    /// Per wire: the stamp of the unit that wrote it last, and the part.
+    writer: Vec<(u32, u8)>,
+    /// The stamp of the current unit (0: none yet).
+    stamp: u32,
+    k: usize,
+}
+
+impl Owners {
+    fn new(num_wires: Wire, k: usize) -> Owners {
+        Owners {
+            writer: vec![(0, 0); num_wires as usize],
+            stamp: 0,
+            k,
+        }
+    }
+
+    /// Cuts gates `range` of `batch` into owned units, pushed to `units`:
+    /// a gate goes to the one part that wrote its inputs in the unit, or
+    /// (none did) to the part of the gate before unless that part is
+    /// [`OWNED_SLACK`] ANDs ahead of the least loaded; a gate whose inputs
+    /// two parts wrote starts a new unit.
+    fn share(&mut self, batch: Batch<'_>, range: Range<usize>, units: &mut Vec<Unit>) {
+        let gates = batch.gates();
+        let mut unit = Unit {
+            gates: range.start..range.start,
+            shape: Shape::Owned,
+            pieces: Vec::new(),
+        };
+        let mut loads = vec![0usize; self.k];
+        let mut current = 0;
+        self.stamp += 1;
+        for i in range {
+            let g = gates[i];
+            // The part that wrote an input in this unit, if one did, and
+            // whether another did too.
+            let mut made = None;
+            let mut two = false;
+            for w in g.inputs() {
+                let (stamp, part) = self.writer[w as usize];
+                if stamp == self.stamp {
+                    two |= made.is_some_and(|m| m != part);
+                    made = Some(part);
+                }
+            }
+            if two {
+                units.push(std::mem::replace(
+                    &mut unit,
+                    Unit {
+                        gates: i..i,
+                        shape: Shape::Owned,
+                        pieces: Vec::new(),
+                    },
+                ));
+                loads.iter_mut().for_each(|l| *l = 0);
+                self.stamp += 1;
+                made = None;
+            }
+            let part = match made {
+                Some(part) => usize::from(part),
+                None => {
+                    let least = (0..self.k).min_by_key(|&p| loads[p]).unwrap_or(0);
+                    if loads[current] > loads[least] + OWNED_SLACK {
+                        least
+                    } else {
+                        current
+                    }
+                }
+            };
+            current = part;
+            let and = usize::from(g.is_and());
+            loads[part] += and;
+            match unit.pieces.last_mut() {
+                Some(last) if last.part == part => {
+                    last.gates.end = i + 1;
+                    last.ands += and;
+                }
+                _ => unit.pieces.push(Piece {
+                    gates: i..i + 1,
+                    part,
+                    ands: and,
+                }),
+            }
+            unit.gates.end = i + 1;
+            self.writer[g.out() as usize] = (self.stamp, part as u8);
+        }
+        if !unit.gates.is_empty() {
+            units.push(unit);
+        }
+    }
 }
 
 /// Whether free gates `gates` can be cut into `k` parts by [`part_range`]
@@ -467,7 +616,7 @@ mod tests {
     /// labels, parts one after another within a unit (each on its own
     /// copy, so the order does not matter), exchanging after each unit.
     fn run_planned(plan: &ExchangePlan, gates: &[Gate], labels: &mut [bool]) {
-        let k = plan.threads;
+        let k = plan.split.threads;
         let mut copies: Vec<Vec<bool>> = (1..k).map(|_| vec![false; labels.len()]).collect();
         for stretch in plan.stretches() {
             for c in &mut copies {
@@ -478,9 +627,10 @@ mod tests {
                 }
             }
             for (u, unit) in stretch.units().iter().enumerate() {
-                for p in 0..k {
+                for piece in &unit.pieces {
+                    let p = piece.part;
                     let mine: &mut [bool] = if p == 0 { labels } else { &mut copies[p - 1] };
-                    eval_gates(&gates[unit.part(k, p)], mine);
+                    eval_gates(&gates[piece.gates.clone()], mine);
                 }
                 for p in 0..k {
                     let sent: Vec<(Wire, bool)> = {
@@ -524,6 +674,15 @@ mod tests {
         }
     }
 
+    fn split(threads: usize, min_ands: usize, round_gates: usize, share_gaps: bool) -> Split {
+        Split {
+            threads,
+            min_ands,
+            round_gates,
+            share_gaps,
+        }
+    }
+
     #[test]
     fn planned_runs_leave_the_labels_of_a_run_in_order() {
         let circuits = [
@@ -545,28 +704,24 @@ mod tests {
                 (4, 40, 1000, 5000),
                 (2, 64, 1 << 16, 1 << 16),
             ];
-            for (k, min_ands, round, stretch) in settings {
+            for ((k, min_ands, round, stretch), share_gaps) in
+                settings.into_iter().flat_map(|s| [(s, false), (s, true)])
+            {
+                let split = split(k, min_ands, round, share_gaps);
                 let start: Vec<bool> = (0..c.num_wires).map(|_| rng.below(2) == 1).collect();
                 let mut expected = start.clone();
                 let mut got = start.clone();
                 batches
                     .for_each_in(0..c.gates.len(), |batch| {
                         eval_gates(batch.gates(), &mut expected);
-                        let plan = ExchangePlan::stretched(
-                            batch,
-                            c.num_wires,
-                            k,
-                            min_ands,
-                            round,
-                            stretch,
-                        );
+                        let plan = ExchangePlan::stretched(batch, c.num_wires, split, stretch);
                         run_planned(&plan, batch.gates(), &mut got);
                         Ok::<_, ()>(())
                     })
                     .unwrap();
                 assert!(
                     got == expected,
-                    "{name}, k {k}, min {min_ands}, stretch {stretch}"
+                    "{name}, k {k}, min {min_ands}, stretch {stretch}, gaps {share_gaps}"
                 );
             }
         }
@@ -575,11 +730,11 @@ mod tests {
     #[test]
     fn random_levels_are_split_and_send_less_than_they_write() {
         let c = layered(4096, 16, 64, 9).levelize();
-        let (mut split, mut sent) = (0, 0);
+        let (mut shared, mut sent) = (0, 0);
         Batches::of(&c.gates, c.num_wires, &[])
             .for_each_in(0..c.gates.len(), |batch| {
-                let plan = ExchangePlan::of(batch, c.num_wires, 2, 1024, 1 << 16);
-                split += plan.split_ands();
+                let plan = ExchangePlan::of(batch, c.num_wires, split(2, 1024, 1 << 16, false));
+                shared += plan.split_ands();
                 for st in plan.stretches() {
                     sent += (0..st.units().len())
                         .map(|u| st.sends(u, 0).len() + st.sends(u, 1).len())
@@ -589,8 +744,72 @@ mod tests {
             })
             .unwrap();
         let ands = c.gates.iter().filter(|g| g.is_and()).count();
-        assert!(split * 10 >= ands * 9, "{split} of {ands} ANDs split");
+        assert!(shared * 10 >= ands * 9, "{shared} of {ands} ANDs split");
         assert!(sent < c.gates.len() / 2, "{sent} of {} sent", c.gates.len());
+    }
+
+    /// Independent chains with no long AND run (as an unrolled loop
+    /// levelled in windows leaves them): shared by owner, nearly all of
+    /// the ANDs split evenly, a few units; not shared unless asked.
+    #[test]
+    fn independent_chains_are_shared_by_owner() {
+        let (chains, len) = (64u32, 300u32);
+        let mut gates = Vec::new();
+        // Chain c starts from inputs 2c and 2c+1 and alternates AND, XOR.
+        for c in 0..chains {
+            let base = 2 * chains + c * len;
+            let mut last = 2 * c;
+            for i in 0..len {
+                let out = base + i;
+                gates.push(match i % 2 {
+                    0 => Gate::And {
+                        a: last,
+                        b: 2 * c + 1,
+                        out,
+                    },
+                    _ => Gate::Xor {
+                        a: last,
+                        b: 2 * c,
+                        out,
+                    },
+                });
+                last = out;
+            }
+        }
+        let num_wires = 2 * chains + chains * len;
+        let batches = Batches::of(&gates, num_wires, &[]);
+        let ands = gates.iter().filter(|g| g.is_and()).count();
+        for share_gaps in [false, true] {
+            batches
+                .for_each_in(0..gates.len(), |batch| {
+                    let plan = ExchangePlan::of(batch, num_wires, split(2, 1024, 8192, share_gaps));
+                    let units: Vec<&Unit> =
+                        plan.stretches().iter().flat_map(|s| s.units()).collect();
+                    if !share_gaps {
+                        assert_eq!(plan.split_ands(), 0);
+                        return Ok::<_, ()>(());
+                    }
+                    assert!(units.iter().all(|u| u.shape == Shape::Owned));
+                    assert!(units.len() <= 2, "{} units", units.len());
+                    assert_eq!(plan.split_ands(), ands);
+                    let on = |p: usize| -> usize {
+                        units
+                            .iter()
+                            .flat_map(|u| &u.pieces)
+                            .filter(|piece| piece.part == p)
+                            .map(|piece| piece.ands)
+                            .sum()
+                    };
+                    assert!(
+                        on(0).abs_diff(on(1)) <= 2 * OWNED_SLACK,
+                        "{} against {}",
+                        on(0),
+                        on(1)
+                    );
+                    Ok(())
+                })
+                .unwrap();
+        }
     }
 
     /// The plan's units are the cut, only with free stretches shared where
@@ -606,16 +825,20 @@ mod tests {
             Batches::of(&c.gates, c.num_wires, &[])
                 .for_each_in(0..c.gates.len(), |batch| {
                     for (k, min_ands, round) in [(2, 1000, 4096), (3, 16, 300)] {
-                        let plan = ExchangePlan::of(batch, c.num_wires, k, min_ands, round);
+                        let split = split(k, min_ands, round, false);
+                        let plan = ExchangePlan::of(batch, c.num_wires, split);
                         let planned: Vec<Unit> = plan
                             .stretches()
                             .iter()
                             .flat_map(|s| s.units().iter().cloned())
                             .collect();
-                        let cut = cut(batch, k, min_ands, round);
+                        let cut = cut(batch, split);
                         assert_eq!(planned.len(), cut.len());
                         for (p, c) in planned.iter().zip(&cut) {
                             assert_eq!(p.gates, c.gates);
+                            if p.shape != Shape::Cut {
+                                assert_eq!(p.pieces, c.pieces);
+                            }
                             let round_or_not = |u: &Unit| u.shape == Shape::Round;
                             assert_eq!(round_or_not(p), round_or_not(c));
                         }
@@ -632,22 +855,23 @@ mod tests {
     fn plans_are_made_on_the_second_request_and_kept() {
         let c = layered(3000, 4, 64, 9).levelize();
         let batches = Batches::of(&c.gates, c.num_wires, &[]);
+        let (two, three) = (split(2, 16, 64, false), split(3, 16, 64, false));
         let mut first = None;
         batches
             .for_each_in(0..c.gates.len(), |batch| {
                 if first.is_none() {
                     first = Some(batch.len());
-                    assert!(batch.exchange_plan(c.num_wires, 2, 16, 64, false).is_none());
-                    let made = batch.exchange_plan(c.num_wires, 2, 16, 64, false).unwrap();
-                    let kept = batch.exchange_plan(c.num_wires, 2, 16, 64, false).unwrap();
+                    assert!(batch.exchange_plan(c.num_wires, two, false).is_none());
+                    let made = batch.exchange_plan(c.num_wires, two, false).unwrap();
+                    let kept = batch.exchange_plan(c.num_wires, two, false).unwrap();
                     assert!(std::sync::Arc::ptr_eq(&made, &kept));
                     // Other settings: a new plan at once (asked before).
-                    let other = batch.exchange_plan(c.num_wires, 3, 16, 64, false).unwrap();
-                    assert_eq!(other.threads, 3);
+                    let other = batch.exchange_plan(c.num_wires, three, false).unwrap();
+                    assert_eq!(other.split.threads, 3);
                     let part = batch.slice(0..batch.len() / 2);
-                    assert!(part.exchange_plan(c.num_wires, 2, 16, 64, true).is_none());
+                    assert!(part.exchange_plan(c.num_wires, two, true).is_none());
                 } else {
-                    assert!(batch.exchange_plan(c.num_wires, 2, 16, 64, true).is_some());
+                    assert!(batch.exchange_plan(c.num_wires, two, true).is_some());
                 }
                 Ok::<_, ()>(())
             })

@@ -35,6 +35,12 @@ pub trait GarblingScheme: Send + Sync + 'static {
 
     /// Bytes of table one call garbling `and_gates` AND gates appends.
     fn table_bytes(and_gates: usize) -> usize;
+
+    /// Whether an AND gate's table is the same whatever call garbles it
+    /// (so a run garbled in one call or cut into several gives the same
+    /// bytes): true when tables are whole per gate, false when a call
+    /// packs bits of several gates together.
+    const PER_GATE_TABLES: bool;
 }
 
 /// The garbling side of a scheme: holds Δ, its secret coins if it has any,

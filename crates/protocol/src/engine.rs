@@ -14,11 +14,14 @@
 //! the sequential order, and the parts' tables going out in that order (a
 //! frame each when the crew ran them, in the engine's own buffer when this
 //! thread did): frames stay small and the evaluator, cutting the run
-//! alike, reads them as one stream.
+//! alike, reads them as one stream. Under a scheme whose tables are whole
+//! per gate, a planned batch's gaps with many ANDs are shared by owner as
+//! well (see [`twofold_circuit::exchange`]), their tables still going out
+//! in gate order.
 //!
 //! [`ExchangePlan`]: twofold_circuit::exchange::ExchangePlan
 
-use twofold_circuit::exchange::{part_range, Unit};
+use twofold_circuit::exchange::{Split, Unit};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::Engine;
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -26,7 +29,7 @@ use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::fgp::{plan_ahead, round_parts, Lead, PartJob, Splitter};
+use crate::fgp::{pieces_at, plan_ahead, split, Lead, PartJob, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -68,23 +71,34 @@ impl Fgp {
         }
     }
 
-    /// Whether this splits an AND run of `batch`.
-    fn splits(self, batch: Batch<'_>) -> bool {
-        self.threads > 1
-            && batch.len() >= self.min_ands
-            && batch.and_runs().any(|r| r.len() >= self.min_ands)
+    /// How batches are cut under scheme `S`: gaps are shared by owner
+    /// only where the scheme's tables are whole per gate (the calls of a
+    /// planned batch then differ from those of the same batch unplanned).
+    fn split<S: GarblingScheme>(self) -> Split {
+        split(self.threads, self.min_ands, S::PER_GATE_TABLES)
     }
 }
 
+/// Whether batches cut as `split` says have something to split in `batch`:
+/// an AND run of at least `min_ands` gates, or (sharing gaps) as many
+/// ANDs.
+fn splits(split: Split, batch: Batch<'_>) -> bool {
+    split.threads > 1
+        && batch.len() >= split.min_ands
+        && (batch.and_runs().any(|r| r.len() >= split.min_ands)
+            || (split.share_gaps && batch.and_count() >= split.min_ands))
+}
+
 /// Makes the exchange plans of the main frame's batches that `fgp`
-/// splits, ahead of walks of `walk` (they are kept with the walk plan;
-/// otherwise an engine makes one when a batch comes again, and runs the
-/// batch in turn until then).
-pub fn plan_exchanges(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
+/// splits under scheme `S`, ahead of walks of `walk` (they are kept with
+/// the walk plan; otherwise an engine makes one when a batch comes again,
+/// and runs the batch in turn until then).
+pub fn plan_exchanges<S: GarblingScheme>(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
     let num_wires = walk.frame.circuit.num_wires;
+    let split = fgp.split::<S>();
     walk.for_each_batch(|batch| {
-        if fgp.splits(batch) {
-            plan_ahead(batch, num_wires, fgp.threads, fgp.min_ands);
+        if splits(split, batch) {
+            plan_ahead(batch, num_wires, split);
         }
     });
 }
@@ -101,15 +115,6 @@ fn gate_steps(
         let end = batch.len().min(s + GATES_PER_STEP);
         f(batch.slice(s..end))
     })
-}
-
-/// The table bytes of each part of a round of `ands` gates on `k` parts,
-/// one after another: where part `p`'s start and how many there are.
-fn part_tables<S: GarblingScheme>(ands: usize, k: usize, p: usize) -> std::ops::Range<usize> {
-    let start: usize = (0..p)
-        .map(|q| S::table_bytes(part_range(ands, k, q).len()))
-        .sum();
-    start..start + S::table_bytes(part_range(ands, k, p).len())
 }
 
 /// The AND gates an engine has done, reported to its progress callback as
@@ -239,7 +244,7 @@ impl TableSource for Recording {
 pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     garbler: S::Garbler,
     out: Outbox<'c, K>,
-    fgp: Fgp,
+    cut: Split,
     split: Splitter<ZeroLabel>,
     done: Tally,
 }
@@ -286,7 +291,7 @@ fn garble_steps<G: SchemeGarbler, K: TableSink>(
 struct GarbleLead<'a, 'c, G, K> {
     garbler: &'a G,
     out: &'a mut Outbox<'c, K>,
-    threads: usize,
+    table_bytes: fn(usize) -> usize,
 }
 
 impl<G: SchemeGarbler, K: TableSink + Send> Lead<ZeroLabel> for GarbleLead<'_, '_, G, K> {
@@ -319,9 +324,9 @@ impl<G: SchemeGarbler, K: TableSink + Send> Lead<ZeroLabel> for GarbleLead<'_, '
         at: u64,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        for (_, part, first) in round_parts(unit, self.threads, at) {
+        for (piece, first, _) in pieces_at(unit, at, self.table_bytes) {
             let mut garbler = self.garbler.at_gate(first);
-            garbler.garble(&batch[part], labels, &mut self.out.tables)?;
+            garbler.garble(&batch[piece.gates.clone()], labels, &mut self.out.tables)?;
             self.out.flush_full()?;
         }
         Ok(())
@@ -345,8 +350,8 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
                 chan,
                 tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             },
-            fgp,
-            split: Splitter::new("garbling", fgp.threads, fgp.min_ands),
+            cut: fgp.split::<S>(),
+            split: Splitter::new("garbling", fgp.split::<S>(), S::table_bytes),
             done: Tally { ands: 0, progress },
         })
     }
@@ -369,7 +374,7 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
         batch: Batch<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        if !self.fgp.splits(batch) {
+        if !splits(self.cut, batch) {
             return gate_steps(batch, |step| {
                 let before = self.garbler.next_gate_id();
                 self.garbler.garble(&step, labels, &mut self.out.tables)?;
@@ -382,7 +387,7 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
         let mut lead = GarbleLead {
             garbler,
             out: &mut self.out,
-            threads: self.fgp.threads,
+            table_bytes: S::table_bytes,
         };
         let next = self.split.run_batch(
             batch,
@@ -416,7 +421,7 @@ impl<S: GarblingScheme, K: TableSink> GarblingEngine<'_, S, K> {
 pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     evaluator: S::Evaluator,
     inbox: Inbox<'c, R>,
-    fgp: Fgp,
+    cut: Split,
     split: Splitter<ActiveLabel>,
     done: Tally,
 }
@@ -485,15 +490,12 @@ fn evaluate_steps<S: GarblingScheme, R: TableSource>(
 /// The evaluator's lead in a split stretch (see [`Lead`]).
 struct EvaluateLead<'a, 'c, S, R> {
     inbox: &'a mut Inbox<'c, R>,
-    threads: usize,
     scheme: std::marker::PhantomData<S>,
 }
 
 impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLead<'_, '_, S, R> {
-    fn load_round(&mut self, ands: usize, into: &mut Vec<u8>) -> Result<(), ProtocolError> {
-        let k = self.threads;
-        self.inbox
-            .take_into(part_tables::<S>(ands, k, k - 1).end, into)
+    fn load_round(&mut self, bytes: usize, into: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        self.inbox.take_into(bytes, into)
     }
 
     fn run_alone(
@@ -516,11 +518,14 @@ impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLea
         at: u64,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        let (k, n) = (self.threads, unit.gates.len());
-        let tables = self.inbox.take(part_tables::<S>(n, k, k - 1).end)?;
-        for (p, part, first) in round_parts(unit, k, at) {
-            let mine = &tables[part_tables::<S>(n, k, p)];
-            S::Evaluator::new(first).evaluate(&batch[part], labels, mine)?;
+        let bytes = unit.pieces.iter().map(|p| S::table_bytes(p.ands)).sum();
+        let tables = self.inbox.take(bytes)?;
+        for (piece, first, mine) in pieces_at(unit, at, S::table_bytes) {
+            S::Evaluator::new(first).evaluate(
+                &batch[piece.gates.clone()],
+                labels,
+                &tables[mine],
+            )?;
         }
         Ok(())
     }
@@ -538,8 +543,8 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
                 used: 0,
                 frame: Vec::new(),
             },
-            fgp,
-            split: Splitter::new("evaluating", fgp.threads, fgp.min_ands),
+            cut: fgp.split::<S>(),
+            split: Splitter::new("evaluating", fgp.split::<S>(), S::table_bytes),
             done: Tally { ands: 0, progress },
         }
     }
@@ -566,7 +571,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
         batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        if !self.fgp.splits(batch) {
+        if !splits(self.cut, batch) {
             return gate_steps(batch, |step| {
                 let ands = step.and_count();
                 let tables = self.inbox.take(S::table_bytes(ands))?;
@@ -575,10 +580,8 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
                 Ok(())
             });
         }
-        let k = self.fgp.threads;
         let mut lead = EvaluateLead::<S, R> {
             inbox: &mut self.inbox,
-            threads: k,
             scheme: std::marker::PhantomData,
         };
         let next = self.split.run_batch(
@@ -587,11 +590,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
             labels,
             &mut lead,
             &|job: PartJob<'_>, labels, _| {
-                let tables = match job.round {
-                    Some(round) => &round[part_tables::<S>(job.unit_len, k, job.part)],
-                    None => &[],
-                };
-                Ok(S::Evaluator::new(job.at).evaluate(job.gates, labels, tables)?)
+                Ok(S::Evaluator::new(job.at).evaluate(job.gates, labels, job.tables)?)
             },
             &mut |ands| self.done.add(ands),
         )?;

@@ -127,7 +127,7 @@ impl SchemeJob for Offline<'_> {
         // The walk plan, like the preparation, depends on the program only
         // (and the exchange plans of FGP on the threads too).
         let walk = WalkPlan::of(program);
-        crate::engine::plan_exchanges(&walk, self.plan.main_fgp());
+        crate::engine::plan_exchanges::<S>(&walk, self.plan.main_fgp());
         let order = program.main_in_order();
         let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);
@@ -213,18 +213,24 @@ mod tests {
     use crate::options::Schedule;
 
     /// Evaluation replays what garbling recorded under every schedule,
-    /// thread count and scheme (FGP splitting every level), and its output
-    /// labels are the garbler's.
+    /// thread count and scheme (FGP splitting every level, wide levels and
+    /// gaps shared by owner on the crew), and its output labels are the
+    /// garbler's.
     #[test]
     fn evaluation_only_replays_every_schedule() {
         let body = layered(300, 3, 16, 5);
-        let programs = [Program::from(layered(3000, 3, 64, 4)), repeated(&body, 5)];
+        let programs = [
+            Program::from(layered(3000, 3, 64, 4)),
+            Program::from(layered(9000, 3, 64, 6)),
+            chains(600, 40),
+            repeated(&body, 5),
+        ];
         for program in &programs {
             for scheme in Scheme::ALL {
                 for schedule in Schedule::ALL {
-                    for threads in 1..=3 {
+                    for (threads, fgp_min_ands) in (1..=3).flat_map(|t| [(t, 256), (t, 2048)]) {
                         let plan = Plan {
-                            fgp_min_ands: 256,
+                            fgp_min_ands,
                             scheme,
                             ..Plan::new(schedule, threads)
                         };
@@ -238,13 +244,43 @@ mod tests {
         }
     }
 
+    /// `n` independent chains of `len` gates (AND and XOR by turns) from
+    /// inputs of both parties, built step by step across the chains: many
+    /// ANDs, none in a long run, each part's pieces interleaved with the
+    /// others' when shared by owner.
+    fn chains(n: u32, len: usize) -> Program {
+        use twofold_circuit::{Builder, Party};
+        let mut b = Builder::new();
+        let x = b.input("x", Party::A, n);
+        let y = b.input("y", Party::B, n);
+        let mut ends = x.clone();
+        for i in 0..len {
+            for (c, end) in ends.iter_mut().enumerate() {
+                *end = if i % 2 == 0 {
+                    b.and(*end, y[c])
+                } else {
+                    b.xor(*end, y[(c + i) % n as usize])
+                };
+            }
+        }
+        b.output("ends", &ends);
+        b.finish_program().expect("a valid program")
+    }
+
     /// The garbled tables (as 32-byte half-gates entries, every link's)
     /// and the output labels of `program` under `plan`, with fixed Δ and
-    /// input labels.
-    fn tables_and_outputs(program: &Program, plan: Plan) -> (Vec<Vec<u8>>, Vec<ZeroLabel>) {
+    /// input labels; the main frame's exchange plans made `ahead` or not.
+    fn tables_and_outputs(
+        program: &Program,
+        plan: Plan,
+        ahead: bool,
+    ) -> (Vec<Vec<u8>>, Vec<ZeroLabel>) {
         use twofold_crypto::{Block, HalfGates};
         let program = &twofold_circuit::prepare::prepare(program);
         let walk = WalkPlan::of(program);
+        if ahead {
+            crate::engine::plan_exchanges::<HalfGates>(&walk, plan.main_fgp());
+        }
         let order = program.main_in_order();
         let mut prg = Prg::from_seed(Block::from(7u128));
         let delta = Delta::random(&mut prg);
@@ -264,27 +300,35 @@ mod tests {
     }
 
     /// Wide levels split by FGP (run in parallel and in turn, as each
-    /// party's chooser tries both), regions split by CGP, loops with
-    /// regions inside (lockstep groups cut between threads): the garbled
-    /// tables and output labels are those of one thread.
+    /// party's chooser tries both), gaps of many ANDs shared by owner
+    /// (planned ahead), regions split by CGP, loops with regions inside
+    /// (lockstep groups cut between threads): the garbled tables and
+    /// output labels are those of one thread.
     #[test]
     fn tables_are_identical_for_every_schedule_and_thread_count() {
         use rand::SeedableRng;
         let body = layered(5000, 2, 16, 9);
         let mut rng = rand::rngs::StdRng::seed_from_u64(21);
-        let mut programs = vec![Program::from(layered(20_000, 6, 64, 8)), repeated(&body, 5)];
+        let mut programs = vec![
+            Program::from(layered(20_000, 6, 64, 8)),
+            repeated(&body, 5),
+            chains(600, 40),
+        ];
         // Loops and regions nested, narrow bodies run in lockstep groups.
         programs.extend((0..12).map(|_| twofold_testkit::random_block_program(&mut rng, 3)));
         for program in &programs {
             let one = Plan::new(Schedule::Sequential, 1);
-            let (want, outputs) = tables_and_outputs(program, one);
-            for schedule in Schedule::ALL {
+            let (want, outputs) = tables_and_outputs(program, one, false);
+            for (schedule, ahead) in Schedule::ALL
+                .into_iter()
+                .flat_map(|s| [(s, false), (s, true)])
+            {
                 for threads in 1..=4 {
                     let plan = Plan {
                         fgp_min_ands: 2048,
                         ..Plan::new(schedule, threads)
                     };
-                    let (mut got, out) = tables_and_outputs(program, plan);
+                    let (mut got, out) = tables_and_outputs(program, plan, ahead);
                     // One link: the stream, in order. Several (CGP): which
                     // link carries a table depends on the schedule, so the
                     // tables are compared as a set.

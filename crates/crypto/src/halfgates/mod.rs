@@ -52,6 +52,8 @@ impl GarblingScheme for HalfGates {
     type Garbler = Garbler;
     type Evaluator = Evaluator;
 
+    const PER_GATE_TABLES: bool = true;
+
     #[inline]
     fn table_bytes(and_gates: usize) -> usize {
         batch::GATE_BYTES * and_gates

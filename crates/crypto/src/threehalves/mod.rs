@@ -63,6 +63,8 @@ impl GarblingScheme for ThreeHalves {
     type Garbler = Garbler;
     type Evaluator = Evaluator;
 
+    const PER_GATE_TABLES: bool = false;
+
     #[inline]
     fn table_bytes(and_gates: usize) -> usize {
         HALVES_BYTES * and_gates + (5 * and_gates).div_ceil(8)
