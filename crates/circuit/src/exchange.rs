@@ -18,12 +18,15 @@
 //!   [`part_range`] as well, unless a part would read or overwrite what an
 //!   earlier part of the unit writes; then (and whenever ANDs are among
 //!   them) all of them on part 0 — unless the plan shares gaps
-//!   ([`Split::share_gaps`]) and the gap holds at least `min_ands` ANDs:
+//!   ([`Split::share_gaps`]) and the gap holds at least 64 × `min_ands`
+//!   ANDs:
 //!   then it is cut into units of [`Shape::Owned`], each gate going to
 //!   the part that made its inputs (owner computes), and a unit ending
-//!   where a gate reads what two parts made in it. This is how a
-//!   circuit with many independent chains but no long AND run (a loop
-//!   unrolled and levelled in windows) runs on several threads.
+//!   where a gate reads what two parts made in it, if those units
+//!   average at least `min_ands / 2` ANDs (random wiring cuts them
+//!   short). This is how a circuit with many independent chains but no
+//!   long AND run (a loop unrolled and levelled in windows) runs on
+//!   several threads.
 //!
 //! Units are grouped in stretches ([`Stretch`], about [`STRETCH_GATES`]
 //! gates each), which an engine may run either way. Part 0 runs on the
@@ -468,14 +471,27 @@ fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
         let ands = unit.pieces[0].ands;
         if ands == 0 && cuts_cleanly(&gates[unit.gates.clone()], k, gap, &mut written) {
             units.push(Unit::cut_in(batch, unit.gates, Shape::Cut, k));
-        } else if split.share_gaps && k > 1 && ands >= split.min_ands.max(1) {
-            owners.share(batch, unit.gates, &mut units);
+        } else if split.share_gaps && k > 1 && ands >= SHARED_GAP_RUNS * split.min_ands.max(1) {
+            let owned = owners.share(batch, unit.gates.clone());
+            // Units of few ANDs each cost a barrier for little work (and,
+            // run in turn, a call a piece): such a gap stays on part 0.
+            if ands >= owned.len() * (split.min_ands / 2) {
+                units.extend(owned);
+            } else {
+                units.push(unit);
+            }
         } else {
             units.push(unit);
         }
     }
     units
 }
+
+/// How many times the split threshold's ANDs a gap needs to be shared by
+/// owner: sharing costs a pass over the gap when the plan is made, and
+/// the random circuits of the artificial benchmark (widths 16 to 256,
+/// gaps of a few thousand ANDs) ran slower with it.
+const SHARED_GAP_RUNS: usize = 64;
 
 /// How far one part's AND gates in an owned unit may run ahead of the
 /// least loaded part's before gates that any part could take go to that
@@ -504,13 +520,13 @@ impl Owners {
         }
     }
 
-    /// Cuts gates `range` of `batch` into owned units, pushed to `units`:
-    /// a gate goes to the one part that wrote its inputs in the unit, or
+    /// Gates `range` of `batch` cut into owned units: a gate goes to the one part that wrote its inputs in the unit, or
     /// (none did) to the part of the gate before unless that part is
     /// [`OWNED_SLACK`] ANDs ahead of the least loaded; a gate whose inputs
     /// two parts wrote starts a new unit.
-    fn share(&mut self, batch: Batch<'_>, range: Range<usize>, units: &mut Vec<Unit>) {
+    fn share(&mut self, batch: Batch<'_>, range: Range<usize>) -> Vec<Unit> {
         let gates = batch.gates();
+        let mut units = Vec::new();
         let mut unit = Unit {
             gates: range.start..range.start,
             shape: Shape::Owned,
@@ -576,6 +592,7 @@ impl Owners {
         if !unit.gates.is_empty() {
             units.push(unit);
         }
+        units
     }
 }
 
@@ -782,7 +799,7 @@ mod tests {
         for share_gaps in [false, true] {
             batches
                 .for_each_in(0..gates.len(), |batch| {
-                    let plan = ExchangePlan::of(batch, num_wires, split(2, 1024, 8192, share_gaps));
+                    let plan = ExchangePlan::of(batch, num_wires, split(2, 64, 8192, share_gaps));
                     let units: Vec<&Unit> =
                         plan.stretches().iter().flat_map(|s| s.units()).collect();
                     if !share_gaps {

@@ -446,9 +446,10 @@ impl<L: WireLabel> Splitter<L> {
             .iter()
             .filter(|u| u.shape.has_shared_tables())
             .count();
-        // Parts too small to pay for a barrier and an exchange each never
-        // go to the crew (the chooser would try them at least once).
-        let worth = ands >= rounds * self.threads * MIN_PART_ANDS;
+        // Parts too small to pay for a barrier and an exchange each (or
+        // none at all: gaps left on part 0) never go to the crew (the
+        // chooser would try them at least once).
+        let worth = ands > 0 && ands >= rounds * self.threads * MIN_PART_ANDS;
         let parallel = self.threads > 1 && worth && self.chooser.parallel(ands);
         if parallel && self.crew.is_none() {
             self.crew = idle_crew(self.threads);
