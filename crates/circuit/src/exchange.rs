@@ -18,13 +18,11 @@
 //!   [`part_range`] as well, unless a part would read or overwrite what an
 //!   earlier part of the unit writes; then (and whenever ANDs are among
 //!   them) all of them on part 0 — unless the plan shares gaps
-//!   ([`Split::share_gaps`]) and the gap holds at least 64 × `min_ands`
-//!   ANDs:
+//!   ([`Split::share_gaps`]) and the gap holds at least `min_ands` ANDs:
 //!   then it is cut into units of [`Shape::Owned`], each gate going to
 //!   the part that made its inputs (owner computes), and a unit ending
-//!   where a gate reads what two parts made in it, if those units
-//!   average at least `min_ands / 2` ANDs (random wiring cuts them
-//!   short). This is how a circuit with many independent chains but no
+//!   where a gate reads what two parts made in it (or at `round_gates`
+//!   gates), if that shares the ANDs well ([`shares_well`]). This is how a circuit with many independent chains but no
 //!   long AND run (a loop unrolled and levelled in windows) runs on
 //!   several threads.
 //!
@@ -471,11 +469,9 @@ fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
         let ands = unit.pieces[0].ands;
         if ands == 0 && cuts_cleanly(&gates[unit.gates.clone()], k, gap, &mut written) {
             units.push(Unit::cut_in(batch, unit.gates, Shape::Cut, k));
-        } else if split.share_gaps && k > 1 && ands >= SHARED_GAP_RUNS * split.min_ands.max(1) {
-            let owned = owners.share(batch, unit.gates.clone());
-            // Units of few ANDs each cost a barrier for little work (and,
-            // run in turn, a call a piece): such a gap stays on part 0.
-            if ands >= owned.len() * (split.min_ands / 2) {
+        } else if split.share_gaps && k > 1 && ands >= split.min_ands.max(1) {
+            let owned = owners.share(batch, unit.gates.clone(), split.round_gates.max(k));
+            if shares_well(&owned, ands, split.min_ands) {
                 units.extend(owned);
             } else {
                 units.push(unit);
@@ -487,11 +483,25 @@ fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
     units
 }
 
-/// How many times the split threshold's ANDs a gap needs to be shared by
-/// owner: sharing costs a pass over the gap when the plan is made, and
-/// the random circuits of the artificial benchmark (widths 16 to 256,
-/// gaps of a few thousand ANDs) ran slower with it.
-const SHARED_GAP_RUNS: usize = 64;
+/// Whether a gap of `ands` ANDs cut into `owned` units is worth running
+/// that way: its units average at least `min_ands / 2` ANDs (each costs a
+/// barrier), and the parts' longest share, unit by unit, is at most 3/4
+/// of the ANDs (random wiring cuts units short; chains that all start on
+/// one part stay there).
+fn shares_well(owned: &[Unit], ands: usize, min_ands: usize) -> bool {
+    let longest: usize = owned
+        .iter()
+        .map(|u| {
+            let parts = u.pieces.iter().map(|p| p.part + 1).max().unwrap_or(0);
+            let mut on = vec![0; parts];
+            for piece in &u.pieces {
+                on[piece.part] += piece.ands;
+            }
+            on.into_iter().max().unwrap_or(0)
+        })
+        .sum();
+    ands >= owned.len() * (min_ands / 2) && 4 * longest <= 3 * ands
+}
 
 /// How far one part's AND gates in an owned unit may run ahead of the
 /// least loaded part's before gates that any part could take go to that
@@ -520,11 +530,13 @@ impl Owners {
         }
     }
 
-    /// Gates `range` of `batch` cut into owned units: a gate goes to the one part that wrote its inputs in the unit, or
-    /// (none did) to the part of the gate before unless that part is
+    /// Gates `range` of `batch` cut into owned units: a gate goes to the
+    /// one part that wrote its inputs in the unit, or (none did) to the
+    /// part of the gate before unless that part is
     /// [`OWNED_SLACK`] ANDs ahead of the least loaded; a gate whose inputs
-    /// two parts wrote starts a new unit.
-    fn share(&mut self, batch: Batch<'_>, range: Range<usize>) -> Vec<Unit> {
+    /// two parts wrote starts a new unit, as does the gate after `most`
+    /// (so that a unit's tables, held until it ends, stay small).
+    fn share(&mut self, batch: Batch<'_>, range: Range<usize>, most: usize) -> Vec<Unit> {
         let gates = batch.gates();
         let mut units = Vec::new();
         let mut unit = Unit {
@@ -548,7 +560,7 @@ impl Owners {
                     made = Some(part);
                 }
             }
-            if two {
+            if two || unit.gates.len() >= most {
                 units.push(std::mem::replace(
                     &mut unit,
                     Unit {
@@ -807,7 +819,9 @@ mod tests {
                         return Ok::<_, ()>(());
                     }
                     assert!(units.iter().all(|u| u.shape == Shape::Owned));
-                    assert!(units.len() <= 2, "{} units", units.len());
+                    // Cut only where a unit reaches a round's gates.
+                    let most = gates.len().div_ceil(8192);
+                    assert!(units.len() <= most, "{} units", units.len());
                     assert_eq!(plan.split_ands(), ands);
                     let on = |p: usize| -> usize {
                         units
@@ -827,6 +841,21 @@ mod tests {
                 })
                 .unwrap();
         }
+    }
+
+    /// Narrow random levels: every chain starts on one part (or, shared,
+    /// reads the other's at once), so sharing by owner would not pay and
+    /// the gap stays on part 0.
+    #[test]
+    fn a_gap_that_would_not_share_well_stays_on_part_zero() {
+        let c = layered(64, 200, 32, 3).levelize();
+        Batches::of(&c.gates, c.num_wires, &[])
+            .for_each_in(0..c.gates.len(), |batch| {
+                let plan = ExchangePlan::of(batch, c.num_wires, split(2, 1024, 8192, true));
+                assert_eq!(plan.split_ands(), 0);
+                Ok::<_, ()>(())
+            })
+            .unwrap();
     }
 
     /// The plan's units are the cut, only with free stretches shared where

@@ -222,7 +222,7 @@ mod tests {
         let programs = [
             Program::from(layered(3000, 3, 64, 4)),
             Program::from(layered(9000, 3, 64, 6)),
-            chains(4000, 70),
+            chains(600, 40),
             repeated(&body, 5),
         ];
         for program in &programs {
@@ -312,7 +312,7 @@ mod tests {
         let mut programs = vec![
             Program::from(layered(20_000, 6, 64, 8)),
             repeated(&body, 5),
-            chains(4000, 70),
+            chains(600, 40),
         ];
         // Loops and regions nested, narrow bodies run in lockstep groups.
         programs.extend((0..12).map(|_| twofold_testkit::random_block_program(&mut rng, 3)));
