@@ -135,6 +135,51 @@ pub fn wide_level(width: u32, io: u32, seed: u64) -> Circuit {
     circuit.compact()
 }
 
+/// `n` independent chains of `len` gates each, built step by step across
+/// the chains (AND with a bit of B's `b`, then XOR with another, by
+/// turns), from A's `a` (`n` bits each party): many ANDs and none in a
+/// long run once `n` is below the split threshold — what an unrolled loop
+/// of independent iterations, levelled in windows, looks like to FGP.
+/// Output: the chains' ends.
+pub fn chains(n: u32, len: u32) -> Circuit {
+    let n = n.max(1);
+    let inputs = two_inputs(2 * n);
+    let mut gates = Vec::with_capacity((n * len) as usize);
+    let mut ends: Vec<Wire> = (0..n).collect();
+    let mut next = 2 * n;
+    for i in 0..len {
+        for (c, end) in ends.iter_mut().enumerate() {
+            let c = c as u32;
+            let gate = if i % 2 == 0 {
+                Gate::And {
+                    a: *end,
+                    b: n + c,
+                    out: next,
+                }
+            } else {
+                Gate::Xor {
+                    a: *end,
+                    b: n + (c + i) % n,
+                    out: next,
+                }
+            };
+            gates.push(gate);
+            *end = next;
+            next += 1;
+        }
+    }
+    let circuit = Circuit {
+        num_wires: next,
+        inputs,
+        outputs: vec![OutputValue {
+            name: "out".into(),
+            wires: ends,
+        }],
+        gates,
+    };
+    circuit.compact()
+}
+
 /// A program that runs `body` `instances` times as a SIMD region: every
 /// instance has its own inputs (its own bits of the main inputs `a` and `b`)
 /// and its outputs are XORed together into the program's output. Memory does

@@ -206,7 +206,7 @@ fn evaluate_timed<S: GarblingScheme>(
 
 #[cfg(test)]
 mod tests {
-    use twofold_circuit::synthetic::{layered, repeated};
+    use twofold_circuit::synthetic::{chains, layered, repeated};
     use twofold_crypto::Scheme;
 
     use super::*;
@@ -222,7 +222,7 @@ mod tests {
         let programs = [
             Program::from(layered(3000, 3, 64, 4)),
             Program::from(layered(9000, 3, 64, 6)),
-            chains(600, 40),
+            Program::from(chains(600, 40)),
             repeated(&body, 5),
         ];
         for program in &programs {
@@ -242,29 +242,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// `n` independent chains of `len` gates (AND and XOR by turns) from
-    /// inputs of both parties, built step by step across the chains: many
-    /// ANDs, none in a long run, each part's pieces interleaved with the
-    /// others' when shared by owner.
-    fn chains(n: u32, len: usize) -> Program {
-        use twofold_circuit::{Builder, Party};
-        let mut b = Builder::new();
-        let x = b.input("x", Party::A, n);
-        let y = b.input("y", Party::B, n);
-        let mut ends = x.clone();
-        for i in 0..len {
-            for (c, end) in ends.iter_mut().enumerate() {
-                *end = if i % 2 == 0 {
-                    b.and(*end, y[c])
-                } else {
-                    b.xor(*end, y[(c + i) % n as usize])
-                };
-            }
-        }
-        b.output("ends", &ends);
-        b.finish_program().expect("a valid program")
     }
 
     /// The garbled tables (as 32-byte half-gates entries, every link's)
@@ -312,7 +289,7 @@ mod tests {
         let mut programs = vec![
             Program::from(layered(20_000, 6, 64, 8)),
             repeated(&body, 5),
-            chains(600, 40),
+            Program::from(chains(600, 40)),
         ];
         // Loops and regions nested, narrow bodies run in lockstep groups.
         programs.extend((0..12).map(|_| twofold_testkit::random_block_program(&mut rng, 3)));

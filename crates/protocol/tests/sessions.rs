@@ -149,9 +149,9 @@ fn wrong_inputs_are_rejected_before_anything_is_sent() {
     assert!(err.to_string().contains("bits"), "{err}");
 }
 
-/// Wide levels (so FGP splits them) and regions (so CGP splits them), under
-/// every schedule and 1..4 threads: identical outputs and bytes, equal to
-/// plaintext.
+/// Wide levels (so FGP splits them), chains (so FGP shares them by owner)
+/// and regions (so CGP splits them), under every schedule and 1..4
+/// threads: identical outputs and bytes, equal to plaintext.
 #[test]
 fn every_schedule_and_thread_count_gives_the_same_result() {
     use twofold_protocol::Schedule;
@@ -161,9 +161,13 @@ fn every_schedule_and_thread_count_gives_the_same_result() {
         // whose body is wide too.
         let wide = twofold_circuit::synthetic::layered(rng.gen_range(2100..3000), 3, 64, round);
         let body = twofold_circuit::synthetic::layered(rng.gen_range(8..2500), 2, 16, round + 100);
+        // Chains with no long AND run: a body FGP shares by owner once
+        // planned (from its second instance on).
+        let chains = twofold_circuit::synthetic::chains(rng.gen_range(500..700), 40);
         let programs = [
             Program::from(wide),
             twofold_circuit::synthetic::repeated(&body, rng.gen_range(1..7)),
+            twofold_circuit::synthetic::repeated(&chains, 3),
         ];
         for program in programs {
             let inputs = random_inputs(&mut rng, &program.main);
