@@ -42,6 +42,27 @@ fn two_inputs(io: u32) -> Vec<InputValue> {
     ]
 }
 
+/// The circuit of `gates` over `num_wires` single-assignment wires with
+/// `inputs` and one output `out` of `wires`, compacted (slots reused,
+/// dead gates dropped).
+fn single_output(
+    num_wires: Wire,
+    inputs: Vec<InputValue>,
+    gates: Vec<Gate>,
+    wires: Vec<Wire>,
+) -> Circuit {
+    let circuit = Circuit {
+        num_wires,
+        inputs,
+        outputs: vec![OutputValue {
+            name: "out".into(),
+            wires,
+        }],
+        gates,
+    };
+    circuit.compact()
+}
+
 /// A layered random circuit: `depth` layers of `width` AND gates (each AND
 /// reads two random wires of the previous layer), each followed by `width`
 /// XORs mixing the new layer with the previous one so the function does not
@@ -79,16 +100,7 @@ pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
         (layer, layer_width) = (out, width);
         next = out + width;
     }
-    let circuit = Circuit {
-        num_wires: next,
-        inputs,
-        outputs: vec![OutputValue {
-            name: "out".into(),
-            wires: (layer..layer + io).collect(),
-        }],
-        gates,
-    };
-    circuit.compact()
+    single_output(next, inputs, gates, (layer..layer + io).collect())
 }
 
 /// One AND level of `width` gates, each reading two random bits of the
@@ -123,16 +135,7 @@ pub fn wide_level(width: u32, io: u32, seed: u64) -> Circuit {
         acc[o] = next;
         next += 1;
     }
-    let circuit = Circuit {
-        num_wires: next,
-        inputs,
-        outputs: vec![OutputValue {
-            name: "out".into(),
-            wires: acc,
-        }],
-        gates,
-    };
-    circuit.compact()
+    single_output(next, inputs, gates, acc)
 }
 
 /// `n` independent chains of `len` gates each, built step by step across
@@ -168,16 +171,7 @@ pub fn chains(n: u32, len: u32) -> Circuit {
             next += 1;
         }
     }
-    let circuit = Circuit {
-        num_wires: next,
-        inputs,
-        outputs: vec![OutputValue {
-            name: "out".into(),
-            wires: ends,
-        }],
-        gates,
-    };
-    circuit.compact()
+    single_output(next, inputs, gates, ends)
 }
 
 /// A program that runs `body` `instances` times as a SIMD region: every
