@@ -83,10 +83,32 @@ impl Fgp {
 /// an AND run of at least `min_ands` gates, or (sharing gaps) as many
 /// ANDs.
 fn splits(split: Split, batch: Batch<'_>) -> bool {
+    has_long_run(split, batch) || shares_gaps(split, batch)
+}
+
+/// Whether `batch` has an AND run that `split` cuts in rounds.
+fn has_long_run(split: Split, batch: Batch<'_>) -> bool {
     split.threads > 1
         && batch.len() >= split.min_ands
-        && (batch.and_runs().any(|r| r.len() >= split.min_ands)
-            || (split.share_gaps && batch.and_count() >= split.min_ands))
+        && batch.and_runs().any(|r| r.len() >= split.min_ands)
+}
+
+/// Whether `split` may share gaps of `batch` by owner.
+fn shares_gaps(split: Split, batch: Batch<'_>) -> bool {
+    split.threads > 1 && split.share_gaps && batch.and_count() >= split.min_ands
+}
+
+/// Whether an engine hands `batch` (over `num_wires` labels) to its
+/// splitter: it has a run to split, or gaps to share and a plan — asked
+/// for here, so made when the batch comes again. Unplanned, gaps run in
+/// the engine's steps (and report progress step by step), as they would
+/// on the splitter's part 0.
+fn goes_to_splitter(split: Split, batch: Batch<'_>, num_wires: usize) -> bool {
+    has_long_run(split, batch)
+        || (shares_gaps(split, batch)
+            && batch
+                .exchange_plan(num_wires as twofold_circuit::Wire, split, false)
+                .is_some())
 }
 
 /// Makes the exchange plans of the main frame's batches that `fgp`
@@ -374,7 +396,7 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
         batch: Batch<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        if !splits(self.cut, batch) {
+        if !goes_to_splitter(self.cut, batch, labels.len()) {
             return gate_steps(batch, |step| {
                 let before = self.garbler.next_gate_id();
                 self.garbler.garble(&step, labels, &mut self.out.tables)?;
@@ -571,7 +593,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
         batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        if !splits(self.cut, batch) {
+        if !goes_to_splitter(self.cut, batch, labels.len()) {
             return gate_steps(batch, |step| {
                 let ands = step.and_count();
                 let tables = self.inbox.take(S::table_bytes(ands))?;
