@@ -29,7 +29,7 @@ use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::fgp::{pieces_at, plan_ahead, split, Lead, PartJob, Splitter};
+use crate::fgp::{pieces_at, plan_ahead, split, unit_table_bytes, Lead, PartJob, Splitter};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -540,8 +540,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLea
         at: u64,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        let bytes = unit.pieces.iter().map(|p| S::table_bytes(p.ands)).sum();
-        let tables = self.inbox.take(bytes)?;
+        let tables = self.inbox.take(unit_table_bytes(unit, S::table_bytes))?;
         for (piece, first, mine) in pieces_at(unit, at, S::table_bytes) {
             S::Evaluator::new(first).evaluate(
                 &batch[piece.gates.clone()],

@@ -80,7 +80,7 @@ pub(crate) fn pieces_at(
 }
 
 /// Bytes of tables of `unit` under a scheme of `table_bytes`.
-fn unit_table_bytes(unit: &Unit, table_bytes: fn(usize) -> usize) -> usize {
+pub(crate) fn unit_table_bytes(unit: &Unit, table_bytes: fn(usize) -> usize) -> usize {
     unit.pieces
         .iter()
         .map(|piece| table_bytes(piece.ands))
