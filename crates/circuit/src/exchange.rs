@@ -22,9 +22,9 @@
 //!   then it is cut into units of [`Shape::Owned`], each gate going to
 //!   the part that made its inputs (owner computes), and a unit ending
 //!   where a gate reads what two parts made in it (or at `round_gates`
-//!   gates), if that shares the ANDs well ([`shares_well`]). This is how a circuit with many independent chains but no
-//!   long AND run (a loop unrolled and levelled in windows) runs on
-//!   several threads.
+//!   gates), if that shares the ANDs well ([`shares_well`]). This is how
+//!   a circuit with many independent chains but no long AND run (a loop
+//!   unrolled and levelled in windows) runs on several threads.
 //!
 //! Units are grouped in stretches ([`Stretch`], about [`STRETCH_GATES`]
 //! gates each), which an engine may run either way. Part 0 runs on the
@@ -458,7 +458,8 @@ fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
     let mut units = Vec::with_capacity(cut.len());
     // Stamps of (gap number + 1, part): zero is no gap's.
     let mut written = vec![0u64; num_wires as usize];
-    let mut owners = Owners::new(num_wires, k);
+    // Made for the first gap shared (a word a wire).
+    let mut owners = None;
     let mut gap = 0;
     for unit in cut {
         if unit.shape != Shape::First {
@@ -470,6 +471,7 @@ fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
         if ands == 0 && cuts_cleanly(&gates[unit.gates.clone()], k, gap, &mut written) {
             units.push(Unit::cut_in(batch, unit.gates, Shape::Cut, k));
         } else if split.share_gaps && k > 1 && ands >= split.min_ands.max(1) {
+            let owners = owners.get_or_insert_with(|| Owners::new(num_wires, k));
             let owned = owners.share(batch, unit.gates.clone(), split.round_gates.max(k));
             if shares_well(&owned, ands, split.min_ands) {
                 units.extend(owned);

@@ -29,7 +29,9 @@ use twofold_crypto::{Delta, GarblingScheme, SchemeEvaluator, SchemeGarbler};
 use twofold_net::Channel;
 
 use crate::error::ProtocolError;
-use crate::fgp::{pieces_at, plan_ahead, split, unit_table_bytes, Lead, PartJob, Splitter};
+use crate::fgp::{
+    in_gate_order, pieces_at, plan_ahead, split, unit_table_bytes, Lead, PartJob, Splitter,
+};
 use crate::messages::Tables;
 use crate::options::Progress;
 
@@ -266,7 +268,6 @@ impl TableSource for Recording {
 pub struct GarblingEngine<'c, S: GarblingScheme, K: TableSink = Channel> {
     garbler: S::Garbler,
     out: Outbox<'c, K>,
-    cut: Split,
     split: Splitter<ZeroLabel>,
     done: Tally,
 }
@@ -330,10 +331,10 @@ impl<G: SchemeGarbler, K: TableSink + Send> Lead<ZeroLabel> for GarbleLead<'_, '
         garble_steps(&mut self.garbler.at_gate(at), gates, labels, self.out)
     }
 
-    fn round_done(&mut self, tables: &[&[u8]]) -> Result<(), ProtocolError> {
+    fn round_done(&mut self, unit: &Unit, tables: &[&[u8]]) -> Result<(), ProtocolError> {
         // What the steps before left goes first.
         self.out.send()?;
-        for t in tables.iter().filter(|t| !t.is_empty()) {
+        for t in in_gate_order(unit, tables, self.table_bytes).filter(|t| !t.is_empty()) {
             self.out.chan.send_tables(t)?;
         }
         Ok(())
@@ -372,7 +373,6 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
                 chan,
                 tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             },
-            cut: fgp.split::<S>(),
             split: Splitter::new("garbling", fgp.split::<S>(), S::table_bytes),
             done: Tally { ands: 0, progress },
         })
@@ -396,7 +396,7 @@ impl<S: GarblingScheme, K: TableSink + Send> Engine for GarblingEngine<'_, S, K>
         batch: Batch<'_>,
         labels: &mut [ZeroLabel],
     ) -> Result<(), ProtocolError> {
-        if !goes_to_splitter(self.cut, batch, labels.len()) {
+        if !goes_to_splitter(self.split.cut(), batch, labels.len()) {
             return gate_steps(batch, |step| {
                 let before = self.garbler.next_gate_id();
                 self.garbler.garble(&step, labels, &mut self.out.tables)?;
@@ -443,7 +443,6 @@ impl<S: GarblingScheme, K: TableSink> GarblingEngine<'_, S, K> {
 pub struct EvaluatingEngine<'c, S: GarblingScheme, R: TableSource = Channel> {
     evaluator: S::Evaluator,
     inbox: Inbox<'c, R>,
-    cut: Split,
     split: Splitter<ActiveLabel>,
     done: Tally,
 }
@@ -529,7 +528,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Lead<ActiveLabel> for EvaluateLea
         evaluate_steps::<S, R>(&mut S::Evaluator::new(at), gates, labels, self.inbox)
     }
 
-    fn round_done(&mut self, _: &[&[u8]]) -> Result<(), ProtocolError> {
+    fn round_done(&mut self, _: &Unit, _: &[&[u8]]) -> Result<(), ProtocolError> {
         Ok(())
     }
 
@@ -564,7 +563,6 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
                 used: 0,
                 frame: Vec::new(),
             },
-            cut: fgp.split::<S>(),
             split: Splitter::new("evaluating", fgp.split::<S>(), S::table_bytes),
             done: Tally { ands: 0, progress },
         }
@@ -592,7 +590,7 @@ impl<S: GarblingScheme, R: TableSource + Send> Engine for EvaluatingEngine<'_, S
         batch: Batch<'_>,
         labels: &mut [ActiveLabel],
     ) -> Result<(), ProtocolError> {
-        if !goes_to_splitter(self.cut, batch, labels.len()) {
+        if !goes_to_splitter(self.split.cut(), batch, labels.len()) {
             return gate_steps(batch, |step| {
                 let ands = step.and_count();
                 let tables = self.inbox.take(S::table_bytes(ands))?;

@@ -92,6 +92,22 @@ fn unit_ands(unit: &Unit) -> u64 {
     unit.pieces.iter().map(|piece| piece.ands as u64).sum()
 }
 
+/// The tables of `unit`'s pieces in gate order, from each part's tables
+/// (its pieces', in order) under a scheme of `table_bytes`.
+pub(crate) fn in_gate_order<'t>(
+    unit: &'t Unit,
+    tables: &'t [&'t [u8]],
+    table_bytes: fn(usize) -> usize,
+) -> impl Iterator<Item = &'t [u8]> + 't {
+    let mut taken = vec![0; tables.len()];
+    unit.pieces.iter().map(move |piece| {
+        let (q, n) = (piece.part, table_bytes(piece.ands));
+        let t = &tables[q][taken[q]..taken[q] + n];
+        taken[q] += n;
+        t
+    })
+}
+
 /// Makes the exchange plan of `batch` over `num_wires` labels cut as
 /// `split` says, now (see [`Batch::exchange_plan`]), ahead of the walks
 /// that run it.
@@ -128,9 +144,10 @@ pub(crate) trait Lead<L: WireLabel>: Send {
         at: u64,
         labels: &mut [L],
     ) -> Result<(), ProtocolError>;
-    /// The pieces' tables of a unit, in order, after the unit (garbling:
-    /// they go out).
-    fn round_done(&mut self, tables: &[&[u8]]) -> Result<(), ProtocolError>;
+    /// After `unit`, each part's tables (its pieces', in order; empty
+    /// when evaluating): garbling sends them in gate order
+    /// ([`in_gate_order`]).
+    fn round_done(&mut self, unit: &Unit, tables: &[&[u8]]) -> Result<(), ProtocolError>;
     /// Runs the pieces of `unit` of `batch` (a unit whose parts make
     /// tables), its first AND numbered `at`, one after another on this
     /// thread (the same calls as on the crew, so the same tables).
@@ -328,7 +345,6 @@ fn poisoned<T>(_: T) -> ProtocolError {
 /// parallel stretch), a label copy for every thread but the first, the
 /// shared buffers and the chooser.
 pub(crate) struct Splitter<L> {
-    threads: usize,
     /// How batches are cut.
     split: Split,
     /// The scheme's table bytes of a call of so many ANDs.
@@ -337,8 +353,8 @@ pub(crate) struct Splitter<L> {
     copies: Vec<Vec<L>>,
     exchange: Exchange<L>,
     chooser: Chooser,
-    /// What the engine is, for [`LEARNT`].
-    key: Kind,
+    /// What the engine does (garbling or evaluating), for [`LEARNT`].
+    work: &'static str,
 }
 
 impl<L> Drop for Splitter<L> {
@@ -350,9 +366,10 @@ impl<L> Drop for Splitter<L> {
         }
         // A poisoned lock only loses what was learnt.
         if let Ok(mut learnt) = LEARNT.lock() {
-            match learnt.iter_mut().find(|(k, _)| *k == self.key) {
+            let key = (self.work, self.split);
+            match learnt.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, c)) => *c = self.chooser.clone(),
-                None => learnt.push((self.key, self.chooser.clone())),
+                None => learnt.push((key, self.chooser.clone())),
             }
         }
     }
@@ -384,15 +401,19 @@ impl<L: WireLabel> Splitter<L> {
                 .map(|(_, c)| c.clone())
         });
         Splitter {
-            threads,
             split,
             table_bytes,
             crew: None,
             copies: Vec::new(),
             exchange: Exchange::new(threads),
             chooser: learnt.unwrap_or_else(Chooser::new),
-            key,
+            work,
         }
+    }
+
+    /// How this splitter cuts batches.
+    pub(crate) fn cut(&self) -> Split {
+        self.split
     }
 
     /// Runs `batch`, which has an AND run it splits, over `labels`, its
@@ -449,10 +470,10 @@ impl<L: WireLabel> Splitter<L> {
         // Parts too small to pay for a barrier and an exchange each (or
         // none at all: gaps left on part 0) never go to the crew (the
         // chooser would try them at least once).
-        let worth = ands > 0 && ands >= rounds * self.threads * MIN_PART_ANDS;
-        let parallel = self.threads > 1 && worth && self.chooser.parallel(ands);
+        let worth = ands > 0 && ands >= rounds * self.split.threads * MIN_PART_ANDS;
+        let parallel = self.split.threads > 1 && worth && self.chooser.parallel(ands);
         if parallel && self.crew.is_none() {
-            self.crew = idle_crew(self.threads);
+            self.crew = idle_crew(self.split.threads);
         }
         // A new crew's first stretch waits for its threads to start, and
         // one that grows the label copies faults in their pages: neither
@@ -483,7 +504,7 @@ impl<L: WireLabel> Splitter<L> {
         lead: &mut dyn Lead<L>,
         work: &PartWork<'_, L>,
     ) -> Result<bool, ProtocolError> {
-        let k = self.threads;
+        let k = self.split.threads;
         let mut grew = false;
         let crew = self.crew.get_or_insert_with(|| Crew::new(k));
         let n = labels.len();
@@ -585,6 +606,7 @@ fn run_part<L: WireLabel>(
             tables.clear();
             for (piece, first, bytes) in pieces_at(unit, at, table_bytes) {
                 if piece.part == p {
+                    // Garbling loads no tables: its pieces get none.
                     let job = PartJob {
                         gates: &gates[piece.gates.clone()],
                         at: first,
@@ -624,23 +646,8 @@ fn run_part<L: WireLabel>(
                     .iter()
                     .map(|t| t.lock().map_err(poisoned))
                     .collect::<Result<Vec<_>, _>>()?;
-                // Each part's tables are its pieces', in order: taken
-                // piece by piece, they are the unit's in gate order. (The
-                // parts of an evaluation make none.)
-                let made = locked.iter().any(|t| !t.is_empty());
-                let mut taken = vec![0; k];
-                let in_order: Vec<&[u8]> = unit
-                    .pieces
-                    .iter()
-                    .filter(|_| made)
-                    .map(|piece| {
-                        let (q, n) = (piece.part, table_bytes(piece.ands));
-                        let t = &locked[q][taken[q]..taken[q] + n];
-                        taken[q] += n;
-                        t
-                    })
-                    .collect();
-                lead.round_done(&in_order)?;
+                let tables: Vec<&[u8]> = locked.iter().map(|t| t.as_slice()).collect();
+                lead.round_done(unit, &tables)?;
             }
         }
     }
@@ -671,7 +678,7 @@ mod tests {
         ) -> Result<(), ProtocolError> {
             Ok(())
         }
-        fn round_done(&mut self, _: &[&[u8]]) -> Result<(), ProtocolError> {
+        fn round_done(&mut self, _: &Unit, _: &[&[u8]]) -> Result<(), ProtocolError> {
             Ok(())
         }
         fn round_in_turn(
