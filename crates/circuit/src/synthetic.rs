@@ -109,33 +109,62 @@ pub fn layered(width: u32, depth: u32, io: u32, seed: u64) -> Circuit {
 /// AND is live, so the level stays whole however few the inputs and
 /// outputs (a level wider than a frame of tables, say).
 pub fn wide_level(width: u32, io: u32, seed: u64) -> Circuit {
+    folded_levels(&[width], io, seed)
+}
+
+/// AND levels of `widths` gates, each AND reading two random bits of the
+/// level before (the first level, of the `io` input bits), each level
+/// folded right after it by XOR chains into `io` output bits as
+/// [`wide_level`] folds its one (the ANDs numbered across levels): every
+/// AND is live, whatever the widths (a narrow level between wide ones
+/// stays narrow), and the XORs part the levels' AND runs.
+pub fn folded_levels(widths: &[u32], io: u32, seed: u64) -> Circuit {
     let io = io.max(2);
     let mut rng = SplitMix(seed);
     let inputs = two_inputs(io);
-    let mut gates = Vec::with_capacity(2 * width as usize);
-    for k in 0..width {
-        gates.push(Gate::And {
-            a: rng.below(io),
-            b: rng.below(io),
-            out: io + k,
-        });
+    let total: u32 = widths.iter().sum();
+    let mut gates = Vec::with_capacity(2 * total as usize);
+    // The level read from: its first wire and width.
+    let (mut from, mut from_width) = (0, io);
+    let mut next = io;
+    // acc[k] holds the XOR so far of output k's ANDs; `ands` counts them.
+    let mut acc: Vec<Option<Wire>> = vec![None; io as usize];
+    let mut ands = 0;
+    for &width in widths {
+        let level = next;
+        next += width;
+        for k in 0..width {
+            gates.push(Gate::And {
+                a: from + rng.below(from_width),
+                b: from + rng.below(from_width),
+                out: level + k,
+            });
+        }
+        for k in 0..width {
+            let o = &mut acc[(ands % io) as usize];
+            ands += 1;
+            *o = Some(match *o {
+                None => level + k,
+                Some(sum) => {
+                    gates.push(Gate::Xor {
+                        a: sum,
+                        b: level + k,
+                        out: next,
+                    });
+                    next += 1;
+                    next - 1
+                }
+            });
+        }
+        if width > 0 {
+            (from, from_width) = (level, width);
+        }
     }
-    // acc[k] holds the XOR so far of output k's ANDs.
-    let mut acc: Vec<Wire> = (0..io)
-        .map(|k| io + k.min(width.saturating_sub(1)))
-        .collect();
-    let mut next = io + width;
-    for k in io..width {
-        let o = (k % io) as usize;
-        gates.push(Gate::Xor {
-            a: acc[o],
-            b: io + k,
-            out: next,
-        });
-        acc[o] = next;
-        next += 1;
-    }
-    single_output(next, inputs, gates, acc)
+    // Outputs with no AND of their own (fewer ANDs than outputs) repeat
+    // the last.
+    let last = (next - 1).max(io);
+    let outputs = acc.into_iter().map(|o| o.unwrap_or(last)).collect();
+    single_output(next, inputs, gates, outputs)
 }
 
 /// `n` independent chains of `len` gates each, built step by step across
