@@ -32,11 +32,16 @@ pub struct Batch<'a> {
 }
 
 /// The exchange plans made for the batches of a [`Batches`], by the index
-/// of their first gate (`None`: asked for once, not made): made when a
+/// of their first gate (none yet: asked for once, not made): made when a
 /// walk asks again, or when asked to make them ahead, and kept for every
-/// later walk of the same plan.
+/// later walk of the same plan — a few cuts of each (the two parties of
+/// one process may cut differently, see [`Split::lead_weight`]).
 #[derive(Debug, Default)]
-pub struct PlanCache(Mutex<HashMap<usize, Option<Arc<ExchangePlan>>>>);
+pub struct PlanCache(Mutex<HashMap<usize, Vec<Arc<ExchangePlan>>>>);
+
+/// Plans of different cuts a batch keeps at most; a new one replaces the
+/// oldest.
+const PLANS_KEPT: usize = 3;
 
 impl Clone for PlanCache {
     /// A new, empty cache (plans are made again as needed).
@@ -133,16 +138,22 @@ impl<'a> Batch<'a> {
         let (cache, at) = self.plans?;
         // A poisoned lock only loses the cache.
         let mut plans = cache.0.lock().ok()?;
-        match plans.get(&at) {
-            Some(Some(plan)) if plan.split == split => return Some(Arc::clone(plan)),
+        let kept = match plans.get_mut(&at) {
+            Some(kept) => kept,
             None if !ahead => {
-                plans.insert(at, None);
+                plans.insert(at, Vec::new());
                 return None;
             }
-            _ => {}
+            None => plans.entry(at).or_default(),
+        };
+        if let Some(plan) = kept.iter().find(|p| p.split == split) {
+            return Some(Arc::clone(plan));
+        }
+        if kept.len() == PLANS_KEPT {
+            kept.remove(0);
         }
         let plan = Arc::new(ExchangePlan::of(self, num_wires, split));
-        plans.insert(at, Some(Arc::clone(&plan)));
+        kept.push(Arc::clone(&plan));
         Some(plan)
     }
 }

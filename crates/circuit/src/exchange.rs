@@ -12,8 +12,8 @@
 //!
 //! Units, in batch order:
 //! - an AND run of at least `min_ands` gates, in rounds of at most
-//!   `round_gates` gates, a unit each, cut by [`part_range`] (the cut the
-//!   engines' tables follow);
+//!   `round_gates` gates, a unit each, cut by [`round_range`] (the cut the
+//!   engines' tables follow; part 0 may take less, [`Split::lead_weight`]);
 //! - the gates between two such runs, one unit: free gates cut by
 //!   [`part_range`] as well, unless a part would read or overwrite what an
 //!   earlier part of the unit writes; then (and whenever ANDs are among
@@ -47,10 +47,27 @@ pub fn part_range(n: usize, k: usize, p: usize) -> Range<usize> {
     n * p / k..n * (p + 1) / k
 }
 
+/// A part's weight in a round when the parts share it evenly (see
+/// [`Split::lead_weight`]).
+pub const EVEN_WEIGHT: usize = 256;
+
+/// The gates `p` of `k` parts of a round of `n` take when part 0 weighs
+/// `lead_weight` against [`EVEN_WEIGHT`] for each other part: part 0 the
+/// first `n·lead/(lead + 256·(k-1))`, the others the rest in order, evenly.
+/// At [`EVEN_WEIGHT`] this is [`part_range`].
+pub fn round_range(n: usize, k: usize, p: usize, lead_weight: usize) -> Range<usize> {
+    let total = lead_weight + EVEN_WEIGHT * (k - 1);
+    let end = |p: usize| match p {
+        0 => 0,
+        _ => n * (lead_weight + EVEN_WEIGHT * (p - 1)) / total,
+    };
+    end(p)..end(p + 1)
+}
+
 /// How a unit's gates are shared between the parts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
-    /// A round of a split AND run: part `p` takes [`part_range`].
+    /// A round of a split AND run: part `p` takes [`round_range`].
     Round,
     /// Free gates, part `p` taking [`part_range`].
     Cut,
@@ -107,6 +124,11 @@ pub struct Split {
     /// [`cut`]'s, so only for schemes whose tables do not depend on where
     /// calls begin and end.
     pub share_gaps: bool,
+    /// Part 0's weight in a round against [`EVEN_WEIGHT`] for each other
+    /// part ([`round_range`]): below it, part 0 (which also moves the
+    /// tables) takes less. Another weight moves where calls begin and end,
+    /// so only for schemes whose tables do not depend on that.
+    pub lead_weight: usize,
 }
 
 /// The plan of a batch on `k` threads with a copy of the labels each (see
@@ -380,12 +402,19 @@ impl Stretch {
 }
 
 impl Unit {
-    /// Gates `gates` of `batch` cut into `k` parts by [`part_range`].
-    fn cut_in(batch: Batch<'_>, gates: Range<usize>, shape: Shape, k: usize) -> Unit {
+    /// Gates `gates` of `batch` cut into `k` parts by [`round_range`],
+    /// part 0 weighing `lead_weight`.
+    fn cut_in(
+        batch: Batch<'_>,
+        gates: Range<usize>,
+        shape: Shape,
+        k: usize,
+        lead_weight: usize,
+    ) -> Unit {
         let n = gates.len();
         let pieces = (0..k)
             .map(|p| {
-                let r = part_range(n, k, p);
+                let r = round_range(n, k, p, lead_weight);
                 let piece = gates.start + r.start..gates.start + r.end;
                 Piece {
                     ands: batch.slice(piece.clone()).and_count(),
@@ -438,7 +467,13 @@ pub fn cut(batch: Batch<'_>, split: Split) -> Vec<Unit> {
         let mut s = run.start;
         while s < run.end {
             let e = run.end.min(s + round_gates);
-            units.push(Unit::cut_in(batch, s..e, Shape::Round, k));
+            units.push(Unit::cut_in(
+                batch,
+                s..e,
+                Shape::Round,
+                k,
+                split.lead_weight,
+            ));
             s = e;
         }
         start = run.end;
@@ -469,7 +504,7 @@ fn units(batch: Batch<'_>, num_wires: Wire, split: Split) -> Vec<Unit> {
         gap += 1;
         let ands = unit.pieces[0].ands;
         if ands == 0 && cuts_cleanly(&gates[unit.gates.clone()], k, gap, &mut written) {
-            units.push(Unit::cut_in(batch, unit.gates, Shape::Cut, k));
+            units.push(Unit::cut_in(batch, unit.gates, Shape::Cut, k, EVEN_WEIGHT));
         } else if split.share_gaps && k > 1 && ands >= split.min_ands.max(1) {
             let owners = owners.get_or_insert_with(|| Owners::new(num_wires, k));
             let owned = owners.share(batch, unit.gates.clone(), split.round_gates.max(k));
@@ -711,6 +746,7 @@ mod tests {
             min_ands,
             round_gates,
             share_gaps,
+            lead_weight: EVEN_WEIGHT,
         }
     }
 
@@ -735,10 +771,19 @@ mod tests {
                 (4, 40, 1000, 5000),
                 (2, 64, 1 << 16, 1 << 16),
             ];
-            for ((k, min_ands, round, stretch), share_gaps) in
-                settings.into_iter().flat_map(|s| [(s, false), (s, true)])
+            let ways = [
+                (false, EVEN_WEIGHT),
+                (true, EVEN_WEIGHT),
+                (true, 96),
+                (false, 40),
+            ];
+            for ((k, min_ands, round, stretch), (share_gaps, lead_weight)) in
+                settings.into_iter().flat_map(|s| ways.map(|w| (s, w)))
             {
-                let split = split(k, min_ands, round, share_gaps);
+                let split = Split {
+                    lead_weight,
+                    ..split(k, min_ands, round, share_gaps)
+                };
                 let start: Vec<bool> = (0..c.num_wires).map(|_| rng.below(2) == 1).collect();
                 let mut expected = start.clone();
                 let mut got = start.clone();
@@ -752,10 +797,31 @@ mod tests {
                     .unwrap();
                 assert!(
                     got == expected,
-                    "{name}, k {k}, min {min_ands}, stretch {stretch}, gaps {share_gaps}"
+                    "{name}, k {k}, min {min_ands}, stretch {stretch}, gaps {share_gaps}, \
+                     lead {lead_weight}"
                 );
             }
         }
+    }
+
+    #[test]
+    fn round_ranges_cover_a_round_in_order_and_weigh_the_lead() {
+        for n in [0, 1, 7, 1000, 16384] {
+            for k in 1..5 {
+                for lead in [1, 40, 128, EVEN_WEIGHT, 400] {
+                    let ranges: Vec<_> = (0..k).map(|p| round_range(n, k, p, lead)).collect();
+                    assert_eq!(ranges[0].start, 0);
+                    assert_eq!(ranges[k - 1].end, n);
+                    assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+                    if lead == EVEN_WEIGHT {
+                        assert!((0..k).all(|p| ranges[p] == part_range(n, k, p)));
+                    }
+                }
+            }
+        }
+        // Part 0 at half weight takes a third of a round on two parts.
+        assert_eq!(round_range(3000, 2, 0, EVEN_WEIGHT / 2), 0..1000);
+        assert_eq!(round_range(3000, 3, 2, EVEN_WEIGHT / 2), 1800..3000);
     }
 
     #[test]
@@ -916,6 +982,16 @@ mod tests {
                     // Other settings: a new plan at once (asked before).
                     let other = batch.exchange_plan(c.num_wires, three, false).unwrap();
                     assert_eq!(other.split.threads, 3);
+                    // Both kept (two parties of a process may cut apart)…
+                    let again = batch.exchange_plan(c.num_wires, two, false).unwrap();
+                    assert!(std::sync::Arc::ptr_eq(&made, &again));
+                    // …up to three cuts, a fourth replacing the oldest.
+                    for lead_weight in [100, 50] {
+                        let light = Split { lead_weight, ..two };
+                        assert!(batch.exchange_plan(c.num_wires, light, false).is_some());
+                    }
+                    let remade = batch.exchange_plan(c.num_wires, two, false).unwrap();
+                    assert!(!std::sync::Arc::ptr_eq(&made, &remade));
                     let part = batch.slice(0..batch.len() / 2);
                     assert!(part.exchange_plan(c.num_wires, two, true).is_none());
                 } else {

@@ -30,7 +30,8 @@ use twofold_net::Channel;
 
 use crate::error::ProtocolError;
 use crate::fgp::{
-    in_gate_order, pieces_at, plan_ahead, split, unit_table_bytes, Lead, PartJob, Splitter,
+    in_gate_order, learnt_split, pieces_at, plan_ahead, split, unit_table_bytes, Lead, PartJob,
+    Splitter,
 };
 use crate::messages::Tables;
 use crate::options::Progress;
@@ -114,12 +115,16 @@ fn goes_to_splitter(split: Split, batch: Batch<'_>, num_wires: usize) -> bool {
 }
 
 /// Makes the exchange plans of the main frame's batches that `fgp`
-/// splits under scheme `S`, ahead of walks of `walk` (they are kept with
-/// the walk plan; otherwise an engine makes one when a batch comes again,
-/// and runs the batch in turn until then).
-pub fn plan_exchanges<S: GarblingScheme>(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
+/// splits under scheme `S`, ahead of walks of `walk` by engines of type
+/// `E` (they are kept with the walk plan; otherwise an engine makes one
+/// when a batch comes again, and runs the batch in turn until then), cut
+/// as the last such engine left its cut.
+pub fn plan_exchanges<S: GarblingScheme, E>(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
     let num_wires = walk.frame.circuit.num_wires;
-    let split = fgp.split::<S>();
+    let split = match S::PER_GATE_TABLES {
+        true => learnt_split(std::any::type_name::<E>(), fgp.split::<S>()),
+        false => fgp.split::<S>(),
+    };
     walk.for_each_batch(|batch| {
         if splits(split, batch) {
             plan_ahead(batch, num_wires, split);
@@ -373,7 +378,12 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
                 chan,
                 tables: Vec::with_capacity(FLUSH_BYTES + S::table_bytes(GATES_PER_STEP)),
             },
-            split: Splitter::new("garbling", fgp.split::<S>(), S::table_bytes),
+            split: Splitter::new(
+                std::any::type_name::<Self>(),
+                fgp.split::<S>(),
+                S::table_bytes,
+                S::PER_GATE_TABLES,
+            ),
             done: Tally { ands: 0, progress },
         })
     }
@@ -563,7 +573,12 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
                 used: 0,
                 frame: Vec::new(),
             },
-            split: Splitter::new("evaluating", fgp.split::<S>(), S::table_bytes),
+            split: Splitter::new(
+                std::any::type_name::<Self>(),
+                fgp.split::<S>(),
+                S::table_bytes,
+                S::PER_GATE_TABLES,
+            ),
             done: Tally { ands: 0, progress },
         }
     }

@@ -13,6 +13,11 @@
 //! call with its own gates' ids, the pieces' tables in gate order: the
 //! stream of one thread).
 //!
+//! Under a scheme whose tables are whole per gate, part 0 (the thread that
+//! also moves the tables) may take a smaller piece of each round than the
+//! others, as its measured times say ([`crate::balance`]): where calls
+//! begin and end then changes nothing the peer sees.
+//!
 //! How a stretch runs is each party's own choice, learnt as the walk goes
 //! ([`Chooser`]): on the crew, each thread on its own labels, handing the
 //! others after every unit just the labels they read next; or in turn on
@@ -30,11 +35,12 @@
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use twofold_circuit::exchange::{self, Piece, Shape, Split, Stretch, Unit};
+use twofold_circuit::exchange::{self, Piece, Shape, Split, Stretch, Unit, EVEN_WEIGHT};
 use twofold_circuit::walk::Batch;
 use twofold_circuit::{Gate, Wire};
 use twofold_crypto::{Barrier, Crew, WireLabel};
 
+use crate::balance::{Balance, PartTimes};
 use crate::error::ProtocolError;
 
 /// Gates of a part of a round: each part's tables (at most 256 KiB of
@@ -58,6 +64,7 @@ pub(crate) fn split(threads: usize, min_ands: usize, share_gaps: bool) -> Split 
         min_ands,
         round_gates: threads.max(1) * PART_GATES,
         share_gaps,
+        lead_weight: EVEN_WEIGHT,
     }
 }
 
@@ -106,6 +113,17 @@ pub(crate) fn in_gate_order<'t>(
         taken[q] += n;
         t
     })
+}
+
+/// The index of the next unit of `units` whose parts make tables, if the
+/// lead may load its tables now: no unit before it (a unit of
+/// [`Shape::First`] with ANDs, which the lead runs alone) takes tables
+/// from the stream first.
+fn next_round(units: &[Unit]) -> Option<usize> {
+    let next = units.iter().position(|u| {
+        u.shape.has_shared_tables() || (u.shape == Shape::First && unit_ands(u) > 0)
+    })?;
+    units[next].shape.has_shared_tables().then_some(next)
 }
 
 /// Makes the exchange plan of `batch` over `num_wires` labels cut as
@@ -243,6 +261,18 @@ impl Chooser {
         }
     }
 
+    /// A chooser that takes the crew every time (in turn never measured,
+    /// never tried).
+    #[cfg(test)]
+    fn crew_only() -> Chooser {
+        let mut chooser = Chooser::new();
+        for c in &mut chooser.classes {
+            c.ns[0] = [f64::INFINITY; SAMPLES];
+            c.until = u32::MAX;
+        }
+        chooser
+    }
+
     fn class(&mut self, gates: usize) -> &mut Class {
         &mut self.classes[(usize::BITS - gates.leading_zeros()) as usize % CLASSES]
     }
@@ -291,10 +321,58 @@ impl Chooser {
 /// from what the last one of its kind learnt (a session makes several
 /// engines, a benchmark many sessions) and leaves what it learnt when it
 /// is dropped.
-static LEARNT: Mutex<Vec<(Kind, Chooser)>> = Mutex::new(Vec::new());
+static LEARNT: Mutex<Vec<(Kind, Learnt)>> = Mutex::new(Vec::new());
 
-/// The kind of work and the cut of an engine.
+/// The kind of engine (its type's name: the work, the scheme and where
+/// its tables go or come from) and its cut (at an even weight).
 type Kind = (&'static str, Split);
+
+/// What a splitter learns as it runs stretches.
+#[derive(Clone)]
+struct Learnt {
+    /// Which way runs stretches faster.
+    chooser: Chooser,
+    /// What part 0's weight should be.
+    balance: Balance,
+    /// Part 0's weight in use.
+    lead_weight: usize,
+}
+
+/// What the last engine of `kind` on batches cut as `split` learnt.
+fn learnt(kind: &'static str, split: Split) -> Option<Learnt> {
+    let learnt = LEARNT.lock().ok()?;
+    let found = learnt.iter().find(|(k, _)| *k == (kind, split));
+    found.map(|(_, l)| l.clone())
+}
+
+/// `split` (at an even weight) with part 0's weight as the last engine
+/// of `kind` left it, for plans made ahead of such an engine's walks.
+pub(crate) fn learnt_split(kind: &'static str, split: Split) -> Split {
+    let lead_weight = learnt(kind, split).map_or(split.lead_weight, |l| l.lead_weight);
+    Split {
+        lead_weight,
+        ..split
+    }
+}
+
+/// Makes the engines of `kind` cutting as `split` (at an even weight) run
+/// every stretch worth it on the crew, part 0 starting at `lead_weight`
+/// (for tests: what a small test program would learn is to run in turn;
+/// and under a scheme whose tables are whole per gate, any weight gives
+/// the same tables).
+#[cfg(test)]
+pub(crate) fn set_learnt_for_tests(kind: &'static str, split: Split, lead_weight: usize) {
+    let mine = Learnt {
+        chooser: Chooser::crew_only(),
+        balance: Balance::new(),
+        lead_weight,
+    };
+    let mut learnt = LEARNT.lock().unwrap();
+    match learnt.iter_mut().find(|(k, _)| *k == (kind, split)) {
+        Some((_, l)) => *l = mine,
+        None => learnt.push(((kind, split), mine)),
+    }
+}
 
 /// Crews idle between engines: an engine takes one of its thread count
 /// when it first splits a stretch and gives it back when dropped, so a
@@ -316,7 +394,9 @@ fn idle_crew(threads: usize) -> Option<Crew> {
 /// The buffers the threads of a parallel stretch share, two of each so
 /// that a unit's buffers are written while the last unit's are still read
 /// (by parity of the unit's index): what each part sends, each part's
-/// tables, and a round's tables for evaluation.
+/// tables; and a round's tables for evaluation (by parity of the units
+/// with tables so far: the lead loads the next such unit's at the end of
+/// one).
 struct Exchange<L> {
     sent: [Vec<RwLock<Vec<L>>>; 2],
     tables: [Vec<Mutex<Vec<u8>>>; 2],
@@ -343,18 +423,31 @@ fn poisoned<T>(_: T) -> ProtocolError {
 
 /// An engine's means to split stretches: the crew (started with the first
 /// parallel stretch), a label copy for every thread but the first, the
-/// shared buffers and the chooser.
+/// shared buffers and what it learns.
 pub(crate) struct Splitter<L> {
-    /// How batches are cut.
+    /// How batches are cut (part 0's weight as learnt).
     split: Split,
+    /// Whether part 0's weight may change: the scheme's tables do not
+    /// depend on where calls begin and end.
+    balances: bool,
     /// The scheme's table bytes of a call of so many ANDs.
     table_bytes: fn(usize) -> usize,
     crew: Option<Crew>,
     copies: Vec<Vec<L>>,
     exchange: Exchange<L>,
-    chooser: Chooser,
-    /// What the engine does (garbling or evaluating), for [`LEARNT`].
-    work: &'static str,
+    learnt: Learnt,
+    /// The kind of engine it is, for [`LEARNT`].
+    kind: &'static str,
+}
+
+impl<L> Splitter<L> {
+    /// Its cut at an even weight (what it learns is kept under).
+    fn even_split(&self) -> Split {
+        Split {
+            lead_weight: EVEN_WEIGHT,
+            ..self.split
+        }
+    }
 }
 
 impl<L> Drop for Splitter<L> {
@@ -366,52 +459,67 @@ impl<L> Drop for Splitter<L> {
         }
         // A poisoned lock only loses what was learnt.
         if let Ok(mut learnt) = LEARNT.lock() {
-            let key = (self.work, self.split);
+            let key = (self.kind, self.even_split());
+            let mine = Learnt {
+                lead_weight: self.split.lead_weight,
+                ..self.learnt.clone()
+            };
             match learnt.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, c)) => *c = self.chooser.clone(),
-                None => learnt.push((key, self.chooser.clone())),
+                Some((_, l)) => *l = mine,
+                None => learnt.push((key, mine)),
             }
         }
     }
 }
 
-/// What one thread of a parallel stretch holds: its labels and how its
-/// work ended.
+/// What one thread of a parallel stretch holds: its labels, how its work
+/// ended and where its time went.
 struct Seat<'a, L> {
     labels: &'a mut [L],
     lead: Option<&'a mut dyn Lead<L>>,
     result: Result<(), ProtocolError>,
+    times: PartTimes,
 }
 
 impl<L: WireLabel> Splitter<L> {
-    /// A splitter doing `work` (garbling or evaluating) on batches cut as
-    /// `split` says, under a scheme of `table_bytes`, starting from what
-    /// the last one learnt.
+    /// A splitter of an engine of `kind` ([`Kind`]) on batches cut as
+    /// `split` says (at an even weight), under a scheme of `table_bytes`
+    /// whose tables are whole per gate if `per_gate_tables` (then part 0's
+    /// weight is learnt), starting from what the last one of its kind
+    /// learnt.
     pub(crate) fn new(
-        work: &'static str,
+        kind: &'static str,
         split: Split,
         table_bytes: fn(usize) -> usize,
+        per_gate_tables: bool,
     ) -> Splitter<L> {
         let threads = split.threads.max(1);
-        let key = (work, split);
-        let learnt = LEARNT.lock().ok().and_then(|learnt| {
-            learnt
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, c)| c.clone())
+        let learnt = learnt(kind, split).unwrap_or_else(|| Learnt {
+            chooser: Chooser::new(),
+            balance: Balance::new(),
+            lead_weight: split.lead_weight,
         });
+        let lead_weight = if per_gate_tables {
+            learnt.lead_weight
+        } else {
+            split.lead_weight
+        };
         Splitter {
-            split,
+            split: Split {
+                lead_weight,
+                ..split
+            },
+            balances: per_gate_tables,
             table_bytes,
             crew: None,
             copies: Vec::new(),
             exchange: Exchange::new(threads),
-            chooser: learnt.unwrap_or_else(Chooser::new),
-            work,
+            learnt,
+            kind,
         }
     }
 
-    /// How this splitter cuts batches.
+    /// How this splitter cuts batches now.
     pub(crate) fn cut(&self) -> Split {
         self.split
     }
@@ -471,7 +579,7 @@ impl<L: WireLabel> Splitter<L> {
         // none at all: gaps left on part 0) never go to the crew (the
         // chooser would try them at least once).
         let worth = ands > 0 && ands >= rounds * self.split.threads * MIN_PART_ANDS;
-        let parallel = self.split.threads > 1 && worth && self.chooser.parallel(ands);
+        let parallel = self.split.threads > 1 && worth && self.learnt.chooser.parallel(ands);
         if parallel && self.crew.is_none() {
             self.crew = idle_crew(self.split.threads);
         }
@@ -487,7 +595,7 @@ impl<L: WireLabel> Splitter<L> {
         }
         if !fresh {
             let ns = start.elapsed().as_nanos() as f64;
-            self.chooser.record(ands, parallel, ns);
+            self.learnt.chooser.record(ands, parallel, ns);
         }
         Ok(())
     }
@@ -518,25 +626,24 @@ impl<L: WireLabel> Splitter<L> {
                 copy[w as usize] = labels[w as usize];
             }
         }
-        // The first unit's round tables, before any part starts.
+        // The first round's tables, before any part starts.
         let table_bytes = self.table_bytes;
-        if let Some(first) = stretch
-            .units()
-            .first()
-            .filter(|u| u.shape.has_shared_tables())
-        {
+        let units = stretch.units();
+        if let Some(first) = next_round(units) {
             let mut round = self.exchange.round[0].write().map_err(poisoned)?;
-            lead.load_round(unit_table_bytes(first, table_bytes), &mut round)?;
+            lead.load_round(unit_table_bytes(&units[first], table_bytes), &mut round)?;
         }
         let mut seats: Vec<Seat<'_, L>> = std::iter::once(Seat {
             labels,
             lead: Some(lead),
             result: Ok(()),
+            times: PartTimes::default(),
         })
         .chain(self.copies.iter_mut().map(|c| Seat {
             labels: &mut c[..n],
             lead: None,
             result: Ok(()),
+            times: PartTimes::default(),
         }))
         .collect();
         let barrier = Barrier::new(k);
@@ -554,6 +661,11 @@ impl<L: WireLabel> Splitter<L> {
                 guard.disarm();
             }
         });
+        if self.balances {
+            let times: Vec<PartTimes> = seats.iter().map(|s| s.times).collect();
+            let weight = self.split.lead_weight;
+            self.split.lead_weight = self.learnt.balance.next_weight(weight, &times);
+        }
         // The error of a part that failed on its own before those of the
         // parts that stopped for it.
         let errors = seats.into_iter().filter_map(|s| s.result.err());
@@ -592,6 +704,13 @@ fn run_part<L: WireLabel>(
     let gates = batch.gates();
     let mut passed = 0;
     let called_off = |_| ProtocolError::Stopped("another thread of the stretch failed".into());
+    let start = Instant::now();
+    let mut waited = std::time::Duration::ZERO;
+    // Units with tables so far: the next one's are in
+    // `exchange.round[tabled % 2]`, loaded once no unit before it takes
+    // tables from the stream (see `next_round`).
+    let mut tabled = 0;
+    let mut loaded = next_round(units);
     for (u, unit) in units.iter().enumerate() {
         let parity = u % 2;
         let labels = &mut *seat.labels;
@@ -601,7 +720,13 @@ fn run_part<L: WireLabel>(
                 lead.run_alone(batch.slice(unit.gates.clone()), at, labels)?;
             }
         } else {
-            let round = exchange.round[parity].read().map_err(poisoned)?;
+            let began = Instant::now();
+            // A round's tables (none for free gates).
+            let round = match shared_tables {
+                true => Some(exchange.round[tabled % 2].read().map_err(poisoned)?),
+                false => None,
+            };
+            let round = round.as_deref().map_or(&[][..], Vec::as_slice);
             let mut tables = exchange.tables[parity][p].lock().map_err(poisoned)?;
             tables.clear();
             for (piece, first, bytes) in pieces_at(unit, at, table_bytes) {
@@ -610,14 +735,13 @@ fn run_part<L: WireLabel>(
                     let job = PartJob {
                         gates: &gates[piece.gates.clone()],
                         at: first,
-                        tables: if shared_tables && !round.is_empty() {
-                            &round[bytes]
-                        } else {
-                            &[]
-                        },
+                        tables: if round.is_empty() { &[] } else { &round[bytes] },
                     };
                     work(job, labels, &mut tables)?;
                 }
+            }
+            if unit.shape == Shape::Round {
+                seat.times.rounds += began.elapsed();
             }
         }
         at += unit_ands(unit);
@@ -626,14 +750,20 @@ fn run_part<L: WireLabel>(
             sent.clear();
             sent.extend(stretch.sends(u, p).iter().map(|&w| labels[w as usize]));
         }
-        // The next unit's tables, before the parts start it.
-        if let Some(lead) = seat.lead.as_deref_mut() {
-            if let Some(next) = units.get(u + 1).filter(|n| n.shape.has_shared_tables()) {
-                let mut round = exchange.round[1 - parity].write().map_err(poisoned)?;
-                lead.load_round(unit_table_bytes(next, table_bytes), &mut round)?;
+        // The next round's tables as early as the stream allows: after a
+        // unit with tables (where the lead's part is lighter, see
+        // `Split::lead_weight`) or one the lead ran alone.
+        tabled += usize::from(shared_tables);
+        if loaded <= Some(u) {
+            loaded = next_round(&units[u + 1..]).map(|next| u + 1 + next);
+            if let (Some(next), Some(lead)) = (loaded, seat.lead.as_deref_mut()) {
+                let mut round = exchange.round[tabled % 2].write().map_err(poisoned)?;
+                lead.load_round(unit_table_bytes(&units[next], table_bytes), &mut round)?;
             }
         }
+        let arrived = Instant::now();
         barrier.wait(&mut passed).map_err(called_off)?;
+        waited += arrived.elapsed();
         for q in (0..k).filter(|&q| q != p) {
             let sent = exchange.sent[parity][q].read().map_err(poisoned)?;
             for (&w, &l) in stretch.sends(u, q).iter().zip(sent.iter()) {
@@ -651,6 +781,7 @@ fn run_part<L: WireLabel>(
             }
         }
     }
+    seat.times.other = start.elapsed().saturating_sub(waited + seat.times.rounds);
     Ok(())
 }
 
@@ -702,7 +833,7 @@ mod tests {
         for threads in [2, 3] {
             for panics in [false, true] {
                 let cut = split(threads, 1024, false);
-                let mut splitter = Splitter::<ZeroLabel>::new("test", cut, |_| 0);
+                let mut splitter = Splitter::<ZeroLabel>::new("test", cut, |_| 0, true);
                 let calls = AtomicUsize::new(0);
                 // Part 0 runs on the batch's labels; the others fail.
                 let lead_labels = labels.as_ptr() as usize;

@@ -127,7 +127,15 @@ impl SchemeJob for Offline<'_> {
         // The walk plan, like the preparation, depends on the program only
         // (and the exchange plans of FGP on the threads too).
         let walk = WalkPlan::of(program);
-        crate::engine::plan_exchanges::<S>(&walk, self.plan.main_fgp());
+        let fgp = self.plan.main_fgp();
+        match self.half {
+            Half::Garble => {
+                crate::engine::plan_exchanges::<S, GarblingEngine<S, Discard>>(&walk, fgp)
+            }
+            Half::Evaluate => {
+                crate::engine::plan_exchanges::<S, EvaluatingEngine<S, Recording>>(&walk, fgp)
+            }
+        }
         let order = program.main_in_order();
         let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);
@@ -206,7 +214,7 @@ fn evaluate_timed<S: GarblingScheme>(
 
 #[cfg(test)]
 mod tests {
-    use twofold_circuit::synthetic::{chains, layered, repeated};
+    use twofold_circuit::synthetic::{chains, folded_levels, layered, repeated};
     use twofold_crypto::Scheme;
 
     use super::*;
@@ -214,16 +222,23 @@ mod tests {
 
     /// Evaluation replays what garbling recorded under every schedule,
     /// thread count and scheme (FGP splitting every level, wide levels and
-    /// gaps shared by owner on the crew), and its output labels are the
+    /// gaps shared by owner on the crew, part 0 of its rounds lighter or
+    /// heavier than the garbler's), and its output labels are the
     /// garbler's.
     #[test]
     fn evaluation_only_replays_every_schedule() {
+        use std::any::type_name;
+        use twofold_circuit::exchange::EVEN_WEIGHT;
+        use twofold_crypto::{HalfGates, ThreeHalves};
         let body = layered(300, 3, 16, 5);
         let programs = [
             Program::from(layered(3000, 3, 64, 4)),
             Program::from(layered(9000, 3, 64, 6)),
             Program::from(chains(600, 40)),
             repeated(&body, 5),
+            // Narrow levels between split ones: the lead evaluates them,
+            // their tables in the stream between the rounds'.
+            Program::from(folded_levels(&[3000, 100, 3000, 40, 2500, 3000], 32, 3)),
         ];
         for program in &programs {
             for scheme in Scheme::ALL {
@@ -234,6 +249,36 @@ mod tests {
                             scheme,
                             ..Plan::new(schedule, threads)
                         };
+                        // Every stretch worth it on the crew, part 0 of
+                        // the evaluator's rounds lighter or heavier than
+                        // the garbler's (half-gates only).
+                        let lead_weight = if threads == 2 { 64 } else { 320 };
+                        let half = crate::fgp::split(threads, fgp_min_ands, true);
+                        let three = crate::fgp::split(threads, fgp_min_ands, false);
+                        for (kind, split, weight) in [
+                            (
+                                type_name::<EvaluatingEngine<HalfGates, Recording>>(),
+                                half,
+                                lead_weight,
+                            ),
+                            (
+                                type_name::<GarblingEngine<HalfGates, Recording>>(),
+                                half,
+                                EVEN_WEIGHT,
+                            ),
+                            (
+                                type_name::<EvaluatingEngine<ThreeHalves, Recording>>(),
+                                three,
+                                EVEN_WEIGHT,
+                            ),
+                            (
+                                type_name::<GarblingEngine<ThreeHalves, Recording>>(),
+                                three,
+                                EVEN_WEIGHT,
+                            ),
+                        ] {
+                            crate::fgp::set_learnt_for_tests(kind, split, weight);
+                        }
                         let r = evaluate_only(program, plan).unwrap();
                         assert_eq!(r.and_gates, program.and_count());
                         let least = scheme.table_bytes(r.and_gates as usize) as u64;
@@ -256,7 +301,10 @@ mod tests {
         let program = &twofold_circuit::prepare::prepare(program);
         let walk = WalkPlan::of(program);
         if ahead {
-            crate::engine::plan_exchanges::<HalfGates>(&walk, plan.main_fgp());
+            crate::engine::plan_exchanges::<HalfGates, GarblingEngine<HalfGates, Recording>>(
+                &walk,
+                plan.main_fgp(),
+            );
         }
         let order = program.main_in_order();
         let mut prg = Prg::from_seed(Block::from(7u128));
@@ -277,13 +325,16 @@ mod tests {
     }
 
     /// Wide levels split by FGP (run in parallel and in turn, as each
-    /// party's chooser tries both), gaps of many ANDs shared by owner
-    /// (planned ahead), regions split by CGP, loops with regions inside
-    /// (lockstep groups cut between threads): the garbled tables and
-    /// output labels are those of one thread.
+    /// party's chooser tries both, part 0 taking less, as much or more of
+    /// a round), gaps of many ANDs shared by owner (planned ahead),
+    /// regions split by CGP, loops with regions inside (lockstep groups
+    /// cut between threads): the garbled tables and output labels are
+    /// those of one thread.
     #[test]
     fn tables_are_identical_for_every_schedule_and_thread_count() {
         use rand::SeedableRng;
+        use twofold_circuit::exchange::EVEN_WEIGHT;
+        use twofold_crypto::HalfGates;
         let body = layered(5000, 2, 16, 9);
         let mut rng = rand::rngs::StdRng::seed_from_u64(21);
         let mut programs = vec![
@@ -300,11 +351,16 @@ mod tests {
                 .into_iter()
                 .flat_map(|s| [(s, false), (s, true)])
             {
-                for threads in 1..=4 {
+                for (threads, lead_weight) in (1..=4).zip([EVEN_WEIGHT, 96, 400, 40]) {
                     let plan = Plan {
                         fgp_min_ands: 2048,
                         ..Plan::new(schedule, threads)
                     };
+                    crate::fgp::set_learnt_for_tests(
+                        std::any::type_name::<GarblingEngine<HalfGates, Recording>>(),
+                        crate::fgp::split(threads, plan.fgp_min_ands, true),
+                        lead_weight,
+                    );
                     let (mut got, out) = tables_and_outputs(program, plan, ahead);
                     // One link: the stream, in order. Several (CGP): which
                     // link carries a table depends on the schedule, so the
