@@ -69,10 +69,12 @@ impl Balance {
         }
     }
 
-    /// After a parallel stretch whose rounds gave part 0 `weight` and
-    /// whose parts' times were `times`: the weight to cut with from now on.
-    pub(crate) fn next_weight(&mut self, weight: usize, times: &[PartTimes]) -> usize {
-        let Some(wanted) = balanced_weight(weight, times) else {
+    /// After a parallel stretch whose rounds were cut at part 0's weight
+    /// `cut` and whose parts' times were `times`: the weight to cut with
+    /// from now on, `weight` so far (plans made before the last change
+    /// still cut at theirs).
+    pub(crate) fn next_weight(&mut self, weight: usize, cut: usize, times: &[PartTimes]) -> usize {
+        let Some(wanted) = balanced_weight(cut, times) else {
             return weight;
         };
         self.window.push(wanted);
@@ -178,6 +180,19 @@ mod tests {
     }
 
     #[test]
+    fn stretches_of_an_older_cut_are_read_at_their_own_weight() {
+        let mut b = Balance::new();
+        // Part 0 moves tables for 8 ms: 112 is the weight to cut with. A
+        // batch planned before the change still cuts at 256; its times say
+        // the same, so the weight stays (read at the splitter's weight,
+        // they would have pushed it on and on).
+        let at_even = [times(10.0, 8.0), times(10.0, 0.0)];
+        for _ in 0..10 * WINDOW {
+            assert_eq!(b.next_weight(112, EVEN_WEIGHT, &at_even), 112);
+        }
+    }
+
+    #[test]
     fn the_weight_follows_a_window_s_median_ever_more_slowly() {
         let mut b = Balance::new();
         let mut weight = EVEN_WEIGHT;
@@ -195,7 +210,7 @@ mod tests {
         };
         let mut changes = Vec::new();
         for n in 0..400 {
-            let next = b.next_weight(weight, &stretch(weight, n));
+            let next = b.next_weight(weight, weight, &stretch(weight, n));
             if next != weight {
                 changes.push((n, next));
                 weight = next;
@@ -211,7 +226,7 @@ mod tests {
         let lopsided = [times(1.0, 50.0), times(1.0, 0.0)];
         let mut change = |weight: usize, times: &[PartTimes]| {
             (0..1000).find_map(|n| {
-                let next = b.next_weight(weight, times);
+                let next = b.next_weight(weight, weight, times);
                 (next != weight).then_some((n, next))
             })
         };

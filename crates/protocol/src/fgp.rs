@@ -547,7 +547,8 @@ impl<L: WireLabel> Splitter<L> {
             return Ok(at + ands);
         };
         for stretch in plan.stretches() {
-            self.run_stretch(stretch, batch, at, labels, lead, work)?;
+            let cut = (stretch, plan.split.lead_weight);
+            self.run_stretch(cut, batch, at, labels, lead, work)?;
             let ands = batch.slice(stretch.gates()).and_count() as u64;
             done(ands);
             at += ands;
@@ -555,14 +556,15 @@ impl<L: WireLabel> Splitter<L> {
         Ok(at)
     }
 
-    /// Runs `stretch` of `batch` over `labels`, its first AND numbered
-    /// `at`, as the chooser says: in turn on this thread (`lead`'s
+    /// Runs `stretch` of `batch` (its rounds cut at part 0's `weight`) over
+    /// `labels`, its first AND numbered `at`, as the chooser says: in turn
+    /// on this thread (`lead`'s
     /// [`Lead::run_in_turn`]), or on the crew, each thread on its own
     /// labels doing `work` on its parts, and part 0's thread also what
     /// `lead` does.
     fn run_stretch(
         &mut self,
-        stretch: &Stretch,
+        (stretch, weight): (&Stretch, usize),
         batch: Batch<'_>,
         at: u64,
         labels: &mut [L],
@@ -589,7 +591,7 @@ impl<L: WireLabel> Splitter<L> {
         let mut fresh = parallel && self.crew.is_none();
         let start = Instant::now();
         if parallel {
-            fresh |= self.run_parallel(stretch, batch, at, labels, lead, work)?;
+            fresh |= self.run_parallel((stretch, weight), batch, at, labels, lead, work)?;
         } else {
             lead.run_in_turn(stretch.units(), batch, at, labels)?;
         }
@@ -605,7 +607,7 @@ impl<L: WireLabel> Splitter<L> {
     /// stretch only).
     fn run_parallel(
         &mut self,
-        stretch: &Stretch,
+        (stretch, weight): (&Stretch, usize),
         batch: Batch<'_>,
         at: u64,
         labels: &mut [L],
@@ -663,8 +665,10 @@ impl<L: WireLabel> Splitter<L> {
         });
         if self.balances {
             let times: Vec<PartTimes> = seats.iter().map(|s| s.times).collect();
-            let weight = self.split.lead_weight;
-            self.split.lead_weight = self.learnt.balance.next_weight(weight, &times);
+            // Measured on rounds cut at `weight` (the plan's), which the
+            // splitter's own may have left since.
+            let now = self.split.lead_weight;
+            self.split.lead_weight = self.learnt.balance.next_weight(now, weight, &times);
         }
         // The error of a part that failed on its own before those of the
         // parts that stopped for it.
@@ -853,7 +857,7 @@ mod tests {
                             let run =
                                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                                     splitter.run_parallel(
-                                        stretch,
+                                        (stretch, plan.split.lead_weight),
                                         batch,
                                         0,
                                         &mut labels,
