@@ -40,7 +40,9 @@ pub struct Batch<'a> {
 pub struct PlanCache(Mutex<HashMap<usize, Vec<Arc<ExchangePlan>>>>);
 
 /// Plans of different cuts a batch keeps at most; a new one replaces the
-/// oldest.
+/// one least recently asked for (a benchmark's garbling and evaluation
+/// runs ask for theirs in turn: one made ahead for a timed run must not
+/// go before the run asks for it).
 const PLANS_KEPT: usize = 3;
 
 impl Clone for PlanCache {
@@ -146,8 +148,11 @@ impl<'a> Batch<'a> {
             }
             None => plans.entry(at).or_default(),
         };
-        if let Some(plan) = kept.iter().find(|p| p.split == split) {
-            return Some(Arc::clone(plan));
+        // Kept in the order last asked for, the latest at the end.
+        if let Some(i) = kept.iter().position(|p| p.split == split) {
+            let plan = kept.remove(i);
+            kept.push(Arc::clone(&plan));
+            return Some(plan);
         }
         if kept.len() == PLANS_KEPT {
             kept.remove(0);

@@ -985,13 +985,15 @@ mod tests {
                     // Both kept (two parties of a process may cut apart)…
                     let again = batch.exchange_plan(c.num_wires, two, false).unwrap();
                     assert!(std::sync::Arc::ptr_eq(&made, &again));
-                    // …up to three cuts, a fourth replacing the oldest.
-                    for lead_weight in [100, 50] {
-                        let light = Split { lead_weight, ..two };
-                        assert!(batch.exchange_plan(c.num_wires, light, false).is_some());
-                    }
-                    let remade = batch.exchange_plan(c.num_wires, two, false).unwrap();
-                    assert!(!std::sync::Arc::ptr_eq(&made, &remade));
+                    // …up to three cuts, a fourth replacing the one least
+                    // recently asked for (`other`, not `two`).
+                    let light = |lead_weight| Split { lead_weight, ..two };
+                    let plan = |split| batch.exchange_plan(c.num_wires, split, false).unwrap();
+                    plan(light(100));
+                    assert!(std::sync::Arc::ptr_eq(&plan(two), &made));
+                    plan(light(50));
+                    assert!(std::sync::Arc::ptr_eq(&plan(two), &made));
+                    assert!(!std::sync::Arc::ptr_eq(&plan(three), &other));
                     let part = batch.slice(0..batch.len() / 2);
                     assert!(part.exchange_plan(c.num_wires, two, true).is_none());
                 } else {
