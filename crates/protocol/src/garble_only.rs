@@ -219,6 +219,7 @@ mod tests {
 
     use super::*;
     use crate::options::Schedule;
+    use twofold_circuit::exchange::EVEN_WEIGHT;
 
     /// Evaluation replays what garbling recorded under every schedule,
     /// thread count and scheme (FGP splitting every level, wide levels and
@@ -227,8 +228,6 @@ mod tests {
     /// garbler's.
     #[test]
     fn evaluation_only_replays_every_schedule() {
-        use std::any::type_name;
-        use twofold_circuit::exchange::EVEN_WEIGHT;
         use twofold_crypto::{HalfGates, ThreeHalves};
         let body = layered(300, 3, 16, 5);
         let programs = [
@@ -249,36 +248,11 @@ mod tests {
                             scheme,
                             ..Plan::new(schedule, threads)
                         };
-                        // Every stretch worth it on the crew, part 0 of
-                        // the evaluator's rounds lighter or heavier than
-                        // the garbler's (half-gates only).
+                        // Part 0 of the evaluator's rounds lighter or
+                        // heavier than the garbler's (half-gates only).
                         let lead_weight = if threads == 2 { 64 } else { 320 };
-                        let half = crate::fgp::split(threads, fgp_min_ands, true);
-                        let three = crate::fgp::split(threads, fgp_min_ands, false);
-                        for (kind, split, weight) in [
-                            (
-                                type_name::<EvaluatingEngine<HalfGates, Recording>>(),
-                                half,
-                                lead_weight,
-                            ),
-                            (
-                                type_name::<GarblingEngine<HalfGates, Recording>>(),
-                                half,
-                                EVEN_WEIGHT,
-                            ),
-                            (
-                                type_name::<EvaluatingEngine<ThreeHalves, Recording>>(),
-                                three,
-                                EVEN_WEIGHT,
-                            ),
-                            (
-                                type_name::<GarblingEngine<ThreeHalves, Recording>>(),
-                                three,
-                                EVEN_WEIGHT,
-                            ),
-                        ] {
-                            crate::fgp::set_learnt_for_tests(kind, split, weight);
-                        }
+                        on_the_crew::<HalfGates>(threads, fgp_min_ands, lead_weight);
+                        on_the_crew::<ThreeHalves>(threads, fgp_min_ands, EVEN_WEIGHT);
                         let r = evaluate_only(program, plan).unwrap();
                         assert_eq!(r.and_gates, program.and_count());
                         let least = scheme.table_bytes(r.and_gates as usize) as u64;
@@ -287,6 +261,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Makes the recording garblers and replaying evaluators of scheme `S`
+    /// on `threads` threads, splitting runs of `min_ands`, run every
+    /// stretch worth it on the crew, the evaluator's part 0 at
+    /// `evaluator_weight` (which only a scheme with tables whole per gate
+    /// uses).
+    fn on_the_crew<S: GarblingScheme>(threads: usize, min_ands: usize, evaluator_weight: usize) {
+        use std::any::type_name;
+        let split = crate::fgp::split(threads, min_ands, S::PER_GATE_TABLES);
+        let evaluator = type_name::<EvaluatingEngine<S, Recording>>();
+        crate::fgp::set_learnt_for_tests(evaluator, split, evaluator_weight);
+        let garbler = type_name::<GarblingEngine<S, Recording>>();
+        crate::fgp::set_learnt_for_tests(garbler, split, EVEN_WEIGHT);
     }
 
     /// The garbled tables (as 32-byte half-gates entries, every link's)
@@ -333,7 +321,6 @@ mod tests {
     #[test]
     fn tables_are_identical_for_every_schedule_and_thread_count() {
         use rand::SeedableRng;
-        use twofold_circuit::exchange::EVEN_WEIGHT;
         use twofold_crypto::HalfGates;
         let body = layered(5000, 2, 16, 9);
         let mut rng = rand::rngs::StdRng::seed_from_u64(21);
