@@ -26,12 +26,16 @@ use std::time::Duration;
 
 use twofold_circuit::exchange::EVEN_WEIGHT;
 
-/// Where one part's time went in a parallel stretch (barrier waits aside).
+/// Where one part's time went in the rounds of a parallel stretch (the
+/// units whose cut the weight sets), barrier waits aside: other units are
+/// cut their own way, and while part 0 runs one alone the others wait
+/// whatever the weight.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PartTimes {
-    /// Running its pieces of rounds (units whose cut the weight sets).
+    /// Running its pieces of rounds.
     pub rounds: Duration,
-    /// Everything else: other units, moving tables, the exchange.
+    /// The rest of its time in rounds: its sends, the others' sends
+    /// taken in, and (part 0) the tables moved.
     pub other: Duration,
 }
 

@@ -708,8 +708,6 @@ fn run_part<L: WireLabel>(
     let gates = batch.gates();
     let mut passed = 0;
     let called_off = |_| ProtocolError::Stopped("another thread of the stretch failed".into());
-    let start = Instant::now();
-    let mut waited = std::time::Duration::ZERO;
     // Units with tables so far: the next one's are in
     // `exchange.round[tabled % 2]`, loaded once no unit before it takes
     // tables from the stream (see `next_round`).
@@ -719,12 +717,14 @@ fn run_part<L: WireLabel>(
         let parity = u % 2;
         let labels = &mut *seat.labels;
         let shared_tables = unit.shape.has_shared_tables();
+        // Where the part's time goes in a round (see `PartTimes`).
+        let began = Instant::now();
+        let mut pieces = std::time::Duration::ZERO;
         if unit.shape == Shape::First {
             if let Some(lead) = seat.lead.as_deref_mut() {
                 lead.run_alone(batch.slice(unit.gates.clone()), at, labels)?;
             }
         } else {
-            let began = Instant::now();
             // A round's tables (none for free gates).
             let round = match shared_tables {
                 true => Some(exchange.round[tabled % 2].read().map_err(poisoned)?),
@@ -744,9 +744,7 @@ fn run_part<L: WireLabel>(
                     work(job, labels, &mut tables)?;
                 }
             }
-            if unit.shape == Shape::Round {
-                seat.times.rounds += began.elapsed();
-            }
+            pieces = began.elapsed();
         }
         at += unit_ands(unit);
         {
@@ -767,7 +765,7 @@ fn run_part<L: WireLabel>(
         }
         let arrived = Instant::now();
         barrier.wait(&mut passed).map_err(called_off)?;
-        waited += arrived.elapsed();
+        let waited = arrived.elapsed();
         for q in (0..k).filter(|&q| q != p) {
             let sent = exchange.sent[parity][q].read().map_err(poisoned)?;
             for (&w, &l) in stretch.sends(u, q).iter().zip(sent.iter()) {
@@ -784,8 +782,12 @@ fn run_part<L: WireLabel>(
                 lead.round_done(unit, &tables)?;
             }
         }
+        if unit.shape == Shape::Round {
+            let busy = began.elapsed().saturating_sub(waited);
+            seat.times.rounds += pieces;
+            seat.times.other += busy.saturating_sub(pieces);
+        }
     }
-    seat.times.other = start.elapsed().saturating_sub(waited + seat.times.rounds);
     Ok(())
 }
 
