@@ -44,7 +44,7 @@ use crate::gate::{Gate, Wire};
 
 /// The gates `p` of `k` parts of `n` take: `n·p/k .. n·(p+1)/k`.
 pub fn part_range(n: usize, k: usize, p: usize) -> Range<usize> {
-    n * p / k..n * (p + 1) / k
+    round_range(n, k, p, EVEN_WEIGHT)
 }
 
 /// A part's weight in a round when the parts share it evenly (see
@@ -54,7 +54,7 @@ pub const EVEN_WEIGHT: usize = 256;
 /// The gates `p` of `k` parts of a round of `n` take when part 0 weighs
 /// `lead_weight` against [`EVEN_WEIGHT`] for each other part: part 0 the
 /// first `n·lead/(lead + 256·(k-1))`, the others the rest in order, evenly.
-/// At [`EVEN_WEIGHT`] this is [`part_range`].
+/// At [`EVEN_WEIGHT`] this is [`part_range`]: `n·p/k .. n·(p+1)/k`.
 pub fn round_range(n: usize, k: usize, p: usize, lead_weight: usize) -> Range<usize> {
     let total = lead_weight + EVEN_WEIGHT * (k - 1);
     let end = |p: usize| match p {
@@ -814,7 +814,7 @@ mod tests {
                     assert_eq!(ranges[k - 1].end, n);
                     assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
                     if lead == EVEN_WEIGHT {
-                        assert!((0..k).all(|p| ranges[p] == part_range(n, k, p)));
+                        assert!((0..k).all(|p| ranges[p] == (n * p / k..n * (p + 1) / k)));
                     }
                 }
             }

@@ -121,10 +121,7 @@ fn goes_to_splitter(split: Split, batch: Batch<'_>, num_wires: usize) -> bool {
 /// as the last such engine left its cut.
 pub fn plan_exchanges<S: GarblingScheme, E>(walk: &twofold_circuit::walk::Plan<'_>, fgp: Fgp) {
     let num_wires = walk.frame.circuit.num_wires;
-    let split = match S::PER_GATE_TABLES {
-        true => learnt_split(std::any::type_name::<E>(), fgp.split::<S>()),
-        false => fgp.split::<S>(),
-    };
+    let split = learnt_split(std::any::type_name::<E>(), fgp.split::<S>());
     walk.for_each_batch(|batch| {
         if splits(split, batch) {
             plan_ahead(batch, num_wires, split);
@@ -382,7 +379,6 @@ impl<'c, S: GarblingScheme, K: TableSink> GarblingEngine<'c, S, K> {
                 std::any::type_name::<Self>(),
                 fgp.split::<S>(),
                 S::table_bytes,
-                S::PER_GATE_TABLES,
             ),
             done: Tally { ands: 0, progress },
         })
@@ -577,7 +573,6 @@ impl<'c, S: GarblingScheme, R: TableSource> EvaluatingEngine<'c, S, R> {
                 std::any::type_name::<Self>(),
                 fgp.split::<S>(),
                 S::table_bytes,
-                S::PER_GATE_TABLES,
             ),
             done: Tally { ands: 0, progress },
         }

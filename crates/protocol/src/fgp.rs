@@ -338,11 +338,25 @@ struct Learnt {
     lead_weight: usize,
 }
 
-/// What the last engine of `kind` on batches cut as `split` learnt.
+/// Whether part 0's weight may move from even under `split`: where gaps
+/// are shared by owner ([`split`] shares them exactly when the scheme's
+/// tables are whole per gate, the same condition).
+fn weighs(split: Split) -> bool {
+    split.share_gaps
+}
+
+/// What the last engine of `kind` on batches cut as `split` learnt (part
+/// 0's weight even unless it [`weighs`]).
 fn learnt(kind: &'static str, split: Split) -> Option<Learnt> {
     let learnt = LEARNT.lock().ok()?;
-    let found = learnt.iter().find(|(k, _)| *k == (kind, split));
-    found.map(|(_, l)| l.clone())
+    let (_, found) = learnt.iter().find(|(k, _)| *k == (kind, split))?;
+    Some(Learnt {
+        lead_weight: match weighs(split) {
+            true => found.lead_weight,
+            false => split.lead_weight,
+        },
+        ..found.clone()
+    })
 }
 
 /// `split` (at an even weight) with part 0's weight as the last engine
@@ -425,11 +439,9 @@ fn poisoned<T>(_: T) -> ProtocolError {
 /// parallel stretch), a label copy for every thread but the first, the
 /// shared buffers and what it learns.
 pub(crate) struct Splitter<L> {
-    /// How batches are cut (part 0's weight as learnt).
+    /// How batches are cut, at an even weight (part 0's weight is
+    /// learnt, in `learnt`).
     split: Split,
-    /// Whether part 0's weight may change: the scheme's tables do not
-    /// depend on where calls begin and end.
-    balances: bool,
     /// The scheme's table bytes of a call of so many ANDs.
     table_bytes: fn(usize) -> usize,
     crew: Option<Crew>,
@@ -438,16 +450,6 @@ pub(crate) struct Splitter<L> {
     learnt: Learnt,
     /// The kind of engine it is, for [`LEARNT`].
     kind: &'static str,
-}
-
-impl<L> Splitter<L> {
-    /// Its cut at an even weight (what it learns is kept under).
-    fn even_split(&self) -> Split {
-        Split {
-            lead_weight: EVEN_WEIGHT,
-            ..self.split
-        }
-    }
 }
 
 impl<L> Drop for Splitter<L> {
@@ -459,14 +461,10 @@ impl<L> Drop for Splitter<L> {
         }
         // A poisoned lock only loses what was learnt.
         if let Ok(mut learnt) = LEARNT.lock() {
-            let key = (self.kind, self.even_split());
-            let mine = Learnt {
-                lead_weight: self.split.lead_weight,
-                ..self.learnt.clone()
-            };
+            let key = (self.kind, self.split);
             match learnt.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, l)) => *l = mine,
-                None => learnt.push((key, mine)),
+                Some((_, l)) => *l = self.learnt.clone(),
+                None => learnt.push((key, self.learnt.clone())),
             }
         }
     }
@@ -483,15 +481,13 @@ struct Seat<'a, L> {
 
 impl<L: WireLabel> Splitter<L> {
     /// A splitter of an engine of `kind` ([`Kind`]) on batches cut as
-    /// `split` says (at an even weight), under a scheme of `table_bytes`
-    /// whose tables are whole per gate if `per_gate_tables` (then part 0's
-    /// weight is learnt), starting from what the last one of its kind
-    /// learnt.
+    /// `split` says (at an even weight; part 0's weight learnt where
+    /// [`weighs`]), under a scheme of `table_bytes`, starting from what the
+    /// last one of its kind learnt.
     pub(crate) fn new(
         kind: &'static str,
         split: Split,
         table_bytes: fn(usize) -> usize,
-        per_gate_tables: bool,
     ) -> Splitter<L> {
         let threads = split.threads.max(1);
         let learnt = learnt(kind, split).unwrap_or_else(|| Learnt {
@@ -499,17 +495,8 @@ impl<L: WireLabel> Splitter<L> {
             balance: Balance::new(),
             lead_weight: split.lead_weight,
         });
-        let lead_weight = if per_gate_tables {
-            learnt.lead_weight
-        } else {
-            split.lead_weight
-        };
         Splitter {
-            split: Split {
-                lead_weight,
-                ..split
-            },
-            balances: per_gate_tables,
+            split,
             table_bytes,
             crew: None,
             copies: Vec::new(),
@@ -521,7 +508,10 @@ impl<L: WireLabel> Splitter<L> {
 
     /// How this splitter cuts batches now.
     pub(crate) fn cut(&self) -> Split {
-        self.split
+        Split {
+            lead_weight: self.learnt.lead_weight,
+            ..self.split
+        }
     }
 
     /// Runs `batch`, which has an AND run it splits, over `labels`, its
@@ -539,8 +529,8 @@ impl<L: WireLabel> Splitter<L> {
         done: &mut dyn FnMut(u64),
     ) -> Result<u64, ProtocolError> {
         let labels_len = labels.len() as Wire;
-        let Some(plan) = batch.exchange_plan(labels_len, self.split, false) else {
-            let units = exchange::cut(batch, self.split);
+        let Some(plan) = batch.exchange_plan(labels_len, self.cut(), false) else {
+            let units = exchange::cut(batch, self.cut());
             lead.run_in_turn(&units, batch, at, labels)?;
             let ands = batch.and_count() as u64;
             done(ands);
@@ -663,12 +653,14 @@ impl<L: WireLabel> Splitter<L> {
                 guard.disarm();
             }
         });
-        if self.balances {
+        if weighs(self.split) {
             let times: Vec<PartTimes> = seats.iter().map(|s| s.times).collect();
             // Measured on rounds cut at `weight` (the plan's), which the
             // splitter's own may have left since.
-            let now = self.split.lead_weight;
-            self.split.lead_weight = self.learnt.balance.next_weight(now, weight, &times);
+            let learnt = &mut self.learnt;
+            learnt.lead_weight = learnt
+                .balance
+                .next_weight(learnt.lead_weight, weight, &times);
         }
         // The error of a part that failed on its own before those of the
         // parts that stopped for it.
@@ -839,7 +831,7 @@ mod tests {
         for threads in [2, 3] {
             for panics in [false, true] {
                 let cut = split(threads, 1024, false);
-                let mut splitter = Splitter::<ZeroLabel>::new("test", cut, |_| 0, true);
+                let mut splitter = Splitter::<ZeroLabel>::new("test", cut, |_| 0);
                 let calls = AtomicUsize::new(0);
                 // Part 0 runs on the batch's labels; the others fail.
                 let lead_labels = labels.as_ptr() as usize;
