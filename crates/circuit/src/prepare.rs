@@ -7,6 +7,8 @@
 //! engines still get full batches. Both parties prepare alike: the result depends on the
 //! program only.
 
+use std::borrow::Cow;
+
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::Wire;
 use crate::levels::CircuitStats;
@@ -26,6 +28,16 @@ const MAX_UNROLLED_GATES: usize = 1 << 18;
 pub fn prepare(program: &Program) -> Program {
     let (main, blocks) = prepare_frame(&program.main, &program.blocks);
     Program { main, blocks }
+}
+
+/// The program ready to run: `program` itself if it is (a program that
+/// `twofold compile` wrote, say), else [`prepare`]'s copy.
+pub fn prepared(program: &Program) -> Cow<'_, Program> {
+    if is_prepared(program) {
+        Cow::Borrowed(program)
+    } else {
+        Cow::Owned(prepare(program))
+    }
 }
 
 /// Whether [`prepare`] would leave the program as it is.
@@ -50,13 +62,7 @@ fn prepare_frame(circuit: &Circuit, blocks: &[Block]) -> (Circuit, Vec<Block>) {
     let mut circuit = circuit.clone();
     let mut out = Vec::with_capacity(blocks.len());
     for b in blocks {
-        let block = prepare_block(b);
-        let u = unroll_factor(&block);
-        if u > 1 {
-            out.extend(unroll(&block, u, &mut circuit.num_wires));
-        } else {
-            out.push(block);
-        }
+        push_unrolled(prepare_block(b), &mut circuit.num_wires, &mut out);
     }
     // The gates between blocks, level by level (slots kept, so the blocks'
     // wiring holds).
@@ -95,6 +101,23 @@ fn prepare_block(b: &Block) -> Block {
             .map(|(c, next)| Carried { next, ..c.clone() })
             .collect(),
         ..b.clone()
+    }
+}
+
+/// Pushes `block` onto `out`, unrolled until none of the loops it becomes
+/// would be unrolled again (a loop still narrow after one unrolling, and the
+/// loop of the iterations left over), so that what [`prepare`] returns is
+/// prepared: a program `twofold compile` wrote is run as it is, and hashes
+/// as its source does once prepared. Each unrolling leaves fewer
+/// iterations, so this ends.
+fn push_unrolled(block: Block, num_wires: &mut Wire, out: &mut Vec<Block>) {
+    match unroll_factor(&block) {
+        1 => out.push(block),
+        u => {
+            for b in unroll(&block, u, num_wires) {
+                push_unrolled(b, num_wires, out);
+            }
+        }
     }
 }
 

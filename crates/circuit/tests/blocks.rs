@@ -6,7 +6,7 @@
 
 use rand::{Rng, SeedableRng};
 use twofold_circuit::circuit::{flatten_inputs, split_outputs};
-use twofold_circuit::prepare::prepare;
+use twofold_circuit::prepare::{is_prepared, prepare};
 use twofold_circuit::walk::Recorder;
 use twofold_circuit::{binary, Circuit, Program};
 use twofold_testkit::{plain_frame, random_block_program, random_inputs};
@@ -43,6 +43,7 @@ fn random_block_programs_run_as_defined() {
             .count();
         let prepared = prepare(&program);
         prepared.validate().unwrap();
+        assert_stays_prepared(&prepared);
         let unrolled = program.unrolled();
         unrolled.validate().unwrap();
         // Every AND gate the program counts is executed once.
@@ -77,6 +78,19 @@ fn random_block_programs_run_as_defined() {
         blocks > 2000 && sequential > 1000 && nested > 500,
         "{blocks} {sequential} {nested}"
     );
+}
+
+/// `prepared`, from [`prepare`], is ready to run as it is, also after a
+/// round trip through a file: what `twofold compile` writes, and what the
+/// parties' handshake compares (a party that loads the file and one that
+/// prepares the source must agree).
+fn assert_stays_prepared(prepared: &Program) {
+    assert!(is_prepared(prepared), "{prepared:?}");
+    let mut bytes = Vec::new();
+    binary::write_program(prepared, &mut bytes).unwrap();
+    let read = binary::read_program(&mut bytes.as_slice()).unwrap();
+    assert!(is_prepared(&read));
+    assert_eq!(read.hash(), prepared.hash());
 }
 
 /// A chain `acc = f(acc, x)` of many iterations of a narrow body: prepare
@@ -142,6 +156,7 @@ fn narrow_loops_are_unrolled_by_prepare() {
         program.validate().unwrap();
         let prepared = prepare(&program);
         prepared.validate().unwrap();
+        assert_stays_prepared(&prepared);
         if count >= 64 {
             assert!(prepared.blocks[0].count < count, "unrolled");
             assert!(prepared.blocks[0].body.circuit.and_count() > 4);
