@@ -116,14 +116,8 @@ struct Offline<'p> {
 impl SchemeJob for Offline<'_> {
     type Output = Result<GarbleOnlyReport, ProtocolError>;
     fn run<S: GarblingScheme>(self) -> Self::Output {
-        use twofold_circuit::prepare::{is_prepared, prepare};
-        let prepared;
-        let program = if is_prepared(self.program) {
-            self.program
-        } else {
-            prepared = prepare(self.program);
-            &prepared
-        };
+        let prepared = twofold_circuit::prepare::prepared(self.program);
+        let program = &*prepared;
         // The walk plan, like the preparation, depends on the program only
         // (and the exchange plans of FGP on the threads too).
         let walk = WalkPlan::of(program);

@@ -29,9 +29,8 @@ pub fn run_local(
         ..opts.clone()
     };
     // Prepared once for both parties (each would otherwise make its own).
-    let prepared = (!twofold_circuit::prepare::is_prepared(program))
-        .then(|| twofold_circuit::prepare::prepare(program));
-    let program = prepared.as_ref().unwrap_or(program);
+    let prepared = twofold_circuit::prepare::prepared(program);
+    let program = &*prepared;
     std::thread::scope(|scope| {
         let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
             let peer = Peer::Connect(addr.to_string(), deadline, channel.clone());

@@ -1,12 +1,11 @@
 //! One party's side of a session: handshake, inputs, garbling or evaluation,
 //! outputs.
 
-use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
 use twofold_circuit::circuit::split_outputs;
-use twofold_circuit::prepare::{is_prepared, prepare};
+use twofold_circuit::prepare::prepared;
 use twofold_circuit::walk::Plan as WalkPlan;
 use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -87,20 +86,9 @@ pub fn run_session(
     let my_bits = check_inputs(program, party, inputs)?;
     let start = Instant::now();
     let mut clock = PhaseClock::new();
-    let mut chans = vec![first];
-    let session_id = handshake(&mut chans[0], party, program.hash(), opts)?;
-    let links = opts.schedule.channels(opts.threads) * if opts.ipp.is_on() { 2 } else { 1 };
-    for index in 1..links {
-        let mut chan = peer.open()?;
-        bind_channel(&mut chan, &session_id, index as u32)?;
-        chans.push(chan);
-    }
-    clock.lap(Phase::Handshake);
-    let prepared = if is_prepared(program) {
-        Cow::Borrowed(program)
-    } else {
-        Cow::Owned(prepare(program))
-    };
+    // The parties compare the program as it runs, so that a program
+    // compiled ready to run (`twofold compile`) and its source agree.
+    let prepared = prepared(program);
     let arranged = Arranged {
         program: &prepared,
         walk: WalkPlan::of(&prepared),
@@ -110,6 +98,15 @@ pub fn run_session(
         },
     };
     clock.lap(Phase::Prepare);
+    let mut chans = vec![first];
+    let session_id = handshake(&mut chans[0], party, prepared.hash(), opts)?;
+    let links = opts.schedule.channels(opts.threads) * if opts.ipp.is_on() { 2 } else { 1 };
+    for index in 1..links {
+        let mut chan = peer.open()?;
+        bind_channel(&mut chan, &session_id, index as u32)?;
+        chans.push(chan);
+    }
+    clock.lap(Phase::Handshake);
     let owners: Vec<Party> = program
         .main
         .inputs

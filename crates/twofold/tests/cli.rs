@@ -364,6 +364,69 @@ fn compiled_binary_programs_run_like_their_source() {
     let _ = std::fs::remove_file(out);
 }
 
+/// A program compiled to a file is written ready to run (its narrow loop
+/// unrolled, its circuits levelled): a party that runs the file and one
+/// that compiles the source agree on the program and compute its result.
+#[test]
+fn a_compiled_file_and_its_source_meet_as_one_program() {
+    // The loop stays a loop (it indexes an array) and its body is narrow
+    // enough to be unrolled twice, the iterations left over a third time.
+    let source = "
+        #include <stdint.h>
+        typedef struct { uint32_t x[200]; } A;
+        uint32_t mpc_main(A INPUT_A, uint32_t INPUT_B) {
+            uint32_t c = INPUT_B;
+            for (int t = 0; t < 200; t++)
+                c = (c + INPUT_A.x[t]) ^ (c >> 3);
+            return c;
+        }";
+    let xs: Vec<String> = (0..200u32)
+        .map(|t| ((t * 37 + 11) % 1000).to_string())
+        .collect();
+    let input_a = format!("INPUT_A={{{{{}}}}}", xs.join(","));
+    let dir = std::env::temp_dir();
+    let c_file = dir.join(format!("twofold-cli-meet-{}.c", std::process::id()));
+    let tf_file = dir.join(format!("twofold-cli-meet-{}.tf", std::process::id()));
+    std::fs::write(&c_file, source).unwrap();
+    ok(twofold()
+        .arg("compile")
+        .arg(&c_file)
+        .arg("-o")
+        .arg(&tf_file)
+        .output()
+        .unwrap());
+    let want = ok(twofold()
+        .arg("eval")
+        .arg(&c_file)
+        .args(["-i", &input_a, "-i", "INPUT_B=12345"])
+        .output()
+        .unwrap());
+    let addr = format!("127.0.0.1:{}", free_port());
+    let a = twofold()
+        .arg("run")
+        .arg(&c_file)
+        .args(["--party", "a", "--listen", &addr, "-i", &input_a])
+        .args(keys::two("a"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let b = twofold()
+        .arg("run")
+        .arg(&tf_file)
+        .args(["--party", "b", "--connect", &addr, "-i", "12345", "--json"])
+        .args(keys::two("b"))
+        .output()
+        .unwrap();
+    let a = a.wait_with_output().unwrap();
+    assert_eq!(ok(a), want);
+    let json: Value = serde_json::from_str(&ok(b)).unwrap();
+    let want: u64 = want.trim().parse().unwrap();
+    assert_eq!(json["outputs"]["return"], format!("{want:#x}"));
+    let _ = std::fs::remove_file(c_file);
+    let _ = std::fs::remove_file(tf_file);
+}
+
 /// A parallel loop and a recurrence that needs none of its results: `stats`
 /// sees the overlap, and `run --ipp` with and without it agrees with `eval`.
 #[test]

@@ -26,8 +26,9 @@ mod roles;
 pub mod shares;
 mod wrap;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use twofold_circuit::prepare::prepared;
 use twofold_circuit::Program;
 use twofold_crypto::Scheme;
 use twofold_net::{ChannelOptions, Listener, PublicKey};
@@ -63,7 +64,8 @@ pub struct HybridOptions {
 /// The phases of a hybrid run, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HybridPhase {
-    /// Meeting the other parties and checking the terms.
+    /// Preparing the program, meeting the other parties and checking the
+    /// terms.
     Handshake,
     /// Shares and labels of the parties' own bits.
     Input,
@@ -139,6 +141,10 @@ pub fn run_hybrid(
 ) -> Result<HybridReport, ProtocolError> {
     check_shares(program, shares, opts)?;
     check_threads(opts.threads)?;
+    let start = Instant::now();
+    // The parties compare the program as it runs (see `run_session`).
+    let prepared = prepared(program);
+    let program = &*prepared;
     if role != Role::Cp3 && peers.listener.is_none() {
         return Err(ProtocolError::Inputs(format!(
             "{role} needs an address to listen on"
@@ -167,7 +173,7 @@ pub fn run_hybrid(
         keys: peers.keys,
         cp12_links: opts.schedule.channels(opts.threads.max(1)),
     };
-    roles::run(role, &meeting, program, shares, opts)
+    roles::run(role, &meeting, program, shares, opts, start)
 }
 
 /// Runs all three computing parties in this process, over loopback TCP;

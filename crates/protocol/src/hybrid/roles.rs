@@ -1,11 +1,10 @@
 //! What each computing party does in a run (see the module above for the
 //! protocol).
 
-use std::borrow::Cow;
 use std::time::Instant;
 
 use twofold_circuit::circuit::split_outputs;
-use twofold_circuit::prepare::{is_prepared, prepare};
+use twofold_circuit::prepare::prepared;
 use twofold_circuit::walk::{for_each_batch, Plan as WalkPlan};
 use twofold_circuit::{Circuit, Engine, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
@@ -23,15 +22,15 @@ use crate::options::Role;
 use crate::schedule::{run_program_arranged, Plan, Side};
 use crate::session::{EvaluatorSide, GarblerSide};
 
-/// Runs `role` after meeting the others.
+/// Runs `role` after meeting the others (its phases timed from `start`).
 pub(super) fn run(
     role: Role,
     meeting: &Meeting,
     program: &Program,
     shares: &[Vec<bool>],
     opts: &HybridOptions,
+    start: Instant,
 ) -> Result<HybridReport, ProtocolError> {
-    let start = Instant::now();
     let mut clock = Clock {
         last: start,
         phases: Vec::new(),
@@ -241,11 +240,7 @@ impl Run<'_> {
         pre_inputs: &[S::Label],
         post_inputs: &[S::Label],
     ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
-        let prepared = if is_prepared(self.program) {
-            Cow::Borrowed(self.program)
-        } else {
-            Cow::Owned(prepare(self.program))
-        };
+        let prepared = prepared(self.program);
         let program_ands = prepared.and_count();
         let mut plan = Plan::new(self.opts.schedule, self.opts.threads.max(1) as usize);
         plan.scheme = self.opts.scheme;

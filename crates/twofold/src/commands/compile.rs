@@ -13,7 +13,8 @@ use super::ProgramArgs;
 /// The file formats `compile` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
-    /// twofold's binary program: loops and regions kept, small, loads fast.
+    /// twofold's binary program, ready to run: loops and regions kept,
+    /// small, loads fast.
     #[default]
     Twofold,
     /// Bristol Fashion text: every loop and region unrolled, XOR/AND/INV gates.
@@ -43,9 +44,11 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
     let mut out = std::io::BufWriter::new(file);
     let summary = match args.format {
         Format::Twofold => {
-            twofold_circuit::binary::write_program(program, &mut out).with_context(cannot)?;
-            let regions = program.parallel_blocks().count();
-            let loops = program.blocks.len() - regions;
+            // Ready to run, so that `run` need not prepare it again.
+            let prepared = twofold_circuit::prepare::prepared(program);
+            twofold_circuit::binary::write_program(&prepared, &mut out).with_context(cannot)?;
+            let regions = prepared.parallel_blocks().count();
+            let loops = prepared.blocks.len() - regions;
             format!("{regions} regions, {loops} loops")
         }
         Format::Bristol => {
