@@ -56,7 +56,7 @@ pub fn interleaved_rates(
     half: Offline,
 ) -> Result<Vec<f64>> {
     // Prepared once, not before every run.
-    let program = &twofold_circuit::prepare::prepare(program);
+    let program = &*twofold_circuit::prepare::prepared(program);
     let once = |config: &Config| -> Result<f64> {
         match *config {
             Config::Plan(plan) => {

@@ -89,7 +89,7 @@ pub fn ipp(
             loaded.program.and_count()
         ));
         // Compiled and prepared once, here; the parties load the result.
-        let program = twofold_circuit::prepare::prepare(&loaded.program);
+        let program = twofold_circuit::prepare::prepared(&loaded.program);
         let tfc = std::env::temp_dir().join(format!("twofold-ipp-{}.tfc", std::process::id()));
         binary::write_program(
             &program,
