@@ -40,6 +40,32 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// `twofold run` as party a (listening) and party b (connecting) in two
+/// processes on 127.0.0.1 with the test keys, each on its program with its
+/// own arguments; their outputs, a's then b's.
+fn run_two_processes(a: (&Path, &[&str]), b: (&Path, &[&str])) -> (Output, Output) {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let a = twofold()
+        .arg("run")
+        .arg(a.0)
+        .args(a.1)
+        .args(["--party", "a", "--listen", &addr])
+        .args(keys::two("a"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let b = twofold()
+        .arg("run")
+        .arg(b.0)
+        .args(b.1)
+        .args(["--party", "b", "--connect", &addr])
+        .args(keys::two("b"))
+        .output()
+        .unwrap();
+    (a.wait_with_output().unwrap(), b)
+}
+
 #[test]
 fn every_published_vector_through_eval_run_local_and_shares() {
     let Some(data) = shared_data() else { return };
@@ -131,43 +157,27 @@ fn stats_prints_the_gate_counts() {
 fn two_processes_compute_aes() {
     let Some(data) = shared_data() else { return };
     let aes = data.join("bristol/aes_128.txt");
-    let addr = format!("127.0.0.1:{}", free_port());
-    let a = twofold()
-        .arg("run")
-        .arg(&aes)
-        .args([
-            "--party",
-            "a",
-            "--listen",
-            &addr,
-            "--scheme",
-            "three-halves",
-            "-i",
-            "0x000102030405060708090a0b0c0d0e0f",
-        ])
-        .args(keys::two("a"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let b = twofold()
-        .arg("run")
-        .arg(&aes)
-        .args([
-            "--party",
-            "b",
-            "--connect",
-            &addr,
-            "--scheme",
-            "three-halves",
-            "-i",
-            "0x00112233445566778899aabbccddeeff",
-            "--json",
-        ])
-        .args(keys::two("b"))
-        .output()
-        .unwrap();
-    let a = a.wait_with_output().unwrap();
+    let (a, b) = run_two_processes(
+        (
+            &aes,
+            &[
+                "--scheme",
+                "three-halves",
+                "-i",
+                "0x000102030405060708090a0b0c0d0e0f",
+            ],
+        ),
+        (
+            &aes,
+            &[
+                "--scheme",
+                "three-halves",
+                "-i",
+                "0x00112233445566778899aabbccddeeff",
+                "--json",
+            ],
+        ),
+    );
     let want = "0x69c4e0d86a7b0430d8cdb78070b4c55a";
     assert_eq!(ok(a).trim(), want);
     let json: Value = serde_json::from_str(&ok(b)).unwrap();
@@ -230,23 +240,11 @@ fn killing_one_party_ends_the_other_with_a_clear_error() {
 #[test]
 fn a_peer_with_another_program_is_refused() {
     let Some(data) = shared_data() else { return };
-    let addr = format!("127.0.0.1:{}", free_port());
-    let a = twofold()
-        .arg("run")
-        .arg(data.join("bristol/adder64.txt"))
-        .args(["--party", "a", "--listen", &addr, "-i", "1"])
-        .args(keys::two("a"))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let b = twofold()
-        .arg("run")
-        .arg(data.join("bristol/sub64.txt"))
-        .args(["--party", "b", "--connect", &addr, "-i", "2"])
-        .args(keys::two("b"))
-        .output()
-        .unwrap();
-    let a = a.wait_with_output().unwrap();
+    let (adder, sub) = (
+        data.join("bristol/adder64.txt"),
+        data.join("bristol/sub64.txt"),
+    );
+    let (a, b) = run_two_processes((&adder, &["-i", "1"]), (&sub, &["-i", "2"]));
     for err in [failure(a), failure(b)] {
         assert!(err.contains("disagree on the program"), "{err}");
     }
@@ -401,24 +399,10 @@ fn a_compiled_file_and_its_source_meet_as_one_program() {
         .args(["-i", &input_a, "-i", "INPUT_B=12345"])
         .output()
         .unwrap());
-    let addr = format!("127.0.0.1:{}", free_port());
-    let a = twofold()
-        .arg("run")
-        .arg(&c_file)
-        .args(["--party", "a", "--listen", &addr, "-i", &input_a])
-        .args(keys::two("a"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let b = twofold()
-        .arg("run")
-        .arg(&tf_file)
-        .args(["--party", "b", "--connect", &addr, "-i", "12345", "--json"])
-        .args(keys::two("b"))
-        .output()
-        .unwrap();
-    let a = a.wait_with_output().unwrap();
+    let (a, b) = run_two_processes(
+        (&c_file, &["-i", &input_a]),
+        (&tf_file, &["-i", "12345", "--json"]),
+    );
     assert_eq!(ok(a), want);
     let json: Value = serde_json::from_str(&ok(b)).unwrap();
     let want: u64 = want.trim().parse().unwrap();
