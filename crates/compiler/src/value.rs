@@ -544,10 +544,35 @@ impl Word {
     /// Calls `f` on every bit of the value's representation, in a fixed
     /// order (a sum not yet reduced: its rows' bits).
     pub fn for_each_bit(&self, f: &mut impl FnMut(Bit)) {
-        self.map_bits(&mut |b| {
-            f(b);
-            b
-        });
+        self.for_each_word(&mut |bits, _| bits.iter().for_each(|&b| f(b)));
+    }
+
+    /// Calls `f` on each of the value's words and its range, in the order
+    /// of [`Word::map_words`], copying nothing: a kept loop's simulation
+    /// reads the bits and ranges of every value each iteration reads.
+    fn for_each_word(&self, f: &mut impl FnMut(&Bits, Range)) {
+        match self {
+            Word::Const { .. } => {}
+            Word::Bits(bits, r) => f(bits, *r),
+            Word::Sum(l) => {
+                // (The cache is not borrowed while `f` runs.)
+                let cached = l.cache.borrow().clone();
+                match cached {
+                    Some((bits, r)) => f(&bits, r),
+                    None => {
+                        for row in &l.rows {
+                            match &row.kind {
+                                RowKind::Word(x, r) => f(x, *r),
+                                RowKind::Product((x, rx), (y, ry)) => {
+                                    f(x, *rx);
+                                    f(y, *ry);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Encodes the value's structure — kind, widths, ranges, rows and
@@ -617,10 +642,10 @@ impl Slot {
     /// Calls `f` on every bit of the slot, in the order of
     /// [`Slot::map_bits`].
     pub fn for_each_bit(&self, f: &mut impl FnMut(Bit)) {
-        self.map_bits(&mut |b| {
-            f(b);
-            b
-        });
+        match self {
+            Slot::Val(w) => w.for_each_bit(f),
+            Slot::Ptr(p) => p.sec.iter().for_each(|s| s.idx.iter().for_each(|&b| f(b))),
+        }
     }
 
     /// Encodes the slot's structure (see [`Word::encode`]; a pointer's
@@ -649,10 +674,9 @@ impl Slot {
     /// Calls `f` on the slot's ranges, in the order of
     /// [`Slot::with_ranges`].
     pub fn for_each_range(&self, f: &mut impl FnMut(Range)) {
-        self.with_ranges(&mut |r| {
-            f(r);
-            r
-        });
+        if let Slot::Val(w) = self {
+            w.for_each_word(&mut |_, r| f(r));
+        }
     }
 
     /// The slot narrowed as [`Word::narrowed`] does.

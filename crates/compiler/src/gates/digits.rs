@@ -19,31 +19,36 @@ pub(super) struct Digit {
 /// The digits of a word read modulo `2^w`: the low bits positive and, when
 /// the word is a sign extension of a wire, its sign bit negative.
 pub(super) fn digits(x: &[Bit], w: usize) -> Vec<Digit> {
+    digits_of(x, w).collect()
+}
+
+/// [`digits`] one by one, without a list: ranges are taken of every word a
+/// kept loop's iterations read, and building the list each time was most
+/// of what that cost.
+pub(super) fn digits_of(x: &[Bit], w: usize) -> impl Iterator<Item = Digit> + '_ {
     let x = &x[..x.len().min(w)];
-    let Some(&top) = x.last() else {
-        return Vec::new();
-    };
     let k = signed_width(x);
-    let mut out = Vec::new();
-    for (i, &b) in x.iter().enumerate().take(k - 1) {
-        if b != Bit::Const(false) {
-            out.push(Digit {
-                bit: b,
-                col: i as u32,
-                neg: false,
-            });
-        }
-    }
-    if top != Bit::Const(false) {
-        // The run of copies from bit k-1 up to bit w-1 is worth
-        // -top · 2^(k-1) modulo 2^w, unless it reaches only bit w-1 alone.
-        out.push(Digit {
+    let low = x
+        .iter()
+        .enumerate()
+        .take(k - 1)
+        .filter(|&(_, &b)| b != Bit::Const(false))
+        .map(|(i, &b)| Digit {
+            bit: b,
+            col: i as u32,
+            neg: false,
+        });
+    // The run of copies from bit k-1 up to bit w-1 is worth -top · 2^(k-1)
+    // modulo 2^w, unless it reaches only bit w-1 alone.
+    let top = x
+        .last()
+        .filter(|&&top| top != Bit::Const(false))
+        .map(|&top| Digit {
             bit: top,
             col: (k - 1) as u32,
             neg: k < w,
         });
-    }
-    out
+    low.chain(top)
 }
 
 /// Non-adjacent form of a constant modulo `2^w`: few signed digits.
@@ -71,7 +76,7 @@ pub(super) fn const_digits(v: u64, w: usize) -> Vec<Digit> {
 }
 
 /// The range of the value of signed digits.
-pub(super) fn range_of_digits(ds: &[Digit]) -> Range {
+pub(super) fn range_of_digits(ds: impl IntoIterator<Item = Digit>) -> Range {
     let (mut lo, mut hi) = (0i128, 0i128);
     for d in ds {
         let wgt = 1i128 << d.col;
@@ -94,5 +99,5 @@ pub(super) fn range_of_digits(ds: &[Digit]) -> Range {
 
 /// The range of a word's value from its bits alone.
 pub fn value_range(x: &[Bit]) -> Range {
-    range_of_digits(&digits(x, x.len()))
+    range_of_digits(digits_of(x, x.len()))
 }
