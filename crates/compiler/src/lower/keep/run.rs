@@ -175,6 +175,9 @@ pub(super) struct Run {
     pub outputs: Vec<Wire>,
     pub out_index: HashMap<Wire, u32>,
     pub in_index: HashMap<Wire, usize>,
+    /// Per observation, per bit of its template: the template input the
+    /// bit is ([`NOT_AN_INPUT`] for a constant), read every iteration.
+    pub obs_inputs: Vec<Vec<u32>>,
     /// Per input of the template, where it comes from.
     pub tracks: Vec<Track>,
     /// The extras of each simulated iteration.
@@ -189,6 +192,9 @@ pub(super) struct Run {
     overwritten: Overwritten,
     written: HashSet<(usize, usize)>,
 }
+
+/// In [`Run::obs_inputs`], a bit that is no input of the template.
+pub(super) const NOT_AN_INPUT: u32 = u32::MAX;
 
 impl Run {
     pub(super) fn new(probe: Probe, start: u64) -> Run {
@@ -211,6 +217,19 @@ impl Run {
                 }
             });
         }
+        let obs_inputs = probe
+            .observations
+            .iter()
+            .map(|obs| {
+                obs.bits
+                    .iter()
+                    .map(|b| match b {
+                        Bit::Wire(f) => in_index[f] as u32,
+                        _ => NOT_AN_INPUT,
+                    })
+                    .collect()
+            })
+            .collect();
         Run {
             tracks: vec![Track::Empty; probe.inputs.len()],
             obs_delta: vec![0; probe.observations.len()],
@@ -223,6 +242,7 @@ impl Run {
             outputs,
             out_index,
             in_index,
+            obs_inputs,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
             left: [Vec::new(), Vec::new()],

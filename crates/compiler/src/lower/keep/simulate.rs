@@ -2,7 +2,7 @@
 //! lowering it, when what it reads has the template's shapes.
 
 use super::super::probe::{padded_form, MARKER_BASE};
-use super::run::{Address, Run};
+use super::run::{Address, Run, NOT_AN_INPUT};
 use super::*;
 use crate::range::Range;
 
@@ -108,7 +108,7 @@ impl Lower<'_> {
                 k += 1;
             });
             let mut consistent = true;
-            let mut k = 0;
+            let mut inputs = run.obs_inputs[o].iter();
             value.for_each_bit(&mut |b| {
                 let b = match (b, &marked) {
                     (Bit::Wire(w), Some((bits, _))) if w >= MARKER_BASE => {
@@ -116,12 +116,12 @@ impl Lower<'_> {
                     }
                     _ => b,
                 };
-                if let Bit::Wire(f) = obs.bits[k] {
-                    let slot = &mut origin[run.in_index[&f]];
+                let i = *inputs.next().expect("a value of the observation's shape");
+                if i != NOT_AN_INPUT {
+                    let slot = &mut origin[i as usize];
                     consistent &= slot.is_none_or(|s| s == b);
                     *slot = Some(b);
                 }
-                k += 1;
             });
             if !consistent {
                 return None;
