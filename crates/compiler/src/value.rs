@@ -576,24 +576,41 @@ impl Word {
     }
 
     /// Encodes the value's structure — kind, widths, ranges, rows and
-    /// constant bits — with wires named by `wire`.
-    fn encode(&self, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
-        match self.effective() {
-            Word::Const { v, w } => out.extend([0, v as i128, w as i128]),
-            Word::Bits(bits, r) => {
-                out.extend([1, r.lo, r.hi]);
-                encode_bits(&bits, out, wire);
-            }
+    /// constant bits — with wires named by `wire` and the range `r` of
+    /// each word `x` written as `range(r, x)` (the encoding of the value
+    /// with its ranges so replaced, without making that value).
+    fn encode_ranged(
+        &self,
+        out: &mut Vec<i128>,
+        wire: &mut impl FnMut(Wire) -> i128,
+        range: &mut impl FnMut(Range, &Bits) -> Range,
+    ) {
+        fn word(
+            out: &mut Vec<i128>,
+            kind: i128,
+            (bits, r): (&Bits, Range),
+            wire: &mut impl FnMut(Wire) -> i128,
+            range: &mut impl FnMut(Range, &Bits) -> Range,
+        ) {
+            let r = range(r, bits);
+            out.extend([kind, r.lo, r.hi]);
+            encode_bits(bits, out, wire);
+        }
+        match self {
+            Word::Const { v, w } => out.extend([0, *v as i128, *w as i128]),
+            Word::Bits(bits, r) => word(out, 1, (bits, *r), wire, range),
             Word::Sum(l) => {
+                let cached = l.cache.borrow().clone();
+                if let Some((bits, r)) = cached {
+                    return word(out, 1, (&bits, r), wire, range);
+                }
                 out.extend([2, l.w as i128, l.rows.len() as i128]);
                 for row in &l.rows {
                     out.push(row.neg as i128);
                     match &row.kind {
-                        RowKind::Word(x, r) => {
-                            out.extend([0, r.lo, r.hi]);
-                            encode_bits(x, out, wire);
-                        }
+                        RowKind::Word(x, r) => word(out, 0, (x, *r), wire, range),
                         RowKind::Product((x, rx), (y, ry)) => {
+                            let (rx, ry) = (range(*rx, x), range(*ry, y));
                             out.extend([1, rx.lo, rx.hi, ry.lo, ry.hi]);
                             encode_bits(x, out, wire);
                             encode_bits(y, out, wire);
@@ -648,11 +665,22 @@ impl Slot {
         }
     }
 
-    /// Encodes the slot's structure (see [`Word::encode`]; a pointer's
+    /// Encodes the slot's structure (see [`Word::encode_ranged`]; a pointer's
     /// object, position and index terms) with wires named by `wire`.
     pub fn encode(&self, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+        self.encode_ranged(out, wire, &mut |r, _| r);
+    }
+
+    /// [`Slot::encode`] with its value's ranges replaced (see
+    /// [`Word::encode_ranged`]).
+    fn encode_ranged(
+        &self,
+        out: &mut Vec<i128>,
+        wire: &mut impl FnMut(Wire) -> i128,
+        range: &mut impl FnMut(Range, &Bits) -> Range,
+    ) {
         match self {
-            Slot::Val(w) => w.encode(out, wire),
+            Slot::Val(w) => w.encode_ranged(out, wire, range),
             Slot::Ptr(p) => {
                 out.extend([3, p.obj as i128, p.leaf as i128, p.sec.len() as i128]);
                 for s in &p.sec {
@@ -706,14 +734,15 @@ impl Slot {
     ) -> bool {
         buf.clear();
         seen.clear();
-        self.relaxed(how)
-            .encode(buf, &mut |w| match seen.iter().position(|&s| s == w) {
-                Some(i) => i as i128,
-                None => {
-                    seen.push(w);
-                    seen.len() as i128 - 1
-                }
-            });
+        let mut wire = |w| match seen.iter().position(|&s| s == w) {
+            Some(i) => i as i128,
+            None => {
+                seen.push(w);
+                seen.len() as i128 - 1
+            }
+        };
+        // The relaxed slot's encoding, without making the relaxed slot.
+        self.encode_ranged(buf, &mut wire, &mut |r, x| gates::bucket(r, x, how));
         buf[..] == *want
     }
 
