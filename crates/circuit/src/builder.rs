@@ -59,19 +59,29 @@ pub struct Builder {
 struct FrameState {
     gates: Vec<Gate>,
     blocks: Vec<PendingBlock>,
-    /// Existing gates by (kind, inputs): their indices in `gates` (four
-    /// bytes a gate, the key read from the gate itself).
-    hashed: hashbrown::HashTable<u32>,
+    /// Existing gates by (kind, inputs): their indices in `gates` and the
+    /// low half of their hash (eight bytes a gate, the key read from the
+    /// gate itself). Keeping the hash spares growing the table a read of
+    /// every gate, at random, and most lookups a read of any.
+    hashed: hashbrown::HashTable<(u32, u32)>,
     /// `w -> !w` both ways.
     negation: HashMap<Wire, Wire>,
     /// Wires of this frame holding 0 and 1, once made.
     constants: [Option<Wire>; 2],
 }
 
-/// The hash of a gate's kind and inputs (its output set to 0).
-fn gate_hash(gate: &Gate) -> u64 {
+/// The hash of a gate's kind and inputs (its output set to 0): 32 bits,
+/// kept with the gate's index (see [`FrameState::hashed`]).
+fn gate_hash(gate: &Gate) -> u32 {
     use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(gate)
+    let h = rustc_hash::FxBuildHasher.hash_one(gate);
+    (h ^ (h >> 32)) as u32
+}
+
+/// The table's hash of an entry whose gate hashes to `h`: spread over 64
+/// bits, since the table reads its top bits.
+fn table_hash(h: u32) -> u64 {
+    u64::from(h).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// A frame being built (see [`Builder::begin_frame`]).
@@ -239,17 +249,15 @@ impl Builder {
         self.requested += 1;
         let hash = gate_hash(&gate);
         let FrameState { gates, hashed, .. } = &mut self.frame;
-        let same = |&i: &u32| gates[i as usize].rewire(|w| w, 0) == gate;
-        if let Some(&i) = hashed.find(hash, same) {
+        let same = |&(i, h): &(u32, u32)| h == hash && gates[i as usize].rewire(|w| w, 0) == gate;
+        if let Some(&(i, _)) = hashed.find(table_hash(hash), same) {
             return Bit::Wire(gates[i as usize].out());
         }
         let out = self.fresh();
         let FrameState { gates, hashed, .. } = &mut self.frame;
         let index = u32::try_from(gates.len()).expect("a frame holds fewer than 2^32 gates");
         gates.push(gate.rewire(|w| w, out));
-        hashed.insert_unique(hash, index, |&i| {
-            gate_hash(&gates[i as usize].rewire(|w| w, 0))
-        });
+        hashed.insert_unique(table_hash(hash), (index, hash), |&(_, h)| table_hash(h));
         Bit::Wire(out)
     }
 
