@@ -58,6 +58,12 @@ fn random_block_programs_run_as_defined() {
         let read = binary::read_program(&mut bytes.as_slice()).unwrap();
         assert_eq!(read, program);
         assert_eq!(read.hash(), program.hash());
+        // Read through small buffers: gates across a buffer's end, every
+        // one (5 bytes) or some (29).
+        for capacity in [5, 29] {
+            let mut small = std::io::BufReader::with_capacity(capacity, bytes.as_slice());
+            assert_eq!(binary::read_program(&mut small).unwrap(), program);
+        }
         for _ in 0..3 {
             let inputs = random_inputs(&mut rng, &program.main);
             let want = reference_eval(&program, &inputs);

@@ -1,6 +1,7 @@
 //! Reading a program from a file: Bristol Fashion (or old Bristol) text, the
 //! binary format, or (by the `.c` extension) C source.
 
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -94,12 +95,23 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
         if !regular {
             bail!("cannot read {}: not a regular file", path.display());
         }
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let program = if binary::is_binary(&bytes) {
-            binary::read_program(&mut bytes.as_slice())
+        let cannot = || format!("cannot read {}", path.display());
+        let mut file = std::io::BufReader::new(std::fs::File::open(path).with_context(cannot)?);
+        // The magic, if the file has as many bytes.
+        let mut head = Vec::with_capacity(binary::MAGIC.len());
+        (&mut file)
+            .take(binary::MAGIC.len() as u64)
+            .read_to_end(&mut head)
+            .with_context(cannot)?;
+        let mut file = head.as_slice().chain(file);
+        let program = if binary::is_binary(&head) {
+            // Read as it comes: a flat program's file is as large as its
+            // gates, and holding both doubled the peak memory.
+            binary::read_program(&mut file)
                 .with_context(|| format!("{}: not a valid binary program", path.display()))?
         } else {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).with_context(cannot)?;
             let text = String::from_utf8(bytes).with_context(|| {
                 format!("{}: neither a binary program nor text", path.display())
             })?;
