@@ -6,21 +6,22 @@ use crate::gate::Gate;
 /// The level of every gate: `level(AND) = 1 + max(level(inputs))`,
 /// `level(XOR/INV) = max(level(inputs))`, inputs are level 0.
 pub fn gate_levels(circuit: &Circuit) -> Vec<u32> {
+    levels_in_turn(circuit).collect()
+}
+
+/// [`gate_levels`] gate after gate, without holding them all.
+fn levels_in_turn(circuit: &Circuit) -> impl Iterator<Item = u32> + '_ {
     let mut wire_level = vec![0u32; circuit.num_wires as usize];
-    circuit
-        .gates
-        .iter()
-        .map(|g| {
-            let input_level = g
-                .inputs()
-                .map(|w| wire_level[w as usize])
-                .max()
-                .unwrap_or(0);
-            let level = input_level + g.is_and() as u32;
-            wire_level[g.out() as usize] = level;
-            level
-        })
-        .collect()
+    circuit.gates.iter().map(move |g| {
+        let input_level = g
+            .inputs()
+            .map(|w| wire_level[w as usize])
+            .max()
+            .unwrap_or(0);
+        let level = input_level + g.is_and() as u32;
+        wire_level[g.out() as usize] = level;
+        level
+    })
 }
 
 /// Locality windows aim at AND runs at least this wide on average: wide
@@ -200,7 +201,7 @@ impl Circuit {
         // Already in order (e.g. generated that way): nothing to do, and
         // no copies of a large circuit to hold.
         let levels = gate_levels(self);
-        if self.in_window_order(&levels) {
+        if self.in_window_order(levels.iter().copied()) {
             return self.clone();
         }
         let keys = order_keys(self, &levels);
@@ -221,19 +222,30 @@ impl Circuit {
     /// stretches of at least 8192 gates (one window or several), the last
     /// stretch perhaps shorter. Levelling leaves such a circuit as it is.
     pub fn is_level_ordered(&self) -> bool {
-        self.in_window_order(&gate_levels(self))
+        // (A program loaded ready to run is checked every run: in one
+        // pass, holding no level per gate.)
+        self.in_window_order(levels_in_turn(self))
     }
 
-    fn in_window_order(&self, levels: &[u32]) -> bool {
-        let key = |i: usize| (levels[i], !self.gates[i].is_and());
+    /// Whether the gates, of `levels`, are in level order window by window
+    /// (see [`Circuit::is_level_ordered`]).
+    fn in_window_order(&self, levels: impl IntoIterator<Item = u32>) -> bool {
+        let mut keys = levels
+            .into_iter()
+            .zip(&self.gates)
+            .map(|(level, g)| (level, !g.is_and()));
+        let Some(mut last) = keys.next() else {
+            return true;
+        };
         let mut stretch = 0;
-        for i in 1..self.gates.len() {
-            if key(i) < key(i - 1) {
+        for (i, key) in keys.enumerate().map(|(i, key)| (i + 1, key)) {
+            if key < last {
                 if ((i - stretch) as u64) < WINDOW_GATES {
                     return false;
                 }
                 stretch = i;
             }
+            last = key;
         }
         true
     }
