@@ -359,6 +359,26 @@ fn compiled_binary_programs_run_like_their_source() {
         .output()
         .unwrap());
     assert_eq!(run.trim(), "0x0");
+    // A compiled Bristol circuit, its file many read buffers long (the
+    // gates are parsed as they are read).
+    if let Some(data) = shared_data() {
+        ok(twofold()
+            .arg("compile")
+            .arg(data.join("bristol/aes_128.txt"))
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap());
+        assert!(std::fs::metadata(&out).unwrap().len() > 1 << 16);
+        let run = ok(twofold()
+            .arg("run")
+            .arg(&out)
+            .args(["--local", "-i", "0x000102030405060708090a0b0c0d0e0f"])
+            .args(["-i", "0x00112233445566778899aabbccddeeff"])
+            .output()
+            .unwrap());
+        assert_eq!(run.trim(), "0x69c4e0d86a7b0430d8cdb78070b4c55a");
+    }
     let _ = std::fs::remove_file(out);
 }
 
