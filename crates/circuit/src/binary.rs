@@ -213,7 +213,7 @@ fn write_circuit(c: &Circuit, out: &mut impl Write) -> Result<(), CircuitError> 
         put_wires(out, &v.wires)?;
     }
     out.write_all(&(c.gates.len() as u64).to_le_bytes())?;
-    let mut buf = Vec::with_capacity(13 * 4096);
+    let mut buf = Vec::with_capacity(AND_BYTES * 4096);
     for chunk in c.gates.chunks(4096) {
         buf.clear();
         for g in chunk {
@@ -284,33 +284,13 @@ fn read_gates(input: &mut impl BufRead, n: u64) -> Result<Vec<Gate>, CircuitErro
         let buf = input.fill_buf()?;
         gates.reserve((buf.len() / INV_BYTES).min(left as usize));
         let mut at = 0;
-        while let (true, Some(&tag)) = (left > 0, buf.get(at)) {
-            let len = match tag {
-                0 | 1 => AND_BYTES,
-                2 => INV_BYTES,
-                t => return Err(CircuitError::Invalid(format!("bad gate tag {t}"))),
-            };
-            let Some(bytes) = buf.get(at + 1..at + len) else {
+        while left > 0 {
+            let Some(&tag) = buf.get(at) else { break };
+            let Some(bytes) = buf.get(at..at + gate_bytes(tag)?) else {
                 break;
             };
-            let wire = |k: usize| u32::from_le_bytes([0, 1, 2, 3].map(|i| bytes[4 * k + i]));
-            gates.push(match tag {
-                0 => Gate::Xor {
-                    a: wire(0),
-                    b: wire(1),
-                    out: wire(2),
-                },
-                1 => Gate::And {
-                    a: wire(0),
-                    b: wire(1),
-                    out: wire(2),
-                },
-                _ => Gate::Inv {
-                    a: wire(0),
-                    out: wire(1),
-                },
-            });
-            at += len;
+            gates.push(decode_gate(bytes));
+            at += bytes.len();
             left -= 1;
         }
         if at == 0 {
@@ -324,32 +304,48 @@ fn read_gates(input: &mut impl BufRead, n: u64) -> Result<Vec<Gate>, CircuitErro
     Ok(gates)
 }
 
-/// Bytes of an XOR or AND gate in the format: its tag and three wires.
+/// Bytes of a gate with tag `tag` in the format: the tag and its wires.
+fn gate_bytes(tag: u8) -> Result<usize, CircuitError> {
+    match tag {
+        0 | 1 => Ok(AND_BYTES),
+        2 => Ok(INV_BYTES),
+        t => Err(CircuitError::Invalid(format!("bad gate tag {t}"))),
+    }
+}
+
+/// Bytes of an XOR or AND gate, the longest: its tag and three wires.
 const AND_BYTES: usize = 13;
-/// Bytes of an INV gate: its tag and two wires.
+/// Bytes of an INV gate, the shortest: its tag and two wires.
 const INV_BYTES: usize = 9;
+
+/// The gate `bytes` encode: a valid tag and [`gate_bytes`] of it.
+fn decode_gate(bytes: &[u8]) -> Gate {
+    let wire = |k: usize| u32::from_le_bytes([0, 1, 2, 3].map(|i| bytes[1 + 4 * k + i]));
+    match bytes[0] {
+        0 => Gate::Xor {
+            a: wire(0),
+            b: wire(1),
+            out: wire(2),
+        },
+        1 => Gate::And {
+            a: wire(0),
+            b: wire(1),
+            out: wire(2),
+        },
+        _ => Gate::Inv {
+            a: wire(0),
+            out: wire(1),
+        },
+    }
+}
 
 /// Reads one gate (tag byte and wires).
 pub fn read_gate(input: &mut impl Read) -> Result<Gate, CircuitError> {
-    let mut tag = [0u8];
-    input.read_exact(&mut tag)?;
-    Ok(match tag[0] {
-        0 => Gate::Xor {
-            a: get_u32(input)?,
-            b: get_u32(input)?,
-            out: get_u32(input)?,
-        },
-        1 => Gate::And {
-            a: get_u32(input)?,
-            b: get_u32(input)?,
-            out: get_u32(input)?,
-        },
-        2 => Gate::Inv {
-            a: get_u32(input)?,
-            out: get_u32(input)?,
-        },
-        t => return Err(CircuitError::Invalid(format!("bad gate tag {t}"))),
-    })
+    let mut bytes = [0u8; AND_BYTES];
+    input.read_exact(&mut bytes[..1])?;
+    let len = gate_bytes(bytes[0])?;
+    input.read_exact(&mut bytes[1..len])?;
+    Ok(decode_gate(&bytes[..len]))
 }
 
 fn put_u32(out: &mut impl Write, v: u32) -> std::io::Result<()> {
