@@ -45,24 +45,22 @@ fn free_port() -> u16 {
 /// own arguments; their outputs, a's then b's.
 fn run_two_processes(a: (&Path, &[&str]), b: (&Path, &[&str])) -> (Output, Output) {
     let addr = format!("127.0.0.1:{}", free_port());
-    let a = twofold()
-        .arg("run")
-        .arg(a.0)
-        .args(a.1)
-        .args(["--party", "a", "--listen", &addr])
-        .args(keys::two("a"))
+    let party = |(program, args): (&Path, &[&str]), name: &str, side: &str| {
+        let mut command = twofold();
+        command
+            .arg("run")
+            .arg(program)
+            .args(args)
+            .args(["--party", name, side, &addr])
+            .args(keys::two(name));
+        command
+    };
+    let a = party(a, "a", "--listen")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let b = twofold()
-        .arg("run")
-        .arg(b.0)
-        .args(b.1)
-        .args(["--party", "b", "--connect", &addr])
-        .args(keys::two("b"))
-        .output()
-        .unwrap();
+    let b = party(b, "b", "--connect").output().unwrap();
     (a.wait_with_output().unwrap(), b)
 }
 
