@@ -221,7 +221,17 @@ fn bristol(data: &[u8]) -> bool {
 
 fn binary(data: &[u8]) -> bool {
     let mut rest = data;
-    let Ok(program) = binary::read_program(&mut rest) else {
+    let read = binary::read_program(&mut rest);
+    // Read as a file is, a buffer at a time (a buffer of 1 to 32 bytes, so
+    // that gates lie across its end): the same program, or an error too.
+    let capacity = 1 + data.first().map_or(0, |&b| usize::from(b) % 32);
+    let mut buffered = std::io::BufReader::with_capacity(capacity, data);
+    match (&read, binary::read_program(&mut buffered)) {
+        (Ok(program), Ok(again)) => assert_eq!(*program, again, "read in {capacity}-byte buffers"),
+        (Err(_), Err(_)) => {}
+        (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
+    }
+    let Ok(program) = read else {
         return false;
     };
     if !rest.is_empty() {
