@@ -208,6 +208,11 @@ pub struct Function {
     pub ret: CType,
     /// Parameters: name, type, position.
     pub params: Vec<(String, CType, Loc)>,
+    /// Per parameter: the array type it was declared with, if it was
+    /// declared an array of constant size (C adjusts its type in `params`
+    /// to a pointer; the entry function takes such a parameter as an input
+    /// array).
+    pub declared_arrays: Vec<Option<CType>>,
     /// The body.
     pub body: Stmt,
     /// Where the name is.

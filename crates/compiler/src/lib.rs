@@ -3,7 +3,9 @@
 //!
 //! # Conventions
 //! - `mpc_main(InputA INPUT_A, InputB INPUT_B)` whose parameters are the
-//!   parties' inputs and whose return value is the output `"return"`; or
+//!   parties' inputs (a parameter declared as an array of constant size,
+//!   `int INPUT_A[8]`, is an input array, which the function sees through
+//!   a pointer as in C) and whose return value is the output `"return"`; or
 //!   local variables `INPUT_A_*`, `INPUT_B_*` (inputs) and `OUTPUT_*`
 //!   (outputs, their values when the entry function ends) declared in the
 //!   entry function (`mpc_main`, else `main`). Inputs whose names start with

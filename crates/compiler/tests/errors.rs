@@ -253,3 +253,27 @@ fn garbage_never_panics() {
         no_panic(&s);
     }
 }
+
+#[test]
+fn an_input_must_have_a_size() {
+    check(
+        "int mpc_main(int *INPUT_A, int INPUT_B[])\n{\n    return INPUT_A[0] + INPUT_B[0];\n}\n",
+        "prog.c:1:14: error: input 'INPUT_A' has type int *, which cannot be an input (declare an array with its size, e.g. int INPUT_A[8], or pass it inside a struct)",
+    );
+    check(
+        "int mpc_main(int INPUT_A[4], int INPUT_B[])\n{\n    return INPUT_A[0] + INPUT_B[0];\n}\n",
+        "prog.c:1:30: error: input 'INPUT_B' has type int *, which cannot be an input (declare an array with its size, e.g. int INPUT_B[8], or pass it inside a struct)",
+    );
+}
+
+#[test]
+fn function_pointers() {
+    check(
+        "static int twice(int (*f)(int), int x) { return f(f(x)); }\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A + INPUT_B;\n}\n",
+        "prog.c:1:26: error: function pointers are not supported",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int (*g)(void);\n    return INPUT_A + INPUT_B;\n}\n",
+        "prog.c:3:13: error: function pointers are not supported",
+    );
+}

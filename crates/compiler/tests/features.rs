@@ -47,6 +47,75 @@ Out mpc_main(Rec INPUT_A, Rec INPUT_B)
     agree("pointers", src, &default());
 }
 
+/// Inputs declared as arrays of the entry function (C adjusts them to
+/// pointers): the inputs are the arrays, the parameters point into them.
+#[test]
+fn array_parameters_of_the_entry_function() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { int32_t dot; int32_t corner; int16_t tail; uint32_t size; } Out;
+
+static int32_t dot(const int16_t *a, const int16_t *b, int n)
+{
+    int32_t s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+Out mpc_main(int16_t INPUT_A[6], int16_t INPUT_B[2][3])
+{
+    Out o;
+    o.dot = dot(INPUT_A, INPUT_B[0], 3) - dot(INPUT_A + 3, &INPUT_B[1][0], 3);
+    INPUT_A[5] += INPUT_B[1][2];
+    o.corner = INPUT_B[1][2] * *(INPUT_A + 1);
+    o.tail = INPUT_A[5];
+    o.size = sizeof INPUT_A * 100 + sizeof INPUT_B[0];
+    return o;
+}
+"#;
+    agree("array_parameters", src, &default());
+    let typedefd = r#"
+#include <stdint.h>
+typedef uint8_t Key[4];
+uint8_t mpc_main(Key INPUT_A, Key INPUT_B)
+{
+    uint8_t x = 0;
+    for (int i = 0; i < 4; i++) x ^= INPUT_A[i] + INPUT_B[3 - i];
+    return x;
+}
+"#;
+    agree("typedef_array_parameters", typedefd, &default());
+}
+
+/// `int (*p)[4]`: a pointer to arrays of 4 (rows of a matrix), as a
+/// parameter, a local, in a cast and under `sizeof`.
+#[test]
+fn pointers_to_arrays() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { int32_t m[3][4]; } M;
+
+static int32_t trace(int32_t (*m)[4], int n)
+{
+    int32_t s = 0;
+    for (int i = 0; i < n; i++) s += m[i][i];
+    return s;
+}
+
+int32_t mpc_main(M INPUT_A, M INPUT_B)
+{
+    int32_t (*row)[4] = INPUT_A.m;
+    int32_t (*p)[4] = &INPUT_B.m[1];
+    int32_t s = trace(row, 3) + (*p)[2] - p[1][3];
+    s += (int32_t)(sizeof(int32_t (*)[4]) * 10 + sizeof *p);
+    row++;
+    (*row)[1] ^= s;
+    return s * 1000 + row[0][1] + trace((int32_t (*)[4])&INPUT_B.m[0][1], 2);
+}
+"#;
+    agree("pointers_to_arrays", src, &default());
+}
+
 #[test]
 fn memcpy_memset_and_layout() {
     let src = r#"

@@ -480,12 +480,29 @@ impl<'p> Lower<'p> {
             entry: true,
             func: entry.name.clone(),
         });
-        for (name, ty, loc) in &entry.params {
+        for ((name, ty, loc), declared) in entry.params.iter().zip(&entry.declared_arrays) {
             if !name.starts_with("INPUT_") {
                 return err(*loc, format!("parameter '{name}' of the entry function must be an input named INPUT_A..., INPUT_B..."));
             }
-            let obj = self.input_object(name, ty, *loc)?;
-            self.bind(name, obj, ty.clone());
+            match (ty, declared) {
+                // `int INPUT_A[4]`: the input is the array, the parameter
+                // (a pointer, as in C) points to its first element.
+                (CType::Pointer(elem), Some(array)) => {
+                    let input = self.input_object(name, array, *loc)?;
+                    let obj = self.new_object(ty, *loc)?;
+                    let first = Ptr {
+                        obj: input,
+                        leaf: 0,
+                        sec: Vec::new(),
+                    };
+                    self.store(obj, 0, Val::Ptr((**elem).clone(), first));
+                    self.bind(name, obj, ty.clone());
+                }
+                _ => {
+                    let obj = self.input_object(name, ty, *loc)?;
+                    self.bind(name, obj, ty.clone());
+                }
+            }
         }
         self.exec(&entry.body)?;
         if let Some((obj, ty)) = ret {
@@ -513,7 +530,7 @@ impl<'p> Lower<'p> {
             return err(
                 loc,
                 format!(
-                    "input '{name}' has type {}, which cannot be an input (pass arrays inside a struct)",
+                    "input '{name}' has type {}, which cannot be an input (declare an array with its size, e.g. int {name}[8], or pass it inside a struct)",
                     ty.name()
                 ),
             );

@@ -109,11 +109,12 @@ impl Parser<'_> {
                 if let Some(params) = self.take_params()? {
                     let ret = self.known(ty)?;
                     if self.is("{") {
+                        let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
                         let params = params
                             .into_iter()
-                            .map(|(n, t, l)| {
-                                n.map(|n| (n, t.clone(), l)).ok_or_else(|| {
-                                    crate::error::diag(l, "a parameter needs a name")
+                            .map(|p| {
+                                p.name.map(|n| (n, p.ty, p.loc)).ok_or_else(|| {
+                                    crate::error::diag(p.loc, "a parameter needs a name")
                                 })
                             })
                             .collect::<DResult<Vec<_>>>()?;
@@ -124,6 +125,7 @@ impl Parser<'_> {
                             name,
                             ret,
                             params,
+                            declared_arrays,
                             body,
                             loc: nloc,
                         });
@@ -144,8 +146,7 @@ impl Parser<'_> {
     }
 
     /// Parameters after a declarator name, if there is a `(`.
-    #[allow(clippy::type_complexity)]
-    fn take_params(&mut self) -> DResult<Option<Vec<(Option<String>, CType, Loc)>>> {
+    fn take_params(&mut self) -> DResult<Option<Vec<Param>>> {
         if !self.is("(") {
             return Ok(None);
         }
@@ -165,17 +166,28 @@ impl Parser<'_> {
             }
             let specs = self.specs()?;
             let (name, ty, _) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+            // An array of constant size, as declared (a size that is no
+            // constant is only checked where it matters, in `known`).
+            let declared = match &ty {
+                TypeExpr::Array(_, Some(_)) => self.known(ty.clone()).ok(),
+                _ => None,
+            };
             // Arrays decay to pointers.
             let ty = match ty {
                 TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
                 t => t,
             };
             // Arrays (also through typedefs) decay to pointers.
-            let t = match self.known(ty)? {
-                CType::Array(e, _) => CType::Pointer(e),
-                t => t,
+            let (ty, declared) = match self.known(ty)? {
+                CType::Array(e, n) => (CType::Pointer(e.clone()), Some(CType::Array(e, n))),
+                t => (t, declared),
             };
-            ps.push((name.map(|n| n.0), t, loc));
+            ps.push(Param {
+                name: name.map(|n| n.0),
+                ty,
+                declared,
+                loc,
+            });
             if self.eat(",") {
                 continue;
             }
@@ -413,23 +425,39 @@ impl Parser<'_> {
         while self.eat("*") {
             self.deeper(1)?;
             ty = TypeExpr::Pointer(Box::new(ty));
-            while matches!(
-                self.peek().and_then(|t| t.ident()),
-                Some("const" | "volatile" | "restrict" | "__restrict")
-            ) {
-                self.pos += 1;
-            }
+            self.skip_qualifiers();
         }
-        let name = if self.is("(") && !allow_abstract {
-            if self.peek_at(1).is_some_and(|t| t.is("*")) {
+        // `(*p)[4]`: a pointer to what the suffixes after the parentheses
+        // make of `base` (an array of 4), not an array of pointers.
+        let mut inner_pointers = 0;
+        let name = if self.is("(") && self.peek_at(1).is_some_and(|t| t.is("*")) {
+            self.pos += 1;
+            while self.eat("*") {
+                self.deeper(1)?;
+                inner_pointers += 1;
+                self.skip_qualifiers();
+            }
+            let name = match self.peek().and_then(|t| t.ident()) {
+                Some(s) if !is_keyword(s) => Some(self.ident()?),
+                _ if allow_abstract => None,
+                _ => {
+                    let found = self.describe();
+                    return err(
+                        self.loc(),
+                        format!("expected an identifier but found {found}"),
+                    );
+                }
+            };
+            self.expect(")")?;
+            if self.is("(") {
                 return err(self.loc(), "function pointers are not supported");
             }
+            name
+        } else if self.is("(") && !allow_abstract {
             self.pos += 1;
             let n = self.ident()?;
             self.expect(")")?;
             Some(n)
-        } else if self.is("(") && self.peek_at(1).is_some_and(|t| t.is("*")) {
-            return err(self.loc(), "function pointers are not supported");
         } else {
             match self.peek().and_then(|t| t.ident()) {
                 Some(s) if !is_keyword(s) => Some(self.ident()?),
@@ -466,12 +494,25 @@ impl Parser<'_> {
         for d in dims.into_iter().rev() {
             ty = TypeExpr::Array(Box::new(ty), d);
         }
+        for _ in 0..inner_pointers {
+            ty = TypeExpr::Pointer(Box::new(ty));
+        }
         while self.is_word("__attribute__") {
             self.pos += 1;
             self.skip_attribute()?;
         }
         self.depth = depth;
         Ok((name, ty, loc))
+    }
+
+    /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).
+    fn skip_qualifiers(&mut self) {
+        while matches!(
+            self.peek().and_then(|t| t.ident()),
+            Some("const" | "volatile" | "restrict" | "__restrict")
+        ) {
+            self.pos += 1;
+        }
     }
 
     /// A local declaration statement (one or more declarators).
@@ -558,4 +599,16 @@ impl Parser<'_> {
         }
         Ok(Init::List(items, loc))
     }
+}
+
+/// A parameter as [`Parser::take_params`] reads it.
+struct Param {
+    /// Its name (none in a prototype without one).
+    name: Option<String>,
+    /// Its type, arrays adjusted to pointers.
+    ty: CType,
+    /// The array type it was declared with, if an array of constant size.
+    declared: Option<CType>,
+    /// Where it starts.
+    loc: Loc,
 }

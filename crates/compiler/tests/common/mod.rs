@@ -222,7 +222,9 @@ pub fn random_value(ty: &CType, rng: &mut impl rand::Rng) -> String {
     ty.format_value(&bits)
 }
 
-/// Splits the parameter list of `mpc_main` in `src`: (return type, [(type, name)]).
+/// Splits the parameter list of `mpc_main` in `src`: (return type,
+/// [(type, name)]), an array's dimensions kept with its type
+/// (`int INPUT_A[2][3]` is `("int [2][3]", "INPUT_A")`).
 pub fn mpc_main_signature(src: &str) -> Option<(String, Vec<(String, String)>)> {
     let at = src.find("mpc_main(")?;
     let line_start = src[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
@@ -235,8 +237,12 @@ pub fn mpc_main_signature(src: &str) -> Option<(String, Vec<(String, String)>)> 
         if p.is_empty() || p == "void" {
             continue;
         }
+        let (p, dims) = p.split_at(p.find('[').unwrap_or(p.len()));
         let split = p.rfind(|c: char| !(c.is_alphanumeric() || c == '_'))?;
-        ps.push((p[..=split].trim().to_string(), p[split + 1..].to_string()));
+        ps.push((
+            format!("{} {dims}", p[..=split].trim()),
+            p[split + 1..].to_string(),
+        ));
     }
     Some((ret, ps))
 }
@@ -262,8 +268,10 @@ pub fn run_native(
     for (i, (name, _)) in p.inputs.iter().enumerate() {
         if let Some((ty, _)) = params.iter().find(|(_, n)| n == name) {
             let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
+            // An array parameter's values are rows of an array of arrays.
+            let (ty, dims) = ty.split_at(ty.find('[').unwrap_or(ty.len()));
             post.push_str(&format!(
-                "static {ty} __vals_{name}[{k}] = {{{}}};\n",
+                "static {ty} __vals_{name}[{k}]{dims} = {{{}}};\n",
                 vals.join(", ")
             ));
         } else {
