@@ -120,6 +120,8 @@ pub enum ExprKind {
     Arrow(Box<Expr>, String),
     /// `(T) e`
     Cast(TypeExpr, Box<Expr>),
+    /// `(T){ ... }`: a compound literal, an unnamed object of type `T`.
+    Compound(TypeExpr, Box<Init>),
     /// `sizeof(T)`
     SizeofType(TypeExpr),
     /// `sizeof e`
@@ -250,6 +252,31 @@ impl Expr {
             | ExprKind::Index(a, b) => a.has_side_effects() || b.has_side_effects(),
             ExprKind::Cond(a, b, c) => {
                 a.has_side_effects() || b.has_side_effects() || c.has_side_effects()
+            }
+            ExprKind::Compound(_, init) => {
+                let mut any = false;
+                init.for_each_expr(&mut |e| any |= e.has_side_effects());
+                any
+            }
+        }
+    }
+}
+
+impl Init {
+    /// Calls `f` on the expressions of the initializer, designators'
+    /// indices included, in order.
+    pub fn for_each_expr(&self, f: &mut impl FnMut(&Expr)) {
+        match self {
+            Init::Expr(e) => f(e),
+            Init::List(items, _) => {
+                for (designators, init) in items {
+                    for d in designators {
+                        if let Designator::Index(e) = d {
+                            f(e);
+                        }
+                    }
+                    init.for_each_expr(f);
+                }
             }
         }
     }

@@ -338,6 +338,16 @@ impl Check<'_> {
                 self.expr(a)
             }
             ExprKind::SizeofType(t) => self.type_expr(t),
+            ExprKind::Compound(t, init) => {
+                self.type_expr(t)?;
+                let mut r = Ok(());
+                init.for_each_expr(&mut |c| {
+                    if r.is_ok() {
+                        r = self.expr(c);
+                    }
+                });
+                r
+            }
             _ => {
                 let mut r = Ok(());
                 children(e, &mut |c| {
@@ -408,5 +418,6 @@ fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
             f(b);
         }
         ExprKind::Call(_, args) => args.iter().for_each(f),
+        ExprKind::Compound(_, init) => init.for_each_expr(f),
     }
 }

@@ -116,6 +116,42 @@ int32_t mpc_main(M INPUT_A, M INPUT_B)
     agree("pointers_to_arrays", src, &default());
 }
 
+/// `(T){ ... }` makes an unnamed object: a value, an argument, an array
+/// that decays, an lvalue whose address is taken, with designators, and
+/// in loop bodies (which are then unrolled, not regions).
+#[test]
+fn compound_literals() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { int16_t x, y; } P;
+typedef struct { P p[3]; uint8_t n; int32_t t[4]; int32_t acc; } S;
+
+static int32_t norm1(P p) { return (p.x < 0 ? -p.x : p.x) + (p.y < 0 ? -p.y : p.y); }
+static int32_t sum(const int32_t *a, int n) { int32_t s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }
+
+S mpc_main(P INPUT_A, P INPUT_B)
+{
+    S s = { .p = { [2] = { .y = 5 }, [0] = INPUT_A }, .n = 3, .t = { 1, [3] = 9 } };
+    s.p[1] = (P){ INPUT_B.y, INPUT_B.x };
+    P q = (P){ .x = 7 };
+    s.t[2] = q.x + q.y + norm1((P){ (int16_t)(INPUT_A.x - INPUT_B.x), 3 });
+    s.t[1] = sum((int32_t[]){ INPUT_A.x, INPUT_B.y, 5 }, 3) + (int32_t[3]){ 1, 2, INPUT_A.y }[2];
+    P *pp = &(P){ 1, 2 };
+    pp->x += INPUT_B.x;
+    s.n = (uint8_t)(pp->x + (P){ 4, 5 }.y);
+    s.acc = 0;
+    for (int i = 0; i < 4; i++)
+        s.acc += norm1((P){ (int16_t)(INPUT_A.x + i), INPUT_B.y });
+    int32_t d[3];
+    for (int i = 0; i < 3; i++)
+        d[i] = (P){ s.p[i].y, s.p[i].x }.x * 2;
+    s.t[0] = d[0] - d[1] + d[2];
+    return s;
+}
+"#;
+    agree("compound_literals", src, &default());
+}
+
 #[test]
 fn memcpy_memset_and_layout() {
     let src = r#"

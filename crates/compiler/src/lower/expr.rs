@@ -88,6 +88,7 @@ impl<'p> Lower<'p> {
             | ExprKind::Index(..)
             | ExprKind::Member(..)
             | ExprKind::Arrow(..)
+            | ExprKind::Compound(..)
             | ExprKind::Unary(UnOp::Deref, _) => {
                 if let ExprKind::Member(a, m) = &e.kind {
                     if !is_lvalue(a) {
@@ -327,6 +328,7 @@ impl<'p> Lower<'p> {
                 _ => return err(e.loc, "'->' on a non-pointer"),
             },
             ExprKind::Cast(t, _) => self.resolve_type(t, None, e.loc)?,
+            ExprKind::Compound(t, init) => self.resolve_type(t, Some(init), e.loc)?,
             ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => CType::Int {
                 bits: 64,
                 signed: false,

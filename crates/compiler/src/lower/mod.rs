@@ -691,6 +691,7 @@ fn is_lvalue(e: &Expr) -> bool {
             | ExprKind::Index(..)
             | ExprKind::Member(..)
             | ExprKind::Arrow(..)
+            | ExprKind::Compound(..)
             | ExprKind::Unary(UnOp::Deref, _)
     ) && match &e.kind {
         ExprKind::Member(a, _) => is_lvalue(a),

@@ -22,6 +22,17 @@ impl<'p> Lower<'p> {
                     }
                 }
             },
+            ExprKind::Compound(t, init) => {
+                let ty = self.resolve_type(t, Some(init), e.loc)?;
+                let obj = self.new_object(&ty, e.loc)?;
+                self.initialize(obj, 0, &ty, init)?;
+                Ok(Place {
+                    obj,
+                    leaf: 0,
+                    sec: Vec::new(),
+                    ty,
+                })
+            }
             ExprKind::Index(a, i) => {
                 let iv = self.eval(i)?;
                 let Val::Int(is, iw) = iv else {

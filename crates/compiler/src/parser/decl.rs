@@ -564,7 +564,7 @@ impl Parser<'_> {
         Ok(ty)
     }
 
-    fn initializer(&mut self) -> DResult<Init> {
+    pub(super) fn initializer(&mut self) -> DResult<Init> {
         self.nested(Self::initializer_level)
     }
 

@@ -140,7 +140,12 @@ impl Parser<'_> {
                 let t = self.type_name()?;
                 self.expect(")")?;
                 if self.is("{") {
-                    return err(self.loc(), "compound literals are not supported");
+                    let init = self.initializer()?;
+                    let literal = Expr {
+                        kind: ExprKind::Compound(t, Box::new(init)),
+                        loc,
+                    };
+                    return self.suffixes(literal);
                 }
                 let e = self.cast_expr()?;
                 return Ok(Expr {
@@ -217,7 +222,13 @@ impl Parser<'_> {
     }
 
     fn postfix(&mut self) -> DResult<Expr> {
-        let mut e = self.primary()?;
+        let e = self.primary()?;
+        self.suffixes(e)
+    }
+
+    /// `e` with the postfix suffixes that follow it (`[i]`, `.m`, `->m`,
+    /// `++`, `--`, a call's arguments).
+    fn suffixes(&mut self, mut e: Expr) -> DResult<Expr> {
         // `a[i].x(...)++` nests to the left: one level a suffix.
         let depth = self.depth;
         loop {

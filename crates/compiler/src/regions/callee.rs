@@ -139,6 +139,7 @@ impl Callee<'_> {
                 self.expr(b)?;
                 self.expr(c)
             }
+            ExprKind::Compound(..) => no("makes a compound literal".to_string()),
         }
     }
 

@@ -293,6 +293,7 @@ impl<'a> Walk<'a> {
                 }
                 self.callee(name)
             }
+            ExprKind::Compound(..) => no("the body makes a compound literal"),
         }
     }
 
