@@ -85,8 +85,9 @@ pub enum ExprKind {
     Int(u64, Scalar),
     /// A variable (or function) name.
     Ident(String),
-    /// A string literal (unsupported outside I/O calls, which are errors).
-    Str,
+    /// A string literal: its bytes, without the terminating NUL (an
+    /// array of `char`, as in C).
+    Str(Vec<u8>),
     /// Unary operator.
     Unary(UnOp, Box<Expr>),
     /// `++x`, `x++`, `--x`, `x--`.
@@ -238,7 +239,7 @@ impl Expr {
             ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
             ExprKind::Int(..)
             | ExprKind::Ident(_)
-            | ExprKind::Str
+            | ExprKind::Str(_)
             | ExprKind::SizeofType(_)
             | ExprKind::SizeofExpr(_) => false,
             ExprKind::Unary(_, a)

@@ -11,7 +11,7 @@ pub enum Tok {
     Int(u64, bool, u8),
     /// A character constant (type `int`).
     Char(i64),
-    /// A string literal (only accepted where it is reported as unsupported).
+    /// A string literal's characters (escapes resolved, one byte each).
     Str(String),
     /// A floating-point constant (always an error when used).
     Float,

@@ -74,10 +74,14 @@
 //! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
 //! public sizes), `abs`, `labs`, `llabs`.
 //!
+//! String literals are arrays of `char` (initializers of `char` arrays,
+//! values), compound literals `(T){...}` unnamed objects, and
+//! `_Static_assert` is checked where it stands.
+//!
 //! Unsupported (reported as `file:line:col: error: ...`): floating point,
-//! unions, goto and labels, function pointers, string literals, I/O and
-//! other library calls, dynamic memory, pointers that leave their object or
-//! whose target depends on a secret, non-const `static` locals, bit-fields.
+//! unions, goto and labels, function pointers, I/O and other library calls,
+//! dynamic memory, pointers that leave their object or whose target depends
+//! on a secret, non-const `static` locals, bit-fields.
 
 pub mod ast;
 pub mod error;

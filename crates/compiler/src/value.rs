@@ -665,8 +665,9 @@ impl Slot {
         }
     }
 
-    /// Encodes the slot's structure (see [`Word::encode_ranged`]; a pointer's
-    /// object, position and index terms) with wires named by `wire`.
+    /// Encodes the slot's structure (a word's kind, widths, ranges, rows and
+    /// constant bits; a pointer's object, position and index terms) with
+    /// wires named by `wire`.
     pub fn encode(&self, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
         self.encode_ranged(out, wire, &mut |r, _| r);
     }

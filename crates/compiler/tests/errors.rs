@@ -277,3 +277,23 @@ fn function_pointers() {
         "prog.c:3:13: error: function pointers are not supported",
     );
 }
+
+#[test]
+fn static_assertions_and_strings_that_do_not_fit() {
+    check(
+        "_Static_assert(sizeof(int) == 8, \"int has 64 bits\");\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }\n",
+        "prog.c:1:1: error: static assertion failed: int has 64 bits",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    _Static_assert(INPUT_A, \"x\");\n    return INPUT_A;\n}\n",
+        "prog.c:3:20: error: the static assertion's condition is not a constant",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    char s[3] = \"four\";\n    return s[0] + INPUT_A;\n}\n",
+        "prog.c:3:17: error: the string literal has 4 characters, more than the array's 3",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int s[3] = \"ab\";\n    return s[0] + INPUT_A;\n}\n",
+        "prog.c:3:16: error: a string literal cannot initialize an array of int",
+    );
+}

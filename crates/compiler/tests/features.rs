@@ -152,6 +152,41 @@ S mpc_main(P INPUT_A, P INPUT_B)
     agree("compound_literals", src, &default());
 }
 
+/// String literals are arrays of `char`: initializers of `char` arrays
+/// (joined when adjacent, NUL-padded, sized from the string), values that
+/// decay to pointers, under `sizeof` and indexed; `_Static_assert` at file
+/// and block scope.
+#[test]
+fn string_literals_and_static_assertions() {
+    let src = r#"
+#include <stdint.h>
+#include <string.h>
+_Static_assert(sizeof(int32_t) == 4, "int32_t has 32 bits");
+
+static int32_t hash(const char *s) { int32_t h = 0; while (*s) h = h * 31 + *s++; return h; }
+
+typedef struct { int32_t a; int32_t b; int32_t c; uint8_t u[4]; int32_t n; } O;
+
+O mpc_main(int32_t INPUT_A, int32_t INPUT_B)
+{
+    _Static_assert(sizeof(long) == 8, "long has 64 bits");
+    O o;
+    char s[] = "hello";
+    char t[8] = "ab" "cd";
+    unsigned char u[4] = "\xff\x01z";
+    o.a = 0;
+    for (int i = 0; i < 5; i++) o.a = o.a * 31 + s[i];
+    o.a ^= INPUT_A;
+    o.b = hash(t) + hash("wor" "ld") * INPUT_B + (int32_t)sizeof("xyz") + (int32_t)sizeof s * 100;
+    o.c = "abcdef"[INPUT_A & 3] + t[7] + t[4];
+    memcpy(o.u, u, 4);
+    o.n = t[5] == 0;
+    return o;
+}
+"#;
+    agree("strings", src, &default());
+}
+
 #[test]
 fn memcpy_memset_and_layout() {
     let src = r#"

@@ -48,6 +48,10 @@ impl<'p> Lower<'p> {
                             }
                             max as u32
                         }
+                        Some(Init::Expr(Expr {
+                            kind: ExprKind::Str(bytes),
+                            ..
+                        })) => bytes.len() as u32 + 1,
                         _ => return err(loc, "array size is missing"),
                     },
                 };
@@ -105,8 +109,8 @@ impl<'p> Lower<'p> {
     ) -> DResult<()> {
         match init {
             Init::Expr(e) => {
-                if let (CType::Array(..), ExprKind::Str) = (ty, &e.kind) {
-                    return err(e.loc, "string literals are not supported");
+                if let (CType::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.kind) {
+                    return self.initialize_chars(obj, leaf, elem, *n, bytes, e.loc);
                 }
                 let v = self.eval(e)?;
                 if let CType::Array(..) = ty {
@@ -125,6 +129,45 @@ impl<'p> Lower<'p> {
                 Ok(())
             }
         }
+    }
+
+    /// Writes string `bytes` into the array of `n` elements of type `elem`
+    /// at `leaf` of `obj`: the bytes, then NULs to the end (C drops the
+    /// terminating NUL when the array has no room for it).
+    fn initialize_chars(
+        &mut self,
+        obj: usize,
+        leaf: usize,
+        elem: &CType,
+        n: u32,
+        bytes: &[u8],
+        loc: Loc,
+    ) -> DResult<()> {
+        if !matches!(elem, CType::Int { bits: 8, .. }) {
+            return err(
+                loc,
+                format!(
+                    "a string literal cannot initialize an array of {}",
+                    elem.name()
+                ),
+            );
+        }
+        if bytes.len() > n as usize {
+            return err(
+                loc,
+                format!(
+                    "the string literal has {} characters, more than the array's {n}",
+                    bytes.len()
+                ),
+            );
+        }
+        for i in 0..n as usize {
+            let byte = bytes.get(i).copied().unwrap_or(0);
+            let v = Val::Int(Scalar::INT, Word::konst(u64::from(byte), 32));
+            let v = self.convert(v, elem, loc)?;
+            self.store(obj, leaf + i, v);
+        }
+        Ok(())
     }
 
     /// Initializes an aggregate from list items starting at `*it` (brace

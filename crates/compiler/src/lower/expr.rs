@@ -83,12 +83,12 @@ impl<'p> Lower<'p> {
         }
         match &e.kind {
             ExprKind::Int(v, ty) => Ok(Val::Int(*ty, Word::konst(*v, ty.width))),
-            ExprKind::Str => err(e.loc, "string literals are not supported"),
             ExprKind::Ident(_)
             | ExprKind::Index(..)
             | ExprKind::Member(..)
             | ExprKind::Arrow(..)
             | ExprKind::Compound(..)
+            | ExprKind::Str(_)
             | ExprKind::Unary(UnOp::Deref, _) => {
                 if let ExprKind::Member(a, m) = &e.kind {
                     if !is_lvalue(a) {
@@ -248,7 +248,7 @@ impl<'p> Lower<'p> {
         let scalar = |t: &CType| t.scalar();
         Ok(match &e.kind {
             ExprKind::Int(_, s) => s.ctype(),
-            ExprKind::Str => return err(e.loc, "string literals are not supported"),
+            ExprKind::Str(bytes) => string_type(bytes),
             ExprKind::Ident(n) => self
                 .lookup(n)
                 .map(|(_, t)| t)

@@ -623,6 +623,16 @@ fn expr_start(e: &Expr) -> Loc {
     }
 }
 
+/// The type of a string literal of `bytes`: an array of `char` with room
+/// for the terminating NUL.
+fn string_type(bytes: &[u8]) -> CType {
+    let char = CType::Int {
+        bits: 8,
+        signed: true,
+    };
+    CType::Array(Box::new(char), bytes.len() as u32 + 1)
+}
+
 /// Arrays used as values become pointers to their first element.
 fn decay(t: CType) -> CType {
     match t {
@@ -692,6 +702,7 @@ fn is_lvalue(e: &Expr) -> bool {
             | ExprKind::Member(..)
             | ExprKind::Arrow(..)
             | ExprKind::Compound(..)
+            | ExprKind::Str(_)
             | ExprKind::Unary(UnOp::Deref, _)
     ) && match &e.kind {
         ExprKind::Member(a, _) => is_lvalue(a),

@@ -22,6 +22,18 @@ impl<'p> Lower<'p> {
                     }
                 }
             },
+            ExprKind::Str(bytes) => {
+                let ty = string_type(bytes);
+                let obj = self.new_object(&ty, e.loc)?;
+                let init = Init::Expr(e.clone());
+                self.initialize(obj, 0, &ty, &init)?;
+                Ok(Place {
+                    obj,
+                    leaf: 0,
+                    sec: Vec::new(),
+                    ty,
+                })
+            }
             ExprKind::Compound(t, init) => {
                 let ty = self.resolve_type(t, Some(init), e.loc)?;
                 let obj = self.new_object(&ty, e.loc)?;

@@ -7,6 +7,7 @@ use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
+use crate::lexer::Tok;
 use crate::types::{CType, StructDef};
 
 /// Declaration specifiers: the base type and storage facts.
@@ -94,7 +95,7 @@ impl Parser<'_> {
     pub(super) fn program(&mut self) -> DResult<Program> {
         let mut prog = Program::default();
         while self.peek().is_some() {
-            if self.eat(";") {
+            if self.eat(";") || self.static_assertion()? {
                 continue;
             }
             let specs = self.specs()?;
@@ -503,6 +504,43 @@ impl Parser<'_> {
         }
         self.depth = depth;
         Ok((name, ty, loc))
+    }
+
+    /// A `_Static_assert(constant, "message");` (or `static_assert`, the
+    /// message optional as in C23), checked here: whether there was one.
+    pub(super) fn static_assertion(&mut self) -> DResult<bool> {
+        if !(self.is_word("_Static_assert") || self.is_word("static_assert")) {
+            return Ok(false);
+        }
+        let loc = self.loc();
+        self.pos += 1;
+        self.expect("(")?;
+        let condition = self.cond_expr()?;
+        let message = match self.eat(",") {
+            true => match self.peek().map(|t| &t.tok) {
+                Some(Tok::Str(_)) => match self.primary_string() {
+                    ExprKind::Str(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                    _ => String::new(),
+                },
+                _ => return err(self.loc(), "expected the message of the static assertion"),
+            },
+            false => String::new(),
+        };
+        self.expect(")")?;
+        self.expect(";")?;
+        match const_eval(&condition) {
+            Some(0) => err(
+                loc,
+                format!("static assertion failed: {message}")
+                    .trim_end_matches(": ")
+                    .to_string(),
+            ),
+            Some(_) => Ok(true),
+            None => err(
+                condition.loc,
+                "the static assertion's condition is not a constant",
+            ),
+        }
     }
 
     /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).

@@ -293,6 +293,17 @@ impl Parser<'_> {
         Ok(e)
     }
 
+    /// A string literal at the current token and those adjacent to it,
+    /// joined (the caller has checked the first is one).
+    pub(super) fn primary_string(&mut self) -> ExprKind {
+        let mut bytes = Vec::new();
+        while let Some(Tok::Str(s)) = self.peek().map(|t| &t.tok) {
+            bytes.extend(s.chars().map(|c| c as u32 as u8));
+            self.pos += 1;
+        }
+        ExprKind::Str(bytes)
+    }
+
     fn primary(&mut self) -> DResult<Expr> {
         let loc = self.loc();
         let Some(t) = self.peek() else {
@@ -303,12 +314,8 @@ impl Parser<'_> {
             Tok::Char(c) => ExprKind::Int(*c as u64 & 0xffff_ffff, Scalar::INT),
             Tok::Float => return err(loc, "floating-point constants are not supported"),
             Tok::Str(_) => {
-                self.pos += 1;
-                while matches!(self.peek().map(|t| &t.tok), Some(Tok::Str(_))) {
-                    self.pos += 1;
-                }
                 return Ok(Expr {
-                    kind: ExprKind::Str,
+                    kind: self.primary_string(),
                     loc,
                 });
             }

@@ -37,6 +37,12 @@ impl Parser<'_> {
                 loc,
             });
         }
+        if self.static_assertion()? {
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                loc,
+            });
+        }
         if self.starts_type() {
             return self.local_decl();
         }

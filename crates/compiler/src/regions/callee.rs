@@ -119,7 +119,7 @@ impl Callee<'_> {
                 args.iter().try_for_each(|a| self.expr(a))
             }
             ExprKind::Int(..)
-            | ExprKind::Str
+            | ExprKind::Str(_)
             | ExprKind::SizeofType(_)
             | ExprKind::SizeofExpr(_) => Ok(()),
             ExprKind::Unary(_, a)
