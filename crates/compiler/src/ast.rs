@@ -174,6 +174,9 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `;`
     Empty,
+    /// `_Static_assert(e, "message")` whose condition needs the types of
+    /// variables (`sizeof x`): checked when the statement is lowered.
+    StaticAssert(Expr, String),
     /// An expression statement.
     Expr(Expr),
     /// A declaration.

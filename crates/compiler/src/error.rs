@@ -98,6 +98,14 @@ pub fn exceeded<T>(loc: Loc, what: Exceeded) -> DResult<T> {
     })
 }
 
+/// The message of a `_Static_assert` whose condition is zero.
+pub(crate) fn static_assertion_failed(message: &str) -> String {
+    match message {
+        "" => "static assertion failed".to_string(),
+        m => format!("static assertion failed: {m}"),
+    }
+}
+
 /// Builds an internal error value at `loc`.
 pub fn diag(loc: Loc, message: impl Into<String>) -> Diag {
     Diag {

@@ -193,7 +193,7 @@ struct Check<'a> {
 impl Check<'_> {
     fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
         match &s.kind {
-            StmtKind::Empty | StmtKind::Continue => Ok(()),
+            StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Continue => Ok(()),
             StmtKind::Expr(e) => self.expr(e),
             StmtKind::Decl(ds) => {
                 for d in ds {

@@ -289,6 +289,10 @@ fn static_assertions_and_strings_that_do_not_fit() {
         "prog.c:3:20: error: the static assertion's condition is not a constant",
     );
     check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    char s[] = \"four\";\n    _Static_assert(sizeof s == 4);\n    return s[0] + INPUT_A;\n}\n",
+        "prog.c:4:5: error: static assertion failed",
+    );
+    check(
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    char s[3] = \"four\";\n    return s[0] + INPUT_A;\n}\n",
         "prog.c:3:17: error: the string literal has 4 characters, more than the array's 3",
     );

@@ -173,6 +173,7 @@ O mpc_main(int32_t INPUT_A, int32_t INPUT_B)
     O o;
     char s[] = "hello";
     char t[8] = "ab" "cd";
+    _Static_assert(sizeof s == 6 && sizeof t == 8, "sized from the string, or as declared");
     unsigned char u[4] = "\xff\x01z";
     o.a = 0;
     for (int i = 0; i < 5; i++) o.a = o.a * 31 + s[i];

@@ -1,6 +1,7 @@
 //! Statements: blocks, branches, loops, `switch`, `break`/`continue`/`return`.
 
 use super::*;
+use crate::error::static_assertion_failed;
 
 impl<'p> Lower<'p> {
     // ----- statements -------------------------------------------------------
@@ -35,6 +36,20 @@ impl<'p> Lower<'p> {
         r
     }
 
+    /// Checks `_Static_assert(e, message)` at `loc`: `e` must be a constant
+    /// (without side effects) and not zero.
+    fn static_assertion(&mut self, e: &Expr, message: &str, loc: Loc) -> DResult<()> {
+        let not_constant = || err(e.loc, "the static assertion's condition is not a constant");
+        if e.has_side_effects() {
+            return not_constant();
+        }
+        match self.eval(e)? {
+            Val::Int(_, Word::Const { v: 0, .. }) => err(loc, static_assertion_failed(message)),
+            Val::Int(_, Word::Const { .. }) => Ok(()),
+            _ => not_constant(),
+        }
+    }
+
     pub(super) fn exec(&mut self, s: &Stmt) -> DResult<()> {
         self.nested(s.loc, |l| l.exec_level(s))
     }
@@ -42,6 +57,7 @@ impl<'p> Lower<'p> {
     fn exec_level(&mut self, s: &Stmt) -> DResult<()> {
         match &s.kind {
             StmtKind::Empty => Ok(()),
+            StmtKind::StaticAssert(e, message) => self.static_assertion(e, message, s.loc),
             StmtKind::Expr(e) => {
                 self.eval(e)?;
                 Ok(())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
-use crate::error::{err, DResult, Loc};
+use crate::error::{err, static_assertion_failed, DResult, Loc};
 use crate::lexer::Tok;
 use crate::types::{CType, StructDef};
 
@@ -95,7 +95,7 @@ impl Parser<'_> {
     pub(super) fn program(&mut self) -> DResult<Program> {
         let mut prog = Program::default();
         while self.peek().is_some() {
-            if self.eat(";") || self.static_assertion()? {
+            if self.eat(";") || self.static_assertion(false)?.is_some() {
                 continue;
             }
             let specs = self.specs()?;
@@ -506,11 +506,15 @@ impl Parser<'_> {
         Ok((name, ty, loc))
     }
 
-    /// A `_Static_assert(constant, "message");` (or `static_assert`, the
-    /// message optional as in C23), checked here: whether there was one.
-    pub(super) fn static_assertion(&mut self) -> DResult<bool> {
+    /// A `_Static_assert(condition, "message");` (or `static_assert`, the
+    /// message optional as in C23) at the current token, if there is one:
+    /// checked here when the condition is a constant the parser can
+    /// evaluate (`None` then); else, in a block, left to the lowering as a
+    /// statement (`sizeof x` needs the type of `x`), and at file scope an
+    /// error.
+    pub(super) fn static_assertion(&mut self, in_block: bool) -> DResult<Option<Option<StmtKind>>> {
         if !(self.is_word("_Static_assert") || self.is_word("static_assert")) {
-            return Ok(false);
+            return Ok(None);
         }
         let loc = self.loc();
         self.pos += 1;
@@ -518,10 +522,7 @@ impl Parser<'_> {
         let condition = self.cond_expr()?;
         let message = match self.eat(",") {
             true => match self.peek().map(|t| &t.tok) {
-                Some(Tok::Str(_)) => match self.primary_string() {
-                    ExprKind::Str(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                    _ => String::new(),
-                },
+                Some(Tok::Str(_)) => String::from_utf8_lossy(&self.string_bytes()).into_owned(),
                 _ => return err(self.loc(), "expected the message of the static assertion"),
             },
             false => String::new(),
@@ -529,13 +530,9 @@ impl Parser<'_> {
         self.expect(")")?;
         self.expect(";")?;
         match const_eval(&condition) {
-            Some(0) => err(
-                loc,
-                format!("static assertion failed: {message}")
-                    .trim_end_matches(": ")
-                    .to_string(),
-            ),
-            Some(_) => Ok(true),
+            Some(0) => err(loc, static_assertion_failed(&message)),
+            Some(_) => Ok(Some(None)),
+            None if in_block => Ok(Some(Some(StmtKind::StaticAssert(condition, message)))),
             None => err(
                 condition.loc,
                 "the static assertion's condition is not a constant",

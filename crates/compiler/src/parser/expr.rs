@@ -293,15 +293,15 @@ impl Parser<'_> {
         Ok(e)
     }
 
-    /// A string literal at the current token and those adjacent to it,
-    /// joined (the caller has checked the first is one).
-    pub(super) fn primary_string(&mut self) -> ExprKind {
+    /// The bytes of the string literals from the current token on,
+    /// adjacent ones joined (none if there is no string literal here).
+    pub(super) fn string_bytes(&mut self) -> Vec<u8> {
         let mut bytes = Vec::new();
         while let Some(Tok::Str(s)) = self.peek().map(|t| &t.tok) {
             bytes.extend(s.chars().map(|c| c as u32 as u8));
             self.pos += 1;
         }
-        ExprKind::Str(bytes)
+        bytes
     }
 
     fn primary(&mut self) -> DResult<Expr> {
@@ -315,7 +315,7 @@ impl Parser<'_> {
             Tok::Float => return err(loc, "floating-point constants are not supported"),
             Tok::Str(_) => {
                 return Ok(Expr {
-                    kind: self.primary_string(),
+                    kind: ExprKind::Str(self.string_bytes()),
                     loc,
                 });
             }

@@ -37,9 +37,9 @@ impl Parser<'_> {
                 loc,
             });
         }
-        if self.static_assertion()? {
+        if let Some(assertion) = self.static_assertion(true)? {
             return Ok(Stmt {
-                kind: StmtKind::Empty,
+                kind: assertion.unwrap_or(StmtKind::Empty),
                 loc,
             });
         }

@@ -76,9 +76,11 @@ impl Callee<'_> {
             }
             StmtKind::Case(_, b) | StmtKind::Default(b) => self.stmt(b),
             StmtKind::Return(Some(e)) => self.expr(e),
-            StmtKind::Empty | StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {
-                Ok(())
-            }
+            StmtKind::Empty
+            | StmtKind::StaticAssert(..)
+            | StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Return(None) => Ok(()),
         }
     }
 

@@ -43,7 +43,9 @@ pub(super) fn private_scalars(items: &[&Stmt]) -> Vec<String> {
 fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
     match &s.kind {
         StmtKind::Empty | StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr_names(e, out),
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::StaticAssert(e, _) => {
+            expr_names(e, out)
+        }
         StmtKind::Decl(ds) => {
             for d in ds {
                 out.insert(d.name.clone());

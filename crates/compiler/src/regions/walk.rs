@@ -122,7 +122,7 @@ impl<'a> Walk<'a> {
 
     fn stmt(&mut self, s: &Stmt) -> Res {
         match &s.kind {
-            StmtKind::Empty => Ok(()),
+            StmtKind::Empty | StmtKind::StaticAssert(..) => Ok(()),
             StmtKind::Expr(e) => {
                 if let Some((x, op)) = reduction_stmt(e) {
                     if self.is_outer(x) && x != self.var {
