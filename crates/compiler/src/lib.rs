@@ -80,8 +80,9 @@
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): floating point,
 //! unions, goto and labels, function pointers, I/O and other library calls,
-//! dynamic memory, pointers that leave their object or whose target depends
-//! on a secret, non-const `static` locals, bit-fields.
+//! dynamic memory, pointers that leave their object or whose target object
+//! depends on a secret (a secret position within one object is a secret
+//! index), non-const `static` locals, bit-fields.
 
 pub mod ast;
 pub mod error;

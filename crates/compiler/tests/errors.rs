@@ -163,7 +163,7 @@ fn other_unsupported_constructs() {
     );
     check(
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int *p = INPUT_B ? &INPUT_A : &INPUT_B;\n    return *p;\n}\n",
-        "prog.c:3:22: error: a pointer whose target depends on a secret condition is not supported",
+        "prog.c:3:22: error: a pointer whose target object depends on a secret condition is not supported",
     );
     check(
         "int mpc_main(int INPUT_A, int x)\n{\n    return INPUT_A;\n}\n",

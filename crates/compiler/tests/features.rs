@@ -188,6 +188,60 @@ O mpc_main(int32_t INPUT_A, int32_t INPUT_B)
     agree("strings", src, &default());
 }
 
+/// Pointers chosen by secret conditions within one object (an argmax by
+/// pointer, the best two of an array of structs, one of two arrays in a
+/// struct): read, written, subtracted and compared.
+#[test]
+fn pointers_chosen_by_secret_conditions() {
+    let src = r#"
+#include <stdint.h>
+#include <stddef.h>
+typedef struct { int32_t a[8]; } V;
+typedef struct { int16_t k; int32_t v; } E;
+typedef struct { E e[5]; int32_t x[4]; int32_t y[4]; } T;
+typedef struct { int32_t max; int32_t at; int32_t order; int32_t sum; int32_t xy; } O;
+
+static int32_t *find_max(int32_t *b, int32_t *e)
+{
+    int32_t *m = b;
+    for (int32_t *p = b + 1; p < e; p++)
+        if (*p > *m) m = p;
+    return m;
+}
+
+O mpc_main(V INPUT_A, T INPUT_B)
+{
+    O o;
+    int32_t c[8];
+    for (int i = 0; i < 8; i++) c[i] = INPUT_A.a[i] ^ INPUT_B.x[i & 3];
+    int32_t *m = find_max(c, c + 8);
+    ptrdiff_t at = m - c;
+    int32_t *q = &c[3];
+    o.max = *m;
+    *m = -*m;
+    o.at = (int32_t)at + (int32_t)(q - m) * 100;
+    o.order = (q > m) + (q == m) * 2 + (q <= m) * 4;
+    T t = INPUT_B;
+    E *best = &t.e[0], *second = &t.e[1];
+    for (int i = 1; i < 5; i++) {
+        E *x = &t.e[i];
+        if (x->k > best->k) { second = best; best = x; }
+        else if (x->k > second->k) second = x;
+    }
+    best->v += c[0];
+    int32_t *pv = INPUT_A.a[1] > 0 ? &best->v : &second->v;
+    *pv ^= 0x55;
+    o.sum = (int32_t)(best - t.e) * 10 + (int32_t)(second - t.e);
+    for (int i = 0; i < 5; i++) o.sum = o.sum * 3 + t.e[i].v + t.e[i].k;
+    int32_t *row = INPUT_A.a[2] > 0 ? t.x : t.y;
+    row[1] += 7;
+    o.xy = t.x[1] * 1000 + t.y[1];
+    return o;
+}
+"#;
+    agree("secret_pointers", src, &default());
+}
+
 #[test]
 fn memcpy_memset_and_layout() {
     let src = r#"

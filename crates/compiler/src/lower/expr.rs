@@ -389,12 +389,11 @@ impl<'p> Lower<'p> {
                 }
                 Ok(Val::Agg(t1, out))
             }
-            (Val::Ptr(t, p), Val::Ptr(_, q)) if p == q => Ok(Val::Ptr(t, p)),
+            (Val::Ptr(t, p), Val::Ptr(_, q)) => Ok(Val::Ptr(t, self.mux_pointer(c, &p, &q, loc)?)),
             (Val::Void, Val::Void) => Ok(Val::Void),
-            (Val::Ptr(..), _) | (_, Val::Ptr(..)) => err(
-                loc,
-                "a pointer whose target depends on a secret condition is not supported",
-            ),
+            (Val::Ptr(..), _) | (_, Val::Ptr(..)) => {
+                err(loc, "operands of '?:' are a pointer and an integer")
+            }
             _ => err(loc, "operands of '?:' have incompatible types"),
         }
     }

@@ -420,10 +420,100 @@ impl<'p> Lower<'p> {
         }
         match (t, e) {
             (Slot::Val(x), Slot::Val(y)) => Ok(Slot::Val(mux_word(&mut self.b, c, x, y))),
+            (Slot::Ptr(p), Slot::Ptr(q)) => Ok(Slot::Ptr(self.mux_pointer(c, p, q, loc)?)),
             _ => err(
                 loc,
-                "a pointer whose target depends on a secret condition is not supported",
+                "a value that is a pointer or not depending on a secret condition",
             ),
+        }
+    }
+
+    /// The pointer `c ? p : q`, for two pointers into one object: a
+    /// secret position in the object, as a secret index into an array is.
+    /// (Pointers into different objects by a secret condition are not
+    /// supported.)
+    pub(super) fn mux_pointer(&mut self, c: Bit, p: &Ptr, q: &Ptr, loc: Loc) -> DResult<Ptr> {
+        if p == q {
+            return Ok(p.clone());
+        }
+        if p.obj != q.obj || p.obj == usize::MAX {
+            return err(
+                loc,
+                "a pointer whose target object depends on a secret condition is not supported",
+            );
+        }
+        let base = p.leaf.min(q.leaf);
+        let (obj, leaf) = (p.obj, base);
+        if p.sec.is_empty() && q.sec.is_empty() {
+            // One bit picks one of two positions.
+            let (pick, apart) = match p.leaf > q.leaf {
+                true => (c, p.leaf - q.leaf),
+                false => (self.b.not(c), q.leaf - p.leaf),
+            };
+            self.note_fact(&[obj as i128, leaf as i128, apart as i128]);
+            let sec = vec![SecIdx {
+                idx: Rc::new(vec![pick]),
+                stride: apart as usize,
+                count: 2,
+            }];
+            return Ok(Ptr { obj, leaf, sec });
+        }
+        // Each pointer's distance from `base`, in steps of `step`, as a
+        // word; the pointer is `base` plus the one the condition picks.
+        let step = [p, q]
+            .iter()
+            .flat_map(|x| {
+                let terms = x.sec.iter().map(|s| s.stride as u64);
+                std::iter::once((x.leaf - base) as u64).chain(terms)
+            })
+            .fold(0, gcd)
+            .max(1);
+        let reach = |x: &Ptr| {
+            let terms: u64 = x
+                .sec
+                .iter()
+                .map(|s| (s.count as u64 - 1) * s.stride as u64)
+                .sum();
+            (x.leaf - base) as u64 + terms
+        };
+        let count = (reach(p).max(reach(q)) / step + 1) as usize;
+        let from_p = self.distance(p, base, step, loc)?;
+        let from_q = self.distance(q, base, step, loc)?;
+        let picked = mux_word(&mut self.b, c, &from_p, &from_q);
+        self.note_fact(&[obj as i128, leaf as i128, step as i128, count as i128]);
+        let sec = vec![SecIdx {
+            idx: Rc::new(picked.bits(&mut self.b)),
+            stride: step as usize,
+            count,
+        }];
+        Ok(Ptr { obj, leaf, sec })
+    }
+
+    /// How far pointer `x` is from position `base` of its object, in steps
+    /// of `step` positions (which divides every distance it can be), as an
+    /// unsigned 64-bit word.
+    pub(super) fn distance(&mut self, x: &Ptr, base: i64, step: u64, loc: Loc) -> DResult<Word> {
+        let u64 = Scalar {
+            width: 64,
+            signed: false,
+        };
+        let mut sum = Val::Int(u64, Word::konst((x.leaf - base) as u64 / step, 64));
+        for s in &x.sec {
+            let idx = Word::from_bits((*s.idx).clone());
+            let idx = Val::Int(
+                Scalar {
+                    width: s.idx.len() as u32,
+                    signed: false,
+                },
+                idx,
+            );
+            let scale = Val::Int(u64, Word::konst(s.stride as u64 / step, 64));
+            let term = self.binop(BinOp::Mul, idx, scale, loc)?;
+            sum = self.binop(BinOp::Add, sum, term, loc)?;
+        }
+        match sum {
+            Val::Int(_, w) => Ok(w),
+            _ => err(loc, "a pointer's position is not an integer"),
         }
     }
 
@@ -591,6 +681,14 @@ impl<'p> Lower<'p> {
             }
         }
         self.globals.get(name).cloned()
+    }
+}
+
+/// The greatest common divisor of `a` and `b` (`gcd(0, b) = b`).
+fn gcd(a: u64, b: u64) -> u64 {
+    match b {
+        0 => a,
+        _ => gcd(b, a % b),
     }
 }
 

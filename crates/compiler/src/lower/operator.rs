@@ -93,11 +93,8 @@ impl Lower<'_> {
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
                 // Where pointers point may move with a loop variable.
                 self.fail_probes("pointers are compared or subtracted");
-                if !p.sec.is_empty() || !q.sec.is_empty() {
-                    return err(
-                        loc,
-                        "comparing or subtracting pointers with secret offsets is not supported",
-                    );
+                if (!p.sec.is_empty() || !q.sec.is_empty()) && p.obj == q.obj {
+                    return self.secret_pointer_op(op, &t, &p, &q, loc);
                 }
                 if p.obj != q.obj && op != BinOp::Eq && op != BinOp::Ne {
                     return err(
@@ -179,6 +176,37 @@ impl Lower<'_> {
             }
         }
         Ok(Val::Ptr(t, p))
+    }
+
+    /// `p op q` for pointers to `t` into one object, one at least at a
+    /// secret position: their positions as words, subtracted (and divided
+    /// by the element's size) or compared.
+    fn secret_pointer_op(
+        &mut self,
+        op: BinOp,
+        t: &CType,
+        p: &Ptr,
+        q: &Ptr,
+        loc: Loc,
+    ) -> DResult<Val> {
+        let base = p.leaf.min(q.leaf);
+        let i64 = Scalar {
+            width: 64,
+            signed: true,
+        };
+        let at_p = Val::Int(i64, self.distance(p, base, 1, loc)?);
+        let at_q = Val::Int(i64, self.distance(q, base, 1, loc)?);
+        match op {
+            BinOp::Sub => {
+                let apart = self.binop(BinOp::Sub, at_p, at_q, loc)?;
+                let size = Self::int(t.leaves().max(1) as i128, i64);
+                self.binop(BinOp::Div, apart, size, loc)
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                self.binop(op, at_p, at_q, loc)
+            }
+            _ => err(loc, "invalid operation on pointers"),
+        }
     }
 
     /// A binary operator on two integers (of types `s1`, `s2`), computed at
