@@ -472,7 +472,7 @@ impl<'p> Lower<'p> {
             let terms: u64 = x
                 .sec
                 .iter()
-                .map(|s| (s.count as u64 - 1) * s.stride as u64)
+                .map(|s| (s.count as u64).saturating_sub(1) * s.stride as u64)
                 .sum();
             (x.leaf - base) as u64 + terms
         };
@@ -498,7 +498,8 @@ impl<'p> Lower<'p> {
             signed: false,
         };
         let mut sum = Val::Int(u64, Word::konst((x.leaf - base) as u64 / step, 64));
-        for s in &x.sec {
+        // A term with one candidate (or none) adds nothing.
+        for s in x.sec.iter().filter(|s| s.count > 1 && !s.idx.is_empty()) {
             let idx = Word::from_bits((*s.idx).clone());
             let idx = Val::Int(
                 Scalar {
