@@ -98,7 +98,11 @@ fn has_long_run(split: Split, batch: Batch<'_>) -> bool {
 
 /// Whether `split` may share gaps of `batch` by owner.
 fn shares_gaps(split: Split, batch: Batch<'_>) -> bool {
-    split.threads > 1 && split.share_gaps && batch.and_count() >= split.min_ands
+    // (A batch of fewer gates has fewer ANDs: no need to count them.)
+    split.threads > 1
+        && split.share_gaps
+        && batch.len() >= split.min_ands
+        && batch.and_count() >= split.min_ands
 }
 
 /// Whether an engine hands `batch` (over `num_wires` labels) to its
@@ -106,7 +110,14 @@ fn shares_gaps(split: Split, batch: Batch<'_>) -> bool {
 /// for here, so made when the batch comes again. Unplanned, gaps run in
 /// the engine's steps (and report progress step by step), as they would
 /// on the splitter's part 0.
+#[inline]
 fn goes_to_splitter(split: Split, batch: Batch<'_>, num_wires: usize) -> bool {
+    // Most batches of a loop body are short: neither a long AND run nor
+    // enough ANDs to share in fewer gates than that (checked first, as
+    // this runs for every batch).
+    if split.threads < 2 || batch.len() < split.min_ands {
+        return false;
+    }
     has_long_run(split, batch)
         || (shares_gaps(split, batch)
             && batch
