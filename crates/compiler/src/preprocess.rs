@@ -20,6 +20,27 @@ struct Macro {
     body: Vec<Token>,
 }
 
+/// The macros C defines before the first line (as gcc does, with C17):
+/// `__STDC__`, `__STDC_VERSION__`, `__STDC_HOSTED__`. (`__LINE__` is
+/// replaced where it is expanded.)
+fn predefined() -> HashMap<String, Macro> {
+    let number = |v: u64, longs: u8| Macro {
+        params: None,
+        variadic: false,
+        body: vec![Token {
+            tok: Tok::Int(v, false, longs),
+            loc: Loc::default(),
+            line_start: false,
+            space_before: true,
+        }],
+    };
+    let mut macros = HashMap::default();
+    macros.insert("__STDC__".to_string(), number(1, 0));
+    macros.insert("__STDC_VERSION__".to_string(), number(201710, 1));
+    macros.insert("__STDC_HOSTED__".to_string(), number(1, 0));
+    macros
+}
+
 /// Largest source file read, the main file or an included one (bytes).
 pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
 
@@ -91,7 +112,7 @@ impl Preprocessor {
     pub fn with(include_dirs: Vec<PathBuf>, max_tokens: usize) -> Preprocessor {
         Preprocessor {
             files: Vec::new(),
-            macros: HashMap::new(),
+            macros: predefined(),
             depth: 0,
             include_dirs,
             max_tokens,
@@ -399,7 +420,14 @@ impl Preprocessor {
                 continue;
             }
             let Some(m) = self.macros.get(name) else {
-                out.push(t);
+                let line = u64::from(t.loc.line);
+                out.push(match name == "__LINE__" {
+                    true => Token {
+                        tok: Tok::Int(line, false, 0),
+                        ..t
+                    },
+                    false => t,
+                });
                 continue;
             };
             let mut new_hs = (*hs).clone();

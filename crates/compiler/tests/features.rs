@@ -242,6 +242,51 @@ O mpc_main(V INPUT_A, T INPUT_B)
     agree("secret_pointers", src, &default());
 }
 
+/// The preprocessor's conditionals, line splices, `#undef` and
+/// statement-like macros, against gcc; the predefined macros (`__LINE__`
+/// is where the compiled file has it, so not against gcc's harness, which
+/// adds lines before it).
+#[test]
+fn preprocessor_and_predefined_macros() {
+    let src = r#"
+#include <stdint.h>
+#ifndef GUARD
+#define GUARD
+#define SWAP(a, b) do { int32_t _t = (a); (a) = (b); (b) = _t; } while (0)
+#define SUM3(x, y, z) \
+    ((x) + \
+     (y) + (z))
+#endif
+#define TMP 5
+#undef TMP
+#define TMP 7
+#if defined(GUARD) && TMP == 7 && __STDC__ && __STDC_VERSION__ >= 201112L
+#define OK 1
+#elif TMP > 10
+#define OK 2
+#else
+#define OK 3
+#endif
+int32_t mpc_main(int32_t INPUT_A, int32_t INPUT_B)
+{
+    int32_t a = INPUT_A, b = INPUT_B;
+    if (a > b) SWAP(a, b);
+    return SUM3(a, b * 2, OK) + TMP;
+}
+"#;
+    agree("preprocessor", src, &default());
+    let lines = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n\n    return __LINE__ * 100 + INPUT_A + INPUT_B;\n}\n";
+    let p = compile(lines, "lines.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    let r = run(
+        &p,
+        &[
+            ("INPUT_A".into(), "5".into()),
+            ("INPUT_B".into(), "1".into()),
+        ],
+    );
+    assert_eq!(circuit_lines(&p, &r), ["406"]);
+}
+
 #[test]
 fn memcpy_memset_and_layout() {
     let src = r#"
