@@ -134,7 +134,7 @@ impl<'p> Lower<'p> {
     /// Writes string `bytes` into the array of `n` elements of type `elem`
     /// at `leaf` of `obj`: the bytes, then NULs to the end (C drops the
     /// terminating NUL when the array has no room for it).
-    fn initialize_chars(
+    pub(super) fn initialize_chars(
         &mut self,
         obj: usize,
         leaf: usize,

@@ -423,7 +423,7 @@ impl<'p> Lower<'p> {
             (Slot::Ptr(p), Slot::Ptr(q)) => Ok(Slot::Ptr(self.mux_pointer(c, p, q, loc)?)),
             _ => err(
                 loc,
-                "a value that is a pointer or not depending on a secret condition",
+                "a value that is a pointer on one side of a secret branch and an integer on the other",
             ),
         }
     }
@@ -444,22 +444,9 @@ impl<'p> Lower<'p> {
         }
         let base = p.leaf.min(q.leaf);
         let (obj, leaf) = (p.obj, base);
-        if p.sec.is_empty() && q.sec.is_empty() {
-            // One bit picks one of two positions.
-            let (pick, apart) = match p.leaf > q.leaf {
-                true => (c, p.leaf - q.leaf),
-                false => (self.b.not(c), q.leaf - p.leaf),
-            };
-            self.note_fact(&[obj as i128, leaf as i128, apart as i128]);
-            let sec = vec![SecIdx {
-                idx: Rc::new(vec![pick]),
-                stride: apart as usize,
-                count: 2,
-            }];
-            return Ok(Ptr { obj, leaf, sec });
-        }
         // Each pointer's distance from `base`, in steps of `step`, as a
-        // word; the pointer is `base` plus the one the condition picks.
+        // word; the pointer is `base` plus the one the condition picks (of
+        // two public positions: one bit, as the constants fold).
         let step = [p, q]
             .iter()
             .flat_map(|x| {

@@ -24,26 +24,16 @@ impl<'p> Lower<'p> {
             },
             ExprKind::Str(bytes) => {
                 let ty = string_type(bytes);
-                let obj = self.new_object(&ty, e.loc)?;
-                let init = Init::Expr(e.clone());
-                self.initialize(obj, 0, &ty, &init)?;
-                Ok(Place {
-                    obj,
-                    leaf: 0,
-                    sec: Vec::new(),
-                    ty,
+                self.unnamed_object(ty, e.loc, |l, obj, ty| {
+                    let CType::Array(elem, n) = ty else {
+                        unreachable!("a string literal is an array")
+                    };
+                    l.initialize_chars(obj, 0, elem, *n, bytes, e.loc)
                 })
             }
             ExprKind::Compound(t, init) => {
                 let ty = self.resolve_type(t, Some(init), e.loc)?;
-                let obj = self.new_object(&ty, e.loc)?;
-                self.initialize(obj, 0, &ty, init)?;
-                Ok(Place {
-                    obj,
-                    leaf: 0,
-                    sec: Vec::new(),
-                    ty,
-                })
+                self.unnamed_object(ty, e.loc, |l, obj, ty| l.initialize(obj, 0, ty, init))
             }
             ExprKind::Index(a, i) => {
                 let iv = self.eval(i)?;
@@ -159,6 +149,24 @@ impl<'p> Lower<'p> {
             leaf: p.leaf,
             sec: p.sec,
             ty: t,
+        })
+    }
+
+    /// A new object of type `ty` (a string or compound literal) that
+    /// `fill` initializes, as a place.
+    fn unnamed_object(
+        &mut self,
+        ty: CType,
+        loc: Loc,
+        fill: impl FnOnce(&mut Self, usize, &CType) -> DResult<()>,
+    ) -> DResult<Place> {
+        let obj = self.new_object(&ty, loc)?;
+        fill(self, obj, &ty)?;
+        Ok(Place {
+            obj,
+            leaf: 0,
+            sec: Vec::new(),
+            ty,
         })
     }
 

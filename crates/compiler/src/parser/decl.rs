@@ -509,10 +509,9 @@ impl Parser<'_> {
     /// A `_Static_assert(condition, "message");` (or `static_assert`, the
     /// message optional as in C23) at the current token, if there is one:
     /// checked here when the condition is a constant the parser can
-    /// evaluate (`None` then); else, in a block, left to the lowering as a
-    /// statement (`sizeof x` needs the type of `x`), and at file scope an
-    /// error.
-    pub(super) fn static_assertion(&mut self, in_block: bool) -> DResult<Option<Option<StmtKind>>> {
+    /// evaluate; else, in a block, left to the lowering as a statement
+    /// (`sizeof x` needs the type of `x`), and at file scope an error.
+    pub(super) fn static_assertion(&mut self, in_block: bool) -> DResult<Option<Assertion>> {
         if !(self.is_word("_Static_assert") || self.is_word("static_assert")) {
             return Ok(None);
         }
@@ -531,8 +530,10 @@ impl Parser<'_> {
         self.expect(";")?;
         match const_eval(&condition) {
             Some(0) => err(loc, static_assertion_failed(&message)),
-            Some(_) => Ok(Some(None)),
-            None if in_block => Ok(Some(Some(StmtKind::StaticAssert(condition, message)))),
+            Some(_) => Ok(Some(Assertion::Checked)),
+            None if in_block => Ok(Some(Assertion::Deferred(StmtKind::StaticAssert(
+                condition, message,
+            )))),
             None => err(
                 condition.loc,
                 "the static assertion's condition is not a constant",
@@ -634,6 +635,14 @@ impl Parser<'_> {
         }
         Ok(Init::List(items, loc))
     }
+}
+
+/// A static assertion the parser read (see [`Parser::static_assertion`]).
+pub(super) enum Assertion {
+    /// Checked (and it holds).
+    Checked,
+    /// Left to the lowering, as this statement.
+    Deferred(StmtKind),
 }
 
 /// A parameter as [`Parser::take_params`] reads it.

@@ -1,5 +1,6 @@
 //! Statements: blocks and control flow.
 
+use super::decl::Assertion;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult};
@@ -38,10 +39,11 @@ impl Parser<'_> {
             });
         }
         if let Some(assertion) = self.static_assertion(true)? {
-            return Ok(Stmt {
-                kind: assertion.unwrap_or(StmtKind::Empty),
-                loc,
-            });
+            let kind = match assertion {
+                Assertion::Checked => StmtKind::Empty,
+                Assertion::Deferred(kind) => kind,
+            };
+            return Ok(Stmt { kind, loc });
         }
         if self.starts_type() {
             return self.local_decl();
