@@ -11,6 +11,11 @@
 //! - as the amount of a shift (`x >> i`, `(e >> (31 - i)) & 1`), affine in
 //!   it too.
 //!
+//! A loop whose body uses the variable in any other way (`i ^ j` as an
+//! index, `if (i & k)`, `t += i * x`) is a candidate too, but its
+//! iterations cannot be told from two of them: each one is probed (see
+//! [`Induction::each`]).
+//!
 //! The body may not change the loop variable, take its address, declare
 //! inputs or outputs, `return`, or `break` out of the loop. Everything else
 //! the iterations depend on is public state or secret values, which the
@@ -39,6 +44,11 @@ pub struct Induction {
     /// Where the variable's value is stored into an array element
     /// (`row[0] = i`): its uses there, by location.
     pub stored: HashSet<Loc>,
+    /// Whether the body uses the variable other than affinely to say where
+    /// it reads and writes (or as a shift amount or stored value): then
+    /// what an iteration does is known only by lowering it, and every
+    /// iteration is probed.
+    pub each: bool,
 }
 
 /// Whether the loop `for (...; cond; step) body` may be kept, and how its
@@ -60,6 +70,7 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
         bound_vars: idents(bound),
         shifts: HashSet::default(),
         stored: HashSet::default(),
+        each: false,
         loops: 0,
         switches: 0,
     };
@@ -71,6 +82,7 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
         step,
         shifts: check.shifts,
         stored: check.stored,
+        each: check.each,
     })
 }
 
@@ -186,6 +198,7 @@ struct Check<'a> {
     bound_vars: HashSet<String>,
     shifts: HashSet<Loc>,
     stored: HashSet<Loc>,
+    each: bool,
     loops: u32,
     switches: u32,
 }
@@ -281,28 +294,23 @@ impl Check<'_> {
     fn expr(&mut self, e: &Expr) -> Result<(), String> {
         let var = self.var;
         match &e.kind {
-            ExprKind::Ident(v) if v == var => Err(format!(
-                "'{var}' is used other than to index an array, as a shift amount or as a value stored into an array"
-            )),
+            ExprKind::Ident(v) if v == var => {
+                // Any other use: each iteration is probed.
+                self.each = true;
+                Ok(())
+            }
             ExprKind::Index(base, sub) => {
                 self.expr(base)?;
-                if bare(sub, var) {
-                    if affine(sub, var) {
-                        self.free_parts(sub)
-                    } else {
-                        Err(format!("an index is not affine in '{var}'"))
-                    }
+                if bare(sub, var) && affine(sub, var) {
+                    self.free_parts(sub)
                 } else {
                     self.expr(sub)
                 }
             }
             ExprKind::Binary(BinOp::Shl | BinOp::Shr, x, amount)
             | ExprKind::Assign(Some(BinOp::Shl | BinOp::Shr), x, amount)
-                if bare(amount, var) =>
+                if bare(amount, var) && affine(amount, var) =>
             {
-                if !affine(amount, var) {
-                    return Err(format!("a shift amount is not affine in '{var}'"));
-                }
                 self.shifts.insert(e.loc);
                 self.expr(x)?;
                 self.free_parts(amount)

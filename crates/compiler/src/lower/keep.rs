@@ -23,6 +23,7 @@
 //! steady after three iterations, so a loop of a billion iterations costs
 //! no more to compile than one of three.
 
+mod each;
 mod make;
 mod run;
 mod simulate;
@@ -47,6 +48,9 @@ pub struct LoopReport {
     pub blocks: Vec<(u64, bool)>,
     /// Iterations unrolled.
     pub unrolled: u64,
+    /// Iterations that do nothing (a public condition disabled them): no
+    /// block has an instance for them.
+    pub disabled: u64,
     /// Why iterations were unrolled (or the loop was not kept at all).
     pub why: Option<String>,
 }
@@ -116,9 +120,16 @@ impl<'p> Lower<'p> {
             iterations: counted.trips,
             blocks: Vec::new(),
             unrolled: 0,
+            disabled: 0,
             why: None,
         };
         let mut extras = Vec::new();
+        if ind.each {
+            let found = (&mut extras, &mut report);
+            let outcome = self.keep_each(&counted, &setup, &mut each, found)?;
+            self.end_loop(&counted, &outcome, None, &mut report);
+            return Ok(Some((outcome, extras, report)));
+        }
         // The template of the previous iteration, if it was inlined alone
         // (a run starts if the next one matches it).
         let mut prev: Option<Probe> = None;
@@ -215,6 +226,7 @@ impl<'p> Lower<'p> {
         for m in range {
             self.set_induction(c, m);
             extras.push(each(self)?);
+            self.check_gates(c.loc)?;
         }
         Ok(())
     }
@@ -240,6 +252,7 @@ impl<'p> Lower<'p> {
             if run.is_steady() {
                 run.count += c.trips - m;
                 m = c.trips;
+                run.end = m;
             }
         }
         Ok(m)
@@ -263,8 +276,8 @@ impl<'p> Lower<'p> {
         // Lowered plainly, its iterations share gates with the rest and
         // are lowered for their own ranges.
         report.unrolled += run.count;
-        let (start, count, probe) = self.undo_run(run);
-        self.unroll(c, start..start + count, each, extras)?;
+        let (start, end, probe) = self.undo_run(run);
+        self.unroll(c, start..end, each, extras)?;
         Ok(probe)
     }
 
@@ -372,14 +385,14 @@ impl<'p> Lower<'p> {
     }
 
     /// Restores what `run`'s iterations overwrote; returns its first
-    /// iteration, its iterations and its template.
+    /// iteration, one past its last and its template.
     fn undo_run(&mut self, run: Run) -> (u64, u64, Probe) {
-        let (start, count) = (run.start, run.count);
+        let (start, end) = (run.start, run.end);
         let (probe, overwritten) = run.into_parts();
         for ((obj, leaf), old) in overwritten.into_iter().rev() {
             self.write_slot(obj, leaf, old);
         }
-        (start, count, probe)
+        (start, end, probe)
     }
 
     /// Whether `probe` (of a later iteration) read anything `run`'s

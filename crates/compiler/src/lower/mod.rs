@@ -21,12 +21,14 @@ use crate::parser::const_eval;
 use crate::types::{CType, Scalar};
 use crate::value::{mux_word, Ptr, SecIdx, Slot, Val, Word};
 use crate::CompileOptions;
+use merges::Merges;
 
 mod budget;
 mod call;
 mod decl;
 mod expr;
 mod keep;
+mod merges;
 mod operator;
 mod place;
 mod probe;
@@ -116,9 +118,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         steps: 0,
         speculative: 0,
         leaves: 0,
-        merged: HashMap::default(),
-        by_sel: HashMap::default(),
-        implied: HashMap::default(),
+        merges: Merges::default(),
         probes: Vec::new(),
         first_input: None,
         loops: BTreeMap::new(),
@@ -153,12 +153,8 @@ struct Lower<'p> {
     speculative: u64,
     /// Leaves of the objects in `objs`.
     leaves: u64,
-    /// Locations holding a merge `sel ? t : e`: (sel, t, e, merged value).
-    merged: HashMap<(usize, usize), (Bit, Slot, Slot, Slot)>,
-    /// The locations of `merged` by selector.
-    by_sel: HashMap<Bit, Vec<(usize, usize)>>,
-    /// "Still running" conditions and an earlier one each implies.
-    implied: HashMap<Bit, Bit>,
+    /// Locations holding secret merges, and implied conditions.
+    merges: Merges,
     /// The probes running (see [`probe`]), innermost last.
     probes: Vec<probe::ProbeState>,
     /// The program's first input wire (to make constants from).
@@ -348,8 +344,8 @@ impl<'p> Lower<'p> {
             let e = else_vals.get(&k).unwrap_or(&old).clone();
             let m = self.merge_slot(c, &t, &e, loc)?;
             if m != t && m != e {
-                self.merged.insert(k, (c, t, e, m.clone()));
-                self.by_sel.entry(c).or_default().push(k);
+                let logged = !self.probes.is_empty();
+                self.merges.insert(k, (c, t, e, m.clone()), logged);
             }
             self.write_slot(k.0, k.1, m);
         }
@@ -366,7 +362,7 @@ impl<'p> Lower<'p> {
         let mut chain = vec![c];
         if holds {
             let mut at = c;
-            while let Some(&p) = self.implied.get(&at) {
+            while let Some(p) = self.merges.implied_by(at) {
                 if chain.len() >= 16 || chain.contains(&p) {
                     break;
                 }
@@ -376,9 +372,8 @@ impl<'p> Lower<'p> {
         }
         let mut given = Vec::new();
         for sel in chain {
-            let keys = self.by_sel.get(&sel).cloned().unwrap_or_default();
-            for k in keys {
-                let Some((s2, t, e, m)) = self.merged.get(&k).cloned() else {
+            for k in self.merges.keys_of(sel) {
+                let Some((s2, t, e, m)) = self.merges.get(k).cloned() else {
                     continue;
                 };
                 if s2 != sel || given.iter().any(|(g, _)| *g == k) {
@@ -399,7 +394,8 @@ impl<'p> Lower<'p> {
     fn note_implied(&mut self, before: Bit) {
         let now = self.alive();
         if now != before && matches!(now, Bit::Wire(_)) && matches!(before, Bit::Wire(_)) {
-            self.implied.insert(now, before);
+            let logged = !self.probes.is_empty();
+            self.merges.imply(now, before, logged);
         }
     }
 

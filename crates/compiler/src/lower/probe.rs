@@ -33,6 +33,8 @@ pub(super) struct ProbeState {
     setup: Rc<Setup>,
     /// The frame of the probe's gates.
     mark: FrameMark,
+    /// Where the merges' log stood when it began.
+    merges: usize,
     /// Order of reads and writes.
     seq: u32,
     observed: HashMap<(usize, usize), usize>,
@@ -232,6 +234,7 @@ impl<'p> Lower<'p> {
             outer_objs: self.objs.len(),
             setup,
             mark,
+            merges: self.merges.mark(),
             seq: 0,
             observed: HashMap::default(),
             written: BTreeMap::new(),
@@ -300,7 +303,7 @@ impl<'p> Lower<'p> {
         }
         let frame = self.b.end_frame(st.mark);
         let tape = Tape::end();
-        self.forget_probe(st.outer_objs, st.inputs.first().copied());
+        self.forget_probe(st.outer_objs, st.inputs.first().copied(), st.merges);
         let mut failed = st.failed;
         if let Some(w) = outside_wire(&frame, &st.inputs, &writes, &extras) {
             failed.get_or_insert_with(|| {
@@ -328,16 +331,12 @@ impl<'p> Lower<'p> {
 
     /// Drops what the lowering learnt inside a probe: its objects and the
     /// merges and implications over its wires (from `first_wire` on).
-    fn forget_probe(&mut self, outer_objs: usize, first_wire: Option<Wire>) {
+    fn forget_probe(&mut self, outer_objs: usize, first_wire: Option<Wire>, mark: usize) {
         self.truncate_objects(outer_objs);
-        let inner = |b: &Bit| matches!((b, first_wire), (Bit::Wire(w), Some(f)) if *w >= f);
-        self.merged
-            .retain(|k, (c, ..)| k.0 < outer_objs && !inner(c));
-        self.by_sel.retain(|c, _| !inner(c));
-        for keys in self.by_sel.values_mut() {
-            keys.retain(|k| k.0 < outer_objs);
+        self.merges.forget(mark, outer_objs, first_wire);
+        if self.probes.is_empty() {
+            self.merges.settle();
         }
-        self.implied.retain(|c, p| !inner(c) && !inner(p));
     }
 
     /// Before location `(obj, leaf)` is read: makes the read an

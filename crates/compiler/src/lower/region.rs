@@ -43,7 +43,9 @@ impl<'p> Lower<'p> {
         } else {
             match (loops::analyze(cond, step, body), cond, step) {
                 (Ok(ind), Some(cond), Some(step)) => {
-                    let plan = if self.opts.regions {
+                    // A loop whose iterations are probed one by one is
+                    // kept from runs of its iterations, not as a region.
+                    let plan = if self.opts.regions && !ind.each {
                         let outer = |n: &str| self.lookup(n).map(|(_, t)| t);
                         regions::analyze(init, Some(cond), Some(step), body, &outer, &self.funcs)
                             .ok()
@@ -66,6 +68,7 @@ impl<'p> Lower<'p> {
                 iterations: 0,
                 blocks: Vec::new(),
                 unrolled: 0,
+                disabled: 0,
                 why: Some(why),
             },
         );

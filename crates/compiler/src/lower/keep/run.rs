@@ -159,6 +159,25 @@ impl Steps {
     }
 }
 
+/// The addresses and shift amounts of one iteration, from its own probe.
+pub(super) struct Explicit {
+    observations: Vec<i64>,
+    writes: Vec<i64>,
+    amounts: Vec<i128>,
+}
+
+impl Explicit {
+    /// What `probe` (of an iteration matching the run's template) reads,
+    /// writes and shifts by.
+    pub(super) fn of(probe: &Probe) -> Explicit {
+        Explicit {
+            observations: probe.observations.iter().map(|o| o.at.leaf).collect(),
+            writes: probe.writes.iter().map(|w| w.at.leaf).collect(),
+            amounts: probe.derived.iter().map(|d| d.amount).collect(),
+        }
+    }
+}
+
 /// A run of iterations lowered by one template.
 pub(super) struct Run {
     pub probe: Probe,
@@ -166,11 +185,18 @@ pub(super) struct Run {
     pub start: u64,
     /// Iterations covered.
     pub count: u64,
+    /// One past the last iteration (of the loop) covered: `start + count`,
+    /// but for a run of probed iterations that skipped disabled ones.
+    pub end: u64,
     /// Iterations simulated (the rest of a steady run continue the last).
     pub simulated: u64,
     pub obs_delta: Vec<i64>,
     pub write_delta: Vec<i64>,
     pub derived_delta: Vec<i128>,
+    /// Where the next iteration reads and writes, and its shift amounts,
+    /// when its own probe says so (a loop whose every iteration is probed)
+    /// rather than the steps.
+    pub(super) explicit: Option<Explicit>,
     /// The template's wires that its writes and extras hold: its outputs.
     pub outputs: Vec<Wire>,
     pub out_index: HashMap<Wire, u32>,
@@ -238,6 +264,8 @@ impl Run {
             probe,
             start,
             count: 0,
+            end: start,
+            explicit: None,
             simulated: 0,
             outputs,
             out_index,
@@ -269,6 +297,30 @@ impl Run {
                     self.alias_pairs.push((o, w));
                 }
             }
+        }
+    }
+
+    /// The leaf observation `o` reads in iteration `j` of the run.
+    pub(super) fn obs_leaf(&self, o: usize, j: u64) -> i64 {
+        match &self.explicit {
+            Some(e) => e.observations[o],
+            None => self.probe.observations[o].at.leaf + self.obs_delta[o] * j as i64,
+        }
+    }
+
+    /// The leaf write `w` writes in iteration `j` of the run.
+    pub(super) fn write_leaf(&self, w: usize, j: u64) -> i64 {
+        match &self.explicit {
+            Some(e) => e.writes[w],
+            None => self.probe.writes[w].at.leaf + self.write_delta[w] * j as i64,
+        }
+    }
+
+    /// The amount derived shift `d` shifts by in iteration `j` of the run.
+    pub(super) fn amount(&self, d: usize, j: u64) -> i128 {
+        match &self.explicit {
+            Some(e) => e.amounts[d],
+            None => self.probe.derived[d].amount + self.derived_delta[d] * j as i128,
         }
     }
 

@@ -2,7 +2,7 @@
 //! lowering it, when what it reads has the template's shapes.
 
 use super::super::probe::{padded_form, MARKER_BASE};
-use super::run::{Address, Run, NOT_AN_INPUT};
+use super::run::{Run, NOT_AN_INPUT};
 use super::*;
 use crate::range::Range;
 
@@ -17,7 +17,7 @@ impl Lower<'_> {
     /// held before is kept in the run, to undo it). Returns whether it did.
     pub(super) fn simulate(&mut self, run: &mut Run, (c, m): (&Counted, u64)) -> DResult<bool> {
         self.step(c.loc)?;
-        let j = m - run.start;
+        let j = run.simulated;
         if !self.fits(run, j) {
             return Ok(false);
         }
@@ -44,6 +44,7 @@ impl Lower<'_> {
             self.write_slot(obj, leaf, value);
         }
         run.record(j, origin, extras, left);
+        run.end = m + 1;
         Ok(true)
     }
 
@@ -57,16 +58,14 @@ impl Lower<'_> {
     fn fits(&self, run: &Run, j: u64) -> bool {
         let p = &run.probe;
         for &(o, w) in &run.alias_pairs {
-            if leaf_at(p.observations[o].at, run.obs_delta[o], j)
-                == leaf_at(p.writes[w].at, run.write_delta[w], j)
-            {
+            if run.obs_leaf(o, j) == run.write_leaf(w, j) {
                 return false;
             }
         }
         !p.writes
             .iter()
-            .zip(&run.write_delta)
-            .any(|(w, &d)| !self.in_bounds(w.at.obj, leaf_at(w.at, d, j)))
+            .enumerate()
+            .any(|(k, w)| !self.in_bounds(w.at.obj, run.write_leaf(k, j)))
     }
 
     /// Reads what iteration `j` of `run` observes, if every observation has
@@ -80,7 +79,7 @@ impl Lower<'_> {
         let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
         let (mut buf, mut seen) = (Vec::new(), Vec::new());
         for (o, obs) in p.observations.iter().enumerate() {
-            let leaf = leaf_at(obs.at, run.obs_delta[o], j);
+            let leaf = run.obs_leaf(o, j);
             if !self.in_bounds(obs.at.obj, leaf) {
                 return None;
             }
@@ -131,19 +130,13 @@ impl Lower<'_> {
     }
 }
 
-/// The leaf that address `a` of the template, moving by `delta` an
-/// iteration, is at in iteration `j` of the run.
-fn leaf_at(a: Address, delta: i64, j: u64) -> i64 {
-    a.leaf + delta * j as i64
-}
-
 /// The origin of every input of `run`'s template in iteration `j`: what
 /// the iteration read (`origin`), completed by the derived inputs (bits of
 /// other inputs, shifted by the iteration's amount); an input of unknown
 /// origin is 0.
 fn input_origins(run: &Run, j: u64, mut origin: Vec<Option<Bit>>) -> Vec<Bit> {
     for (d, der) in run.probe.derived.iter().enumerate() {
-        let amount = der.amount + run.derived_delta[d] * j as i128;
+        let amount = run.amount(d, j);
         for (bit, &f) in der.fresh.iter().enumerate() {
             origin[run.in_index[&f]] = Some(match der.bit(bit, amount) {
                 Bit::Wire(s) => origin[run.in_index[&s]].unwrap_or(Bit::Const(false)),
@@ -184,7 +177,7 @@ fn apply_template(run: &Run, j: u64, origin: &[Bit], ranges: &[Range]) -> Applie
     };
     let mut writes = Vec::with_capacity(p.writes.len());
     for (w, write) in p.writes.iter().enumerate() {
-        let leaf = leaf_at(write.at, run.write_delta[w], j) as usize;
+        let leaf = run.write_leaf(w, j) as usize;
         let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
         let value = own(&write.value.map_bits(&mut |b| resolve(b)), keep);
         writes.push(((write.at.obj, leaf), value));
