@@ -213,6 +213,9 @@ pub struct LoopVerdict {
     pub blocks: Vec<(u64, bool)>,
     /// Iterations unrolled.
     pub unrolled: u64,
+    /// Iterations that do nothing (a public condition disabled them), so
+    /// that no block has an instance for them.
+    pub disabled: u64,
     /// Why it was not kept, or not all of it.
     pub why: Option<String>,
 }
@@ -334,6 +337,7 @@ fn compile_inner(
             iterations: r.iterations,
             blocks: r.blocks,
             unrolled: r.unrolled,
+            disabled: r.disabled,
             why: r.why,
         })
         .collect();

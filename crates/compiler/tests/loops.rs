@@ -19,6 +19,9 @@ fn compiled(src: &str, name: &str, opts: &CompileOptions) -> CompiledProgram {
 fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
     let (mut kept, mut unrolled, mut blocks) = (0, 0, 0);
+    // Kept sorting networks: loops whose skipped iterations make no block
+    // instance.
+    let mut networks = 0;
     for round in 0..60 {
         let src = random_loop_program(&mut rng);
         let name = format!("loops{round}.c");
@@ -43,15 +46,24 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
         kept += with.loops.iter().filter(|l| l.kept()).count();
         unrolled += with.loops.iter().filter(|l| !l.kept()).count();
         blocks += with.program.blocks.len();
+        networks += with
+            .loops
+            .iter()
+            .filter(|l| l.kept() && l.disabled > 0)
+            .count();
         // Kept loops compute the same gates, but for sharing the unrolled
         // form finds across iterations (and reductions rebuilt as trees).
         // A known exception: repeated squaring modulo 2^w, whose unrolled
         // iterations collapse bit by bit (bit i of a square depends only
-        // on bits up to i) in a way one body cannot; checked for gcc's
-        // results only.
+        // on bits up to i) in a way one body cannot; and merges reading at
+        // secret positions, whose ranges (how far each array has been
+        // taken) grow every iteration, where a body serves several
+        // iterations only over a wider range (a mux over more positions;
+        // see docs/loops.md). Both are checked for gcc's results only.
         let (a, b) = (with.program.and_count(), flat.program.and_count());
+        let known = squares_a_carried_value(&src) || src.contains("takea");
         assert!(
-            squares_a_carried_value(&src) || a * 100 <= b * 110 + 1000,
+            known || a * 100 <= b * 110 + 1000,
             "round {round}: {a} AND gates kept, {b} unrolled\n{src}"
         );
         agree_with_gcc(
@@ -63,8 +75,8 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
         );
     }
     assert!(
-        kept > 60 && unrolled > 20 && blocks > 60,
-        "{kept} kept, {unrolled} unrolled, {blocks} blocks"
+        kept > 60 && unrolled > 20 && blocks > 60 && networks >= 3,
+        "{kept} kept, {unrolled} unrolled, {blocks} blocks, {networks} networks"
     );
 }
 
@@ -147,9 +159,10 @@ fn examples_keep_the_loops_they_should() {
 }
 
 /// A loop that uses its variable as a value (other than storing it) is
-/// unrolled, and says so.
+/// probed iteration by iteration; when every iteration lowers to other
+/// gates it is unrolled, and says so.
 #[test]
-fn loops_computing_with_their_variable_are_unrolled() {
+fn loops_whose_iterations_all_differ_are_unrolled() {
     let src = "#include <stdint.h>\nint32_t mpc_main(int32_t INPUT_A, int32_t INPUT_B) {\n    int32_t t = 0;\n    for (int i = 0; i < 8; i++)\n        t += i * INPUT_A + INPUT_B;\n    return t;\n}\n";
     let p = compiled(src, "value.c", &CompileOptions::default());
     let l = &p.loops[0];
@@ -157,10 +170,45 @@ fn loops_computing_with_their_variable_are_unrolled() {
         !l.kept()
             && l.why
                 .as_deref()
-                .is_some_and(|w| w.contains("used other than")),
+                .is_some_and(|w| w.contains("lower alike are shorter")),
         "{l:?}"
     );
     agree_with_gcc(src, &[&p], 3, 4, "value");
+}
+
+/// A bitonic sort of 64 values, written as the textbook loop nest: the
+/// inner loop computes its partner (`i ^ j`), skips half its iterations
+/// (`l > i`) and picks a direction (`i & k`) from its counters. Its long
+/// runs are kept as regions without an instance for a skipped iteration,
+/// with exactly the AND gates of the unrolled sort, and it sorts as gcc
+/// does.
+#[test]
+fn a_bitonic_sort_keeps_its_inner_loops() {
+    let src = "#include <stdint.h>\n#define N 64\ntypedef struct { uint32_t v[N / 2]; } Half;\ntypedef struct { uint32_t v[N]; } All;\nAll mpc_main(Half INPUT_A, Half INPUT_B) {\n    All a;\n    for (int i = 0; i < N / 2; i++) { a.v[i] = INPUT_A.v[i]; a.v[i + N / 2] = INPUT_B.v[i]; }\n    for (int k = 2; k <= N; k <<= 1)\n        for (int j = k >> 1; j > 0; j >>= 1)\n            for (int i = 0; i < N; i++) {\n                int l = i ^ j;\n                if (l > i) {\n                    uint32_t x = a.v[i], y = a.v[l];\n                    if (((i & k) == 0) == (x > y)) { a.v[i] = y; a.v[l] = x; }\n                }\n            }\n    return a;\n}\n";
+    let p = compiled(src, "bitonic.c", &CompileOptions::default());
+    let flat = compiled(
+        src,
+        "bitonic.c",
+        &CompileOptions {
+            loops: false,
+            ..CompileOptions::default()
+        },
+    );
+    // 21 stages of 32 compare-swaps of 64 AND gates.
+    assert_eq!(flat.program.and_count(), 21 * 32 * 64);
+    assert_eq!(p.program.and_count(), flat.program.and_count());
+    // The last stage (k = 64, j = 1): one region of its 32 active
+    // iterations; the 32 others are skipped.
+    let inner = p
+        .loops
+        .iter()
+        .find(|l| l.line == 10)
+        .expect("the inner loop");
+    assert_eq!(inner.blocks, vec![(32, true)], "{inner:?}");
+    assert_eq!((inner.disabled, inner.unrolled), (32, 0), "{inner:?}");
+    let regions = p.program.blocks.iter().filter(|b| b.parallel).count();
+    assert!(regions >= 10, "{regions} regions");
+    agree_with_gcc(src, &[&p, &flat], 4, 9, "bitonic");
 }
 
 /// A multiply chain of 10^5 iterations compiles to a loop of its own, in

@@ -2,8 +2,10 @@
 //! `for` loops whose bodies use the loop variable to index arrays and to
 //! shift, with values carried from one iteration to the next (scalars and
 //! array elements), independent iterations, reductions, nested loops,
-//! secret branches and `continue` — and now and then a use of the loop
-//! variable as a value, so that some loops must be unrolled.
+//! secret branches and `continue`; loops that compute with their
+//! variable (sorting networks whose partners and directions are functions
+//! of the counters, counter-affine sums); merges that read at secret
+//! positions.
 
 use rand::Rng;
 
@@ -91,7 +93,7 @@ impl LoopGen {
         let acc = self.acc_ty;
         let (x, y) = (self.value(rng, &i, None), self.value(rng, &i, None));
         let op = Self::op(rng);
-        let text = match rng.gen_range(0..11) {
+        let text = match rng.gen_range(0..14) {
             // A carried scalar (a chain).
             0 => format!(
                 "    for (int {i} = 0; {i} < N; {i}++)\n        t = t * {x} {op} {y};\n"
@@ -131,8 +133,17 @@ impl LoopGen {
                     "    for (int {i} = 1; {i} < N; {i}++) {{\n        a[0] = {i};\n        for (int {j} = 1; {j} < N; {j}++) {{\n            {acc} d = a[{j} - 1] + 1;\n            {acc} e = a[{j}] + (({acc})INPUT_A.x[{j}] != ({acc})INPUT_B.x[{i}]);\n            a[{j}] = d < e ? d : e;\n        }}\n    }}\n"
                 )
             }
-            // The loop variable as a value: must be unrolled.
+            // The loop variable as a value.
             7 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        t += ({acc}){i} * {x};\n"),
+            11 => self.sorting_network(rng),
+            // Counter-affine values over more iterations than the arrays.
+            12 => {
+                let trips = rng.gen_range(8..40);
+                format!(
+                    "    for (int {i} = 0; {i} < {trips}; {i}++)\n        t += ({acc}){i} * ({acc})INPUT_A.x[{i} % N] + (({acc})INPUT_B.y[{i} % N] ^ ({acc}){i});\n"
+                )
+            }
+            13 => self.merge(),
             // A long carried chain.
             _ => {
                 let rounds = rng.gen_range(4..80);
@@ -142,5 +153,48 @@ impl LoopGen {
             }
         };
         self.body.push_str(&text);
+    }
+
+    /// A bitonic sorting network over 8, 16 or 32 values made from the
+    /// inputs: the partner (`i ^ j`), whether a pair is compared
+    /// (`l > i`) and its direction (`(i & k) == 0`) are functions of the
+    /// counters. The sorted values are folded into `u`.
+    fn sorting_network(&mut self, rng: &mut impl Rng) -> String {
+        let acc = self.acc_ty;
+        let (b, i, k, j) = (self.var(), self.var(), self.var(), self.var());
+        let p = [8, 16, 32][rng.gen_range(0..3)];
+        let descending = ["==", "!="][rng.gen_range(0..2)];
+        format!(
+            "    {{\n        {acc} {b}[{p}];\n        \
+             for (int {i} = 0; {i} < {p}; {i}++)\n            \
+             {b}[{i}] = ({acc})INPUT_A.x[{i} % N] * 7 + ({acc})INPUT_B.y[({i} + 1) % N];\n        \
+             for (int {k} = 2; {k} <= {p}; {k} <<= 1)\n            \
+             for (int {j} = {k} >> 1; {j} > 0; {j} >>= 1)\n                \
+             for (int {i} = 0; {i} < {p}; {i}++) {{\n                    \
+             int l = {i} ^ {j};\n                    \
+             if (l > {i}) {{\n                        \
+             {acc} x = {b}[{i}], y = {b}[l];\n                        \
+             if ((({i} & {k}) == 0) {descending} (x > y)) {{ {b}[{i}] = y; {b}[l] = x; }}\n                    \
+             }}\n                }}\n        \
+             for (int {i} = 0; {i} < {p}; {i}++)\n            \
+             u = u * 3 + {b}[{i}];\n    }}\n"
+        )
+    }
+
+    /// A merge of two arrays, reading each at a secret position (how far
+    /// it has been taken from), folded into `t`.
+    fn merge(&mut self) -> String {
+        let acc = self.acc_ty;
+        let (i, pa, pb) = (self.var(), self.var(), self.var());
+        format!(
+            "    {{\n        int {pa} = 0, {pb} = 0;\n        \
+             for (int {i} = 0; {i} < N; {i}++) {{\n            \
+             {acc} va = a[{pa} < N ? {pa} : N - 1];\n            \
+             {acc} vb = ({acc})INPUT_B.y[{pb} < N ? {pb} : N - 1];\n            \
+             int takea = {pb} >= N || ({pa} < N && va <= vb);\n            \
+             t = t * 5 + (takea ? va : vb);\n            \
+             if (takea) {pa}++; else {pb}++;\n        \
+             }}\n    }}\n"
+        )
     }
 }

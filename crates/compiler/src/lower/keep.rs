@@ -84,7 +84,8 @@ struct Counted {
 const MAX_TRIPS: u64 = 1 << 40;
 
 /// Iterations left, at least, for values of different widths to be read
-/// padded to the widest (see [`widened`]).
+/// padded to the widest, or for ranges to be widened further (see
+/// [`widened`]).
 const MIN_PADDED_TRIPS: u64 = 32;
 
 /// The most iterations of a loop that stores its variable's value (each
@@ -487,7 +488,10 @@ fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
         Widening::Wide => Widening::Bits,
         Widening::Bits => return None,
     };
-    only_ranges.then(|| Setup {
+    // Ranges widened cost AND gates in every iteration (a mux over more
+    // positions, a wider comparison): only over many iterations does that
+    // pay for itself in compile time.
+    (only_ranges && left >= MIN_PADDED_TRIPS).then(|| Setup {
         widening: further,
         ..wider
     })

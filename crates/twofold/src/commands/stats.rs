@@ -154,6 +154,9 @@ pub struct LoopStats {
     pub blocks: Vec<KeptBlock>,
     /// Iterations lowered as plain gates.
     pub unrolled: u64,
+    /// Iterations that do nothing (a public condition disabled them): no
+    /// block has an instance for them.
+    pub disabled: u64,
     /// Why it was (partly) unrolled.
     pub why: Option<String>,
 }
@@ -247,18 +250,35 @@ impl LoopStats {
                 })
                 .collect(),
             unrolled: l.unrolled,
+            disabled: l.disabled,
             why: l.why.clone(),
         }
     }
 
     /// One line on how the loop was lowered.
     fn text(&self) -> String {
-        let blocks: Vec<String> = self
-            .blocks
+        // Blocks alike in a row are counted once ("3 x region of 8").
+        let mut blocks: Vec<(usize, &KeptBlock)> = Vec::new();
+        for b in &self.blocks {
+            match blocks.last_mut() {
+                Some((n, last))
+                    if last.iterations == b.iterations && last.parallel == b.parallel =>
+                {
+                    *n += 1
+                }
+                _ => blocks.push((1, b)),
+            }
+        }
+        let blocks: Vec<String> = blocks
             .iter()
-            .map(|b| {
+            .map(|(n, b)| {
                 let kind = if b.parallel { "region" } else { "loop" };
-                format!("{kind} of {}", b.iterations)
+                let times = if *n > 1 {
+                    format!("{n} x ")
+                } else {
+                    String::new()
+                };
+                format!("{times}{kind} of {}", b.iterations)
             })
             .collect();
         let mut text = if blocks.is_empty() {
@@ -268,6 +288,9 @@ impl LoopStats {
         };
         if self.unrolled > 0 && !blocks.is_empty() {
             text += &format!("; {} iterations unrolled", self.unrolled);
+        }
+        if self.disabled > 0 {
+            text += &format!("; {} iterations do nothing", self.disabled);
         }
         if let Some(why) = &self.why {
             text += &format!(" ({why})");
