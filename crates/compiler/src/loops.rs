@@ -22,6 +22,8 @@
 //! lowering compares from one iteration to the next: the source proposes,
 //! the lowering decides (see `lower::keep`).
 
+pub mod counter;
+
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::*;
@@ -153,6 +155,17 @@ fn idents(e: &Expr) -> HashSet<String> {
         }
     });
     out
+}
+
+/// Adds the identifiers `e` mentions to `out` (once each).
+pub(crate) fn idents_of(e: &Expr, out: &mut Vec<String>) {
+    visit(e, &mut |x| {
+        if let ExprKind::Ident(v) = &x.kind {
+            if !out.contains(v) {
+                out.push(v.clone());
+            }
+        }
+    });
 }
 
 /// Calls `f` on `e` and every expression inside it.

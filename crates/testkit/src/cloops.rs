@@ -156,7 +156,8 @@ impl LoopGen {
     }
 
     /// A bitonic sorting network over 8, 16 or 32 values made from the
-    /// inputs: the partner (`i ^ j`), whether a pair is compared
+    /// inputs (each its own: with repeated values, the unrolled network
+    /// would share the gates of repeated compare-swaps): the partner (`i ^ j`), whether a pair is compared
     /// (`l > i`) and its direction (`(i & k) == 0`) are functions of the
     /// counters. The sorted values are folded into `u`.
     fn sorting_network(&mut self, rng: &mut impl Rng) -> String {
@@ -167,7 +168,7 @@ impl LoopGen {
         format!(
             "    {{\n        {acc} {b}[{p}];\n        \
              for (int {i} = 0; {i} < {p}; {i}++)\n            \
-             {b}[{i}] = ({acc})INPUT_A.x[{i} % N] * 7 + ({acc})INPUT_B.y[({i} + 1) % N];\n        \
+             {b}[{i}] = ({acc})INPUT_A.x[{i} % N] * 7 + ({acc})INPUT_B.y[({i} + 1) % N] + {i};\n        \
              for (int {k} = 2; {k} <= {p}; {k} <<= 1)\n            \
              for (int {j} = {k} >> 1; {j} > 0; {j} >>= 1)\n                \
              for (int {i} = 0; {i} < {p}; {i}++) {{\n                    \

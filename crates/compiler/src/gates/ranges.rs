@@ -12,6 +12,10 @@ const BUCKET_SHIFT: usize = 3;
 /// iterations whose ranges differ within the widened ones match).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Widening {
+    /// Not at all: a template for iterations whose ranges are the same (a
+    /// loop whose every iteration is probed, where a wider range would
+    /// cost AND gates the iterations' own do not).
+    Exact,
     /// Each bound rounded outwards to a multiple of an eighth of the
     /// largest power of two the bits allow: values whose ranges grow a
     /// little at a time (a DP row) share buckets for a while, and a bucket
@@ -32,6 +36,9 @@ pub fn bucket(r: Range, x: &[Bit], how: Widening) -> Range {
     let natural = value_range(x);
     if how == Widening::Bits {
         return natural;
+    }
+    if how == Widening::Exact {
+        return r.meet(natural);
     }
     if how == Widening::Wide {
         let up = |v: i128| {

@@ -54,6 +54,7 @@ impl<'p> Lower<'p> {
                     let obj = self.new_object(t, loc)?;
                     let p = Place {
                         obj,
+                        terms: Vec::new(),
                         leaf: 0,
                         sec: Vec::new(),
                         ty: t.clone(),
@@ -97,6 +98,7 @@ impl<'p> Lower<'p> {
             Some((obj, t)) => {
                 let p = Place {
                     obj,
+                    terms: Vec::new(),
                     leaf: 0,
                     sec: Vec::new(),
                     ty: t,

@@ -76,6 +76,9 @@ impl<'p> Lower<'p> {
     }
 
     fn eval_level(&mut self, e: &Expr) -> DResult<Val> {
+        if let Some(v) = self.general_key(e) {
+            return v;
+        }
         if let ExprKind::Ident(_) = e.kind {
             if let Some(v) = self.stored_counter(e.loc) {
                 return Ok(v);

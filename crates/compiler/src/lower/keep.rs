@@ -25,14 +25,17 @@
 
 mod each;
 mod make;
+mod replay;
 mod run;
 mod simulate;
 
+pub(super) use replay::{Recording, Term};
 pub(super) use run::Address;
 
 use super::probe::{Probe, Setup, Stored};
 use super::*;
 use crate::gates::Widening;
+use crate::loops::counter::CounterPlan;
 use crate::loops::Induction;
 use run::{Run, Steps};
 
@@ -109,7 +112,7 @@ impl<'p> Lower<'p> {
         &mut self,
         ind: &Induction,
         cond: &Expr,
-        loc: Loc,
+        (loc, counters): (Loc, Option<&CounterPlan>),
         mut each: impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
     ) -> DResult<Option<Kept>> {
         let Some(counted) = self.count_trips(ind, cond)? else {
@@ -127,7 +130,7 @@ impl<'p> Lower<'p> {
         let mut extras = Vec::new();
         if ind.each {
             let found = (&mut extras, &mut report);
-            let outcome = self.keep_each(&counted, &setup, &mut each, found)?;
+            let outcome = self.keep_each(&counted, (&setup, counters), &mut each, found)?;
             self.end_loop(&counted, &outcome, None, &mut report);
             return Ok(Some((outcome, extras, report)));
         }
@@ -440,7 +443,13 @@ fn first_setup(ind: &Induction, c: &Counted) -> Setup {
             scalar: c.scalar,
             hull: (c.first.min(last), c.first.max(last)),
         },
-        widening: Widening::Fine,
+        // Every iteration of a loop probed each is lowered alike only
+        // for its own ranges (see `keep::each`).
+        widening: if ind.each {
+            Widening::Exact
+        } else {
+            Widening::Fine
+        },
         general: HashSet::default(),
         widths: HashMap::default(),
     }
@@ -484,6 +493,7 @@ fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
     }
     let only_ranges = pairs().all(|(x, y)| x.class_shape == y.class_shape);
     let further = match setup.widening {
+        Widening::Exact => Widening::Fine,
         Widening::Fine => Widening::Wide,
         Widening::Wide => Widening::Bits,
         Widening::Bits => return None,

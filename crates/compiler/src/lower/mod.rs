@@ -83,6 +83,8 @@ struct Place {
     leaf: i64,
     sec: Vec<SecIdx>,
     ty: CType,
+    /// The counter keys that placed it (see [`keep::Recording`]).
+    terms: Vec<keep::Term>,
 }
 
 /// The result of lowering: the builder and the I/O description.
@@ -120,6 +122,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         leaves: 0,
         merges: Merges::default(),
         probes: Vec::new(),
+        recording: None,
         first_input: None,
         loops: BTreeMap::new(),
     };
@@ -157,6 +160,8 @@ struct Lower<'p> {
     merges: Merges,
     /// The probes running (see [`probe`]), innermost last.
     probes: Vec<probe::ProbeState>,
+    /// What the probe of a replayable loop's iteration records.
+    recording: Option<keep::Recording>,
     /// The program's first input wire (to make constants from).
     first_input: Option<Wire>,
     /// How each loop was lowered.

@@ -10,6 +10,7 @@ impl<'p> Lower<'p> {
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some((obj, ty)) => Ok(Place {
                     obj,
+                    terms: Vec::new(),
                     leaf: 0,
                     sec: Vec::new(),
                     ty,
@@ -44,6 +45,10 @@ impl<'p> Lower<'p> {
                     let mut p = self.place(a)?;
                     if let CType::Array(elem, n) = p.ty.clone() {
                         let stride = elem.leaves();
+                        let array = iw.as_const().map(|_| (stride as i64, n as i64));
+                        if let Some(rec) = self.recording.as_mut() {
+                            p.terms.extend(rec.subscript(i, array));
+                        }
                         match iw.as_const() {
                             Some(v) => {
                                 let k = is.to_i128(v);
@@ -64,6 +69,9 @@ impl<'p> Lower<'p> {
                         p.ty = *elem;
                         return Ok(p);
                     }
+                }
+                if let Some(rec) = self.recording.as_mut() {
+                    rec.subscript(i, None);
                 }
                 let base = self.eval(a)?;
                 let Val::Ptr(t, ptr) = base else {
@@ -146,6 +154,7 @@ impl<'p> Lower<'p> {
         }
         Ok(Place {
             obj: p.obj,
+            terms: Vec::new(),
             leaf: p.leaf,
             sec: p.sec,
             ty: t,
@@ -164,6 +173,7 @@ impl<'p> Lower<'p> {
         fill(self, obj, &ty)?;
         Ok(Place {
             obj,
+            terms: Vec::new(),
             leaf: 0,
             sec: Vec::new(),
             ty,
@@ -171,6 +181,9 @@ impl<'p> Lower<'p> {
     }
 
     pub(super) fn read(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        if let Some(rec) = self.recording.as_mut() {
+            rec.access(p, p.ty.leaves(), matches!(p.ty, CType::Array(..)));
+        }
         if let CType::Array(elem, _) = &p.ty {
             return Ok(Val::Ptr(
                 (**elem).clone(),
@@ -245,6 +258,9 @@ impl<'p> Lower<'p> {
         };
         if matches!(p.ty, CType::Array(..)) {
             return err(loc, "arrays cannot be assigned");
+        }
+        if let Some(rec) = self.recording.as_mut() {
+            rec.access(p, slots.len(), false);
         }
         self.scatter(p.obj, p.leaf, &p.sec, &slots, Bit::Const(true), loc)
     }

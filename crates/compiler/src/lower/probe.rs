@@ -86,7 +86,8 @@ pub(super) struct Stored {
     pub hull: (i128, i128),
 }
 
-/// The loop variable's value, read where it is stored: fresh inputs
+/// The loop variable's value, read where it is stored, or the value of a
+/// key that differs between iterations lowered alike: fresh inputs
 /// standing for its bits in each iteration.
 #[derive(Clone, Debug)]
 pub(super) struct Counter {
@@ -95,6 +96,8 @@ pub(super) struct Counter {
     pub bits: Vec<Bit>,
     /// Its range's input on the tape.
     pub range: usize,
+    /// The key's class and the values it may take, for a key's value.
+    pub key: Option<(u32, (i128, i128))>,
 }
 
 /// A read of an older location.
@@ -503,10 +506,22 @@ impl<'p> Lower<'p> {
         if stored.hull.0 == stored.hull.1 {
             return None;
         }
-        let width = stored.scalar.width as usize;
+        Some(self.fresh_counter(p, stored.scalar, stored.hull, None))
+    }
+
+    /// A value of type `scalar` between `hull`'s ends, given to probe `p`
+    /// as fresh inputs that each iteration wires its own value to.
+    fn fresh_counter(
+        &mut self,
+        p: usize,
+        scalar: Scalar,
+        hull: (i128, i128),
+        key: Option<(u32, (i128, i128))>,
+    ) -> Val {
+        let width = scalar.width as usize;
         let fresh: Bits = (0..width).map(|_| Bit::Wire(self.b.fresh_wire())).collect();
-        let bits = gates::narrow(&fresh, Range::new(stored.hull.0, stored.hull.1));
-        let range = Range::input(p, stored.hull.0, stored.hull.1);
+        let bits = gates::narrow(&fresh, Range::new(hull.0, hull.1));
+        let range = Range::input(p, hull.0, hull.1);
         let st = &mut self.probes[p];
         for b in &bits {
             if let Bit::Wire(w) = *b {
@@ -518,9 +533,33 @@ impl<'p> Lower<'p> {
         st.counters.push(Counter {
             bits: bits.clone(),
             range: st.ranges,
+            key,
         });
         st.ranges += 1;
-        Some(Val::Int(stored.scalar, Word::Bits(Rc::new(bits), range)))
+        Val::Int(scalar, Word::Bits(Rc::new(bits), range))
+    }
+
+    /// The value of `e`, if the probe running reads it as a key that
+    /// differs between iterations (see [`crate::lower::keep::Recording`]):
+    /// fresh inputs.
+    pub(super) fn general_key(&mut self, e: &Expr) -> Option<DResult<Val>> {
+        let (class, hull) = self.recording.as_ref()?.general_of(e)?;
+        let p = self.probes.len().checked_sub(1)?;
+        let recording = self.recording.take();
+        let v = self.eval(e);
+        self.recording = recording;
+        Some(match v {
+            Ok(Val::Int(s, Word::Const { v, w })) => {
+                let value = s.to_i128(v);
+                if value < hull.0 || value > hull.1 {
+                    // Not a value the key takes as fresh inputs: a constant.
+                    return Some(Ok(Val::Int(s, Word::Const { v, w })));
+                }
+                Ok(self.fresh_counter(p, s, hull, Some((class, hull))))
+            }
+            Ok(_) => err(e.loc, "internal: a counter key is not a public integer"),
+            Err(e) => Err(e),
+        })
     }
 
     /// A shift by the loop variable as an observation, if the shifted

@@ -95,13 +95,28 @@ impl<'p> Lower<'p> {
             StmtKind::Block(items) if plan.is_some() => items.iter().collect(),
             _ => vec![body],
         };
+        // What the body computes from its counter, for a loop whose every
+        // iteration is probed.
+        let counters = ind.each.then(|| {
+            let invariant = |n: &str| {
+                self.lookup(n).is_some_and(|(obj, ty)| {
+                    ty.scalar().is_some()
+                        && matches!(
+                            self.objs[obj].slots.first(),
+                            Some(Slot::Val(Word::Const { .. }))
+                        )
+                })
+            };
+            loops::counter::plan(body, &ind.var, &invariant)
+        });
+        let counters = counters.flatten();
         self.frame_mut().loops += 1;
         let kept = if plan.is_some() {
-            self.keep_loop(ind, cond, loc, |me| {
+            self.keep_loop(ind, cond, (loc, None), |me| {
                 me.region_iteration(&reds, &privs, &items, loc)
             })
         } else {
-            self.keep_loop(ind, cond, loc, |me| {
+            self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
                 me.exec_guarded(body)?;
                 me.set_flag(CONT, Bit::Const(false));
                 Ok(Vec::new())

@@ -12,21 +12,43 @@
 //! iteration does, but the kept runs' gates are made, levelled and hashed
 //! once per run rather than once per iteration.
 
+use super::replay::{Class, Form, Read, Replay};
 use super::run::{Explicit, Run};
 use super::*;
+use crate::loops::counter::CounterPlan;
 
 /// The fewest iterations of a run worth a block of its own in a loop
 /// whose iterations are probed; shorter runs are lowered plainly, where
 /// the builder shares their gates with the rest.
 const MIN_RUN: u64 = 8;
 
+/// A loop's iterations so far: the open run with its template as a replay
+/// sees it, and what is known of disabled iterations.
+struct Progress {
+    run: Option<(Run, Option<Form>)>,
+    /// Runs too short to keep in a row.
+    short: u32,
+    /// Disabled iterations inside the open run (lowered plainly with it
+    /// if it is not kept).
+    skipped: u64,
+    /// Iterations to lower plainly after the next runs too short to keep.
+    skip: u64,
+    /// The decisions of iterations found disabled, with the public values
+    /// they read (at locations their keys do not move).
+    disabled: HashMap<Vec<i128>, Vec<Read>>,
+    /// Key classes just read as fresh inputs, and the AND gates of the
+    /// template they replaced (checked on the next template made).
+    pending: Option<(usize, Vec<Class>)>,
+}
+
 impl Lower<'_> {
     /// Lowers the loop `c` counts by probing every iteration (see the
-    /// module docs); adds what each iteration yields to `extras`.
+    /// module docs), replaying templates where `counters` allows; adds
+    /// what each iteration yields to `extras`.
     pub(super) fn keep_each(
         &mut self,
         c: &Counted,
-        setup: &Rc<Setup>,
+        (setup, counters): (&Rc<Setup>, Option<&CounterPlan>),
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
         (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
     ) -> DResult<Outcome> {
@@ -44,76 +66,166 @@ impl Lower<'_> {
                 "too many iterations to probe each".into(),
             ));
         }
-        let mut run: Option<Run> = None;
-        let (mut m, mut short) = (0u64, 0u32);
-        // Disabled iterations inside the open run (lowered plainly with it
-        // if it is not kept).
-        let mut skipped = 0;
-        // Iterations to lower plainly after the next runs too short to keep.
-        let mut skip = MAX_MISMATCHES as u64;
+        let mut replay = counters.and_then(|plan| self.replay(plan));
+        let mut at = Progress {
+            run: None,
+            short: 0,
+            skipped: 0,
+            skip: MAX_MISMATCHES as u64,
+            disabled: HashMap::default(),
+            pending: None,
+        };
+        let mut m = 0u64;
         while m < c.trips {
-            if run.is_none() && short >= MAX_MISMATCHES {
+            if at.run.is_none() && at.short >= MAX_MISMATCHES {
                 // Runs stay short here: lower the next iterations plainly
                 // (twice as many each time), then probe again.
-                let end = (m + skip).min(c.trips);
+                let end = (m + at.skip).min(c.trips);
                 self.unroll(c, m..end, each, extras)?;
                 report.unrolled += end - m;
                 report.why.get_or_insert_with(|| DIFFERENT.to_string());
-                (m, skip, short) = (end, skip.saturating_mul(2), 0);
+                (m, at.skip, at.short) = (end, at.skip.saturating_mul(2), 0);
                 continue;
             }
-            let probe = self.probe_iteration(c, m, setup, each)?;
-            if let Some(failed) = &probe.failed {
-                if let Some(r) = run.take() {
-                    if self.close_run(r, c, each, (extras, report))? {
-                        report.disabled += skipped;
-                    }
+            let keys = match &replay {
+                Some(r) => self.key_values(r, c, m),
+                None => None,
+            };
+            if let (Some(r), Some(keys)) = (&replay, &keys) {
+                if self.replayed(r, keys, (c, m), &mut at, report)? {
+                    m += 1;
+                    continue;
                 }
+            }
+            self.recording = replay.as_ref().map(Replay::recording);
+            let probe = self.probe_iteration(c, m, setup, each);
+            let recording = self.recording.take();
+            let probe = probe?;
+            if let Some(failed) = &probe.failed {
+                self.close_open(&mut at, c, each, (extras, report))?;
                 return Ok(Outcome::Unroll(m, failed.clone()));
             }
             if disabled(&probe) {
-                match run {
-                    Some(_) => skipped += 1,
+                if let (Some(r), Some(keys), Some(rec)) = (&replay, &keys, &recording) {
+                    if let Some(reads) = self.fixed_public_reads(&probe, rec) {
+                        at.disabled.insert(r.decisions(keys), reads);
+                    }
+                }
+                match at.run {
+                    Some(_) => at.skipped += 1,
                     None => report.disabled += 1,
                 }
                 m += 1;
                 continue;
             }
-            if let Some(r) = run.as_mut() {
+            if let Some((r, form)) = at.run.as_mut() {
                 if r.probe.matches(&probe) {
-                    r.explicit = Some(Explicit::of(&probe));
+                    r.explicit = Some(Explicit::of(&probe).with_keys(keys.as_ref()));
                     if self.simulate(r, (c, m))? {
                         m += 1;
                         continue;
                     }
                 }
+                // Keys that differ from the template's, read as fresh
+                // inputs, may make one template serve both: the run is
+                // made again from its start.
+                let differing = match (&replay, form.as_ref(), &keys) {
+                    (Some(rp), Some(f), Some(k)) => rp.differing(f.keys(), k),
+                    _ => Vec::new(),
+                };
+                if let (Some(rp), false) = (replay.as_mut(), differing.is_empty()) {
+                    at.pending = Some((ands(&r.probe), differing.clone()));
+                    rp.generalize(&differing, false);
+                    let (run, _) = at.run.take().expect("a run is open");
+                    at.skipped = 0;
+                    m = self.undo_run(run).0;
+                    continue;
+                }
                 // The run ends here; this iteration is probed again on the
                 // state the run leaves once kept or lowered.
-                let r = run.take().expect("a run is open");
-                if self.close_run(r, c, each, (extras, report))? {
-                    report.disabled += skipped;
-                    (short, skip) = (0, MAX_MISMATCHES as u64);
-                } else {
-                    short += 1;
-                }
-                skipped = 0;
+                self.close_open(&mut at, c, each, (extras, report))?;
                 continue;
             }
+            if let (Some((before, classes)), Some(rp)) = (at.pending.take(), replay.as_mut()) {
+                if ands(&probe) > before {
+                    // Fresh inputs cost AND gates here: constants again.
+                    rp.generalize(&classes, true);
+                    continue;
+                }
+            }
+            let explicit = Explicit::of(&probe).with_keys(keys.as_ref());
+            let form = match (&replay, keys, &recording) {
+                (Some(r), Some(keys), Some(rec)) => r.form(&probe, rec, keys),
+                _ => None,
+            };
             let mut r = Run::new(probe, m);
-            r.explicit = Some(Explicit::of(&r.probe));
+            r.explicit = Some(explicit);
             if !self.simulate(&mut r, (c, m))? {
                 // Only if tokens ran out: the iteration is lowered as usual.
                 return Ok(Outcome::Unroll(m, "too many iterations to check".into()));
             }
             m += 1;
-            run = Some(r);
+            at.run = Some((r, form));
         }
-        if let Some(r) = run.take() {
-            if self.close_run(r, c, each, (extras, report))? {
-                report.disabled += skipped;
-            }
-        }
+        self.close_open(&mut at, c, each, (extras, report))?;
         Ok(Outcome::Done)
+    }
+
+    /// Applies iteration `m`, whose keys are `keys`, without probing it if
+    /// it does nothing (its decisions are a disabled iteration's) or the
+    /// open run's template serves it; returns whether it did.
+    fn replayed(
+        &mut self,
+        r: &Replay,
+        keys: &[i128],
+        (c, m): (&Counted, u64),
+        at: &mut Progress,
+        report: &mut LoopReport,
+    ) -> DResult<bool> {
+        let same = |(obj, leaf): &(usize, usize), v: &Slot| self.objs[*obj].slots[*leaf] == *v;
+        let does_nothing = at
+            .disabled
+            .get(&r.decisions(keys))
+            .is_some_and(|reads| reads.iter().all(|(at, v)| same(at, v)));
+        if does_nothing {
+            match at.run {
+                Some(_) => at.skipped += 1,
+                None => report.disabled += 1,
+            }
+            return Ok(true);
+        }
+        let Some((run, Some(form))) = at.run.as_mut() else {
+            return Ok(false);
+        };
+        let Some(explicit) = r.explicit(form, &run.probe, keys) else {
+            return Ok(false);
+        };
+        run.explicit = Some(explicit);
+        self.simulate(run, (c, m))
+    }
+
+    /// Ends the open run, if there is one (see [`Lower::close_run`]), and
+    /// counts it as kept or short.
+    fn close_open(
+        &mut self,
+        at: &mut Progress,
+        c: &Counted,
+        each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+        found: (&mut Vec<Vec<Slot>>, &mut LoopReport),
+    ) -> DResult<()> {
+        let Some((run, _)) = at.run.take() else {
+            return Ok(());
+        };
+        let report_disabled = at.skipped;
+        at.skipped = 0;
+        let (extras, report) = found;
+        if self.close_run(run, c, each, (extras, report))? {
+            report.disabled += report_disabled;
+            (at.short, at.skip) = (0, MAX_MISMATCHES as u64);
+        } else {
+            at.short += 1;
+        }
+        Ok(())
     }
 
     /// Ends `run` of probed iterations: made a block if it is long enough
@@ -148,4 +260,9 @@ fn disabled(probe: &Probe) -> bool {
         && probe.extras.is_empty()
         && probe.frame.gates.is_empty()
         && probe.frame.blocks.is_empty()
+}
+
+/// The AND gates of `probe`'s template.
+fn ands(probe: &Probe) -> usize {
+    probe.frame.gates.iter().filter(|g| g.is_and()).count()
 }

@@ -164,9 +164,29 @@ pub(super) struct Explicit {
     observations: Vec<i64>,
     writes: Vec<i64>,
     amounts: Vec<i128>,
+    /// Its keys (see [`crate::loops::counter`]), if known.
+    keys: Vec<i128>,
 }
 
 impl Explicit {
+    /// Where an iteration reads and writes (it shifts by no amount).
+    pub(super) fn new(observations: Vec<i64>, writes: Vec<i64>) -> Explicit {
+        Explicit {
+            observations,
+            writes,
+            amounts: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// The same, for an iteration whose keys are `keys`.
+    pub(super) fn with_keys(self, keys: Option<&Vec<i128>>) -> Explicit {
+        Explicit {
+            keys: keys.cloned().unwrap_or_default(),
+            ..self
+        }
+    }
+
     /// What `probe` (of an iteration matching the run's template) reads,
     /// writes and shifts by.
     pub(super) fn of(probe: &Probe) -> Explicit {
@@ -174,6 +194,7 @@ impl Explicit {
             observations: probe.observations.iter().map(|o| o.at.leaf).collect(),
             writes: probe.writes.iter().map(|w| w.at.leaf).collect(),
             amounts: probe.derived.iter().map(|d| d.amount).collect(),
+            keys: Vec::new(),
         }
     }
 }
@@ -322,6 +343,11 @@ impl Run {
             Some(e) => e.amounts[d],
             None => self.probe.derived[d].amount + self.derived_delta[d] * j as i128,
         }
+    }
+
+    /// The value of key `class` in the next iteration, if known.
+    pub(super) fn key(&self, class: u32) -> Option<i128> {
+        self.explicit.as_ref()?.keys.get(class as usize).copied()
     }
 
     /// Notes that an iteration writes location `at`, which holds `old`.

@@ -31,6 +31,13 @@ impl Lower<'_> {
         // The loop variable's value, where the iteration stores it.
         let value = c.first + c.step * m as i128;
         for counter in &run.probe.counters {
+            let value = match counter.key {
+                None => value,
+                Some((class, (lo, hi))) => match run.key(class) {
+                    Some(v) if lo <= v && v <= hi => v,
+                    _ => return Ok(false),
+                },
+            };
             for (k, b) in counter.bits.iter().enumerate() {
                 if let Bit::Wire(f) = *b {
                     origin[run.in_index[&f]] = Bit::Const((value >> k) & 1 == 1);

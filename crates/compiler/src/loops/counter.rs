@@ -1,0 +1,336 @@
+//! Counter expressions: what a loop body computes from its variable alone.
+//!
+//! In a loop whose every iteration is probed (see [`super::Induction::each`])
+//! an iteration's gates depend on its variable only through the public
+//! values the body computes from it: `l = i ^ j`, `l > i`, `(i & k) == 0`,
+//! the subscripts `a[i]`, `a[l]`. Those are the *keys*: the largest
+//! expressions built from the variable, locals declared from it, public
+//! values the loop does not change (its *invariants*) and constants. Two
+//! iterations whose keys other than subscripts are equal lower to the same
+//! gates up to which elements they read and write, and where those are
+//! moves by the subscripts' values (see `lower::keep::replay`).
+//!
+//! Only bodies whose every access is a named array, member or variable
+//! qualify: no pointers, no calls, no nested loops.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::{children, mentions};
+use crate::ast::*;
+
+/// The keys of a loop body.
+#[derive(Clone, Debug)]
+pub struct CounterPlan {
+    /// Locals the body declares at its top level from counter values
+    /// alone (`int l = i ^ j;`), each a declaration of its own, in order.
+    pub locals: Vec<Stmt>,
+    /// The keys, in the order the body has them.
+    pub keys: Vec<Key>,
+}
+
+/// A key: a maximal expression of counter values and invariants.
+#[derive(Clone, Debug)]
+pub struct Key {
+    /// The expression.
+    pub expr: Expr,
+    /// Where it is in the body's syntax tree (its address), to know it
+    /// when the body is lowered.
+    pub id: usize,
+    /// Whether it is an array subscript.
+    pub subscript: bool,
+    /// The first key written the same way (its own index if none is
+    /// before it): keys of one class always have one value.
+    pub class: usize,
+}
+
+/// The keys of `body`, the body of a loop over `var`, if it qualifies;
+/// `invariant(name)` says whether a name the body does not declare holds
+/// a public scalar now.
+pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<CounterPlan> {
+    let mut names = Names::default();
+    names.stmt(body)?;
+    let mut plan = Planner {
+        names,
+        tainted: HashSet::from_iter([var.to_string()]),
+        invariant,
+        keys: Vec::new(),
+    };
+    let items: Vec<&Stmt> = match &body.kind {
+        StmtKind::Block(items) => items.iter().collect(),
+        _ => vec![body],
+    };
+    let mut locals = Vec::new();
+    let mut local_decls: HashSet<usize> = HashSet::default();
+    for item in &items {
+        let StmtKind::Decl(ds) = &item.kind else {
+            continue;
+        };
+        for d in ds {
+            let Some(Init::Expr(e)) = &d.init else {
+                continue;
+            };
+            let scalar = matches!(&d.ty, TypeExpr::Known(t) if t.scalar().is_some());
+            let once = plan.names.declared.iter().filter(|n| *n == &d.name).count() == 1;
+            if scalar && once && !plan.names.written.contains(&d.name) && plan.counter(e) {
+                plan.tainted.insert(d.name.clone());
+                local_decls.insert(d as *const Decl as usize);
+                locals.push(Stmt {
+                    kind: StmtKind::Decl(vec![d.clone()]),
+                    loc: d.loc,
+                });
+            }
+        }
+    }
+    plan.stmt(body, &local_decls);
+    Some(CounterPlan {
+        locals,
+        keys: plan.keys,
+    })
+}
+
+/// The names a body declares and writes; `None` if it has a construct
+/// that disqualifies it.
+#[derive(Default)]
+struct Names {
+    /// Every declaration's name (a name declared twice is listed twice).
+    declared: Vec<String>,
+    written: HashSet<String>,
+}
+
+impl Names {
+    fn stmt(&mut self, s: &Stmt) -> Option<()> {
+        match &s.kind {
+            StmtKind::Empty | StmtKind::Break | StmtKind::Continue => Some(()),
+            StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => self.expr(e),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    self.declared.push(d.name.clone());
+                    self.type_expr(&d.ty)?;
+                    match &d.init {
+                        Some(Init::Expr(e)) => self.expr(e)?,
+                        Some(init @ Init::List(..)) => {
+                            let mut ok = Some(());
+                            init.for_each_expr(&mut |e| ok = ok.and(self.expr(e)));
+                            ok?
+                        }
+                        None => {}
+                    }
+                }
+                Some(())
+            }
+            StmtKind::Block(items) => items.iter().try_for_each(|i| self.stmt(i)),
+            StmtKind::If(c, t, e) => {
+                self.expr(c)?;
+                self.stmt(t)?;
+                e.as_deref().map_or(Some(()), |e| self.stmt(e))
+            }
+            StmtKind::Switch(e, b) => {
+                self.expr(e)?;
+                self.stmt(b)
+            }
+            StmtKind::Case(_, inner) | StmtKind::Default(inner) => self.stmt(inner),
+            StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => None,
+            StmtKind::Return(_) => None,
+        }
+    }
+
+    fn type_expr(&mut self, t: &TypeExpr) -> Option<()> {
+        match t {
+            TypeExpr::Known(_) => Some(()),
+            TypeExpr::Pointer(inner) => self.type_expr(inner),
+            TypeExpr::Array(inner, size) => {
+                if let Some(e) = size {
+                    self.expr(e)?;
+                }
+                self.type_expr(inner)
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Option<()> {
+        match &e.kind {
+            ExprKind::Call(..)
+            | ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
+            | ExprKind::Arrow(..)
+            | ExprKind::Compound(..)
+            | ExprKind::Str(_)
+            | ExprKind::Cast(TypeExpr::Pointer(_) | TypeExpr::Array(..), _) => return None,
+            ExprKind::Assign(_, t, _) | ExprKind::IncDec { e: t, .. } => {
+                let mut base = t.as_ref();
+                while let ExprKind::Index(a, _) | ExprKind::Member(a, _) = &base.kind {
+                    base = a;
+                }
+                if let ExprKind::Ident(n) = &base.kind {
+                    self.written.insert(n.clone());
+                }
+            }
+            _ => {}
+        }
+        let mut ok = Some(());
+        children(e, &mut |c| ok = ok.and(self.expr(c)));
+        ok
+    }
+}
+
+struct Planner<'a> {
+    names: Names,
+    /// The loop variable and the locals declared from counter values.
+    tainted: HashSet<String>,
+    invariant: &'a dyn Fn(&str) -> bool,
+    keys: Vec<Key>,
+}
+
+impl Planner<'_> {
+    /// Whether `e` is a public value computed from counter values and
+    /// invariants alone.
+    fn public(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(..) => true,
+            ExprKind::Ident(n) => {
+                self.tainted.contains(n)
+                    || (!self.names.declared.contains(n)
+                        && !self.names.written.contains(n)
+                        && (self.invariant)(n))
+            }
+            ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::BitNot, a) => self.public(a),
+            ExprKind::Binary(_, a, b) | ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
+                self.public(a) && self.public(b)
+            }
+            ExprKind::Cond(c, a, b) => self.public(c) && self.public(a) && self.public(b),
+            ExprKind::Cast(TypeExpr::Known(t), a) => t.scalar().is_some() && self.public(a),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is a public value that depends on the counter.
+    fn counter(&self, e: &Expr) -> bool {
+        self.public(e) && self.tainted.iter().any(|t| mentions(e, t))
+    }
+
+    /// Collects the keys of `s` (but for the initializers of the locals
+    /// declared from counter values, listed in `locals`).
+    fn stmt(&mut self, s: &Stmt, locals: &HashSet<usize>) {
+        match &s.kind {
+            StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => self.expr(e, false),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    self.type_expr(&d.ty);
+                    if locals.contains(&(d as *const Decl as usize)) {
+                        continue;
+                    }
+                    if let Some(init) = &d.init {
+                        init.for_each_expr(&mut |e| self.expr(e, false));
+                    }
+                }
+            }
+            StmtKind::Block(items) => items.iter().for_each(|i| self.stmt(i, locals)),
+            StmtKind::If(c, t, e) => {
+                self.expr(c, false);
+                self.stmt(t, locals);
+                if let Some(e) = e {
+                    self.stmt(e, locals);
+                }
+            }
+            StmtKind::Switch(e, b) => {
+                self.expr(e, false);
+                self.stmt(b, locals);
+            }
+            StmtKind::Case(_, inner) | StmtKind::Default(inner) => self.stmt(inner, locals),
+            _ => {}
+        }
+    }
+
+    fn type_expr(&mut self, t: &TypeExpr) {
+        match t {
+            TypeExpr::Known(_) => {}
+            TypeExpr::Pointer(inner) => self.type_expr(inner),
+            TypeExpr::Array(inner, size) => {
+                if let Some(e) = size {
+                    self.expr(e, false);
+                }
+                self.type_expr(inner);
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, subscript: bool) {
+        if self.counter(e) {
+            let text = written(e);
+            let class = match self.keys.iter().position(|k| written(&k.expr) == text) {
+                Some(c) => c,
+                None => self.keys.len(),
+            };
+            self.keys.push(Key {
+                expr: e.clone(),
+                id: e as *const Expr as usize,
+                subscript,
+                class,
+            });
+            return;
+        }
+        if let ExprKind::Index(a, i) = &e.kind {
+            self.expr(a, false);
+            self.expr(i, true);
+            return;
+        }
+        children(e, &mut |c| self.expr(c, false));
+    }
+}
+
+/// How `e` is written, without where: equal for expressions that compute
+/// the same (as keys, built from names, constants, operators and casts).
+fn written(e: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(e, &mut out);
+    out
+}
+
+fn write_expr(e: &Expr, out: &mut String) {
+    use std::fmt::Write;
+    match &e.kind {
+        ExprKind::Int(v, s) => {
+            let _ = write!(out, "{v}:{s:?}");
+        }
+        ExprKind::Ident(n) => out.push_str(n),
+        ExprKind::Unary(op, a) => {
+            let _ = write!(out, "{op:?}(");
+            write_expr(a, out);
+            out.push(')');
+        }
+        ExprKind::Binary(op, a, b) => {
+            let _ = write!(out, "{op:?}(");
+            write_expr(a, out);
+            out.push(',');
+            write_expr(b, out);
+            out.push(')');
+        }
+        ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
+            out.push_str(if matches!(e.kind, ExprKind::LogAnd(..)) {
+                "&&("
+            } else {
+                "||("
+            });
+            write_expr(a, out);
+            out.push(',');
+            write_expr(b, out);
+            out.push(')');
+        }
+        ExprKind::Cond(c, a, b) => {
+            out.push_str("?(");
+            for x in [c, a, b] {
+                write_expr(x, out);
+                out.push(',');
+            }
+            out.push(')');
+        }
+        ExprKind::Cast(TypeExpr::Known(t), a) => {
+            let _ = write!(out, "({t:?})(");
+            write_expr(a, out);
+            out.push(')');
+        }
+        // Not a key's part: never equal to another.
+        _ => {
+            let _ = write!(out, "#{:p}", e);
+        }
+    }
+}

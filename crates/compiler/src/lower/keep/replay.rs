@@ -1,0 +1,436 @@
+//! Replaying a template without probing: in a loop whose every iteration
+//! is probed, an iteration whose keys (see [`crate::loops::counter`]) other
+//! than subscripts equal a template's lowers to that template, reading and
+//! writing where the subscripts move its accesses. Its keys cost a few
+//! expressions to evaluate, where a probe costs lowering the body.
+//!
+//! While a template is probed, every access through a place is recorded
+//! with the subscript keys that placed it (their strides and array
+//! lengths); each of the template's reads and writes of older locations
+//! then moves by `stride × (key now − key then)` for those keys. A
+//! template whose locations are reached in two ways, or whose keys leave a
+//! place (a pointer to an element), is not replayed.
+
+use super::run::Explicit;
+use super::*;
+use crate::loops::counter::CounterPlan;
+
+/// A subscript key's part in a place: the key, the array's element stride
+/// in leaves and its length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::lower) struct Term {
+    key: u32,
+    stride: i64,
+    count: i64,
+}
+
+/// An access the probe made: a span of an object's leaves and the terms
+/// that placed it.
+struct Access {
+    obj: usize,
+    start: i64,
+    len: i64,
+    terms: Vec<Term>,
+}
+
+/// A key class read as fresh inputs, and the values it may take.
+pub(super) type Class = (u32, (i128, i128));
+
+/// A location's value read by a disabled iteration.
+pub(super) type Read = ((usize, usize), Slot);
+
+/// Keys read as fresh inputs, by their place in the syntax tree.
+type General = HashMap<usize, Class>;
+
+/// What a probe records for its replays.
+pub(in crate::lower) struct Recording {
+    /// The subscript keys, by their place in the syntax tree.
+    keys: Rc<HashMap<usize, u32>>,
+    /// The keys read as fresh inputs.
+    general: Rc<General>,
+    accesses: Vec<Access>,
+    /// Whether a key escaped its place.
+    broken: bool,
+}
+
+impl Recording {
+    /// The class and values of `e`, if it is a key read as fresh inputs.
+    pub(in crate::lower) fn general_of(&self, e: &Expr) -> Option<Class> {
+        self.general.get(&(e as *const Expr as usize)).copied()
+    }
+
+    /// The terms of a subscript `sub` whose index is public (`Some` of the
+    /// element stride and array length when the place indexes an array,
+    /// `None` when it offsets a pointer or the index is secret).
+    pub(in crate::lower) fn subscript(
+        &mut self,
+        sub: &Expr,
+        array: Option<(i64, i64)>,
+    ) -> Option<Term> {
+        let &key = self.keys.get(&(sub as *const Expr as usize))?;
+        match array {
+            Some((stride, count)) => Some(Term { key, stride, count }),
+            None => {
+                self.broken = true;
+                None
+            }
+        }
+    }
+
+    /// Notes an access through `p` of `leaves` leaves (an array read as a
+    /// pointer, if `decays`).
+    pub(in crate::lower) fn access(&mut self, p: &Place, leaves: usize, decays: bool) {
+        if decays && !p.terms.is_empty() {
+            self.broken = true;
+        }
+        let spread: i64 = p
+            .sec
+            .iter()
+            .map(|s| (s.count as i64 - 1) * s.stride as i64)
+            .sum();
+        self.accesses.push(Access {
+            obj: p.obj,
+            start: p.leaf,
+            len: leaves as i64 + spread,
+            terms: p.terms.clone(),
+        });
+    }
+
+    /// The terms of the accesses that reached leaf `leaf` of `obj`, if
+    /// they agree.
+    fn terms_at(&self, obj: usize, leaf: i64) -> Option<Vec<Term>> {
+        let mut found: Option<&Vec<Term>> = None;
+        for a in &self.accesses {
+            if a.obj == obj && a.start <= leaf && leaf < a.start + a.len {
+                match found {
+                    Some(t) if *t != a.terms => return None,
+                    _ => found = Some(&a.terms),
+                }
+            }
+        }
+        Some(found.cloned().unwrap_or_default())
+    }
+}
+
+/// A loop's replays: its keys and the locations of its invariants.
+pub(super) struct Replay {
+    plan: CounterPlan,
+    keys: Rc<HashMap<usize, u32>>,
+    /// Keys whose values differ between iterations that are otherwise
+    /// alike, read as fresh inputs (a direction bit XORed into a
+    /// comparison costs no AND gate either way).
+    general: Rc<General>,
+    /// Key classes read as fresh inputs at no more AND gates than as
+    /// constants, with the values they may take.
+    classes: HashMap<u32, (i128, i128)>,
+    /// Key classes that cost AND gates as fresh inputs.
+    refused: HashSet<u32>,
+    /// The invariants' locations (the loop must not write them).
+    invariants: Vec<(usize, usize)>,
+}
+
+/// A template as a replay sees it: the keys of its iteration, the classes
+/// of those it reads as fresh inputs, the terms of its reads and writes,
+/// and which of them met at one location.
+pub(super) struct Form {
+    keys: Vec<i128>,
+    general: Vec<u32>,
+    observations: Vec<Vec<Term>>,
+    writes: Vec<Vec<Term>>,
+    meets: Vec<usize>,
+}
+
+impl Form {
+    /// The keys of the template's iteration.
+    pub(super) fn keys(&self) -> &[i128] {
+        &self.keys
+    }
+}
+
+impl Replay {
+    /// The recording a probe of the loop makes.
+    pub(super) fn recording(&self) -> Recording {
+        Recording {
+            keys: self.keys.clone(),
+            general: self.general.clone(),
+            accesses: Vec::new(),
+            broken: false,
+        }
+    }
+
+    /// The keys of `values` that decide what an iteration's template is,
+    /// but those of the classes `general` (read as fresh inputs).
+    fn decisions_but(&self, values: &[i128], general: &[u32]) -> Vec<i128> {
+        self.plan
+            .keys
+            .iter()
+            .zip(values)
+            .filter(|(k, _)| !k.subscript && !general.contains(&(k.class as u32)))
+            .map(|(_, &v)| v)
+            .collect()
+    }
+
+    /// The keys of `values` that decide what an iteration's template is
+    /// (all but the subscripts).
+    pub(super) fn decisions(&self, values: &[i128]) -> Vec<i128> {
+        self.decisions_but(values, &[])
+    }
+
+    /// The key classes whose values differ between `a` and `b` that could
+    /// be read as fresh inputs: decisions (neither subscripts nor refused)
+    /// of 0 or 1 in both.
+    pub(super) fn differing(&self, a: &[i128], b: &[i128]) -> Vec<Class> {
+        let mut out: Vec<Class> = Vec::new();
+        for (k, (&x, &y)) in self.plan.keys.iter().zip(a.iter().zip(b)) {
+            let class = k.class as u32;
+            if x != y && !k.subscript && !out.iter().any(|(c, _)| *c == class) {
+                let known = self.refused.contains(&class) || self.classes.contains_key(&class);
+                if known || !(0..=1).contains(&x) || !(0..=1).contains(&y) {
+                    return Vec::new();
+                }
+                out.push((class, (0, 1)));
+            }
+        }
+        out
+    }
+
+    /// Reads the key classes `classes` as fresh inputs taking the values
+    /// given (or, if `refuse`, stops doing so and never again).
+    pub(super) fn generalize(&mut self, classes: &[Class], refuse: bool) {
+        for &(class, hull) in classes {
+            if refuse {
+                self.classes.remove(&class);
+                self.refused.insert(class);
+            } else {
+                self.classes.insert(class, hull);
+            }
+        }
+        let general = self
+            .plan
+            .keys
+            .iter()
+            .filter_map(|k| {
+                let class = k.class as u32;
+                self.classes.get(&class).map(|&hull| (k.id, (class, hull)))
+            })
+            .collect();
+        self.general = Rc::new(general);
+    }
+
+    /// `probe`'s template as a replay sees it, made at an iteration whose
+    /// keys were `keys`, if it can be replayed.
+    pub(super) fn form(&self, probe: &Probe, rec: &Recording, keys: Vec<i128>) -> Option<Form> {
+        if rec.broken
+            || !probe.derived.is_empty()
+            || probe.counters.iter().any(|c| c.key.is_none())
+            || !probe.facts.is_empty()
+        {
+            return None;
+        }
+        let observations = probe
+            .observations
+            .iter()
+            .map(|o| rec.terms_at(o.at.obj, o.at.leaf))
+            .collect::<Option<Vec<_>>>()?;
+        let writes = probe
+            .writes
+            .iter()
+            .map(|w| rec.terms_at(w.at.obj, w.at.leaf))
+            .collect::<Option<Vec<_>>>()?;
+        let at: Vec<(usize, i64)> = probe
+            .observations
+            .iter()
+            .map(|o| (o.at.obj, o.at.leaf))
+            .chain(probe.writes.iter().map(|w| (w.at.obj, w.at.leaf)))
+            .collect();
+        let general = probe
+            .counters
+            .iter()
+            .filter_map(|c| c.key.map(|k| k.0))
+            .collect();
+        Some(Form {
+            keys,
+            general,
+            observations,
+            writes,
+            meets: meets(&at),
+        })
+    }
+
+    /// Where an iteration whose keys are `keys` reads and writes by
+    /// `probe`'s template, if the template serves it: its decisions are the
+    /// template's, its subscripts in bounds, its locations meet as the
+    /// template's did, and it writes no invariant.
+    pub(super) fn explicit(&self, form: &Form, probe: &Probe, keys: &[i128]) -> Option<Explicit> {
+        if self.decisions_but(keys, &form.general) != self.decisions_but(&form.keys, &form.general)
+        {
+            return None;
+        }
+        let moved = |leaf: i64, terms: &[Term]| -> Option<i64> {
+            let mut leaf = leaf;
+            for t in terms {
+                let (now, then) = (keys[t.key as usize], form.keys[t.key as usize]);
+                if now < 0 || now >= t.count as i128 {
+                    return None;
+                }
+                leaf += t.stride * i64::try_from(now - then).ok()?;
+            }
+            Some(leaf)
+        };
+        let observations = probe
+            .observations
+            .iter()
+            .zip(&form.observations)
+            .map(|(o, t)| moved(o.at.leaf, t))
+            .collect::<Option<Vec<_>>>()?;
+        let writes = probe
+            .writes
+            .iter()
+            .zip(&form.writes)
+            .map(|(w, t)| moved(w.at.leaf, t))
+            .collect::<Option<Vec<_>>>()?;
+        for (w, &leaf) in probe.writes.iter().zip(&writes) {
+            if leaf >= 0 && self.invariants.contains(&(w.at.obj, leaf as usize)) {
+                return None;
+            }
+        }
+        let at: Vec<(usize, i64)> = probe
+            .observations
+            .iter()
+            .zip(&observations)
+            .map(|(o, &l)| (o.at.obj, l))
+            .chain(
+                probe
+                    .writes
+                    .iter()
+                    .zip(&writes)
+                    .map(|(w, &l)| (w.at.obj, l)),
+            )
+            .collect();
+        let explicit = Explicit::new(observations, writes).with_keys(Some(&keys.to_vec()));
+        (meets(&at) == form.meets).then_some(explicit)
+    }
+}
+
+/// For each location of `at`, the index of its first occurrence.
+fn meets(at: &[(usize, i64)]) -> Vec<usize> {
+    let mut first: HashMap<(usize, i64), usize> = HashMap::default();
+    at.iter()
+        .enumerate()
+        .map(|(i, a)| *first.entry(*a).or_insert(i))
+        .collect()
+}
+
+impl Lower<'_> {
+    /// The locations `probe` (of a disabled iteration) read and the public
+    /// values there, if its keys do not move them and all are public: the
+    /// iteration's like does nothing whenever its decisions recur and those
+    /// locations hold the same values.
+    pub(super) fn fixed_public_reads(&self, probe: &Probe, rec: &Recording) -> Option<Vec<Read>> {
+        probe
+            .observations
+            .iter()
+            .map(|o| {
+                let fixed = rec.terms_at(o.at.obj, o.at.leaf)?.is_empty();
+                let at = (o.at.obj, usize::try_from(o.at.leaf).ok()?);
+                let value = &self.objs[at.0].slots[at.1];
+                let public = matches!(value, Slot::Val(Word::Const { .. }));
+                (fixed && public && !rec.broken).then(|| (at, value.clone()))
+            })
+            .collect()
+    }
+
+    /// The replays of the loop `c` counts, whose body `plan` describes, if
+    /// its invariants are public scalars the body cannot reach otherwise
+    /// and its locals' names are its own.
+    pub(super) fn replay(&mut self, plan: &CounterPlan) -> Option<Replay> {
+        let mut invariants = Vec::new();
+        let mut names = Vec::new();
+        for e in plan
+            .keys
+            .iter()
+            .map(|k| &k.expr)
+            .chain(plan.locals.iter().filter_map(local_init))
+        {
+            crate::loops::idents_of(e, &mut names);
+        }
+        let locals: Vec<&str> = plan.locals.iter().filter_map(local_name).collect();
+        for local in &locals {
+            if self.lookup(local).is_some() {
+                return None;
+            }
+        }
+        for n in names.iter().filter(|n| !locals.contains(&n.as_str())) {
+            if let Some((obj, ty)) = self.lookup(n) {
+                if ty.scalar().is_some() && !invariants.contains(&(obj, 0)) {
+                    invariants.push((obj, 0));
+                }
+            }
+        }
+        let keys = plan
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.subscript)
+            .map(|(_, k)| (k.id, k.class as u32))
+            .collect();
+        Some(Replay {
+            plan: plan.clone(),
+            keys: Rc::new(keys),
+            general: Rc::default(),
+            classes: HashMap::default(),
+            refused: HashSet::default(),
+            invariants,
+        })
+    }
+
+    /// The keys of iteration `m` (`None` if one is not a public value).
+    pub(super) fn key_values(&mut self, r: &Replay, c: &Counted, m: u64) -> Option<Vec<i128>> {
+        self.set_induction(c, m);
+        let start = self.objs.len();
+        self.journal.push(Level {
+            start,
+            saved: BTreeMap::new(),
+        });
+        self.frame_mut().scopes.push(Scope::default());
+        let mut values = Some(Vec::with_capacity(r.plan.keys.len()));
+        for local in &r.plan.locals {
+            if self.exec(local).is_err() {
+                values = None;
+                break;
+            }
+        }
+        for k in &r.plan.keys {
+            let Some(vals) = values.as_mut() else {
+                break;
+            };
+            match self.eval(&k.expr) {
+                Ok(Val::Int(s, Word::Const { v, .. })) => vals.push(s.to_i128(v)),
+                _ => values = None,
+            }
+        }
+        self.frame_mut().scopes.pop();
+        self.undo();
+        self.truncate_objects(start);
+        values
+    }
+}
+
+/// The initializer of a local a counter plan declares.
+fn local_init(s: &Stmt) -> Option<&Expr> {
+    match &s.kind {
+        StmtKind::Decl(ds) => match ds.first().and_then(|d| d.init.as_ref()) {
+            Some(Init::Expr(e)) => Some(e),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The name of a local a counter plan declares.
+fn local_name(s: &Stmt) -> Option<&str> {
+    match &s.kind {
+        StmtKind::Decl(ds) => ds.first().map(|d| d.name.as_str()),
+        _ => None,
+    }
+}
