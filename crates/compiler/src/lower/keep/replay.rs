@@ -404,6 +404,12 @@ impl Lower<'_> {
             let Some(vals) = values.as_mut() else {
                 break;
             };
+            if k.class < vals.len() {
+                // Written as an earlier key: the same value.
+                let v = vals[k.class];
+                vals.push(v);
+                continue;
+            }
             match self.eval(&k.expr) {
                 Ok(Val::Int(s, Word::Const { v, .. })) => vals.push(s.to_i128(v)),
                 _ => values = None,
