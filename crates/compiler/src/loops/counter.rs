@@ -22,8 +22,8 @@ use crate::ast::*;
 #[derive(Clone, Debug)]
 pub struct CounterPlan {
     /// Locals the body declares at its top level from counter values
-    /// alone (`int l = i ^ j;`), each a declaration of its own, in order.
-    pub locals: Vec<Stmt>,
+    /// alone (`int l = i ^ j;`).
+    pub locals: Vec<String>,
     /// The keys, in the order the body has them.
     pub keys: Vec<Key>,
 }
@@ -31,7 +31,10 @@ pub struct CounterPlan {
 /// A key: a maximal expression of counter values and invariants.
 #[derive(Clone, Debug)]
 pub struct Key {
-    /// The expression.
+    /// The expression, with the locals declared from counter values
+    /// replaced by their initializers converted to their types
+    /// (`l > i` is `(int)(i ^ j) > i`): it reads the loop variable and
+    /// invariants only.
     pub expr: Expr,
     /// Where it is in the body's syntax tree (its address), to know it
     /// when the body is lowered.
@@ -59,7 +62,7 @@ pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<
         StmtKind::Block(items) => items.iter().collect(),
         _ => vec![body],
     };
-    let mut locals = Vec::new();
+    let mut locals: Vec<(String, Expr)> = Vec::new();
     let mut local_decls: HashSet<usize> = HashSet::default();
     for item in &items {
         let StmtKind::Decl(ds) = &item.kind else {
@@ -74,18 +77,62 @@ pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<
             if scalar && once && !plan.names.written.contains(&d.name) && plan.counter(e) {
                 plan.tainted.insert(d.name.clone());
                 local_decls.insert(d as *const Decl as usize);
-                locals.push(Stmt {
-                    kind: StmtKind::Decl(vec![d.clone()]),
-                    loc: d.loc,
-                });
+                // Its value: the initializer, converted as the declaration
+                // converts it.
+                let value = Expr {
+                    kind: ExprKind::Cast(d.ty.clone(), Box::new(substituted(e, &locals))),
+                    loc: e.loc,
+                };
+                locals.push((d.name.clone(), value));
             }
         }
     }
     plan.stmt(body, &local_decls);
+    let keys = plan
+        .keys
+        .into_iter()
+        .map(|k| Key {
+            expr: substituted(&k.expr, &locals),
+            ..k
+        })
+        .collect();
     Some(CounterPlan {
-        locals,
-        keys: plan.keys,
+        locals: locals.into_iter().map(|(n, _)| n).collect(),
+        keys,
     })
+}
+
+/// `e` with the names of `locals` replaced by their values.
+fn substituted(e: &Expr, locals: &[(String, Expr)]) -> Expr {
+    let kind = match &e.kind {
+        ExprKind::Ident(n) => match locals.iter().rev().find(|(l, _)| l == n) {
+            Some((_, v)) => return v.clone(),
+            None => e.kind.clone(),
+        },
+        ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(substituted(a, locals))),
+        ExprKind::Binary(op, a, b) => ExprKind::Binary(
+            *op,
+            Box::new(substituted(a, locals)),
+            Box::new(substituted(b, locals)),
+        ),
+        ExprKind::LogAnd(a, b) => ExprKind::LogAnd(
+            Box::new(substituted(a, locals)),
+            Box::new(substituted(b, locals)),
+        ),
+        ExprKind::LogOr(a, b) => ExprKind::LogOr(
+            Box::new(substituted(a, locals)),
+            Box::new(substituted(b, locals)),
+        ),
+        ExprKind::Cond(c, a, b) => ExprKind::Cond(
+            Box::new(substituted(c, locals)),
+            Box::new(substituted(a, locals)),
+            Box::new(substituted(b, locals)),
+        ),
+        ExprKind::Cast(t, a) => ExprKind::Cast(t.clone(), Box::new(substituted(a, locals))),
+        // Keys are built of the kinds above only.
+        k => k.clone(),
+    };
+    Expr { kind, loc: e.loc }
 }
 
 /// The names a body declares and writes; `None` if it has a construct

@@ -346,21 +346,15 @@ impl Lower<'_> {
     pub(super) fn replay(&mut self, plan: &CounterPlan) -> Option<Replay> {
         let mut invariants = Vec::new();
         let mut names = Vec::new();
-        for e in plan
-            .keys
-            .iter()
-            .map(|k| &k.expr)
-            .chain(plan.locals.iter().filter_map(local_init))
-        {
-            crate::loops::idents_of(e, &mut names);
+        for k in &plan.keys {
+            crate::loops::idents_of(&k.expr, &mut names);
         }
-        let locals: Vec<&str> = plan.locals.iter().filter_map(local_name).collect();
-        for local in &locals {
+        for local in &plan.locals {
             if self.lookup(local).is_some() {
                 return None;
             }
         }
-        for n in names.iter().filter(|n| !locals.contains(&n.as_str())) {
+        for n in &names {
             if let Some((obj, ty)) = self.lookup(n) {
                 if ty.scalar().is_some() && !invariants.contains(&(obj, 0)) {
                     invariants.push((obj, 0));
@@ -385,58 +379,21 @@ impl Lower<'_> {
     }
 
     /// The keys of iteration `m` (`None` if one is not a public value).
+    /// They read the loop variable and invariants only, and write nothing.
     pub(super) fn key_values(&mut self, r: &Replay, c: &Counted, m: u64) -> Option<Vec<i128>> {
         self.set_induction(c, m);
-        let start = self.objs.len();
-        self.journal.push(Level {
-            start,
-            saved: BTreeMap::new(),
-        });
-        self.frame_mut().scopes.push(Scope::default());
-        let mut values = Some(Vec::with_capacity(r.plan.keys.len()));
-        for local in &r.plan.locals {
-            if self.exec(local).is_err() {
-                values = None;
-                break;
-            }
-        }
+        let mut values = Vec::with_capacity(r.plan.keys.len());
         for k in &r.plan.keys {
-            let Some(vals) = values.as_mut() else {
-                break;
-            };
-            if k.class < vals.len() {
+            if k.class < values.len() {
                 // Written as an earlier key: the same value.
-                let v = vals[k.class];
-                vals.push(v);
+                values.push(values[k.class]);
                 continue;
             }
             match self.eval(&k.expr) {
-                Ok(Val::Int(s, Word::Const { v, .. })) => vals.push(s.to_i128(v)),
-                _ => values = None,
+                Ok(Val::Int(s, Word::Const { v, .. })) => values.push(s.to_i128(v)),
+                _ => return None,
             }
         }
-        self.frame_mut().scopes.pop();
-        self.undo();
-        self.truncate_objects(start);
-        values
-    }
-}
-
-/// The initializer of a local a counter plan declares.
-fn local_init(s: &Stmt) -> Option<&Expr> {
-    match &s.kind {
-        StmtKind::Decl(ds) => match ds.first().and_then(|d| d.init.as_ref()) {
-            Some(Init::Expr(e)) => Some(e),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The name of a local a counter plan declares.
-fn local_name(s: &Stmt) -> Option<&str> {
-    match &s.kind {
-        StmtKind::Decl(ds) => ds.first().map(|d| d.name.as_str()),
-        _ => None,
+        Some(values)
     }
 }
