@@ -211,7 +211,8 @@ impl<'p> Lower<'p> {
                 misses = 0;
                 m = self.extend_run(&mut run, &counted, m, &mut why)?;
             }
-            let probe = self.end_run(run, &counted, &mut each, (&mut extras, &mut report))?;
+            let found = (&mut extras, &mut report);
+            let (_, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
         self.end_loop(&counted, &outcome, why, &mut report);
@@ -262,27 +263,28 @@ impl<'p> Lower<'p> {
         Ok(m)
     }
 
-    /// Ends `run`: made a block if it is worth keeping, else undone and its
-    /// iterations lowered plainly. Adds their extras and accounts them in
-    /// the report; returns the run's template.
+    /// Ends `run`: made a block if it covers at least `min_run` iterations
+    /// and is worth keeping, else undone and its iterations lowered
+    /// plainly. Adds their extras and accounts them in the report; returns
+    /// whether it was kept, and the run's template.
     fn end_run(
         &mut self,
-        run: Run,
+        (run, min_run): (Run, u64),
         c: &Counted,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
         (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
-    ) -> DResult<Probe> {
-        if self.keeps(&run) {
+    ) -> DResult<(bool, Probe)> {
+        if run.count >= min_run && self.keeps(&run) {
             let (rows, probe) = self.materialise(run, report)?;
             extras.extend(rows);
-            return Ok(probe);
+            return Ok((true, probe));
         }
         // Lowered plainly, its iterations share gates with the rest and
         // are lowered for their own ranges.
-        report.unrolled += run.count;
         let (start, end, probe) = self.undo_run(run);
+        report.unrolled += end - start;
         self.unroll(c, start..end, each, extras)?;
-        Ok(probe)
+        Ok((false, probe))
     }
 
     /// Completes the report of a loop lowered up to `outcome` (`why` the

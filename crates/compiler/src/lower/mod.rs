@@ -357,53 +357,6 @@ impl<'p> Lower<'p> {
         Ok((tv, ev))
     }
 
-    /// Inside a branch where `c` is known to be `holds`: every location
-    /// that still holds a merge `c ? t : e` is given back `t` (or `e`).
-    /// (A loop counter muxed by a secret `break` is public again on the
-    /// paths still running.) Returns the locations and values given.
-    fn assume(&mut self, c: Bit, holds: bool) -> Vec<((usize, usize), Slot)> {
-        // Conditions known to hold along with `c` (earlier "still running"
-        // conditions of the same function).
-        let mut chain = vec![c];
-        if holds {
-            let mut at = c;
-            while let Some(p) = self.merges.implied_by(at) {
-                if chain.len() >= 16 || chain.contains(&p) {
-                    break;
-                }
-                chain.push(p);
-                at = p;
-            }
-        }
-        let mut given = Vec::new();
-        for sel in chain {
-            for k in self.merges.keys_of(sel) {
-                let Some((s2, t, e, m)) = self.merges.get(k).cloned() else {
-                    continue;
-                };
-                if s2 != sel || given.iter().any(|(g, _)| *g == k) {
-                    continue;
-                }
-                if self.objs[k.0].slots[k.1] == m {
-                    let v = if holds { t } else { e };
-                    self.write_slot(k.0, k.1, v.clone());
-                    given.push((k, v));
-                }
-            }
-        }
-        given
-    }
-
-    /// Notes that `now` (the path's "still running" condition after a
-    /// guarded step) implies `before`.
-    fn note_implied(&mut self, before: Bit) {
-        let now = self.alive();
-        if now != before && matches!(now, Bit::Wire(_)) && matches!(before, Bit::Wire(_)) {
-            let logged = !self.probes.is_empty();
-            self.merges.imply(now, before, logged);
-        }
-    }
-
     /// Pops a journal level: restores the old values and returns the new ones.
     fn undo(&mut self) -> BTreeMap<(usize, usize), Slot> {
         let level = self.journal.pop().expect("journal level pushed by fork");

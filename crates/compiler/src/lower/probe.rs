@@ -20,6 +20,10 @@ use super::*;
 use crate::gates::Widening;
 use crate::lower::keep::Address;
 use crate::range::{Range, Tape};
+
+mod counters;
+
+pub(super) use counters::Counter;
 use twofold_circuit::{RawFrame, Wire};
 
 /// What a probe records while it runs.
@@ -84,20 +88,6 @@ pub(super) struct Stored {
     pub scalar: Scalar,
     /// The least and greatest value it takes in the loop.
     pub hull: (i128, i128),
-}
-
-/// The loop variable's value, read where it is stored, or the value of a
-/// key that differs between iterations lowered alike: fresh inputs
-/// standing for its bits in each iteration.
-#[derive(Clone, Debug)]
-pub(super) struct Counter {
-    /// Its bits, bit 0 first: fresh inputs, or constants where every value
-    /// of the loop has them.
-    pub bits: Vec<Bit>,
-    /// Its range's input on the tape.
-    pub range: usize,
-    /// The key's class and the values it may take, for a key's value.
-    pub key: Option<(u32, (i128, i128))>,
 }
 
 /// A read of an older location.
@@ -486,80 +476,6 @@ impl<'p> Lower<'p> {
                 self.binop(op, x, y, loc)
             }
         }
-    }
-
-    /// The loop variable's value where the loop stores it (see
-    /// [`Stored`]) in the innermost probe: fresh inputs, which each
-    /// iteration gives its own value.
-    pub(super) fn stored_counter(&mut self, loc: Loc) -> Option<Val> {
-        let p = self
-            .probes
-            .iter()
-            .position(|st| st.setup.stored.at.contains(&loc))?;
-        if p + 1 != self.probes.len() {
-            self.probes[p].failed.get_or_insert_with(|| {
-                "a nested loop stores the loop variable's value".to_string()
-            });
-            return None;
-        }
-        let stored = self.probes[p].setup.stored.clone();
-        if stored.hull.0 == stored.hull.1 {
-            return None;
-        }
-        Some(self.fresh_counter(p, stored.scalar, stored.hull, None))
-    }
-
-    /// A value of type `scalar` between `hull`'s ends, given to probe `p`
-    /// as fresh inputs that each iteration wires its own value to.
-    fn fresh_counter(
-        &mut self,
-        p: usize,
-        scalar: Scalar,
-        hull: (i128, i128),
-        key: Option<(u32, (i128, i128))>,
-    ) -> Val {
-        let width = scalar.width as usize;
-        let fresh: Bits = (0..width).map(|_| Bit::Wire(self.b.fresh_wire())).collect();
-        let bits = gates::narrow(&fresh, Range::new(hull.0, hull.1));
-        let range = Range::input(p, hull.0, hull.1);
-        let st = &mut self.probes[p];
-        for b in &bits {
-            if let Bit::Wire(w) = *b {
-                if !st.inputs.contains(&w) {
-                    st.inputs.push(w);
-                }
-            }
-        }
-        st.counters.push(Counter {
-            bits: bits.clone(),
-            range: st.ranges,
-            key,
-        });
-        st.ranges += 1;
-        Val::Int(scalar, Word::Bits(Rc::new(bits), range))
-    }
-
-    /// The value of `e`, if the probe running reads it as a key that
-    /// differs between iterations (see [`crate::lower::keep::Recording`]):
-    /// fresh inputs.
-    pub(super) fn general_key(&mut self, e: &Expr) -> Option<DResult<Val>> {
-        let (class, hull) = self.recording.as_ref()?.general_of(e)?;
-        let p = self.probes.len().checked_sub(1)?;
-        let recording = self.recording.take();
-        let v = self.eval(e);
-        self.recording = recording;
-        Some(match v {
-            Ok(Val::Int(s, Word::Const { v, w })) => {
-                let value = s.to_i128(v);
-                if value < hull.0 || value > hull.1 {
-                    // Not a value the key takes as fresh inputs: a constant.
-                    return Some(Ok(Val::Int(s, Word::Const { v, w })));
-                }
-                Ok(self.fresh_counter(p, s, hull, Some((class, hull))))
-            }
-            Ok(_) => err(e.loc, "internal: a counter key is not a public integer"),
-            Err(e) => Err(e),
-        })
     }
 
     /// A shift by the loop variable as an observation, if the shifted

@@ -238,18 +238,13 @@ impl Lower<'_> {
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
         (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
     ) -> DResult<bool> {
-        if run.count >= MIN_RUN && self.keeps(&run) {
-            let (rows, _) = self.materialise(run, report)?;
-            extras.extend(rows);
-            return Ok(true);
+        let (kept, _) = self.end_run((run, MIN_RUN), c, each, (extras, report))?;
+        if !kept {
+            report.why.get_or_insert_with(|| {
+                format!("runs of iterations that lower alike are shorter than {MIN_RUN}")
+            });
         }
-        let (start, end, _) = self.undo_run(run);
-        report.unrolled += end - start;
-        report.why.get_or_insert_with(|| {
-            format!("runs of iterations that lower alike are shorter than {MIN_RUN}")
-        });
-        self.unroll(c, start..end, each, extras)?;
-        Ok(false)
+        Ok(kept)
     }
 }
 
