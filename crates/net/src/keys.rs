@@ -94,8 +94,10 @@ impl PublicKey {
         }
     }
 
-    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`).
+    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`), the only PEM
+    /// block of the text.
     pub fn from_pem(text: &[u8]) -> Result<PublicKey, KeyError> {
+        one_block(text).map_err(KeyError::BadPublicKey)?;
         let der = SubjectPublicKeyInfoDer::from_pem_slice(text)
             .map_err(|e| KeyError::BadPublicKey(e.to_string()))?;
         PublicKey::from_spki_der(der.as_ref())
@@ -184,8 +186,10 @@ impl KeyPair {
         })
     }
 
-    /// Reads a PEM PKCS#8 private key (`-----BEGIN PRIVATE KEY-----`).
+    /// Reads a PEM PKCS#8 private key (`-----BEGIN PRIVATE KEY-----`), the
+    /// only PEM block of the text.
     pub fn from_pem(text: &[u8]) -> Result<KeyPair, KeyError> {
+        one_block(text).map_err(KeyError::BadPrivateKey)?;
         match PrivateKeyDer::from_pem_slice(text) {
             Ok(PrivateKeyDer::Pkcs8(der)) => KeyPair::from_pkcs8_der(der.secret_pkcs8_der()),
             Ok(_) => Err(KeyError::BadPrivateKey("not a PKCS#8 key".into())),
@@ -236,6 +240,20 @@ impl KeyPair {
     /// The PKCS#8 DER of the key pair (secret).
     pub(crate) fn pkcs8_der(&self) -> &[u8] {
         &self.pkcs8
+    }
+}
+
+/// Fails unless `text` holds exactly one PEM block (a file of two keys
+/// would otherwise silently mean its first).
+fn one_block(text: &[u8]) -> Result<(), String> {
+    let blocks = text
+        .windows(b"-----BEGIN ".len())
+        .filter(|w| w == b"-----BEGIN ")
+        .count();
+    match blocks {
+        1 => Ok(()),
+        0 => Err("no PEM block".into()),
+        n => Err(format!("{n} PEM blocks; a key file holds one key")),
     }
 }
 
@@ -311,6 +329,16 @@ mod tests {
         assert!(KeyPair::from_pem(pair.public().to_pem().as_bytes()).is_err());
         assert!(PublicKey::from_pem(pair.to_pem().as_bytes()).is_err());
         assert!(PublicKey::from_pem(b"hello").is_err());
+    }
+
+    #[test]
+    fn a_file_of_two_keys_is_refused() {
+        let (a, b) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
+        let two = a.public().to_pem() + &b.public().to_pem();
+        let err = PublicKey::from_pem(two.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("2 PEM blocks"), "{err}");
+        let two = a.to_pem().to_string() + &b.to_pem();
+        assert!(KeyPair::from_pem(two.as_bytes()).is_err());
     }
 
     #[test]

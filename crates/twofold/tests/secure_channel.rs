@@ -308,6 +308,13 @@ fn a_pre_shared_secret_runs_and_a_different_one_is_refused() {
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
+        // A secret must be the owner's alone.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let perms = std::fs::Permissions::from_mode(0o600);
+            std::fs::set_permissions(&path, perms).unwrap();
+        }
         vec!["--psk-file".to_string(), path.display().to_string()]
     };
     let one = write("one", b"f3a9c1d0e8b7a6f5e4d3c2b1a0998877\n");

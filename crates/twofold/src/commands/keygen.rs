@@ -71,7 +71,7 @@ pub fn keygen(args: &KeygenArgs) -> Result<String> {
     }
     let pair = KeyPair::generate()?;
     write_private(&key_path, pair.to_pem().as_bytes(), args.force)?;
-    crate::store::write_atomically(&pub_path, pair.public().to_pem().as_bytes())?;
+    crate::files::write_atomically(&pub_path, pair.public().to_pem().as_bytes())?;
     KeygenReport {
         private_key: key_path,
         public_key: pub_path,
@@ -85,27 +85,17 @@ pub fn keygen(args: &KeygenArgs) -> Result<String> {
 /// `path` does not exist (checked by the creation itself); with it, through
 /// a temporary file renamed over `path`.
 fn write_private(path: &Path, pem: &[u8], force: bool) -> Result<()> {
-    let target = if force {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
-    } else {
-        path.to_path_buf()
-    };
+    if force {
+        return crate::files::write_private(path, pem);
+    }
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let written = (|| -> std::io::Result<()> {
-        let mut file = options.open(&target)?;
+        let mut file = options.open(path)?;
         file.write_all(pem)?;
-        file.sync_all()?;
-        if force {
-            std::fs::rename(&target, path)?;
-        }
-        Ok(())
+        file.sync_all()
     })();
-    if written.is_err() && force {
-        let _ = std::fs::remove_file(&target);
-    }
     written.with_context(|| format!("cannot write {}", path.display()))
 }

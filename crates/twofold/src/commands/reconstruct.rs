@@ -11,7 +11,7 @@ use twofold_protocol::hybrid::shares::combine;
 use super::run3::StoredNames;
 use super::{ProgramArgs, Report};
 use crate::inputs::{format_outputs, outputs_json};
-use crate::store::party_stores;
+use crate::store::{party_stores, store_cap};
 
 /// Arguments of `reconstruct`.
 #[derive(clap::Args, Debug)]
@@ -49,7 +49,7 @@ pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
     let loaded = args.program.load()?;
     let main = &loaded.program.main;
     let names = StoredNames::parse(&args.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
-    let stores = party_stores(&args.store);
+    let stores = party_stores(&args.store, store_cap(args.program.max_memory()));
     let all = stores
         .iter()
         .map(|s| s.read_all())

@@ -318,6 +318,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         keys,
         peers: args.peers.as_deref(),
         store,
+        store_cap: crate::store::store_cap(args.program.max_memory()),
         ins: &args.ins,
         outs: &args.outs,
         timeout: Duration::from_secs(args.timeout.max(1)),

@@ -16,6 +16,7 @@ use twofold_protocol::{
 };
 
 use super::Report;
+use crate::files::clip;
 use crate::load::Loaded;
 use crate::store::{party_stores, Store, StoredShare};
 
@@ -29,17 +30,24 @@ impl StoredNames {
         let names: Vec<&str> = names.collect();
         let mut map = BTreeMap::new();
         for spec in specs {
+            let shown = clip(spec);
             let (name, stored) = spec
                 .split_once('=')
-                .with_context(|| format!("`{spec}`: expected NAME=STORED"))?;
+                .with_context(|| format!("`{shown}`: expected NAME=STORED"))?;
             let name = name.trim();
             if !names.contains(&name) {
                 bail!(
-                    "`{spec}`: the program has no value `{name}` (it has {})",
+                    "`{shown}`: the program has no value `{}` (it has {})",
+                    clip(name),
                     names.join(", ")
                 );
             }
-            map.insert(name.to_string(), stored.trim().to_string());
+            if map
+                .insert(name.to_string(), stored.trim().to_string())
+                .is_some()
+            {
+                bail!("`{shown}`: `{name}` is given twice");
+            }
         }
         Ok(StoredNames(map))
     }
@@ -62,6 +70,8 @@ pub struct ThreeParties<'a> {
     pub peers: Option<&'a str>,
     /// `--store`: the three stores' directory (all here) or this party's store.
     pub store: &'a Path,
+    /// The largest store file read (see [`crate::store::store_cap`]).
+    pub store_cap: u64,
     /// `--in` specs.
     pub ins: &'a [String],
     /// `--out` specs.
@@ -159,7 +169,7 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
             if how.peers.is_some() {
                 bail!("--peers is for one computing party (--party 1|2|3), not --local");
             }
-            let stores = party_stores(how.store);
+            let stores = party_stores(how.store, how.store_cap);
             let read: Vec<(Vec<Vec<bool>>, Vec<ShareKind>)> = stores
                 .iter()
                 .map(|s| read_shares(loaded, &ins, s))
@@ -184,7 +194,7 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
             (reports.to_vec(), dirs)
         }
         Some(role) => {
-            let store = Store::at(how.store);
+            let store = Store::at(how.store, how.store_cap);
             let (shares, kinds) = read_shares(loaded, &ins, &store)?;
             let opts = HybridOptions {
                 input_kinds: kinds,

@@ -8,6 +8,8 @@ use anyhow::{bail, Context, Result};
 use twofold_net::{KeyPair, PublicKey, Security};
 use twofold_protocol::Role;
 
+use crate::files::{read_regular, refuse_if_shared, KEY_FILE_CAP};
+
 /// Arguments of `run` that protect its connections.
 #[derive(clap::Args, Debug, Default)]
 pub struct SecureArgs {
@@ -103,11 +105,7 @@ impl SecureArgs {
         }
         match &self.psk_file {
             Some(path) => {
-                warn_if_readable_by_others(path);
-                let secret = zeroize::Zeroizing::new(
-                    std::fs::read(path)
-                        .with_context(|| format!("cannot read --psk-file {}", path.display()))?,
-                );
+                let secret = read_secret(path, "--psk-file")?;
                 let pair = KeyPair::from_psk(&secret)
                     .with_context(|| format!("--psk-file {}", path.display()))?;
                 Ok(Some(tls(&pair, &[pair.public()])?))
@@ -123,34 +121,20 @@ fn tls(ours: &KeyPair, peers: &[PublicKey]) -> Result<Security> {
 
 /// Reads a private key file (`--key`).
 fn read_private(path: &Path) -> Result<KeyPair> {
-    warn_if_readable_by_others(path);
-    let text = zeroize::Zeroizing::new(
-        std::fs::read(path).with_context(|| format!("cannot read --key {}", path.display()))?,
-    );
+    let text = read_secret(path, "--key")?;
     KeyPair::from_pem(&text).with_context(|| format!("--key {}", path.display()))
 }
 
 /// Reads a public key file (`--peer-key`).
 fn read_public(path: &Path) -> Result<PublicKey> {
-    let text = std::fs::read(path)
-        .with_context(|| format!("cannot read --peer-key {}", path.display()))?;
+    let text = read_regular(path, "--peer-key", KEY_FILE_CAP)?;
     PublicKey::from_pem(&text).with_context(|| format!("--peer-key {}", path.display()))
 }
 
-/// Warns when a secret file can be read by other users.
-fn warn_if_readable_by_others(path: &Path) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if let Ok(meta) = std::fs::metadata(path) {
-            if meta.permissions().mode() & 0o077 != 0 {
-                eprintln!(
-                    "twofold: warning: {} can be read by other users (chmod 600 it)",
-                    path.display()
-                );
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = path;
+/// Reads a secret file (`--key`, `--psk-file`): the owner's alone, a
+/// regular file, small.
+fn read_secret(path: &Path, what: &str) -> Result<zeroize::Zeroizing<Vec<u8>>> {
+    let bytes = zeroize::Zeroizing::new(read_regular(path, what, KEY_FILE_CAP)?);
+    refuse_if_shared(path, what)?;
+    Ok(bytes)
 }

@@ -12,7 +12,7 @@ use twofold_protocol::ShareKind;
 
 use super::ProgramArgs;
 use crate::inputs::{assign, Givers};
-use crate::store::{party_stores, StoredShare};
+use crate::store::{party_stores, store_cap, StoredShare};
 
 /// Arguments of `share`.
 #[derive(clap::Args, Debug)]
@@ -52,7 +52,7 @@ pub fn share(args: &ShareArgs) -> Result<String> {
     if per_party[0].is_empty() {
         bail!("no input value given (-i NAME=VALUE)");
     }
-    let stores = party_stores(&args.out);
+    let stores = party_stores(&args.out, store_cap(args.program.max_memory()));
     for (store, values) in stores.iter().zip(&per_party) {
         store.write(values)?;
     }
