@@ -189,6 +189,8 @@ fn hello_seeds() -> Vec<Vec<u8>> {
         output_kind: ShareKind::Add,
         input_kinds: vec![ShareKind::Xor, ShareKind::Add, ShareKind::Xor],
         nonce: [7; 16],
+        store_id: [5; 16],
+        input_runs: vec![[1; 16], [2; 16], [3; 16]],
     };
     vec![two.encode(), three.encode()]
 }

@@ -27,7 +27,7 @@ pub mod session;
 pub use error::ProtocolError;
 pub use garble_only::{evaluate_only, garble_only, GarbleOnlyReport};
 pub use hybrid::{
-    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport,
+    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport, RunId,
 };
 pub use local::run_local;
 pub use options::{

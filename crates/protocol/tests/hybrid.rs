@@ -183,6 +183,7 @@ fn parties_that_disagree_on_share_kinds_all_stop_with_an_error() {
                     wait: Duration::from_secs(2),
                     channel: ChannelOptions::default(),
                     keys: [None; 3],
+                    store_id: None,
                 };
                 run_hybrid(role, &peers, program, &shares[role.index()], &opts).unwrap_err()
             })

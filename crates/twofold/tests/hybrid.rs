@@ -275,6 +275,161 @@ fn missing_or_mismatched_shares_and_a_failed_party_are_clear_errors() {
     std::fs::remove_dir_all(&narrow).unwrap();
 }
 
+#[test]
+fn a_failed_write_in_any_one_store_leaves_nothing_that_reconstructs() {
+    let dir = workspace("mixed", &[("sum.c", SUM), ("product.c", PRODUCT)]);
+    let (sum, product, store) = (
+        path(&dir, "sum.c"),
+        path(&dir, "product.c"),
+        path(&dir, "store"),
+    );
+    let run_sum = |a: &str| {
+        let (a, b) = (format!("INPUT_A={a}"), "INPUT_B=7");
+        ok(&["share", &sum, "-i", &a, "-i", b, "--out", &store]);
+        ok(&[
+            "run",
+            &sum,
+            "--parties",
+            "3",
+            "--local",
+            "--store",
+            &store,
+            "--out",
+            "return=s",
+        ]);
+    };
+    let file = |k: usize| dir.join(format!("store/cp{k}/shares.json"));
+    run_sum("5");
+    let reconstruct = ["reconstruct", &sum, "--store", &store, "--out", "return=s"];
+    assert_eq!(ok(&reconstruct).trim(), "26");
+    let chain = [
+        "run",
+        &product,
+        "--parties",
+        "3",
+        "--local",
+        "--store",
+        &store,
+        "--in",
+        "INPUT_A=s",
+        "--out",
+        "return=p",
+    ];
+    let before: Vec<Vec<u8>> = (1..=3).map(|k| std::fs::read(file(k)).unwrap()).collect();
+    run_sum("100");
+    let after: Vec<Vec<u8>> = (1..=3).map(|k| std::fs::read(file(k)).unwrap()).collect();
+    for k in 1..=3 {
+        // Party k's write failed: its store is as before the second run.
+        std::fs::write(file(k), &before[k - 1]).unwrap();
+        let err = fails(&reconstruct);
+        assert!(err.contains("come from different runs"), "CP{k}: {err}");
+        let err = fails(&chain);
+        assert!(err.contains("come from different runs"), "CP{k}: {err}");
+        std::fs::write(file(k), &after[k - 1]).unwrap();
+    }
+    assert_eq!(ok(&reconstruct).trim(), "121");
+    ok(&chain);
+    let got = ok(&[
+        "reconstruct",
+        &product,
+        "--store",
+        &store,
+        "--out",
+        "return=p",
+    ]);
+    // INPUT_B is the 7 the second sharing stored.
+    assert_eq!(got.trim(), (121 * 7 - 7).to_string());
+    // One process per party: CP3 holds a share of another run, and all
+    // three refuse to start the protocol.
+    std::fs::write(file(3), &before[2]).unwrap();
+    let port = |_| {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p: Vec<u16> = (0..3).map(port).collect();
+    let peers = format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2]);
+    let children: Vec<_> = ["1", "2", "3"]
+        .iter()
+        .map(|k| {
+            let mut extra = keys::three(k);
+            extra.extend(["--in".into(), "INPUT_A=s".into()]);
+            computing_party(&product, k, &peers, &store, &extra)
+        })
+        .collect();
+    let errs: Vec<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        })
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("the run that made the input shares")),
+        "{errs:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn two_parties_in_one_store_are_refused() {
+    let dir = workspace("same-store", &[("sum.c", SUM)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    ok(&[
+        "share",
+        &sum,
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=7",
+        "--out",
+        &store,
+    ]);
+    // CP2's store a link to CP1's.
+    std::fs::remove_dir_all(dir.join("store/cp2")).unwrap();
+    std::os::unix::fs::symlink(dir.join("store/cp1"), dir.join("store/cp2")).unwrap();
+    let run = ["run", &sum, "--parties", "3", "--local", "--store", &store];
+    let err = fails(&run);
+    assert!(err.contains("are the same store"), "{err}");
+    let err = fails(&["reconstruct", &sum, "--store", &store]);
+    assert!(err.contains("are the same store"), "{err}");
+    let err = fails(&["share", &sum, "-i", "INPUT_A=1", "--out", &store]);
+    assert!(err.contains("are the same store"), "{err}");
+    // One process per party, CP1 and CP2 both given CP1's store.
+    let port = |_| {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p: Vec<u16> = (0..3).map(port).collect();
+    let peers = format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2]);
+    std::fs::remove_file(dir.join("store/cp2")).unwrap();
+    std::fs::create_dir(dir.join("store/cp2")).unwrap();
+    std::fs::copy(
+        dir.join("store/cp1/shares.json"),
+        dir.join("store/cp2/shares.json"),
+    )
+    .unwrap();
+    let children: Vec<_> = ["1", "2", "3"]
+        .iter()
+        .map(|k| computing_party(&sum, k, &peers, &store, &keys::three(k)))
+        .collect();
+    let errs: Vec<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        })
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("each computing party needs its own store")),
+        "{errs:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Starts computing party `k` of `program` on `peers` with `keys`.
 fn computing_party(
     program: &str,

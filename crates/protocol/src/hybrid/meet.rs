@@ -19,9 +19,15 @@ pub(crate) struct Links {
     /// `by_role[r.index()]`: the connections to party `r` (none to itself),
     /// the first one first.
     pub by_role: [Vec<Channel>; 3],
+    run_id: crate::hybrid::RunId,
 }
 
 impl Links {
+    /// The run's identity: a hash of the three parties' nonces.
+    pub fn run_id(&self) -> crate::hybrid::RunId {
+        self.run_id
+    }
+
     /// The connections to `role`.
     pub fn to(&mut self, role: Role) -> &mut Vec<Channel> {
         &mut self.by_role[role.index()]
@@ -60,6 +66,7 @@ impl Meeting<'_> {
         let me = self.hello.role;
         let mut links = Links {
             by_role: Default::default(),
+            run_id: Default::default(),
         };
         let mut nonces = Nonces::default();
         for peer in Role::ALL.into_iter().filter(|&r| r < me) {
@@ -106,6 +113,8 @@ impl Meeting<'_> {
             nonces.check(&theirs)?;
             links.to(theirs.role).push(chan);
         }
+        nonces.0[me.index()] = Some(self.hello.nonce);
+        links.run_id = nonces.run_id();
         Ok(links)
     }
 
@@ -180,6 +189,27 @@ impl Meeting<'_> {
                 names(&theirs.input_kinds),
             );
         }
+        if theirs.input_runs != ours.input_runs {
+            let first = (0..ours.input_runs.len().max(theirs.input_runs.len()))
+                .find(|&k| ours.input_runs.get(k) != theirs.input_runs.get(k))
+                .unwrap_or(0);
+            let run = |runs: &[[u8; 16]]| {
+                runs.get(first)
+                    .map_or("no run".to_string(), |r| format!("run {}", hex(r)))
+            };
+            return mismatch(
+                "the run that made the input shares (every party must hold shares of one run: share the value again, or rerun the program that made it)",
+                format!("input value {first}: {}", run(&ours.input_runs)),
+                format!("input value {first}: {}", run(&theirs.input_runs)),
+            );
+        }
+        if ours.store_id != [0; 16] && theirs.store_id == ours.store_id {
+            return mismatch(
+                "the share store (each computing party needs its own store)",
+                format!("this party's store {}", hex(&ours.store_id)),
+                format!("{peer} uses the same store"),
+            );
+        }
         if theirs.output_kind != ours.output_kind {
             return mismatch(
                 "the share kind of the outputs",
@@ -212,6 +242,17 @@ impl Meeting<'_> {
 struct Nonces([Option<[u8; 16]>; 3]);
 
 impl Nonces {
+    /// The run id of the nonces of all three parties.
+    fn run_id(&self) -> crate::hybrid::RunId {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        hash.update(b"twofold hybrid run id v1");
+        for nonce in &self.0 {
+            hash.update(nonce.unwrap_or_default());
+        }
+        hash.finalize()[..16].try_into().expect("16 bytes")
+    }
+
     fn check(&mut self, hello: &HybridHello) -> Result<(), ProtocolError> {
         match self.0[hello.role.index()] {
             Some(first) if first != hello.nonce => Err(ProtocolError::Malformed(format!(

@@ -59,7 +59,14 @@ pub struct HybridOptions {
     pub fgp_min_ands: Option<usize>,
     /// Called with the AND gates done so far (CP1 and CP2).
     pub progress: Option<Progress>,
+    /// The run that made each input value's shares (empty: not tracked);
+    /// the parties refuse to run on shares of different runs.
+    pub input_runs: Vec<RunId>,
 }
+
+/// The identity of one hybrid run: every party's output shares of a run
+/// carry it, so that shares of different runs are never combined.
+pub type RunId = [u8; 16];
 
 /// The phases of a hybrid run, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +116,9 @@ pub struct HybridReport {
     pub phases: Vec<(HybridPhase, Duration)>,
     /// The whole run.
     pub total: Duration,
+    /// This run's identity, the same for all three parties (a hash of the
+    /// three parties' fresh nonces).
+    pub run_id: RunId,
 }
 
 /// Where the computing parties are.
@@ -127,6 +137,9 @@ pub struct HybridPeers<'l> {
     /// channel accepts). Without it a party holding one pinned key could
     /// claim another's role.
     pub keys: [Option<PublicKey>; 3],
+    /// The identity of the store this party keeps its shares in (`None`:
+    /// no store); a party whose peer names the same store refuses to run.
+    pub store_id: Option<[u8; 16]>,
 }
 
 /// Runs computing party `role` of the hybrid mode on `program` with this
@@ -165,6 +178,8 @@ pub fn run_hybrid(
             output_kind: opts.output_kind,
             input_kinds: opts.input_kinds.clone(),
             nonce,
+            store_id: peers.store_id.unwrap_or_default(),
+            input_runs: opts.input_runs.clone(),
         },
         listener: peers.listener,
         addrs: peers.addrs.clone(),
@@ -201,6 +216,7 @@ pub fn run_hybrid_local(
         wait: Duration::from_secs(10),
         channel: channel.clone(),
         keys: [None; 3],
+        store_id: None,
     };
     let peers = [peers(Some(&cp1)), peers(Some(&cp2)), peers(None)];
     let quiet = HybridOptions {
@@ -247,6 +263,13 @@ fn check_shares(
     opts: &HybridOptions,
 ) -> Result<(), ProtocolError> {
     let values = &program.main.inputs;
+    if !opts.input_runs.is_empty() && opts.input_runs.len() != values.len() {
+        return Err(ProtocolError::Inputs(format!(
+            "the program has {} input values; {} run ids given",
+            values.len(),
+            opts.input_runs.len()
+        )));
+    }
     if shares.len() != values.len() || opts.input_kinds.len() != values.len() {
         return Err(ProtocolError::Inputs(format!(
             "the program has {} input values; {} shares and {} share kinds given",

@@ -59,6 +59,7 @@ pub(super) fn run(
         bytes_received,
         phases: run.clock.phases,
         total: start.elapsed(),
+        run_id: links.run_id(),
     })
 }
 

@@ -330,6 +330,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
             scheme: args.scheme,
             fgp_min_ands: args.fgp_min_ands,
             progress,
+            input_runs: Vec::new(),
         },
     };
     let result = run_three(&loaded, how, args.json);
