@@ -44,7 +44,7 @@ mod tls;
 mod tls_wire;
 mod transport;
 
-pub use keys::{KeyError, KeyPair, PublicKey};
+pub use keys::{KeyError, KeyPair, Psk, PublicKey, PSK_HEADER};
 pub use memory::MemoryTransport;
 pub use tls::{Security, TlsConfig, EXPORTER_LABEL};
 use tls_wire::{TlsFailure, TlsWire};

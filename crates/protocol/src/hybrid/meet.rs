@@ -147,16 +147,23 @@ impl Meeting<'_> {
         Ok(chan.flush()?)
     }
 
-    /// Checks that the peer on `chan` proved it holds `peer`'s key.
+    /// Checks that the peer on `chan` proved it holds `peer`'s key. Fails
+    /// closed: an authenticated connection needs a key pinned for the
+    /// role, and a pinned key needs an authenticated connection; only a
+    /// plain connection (in-process, or --insecure) with no key pinned
+    /// passes unchecked.
     fn check_key(&self, chan: &Channel, peer: Role) -> Result<(), ProtocolError> {
-        match (self.keys[peer.index()], chan.peer_key()) {
-            (Some(expected), Some(proved)) if expected != proved => Err(ProtocolError::Mismatch {
-                what: "the key of the party on this connection",
-                ours: format!("{peer} holds {expected}"),
-                theirs: format!("it proved {proved}"),
-            }),
-            _ => Ok(()),
+        let (expected, proved) = (self.keys[peer.index()], chan.peer_key());
+        if expected == proved {
+            return Ok(());
         }
+        Err(ProtocolError::Mismatch {
+            what: "the key of the party on this connection",
+            ours: expected.map_or(format!("no key pinned for {peer}"), |k| {
+                format!("{peer} holds {k}")
+            }),
+            theirs: proved.map_or("it proved no key".to_string(), |k| format!("it proved {k}")),
+        })
     }
 
     /// Checks the hello `theirs` from connection `index` to `peer`.

@@ -1,6 +1,8 @@
 //! `twofold keygen -o NAME`: a party's key pair for secure channels —
 //! `NAME.key` (the private key, PKCS#8 PEM, mode 0600) and `NAME.pub` (the
-//! public key, SubjectPublicKeyInfo PEM, to give to the peers).
+//! public key, SubjectPublicKeyInfo PEM, to give to the peers); with
+//! `--psk`, a pre-shared secret for two parties instead — `NAME.psk` (256
+//! random bits, mode 0600).
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use twofold_net::KeyPair;
+use twofold_net::{KeyPair, Psk};
 
 use super::Report;
 
@@ -19,9 +21,13 @@ pub struct KeygenArgs {
     /// the peers).
     #[arg(short = 'o', long = "output", value_name = "NAME")]
     name: PathBuf,
-    /// Replace NAME.key and NAME.pub if they exist.
+    /// Replace NAME.key and NAME.pub (NAME.psk) if they exist.
     #[arg(long)]
     force: bool,
+    /// Write a pre-shared secret NAME.psk (256 random bits, for
+    /// `run --psk-file` by two parties) instead of a key pair.
+    #[arg(long)]
+    psk: bool,
     /// One JSON object on stdout (the files and the key's fingerprint).
     #[arg(long)]
     json: bool,
@@ -49,6 +55,22 @@ impl Report for KeygenReport {
     }
 }
 
+/// What `keygen --psk` reports.
+#[derive(Serialize)]
+pub struct PskReport {
+    /// The secret's file.
+    pub psk_file: PathBuf,
+}
+
+impl Report for PskReport {
+    fn text(&self) -> String {
+        format!(
+            "wrote {} (secret: give it to the other party over a channel you trust; both run with --psk-file)\n",
+            self.psk_file.display()
+        )
+    }
+}
+
 /// `NAME` with `.ext` appended.
 fn with_ext(name: &Path, ext: &str) -> PathBuf {
     let mut path = name.as_os_str().to_owned();
@@ -58,6 +80,17 @@ fn with_ext(name: &Path, ext: &str) -> PathBuf {
 
 /// Makes the key pair and writes both files.
 pub fn keygen(args: &KeygenArgs) -> Result<String> {
+    if args.psk {
+        let path = with_ext(&args.name, ".psk");
+        if !args.force && path.exists() {
+            bail!(
+                "{} exists; keygen does not replace secrets (use --force, or another NAME)",
+                path.display()
+            );
+        }
+        write_private(&path, Psk::generate()?.to_text().as_bytes(), args.force)?;
+        return PskReport { psk_file: path }.render(args.json);
+    }
     let (key_path, pub_path) = (with_ext(&args.name, ".key"), with_ext(&args.name, ".pub"));
     if !args.force {
         for path in [&key_path, &pub_path] {

@@ -211,7 +211,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
             args.secure.refuse_for_local()?;
             Default::default()
         }
-        Some(_) => args.secure.two_parties()?,
+        Some(_) => args.secure.two_parties(remote_party(args)?)?,
     };
     let loaded = args.program.load()?;
     let reveal = match args.reveal_to {
@@ -254,11 +254,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
             (Party::A, ra, Some(rb))
         }
         Some(endpoint) => {
-            let party = match args.party {
-                Some(PartyArg::Two(party)) => party,
-                Some(PartyArg::Three(_)) => bail!("--party 1|2|3 is for --parties 3"),
-                None => bail!("--party a|b is needed with --listen/--connect"),
-            };
+            let party = remote_party(args)?;
             let given = assign(&loaded, &args.inputs, Givers::Only(party))?;
             let report = run_remote(
                 &endpoint,
@@ -277,6 +273,15 @@ fn run_two(args: &RunArgs) -> Result<String> {
     }
     let report = run_report(&loaded, party, &report, peer.as_ref(), reveal, args.scheme)?;
     report.render(args.json)
+}
+
+/// The party (a or b) of a two-party run between processes.
+fn remote_party(args: &RunArgs) -> Result<Party> {
+    match args.party {
+        Some(PartyArg::Two(party)) => Ok(party),
+        Some(PartyArg::Three(_)) => bail!("--party 1|2|3 is for --parties 3"),
+        None => bail!("--party a|b is needed with --listen/--connect"),
+    }
 }
 
 /// `run --parties 3`.
