@@ -258,6 +258,7 @@ impl Run<'_> {
         let walk = WalkPlan::of(&prepared);
         let order = prepared.main_in_order();
         let (out, ands) = run_program_arranged(side, &walk, &order, &x, chans, plan)?;
+        check_gate_ids(ands, program_ands)?;
         // `post` reads each output value, then the two masks of it; the
         // labels given for its output-value wires are placeholders.
         let mut outputs = out.into_iter();
@@ -275,6 +276,19 @@ impl Run<'_> {
         let (z, post_ands) = run_flat(side, &self.wrap.post, &post, &mut chans[0], first)?;
         Ok((z, ands + pre_ands + post_ands))
     }
+}
+
+/// Fails unless the program's AND gates, which have the ids from 0, were
+/// `program_ands`: `pre`'s and `post`'s gates take the ids from there, and
+/// an id used twice would reuse a hash tweak (two garbled gates under one
+/// tweak leak).
+fn check_gate_ids(done: u64, program_ands: u64) -> Result<(), ProtocolError> {
+    if done != program_ands {
+        return Err(ProtocolError::Internal(format!(
+            "the program ran {done} AND gates, but the wrapping circuits' gate ids start after {program_ands}"
+        )));
+    }
+    Ok(())
 }
 
 /// Runs the flat `circuit` on one engine of `side` on `chan` whose first AND
@@ -298,4 +312,19 @@ fn run_flat<S: Side>(
         circuit.output_wires().map(|w| labels[w as usize]).collect(),
         ands,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_gate_ids;
+
+    #[test]
+    fn wrapping_gate_ids_must_start_where_the_programs_end() {
+        assert!(check_gate_ids(0, 0).is_ok());
+        assert!(check_gate_ids(1234, 1234).is_ok());
+        for (done, expected) in [(1235, 1234), (1233, 1234), (1, 0)] {
+            let err = check_gate_ids(done, expected).unwrap_err().to_string();
+            assert!(err.contains("internal check failed"), "{err}");
+        }
+    }
 }
