@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use twofold_net::{Channel, ChannelOptions, Listener, PublicKey};
+use twofold_net::{Channel, ChannelOptions, InProcess, Listener, NetError, PublicKey};
 
 use crate::error::ProtocolError;
 use crate::handshake::hex;
@@ -42,14 +42,25 @@ impl Links {
     }
 }
 
+/// How the parties reach each other.
+pub(crate) enum Doors<'a> {
+    /// Between processes: this party's listener (CP1 and CP2; CP3 accepts
+    /// none) and the addresses of CP1 and CP2, which the later parties
+    /// connect to.
+    Tcp {
+        listener: Option<&'a Listener>,
+        addrs: [String; 2],
+    },
+    /// All three in this process: where CP1 and CP2 accept socketpairs.
+    Local(&'a [InProcess; 2]),
+}
+
 /// Where this party meets the others.
 pub(crate) struct Meeting<'a> {
     /// This party's hello (its index is set per connection).
     pub hello: HybridHello,
-    /// Where CP1 and CP2 accept connections (CP3 accepts none).
-    pub listener: Option<&'a Listener>,
-    /// The addresses of CP1 and CP2, which the later parties connect to.
-    pub addrs: [String; 2],
+    /// How this party reaches the others.
+    pub doors: Doors<'a>,
     /// How long to wait for each peer.
     pub wait: Duration,
     /// Options of the connections this party opens.
@@ -71,9 +82,7 @@ impl Meeting<'_> {
         let mut nonces = Nonces::default();
         for peer in Role::ALL.into_iter().filter(|&r| r < me) {
             for index in 0..self.links_with(peer) as u32 {
-                let addr = &self.addrs[peer.index()];
-                let mut chan = Channel::connect(addr.as_str(), self.wait, self.channel.clone())
-                    .map_err(ProtocolError::Meet)?;
+                let mut chan = self.connect(peer).map_err(ProtocolError::Meet)?;
                 self.send_hello(&mut chan, index)?;
                 let theirs = self.recv_hello(&mut chan)?;
                 self.check(&theirs, peer, index)?;
@@ -89,8 +98,7 @@ impl Meeting<'_> {
             .sum();
         let mut accepted: Vec<(HybridHello, Channel)> = Vec::new();
         while accepted.len() < expected {
-            let listener = self.listener.expect("CP1 and CP2 listen");
-            let mut chan = listener.accept(self.wait).map_err(ProtocolError::Meet)?;
+            let mut chan = self.accept().map_err(ProtocolError::Meet)?;
             let theirs = self.recv_hello(&mut chan)?;
             if theirs.role <= me
                 || theirs.index as usize >= self.links_with(theirs.role)
@@ -116,6 +124,26 @@ impl Meeting<'_> {
         nonces.0[me.index()] = Some(self.hello.nonce);
         links.run_id = nonces.run_id();
         Ok(links)
+    }
+
+    /// Opens a connection to `peer` (CP1 or CP2).
+    fn connect(&self, peer: Role) -> Result<Channel, NetError> {
+        match &self.doors {
+            Doors::Tcp { addrs, .. } => {
+                let addr = addrs[peer.index()].as_str();
+                Channel::connect(addr, self.wait, self.channel.clone())
+            }
+            Doors::Local(doors) => doors[peer.index()].connect(),
+        }
+    }
+
+    /// Accepts the next connection to this party (CP1 or CP2).
+    fn accept(&self) -> Result<Channel, NetError> {
+        let me = self.hello.role.index();
+        match &self.doors {
+            Doors::Tcp { listener, .. } => listener.expect("CP1 and CP2 listen").accept(self.wait),
+            Doors::Local(doors) => doors[me].accept(self.wait),
+        }
     }
 
     /// Connections between this party and `peer`.

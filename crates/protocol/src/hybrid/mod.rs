@@ -31,14 +31,14 @@ use std::time::{Duration, Instant};
 use twofold_circuit::prepare::prepared;
 use twofold_circuit::Program;
 use twofold_crypto::Scheme;
-use twofold_net::{ChannelOptions, Listener, PublicKey};
+use twofold_net::{ChannelOptions, InProcess, Listener, PublicKey};
 
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
 use crate::messages::HybridHello;
 use crate::options::{check_threads, Progress, Role, Schedule, ShareKind};
 use crate::PROTOCOL_VERSION;
-use meet::Meeting;
+use meet::{Doors, Meeting};
 
 /// How to run the hybrid mode. All three parties must pass the same
 /// options (checked when they meet).
@@ -152,17 +152,35 @@ pub fn run_hybrid(
     shares: &[Vec<bool>],
     opts: &HybridOptions,
 ) -> Result<HybridReport, ProtocolError> {
+    if role != Role::Cp3 && peers.listener.is_none() {
+        return Err(ProtocolError::Inputs(format!(
+            "{role} needs an address to listen on"
+        )));
+    }
+    let doors = Doors::Tcp {
+        listener: peers.listener,
+        addrs: peers.addrs.clone(),
+    };
+    run_party(role, doors, peers, program, shares, opts)
+}
+
+/// Runs computing party `role`, reaching the others through `doors` (the
+/// rest of `peers` gives the wait, the connections' options, the pinned
+/// keys and the store id).
+fn run_party(
+    role: Role,
+    doors: Doors,
+    peers: &HybridPeers,
+    program: &Program,
+    shares: &[Vec<bool>],
+    opts: &HybridOptions,
+) -> Result<HybridReport, ProtocolError> {
     check_shares(program, shares, opts)?;
     check_threads(opts.threads)?;
     let start = Instant::now();
     // The parties compare the program as it runs (see `run_session`).
     let prepared = prepared(program);
     let program = &*prepared;
-    if role != Role::Cp3 && peers.listener.is_none() {
-        return Err(ProtocolError::Inputs(format!(
-            "{role} needs an address to listen on"
-        )));
-    }
     let mut nonce = [0u8; 16];
     twofold_crypto::Prg::try_from_os()?.fill_bytes(&mut nonce);
     let meeting = Meeting {
@@ -181,8 +199,7 @@ pub fn run_hybrid(
             store_id: peers.store_id.unwrap_or_default(),
             input_runs: opts.input_runs.clone(),
         },
-        listener: peers.listener,
-        addrs: peers.addrs.clone(),
+        doors,
         wait: peers.wait,
         channel: peers.channel.clone(),
         keys: peers.keys,
@@ -191,9 +208,9 @@ pub fn run_hybrid(
     roles::run(role, &meeting, program, shares, opts, start)
 }
 
-/// Runs all three computing parties in this process, over loopback TCP;
-/// `shares[p][k]` is party `p`'s share of input value `k`. Returns the
-/// three reports, CP1's first.
+/// Runs all three computing parties in this process, over socketpairs (no
+/// listening socket); `shares[p][k]` is party `p`'s share of input value
+/// `k`. Returns the three reports, CP1's first.
 pub fn run_hybrid_local(
     program: &Program,
     shares: &[Vec<Vec<bool>>; 3],
@@ -205,20 +222,18 @@ pub fn run_hybrid_local(
     for party_shares in shares {
         check_shares(program, party_shares, opts)?;
     }
-    let listen = || -> Result<Listener, ProtocolError> {
-        Ok(Listener::bind("127.0.0.1:0")?.with_options(channel.clone())?)
-    };
-    let (cp1, cp2) = (listen()?, listen()?);
-    let addrs = [cp1.local_addr()?.to_string(), cp2.local_addr()?.to_string()];
-    let peers = |listener| HybridPeers {
-        listener,
-        addrs: addrs.clone(),
+    let doors = [
+        InProcess::new(channel.clone())?,
+        InProcess::new(channel.clone())?,
+    ];
+    let peers = HybridPeers {
+        listener: None,
+        addrs: Default::default(),
         wait: Duration::from_secs(10),
         channel: channel.clone(),
         keys: [None; 3],
         store_id: None,
     };
-    let peers = [peers(Some(&cp1)), peers(Some(&cp2)), peers(None)];
     let quiet = HybridOptions {
         progress: None,
         ..opts.clone()
@@ -227,9 +242,9 @@ pub fn run_hybrid_local(
         let handles: Vec<_> = Role::ALL
             .into_iter()
             .map(|role| {
-                let (peers, shares) = (&peers[role.index()], &shares[role.index()]);
+                let (peers, shares, doors) = (&peers, &shares[role.index()], &doors);
                 let opts = if role == Role::Cp1 { opts } else { &quiet };
-                s.spawn(move || run_hybrid(role, peers, program, shares, opts))
+                s.spawn(move || run_party(role, Doors::Local(doors), peers, program, shares, opts))
             })
             .collect();
         handles
