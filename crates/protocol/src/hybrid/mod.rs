@@ -10,8 +10,10 @@
 //! 1. CP2 sends its shares to CP3, which combines them with its own
 //!    (`y = s2 ⊕ s3`, or `s2 + s3` for additive shares): CP3 now holds one
 //!    share of a two-party sharing `x = s1 ⊕ y` (`s1 + y`), CP1 the other.
-//! 2. CP1 sends CP2 the labels of its share bits, and CP3 the 0-labels of
-//!    the `y` wires and Δ; CP3 sends CP2 the label of each `y` bit. The
+//! 2. CP1 sends CP2 the labels of its share bits; for each `y` wire it
+//!    sends CP2 both labels under fresh pads, in a random order, and CP3
+//!    the pads and the order; CP3 sends CP2 the index and the pad of the
+//!    label of its bit (see `choice`: CP3 never holds Δ or a label). The
 //!    same is done for two random masks per output value, one of CP1 (`m1`)
 //!    and one of CP3 (`m3`).
 //! 3. CP1 garbles and CP2 evaluates `pre` (joins `s1` and `y` into the
@@ -21,6 +23,7 @@
 //! 4. CP1 sends the decoding bits of `z` to CP2. The output shares are
 //!    `m1` (CP1), `z` (CP2) and `m3` (CP3).
 
+mod choice;
 mod meet;
 mod roles;
 pub mod shares;
