@@ -57,3 +57,24 @@ impl Drop for BenchKeys {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_live_in_a_private_directory_of_a_random_name() {
+        use std::os::unix::fs::PermissionsExt;
+        let (a, b) = (
+            BenchKeys::new(&["x"]).unwrap(),
+            BenchKeys::new(&["x"]).unwrap(),
+        );
+        assert_ne!(a.dir, b.dir, "a predictable directory");
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&a.dir), 0o700);
+        assert_eq!(mode(&a.dir.join("x.key")), 0o600);
+        let dir = a.dir.clone();
+        drop(a);
+        assert!(!dir.exists());
+    }
+}
