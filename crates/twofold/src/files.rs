@@ -174,10 +174,20 @@ fn parent(path: &Path) -> &Path {
 
 /// 16 random hex digits (OS randomness).
 fn random_hex() -> Result<String> {
-    let mut bytes = [0u8; 8];
+    Ok(hex(&random_bytes::<8>()?))
+}
+
+/// `N` bytes of OS randomness.
+pub fn random_bytes<const N: usize>() -> Result<[u8; N]> {
+    let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes)
         .map_err(|e| anyhow::anyhow!("the operating system's random generator failed: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(bytes)
+}
+
+/// `bytes` in lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Creates `dir` and any missing parents with mode 0700 (directories that

@@ -21,7 +21,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use twofold_protocol::{RunId, ShareKind};
 
-use crate::files::clip;
+use crate::files::{clip, hex};
 
 /// The file of a store, in its directory.
 const FILE: &str = "shares.json";
@@ -235,15 +235,7 @@ pub fn refuse_shared_stores(stores: &[Store], names: &[&str]) -> Result<()> {
 
 /// A fresh random id (OS randomness).
 pub fn random_id() -> Result<[u8; 16]> {
-    let mut id = [0u8; 16];
-    getrandom::fill(&mut id)
-        .map_err(|e| anyhow::anyhow!("the operating system's random generator failed: {e}"))?;
-    Ok(id)
-}
-
-/// `bytes` in lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::files::random_bytes()
 }
 
 /// Bytes from hex digits (no sign, no space: only 0-9, a-f, A-F).

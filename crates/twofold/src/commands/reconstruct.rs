@@ -10,8 +10,9 @@ use twofold_protocol::hybrid::shares::combine;
 
 use super::run3::StoredNames;
 use super::{ProgramArgs, Report};
+use crate::files::hex;
 use crate::inputs::{format_outputs, outputs_json};
-use crate::store::{hex, party_stores, refuse_shared_stores, store_cap};
+use crate::store::{party_stores, refuse_shared_stores, store_cap};
 
 /// Arguments of `reconstruct`.
 #[derive(clap::Args, Debug)]

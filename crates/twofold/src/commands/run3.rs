@@ -16,10 +16,10 @@ use twofold_protocol::{
 };
 
 use super::Report;
-use crate::files::clip;
+use crate::files::{clip, hex};
 use crate::load::Loaded;
 use crate::store::{
-    hex, party_stores, refuse_shared_stores, write_all_or_none, Store, StoreId, StoredShare,
+    party_stores, refuse_shared_stores, write_all_or_none, Store, StoreId, StoredShare,
 };
 
 /// Which stored value each input or output value of a program is: its own
