@@ -1,5 +1,5 @@
 //! `twofold run`: a secure two-party computation, on two machines or (with
-//! `--local`) both parties in this process over loopback.
+//! `--local`) both parties in this process over socketpairs.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ enum RevealTo {
 pub struct RunArgs {
     #[command(flatten)]
     program: ProgramArgs,
-    /// Both parties in this process over loopback TCP.
+    /// Both parties in this process over socketpairs (nothing listens).
     #[arg(long, conflicts_with_all = ["listen", "connect", "party"])]
     local: bool,
     /// This party: a (garbler) or b (evaluator); with --parties 3, the
