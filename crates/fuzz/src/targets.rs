@@ -147,17 +147,22 @@ fn keys(data: &[u8]) -> bool {
     use twofold_net::{KeyPair, PublicKey};
     let public = PublicKey::from_pem(data).is_ok();
     let pair = KeyPair::from_pem(data).is_ok();
-    KeyPair::from_psk(data).is_ok() || public || pair
+    let psk = twofold_net::Psk::from_text(data)
+        .and_then(|psk| KeyPair::from_psk(&psk, "a"))
+        .is_ok();
+    psk || public || pair
 }
 
 /// A key file and a public-key file (of a key derived from a public test
 /// secret: no one's real key).
 fn keys_seeds() -> Vec<Vec<u8>> {
-    let pair = twofold_net::KeyPair::from_psk(b"twofold fuzz seed: a public test secret")
-        .expect("a long, varied secret");
+    let text = format!("{}\n{}\n", twofold_net::PSK_HEADER, "5eed".repeat(16));
+    let psk = twofold_net::Psk::from_text(text.as_bytes()).expect("a well-formed secret");
+    let pair = twofold_net::KeyPair::from_psk(&psk, "a").expect("a key pair");
     vec![
         pair.to_pem().as_bytes().to_vec(),
         pair.public().to_pem().into_bytes(),
+        text.into_bytes(),
     ]
 }
 
@@ -189,6 +194,8 @@ fn hello_seeds() -> Vec<Vec<u8>> {
         output_kind: ShareKind::Add,
         input_kinds: vec![ShareKind::Xor, ShareKind::Add, ShareKind::Xor],
         nonce: [7; 16],
+        store_id: [5; 16],
+        input_runs: vec![[1; 16], [2; 16], [3; 16]],
     };
     vec![two.encode(), three.encode()]
 }

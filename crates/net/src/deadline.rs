@@ -3,8 +3,9 @@
 //! cannot keep a party waiting longer than the timeout of one frame.
 
 use std::io::{self, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::time::Instant;
+
+use crate::socket::Socket;
 
 /// The time left until `deadline`, or `TimedOut` when it has passed.
 fn remaining(deadline: Instant) -> io::Result<std::time::Duration> {
@@ -18,7 +19,7 @@ fn remaining(deadline: Instant) -> io::Result<std::time::Duration> {
 
 /// Fills `out` from `reader` before `deadline`.
 pub(crate) fn read_exact(
-    reader: &mut BufReader<TcpStream>,
+    reader: &mut BufReader<Socket>,
     out: &mut [u8],
     deadline: Instant,
 ) -> io::Result<()> {
@@ -43,14 +44,14 @@ pub(crate) fn read_exact(
 /// A write buffer in front of a socket whose every write to the socket
 /// ends by a deadline.
 pub(crate) struct Writer {
-    stream: TcpStream,
+    stream: Socket,
     buf: Vec<u8>,
     capacity: usize,
 }
 
 impl Writer {
     /// A buffer of `capacity` bytes in front of `stream`.
-    pub fn new(stream: TcpStream, capacity: usize) -> Writer {
+    pub fn new(stream: Socket, capacity: usize) -> Writer {
         Writer {
             stream,
             buf: Vec::with_capacity(capacity),
@@ -59,7 +60,7 @@ impl Writer {
     }
 
     /// The socket.
-    pub fn stream(&self) -> &TcpStream {
+    pub fn stream(&self) -> &Socket {
         &self.stream
     }
 
@@ -88,7 +89,7 @@ impl Writer {
 }
 
 /// Writes all of `bytes` to `stream` before `deadline`.
-fn send(stream: &mut TcpStream, bytes: &[u8], deadline: Instant) -> io::Result<()> {
+fn send(stream: &mut Socket, bytes: &[u8], deadline: Instant) -> io::Result<()> {
     let mut done = 0;
     while done < bytes.len() {
         stream.set_write_timeout(Some(remaining(deadline)?))?;

@@ -8,9 +8,10 @@
 //!   SubjectPublicKeyInfo in PEM (`-----BEGIN PUBLIC KEY-----`), the format
 //!   `openssl pkey -pubout` writes.
 //!
-//! A key pair can also be derived from a pre-shared secret
-//! ([`KeyPair::from_psk`]): both parties then present, and accept, the same
-//! key.
+//! - A pre-shared secret file (`NAME.psk`, [`Psk`]) is 256 random bits as
+//!   64 hex digits after a header line; each party derives its key pair
+//!   from the secret and its role ([`KeyPair::from_psk`]), so a party
+//!   cannot present the other's key.
 //!
 //! Nothing here prints key material: `Debug` of a [`KeyPair`] shows only
 //! the public key's fingerprint.
@@ -35,12 +36,11 @@ const PKCS8_V1_PREFIX: [u8; 16] = [
     0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
 ];
 
-/// Shortest pre-shared secret accepted, in bytes.
-pub const MIN_PSK_LEN: usize = 32;
+/// The first line of a pre-shared secret file.
+pub const PSK_HEADER: &str = "twofold-psk-v1";
 
-/// Fewest distinct byte values a pre-shared secret must contain (a file of
-/// one repeated character is not a secret).
-pub const MIN_PSK_DISTINCT: usize = 10;
+/// Bytes of a pre-shared secret (256 bits).
+const PSK_LEN: usize = 32;
 
 /// Errors reading or making keys. No message contains key bytes.
 #[derive(Debug, thiserror::Error)]
@@ -51,11 +51,9 @@ pub enum KeyError {
     /// The text is not a PEM PKCS#8 Ed25519 private key.
     #[error("not an Ed25519 private key (expected `-----BEGIN PRIVATE KEY-----`, as `twofold keygen` writes in NAME.key): {0}")]
     BadPrivateKey(String),
-    /// The pre-shared secret is too short or too uniform.
-    #[error(
-        "the pre-shared secret is too weak: {0} (make one with `head -c 32 /dev/urandom > FILE`)"
-    )]
-    WeakPsk(String),
+    /// The text is not a pre-shared secret file of 256 random bits.
+    #[error("not a twofold pre-shared secret file: {0}; only 256 random bits as `twofold keygen --psk -o NAME` writes them in NAME.psk are accepted (a passphrase is refused: anyone who reaches a listening party can test guesses of it offline)")]
+    NotAPsk(&'static str),
     /// The operating system's random generator failed.
     #[error("the operating system's random number generator failed")]
     Random,
@@ -94,8 +92,10 @@ impl PublicKey {
         }
     }
 
-    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`).
+    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`), the only PEM
+    /// block of the text.
     pub fn from_pem(text: &[u8]) -> Result<PublicKey, KeyError> {
+        one_block(text).map_err(KeyError::BadPublicKey)?;
         let der = SubjectPublicKeyInfoDer::from_pem_slice(text)
             .map_err(|e| KeyError::BadPublicKey(e.to_string()))?;
         PublicKey::from_spki_der(der.as_ref())
@@ -184,8 +184,10 @@ impl KeyPair {
         })
     }
 
-    /// Reads a PEM PKCS#8 private key (`-----BEGIN PRIVATE KEY-----`).
+    /// Reads a PEM PKCS#8 private key (`-----BEGIN PRIVATE KEY-----`), the
+    /// only PEM block of the text.
     pub fn from_pem(text: &[u8]) -> Result<KeyPair, KeyError> {
+        one_block(text).map_err(KeyError::BadPrivateKey)?;
         match PrivateKeyDer::from_pem_slice(text) {
             Ok(PrivateKeyDer::Pkcs8(der)) => KeyPair::from_pkcs8_der(der.secret_pkcs8_der()),
             Ok(_) => Err(KeyError::BadPrivateKey("not a PKCS#8 key".into())),
@@ -199,30 +201,15 @@ impl KeyPair {
         Zeroizing::new(pem("PRIVATE KEY", &self.pkcs8))
     }
 
-    /// The key pair both holders of the pre-shared secret `psk` derive:
-    /// HKDF-SHA256 (salt `twofold psk v1`) of the secret gives the Ed25519
-    /// seed. Leading and trailing white space of `psk` is ignored; the rest
-    /// must be at least [`MIN_PSK_LEN`] bytes with at least
-    /// [`MIN_PSK_DISTINCT`] distinct values.
-    pub fn from_psk(psk: &[u8]) -> Result<KeyPair, KeyError> {
-        let secret = psk.trim_ascii();
-        if secret.len() < MIN_PSK_LEN {
-            return Err(KeyError::WeakPsk(format!(
-                "{} bytes, at least {MIN_PSK_LEN} are needed",
-                secret.len()
-            )));
-        }
-        let mut seen = [false; 256];
-        secret.iter().for_each(|&b| seen[b as usize] = true);
-        let distinct = seen.iter().filter(|&&s| s).count();
-        if distinct < MIN_PSK_DISTINCT {
-            return Err(KeyError::WeakPsk(format!(
-                "only {distinct} distinct byte values, at least {MIN_PSK_DISTINCT} are needed"
-            )));
-        }
-        let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"twofold psk v1").extract(secret);
+    /// The key pair of the party playing `role` (a name both sides agree
+    /// on, such as `a` or `b`) with the pre-shared secret `psk`:
+    /// HKDF-SHA256 (salt `twofold psk v2`, info `twofold ed25519 seed` and
+    /// the role) gives the Ed25519 seed, so each role has a key of its own.
+    pub fn from_psk(psk: &Psk, role: &str) -> Result<KeyPair, KeyError> {
+        let prk =
+            ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"twofold psk v2").extract(&psk.0[..]);
         let mut seed = Zeroizing::new([0u8; 32]);
-        prk.expand(&[b"twofold ed25519 seed"], SeedLen)
+        prk.expand(&[b"twofold ed25519 seed ", role.as_bytes()], SeedLen)
             .and_then(|okm| okm.fill(&mut seed[..]))
             .map_err(|_| KeyError::Random)?;
         KeyPair::from_seed(&seed)
@@ -236,6 +223,77 @@ impl KeyPair {
     /// The PKCS#8 DER of the key pair (secret).
     pub(crate) fn pkcs8_der(&self) -> &[u8] {
         &self.pkcs8
+    }
+}
+
+/// Fails unless `text` holds exactly one PEM block (a file of two keys
+/// would otherwise silently mean its first).
+fn one_block(text: &[u8]) -> Result<(), String> {
+    let blocks = text
+        .windows(b"-----BEGIN ".len())
+        .filter(|w| w == b"-----BEGIN ")
+        .count();
+    match blocks {
+        1 => Ok(()),
+        0 => Err("no PEM block".into()),
+        n => Err(format!("{n} PEM blocks; a key file holds one key")),
+    }
+}
+
+/// A pre-shared secret: 256 bits from the operating system's randomness.
+/// Its file (`NAME.psk`) is the line [`PSK_HEADER`] and a line of 64 hex
+/// digits; nothing else is accepted (no passphrase). `Debug` shows nothing
+/// of it.
+pub struct Psk(Zeroizing<[u8; PSK_LEN]>);
+
+impl fmt::Debug for Psk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Psk(..)")
+    }
+}
+
+impl Psk {
+    /// A fresh secret.
+    pub fn generate() -> Result<Psk, KeyError> {
+        let mut bytes = Zeroizing::new([0u8; PSK_LEN]);
+        SystemRandom::new()
+            .fill(&mut bytes[..])
+            .map_err(|_| KeyError::Random)?;
+        Ok(Psk(bytes))
+    }
+
+    /// The text of its file.
+    pub fn to_text(&self) -> Zeroizing<String> {
+        let mut text = Zeroizing::new(format!("{PSK_HEADER}\n"));
+        for b in self.0.iter() {
+            text.push(char::from_digit(u32::from(b >> 4), 16).expect("a hex digit"));
+            text.push(char::from_digit(u32::from(b & 15), 16).expect("a hex digit"));
+        }
+        text.push('\n');
+        text
+    }
+
+    /// Reads the text of a `NAME.psk` file (a final newline optional).
+    pub fn from_text(text: &[u8]) -> Result<Psk, KeyError> {
+        let text = text.strip_suffix(b"\n").unwrap_or(text);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let Some(at) = text.iter().position(|&b| b == b'\n') else {
+            return Err(KeyError::NotAPsk("it is not two lines"));
+        };
+        let (header, digits) = (&text[..at], &text[at + 1..]);
+        let header = header.strip_suffix(b"\r").unwrap_or(header);
+        if header != PSK_HEADER.as_bytes() {
+            return Err(KeyError::NotAPsk("its first line is not `twofold-psk-v1`"));
+        }
+        if digits.len() != 2 * PSK_LEN || !digits.iter().all(u8::is_ascii_hexdigit) {
+            return Err(KeyError::NotAPsk("its second line is not 64 hex digits"));
+        }
+        let mut bytes = Zeroizing::new([0u8; PSK_LEN]);
+        let digit = |d: u8| (d as char).to_digit(16).expect("checked hex") as u8;
+        for (b, pair) in bytes.iter_mut().zip(digits.chunks(2)) {
+            *b = digit(pair[0]) << 4 | digit(pair[1]);
+        }
+        Ok(Psk(bytes))
     }
 }
 
@@ -314,6 +372,16 @@ mod tests {
     }
 
     #[test]
+    fn a_file_of_two_keys_is_refused() {
+        let (a, b) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
+        let two = a.public().to_pem() + &b.public().to_pem();
+        let err = PublicKey::from_pem(two.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("2 PEM blocks"), "{err}");
+        let two = a.to_pem().to_string() + &b.to_pem();
+        assert!(KeyPair::from_pem(two.as_bytes()).is_err());
+    }
+
+    #[test]
     fn openssl_format_ed25519_key_is_read() {
         // `openssl genpkey -algorithm ed25519` (RFC 8410 test key).
         let pem = b"-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEINTuctv5E1hK1bbY8fdp+K06/nwoy/HU++CXqI9EdVhC\n-----END PRIVATE KEY-----\n";
@@ -323,25 +391,43 @@ mod tests {
     }
 
     #[test]
-    fn psk_keys_are_deterministic_and_distinct() {
-        let a = KeyPair::from_psk(b"0123456789abcdef0123456789abcdef\n").unwrap();
-        let b = KeyPair::from_psk(b"  0123456789abcdef0123456789abcdef").unwrap();
-        let c = KeyPair::from_psk(b"0123456789abcdef0123456789abcdeF").unwrap();
-        assert_eq!(a.public(), b.public());
-        assert_ne!(a.public(), c.public());
+    fn psk_keys_are_deterministic_and_distinct_per_role() {
+        let psk = Psk::generate().unwrap();
+        let again = Psk::from_text(psk.to_text().as_bytes()).unwrap();
+        let a = KeyPair::from_psk(&psk, "a").unwrap();
+        assert_eq!(a.public(), KeyPair::from_psk(&again, "a").unwrap().public());
+        assert_ne!(a.public(), KeyPair::from_psk(&psk, "b").unwrap().public());
+        let other = Psk::generate().unwrap();
+        assert_ne!(a.public(), KeyPair::from_psk(&other, "a").unwrap().public());
+        let crlf = psk.to_text().replace('\n', "\r\n");
+        assert!(Psk::from_text(crlf.as_bytes()).is_ok());
     }
 
     #[test]
-    fn weak_psks_are_refused_without_echoing_them() {
-        let short = KeyPair::from_psk(b"secret-but-short")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            short.contains("too weak") && !short.contains("secret-but"),
-            "{short}"
+    fn a_passphrase_or_a_short_secret_is_refused_without_echoing_it() {
+        let digits = "0123456789abcdef".repeat(4);
+        for text in [
+            "our lab secret for twofold runs 2024".to_string(),
+            digits.clone(),
+            format!("{PSK_HEADER}\n{}", &digits[..62]),
+            format!("{PSK_HEADER}\n+{}", &digits[1..]),
+            format!("{PSK_HEADER}\n{digits}0"),
+            format!("{PSK_HEADER}\n{digits}\nmore"),
+            format!("twofold-psk-v0\n{digits}"),
+        ] {
+            let err = Psk::from_text(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains("keygen --psk"), "{err}");
+            assert!(
+                !err.contains("lab secret") && !err.contains("0123456789ab"),
+                "{err}"
+            );
+        }
+        let ok = format!("{PSK_HEADER}\n{digits}\n");
+        assert!(Psk::from_text(ok.as_bytes()).is_ok());
+        assert_eq!(
+            format!("{:?}", Psk::from_text(ok.as_bytes()).unwrap()),
+            "Psk(..)"
         );
-        let dull = KeyPair::from_psk(&[b'a'; 64]).unwrap_err().to_string();
-        assert!(dull.contains("distinct"), "{dull}");
     }
 
     #[test]

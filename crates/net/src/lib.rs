@@ -38,14 +38,18 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 mod deadline;
+mod inprocess;
 pub mod keys;
 mod memory;
+mod socket;
 mod tls;
 mod tls_wire;
 mod transport;
 
-pub use keys::{KeyError, KeyPair, PublicKey};
+pub use inprocess::InProcess;
+pub use keys::{KeyError, KeyPair, Psk, PublicKey, PSK_HEADER};
 pub use memory::MemoryTransport;
+use socket::Socket;
 pub use tls::{Security, TlsConfig, EXPORTER_LABEL};
 use tls_wire::{TlsFailure, TlsWire};
 use transport::check_frame_len;
@@ -177,14 +181,14 @@ impl ChannelOptions {
 /// The bytes under a channel: plain TCP or a TLS connection.
 enum Wire {
     Plain {
-        reader: BufReader<TcpStream>,
+        reader: BufReader<Socket>,
         writer: deadline::Writer,
     },
     Tls(Box<TlsWire>),
 }
 
 impl Wire {
-    fn stream(&self) -> &TcpStream {
+    fn stream(&self) -> &Socket {
         match self {
             Wire::Plain { writer, .. } => writer.stream(),
             Wire::Tls(tls) => tls.stream(),
@@ -218,19 +222,35 @@ impl Channel {
     /// timeouts and the buffers of `opts`; with [`Security::Tls`], runs the
     /// client side of the TLS handshake (within the read timeout).
     pub fn new(stream: TcpStream, opts: ChannelOptions) -> Result<Channel> {
-        Channel::establish(stream, opts, false)
+        Channel::establish(Socket::Tcp(stream), opts, false)
     }
 
     /// Wraps a stream this party accepted, as [`new`](Channel::new) does;
     /// with [`Security::Tls`], runs the server side of the handshake.
     pub fn accepted(stream: TcpStream, opts: ChannelOptions) -> Result<Channel> {
-        Channel::establish(stream, opts, true)
+        Channel::establish(Socket::Tcp(stream), opts, true)
     }
 
-    fn establish(stream: TcpStream, opts: ChannelOptions, server: bool) -> Result<Channel> {
+    /// The two ends of a new Unix socketpair, as the connecting and the
+    /// accepting end (with [`Security::Tls`], after both sides of the
+    /// handshake): a connection between parties in one process that has no
+    /// address and needs no listening socket.
+    #[cfg(unix)]
+    pub fn pair(opts: &ChannelOptions) -> Result<(Channel, Channel)> {
+        let (near, far) = std::os::unix::net::UnixStream::pair().map_err(NetError::Io)?;
+        thread::scope(|scope| {
+            let accepting =
+                scope.spawn(|| Channel::establish(Socket::Pair(far), opts.clone(), true));
+            let connecting = Channel::establish(Socket::Pair(near), opts.clone(), false);
+            let accepting = accepting.join().expect("a handshake does not panic");
+            Ok((connecting?, accepting?))
+        })
+    }
+
+    fn establish(stream: Socket, opts: ChannelOptions, server: bool) -> Result<Channel> {
         opts.validate()?;
         stream.set_nonblocking(false).map_err(NetError::Io)?;
-        stream.set_nodelay(true).map_err(NetError::Io)?;
+        stream.set_nodelay().map_err(NetError::Io)?;
         stream
             .set_read_timeout(Some(opts.read_timeout))
             .map_err(NetError::Io)?;

@@ -11,12 +11,12 @@
 //! been sent: the peer learns at once why the connection ends.
 
 use std::io::{self, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use rustls::Connection;
 
 use crate::keys::PublicKey;
+use crate::socket::Socket;
 use crate::tls::{describe, TlsConfig, EXPORTER_LABEL};
 
 /// Longest single wait on the socket: a wait for a distant deadline is
@@ -70,10 +70,10 @@ fn timed_out(e: &io::Error) -> bool {
 /// One TLS connection and its socket.
 pub(crate) struct TlsWire {
     conn: Connection,
-    sock: TcpStream,
+    sock: Socket,
     /// The socket's read half, buffered: rustls asks for at most a record
     /// (often 4 KiB) a call; this turns many such calls into one read.
-    input: BufReader<TcpStream>,
+    input: BufReader<Socket>,
     out: Vec<u8>,
     capacity: usize,
     /// Plaintext bytes encrypted since the queue was last sent.
@@ -89,7 +89,7 @@ impl TlsWire {
     /// Runs the handshake on `sock` as the client (`server == false`) or
     /// the server, before `deadline`.
     pub fn handshake(
-        sock: TcpStream,
+        sock: Socket,
         config: &TlsConfig,
         server: bool,
         capacity: usize,
@@ -142,7 +142,7 @@ impl TlsWire {
     }
 
     /// The socket.
-    pub fn stream(&self) -> &TcpStream {
+    pub fn stream(&self) -> &Socket {
         &self.sock
     }
 

@@ -54,6 +54,10 @@ pub enum ProtocolError {
     /// (the other's error is the one reported).
     #[error("a worker thread stopped: {0}")]
     Stopped(String),
+    /// A check of this party's own bookkeeping failed (a bug; the run stops
+    /// rather than reuse a hash tweak).
+    #[error("internal check failed: {0}")]
+    Internal(String),
 }
 
 /// Wraps an error of a lower layer as its variant (the cause stays in the

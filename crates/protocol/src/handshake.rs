@@ -122,36 +122,92 @@ pub fn handshake(
     Ok(h.finalize().into())
 }
 
-/// Ties an extra connection to the session: both ends send the session id
-/// and the connection's index and check the other's. On a secure channel
-/// the id sent is bound to this connection too (a hash of the session id
-/// and the connection's exported keying material), so only a party of this
-/// session, at the other end of this very connection, can answer it.
+/// Ties an extra connection to the session: each end sends a binding of
+/// the session id, the connection's index and its own role (`party`), and
+/// checks that the other sent the binding of the *other* role — so a
+/// binding echoed back, or sent by a second process of the same role, is
+/// refused. On a secure channel the bindings also hash this connection's
+/// exported keying material, so only a party of this session, at the other
+/// end of this very connection, can answer.
 pub fn bind_channel(
     chan: &mut Channel,
     session_id: &[u8; 32],
     index: u32,
+    party: Party,
 ) -> Result<(), ProtocolError> {
-    let session_id = match chan.exporter() {
-        None => *session_id,
-        Some(exported) => {
-            let mut h = Sha256::new();
-            h.update(b"twofold link");
-            h.update(session_id);
-            h.update(index.to_le_bytes());
+    let binding = |sender: Party| {
+        let mut h = Sha256::new();
+        h.update(b"twofold link v2");
+        h.update(match sender {
+            Party::A => b"from a",
+            Party::B => b"from b",
+        });
+        h.update(session_id);
+        h.update(index.to_le_bytes());
+        if let Some(exported) = chan.exporter() {
+            h.update(b"tls exporter");
             h.update(exported);
-            h.finalize().into()
         }
+        LinkBinding {
+            session_id: h.finalize().into(),
+            index,
+        }
+        .encode()
     };
-    let ours = LinkBinding { session_id, index }.encode();
+    let (ours, expected) = (binding(party), binding(party.other()));
     chan.send_frame(&ours)?;
     chan.flush()?;
     let mut theirs = Vec::new();
     chan.recv_frame_at_most(&mut theirs, ours.len())?;
-    if theirs != ours {
+    if theirs != expected {
         return Err(ProtocolError::Malformed(format!(
             "connection {index} does not belong to this session"
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+    use twofold_net::ChannelOptions;
+
+    /// Two ends of a plain loopback connection.
+    fn pair() -> (Channel, Channel) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let near = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (far, _) = listener.accept().unwrap();
+        let opts = ChannelOptions::default();
+        (
+            Channel::new(near, opts.clone()).unwrap(),
+            Channel::new(far, opts).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_binding_echoed_back_or_from_the_same_role_is_refused() {
+        let id = [7u8; 32];
+        // The two roles bind.
+        let (mut a, mut b) = pair();
+        let other = std::thread::spawn(move || bind_channel(&mut b, &id, 1, Party::B));
+        bind_channel(&mut a, &id, 1, Party::A).unwrap();
+        other.join().unwrap().unwrap();
+        // A relay that echoes A's binding back.
+        let (mut a, mut echo) = pair();
+        let relay = std::thread::spawn(move || {
+            let mut frame = Vec::new();
+            echo.recv_frame(&mut frame).unwrap();
+            echo.send_frame(&frame).unwrap();
+            echo.flush().unwrap();
+        });
+        let err = bind_channel(&mut a, &id, 1, Party::A).unwrap_err();
+        assert!(err.to_string().contains("does not belong"), "{err}");
+        relay.join().unwrap();
+        // Two ends both claiming A.
+        let (mut a, mut b) = pair();
+        let other = std::thread::spawn(move || bind_channel(&mut b, &id, 1, Party::A));
+        assert!(bind_channel(&mut a, &id, 1, Party::A).is_err());
+        assert!(other.join().unwrap().is_err());
+    }
 }

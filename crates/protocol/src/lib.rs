@@ -27,7 +27,7 @@ pub mod session;
 pub use error::ProtocolError;
 pub use garble_only::{evaluate_only, garble_only, GarbleOnlyReport};
 pub use hybrid::{
-    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport,
+    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport, RunId,
 };
 pub use local::run_local;
 pub use options::{
@@ -41,5 +41,7 @@ pub use session::{run_session, Phase, SessionReport};
 /// Version of the wire protocol; both parties must speak the same. (4:
 /// labels and bits go in frames of at most 1 MiB; FGP splits AND runs in
 /// rounds of bounded frames. 5: rounds of `threads × 8192` gates, not
-/// `threads × 32768`, which cuts the tables differently.)
-pub const PROTOCOL_VERSION: u32 = 5;
+/// `threads × 32768`, which cuts the tables differently. 6: link bindings
+/// name their sender's role; the hybrid hello carries the store id and the
+/// input shares' run ids; CP3 chooses labels from padded pairs, without Δ.)
+pub const PROTOCOL_VERSION: u32 = 6;

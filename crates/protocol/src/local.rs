@@ -1,18 +1,19 @@
-//! Both parties in one process, talking over loopback TCP: the default way to
-//! try twofold, and what the tests use.
+//! Both parties in one process, talking over socketpairs (no listening
+//! socket, no address another local user could connect to): the default
+//! way to try twofold, and what the tests use.
 
 use std::time::Duration;
 
 use twofold_circuit::{Party, Program};
-use twofold_net::{ChannelOptions, Listener};
+use twofold_net::{ChannelOptions, InProcess};
 
 use crate::error::ProtocolError;
 use crate::options::{PartyInputs, SessionOptions};
 use crate::peer::Peer;
 use crate::session::{run_session, SessionReport};
 
-/// Runs party A (listening on an ephemeral loopback port) and party B
-/// (connecting to it) on two threads; returns both reports, A's first.
+/// Runs party A (accepting connections) and party B (making them, each a
+/// socketpair) on two threads; returns both reports, A's first.
 /// Progress, if any, is reported by party A.
 pub fn run_local(
     program: &Program,
@@ -21,8 +22,7 @@ pub fn run_local(
     opts: &SessionOptions,
     channel: &ChannelOptions,
 ) -> Result<(SessionReport, SessionReport), ProtocolError> {
-    let listener = Listener::bind("127.0.0.1:0")?.with_options(channel.clone())?;
-    let addr = listener.local_addr()?;
+    let door = InProcess::new(channel.clone())?;
     let deadline = Duration::from_secs(10);
     let b_opts = SessionOptions {
         progress: None,
@@ -33,11 +33,11 @@ pub fn run_local(
     let program = &*prepared;
     std::thread::scope(|scope| {
         let b = scope.spawn(|| -> Result<SessionReport, ProtocolError> {
-            let peer = Peer::Connect(addr.to_string(), deadline, channel.clone());
+            let peer = Peer::LocalConnect(&door);
             run_session(peer.open()?, &peer, Party::B, program, inputs_b, &b_opts)
         });
         let a = (|| -> Result<SessionReport, ProtocolError> {
-            let peer = Peer::Listen(&listener, deadline);
+            let peer = Peer::LocalAccept(&door, deadline);
             run_session(peer.open()?, &peer, Party::A, program, inputs_a, opts)
         })();
         let b = b.join().expect("party B's thread does not panic");

@@ -153,15 +153,21 @@ pub struct HybridHello {
     pub input_kinds: Vec<ShareKind>,
     /// The sender's fresh randomness, the same on all its connections.
     pub nonce: [u8; 16],
+    /// The identity of the store the sender keeps its shares in (zeros:
+    /// none); two parties with the same store are refused.
+    pub store_id: [u8; 16],
+    /// The run that made each input value's shares (none, or one per input
+    /// value); all three parties must hold shares of the same runs.
+    pub input_runs: Vec<[u8; 16]>,
 }
 
 impl HybridHello {
     /// Bytes before the input kinds.
-    const FIXED_LEN: usize = 8 + 4 + 1 + 4 + 32 + 4 + 1 + 1 + 8 + 1 + 16 + 4;
+    const FIXED_LEN: usize = 8 + 4 + 1 + 4 + 32 + 4 + 1 + 1 + 8 + 1 + 16 + 16 + 4;
 
     /// Bytes of [`encode`](HybridHello::encode)'s frame.
     pub fn encoded_len(&self) -> usize {
-        Self::FIXED_LEN + self.input_kinds.len()
+        Self::FIXED_LEN + self.input_kinds.len() + 4 + 16 * self.input_runs.len()
     }
 
     /// The frame.
@@ -178,8 +184,11 @@ impl HybridHello {
         out.extend_from_slice(&self.fgp_min_ands.to_le_bytes());
         out.push(self.output_kind as u8);
         out.extend_from_slice(&self.nonce);
+        out.extend_from_slice(&self.store_id);
         out.extend_from_slice(&(self.input_kinds.len() as u32).to_le_bytes());
         out.extend(self.input_kinds.iter().map(|&k| k as u8));
+        out.extend_from_slice(&(self.input_runs.len() as u32).to_le_bytes());
+        out.extend(self.input_runs.iter().flatten());
         out
     }
 
@@ -207,7 +216,16 @@ impl HybridHello {
             )));
         }
         let kinds = u32_at(Self::FIXED_LEN - 4) as usize;
-        if bytes.len() - Self::FIXED_LEN != kinds {
+        let runs_at = Self::FIXED_LEN.saturating_add(kinds);
+        let runs = bytes
+            .get(runs_at..runs_at.saturating_add(4))
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize);
+        let fits = runs.is_some_and(|runs| {
+            runs.checked_mul(16)
+                .and_then(|r| r.checked_add(runs_at + 4))
+                .is_some_and(|end| end == bytes.len())
+        });
+        if !fits {
             return Err(ProtocolError::Malformed(format!(
                 "a hello of {} bytes for {kinds} input values",
                 bytes.len()
@@ -225,10 +243,15 @@ impl HybridHello {
             fgp_min_ands: u64::from_le_bytes(bytes[55..63].try_into().expect("8 bytes")),
             output_kind: kind(bytes[63])?,
             nonce: bytes[64..80].try_into().expect("16 bytes"),
-            input_kinds: bytes[Self::FIXED_LEN..]
+            store_id: bytes[80..96].try_into().expect("16 bytes"),
+            input_kinds: bytes[Self::FIXED_LEN..runs_at]
                 .iter()
                 .map(|&b| kind(b))
                 .collect::<Result<_, _>>()?,
+            input_runs: bytes[runs_at + 4..]
+                .chunks(16)
+                .map(|c| c.try_into().expect("16 bytes"))
+                .collect(),
         })
     }
 }
@@ -461,14 +484,20 @@ mod tests {
             output_kind: ShareKind::Add,
             input_kinds: vec![ShareKind::Xor, ShareKind::Add],
             nonce: [4; 16],
+            store_id: [6; 16],
+            input_runs: vec![[8; 16], [9; 16]],
         };
         assert_eq!(HybridHello::decode(&hello.encode()).unwrap(), hello);
         let mut short = hello.encode();
         short.pop();
         assert!(HybridHello::decode(&short).is_err());
         let mut bad_kind = hello.encode();
-        *bad_kind.last_mut().unwrap() = 7;
+        let last_kind = HybridHello::FIXED_LEN + 1;
+        bad_kind[last_kind] = 7;
         assert!(HybridHello::decode(&bad_kind).is_err());
+        let mut no_runs = hello.clone();
+        no_runs.input_runs.clear();
+        assert_eq!(HybridHello::decode(&no_runs.encode()).unwrap(), no_runs);
         let mut bad_role = hello.encode();
         bad_role[12] = 0;
         assert!(HybridHello::decode(&bad_role).is_err());

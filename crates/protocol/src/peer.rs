@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use twofold_net::{Channel, ChannelOptions, Listener, NetError};
+use twofold_net::{Channel, ChannelOptions, InProcess, Listener, NetError};
 
 /// Where this party meets its peer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +21,11 @@ pub enum Peer<'l> {
     Listen(&'l Listener, Duration),
     /// Connect to this address, retrying for at most the duration.
     Connect(String, Duration, ChannelOptions),
+    /// Both parties in this process: accept the connections the other
+    /// makes, waiting at most the duration.
+    LocalAccept(&'l InProcess, Duration),
+    /// Both parties in this process: make each connection (a socketpair).
+    LocalConnect(&'l InProcess),
     /// No other connection: the session has only the one its caller opened,
     /// so it must run on one thread, sequentially, without IPP.
     Single,
@@ -32,6 +37,8 @@ impl Peer<'_> {
         match self {
             Peer::Listen(listener, wait) => listener.accept(*wait),
             Peer::Connect(addr, wait, opts) => Channel::connect(addr.as_str(), *wait, opts.clone()),
+            Peer::LocalAccept(door, wait) => door.accept(*wait),
+            Peer::LocalConnect(door) => door.connect(),
             Peer::Single => Err(NetError::InvalidOptions(
                 "a session on one connection needs one thread, the sequential schedule and no IPP",
             )),

@@ -103,7 +103,7 @@ pub fn run_session(
     let links = opts.schedule.channels(opts.threads) * if opts.ipp.is_on() { 2 } else { 1 };
     for index in 1..links {
         let mut chan = peer.open()?;
-        bind_channel(&mut chan, &session_id, index as u32)?;
+        bind_channel(&mut chan, &session_id, index as u32, party)?;
         chans.push(chan);
     }
     clock.lap(Phase::Handshake);

@@ -183,6 +183,7 @@ fn parties_that_disagree_on_share_kinds_all_stop_with_an_error() {
                     wait: Duration::from_secs(2),
                     channel: ChannelOptions::default(),
                     keys: [None; 3],
+                    store_id: None,
                 };
                 run_hybrid(role, &peers, program, &shares[role.index()], &opts).unwrap_err()
             })
@@ -202,4 +203,78 @@ fn parties_that_disagree_on_share_kinds_all_stop_with_an_error() {
         "{}",
         errors[0]
     );
+}
+
+#[test]
+fn an_authenticated_party_without_a_pinned_role_key_is_refused() {
+    // Every connection is TLS with pinned keys, but no key is tied to a
+    // role: a party holding any pinned key could claim any role, so the
+    // parties refuse to meet (fail closed) rather than accept anyone.
+    use std::time::Duration;
+    use twofold_net::Listener;
+    use twofold_protocol::{run_hybrid, HybridPeers, Role};
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(29);
+    let shape = RandomShape {
+        inputs: 1,
+        max_width: 8,
+        gates: 40,
+        outputs: 1,
+    };
+    let program = Program::from(random_circuit(&mut rng, &shape));
+    let inputs = random_inputs(&mut rng, &program.main);
+    let kinds = vec![ShareKind::Xor];
+    let shares = share_inputs(&inputs, &kinds, &mut Prg::from_os());
+    let pairs = [(); 3].map(|()| twofold_net::KeyPair::generate().unwrap());
+    let started = std::time::Instant::now();
+    let channel = |role: Role| {
+        let peers: Vec<_> = Role::ALL
+            .into_iter()
+            .filter(|&r| r != role)
+            .map(|r| pairs[r.index()].public())
+            .collect();
+        ChannelOptions {
+            security: twofold_net::Security::tls(&pairs[role.index()], &peers).unwrap(),
+            read_timeout: Duration::from_secs(2),
+            write_timeout: Duration::from_secs(2),
+            ..ChannelOptions::default()
+        }
+    };
+    let listeners = [Role::Cp1, Role::Cp2].map(|r| {
+        Listener::bind("127.0.0.1:0")
+            .unwrap()
+            .with_options(channel(r))
+            .unwrap()
+    });
+    let addrs = listeners
+        .each_ref()
+        .map(|l| l.local_addr().unwrap().to_string());
+    let errors = std::thread::scope(|s| {
+        let handles = Role::ALL.map(|role| {
+            let (program, shares, addrs) = (&program, &shares, addrs.clone());
+            let listener = (role != Role::Cp3).then(|| &listeners[role.index()]);
+            let channel = channel(role);
+            s.spawn(move || {
+                let opts = HybridOptions {
+                    input_kinds: vec![ShareKind::Xor],
+                    threads: 1,
+                    ..HybridOptions::default()
+                };
+                let peers = HybridPeers {
+                    listener,
+                    addrs,
+                    wait: Duration::from_secs(2),
+                    channel,
+                    keys: [None; 3],
+                    store_id: None,
+                };
+                run_hybrid(role, &peers, program, &shares[role.index()], &opts)
+            })
+        });
+        handles.map(|h| h.join().unwrap())
+    });
+    for (role, result) in Role::ALL.into_iter().zip(errors) {
+        assert!(result.is_err(), "{role} ran with no role key pinned");
+    }
+    assert!(started.elapsed() < Duration::from_secs(15));
 }

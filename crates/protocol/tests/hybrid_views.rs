@@ -89,6 +89,7 @@ fn observed_run(program: &Program, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
         wait: Duration::from_secs(10),
         channel: ChannelOptions::default(),
         keys: [None; 3],
+        store_id: None,
     };
     let reports = std::thread::scope(|s| {
         let handles = [

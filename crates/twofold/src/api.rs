@@ -3,7 +3,7 @@
 //! party over a connection the caller opened, and read the outputs as typed
 //! values.
 //!
-//! Both parties in this process (over loopback TCP):
+//! Both parties in this process (over socketpairs, nothing listening):
 //!
 //! ```
 //! use twofold::api::{Party, SecureProgram};
@@ -137,7 +137,7 @@ impl SecureProgram {
             .collect()
     }
 
-    /// Runs both parties in this process, over loopback TCP, with the
+    /// Runs both parties in this process, over socketpairs, with the
     /// default options (both learn the outputs).
     pub fn run_local(&self, a: &PartyInputs, b: &PartyInputs) -> Result<Outputs> {
         let opts = SessionOptions::default();

@@ -5,7 +5,6 @@
 //! value's bits.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -14,23 +13,33 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use twofold_circuit::value::parse_int;
 use twofold_compiler::CType;
 
+use crate::files::{clip, clip_in, open_regular, read_regular};
 use crate::load::ValueKind;
 
+/// The largest input file read for a value of `width` bits: 1 MiB plus 64
+/// bytes a bit (a decimal 64-bit number takes at most 21, so this leaves
+/// room for any layout while bounding what a device or a huge file costs).
+pub fn file_cap(width: u32) -> u64 {
+    (1 << 20) + 64 * u64::from(width)
+}
+
 /// Reads the value of kind `kind` (`width` bits) from the file at `path`,
-/// in the format its extension names.
+/// in the format its extension names. The file must be a regular file of
+/// at most [`file_cap`] bytes.
 pub fn read_value(kind: &ValueKind, width: u32, path: &Path) -> Result<Vec<bool>> {
     let ty = match kind {
         ValueKind::Int => Ty::Bits(width),
         ValueKind::C(t) => Ty::C(t),
     };
     let name = path.display().to_string();
-    let open = || File::open(path).with_context(|| format!("cannot read {name}"));
+    let (what, cap) = ("the input file", file_cap(width));
     match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => read_json(ty, BufReader::new(open()?), &name),
-        Some("csv") => read_csv(ty, BufReader::new(open()?), &name),
+        Some("json") => read_json(ty, BufReader::new(open_regular(path, what, cap)?), &name),
+        Some("csv") => read_csv(ty, BufReader::new(open_regular(path, what, cap)?), &name),
         _ => {
+            let bytes = read_regular(path, what, cap)?;
             let text =
-                std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+                String::from_utf8(bytes).with_context(|| format!("{name}: not UTF-8 text"))?;
             read_initializer(ty, &text, &name)
         }
     }
@@ -59,6 +68,7 @@ impl Ty<'_> {
             Ty::Bits(w) => parse_int(text, w).map_err(|e| e.to_string()),
             Ty::C(t) => t.parse_value(text).map_err(|e| e.message),
         }
+        .map_err(|e| clip_in(&e, text))
     }
 
     fn name(self) -> String {
@@ -197,8 +207,9 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
         match self.ty {
             Ty::Bits(_) => self.number(v),
             Ty::C(_) => Err(E::custom(format!(
-                "expected a number for {}, found the string \"{v}\"",
-                self.ty.name()
+                "expected a number for {}, found the string \"{}\"",
+                self.ty.name(),
+                clip(v)
             ))),
         }
     }
@@ -252,11 +263,18 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
                 .ok_or_else(|| {
                     let names: Vec<&str> = s.fields.iter().map(|(n, _)| n.as_str()).collect();
                     de::Error::custom(format!(
-                        "{} has no member `{key}` (its members: {})",
+                        "{} has no member `{}` (its members: {})",
                         self.ty.name(),
+                        clip(&key),
                         names.join(", ")
                     ))
                 })?;
+            if seen[k] {
+                return Err(de::Error::custom(format!(
+                    "member `{key}` of {} is given twice",
+                    self.ty.name()
+                )));
+            }
             let at: usize = s.fields[..k].iter().map(|(_, t)| t.width() as usize).sum();
             let ty = Ty::C(&s.fields[k].1);
             let out = &mut self.out[at..at + ty.width()];

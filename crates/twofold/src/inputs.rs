@@ -58,7 +58,8 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
                     .with_context(|| {
                         let all: Vec<usize> = (0..values.len()).filter(|&k| expected[k]).collect();
                         format!(
-                            "`{arg}`: more input values than the program takes; it takes {}:\n{}",
+                            "`{}`: more input values than the program takes; it takes {}:\n{}",
+                            crate::files::clip(arg),
                             all.len(),
                             describe(loaded, &all)
                         )
@@ -118,7 +119,8 @@ fn unknown_name(loaded: &Loaded, name: &str) -> String {
         .unwrap_or_default();
     let all: Vec<usize> = (0..values.len()).collect();
     format!(
-        "the program has no input `{name}`{closest} Its inputs:\n{}",
+        "the program has no input `{}`{closest} Its inputs:\n{}",
+        crate::files::clip(name),
         describe(loaded, &all)
     )
 }
@@ -162,9 +164,10 @@ fn parse_value(kind: &ValueKind, text: &str, width: u32) -> Result<Vec<bool>> {
         return crate::infile::read_value(kind, width, std::path::Path::new(path));
     }
     match kind {
-        ValueKind::Int => Ok(parse_int(text, width)?),
-        ValueKind::C(t) => t.parse_value(text).map_err(|e| anyhow::anyhow!("{e}")),
+        ValueKind::Int => parse_int(text, width).map_err(|e| e.to_string()),
+        ValueKind::C(t) => t.parse_value(text).map_err(|e| e.to_string()),
     }
+    .map_err(|e| anyhow::anyhow!("{}", crate::files::clip_in(&e, text)))
 }
 
 /// Each output value's name, kind and bits, in order.

@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod commands;
+pub mod files;
 pub mod infile;
 pub mod inputs;
 pub mod load;

@@ -89,14 +89,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
         }
     } else {
         // A device or a pipe would be read without end.
-        let regular = std::fs::metadata(path)
-            .with_context(|| format!("cannot read {}", path.display()))?
-            .is_file();
-        if !regular {
-            bail!("cannot read {}: not a regular file", path.display());
-        }
+        let file = crate::files::open_regular(path, "the program", u64::MAX)?;
         let cannot = || format!("cannot read {}", path.display());
-        let mut file = std::io::BufReader::new(std::fs::File::open(path).with_context(cannot)?);
+        let mut file = std::io::BufReader::new(file);
         // The magic, if the file has as many bytes.
         let mut head = Vec::with_capacity(binary::MAGIC.len());
         (&mut file)

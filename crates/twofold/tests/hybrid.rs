@@ -250,7 +250,7 @@ fn missing_or_mismatched_shares_and_a_failed_party_are_clear_errors() {
     assert!(err.contains("share the inputs differently"), "{err}");
     // CP1 alone, its peers never come: it stops after the timeout.
     let started = Instant::now();
-    let err = fails(&[
+    let cp1 = [
         "run",
         &sum,
         "--parties",
@@ -263,16 +263,226 @@ fn missing_or_mismatched_shares_and_a_failed_party_are_clear_errors() {
         &path(&dir, "other/cp1"),
         "--timeout",
         "1",
-        // Any file of enough varied bytes is a pre-shared secret.
-        "--psk-file",
-        &keys::file("cp1.key"),
-    ]);
+    ];
+    let keys1 = keys::three("1");
+    let keys1: Vec<&str> = keys1.iter().map(String::as_str).collect();
+    let err = fails(&[&cp1[..], &keys1].concat());
     assert!(started.elapsed() < Duration::from_secs(15), "{err}");
     // The store of a failed run is as it was.
     let before = std::fs::read(dir.join("other/cp1/shares.json")).unwrap();
     assert!(!String::from_utf8(before).unwrap().contains("\"return\""));
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&narrow).unwrap();
+}
+
+#[test]
+fn a_failed_write_in_any_one_store_leaves_nothing_that_reconstructs() {
+    let dir = workspace("mixed", &[("sum.c", SUM), ("product.c", PRODUCT)]);
+    let (sum, product, store) = (
+        path(&dir, "sum.c"),
+        path(&dir, "product.c"),
+        path(&dir, "store"),
+    );
+    let run_sum = |a: &str| {
+        let (a, b) = (format!("INPUT_A={a}"), "INPUT_B=7");
+        ok(&["share", &sum, "-i", &a, "-i", b, "--out", &store]);
+        ok(&[
+            "run",
+            &sum,
+            "--parties",
+            "3",
+            "--local",
+            "--store",
+            &store,
+            "--out",
+            "return=s",
+        ]);
+    };
+    let file = |k: usize| dir.join(format!("store/cp{k}/shares.json"));
+    run_sum("5");
+    let reconstruct = ["reconstruct", &sum, "--store", &store, "--out", "return=s"];
+    assert_eq!(ok(&reconstruct).trim(), "26");
+    let chain = [
+        "run",
+        &product,
+        "--parties",
+        "3",
+        "--local",
+        "--store",
+        &store,
+        "--in",
+        "INPUT_A=s",
+        "--out",
+        "return=p",
+    ];
+    let before: Vec<Vec<u8>> = (1..=3).map(|k| std::fs::read(file(k)).unwrap()).collect();
+    run_sum("100");
+    let after: Vec<Vec<u8>> = (1..=3).map(|k| std::fs::read(file(k)).unwrap()).collect();
+    for k in 1..=3 {
+        // Party k's write failed: its store is as before the second run.
+        std::fs::write(file(k), &before[k - 1]).unwrap();
+        let err = fails(&reconstruct);
+        assert!(err.contains("come from different runs"), "CP{k}: {err}");
+        let err = fails(&chain);
+        assert!(err.contains("come from different runs"), "CP{k}: {err}");
+        std::fs::write(file(k), &after[k - 1]).unwrap();
+    }
+    assert_eq!(ok(&reconstruct).trim(), "121");
+    ok(&chain);
+    let got = ok(&[
+        "reconstruct",
+        &product,
+        "--store",
+        &store,
+        "--out",
+        "return=p",
+    ]);
+    // INPUT_B is the 7 the second sharing stored.
+    assert_eq!(got.trim(), (121 * 7 - 7).to_string());
+    // One process per party: CP3 holds a share of another run, and all
+    // three refuse to start the protocol.
+    std::fs::write(file(3), &before[2]).unwrap();
+    let port = |_| {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p: Vec<u16> = (0..3).map(port).collect();
+    let peers = format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2]);
+    let children: Vec<_> = ["1", "2", "3"]
+        .iter()
+        .map(|k| {
+            let mut extra = keys::three(k);
+            extra.extend(["--in".into(), "INPUT_A=s".into()]);
+            computing_party(&product, k, &peers, &store, &extra)
+        })
+        .collect();
+    let errs: Vec<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        })
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("the run that made the input shares")),
+        "{errs:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn two_parties_in_one_store_are_refused() {
+    let dir = workspace("same-store", &[("sum.c", SUM)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    ok(&[
+        "share",
+        &sum,
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=7",
+        "--out",
+        &store,
+    ]);
+    // CP2's store a link to CP1's.
+    std::fs::remove_dir_all(dir.join("store/cp2")).unwrap();
+    std::os::unix::fs::symlink(dir.join("store/cp1"), dir.join("store/cp2")).unwrap();
+    let run = ["run", &sum, "--parties", "3", "--local", "--store", &store];
+    let err = fails(&run);
+    assert!(err.contains("are the same store"), "{err}");
+    let err = fails(&["reconstruct", &sum, "--store", &store]);
+    assert!(err.contains("are the same store"), "{err}");
+    let err = fails(&["share", &sum, "-i", "INPUT_A=1", "--out", &store]);
+    assert!(err.contains("are the same store"), "{err}");
+    // One process per party, CP1 and CP2 both given CP1's store.
+    let port = |_| {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p: Vec<u16> = (0..3).map(port).collect();
+    let peers = format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2]);
+    std::fs::remove_file(dir.join("store/cp2")).unwrap();
+    std::fs::create_dir(dir.join("store/cp2")).unwrap();
+    std::fs::copy(
+        dir.join("store/cp1/shares.json"),
+        dir.join("store/cp2/shares.json"),
+    )
+    .unwrap();
+    let children: Vec<_> = ["1", "2", "3"]
+        .iter()
+        .map(|k| computing_party(&sum, k, &peers, &store, &keys::three(k)))
+        .collect();
+    let errs: Vec<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        })
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("each computing party needs its own store")),
+        "{errs:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_group_psk_or_one_key_for_two_roles_is_refused() {
+    let dir = workspace("group-psk", &[("sum.c", SUM)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    ok(&[
+        "share",
+        &sum,
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=7",
+        "--out",
+        &store,
+    ]);
+    let psk = dir.join("group.psk");
+    let made = twofold(&["keygen", "--psk", "-o", &path(&dir, "group")]);
+    assert!(made.status.success());
+    // With one secret for all three, CP3 could sit between CP1 and CP2 (or
+    // claim CP2's role to CP1) and read every label: all three refuse to
+    // start, before any connection.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let cp1 = listener.local_addr().unwrap().to_string();
+    let peers = format!("{cp1},127.0.0.1:1,127.0.0.1:2");
+    let psk_args = vec!["--psk-file".to_string(), psk.display().to_string()];
+    for k in ["1", "2", "3"] {
+        let out = computing_party(&sum, k, &peers, &store, &psk_args)
+            .wait_with_output()
+            .unwrap();
+        assert!(!out.status.success(), "CP{k} ran with a group secret");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--psk-file is for two parties"), "{err}");
+    }
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "a party connected to CP1");
+    // One key pair for CP2 and CP3.
+    let shared: Vec<String> = vec![
+        "--key".into(),
+        keys::file("cp2.key"),
+        "--peer-key".into(),
+        format!("1={}", keys::file("cp1.pub")),
+        "--peer-key".into(),
+        format!("3={}", keys::file("cp2.pub")),
+    ];
+    let out = computing_party(&sum, "2", &peers, &store, &shared)
+        .wait_with_output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("CP2 and CP3 have the same public key"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Starts computing party `k` of `program` on `peers` with `keys`.
@@ -324,12 +534,14 @@ fn three_parties_refuse_a_wrong_key_and_a_party_without_keys() {
         let p: Vec<u16> = (0..3).map(port).collect();
         format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2])
     };
-    // CP3 takes CP2's key for CP1's: CP1's connection is refused.
+    // CP3 has a wrong key for CP1 (another's): CP1's connection is refused.
+    // (Taking CP2's key for CP1's is refused before meeting anyone: two
+    // roles with one key, see `a_group_psk_or_one_key_for_two_roles_is_refused`.)
     let wrong: Vec<String> = vec![
         "--key".into(),
         keys::file("cp3.key"),
         "--peer-key".into(),
-        format!("1={}", keys::file("cp2.pub")),
+        format!("1={}", keys::file("mallory.pub")),
         "--peer-key".into(),
         format!("2={}", keys::file("cp2.pub")),
     ];
@@ -363,6 +575,8 @@ fn three_parties_refuse_a_wrong_key_and_a_party_without_keys() {
     assert!(started.elapsed() < Duration::from_secs(15));
     // A party holding a pinned key cannot take another's role: CP2's key
     // claiming to be CP3 is refused by CP1, which pins CP3's own key for CP3.
+    // (The impostor names another key for CP2: given its own, it would
+    // refuse to start with two roles on one key.)
     let peers_now = peers();
     let impostor: Vec<String> = vec![
         "--key".into(),
@@ -370,7 +584,7 @@ fn three_parties_refuse_a_wrong_key_and_a_party_without_keys() {
         "--peer-key".into(),
         format!("1={}", keys::file("cp1.pub")),
         "--peer-key".into(),
-        format!("2={}", keys::file("cp2.pub")),
+        format!("2={}", keys::file("mallory.pub")),
     ];
     let children = [
         computing_party(&sum, "1", &peers_now, &store, &keys::three("1")),

@@ -167,7 +167,7 @@ fn bad_files_name_the_file_and_line() {
     let err = eval(&dir, &[&format!("@{missing}"), "{0}", "{0}"]).unwrap_err();
     assert!(
         err.starts_with(&format!(
-            "twofold: error: input `INPUT_A_m`: cannot read {missing}: "
+            "twofold: error: input `INPUT_A_m`: cannot read the input file {missing}: "
         )),
         "{err}"
     );

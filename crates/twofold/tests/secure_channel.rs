@@ -304,15 +304,45 @@ fn a_pre_shared_secret_runs_and_a_different_one_is_refused() {
         "/../../examples/millionaires.c"
     ));
     let dir = std::env::temp_dir().join(format!("twofold-psk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, bytes: &[u8]| {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).unwrap();
+    let keygen = |name: &str, extra: &[&str]| {
+        twofold()
+            .args(["keygen", "--psk", "-o"])
+            .arg(dir.join(name))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let psk = |name: &str| {
+        let out = keygen(name, &[]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = dir.join(format!("{name}.psk"));
         vec!["--psk-file".to_string(), path.display().to_string()]
     };
-    let one = write("one", b"f3a9c1d0e8b7a6f5e4d3c2b1a0998877\n");
-    let two = write("two", b"f3a9c1d0e8b7a6f5e4d3c2b1a0998878\n");
-    let weak = write("weak", b"password\n");
+    let (one, two) = (psk("one"), psk("two"));
+    // 256 bits in a 0600 file, created once, never printed.
+    let text = std::fs::read_to_string(dir.join("one.psk")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "twofold-psk-v1");
+    assert!(lines[1].len() == 64 && lines[1].bytes().all(|b| b.is_ascii_hexdigit()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("one.psk"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let again = keygen("one", &[]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    assert_eq!(std::fs::read_to_string(dir.join("one.psk")).unwrap(), text);
     let addr = free_addr();
     let a = party(millionaires, "a", "--listen", &addr, &one);
     let b = party(millionaires, "b", "--connect", &addr, &one);
@@ -322,6 +352,7 @@ fn a_pre_shared_secret_runs_and_a_different_one_is_refused() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        assert!(!String::from_utf8_lossy(&out.stdout).contains(lines[1]));
         assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "0");
     }
     let addr = free_addr();
@@ -330,10 +361,70 @@ fn a_pre_shared_secret_runs_and_a_different_one_is_refused() {
     let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
     refused(a, "A", &["integrity/authentication"]);
     refused(b, "B", &["integrity/authentication"]);
-    let out = party(millionaires, "a", "--listen", &free_addr(), &weak)
-        .wait_with_output()
+    // Each role has a key of its own: two parties both claiming A with the
+    // right secret do not get past TLS.
+    let addr = free_addr();
+    let a = party(millionaires, "a", "--listen", &addr, &one);
+    let fake = twofold()
+        .arg("run")
+        .arg(millionaires)
+        .args(["--party", "a", "--connect", &addr, "-i", "INPUT_A_income=5"])
+        .args(["--timeout", "10"])
+        .args(&one)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    let err = refused(out, "A", &["too weak"]);
-    assert!(!err.contains("password"), "the secret was printed: {err}");
+    let (a, fake) = (
+        a.wait_with_output().unwrap(),
+        fake.wait_with_output().unwrap(),
+    );
+    refused(a, "A", &["integrity/authentication"]);
+    refused(fake, "the second A", &["integrity/authentication"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_passphrase_is_refused_before_any_network_activity() {
+    let millionaires = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/millionaires.c"
+    ));
+    let dir = std::env::temp_dir().join(format!("twofold-passphrase-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    for (name, secret) in [
+        ("phrase", "our lab secret for twofold runs 2024\n"),
+        (
+            "random",
+            "5f0c2a9e81d4b7366e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f\n",
+        ),
+        (
+            "short",
+            "twofold-psk-v1\n5f0c2a9e81d4b7366e0f1a2b3c4d5e6f\n",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, secret).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let perms = std::fs::Permissions::from_mode(0o600);
+            std::fs::set_permissions(&path, perms).unwrap();
+        }
+        let psk = vec!["--psk-file".to_string(), path.display().to_string()];
+        let out = party(millionaires, "b", "--connect", &addr, &psk)
+            .wait_with_output()
+            .unwrap();
+        let err = refused(out, "B", &["keygen --psk"]);
+        assert!(
+            !err.contains("lab secret") && !err.contains("5f0c2a9e"),
+            "{err}"
+        );
+    }
+    // No connection was ever opened.
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "a refused party connected");
     std::fs::remove_dir_all(&dir).unwrap();
 }

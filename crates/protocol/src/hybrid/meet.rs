@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use twofold_net::{Channel, ChannelOptions, Listener, PublicKey};
+use twofold_net::{Channel, ChannelOptions, InProcess, Listener, NetError, PublicKey};
 
 use crate::error::ProtocolError;
 use crate::handshake::hex;
@@ -19,9 +19,15 @@ pub(crate) struct Links {
     /// `by_role[r.index()]`: the connections to party `r` (none to itself),
     /// the first one first.
     pub by_role: [Vec<Channel>; 3],
+    run_id: crate::hybrid::RunId,
 }
 
 impl Links {
+    /// The run's identity: a hash of the three parties' nonces.
+    pub fn run_id(&self) -> crate::hybrid::RunId {
+        self.run_id
+    }
+
     /// The connections to `role`.
     pub fn to(&mut self, role: Role) -> &mut Vec<Channel> {
         &mut self.by_role[role.index()]
@@ -36,14 +42,25 @@ impl Links {
     }
 }
 
+/// How the parties reach each other.
+pub(crate) enum Doors<'a> {
+    /// Between processes: this party's listener (CP1 and CP2; CP3 accepts
+    /// none) and the addresses of CP1 and CP2, which the later parties
+    /// connect to.
+    Tcp {
+        listener: Option<&'a Listener>,
+        addrs: [String; 2],
+    },
+    /// All three in this process: where CP1 and CP2 accept socketpairs.
+    Local(&'a [InProcess; 2]),
+}
+
 /// Where this party meets the others.
 pub(crate) struct Meeting<'a> {
     /// This party's hello (its index is set per connection).
     pub hello: HybridHello,
-    /// Where CP1 and CP2 accept connections (CP3 accepts none).
-    pub listener: Option<&'a Listener>,
-    /// The addresses of CP1 and CP2, which the later parties connect to.
-    pub addrs: [String; 2],
+    /// How this party reaches the others.
+    pub doors: Doors<'a>,
     /// How long to wait for each peer.
     pub wait: Duration,
     /// Options of the connections this party opens.
@@ -60,13 +77,12 @@ impl Meeting<'_> {
         let me = self.hello.role;
         let mut links = Links {
             by_role: Default::default(),
+            run_id: Default::default(),
         };
         let mut nonces = Nonces::default();
         for peer in Role::ALL.into_iter().filter(|&r| r < me) {
             for index in 0..self.links_with(peer) as u32 {
-                let addr = &self.addrs[peer.index()];
-                let mut chan = Channel::connect(addr.as_str(), self.wait, self.channel.clone())
-                    .map_err(ProtocolError::Meet)?;
+                let mut chan = self.connect(peer).map_err(ProtocolError::Meet)?;
                 self.send_hello(&mut chan, index)?;
                 let theirs = self.recv_hello(&mut chan)?;
                 self.check(&theirs, peer, index)?;
@@ -82,8 +98,7 @@ impl Meeting<'_> {
             .sum();
         let mut accepted: Vec<(HybridHello, Channel)> = Vec::new();
         while accepted.len() < expected {
-            let listener = self.listener.expect("CP1 and CP2 listen");
-            let mut chan = listener.accept(self.wait).map_err(ProtocolError::Meet)?;
+            let mut chan = self.accept().map_err(ProtocolError::Meet)?;
             let theirs = self.recv_hello(&mut chan)?;
             if theirs.role <= me
                 || theirs.index as usize >= self.links_with(theirs.role)
@@ -106,7 +121,29 @@ impl Meeting<'_> {
             nonces.check(&theirs)?;
             links.to(theirs.role).push(chan);
         }
+        nonces.0[me.index()] = Some(self.hello.nonce);
+        links.run_id = nonces.run_id();
         Ok(links)
+    }
+
+    /// Opens a connection to `peer` (CP1 or CP2).
+    fn connect(&self, peer: Role) -> Result<Channel, NetError> {
+        match &self.doors {
+            Doors::Tcp { addrs, .. } => {
+                let addr = addrs[peer.index()].as_str();
+                Channel::connect(addr, self.wait, self.channel.clone())
+            }
+            Doors::Local(doors) => doors[peer.index()].connect(),
+        }
+    }
+
+    /// Accepts the next connection to this party (CP1 or CP2).
+    fn accept(&self) -> Result<Channel, NetError> {
+        let me = self.hello.role.index();
+        match &self.doors {
+            Doors::Tcp { listener, .. } => listener.expect("CP1 and CP2 listen").accept(self.wait),
+            Doors::Local(doors) => doors[me].accept(self.wait),
+        }
     }
 
     /// Connections between this party and `peer`.
@@ -138,16 +175,23 @@ impl Meeting<'_> {
         Ok(chan.flush()?)
     }
 
-    /// Checks that the peer on `chan` proved it holds `peer`'s key.
+    /// Checks that the peer on `chan` proved it holds `peer`'s key. Fails
+    /// closed: an authenticated connection needs a key pinned for the
+    /// role, and a pinned key needs an authenticated connection; only a
+    /// plain connection (in-process, or --insecure) with no key pinned
+    /// passes unchecked.
     fn check_key(&self, chan: &Channel, peer: Role) -> Result<(), ProtocolError> {
-        match (self.keys[peer.index()], chan.peer_key()) {
-            (Some(expected), Some(proved)) if expected != proved => Err(ProtocolError::Mismatch {
-                what: "the key of the party on this connection",
-                ours: format!("{peer} holds {expected}"),
-                theirs: format!("it proved {proved}"),
-            }),
-            _ => Ok(()),
+        let (expected, proved) = (self.keys[peer.index()], chan.peer_key());
+        if expected == proved {
+            return Ok(());
         }
+        Err(ProtocolError::Mismatch {
+            what: "the key of the party on this connection",
+            ours: expected.map_or(format!("no key pinned for {peer}"), |k| {
+                format!("{peer} holds {k}")
+            }),
+            theirs: proved.map_or("it proved no key".to_string(), |k| format!("it proved {k}")),
+        })
     }
 
     /// Checks the hello `theirs` from connection `index` to `peer`.
@@ -178,6 +222,27 @@ impl Meeting<'_> {
                 "the share kinds of the inputs",
                 names(&ours.input_kinds),
                 names(&theirs.input_kinds),
+            );
+        }
+        if theirs.input_runs != ours.input_runs {
+            let first = (0..ours.input_runs.len().max(theirs.input_runs.len()))
+                .find(|&k| ours.input_runs.get(k) != theirs.input_runs.get(k))
+                .unwrap_or(0);
+            let run = |runs: &[[u8; 16]]| {
+                runs.get(first)
+                    .map_or("no run".to_string(), |r| format!("run {}", hex(r)))
+            };
+            return mismatch(
+                "the run that made the input shares (every party must hold shares of one run: share the value again, or rerun the program that made it)",
+                format!("input value {first}: {}", run(&ours.input_runs)),
+                format!("input value {first}: {}", run(&theirs.input_runs)),
+            );
+        }
+        if ours.store_id != [0; 16] && theirs.store_id == ours.store_id {
+            return mismatch(
+                "the share store (each computing party needs its own store)",
+                format!("this party's store {}", hex(&ours.store_id)),
+                format!("{peer} uses the same store"),
             );
         }
         if theirs.output_kind != ours.output_kind {
@@ -212,6 +277,17 @@ impl Meeting<'_> {
 struct Nonces([Option<[u8; 16]>; 3]);
 
 impl Nonces {
+    /// The run id of the nonces of all three parties.
+    fn run_id(&self) -> crate::hybrid::RunId {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        hash.update(b"twofold hybrid run id v1");
+        for nonce in &self.0 {
+            hash.update(nonce.unwrap_or_default());
+        }
+        hash.finalize()[..16].try_into().expect("16 bytes")
+    }
+
     fn check(&mut self, hello: &HybridHello) -> Result<(), ProtocolError> {
         match self.0[hello.role.index()] {
             Some(first) if first != hello.nonce => Err(ProtocolError::Malformed(format!(

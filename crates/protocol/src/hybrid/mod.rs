@@ -10,8 +10,10 @@
 //! 1. CP2 sends its shares to CP3, which combines them with its own
 //!    (`y = s2 ⊕ s3`, or `s2 + s3` for additive shares): CP3 now holds one
 //!    share of a two-party sharing `x = s1 ⊕ y` (`s1 + y`), CP1 the other.
-//! 2. CP1 sends CP2 the labels of its share bits, and CP3 the 0-labels of
-//!    the `y` wires and Δ; CP3 sends CP2 the label of each `y` bit. The
+//! 2. CP1 sends CP2 the labels of its share bits; for each `y` wire it
+//!    sends CP2 both labels under fresh pads, in a random order, and CP3
+//!    the pads and the order; CP3 sends CP2 the index and the pad of the
+//!    label of its bit (see `choice`: CP3 never holds Δ or a label). The
 //!    same is done for two random masks per output value, one of CP1 (`m1`)
 //!    and one of CP3 (`m3`).
 //! 3. CP1 garbles and CP2 evaluates `pre` (joins `s1` and `y` into the
@@ -21,6 +23,7 @@
 //! 4. CP1 sends the decoding bits of `z` to CP2. The output shares are
 //!    `m1` (CP1), `z` (CP2) and `m3` (CP3).
 
+mod choice;
 mod meet;
 mod roles;
 pub mod shares;
@@ -31,14 +34,14 @@ use std::time::{Duration, Instant};
 use twofold_circuit::prepare::prepared;
 use twofold_circuit::Program;
 use twofold_crypto::Scheme;
-use twofold_net::{ChannelOptions, Listener, PublicKey};
+use twofold_net::{ChannelOptions, InProcess, Listener, PublicKey};
 
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
 use crate::messages::HybridHello;
 use crate::options::{check_threads, Progress, Role, Schedule, ShareKind};
 use crate::PROTOCOL_VERSION;
-use meet::Meeting;
+use meet::{Doors, Meeting};
 
 /// How to run the hybrid mode. All three parties must pass the same
 /// options (checked when they meet).
@@ -59,7 +62,14 @@ pub struct HybridOptions {
     pub fgp_min_ands: Option<usize>,
     /// Called with the AND gates done so far (CP1 and CP2).
     pub progress: Option<Progress>,
+    /// The run that made each input value's shares (empty: not tracked);
+    /// the parties refuse to run on shares of different runs.
+    pub input_runs: Vec<RunId>,
 }
+
+/// The identity of one hybrid run: every party's output shares of a run
+/// carry it, so that shares of different runs are never combined.
+pub type RunId = [u8; 16];
 
 /// The phases of a hybrid run, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +119,9 @@ pub struct HybridReport {
     pub phases: Vec<(HybridPhase, Duration)>,
     /// The whole run.
     pub total: Duration,
+    /// This run's identity, the same for all three parties (a hash of the
+    /// three parties' fresh nonces).
+    pub run_id: RunId,
 }
 
 /// Where the computing parties are.
@@ -127,6 +140,9 @@ pub struct HybridPeers<'l> {
     /// channel accepts). Without it a party holding one pinned key could
     /// claim another's role.
     pub keys: [Option<PublicKey>; 3],
+    /// The identity of the store this party keeps its shares in (`None`:
+    /// no store); a party whose peer names the same store refuses to run.
+    pub store_id: Option<[u8; 16]>,
 }
 
 /// Runs computing party `role` of the hybrid mode on `program` with this
@@ -139,17 +155,35 @@ pub fn run_hybrid(
     shares: &[Vec<bool>],
     opts: &HybridOptions,
 ) -> Result<HybridReport, ProtocolError> {
+    if role != Role::Cp3 && peers.listener.is_none() {
+        return Err(ProtocolError::Inputs(format!(
+            "{role} needs an address to listen on"
+        )));
+    }
+    let doors = Doors::Tcp {
+        listener: peers.listener,
+        addrs: peers.addrs.clone(),
+    };
+    run_party(role, doors, peers, program, shares, opts)
+}
+
+/// Runs computing party `role`, reaching the others through `doors` (the
+/// rest of `peers` gives the wait, the connections' options, the pinned
+/// keys and the store id).
+fn run_party(
+    role: Role,
+    doors: Doors,
+    peers: &HybridPeers,
+    program: &Program,
+    shares: &[Vec<bool>],
+    opts: &HybridOptions,
+) -> Result<HybridReport, ProtocolError> {
     check_shares(program, shares, opts)?;
     check_threads(opts.threads)?;
     let start = Instant::now();
     // The parties compare the program as it runs (see `run_session`).
     let prepared = prepared(program);
     let program = &*prepared;
-    if role != Role::Cp3 && peers.listener.is_none() {
-        return Err(ProtocolError::Inputs(format!(
-            "{role} needs an address to listen on"
-        )));
-    }
     let mut nonce = [0u8; 16];
     twofold_crypto::Prg::try_from_os()?.fill_bytes(&mut nonce);
     let meeting = Meeting {
@@ -165,9 +199,10 @@ pub fn run_hybrid(
             output_kind: opts.output_kind,
             input_kinds: opts.input_kinds.clone(),
             nonce,
+            store_id: peers.store_id.unwrap_or_default(),
+            input_runs: opts.input_runs.clone(),
         },
-        listener: peers.listener,
-        addrs: peers.addrs.clone(),
+        doors,
         wait: peers.wait,
         channel: peers.channel.clone(),
         keys: peers.keys,
@@ -176,9 +211,9 @@ pub fn run_hybrid(
     roles::run(role, &meeting, program, shares, opts, start)
 }
 
-/// Runs all three computing parties in this process, over loopback TCP;
-/// `shares[p][k]` is party `p`'s share of input value `k`. Returns the
-/// three reports, CP1's first.
+/// Runs all three computing parties in this process, over socketpairs (no
+/// listening socket); `shares[p][k]` is party `p`'s share of input value
+/// `k`. Returns the three reports, CP1's first.
 pub fn run_hybrid_local(
     program: &Program,
     shares: &[Vec<Vec<bool>>; 3],
@@ -190,19 +225,18 @@ pub fn run_hybrid_local(
     for party_shares in shares {
         check_shares(program, party_shares, opts)?;
     }
-    let listen = || -> Result<Listener, ProtocolError> {
-        Ok(Listener::bind("127.0.0.1:0")?.with_options(channel.clone())?)
-    };
-    let (cp1, cp2) = (listen()?, listen()?);
-    let addrs = [cp1.local_addr()?.to_string(), cp2.local_addr()?.to_string()];
-    let peers = |listener| HybridPeers {
-        listener,
-        addrs: addrs.clone(),
+    let doors = [
+        InProcess::new(channel.clone())?,
+        InProcess::new(channel.clone())?,
+    ];
+    let peers = HybridPeers {
+        listener: None,
+        addrs: Default::default(),
         wait: Duration::from_secs(10),
         channel: channel.clone(),
         keys: [None; 3],
+        store_id: None,
     };
-    let peers = [peers(Some(&cp1)), peers(Some(&cp2)), peers(None)];
     let quiet = HybridOptions {
         progress: None,
         ..opts.clone()
@@ -211,9 +245,9 @@ pub fn run_hybrid_local(
         let handles: Vec<_> = Role::ALL
             .into_iter()
             .map(|role| {
-                let (peers, shares) = (&peers[role.index()], &shares[role.index()]);
+                let (peers, shares, doors) = (&peers, &shares[role.index()], &doors);
                 let opts = if role == Role::Cp1 { opts } else { &quiet };
-                s.spawn(move || run_hybrid(role, peers, program, shares, opts))
+                s.spawn(move || run_party(role, Doors::Local(doors), peers, program, shares, opts))
             })
             .collect();
         handles
@@ -247,6 +281,13 @@ fn check_shares(
     opts: &HybridOptions,
 ) -> Result<(), ProtocolError> {
     let values = &program.main.inputs;
+    if !opts.input_runs.is_empty() && opts.input_runs.len() != values.len() {
+        return Err(ProtocolError::Inputs(format!(
+            "the program has {} input values; {} run ids given",
+            values.len(),
+            opts.input_runs.len()
+        )));
+    }
     if shares.len() != values.len() || opts.input_kinds.len() != values.len() {
         return Err(ProtocolError::Inputs(format!(
             "the program has {} input values; {} shares and {} share kinds given",

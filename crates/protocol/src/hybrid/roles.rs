@@ -11,6 +11,7 @@ use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Block, Delta, GarblingScheme, Prg, SchemeJob};
 use twofold_net::Channel;
 
+use super::choice;
 use super::meet::{Links, Meeting};
 use super::shares::combine_two;
 use super::wrap::{Source, Wrap};
@@ -59,6 +60,7 @@ pub(super) fn run(
         bytes_received,
         phases: run.clock.phases,
         total: start.elapsed(),
+        run_id: links.run_id(),
     })
 }
 
@@ -132,10 +134,11 @@ impl Run<'_> {
         let post_zero: Vec<ZeroLabel> = (0..self.wrap.post_sources.len())
             .map(|_| ZeroLabel::random(&mut prg))
             .collect();
-        // Labels of CP1's bits to CP2; 0-labels of CP3's and Δ to CP3.
+        // Labels of CP1's bits to CP2; for the wires CP3 chooses, the
+        // padded label pairs to CP2 and the pads to CP3 (no Δ, no label).
         let mut own_bits = self.shares.concat().into_iter().chain(masks.concat());
         let mut encoded = Vec::with_capacity(self.wires_from(Source::Cp1));
-        let mut for_cp3 = Vec::with_capacity(self.wires_from(Source::Cp3) + 1);
+        let mut cp3_zeros = Vec::with_capacity(self.wires_from(Source::Cp3));
         let sources = self.wrap.pre_sources.iter().chain(&self.wrap.post_sources);
         for (&source, zero) in sources.zip(pre_zero.iter().chain(&post_zero)) {
             match source {
@@ -143,13 +146,17 @@ impl Run<'_> {
                     let bit = own_bits.next().expect("a bit per CP1 wire");
                     encoded.push(zero.encode(delta, bit).block());
                 }
-                Source::Cp3 => for_cp3.push(zero.block()),
+                Source::Cp3 => cp3_zeros.push(zero.block()),
                 Source::Program => {}
             }
         }
-        for_cp3.push(delta.block());
-        Labels::send(&mut links.to(Role::Cp2)[0], &encoded)?;
-        Labels::send(&mut links.to(Role::Cp3)[0], &for_cp3)?;
+        let offer = choice::offer(&cp3_zeros, delta, &mut prg);
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        Labels::send(to_cp2, &encoded)?;
+        Labels::send(to_cp2, &offer.pairs)?;
+        let to_cp3 = &mut links.to(Role::Cp3)[0];
+        Labels::send(to_cp3, &offer.pads)?;
+        Bits::send(to_cp3, offer.flips.into_iter())?;
         self.clock.lap(HybridPhase::Input);
         let side = GarblerSide::<S>::new(delta, self.opts.progress.clone());
         let (z, ands) = self.gates(&side, links.to(Role::Cp2), &pre_zero, &post_zero)?;
@@ -166,13 +173,15 @@ impl Run<'_> {
             &mut links.to(Role::Cp3)[0],
             self.shares.concat().into_iter(),
         )?;
-        let cp1 = self.wires_from(Source::Cp1);
-        let mut from_cp1 =
-            Labels::recv(&mut links.to(Role::Cp1)[0], cp1, "CP1's labels")?.into_iter();
+        let (cp1, cp3) = (self.wires_from(Source::Cp1), self.wires_from(Source::Cp3));
+        let from = &mut links.to(Role::Cp1)[0];
+        let mut from_cp1 = Labels::recv(from, cp1, "CP1's labels")?.into_iter();
+        let pairs = Labels::recv(from, 2 * cp3, "CP1's padded label pairs")?;
         self.clock.lap(HybridPhase::Input);
-        let cp3 = self.wires_from(Source::Cp3);
-        let mut from_cp3 =
-            Labels::recv(&mut links.to(Role::Cp3)[0], cp3, "chosen labels")?.into_iter();
+        let from = &mut links.to(Role::Cp3)[0];
+        let keys = Labels::recv(from, cp3, "CP3's pads")?;
+        let indices = Bits::recv(from, cp3, "CP3's indices")?;
+        let mut from_cp3 = choice::take(&pairs, &keys, &indices).into_iter();
         self.clock.lap(HybridPhase::ObliviousChoice);
         let mut label = |source: &Source| {
             ActiveLabel::from_block(match source {
@@ -215,14 +224,14 @@ impl Run<'_> {
         let masks = self.masks(&mut Prg::try_from_os()?);
         self.clock.lap(HybridPhase::Input);
         let n = self.wires_from(Source::Cp3);
-        let mut zeros = Labels::recv(&mut links.to(Role::Cp1)[0], n + 1, "0-labels")?;
-        let delta = zeros.pop().expect("n + 1 blocks");
-        let chosen: Vec<Block> = zeros
-            .iter()
-            .zip(combined.into_iter().chain(masks.concat()))
-            .map(|(&zero, bit)| zero ^ delta.select(bit))
-            .collect();
-        Labels::send(&mut links.to(Role::Cp2)[0], &chosen)?;
+        let from = &mut links.to(Role::Cp1)[0];
+        let pads = Labels::recv(from, 2 * n, "CP1's pads")?;
+        let flips = Bits::recv(from, n, "CP1's flip bits")?;
+        let bits = combined.into_iter().chain(masks.concat());
+        let (keys, indices) = choice::choose(&pads, &flips, bits);
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        Labels::send(to_cp2, &keys)?;
+        Bits::send(to_cp2, indices.into_iter())?;
         self.clock.lap(HybridPhase::ObliviousChoice);
         Ok((masks, 0))
     }
@@ -257,6 +266,7 @@ impl Run<'_> {
         let walk = WalkPlan::of(&prepared);
         let order = prepared.main_in_order();
         let (out, ands) = run_program_arranged(side, &walk, &order, &x, chans, plan)?;
+        check_gate_ids(ands, program_ands)?;
         // `post` reads each output value, then the two masks of it; the
         // labels given for its output-value wires are placeholders.
         let mut outputs = out.into_iter();
@@ -274,6 +284,19 @@ impl Run<'_> {
         let (z, post_ands) = run_flat(side, &self.wrap.post, &post, &mut chans[0], first)?;
         Ok((z, ands + pre_ands + post_ands))
     }
+}
+
+/// Fails unless the program's AND gates, which have the ids from 0, were
+/// `program_ands`: `pre`'s and `post`'s gates take the ids from there, and
+/// an id used twice would reuse a hash tweak (two garbled gates under one
+/// tweak leak).
+fn check_gate_ids(done: u64, program_ands: u64) -> Result<(), ProtocolError> {
+    if done != program_ands {
+        return Err(ProtocolError::Internal(format!(
+            "the program ran {done} AND gates, but the wrapping circuits' gate ids start after {program_ands}"
+        )));
+    }
+    Ok(())
 }
 
 /// Runs the flat `circuit` on one engine of `side` on `chan` whose first AND
@@ -297,4 +320,19 @@ fn run_flat<S: Side>(
         circuit.output_wires().map(|w| labels[w as usize]).collect(),
         ands,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_gate_ids;
+
+    #[test]
+    fn wrapping_gate_ids_must_start_where_the_programs_end() {
+        assert!(check_gate_ids(0, 0).is_ok());
+        assert!(check_gate_ids(1234, 1234).is_ok());
+        for (done, expected) in [(1235, 1234), (1233, 1234), (1, 0)] {
+            let err = check_gate_ids(done, expected).unwrap_err().to_string();
+            assert!(err.contains("internal check failed"), "{err}");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! `twofold keygen -o NAME`: a party's key pair for secure channels —
 //! `NAME.key` (the private key, PKCS#8 PEM, mode 0600) and `NAME.pub` (the
-//! public key, SubjectPublicKeyInfo PEM, to give to the peers).
+//! public key, SubjectPublicKeyInfo PEM, to give to the peers); with
+//! `--psk`, a pre-shared secret for two parties instead — `NAME.psk` (256
+//! random bits, mode 0600).
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use twofold_net::KeyPair;
+use twofold_net::{KeyPair, Psk};
 
 use super::Report;
 
@@ -19,9 +21,13 @@ pub struct KeygenArgs {
     /// the peers).
     #[arg(short = 'o', long = "output", value_name = "NAME")]
     name: PathBuf,
-    /// Replace NAME.key and NAME.pub if they exist.
+    /// Replace NAME.key and NAME.pub (NAME.psk) if they exist.
     #[arg(long)]
     force: bool,
+    /// Write a pre-shared secret NAME.psk (256 random bits, for
+    /// `run --psk-file` by two parties) instead of a key pair.
+    #[arg(long)]
+    psk: bool,
     /// One JSON object on stdout (the files and the key's fingerprint).
     #[arg(long)]
     json: bool,
@@ -49,6 +55,22 @@ impl Report for KeygenReport {
     }
 }
 
+/// What `keygen --psk` reports.
+#[derive(Serialize)]
+pub struct PskReport {
+    /// The secret's file.
+    pub psk_file: PathBuf,
+}
+
+impl Report for PskReport {
+    fn text(&self) -> String {
+        format!(
+            "wrote {} (secret: give it to the other party over a channel you trust; both run with --psk-file)\n",
+            self.psk_file.display()
+        )
+    }
+}
+
 /// `NAME` with `.ext` appended.
 fn with_ext(name: &Path, ext: &str) -> PathBuf {
     let mut path = name.as_os_str().to_owned();
@@ -58,6 +80,17 @@ fn with_ext(name: &Path, ext: &str) -> PathBuf {
 
 /// Makes the key pair and writes both files.
 pub fn keygen(args: &KeygenArgs) -> Result<String> {
+    if args.psk {
+        let path = with_ext(&args.name, ".psk");
+        if !args.force && path.exists() {
+            bail!(
+                "{} exists; keygen does not replace secrets (use --force, or another NAME)",
+                path.display()
+            );
+        }
+        write_private(&path, Psk::generate()?.to_text().as_bytes(), args.force)?;
+        return PskReport { psk_file: path }.render(args.json);
+    }
     let (key_path, pub_path) = (with_ext(&args.name, ".key"), with_ext(&args.name, ".pub"));
     if !args.force {
         for path in [&key_path, &pub_path] {
@@ -71,7 +104,7 @@ pub fn keygen(args: &KeygenArgs) -> Result<String> {
     }
     let pair = KeyPair::generate()?;
     write_private(&key_path, pair.to_pem().as_bytes(), args.force)?;
-    crate::store::write_atomically(&pub_path, pair.public().to_pem().as_bytes())?;
+    crate::files::write_atomically(&pub_path, pair.public().to_pem().as_bytes())?;
     KeygenReport {
         private_key: key_path,
         public_key: pub_path,
@@ -85,27 +118,17 @@ pub fn keygen(args: &KeygenArgs) -> Result<String> {
 /// `path` does not exist (checked by the creation itself); with it, through
 /// a temporary file renamed over `path`.
 fn write_private(path: &Path, pem: &[u8], force: bool) -> Result<()> {
-    let target = if force {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
-    } else {
-        path.to_path_buf()
-    };
+    if force {
+        return crate::files::write_private(path, pem);
+    }
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let written = (|| -> std::io::Result<()> {
-        let mut file = options.open(&target)?;
+        let mut file = options.open(path)?;
         file.write_all(pem)?;
-        file.sync_all()?;
-        if force {
-            std::fs::rename(&target, path)?;
-        }
-        Ok(())
+        file.sync_all()
     })();
-    if written.is_err() && force {
-        let _ = std::fs::remove_file(&target);
-    }
     written.with_context(|| format!("cannot write {}", path.display()))
 }

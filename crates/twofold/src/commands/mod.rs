@@ -77,7 +77,7 @@ impl OutputArgs {
     pub fn deliver(&self, text: String) -> Result<String> {
         match &self.output {
             Some(path) => {
-                crate::store::write_atomically(path, text.as_bytes())?;
+                crate::files::write_atomically(path, text.as_bytes())?;
                 Ok(String::new())
             }
             None => Ok(text),

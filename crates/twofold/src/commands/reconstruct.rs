@@ -10,8 +10,9 @@ use twofold_protocol::hybrid::shares::combine;
 
 use super::run3::StoredNames;
 use super::{ProgramArgs, Report};
+use crate::files::hex;
 use crate::inputs::{format_outputs, outputs_json};
-use crate::store::party_stores;
+use crate::store::{party_stores, refuse_shared_stores, store_cap};
 
 /// Arguments of `reconstruct`.
 #[derive(clap::Args, Debug)]
@@ -49,7 +50,8 @@ pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
     let loaded = args.program.load()?;
     let main = &loaded.program.main;
     let names = StoredNames::parse(&args.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
-    let stores = party_stores(&args.store);
+    let stores = party_stores(&args.store, store_cap(args.program.max_memory()));
+    refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
     let all = stores
         .iter()
         .map(|s| s.read_all())
@@ -78,6 +80,14 @@ pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
                 "the shares of `{stored}` differ in kind or width between the stores (output `{}` has {} bits)",
                 value.name,
                 value.wires.len()
+            );
+        }
+        if let Some(p) = (1..3).find(|&p| shares[p].run != shares[0].run) {
+            bail!(
+                "the shares of `{stored}` in CP1's and CP{}'s stores come from different runs ({} and {}): a run that failed in one store leaves them so, and they do not combine to a value; rerun the program that made it",
+                p + 1,
+                hex(&shares[0].run),
+                hex(&shares[p].run)
             );
         }
         outputs.push(combine(kind, [0, 1, 2].map(|p| shares[p].bits.as_slice())));

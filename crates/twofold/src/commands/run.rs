@@ -1,5 +1,5 @@
 //! `twofold run`: a secure two-party computation, on two machines or (with
-//! `--local`) both parties in this process over loopback.
+//! `--local`) both parties in this process over socketpairs.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ enum RevealTo {
 pub struct RunArgs {
     #[command(flatten)]
     program: ProgramArgs,
-    /// Both parties in this process over loopback TCP.
+    /// Both parties in this process over socketpairs (nothing listens).
     #[arg(long, conflicts_with_all = ["listen", "connect", "party"])]
     local: bool,
     /// This party: a (garbler) or b (evaluator); with --parties 3, the
@@ -211,7 +211,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
             args.secure.refuse_for_local()?;
             Default::default()
         }
-        Some(_) => args.secure.two_parties()?,
+        Some(_) => args.secure.two_parties(remote_party(args)?)?,
     };
     let loaded = args.program.load()?;
     let reveal = match args.reveal_to {
@@ -254,11 +254,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
             (Party::A, ra, Some(rb))
         }
         Some(endpoint) => {
-            let party = match args.party {
-                Some(PartyArg::Two(party)) => party,
-                Some(PartyArg::Three(_)) => bail!("--party 1|2|3 is for --parties 3"),
-                None => bail!("--party a|b is needed with --listen/--connect"),
-            };
+            let party = remote_party(args)?;
             let given = assign(&loaded, &args.inputs, Givers::Only(party))?;
             let report = run_remote(
                 &endpoint,
@@ -277,6 +273,15 @@ fn run_two(args: &RunArgs) -> Result<String> {
     }
     let report = run_report(&loaded, party, &report, peer.as_ref(), reveal, args.scheme)?;
     report.render(args.json)
+}
+
+/// The party (a or b) of a two-party run between processes.
+fn remote_party(args: &RunArgs) -> Result<Party> {
+    match args.party {
+        Some(PartyArg::Two(party)) => Ok(party),
+        Some(PartyArg::Three(_)) => bail!("--party 1|2|3 is for --parties 3"),
+        None => bail!("--party a|b is needed with --listen/--connect"),
+    }
 }
 
 /// `run --parties 3`.
@@ -318,6 +323,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         keys,
         peers: args.peers.as_deref(),
         store,
+        store_cap: crate::store::store_cap(args.program.max_memory()),
         ins: &args.ins,
         outs: &args.outs,
         timeout: Duration::from_secs(args.timeout.max(1)),
@@ -329,6 +335,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
             scheme: args.scheme,
             fgp_min_ands: args.fgp_min_ands,
             progress,
+            input_runs: Vec::new(),
         },
     };
     let result = run_three(&loaded, how, args.json);

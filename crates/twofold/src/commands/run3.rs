@@ -12,12 +12,15 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use twofold_net::{ChannelOptions, Listener, PublicKey, Security};
 use twofold_protocol::{
-    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, ShareKind,
+    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, RunId, ShareKind,
 };
 
 use super::Report;
+use crate::files::{clip, hex};
 use crate::load::Loaded;
-use crate::store::{party_stores, Store, StoredShare};
+use crate::store::{
+    party_stores, refuse_shared_stores, write_all_or_none, Store, StoreId, StoredShare,
+};
 
 /// Which stored value each input or output value of a program is: its own
 /// name unless `--in`/`--out NAME=STORED` says otherwise.
@@ -29,17 +32,24 @@ impl StoredNames {
         let names: Vec<&str> = names.collect();
         let mut map = BTreeMap::new();
         for spec in specs {
+            let shown = clip(spec);
             let (name, stored) = spec
                 .split_once('=')
-                .with_context(|| format!("`{spec}`: expected NAME=STORED"))?;
+                .with_context(|| format!("`{shown}`: expected NAME=STORED"))?;
             let name = name.trim();
             if !names.contains(&name) {
                 bail!(
-                    "`{spec}`: the program has no value `{name}` (it has {})",
+                    "`{shown}`: the program has no value `{}` (it has {})",
+                    clip(name),
                     names.join(", ")
                 );
             }
-            map.insert(name.to_string(), stored.trim().to_string());
+            if map
+                .insert(name.to_string(), stored.trim().to_string())
+                .is_some()
+            {
+                bail!("`{shown}`: `{name}` is given twice");
+            }
         }
         Ok(StoredNames(map))
     }
@@ -62,6 +72,8 @@ pub struct ThreeParties<'a> {
     pub peers: Option<&'a str>,
     /// `--store`: the three stores' directory (all here) or this party's store.
     pub store: &'a Path,
+    /// The largest store file read (see [`crate::store::store_cap`]).
+    pub store_cap: u64,
     /// `--in` specs.
     pub ins: &'a [String],
     /// `--out` specs.
@@ -159,35 +171,48 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
             if how.peers.is_some() {
                 bail!("--peers is for one computing party (--party 1|2|3), not --local");
             }
-            let stores = party_stores(how.store);
-            let read: Vec<(Vec<Vec<bool>>, Vec<ShareKind>)> = stores
+            let stores = party_stores(how.store, how.store_cap);
+            refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
+            let read: Vec<Inputs> = stores
                 .iter()
                 .map(|s| read_shares(loaded, &ins, s))
                 .collect::<Result<_>>()?;
-            let kinds = &read[0].1;
-            if let Some(p) = read.iter().position(|(_, k)| k != kinds) {
+            let kinds = &read[0].kinds;
+            if let Some(p) = read.iter().position(|r| &r.kinds != kinds) {
                 bail!(
                     "the stores of CP1 and CP{} share the inputs differently",
                     p + 1
                 );
             }
+            same_runs(loaded, &ins, &read)?;
             let opts = HybridOptions {
                 input_kinds: kinds.clone(),
+                input_runs: read[0].runs.clone(),
                 ..how.opts
             };
-            let shares = [0, 1, 2].map(|p| read[p].0.clone());
+            let shares = [0, 1, 2].map(|p| read[p].shares.clone());
             let reports = run_hybrid_local(&loaded.program, &shares, &opts, &channel)?;
-            for (store, report) in stores.iter().zip(&reports) {
-                write_outputs(store, &stored, report, opts.output_kind, main)?;
-            }
+            // All three stores or none: a run that cannot write one store
+            // leaves all three as they were.
+            let values: Vec<_> = reports
+                .iter()
+                .map(|report| outputs(&stored, report, opts.output_kind, main))
+                .collect();
+            write_all_or_none(&stores, &values)?;
             let dirs = format!("{}/cp1, cp2, cp3", how.store.display());
             (reports.to_vec(), dirs)
         }
         Some(role) => {
-            let store = Store::at(how.store);
-            let (shares, kinds) = read_shares(loaded, &ins, &store)?;
+            let store = Store::at(how.store, how.store_cap);
+            let Inputs {
+                shares,
+                kinds,
+                runs,
+                store_id,
+            } = read_shares(loaded, &ins, &store)?;
             let opts = HybridOptions {
                 input_kinds: kinds,
+                input_runs: runs,
                 ..how.opts
             };
             let peers = how
@@ -214,9 +239,10 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
                 wait: how.timeout,
                 channel,
                 keys: how.keys,
+                store_id,
             };
             let report = run_hybrid(role, &peers, &loaded.program, &shares, &opts)?;
-            write_outputs(&store, &stored, &report, opts.output_kind, main)?;
+            store.write(&outputs(&stored, &report, opts.output_kind, main))?;
             (vec![report], how.store.display().to_string())
         }
     };
@@ -229,18 +255,31 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
     .render(json)
 }
 
-/// This party's share and its kind for every input value, from `store`.
-fn read_shares(
-    loaded: &Loaded,
-    ins: &StoredNames,
-    store: &Store,
-) -> Result<(Vec<Vec<bool>>, Vec<ShareKind>)> {
-    let values = store.read_all()?;
-    let mut shares = Vec::new();
-    let mut kinds = Vec::new();
+/// What a party reads from its store for a run.
+struct Inputs {
+    /// Its share of every input value.
+    shares: Vec<Vec<bool>>,
+    /// How each is shared.
+    kinds: Vec<ShareKind>,
+    /// The run that made each.
+    runs: Vec<RunId>,
+    /// The store's id.
+    store_id: Option<StoreId>,
+}
+
+/// This party's share, its kind and its run for every input value, from
+/// `store`.
+fn read_shares(loaded: &Loaded, ins: &StoredNames, store: &Store) -> Result<Inputs> {
+    let contents = store.contents()?;
+    let mut inputs = Inputs {
+        shares: Vec::new(),
+        kinds: Vec::new(),
+        runs: Vec::new(),
+        store_id: contents.id,
+    };
     for v in &loaded.program.main.inputs {
         let stored = ins.get(&v.name);
-        let share = values.get(stored).with_context(|| {
+        let share = contents.values.get(stored).with_context(|| {
             format!(
                 "input `{}`: the store {} has no value `{stored}` (share it with `twofold share`, or name another with --in {}=STORED)",
                 v.name,
@@ -256,31 +295,47 @@ fn read_shares(
                 share.bits.len()
             );
         }
-        shares.push(share.bits.clone());
-        kinds.push(share.kind);
+        inputs.shares.push(share.bits.clone());
+        inputs.kinds.push(share.kind);
+        inputs.runs.push(share.run);
     }
-    Ok((shares, kinds))
+    Ok(inputs)
 }
 
-/// Writes a party's output shares to its store, in one atomic step.
-fn write_outputs(
-    store: &Store,
+/// Fails unless the three parties' shares of every input come from one run.
+fn same_runs(loaded: &Loaded, ins: &StoredNames, read: &[Inputs]) -> Result<()> {
+    for (k, v) in loaded.program.main.inputs.iter().enumerate() {
+        if let Some(p) = (1..3).find(|&p| read[p].runs[k] != read[0].runs[k]) {
+            bail!(
+                "input `{}` (stored as `{}`): the shares of CP1 and CP{} come from different runs ({} and {}), as a run that failed in one store leaves them; share the value again, or rerun the program that made it",
+                v.name,
+                ins.get(&v.name),
+                p + 1,
+                hex(&read[0].runs[k]),
+                hex(&read[p].runs[k]),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A party's output shares as stored values, each carrying the run's id.
+fn outputs(
     stored: &BTreeMap<String, String>,
     report: &HybridReport,
     kind: ShareKind,
     main: &twofold_circuit::Circuit,
-) -> Result<()> {
-    let values = main
-        .outputs
+) -> BTreeMap<String, StoredShare> {
+    main.outputs
         .iter()
         .zip(&report.output_shares)
         .map(|(v, bits)| {
             let share = StoredShare {
                 kind,
                 bits: bits.clone(),
+                run: report.run_id,
             };
             (stored[&v.name].clone(), share)
         })
-        .collect();
-    store.write(&values)
+        .collect()
 }

@@ -12,7 +12,9 @@ use twofold_protocol::ShareKind;
 
 use super::ProgramArgs;
 use crate::inputs::{assign, Givers};
-use crate::store::{party_stores, StoredShare};
+use crate::store::{
+    party_stores, random_id, refuse_shared_stores, store_cap, write_all_or_none, StoredShare,
+};
 
 /// Arguments of `share`.
 #[derive(clap::Args, Debug)]
@@ -36,6 +38,8 @@ pub fn share(args: &ShareArgs) -> Result<String> {
     let loaded = args.program.load()?;
     let given = assign(&loaded, &args.inputs, Givers::Any)?;
     let mut prg = Prg::try_from_os()?;
+    // One run id for all three parties' shares of this sharing.
+    let run = random_id()?;
     let mut per_party: [BTreeMap<String, StoredShare>; 3] = Default::default();
     for (value, bits) in loaded.program.main.inputs.iter().zip(&given) {
         let Some(bits) = bits else { continue };
@@ -45,6 +49,7 @@ pub fn share(args: &ShareArgs) -> Result<String> {
                 StoredShare {
                     kind: args.kind,
                     bits: share,
+                    run,
                 },
             );
         }
@@ -52,10 +57,9 @@ pub fn share(args: &ShareArgs) -> Result<String> {
     if per_party[0].is_empty() {
         bail!("no input value given (-i NAME=VALUE)");
     }
-    let stores = party_stores(&args.out);
-    for (store, values) in stores.iter().zip(&per_party) {
-        store.write(values)?;
-    }
+    let stores = party_stores(&args.out, store_cap(args.program.max_memory()));
+    refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
+    write_all_or_none(&stores, &per_party)?;
     let names: Vec<&str> = per_party[0].keys().map(String::as_str).collect();
     Ok(format!(
         "{} ({} shares) in {}/cp1, cp2, cp3: {}\n",

@@ -71,7 +71,7 @@ pub fn hybrid(
             .iter()
             .flat_map(|v| ["--out".to_string(), format!("{0}=out.{0}", v.name)])
             .collect();
-        let dir = std::env::temp_dir().join(format!("twofold-bench-hybrid-{}", std::process::id()));
+        let dir = crate::files::private_temp_dir("twofold-bench-hybrid")?;
         let measured = share_zeros(file, &program, &dir).and_then(|()| {
             (0..runs)
                 .map(|_| {

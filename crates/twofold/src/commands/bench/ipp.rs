@@ -90,7 +90,9 @@ pub fn ipp(
         ));
         // Compiled and prepared once, here; the parties load the result.
         let program = twofold_circuit::prepare::prepared(&loaded.program);
-        let tfc = std::env::temp_dir().join(format!("twofold-ipp-{}.tfc", std::process::id()));
+        // In a private directory of a random name (see `files`).
+        let dir = crate::files::private_temp_dir("twofold-ipp")?;
+        let tfc = dir.join("program.tfc");
         binary::write_program(
             &program,
             &mut std::io::BufWriter::new(std::fs::File::create(&tfc)?),
@@ -118,7 +120,7 @@ pub fn ipp(
             }
             Ok::<(), anyhow::Error>(())
         });
-        let _ = std::fs::remove_file(&tfc);
+        let _ = std::fs::remove_dir_all(&dir);
         measured?;
         let [without, with, no_overlap] = [0, 1, 2].map(|k| IppRun {
             seconds: median(std::mem::take(&mut times[k])),

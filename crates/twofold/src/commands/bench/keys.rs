@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use twofold_net::KeyPair;
 
-/// A temporary directory with `NAME.key` and `NAME.pub` for each name,
-/// removed on drop.
+/// A private temporary directory (random name, mode 0700) with `NAME.key`
+/// and `NAME.pub` for each name, removed on drop.
 pub struct BenchKeys {
     dir: PathBuf,
 }
@@ -15,19 +15,14 @@ pub struct BenchKeys {
 impl BenchKeys {
     /// Fresh keys for `names`.
     pub fn new(names: &[&str]) -> Result<BenchKeys> {
-        let dir = std::env::temp_dir().join(format!("twofold-bench-keys-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        let keys = BenchKeys { dir };
+        let keys = BenchKeys {
+            dir: crate::files::private_temp_dir("twofold-bench-keys")?,
+        };
         for name in names {
             let pair = KeyPair::generate()?;
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create(true).truncate(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let key = keys.file(&format!("{name}.key"));
-            std::io::Write::write_all(&mut options.open(&key)?, pair.to_pem().as_bytes())?;
-            std::fs::write(keys.file(&format!("{name}.pub")), pair.public().to_pem())?;
+            let file = |ext| keys.dir.join(format!("{name}.{ext}"));
+            crate::files::write_private(&file("key"), pair.to_pem().as_bytes())?;
+            crate::files::write_private(&file("pub"), pair.public().to_pem().as_bytes())?;
         }
         Ok(keys)
     }
@@ -60,5 +55,26 @@ impl BenchKeys {
 impl Drop for BenchKeys {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_live_in_a_private_directory_of_a_random_name() {
+        use std::os::unix::fs::PermissionsExt;
+        let (a, b) = (
+            BenchKeys::new(&["x"]).unwrap(),
+            BenchKeys::new(&["x"]).unwrap(),
+        );
+        assert_ne!(a.dir, b.dir, "a predictable directory");
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&a.dir), 0o700);
+        assert_eq!(mode(&a.dir.join("x.key")), 0o600);
+        let dir = a.dir.clone();
+        drop(a);
+        assert!(!dir.exists());
     }
 }

@@ -113,7 +113,10 @@ fn protocol(program: &Program, runs: usize) -> Result<ProtocolFigures> {
 /// memory is its own.
 fn streamed(and_gates: u64, runs: usize) -> Result<StreamedFigures> {
     let program = synthetic(and_gates);
-    let path = std::env::temp_dir().join(format!("twofold-bench-{}.tfc", std::process::id()));
+    // In a private directory of a random name: nothing planted in the
+    // shared temporary directory can redirect the write.
+    let dir = crate::files::private_temp_dir("twofold-bench")?;
+    let path = dir.join("streamed.tfc");
     let written = std::fs::File::create(&path)
         .map_err(anyhow::Error::from)
         .and_then(|file| {
@@ -132,7 +135,7 @@ fn streamed(and_gates: u64, runs: usize) -> Result<StreamedFigures> {
             .map(|_| run_two(&path, &[], &inputs, Placement::LOOPBACK))
             .collect::<Result<Vec<_>>>()
     });
-    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_dir_all(&dir);
     let results = measured?;
     let last = &results.last().context("at least one run")?.reports;
     Ok(StreamedFigures {

@@ -1,5 +1,5 @@
 //! `twofold bench --tls`: what the secure channel costs. The full protocol
-//! over loopback TCP, both parties in this process, on a streamed synthetic
+//! over socketpairs, both parties in this process, on a streamed synthetic
 //! circuit, once on plain TCP and once over TLS 1.3 (AES-128-GCM, pinned
 //! keys), alternating so that both see the same machine load; the median
 //! speed of each and the slowdown, and the CPU time both parties used (on
@@ -136,7 +136,7 @@ impl SecureChannel {
 impl Report for SecureChannel {
     fn text(&self) -> String {
         format!(
-            "both parties in this process over loopback TCP, {} x{}, median of {} runs, {}\n{}",
+            "both parties in this process over socketpairs, {} x{}, median of {} runs, {}\n{}",
             self.schedule,
             self.threads,
             self.runs,
