@@ -22,6 +22,10 @@ use crate::loops::counter::CounterPlan;
 /// the builder shares their gates with the rest.
 const MIN_RUN: u64 = 8;
 
+/// The fewest iterations of a loop probed each, when its iterations
+/// cannot be replayed from their keys (see [`super::replay`]).
+const MIN_PROBED_TRIPS: u64 = 64;
+
 /// A loop's iterations so far: the open run with its template as a replay
 /// sees it, and what is known of disabled iterations.
 struct Progress {
@@ -67,6 +71,14 @@ impl Lower<'_> {
             ));
         }
         let mut replay = counters.and_then(|plan| self.replay(plan));
+        if replay.is_none() && c.trips < MIN_PROBED_TRIPS {
+            // Every iteration would be lowered at least twice: only a long
+            // loop repays that.
+            return Ok(Outcome::Unroll(
+                0,
+                format!("fewer than {MIN_PROBED_TRIPS} iterations, each to be probed"),
+            ));
+        }
         let mut at = Progress {
             run: None,
             short: 0,
