@@ -129,31 +129,8 @@ fn a_chain_of_two_programs_on_stored_values_agrees_with_plaintext() {
 
 #[test]
 fn one_process_per_computing_party() {
-    let dir = workspace("processes", &[("sum.c", SUM)]);
-    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
-    ok(&[
-        "share",
-        &sum,
-        "-i",
-        "INPUT_A=5",
-        "-i",
-        "INPUT_B=7",
-        "--out",
-        &store,
-    ]);
-    let ports: Vec<u16> = (0..3)
-        .map(|_| {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        })
-        .collect();
-    let peers = format!(
-        "127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}",
-        ports[0], ports[1], ports[2]
-    );
+    let (dir, sum, store) = shared_sum("processes");
+    let peers = free_peers();
     let children: Vec<_> = ["1", "2", "3"]
         .iter()
         .map(|k| {
@@ -342,12 +319,7 @@ fn a_failed_write_in_any_one_store_leaves_nothing_that_reconstructs() {
     // One process per party: CP3 holds a share of another run, and all
     // three refuse to start the protocol.
     std::fs::write(file(3), &before[2]).unwrap();
-    let port = |_| {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let p: Vec<u16> = (0..3).map(port).collect();
-    let peers = format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2]);
+    let peers = free_peers();
     let children: Vec<_> = ["1", "2", "3"]
         .iter()
         .map(|k| {
@@ -356,14 +328,7 @@ fn a_failed_write_in_any_one_store_leaves_nothing_that_reconstructs() {
             computing_party(&product, k, &peers, &store, &extra)
         })
         .collect();
-    let errs: Vec<String> = children
-        .into_iter()
-        .map(|c| {
-            let out = c.wait_with_output().unwrap();
-            assert!(!out.status.success());
-            String::from_utf8_lossy(&out.stderr).into_owned()
-        })
-        .collect();
+    let errs = failures(children);
     assert!(
         errs.iter()
             .any(|e| e.contains("the run that made the input shares")),
@@ -374,18 +339,7 @@ fn a_failed_write_in_any_one_store_leaves_nothing_that_reconstructs() {
 
 #[test]
 fn two_parties_in_one_store_are_refused() {
-    let dir = workspace("same-store", &[("sum.c", SUM)]);
-    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
-    ok(&[
-        "share",
-        &sum,
-        "-i",
-        "INPUT_A=5",
-        "-i",
-        "INPUT_B=7",
-        "--out",
-        &store,
-    ]);
+    let (dir, sum, store) = shared_sum("same-store");
     // CP2's store a link to CP1's.
     std::fs::remove_dir_all(dir.join("store/cp2")).unwrap();
     std::os::unix::fs::symlink(dir.join("store/cp1"), dir.join("store/cp2")).unwrap();
@@ -397,12 +351,7 @@ fn two_parties_in_one_store_are_refused() {
     let err = fails(&["share", &sum, "-i", "INPUT_A=1", "--out", &store]);
     assert!(err.contains("are the same store"), "{err}");
     // One process per party, CP1 and CP2 both given CP1's store.
-    let port = |_| {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let p: Vec<u16> = (0..3).map(port).collect();
-    let peers = format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2]);
+    let peers = free_peers();
     std::fs::remove_file(dir.join("store/cp2")).unwrap();
     std::fs::create_dir(dir.join("store/cp2")).unwrap();
     std::fs::copy(
@@ -414,14 +363,7 @@ fn two_parties_in_one_store_are_refused() {
         .iter()
         .map(|k| computing_party(&sum, k, &peers, &store, &keys::three(k)))
         .collect();
-    let errs: Vec<String> = children
-        .into_iter()
-        .map(|c| {
-            let out = c.wait_with_output().unwrap();
-            assert!(!out.status.success());
-            String::from_utf8_lossy(&out.stderr).into_owned()
-        })
-        .collect();
+    let errs = failures(children);
     assert!(
         errs.iter()
             .any(|e| e.contains("each computing party needs its own store")),
@@ -432,18 +374,7 @@ fn two_parties_in_one_store_are_refused() {
 
 #[test]
 fn a_group_psk_or_one_key_for_two_roles_is_refused() {
-    let dir = workspace("group-psk", &[("sum.c", SUM)]);
-    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
-    ok(&[
-        "share",
-        &sum,
-        "-i",
-        "INPUT_A=5",
-        "-i",
-        "INPUT_B=7",
-        "--out",
-        &store,
-    ]);
+    let (dir, sum, store) = shared_sum("group-psk");
     let psk = dir.join("group.psk");
     let made = twofold(&["keygen", "--psk", "-o", &path(&dir, "group")]);
     assert!(made.status.success());
@@ -485,6 +416,47 @@ fn a_group_psk_or_one_key_for_two_roles_is_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A workspace with the sum program and a store of its inputs 5 and 7
+/// shared: the workspace, the program's path and the store's.
+fn shared_sum(name: &str) -> (std::path::PathBuf, String, String) {
+    let dir = workspace(name, &[("sum.c", SUM)]);
+    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
+    ok(&[
+        "share",
+        &sum,
+        "-i",
+        "INPUT_A=5",
+        "-i",
+        "INPUT_B=7",
+        "--out",
+        &store,
+    ]);
+    (dir, sum, store)
+}
+
+/// Three loopback addresses on ports free a moment ago, for `--peers`.
+fn free_peers() -> String {
+    let port = |_| {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let p: Vec<u16> = (0..3).map(port).collect();
+    format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2])
+}
+
+/// Waits for `children`, each of which must fail, and returns what each
+/// wrote to standard error.
+fn failures(children: Vec<std::process::Child>) -> Vec<String> {
+    children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        })
+        .collect()
+}
+
 /// Starts computing party `k` of `program` on `peers` with `keys`.
 fn computing_party(
     program: &str,
@@ -514,26 +486,8 @@ fn computing_party(
 
 #[test]
 fn three_parties_refuse_a_wrong_key_and_a_party_without_keys() {
-    let dir = workspace("wrong-key", &[("sum.c", SUM)]);
-    let (sum, store) = (path(&dir, "sum.c"), path(&dir, "store"));
-    ok(&[
-        "share",
-        &sum,
-        "-i",
-        "INPUT_A=5",
-        "-i",
-        "INPUT_B=7",
-        "--out",
-        &store,
-    ]);
-    let peers = || {
-        let port = |_| {
-            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            l.local_addr().unwrap().port()
-        };
-        let p: Vec<u16> = (0..3).map(port).collect();
-        format!("127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}", p[0], p[1], p[2])
-    };
+    let (dir, sum, store) = shared_sum("wrong-key");
+    let peers = free_peers;
     // CP3 has a wrong key for CP1 (another's): CP1's connection is refused.
     // (Taking CP2's key for CP1's is refused before meeting anyone: two
     // roles with one key, see `a_group_psk_or_one_key_for_two_roles_is_refused`.)
