@@ -26,6 +26,22 @@ fn share_inputs(inputs: &[Vec<bool>], kinds: &[ShareKind], prg: &mut Prg) -> [Ve
 }
 
 /// The output values the three reports' shares stand for.
+/// A small random program of one input and that input's XOR shares
+/// (program and input drawn from `seed`).
+fn small_shared(seed: u64) -> (Program, [Vec<Vec<bool>>; 3]) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let shape = RandomShape {
+        inputs: 1,
+        max_width: 8,
+        gates: 40,
+        outputs: 1,
+    };
+    let program = Program::from(random_circuit(&mut rng, &shape));
+    let inputs = random_inputs(&mut rng, &program.main);
+    let shares = share_inputs(&inputs, &[ShareKind::Xor], &mut Prg::from_os());
+    (program, shares)
+}
+
 fn reconstruct(reports: &[HybridReport; 3], kind: ShareKind) -> Vec<Vec<bool>> {
     (0..reports[0].output_shares.len())
         .map(|k| {
@@ -143,17 +159,7 @@ fn parties_that_disagree_on_share_kinds_all_stop_with_an_error() {
     use twofold_net::Listener;
     use twofold_protocol::{run_hybrid, HybridPeers, Role};
 
-    let mut rng = rand::rngs::StdRng::seed_from_u64(34);
-    let shape = RandomShape {
-        inputs: 1,
-        max_width: 8,
-        gates: 40,
-        outputs: 1,
-    };
-    let program = Program::from(random_circuit(&mut rng, &shape));
-    let inputs = random_inputs(&mut rng, &program.main);
-    let kinds = vec![ShareKind::Xor];
-    let shares = share_inputs(&inputs, &kinds, &mut Prg::from_os());
+    let (program, shares) = small_shared(34);
     let listeners = [
         Listener::bind("127.0.0.1:0").unwrap(),
         Listener::bind("127.0.0.1:0").unwrap(),
@@ -214,17 +220,7 @@ fn an_authenticated_party_without_a_pinned_role_key_is_refused() {
     use twofold_net::Listener;
     use twofold_protocol::{run_hybrid, HybridPeers, Role};
 
-    let mut rng = rand::rngs::StdRng::seed_from_u64(29);
-    let shape = RandomShape {
-        inputs: 1,
-        max_width: 8,
-        gates: 40,
-        outputs: 1,
-    };
-    let program = Program::from(random_circuit(&mut rng, &shape));
-    let inputs = random_inputs(&mut rng, &program.main);
-    let kinds = vec![ShareKind::Xor];
-    let shares = share_inputs(&inputs, &kinds, &mut Prg::from_os());
+    let (program, shares) = small_shared(29);
     let pairs = [(); 3].map(|()| twofold_net::KeyPair::generate().unwrap());
     let started = std::time::Instant::now();
     let channel = |role: Role| {
