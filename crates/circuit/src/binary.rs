@@ -78,11 +78,17 @@ fn write_wiring(w: &Wiring, out: &mut impl Write) -> Result<(), CircuitError> {
                 put_u32(out, *start)?;
                 out.write_all(&step.to_le_bytes())?;
             }
-            Segment::Table { len, wires } => {
-                out.write_all(&[1])?;
+            Segment::Ranges { len, .. } | Segment::Table { len, .. } => {
+                let (listed, _) = seg.listed();
+                let tag = if matches!(seg, Segment::Table { .. }) {
+                    1
+                } else {
+                    2
+                };
+                out.write_all(&[tag])?;
                 put_u32(out, *len)?;
-                out.write_all(&(wires.len() as u64).to_le_bytes())?;
-                for w in wires {
+                out.write_all(&(listed.len() as u64).to_le_bytes())?;
+                for w in listed {
                     out.write_all(&w.to_le_bytes())?;
                 }
             }
@@ -176,14 +182,17 @@ fn read_wiring(input: &mut impl Read) -> Result<Wiring, CircuitError> {
                 start: get_u32(input)?,
                 step: get_u64(input)? as i64,
             },
-            1 => {
+            tag @ (1 | 2) => {
                 let len = get_u32(input)?;
                 let count = get_u64(input)?;
                 let mut wires = Vec::with_capacity(count.min(1 << 16) as usize);
                 for _ in 0..count {
                     wires.push(get_u32(input)?);
                 }
-                Segment::Table { len, wires }
+                match tag {
+                    1 => Segment::Table { len, wires },
+                    _ => Segment::Ranges { len, starts: wires },
+                }
             }
             t => return Err(CircuitError::Invalid(format!("bad wiring tag {t}"))),
         });

@@ -164,10 +164,15 @@ fn span(wiring: &Wiring, count: u64) -> (i64, i64) {
                     (*start as i64).max(last) + *len as i64,
                 )
             }
-            Segment::Table { wires, .. } => (
-                wires.iter().min().map_or(i64::MAX, |&w| w as i64),
-                wires.iter().max().map_or(0, |&w| w as i64 + 1),
-            ),
+            Segment::Ranges { .. } | Segment::Table { .. } => {
+                let (listed, per) = seg.listed();
+                // A range's wires follow its first.
+                let len = if per == 1 { seg.len() as i64 } else { 1 };
+                (
+                    listed.iter().min().map_or(i64::MAX, |&w| w as i64),
+                    listed.iter().max().map_or(0, |&w| w as i64 + len),
+                )
+            }
         };
         lo = lo.min(a);
         hi = hi.max(b);
@@ -211,8 +216,8 @@ fn unroll(block: &Block, u: u64, num_wires: &mut Wire) -> Vec<Block> {
     // starts from them.
     let mut second = Block {
         count: rest,
-        inputs: tail(&block.inputs, block.count, groups * u),
-        outputs: tail(&block.outputs, block.count, groups * u),
+        inputs: block.inputs.slice(groups * u, block.count - groups * u),
+        outputs: block.outputs.slice(groups * u, block.count - groups * u),
         ..block.clone()
     };
     for (a, b) in first.carried.iter_mut().zip(second.carried.iter_mut()) {
@@ -316,52 +321,14 @@ fn unrolled_body(block: &Block, u: usize) -> (Body, Vec<Wire>) {
 /// covers iterations `g * u .. g * u + u` of the original loop (of `count`
 /// iterations), their positions laid end to end.
 fn regroup(wiring: &Wiring, count: u64, u: u64, groups: u64) -> Wiring {
-    let mut segments = Vec::new();
-    for copy in 0..u {
-        for seg in &wiring.segments {
-            segments.push(match seg {
-                Segment::Affine { len, start, step } => Segment::Affine {
-                    len: *len,
-                    start: (*start as i64 + copy as i64 * step) as Wire,
-                    step: step * u as i64,
-                },
-                Segment::Table { len, wires } => {
-                    let len = *len as usize;
-                    let mut part = Vec::with_capacity(groups as usize * len);
-                    for g in 0..groups {
-                        let k = (g * u + copy) as usize;
-                        part.extend_from_slice(&wires[k * len..(k + 1) * len]);
-                    }
-                    Segment::Table {
-                        len: len as u32,
-                        wires: part,
-                    }
-                }
-            });
-        }
-    }
     debug_assert!(groups * u <= count);
+    let segments = (0..u)
+        .flat_map(|copy| {
+            wiring
+                .segments
+                .iter()
+                .map(move |seg| seg.every(u, copy, groups))
+        })
+        .collect();
     Wiring { segments }
-}
-
-/// The wiring of iterations `from..count` as a loop of their own.
-fn tail(wiring: &Wiring, count: u64, from: u64) -> Wiring {
-    Wiring {
-        segments: wiring
-            .segments
-            .iter()
-            .map(|seg| match seg {
-                Segment::Affine { len, start, step } => Segment::Affine {
-                    len: *len,
-                    start: (*start as i64 + from as i64 * step) as Wire,
-                    step: *step,
-                },
-                Segment::Table { len, wires } => Segment::Table {
-                    len: *len,
-                    wires: wires[from as usize * *len as usize..count as usize * *len as usize]
-                        .to_vec(),
-                },
-            })
-            .collect(),
-    }
 }

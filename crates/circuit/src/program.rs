@@ -499,6 +499,11 @@ fn for_each_written(wiring: &Wiring, count: u64, mut f: impl FnMut(Wire)) {
                     (base..base + *len).for_each(&mut f);
                 }
             }
+            crate::wiring::Segment::Ranges { len, starts } => {
+                for &first in starts {
+                    (first..first + *len).for_each(&mut f);
+                }
+            }
             crate::wiring::Segment::Table { wires, .. } => wires.iter().copied().for_each(&mut f),
         }
     }

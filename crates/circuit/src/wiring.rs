@@ -6,8 +6,11 @@
 //! the enclosing circuit, as a list of [`Segment`]s laid end to end. An
 //! affine segment covers `len` consecutive wires whose start moves by a fixed
 //! step from one iteration to the next (an array element indexed by the loop
-//! variable, a loop-invariant value with step 0); a table segment lists the
-//! wires of every iteration explicitly, for patterns that are not affine.
+//! variable, a loop-invariant value with step 0); a ranges segment gives
+//! each iteration's first wire of `len` consecutive ones (an array element
+//! at a position computed from the counter, such as a sorting network's
+//! partner `i ^ j`); a table segment lists the wires of every iteration
+//! explicitly, for what is neither.
 
 use crate::gate::Wire;
 use crate::CircuitError;
@@ -25,6 +28,13 @@ pub enum Segment {
         /// How far the wires move from one iteration to the next.
         step: i64,
     },
+    /// Position `j` of iteration `k` is `starts[k] + j`.
+    Ranges {
+        /// Number of consecutive wires.
+        len: u32,
+        /// The first wire of each iteration.
+        starts: Vec<Wire>,
+    },
     /// Position `j` of iteration `k` is `wires[k * len + j]`.
     Table {
         /// Wires per iteration.
@@ -38,7 +48,71 @@ impl Segment {
     /// Wires per iteration.
     pub fn len(&self) -> u32 {
         match self {
-            Segment::Affine { len, .. } | Segment::Table { len, .. } => *len,
+            Segment::Affine { len, .. }
+            | Segment::Ranges { len, .. }
+            | Segment::Table { len, .. } => *len,
+        }
+    }
+
+    /// The listed wires of a ranges or table segment (none for an affine
+    /// one), iteration after iteration, and how many each iteration has.
+    pub fn listed(&self) -> (&[Wire], usize) {
+        match self {
+            Segment::Affine { .. } => (&[], 0),
+            Segment::Ranges { starts, .. } => (starts, 1),
+            Segment::Table { len, wires } => (wires, *len as usize),
+        }
+    }
+
+    /// This segment for the iterations whose listed wires are `rows` (each
+    /// `listed().1` long) and whose first wire, if it is affine, moves by
+    /// `shift` iterations of this one and then by `scale` of them a step.
+    fn reshaped(&self, shift: i64, scale: i64, rows: impl Iterator<Item = usize>) -> Segment {
+        let (listed, per) = self.listed();
+        let pick = || -> Vec<Wire> {
+            rows.flat_map(|k| listed[k * per..(k + 1) * per].iter().copied())
+                .collect()
+        };
+        match self {
+            Segment::Affine { len, start, step } => Segment::Affine {
+                len: *len,
+                start: (*start as i64 + shift * step) as Wire,
+                step: step * scale,
+            },
+            Segment::Ranges { len, .. } => Segment::Ranges {
+                len: *len,
+                starts: pick(),
+            },
+            Segment::Table { len, .. } => Segment::Table {
+                len: *len,
+                wires: pick(),
+            },
+        }
+    }
+
+    /// Iterations `from..from + count` of this segment.
+    pub fn rows(&self, from: u64, count: u64) -> Segment {
+        self.reshaped(from as i64, 1, from as usize..(from + count) as usize)
+    }
+
+    /// Iterations `copy, copy + every, copy + 2 * every, …` (`groups` of
+    /// them) of this segment.
+    pub fn every(&self, every: u64, copy: u64, groups: u64) -> Segment {
+        let rows = (0..groups).map(move |g| (g * every + copy) as usize);
+        self.reshaped(copy as i64, every as i64, rows)
+    }
+
+    /// The first wire of iteration `k`'s positions if they are consecutive
+    /// (affine and ranges segments), or its listed wires (tables).
+    #[inline]
+    fn row(&self, k: u64) -> Result<usize, &[Wire]> {
+        match self {
+            Segment::Affine { start, step, .. } => Ok((*start as i64 + k as i64 * step) as usize),
+            Segment::Ranges { starts, .. } => Ok(starts[k as usize] as usize),
+            Segment::Table { len, wires } => {
+                let len = *len as usize;
+                Err(&wires[k as usize * len..(k as usize + 1) * len])
+            }
         }
     }
 
@@ -75,64 +149,87 @@ impl Wiring {
     /// Every iteration of `count` reads `width` wires listed in `table`
     /// (iteration after iteration), compressed: columns whose wires move by
     /// a fixed step become affine segments (consecutive columns that move
-    /// together are merged), the others table segments.
+    /// together are merged), runs of other columns whose wires are
+    /// consecutive in every iteration ranges segments, and the rest table
+    /// segments.
     pub fn compress(count: usize, width: usize, table: &[Wire]) -> Wiring {
         assert_eq!(table.len(), count * width, "count * width wires");
+        let at = |k: usize, j: usize| table[k * width + j];
         let column_step = |j: usize| -> Option<i64> {
             if count < 2 {
                 return Some(0);
             }
-            let step = table[width + j] as i64 - table[j] as i64;
+            let step = at(1, j) as i64 - at(0, j) as i64;
             (2..count)
-                .all(|k| table[k * width + j] as i64 == table[j] as i64 + k as i64 * step)
+                .all(|k| at(k, j) as i64 == at(0, j) as i64 + k as i64 * step)
                 .then_some(step)
         };
-        let mut segments: Vec<Segment> = Vec::new();
-        for (j, &start) in table[..width.min(table.len())].iter().enumerate() {
-            match column_step(j) {
-                Some(step) => {
-                    if let Some(Segment::Affine {
-                        len,
-                        start: s,
-                        step: st,
-                    }) = segments.last_mut()
-                    {
-                        if *st == step && s.checked_add(*len) == Some(start) {
-                            *len += 1;
-                            continue;
-                        }
-                    }
-                    segments.push(Segment::Affine {
-                        len: 1,
-                        start,
-                        step,
-                    });
+        // Whether column `j` holds the wire after column `j - 1`'s in every
+        // iteration.
+        let follows = |j: usize| (0..count).all(|k| at(k, j - 1).checked_add(1) == Some(at(k, j)));
+        let steps: Vec<Option<i64>> = (0..if count == 0 { 0 } else { width })
+            .map(column_step)
+            .collect();
+        // Each segment with the column it starts at.
+        let mut segments: Vec<(Segment, usize)> = Vec::new();
+        let mut j = 0;
+        while j < steps.len() {
+            let Some(step) = steps[j] else {
+                let mut end = j + 1;
+                while end < steps.len() && steps[end].is_none() && follows(end) {
+                    end += 1;
                 }
-                None => {
-                    if let Some(Segment::Table { len, .. }) = segments.last_mut() {
-                        *len += 1;
-                    } else {
-                        segments.push(Segment::Table {
-                            len: 1,
-                            wires: Vec::new(),
-                        });
-                    }
+                let len = (end - j) as u32;
+                if len > 1 {
+                    let starts = (0..count).map(|k| at(k, j)).collect();
+                    segments.push((Segment::Ranges { len, starts }, j));
+                } else if let Some((Segment::Table { len, .. }, _)) = segments.last_mut() {
+                    *len += 1;
+                } else {
+                    let wires = Vec::new();
+                    segments.push((Segment::Table { len: 1, wires }, j));
+                }
+                j = end;
+                continue;
+            };
+            let start = at(0, j);
+            j += 1;
+            if let Some((
+                Segment::Affine {
+                    len,
+                    start: s,
+                    step: st,
+                },
+                _,
+            )) = segments.last_mut()
+            {
+                if *st == step && s.checked_add(*len) == Some(start) {
+                    *len += 1;
+                    continue;
                 }
             }
+            segments.push((
+                Segment::Affine {
+                    len: 1,
+                    start,
+                    step,
+                },
+                j - 1,
+            ));
         }
         // Fill the table segments column range by column range.
-        let mut offset = 0;
-        for seg in &mut segments {
-            let len = seg.len() as usize;
-            if let Segment::Table { wires, .. } = seg {
+        for (seg, first) in &mut segments {
+            if let Segment::Table { len, wires } = seg {
+                let len = *len as usize;
                 wires.reserve(count * len);
                 for k in 0..count {
-                    wires.extend_from_slice(&table[k * width + offset..k * width + offset + len]);
+                    wires.extend_from_slice(&table[k * width + *first..k * width + *first + len]);
                 }
             }
-            offset += len;
         }
-        Wiring { segments }
+        Wiring {
+            segments: segments.into_iter().map(|(seg, _)| seg).collect(),
+        }
     }
 
     /// The wiring of iterations `from..from + count` of this one.
@@ -140,23 +237,7 @@ impl Wiring {
         let segments = self
             .segments
             .iter()
-            .map(|seg| match seg {
-                Segment::Affine { len, start, step } => Segment::Affine {
-                    len: *len,
-                    start: (*start as i64 + from as i64 * step) as Wire,
-                    step: *step,
-                },
-                Segment::Table { len, wires } => {
-                    let (a, n) = (
-                        from as usize * *len as usize,
-                        count as usize * *len as usize,
-                    );
-                    Segment::Table {
-                        len: *len,
-                        wires: wires[a..a + n].to_vec(),
-                    }
-                }
-            })
+            .map(|seg| seg.rows(from, count))
             .collect();
         Wiring { segments }
     }
@@ -166,23 +247,12 @@ impl Wiring {
     pub fn for_each(&self, k: u64, mut f: impl FnMut(usize, Wire)) {
         let mut at = 0;
         for seg in &self.segments {
-            match seg {
-                Segment::Affine { len, start, step } => {
-                    let base = (*start as i64 + k as i64 * step) as Wire;
-                    for j in 0..*len {
-                        f(at + j as usize, base + j);
-                    }
-                    at += *len as usize;
-                }
-                Segment::Table { len, wires } => {
-                    let len = *len as usize;
-                    let row = &wires[k as usize * len..(k as usize + 1) * len];
-                    for (j, &w) in row.iter().enumerate() {
-                        f(at + j, w);
-                    }
-                    at += len;
-                }
+            let len = seg.len() as usize;
+            match seg.row(k) {
+                Ok(base) => (0..len).for_each(|j| f(at + j, (base + j) as Wire)),
+                Err(row) => row.iter().enumerate().for_each(|(j, &w)| f(at + j, w)),
             }
+            at += len;
         }
     }
 
@@ -199,22 +269,16 @@ impl Wiring {
     pub fn gather<L: Copy>(&self, k: u64, from: &[L], to: &mut [L]) {
         let mut at = 0;
         for seg in &self.segments {
-            match seg {
-                Segment::Affine { len, start, step } => {
-                    let base = (*start as i64 + k as i64 * step) as usize;
-                    let len = *len as usize;
-                    to[at..at + len].copy_from_slice(&from[base..base + len]);
-                    at += len;
-                }
-                Segment::Table { len, wires } => {
-                    let len = *len as usize;
-                    let row = &wires[k as usize * len..(k as usize + 1) * len];
+            let len = seg.len() as usize;
+            match seg.row(k) {
+                Ok(base) => to[at..at + len].copy_from_slice(&from[base..base + len]),
+                Err(row) => {
                     for (slot, &w) in to[at..at + len].iter_mut().zip(row) {
                         *slot = from[w as usize];
                     }
-                    at += len;
                 }
             }
+            at += len;
         }
     }
 
@@ -223,55 +287,55 @@ impl Wiring {
     pub fn scatter<L: Copy>(&self, k: u64, from: &[L], to: &mut [L]) {
         let mut at = 0;
         for seg in &self.segments {
-            match seg {
-                Segment::Affine { len, start, step } => {
-                    let base = (*start as i64 + k as i64 * step) as usize;
-                    let len = *len as usize;
-                    to[base..base + len].copy_from_slice(&from[at..at + len]);
-                    at += len;
-                }
-                Segment::Table { len, wires } => {
-                    let len = *len as usize;
-                    let row = &wires[k as usize * len..(k as usize + 1) * len];
+            let len = seg.len() as usize;
+            match seg.row(k) {
+                Ok(base) => to[base..base + len].copy_from_slice(&from[at..at + len]),
+                Err(row) => {
                     for (&l, &w) in from[at..at + len].iter().zip(row) {
                         to[w as usize] = l;
                     }
-                    at += len;
                 }
             }
+            at += len;
         }
     }
 
     /// Checks that every wire of every one of `count` iterations is below
-    /// `num_wires` and that table segments hold `count` rows.
+    /// `num_wires` and that ranges and table segments hold `count` rows.
     pub fn check(&self, count: u64, num_wires: Wire, what: &str) -> Result<(), CircuitError> {
         let bad = |msg: String| Err(CircuitError::Invalid(format!("{what}: {msg}")));
         if count == 0 {
             return Ok(());
         }
         for seg in &self.segments {
+            let len = seg.len() as i128;
+            let in_range = |first: i128| first >= 0 && first + len <= num_wires as i128;
             match seg {
-                Segment::Affine { len, start, step } => {
+                Segment::Affine { start, step, .. } => {
                     // Affine: the extremes are at the first and last iteration.
                     let last = (count - 1) as i128 * *step as i128 + *start as i128;
-                    for first in [*start as i128, last] {
-                        if first < 0 || first + *len as i128 > num_wires as i128 {
-                            return bad(format!(
-                                "wires {first}..{} out of range (wires: {num_wires})",
-                                first + *len as i128
-                            ));
-                        }
-                    }
-                }
-                Segment::Table { len, wires } => {
-                    let rows = count.checked_mul(*len as u64);
-                    if rows != Some(wires.len() as u64) {
+                    if let Some(first) = [*start as i128, last].into_iter().find(|&f| !in_range(f))
+                    {
                         return bad(format!(
-                            "a table of {} wires for {count} iterations of {len}",
-                            wires.len()
+                            "wires {first}..{} out of range (wires: {num_wires})",
+                            first + len
                         ));
                     }
-                    if let Some(&w) = wires.iter().find(|&&w| w >= num_wires) {
+                }
+                Segment::Ranges { .. } | Segment::Table { .. } => {
+                    let (listed, per) = seg.listed();
+                    if count.checked_mul(per as u64) != Some(listed.len() as u64) {
+                        return bad(format!(
+                            "{} listed wires for {count} iterations of {per}",
+                            listed.len()
+                        ));
+                    }
+                    // A range's first wire, or a table's wire (of length 1).
+                    let len = if per == 1 { len } else { 1 };
+                    if let Some(&w) = listed
+                        .iter()
+                        .find(|&&w| w as i128 + len > num_wires as i128)
+                    {
                         return bad(format!("wire {w} out of range (wires: {num_wires})"));
                     }
                 }

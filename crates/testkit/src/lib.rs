@@ -413,6 +413,11 @@ impl RandomFrame {
                     start: self.pick(rng),
                     step: 0,
                 }
+            } else if rng.gen_bool(0.5) {
+                // A position computed from the counter: one of a few arrays.
+                let arrays: Vec<Wire> = (0..3).map(|_| self.array(rng, len)).collect();
+                let starts = (0..count).map(|_| arrays[rng.gen_range(0..3)]).collect();
+                Segment::Ranges { len, starts }
             } else {
                 let wires = (0..len as u64 * count).map(|_| self.pick(rng)).collect();
                 Segment::Table { len, wires }
