@@ -4,11 +4,16 @@
 //! slots reused as soon as their value is dead, and the blocks' wiring
 //! renumbered alike.
 //!
-//! A block's outputs are given fresh slots of their own (never reused ones)
-//! in the order of its output wiring, so wiring that steps through them by
-//! iteration stays affine after renumbering.
+//! A block's outputs are given consecutive slots in the order of its output
+//! wiring, so wiring that steps through them by iteration stays affine after
+//! renumbering: a run of free slots that a block before it left (its inputs
+//! dead), or fresh ones. A stage of a sorting network thus writes where the
+//! stage before the last one wrote, and a program of many stages needs
+//! slots for two or three, not for all.
 
 mod prune;
+use std::collections::BTreeMap;
+
 use crate::circuit::{Circuit, InputValue, OutputValue};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
@@ -271,6 +276,7 @@ fn assemble(
     let mut slots = Slots {
         at: WireMap::new(span.0, span.1),
         free: Vec::new(),
+        runs: BTreeMap::new(),
         next: 0,
     };
     for (_, wires) in &inputs {
@@ -426,9 +432,17 @@ fn keep_live_part(
 /// and the slots free for reuse.
 struct Slots {
     at: WireMap,
+    /// Free slots gates take one at a time.
     free: Vec<Wire>,
+    /// Runs of consecutive free slots (first slot, length) that blocks'
+    /// writes take.
+    runs: BTreeMap<Wire, Wire>,
     next: Wire,
 }
+
+/// The shortest run of slots freed together that is kept for blocks'
+/// writes; shorter ones go to gates.
+const MIN_RUN: Wire = 16;
 
 impl Slots {
     /// The slot of `w`'s value.
@@ -477,11 +491,16 @@ impl Slots {
         s: u64,
         last_use: &WireMap,
     ) -> Result<Block, CircuitError> {
+        let mut written = Vec::new();
         pb.writes(|w| {
-            if self.at.set_if_none(w, self.next as u64) {
-                self.next += 1;
+            if self.at.set_if_none(w, 0) {
+                written.push(w);
             }
         });
+        let first = self.take_run(written.len() as Wire);
+        for (k, &w) in written.iter().enumerate() {
+            self.at.set(w, (first + k as Wire) as u64);
+        }
         let shared = pb
             .shared
             .iter()
@@ -506,11 +525,17 @@ impl Slots {
                 dead.push(w);
             }
         });
+        let mut dead: Vec<Wire> = dead
+            .into_iter()
+            .filter_map(|w| self.at.get(w).map(|slot| slot as Wire))
+            .collect();
         dead.sort_unstable();
         dead.dedup();
-        for w in dead {
-            if let Some(slot) = self.at.get(w) {
-                self.free.push(slot as Wire);
+        for run in dead.chunk_by(|a, b| a + 1 == *b) {
+            if run.len() as Wire >= MIN_RUN {
+                self.free_run(run[0], run.len() as Wire);
+            } else {
+                self.free.extend_from_slice(run);
             }
         }
         Ok(Block {
@@ -523,6 +548,48 @@ impl Slots {
             inputs,
             outputs,
         })
+    }
+}
+
+impl Slots {
+    /// The first of `n` consecutive free slots: the first run long enough,
+    /// or the last run extended by fresh slots if it ends at them, or fresh
+    /// slots.
+    fn take_run(&mut self, n: Wire) -> Wire {
+        if n == 0 {
+            return self.next;
+        }
+        let fits = self.runs.iter().find(|&(_, &len)| len >= n);
+        if let Some((&first, &len)) = fits {
+            self.runs.remove(&first);
+            if len > n {
+                self.runs.insert(first + n, len - n);
+            }
+            return first;
+        }
+        let first = match self.runs.last_key_value() {
+            Some((&first, &len)) if first + len == self.next => {
+                self.runs.remove(&first);
+                first
+            }
+            _ => self.next,
+        };
+        self.next = first + n;
+        first
+    }
+
+    /// Frees slots `first..first + len`, joined to the free runs beside it.
+    fn free_run(&mut self, mut first: Wire, mut len: Wire) {
+        if let Some((&before, &l)) = self.runs.range(..first).next_back() {
+            if before + l == first {
+                self.runs.remove(&before);
+                (first, len) = (before, len + l);
+            }
+        }
+        if let Some(l) = self.runs.remove(&(first + len)) {
+            len += l;
+        }
+        self.runs.insert(first, len);
     }
 }
 
