@@ -23,6 +23,7 @@
 //! the lowering decides (see `lower::keep`).
 
 pub mod counter;
+pub mod public;
 
 use rustc_hash::FxHashSet as HashSet;
 

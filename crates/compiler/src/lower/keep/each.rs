@@ -70,7 +70,7 @@ impl Lower<'_> {
                 "too many iterations to probe each".into(),
             ));
         }
-        let mut replay = counters.and_then(|plan| self.replay(plan));
+        let mut replay = counters.and_then(|plan| self.replay(plan, c));
         if replay.is_none() && c.trips < MIN_PROBED_TRIPS {
             // Every iteration would be lowered at least twice: only a long
             // loop repays that.

@@ -14,6 +14,7 @@
 use super::run::Explicit;
 use super::*;
 use crate::loops::counter::CounterPlan;
+use crate::loops::public::{self, Public};
 
 /// A subscript key's part in a place: the key, the array's element stride
 /// in leaves and its length.
@@ -35,6 +36,9 @@ struct Access {
 
 /// A key class read as fresh inputs, and the values it may take.
 pub(super) type Class = (u32, (i128, i128));
+
+/// The values a key class may take when it may take any value of its type.
+pub(in crate::lower) const ANY: (i128, i128) = (i128::MIN, i128::MAX);
 
 /// A location's value read by a disabled iteration.
 pub(super) type Read = ((usize, usize), Slot);
@@ -127,6 +131,9 @@ pub(super) struct Replay {
     refused: HashSet<u32>,
     /// The invariants' locations (the loop must not write them).
     invariants: Vec<(usize, usize)>,
+    /// The names the keys read: the loop variable (`Err`) or an invariant
+    /// with its value (if it is a public integer).
+    names: Vec<(String, Result<Option<Public>, ()>)>,
 }
 
 /// A template as a replay sees it: the keys of its iteration, the classes
@@ -177,18 +184,24 @@ impl Replay {
     }
 
     /// The key classes whose values differ between `a` and `b` that could
-    /// be read as fresh inputs: decisions (neither subscripts nor refused)
-    /// of 0 or 1 in both.
+    /// be read as fresh inputs (decisions, neither subscripts nor refused),
+    /// with the values they may take: 0 or 1 if both are, else any value
+    /// of their type ([`ANY`]); a class read as 0 or 1 already widens.
     pub(super) fn differing(&self, a: &[i128], b: &[i128]) -> Vec<Class> {
         let mut out: Vec<Class> = Vec::new();
         for (k, (&x, &y)) in self.plan.keys.iter().zip(a.iter().zip(b)) {
             let class = k.class as u32;
             if x != y && !k.subscript && !out.iter().any(|(c, _)| *c == class) {
-                let known = self.refused.contains(&class) || self.classes.contains_key(&class);
-                if known || !(0..=1).contains(&x) || !(0..=1).contains(&y) {
+                let bit = (0..=1).contains(&x) && (0..=1).contains(&y);
+                let hull = if bit { (0, 1) } else { ANY };
+                let wider = match self.classes.get(&class) {
+                    Some(&now) => now != ANY && hull == ANY,
+                    None => !self.refused.contains(&class),
+                };
+                if !wider {
                     return Vec::new();
                 }
-                out.push((class, (0, 1)));
+                out.push((class, hull));
             }
         }
         out
@@ -343,7 +356,7 @@ impl Lower<'_> {
     /// The replays of the loop `c` counts, whose body `plan` describes, if
     /// its invariants are public scalars the body cannot reach otherwise
     /// and its locals' names are its own.
-    pub(super) fn replay(&mut self, plan: &CounterPlan) -> Option<Replay> {
+    pub(super) fn replay(&mut self, plan: &CounterPlan, c: &Counted) -> Option<Replay> {
         let mut invariants = Vec::new();
         let mut names = Vec::new();
         for k in &plan.keys {
@@ -368,6 +381,25 @@ impl Lower<'_> {
             .filter(|(_, k)| k.subscript)
             .map(|(_, k)| (k.id, k.class as u32))
             .collect();
+        names.sort();
+        names.dedup();
+        let names = names
+            .into_iter()
+            .map(|n| {
+                if self.lookup(&n).is_some_and(|(obj, _)| obj == c.at.0) {
+                    return (n, Err(()));
+                }
+                let ident = Expr {
+                    kind: ExprKind::Ident(n.clone()),
+                    loc: c.loc,
+                };
+                let value = match self.eval(&ident) {
+                    Ok(Val::Int(s, Word::Const { v, .. })) => Some((s, s.to_i128(v))),
+                    _ => None,
+                };
+                (n, Ok(value))
+            })
+            .collect();
         Some(Replay {
             plan: plan.clone(),
             keys: Rc::new(keys),
@@ -375,18 +407,34 @@ impl Lower<'_> {
             classes: HashMap::default(),
             refused: HashSet::default(),
             invariants,
+            names,
         })
     }
 
     /// The keys of iteration `m` (`None` if one is not a public value).
-    /// They read the loop variable and invariants only, and write nothing.
+    /// They read the loop variable and invariants only, and write nothing:
+    /// each is evaluated on public integers, or lowered where that gives
+    /// no value (see [`crate::loops::public`]).
     pub(super) fn key_values(&mut self, r: &Replay, c: &Counted, m: u64) -> Option<Vec<i128>> {
         self.set_induction(c, m);
         let mut values = Vec::with_capacity(r.plan.keys.len());
+        let counter = (
+            c.scalar,
+            c.scalar.to_i128((c.first + c.step * m as i128) as u64),
+        );
+        let mut name = |n: &str| match r.names.iter().find(|(m, _)| m == n) {
+            Some((_, Ok(invariant))) => *invariant,
+            Some((_, Err(()))) => Some(counter),
+            None => None,
+        };
         for k in &r.plan.keys {
             if k.class < values.len() {
                 // Written as an earlier key: the same value.
                 values.push(values[k.class]);
+                continue;
+            }
+            if let Some((_, v)) = public::eval(&k.expr, &mut name) {
+                values.push(v);
                 continue;
             }
             match self.eval(&k.expr) {

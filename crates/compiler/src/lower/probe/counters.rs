@@ -83,6 +83,10 @@ impl Lower<'_> {
         Some(match v {
             Ok(Val::Int(s, Word::Const { v, w })) => {
                 let value = s.to_i128(v);
+                // Any value of its type, or the values given.
+                let lowest = s.to_i128(if s.signed { 1 << (s.width - 1) } else { 0 });
+                let highest = s.to_i128(s.mask() >> u32::from(s.signed));
+                let hull = (hull.0.max(lowest), hull.1.min(highest));
                 if value < hull.0 || value > hull.1 {
                     // Not a value the key takes as fresh inputs: a constant.
                     return Some(Ok(Val::Int(s, Word::Const { v, w })));

@@ -1,0 +1,68 @@
+//! Keys evaluated on public integers: a loop probed each decides what an
+//! iteration does from public expressions of its counter (its keys), which
+//! are evaluated directly with C's conversions rather than lowered. Each
+//! key here turns on a conversion rule (mixed signedness, narrowing casts,
+//! arithmetic shifts, division of negatives, `?:` and `&&`); each
+//! iteration's value is wired into its instance, so a wrong value for one
+//! iteration makes the output differ from gcc's.
+
+mod common;
+
+use common::{agree_with_gcc, gcc_available};
+use twofold_compiler::{compile, CompileOptions};
+
+/// Conditions of `i` (0..96), `n = 7`, `u = 4000000000u` and
+/// `c = (signed char)-3`.
+const KEYS: &[&str] = &[
+    "(i ^ n) > i",
+    "(unsigned)(i - 40) < 10u",
+    "i - 40 < u",
+    "(signed char)(i * 37) < 0",
+    "(-i >> 2) % 3 == -1",
+    "(~i & 12) == 0",
+    "(short)(i << 11) > 0",
+    "i / -3 < -10",
+    "i % -5 == 1",
+    "((long long)i * 1000000007LL) % 7 > 3",
+    "(i * u) >> 31",
+    "c * i < -100 ? 1 : (i & 1)",
+    "(i && (i & n)) || i == 90",
+    "!(i % 7)",
+    "(unsigned char)(c + i) > 200",
+    "(i << 3 >> 5) == 2",
+    "(1u << (i & 31)) > 65536u",
+    "(_Bool)(i & 8) + (i > 50) == 1",
+];
+
+fn program(key: &str) -> String {
+    format!(
+        "#include <stdint.h>\n\
+         typedef struct {{ uint8_t v[96]; }} Bytes;\n\
+         Bytes mpc_main(Bytes INPUT_A, Bytes INPUT_B) {{\n\
+         \x20   Bytes r;\n\
+         \x20   int n = 7;\n\
+         \x20   unsigned u = 4000000000u;\n\
+         \x20   signed char c = -3;\n\
+         \x20   for (int i = 0; i < 96; i++) {{\n\
+         \x20       r.v[i] = (INPUT_A.v[i] + INPUT_B.v[i]) ^ ({key});\n\
+         \x20   }}\n\
+         \x20   return r;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn keys_take_the_values_gcc_gives_them() {
+    if !gcc_available() {
+        eprintln!("skipping: gcc is absent");
+        return;
+    }
+    for (n, key) in KEYS.iter().enumerate() {
+        let src = program(key);
+        let p = compile(&src, "keys.c", &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let kept = p.loops.iter().find(|l| l.line == 8).expect("the loop");
+        assert!(!kept.blocks.is_empty(), "{key}: the loop is kept: {kept:?}");
+        agree_with_gcc(&src, &[&p], 2, 700 + n as u64, &format!("key{n}"));
+    }
+}
