@@ -1,7 +1,7 @@
 //! Values during lowering: words (public constants or secret bits),
 //! pointers into objects, and the slots objects are made of.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder, Wire};
@@ -39,6 +39,8 @@ pub struct Lazy {
     w: u32,
     rows: Vec<Row>,
     cache: RefCell<Option<(Rc<Bits>, Range)>>,
+    /// Whether a sum took these rows already.
+    taken: Cell<bool>,
 }
 
 /// One row of a lazy sum, added or (if `neg`) subtracted.
@@ -73,6 +75,7 @@ impl Lazy {
             w,
             rows,
             cache: RefCell::new(None),
+            taken: Cell::new(false),
         }))
     }
 
@@ -203,9 +206,11 @@ impl Word {
         let w = self.width();
         for x in [self, y] {
             if let Word::Sum(l) = x {
-                if l.rows.len() >= MAX_ROWS {
-                    // Reduce the long operand (once: the result is cached,
-                    // and other sums that start with it share it).
+                // Reduce a long operand, or one whose rows another sum took
+                // already (`t += m; m += x;`: else each sum adds them up
+                // again, and their number grows every time), once: the
+                // result is cached, and later sums share it.
+                if l.rows.len() >= MAX_ROWS || l.taken.replace(true) {
                     l.resolve(b);
                 }
             }
