@@ -1,6 +1,8 @@
 //! Memory follows the program, not the gates it runs: a multiply chain of
 //! 10^5 iterations (10^8 AND gates) runs, both parties in one process,
-//! within a fixed bound that does not grow when the trip count grows 10x.
+//! within a fixed bound that does not grow when the trip count grows 10x;
+//! a 4,096-value sort, whose stages are loops of their own, in 256 MiB a
+//! party.
 
 use std::process::Command;
 
@@ -73,4 +75,37 @@ fn a_long_chain_runs_in_memory_that_does_not_follow_its_trip_count() {
         mib(large),
         mib(small)
     );
+}
+
+/// The 4,096-value bitonic sort (10^7 AND gates in 78 stages): each party
+/// a process of its own that compiles the C source and runs it, within
+/// 256 MiB a party.
+#[test]
+fn a_4096_value_sort_runs_in_256_mib_a_party() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        eprintln!("skipping: peak memory is read from /proc (Linux only)");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(["bench", "--runs", "1", "--json", "--e2e"])
+        .arg("examples/bench/bitonic_sort4096.c")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["e2e"][0];
+    assert_eq!(row["and_gates"].as_u64(), Some(10_223_616), "{row}");
+    for party in ["a", "b"] {
+        let peak = row["peak_rss_bytes"][party].as_u64().unwrap();
+        assert!(
+            peak <= 256 << 20,
+            "party {party} peaks at {:.1} MiB",
+            peak as f64 / (1u64 << 20) as f64
+        );
+    }
 }
