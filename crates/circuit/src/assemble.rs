@@ -172,11 +172,11 @@ impl RawFrame {
 /// densely: frames' wires are mostly consecutive numbers.
 struct WireMap {
     lo: Wire,
-    values: Vec<u64>,
+    values: Vec<u32>,
 }
 
 /// No value.
-const NONE: u64 = u64::MAX;
+const NONE: u32 = u32::MAX;
 
 impl WireMap {
     fn new(lo: Wire, hi: Wire) -> WireMap {
@@ -186,7 +186,7 @@ impl WireMap {
         }
     }
 
-    fn get(&self, w: Wire) -> Option<u64> {
+    fn get(&self, w: Wire) -> Option<u32> {
         let v = *self.values.get(w.checked_sub(self.lo)? as usize)?;
         (v != NONE).then_some(v)
     }
@@ -196,7 +196,7 @@ impl WireMap {
     }
 
     /// Sets the value of `w` (in range) if it has none; whether it did.
-    fn set_if_none(&mut self, w: Wire, v: u64) -> bool {
+    fn set_if_none(&mut self, w: Wire, v: u32) -> bool {
         let slot = &mut self.values[(w - self.lo) as usize];
         let none = *slot == NONE;
         if none {
@@ -205,7 +205,7 @@ impl WireMap {
         none
     }
 
-    fn set(&mut self, w: Wire, v: u64) {
+    fn set(&mut self, w: Wire, v: u32) {
         self.values[(w - self.lo) as usize] = v;
     }
 }
@@ -281,7 +281,7 @@ fn assemble(
     };
     for (_, wires) in &inputs {
         for &w in wires {
-            if !slots.at.set_if_none(w, slots.next as u64) {
+            if !slots.at.set_if_none(w, slots.next) {
                 return Err(CircuitError::Invalid(format!("wire {w} is two inputs")));
             }
             if !live.last_use.contains(w) {
@@ -295,11 +295,11 @@ fn assemble(
     for (s, step) in order.iter().enumerate() {
         match *step {
             Step::Gate(i) if live.keep[i] => {
-                gates.push(slots.gate(frame.gates[i], s as u64, &live.last_use)?);
+                gates.push(slots.gate(frame.gates[i], s as u32, &live.last_use)?);
             }
             Step::Block(b) if live.keep_block[b] => {
                 let block = &frame.blocks[b];
-                blocks.push(slots.block(block, gates.len(), s as u64, &live.last_use)?);
+                blocks.push(slots.block(block, gates.len(), s as u32, &live.last_use)?);
             }
             _ => {}
         }
@@ -341,7 +341,7 @@ struct Liveness {
 }
 
 /// `last_use` of a wire read after the frame ends.
-const END: u64 = NONE - 1;
+const END: u32 = NONE - 1;
 
 impl Liveness {
     /// Backwards over `frame` in `order`, from `roots`; blocks are cut to
@@ -352,6 +352,12 @@ impl Liveness {
         (lo, hi): (Wire, Wire),
         roots: &[Wire],
     ) -> Result<Liveness, CircuitError> {
+        if order.len() >= END as usize {
+            return Err(CircuitError::Invalid(format!(
+                "a frame of {} gates and blocks is too large",
+                order.len()
+            )));
+        }
         let mut last_use = WireMap::new(lo, hi);
         for &w in roots {
             last_use.set(w, END);
@@ -365,7 +371,7 @@ impl Liveness {
                     if last_use.contains(g.out()) {
                         keep[i] = true;
                         for w in g.inputs() {
-                            last_use.set_if_none(w, s as u64);
+                            last_use.set_if_none(w, s as u32);
                         }
                     }
                 }
@@ -374,7 +380,7 @@ impl Liveness {
                     if keep_live_part(block, |w| last_use.contains(w))? {
                         keep_block[b] = true;
                         block.reads(|w| {
-                            last_use.set_if_none(w, s as u64);
+                            last_use.set_if_none(w, s as u32);
                         });
                     }
                 }
@@ -455,7 +461,7 @@ impl Slots {
 
     /// Gate `g` at step `s`, renumbered: inputs read last here free their
     /// slots, which the output may take.
-    fn gate(&mut self, g: Gate, s: u64, last_use: &WireMap) -> Result<Gate, CircuitError> {
+    fn gate(&mut self, g: Gate, s: u32, last_use: &WireMap) -> Result<Gate, CircuitError> {
         let (a, b) = match g {
             Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, b),
             Gate::Inv { a, .. } => (a, a),
@@ -472,7 +478,7 @@ impl Slots {
             self.next += 1;
             self.next - 1
         });
-        self.at.set(g.out(), out as u64);
+        self.at.set(g.out(), out);
         Ok(match g {
             Gate::Xor { .. } => Gate::Xor { a: sa, b: sb, out },
             Gate::And { .. } => Gate::And { a: sa, b: sb, out },
@@ -488,7 +494,7 @@ impl Slots {
         &mut self,
         pb: &PendingBlock,
         position: usize,
-        s: u64,
+        s: u32,
         last_use: &WireMap,
     ) -> Result<Block, CircuitError> {
         let mut written = Vec::new();
@@ -499,7 +505,7 @@ impl Slots {
         });
         let first = self.take_run(written.len() as Wire);
         for (k, &w) in written.iter().enumerate() {
-            self.at.set(w, (first + k as Wire) as u64);
+            self.at.set(w, first + k as Wire);
         }
         let shared = pb
             .shared
@@ -519,23 +525,35 @@ impl Slots {
             .collect::<Result<Vec<_>, CircuitError>>()?;
         let inputs = renumber(&pb.inputs, pb.count, |w| self.lookup(w))?;
         let outputs = renumber(&pb.outputs, pb.count, |w| self.lookup(w))?;
-        let mut dead = Vec::new();
+        // The slots of values last read here, as runs (first slot, length):
+        // a block reads ranges of consecutive wires, so runs are few.
+        let mut dead: Vec<(Wire, Wire)> = Vec::new();
         pb.reads(|w| {
-            if last_use.get(w) == Some(s) {
-                dead.push(w);
+            if last_use.get(w) != Some(s) {
+                return;
+            }
+            let Some(slot) = self.at.get(w).map(|slot| slot as Wire) else {
+                return;
+            };
+            match dead.last_mut() {
+                Some((first, len)) if *first + *len == slot => *len += 1,
+                _ => dead.push((slot, 1)),
             }
         });
-        let mut dead: Vec<Wire> = dead
-            .into_iter()
-            .filter_map(|w| self.at.get(w).map(|slot| slot as Wire))
-            .collect();
         dead.sort_unstable();
-        dead.dedup();
-        for run in dead.chunk_by(|a, b| a + 1 == *b) {
-            if run.len() as Wire >= MIN_RUN {
-                self.free_run(run[0], run.len() as Wire);
+        // Joined where they meet or overlap (a value read twice).
+        let mut joined: Vec<(Wire, Wire)> = Vec::with_capacity(dead.len());
+        for (first, len) in dead {
+            match joined.last_mut() {
+                Some((f, l)) if first <= *f + *l => *l = (*l).max(first + len - *f),
+                _ => joined.push((first, len)),
+            }
+        }
+        for (first, len) in joined {
+            if len >= MIN_RUN {
+                self.free_run(first, len);
             } else {
-                self.free.extend_from_slice(run);
+                self.free.extend(first..first + len);
             }
         }
         Ok(Block {
