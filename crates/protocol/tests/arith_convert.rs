@@ -64,7 +64,11 @@ fn round_trip<S: GarblingScheme>(rng: &mut StdRng, seed: u64, width: Width) {
     let opened: Vec<u64> = opened.chunks(w).map(word).collect();
     assert_eq!(opened, sums, "seed {seed}, {width}: A→Y");
     for i in 0..N {
-        assert_eq!(width.add(ra[i], rb[i]), sums[i], "seed {seed}, {width}: Y→A {i}");
+        assert_eq!(
+            width.add(ra[i], rb[i]),
+            sums[i],
+            "seed {seed}, {width}: Y→A {i}"
+        );
     }
     // Fresh shares: the garbler's are random masks, not its old shares.
     if width.bits() >= 8 {
@@ -124,5 +128,9 @@ fn garbled_gates_run_between_the_conversions_and_bits_inject_back() {
     let (x, y) = (width.add(a[0], b[0]), width.add(a[1], b[1]));
     assert_eq!(width.add(and_a[0], and_b[0]), x & y, "seed {seed}: x & y");
     let msb = (x & y) >> (width.bits() - 1);
-    assert_eq!(width.add(msb_a[0], msb_b[0]), msb, "seed {seed}: the top bit");
+    assert_eq!(
+        width.add(msb_a[0], msb_b[0]),
+        msb,
+        "seed {seed}: the top bit"
+    );
 }
