@@ -295,3 +295,33 @@ fn injected_bits_become_additive_shares_of_the_bits() {
         assert_eq!(w.add(sa[i], sb[i]), want, "seed {seed}, {w}, bit {i}");
     }
 }
+
+#[test]
+fn layers_of_different_shapes_end_in_errors_on_both_sides() {
+    // A multiplies three vectors, B brings scalars for two: A's OT count
+    // check fails, and B sees A leave, instead of either waiting forever.
+    let w = Width::W16;
+    let (ra, rb) = both(
+        |arith, chan| {
+            let vectors = vec![vec![1], vec![2], vec![3]];
+            let layer = Cross {
+                vectors: &vectors,
+                ..Cross::default()
+            };
+            let result = arith.cross(chan, w, layer);
+            drop(std::mem::replace(chan, pair().0));
+            result
+        },
+        |arith, chan| {
+            let layer = Cross {
+                scalars: &[4, 5],
+                peer_lens: &[1, 1],
+                ..Cross::default()
+            };
+            arith.cross(chan, w, layer)
+        },
+    );
+    let (ea, eb) = (ra.unwrap_err().to_string(), rb.unwrap_err().to_string());
+    assert!(ea.contains("count mismatch"), "{ea}");
+    assert!(eb.contains("closed the connection"), "{eb}");
+}

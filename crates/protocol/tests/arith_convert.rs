@@ -111,7 +111,9 @@ fn garbled_gates_run_between_the_conversions_and_bits_inject_back() {
         |yao, chan| {
             let xy = yao.from_shares(chan, width, &a).unwrap().concat();
             let z = yao.run(chan, &circuit, &xy).unwrap();
-            let share = yao.to_shares(chan, width, &[z.clone()]).unwrap();
+            let share = yao
+                .to_shares(chan, width, std::slice::from_ref(&z))
+                .unwrap();
             let msb = YaoGarbler::<HalfGates>::xor_shares(&z[z.len() - 1..]);
             let mut arith = Arith::setup(chan, Party::A, b"convert test").unwrap();
             (share, arith.inject_bits(chan, width, &msb).unwrap())
@@ -119,7 +121,9 @@ fn garbled_gates_run_between_the_conversions_and_bits_inject_back() {
         |yao, chan| {
             let xy = yao.from_shares(chan, width, &b).unwrap().concat();
             let z = yao.run(chan, &circuit, &xy).unwrap();
-            let share = yao.to_shares(chan, width, &[z.clone()]).unwrap();
+            let share = yao
+                .to_shares(chan, width, std::slice::from_ref(&z))
+                .unwrap();
             let msb = YaoEvaluator::<HalfGates>::xor_shares(&z[z.len() - 1..]);
             let mut arith = Arith::setup(chan, Party::B, b"convert test").unwrap();
             (share, arith.inject_bits(chan, width, &msb).unwrap())

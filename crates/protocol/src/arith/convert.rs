@@ -32,24 +32,52 @@ use super::ring::{random_word, Width};
 use crate::error::ProtocolError;
 use crate::hybrid::wrap::add;
 use crate::messages::{Bits, Labels};
-use crate::schedule::run_flat;
+use crate::schedule::{run_flat, Side};
 use crate::session::{EvaluatorSide, GarblerSide};
 
 /// The garbling party (A) of conversions: Δ (inside its OT sender), its
-/// randomness and the id of its next AND gate.
+/// randomness and its gate counter.
 pub struct YaoGarbler<S> {
     cot: CotSender,
     prg: Prg,
-    next_gate: u64,
+    gates: Gates<S>,
+}
+
+/// The evaluating party (B) of conversions: its OT receiver and its gate
+/// counter.
+pub struct YaoEvaluator<S> {
+    cot: CotReceiver,
+    gates: Gates<S>,
+}
+
+/// The id of a party's next AND gate under scheme `S`: every circuit run
+/// by a conversion side takes the ids after the previous one's, so no hash
+/// tweak repeats.
+struct Gates<S> {
+    next: u64,
     scheme: PhantomData<S>,
 }
 
-/// The evaluating party (B) of conversions: its OT receiver and the id of
-/// its next AND gate.
-pub struct YaoEvaluator<S> {
-    cot: CotReceiver,
-    next_gate: u64,
-    scheme: PhantomData<S>,
+impl<S: GarblingScheme> Gates<S> {
+    fn new() -> Self {
+        Gates {
+            next: 0,
+            scheme: PhantomData,
+        }
+    }
+
+    /// Runs `circuit` on `side` from the labels of its input wires.
+    fn run<D: Side<Link = Channel>>(
+        &mut self,
+        side: &D,
+        chan: &mut Channel,
+        circuit: &Circuit,
+        inputs: &[D::Label],
+    ) -> Result<Vec<D::Label>, ProtocolError> {
+        let (out, ands) = run_flat(side, circuit, inputs, chan, self.next)?;
+        self.next += ands;
+        Ok(out)
+    }
 }
 
 /// The bits of `w`-bit words, value after value, least significant first.
@@ -82,10 +110,16 @@ fn join_circuit(width: Width, n: usize) -> Result<Circuit, ProtocolError> {
     b.finish().map_err(circuit_error)
 }
 
-/// The subtractor of Y→A: inputs the `n` values then A's masks, outputs
-/// `value − mask`.
-fn mask_circuit(width: Width, n: usize) -> Result<Circuit, ProtocolError> {
-    let w = width.bits();
+/// The subtractor of Y→A for garbled `values` (each checked to have `w`
+/// wires): inputs the values then A's masks, outputs `value − mask`.
+fn mask_circuit<L>(width: Width, values: &[Vec<L>]) -> Result<Circuit, ProtocolError> {
+    if let Some(v) = values.iter().find(|v| v.len() != width.bits() as usize) {
+        return Err(ProtocolError::Inputs(format!(
+            "a garbled value of {} wires in {width}",
+            v.len()
+        )));
+    }
+    let (w, n) = (width.bits(), values.len());
     let mut b = Builder::new();
     let values: Vec<Vec<Bit>> = (0..n)
         .map(|k| b.input(format!("x{k}"), Party::A, w))
@@ -104,15 +138,12 @@ fn circuit_error(e: twofold_circuit::CircuitError) -> ProtocolError {
     ProtocolError::Internal(format!("a conversion circuit: {e}"))
 }
 
-/// Checks that every garbled value has `w` wires.
-fn check_values<L>(width: Width, values: &[Vec<L>]) -> Result<(), ProtocolError> {
-    match values.iter().find(|v| v.len() != width.bits() as usize) {
-        Some(v) => Err(ProtocolError::Inputs(format!(
-            "a garbled value of {} wires in {width}",
-            v.len()
-        ))),
-        None => Ok(()),
-    }
+/// Output labels cut into values of `w` wires.
+fn values_of<L: Clone>(width: Width, wires: &[L]) -> Vec<Vec<L>> {
+    wires
+        .chunks(width.bits() as usize)
+        .map(<[L]>::to_vec)
+        .collect()
 }
 
 impl<S: GarblingScheme> YaoGarbler<S> {
@@ -126,14 +157,13 @@ impl<S: GarblingScheme> YaoGarbler<S> {
         Ok(YaoGarbler {
             cot: CotSender::setup(chan, delta, &sid)?,
             prg,
-            next_gate: 0,
-            scheme: PhantomData,
+            gates: Gates::new(),
         })
     }
 
-    /// The AND gates garbled so far.
+    /// The AND gates garbled so far (the evaluator has evaluated as many).
     pub fn and_gates(&self) -> u64 {
-        self.next_gate
+        self.gates.next
     }
 
     /// A→Y: garbled values of `x = a + b mod 2^w` from this party's shares
@@ -160,11 +190,7 @@ impl<S: GarblingScheme> YaoGarbler<S> {
             .into_iter()
             .chain(theirs.into_iter().map(ZeroLabel::from_block))
             .collect();
-        let out = self.run(chan, &circuit, &inputs)?;
-        Ok(out
-            .chunks(width.bits() as usize)
-            .map(<[_]>::to_vec)
-            .collect())
+        Ok(values_of(width, &self.run(chan, &circuit, &inputs)?))
     }
 
     /// Y→A: this party's shares of garbled `values` (random masks `r`; the
@@ -175,8 +201,7 @@ impl<S: GarblingScheme> YaoGarbler<S> {
         width: Width,
         values: &[Vec<ZeroLabel>],
     ) -> Result<Vec<u64>, ProtocolError> {
-        check_values(width, values)?;
-        let circuit = mask_circuit(width, values.len())?;
+        let circuit = mask_circuit(width, values)?;
         let delta = self.cot.delta();
         let masks: Vec<u64> = (0..values.len())
             .map(|_| random_word(&mut self.prg, width))
@@ -217,9 +242,7 @@ impl<S: GarblingScheme> YaoGarbler<S> {
         inputs: &[ZeroLabel],
     ) -> Result<Vec<ZeroLabel>, ProtocolError> {
         let side = GarblerSide::<S>::new(self.cot.delta(), None);
-        let (out, ands) = run_flat(&side, circuit, inputs, chan, self.next_gate)?;
-        self.next_gate += ands;
-        Ok(out)
+        self.gates.run(&side, chan, circuit, inputs)
     }
 }
 
@@ -230,14 +253,8 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
         let sid = [session_id, b"/arith/yao"].concat();
         Ok(YaoEvaluator {
             cot: CotReceiver::setup(chan, &sid)?,
-            next_gate: 0,
-            scheme: PhantomData,
+            gates: Gates::new(),
         })
-    }
-
-    /// The AND gates evaluated so far.
-    pub fn and_gates(&self) -> u64 {
-        self.next_gate
     }
 
     /// A→Y: the active labels of `x = a + b mod 2^w` from the garbler's
@@ -256,11 +273,7 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
             .chain(theirs)
             .map(ActiveLabel::from_block)
             .collect();
-        let out = self.run(chan, &circuit, &inputs)?;
-        Ok(out
-            .chunks(width.bits() as usize)
-            .map(<[_]>::to_vec)
-            .collect())
+        Ok(values_of(width, &self.run(chan, &circuit, &inputs)?))
     }
 
     /// Y→A: this party's shares `x − r` of garbled `values`.
@@ -270,8 +283,7 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
         width: Width,
         values: &[Vec<ActiveLabel>],
     ) -> Result<Vec<u64>, ProtocolError> {
-        check_values(width, values)?;
-        let circuit = mask_circuit(width, values.len())?;
+        let circuit = mask_circuit(width, values)?;
         let n = values.len() * width.bits() as usize;
         let masks = Labels::recv(chan, n, "the garbler's mask labels")?;
         let inputs: Vec<ActiveLabel> = values
@@ -308,9 +320,7 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
         circuit: &Circuit,
         inputs: &[ActiveLabel],
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
-        let side = EvaluatorSide::<S>::new(None);
-        let (out, ands) = run_flat(&side, circuit, inputs, chan, self.next_gate)?;
-        self.next_gate += ands;
-        Ok(out)
+        self.gates
+            .run(&EvaluatorSide::<S>::new(None), chan, circuit, inputs)
     }
 }
