@@ -14,12 +14,15 @@
 //!   for ([`Arith::flights`]).
 //! * [`YaoGarbler`] and [`YaoEvaluator`]: A→Y, Y→A and Y→B over the
 //!   session's garbling engines.
+//! * [`cost`]: the bytes and messages of each operation, as formulas for
+//!   a cost model.
 //!
 //! Party A is the garbler of conversions; every product is symmetric in
 //! the parties. `docs/arith.md` gives the protocols, their costs and the
 //! security argument for every message a party receives.
 
 mod convert;
+pub mod cost;
 mod packed;
 mod party;
 pub mod ring;
