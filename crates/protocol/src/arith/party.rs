@@ -144,7 +144,8 @@ impl Arith {
             sender,
             receiver,
             prg: Prg::try_from_os()?,
-            flights: 4,
+            // B's base-OT message, A's reply with its own, B's reply.
+            flights: 3,
         })
     }
 
