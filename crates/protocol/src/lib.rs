@@ -7,6 +7,7 @@
 //! handshake), driven through [`twofold_circuit::Engine`]; this crate only
 //! moves their bytes over a [`Channel`](twofold_net::Channel).
 
+pub mod arith;
 mod balance;
 pub mod budget;
 pub mod engine;

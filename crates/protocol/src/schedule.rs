@@ -19,7 +19,7 @@ use twofold_circuit::walk::{
     for_each_batch, nearest_group_boundary, scatter_instances, BlockPlan, Hooks, Plan as WalkPlan,
     Walker,
 };
-use twofold_circuit::{Engine, Gate, Item, MainOrder, Program};
+use twofold_circuit::{Circuit, Engine, Gate, Item, MainOrder, Program};
 use twofold_crypto::Scheme;
 
 use crate::engine::{Fgp, FGP_MIN_ANDS};
@@ -132,6 +132,29 @@ pub(crate) fn run_program_arranged<S: Side>(
             )
         },
     )
+}
+
+/// Runs the flat `circuit` on one engine of `side` on `chan` whose first AND
+/// gate has id `first_gate`; returns the labels of its outputs and its AND
+/// count.
+pub(crate) fn run_flat<S: Side>(
+    side: &S,
+    circuit: &Circuit,
+    inputs: &[S::Label],
+    chan: &mut S::Link,
+    first_gate: u64,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    let mut labels = vec![S::Label::default(); circuit.num_wires as usize];
+    labels[..inputs.len()].copy_from_slice(inputs);
+    let mut engine = side.engine(chan, first_gate, Fgp::OFF)?;
+    for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
+        engine.run_gates(batch, &mut labels)
+    })?;
+    let ands = S::finish(engine)?;
+    Ok((
+        circuit.output_wires().map(|w| labels[w as usize]).collect(),
+        ands,
+    ))
 }
 
 /// Runs all instances of the parallel block `region` (split between

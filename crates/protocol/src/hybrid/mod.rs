@@ -27,7 +27,7 @@ mod choice;
 mod meet;
 mod roles;
 pub mod shares;
-mod wrap;
+pub(crate) mod wrap;
 
 use std::time::{Duration, Instant};
 

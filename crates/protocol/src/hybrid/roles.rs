@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use twofold_circuit::circuit::split_outputs;
 use twofold_circuit::prepare::prepared;
-use twofold_circuit::walk::{for_each_batch, Plan as WalkPlan};
-use twofold_circuit::{Circuit, Engine, Program};
+use twofold_circuit::walk::Plan as WalkPlan;
+use twofold_circuit::Program;
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Block, Delta, GarblingScheme, Prg, SchemeJob};
 use twofold_net::Channel;
@@ -16,11 +16,10 @@ use super::meet::{Links, Meeting};
 use super::shares::combine_two;
 use super::wrap::{Source, Wrap};
 use super::{HybridOptions, HybridPhase, HybridReport};
-use crate::engine::Fgp;
 use crate::error::ProtocolError;
 use crate::messages::{Bits, Labels};
 use crate::options::Role;
-use crate::schedule::{run_program_arranged, Plan, Side};
+use crate::schedule::{run_flat, run_program_arranged, Plan, Side};
 use crate::session::{EvaluatorSide, GarblerSide};
 
 /// Runs `role` after meeting the others (its phases timed from `start`).
@@ -297,29 +296,6 @@ fn check_gate_ids(done: u64, program_ands: u64) -> Result<(), ProtocolError> {
         )));
     }
     Ok(())
-}
-
-/// Runs the flat `circuit` on one engine of `side` on `chan` whose first AND
-/// gate has id `first_gate`; returns the labels of its outputs and its AND
-/// count.
-fn run_flat<S: Side>(
-    side: &S,
-    circuit: &Circuit,
-    inputs: &[S::Label],
-    chan: &mut S::Link,
-    first_gate: u64,
-) -> Result<(Vec<S::Label>, u64), ProtocolError> {
-    let mut labels = vec![S::Label::default(); circuit.num_wires as usize];
-    labels[..inputs.len()].copy_from_slice(inputs);
-    let mut engine = side.engine(chan, first_gate, Fgp::OFF)?;
-    for_each_batch(&circuit.gates, circuit.num_wires, |batch| {
-        engine.run_gates(batch, &mut labels)
-    })?;
-    let ands = S::finish(engine)?;
-    Ok((
-        circuit.output_wires().map(|w| labels[w as usize]).collect(),
-        ands,
-    ))
 }
 
 #[cfg(test)]

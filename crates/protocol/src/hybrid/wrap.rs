@@ -100,7 +100,7 @@ fn xor(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
 /// `x + y + carry` modulo 2^width (`x + !y + 1` = `x - y` with `invert` and
 /// a carry of 1), one AND gate a bit: the next carry is
 /// `c ^ ((x ^ c) & (y ^ c))`.
-fn add(b: &mut Builder, x: &[Bit], y: &[Bit], mut carry: Bit, invert: bool) -> Vec<Bit> {
+pub(crate) fn add(b: &mut Builder, x: &[Bit], y: &[Bit], mut carry: Bit, invert: bool) -> Vec<Bit> {
     let last = x.len().saturating_sub(1);
     x.iter()
         .zip(y)

@@ -1,0 +1,153 @@
+//! What each operation moves: bytes on the wire (both parties together,
+//! frame headers included) and messages waited for, as formulas a cost
+//! model can weigh for a network. `tests/arith_costs.rs` checks every
+//! formula against the bytes counted on the channel.
+
+use twofold_crypto::{GarblingScheme, HalfGates, Scheme, ThreeHalves};
+use twofold_net::HEADER_LEN;
+use twofold_ot::cot::CHUNK_ROWS;
+
+use super::packed::PACKED_FRAME;
+use super::ring::Width;
+use crate::messages::{BITS_PER_FRAME, LABELS_PER_FRAME};
+
+/// Bytes and messages of an operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Bytes both parties send, frame headers included.
+    pub bytes: u64,
+    /// Messages a party waits for (see [`Arith::flights`](super::Arith::flights)).
+    pub flights: u64,
+}
+
+impl std::ops::Add for Cost {
+    type Output = Cost;
+    fn add(self, o: Cost) -> Cost {
+        Cost {
+            bytes: self.bytes + o.bytes,
+            flights: self.flights + o.flights,
+        }
+    }
+}
+
+const HEADER: u64 = HEADER_LEN as u64;
+
+/// Frames of `n` items sent `per_frame` at a time, with at least `min`.
+fn frames(n: u64, per_frame: usize, min: u64) -> u64 {
+    n.div_ceil(per_frame as u64).max(min)
+}
+
+/// IKNP's matrix for `m` OTs: a count frame, then 128 lines of the rows
+/// padded to 128, per chunk.
+fn iknp(m: u64) -> u64 {
+    let chunks = m.div_ceil(CHUNK_ROWS as u64);
+    let full = m / CHUNK_ROWS as u64;
+    let last = m - full * CHUNK_ROWS as u64;
+    let lines = full * CHUNK_ROWS as u64 + last.next_multiple_of(128);
+    HEADER + 8 + chunks * HEADER + lines * 16
+}
+
+/// A packed message of `bits` bits.
+fn packed(bits: u64) -> u64 {
+    let bytes = bits.div_ceil(8);
+    bytes + HEADER * frames(bytes, PACKED_FRAME, 0)
+}
+
+/// Labels of `n` wires (one frame even for none).
+fn labels(n: u64) -> u64 {
+    16 * n + HEADER * frames(n, LABELS_PER_FRAME, 1)
+}
+
+/// Decoding bits of `n` wires.
+fn bits(n: u64) -> u64 {
+    n.div_ceil(8) + HEADER * frames(n, BITS_PER_FRAME, 1)
+}
+
+/// Garbled tables of `ands` AND gates under `scheme`, in frames of about
+/// 128 KiB (three halves: to within a byte per garbling call).
+fn tables(scheme: Scheme, ands: u64) -> u64 {
+    let bytes = match scheme {
+        Scheme::HalfGates => HalfGates::table_bytes(ands as usize),
+        Scheme::ThreeHalves => ThreeHalves::table_bytes(ands as usize),
+    } as u64;
+    bytes + HEADER * frames(bytes, 128 << 10, 0)
+}
+
+/// One direction of [`Arith::cross`](super::Arith::cross): `groups`
+/// scalars of `scalar_bits` bits times vectors of `words` words in all.
+pub fn cross_direction(width: Width, scalar_bits: u32, groups: u64, words: u64) -> u64 {
+    if groups == 0 {
+        return 0;
+    }
+    let per_word: u64 = (0..scalar_bits).map(|i| (width.bits() - i) as u64).sum();
+    iknp(groups * scalar_bits as u64) + packed(words * per_word)
+}
+
+/// A layer of [`Arith::cross`](super::Arith::cross): A's `a_groups`
+/// vectors of `a_words` words in all times B's scalars, and B's the other
+/// way.
+pub fn cross(
+    width: Width,
+    (a_groups, a_words): (u64, u64),
+    (b_groups, b_words): (u64, u64),
+) -> Cost {
+    Cost {
+        bytes: cross_direction(width, width.bits(), a_groups, a_words)
+            + cross_direction(width, width.bits(), b_groups, b_words),
+        flights: match (a_groups, b_groups) {
+            (0, 0) => 0,
+            (0, _) | (_, 0) => 2,
+            _ => 3,
+        },
+    }
+}
+
+/// [`Arith::matmul`](super::Arith::matmul) of an `n×m` by an `m×p` matrix.
+pub fn matmul(width: Width, (n, m, p): (u64, u64, u64)) -> Cost {
+    cross(width, (m * p, n * m * p), (0, 0))
+}
+
+/// [`Arith::triples`](super::Arith::triples) of `n` triples.
+pub fn triples(width: Width, n: u64) -> Cost {
+    cross(width, (n, n), (n, n))
+}
+
+/// [`Arith::open`](super::Arith::open) of `n` words to both parties.
+pub fn open(width: Width, n: u64) -> Cost {
+    Cost {
+        bytes: 2 * packed(n * width.bits() as u64),
+        flights: 2,
+    }
+}
+
+/// A layer of `n` [`Arith::mul`](super::Arith::mul) products (online;
+/// each uses up a triple).
+pub fn mul(width: Width, n: u64) -> Cost {
+    open(width, 2 * n)
+}
+
+/// [`Arith::inject_bits`](super::Arith::inject_bits) of `n` bits.
+pub fn inject_bits(width: Width, n: u64) -> Cost {
+    Cost {
+        bytes: cross_direction(width, 1, n, n),
+        flights: if n == 0 { 0 } else { 2 },
+    }
+}
+
+/// A→Y of `n` values ([`YaoGarbler::from_shares`](super::YaoGarbler::from_shares)).
+pub fn to_yao(width: Width, n: u64, scheme: Scheme) -> Cost {
+    let wires = n * width.bits() as u64;
+    Cost {
+        bytes: iknp(wires) + labels(wires) + tables(scheme, n * (width.bits() as u64 - 1)),
+        flights: 2,
+    }
+}
+
+/// Y→A of `n` values ([`YaoGarbler::to_shares`](super::YaoGarbler::to_shares)).
+pub fn to_arith(width: Width, n: u64, scheme: Scheme) -> Cost {
+    let wires = n * width.bits() as u64;
+    Cost {
+        bytes: labels(wires) + tables(scheme, n * (width.bits() as u64 - 1)) + bits(wires),
+        flights: 1,
+    }
+}

@@ -1,0 +1,34 @@
+//! Two-party arithmetic sharing beside the garbled circuits (issue 29,
+//! the protocol half): additive shares modulo 2^w, products by correlated
+//! OT, and conversions to and from garbled values.
+//!
+//! * [`ring`]: the ring Z_2^w ([`Width`]) and the local operations on
+//!   shares (add, sub, neg, multiplication by a public constant, inputs).
+//! * [`Arith`]: one party of the protocol: layers of products of one
+//!   party's values with the other's ([`Arith::cross`], Gilboa's product
+//!   by correlated OT; [`Arith::matmul`] for a matrix product), Beaver
+//!   triples made from the same products in a batched offline phase
+//!   ([`Arith::triples`]) and the layers of shared products they serve
+//!   ([`Arith::mul`], [`Arith::dot`]), opening ([`Arith::open`]), bit
+//!   injection ([`Arith::inject_bits`]); it counts the messages waited
+//!   for ([`Arith::flights`]).
+//! * [`YaoGarbler`] and [`YaoEvaluator`]: A→Y, Y→A and Y→B over the
+//!   session's garbling engines.
+//! * [`cost`]: the bytes and messages of each operation, as formulas for
+//!   a cost model.
+//!
+//! Party A is the garbler of conversions; every product is symmetric in
+//! the parties. `docs/arith.md` gives the protocols, their costs and the
+//! security argument for every message a party receives.
+
+mod convert;
+pub mod cost;
+mod packed;
+mod party;
+pub mod ring;
+mod vole;
+
+pub use convert::{YaoEvaluator, YaoGarbler};
+pub use packed::PACKED_FRAME;
+pub use party::{Arith, Cross, CrossShares, Factor, Triples};
+pub use ring::Width;

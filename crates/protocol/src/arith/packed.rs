@@ -1,0 +1,167 @@
+//! Words packed bit-tight for the wire: a word of `k` bits takes `k` bits,
+//! not a byte multiple, so an `(ℓ − i)`-bit correction word of a product
+//! costs exactly `ℓ − i` bits. Both parties know how many bits a message
+//! holds before it arrives, so messages carry no lengths; they go as
+//! frames of at most [`PACKED_FRAME`] bytes.
+
+use twofold_net::{NetError, Transport};
+
+use super::ring::mask;
+use crate::error::ProtocolError;
+
+/// Bytes in one frame of a packed message (1 MiB).
+pub const PACKED_FRAME: usize = 1 << 20;
+
+/// Packs words of given bit lengths, least significant bit first.
+#[derive(Default)]
+pub(crate) struct BitWriter {
+    bytes: Vec<u8>,
+    acc: u128,
+    held: u32,
+}
+
+impl BitWriter {
+    /// A writer with room for `bits` bits.
+    pub fn with_bits(bits: usize) -> BitWriter {
+        BitWriter {
+            bytes: Vec::with_capacity(bits.div_ceil(8)),
+            ..BitWriter::default()
+        }
+    }
+
+    /// Appends the low `bits` bits of `word` (`bits` ≤ 64).
+    pub fn push(&mut self, word: u64, bits: u32) {
+        self.acc |= ((word & mask(bits)) as u128) << self.held;
+        self.held += bits;
+        while self.held >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.held -= 8;
+        }
+    }
+
+    /// The packed bytes (the last one padded with zero bits).
+    pub fn finish(mut self) -> Vec<u8> {
+        if self.held > 0 {
+            self.bytes.push(self.acc as u8);
+        }
+        self.bytes
+    }
+}
+
+/// Reads words back from a [`BitWriter`]'s bytes.
+pub(crate) struct BitReader {
+    bytes: Vec<u8>,
+    at: usize,
+    acc: u128,
+    held: u32,
+}
+
+impl BitReader {
+    /// A reader of `bytes`.
+    pub fn new(bytes: Vec<u8>) -> BitReader {
+        BitReader {
+            bytes,
+            at: 0,
+            acc: 0,
+            held: 0,
+        }
+    }
+
+    /// The next `bits` bits as a word (`bits` ≤ 64). The caller reads no
+    /// more bits than the message was received with ([`recv`] sizes it);
+    /// past the end, zero bits are read.
+    pub fn take(&mut self, bits: u32) -> u64 {
+        while self.held < bits {
+            let byte = self.bytes.get(self.at).copied().unwrap_or(0);
+            self.acc |= (byte as u128) << self.held;
+            self.at += 1;
+            self.held += 8;
+        }
+        let word = self.acc as u64 & mask(bits);
+        self.acc >>= bits;
+        self.held -= bits;
+        word
+    }
+}
+
+/// Sends packed `bytes` as frames of at most [`PACKED_FRAME`] bytes (none
+/// for an empty message), without flushing.
+pub(crate) fn send(chan: &mut impl Transport, bytes: &[u8]) -> Result<(), ProtocolError> {
+    for frame in bytes.chunks(PACKED_FRAME) {
+        chan.send_frame(frame)?;
+    }
+    Ok(())
+}
+
+/// Receives a packed message of exactly `bits` bits, sent by [`send`];
+/// `what` names it in the error for a frame of the wrong length.
+pub(crate) fn recv(
+    chan: &mut impl Transport,
+    bits: usize,
+    what: &str,
+) -> Result<BitReader, ProtocolError> {
+    let mut bytes = vec![0u8; bits.div_ceil(8)];
+    for frame in bytes.chunks_mut(PACKED_FRAME) {
+        chan.recv_frame_exact(frame).map_err(|e| match e {
+            NetError::UnexpectedLength { expected, got } => ProtocolError::Malformed(format!(
+                "a frame of {got} bytes of {what}, expected {expected}"
+            )),
+            other => other.into(),
+        })?;
+    }
+    Ok(BitReader::new(bytes))
+}
+
+/// Sends `words` of `bits` bits each, packed, without flushing.
+pub(crate) fn send_words(
+    chan: &mut impl Transport,
+    words: impl ExactSizeIterator<Item = u64>,
+    bits: u32,
+) -> Result<(), ProtocolError> {
+    let mut w = BitWriter::with_bits(words.len() * bits as usize);
+    for word in words {
+        w.push(word, bits);
+    }
+    send(chan, &w.finish())
+}
+
+/// Receives `n` words of `bits` bits each, sent by [`send_words`].
+pub(crate) fn recv_words(
+    chan: &mut impl Transport,
+    n: usize,
+    bits: u32,
+    what: &str,
+) -> Result<Vec<u64>, ProtocolError> {
+    let mut r = recv(chan, n * bits as usize, what)?;
+    Ok((0..n).map(|_| r.take(bits)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn words_of_any_length_pack_tight_and_read_back() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let words: Vec<(u64, u32)> = (0..500)
+            .map(|_| {
+                let bits = rng.gen_range(1..=64);
+                (rng.gen::<u64>() & mask(bits), bits)
+            })
+            .collect();
+        let total: usize = words.iter().map(|&(_, b)| b as usize).sum();
+        let mut w = BitWriter::with_bits(total);
+        for &(word, bits) in &words {
+            // High bits beyond the length are dropped, not packed.
+            w.push(word | !mask(bits), bits);
+        }
+        let bytes = w.finish();
+        assert_eq!(bytes.len(), total.div_ceil(8));
+        let mut r = BitReader::new(bytes);
+        for &(word, bits) in &words {
+            assert_eq!(r.take(bits), word);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The cost formulas of `arith::cost` against the bytes counted on the
+//! channel and the messages counted by the parties, on random shapes.
+
+use std::time::Duration;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use twofold_circuit::Party;
+use twofold_crypto::{GarblingScheme, HalfGates, Scheme, ThreeHalves};
+use twofold_net::{Channel, ChannelOptions};
+use twofold_protocol::arith::cost::{self, Cost};
+use twofold_protocol::arith::{Arith, Cross, Factor, Width, YaoEvaluator, YaoGarbler};
+
+fn pair() -> (Channel, Channel) {
+    let opts = ChannelOptions {
+        read_timeout: Duration::from_secs(20),
+        write_timeout: Duration::from_secs(20),
+        ..ChannelOptions::default()
+    };
+    Channel::pair(&opts).unwrap()
+}
+
+/// Runs `party(A)` and `party(B)` over a fresh pair, each after its
+/// arithmetic setup; returns what `party` measured: the bytes both sent
+/// during it, and the messages party A counted.
+fn measure(party: impl Fn(Party, &mut Arith, &mut Channel) + Sync) -> Cost {
+    let (mut ca, mut cb) = pair();
+    let run = |p: Party, chan: &mut Channel| {
+        let mut arith = Arith::setup(chan, p, b"costs").unwrap();
+        let (bytes, flights) = (chan.bytes_sent(), arith.flights());
+        party(p, &mut arith, chan);
+        (chan.bytes_sent() - bytes, arith.flights() - flights)
+    };
+    let ((a, flights), (b, _)) = std::thread::scope(|s| {
+        let hb = s.spawn(|| run(Party::B, &mut cb));
+        (run(Party::A, &mut ca), hb.join().unwrap())
+    });
+    Cost {
+        bytes: a + b,
+        flights,
+    }
+}
+
+fn rng() -> (StdRng, u64) {
+    let seed: u64 = rand::thread_rng().gen();
+    (StdRng::seed_from_u64(seed), seed)
+}
+
+#[test]
+fn arithmetic_operations_cost_what_the_formulas_say() {
+    let (mut rng, seed) = rng();
+    let w = Width::new(rng.gen_range(1..=64)).unwrap();
+    let a_lens: Vec<usize> = (0..rng.gen_range(0..40))
+        .map(|_| rng.gen_range(0..9))
+        .collect();
+    let b_lens: Vec<usize> = (0..rng.gen_range(0..40))
+        .map(|_| rng.gen_range(0..9))
+        .collect();
+    let got = measure(|p, arith, chan| {
+        let (mine, theirs) = if p == Party::A {
+            (&a_lens, &b_lens)
+        } else {
+            (&b_lens, &a_lens)
+        };
+        let vectors: Vec<Vec<u64>> = mine.iter().map(|&n| vec![1; n]).collect();
+        let scalars = vec![3; theirs.len()];
+        let layer = Cross {
+            vectors: &vectors,
+            scalars: &scalars,
+            peer_lens: theirs,
+        };
+        arith.cross(chan, w, layer).unwrap();
+    });
+    let shape = |l: &[usize]| (l.len() as u64, l.iter().sum::<usize>() as u64);
+    assert_eq!(
+        got,
+        cost::cross(w, shape(&a_lens), shape(&b_lens)),
+        "seed {seed}, {w}"
+    );
+
+    let (n, m, p) = (
+        rng.gen_range(1..9),
+        rng.gen_range(1..9),
+        rng.gen_range(1..9),
+    );
+    let got = measure(|party, arith, chan| {
+        let (x, y) = (vec![2; n * m], vec![5; m * p]);
+        let mine = if party == Party::A {
+            Factor::Left(&x)
+        } else {
+            Factor::Right(&y)
+        };
+        arith.matmul(chan, w, (n, m, p), mine).unwrap();
+    });
+    assert_eq!(
+        got,
+        cost::matmul(w, (n as u64, m as u64, p as u64)),
+        "seed {seed}, {w}"
+    );
+
+    let k = rng.gen_range(1..300);
+    let got = measure(|_, arith, chan| {
+        arith.triples(chan, w, k).unwrap();
+    });
+    assert_eq!(got, cost::triples(w, k as u64), "seed {seed}, {w}");
+    let got = measure(|_, arith, chan| {
+        let mut triples = arith.triples(chan, w, k).unwrap();
+        let before = chan.bytes_sent();
+        arith
+            .mul(chan, w, &vec![1; k], &vec![2; k], &mut triples)
+            .unwrap();
+        arith.open(chan, w, &vec![7; k]).unwrap();
+        arith.inject_bits(chan, w, &vec![true; k]).unwrap();
+        assert!(chan.bytes_sent() > before);
+    });
+    let online = cost::mul(w, k as u64) + cost::open(w, k as u64) + cost::inject_bits(w, k as u64);
+    assert_eq!(got, cost::triples(w, k as u64) + online, "seed {seed}, {w}");
+}
+
+/// The bytes and the AND gates of A→Y then Y→A of `n` values under `S`.
+fn conversions<S: GarblingScheme>(w: Width, n: usize) -> u64 {
+    let (mut ca, mut cb) = pair();
+    let shares = vec![9; n];
+    std::thread::scope(|s| {
+        let hb = s.spawn(|| {
+            let mut yao = YaoEvaluator::<S>::setup(&mut cb, b"costs").unwrap();
+            let before = cb.bytes_sent();
+            let x = yao.from_shares(&mut cb, w, &shares).unwrap();
+            yao.to_shares(&mut cb, w, &x).unwrap();
+            cb.bytes_sent() - before
+        });
+        let mut yao = YaoGarbler::<S>::setup(&mut ca, b"costs").unwrap();
+        let before = ca.bytes_sent();
+        let x = yao.from_shares(&mut ca, w, &shares).unwrap();
+        yao.to_shares(&mut ca, w, &x).unwrap();
+        ca.bytes_sent() - before + hb.join().unwrap()
+    })
+}
+
+#[test]
+fn conversions_cost_what_the_formulas_say() {
+    let (mut rng, seed) = rng();
+    for bits in [8, 32, 64, rng.gen_range(1..=64)] {
+        let w = Width::new(bits).unwrap();
+        let n = rng.gen_range(1..50);
+        let want = cost::to_yao(w, n as u64, Scheme::HalfGates)
+            + cost::to_arith(w, n as u64, Scheme::HalfGates);
+        assert_eq!(
+            conversions::<HalfGates>(w, n),
+            want.bytes,
+            "seed {seed}, {w}, {n} values"
+        );
+    }
+    // Three halves packs its control bits per garbling call: to within a
+    // byte per call (the adders and subtractors run level by level).
+    let (w, n) = (Width::W32, 20);
+    let want = cost::to_yao(w, n, Scheme::ThreeHalves) + cost::to_arith(w, n, Scheme::ThreeHalves);
+    let got = conversions::<ThreeHalves>(w, n as usize);
+    assert!(
+        got >= want.bytes && got <= want.bytes + 2 * 64,
+        "{got} bytes, {} by the formula",
+        want.bytes
+    );
+}
