@@ -23,3 +23,4 @@ python3 -m venv "$venv"
 cargo build --release --quiet -p twofold --bin twofold
 export TWOFOLD_CLI="$CARGO_TARGET_DIR/release/twofold"
 "$venv/bin/python" -m pytest python/tests -q
+echo "python/ci.sh: ${SECONDS}s"

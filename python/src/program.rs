@@ -17,7 +17,7 @@ use twofold::commands::run3::{run_three_parties, ThreeParties};
 use twofold::commands::secure::SecureArgs;
 use twofold::commands::stats::{levels_of, ProgramStats};
 use twofold::inputs::{split, Givers};
-use twofold::load::{parse_party, Loaded};
+use twofold::load::{parse_party, Loaded, ValueKind};
 use twofold::memory::check_session;
 use twofold::store::{parse_kind, store_cap};
 use twofold_circuit::Party;
@@ -40,6 +40,24 @@ pub struct Program {
     pub origin: String,
     /// The memory a run may use (`None`: no limit).
     pub max_memory: Option<u64>,
+}
+
+/// The descriptions of values given as (name, width, owner) with their
+/// kinds (see [`describe`]), each with its `name` and, for inputs, `party`.
+fn describe_all<'py, 'a>(
+    py: Python<'py>,
+    values: impl Iterator<Item = (&'a str, u32, Option<Party>)>,
+    kinds: &[ValueKind],
+) -> PyResult<Bound<'py, PyList>> {
+    let items = values.zip(kinds).map(|((name, width, party), kind)| {
+        let dict = describe(py, kind, width)?;
+        dict.set_item("name", name)?;
+        if let Some(party) = party {
+            dict.set_item("party", party.to_string().to_lowercase())?;
+        }
+        Ok(dict)
+    });
+    PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)
 }
 
 /// The options of a two-party session from the keyword arguments.
@@ -123,34 +141,17 @@ impl Program {
     /// `ctype`, `width` and, for structs, `members`.
     #[getter]
     fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let main = &self.loaded.program.main;
-        let items = main
-            .inputs
-            .iter()
-            .zip(&self.loaded.input_kinds)
-            .map(|(v, kind)| {
-                let dict = describe(py, kind, v.width)?;
-                dict.set_item("name", &v.name)?;
-                dict.set_item("party", v.party.to_string().to_lowercase())?;
-                Ok(dict)
-            });
-        PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)
+        let values = self.loaded.program.main.inputs.iter();
+        let named = values.map(|v| (v.name.as_str(), v.width, Some(v.party)));
+        describe_all(py, named, &self.loaded.input_kinds)
     }
 
     /// The outputs, in order: each a dict as for `inputs`, without `party`.
     #[getter]
     fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let main = &self.loaded.program.main;
-        let items = main
-            .outputs
-            .iter()
-            .zip(&self.loaded.output_kinds)
-            .map(|(v, kind)| {
-                let dict = describe(py, kind, v.wires.len() as u32)?;
-                dict.set_item("name", &v.name)?;
-                Ok(dict)
-            });
-        PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)
+        let values = self.loaded.program.main.outputs.iter();
+        let named = values.map(|v| (v.name.as_str(), v.wires.len() as u32, None));
+        describe_all(py, named, &self.loaded.output_kinds)
     }
 
     /// The program's size and shape, as `twofold stats --json` reports it

@@ -62,13 +62,16 @@ def in_threads(program, a_kwargs, b_kwargs):
     return results["a"], results["b"]
 
 
+def keyed(keys: Path, name: str, x, me: str, peer: str) -> dict:
+    """The keyword arguments of a party holding `me`'s key that expects `peer`."""
+    return {"inputs": {name: {"x": x}}, "key": keys / f"{me}.key", "peer_key": str(keys / f"{peer}.pub")}
+
+
 def test_two_threads_with_keys(keys):
     program = twofold.compile(DOT)
     x, y = vectors(1)
     a, b = in_threads(
-        program,
-        {"inputs": {"INPUT_A": {"x": x}}, "key": keys / "alice.key", "peer_key": str(keys / "bob.pub")},
-        {"inputs": {"INPUT_B": {"x": y}}, "key": keys / "bob.key", "peer_key": str(keys / "alice.pub")},
+        program, keyed(keys, "INPUT_A", x, "alice", "bob"), keyed(keys, "INPUT_B", y, "bob", "alice")
     )
     assert a == b == {"return": int(np.dot(x.astype(np.int64), y))}
 
@@ -86,11 +89,9 @@ def test_reveal_to_one_party_with_a_psk(tmp_path):
 def test_a_wrong_key_is_an_integrity_error(keys):
     program = twofold.compile(DOT)
     x, y = vectors(3)
+    # Party a expects bob, but mallory connects.
     a, b = in_threads(
-        program,
-        # Party a expects bob, but mallory connects.
-        {"inputs": {"INPUT_A": {"x": x}}, "key": keys / "alice.key", "peer_key": str(keys / "bob.pub")},
-        {"inputs": {"INPUT_B": {"x": y}}, "key": keys / "mallory.key", "peer_key": str(keys / "alice.pub")},
+        program, keyed(keys, "INPUT_A", x, "alice", "bob"), keyed(keys, "INPUT_B", y, "mallory", "alice")
     )
     assert isinstance(a, twofold.IntegrityError), a
     assert isinstance(b, twofold.NetworkError), b

@@ -270,7 +270,50 @@ pub fn outputs_json(loaded: &Loaded, outputs: &[Vec<bool>]) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{edit_distance, named};
+    use super::{assign, assign_given, edit_distance, named, Givers, JsonInput};
+    use crate::load::{load_source, LoadOptions};
+
+    #[test]
+    fn json_values_are_checked_as_command_line_values() {
+        let source = "typedef struct { short v[2]; } P;
+            int mpc_main(P INPUT_A, unsigned char INPUT_B) { return INPUT_A.v[1] + INPUT_B; }";
+        let loaded = load_source(source, "p.c", &LoadOptions::default()).unwrap();
+        let json = |a: &str, b: &str| {
+            let (a, b): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(a).unwrap(),
+                serde_json::from_str(b).unwrap(),
+            );
+            let given = [
+                JsonInput {
+                    name: "INPUT_A",
+                    value: &a,
+                },
+                JsonInput {
+                    name: "INPUT_B",
+                    value: &b,
+                },
+            ];
+            assign_given(&loaded, &given, Givers::Everyone).map_err(|e| format!("{e:#}"))
+        };
+        let text = assign(
+            &loaded,
+            &["INPUT_A={{-3, 9}}".into(), "INPUT_B=200".into()],
+            Givers::Everyone,
+        );
+        assert_eq!(json(r#"{"v": [-3, 9]}"#, "200").unwrap(), text.unwrap());
+        assert_eq!(
+            json("[[-3, 9]]", "200").unwrap(),
+            json(r#"{"v": [-3, 9]}"#, "200").unwrap()
+        );
+        assert_eq!(
+            json(r#"{"v": [1]}"#, "1").unwrap_err(),
+            "input `INPUT_A`: expected 2 elements for short[2], found 1"
+        );
+        assert_eq!(
+            json(r#"{"v": [1, 2]}"#, "256").unwrap_err(),
+            "input `INPUT_B`: value 256 does not fit in unsigned char"
+        );
+    }
 
     #[test]
     fn edit_distance_counts_insertions_deletions_and_substitutions() {
