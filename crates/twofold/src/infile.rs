@@ -27,10 +27,7 @@ pub fn file_cap(width: u32) -> u64 {
 /// in the format its extension names. The file must be a regular file of
 /// at most [`file_cap`] bytes.
 pub fn read_value(kind: &ValueKind, width: u32, path: &Path) -> Result<Vec<bool>> {
-    let ty = match kind {
-        ValueKind::Int => Ty::Bits(width),
-        ValueKind::C(t) => Ty::C(t),
-    };
+    let ty = Ty::of(kind, width);
     let name = path.display().to_string();
     let (what, cap) = ("the input file", file_cap(width));
     match path.extension().and_then(|e| e.to_str()) {
@@ -54,7 +51,15 @@ enum Ty<'a> {
     C(&'a CType),
 }
 
-impl Ty<'_> {
+impl<'a> Ty<'a> {
+    /// The type of a value of kind `kind` (`width` bits).
+    fn of(kind: &'a ValueKind, width: u32) -> Self {
+        match kind {
+            ValueKind::Int => Ty::Bits(width),
+            ValueKind::C(t) => Ty::C(t),
+        }
+    }
+
     fn width(self) -> usize {
         match self {
             Ty::Bits(w) => w as usize,
@@ -147,6 +152,22 @@ fn read_json(ty: Ty, reader: impl std::io::Read, name: &str) -> Result<Vec<bool>
         .deserialize(&mut de)
         .map_err(at)?;
     de.end().map_err(at)?;
+    Ok(out)
+}
+
+/// Reads the value of kind `kind` (`width` bits) from a JSON value already
+/// parsed, as from a `.json` file (without the file's line and column in
+/// errors).
+pub fn read_json_value(
+    kind: &ValueKind,
+    width: u32,
+    value: &serde_json::Value,
+) -> Result<Vec<bool>> {
+    let ty = Ty::of(kind, width);
+    let mut out = vec![false; ty.width()];
+    JsonSeed { ty, out: &mut out }
+        .deserialize(value)
+        .map_err(|e| anyhow!("{e}"))?;
     Ok(out)
 }
 

@@ -20,11 +20,73 @@ pub enum Givers {
     Only(Party),
 }
 
+/// An input value as given: for a named input or (without a name) the
+/// next expected one in order, and how to read its bits.
+pub trait GivenValue {
+    /// The name of the input it is for, if it names one.
+    fn name(&self) -> Option<&str>;
+    /// How it is shown in an error (clipped).
+    fn shown(&self) -> String;
+    /// Its bits as a value of `kind` (`width` bits).
+    fn bits(&self, kind: &ValueKind, width: u32) -> Result<Vec<bool>>;
+}
+
+/// A `-i` argument: `NAME=VALUE` or a bare `VALUE` (`@FILE` reads it from
+/// FILE, see [`crate::infile`]).
+impl GivenValue for String {
+    fn name(&self) -> Option<&str> {
+        named(self).map(|(name, _)| name)
+    }
+
+    fn shown(&self) -> String {
+        crate::files::clip(self)
+    }
+
+    fn bits(&self, kind: &ValueKind, width: u32) -> Result<Vec<bool>> {
+        let text = named(self).map_or(self.as_str(), |(_, text)| text);
+        parse_value(kind, text, width)
+    }
+}
+
+/// A named input's value as JSON (numbers, nested arrays, objects for
+/// structs), read as a `.json` input file is (see
+/// [`crate::infile::read_json_value`]).
+pub struct JsonInput<'a> {
+    /// The input's name.
+    pub name: &'a str,
+    /// Its value.
+    pub value: &'a Value,
+}
+
+impl GivenValue for JsonInput<'_> {
+    fn name(&self) -> Option<&str> {
+        Some(self.name)
+    }
+
+    fn shown(&self) -> String {
+        crate::files::clip(&self.value.to_string())
+    }
+
+    fn bits(&self, kind: &ValueKind, width: u32) -> Result<Vec<bool>> {
+        crate::infile::read_json_value(kind, width, self.value)
+    }
+}
+
 /// Assigns `-i` arguments to input values: `NAME=VALUE` goes to the value of
 /// that name; a bare `VALUE` to the next expected value in order. A VALUE
 /// `@FILE` is read from FILE (see [`crate::infile`]). Returns one entry per
 /// input value (`None` for values this giver does not provide).
 pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyInputs> {
+    assign_given(loaded, args, givers)
+}
+
+/// Assigns given values to input values as [`assign`] does, whatever form
+/// they come in (see [`GivenValue`]).
+pub fn assign_given<G: GivenValue>(
+    loaded: &Loaded,
+    args: &[G],
+    givers: Givers,
+) -> Result<PartyInputs> {
     let values = &loaded.program.main.inputs;
     let expected: Vec<bool> = values
         .iter()
@@ -34,8 +96,8 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
         .collect();
     let mut given: Vec<Option<Vec<bool>>> = vec![None; values.len()];
     for arg in args {
-        let (k, text) = match named(arg) {
-            Some((name, text)) => {
+        let k = match arg.name() {
+            Some(name) => {
                 let k = values
                     .iter()
                     .position(|v| v.name == name)
@@ -50,24 +112,22 @@ pub fn assign(loaded: &Loaded, args: &[String], givers: Givers) -> Result<PartyI
                 if given[k].is_some() {
                     bail!("input `{}` is given twice", values[k].name);
                 }
-                (k, text)
+                k
             }
-            None => {
-                let k = (0..values.len())
-                    .find(|&k| expected[k] && given[k].is_none())
-                    .with_context(|| {
-                        let all: Vec<usize> = (0..values.len()).filter(|&k| expected[k]).collect();
-                        format!(
-                            "`{}`: more input values than the program takes; it takes {}:\n{}",
-                            crate::files::clip(arg),
-                            all.len(),
-                            describe(loaded, &all)
-                        )
-                    })?;
-                (k, arg.as_str())
-            }
+            None => (0..values.len())
+                .find(|&k| expected[k] && given[k].is_none())
+                .with_context(|| {
+                    let all: Vec<usize> = (0..values.len()).filter(|&k| expected[k]).collect();
+                    format!(
+                        "`{}`: more input values than the program takes; it takes {}:\n{}",
+                        arg.shown(),
+                        all.len(),
+                        describe(loaded, &all)
+                    )
+                })?,
         };
-        let bits = parse_value(&loaded.input_kinds[k], text, values[k].width)
+        let bits = arg
+            .bits(&loaded.input_kinds[k], values[k].width)
             .with_context(|| format!("input `{}`", values[k].name))?;
         given[k] = Some(bits);
     }
@@ -210,7 +270,50 @@ pub fn outputs_json(loaded: &Loaded, outputs: &[Vec<bool>]) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{edit_distance, named};
+    use super::{assign, assign_given, edit_distance, named, Givers, JsonInput};
+    use crate::load::{load_source, LoadOptions};
+
+    #[test]
+    fn json_values_are_checked_as_command_line_values() {
+        let source = "typedef struct { short v[2]; } P;
+            int mpc_main(P INPUT_A, unsigned char INPUT_B) { return INPUT_A.v[1] + INPUT_B; }";
+        let loaded = load_source(source, "p.c", &LoadOptions::default()).unwrap();
+        let json = |a: &str, b: &str| {
+            let (a, b): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(a).unwrap(),
+                serde_json::from_str(b).unwrap(),
+            );
+            let given = [
+                JsonInput {
+                    name: "INPUT_A",
+                    value: &a,
+                },
+                JsonInput {
+                    name: "INPUT_B",
+                    value: &b,
+                },
+            ];
+            assign_given(&loaded, &given, Givers::Everyone).map_err(|e| format!("{e:#}"))
+        };
+        let text = assign(
+            &loaded,
+            &["INPUT_A={{-3, 9}}".into(), "INPUT_B=200".into()],
+            Givers::Everyone,
+        );
+        assert_eq!(json(r#"{"v": [-3, 9]}"#, "200").unwrap(), text.unwrap());
+        assert_eq!(
+            json("[[-3, 9]]", "200").unwrap(),
+            json(r#"{"v": [-3, 9]}"#, "200").unwrap()
+        );
+        assert_eq!(
+            json(r#"{"v": [1]}"#, "1").unwrap_err(),
+            "input `INPUT_A`: expected 2 elements for short[2], found 1"
+        );
+        assert_eq!(
+            json(r#"{"v": [1, 2]}"#, "256").unwrap_err(),
+            "input `INPUT_B`: value 256 does not fit in unsigned char"
+        );
+    }
 
     #[test]
     fn edit_distance_counts_insertions_deletions_and_substitutions() {

@@ -7,7 +7,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
-use twofold_compiler::{compile_file, CType, CompileOptions, Limits, LoopVerdict};
+use twofold_compiler::{
+    compile, compile_file, CType, CompileOptions, CompiledProgram, Limits, LoopVerdict,
+};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -55,38 +57,9 @@ pub struct LoadOptions {
 /// magic) or a Bristol circuit.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     let start = std::time::Instant::now();
-    let compiled = path.extension().is_some_and(|e| e == "c");
-    let mut loaded = if compiled {
-        let compiled = compile_file(
-            path,
-            &CompileOptions {
-                unwind: opts.unwind,
-                owners: opts.owners.clone(),
-                regions: !opts.no_regions,
-                loops: !opts.no_loops,
-                limits: opts
-                    .max_memory
-                    .map_or_else(Limits::default, Limits::for_memory),
-                ..CompileOptions::default()
-            },
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-        Loaded {
-            load_time: std::time::Duration::ZERO,
-            compiled: true,
-            loops: compiled.loops,
-            input_kinds: compiled
-                .inputs
-                .into_iter()
-                .map(|(_, t)| ValueKind::C(t))
-                .collect(),
-            output_kinds: compiled
-                .outputs
-                .into_iter()
-                .map(|(_, t)| ValueKind::C(t))
-                .collect(),
-            program: compiled.program,
-        }
+    let loaded = if path.extension().is_some_and(|e| e == "c") {
+        let compiled = compile_file(path, &c_options(opts)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        from_c(compiled)
     } else {
         // A device or a pipe would be read without end.
         let file = crate::files::open_regular(path, "the program", u64::MAX)?;
@@ -99,31 +72,94 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             .read_to_end(&mut head)
             .with_context(cannot)?;
         let mut file = head.as_slice().chain(file);
-        let program = if binary::is_binary(&head) {
+        if binary::is_binary(&head) {
             // Read as it comes: a flat program's file is as large as its
             // gates, and holding both doubled the peak memory.
-            binary::read_program(&mut file)
-                .with_context(|| format!("{}: not a valid binary program", path.display()))?
+            from_circuit(
+                binary::read_program(&mut file)
+                    .with_context(|| format!("{}: not a valid binary program", path.display()))?,
+            )
         } else {
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes).with_context(cannot)?;
             let text = String::from_utf8(bytes).with_context(|| {
                 format!("{}: neither a binary program nor text", path.display())
             })?;
-            Program::from(read_bristol(&text, &path.display().to_string())?)
-        };
-        Loaded {
-            load_time: std::time::Duration::ZERO,
-            compiled: false,
-            loops: Vec::new(),
-            input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
-            output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
-            program,
+            from_circuit(Program::from(read_bristol(
+                &text,
+                &path.display().to_string(),
+            )?))
         }
     };
+    finish(loaded, start, opts)
+}
+
+/// Loads a program from its text: C source if `name` ends in `.c`, else a
+/// Bristol circuit; `name` stands for the file in errors (and C's
+/// `#include "..."` resolves relative to its directory).
+pub fn load_source(source: &str, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let start = std::time::Instant::now();
+    let loaded = if name.ends_with(".c") {
+        let compiled =
+            compile(source, name, &c_options(opts)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        from_c(compiled)
+    } else {
+        from_circuit(Program::from(read_bristol(source, name)?))
+    };
+    finish(loaded, start, opts)
+}
+
+/// The compiler's options for C source.
+fn c_options(opts: &LoadOptions) -> CompileOptions {
+    CompileOptions {
+        unwind: opts.unwind,
+        owners: opts.owners.clone(),
+        regions: !opts.no_regions,
+        loops: !opts.no_loops,
+        limits: opts
+            .max_memory
+            .map_or_else(Limits::default, Limits::for_memory),
+        ..CompileOptions::default()
+    }
+}
+
+/// A program compiled from C, with its values' C types.
+fn from_c(compiled: CompiledProgram) -> Loaded {
+    Loaded {
+        load_time: std::time::Duration::ZERO,
+        compiled: true,
+        loops: compiled.loops,
+        input_kinds: compiled
+            .inputs
+            .into_iter()
+            .map(|(_, t)| ValueKind::C(t))
+            .collect(),
+        output_kinds: compiled
+            .outputs
+            .into_iter()
+            .map(|(_, t)| ValueKind::C(t))
+            .collect(),
+        program: compiled.program,
+    }
+}
+
+/// A program read from a circuit file: its values are integers.
+fn from_circuit(program: Program) -> Loaded {
+    Loaded {
+        load_time: std::time::Duration::ZERO,
+        compiled: false,
+        loops: Vec::new(),
+        input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
+        output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
+        program,
+    }
+}
+
+/// Records the load time since `start` and reassigns input values to
+/// parties as `opts.owners` says.
+fn finish(mut loaded: Loaded, start: std::time::Instant, opts: &LoadOptions) -> Result<Loaded> {
     loaded.load_time = start.elapsed();
-    let owners = &opts.owners;
-    for (name, party) in owners {
+    for (name, party) in &opts.owners {
         let value = loaded
             .program
             .main

@@ -78,21 +78,33 @@ fn with_ext(name: &Path, ext: &str) -> PathBuf {
     PathBuf::from(path)
 }
 
-/// Makes the key pair and writes both files.
+/// Makes the key pair (or the secret) and writes the files.
 pub fn keygen(args: &KeygenArgs) -> Result<String> {
     if args.psk {
-        let path = with_ext(&args.name, ".psk");
-        if !args.force && path.exists() {
-            bail!(
-                "{} exists; keygen does not replace secrets (use --force, or another NAME)",
-                path.display()
-            );
-        }
-        write_private(&path, Psk::generate()?.to_text().as_bytes(), args.force)?;
-        return PskReport { psk_file: path }.render(args.json);
+        return write_psk(&args.name, args.force)?.render(args.json);
     }
-    let (key_path, pub_path) = (with_ext(&args.name, ".key"), with_ext(&args.name, ".pub"));
-    if !args.force {
+    write_key_pair(&args.name, args.force)?.render(args.json)
+}
+
+/// Writes a new pre-shared secret to `NAME.psk` (mode 0600); an existing
+/// file is replaced only with `force`.
+pub fn write_psk(name: &Path, force: bool) -> Result<PskReport> {
+    let path = with_ext(name, ".psk");
+    if !force && path.exists() {
+        bail!(
+            "{} exists; keygen does not replace secrets (use --force, or another NAME)",
+            path.display()
+        );
+    }
+    write_private(&path, Psk::generate()?.to_text().as_bytes(), force)?;
+    Ok(PskReport { psk_file: path })
+}
+
+/// Makes a key pair and writes `NAME.key` (private, mode 0600) and
+/// `NAME.pub`; existing files are replaced only with `force`.
+pub fn write_key_pair(name: &Path, force: bool) -> Result<KeygenReport> {
+    let (key_path, pub_path) = (with_ext(name, ".key"), with_ext(name, ".pub"));
+    if !force {
         for path in [&key_path, &pub_path] {
             if path.exists() {
                 bail!(
@@ -103,14 +115,13 @@ pub fn keygen(args: &KeygenArgs) -> Result<String> {
         }
     }
     let pair = KeyPair::generate()?;
-    write_private(&key_path, pair.to_pem().as_bytes(), args.force)?;
+    write_private(&key_path, pair.to_pem().as_bytes(), force)?;
     crate::files::write_atomically(&pub_path, pair.public().to_pem().as_bytes())?;
-    KeygenReport {
+    Ok(KeygenReport {
         private_key: key_path,
         public_key: pub_path,
         fingerprint: pair.public().fingerprint(),
-    }
-    .render(args.json)
+    })
 }
 
 /// Writes `pem` to `path`, readable by its owner only from the start

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use serde::Serialize;
+use twofold_net::{ChannelOptions, Security};
 
 use crate::load::{load, parse_owners, LoadOptions, Loaded};
 
@@ -97,6 +98,17 @@ pub trait Report: Serialize {
         } else {
             self.text()
         })
+    }
+}
+
+/// The options of every connection of a run: `security`, and `timeout` to
+/// read and to write (the other settings the defaults).
+pub fn channel_options(timeout: std::time::Duration, security: Security) -> ChannelOptions {
+    ChannelOptions {
+        read_timeout: timeout,
+        write_timeout: timeout,
+        security,
+        ..ChannelOptions::default()
     }
 }
 

@@ -2,7 +2,7 @@
 //! parties' shares of a program's outputs (hybrid mode) into the values,
 //! printed as `run` prints them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -12,6 +12,7 @@ use super::run3::StoredNames;
 use super::{ProgramArgs, Report};
 use crate::files::hex;
 use crate::inputs::{format_outputs, outputs_json};
+use crate::load::Loaded;
 use crate::store::{party_stores, refuse_shared_stores, store_cap};
 
 /// Arguments of `reconstruct`.
@@ -48,9 +49,31 @@ impl Report for Reconstructed {
 /// Combines the stored output shares.
 pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
     let loaded = args.program.load()?;
+    let cap = store_cap(args.program.max_memory());
+    let outputs = reconstruct_outputs(&loaded, &args.store, &args.outs, cap)?;
+    Reconstructed {
+        outputs: outputs_json(&loaded, &outputs),
+        lines: format_outputs(&loaded, &outputs)
+            .into_iter()
+            .map(|(_, v)| v + "\n")
+            .collect(),
+    }
+    .render(args.json)
+}
+
+/// The bits of every output value of `loaded`, combined from the three
+/// computing parties' shares in the stores under `dir` (`dir/cp1`, `cp2`,
+/// `cp3`, each file read up to `store_cap` bytes); `outs` are `NAME=STORED`
+/// specs for outputs stored under another name.
+pub fn reconstruct_outputs(
+    loaded: &Loaded,
+    dir: &Path,
+    outs: &[String],
+    store_cap: u64,
+) -> Result<Vec<Vec<bool>>> {
     let main = &loaded.program.main;
-    let names = StoredNames::parse(&args.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
-    let stores = party_stores(&args.store, store_cap(args.program.max_memory()));
+    let names = StoredNames::parse(outs, main.outputs.iter().map(|v| v.name.as_str()))?;
+    let stores = party_stores(dir, store_cap);
     refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
     let all = stores
         .iter()
@@ -92,12 +115,5 @@ pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
         }
         outputs.push(combine(kind, [0, 1, 2].map(|p| shares[p].bits.as_slice())));
     }
-    Reconstructed {
-        outputs: outputs_json(&loaded, &outputs),
-        lines: format_outputs(&loaded, &outputs)
-            .into_iter()
-            .map(|(_, v)| v + "\n")
-            .collect(),
-    }
-    .render(args.json)
+    Ok(outputs)
 }

@@ -10,7 +10,6 @@ use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use twofold_circuit::Party;
 use twofold_crypto::Scheme;
-use twofold_net::ChannelOptions;
 use twofold_protocol::{
     run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, Role, Schedule,
     SessionOptions, SessionReport, ShareKind,
@@ -18,7 +17,7 @@ use twofold_protocol::{
 
 use super::run3::{run_three, ThreeParties};
 use super::secure::SecureArgs;
-use super::{OutputArgs, PerParty, ProgramArgs, Report};
+use super::{channel_options, OutputArgs, PerParty, ProgramArgs, Report};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
 use crate::memory::check_session;
@@ -220,12 +219,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
         Some(RevealTo::B) => Reveal::B,
     };
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let channel = ChannelOptions {
-        read_timeout: timeout,
-        write_timeout: timeout,
-        security,
-        ..ChannelOptions::default()
-    };
+    let channel = channel_options(timeout, security);
     let threads = args.threads.unwrap_or_else(cores).max(1);
     if let Some(limit) = args.program.max_memory() {
         let parties = if endpoint.is_none() { 2 } else { 1 };

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use twofold_net::{ChannelOptions, Listener, PublicKey, Security};
+use twofold_net::{Listener, PublicKey, Security};
 use twofold_protocol::{
     run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, RunId, ShareKind,
 };
 
-use super::Report;
+use super::{channel_options, Report};
 use crate::files::{clip, hex};
 use crate::load::Loaded;
 use crate::store::{
@@ -143,15 +143,16 @@ impl Report for ThreePartyReport {
 
 /// Runs the hybrid mode on `loaded` as `how` says; returns what to print.
 pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<String> {
+    run_three_parties(loaded, how)?.render(json)
+}
+
+/// Runs the hybrid mode on `loaded` as `how` says: reads the input shares
+/// from the store(s), runs, and writes the output shares there.
+pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePartyReport> {
     let main = &loaded.program.main;
     let ins = StoredNames::parse(how.ins, main.inputs.iter().map(|v| v.name.as_str()))?;
     let outs = StoredNames::parse(how.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
-    let channel = ChannelOptions {
-        read_timeout: how.timeout,
-        write_timeout: how.timeout,
-        security: how.security.clone(),
-        ..ChannelOptions::default()
-    };
+    let channel = channel_options(how.timeout, how.security.clone());
     let stored: BTreeMap<String, String> = main
         .outputs
         .iter()
@@ -246,13 +247,12 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
             (vec![report], how.store.display().to_string())
         }
     };
-    ThreePartyReport {
+    Ok(ThreePartyReport {
         parties: reports.iter().map(PartyFigures::of).collect(),
         stored,
         peak_rss_bytes: crate::peak_rss_bytes(),
         store,
-    }
-    .render(json)
+    })
 }
 
 /// What a party reads from its store for a run.

@@ -3,15 +3,16 @@
 //! (`DIR/cp1`, `DIR/cp2`, `DIR/cp3`), for the hybrid mode.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use twofold_crypto::Prg;
 use twofold_protocol::hybrid::shares::split;
-use twofold_protocol::ShareKind;
+use twofold_protocol::{PartyInputs, ShareKind};
 
 use super::ProgramArgs;
 use crate::inputs::{assign, Givers};
+use crate::load::Loaded;
 use crate::store::{
     party_stores, random_id, refuse_shared_stores, store_cap, write_all_or_none, StoredShare,
 };
@@ -37,30 +38,8 @@ pub struct ShareArgs {
 pub fn share(args: &ShareArgs) -> Result<String> {
     let loaded = args.program.load()?;
     let given = assign(&loaded, &args.inputs, Givers::Any)?;
-    let mut prg = Prg::try_from_os()?;
-    // One run id for all three parties' shares of this sharing.
-    let run = random_id()?;
-    let mut per_party: [BTreeMap<String, StoredShare>; 3] = Default::default();
-    for (value, bits) in loaded.program.main.inputs.iter().zip(&given) {
-        let Some(bits) = bits else { continue };
-        for (p, share) in split(args.kind, bits, &mut prg).into_iter().enumerate() {
-            per_party[p].insert(
-                value.name.clone(),
-                StoredShare {
-                    kind: args.kind,
-                    bits: share,
-                    run,
-                },
-            );
-        }
-    }
-    if per_party[0].is_empty() {
-        bail!("no input value given (-i NAME=VALUE)");
-    }
-    let stores = party_stores(&args.out, store_cap(args.program.max_memory()));
-    refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
-    write_all_or_none(&stores, &per_party)?;
-    let names: Vec<&str> = per_party[0].keys().map(String::as_str).collect();
+    let cap = store_cap(args.program.max_memory());
+    let names = share_values(&loaded, &given, args.kind, &args.out, cap)?;
     Ok(format!(
         "{} ({} shares) in {}/cp1, cp2, cp3: {}\n",
         if names.len() == 1 {
@@ -72,4 +51,42 @@ pub fn share(args: &ShareArgs) -> Result<String> {
         args.out.display(),
         names.join(", ")
     ))
+}
+
+/// Splits the input values given (`None` for those not given) into three
+/// shares of `kind`, one in each computing party's store under `dir`
+/// (`dir/cp1`, `dir/cp2`, `dir/cp3`; all three written or none), each store
+/// file read up to `store_cap` bytes. Returns the names of the values
+/// stored.
+pub fn share_values(
+    loaded: &Loaded,
+    given: &PartyInputs,
+    kind: ShareKind,
+    dir: &Path,
+    store_cap: u64,
+) -> Result<Vec<String>> {
+    let mut prg = Prg::try_from_os()?;
+    // One run id for all three parties' shares of this sharing.
+    let run = random_id()?;
+    let mut per_party: [BTreeMap<String, StoredShare>; 3] = Default::default();
+    for (value, bits) in loaded.program.main.inputs.iter().zip(given) {
+        let Some(bits) = bits else { continue };
+        for (p, share) in split(kind, bits, &mut prg).into_iter().enumerate() {
+            per_party[p].insert(
+                value.name.clone(),
+                StoredShare {
+                    kind,
+                    bits: share,
+                    run,
+                },
+            );
+        }
+    }
+    if per_party[0].is_empty() {
+        bail!("no input value given (-i NAME=VALUE)");
+    }
+    let stores = party_stores(dir, store_cap);
+    refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
+    write_all_or_none(&stores, &per_party)?;
+    Ok(per_party[0].keys().cloned().collect())
 }
