@@ -740,11 +740,23 @@ impl Slot {
     ) -> bool {
         buf.clear();
         seen.clear();
-        let mut wire = |w| match seen.iter().position(|&s| s == w) {
-            Some(i) => i as i128,
-            None => {
-                seen.push(w);
-                seen.len() as i128 - 1
+        // A wire above every one seen is new (a word's bits are mostly
+        // increasing wires): only the others are looked up.
+        let mut highest = None;
+        let mut wire = |w| {
+            let new = highest.is_none_or(|h| w > h);
+            let found = if new {
+                None
+            } else {
+                seen.iter().position(|&s| s == w)
+            };
+            match found {
+                Some(i) => i as i128,
+                None => {
+                    highest = highest.max(Some(w));
+                    seen.push(w);
+                    seen.len() as i128 - 1
+                }
             }
         };
         // The relaxed slot's encoding, without making the relaxed slot.
