@@ -117,8 +117,8 @@ impl RawFrame {
     /// of its writes does).
     pub fn live_from(&self, roots: &[Wire]) -> std::collections::HashSet<Wire> {
         let mut live: std::collections::HashSet<Wire> = roots.iter().copied().collect();
-        for step in steps(self).iter().rev() {
-            match *step {
+        for step in Steps::of(self).rev() {
+            match step {
                 Step::Gate(i) => {
                     let g = self.gates[i];
                     if live.contains(&g.out()) {
@@ -243,19 +243,66 @@ enum Step {
     Block(usize),
 }
 
-fn steps(frame: &RawFrame) -> Vec<Step> {
-    let mut out = Vec::with_capacity(frame.gates.len() + frame.blocks.len());
-    let mut g = 0;
-    for (b, block) in frame.blocks.iter().enumerate() {
-        while g < block.position {
-            out.push(Step::Gate(g));
-            g += 1;
-        }
-        out.push(Step::Block(b));
-    }
-    out.extend((g..frame.gates.len()).map(Step::Gate));
-    out
+/// The steps of a frame in order (its gates, each block before the gate at
+/// its position), forwards or backwards, without a list of them: a flat
+/// frame has one a gate.
+struct Steps {
+    /// The blocks' positions.
+    positions: Vec<usize>,
+    /// The next gate and block from the front.
+    front: (usize, usize),
+    /// One past the last gate and block from the back.
+    back: (usize, usize),
 }
+
+impl Steps {
+    fn of(frame: &RawFrame) -> Steps {
+        Steps {
+            positions: frame.blocks.iter().map(|b| b.position).collect(),
+            front: (0, 0),
+            back: (frame.gates.len(), frame.blocks.len()),
+        }
+    }
+}
+
+impl Iterator for Steps {
+    type Item = Step;
+
+    fn next(&mut self) -> Option<Step> {
+        let ((g, b), (g_end, b_end)) = (self.front, self.back);
+        if b < b_end && (self.positions[b] <= g || g == g_end) {
+            self.front.1 += 1;
+            Some(Step::Block(b))
+        } else if g < g_end {
+            self.front.0 += 1;
+            Some(Step::Gate(g))
+        } else {
+            None
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.back.0 - self.front.0) + (self.back.1 - self.front.1);
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Steps {
+    fn next_back(&mut self) -> Option<Step> {
+        let ((g, b), (g_end, b_end)) = (self.front, self.back);
+        if b < b_end && (self.positions[b_end - 1] >= g_end || g == g_end) {
+            self.back.1 -= 1;
+            Some(Step::Block(b_end - 1))
+        } else if g < g_end {
+            self.back.0 -= 1;
+            Some(Step::Gate(g_end - 1))
+        } else {
+            None
+        }
+    }
+}
+
+impl ExactSizeIterator for Steps {}
 
 fn assemble(
     mut frame: RawFrame,
@@ -263,7 +310,6 @@ fn assemble(
     outputs: Vec<(String, Vec<Wire>)>,
     extra: &[Wire],
 ) -> Result<Assembled, CircuitError> {
-    let order = steps(&frame);
     let span = wire_span(&frame, &inputs, &outputs, extra);
     let roots: Vec<Wire> = outputs
         .iter()
@@ -271,7 +317,7 @@ fn assemble(
         .chain(extra)
         .copied()
         .collect();
-    let live = Liveness::of(&mut frame, &order, span, &roots)?;
+    let live = Liveness::of(&mut frame, span, &roots)?;
     // Slots, forwards: inputs first, then each value as it is made.
     let mut slots = Slots {
         at: WireMap::new(span.0, span.1),
@@ -290,20 +336,25 @@ fn assemble(
             slots.next += 1;
         }
     }
-    let mut gates = Vec::with_capacity(live.keep.iter().filter(|&&k| k).count());
+    // The gates kept are renumbered in place: gate `i` is read before any
+    // gate at or after it is written.
+    let mut kept = 0;
     let mut blocks = Vec::with_capacity(frame.blocks.len());
-    for (s, step) in order.iter().enumerate() {
-        match *step {
+    for (s, step) in Steps::of(&frame).enumerate() {
+        match step {
             Step::Gate(i) if live.keep[i] => {
-                gates.push(slots.gate(frame.gates[i], s as u32, &live.last_use)?);
+                frame.gates[kept] = slots.gate(frame.gates[i], s as u32, &live.last_use)?;
+                kept += 1;
             }
             Step::Block(b) if live.keep_block[b] => {
                 let block = &frame.blocks[b];
-                blocks.push(slots.block(block, gates.len(), s as u32, &live.last_use)?);
+                blocks.push(slots.block(block, kept, s as u32, &live.last_use)?);
             }
             _ => {}
         }
     }
+    let mut gates = frame.gates;
+    gates.truncate(kept);
     let outputs = outputs
         .into_iter()
         .map(|(name, wires)| {
@@ -344,18 +395,18 @@ struct Liveness {
 const END: u32 = NONE - 1;
 
 impl Liveness {
-    /// Backwards over `frame` in `order`, from `roots`; blocks are cut to
+    /// Backwards over `frame`'s steps, from `roots`; blocks are cut to
     /// what is read of them on the way (see [`keep_live_part`]).
     fn of(
         frame: &mut RawFrame,
-        order: &[Step],
         (lo, hi): (Wire, Wire),
         roots: &[Wire],
     ) -> Result<Liveness, CircuitError> {
-        if order.len() >= END as usize {
+        let steps = Steps::of(frame);
+        if steps.len() >= END as usize {
             return Err(CircuitError::Invalid(format!(
                 "a frame of {} gates and blocks is too large",
-                order.len()
+                steps.len()
             )));
         }
         let mut last_use = WireMap::new(lo, hi);
@@ -364,8 +415,8 @@ impl Liveness {
         }
         let mut keep = vec![false; frame.gates.len()];
         let mut keep_block = vec![false; frame.blocks.len()];
-        for (s, step) in order.iter().enumerate().rev() {
-            match *step {
+        for (s, step) in steps.enumerate().rev() {
+            match step {
                 Step::Gate(i) => {
                     let g = frame.gates[i];
                     if last_use.contains(g.out()) {

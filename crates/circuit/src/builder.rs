@@ -346,10 +346,16 @@ impl Builder {
                 (name, wires)
             })
             .collect();
-        let raw = RawFrame {
-            gates: self.frame.gates,
-            blocks: self.frame.blocks,
-        };
+        // The hashing state is done with: freed before assembling.
+        let FrameState {
+            gates,
+            blocks,
+            hashed,
+            negation,
+            ..
+        } = self.frame;
+        drop((hashed, negation));
+        let raw = RawFrame { gates, blocks };
         let a = raw.assemble(self.inputs, outputs, &[])?;
         Ok(Program {
             main: a.circuit,
