@@ -3,23 +3,14 @@
 //! random values of random widths reconstructs to the wrapping plaintext,
 //! and a 32-bit product moves no more than the textbook bytes.
 
-use std::time::Duration;
+mod common;
 
+use common::pair;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use twofold_circuit::Party;
-use twofold_net::{Channel, ChannelOptions};
+use twofold_net::Channel;
 use twofold_protocol::arith::{Arith, Cross, Factor, Width};
-
-/// A connected pair of in-process channels.
-fn pair() -> (Channel, Channel) {
-    let opts = ChannelOptions {
-        read_timeout: Duration::from_secs(20),
-        write_timeout: Duration::from_secs(20),
-        ..ChannelOptions::default()
-    };
-    Channel::pair(&opts).unwrap()
-}
 
 /// Runs party A's `a` and party B's `b`, each in its own thread with an
 /// [`Arith`] set up over its end of a fresh pair; returns their results.

@@ -1,24 +1,16 @@
 //! The cost formulas of `arith::cost` against the bytes counted on the
 //! channel and the messages counted by the parties, on random shapes.
 
-use std::time::Duration;
+mod common;
 
+use common::pair;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use twofold_circuit::Party;
 use twofold_crypto::{GarblingScheme, HalfGates, Scheme, ThreeHalves};
-use twofold_net::{Channel, ChannelOptions};
+use twofold_net::Channel;
 use twofold_protocol::arith::cost::{self, Cost};
 use twofold_protocol::arith::{Arith, Cross, Factor, Width, YaoEvaluator, YaoGarbler};
-
-fn pair() -> (Channel, Channel) {
-    let opts = ChannelOptions {
-        read_timeout: Duration::from_secs(20),
-        write_timeout: Duration::from_secs(20),
-        ..ChannelOptions::default()
-    };
-    Channel::pair(&opts).unwrap()
-}
 
 /// Runs `party(A)` and `party(B)` over a fresh pair, each after its
 /// arithmetic setup; returns what `party` measured: the bytes both sent
