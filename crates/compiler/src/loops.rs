@@ -22,8 +22,47 @@
 //! lowering compares from one iteration to the next: the source proposes,
 //! the lowering decides (see `lower::keep`).
 
+/// Passes the direct sub-expressions in an expression's `kind` (a
+/// reference, shared or not) to `f`, and a compound literal's initializer
+/// to `init`: one walk for readers and for rewriters.
+macro_rules! for_children {
+    ($kind:expr, $f:expr, $init:expr) => {
+        match $kind {
+            ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::SizeofType(_) => {
+            }
+            ExprKind::Unary(_, a)
+            | ExprKind::IncDec { e: a, .. }
+            | ExprKind::Member(a, _)
+            | ExprKind::Arrow(a, _)
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a) => $f(a),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::LogAnd(a, b)
+            | ExprKind::LogOr(a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Comma(a, b)
+            | ExprKind::Index(a, b) => {
+                $f(a);
+                $f(b);
+            }
+            ExprKind::Cond(c, a, b) => {
+                $f(c);
+                $f(a);
+                $f(b);
+            }
+            ExprKind::Call(_, args) => {
+                for a in args {
+                    $f(a);
+                }
+            }
+            ExprKind::Compound(_, init) => $init(init),
+        }
+    };
+}
+
 pub mod counter;
 pub mod public;
+pub mod reduce;
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -52,6 +91,10 @@ pub struct Induction {
     /// what an iteration does is known only by lowering it, and every
     /// iteration is probed.
     pub each: bool,
+    /// Whether its products with the variable were strength-reduced (see
+    /// [`reduce`]): the sums it then carries on may be reduced each
+    /// iteration.
+    pub reduced: bool,
 }
 
 /// Whether the loop `for (...; cond; step) body` may be kept, and how its
@@ -86,6 +129,7 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
         shifts: check.shifts,
         stored: check.stored,
         each: check.each,
+        reduced: false,
     })
 }
 
@@ -417,29 +461,5 @@ impl Check<'_> {
 
 /// Calls `f` on the direct sub-expressions of `e`.
 fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
-    match &e.kind {
-        ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::SizeofType(_) => {}
-        ExprKind::Unary(_, a)
-        | ExprKind::IncDec { e: a, .. }
-        | ExprKind::Member(a, _)
-        | ExprKind::Arrow(a, _)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a) => f(a),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::LogAnd(a, b)
-        | ExprKind::LogOr(a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Comma(a, b)
-        | ExprKind::Index(a, b) => {
-            f(a);
-            f(b);
-        }
-        ExprKind::Cond(c, a, b) => {
-            f(c);
-            f(a);
-            f(b);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(f),
-        ExprKind::Compound(_, init) => init.for_each_expr(f),
-    }
+    for_children!(&e.kind, f, |init: &Init| init.for_each_expr(f));
 }

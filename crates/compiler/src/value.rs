@@ -1,13 +1,17 @@
 //! Values during lowering: words (public constants or secret bits),
 //! pointers into objects, and the slots objects are made of.
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder, Wire};
 
 use crate::gates::{self, Bits, Range, Widening};
 use crate::types::{CType, Scalar};
+
+mod sum;
+
+use sum::{reduce, secret_bits, RowKind, MAX_ROWS};
+pub use sum::{Lazy, Row};
 
 /// A scalar's bits: a public constant, secret (possibly partly constant)
 /// bits, or a sum not yet reduced to bits. Always of a known width.
@@ -30,32 +34,6 @@ pub enum Word {
     Sum(Rc<Lazy>),
 }
 
-/// Most rows a lazy sum collects before it is reduced.
-const MAX_ROWS: usize = 256;
-
-/// A lazy sum: rows added modulo `2^w`.
-#[derive(Debug)]
-pub struct Lazy {
-    w: u32,
-    rows: Vec<Row>,
-    cache: RefCell<Option<(Rc<Bits>, Range)>>,
-    /// Whether a sum took these rows already.
-    taken: Cell<bool>,
-}
-
-/// One row of a lazy sum, added or (if `neg`) subtracted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    kind: RowKind,
-    neg: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum RowKind {
-    Word(Rc<Bits>, Range),
-    Product((Rc<Bits>, Range), (Rc<Bits>, Range)),
-}
-
 impl PartialEq for Word {
     fn eq(&self, other: &Word) -> bool {
         match (self, other) {
@@ -68,41 +46,6 @@ impl PartialEq for Word {
 }
 
 impl Eq for Word {}
-
-impl Lazy {
-    fn word(w: u32, rows: Vec<Row>) -> Word {
-        Word::Sum(Rc::new(Lazy {
-            w,
-            rows,
-            cache: RefCell::new(None),
-            taken: Cell::new(false),
-        }))
-    }
-
-    fn resolve(&self, b: &mut Builder) -> (Rc<Bits>, Range) {
-        if let Some(c) = self.cache.borrow().as_ref() {
-            return c.clone();
-        }
-        let (bits, r) = reduce(b, self.w, &self.rows);
-        let res = (Rc::new(bits), r);
-        *self.cache.borrow_mut() = Some(res.clone());
-        res
-    }
-}
-
-/// The sum of `rows` modulo `2^w` as bits, and its range.
-fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
-    let mut s = gates::Sum::new(w as usize);
-    for r in rows {
-        match &r.kind {
-            RowKind::Word(x, rx) => s.add_ranged(b, x, r.neg, Some(*rx)),
-            RowKind::Product((x, rx), (y, ry)) => {
-                s.add_product_ranged(b, (x, Some(*rx)), (y, Some(*ry)), r.neg)
-            }
-        }
-    }
-    s.finish_ranged(b)
-}
 
 impl Word {
     /// A public constant of width `w` (masked).
@@ -169,6 +112,35 @@ impl Word {
                 let r = c.range(b);
                 (Rc::new(c.bits(b)), r)
             }
+        }
+    }
+
+    /// A sum's bits, reduced anew (not the bits a reader may have made
+    /// already, and not kept for later readers); `None` for other values.
+    pub fn settled(&self, b: &mut Builder) -> Option<Word> {
+        let Word::Sum(l) = self else {
+            return None;
+        };
+        let (bits, r) = reduce(b, l.w, &l.rows);
+        Some(Word::Bits(Rc::new(bits), r))
+    }
+
+    /// The secret bits a value holds: a word's, or the sum of its rows'
+    /// (a measure of what adding them to another sum costs).
+    pub fn held_bits(&self) -> usize {
+        match self {
+            Word::Const { .. } => 0,
+            Word::Bits(x, _) => secret_bits(x),
+            Word::Sum(l) => l.rows.iter().map(Row::bits).sum(),
+        }
+    }
+
+    /// The rows of a sum, 1 for bits, 0 for a constant.
+    pub fn row_count(&self) -> usize {
+        match self {
+            Word::Const { .. } => 0,
+            Word::Bits(..) => 1,
+            Word::Sum(l) => l.rows.len(),
         }
     }
 

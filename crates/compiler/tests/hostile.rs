@@ -219,10 +219,14 @@ fn with_limits(limits: Limits) -> CompileOptions {
 #[test]
 fn a_loop_that_builds_too_many_gates_is_an_error() {
     let src = "int mpc_main(int INPUT_A, int INPUT_B) { int s = 0; for (int i = 0; i < 1000000; i++) { s = s * INPUT_A + (INPUT_B ^ i); } return s; }\n".to_string();
-    let opts = with_limits(Limits {
-        max_gates: 100_000,
-        ..Limits::default()
-    });
+    // Unrolled: kept, this loop is one body of about a thousand gates.
+    let opts = CompileOptions {
+        loops: false,
+        ..with_limits(Limits {
+            max_gates: 100_000,
+            ..Limits::default()
+        })
+    };
     let e = error_of(src, "loop.c", opts);
     assert!(e.contains("needs more than 100000 gates"), "{e}");
 }

@@ -168,7 +168,7 @@ impl<'p> Lower<'p> {
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
-                    if let Some(wider) = widened(&setup, &q, &probe, counted.trips - m) {
+                    if let Some(wider) = widened(&setup, (&q, &probe), counted.trips - m) {
                         // Probe this iteration again, more generally.
                         setup = Rc::new(wider);
                         continue;
@@ -194,7 +194,8 @@ impl<'p> Lower<'p> {
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
-                } else if let Some(wider) = widened(&setup, &run.probe, &next, counted.trips - m) {
+                } else if let Some(wider) = widened(&setup, (&run.probe, &next), counted.trips - m)
+                {
                     // Probe the first iteration again, more generally.
                     setup = Rc::new(wider);
                     m = self.undo_run(run).0;
@@ -427,6 +428,10 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// The fewest iterations left for which a loop probed each reduces the
+/// sums it carries on each iteration (see [`Setup::settle_sums`]).
+const MIN_SETTLED_TRIPS: u64 = 256;
+
 /// The setup of a loop's first probe: the loop variable where `c` found
 /// it, stored (each iteration's value wired in from a table) if the loop
 /// is short enough, and ranges widened finely.
@@ -454,6 +459,8 @@ fn first_setup(ind: &Induction, c: &Counted) -> Setup {
         },
         general: HashSet::default(),
         widths: HashMap::default(),
+        settle_sums: false,
+        may_settle: ind.reduced,
     }
 }
 
@@ -461,9 +468,10 @@ fn first_setup(ind: &Induction, c: &Counted) -> Setup {
 /// iterations, which do not match) may: public values the two read
 /// differently at the same location read as inputs; values of one object
 /// whose widths differ read padded to the widest (if `left` iterations are
-/// enough to pay for it); or, if only ranges differ in what they read,
+/// enough to pay for it); sums carried on reduced each iteration (see
+/// [`Setup::settle_sums`]); or, if only ranges differ in what they read,
 /// ranges widened further. `None` if none applies.
-fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
+pub(super) fn widened(setup: &Setup, (a, b): (&Probe, &Probe), left: u64) -> Option<Setup> {
     if a.observations.len() != b.observations.len() {
         return None;
     }
@@ -493,6 +501,16 @@ fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
     if grew {
         return Some(wider);
     }
+    // Reducing a sum each iteration costs about what unrolled carry-save
+    // does, but loses the sharing it finds across iterations: only over
+    // many iterations does keeping the loop pay for that.
+    let long = left >= MIN_SETTLED_TRIPS;
+    if setup.may_settle && long && !setup.settle_sums && (carries_sum(a) || carries_sum(b)) {
+        return Some(Setup {
+            settle_sums: true,
+            ..wider
+        });
+    }
     let only_ranges = pairs().all(|(x, y)| x.class_shape == y.class_shape);
     let further = match setup.widening {
         Widening::Exact => Widening::Fine,
@@ -507,4 +525,28 @@ fn widened(setup: &Setup, a: &Probe, b: &Probe, left: u64) -> Option<Setup> {
         widening: further,
         ..wider
     })
+}
+
+/// Whether `probe` leaves sums not reduced where it read (carried
+/// accumulators, whose rows grow from one iteration to the next) that are
+/// worth reducing each iteration: reducing costs about a full-width row of
+/// full adders for each row added, unrolled lowering about one AND gate
+/// for each secret bit added. This rules out sums of narrow rows (a count
+/// of bits), where reducing each iteration would cost many times more.
+fn carries_sum(probe: &Probe) -> bool {
+    let (mut reduce, mut added) = (0, 0);
+    for w in &probe.writes {
+        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
+            continue;
+        };
+        let Some(o) = probe.observations.iter().find(|o| o.at == w.at) else {
+            continue;
+        };
+        let Slot::Val(old) = &o.fresh else {
+            continue;
+        };
+        reduce += new.row_count().saturating_sub(old.row_count().max(1)) * new.width() as usize;
+        added += new.held_bits().saturating_sub(old.held_bits());
+    }
+    reduce > 0 && reduce <= 2 * added
 }

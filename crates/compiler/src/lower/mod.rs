@@ -34,6 +34,7 @@ mod place;
 mod probe;
 mod region;
 mod stmt;
+mod strength;
 
 pub use budget::GATE_BYTES;
 pub use keep::LoopReport;

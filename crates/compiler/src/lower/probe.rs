@@ -76,6 +76,15 @@ pub(super) struct Setup {
     /// Objects whose values' widths differ between iterations: values read
     /// there are padded to this many bits (see [`padded_form`]).
     pub widths: HashMap<usize, usize>,
+    /// Whether a sum an iteration leaves where it also read is reduced to
+    /// its bits at the end of the iteration (else its rows would grow
+    /// from one iteration to the next, and no two would lower alike).
+    pub settle_sums: bool,
+    /// Whether `settle_sums` may be set: only in a loop whose products were
+    /// strength-reduced (a sum of a counter's many constant multiples, or
+    /// of its bits, is cheaper unrolled, where carry-save shares rows
+    /// across iterations).
+    pub may_settle: bool,
 }
 
 /// Where a kept loop stores its variable's value into an array element
@@ -193,6 +202,9 @@ pub(super) struct Probe {
     /// The widths values of some objects are padded to (see
     /// [`Setup::widths`]).
     pub widths: HashMap<usize, usize>,
+    /// Whether it reduced the sums it carries on (see
+    /// [`Setup::settle_sums`]).
+    pub settled: bool,
     /// Its canonical form, once computed.
     canonical: std::cell::OnceCell<Vec<i128>>,
     /// The memory it holds, in the lowering's estimate.
@@ -294,6 +306,7 @@ impl<'p> Lower<'p> {
                 }
             }
         }
+        let settled = st.setup.settle_sums && self.settle_sums(&st, &mut writes);
         let frame = self.b.end_frame(st.mark);
         let tape = Tape::end();
         self.forget_probe(st.outer_objs, st.inputs.first().copied(), st.merges);
@@ -318,8 +331,26 @@ impl<'p> Lower<'p> {
             failed,
             widening: st.setup.widening,
             widths: st.setup.widths.clone(),
+            settled,
             canonical: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Reduces the sums an iteration leaves where it read (carried
+    /// accumulators), so that the next iteration reads bits, not more rows
+    /// (see [`Setup::settle_sums`]). Returns whether there were any.
+    fn settle_sums(&mut self, st: &ProbeState, writes: &mut [Write]) -> bool {
+        let mut any = false;
+        for w in writes.iter_mut() {
+            let at = (w.at.obj, w.at.leaf as usize);
+            if let (Slot::Val(v), true) = (&w.value, st.observed.contains_key(&at)) {
+                if let Some(bits) = v.settled(&mut self.b) {
+                    w.value = Slot::Val(bits);
+                    any = true;
+                }
+            }
+        }
+        any
     }
 
     /// Drops what the lowering learnt inside a probe: its objects and the

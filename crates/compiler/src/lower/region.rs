@@ -43,16 +43,40 @@ impl<'p> Lower<'p> {
         } else {
             match (loops::analyze(cond, step, body), cond, step) {
                 (Ok(ind), Some(cond), Some(step)) => {
+                    // Products of the variable with secrets become
+                    // variables that follow them (else each iteration
+                    // would multiply).
+                    let reduced = match ind.each {
+                        true => self.strength_reduced(&ind, (cond, step), body)?,
+                        false => None,
+                    };
+                    let (ind, kept) = match &reduced {
+                        // (Probed each still: its sums carried on are
+                        // reduced only there.)
+                        Some(b) => match loops::analyze(Some(cond), Some(step), b) {
+                            Ok(reduced) => (
+                                loops::Induction {
+                                    each: true,
+                                    reduced: true,
+                                    ..reduced
+                                },
+                                b,
+                            ),
+                            Err(_) => (ind, body),
+                        },
+                        None => (ind, body),
+                    };
                     // A loop whose iterations are probed one by one is
                     // kept from runs of its iterations, not as a region.
                     let plan = if self.opts.regions && !ind.each {
                         let outer = |n: &str| self.lookup(n).map(|(_, t)| t);
-                        regions::analyze(init, Some(cond), Some(step), body, &outer, &self.funcs)
+                        regions::analyze(init, Some(cond), Some(step), kept, &outer, &self.funcs)
                             .ok()
                     } else {
                         None
                     };
-                    match self.kept_for(&ind, plan.as_ref(), cond, step, body, loc, vars)? {
+                    let bodies = (kept, body);
+                    match self.kept_for(&ind, plan.as_ref(), cond, step, bodies, loc, vars)? {
                         None => return Ok(()),
                         Some(why) => why,
                     }
@@ -84,7 +108,7 @@ impl<'p> Lower<'p> {
         plan: Option<&Plan>,
         cond: &Expr,
         step: &Expr,
-        body: &Stmt,
+        (body, plain): (&Stmt, &Stmt),
         loc: Loc,
         vars: &[String],
     ) -> DResult<Option<String>> {
@@ -146,8 +170,10 @@ impl<'p> Lower<'p> {
         report.at = format!("line {}", loc.line);
         self.loops.insert(loc, report);
         if let keep::Outcome::Unroll(..) = outcome {
-            // The variable holds the first iteration not kept.
-            self.exec_loop(Some(cond), Some(step), body, false, loc, vars)?;
+            // The variable holds the first iteration not kept. The body as
+            // written serves the rest (a strength-reduced one computes the
+            // same values; its running sums are just no longer read).
+            self.exec_loop(Some(cond), Some(step), plain, false, loc, vars)?;
         }
         Ok(None)
     }

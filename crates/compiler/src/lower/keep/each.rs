@@ -43,6 +43,9 @@ struct Progress {
     /// Key classes just read as fresh inputs, and the AND gates of the
     /// template they replaced (checked on the next template made).
     pending: Option<(usize, Vec<Class>)>,
+    /// The objects the last probe both read and wrote (see
+    /// [`Setup::settle_sums`]).
+    carried: Vec<usize>,
 }
 
 impl Lower<'_> {
@@ -79,6 +82,7 @@ impl Lower<'_> {
                 format!("fewer than {MIN_PROBED_TRIPS} iterations, each to be probed"),
             ));
         }
+        let mut setup = setup.clone();
         let mut at = Progress {
             run: None,
             short: 0,
@@ -86,9 +90,15 @@ impl Lower<'_> {
             skip: MAX_MISMATCHES as u64,
             disabled: HashMap::default(),
             pending: None,
+            carried: Vec::new(),
         };
         let mut m = 0u64;
         while m < c.trips {
+            if at.run.is_none() && at.short >= MAX_MISMATCHES && setup.may_settle {
+                // The rest is unrolled as written, with its own products
+                // (cheaper unrolled than the running sums).
+                return Ok(Outcome::Unroll(m, DIFFERENT.to_string()));
+            }
             if at.run.is_none() && at.short >= MAX_MISMATCHES {
                 // Runs stay short here: lower the next iterations plainly
                 // (twice as many each time), then probe again.
@@ -109,10 +119,16 @@ impl Lower<'_> {
                     continue;
                 }
             }
+            if setup.settle_sums && at.run.is_none() {
+                // A run starts here: it reads its carried values as bits,
+                // as its iterations leave them.
+                self.settle_objects(&at.carried);
+            }
             self.recording = replay.as_ref().map(Replay::recording);
-            let probe = self.probe_iteration(c, m, setup, each);
+            let probe = self.probe_iteration(c, m, &setup, each);
             let recording = self.recording.take();
             let probe = probe?;
+            at.carried = carried_objects(&probe);
             if let Some(failed) = &probe.failed {
                 self.close_open(&mut at, c, each, (extras, report))?;
                 return Ok(Outcome::Unroll(m, failed.clone()));
@@ -148,6 +164,23 @@ impl Lower<'_> {
                 if let (Some(rp), false) = (replay.as_mut(), differing.is_empty()) {
                     at.pending = Some((ands(&r.probe), differing.clone()));
                     rp.generalize(&differing, false);
+                    let (run, _) = at.run.take().expect("a run is open");
+                    at.skipped = 0;
+                    m = self.undo_run(run).0;
+                    continue;
+                }
+                // In a loop whose products were strength-reduced: a public
+                // value that differs, a sum carried on that grows, or
+                // ranges that differ: read as inputs, reduced each
+                // iteration or widened, the run is made again from its
+                // start. (Elsewhere templates keep their own ranges, so
+                // they have the unrolled form's AND gates.)
+                let wider = setup
+                    .may_settle
+                    .then(|| super::widened(&setup, (&r.probe, &probe), c.trips - m))
+                    .flatten();
+                if let Some(wider) = wider {
+                    setup = Rc::new(wider);
                     let (run, _) = at.run.take().expect("a run is open");
                     at.skipped = 0;
                     m = self.undo_run(run).0;
@@ -216,6 +249,22 @@ impl Lower<'_> {
         self.simulate(run, (c, m))
     }
 
+    /// Reduces the sums held in objects `objs` to their bits.
+    pub(in crate::lower) fn settle_objects(&mut self, objs: &[usize]) {
+        for &obj in objs {
+            for k in 0..self.objs[obj].slots.len() {
+                if !matches!(self.objs[obj].slots[k], Slot::Val(Word::Sum(_))) {
+                    continue;
+                }
+                if let Slot::Val(w) = self.slot(obj, k) {
+                    if let Some(bits) = w.settled(&mut self.b) {
+                        self.write_slot(obj, k, Slot::Val(bits));
+                    }
+                }
+            }
+        }
+    }
+
     /// Ends the open run, if there is one (see [`Lower::close_run`]), and
     /// counts it as kept or short.
     fn close_open(
@@ -272,4 +321,20 @@ fn disabled(probe: &Probe) -> bool {
 /// The AND gates of `probe`'s template.
 fn ands(probe: &Probe) -> usize {
     probe.frame.gates.iter().filter(|g| g.is_and()).count()
+}
+
+/// The objects `probe` both read and wrote, each once, if it reduced the
+/// sums it left there.
+fn carried_objects(probe: &Probe) -> Vec<usize> {
+    if !probe.settled {
+        return Vec::new();
+    }
+    let mut objs: Vec<usize> = probe
+        .writes
+        .iter()
+        .filter(|w| probe.observations.iter().any(|o| o.at == w.at))
+        .map(|w| w.at.obj)
+        .collect();
+    objs.dedup();
+    objs
 }

@@ -1,0 +1,307 @@
+//! Strength reduction: in a loop over `i`, a product `i * x` of the loop
+//! variable with a value `x` the loop does not change becomes a variable
+//! that follows it — set to the product before the first iteration, `x`
+//! times the step added after each.
+//!
+//! Unrolled, `i * x` with `i` public costs a few shifted rows of `x`; kept
+//! as a loop, the template would have to take `i` as an input and multiply
+//! in every iteration (a thousand AND gates at 32 bits). The variable costs
+//! one addition an iteration instead, and what is left of the counter
+//! (`y ^ i`) costs nothing as an input, so the loop can be kept (issue 28's
+//! counter loop, `t += i * x + (y ^ i)`).
+//!
+//! The value the product takes is the same in every iteration, modulo the
+//! product's width: `i` moves by the step without wrapping (the loop
+//! analysis proves that), and multiplication distributes over addition
+//! modulo `2^w`.
+
+use super::children;
+use crate::ast::*;
+
+/// A product to replace: its factor other than the loop variable, and
+/// where it was first seen (its value before the first iteration is the
+/// product as written there).
+#[derive(Clone, Debug)]
+pub struct Product {
+    /// The factor the loop does not change (a variable, a member of one,
+    /// an element at a constant index).
+    pub factor: Expr,
+    /// The product as first written.
+    pub first: Expr,
+}
+
+/// The products of the loop variable `var` with a factor the loop body
+/// does not change, each factor once; none if the body may change values
+/// behind names (pointers, address-taking, calls) or skip the end of an
+/// iteration (`continue`), where an update added at the end would not run.
+pub fn products(body: &Stmt, var: &str) -> Vec<Product> {
+    let mut scan = Scan::default();
+    if scan.stmt(body, 0).is_none() {
+        return Vec::new();
+    }
+    let mut found: Vec<Product> = Vec::new();
+    for_each_expr(body, &mut |e| {
+        if let Some(factor) = factor_of(e, var) {
+            let fixed = root(factor).is_some_and(|r| !scan.changed.iter().any(|c| c == r));
+            if fixed && !found.iter().any(|p| same(&p.factor, factor)) {
+                found.push(Product {
+                    factor: factor.clone(),
+                    first: e.clone(),
+                });
+            }
+        }
+    });
+    found
+}
+
+/// `body` with every product of `var` with `products[k]`'s factor replaced
+/// by `replacements[k]`, and `updates` run at its end.
+pub fn rewrite(
+    body: &Stmt,
+    var: &str,
+    products: &[Product],
+    replacements: &[Expr],
+    updates: Vec<Stmt>,
+) -> Stmt {
+    let mut body = body.clone();
+    for_each_expr_mut(&mut body, &mut |e| {
+        let Some(factor) = factor_of(e, var) else {
+            return;
+        };
+        if let Some(k) = products.iter().position(|p| same(&p.factor, factor)) {
+            *e = replacements[k].clone();
+        }
+    });
+    let loc = body.loc;
+    let mut items = vec![body];
+    items.extend(updates);
+    Stmt {
+        kind: StmtKind::Block(items),
+        loc,
+    }
+}
+
+/// The factor of `e` other than `var`, if `e` is `var * factor` or
+/// `factor * var` with a factor of a fixed place.
+fn factor_of<'e>(e: &'e Expr, var: &str) -> Option<&'e Expr> {
+    let ExprKind::Binary(BinOp::Mul, a, b) = &e.kind else {
+        return None;
+    };
+    let is_var = |x: &Expr| matches!(&x.kind, ExprKind::Ident(v) if v == var);
+    let factor = match (is_var(a), is_var(b)) {
+        (true, false) => b,
+        (false, true) => a,
+        _ => return None,
+    };
+    root(factor).filter(|r| *r != var).map(|_| factor.as_ref())
+}
+
+/// The variable a place names (`x`, `s.m`, `a[3].m`), if it is one at a
+/// fixed position.
+fn root(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Ident(v) => Some(v),
+        ExprKind::Member(a, _) => root(a),
+        ExprKind::Index(a, k) if matches!(k.kind, ExprKind::Int(..)) => root(a),
+        _ => None,
+    }
+}
+
+/// Whether two places are written the same way.
+fn same(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Ident(x), ExprKind::Ident(y)) => x == y,
+        (ExprKind::Member(x, m), ExprKind::Member(y, n)) => m == n && same(x, y),
+        (ExprKind::Index(x, i), ExprKind::Index(y, j)) => match (&i.kind, &j.kind) {
+            (ExprKind::Int(i, _), ExprKind::Int(j, _)) => i == j && same(x, y),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// What a loop body changes: the variables it writes or declares.
+#[derive(Default)]
+struct Scan {
+    changed: Vec<String>,
+}
+
+impl Scan {
+    /// Notes what `s` changes; `None` if it may change what a name holds
+    /// unseen, or continues the loop (`loops` deep in nested loops).
+    fn stmt(&mut self, s: &Stmt, loops: u32) -> Option<()> {
+        match &s.kind {
+            StmtKind::Continue if loops == 0 => None,
+            StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Continue => Some(()),
+            StmtKind::Break | StmtKind::Return(_) => Some(()),
+            StmtKind::Expr(e) => self.expr(e),
+            StmtKind::Decl(ds) => ds.iter().try_for_each(|d| {
+                self.changed.push(d.name.clone());
+                match &d.init {
+                    Some(init) => {
+                        let mut ok = Some(());
+                        init.for_each_expr(&mut |e| ok = ok.and(self.expr(e)));
+                        ok
+                    }
+                    None => Some(()),
+                }
+            }),
+            StmtKind::Block(items) => items.iter().try_for_each(|i| self.stmt(i, loops)),
+            StmtKind::If(c, t, e) => {
+                self.expr(c)?;
+                self.stmt(t, loops)?;
+                e.as_deref().map_or(Some(()), |e| self.stmt(e, loops))
+            }
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
+                self.expr(c)?;
+                self.stmt(b, loops + 1)
+            }
+            StmtKind::For(init, c, step, b) => {
+                if let Some(i) = init {
+                    self.stmt(i, loops + 1)?;
+                }
+                c.iter().chain(step).try_for_each(|e| self.expr(e))?;
+                self.stmt(b, loops + 1)
+            }
+            StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+                self.expr(e)?;
+                self.stmt(b, loops)
+            }
+            StmtKind::Default(b) => self.stmt(b, loops),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Option<()> {
+        match &e.kind {
+            ExprKind::Call(..) | ExprKind::Arrow(..) => return None,
+            ExprKind::Unary(UnOp::Deref | UnOp::Addr, _) => return None,
+            ExprKind::Assign(_, target, _) | ExprKind::IncDec { e: target, .. } => {
+                self.changed.push(written(target)?.to_string());
+            }
+            _ => {}
+        }
+        let mut ok = Some(());
+        children(e, &mut |c| ok = ok.and(self.expr(c)));
+        ok
+    }
+}
+
+/// The variable an assignment's target writes into (`x`, `a[i].m`).
+fn written(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Ident(v) => Some(v),
+        ExprKind::Member(a, _) | ExprKind::Index(a, _) => written(a),
+        _ => None,
+    }
+}
+
+/// Calls `f` on every expression in `s` (outermost first).
+fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
+        f(e);
+        children(e, &mut |c| visit(c, f));
+    }
+    each_stmt_expr(s, &mut |e| visit(e, f));
+}
+
+/// Calls `f` on the expressions directly in `s` and its sub-statements.
+fn each_stmt_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    match &s.kind {
+        StmtKind::Expr(e) => f(e),
+        StmtKind::Return(e) => e.iter().for_each(f),
+        StmtKind::Decl(ds) => {
+            for d in ds {
+                if let Some(init) = &d.init {
+                    init.for_each_expr(f);
+                }
+            }
+        }
+        StmtKind::Block(items) => items.iter().for_each(|i| each_stmt_expr(i, f)),
+        StmtKind::If(c, t, e) => {
+            f(c);
+            each_stmt_expr(t, f);
+            if let Some(e) = e {
+                each_stmt_expr(e, f);
+            }
+        }
+        StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
+            f(c);
+            each_stmt_expr(b, f);
+        }
+        StmtKind::For(init, c, step, b) => {
+            if let Some(i) = init {
+                each_stmt_expr(i, f);
+            }
+            c.iter().chain(step).for_each(&mut *f);
+            each_stmt_expr(b, f);
+        }
+        StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+            f(e);
+            each_stmt_expr(b, f);
+        }
+        StmtKind::Default(b) => each_stmt_expr(b, f),
+        StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Break | StmtKind::Continue => {}
+    }
+}
+
+/// Calls `f` on every expression in `s`, innermost last, letting it
+/// replace them.
+fn for_each_expr_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr)) {
+    match &mut s.kind {
+        StmtKind::Expr(e) => expr_mut(e, f),
+        StmtKind::Return(e) => e.iter_mut().for_each(|e| expr_mut(e, f)),
+        StmtKind::Decl(ds) => {
+            for d in ds {
+                if let Some(init) = &mut d.init {
+                    init_mut(init, f);
+                }
+            }
+        }
+        StmtKind::Block(items) => items.iter_mut().for_each(|i| for_each_expr_mut(i, f)),
+        StmtKind::If(c, t, e) => {
+            expr_mut(c, f);
+            for_each_expr_mut(t, f);
+            if let Some(e) = e {
+                for_each_expr_mut(e, f);
+            }
+        }
+        StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
+            expr_mut(c, f);
+            for_each_expr_mut(b, f);
+        }
+        StmtKind::For(init, c, step, b) => {
+            if let Some(i) = init {
+                for_each_expr_mut(i, f);
+            }
+            c.iter_mut().chain(step).for_each(|e| expr_mut(e, f));
+            for_each_expr_mut(b, f);
+        }
+        StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+            expr_mut(e, f);
+            for_each_expr_mut(b, f);
+        }
+        StmtKind::Default(b) => for_each_expr_mut(b, f),
+        StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Break | StmtKind::Continue => {}
+    }
+}
+
+fn init_mut(init: &mut Init, f: &mut impl FnMut(&mut Expr)) {
+    match init {
+        Init::Expr(e) => expr_mut(e, f),
+        Init::List(items, _) => items.iter_mut().for_each(|(_, i)| init_mut(i, f)),
+    }
+}
+
+/// `f` on `e` and, if it left `e` as it was, on its sub-expressions.
+fn expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
+    let before = std::mem::discriminant(&e.kind);
+    f(e);
+    if std::mem::discriminant(&e.kind) != before {
+        return;
+    }
+    for_children!(
+        &mut e.kind,
+        |a: &mut Expr| expr_mut(a, f),
+        |init: &mut Init| init_mut(init, f)
+    );
+}

@@ -1,0 +1,128 @@
+//! Loops that multiply their counter by a secret (issue 28's counter loop,
+//! `t += i * x + (y ^ i)`): the product becomes a variable that follows it
+//! (strength reduction), the sums carried on are reduced each iteration,
+//! and the loop is kept. Each body here turns on one rule — the step's sign
+//! and size, signed products, two products, and the cases left unreduced —
+//! and must agree with gcc and with the unrolled program.
+
+mod common;
+
+use common::agree_with_gcc;
+use twofold_compiler::{compile, CompileOptions};
+
+/// Loop heads and bodies over `x`, `y` (A's and B's `uint32_t`), `s`
+/// (A's struct of an `int8_t m`) and an accumulator `t` of type `T`,
+/// with whether the loop must be kept.
+const CASES: &[(&str, &str, &str, bool)] = &[
+    (
+        "uint32_t",
+        "for (uint32_t i = 0; i < 300; i++)",
+        "t += i * x + (y ^ i);",
+        true,
+    ),
+    (
+        "uint32_t",
+        "for (uint32_t i = 7; i < 907; i += 3)",
+        "t += x * i + (y ^ i);",
+        true,
+    ),
+    // Counting down, or a signed product beside a key: runs stay short
+    // (not kept yet), and the loop is unrolled as written.
+    (
+        "uint32_t",
+        "for (int i = 901; i > 0; i -= 2)",
+        "t += x * i + (y ^ i);",
+        false,
+    ),
+    (
+        "int",
+        "for (int i = 901; i > 0; i -= 2)",
+        "t += z * i - (int)(y ^ (uint32_t)i);",
+        false,
+    ),
+    (
+        "uint32_t",
+        "for (uint32_t i = 0; i < 300; i++)",
+        "t += i * x - y * i + (y ^ i);",
+        true,
+    ),
+    // The counter only in the product: not reduced (no other key keeps
+    // the loop probed each), unrolled as before.
+    (
+        "int",
+        "for (int i = 1000; i > 0; i -= 3)",
+        "t += z * i;",
+        false,
+    ),
+    // A narrow factor (its product's rows are few): not reduced.
+    (
+        "int",
+        "for (short i = 0; i < 300; i++)",
+        "t += s.m * i + i;",
+        false,
+    ),
+    // A `continue` would skip the update: not reduced.
+    (
+        "uint32_t",
+        "for (int i = 0; i < 300; i++)",
+        "{ if (i % 3 == 0) continue; t += i * x + (y ^ i); }",
+        false,
+    ),
+];
+
+fn program(ty: &str, head: &str, body: &str) -> String {
+    format!(
+        "#include <stdint.h>\n\
+         typedef struct {{ uint32_t x; int8_t m; }} In;\n\
+         {ty} mpc_main(In INPUT_A, uint32_t INPUT_B) {{\n\
+         \x20   uint32_t x = INPUT_A.x, y = INPUT_B;\n\
+         \x20   int z = (int)INPUT_A.x;\n\
+         \x20   In s = INPUT_A;\n\
+         \x20   {ty} t = 1;\n\
+         \x20   {head}\n\
+         \x20       {body}\n\
+         \x20   return t;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn products_of_the_counter_agree_with_gcc_and_keep_the_loop() {
+    for (n, &(ty, head, body, kept)) in CASES.iter().enumerate() {
+        let src = program(ty, head, body);
+        let p = compile(&src, "strength.c", &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let flat_opts = CompileOptions {
+            loops: false,
+            ..CompileOptions::default()
+        };
+        let flat = compile(&src, "strength.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
+        let l = p.loops.iter().find(|l| l.line == 8).expect("the loop");
+        eprintln!(
+            "DBG {body} {:?} {} {}",
+            l.why,
+            p.program.and_count(),
+            flat.program.and_count()
+        );
+        assert_eq!(!l.blocks.is_empty(), kept, "{body}: {l:?}");
+        if kept {
+            // A reduced product costs an addition an iteration, and the
+            // sum's reduction about what unrolled carry-save does; a
+            // counter that does not start at 0 adds the product's first
+            // value as one more row (1.2 times the unrolled AND gates
+            // from 0, up to 1.35 from elsewhere).
+            let (a, b) = (p.program.and_count(), flat.program.and_count());
+            assert!(
+                a * 100 <= b * 140,
+                "{body}: {a} AND gates against {b} unrolled"
+            );
+        }
+        agree_with_gcc(
+            &src,
+            &[&p, &flat],
+            3,
+            900 + n as u64,
+            &format!("strength{n}"),
+        );
+    }
+}
