@@ -2,9 +2,11 @@
 //! the Bristol vectors of `shared/data/bristol/VECTORS.md`, and random circuits.
 
 mod cloops;
+mod mixed;
 pub mod relay;
 
 pub use cloops::random_loop_program;
+pub use mixed::{mixed_party_inputs, random_mixed_inputs, random_mixed_program};
 
 use std::path::PathBuf;
 

@@ -1,0 +1,172 @@
+//! Random mixed programs: arithmetic over Z_2^w mixed with garbled
+//! comparisons and selections, for differential tests of the mixed
+//! executor against plaintext evaluation.
+
+use rand::Rng;
+use twofold_circuit::mixed::eval::word_bits;
+use twofold_circuit::{
+    Bit, Builder, Kind, MixedInput, MixedOutput, MixedProgram, Party, Program, Step, ValueId,
+};
+
+/// Boolean program 0 of a random mixed program: `x < y` (unsigned) of two
+/// `w`-bit values, one bit out.
+fn less_than(w: u32) -> Program {
+    let mut b = Builder::new();
+    let x = b.input("x", Party::A, w);
+    let y = b.input("y", Party::B, w);
+    // The borrow out of x − y.
+    let mut borrow = Bit::Const(false);
+    for (&p, &q) in x.iter().zip(&y) {
+        let np = b.not(p);
+        let t = b.xor(np, borrow);
+        let u = b.xor(q, borrow);
+        let both = b.and(t, u);
+        borrow = b.xor(borrow, both);
+    }
+    b.output("lt", &[borrow]);
+    Program::from(b.finish().expect("a valid comparator"))
+}
+
+/// Boolean program 1: `s ? x : y` of two `w`-bit values.
+fn select(w: u32) -> Program {
+    let mut b = Builder::new();
+    let s = b.input("s", Party::A, 1);
+    let x = b.input("x", Party::A, w);
+    let y = b.input("y", Party::B, w);
+    let out: Vec<Bit> = x.iter().zip(&y).map(|(&p, &q)| b.mux(s[0], p, q)).collect();
+    b.output("z", &out);
+    Program::from(b.finish().expect("a valid selector"))
+}
+
+/// A random two-party mixed program over `w`-bit words: each party's word
+/// inputs and one garbled input of B's, about `steps` steps (sums,
+/// differences, negations, constants, products, dot products; A→Y into
+/// comparisons and selections, Y→A and bit injection back), and a few
+/// outputs of either sharing.
+pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedProgram {
+    let mut p = MixedProgram {
+        parties: 2,
+        programs: vec![less_than(w), select(w)],
+        ..MixedProgram::default()
+    };
+    for k in 0..rng.gen_range(2..5) {
+        p.inputs.push(MixedInput {
+            name: format!("w{k}"),
+            owner: (k % 2) as u8,
+            kind: Kind::Word(w),
+        });
+    }
+    p.inputs.push(MixedInput {
+        name: "g".into(),
+        owner: 1,
+        kind: Kind::Bits(w),
+    });
+    let mut words: Vec<ValueId> = (0..p.inputs.len() as ValueId - 1).collect();
+    let mut bits: Vec<ValueId> = vec![p.inputs.len() as ValueId - 1];
+    let mut next = p.inputs.len() as ValueId;
+    let constant = |rng: &mut dyn rand::RngCore| rng.gen::<u64>() & twofold_circuit::mixed::mask(w);
+    for _ in 0..steps {
+        let pick =
+            |rng: &mut dyn rand::RngCore, from: &[ValueId]| from[rng.gen_range(0..from.len())];
+        let (x, y) = (pick(rng, &words), pick(rng, &words));
+        let step = match rng.gen_range(0..12) {
+            0 => Step::Add(x, y),
+            1 => Step::Sub(x, y),
+            2 => Step::Neg(x),
+            3 => Step::MulConst(x, constant(rng)),
+            4 => Step::Const {
+                width: w,
+                value: constant(rng),
+            },
+            5 | 6 => Step::Mul(x, y),
+            7 => {
+                let n = rng.gen_range(1..5);
+                let xs = (0..n).map(|_| pick(rng, &words)).collect();
+                let ys = (0..n).map(|_| pick(rng, &words)).collect();
+                Step::Dot(xs, ys)
+            }
+            8 => Step::ToYao(x),
+            9 => Step::ToArith(pick(rng, &bits)),
+            10 => Step::Boolean {
+                program: 0,
+                args: vec![pick(rng, &bits), pick(rng, &bits)],
+            },
+            _ => {
+                // A comparison of two words, injected or used to select.
+                let (gx, gy) = (next, next + 1);
+                p.steps.push(Step::ToYao(x));
+                p.steps.push(Step::ToYao(y));
+                p.steps.push(Step::Boolean {
+                    program: 0,
+                    args: vec![gx, gy],
+                });
+                let lt = next + 2;
+                next += 3;
+                bits.extend([gx, gy]);
+                if rng.gen() {
+                    Step::Inject { bit: lt, width: w }
+                } else {
+                    Step::Boolean {
+                        program: 1,
+                        args: vec![lt, gx, gy],
+                    }
+                }
+            }
+        };
+        let is_word = !matches!(step, Step::ToYao(_) | Step::Boolean { .. });
+        let is_compare = matches!(step, Step::Boolean { program: 0, .. });
+        p.steps.push(step);
+        match (is_word, is_compare) {
+            (true, _) => words.push(next),
+            // A comparison's one bit only feeds an injection.
+            (false, true) => p.steps.push(Step::Inject {
+                bit: next,
+                width: w,
+            }),
+            (false, false) => bits.push(next),
+        }
+        if is_compare {
+            next += 1;
+            words.push(next);
+        }
+        next += 1;
+    }
+    for k in 0..rng.gen_range(1..4) {
+        let value = if rng.gen_range(0..3) == 0 {
+            bits[rng.gen_range(0..bits.len())]
+        } else {
+            words[rng.gen_range(0..words.len())]
+        };
+        p.outputs.push(MixedOutput {
+            name: format!("o{k}"),
+            value,
+        });
+    }
+    p
+}
+
+/// Random inputs of a mixed program, as bit vectors.
+pub fn random_mixed_inputs(rng: &mut impl Rng, program: &MixedProgram) -> Vec<Vec<bool>> {
+    program
+        .inputs
+        .iter()
+        .map(|v| match v.kind {
+            Kind::Word(w) => word_bits(rng.gen(), w),
+            Kind::Bits(n) => (0..n).map(|_| rng.gen()).collect(),
+        })
+        .collect()
+}
+
+/// One party's part of mixed inputs: its own values, `None` for the others'.
+pub fn mixed_party_inputs(
+    program: &MixedProgram,
+    inputs: &[Vec<bool>],
+    owner: u8,
+) -> Vec<Option<Vec<bool>>> {
+    program
+        .inputs
+        .iter()
+        .zip(inputs)
+        .map(|(v, bits)| (v.owner == owner).then(|| bits.clone()))
+        .collect()
+}
