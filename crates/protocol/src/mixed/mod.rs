@@ -20,7 +20,7 @@
 //! (one counter through conversions and Boolean steps); every OT of each
 //! correlated-OT instance a fresh index.
 
-// TEMP pub mod cost;
+pub mod cost;
 pub mod network;
 pub mod plan;
 mod run;

@@ -15,6 +15,12 @@ use crate::error::ProtocolError;
 use crate::messages::Bits;
 use crate::options::Reveal;
 
+/// Where a product term is: its step and its index among the step's terms.
+type TermAt = (usize, usize);
+
+/// A term's factors and where it is.
+type Pair = ((ValueId, ValueId), TermAt);
+
 /// What a party holds of a value.
 #[derive(Clone, Debug)]
 enum Held<L> {
@@ -216,8 +222,8 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
     fn cross_layer(
         &mut self,
         width: Width,
-        pairs: &[((ValueId, ValueId), (usize, usize))],
-    ) -> Result<Vec<((usize, usize), u64)>, ProtocolError> {
+        pairs: &[Pair],
+    ) -> Result<Vec<(TermAt, u64)>, ProtocolError> {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -259,8 +265,8 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
     fn beaver_layer(
         &mut self,
         width: Width,
-        pairs: &[((ValueId, ValueId), (usize, usize))],
-    ) -> Result<Vec<((usize, usize), u64)>, ProtocolError> {
+        pairs: &[Pair],
+    ) -> Result<Vec<(TermAt, u64)>, ProtocolError> {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -297,7 +303,7 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             let width = self.width_of(batch[0].1)?;
             let shares: Vec<u64> = batch.iter().map(|&(_, v)| self.share(v)).collect();
             let labels = self.garbled(Sharing::Convert, |y, chan| {
-                y.from_shares(chan, width, &shares)
+                y.to_garbled(chan, width, &shares)
             })?;
             self.yao_flights += 2;
             self.define(&batch, labels.into_iter().map(Held::Bits));

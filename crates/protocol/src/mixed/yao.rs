@@ -10,6 +10,9 @@ use twofold_net::Channel;
 use crate::arith::{Width, YaoEvaluator, YaoGarbler};
 use crate::error::ProtocolError;
 
+/// Labels of A's garbled inputs, then B's.
+pub(crate) type InputLabels<L> = (Vec<L>, Vec<L>);
+
 /// One party's side of the garbled sharing (A: 0-labels, B: active labels).
 pub(crate) trait YaoSide {
     /// What a wire holds on this side.
@@ -21,9 +24,9 @@ pub(crate) trait YaoSide {
         chan: &mut Channel,
         own: &[bool],
         peer: usize,
-    ) -> Result<(Vec<Self::Label>, Vec<Self::Label>), ProtocolError>;
+    ) -> Result<InputLabels<Self::Label>, ProtocolError>;
     /// A→Y of shared words.
-    fn from_shares(
+    fn to_garbled(
         &mut self,
         chan: &mut Channel,
         width: Width,
@@ -56,10 +59,10 @@ impl<S: GarblingScheme> YaoSide for YaoGarbler<S> {
         chan: &mut Channel,
         own: &[bool],
         peer: usize,
-    ) -> Result<(Vec<ZeroLabel>, Vec<ZeroLabel>), ProtocolError> {
+    ) -> Result<InputLabels<ZeroLabel>, ProtocolError> {
         YaoGarbler::inputs(self, chan, own, peer)
     }
-    fn from_shares(
+    fn to_garbled(
         &mut self,
         chan: &mut Channel,
         width: Width,
@@ -98,10 +101,10 @@ impl<S: GarblingScheme> YaoSide for YaoEvaluator<S> {
         chan: &mut Channel,
         own: &[bool],
         peer: usize,
-    ) -> Result<(Vec<ActiveLabel>, Vec<ActiveLabel>), ProtocolError> {
+    ) -> Result<InputLabels<ActiveLabel>, ProtocolError> {
         YaoEvaluator::inputs(self, chan, peer, own)
     }
-    fn from_shares(
+    fn to_garbled(
         &mut self,
         chan: &mut Channel,
         width: Width,
