@@ -170,3 +170,39 @@ pub fn mixed_party_inputs(
         .map(|(v, bits)| (v.owner == owner).then(|| bits.clone()))
         .collect()
 }
+
+/// The mixed program of `X·Y` for A's `n×n` matrix `X` and B's `Y` of
+/// `w`-bit words (row-major inputs `x0…`, then `y0…`): one dot product
+/// per element of the result, opened as outputs `z0…`.
+pub fn mixed_matmul(n: usize, w: u32) -> MixedProgram {
+    let word = |name: String, owner| MixedInput {
+        name,
+        owner,
+        kind: Kind::Word(w),
+    };
+    let mut inputs: Vec<MixedInput> = (0..n * n).map(|k| word(format!("x{k}"), 0)).collect();
+    inputs.extend((0..n * n).map(|k| word(format!("y{k}"), 1)));
+    let y0 = (n * n) as ValueId;
+    let steps: Vec<Step> = (0..n * n)
+        .map(|at| {
+            let (i, j) = (at / n, at % n);
+            Step::Dot(
+                (0..n).map(|k| (i * n + k) as ValueId).collect(),
+                (0..n).map(|k| y0 + (k * n + j) as ValueId).collect(),
+            )
+        })
+        .collect();
+    let first = 2 * y0;
+    MixedProgram {
+        parties: 2,
+        inputs,
+        programs: Vec::new(),
+        steps,
+        outputs: (0..n * n)
+            .map(|k| MixedOutput {
+                name: format!("z{k}"),
+                value: first + k as ValueId,
+            })
+            .collect(),
+    }
+}

@@ -2,7 +2,9 @@
 //! parties in this process over socketpairs: the Boolean path (the C
 //! program compiled to garbled circuits, as `twofold run` does) and
 //! arithmetic sharing (`twofold_protocol::arith`: Gilboa products by
-//! correlated OT, the result opened to both). Prints bytes on the wire,
+//! correlated OT, the result opened to both), and the same as a mixed
+//! program of dot products run by `twofold_protocol::mixed` (handshake
+//! included). Prints bytes on the wire,
 //! messages waited for and time, the median of 3 runs each, and checks
 //! every result against the plaintext product.
 //!
@@ -16,6 +18,7 @@ use twofold_circuit::Party;
 use twofold_crypto::Prg;
 use twofold_net::{Channel, ChannelOptions};
 use twofold_protocol::arith::{Arith, Cross, Factor, Width};
+use twofold_protocol::mixed::{run_mixed_local, MixedOptions};
 use twofold_protocol::{run_local, Phase, SessionOptions};
 
 /// One run's figures: bytes both parties sent, messages waited for (0
@@ -70,6 +73,10 @@ fn main() -> Result<()> {
         (
             "arithmetic, per product (one OT per bit per product)",
             arith(n, &x, &y, &want, false)?,
+        ),
+        (
+            "mixed program (run_mixed: dot products)",
+            mixed(n, &x, &y, &want)?,
         ),
     ];
     println!("{n}×{n} int32 matrix product, A's matrix times B's, median of 3 runs");
@@ -255,4 +262,38 @@ fn per_product(
         .chunks(n)
         .map(|terms| terms.iter().fold(0, |acc, t| w.add(acc, t[0])))
         .collect())
+}
+
+/// The mixed program of dot products ([`twofold_testkit::mixed_matmul`])
+/// under the mixed executor, the result opened to both.
+fn mixed(n: usize, x: &[u64], y: &[u64], want: &[u64]) -> Result<Figures> {
+    let program = twofold_testkit::mixed_matmul(n, 32);
+    let bits = |m: &[u64]| -> Vec<Option<Vec<bool>>> {
+        m.iter()
+            .map(|&v| Some((0..32).map(|i| (v >> i) & 1 == 1).collect()))
+            .collect()
+    };
+    let a: Vec<_> = bits(x).into_iter().chain(vec![None; n * n]).collect();
+    let b: Vec<_> = vec![None; n * n].into_iter().chain(bits(y)).collect();
+    median(|| {
+        let (ra, _) = run_mixed_local(
+            &program,
+            (&a, &b),
+            &MixedOptions::default(),
+            &ChannelOptions::default(),
+        )?;
+        let got: Vec<u64> = ra
+            .outputs
+            .context("A learns the outputs")?
+            .iter()
+            .map(|c| c.iter().rev().fold(0, |acc, &b| acc << 1 | b as u64))
+            .collect();
+        ensure!(got == want, "the mixed path computed a wrong product");
+        Ok(Figures {
+            bytes: ra.traffic.total(),
+            flights: ra.flights,
+            setup: ra.setup,
+            online: ra.total.saturating_sub(ra.setup),
+        })
+    })
 }
