@@ -11,7 +11,7 @@ use super::packed::PACKED_FRAME;
 use super::ring::Width;
 use crate::messages::{BITS_PER_FRAME, LABELS_PER_FRAME};
 
-/// Bytes and messages of an operation.
+/// Bytes and messages of an operation (sums saturate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cost {
     /// Bytes both parties send, frame headers included.
@@ -24,8 +24,8 @@ impl std::ops::Add for Cost {
     type Output = Cost;
     fn add(self, o: Cost) -> Cost {
         Cost {
-            bytes: self.bytes + o.bytes,
-            flights: self.flights + o.flights,
+            bytes: self.bytes.saturating_add(o.bytes),
+            flights: self.flights.saturating_add(o.flights),
         }
     }
 }
@@ -67,6 +67,8 @@ pub fn bits(n: u64) -> u64 {
 /// Garbled tables of `ands` AND gates under `scheme`, in frames of about
 /// 128 KiB (three halves: to within a byte per garbling call).
 pub fn tables(scheme: Scheme, ands: u64) -> u64 {
+    // Far beyond any run; saturates rather than overflows.
+    let ands = ands.min(1 << 56);
     let bytes = match scheme {
         Scheme::HalfGates => HalfGates::table_bytes(ands as usize),
         Scheme::ThreeHalves => ThreeHalves::table_bytes(ands as usize),

@@ -197,7 +197,7 @@ pub fn estimate(
             match &program.steps[i] {
                 Step::Boolean { program: p, .. } => {
                     let ands = program.programs[*p as usize].and_count();
-                    ops.and_gates += ands;
+                    ops.and_gates = ops.and_gates.saturating_add(ands);
                     mixed = mixed
                         + Cost {
                             bytes: arith::tables(scheme, ands),
@@ -327,23 +327,25 @@ fn outputs_cost(
 /// The same function as one garbled circuit: each arithmetic step its
 /// Boolean circuit, all inputs garbled, the outputs decoded.
 fn pure_yao(program: &MixedProgram, plan: &Plan, scheme: Scheme, reveal: Reveal) -> Cost {
-    let mut ands = 0;
+    let mut ands: u64 = 0;
     for (i, step) in program.steps.iter().enumerate() {
-        let w = plan.kinds[plan.first_values[i] as usize].bits();
-        ands += match step {
-            Step::Add(..) | Step::Sub(..) | Step::Neg(_) => add_ands(w),
-            Step::MulConst(_, c) => mul_const_ands(w, *c),
+        let w = || plan.kinds[plan.first_values[i] as usize].bits();
+        ands = ands.saturating_add(match step {
+            Step::Add(..) | Step::Sub(..) | Step::Neg(_) => add_ands(w()),
+            Step::MulConst(_, c) => mul_const_ands(w(), *c),
             Step::Mul(x, y) => {
                 let public = |v: &u32| plan.holders[*v as usize].public;
                 match (public(x), public(y)) {
-                    (Some(c), _) | (_, Some(c)) => mul_const_ands(w, c),
-                    _ => mul_ands(w),
+                    (Some(c), _) | (_, Some(c)) => mul_const_ands(w(), c),
+                    _ => mul_ands(w()),
                 }
             }
-            Step::Dot(x, _) => x.len() as u64 * mul_ands(w) + (x.len() as u64 - 1) * add_ands(w),
+            Step::Dot(x, _) => {
+                x.len() as u64 * mul_ands(w()) + (x.len() as u64 - 1) * add_ands(w())
+            }
             Step::Boolean { program: p, .. } => program.programs[*p as usize].and_count(),
             Step::Const { .. } | Step::ToYao(_) | Step::ToArith(_) | Step::Inject { .. } => 0,
-        };
+        });
     }
     let (mut a, mut b) = (0, 0);
     for v in &program.inputs {
