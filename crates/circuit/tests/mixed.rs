@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use twofold_circuit::mixed::eval::{bits_word, word_bits};
 use twofold_circuit::mixed::format::{is_mixed, read_mixed, write_mixed};
 use twofold_circuit::{binary, Kind, MixedInput, MixedOutput, MixedProgram, Step};
-use twofold_testkit::{random_mixed_inputs, random_mixed_program, random_session};
+use twofold_testkit::{mixed_parts, random_mixed_inputs, random_mixed_program, random_session};
 
 fn encode(p: &MixedProgram) -> Vec<u8> {
     let mut bytes = Vec::new();
@@ -21,7 +21,11 @@ fn small() -> MixedProgram {
         owner,
         kind: Kind::Word(16),
     };
-    let mut p = random_mixed_program(&mut rand::rngs::StdRng::seed_from_u64(0), 16, 0);
+    let mut p = MixedProgram {
+        parties: 2,
+        programs: mixed_parts(16),
+        ..MixedProgram::default()
+    };
     p.inputs = vec![word("a", 0), word("b", 1)];
     p.inputs.push(MixedInput {
         name: "g".into(),

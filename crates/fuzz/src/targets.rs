@@ -236,29 +236,34 @@ fn bristol(data: &[u8]) -> bool {
 }
 
 fn binary(data: &[u8]) -> bool {
-    let mut rest = data;
-    let read = binary::read_program(&mut rest);
-    // Read as a file is, a buffer at a time (a buffer of 1 to 32 bytes, so
-    // that gates lie across its end): the same program, or an error too.
-    let capacity = 1 + data.first().map_or(0, |&b| usize::from(b) % 32);
-    let mut buffered = std::io::BufReader::with_capacity(capacity, data);
-    match (&read, binary::read_program(&mut buffered)) {
-        (Ok(program), Ok(again)) => assert_eq!(*program, again, "read in {capacity}-byte buffers"),
-        (Err(_), Err(_)) => {}
-        (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
-    }
-    let Ok(program) = read else {
+    let Some(program) = read_alike(data, |r| binary::read_program(&mut &mut *r)) else {
         return false;
     };
-    if !rest.is_empty() {
-        // Bytes after the program: a corrupt file (and mutating them would
-        // only test the same program again).
-        return false;
-    }
     program.hash();
     CircuitStats::of(&program.main);
     run_small(&program);
     true
+}
+
+/// Reads `data` with `read` whole, then as a file is read, a buffer at a
+/// time (a buffer of 1 to 32 bytes, so that items lie across its end),
+/// checking that both give the same (or both an error). Returns what was
+/// read if it took every byte (bytes after it make a corrupt file, and
+/// mutating them would only test the same input again).
+fn read_alike<T: PartialEq + std::fmt::Debug, E: std::fmt::Debug>(
+    data: &[u8],
+    read: impl Fn(&mut dyn std::io::BufRead) -> Result<T, E>,
+) -> Option<T> {
+    let mut rest = data;
+    let whole = read(&mut rest);
+    let capacity = 1 + data.first().map_or(0, |&b| usize::from(b) % 32);
+    let mut buffered = std::io::BufReader::with_capacity(capacity, data);
+    match (&whole, read(&mut buffered)) {
+        (Ok(one), Ok(again)) => assert_eq!(*one, again, "read in {capacity}-byte buffers"),
+        (Err(_), Err(_)) => {}
+        (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
+    }
+    whole.ok().filter(|_| rest.is_empty())
 }
 
 /// Random mixed programs of every word width.
@@ -276,21 +281,9 @@ fn mixed_seeds() -> Vec<Vec<u8>> {
 }
 
 fn mixed(data: &[u8]) -> bool {
-    let mut rest = data;
-    let read = read_mixed(&mut rest);
-    let capacity = 1 + data.first().map_or(0, |&b| usize::from(b) % 32);
-    let mut buffered = std::io::BufReader::with_capacity(capacity, data);
-    match (&read, read_mixed(&mut buffered)) {
-        (Ok(program), Ok(again)) => assert_eq!(*program, again, "read in {capacity}-byte buffers"),
-        (Err(_), Err(_)) => {}
-        (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
-    }
-    let Ok(program) = read else {
+    let Some(program) = read_alike(data, |r| read_mixed(&mut &mut *r)) else {
         return false;
     };
-    if !rest.is_empty() {
-        return false;
-    }
     program.hash();
     for reveal in twofold_protocol::Reveal::ALL {
         // Programs of three parties are refused by the two-party model.

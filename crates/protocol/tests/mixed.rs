@@ -10,7 +10,7 @@ use twofold_crypto::Scheme;
 use twofold_net::{Channel, ChannelOptions, KeyPair, Security};
 use twofold_protocol::mixed::{run_mixed, run_mixed_local, MixedOptions};
 use twofold_protocol::{ProtocolError, Reveal};
-use twofold_testkit::{mixed_party_inputs, random_mixed_inputs, random_mixed_program};
+use twofold_testkit::{mixed_parts, mixed_party_inputs, random_mixed_inputs, random_mixed_program};
 
 fn channel() -> ChannelOptions {
     ChannelOptions {
@@ -63,7 +63,11 @@ fn random_mixed_programs_agree_with_plaintext() {
 /// comparison and bit injection, over TLS.
 #[test]
 fn a_dot_product_compared_runs_over_tls() {
-    let mut program = random_mixed_program(&mut rand::rngs::StdRng::seed_from_u64(1), 32, 0);
+    let mut program = MixedProgram {
+        parties: 2,
+        programs: mixed_parts(32),
+        ..MixedProgram::default()
+    };
     let word = |name: String, owner| MixedInput {
         name,
         owner,

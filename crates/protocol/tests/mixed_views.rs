@@ -5,57 +5,28 @@
 //! two very different inputs with the same output, and the bytes differ
 //! from run to run.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rand::SeedableRng;
 use twofold_circuit::mixed::eval::word_bits;
 use twofold_circuit::{Kind, MixedInput, MixedOutput, MixedProgram, Party, Step};
 use twofold_net::{Channel, ChannelOptions, Listener};
 use twofold_protocol::mixed::{run_mixed, MixedOptions};
-use twofold_testkit::{mixed_party_inputs, random_mixed_program};
+use twofold_testkit::{mixed_parts, mixed_party_inputs};
 
-/// A relay on a fresh port to `target`, logging what flows back to the
-/// connecting party and what flows forward; returns its address.
-fn relay(target: String, back: Arc<Mutex<Vec<u8>>>, forward: Arc<Mutex<Vec<u8>>>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        let Ok((client, _)) = listener.accept() else {
-            return;
-        };
-        let server = TcpStream::connect(&target).unwrap();
-        let pipe = |mut from: TcpStream, mut to: TcpStream, log: Arc<Mutex<Vec<u8>>>| {
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 65536];
-                while let Ok(n) = from.read(&mut buf) {
-                    if n == 0 || to.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                    log.lock().unwrap().extend_from_slice(&buf[..n]);
-                }
-                let _ = to.shutdown(std::net::Shutdown::Write);
-            })
-        };
-        let forwarding = pipe(
-            client.try_clone().unwrap(),
-            server.try_clone().unwrap(),
-            forward,
-        );
-        let backwarding = pipe(server, client, back);
-        let _ = (forwarding.join(), backwarding.join());
-    });
-    addr
-}
+mod views;
+use views::{bit_frequencies, relay, worst_difference};
 
 /// `x·y` of A's and B's 8-bit words (a cross product), squared (a Beaver
 /// product), compared with B's garbled bound (A→Y and a garbled
 /// comparison); the result is injected, multiplied in and converted back
 /// (bit injection, Y→A). The output is the comparison only.
 fn program() -> MixedProgram {
-    let mut p = random_mixed_program(&mut rand::rngs::StdRng::seed_from_u64(0), 8, 0);
+    let mut p = MixedProgram {
+        parties: 2,
+        programs: mixed_parts(8),
+        ..MixedProgram::default()
+    };
     let input = |name: &str, owner, kind| MixedInput {
         name: name.into(),
         owner,
@@ -111,25 +82,14 @@ fn observed_run(program: &MixedProgram, inputs: &[Vec<bool>]) -> [Vec<u8>; 2] {
         assert_eq!(a.outputs, Some(want.clone()));
         assert_eq!(b.join().unwrap().outputs, Some(want));
     });
-    std::thread::sleep(Duration::from_millis(20));
+    std::thread::sleep(Duration::from_millis(50));
     let bytes = |log: &Arc<Mutex<Vec<u8>>>| log.lock().unwrap().clone();
     [bytes(&to_a), bytes(&to_b)]
 }
 
 /// Fraction of runs in which each bit of each party's view is set.
 fn frequencies(runs: &[[Vec<u8>; 2]]) -> [Vec<f64>; 2] {
-    [0, 1].map(|p| {
-        let len = runs.iter().map(|v| v[p].len()).min().unwrap();
-        (0..8 * len)
-            .map(|i| {
-                let set = runs
-                    .iter()
-                    .filter(|v| v[p][i / 8] >> (i % 8) & 1 == 1)
-                    .count();
-                set as f64 / runs.len() as f64
-            })
-            .collect()
-    })
+    [0, 1].map(|p| bit_frequencies(runs.iter().map(|v| v[p].as_slice())))
 }
 
 #[test]
@@ -138,7 +98,7 @@ fn no_partys_view_depends_on_the_inputs() {
     // x·y is 0 and 1 (255·255 mod 256): both below the bound 255.
     let inputs = [[0u64, 0, 255], [255, 255, 255]]
         .map(|v| v.iter().map(|&x| word_bits(x, 8)).collect::<Vec<_>>());
-    let runs_per_input = 100;
+    let runs_per_input = 150;
     let mut views: [Vec<[Vec<u8>; 2]>; 2] = Default::default();
     for (k, given) in inputs.iter().enumerate() {
         for _ in 0..runs_per_input {
@@ -148,7 +108,7 @@ fn no_partys_view_depends_on_the_inputs() {
             assert_ne!(first, second, "party {p} saw the same bytes twice");
         }
     }
-    // With 100 runs a side, a bit's frequency differs by about 0.07 (one
+    // With 150 runs a side, a bit's frequency differs by about 0.06 (one
     // standard deviation) by chance; a bit that carries the input by 1.
     let [a, b] = [frequencies(&views[0]), frequencies(&views[1])];
     for p in 0..2 {
@@ -158,11 +118,7 @@ fn no_partys_view_depends_on_the_inputs() {
             b[p].len(),
             "party {p}: views of different lengths"
         );
-        let worst = a[p]
-            .iter()
-            .zip(&b[p])
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max);
+        let worst = worst_difference(&a[p], &b[p]);
         assert!(
             worst < 0.35,
             "party {p}: a received bit depends on the input ({worst})"

@@ -6,7 +6,10 @@ mod mixed;
 pub mod relay;
 
 pub use cloops::random_loop_program;
-pub use mixed::{mixed_matmul, mixed_party_inputs, random_mixed_inputs, random_mixed_program};
+pub use mixed::{
+    matmul_c, matrix_initializer, mixed_matmul, mixed_parts, mixed_party_inputs,
+    random_mixed_inputs, random_mixed_program,
+};
 
 use std::path::PathBuf;
 

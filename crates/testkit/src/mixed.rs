@@ -8,8 +8,13 @@ use twofold_circuit::{
     Bit, Builder, Kind, MixedInput, MixedOutput, MixedProgram, Party, Program, Step, ValueId,
 };
 
-/// Boolean program 0 of a random mixed program: `x < y` (unsigned) of two
-/// `w`-bit values, one bit out.
+/// The Boolean programs of random mixed programs, for `w`-bit words:
+/// program 0 is `x < y` (unsigned, one bit out), program 1 `s ? x : y`.
+pub fn mixed_parts(w: u32) -> Vec<Program> {
+    vec![less_than(w), select(w)]
+}
+
+/// `x < y` (unsigned) of two `w`-bit values, one bit out.
 fn less_than(w: u32) -> Program {
     let mut b = Builder::new();
     let x = b.input("x", Party::A, w);
@@ -27,7 +32,7 @@ fn less_than(w: u32) -> Program {
     Program::from(b.finish().expect("a valid comparator"))
 }
 
-/// Boolean program 1: `s ? x : y` of two `w`-bit values.
+/// `s ? x : y` of two `w`-bit values.
 fn select(w: u32) -> Program {
     let mut b = Builder::new();
     let s = b.input("s", Party::A, 1);
@@ -46,7 +51,7 @@ fn select(w: u32) -> Program {
 pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedProgram {
     let mut p = MixedProgram {
         parties: 2,
-        programs: vec![less_than(w), select(w)],
+        programs: mixed_parts(w),
         ..MixedProgram::default()
     };
     for k in 0..rng.gen_range(2..5) {
@@ -205,4 +210,36 @@ pub fn mixed_matmul(n: usize, w: u32) -> MixedProgram {
             })
             .collect(),
     }
+}
+
+/// The C program of the `n×n` int32 matrix product of A's and B's
+/// matrices (`mpc_main` over two `Matrix` structs).
+pub fn matmul_c(n: usize) -> String {
+    format!(
+        "#include <stdint.h>\n#define N {n}\n\
+         typedef struct {{ int32_t m[N][N]; }} Matrix;\n\
+         Matrix mpc_main(Matrix INPUT_A, Matrix INPUT_B) {{\n\
+           Matrix c;\n\
+           for (int i = 0; i < N; i++)\n\
+             for (int j = 0; j < N; j++) {{\n\
+               int32_t acc = 0;\n\
+               for (int k = 0; k < N; k++) acc += INPUT_A.m[i][k] * INPUT_B.m[k][j];\n\
+               c.m[i][j] = acc;\n\
+             }}\n\
+           return c;\n\
+         }}\n"
+    )
+}
+
+/// An `n×n` matrix of 32-bit words as a C initializer of `matmul_c`'s
+/// `Matrix`.
+pub fn matrix_initializer(n: usize, m: &[u64]) -> String {
+    let rows: Vec<String> = m
+        .chunks(n)
+        .map(|r| {
+            let r: Vec<String> = r.iter().map(|&v| (v as u32 as i32).to_string()).collect();
+            format!("{{{}}}", r.join(","))
+        })
+        .collect();
+    format!("{{{{{}}}}}", rows.join(","))
 }

@@ -60,7 +60,7 @@ fn main() -> Result<()> {
         })
         .collect();
 
-    let program = SecureProgram::compile(&matmul_source(n))?;
+    let program = SecureProgram::compile(&twofold_testkit::matmul_c(n))?;
     let runs = [
         (
             "garbled circuits (C → Boolean)",
@@ -101,36 +101,6 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The C program: `mpc_main` over A's and B's matrices.
-fn matmul_source(n: usize) -> String {
-    format!(
-        "#include <stdint.h>\n#define N {n}\n\
-         typedef struct {{ int32_t m[N][N]; }} Matrix;\n\
-         Matrix mpc_main(Matrix INPUT_A, Matrix INPUT_B) {{\n\
-           Matrix c;\n\
-           for (int i = 0; i < N; i++)\n\
-             for (int j = 0; j < N; j++) {{\n\
-               int32_t acc = 0;\n\
-               for (int k = 0; k < N; k++) acc += INPUT_A.m[i][k] * INPUT_B.m[k][j];\n\
-               c.m[i][j] = acc;\n\
-             }}\n\
-           return c;\n\
-         }}\n"
-    )
-}
-
-/// A matrix as a C initializer of the `Matrix` struct.
-fn initializer(n: usize, m: &[u64]) -> String {
-    let rows: Vec<String> = m
-        .chunks(n)
-        .map(|r| {
-            let r: Vec<String> = r.iter().map(|&v| (v as u32 as i32).to_string()).collect();
-            format!("{{{}}}", r.join(","))
-        })
-        .collect();
-    format!("{{{{{}}}}}", rows.join(","))
-}
-
 /// The median of three runs of `run`, by total time.
 fn median(mut run: impl FnMut() -> Result<Figures>) -> Result<Figures> {
     let mut all = [run()?, run()?, run()?];
@@ -146,8 +116,14 @@ fn boolean(
     y: &[u64],
     want: &[u64],
 ) -> Result<Figures> {
-    let a = program.inputs_of(Party::A, &[("INPUT_A", &initializer(n, x))])?;
-    let b = program.inputs_of(Party::B, &[("INPUT_B", &initializer(n, y))])?;
+    let a = program.inputs_of(
+        Party::A,
+        &[("INPUT_A", &twofold_testkit::matrix_initializer(n, x))],
+    )?;
+    let b = program.inputs_of(
+        Party::B,
+        &[("INPUT_B", &twofold_testkit::matrix_initializer(n, y))],
+    )?;
     median(|| {
         let (ra, rb) = run_local(
             program.program(),

@@ -12,37 +12,9 @@ use twofold_net::ChannelOptions;
 use twofold_protocol::mixed::cost::estimate;
 use twofold_protocol::mixed::{run_mixed_local, MixedOptions};
 use twofold_protocol::{run_local, Reveal, SessionOptions};
-use twofold_testkit::{mixed_matmul, mixed_party_inputs};
+use twofold_testkit::{matmul_c, matrix_initializer, mixed_matmul, mixed_party_inputs};
 
 const N: usize = 8;
-
-fn source() -> String {
-    format!(
-        "#include <stdint.h>\n#define N {N}\n\
-         typedef struct {{ int32_t m[N][N]; }} Matrix;\n\
-         Matrix mpc_main(Matrix INPUT_A, Matrix INPUT_B) {{\n\
-           Matrix c;\n\
-           for (int i = 0; i < N; i++)\n\
-             for (int j = 0; j < N; j++) {{\n\
-               int32_t acc = 0;\n\
-               for (int k = 0; k < N; k++) acc += INPUT_A.m[i][k] * INPUT_B.m[k][j];\n\
-               c.m[i][j] = acc;\n\
-             }}\n\
-           return c;\n\
-         }}\n"
-    )
-}
-
-fn initializer(m: &[u64]) -> String {
-    let rows: Vec<String> = m
-        .chunks(N)
-        .map(|r| {
-            let r: Vec<String> = r.iter().map(|&v| (v as u32 as i32).to_string()).collect();
-            format!("{{{}}}", r.join(","))
-        })
-        .collect();
-    format!("{{{{{}}}}}", rows.join(","))
-}
 
 #[test]
 fn a_mixed_matrix_product_moves_a_small_part_of_the_boolean_bytes() {
@@ -51,12 +23,12 @@ fn a_mixed_matrix_product_moves_a_small_part_of_the_boolean_bytes() {
     let y: Vec<u64> = (0..N * N).map(|_| rng.gen::<u32>() as u64).collect();
 
     // The garbled-circuit run of the C program.
-    let c = SecureProgram::compile(&source()).unwrap();
+    let c = SecureProgram::compile(&matmul_c(N)).unwrap();
     let a = c
-        .inputs_of(Party::A, &[("INPUT_A", &initializer(&x))])
+        .inputs_of(Party::A, &[("INPUT_A", &matrix_initializer(N, &x))])
         .unwrap();
     let b = c
-        .inputs_of(Party::B, &[("INPUT_B", &initializer(&y))])
+        .inputs_of(Party::B, &[("INPUT_B", &matrix_initializer(N, &y))])
         .unwrap();
     let channel = ChannelOptions::default();
     let (ba, bb) = run_local(c.program(), &a, &b, &SessionOptions::default(), &channel).unwrap();

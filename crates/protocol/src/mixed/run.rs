@@ -224,9 +224,7 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
         width: Width,
         pairs: &[Pair],
     ) -> Result<Vec<(TermAt, u64)>, ProtocolError> {
-        if pairs.is_empty() {
-            return Ok(Vec::new());
-        }
+        // No pairs: an empty layer, which sends nothing.
         let plain: Vec<(ValueId, ValueId)> = pairs.iter().map(|p| p.0).collect();
         let layer = CrossLayer::of(&plain);
         let (vector_groups, scalar_groups) = match self.party {
