@@ -30,8 +30,8 @@ enum Cmd {
     /// three-party hybrid mode on shared values).
     Run(run::RunArgs),
     /// A mixed program (arithmetic beside garbled circuits): its partition
-    /// and estimated cost against pure garbled circuits for --network; with
-    /// --local, a run of both parties in this process.
+    /// and estimated cost against pure garbled circuits for --network; a
+    /// run with --local, or --party with --listen/--connect.
     Mixed(mixed::MixedArgs),
     /// Make a key pair for secure channels: NAME.key (private, mode 0600)
     /// and NAME.pub (give it to the peers).

@@ -75,8 +75,70 @@ fn bad_networks_inputs_and_files_are_clear_errors() {
     assert!(run(&[file, "--local", "-i", "x0=1"]).contains("is missing"));
     assert!(run(&[file, "--local", "-i", "x0=70000"]).contains("does not fit in 16 bits"));
     assert!(run(&[file, "-i", "x0=1"]).contains("add --local"));
+    let two = [
+        file,
+        "--party",
+        "a",
+        "--connect",
+        "127.0.0.1:9",
+        "--insecure",
+    ];
+    assert!(run(&[&two[..], &["-i", "y0=1"]].concat()).contains("is the other party's"));
+    assert!(run(&[file, "--party", "a", "--connect", "127.0.0.1:9"]).contains("secure channel"));
     let bad = dir.join("bad.tfm");
     std::fs::write(&bad, b"TWOFOLDM\x01\0\0\0\x07").unwrap();
     assert!(run(&[bad.to_str().unwrap()]).contains("not a valid mixed program"));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn two_processes_run_a_mixed_program_over_the_secure_channel() {
+    let dir = scratch("remote");
+    let file = matmul_file(&dir);
+    let psk = dir.join("pair");
+    twofold_ok(&["keygen", "--psk", "-o", psk.to_str().unwrap()]);
+    let psk = dir.join("pair.psk");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let party = |name: &str, place: &str, inputs: [&str; 4]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
+        cmd.arg("mixed")
+            .arg(&file)
+            .args(["--party", name, place, &addr, "--psk-file"])
+            .arg(&psk)
+            .args(["--timeout", "20", "--json"]);
+        for v in inputs {
+            cmd.args(["-i", v]);
+        }
+        spawn(&mut cmd)
+    };
+    let a = party("a", "--listen", ["x0=1", "x1=2", "x2=3", "x3=4"]);
+    let b = party("b", "--connect", ["y0=5", "y1=6", "y2=7", "y3=65535"]);
+    for out in [a.join().unwrap(), b.join().unwrap()] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let outputs: Vec<(String, String)> =
+            serde_json::from_value(json["run"]["outputs"].clone()).unwrap();
+        let got: Vec<&str> = outputs.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(got, ["19", "4", "43", "14"]);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Starts `cmd`; its output, collected on a thread.
+fn spawn(cmd: &mut Command) -> std::thread::JoinHandle<std::process::Output> {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::spawn(move || child.wait_with_output().unwrap())
 }

@@ -1,23 +1,27 @@
 //! `twofold mixed FILE`: a mixed program (arithmetic sharing beside
 //! garbled circuits, `docs/mixed.md`): its partition and estimated cost
-//! for a network against pure garbled circuits, and with `--local` a run
-//! of both parties in this process.
+//! for a network against pure garbled circuits, and a run: both parties
+//! in this process (`--local`), or one with the peer in another process
+//! over the secure channel (`--party`, `--listen`/`--connect`).
 
 use std::io::BufReader;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use twofold_circuit::mixed::eval::word_bits;
 use twofold_circuit::mixed::format::read_mixed;
 use twofold_circuit::MixedProgram;
-use twofold_net::ChannelOptions;
+use twofold_circuit::Party;
+use twofold_net::{Channel, ChannelOptions, Listener, Security};
 use twofold_protocol::mixed::cost::{estimate, Estimate};
 use twofold_protocol::mixed::network::Network;
-use twofold_protocol::mixed::{run_mixed_local, MixedOptions, MixedReport};
-use twofold_protocol::Reveal;
+use twofold_protocol::mixed::{run_mixed, run_mixed_local, MixedOptions, MixedReport};
+use twofold_protocol::{PartyInputs, Reveal};
 
-use super::Report;
+use super::secure::SecureArgs;
+use super::{channel_options, Report};
 
 /// Arguments of `mixed`.
 #[derive(clap::Args, Debug)]
@@ -29,13 +33,35 @@ pub struct MixedArgs {
     #[arg(long, default_value = "lan", value_parser = parse_network)]
     network: Network,
     /// Run both parties in this process over a socketpair.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["party", "listen", "connect"])]
     local: bool,
-    /// With --local: an input value, `NAME=VALUE` (an integer, decimal or
-    /// 0x…; negative values in two's complement).
+    /// Run this party (a or b) with the peer in another process, over the
+    /// secure channel (--key/--peer-key or --psk-file).
+    #[arg(long, value_parser = parse_party, requires = "peer_addr")]
+    party: Option<Party>,
+    /// With --party: wait for the peer on ADDR.
+    #[arg(long, value_name = "ADDR", group = "peer_addr")]
+    listen: Option<String>,
+    /// With --party: connect to the peer at ADDR.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        group = "peer_addr",
+        conflicts_with = "listen"
+    )]
+    connect: Option<String>,
+    #[command(flatten)]
+    secure: SecureArgs,
+    /// Seconds to wait for the peer, and for each message.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// With a run: an input value, `NAME=VALUE` (an integer, decimal or
+    /// 0x…; negative values in two's complement); between processes, each
+    /// party gives its own.
     #[arg(short = 'i', long = "input", allow_hyphen_values = true)]
     inputs: Vec<String>,
-    /// With --local: only this party learns the outputs (a or b).
+    /// With a run: only this party learns the outputs (a or b); both
+    /// parties must say the same.
     #[arg(long, value_parser = parse_reveal)]
     reveal_to: Option<Reveal>,
     /// One JSON object on stdout.
@@ -46,6 +72,10 @@ pub struct MixedArgs {
 fn parse_network(s: &str) -> Result<Network, String> {
     s.parse()
         .map_err(|e: twofold_protocol::mixed::network::NetworkError| e.to_string())
+}
+
+fn parse_party(s: &str) -> Result<Party, String> {
+    crate::load::parse_party(s).map_err(|e| e.to_string())
 }
 
 fn parse_reveal(s: &str) -> Result<Reveal, String> {
@@ -85,7 +115,7 @@ pub struct MixedSummary {
 #[derive(Serialize)]
 struct RunFigures {
     /// Outputs by name (unsigned integers), as A saw them (B's if only B
-    /// learns them).
+    /// learns them); none for a party that does not learn them.
     outputs: Vec<(String, String)>,
     /// Bytes both ways, per sharing.
     setup_bytes: u64,
@@ -116,19 +146,37 @@ pub fn mixed(args: &MixedArgs) -> Result<String> {
         ..MixedOptions::default()
     };
     let est = estimate(&program, opts.scheme, reveal)?;
-    let run = if args.local {
-        Some(run_local(&program, &args.inputs, &opts)?)
-    } else if !args.inputs.is_empty() {
-        bail!("inputs are for a run: add --local");
-    } else {
-        None
+    let run = match (args.local, args.party) {
+        (true, _) => {
+            args.secure.refuse_for_local()?;
+            let values = given_inputs(&program, &args.inputs, None)?;
+            Some(run_local(&program, &values, &opts)?)
+        }
+        (false, Some(party)) => {
+            let security = args.secure.two_parties(party)?;
+            let values = given_inputs(&program, &args.inputs, Some(party))?;
+            Some(run_remote(args, party, security, &program, &values, &opts)?)
+        }
+        (false, None) if !args.inputs.is_empty() => {
+            bail!("inputs are for a run: add --local, or --party with --listen or --connect")
+        }
+        (false, None) => None,
     };
     summary(&program, &est, &args.network, run).render(args.json)
 }
 
-/// Both parties in this process on `-i` values.
-fn run_local(program: &MixedProgram, given: &[String], opts: &MixedOptions) -> Result<RunFigures> {
+/// The `-i` values as bits, by input: all inputs (`who` `None`), or only
+/// party `who`'s (the others `None`).
+fn given_inputs(
+    program: &MixedProgram,
+    given: &[String],
+    who: Option<Party>,
+) -> Result<Vec<Option<Vec<bool>>>> {
     let mut values: Vec<Option<Vec<bool>>> = vec![None; program.inputs.len()];
+    let owner = |p: Party| match p {
+        Party::A => 0,
+        Party::B => 1,
+    };
     for arg in given {
         let (name, value) = arg
             .split_once('=')
@@ -138,38 +186,84 @@ fn run_local(program: &MixedProgram, given: &[String], opts: &MixedOptions) -> R
             .iter()
             .position(|v| v.name == name)
             .with_context(|| format!("no input named {name:?}"))?;
-        let bits = program.inputs[at].kind.bits();
-        values[at] = Some(integer_bits(value, bits).with_context(|| format!("input {name}"))?);
+        let input = &program.inputs[at];
+        if who.is_some_and(|p| owner(p) != input.owner) {
+            bail!("input {name} is the other party's");
+        }
+        values[at] =
+            Some(integer_bits(value, input.kind.bits()).with_context(|| format!("input {name}"))?);
     }
-    let mut sides = [Vec::new(), Vec::new()];
-    for (v, value) in program.inputs.iter().zip(values) {
-        let bits = value.with_context(|| format!("input {:?} is missing", v.name))?;
-        for (owner, side) in sides.iter_mut().enumerate() {
-            side.push((usize::from(v.owner) == owner).then(|| bits.clone()));
+    for (v, value) in program.inputs.iter().zip(&values) {
+        if value.is_none() && who.is_none_or(|p| owner(p) == v.owner) {
+            bail!("input {:?} is missing", v.name);
         }
     }
+    Ok(values)
+}
+
+/// Both parties in this process.
+fn run_local(
+    program: &MixedProgram,
+    values: &[Option<Vec<bool>>],
+    opts: &MixedOptions,
+) -> Result<RunFigures> {
+    let side = |owner: u8| -> Vec<Option<Vec<bool>>> {
+        program
+            .inputs
+            .iter()
+            .zip(values)
+            .map(|(v, bits)| bits.clone().filter(|_| v.owner == owner))
+            .collect()
+    };
     let (a, b) = run_mixed_local(
         program,
-        (&sides[0], &sides[1]),
+        (&side(0), &side(1)),
         opts,
         &ChannelOptions::default(),
     )?;
-    let seen: &MixedReport = if a.outputs.is_some() { &a } else { &b };
-    let outputs = program
-        .outputs
-        .iter()
-        .zip(seen.outputs.iter().flatten())
-        .map(|(o, bits)| (o.name.clone(), unsigned(bits)))
-        .collect();
-    Ok(RunFigures {
-        outputs,
-        setup_bytes: a.traffic.setup,
-        arith_bytes: a.traffic.arith,
-        convert_bytes: a.traffic.convert,
-        yao_bytes: a.traffic.yao,
-        messages: a.flights,
-        seconds: a.total.as_secs_f64(),
-    })
+    let seen = if a.outputs.is_some() { &a } else { &b };
+    Ok(figures(program, seen, &a))
+}
+
+/// This party with the peer in another process.
+fn run_remote(
+    args: &MixedArgs,
+    party: Party,
+    security: Security,
+    program: &MixedProgram,
+    values: &PartyInputs,
+    opts: &MixedOptions,
+) -> Result<RunFigures> {
+    let wait = Duration::from_secs(args.timeout.max(1));
+    let channel = channel_options(wait, security);
+    let chan = match (&args.listen, &args.connect) {
+        (Some(addr), _) => Listener::bind(addr.as_str())
+            .with_context(|| format!("cannot listen on {addr}"))?
+            .with_options(channel)?
+            .accept(wait)?,
+        (None, Some(addr)) => Channel::connect(addr.as_str(), wait, channel)?,
+        (None, None) => bail!("--party needs --listen or --connect"),
+    };
+    let report = run_mixed(chan, party, program, values, opts)?;
+    Ok(figures(program, &report, &report))
+}
+
+/// A run's figures: the outputs `seen` has, the traffic of `mine`.
+fn figures(program: &MixedProgram, seen: &MixedReport, mine: &MixedReport) -> RunFigures {
+    RunFigures {
+        outputs: program
+            .outputs
+            .iter()
+            .zip(seen.outputs.iter().flatten())
+            .map(|(o, bits)| (o.name.clone(), unsigned(bits)))
+            .collect(),
+        setup_bytes: mine.traffic.setup,
+        arith_bytes: mine.traffic.arith,
+        convert_bytes: mine.traffic.convert,
+        yao_bytes: mine.traffic.yao,
+        messages: mine.flights,
+        seconds: mine.total.as_secs_f64(),
+    }
 }
 
 /// The `bits`-bit two's-complement encoding of an integer (decimal or
