@@ -46,8 +46,9 @@ fn select(w: u32) -> Program {
 /// A random two-party mixed program over `w`-bit words: each party's word
 /// inputs and one garbled input of B's, about `steps` steps (sums,
 /// differences, negations, constants, products, dot products; A→Y into
-/// comparisons and selections, Y→A and bit injection back), and a few
-/// outputs of either sharing.
+/// comparisons and selections, Y→A and bit injection back, some into
+/// 8-bit words beside the `w`-bit ones), and a few outputs of either
+/// sharing.
 pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedProgram {
     let mut p = MixedProgram {
         parties: 2,
@@ -69,6 +70,7 @@ pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedPr
     let mut words: Vec<ValueId> = (0..p.inputs.len() as ValueId - 1).collect();
     let mut bits: Vec<ValueId> = vec![p.inputs.len() as ValueId - 1];
     let mut next = p.inputs.len() as ValueId;
+    let mut narrow: Vec<ValueId> = Vec::new();
     let constant = |rng: &mut dyn rand::RngCore| rng.gen::<u64>() & twofold_circuit::mixed::mask(w);
     for _ in 0..steps {
         let pick =
@@ -109,6 +111,15 @@ pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedPr
                 next += 3;
                 bits.extend([gx, gy]);
                 if rng.gen() {
+                    // The comparison as a byte too, converted back and
+                    // forth beside the words of width w.
+                    p.steps.push(Step::Inject { bit: lt, width: 8 });
+                    p.steps.push(Step::ToYao(next));
+                    p.steps.push(Step::ToArith(next + 1));
+                    narrow.extend([next, next + 1, next + 2]);
+                    next += 3;
+                }
+                if rng.gen() {
                     Step::Inject { bit: lt, width: w }
                 } else {
                     Step::Boolean {
@@ -137,10 +148,10 @@ pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedPr
         next += 1;
     }
     for k in 0..rng.gen_range(1..4) {
-        let value = if rng.gen_range(0..3) == 0 {
-            bits[rng.gen_range(0..bits.len())]
-        } else {
-            words[rng.gen_range(0..words.len())]
+        let value = match rng.gen_range(0..4) {
+            0 => bits[rng.gen_range(0..bits.len())],
+            1 if !narrow.is_empty() => narrow[rng.gen_range(0..narrow.len())],
+            _ => words[rng.gen_range(0..words.len())],
         };
         p.outputs.push(MixedOutput {
             name: format!("o{k}"),

@@ -206,7 +206,8 @@ impl<S: GarblingScheme> YaoGarbler<S> {
 
     /// Garbled inputs: the 0-labels of this party's `own` bits (it sends
     /// their active labels) and of `peer` bits of the evaluator's (which
-    /// it gets by correlated OT, [`YaoEvaluator::inputs`]).
+    /// it gets by correlated OT, [`YaoEvaluator::inputs`]). No bits of a
+    /// side: no message for it.
     pub fn inputs(
         &mut self,
         chan: &mut Channel,
@@ -217,13 +218,18 @@ impl<S: GarblingScheme> YaoGarbler<S> {
         let mine: Vec<ZeroLabel> = (0..own.len())
             .map(|_| ZeroLabel::random(&mut self.prg))
             .collect();
-        let theirs = self.cot.send(chan, peer)?;
+        let theirs = match peer {
+            0 => Vec::new(),
+            _ => self.cot.send(chan, peer)?,
+        };
         let encoded: Vec<Block> = mine
             .iter()
             .zip(own)
             .map(|(z, &bit)| z.encode(delta, bit).block())
             .collect();
-        Labels::send(chan, &encoded)?;
+        if !encoded.is_empty() {
+            Labels::send(chan, &encoded)?;
+        }
         Ok((
             mine,
             theirs.into_iter().map(ZeroLabel::from_block).collect(),
@@ -328,15 +334,22 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
 
     /// Garbled inputs: the active labels of `peer` bits of the garbler's
     /// (sent by it) and of this party's `own` bits (by correlated OT);
-    /// the peer runs [`YaoGarbler::inputs`].
+    /// the peer runs [`YaoGarbler::inputs`]. No bits of a side: no message
+    /// for it.
     pub fn inputs(
         &mut self,
         chan: &mut Channel,
         peer: usize,
         own: &[bool],
     ) -> Result<(Vec<ActiveLabel>, Vec<ActiveLabel>), ProtocolError> {
-        let mine = self.cot.receive(chan, own)?;
-        let theirs = Labels::recv(chan, peer, "the garbler's input labels")?;
+        let mine = match own.len() {
+            0 => Vec::new(),
+            _ => self.cot.receive(chan, own)?,
+        };
+        let theirs = match peer {
+            0 => Vec::new(),
+            _ => Labels::recv(chan, peer, "the garbler's input labels")?,
+        };
         let active = |v: Vec<Block>| v.into_iter().map(ActiveLabel::from_block).collect();
         Ok((active(theirs), active(mine)))
     }

@@ -15,11 +15,11 @@
 
 use std::collections::BTreeMap;
 
-use twofold_circuit::{Kind, MixedProgram, Step};
+use twofold_circuit::{Kind, MixedProgram, Party, Step};
 use twofold_crypto::Scheme;
 
 use super::network::Network;
-use super::plan::{CrossLayer, Plan, Term};
+use super::plan::{CrossLayer, Plan, Term, YaoEntry};
 use crate::arith::cost::{self as arith, Cost};
 use crate::arith::Width;
 use crate::error::ProtocolError;
@@ -188,9 +188,7 @@ pub fn estimate(
             } += n as u64;
         }
     }
-    if a_bits + b_bits > 0 {
-        mixed = mixed + garbled_inputs(a_bits, b_bits);
-    }
+    mixed = mixed + garbled_inputs(a_bits, b_bits);
     for wave in &plan.waves {
         mixed = mixed + wave_cost(program, &plan, &wave.sending, scheme, &mut ops)?;
         for &i in &wave.local {
@@ -217,12 +215,14 @@ pub fn estimate(
     })
 }
 
-/// The labels of A's `a` garbled input bits and B's `b` by OT.
-fn garbled_inputs(a: u64, b: u64) -> Cost {
-    Cost {
-        bytes: arith::iknp(b) + arith::labels(a),
-        flights: 2,
-    }
+/// Garbled inputs: the labels of A's `a` bits, and B's `b` bits by
+/// correlated OT (no message for a side with none).
+pub fn garbled_inputs(a: u64, b: u64) -> Cost {
+    let side = |n: u64, bytes: u64| Cost {
+        bytes: if n > 0 { bytes } else { 0 },
+        flights: (n > 0) as u64,
+    };
+    side(b, arith::iknp(b)) + side(a, arith::labels(a))
 }
 
 /// The sending steps of a wave: per width, a cross layer and a Beaver
@@ -241,7 +241,11 @@ fn wave_cost(
         let w = plan.kinds[plan.first_values[i] as usize].bits();
         let step = &program.steps[i];
         let kind = match step {
-            Step::ToYao(_) => 0,
+            Step::ToYao(x) => match YaoEntry::of(plan, *x) {
+                YaoEntry::Adder => 0,
+                YaoEntry::InputOf(Party::A) => 3,
+                YaoEntry::InputOf(Party::B) => 4,
+            },
             Step::ToArith(_) => 1,
             Step::Inject { .. } => 2,
             _ => {
@@ -275,6 +279,14 @@ fn wave_cost(
                     ops.to_yao += n;
                     ops.and_gates += n * add_ands(w);
                     arith::to_yao(width, n, scheme)
+                }
+                3 | 4 => {
+                    ops.to_yao += n;
+                    let bits = n * w as u64;
+                    match kind {
+                        3 => garbled_inputs(bits, 0),
+                        _ => garbled_inputs(0, bits),
+                    }
                 }
                 1 => {
                     ops.to_arith += n;

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use twofold_circuit::{Kind, MixedProgram, Step, ValueId};
+use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
 
 use crate::error::ProtocolError;
 
@@ -68,6 +68,27 @@ pub enum Term {
     },
     /// A Beaver triple (both factors shared).
     Beaver,
+}
+
+/// How a word enters the garbled sharing (A→Y).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YaoEntry {
+    /// Both shares may be nonzero: a garbled adder over them.
+    Adder,
+    /// Only this party's share may be nonzero (it knows the word): its
+    /// garbled input, no adder.
+    InputOf(Party),
+}
+
+impl YaoEntry {
+    /// How word `v` enters.
+    pub fn of(plan: &Plan, v: ValueId) -> YaoEntry {
+        match plan.holders[v as usize] {
+            Holders { b: false, .. } => YaoEntry::InputOf(Party::A),
+            Holders { a: false, .. } => YaoEntry::InputOf(Party::B),
+            _ => YaoEntry::Adder,
+        }
+    }
 }
 
 /// The steps of one round.

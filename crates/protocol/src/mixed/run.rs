@@ -7,7 +7,8 @@ use twofold_circuit::mixed::eval::{bits_word, word_bits};
 use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
 use twofold_net::Channel;
 
-use super::plan::{factor_pairs, CrossLayer, Group, Plan, Term};
+use super::cost::garbled_inputs;
+use super::plan::{factor_pairs, CrossLayer, Group, Plan, Term, YaoEntry};
 use super::yao::YaoSide;
 use super::{Sharing, Traffic};
 use crate::arith::{Arith, Cross, Triples, Width};
@@ -120,10 +121,6 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
         }
     }
 
-    fn width_of(&self, v: ValueId) -> Result<Width, ProtocolError> {
-        width(self.plan.kinds[v as usize])
-    }
-
     /// The inputs: words are this party's shares (its own value, 0 for
     /// the peer's); garbled bits by the garbled input phase.
     pub fn inputs(&mut self, mine: &[Option<Vec<bool>>]) -> Result<(), ProtocolError> {
@@ -140,7 +137,11 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             return Ok(());
         }
         let (a, b) = self.garbled(Sharing::Yao, |y, chan| y.inputs(chan, &own, peer))?;
-        self.yao_flights += 2;
+        let (a_bits, b_bits) = match self.party {
+            Party::A => (own.len(), peer),
+            Party::B => (peer, own.len()),
+        };
+        self.yao_flights += garbled_inputs(a_bits as u64, b_bits as u64).flights;
         let (mut a, mut b) = (a.into_iter(), b.into_iter());
         for (k, v) in self.program.inputs.iter().enumerate() {
             if let Kind::Bits(n) = v.kind {
@@ -279,39 +280,58 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
     }
 
     /// The conversions among `steps`: A→Y, then Y→A, then bit injection,
-    /// each one batch per width.
+    /// each one batch per width (A→Y: per width and [`YaoEntry`]).
     fn conversions(&mut self, steps: &[usize]) -> Result<(), ProtocolError> {
         let program = self.program;
-        let group = |pick: fn(&Step) -> Option<(ValueId, u32)>| {
-            let mut by: BTreeMap<u32, Vec<(usize, ValueId)>> = BTreeMap::new();
-            for &i in steps {
-                if let Some((v, w)) = pick(&program.steps[i]) {
-                    by.entry(w).or_default().push((i, v));
+        let plan = self.plan;
+        let bits_of = |v: ValueId| plan.kinds[v as usize].bits();
+        let mut to_yao: BTreeMap<(u32, u8), Vec<(usize, ValueId)>> = BTreeMap::new();
+        let mut to_arith: BTreeMap<u32, Vec<(usize, ValueId)>> = BTreeMap::new();
+        let mut inject: BTreeMap<u32, Vec<(usize, ValueId)>> = BTreeMap::new();
+        for &i in steps {
+            match program.steps[i] {
+                Step::ToYao(x) => {
+                    let entry = match YaoEntry::of(plan, x) {
+                        YaoEntry::Adder => 0,
+                        YaoEntry::InputOf(Party::A) => 1,
+                        YaoEntry::InputOf(Party::B) => 2,
+                    };
+                    to_yao.entry((bits_of(x), entry)).or_default().push((i, x));
                 }
+                Step::ToArith(x) => to_arith.entry(bits_of(x)).or_default().push((i, x)),
+                Step::Inject { bit, width } => inject.entry(width).or_default().push((i, bit)),
+                _ => {}
             }
-            by
-        };
-        let kinds = &self.plan.kinds;
-        let bits_of = |v: ValueId| kinds[v as usize].bits();
-        let to_yao = group(|s| match s {
-            Step::ToYao(x) => Some((*x, 0)),
-            _ => None,
-        });
-        for (_, batch) in to_yao {
-            let width = self.width_of(batch[0].1)?;
+        }
+        for ((w, entry), batch) in to_yao {
+            let width = Width::new(w)?;
             let shares: Vec<u64> = batch.iter().map(|&(_, v)| self.share(v)).collect();
-            let labels = self.garbled(Sharing::Convert, |y, chan| {
-                y.to_garbled(chan, width, &shares)
-            })?;
-            self.yao_flights += 2;
+            let labels = match entry {
+                0 => {
+                    self.yao_flights += 2;
+                    self.garbled(Sharing::Convert, |y, chan| {
+                        y.to_garbled(chan, width, &shares)
+                    })?
+                }
+                _ => {
+                    let holder = if entry == 1 { Party::A } else { Party::B };
+                    let n = shares.len() * w as usize;
+                    let own: Vec<bool> = match self.party == holder {
+                        true => shares.iter().flat_map(|&x| word_bits(x, w)).collect(),
+                        false => Vec::new(),
+                    };
+                    let peer = n - own.len();
+                    self.yao_flights += 1;
+                    let (a, b) =
+                        self.garbled(Sharing::Convert, |y, chan| y.inputs(chan, &own, peer))?;
+                    let wires = if holder == Party::A { a } else { b };
+                    wires.chunks(w as usize).map(<[_]>::to_vec).collect()
+                }
+            };
             self.define(&batch, labels.into_iter().map(Held::Bits));
         }
-        let to_arith = group(|s| match s {
-            Step::ToArith(x) => Some((*x, 0)),
-            _ => None,
-        });
-        for (_, batch) in to_arith {
-            let width = Width::new(bits_of(batch[0].1))?;
+        for (w, batch) in to_arith {
+            let width = Width::new(w)?;
             let values: Vec<Vec<Y::Label>> = batch
                 .iter()
                 .map(|&(_, v)| self.labels(v).to_vec())
@@ -322,10 +342,6 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             self.yao_flights += 1;
             self.define(&batch, shares.into_iter().map(Held::Word));
         }
-        let inject = group(|s| match s {
-            Step::Inject { bit, width } => Some((*bit, *width)),
-            _ => None,
-        });
         for (w, batch) in inject {
             let width = Width::new(w)?;
             let bits: Vec<bool> = batch
