@@ -37,6 +37,8 @@ fn a_mixed_program_is_estimated_and_run() {
     );
     assert!(text.contains("100 Mbit/s, 20 ms round trip"), "{text}");
     assert!(text.contains("pure garbled circuits"), "{text}");
+    // `stats` shows the same partition.
+    assert_eq!(twofold_ok(&["stats", file, "--network", "wan"]), text);
     // [[1, 2], [3, 4]] times [[5, 6], [7, -1]] modulo 2^16.
     let mut args = vec!["mixed", file, "--local", "--json"];
     let values = [

@@ -5,13 +5,13 @@
 //! over the secure channel (`--party`, `--listen`/`--connect`).
 
 use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use twofold_circuit::mixed::eval::word_bits;
-use twofold_circuit::mixed::format::read_mixed;
+use twofold_circuit::mixed::format::{is_mixed, read_mixed};
 use twofold_circuit::MixedProgram;
 use twofold_circuit::Party;
 use twofold_net::{Channel, ChannelOptions, Listener, Security};
@@ -69,7 +69,8 @@ pub struct MixedArgs {
     json: bool,
 }
 
-fn parse_network(s: &str) -> Result<Network, String> {
+/// `--network`: lan, wan or BANDWIDTH,RTT.
+pub fn parse_network(s: &str) -> Result<Network, String> {
     s.parse()
         .map_err(|e: twofold_protocol::mixed::network::NetworkError| e.to_string())
 }
@@ -134,12 +135,32 @@ impl Report for MixedSummary {
     }
 }
 
+/// Reads the mixed program in `path`.
+fn read_file(path: &Path) -> Result<MixedProgram> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    read_mixed(&mut BufReader::new(file))
+        .with_context(|| format!("{} is not a valid mixed program", path.display()))
+}
+
+/// Whether the file at `path` is a mixed program (by its magic).
+pub fn is_mixed_file(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| is_mixed(&magic))
+}
+
+/// `stats` of a mixed program: its partition and estimate for `network`.
+pub fn stats(path: &Path, network: &Network, json: bool) -> Result<String> {
+    let program = read_file(path)?;
+    let est = estimate(&program, Default::default(), Reveal::Both)?;
+    summary(&program, &est, network, None).render(json)
+}
+
 /// Reads the program, estimates it and, with `--local`, runs it.
 pub fn mixed(args: &MixedArgs) -> Result<String> {
-    let file = std::fs::File::open(&args.file)
-        .with_context(|| format!("cannot open {}", args.file.display()))?;
-    let program = read_mixed(&mut BufReader::new(file))
-        .with_context(|| format!("{} is not a valid mixed program", args.file.display()))?;
+    let program = read_file(&args.file)?;
     let reveal = args.reveal_to.unwrap_or_default();
     let opts = MixedOptions {
         reveal,
