@@ -159,3 +159,58 @@ fn parties_running_different_programs_stop_at_the_handshake() {
     );
     assert!(peer.join().unwrap().is_err());
 }
+
+/// Products of A's and B's words, squared, then times the first product
+/// again, for `n` pairs: three layers of products however many pairs.
+fn product_chain(n: u32) -> MixedProgram {
+    let word = |name: String, owner| MixedInput {
+        name,
+        owner,
+        kind: Kind::Word(32),
+    };
+    let mut p = MixedProgram {
+        parties: 2,
+        ..MixedProgram::default()
+    };
+    p.inputs = (0..n).map(|k| word(format!("a{k}"), 0)).collect();
+    p.inputs.extend((0..n).map(|k| word(format!("b{k}"), 1)));
+    let first = 2 * n;
+    p.steps = (0..n).map(|k| Step::Mul(k, n + k)).collect();
+    p.steps
+        .extend((0..n).map(|k| Step::Mul(first + k, first + k)));
+    p.steps
+        .extend((0..n).map(|k| Step::Mul(first + n + k, first + k)));
+    p.outputs = (0..n)
+        .map(|k| MixedOutput {
+            name: format!("r{k}"),
+            value: first + 2 * n + k,
+        })
+        .collect();
+    p
+}
+
+#[test]
+fn rounds_and_messages_follow_the_depth_not_the_number_of_products() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let mut flights = Vec::new();
+    for n in [1, 64] {
+        let program = product_chain(n);
+        let inputs = random_mixed_inputs(&mut rng, &program);
+        let want = program.eval(&inputs).unwrap();
+        let (a, b) = run_mixed_local(
+            &program,
+            (
+                &mixed_party_inputs(&program, &inputs, 0),
+                &mixed_party_inputs(&program, &inputs, 1),
+            ),
+            &MixedOptions::default(),
+            &channel(),
+        )
+        .unwrap();
+        assert_eq!(a.outputs.as_ref(), Some(&want));
+        assert_eq!(b.outputs.as_ref(), Some(&want));
+        assert_eq!(a.rounds, 3, "{n} pairs");
+        flights.push(a.flights);
+    }
+    assert_eq!(flights[0], flights[1]);
+}
