@@ -35,14 +35,17 @@ enum Held<L> {
 
 /// One party's executor state.
 pub(crate) struct Exec<'a, Y: YaoSide> {
-    pub party: Party,
-    pub chan: &'a mut Channel,
+    party: Party,
+    chan: &'a mut Channel,
+    /// The arithmetic party (its flights are the report's).
     pub arith: Arith,
     /// The garbled sharing, if the program has one.
     pub yao: Option<Y>,
-    pub triples: BTreeMap<u32, Triples>,
-    pub plan: &'a Plan,
-    pub program: &'a MixedProgram,
+    /// Beaver triples, by width.
+    triples: BTreeMap<u32, Triples>,
+    plan: &'a Plan,
+    program: &'a MixedProgram,
+    /// Bytes per sharing so far.
     pub traffic: Traffic,
     /// Messages of conversions and garbled steps waited for (the
     /// arithmetic ones are [`Arith::flights`]).
@@ -179,10 +182,11 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             let width = Width::new(w)?;
             let (mut cross, mut beaver) = (Vec::new(), Vec::new());
             for &i in &steps {
-                for (k, term) in self.plan.terms[i].iter().enumerate() {
+                let pairs = factor_pairs(&program.steps[i]);
+                for (k, (term, pair)) in self.plan.terms[i].iter().zip(pairs).enumerate() {
                     match *term {
                         Term::Cross { a, b } => cross.push(((a, b), (i, k))),
-                        Term::Beaver => beaver.push((factor_pairs(&program.steps[i])[k], (i, k))),
+                        Term::Beaver => beaver.push((pair, (i, k))),
                         Term::Local => {}
                     }
                 }
