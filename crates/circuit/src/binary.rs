@@ -41,7 +41,7 @@ pub fn write_program(program: &Program, out: &mut impl Write) -> Result<(), Circ
     write_frame(program.frame(), out)
 }
 
-fn write_frame(frame: Frame<'_>, out: &mut impl Write) -> Result<(), CircuitError> {
+pub(crate) fn write_frame(frame: Frame<'_>, out: &mut impl Write) -> Result<(), CircuitError> {
     write_circuit(frame.circuit, out)?;
     put_u32(out, frame.blocks.len() as u32)?;
     for b in frame.blocks {
@@ -118,7 +118,7 @@ pub fn read_program(input: &mut impl BufRead) -> Result<Program, CircuitError> {
     Ok(program)
 }
 
-fn read_frame(
+pub(crate) fn read_frame(
     input: &mut impl BufRead,
     depth: usize,
 ) -> Result<(Circuit, Vec<Block>), CircuitError> {
@@ -357,16 +357,16 @@ pub fn read_gate(input: &mut impl Read) -> Result<Gate, CircuitError> {
     Ok(decode_gate(&bytes[..len]))
 }
 
-fn put_u32(out: &mut impl Write, v: u32) -> std::io::Result<()> {
+pub(crate) fn put_u32(out: &mut impl Write, v: u32) -> std::io::Result<()> {
     out.write_all(&v.to_le_bytes())
 }
 
-fn put_name(out: &mut impl Write, name: &str) -> std::io::Result<()> {
+pub(crate) fn put_name(out: &mut impl Write, name: &str) -> std::io::Result<()> {
     put_u32(out, name.len() as u32)?;
     out.write_all(name.as_bytes())
 }
 
-fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result<()> {
+pub(crate) fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result<()> {
     put_u32(out, wires.len() as u32)?;
     for w in wires {
         out.write_all(&w.to_le_bytes())?;
@@ -374,25 +374,25 @@ fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn get_u8(input: &mut impl Read) -> std::io::Result<u8> {
+pub(crate) fn get_u8(input: &mut impl Read) -> std::io::Result<u8> {
     let mut b = [0u8; 1];
     input.read_exact(&mut b)?;
     Ok(b[0])
 }
 
-fn get_u32(input: &mut impl Read) -> std::io::Result<u32> {
+pub(crate) fn get_u32(input: &mut impl Read) -> std::io::Result<u32> {
     let mut b = [0u8; 4];
     input.read_exact(&mut b)?;
     Ok(u32::from_le_bytes(b))
 }
 
-fn get_u64(input: &mut impl Read) -> std::io::Result<u64> {
+pub(crate) fn get_u64(input: &mut impl Read) -> std::io::Result<u64> {
     let mut b = [0u8; 8];
     input.read_exact(&mut b)?;
     Ok(u64::from_le_bytes(b))
 }
 
-fn get_name(input: &mut impl Read) -> Result<String, CircuitError> {
+pub(crate) fn get_name(input: &mut impl Read) -> Result<String, CircuitError> {
     let len = get_u32(input)?;
     if len > MAX_NAME {
         return Err(CircuitError::Invalid(format!(
@@ -406,7 +406,7 @@ fn get_name(input: &mut impl Read) -> Result<String, CircuitError> {
 
 /// Reads a wire list, growing the vector as data arrives (a corrupt count
 /// cannot make it allocate more than the input holds).
-fn get_wires(input: &mut impl Read) -> Result<Vec<Wire>, CircuitError> {
+pub(crate) fn get_wires(input: &mut impl Read) -> Result<Vec<Wire>, CircuitError> {
     let len = get_u32(input)?;
     let mut wires = Vec::with_capacity(len.min(1 << 16) as usize);
     for _ in 0..len {
@@ -420,19 +420,29 @@ impl Program {
     /// the program's size, not its gate count). Both parties compare it at
     /// the handshake.
     pub fn hash(&self) -> [u8; 32] {
-        /// Feeds the encoding straight into the hash, without holding it.
-        struct Hasher(Sha256);
-        impl std::io::Write for Hasher {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0.update(bytes);
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let mut hasher = Hasher(Sha256::new());
-        write_program(self, &mut hasher).expect("hashing cannot fail");
-        hasher.0.finalize().into()
+        sha256_of(|out| write_program(self, out))
+    }
+}
+
+/// SHA-256 of what `write` writes, fed straight into the hash without
+/// holding the encoding.
+pub(crate) fn sha256_of(
+    write: impl FnOnce(&mut HashWriter) -> Result<(), CircuitError>,
+) -> [u8; 32] {
+    let mut hasher = HashWriter(Sha256::new());
+    write(&mut hasher).expect("hashing cannot fail");
+    hasher.0.finalize().into()
+}
+
+/// A writer into SHA-256.
+pub(crate) struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

@@ -12,10 +12,12 @@ use std::sync::OnceLock;
 use twofold::inputs::{assign, format_outputs, Givers};
 use twofold::load::{Loaded, ValueKind};
 use twofold_circuit::bristol::read_bristol;
+use twofold_circuit::mixed::format::{read_mixed, write_mixed};
 use twofold_circuit::prepare::prepare;
 use twofold_circuit::walk::program_levels;
-use twofold_circuit::{binary, CircuitStats, Program};
+use twofold_circuit::{binary, CircuitStats, Program, Step};
 use twofold_compiler::{compile, CompileOptions, Limits};
+use twofold_protocol::mixed::cost::estimate;
 
 /// Programs executing at most this many gates are also levelled, prepared
 /// and evaluated by the targets.
@@ -47,11 +49,14 @@ pub enum Target {
     Peer,
     /// Key files: `NAME.pub` and `NAME.key` (PEM) and a `--psk-file`.
     Keys,
+    /// The mixed program format (`mixed::format::read_mixed`), then the
+    /// hash, the two-party plan and cost estimate, and evaluation.
+    Mixed,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 8] = [
+    pub const ALL: [Target; 9] = [
         Target::Bristol,
         Target::Binary,
         Target::C,
@@ -60,6 +65,7 @@ impl Target {
         Target::Hello,
         Target::Peer,
         Target::Keys,
+        Target::Mixed,
     ];
 
     /// The target's name (as the `fuzz` binary and the corpus folders spell
@@ -74,6 +80,7 @@ impl Target {
             Target::Hello => "hello",
             Target::Peer => "peer",
             Target::Keys => "keys",
+            Target::Mixed => "mixed",
         }
     }
 
@@ -93,6 +100,7 @@ impl Target {
             Target::Hello => hello(data),
             Target::Peer => crate::peer::peer(data),
             Target::Keys => keys(data),
+            Target::Mixed => mixed(data),
         }
     }
 
@@ -114,6 +122,7 @@ impl Target {
             Target::Hello => return hello_seeds(),
             Target::Peer => return crate::peer::peer_seeds(),
             Target::Keys => return keys_seeds(),
+            Target::Mixed => return mixed_seeds(),
         }
         (0..8u64)
             .map(|seed| {
@@ -227,28 +236,76 @@ fn bristol(data: &[u8]) -> bool {
 }
 
 fn binary(data: &[u8]) -> bool {
-    let mut rest = data;
-    let read = binary::read_program(&mut rest);
-    // Read as a file is, a buffer at a time (a buffer of 1 to 32 bytes, so
-    // that gates lie across its end): the same program, or an error too.
-    let capacity = 1 + data.first().map_or(0, |&b| usize::from(b) % 32);
-    let mut buffered = std::io::BufReader::with_capacity(capacity, data);
-    match (&read, binary::read_program(&mut buffered)) {
-        (Ok(program), Ok(again)) => assert_eq!(*program, again, "read in {capacity}-byte buffers"),
-        (Err(_), Err(_)) => {}
-        (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
-    }
-    let Ok(program) = read else {
+    let Some(program) = read_alike(data, |r| binary::read_program(&mut &mut *r)) else {
         return false;
     };
-    if !rest.is_empty() {
-        // Bytes after the program: a corrupt file (and mutating them would
-        // only test the same program again).
-        return false;
-    }
     program.hash();
     CircuitStats::of(&program.main);
     run_small(&program);
+    true
+}
+
+/// Reads `data` with `read` whole, then as a file is read, a buffer at a
+/// time (a buffer of 1 to 32 bytes, so that items lie across its end),
+/// checking that both give the same (or both an error). Returns what was
+/// read if it took every byte (bytes after it make a corrupt file, and
+/// mutating them would only test the same input again).
+fn read_alike<T: PartialEq + std::fmt::Debug, E: std::fmt::Debug>(
+    data: &[u8],
+    read: impl Fn(&mut dyn std::io::BufRead) -> Result<T, E>,
+) -> Option<T> {
+    let mut rest = data;
+    let whole = read(&mut rest);
+    let capacity = 1 + data.first().map_or(0, |&b| usize::from(b) % 32);
+    let mut buffered = std::io::BufReader::with_capacity(capacity, data);
+    match (&whole, read(&mut buffered)) {
+        (Ok(one), Ok(again)) => assert_eq!(*one, again, "read in {capacity}-byte buffers"),
+        (Err(_), Err(_)) => {}
+        (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
+    }
+    whole.ok().filter(|_| rest.is_empty())
+}
+
+/// Random mixed programs of every word width.
+fn mixed_seeds() -> Vec<Vec<u8>> {
+    (0..8u64)
+        .map(|seed| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let w = [8, 16, 32, 64][seed as usize % 4];
+            let program = twofold_testkit::random_mixed_program(&mut rng, w, 12);
+            let mut bytes = Vec::new();
+            write_mixed(&program, &mut bytes).expect("writes to memory");
+            bytes
+        })
+        .collect()
+}
+
+fn mixed(data: &[u8]) -> bool {
+    let Some(program) = read_alike(data, |r| read_mixed(&mut &mut *r)) else {
+        return false;
+    };
+    program.hash();
+    for reveal in twofold_protocol::Reveal::ALL {
+        // Programs of three parties are refused by the two-party model.
+        let _ = estimate(&program, twofold_crypto::Scheme::default(), reveal);
+    }
+    let work: u64 = program
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Boolean { program: p, .. } => program.programs[*p as usize].counts().gates,
+            s => s.operands().len() as u64,
+        })
+        .fold(0, u64::saturating_add);
+    let bits: u64 = program.inputs.iter().map(|v| v.kind.bits() as u64).sum();
+    if work <= RUN_BUDGET && bits <= RUN_BUDGET {
+        let zeros: Vec<Vec<bool>> = program
+            .inputs
+            .iter()
+            .map(|v| vec![false; v.kind.bits() as usize])
+            .collect();
+        program.eval(&zeros).expect("the widths are the program's");
+    }
     true
 }
 

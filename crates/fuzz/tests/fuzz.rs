@@ -102,3 +102,8 @@ fn peer_messages() {
 fn key_files() {
     fuzz(Target::Keys, 50_000);
 }
+
+#[test]
+fn mixed_loader() {
+    fuzz(Target::Mixed, 20_000);
+}

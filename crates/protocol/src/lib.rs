@@ -19,6 +19,7 @@ pub mod hybrid;
 pub mod ipp;
 pub mod local;
 pub mod messages;
+pub mod mixed;
 pub mod options;
 pub mod peer;
 pub mod remote;

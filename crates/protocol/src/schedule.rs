@@ -104,8 +104,23 @@ pub fn run_program<S: Side>(
     chans: &mut [S::Link],
     plan: Plan,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    run_program_from(side, program, inputs, chans, plan, 0)
+}
+
+/// [`run_program`] whose first AND gate has id `first_gate` (a program run
+/// after other circuits under the same Δ, as the mixed executor's
+/// Boolean steps are); returns the AND gates done.
+pub(crate) fn run_program_from<S: Side>(
+    side: &S,
+    program: &Program,
+    inputs: &[S::Label],
+    chans: &mut [S::Link],
+    plan: Plan,
+    first_gate: u64,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
     let walk = WalkPlan::of(program);
-    run_program_arranged(side, &walk, &program.main_in_order(), inputs, chans, plan)
+    let order = program.main_in_order();
+    run_arranged_from(side, &walk, &order, (inputs, first_gate), chans, plan)
 }
 
 /// [`run_program`] of a walk plan with the main gates arranged as `order`:
@@ -116,6 +131,19 @@ pub(crate) fn run_program_arranged<S: Side>(
     walk: &WalkPlan<'_>,
     order: &MainOrder,
     inputs: &[S::Label],
+    chans: &mut [S::Link],
+    plan: Plan,
+) -> Result<(Vec<S::Label>, u64), ProtocolError> {
+    run_arranged_from(side, walk, order, (inputs, 0), chans, plan)
+}
+
+/// [`run_program_arranged`] from the input labels and the id of the first
+/// AND gate.
+fn run_arranged_from<S: Side>(
+    side: &S,
+    walk: &WalkPlan<'_>,
+    order: &MainOrder,
+    inputs: (&[S::Label], u64),
     chans: &mut [S::Link],
     plan: Plan,
 ) -> Result<(Vec<S::Label>, u64), ProtocolError> {
@@ -197,7 +225,7 @@ pub(crate) fn run_program_with<S: Side>(
     side: &S,
     walk: &WalkPlan<'_>,
     order: &MainOrder,
-    inputs: &[S::Label],
+    (inputs, first_gate): (&[S::Label], u64),
     chans: &mut [S::Link],
     plan: Plan,
     mut run_region: impl FnMut(
@@ -213,8 +241,8 @@ pub(crate) fn run_program_with<S: Side>(
     let mut labels = vec![S::Label::default(); main.num_wires as usize];
     labels[..inputs.len()].copy_from_slice(inputs);
     let mut walker = Walker::new(walk);
-    // Every AND gate takes the next id: the count so far is the next id.
-    let mut ands = 0u64;
+    // Every AND gate takes the next id: the first plus the count so far.
+    let mut ands = first_gate;
     for (k, &b) in order.regions.iter().enumerate() {
         ands += run_items(
             side,
@@ -239,7 +267,7 @@ pub(crate) fn run_program_with<S: Side>(
     ands += run_items(side, &mut walker, last, &mut labels, chans, ands, plan)?;
     Ok((
         main.output_wires().map(|w| labels[w as usize]).collect(),
-        ands,
+        ands - first_gate,
     ))
 }
 

@@ -341,7 +341,7 @@ where
         main,
         walk,
         order,
-        inputs,
+        (inputs, 0),
         links_a,
         plan,
         |walker, region, during, labels, first_gate, links| {

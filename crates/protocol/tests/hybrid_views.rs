@@ -3,8 +3,6 @@
 //! each connection) and its output shares have the same bit statistics for
 //! two different inputs, and differ from run to run.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,45 +12,11 @@ use twofold_net::{ChannelOptions, Listener};
 use twofold_protocol::hybrid::shares::{combine, split};
 use twofold_protocol::{run_hybrid, HybridOptions, HybridPeers, Role, ShareKind};
 
+mod views;
+use views::{bit_frequencies, relay, worst_difference};
+
 /// Bytes received by each party over one run (CP1, CP2, CP3).
 type Views = [Vec<u8>; 3];
-
-/// A relay on a fresh port that forwards every connection to `target` and
-/// appends what flows back to the connecting party to `to_connector`, and
-/// what flows forward to `to_target`. Returns its address.
-fn relay(
-    target: String,
-    to_connector: Arc<Mutex<Vec<u8>>>,
-    to_target: Arc<Mutex<Vec<u8>>>,
-) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        for client in listener.incoming() {
-            let Ok(client) = client else { return };
-            let server = TcpStream::connect(&target).unwrap();
-            let pipe = |mut from: TcpStream, mut to: TcpStream, log: Arc<Mutex<Vec<u8>>>| {
-                std::thread::spawn(move || {
-                    let mut buf = [0u8; 65536];
-                    while let Ok(n) = from.read(&mut buf) {
-                        if n == 0 || to.write_all(&buf[..n]).is_err() {
-                            break;
-                        }
-                        log.lock().unwrap().extend_from_slice(&buf[..n]);
-                    }
-                    let _ = to.shutdown(std::net::Shutdown::Write);
-                })
-            };
-            pipe(
-                client.try_clone().unwrap(),
-                server.try_clone().unwrap(),
-                to_target.clone(),
-            );
-            pipe(server, client, to_connector.clone());
-        }
-    });
-    addr
-}
 
 /// One run of `program` on the shares of `input`, every connection relayed;
 /// returns what each party received and each party's output shares.
@@ -131,18 +95,7 @@ fn program() -> Program {
 
 /// Fraction of runs in which each bit of the views is set, per party.
 fn frequencies(runs: &[Views]) -> [Vec<f64>; 3] {
-    [0, 1, 2].map(|p| {
-        let len = runs.iter().map(|v| v[p].len()).min().unwrap();
-        (0..8 * len)
-            .map(|i| {
-                let set = runs
-                    .iter()
-                    .filter(|v| v[p][i / 8] >> (i % 8) & 1 == 1)
-                    .count();
-                set as f64 / runs.len() as f64
-            })
-            .collect()
-    })
+    [0, 1, 2].map(|p| bit_frequencies(runs.iter().map(|v| v[p].as_slice())))
 }
 
 #[test]
@@ -172,11 +125,7 @@ fn no_single_party_view_depends_on_the_input() {
     let [a, b] = [frequencies(&views[0]), frequencies(&views[1])];
     for p in 0..3 {
         assert!(!a[p].is_empty(), "CP{} received nothing", p + 1);
-        let worst = a[p]
-            .iter()
-            .zip(&b[p])
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max);
+        let worst = worst_difference(&a[p], &b[p]);
         assert!(
             worst < 0.35,
             "CP{}: a received bit depends on the input ({worst})",

@@ -2,9 +2,14 @@
 //! the Bristol vectors of `shared/data/bristol/VECTORS.md`, and random circuits.
 
 mod cloops;
+mod mixed;
 pub mod relay;
 
 pub use cloops::random_loop_program;
+pub use mixed::{
+    matmul_c, matrix_initializer, mixed_matmul, mixed_parts, mixed_party_inputs,
+    random_mixed_inputs, random_mixed_program,
+};
 
 use std::path::PathBuf;
 

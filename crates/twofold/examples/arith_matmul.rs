@@ -2,7 +2,9 @@
 //! parties in this process over socketpairs: the Boolean path (the C
 //! program compiled to garbled circuits, as `twofold run` does) and
 //! arithmetic sharing (`twofold_protocol::arith`: Gilboa products by
-//! correlated OT, the result opened to both). Prints bytes on the wire,
+//! correlated OT, the result opened to both), and the same as a mixed
+//! program of dot products run by `twofold_protocol::mixed` (handshake
+//! included). Prints bytes on the wire,
 //! messages waited for and time, the median of 3 runs each, and checks
 //! every result against the plaintext product.
 //!
@@ -16,6 +18,7 @@ use twofold_circuit::Party;
 use twofold_crypto::Prg;
 use twofold_net::{Channel, ChannelOptions};
 use twofold_protocol::arith::{Arith, Cross, Factor, Width};
+use twofold_protocol::mixed::{run_mixed_local, MixedOptions};
 use twofold_protocol::{run_local, Phase, SessionOptions};
 
 /// One run's figures: bytes both parties sent, messages waited for (0
@@ -57,7 +60,7 @@ fn main() -> Result<()> {
         })
         .collect();
 
-    let program = SecureProgram::compile(&matmul_source(n))?;
+    let program = SecureProgram::compile(&twofold_testkit::matmul_c(n))?;
     let runs = [
         (
             "garbled circuits (C → Boolean)",
@@ -70,6 +73,10 @@ fn main() -> Result<()> {
         (
             "arithmetic, per product (one OT per bit per product)",
             arith(n, &x, &y, &want, false)?,
+        ),
+        (
+            "mixed program (run_mixed: dot products)",
+            mixed(n, &x, &y, &want)?,
         ),
     ];
     println!("{n}×{n} int32 matrix product, A's matrix times B's, median of 3 runs");
@@ -94,36 +101,6 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The C program: `mpc_main` over A's and B's matrices.
-fn matmul_source(n: usize) -> String {
-    format!(
-        "#include <stdint.h>\n#define N {n}\n\
-         typedef struct {{ int32_t m[N][N]; }} Matrix;\n\
-         Matrix mpc_main(Matrix INPUT_A, Matrix INPUT_B) {{\n\
-           Matrix c;\n\
-           for (int i = 0; i < N; i++)\n\
-             for (int j = 0; j < N; j++) {{\n\
-               int32_t acc = 0;\n\
-               for (int k = 0; k < N; k++) acc += INPUT_A.m[i][k] * INPUT_B.m[k][j];\n\
-               c.m[i][j] = acc;\n\
-             }}\n\
-           return c;\n\
-         }}\n"
-    )
-}
-
-/// A matrix as a C initializer of the `Matrix` struct.
-fn initializer(n: usize, m: &[u64]) -> String {
-    let rows: Vec<String> = m
-        .chunks(n)
-        .map(|r| {
-            let r: Vec<String> = r.iter().map(|&v| (v as u32 as i32).to_string()).collect();
-            format!("{{{}}}", r.join(","))
-        })
-        .collect();
-    format!("{{{{{}}}}}", rows.join(","))
-}
-
 /// The median of three runs of `run`, by total time.
 fn median(mut run: impl FnMut() -> Result<Figures>) -> Result<Figures> {
     let mut all = [run()?, run()?, run()?];
@@ -139,8 +116,14 @@ fn boolean(
     y: &[u64],
     want: &[u64],
 ) -> Result<Figures> {
-    let a = program.inputs_of(Party::A, &[("INPUT_A", &initializer(n, x))])?;
-    let b = program.inputs_of(Party::B, &[("INPUT_B", &initializer(n, y))])?;
+    let a = program.inputs_of(
+        Party::A,
+        &[("INPUT_A", &twofold_testkit::matrix_initializer(n, x))],
+    )?;
+    let b = program.inputs_of(
+        Party::B,
+        &[("INPUT_B", &twofold_testkit::matrix_initializer(n, y))],
+    )?;
     median(|| {
         let (ra, rb) = run_local(
             program.program(),
@@ -255,4 +238,38 @@ fn per_product(
         .chunks(n)
         .map(|terms| terms.iter().fold(0, |acc, t| w.add(acc, t[0])))
         .collect())
+}
+
+/// The mixed program of dot products ([`twofold_testkit::mixed_matmul`])
+/// under the mixed executor, the result opened to both.
+fn mixed(n: usize, x: &[u64], y: &[u64], want: &[u64]) -> Result<Figures> {
+    let program = twofold_testkit::mixed_matmul(n, 32);
+    let bits = |m: &[u64]| -> Vec<Option<Vec<bool>>> {
+        m.iter()
+            .map(|&v| Some((0..32).map(|i| (v >> i) & 1 == 1).collect()))
+            .collect()
+    };
+    let a: Vec<_> = bits(x).into_iter().chain(vec![None; n * n]).collect();
+    let b: Vec<_> = vec![None; n * n].into_iter().chain(bits(y)).collect();
+    median(|| {
+        let (ra, _) = run_mixed_local(
+            &program,
+            (&a, &b),
+            &MixedOptions::default(),
+            &ChannelOptions::default(),
+        )?;
+        let got: Vec<u64> = ra
+            .outputs
+            .context("A learns the outputs")?
+            .iter()
+            .map(|c| c.iter().rev().fold(0, |acc, &b| acc << 1 | b as u64))
+            .collect();
+        ensure!(got == want, "the mixed path computed a wrong product");
+        Ok(Figures {
+            bytes: ra.traffic.total(),
+            flights: ra.flights,
+            setup: ra.setup,
+            online: ra.total.saturating_sub(ra.setup),
+        })
+    })
 }

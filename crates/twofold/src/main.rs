@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 use twofold::commands::{
-    bench, compile, completions, eval, keygen, reconstruct, run, share, stats,
+    bench, compile, completions, eval, keygen, mixed, reconstruct, run, share, stats,
 };
 
 /// Secure two-party computation with Yao's garbled circuits.
@@ -29,6 +29,10 @@ enum Cmd {
     /// Run a secure two-party computation (or, with --parties 3, the
     /// three-party hybrid mode on shared values).
     Run(run::RunArgs),
+    /// A mixed program (arithmetic beside garbled circuits): its partition
+    /// and estimated cost against pure garbled circuits for --network; a
+    /// run with --local, or --party with --listen/--connect.
+    Mixed(mixed::MixedArgs),
     /// Make a key pair for secure channels: NAME.key (private, mode 0600)
     /// and NAME.pub (give it to the peers).
     Keygen(keygen::KeygenArgs),
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Cmd::Compile(args) => compile::compile(&args),
         Cmd::Eval(args) => eval::eval(&args),
         Cmd::Run(args) => run::run(&args),
+        Cmd::Mixed(args) => mixed::mixed(&args),
         Cmd::Keygen(args) => keygen::keygen(&args),
         Cmd::Share(args) => share::share(&args),
         Cmd::Reconstruct(args) => reconstruct::reconstruct(&args),

@@ -7,11 +7,12 @@ mod common;
 use common::twofold_ok;
 
 /// The subcommands every generated text must mention.
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "stats",
     "compile",
     "eval",
     "run",
+    "mixed",
     "share",
     "reconstruct",
     "bench",

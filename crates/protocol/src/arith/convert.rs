@@ -22,7 +22,7 @@
 
 use std::marker::PhantomData;
 
-use twofold_circuit::{Bit, Builder, Circuit, Party};
+use twofold_circuit::{Bit, Builder, Circuit, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Block, Delta, GarblingScheme, Prg};
 use twofold_net::Channel;
@@ -32,7 +32,8 @@ use super::ring::{random_word, Width};
 use crate::error::ProtocolError;
 use crate::hybrid::wrap::add;
 use crate::messages::{Bits, Labels};
-use crate::schedule::{run_flat, Side};
+use crate::options::Schedule;
+use crate::schedule::{run_flat, run_program_from, Plan, Side};
 use crate::session::{EvaluatorSide, GarblerSide};
 
 /// The garbling party (A) of conversions: Δ (inside its OT sender), its
@@ -75,6 +76,28 @@ impl<S: GarblingScheme> Gates<S> {
         inputs: &[D::Label],
     ) -> Result<Vec<D::Label>, ProtocolError> {
         let (out, ands) = run_flat(side, circuit, inputs, chan, self.next)?;
+        self.next += ands;
+        Ok(out)
+    }
+
+    /// Runs the block-tree `program` on `side`, sequentially.
+    fn run_program<D: Side<Link = Channel>>(
+        &mut self,
+        side: &D,
+        chan: &mut Channel,
+        program: &Program,
+        inputs: &[D::Label],
+    ) -> Result<Vec<D::Label>, ProtocolError> {
+        if inputs.len() != program.main.input_bits() {
+            return Err(ProtocolError::Inputs(format!(
+                "a program of {} input bits given {} labels",
+                program.main.input_bits(),
+                inputs.len()
+            )));
+        }
+        let plan = Plan::new(Schedule::Sequential, 1);
+        let chans = std::slice::from_mut(chan);
+        let (out, ands) = run_program_from(side, program, inputs, chans, plan, self.next)?;
         self.next += ands;
         Ok(out)
     }
@@ -175,22 +198,42 @@ impl<S: GarblingScheme> YaoGarbler<S> {
         shares: &[u64],
     ) -> Result<Vec<Vec<ZeroLabel>>, ProtocolError> {
         let circuit = join_circuit(width, shares.len())?;
+        let bits = word_bits(width, shares);
+        let (mine, theirs) = self.inputs(chan, &bits, bits.len())?;
+        let inputs: Vec<ZeroLabel> = mine.into_iter().chain(theirs).collect();
+        Ok(values_of(width, &self.run(chan, &circuit, &inputs)?))
+    }
+
+    /// Garbled inputs: the 0-labels of this party's `own` bits (it sends
+    /// their active labels) and of `peer` bits of the evaluator's (which
+    /// it gets by correlated OT, [`YaoEvaluator::inputs`]). No bits of a
+    /// side: no message for it.
+    pub fn inputs(
+        &mut self,
+        chan: &mut Channel,
+        own: &[bool],
+        peer: usize,
+    ) -> Result<(Vec<ZeroLabel>, Vec<ZeroLabel>), ProtocolError> {
         let delta = self.cot.delta();
-        let mine: Vec<ZeroLabel> = (0..shares.len() * width.bits() as usize)
+        let mine: Vec<ZeroLabel> = (0..own.len())
             .map(|_| ZeroLabel::random(&mut self.prg))
             .collect();
-        let theirs = self.cot.send(chan, mine.len())?;
+        let theirs = match peer {
+            0 => Vec::new(),
+            _ => self.cot.send(chan, peer)?,
+        };
         let encoded: Vec<Block> = mine
             .iter()
-            .zip(word_bits(width, shares))
-            .map(|(z, bit)| z.encode(delta, bit).block())
+            .zip(own)
+            .map(|(z, &bit)| z.encode(delta, bit).block())
             .collect();
-        Labels::send(chan, &encoded)?;
-        let inputs: Vec<ZeroLabel> = mine
-            .into_iter()
-            .chain(theirs.into_iter().map(ZeroLabel::from_block))
-            .collect();
-        Ok(values_of(width, &self.run(chan, &circuit, &inputs)?))
+        if !encoded.is_empty() {
+            Labels::send(chan, &encoded)?;
+        }
+        Ok((
+            mine,
+            theirs.into_iter().map(ZeroLabel::from_block).collect(),
+        ))
     }
 
     /// Y→A: this party's shares of garbled `values` (random masks `r`; the
@@ -244,6 +287,18 @@ impl<S: GarblingScheme> YaoGarbler<S> {
         let side = GarblerSide::<S>::new(self.cot.delta(), None);
         self.gates.run(&side, chan, circuit, inputs)
     }
+
+    /// Garbles the block-tree `program` on the 0-labels of its inputs, on
+    /// one thread; the evaluator runs [`YaoEvaluator::run_program`].
+    pub fn run_program(
+        &mut self,
+        chan: &mut Channel,
+        program: &Program,
+        inputs: &[ZeroLabel],
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        let side = GarblerSide::<S>::new(self.cot.delta(), None);
+        self.gates.run_program(&side, chan, program, inputs)
+    }
 }
 
 impl<S: GarblingScheme> YaoEvaluator<S> {
@@ -257,6 +312,11 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
         })
     }
 
+    /// The AND gates evaluated so far.
+    pub fn and_gates(&self) -> u64 {
+        self.gates.next
+    }
+
     /// A→Y: the active labels of `x = a + b mod 2^w` from the garbler's
     /// shares `a` and this party's `b`.
     pub fn from_shares(
@@ -266,14 +326,32 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
         shares: &[u64],
     ) -> Result<Vec<Vec<ActiveLabel>>, ProtocolError> {
         let circuit = join_circuit(width, shares.len())?;
-        let theirs = self.cot.receive(chan, &word_bits(width, shares))?;
-        let mine = Labels::recv(chan, theirs.len(), "the garbler's share labels")?;
-        let inputs: Vec<ActiveLabel> = mine
-            .into_iter()
-            .chain(theirs)
-            .map(ActiveLabel::from_block)
-            .collect();
+        let bits = word_bits(width, shares);
+        let (theirs, mine) = self.inputs(chan, bits.len(), &bits)?;
+        let inputs: Vec<ActiveLabel> = theirs.into_iter().chain(mine).collect();
         Ok(values_of(width, &self.run(chan, &circuit, &inputs)?))
+    }
+
+    /// Garbled inputs: the active labels of `peer` bits of the garbler's
+    /// (sent by it) and of this party's `own` bits (by correlated OT);
+    /// the peer runs [`YaoGarbler::inputs`]. No bits of a side: no message
+    /// for it.
+    pub fn inputs(
+        &mut self,
+        chan: &mut Channel,
+        peer: usize,
+        own: &[bool],
+    ) -> Result<(Vec<ActiveLabel>, Vec<ActiveLabel>), ProtocolError> {
+        let mine = match own.len() {
+            0 => Vec::new(),
+            _ => self.cot.receive(chan, own)?,
+        };
+        let theirs = match peer {
+            0 => Vec::new(),
+            _ => Labels::recv(chan, peer, "the garbler's input labels")?,
+        };
+        let active = |v: Vec<Block>| v.into_iter().map(ActiveLabel::from_block).collect();
+        Ok((active(theirs), active(mine)))
     }
 
     /// Y→A: this party's shares `x − r` of garbled `values`.
@@ -322,5 +400,17 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
         self.gates
             .run(&EvaluatorSide::<S>::new(None), chan, circuit, inputs)
+    }
+
+    /// Evaluates the block-tree `program` on the active labels of its
+    /// inputs, on one thread.
+    pub fn run_program(
+        &mut self,
+        chan: &mut Channel,
+        program: &Program,
+        inputs: &[ActiveLabel],
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        self.gates
+            .run_program(&EvaluatorSide::<S>::new(None), chan, program, inputs)
     }
 }

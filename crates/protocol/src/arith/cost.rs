@@ -11,7 +11,7 @@ use super::packed::PACKED_FRAME;
 use super::ring::Width;
 use crate::messages::{BITS_PER_FRAME, LABELS_PER_FRAME};
 
-/// Bytes and messages of an operation.
+/// Bytes and messages of an operation (sums saturate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cost {
     /// Bytes both parties send, frame headers included.
@@ -24,8 +24,8 @@ impl std::ops::Add for Cost {
     type Output = Cost;
     fn add(self, o: Cost) -> Cost {
         Cost {
-            bytes: self.bytes + o.bytes,
-            flights: self.flights + o.flights,
+            bytes: self.bytes.saturating_add(o.bytes),
+            flights: self.flights.saturating_add(o.flights),
         }
     }
 }
@@ -37,9 +37,10 @@ fn frames(n: u64, per_frame: usize, min: u64) -> u64 {
     n.div_ceil(per_frame as u64).max(min)
 }
 
-/// IKNP's matrix for `m` OTs: a count frame, then 128 lines of the rows
+/// IKNP's matrix for `m` OTs (the evaluator's garbled input bits, or a
+/// cross product's): a count frame, then 128 lines of the rows
 /// padded to 128, per chunk.
-fn iknp(m: u64) -> u64 {
+pub fn iknp(m: u64) -> u64 {
     let chunks = m.div_ceil(CHUNK_ROWS as u64);
     let full = m / CHUNK_ROWS as u64;
     let last = m - full * CHUNK_ROWS as u64;
@@ -54,18 +55,20 @@ fn packed(bits: u64) -> u64 {
 }
 
 /// Labels of `n` wires (one frame even for none).
-fn labels(n: u64) -> u64 {
+pub fn labels(n: u64) -> u64 {
     16 * n + HEADER * frames(n, LABELS_PER_FRAME, 1)
 }
 
-/// Decoding bits of `n` wires.
-fn bits(n: u64) -> u64 {
+/// Decoding bits (or XOR shares) of `n` wires.
+pub fn bits(n: u64) -> u64 {
     n.div_ceil(8) + HEADER * frames(n, BITS_PER_FRAME, 1)
 }
 
 /// Garbled tables of `ands` AND gates under `scheme`, in frames of about
 /// 128 KiB (three halves: to within a byte per garbling call).
-fn tables(scheme: Scheme, ands: u64) -> u64 {
+pub fn tables(scheme: Scheme, ands: u64) -> u64 {
+    // Far beyond any run; saturates rather than overflows.
+    let ands = ands.min(1 << 56);
     let bytes = match scheme {
         Scheme::HalfGates => HalfGates::table_bytes(ands as usize),
         Scheme::ThreeHalves => ThreeHalves::table_bytes(ands as usize),

@@ -6,6 +6,7 @@ pub mod compile;
 pub mod completions;
 pub mod eval;
 pub mod keygen;
+pub mod mixed;
 pub mod reconstruct;
 pub mod run;
 pub mod run3;

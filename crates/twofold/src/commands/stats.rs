@@ -24,10 +24,18 @@ pub struct StatsArgs {
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// For a mixed program (.tfm): the network its estimate is weighed
+    /// for, lan, wan or BANDWIDTH,RTT (e.g. 100mbit,20ms).
+    #[arg(long, default_value = "lan", value_parser = super::mixed::parse_network)]
+    network: twofold_protocol::mixed::network::Network,
 }
 
-/// Prints the statistics of a program (and draws its levels with `--plot`).
+/// Prints the statistics of a program (and draws its levels with `--plot`);
+/// of a mixed program, its partition and estimated cost.
 pub fn stats(args: &StatsArgs) -> Result<String> {
+    if super::mixed::is_mixed_file(&args.program.file) {
+        return super::mixed::stats(&args.program.file, &args.network, args.json);
+    }
     let loaded = args.program.load()?;
     let widths = levels_of(&loaded.program, args.levels || args.plot.is_some());
     if let (Some(svg), Some(widths)) = (&args.plot, &widths) {

@@ -1,0 +1,339 @@
+//! The two-party schedule of a mixed program, computed alike by both
+//! parties from the program alone: whose shares of each word may be
+//! nonzero, how each product is made, and the rounds.
+//!
+//! A word is held by party A alone (A's inputs, public constants and what
+//! A computes from them locally), by B alone, or shared. A product of
+//! words needs a message only when its factors' shares cross parties:
+//! `x·y = x_A·y_A + x_B·y_B + x_A·y_B + x_B·y_A`, the first two local,
+//! the others each a Gilboa product by correlated OT — or, when both are
+//! needed (shared × shared), one Beaver triple.
+//!
+//! Rounds: inputs are round 0; a step that sends (a product with a cross
+//! term, a conversion) runs one round after its latest operand; a local
+//! step (linear steps, local products, Boolean programs — the garbler's
+//! tables flow one way) in the round of its latest operand. Each round
+//! runs its sending steps batched — one layer of products per width,
+//! one call per kind of conversion — then its local steps in program
+//! order, so the messages follow the depth, not the number of steps.
+
+use std::collections::BTreeMap;
+
+use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
+
+use crate::error::ProtocolError;
+
+/// Whose shares of a word may be nonzero, and its value if public.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Holders {
+    /// Party A's share may be nonzero.
+    pub a: bool,
+    /// Party B's share may be nonzero.
+    pub b: bool,
+    /// The value, if both parties know it (a public constant: A's share
+    /// is the value, B's is 0).
+    pub public: Option<u64>,
+}
+
+impl Holders {
+    /// Both shares may be nonzero, nothing public.
+    const SHARED: Holders = Holders {
+        a: true,
+        b: true,
+        public: None,
+    };
+
+    fn union(self, o: Holders) -> Holders {
+        Holders {
+            a: self.a || o.a,
+            b: self.b || o.b,
+            public: None,
+        }
+    }
+}
+
+/// How one product term `x·y` is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Each party multiplies its own shares (both factors held by one
+    /// party, or one factor public: then by its value).
+    Local,
+    /// The local products plus one cross product: A's share of `a` times
+    /// B's share of `b`.
+    Cross {
+        /// The factor whose A share enters.
+        a: ValueId,
+        /// The factor whose B share enters.
+        b: ValueId,
+    },
+    /// A Beaver triple (both factors shared).
+    Beaver,
+}
+
+/// How a word enters the garbled sharing (A→Y).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YaoEntry {
+    /// Both shares may be nonzero: a garbled adder over them.
+    Adder,
+    /// Only this party's share may be nonzero (it knows the word): its
+    /// garbled input, no adder.
+    InputOf(Party),
+}
+
+impl YaoEntry {
+    /// How word `v` enters.
+    pub fn of(plan: &Plan, v: ValueId) -> YaoEntry {
+        match plan.holders[v as usize] {
+            Holders { b: false, .. } => YaoEntry::InputOf(Party::A),
+            Holders { a: false, .. } => YaoEntry::InputOf(Party::B),
+            _ => YaoEntry::Adder,
+        }
+    }
+}
+
+/// The steps of one round.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Wave {
+    /// Steps that send, batched.
+    pub sending: Vec<usize>,
+    /// Steps that do not, in program order, after them.
+    pub local: Vec<usize>,
+}
+
+/// The schedule of a two-party mixed program.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The kind of every value.
+    pub kinds: Vec<Kind>,
+    /// Every word's holders (bit values: the default).
+    pub holders: Vec<Holders>,
+    /// The first value each step defines.
+    pub first_values: Vec<ValueId>,
+    /// The terms of each product step (`Mul`: one, `Dot`: one per pair;
+    /// other steps: none).
+    pub terms: Vec<Vec<Term>>,
+    /// The rounds, from 0.
+    pub waves: Vec<Wave>,
+    /// Beaver triples needed, by width.
+    pub triples: BTreeMap<u32, u64>,
+}
+
+/// The term of `x·y`, from the factors' holders.
+fn term(x: ValueId, y: ValueId, holders: &[Holders]) -> Term {
+    let (hx, hy) = (holders[x as usize], holders[y as usize]);
+    if hx.public.is_some() || hy.public.is_some() {
+        return Term::Local;
+    }
+    match (hx.a && hy.b, hx.b && hy.a) {
+        (true, true) => Term::Beaver,
+        (true, false) => Term::Cross { a: x, b: y },
+        (false, true) => Term::Cross { a: y, b: x },
+        (false, false) => Term::Local,
+    }
+}
+
+/// The pairs of a step: `Mul`'s one, `Dot`'s all.
+pub fn factor_pairs(step: &Step) -> Vec<(ValueId, ValueId)> {
+    match step {
+        Step::Mul(x, y) => vec![(*x, *y)],
+        Step::Dot(x, y) => x.iter().copied().zip(y.iter().copied()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Plan {
+    /// The schedule of `program`, which must be a valid two-party program.
+    pub fn of(program: &MixedProgram) -> Result<Plan, ProtocolError> {
+        let kinds = program
+            .kinds()
+            .map_err(|e| ProtocolError::Inputs(e.to_string()))?;
+        if program.parties != 2 {
+            return Err(ProtocolError::Inputs(format!(
+                "the two-party executor runs programs of 2 parties, not {}",
+                program.parties
+            )));
+        }
+        let first_values = program.first_values();
+        let mut holders: Vec<Holders> = program
+            .inputs
+            .iter()
+            .map(|v| Holders {
+                a: v.owner == 0,
+                b: v.owner == 1,
+                public: None,
+            })
+            .collect();
+        let mut round: Vec<u32> = vec![0; program.inputs.len()];
+        let mut terms = Vec::with_capacity(program.steps.len());
+        let mut waves: Vec<Wave> = vec![Wave::default()];
+        let mut triples = BTreeMap::new();
+        for (i, step) in program.steps.iter().enumerate() {
+            let step_terms: Vec<Term> = factor_pairs(step)
+                .into_iter()
+                .map(|(x, y)| term(x, y, &holders))
+                .collect();
+            let beavers = step_terms.iter().filter(|t| **t == Term::Beaver).count() as u64;
+            if beavers > 0 {
+                *triples
+                    .entry(kinds[first_values[i] as usize].bits())
+                    .or_insert(0) += beavers;
+            }
+            let sends = match step {
+                Step::Mul(..) | Step::Dot(..) => step_terms.iter().any(|t| *t != Term::Local),
+                Step::ToYao(_) | Step::ToArith(_) | Step::Inject { .. } => true,
+                _ => false,
+            };
+            let latest = step
+                .operands()
+                .iter()
+                .map(|&v| round[v as usize])
+                .max()
+                .unwrap_or(0);
+            let r = latest + sends as u32;
+            if waves.len() <= r as usize {
+                waves.push(Wave::default());
+            }
+            let wave = &mut waves[r as usize];
+            if sends {
+                wave.sending.push(i);
+            } else {
+                wave.local.push(i);
+            }
+            let defined = match step {
+                Step::Boolean { program: p, .. } => {
+                    program.programs[*p as usize].main.outputs.len()
+                }
+                _ => 1,
+            };
+            for _ in 0..defined {
+                holders.push(step_holders(step, &holders, &step_terms, &kinds));
+                round.push(r);
+            }
+            terms.push(step_terms);
+        }
+        Ok(Plan {
+            kinds,
+            holders,
+            first_values,
+            terms,
+            waves,
+            triples,
+        })
+    }
+
+    /// Rounds of messages (the waves after the local round 0).
+    pub fn rounds(&self) -> usize {
+        self.waves.len() - 1
+    }
+}
+
+/// The holders of the word a step defines (bit values: the default).
+fn step_holders(step: &Step, holders: &[Holders], terms: &[Term], kinds: &[Kind]) -> Holders {
+    let h = |v: &ValueId| holders[*v as usize];
+    let width = |v: &ValueId| kinds[*v as usize].bits();
+    let fold = |f: fn(u64, u64) -> u64, x: &ValueId, y: &ValueId| {
+        let public = match (h(x).public, h(y).public) {
+            (Some(p), Some(q)) => Some(f(p, q) & twofold_circuit::mixed::mask(width(x))),
+            _ => None,
+        };
+        Holders {
+            public,
+            ..h(x).union(h(y))
+        }
+    };
+    match step {
+        Step::Const { value, .. } => Holders {
+            a: true,
+            b: false,
+            public: Some(*value),
+        },
+        Step::Add(x, y) => fold(u64::wrapping_add, x, y),
+        Step::Sub(x, y) => fold(u64::wrapping_sub, x, y),
+        Step::Neg(x) => Holders {
+            public: h(x)
+                .public
+                .map(|p| p.wrapping_neg() & twofold_circuit::mixed::mask(width(x))),
+            ..h(x)
+        },
+        Step::MulConst(x, c) => Holders {
+            public: h(x)
+                .public
+                .map(|p| p.wrapping_mul(*c) & twofold_circuit::mixed::mask(width(x))),
+            ..h(x)
+        },
+        Step::Mul(x, y) => match (h(x).public, h(y).public) {
+            (Some(_), Some(_)) => fold(u64::wrapping_mul, x, y),
+            (Some(_), None) => h(y),
+            (None, Some(_)) => h(x),
+            _ if terms[0] == Term::Local => Holders {
+                a: h(x).a && h(y).a,
+                b: h(x).b && h(y).b,
+                public: None,
+            },
+            _ => Holders::SHARED,
+        },
+        Step::ToArith(_) | Step::Inject { .. } | Step::Dot(..) => Holders::SHARED,
+        Step::ToYao(_) | Step::Boolean { .. } => Holders::default(),
+    }
+}
+
+/// A layer of cross products of one width: the pairs `(a, b)` (A's share
+/// of `a` times B's share of `b`), grouped under common scalars so that
+/// a scalar's OTs are paid once however many words it multiplies (a
+/// matrix product pays them once per element of one factor).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrossLayer {
+    /// Groups whose scalar is A's share of a value: the scalar, then B's
+    /// words and the pair each product belongs to.
+    pub a_scalars: Vec<Group>,
+    /// Groups whose scalar is B's share of a value.
+    pub b_scalars: Vec<Group>,
+}
+
+/// Products under one scalar.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group {
+    /// The value whose share is the scalar.
+    pub scalar: ValueId,
+    /// The values whose other party's shares form the vector, each with
+    /// the index of its pair.
+    pub words: Vec<(ValueId, usize)>,
+}
+
+impl CrossLayer {
+    /// Groups `pairs`: the factor that recurs more often in the layer is
+    /// the scalar (ties: B's).
+    pub fn of(pairs: &[(ValueId, ValueId)]) -> CrossLayer {
+        let mut seen: BTreeMap<(bool, ValueId), usize> = BTreeMap::new();
+        for &(a, b) in pairs {
+            *seen.entry((true, a)).or_insert(0) += 1;
+            *seen.entry((false, b)).or_insert(0) += 1;
+        }
+        let mut layer = CrossLayer::default();
+        let mut index: BTreeMap<(bool, ValueId), usize> = BTreeMap::new();
+        for (k, &(a, b)) in pairs.iter().enumerate() {
+            let a_is_scalar = seen[&(true, a)] > seen[&(false, b)];
+            let (groups, scalar, word) = if a_is_scalar {
+                (&mut layer.a_scalars, a, b)
+            } else {
+                (&mut layer.b_scalars, b, a)
+            };
+            let g = *index.entry((a_is_scalar, scalar)).or_insert_with(|| {
+                groups.push(Group {
+                    scalar,
+                    words: Vec::new(),
+                });
+                groups.len() - 1
+            });
+            groups[g].words.push((word, k));
+        }
+        layer
+    }
+
+    /// `(groups, words)` of the products whose vectors A holds, and of
+    /// those whose vectors B holds (for the cost formulas).
+    pub fn shape(&self) -> ((u64, u64), (u64, u64)) {
+        let count = |g: &[Group]| (g.len() as u64, g.iter().map(|g| g.words.len() as u64).sum());
+        (count(&self.b_scalars), count(&self.a_scalars))
+    }
+}
