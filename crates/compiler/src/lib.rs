@@ -86,6 +86,7 @@
 
 pub mod ast;
 pub mod error;
+pub mod floats;
 pub mod gates;
 pub mod io;
 pub mod lexer;

@@ -418,7 +418,11 @@ impl Check<'_> {
 /// Calls `f` on the direct sub-expressions of `e`.
 fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
     match &e.kind {
-        ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::SizeofType(_) => {}
+        ExprKind::Int(..)
+        | ExprKind::Float(..)
+        | ExprKind::Str(_)
+        | ExprKind::Ident(_)
+        | ExprKind::SizeofType(_) => {}
         ExprKind::Unary(_, a)
         | ExprKind::IncDec { e: a, .. }
         | ExprKind::Member(a, _)

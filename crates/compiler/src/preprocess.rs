@@ -626,7 +626,11 @@ pub fn spell(t: &Token) -> String {
         ),
         Tok::Char(c) => format!("{c}"),
         Tok::Str(s) => format!("{s:?}"),
-        Tok::Float => "0.0".into(),
+        Tok::Float(v, single) => {
+            let bits = if *single { 32 } else { 64 };
+            let f = if *single { "f" } else { "" };
+            format!("{}{f}", crate::floats::format(*v, bits))
+        }
         Tok::Punct(p) => p.to_string(),
     }
 }

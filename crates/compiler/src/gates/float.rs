@@ -24,7 +24,7 @@ use super::{konst, nonzero, Bits};
 
 pub use add::add;
 pub use compare::{equal, less, less_equal, max, min, unordered};
-pub use convert::{from_int, resize, to_int};
+pub use convert::{convert, from_int, resize, to_int};
 pub use integral::{integral, Rounding};
 pub use muldiv::{div, mul};
 pub use sqrt::sqrt;

@@ -18,6 +18,7 @@ pub fn leaves(ty: &CType, v: &CValue, out: &mut Vec<(u32, i128)>) {
             }
         }
         (t, CValue::Int(x)) => out.push((t.width(), *x)),
+        (t, CValue::Float { bits, .. }) => out.push((t.width(), *bits as i128)),
         _ => panic!("value does not match its type"),
     }
 }

@@ -3,9 +3,24 @@
 
 use twofold_circuit::{Bit, Builder};
 
-use super::super::{add, add_or_sub, extend, konst, mux, sub, Bits};
+use super::super::{add, add_or_sub, extend, konst, mux, nonzero, sub, Bits};
 use super::round::{normalize, round_pack, shr_sticky, Shifts};
 use super::{Fmt, Parts};
+use crate::types::Scalar;
+
+/// A value of C arithmetic type `from` as type `to`, one of them at least
+/// floating: between formats, from integers, to integers, and to `_Bool`
+/// (whether the value is nonzero: `-0` is not, a NaN is).
+pub fn convert(b: &mut Builder, x: &[Bit], from: Scalar, to: Scalar) -> Bits {
+    let fmt = |s: Scalar| Fmt::of_width(s.width);
+    match (from.float, to.float) {
+        (true, true) => resize(b, fmt(from), fmt(to), x),
+        (false, true) => from_int(b, fmt(to), x, from.signed && from.width > 1),
+        (true, false) if to.width == 1 => vec![nonzero(b, &x[..x.len() - 1])],
+        (true, false) => to_int(b, fmt(from), x, to.width as usize, to.signed),
+        (false, false) => x.to_vec(),
+    }
+}
 
 /// An integer of `x.len()` bits (signed or not) as the nearest value of
 /// the format (ties to even), as `cvtsi2sd` and gcc's unsigned sequences
