@@ -134,7 +134,7 @@ impl Preprocessor {
 
     fn process(
         &mut self,
-        toks: Vec<Token>,
+        mut toks: Vec<Token>,
         dir: Option<&Path>,
         out: &mut Vec<Token>,
     ) -> DResult<()> {
@@ -163,12 +163,17 @@ impl Preprocessor {
             let Some(name_tok) = line.first() else {
                 continue;
             };
+            let active = conds.last().is_none_or(|c| c.0);
             let name = match &name_tok.tok {
                 Tok::Ident(s) => s.clone(),
-                Tok::Int(..) => continue, // `# 1 "file"` line markers
+                // `# 1 "file"` line markers
+                Tok::Int(..) if active => {
+                    renumber(&mut toks[i..], &line, hash_loc)?;
+                    continue;
+                }
+                Tok::Int(..) => continue,
                 _ => return err(name_tok.loc, "invalid preprocessing directive"),
             };
-            let active = conds.last().is_none_or(|c| c.0);
             match name.as_str() {
                 "if" | "ifdef" | "ifndef" => {
                     let v = if !active {
@@ -215,7 +220,11 @@ impl Preprocessor {
                     self.include(&line[1..], name_tok.loc, dir, out)?;
                 }
                 "error" => return err(hash_loc, "#error directive"),
-                "pragma" | "warning" | "line" | "ident" => {}
+                "line" => {
+                    let number = self.expand(line[1..].to_vec())?;
+                    renumber(&mut toks[i..], &number, hash_loc)?;
+                }
+                "pragma" | "warning" | "ident" => {}
                 _ => return err(name_tok.loc, format!("unknown directive #{name}")),
             }
         }
@@ -273,7 +282,7 @@ impl Preprocessor {
             let Some(text) = builtin_header(&name) else {
                 return err(
                     loc,
-                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h)"),
+                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h, math.h)"),
                 );
             };
             self.depth += 1;
@@ -633,6 +642,20 @@ pub fn spell(t: &Token) -> String {
         }
         Tok::Punct(p) => p.to_string(),
     }
+}
+
+/// `#line N` (or a line marker `# N "file"`) at `at`: the line after it is
+/// line `N`, so the tokens that follow (`rest`) are renumbered.
+fn renumber(rest: &mut [Token], number: &[Token], at: Loc) -> DResult<()> {
+    let n = match number.first().map(|t| &t.tok) {
+        Some(Tok::Int(n, false, 0)) if (1..=2147483647).contains(n) => *n as i64,
+        _ => return err(at, "#line needs a line number from 1 to 2147483647"),
+    };
+    let delta = n - (i64::from(at.line) + 1);
+    for t in rest.iter_mut().filter(|t| t.loc.file == at.file) {
+        t.loc.line = (i64::from(t.loc.line) + delta).clamp(1, u32::MAX as i64) as u32;
+    }
+    Ok(())
 }
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.

@@ -296,7 +296,16 @@ impl CType {
                 }
             }
             CType::Float { bits } => if *bits == 32 { "float" } else { "double" }.into(),
-            CType::Array(e, n) => format!("{}[{n}]", e.name()),
+            CType::Array(..) => {
+                // Dimensions outermost first, as declared: `int[2][3]`.
+                let mut dims = String::new();
+                let mut t = self;
+                while let CType::Array(e, n) = t {
+                    dims.push_str(&format!("[{n}]"));
+                    t = e;
+                }
+                format!("{}{dims}", t.name())
+            }
             CType::Struct(s) => format!(
                 "struct {}",
                 s.name.clone().unwrap_or_else(|| "<anonymous>".into())
