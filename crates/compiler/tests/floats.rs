@@ -64,7 +64,7 @@ fn real(rng: &mut StdRng, bits: u32) -> String {
             rng.gen_range(-1.0f64..1.0) * 2f64.powi(rng.gen_range(-140..140))
         ),
     }
-    .replace("NaN", "nan")
+    .replace("NaN", "-nan")
 }
 
 /// A random value of `ty` as a C initializer: floats by [`real`], integers
@@ -301,4 +301,21 @@ Stats mpc_main(Reading INPUT_A[N], float INPUT_B[N])
 "#;
     let src = src.replace("INFINITY_D", "1e308 * 10");
     agree("float_loops", &src, 24, 5);
+}
+
+/// `examples/float_stats.c` and `examples/linear_model.c` against gcc.
+#[test]
+fn float_examples() {
+    for (name, n) in [("float_stats", 24), ("linear_model", 32)] {
+        let path = format!("{}/../../examples/{name}.c", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(path).expect("example");
+        let p = agree(name, &src, n, 6);
+        println!(
+            "{name}: {} AND gates, loops {:?}",
+            p.program.and_count(),
+            p.loops
+        );
+        // Every loop is kept as a loop: the sums are sequential, in order.
+        assert!(p.loops.iter().all(|l| !l.is_region()), "{:?}", p.loops);
+    }
 }
