@@ -373,6 +373,7 @@ fn minimum_and_maximum() {
                     }
                 }
             };
+            println!("max {greater} {fmt:?}: {}", c.and_count());
             check(&c, &pairs(fmt, 5 + i as u64), want, "min/max");
         }
     }
