@@ -7,6 +7,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 mod common;
+mod keys;
 use common::twofold_ok;
 
 /// A fresh directory with `files` written into it.
@@ -142,4 +143,33 @@ fn three_parties_on_shares() {
         assert_eq!(out.trim(), format!("{:?}", mixed(a, b)), "{kind}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Party A and party B as two processes over TCP (the linear model
+/// example), each printing the output.
+#[test]
+fn two_processes() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/linear_model.c");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let party = |name: &str, side: &str, input: &str| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_twofold"));
+        c.args(["run", file, "--party", name, side, &addr, "-i", input])
+            .args(keys::two(name))
+            .stdout(std::process::Stdio::piped());
+        c
+    };
+    let model = "INPUT_A={{0.5, -1.25, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.125}, -0.5}";
+    let features = "INPUT_B={1, 2, 0.25, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 8}";
+    let a = party("a", "--listen", model).spawn().unwrap();
+    let b = party("b", "--connect", features).output().unwrap();
+    let a = a.wait_with_output().unwrap();
+    for out in [a, b] {
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "{-1.0, 0}");
+    }
 }
