@@ -193,19 +193,14 @@ typedef struct {
 typedef struct { float f; Ints n; } In;
 typedef struct { Ints fromd; Ints fromf; double d[10]; float f[10]; } Out;
 
-static Ints to_ints(double x)
-{
-    Ints r;
-    r.sc = x; r.uc = x; r.s = x; r.us = x; r.i = x; r.u = x; r.l = x; r.ul = x; r.b = x;
-    return r;
+#define TO_INTS(name, T) static Ints name(T x) \
+{ \
+    Ints r; \
+    r.sc = x; r.uc = x; r.s = x; r.us = x; r.i = x; r.u = x; r.l = x; r.ul = x; r.b = x; \
+    return r; \
 }
-
-static Ints to_ints_f(float x)
-{
-    Ints r;
-    r.sc = x; r.uc = x; r.s = x; r.us = x; r.i = x; r.u = x; r.l = x; r.ul = x; r.b = x;
-    return r;
-}
+TO_INTS(to_ints, double)
+TO_INTS(to_ints_f, float)
 
 Out mpc_main(double INPUT_A, In INPUT_B)
 {

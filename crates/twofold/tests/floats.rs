@@ -8,21 +8,10 @@ use std::path::PathBuf;
 
 mod common;
 mod keys;
-use common::twofold_ok;
+use common::{free_port, path, twofold_ok};
 
-/// A fresh directory with `files` written into it.
 fn workspace(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("twofold-floats-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).unwrap();
-    }
-    dir
-}
-
-fn path(dir: &std::path::Path, name: &str) -> String {
-    dir.join(name).to_str().unwrap().to_string()
+    common::workspace(&format!("floats-{test}"), files)
 }
 
 const MIXED: &str =
@@ -150,12 +139,7 @@ fn three_parties_on_shares() {
 #[test]
 fn two_processes() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/linear_model.c");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = format!("127.0.0.1:{}", free_port());
     let party = |name: &str, side: &str, input: &str| {
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_twofold"));
         c.args(["run", file, "--party", name, side, &addr, "-i", input])

@@ -58,31 +58,30 @@ pub fn unordered(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bit {
 /// `x < y`.
 pub fn less(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bit {
     let o = Order::of(b, fmt, x, y);
-    strictly_below(b, &o, x, y)
-}
-
-fn strictly_below(b: &mut Builder, o: &Order, x: &[Bit], y: &[Bit]) -> Bit {
-    let lt = below(b, x, y);
-    let ord = o.ordered(b);
-    let zeros = o.both_zero(b);
-    let not_zeros = b.not(zeros);
-    let t = b.and(lt, ord);
-    b.and(t, not_zeros)
+    ordered_less(b, &o, x, y, false)
 }
 
 /// `x <= y`.
 pub fn less_equal(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bit {
     let o = Order::of(b, fmt, x, y);
-    less_equal_of(b, &o, x, y)
+    ordered_less(b, &o, x, y, true)
 }
 
-fn less_equal_of(b: &mut Builder, o: &Order, x: &[Bit], y: &[Bit]) -> Bit {
-    let gt = below(b, y, x);
-    let le = b.not(gt);
+/// `x < y`, or `x <= y` if `or_equal`: false with a NaN, `-0` and `+0`
+/// equal, else the order of the keys.
+fn ordered_less(b: &mut Builder, o: &Order, x: &[Bit], y: &[Bit], or_equal: bool) -> Bit {
     let zeros = o.both_zero(b);
-    let le = b.or(le, zeros);
+    let v = if or_equal {
+        let gt = below(b, y, x);
+        let le = b.not(gt);
+        b.or(le, zeros)
+    } else {
+        let lt = below(b, x, y);
+        let apart = b.not(zeros);
+        b.and(lt, apart)
+    };
     let ord = o.ordered(b);
-    b.and(le, ord)
+    b.and(v, ord)
 }
 
 /// `x == y`.
@@ -111,9 +110,9 @@ pub fn max(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bits {
 fn pick(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit], greater: bool) -> Bits {
     let o = Order::of(b, fmt, x, y);
     let take_x = if greater {
-        less_equal_of(b, &o, y, x)
+        ordered_less(b, &o, y, x, true)
     } else {
-        less_equal_of(b, &o, x, y)
+        ordered_less(b, &o, x, y, true)
     };
     let v = mux(b, take_x, x, y);
     let v = mux(b, o.py.nan, x, &v);

@@ -6,12 +6,58 @@ use super::super::{add, add_or_sub, extend, konst, mux, nonzero, sub, Bits};
 use super::round::{normalize, normalize1, round_pack, Shifts};
 use super::{nan_of, Fmt, Parts};
 
-/// A finite nonzero operand's normalised significand (`frac + 1` bits, top
-/// bit set) and exponent (a signed word of `exp + 3` bits).
-fn operand(b: &mut Builder, fmt: Fmt, p: &Parts) -> (Bits, Bits) {
-    let sig = p.sig(b);
-    let exp = p.exp_eff(b);
-    normalize(b, &sig, &exp, fmt.exp + 3)
+/// Two operands: their classes, the sign of their product or quotient,
+/// and each one's normalised significand (`frac + 1` bits, top bit set
+/// unless it is zero) with its exponent (a signed word of `exp + 3` bits).
+struct Operands {
+    fmt: Fmt,
+    px: Parts,
+    py: Parts,
+    sign: Bit,
+    x: (Bits, Bits),
+    y: (Bits, Bits),
+}
+
+impl Operands {
+    fn of(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Operands {
+        let px = Parts::of(b, fmt, x);
+        let py = Parts::of(b, fmt, y);
+        let sign = b.xor(px.sign, py.sign);
+        let mut normal = |p: &Parts| {
+            let sig = p.sig(b);
+            let exp = p.exp_eff(b);
+            normalize(b, &sig, &exp, fmt.exp + 3)
+        };
+        let (x, y) = (normal(&px), normal(&py));
+        Operands {
+            fmt,
+            px,
+            py,
+            sign,
+            x,
+            y,
+        }
+    }
+
+    /// The result: `normal` unless an operand is special, `zero` or `inf`
+    /// say the result is a signed zero or infinity, `invalid` the default
+    /// NaN; a NaN operand gives the first one, quietened.
+    fn result(
+        &self,
+        b: &mut Builder,
+        (x, y): (&[Bit], &[Bit]),
+        normal: &[Bit],
+        zero: Bit,
+        inf: Bit,
+        invalid: Bit,
+    ) -> Bits {
+        let fmt = self.fmt;
+        let v = mux(b, zero, &fmt.zero(self.sign), normal);
+        let v = mux(b, inf, &fmt.inf(self.sign), &v);
+        let v = mux(b, invalid, &konst(fmt.default_nan(), fmt.width()), &v);
+        let (nan, is_nan) = nan_of(b, fmt, x, &self.px, y, &self.py);
+        mux(b, is_nan, &nan, &v)
+    }
 }
 
 /// The bias as a word of `w` bits.
@@ -33,44 +79,34 @@ fn finish(b: &mut Builder, fmt: Fmt, sign: Bit, exp: &[Bit], sig: &[Bit]) -> Bit
 /// `x * y`: a full product of the significands (one AND per bit pair and a
 /// full adder per partial product), then one rounding.
 pub fn mul(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bits {
-    let px = Parts::of(b, fmt, x);
-    let py = Parts::of(b, fmt, y);
+    let o = Operands::of(b, fmt, x, y);
+    let ((sx, ex), (sy, ey)) = (&o.x, &o.y);
     let f = fmt.frac;
-    let sign = b.xor(px.sign, py.sign);
-    let (sx, ex) = operand(b, fmt, &px);
-    let (sy, ey) = operand(b, fmt, &py);
     let w = 2 * f + 2;
-    let prod = super::super::mul(b, &extend(&sx, w, false), &extend(&sy, w, false));
+    let prod = super::super::mul(b, &extend(sx, w, false), &extend(sy, w, false));
     // The top frac + 3 bits, and below them one sticky bit.
     let mut sig = vec![nonzero(b, &prod[..f - 1])];
     sig.extend_from_slice(&prod[f - 1..]);
     let ew = ex.len();
-    let sum = add(b, &ex, &ey);
+    let sum = add(b, ex, ey);
     let exp = sub(b, &sum, &bias(fmt, ew));
     let exp = add(b, &exp, &konst(1, ew));
-    let normal = finish(b, fmt, sign, &exp, &sig);
-    let zero = b.or(px.zero, py.zero);
-    let inf = b.or(px.inf, py.inf);
+    let normal = finish(b, fmt, o.sign, &exp, &sig);
+    let zero = b.or(o.px.zero, o.py.zero);
+    let inf = b.or(o.px.inf, o.py.inf);
     let invalid = b.and(zero, inf);
-    let v = mux(b, zero, &fmt.zero(sign), &normal);
-    let v = mux(b, inf, &fmt.inf(sign), &v);
-    let v = mux(b, invalid, &konst(fmt.default_nan(), fmt.width()), &v);
-    let (nan, is_nan) = nan_of(b, fmt, x, &px, y, &py);
-    mux(b, is_nan, &nan, &v)
+    o.result(b, (x, y), &normal, zero, inf, invalid)
 }
 
 /// `x / y`: non-restoring division of the significands (one adder a
 /// quotient bit), the remainder giving the sticky bit, then one rounding.
 pub fn div(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bits {
-    let px = Parts::of(b, fmt, x);
-    let py = Parts::of(b, fmt, y);
+    let o = Operands::of(b, fmt, x, y);
+    let ((sx, ex), (sy, ey)) = (&o.x, &o.y);
     let f = fmt.frac;
-    let sign = b.xor(px.sign, py.sign);
-    let (sx, ex) = operand(b, fmt, &px);
-    let (sy, ey) = operand(b, fmt, &py);
     let m = f + 3;
-    let dividend = extend(&sx, m, false);
-    let divisor = extend(&sy, m, false);
+    let dividend = extend(sx, m, false);
+    let divisor = extend(sy, m, false);
     let n = f + 3;
     let mut q = vec![Bit::Const(false); n];
     let mut r = sub(b, &dividend, &divisor);
@@ -87,17 +123,13 @@ pub fn div(b: &mut Builder, fmt: Fmt, x: &[Bit], y: &[Bit]) -> Bits {
     let mut sig = vec![nonzero(b, &rem)];
     sig.extend(q);
     let ew = ex.len();
-    let diff = sub(b, &ex, &ey);
+    let diff = sub(b, ex, ey);
     let exp = add(b, &diff, &bias(fmt, ew));
-    let normal = finish(b, fmt, sign, &exp, &sig);
-    let both_zero = b.and(px.zero, py.zero);
-    let both_inf = b.and(px.inf, py.inf);
+    let normal = finish(b, fmt, o.sign, &exp, &sig);
+    let both_zero = b.and(o.px.zero, o.py.zero);
+    let both_inf = b.and(o.px.inf, o.py.inf);
     let invalid = b.or(both_zero, both_inf);
-    let to_inf = b.or(px.inf, py.zero);
-    let to_zero = b.or(px.zero, py.inf);
-    let v = mux(b, to_zero, &fmt.zero(sign), &normal);
-    let v = mux(b, to_inf, &fmt.inf(sign), &v);
-    let v = mux(b, invalid, &konst(fmt.default_nan(), fmt.width()), &v);
-    let (nan, is_nan) = nan_of(b, fmt, x, &px, y, &py);
-    mux(b, is_nan, &nan, &v)
+    let to_inf = b.or(o.px.inf, o.py.zero);
+    let to_zero = b.or(o.px.zero, o.py.inf);
+    o.result(b, (x, y), &normal, to_zero, to_inf, invalid)
 }
