@@ -9,6 +9,7 @@ mod common;
 use common::agree_with_gcc_on;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use twofold_compiler::{compile, CType, CompileOptions, CompiledProgram};
+use twofold_testkit::random_float_program;
 
 /// Values worth trying for a floating type. The only NaN is `-nan`, the
 /// default NaN that invalid operations give: where two different NaNs meet
@@ -312,5 +313,31 @@ fn float_examples() {
         );
         // Every loop is kept as a loop: the sums are sequential, in order.
         assert!(p.loops.iter().all(|l| !l.is_region()), "{:?}", p.loops);
+    }
+}
+
+/// Random programs with floats in loops, structs and arrays (testkit's)
+/// against gcc, with loops kept and unrolled.
+#[test]
+fn random_float_programs() {
+    let mut rng = StdRng::seed_from_u64(31);
+    for k in 0..12 {
+        let src = random_float_program(&mut rng);
+        let tag = format!("float_random{k}");
+        let p = agree(&tag, &src, 6, k);
+        let flat = CompileOptions {
+            loops: false,
+            ..CompileOptions::default()
+        };
+        let q = compile(&src, "flat.c", &flat).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            q.program.and_count() > 0,
+            p.program.and_count() > 0,
+            "{src}"
+        );
+        let sets: Vec<Vec<String>> = (0..4)
+            .map(|_| q.inputs.iter().map(|(_, t)| value(t, &mut rng)).collect())
+            .collect();
+        agree_with_gcc_on(&src, &[&p, &q], &sets, &format!("{tag}_flat"));
     }
 }

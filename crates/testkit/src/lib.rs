@@ -1,9 +1,11 @@
 //! Test support shared by twofold's crates: where the external test data lives,
 //! the Bristol vectors of `shared/data/bristol/VECTORS.md`, and random circuits.
 
+mod cfloats;
 mod cloops;
 pub mod relay;
 
+pub use cfloats::random_float_program;
 pub use cloops::random_loop_program;
 
 use std::path::PathBuf;
