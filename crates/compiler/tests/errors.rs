@@ -36,6 +36,14 @@ fn integer_operators_on_floating_values() {
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * 1.5L;\n}\n",
         "prog.c:3:22: error: 'long double' constants are not supported: '1.5L'",
     );
+    check(
+        "int mpc_main(int INPUT_A[4], float INPUT_B)\n{\n    return INPUT_A[INPUT_B];\n}\n",
+        "prog.c:3:20: error: array subscript is not an integer",
+    );
+    check(
+        "int mpc_main(double INPUT_A, int INPUT_B)\n{\n    switch (INPUT_A) { default: return 1; }\n}\n",
+        "prog.c:3:13: error: switch on a non-integer value",
+    );
 }
 
 #[test]

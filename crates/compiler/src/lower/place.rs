@@ -41,6 +41,9 @@ impl<'p> Lower<'p> {
                 let Val::Int(is, iw) = iv else {
                     return err(i.loc, "array index is not an integer");
                 };
+                if is.float {
+                    return err(i.loc, "array subscript is not an integer");
+                }
                 if is_lvalue(a) {
                     let mut p = self.place(a)?;
                     if let CType::Array(elem, n) = p.ty.clone() {
