@@ -157,3 +157,18 @@ fn two_processes() {
         assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "{-1.0, 0}");
     }
 }
+
+/// The library facade: a `double` output read as a number.
+#[test]
+fn the_api_reads_floating_outputs() {
+    use twofold::api::{Party, SecureProgram};
+    let program = SecureProgram::compile(MIXED).unwrap();
+    let a = program.inputs_of(Party::A, &[("INPUT_A", "-2.5")]).unwrap();
+    let b = program
+        .inputs_of(Party::B, &[("INPUT_B", "0x1p-3")])
+        .unwrap();
+    let outputs = program.run_local(&a, &b).unwrap();
+    assert_eq!(outputs.float("return"), Some(mixed(-2.5, 0.125)));
+    assert_eq!(outputs.int("return"), None);
+    assert_eq!(outputs.text("return").as_deref(), Some("-19.5"));
+}
