@@ -108,9 +108,13 @@ impl<'p> Lower<'p> {
             ExprKind::Unary(op, a) => self.unary(*op, a, e.loc),
             ExprKind::IncDec { pre, inc, e: a } => self.inc_dec(*pre, *inc, a, e.loc),
             ExprKind::Binary(op, a, b) => {
+                let (op, a, b) = self.sse_fold(*op, a, b);
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
-                self.binop_at(*op, x, y, e.loc)
+                if floating::sse_swaps(op, (a, &x), (b, &y)) {
+                    return self.binop_at(op, y, x, e.loc);
+                }
+                self.binop_at(op, x, y, e.loc)
             }
             ExprKind::LogAnd(a, b) => self.logical(true, a, b, e.loc),
             ExprKind::LogOr(a, b) => self.logical(false, a, b, e.loc),
@@ -188,7 +192,11 @@ impl<'p> Lower<'p> {
             None => rhs,
             Some(op) => {
                 let old = self.read(&p, a.loc)?;
-                self.binop_at(op, old, rhs, loc)?
+                if floating::sse_swaps(op, (a, &old), (b, &rhs)) {
+                    self.binop_at(op, rhs, old, loc)?
+                } else {
+                    self.binop_at(op, old, rhs, loc)?
+                }
             }
         };
         let v = self.convert(v, &p.ty, loc)?;

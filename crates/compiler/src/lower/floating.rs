@@ -26,7 +26,63 @@ pub(super) fn math_function(name: &str) -> Option<(&'static str, u32)> {
     })
 }
 
+/// Whether gcc's x86-64 code computes the commutative `x op y` (source
+/// operands `a`, `b`) as `y op x`, which only shows when both are NaNs
+/// (SSE returns the first): a floating `+` or `*` puts constants last and a
+/// variable read as it is after any other operand (`s += a[i]` is
+/// `a[i] + s`, `v * f` with `f` a `float` is `(double)f * v`).
+pub(super) fn sse_swaps(op: BinOp, (a, x): (&Expr, &Val), (b, y): (&Expr, &Val)) -> bool {
+    let (Val::Int(s1, _), Val::Int(s2, _)) = (x, y) else {
+        return false;
+    };
+    let t = Scalar::common(*s1, *s2);
+    if !t.float || !matches!(op, BinOp::Add | BinOp::Mul) {
+        return false;
+    }
+    let rank = |e: &Expr, s: &Scalar| match &e.kind {
+        ExprKind::Float(..) | ExprKind::Int(..) => 2,
+        ExprKind::Ident(_) if *s == t => 1,
+        _ => 0,
+    };
+    rank(a, s1) > rank(b, s2)
+}
+
 impl Lower<'_> {
+    /// `a op b` rewritten as gcc's constant folder does for floating
+    /// operands (`-x + y` is `y - x`, `x + -y` is `x - y`, `x - -y` is
+    /// `x + y`): the same value, but with two NaN operands the result
+    /// carries the other one.
+    pub(super) fn sse_fold<'e>(
+        &mut self,
+        op: BinOp,
+        a: &'e Expr,
+        b: &'e Expr,
+    ) -> (BinOp, &'e Expr, &'e Expr) {
+        let negated = |e: &'e Expr| match &e.kind {
+            ExprKind::Unary(UnOp::Neg, x) => Some(&**x),
+            _ => None,
+        };
+        let floating = |me: &mut Self, e: &Expr| {
+            me.static_type(e)
+                .is_ok_and(|t| matches!(t, CType::Float { .. }))
+        };
+        let (na, nb) = (negated(a), negated(b));
+        let rewrite = match op {
+            BinOp::Add => na.is_some() || nb.is_some(),
+            BinOp::Sub => nb.is_some(),
+            _ => false,
+        };
+        if !rewrite || !(floating(self, a) || floating(self, b)) {
+            return (op, a, b);
+        }
+        match (op, na, nb) {
+            (BinOp::Add, Some(x), _) => (BinOp::Sub, b, x),
+            (BinOp::Add, None, Some(y)) => (BinOp::Sub, a, y),
+            (BinOp::Sub, _, Some(y)) => (BinOp::Add, a, y),
+            _ => (op, a, b),
+        }
+    }
+
     /// A binary operator with a floating operand: the usual arithmetic
     /// conversions, then the IEEE operation (`+ - * /` and comparisons).
     pub(super) fn float_binop(
