@@ -384,6 +384,12 @@ fn float_constant(text: &str, lower: &str, loc: Loc) -> DResult<Tok> {
             format!("'long double' constants are not supported: '{text}'"),
         );
     }
+    if body.starts_with("0x") && !body.contains('p') {
+        return err(
+            loc,
+            format!("hexadecimal floating constant '{text}' requires an exponent"),
+        );
+    }
     let bits = if single { 32 } else { 64 };
     match crate::floats::parse(body, bits) {
         Some(v) if !body.starts_with(['+', '-']) => Ok(Tok::Float(v, single)),

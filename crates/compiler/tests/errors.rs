@@ -37,6 +37,10 @@ fn integer_operators_on_floating_values() {
         "prog.c:3:22: error: 'long double' constants are not supported: '1.5L'",
     );
     check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * 0x1.8;\n}\n",
+        "prog.c:3:22: error: hexadecimal floating constant '0x1.8' requires an exponent",
+    );
+    check(
         "int mpc_main(int INPUT_A[4], float INPUT_B)\n{\n    return INPUT_A[INPUT_B];\n}\n",
         "prog.c:3:20: error: array subscript is not an integer",
     );

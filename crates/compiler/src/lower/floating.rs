@@ -187,8 +187,8 @@ impl Lower<'_> {
         let b = &mut self.b;
         let n = fmt.width();
         let bits = match (name, ops.as_slice()) {
-            ("inf", _) => gates::konst(f64_inf(fmt), n),
-            ("nan", _) => gates::konst(f64_inf(fmt) | 1 << (fmt.frac - 1), n),
+            ("inf", _) => gates::konst(inf_bits(fmt), n),
+            ("nan", _) => gates::konst(inf_bits(fmt) | 1 << (fmt.frac - 1), n),
             ("sqrt", [x]) => float::sqrt(b, fmt, x),
             ("fabs", [x]) => {
                 let mut v = x.clone();
@@ -213,6 +213,6 @@ impl Lower<'_> {
 }
 
 /// Positive infinity's bit pattern in a format.
-fn f64_inf(fmt: Fmt) -> u64 {
+fn inf_bits(fmt: Fmt) -> u64 {
     ((1 << fmt.exp) - 1) << fmt.frac
 }
