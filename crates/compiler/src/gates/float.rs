@@ -68,14 +68,24 @@ impl Fmt {
         (1 << self.exp) - 1
     }
 
+    /// Positive infinity's bit pattern.
+    pub fn infinity(self) -> u64 {
+        self.exp_max() << self.frac
+    }
+
+    /// The positive quiet NaN with payload zero (C's `NAN`).
+    pub fn quiet_nan(self) -> u64 {
+        self.infinity() | 1 << (self.frac - 1)
+    }
+
     /// The default NaN of SSE: sign and quiet bit set, payload zero.
     pub fn default_nan(self) -> u64 {
-        (1 << (self.width() - 1)) | (self.exp_max() << self.frac) | (1 << (self.frac - 1))
+        (1 << (self.width() - 1)) | self.quiet_nan()
     }
 
     /// Infinity with sign `sign`.
     fn inf(self, sign: Bit) -> Bits {
-        let mut v = konst(self.exp_max() << self.frac, self.width());
+        let mut v = konst(self.infinity(), self.width());
         v[self.width() - 1] = sign;
         v
     }

@@ -187,8 +187,8 @@ impl Lower<'_> {
         let b = &mut self.b;
         let n = fmt.width();
         let bits = match (name, ops.as_slice()) {
-            ("inf", _) => gates::konst(inf_bits(fmt), n),
-            ("nan", _) => gates::konst(inf_bits(fmt) | 1 << (fmt.frac - 1), n),
+            ("inf", _) => gates::konst(fmt.infinity(), n),
+            ("nan", _) => gates::konst(fmt.quiet_nan(), n),
             ("sqrt", [x]) => float::sqrt(b, fmt, x),
             ("fabs", [x]) => {
                 let mut v = x.clone();
@@ -210,9 +210,4 @@ impl Lower<'_> {
         };
         Ok(Val::Int(t, Word::from_bits(bits)))
     }
-}
-
-/// Positive infinity's bit pattern in a format.
-fn inf_bits(fmt: Fmt) -> u64 {
-    ((1 << fmt.exp) - 1) << fmt.frac
 }
