@@ -11,7 +11,9 @@ use crate::error::{diag, err, DResult, Diag, Loc};
 use crate::lexer::{binary_precedence, lex, Tok, Token};
 
 mod headers;
+mod lines;
 use headers::builtin_header;
+use lines::renumber;
 
 #[derive(Clone)]
 struct Macro {
@@ -642,20 +644,6 @@ pub fn spell(t: &Token) -> String {
         }
         Tok::Punct(p) => p.to_string(),
     }
-}
-
-/// `#line N` (or a line marker `# N "file"`) at `at`: the line after it is
-/// line `N`, so the tokens that follow (`rest`) are renumbered.
-fn renumber(rest: &mut [Token], number: &[Token], at: Loc) -> DResult<()> {
-    let n = match number.first().map(|t| &t.tok) {
-        Some(Tok::Int(n, false, 0)) if (1..=2147483647).contains(n) => *n as i64,
-        _ => return err(at, "#line needs a line number from 1 to 2147483647"),
-    };
-    let delta = n - (i64::from(at.line) + 1);
-    for t in rest.iter_mut().filter(|t| t.loc.file == at.file) {
-        t.loc.line = (i64::from(t.loc.line) + delta).clamp(1, u32::MAX as i64) as u32;
-    }
-    Ok(())
 }
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.
