@@ -240,7 +240,10 @@ impl P<'_> {
 fn is_real(text: &str) -> bool {
     match text.strip_prefix("0x") {
         Some(h) => h.contains(['.', 'p']),
-        None => text.contains(['.', 'e']) || matches!(text, "inf" | "infinity" | "nan"),
+        None => {
+            let number = text.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+            number && text.contains(['.', 'e']) || matches!(text, "inf" | "infinity" | "nan")
+        }
     }
 }
 
