@@ -93,6 +93,7 @@ fn dtype(ty: &CType) -> Option<String> {
     match ty {
         CType::Bool => Some("bool".into()),
         CType::Int { bits, signed } => Some(format!("{}int{bits}", if *signed { "" } else { "u" })),
+        CType::Float { bits } => Some(format!("float{bits}")),
         _ => None,
     }
 }
@@ -124,6 +125,9 @@ fn c_to_py(py: Python<'_>, ty: &CType, value: CValue) -> PyResult<Py<PyAny>> {
     Ok(match (ty, value) {
         (CType::Bool, CValue::Int(v)) => PyBool::new(py, v != 0).to_owned().into_any().unbind(),
         (_, CValue::Int(v)) => v.into_pyobject(py)?.into_any().unbind(),
+        (_, CValue::Float { bits, width }) => {
+            real(bits, width).into_pyobject(py)?.into_any().unbind()
+        }
         (CType::Struct(s), CValue::List(items)) => {
             let dict = PyDict::new(py);
             for ((name, field), item) in s.fields.iter().zip(items) {
@@ -154,10 +158,22 @@ fn c_to_py(py: Python<'_>, ty: &CType, value: CValue) -> PyResult<Py<PyAny>> {
     })
 }
 
-/// Nested lists of ints.
+/// A `float` (32 bits) or `double` (64) bit pattern as a Python float.
+fn real(bits: u64, width: u32) -> f64 {
+    if width == 32 {
+        f64::from(f32::from_bits(bits as u32))
+    } else {
+        f64::from_bits(bits)
+    }
+}
+
+/// Nested lists of ints and floats.
 fn plain(py: Python<'_>, value: CValue) -> PyResult<Py<PyAny>> {
     match value {
         CValue::Int(v) => Ok(v.into_pyobject(py)?.into_any().unbind()),
+        CValue::Float { bits, width } => {
+            Ok(real(bits, width).into_pyobject(py)?.into_any().unbind())
+        }
         CValue::List(items) => {
             let items = items
                 .into_iter()

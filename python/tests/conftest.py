@@ -52,6 +52,8 @@ def random_value(spec: dict, rng: np.random.Generator):
     dtype = np.dtype(spec["type"])
     if dtype == np.bool_:
         values = rng.integers(0, 2, size=shape).astype(bool)
+    elif dtype.kind == "f":
+        values = (rng.standard_normal(size=shape) * 100).astype(dtype)
     else:
         info = np.iinfo(dtype)
         values = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
@@ -67,7 +69,22 @@ def plain(value):
         return value.tolist()
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value)
     return int(value)
+
+
+def same(ours, theirs) -> bool:
+    """Whether a value from `Program.run_local`, made plain, is what the
+    command line's JSON says: a `float` prints as the shortest decimal
+    that reads back as a float, so it may equal ours only as a float32."""
+    if isinstance(ours, list):
+        return isinstance(theirs, list) and len(ours) == len(theirs) and all(
+            same(a, b) for a, b in zip(ours, theirs)
+        )
+    if isinstance(ours, float):
+        return ours == theirs or ours == float(np.float32(theirs))
+    return ours == theirs
 
 
 def write_json(path: Path, value) -> None:
@@ -80,6 +97,8 @@ def write_json(path: Path, value) -> None:
             return v.tolist()
         if isinstance(v, list):
             return [encode(x) for x in v]
+        if isinstance(v, (float, np.floating)):
+            return float(v)
         return int(v)
 
     path.write_text(json.dumps(encode(value)))

@@ -38,10 +38,10 @@ def test_good_inputs_run(program):
         # A missing input.
         ({"INPUT_A": GOOD_A}, r"missing input value\(s\).*\n  INPUT_B \(party b, unsigned char\)"),
         # Shapes: too few rows, too few and too many columns, a scalar for an array, an array for a scalar.
-        ({"INPUT_A": {**GOOD_A, "v": np.zeros((1, 3), dtype=int)}, "INPUT_B": 1}, r"input `INPUT_A`: expected 2 elements for unsigned char\[3\]\[2\], found 1"),
+        ({"INPUT_A": {**GOOD_A, "v": np.zeros((1, 3), dtype=int)}, "INPUT_B": 1}, r"input `INPUT_A`: expected 2 elements for unsigned char\[2\]\[3\], found 1"),
         ({"INPUT_A": {**GOOD_A, "v": np.zeros((2, 2), dtype=int)}, "INPUT_B": 1}, r"input `INPUT_A`: expected 3 elements for unsigned char\[3\], found 2"),
         ({"INPUT_A": {**GOOD_A, "v": np.zeros((2, 4), dtype=int)}, "INPUT_B": 1}, r"input `INPUT_A`: .*3 elements"),
-        ({"INPUT_A": {**GOOD_A, "v": 7}, "INPUT_B": 1}, r"input `INPUT_A`: expected an array or object for unsigned char\[3\]\[2\], found 7"),
+        ({"INPUT_A": {**GOOD_A, "v": 7}, "INPUT_B": 1}, r"input `INPUT_A`: expected an array or object for unsigned char\[2\]\[3\], found 7"),
         ({"INPUT_A": GOOD_A, "INPUT_B": [1, 2]}, r"input `INPUT_B`: expected a number for unsigned char, found an array"),
         # Out of range, and not an integer.
         ({"INPUT_A": GOOD_A, "INPUT_B": 256}, r"input `INPUT_B`: value 256 does not fit in unsigned char"),

@@ -83,6 +83,9 @@ pub struct Expr {
 pub enum ExprKind {
     /// Integer or character constant with its type.
     Int(u64, Scalar),
+    /// Floating constant: its bit pattern and its type (`float` or
+    /// `double`).
+    Float(u64, Scalar),
     /// A variable (or function) name.
     Ident(String),
     /// A string literal: its bytes, without the terminating NUL (an
@@ -241,6 +244,7 @@ impl Expr {
         match &self.kind {
             ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
             ExprKind::Int(..)
+            | ExprKind::Float(..)
             | ExprKind::Ident(_)
             | ExprKind::Str(_)
             | ExprKind::SizeofType(_)

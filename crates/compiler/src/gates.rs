@@ -12,6 +12,7 @@ mod bitwise;
 mod compare;
 mod digits;
 mod divide;
+pub mod float;
 mod ranges;
 mod shift;
 mod sum;
@@ -25,7 +26,7 @@ pub use digits::value_range;
 pub use divide::{sdivrem, udivrem};
 pub use ranges::{bucket, narrow, Widening};
 pub use shift::{shl_var, shr_var};
-pub use sum::{add, full_adder, mul, neg, sub, Sum};
+pub use sum::{add, add_or_sub, full_adder, mul, neg, sub, Sum};
 
 /// A word: bits, least significant first.
 pub type Bits = Vec<Bit>;

@@ -1,6 +1,7 @@
 //! Input and output values: C initializers to bits and back, and JSON.
 
 use crate::error::CompileError;
+use crate::floats;
 use crate::types::{CType, Scalar};
 
 /// A value for JSON output: a number or a nested list (arrays and structs).
@@ -8,6 +9,13 @@ use crate::types::{CType, Scalar};
 pub enum CValue {
     /// A scalar.
     Int(i128),
+    /// A `float` (32 bits) or `double` (64): its bit pattern.
+    Float {
+        /// The IEEE-754 bit pattern.
+        bits: u64,
+        /// 32 or 64.
+        width: u32,
+    },
     /// An array's elements or a struct's members in order.
     List(Vec<CValue>),
 }
@@ -17,6 +25,14 @@ impl CValue {
     pub fn to_json_string(&self) -> String {
         match self {
             CValue::Int(v) => v.to_string(),
+            CValue::Float { bits, width } => {
+                let text = floats::format(*bits, *width);
+                if text.ends_with(|c: char| c.is_ascii_digit()) {
+                    text
+                } else {
+                    format!("\"{text}\"")
+                }
+            }
             CValue::List(items) => {
                 let parts: Vec<String> = items.iter().map(|v| v.to_json_string()).collect();
                 format!("[{}]", parts.join(","))
@@ -27,6 +43,9 @@ impl CValue {
 
 enum Node {
     Num(i128, usize),
+    /// A floating value's text (a number with a point or an exponent,
+    /// `inf`, `nan`), with its sign.
+    Real(String, usize),
     List(Vec<(Option<Des>, Node)>, usize),
 }
 
@@ -172,10 +191,14 @@ impl P<'_> {
             v
         } else {
             let st = self.i;
-            while self.i < self.s.len() && self.s[self.i].is_ascii_alphanumeric() {
+            while self.i < self.s.len() && self.in_number(st) {
                 self.i += 1;
             }
             let text = String::from_utf8_lossy(&self.s[st..self.i]).to_ascii_lowercase();
+            if is_real(&text) {
+                let sign = if neg { "-" } else { "" };
+                return Ok(Node::Real(format!("{sign}{text}"), start));
+            }
             let body = text.trim_end_matches(['u', 'l']);
             let parsed = if let Some(h) = body.strip_prefix("0x") {
                 i128::from_str_radix(h, 16)
@@ -192,6 +215,35 @@ impl P<'_> {
             }
         };
         Ok(Node::Num(if neg { -v } else { v }, start))
+    }
+}
+
+impl P<'_> {
+    /// Whether the byte at the cursor continues the number that started at
+    /// `st`: letters and digits, a point, a sign after an exponent letter.
+    fn in_number(&self, st: usize) -> bool {
+        let c = self.s[self.i];
+        let hex = self.s[st..].starts_with(b"0x") || self.s[st..].starts_with(b"0X");
+        c.is_ascii_alphanumeric()
+            || c == b'.'
+            || (c == b'+' || c == b'-')
+                && self.i > st
+                && match self.s[self.i - 1] {
+                    b'p' | b'P' => true,
+                    b'e' | b'E' => !hex,
+                    _ => false,
+                }
+    }
+}
+
+/// Whether a number's text (in lower case) is a floating value.
+fn is_real(text: &str) -> bool {
+    match text.strip_prefix("0x") {
+        Some(h) => h.contains(['.', 'p']),
+        None => {
+            let number = text.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+            number && text.contains(['.', 'e']) || matches!(text, "inf" | "infinity" | "nan")
+        }
     }
 }
 
@@ -255,6 +307,18 @@ impl CType {
             CType::Struct(s) => {
                 CValue::List(s.fields.iter().map(|(_, t)| t.value_at(bits, at)).collect())
             }
+            CType::Float { bits: width } => {
+                let w = *width as usize;
+                let bits = (0..w)
+                    .filter(|&i| bits.get(*at + i).copied().unwrap_or(false))
+                    .map(|i| 1u64 << i)
+                    .sum();
+                *at += w;
+                CValue::Float {
+                    bits,
+                    width: *width,
+                }
+            }
             t => {
                 let w = t.width() as usize;
                 let mut u: u128 = 0;
@@ -279,6 +343,7 @@ impl CType {
 fn fmt_c(v: &CValue) -> String {
     match v {
         CValue::Int(x) => x.to_string(),
+        CValue::Float { bits, width } => floats::format(*bits, *width),
         CValue::List(items) => {
             let parts: Vec<String> = items.iter().map(fmt_c).collect();
             format!("{{{}}}", parts.join(", "))
@@ -307,6 +372,12 @@ fn fill(ty: &CType, node: &Node, out: &mut [bool]) -> Result<(), CompileError> {
                 format!("expected a single number for {}", ty.name()),
             )),
         },
+        (CType::Float { bits }, Node::Num(v, pos)) => real_bits(&v.to_string(), *bits, *pos, out),
+        (CType::Float { bits }, Node::Real(text, pos)) => real_bits(text, *bits, *pos, out),
+        (t, Node::Real(text, pos)) => Err(verr(
+            *pos,
+            format!("'{text}' is not an integer, as {} needs", t.name()),
+        )),
         (t, Node::Num(v, pos)) => match t.scalar() {
             Some(s) => scalar_bits(s, *v, *pos, out),
             None => Err(verr(
@@ -317,9 +388,20 @@ fn fill(ty: &CType, node: &Node, out: &mut [bool]) -> Result<(), CompileError> {
     }
 }
 
+/// Sets the bits of a floating value given as text (see [`floats::parse`]).
+fn real_bits(text: &str, width: u32, pos: usize, out: &mut [bool]) -> Result<(), CompileError> {
+    let Some(v) = floats::parse(text, width) else {
+        return Err(verr(pos, format!("invalid floating value '{text}'")));
+    };
+    for (i, b) in out.iter_mut().enumerate().take(width as usize) {
+        *b = (v >> i) & 1 == 1;
+    }
+    Ok(())
+}
+
 fn node_pos(n: &Node) -> usize {
     match n {
-        Node::Num(_, p) | Node::List(_, p) => *p,
+        Node::Num(_, p) | Node::Real(_, p) | Node::List(_, p) => *p,
     }
 }
 

@@ -13,8 +13,9 @@ pub enum Tok {
     Char(i64),
     /// A string literal's characters (escapes resolved, one byte each).
     Str(String),
-    /// A floating-point constant (always an error when used).
-    Float,
+    /// A floating-point constant: its bit pattern and whether it is a
+    /// `float` (suffix `f`) rather than a `double`.
+    Float(u64, bool),
     /// A punctuator such as `+=` or `(`.
     Punct(&'static str),
 }
@@ -212,16 +213,17 @@ impl Cursor<'_> {
 
     /// Whether the byte at the cursor continues the number that started at
     /// `start` (a pp-number: digits, letters, `.`, `_`, and a sign after an
-    /// exponent letter of a decimal constant).
+    /// exponent letter: `e` of a decimal constant, `p` of any).
     fn in_number(&self, start: usize) -> bool {
         let (b, i) = (self.b, self.i);
         b[i].is_ascii_alphanumeric()
             || b[i] == b'.'
             || b[i] == b'_'
             || ((b[i] == b'+' || b[i] == b'-')
-                && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
-                && !self.src[start..i].starts_with("0x")
-                && !self.src[start..i].starts_with("0X"))
+                && (matches!(b[i - 1], b'p' | b'P')
+                    || matches!(b[i - 1], b'e' | b'E')
+                        && !self.src[start..i].starts_with("0x")
+                        && !self.src[start..i].starts_with("0X")))
     }
 
     /// The characters of a literal quoted by `quote` starting at the cursor
@@ -308,14 +310,14 @@ fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
     err(loc, format!("unknown escape sequence '\\{}'", c as char))
 }
 
-/// Parses an integer constant with its suffix; floats become [`Tok::Float`].
+/// Parses an integer constant with its suffix, or a floating one.
 fn number(text: &str, loc: Loc) -> DResult<Tok> {
     let lower = text.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
     if !is_hex && (lower.contains('.') || lower.contains('e'))
         || is_hex && (lower.contains('.') || lower.contains('p'))
     {
-        return Ok(Tok::Float);
+        return float_constant(text, &lower, loc);
     }
     let digits_end = lower
         .char_indices()
@@ -347,8 +349,6 @@ fn number(text: &str, loc: Loc) -> DResult<Tok> {
         } else if let Some(r) = rest.strip_prefix('u') {
             unsigned = true;
             rest = r;
-        } else if rest == "f" {
-            return Ok(Tok::Float);
         } else {
             return err(loc, format!("invalid integer constant '{text}'"));
         }
@@ -368,6 +368,32 @@ fn number(text: &str, loc: Loc) -> DResult<Tok> {
             loc,
             format!("invalid or too large integer constant '{text}'"),
         ),
+    }
+}
+
+/// A floating constant (`lower` is `text` in lower case): `double`, or
+/// `float` with the suffix `f`; `long double` (suffix `l`) is refused.
+fn float_constant(text: &str, lower: &str, loc: Loc) -> DResult<Tok> {
+    let (body, single) = match lower.strip_suffix('f') {
+        Some(b) if !lower.starts_with("0x") || lower.contains('p') => (b, true),
+        _ => (lower, false),
+    };
+    if body.ends_with('l') {
+        return err(
+            loc,
+            format!("'long double' constants are not supported: '{text}'"),
+        );
+    }
+    if body.starts_with("0x") && !body.contains('p') {
+        return err(
+            loc,
+            format!("hexadecimal floating constant '{text}' requires an exponent"),
+        );
+    }
+    let bits = if single { 32 } else { 64 };
+    match crate::floats::parse(body, bits) {
+        Some(v) if !body.starts_with(['+', '-']) => Ok(Tok::Float(v, single)),
+        _ => err(loc, format!("invalid floating constant '{text}'")),
     }
 }
 

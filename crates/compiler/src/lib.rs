@@ -72,20 +72,28 @@
 //!   such loops end by themselves.
 //!
 //! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
-//! public sizes), `abs`, `labs`, `llabs`.
+//! public sizes), `abs`, `labs`, `llabs`, and `<math.h>`'s `sqrt`, `fabs`,
+//! `floor`, `ceil`, `trunc`, `round`, `fmin`, `fmax`, `copysign` (and their
+//! `float` forms).
+//!
+//! `float` and `double` are IEEE-754 binary32 and binary64, bit for bit as
+//! gcc's x86-64 SSE code computes them (`docs/floats.md`): rounding to
+//! nearest even, subnormals, NaNs as SSE makes them, conversions to
+//! integers out of range as `cvttsd2si` gives them.
 //!
 //! String literals are arrays of `char` (initializers of `char` arrays,
 //! values), compound literals `(T){...}` unnamed objects, and
 //! `_Static_assert` is checked where it stands.
 //!
-//! Unsupported (reported as `file:line:col: error: ...`): floating point,
-//! unions, goto and labels, function pointers, I/O and other library calls,
+//! Unsupported (reported as `file:line:col: error: ...`): `long double`,
+//! `_Complex`, unions, goto and labels, function pointers, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
 //! index), non-const `static` locals, bit-fields.
 
 pub mod ast;
 pub mod error;
+pub mod floats;
 pub mod gates;
 pub mod io;
 pub mod lexer;

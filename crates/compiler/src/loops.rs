@@ -28,8 +28,11 @@
 macro_rules! for_children {
     ($kind:expr, $f:expr, $init:expr) => {
         match $kind {
-            ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::SizeofType(_) => {
-            }
+            ExprKind::Int(..)
+            | ExprKind::Float(..)
+            | ExprKind::Str(_)
+            | ExprKind::Ident(_)
+            | ExprKind::SizeofType(_) => {}
             ExprKind::Unary(_, a)
             | ExprKind::IncDec { e: a, .. }
             | ExprKind::Member(a, _)

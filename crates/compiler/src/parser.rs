@@ -95,7 +95,7 @@ impl<'a> Parser<'a> {
             Some(Tok::Int(v, ..)) => format!("'{v}'"),
             Some(Tok::Char(_)) => "a character constant".into(),
             Some(Tok::Str(_)) => "a string literal".into(),
-            Some(Tok::Float) => "a floating-point constant".into(),
+            Some(Tok::Float(..)) => "a floating-point constant".into(),
         }
     }
 

@@ -11,7 +11,9 @@ use crate::error::{diag, err, DResult, Diag, Loc};
 use crate::lexer::{binary_precedence, lex, Tok, Token};
 
 mod headers;
+mod lines;
 use headers::builtin_header;
+use lines::renumber;
 
 #[derive(Clone)]
 struct Macro {
@@ -134,7 +136,7 @@ impl Preprocessor {
 
     fn process(
         &mut self,
-        toks: Vec<Token>,
+        mut toks: Vec<Token>,
         dir: Option<&Path>,
         out: &mut Vec<Token>,
     ) -> DResult<()> {
@@ -163,12 +165,17 @@ impl Preprocessor {
             let Some(name_tok) = line.first() else {
                 continue;
             };
+            let active = conds.last().is_none_or(|c| c.0);
             let name = match &name_tok.tok {
                 Tok::Ident(s) => s.clone(),
-                Tok::Int(..) => continue, // `# 1 "file"` line markers
+                // `# 1 "file"` line markers
+                Tok::Int(..) if active => {
+                    renumber(&mut toks[i..], &line, hash_loc)?;
+                    continue;
+                }
+                Tok::Int(..) => continue,
                 _ => return err(name_tok.loc, "invalid preprocessing directive"),
             };
-            let active = conds.last().is_none_or(|c| c.0);
             match name.as_str() {
                 "if" | "ifdef" | "ifndef" => {
                     let v = if !active {
@@ -215,7 +222,11 @@ impl Preprocessor {
                     self.include(&line[1..], name_tok.loc, dir, out)?;
                 }
                 "error" => return err(hash_loc, "#error directive"),
-                "pragma" | "warning" | "line" | "ident" => {}
+                "line" => {
+                    let number = self.expand(line[1..].to_vec())?;
+                    renumber(&mut toks[i..], &number, hash_loc)?;
+                }
+                "pragma" | "warning" | "ident" => {}
                 _ => return err(name_tok.loc, format!("unknown directive #{name}")),
             }
         }
@@ -273,7 +284,7 @@ impl Preprocessor {
             let Some(text) = builtin_header(&name) else {
                 return err(
                     loc,
-                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h)"),
+                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h, math.h)"),
                 );
             };
             self.depth += 1;
@@ -626,7 +637,11 @@ pub fn spell(t: &Token) -> String {
         ),
         Tok::Char(c) => format!("{c}"),
         Tok::Str(s) => format!("{s:?}"),
-        Tok::Float => "0.0".into(),
+        Tok::Float(v, single) => {
+            let bits = if *single { 32 } else { 64 };
+            let f = if *single { "f" } else { "" };
+            format!("{}{f}", crate::floats::format(*v, bits))
+        }
         Tok::Punct(p) => p.to_string(),
     }
 }

@@ -30,6 +30,11 @@ pub enum CType {
         /// Signed or unsigned.
         signed: bool,
     },
+    /// A binary floating-point type: `float` (32 bits) or `double` (64).
+    Float {
+        /// Width in bits.
+        bits: u32,
+    },
     /// An array of a fixed number of elements.
     Array(Box<CType>, u32),
     /// A struct.
@@ -39,30 +44,46 @@ pub enum CType {
 }
 
 /// A scalar's type as the lowering sees it: width and signedness
-/// (`_Bool` is width 1, unsigned).
+/// (`_Bool` is width 1, unsigned), or a floating-point width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Scalar {
     /// Width in bits: 1, 8, 16, 32 or 64.
     pub width: u32,
-    /// Signed or unsigned.
+    /// Signed or unsigned (floating-point types count as signed).
     pub signed: bool,
+    /// A floating-point type (`float` or `double`) rather than an integer.
+    pub float: bool,
 }
 
 impl Scalar {
     /// `int`
-    pub const INT: Scalar = Scalar {
-        width: 32,
-        signed: true,
-    };
+    pub const INT: Scalar = Scalar::int(32, true);
     /// `_Bool`
-    pub const BOOL: Scalar = Scalar {
-        width: 1,
-        signed: false,
-    };
+    pub const BOOL: Scalar = Scalar::int(1, false);
+
+    /// The integer type of `width` bits (1 for `_Bool`).
+    pub const fn int(width: u32, signed: bool) -> Scalar {
+        Scalar {
+            width,
+            signed,
+            float: false,
+        }
+    }
+
+    /// The floating-point type of `width` bits (32 or 64).
+    pub const fn float(width: u32) -> Scalar {
+        Scalar {
+            width,
+            signed: true,
+            float: true,
+        }
+    }
 
     /// The C type of this scalar.
     pub fn ctype(self) -> CType {
-        if self.width == 1 {
+        if self.float {
+            CType::Float { bits: self.width }
+        } else if self.width == 1 {
             CType::Bool
         } else {
             CType::Int {
@@ -72,9 +93,9 @@ impl Scalar {
         }
     }
 
-    /// The integer promotion of this type.
+    /// The integer promotion of this type (floating types stay as they are).
     pub fn promote(self) -> Scalar {
-        if self.width < 32 {
+        if self.width < 32 && !self.float {
             Scalar::INT
         } else {
             self
@@ -83,6 +104,10 @@ impl Scalar {
 
     /// The common type of the usual arithmetic conversions.
     pub fn common(a: Scalar, b: Scalar) -> Scalar {
+        if a.float || b.float {
+            let w = |s: Scalar| if s.float { s.width } else { 0 };
+            return Scalar::float(w(a).max(w(b)));
+        }
         let (a, b) = (a.promote(), b.promote());
         if a == b {
             return a;
@@ -90,10 +115,7 @@ impl Scalar {
         if a.width != b.width {
             return if a.width > b.width { a } else { b };
         }
-        Scalar {
-            width: a.width,
-            signed: false,
-        }
+        Scalar::int(a.width, false)
     }
 
     /// Bit mask of the width.
@@ -135,7 +157,7 @@ impl CType {
         match self {
             CType::Void => 0,
             CType::Bool => 1,
-            CType::Int { bits, .. } => *bits,
+            CType::Int { bits, .. } | CType::Float { bits } => *bits,
             CType::Array(e, n) => e.width().saturating_mul(*n),
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.width()).sum(),
             CType::Pointer(_) => 64,
@@ -146,11 +168,17 @@ impl CType {
     pub fn scalar(&self) -> Option<Scalar> {
         match self {
             CType::Bool => Some(Scalar::BOOL),
-            CType::Int { bits, signed } => Some(Scalar {
-                width: *bits,
-                signed: *signed,
-            }),
+            CType::Int { bits, signed } => Some(Scalar::int(*bits, *signed)),
             _ => None,
+        }
+    }
+
+    /// The scalar type, if this is an arithmetic type: an integer, `_Bool`
+    /// or a floating-point type.
+    pub fn arith(&self) -> Option<Scalar> {
+        match self {
+            CType::Float { bits } => Some(Scalar::float(*bits)),
+            t => t.scalar(),
         }
     }
 
@@ -187,7 +215,7 @@ impl CType {
         match self {
             CType::Void => 1,
             CType::Bool => 1,
-            CType::Int { bits, .. } => (*bits / 8) as u64,
+            CType::Int { bits, .. } | CType::Float { bits } => (*bits / 8) as u64,
             CType::Array(e, n) => e.size() * *n as u64,
             CType::Struct(_) => self.struct_layout().1,
             CType::Pointer(_) => 8,
@@ -242,7 +270,7 @@ impl CType {
     /// Whether values of this type can be inputs or outputs of a circuit.
     pub fn is_data(&self) -> bool {
         match self {
-            CType::Bool | CType::Int { .. } => true,
+            CType::Bool | CType::Int { .. } | CType::Float { .. } => true,
             CType::Array(e, _) => e.is_data(),
             CType::Struct(s) => s.fields.iter().all(|(_, t)| t.is_data()),
             _ => false,
@@ -267,7 +295,17 @@ impl CType {
                     format!("unsigned {base}")
                 }
             }
-            CType::Array(e, n) => format!("{}[{n}]", e.name()),
+            CType::Float { bits } => if *bits == 32 { "float" } else { "double" }.into(),
+            CType::Array(..) => {
+                // Dimensions outermost first, as declared: `int[2][3]`.
+                let mut dims = String::new();
+                let mut t = self;
+                while let CType::Array(e, n) = t {
+                    dims.push_str(&format!("[{n}]"));
+                    t = e;
+                }
+                format!("{}{dims}", t.name())
+            }
             CType::Struct(s) => format!(
                 "struct {}",
                 s.name.clone().unwrap_or_else(|| "<anonymous>".into())

@@ -266,6 +266,10 @@ impl Word {
 
     /// Converts a value of type `from` to type `to` (C conversion rules).
     pub fn convert(&self, b: &mut Builder, from: Scalar, to: Scalar) -> Word {
+        if from.float || to.float {
+            let bits = self.bits(b);
+            return Word::from_bits(gates::float::convert(b, &bits, from, to));
+        }
         if to.width == 1 {
             return match self {
                 Word::Const { v, .. } => Word::konst((*v != 0) as u64, 1),

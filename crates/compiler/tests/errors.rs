@@ -15,14 +15,38 @@ fn check(src: &str, expected: &str) {
 }
 
 #[test]
-fn floating_point_types() {
+fn integer_operators_on_floating_values() {
     check(
-        "float mpc_main(float INPUT_A, float INPUT_B)\n{\n    return INPUT_A + INPUT_B;\n}\n",
-        "prog.c:1:1: error: floating-point types ('float') are not supported; use integers (e.g. a soft-float in C ints)",
+        "double mpc_main(double INPUT_A, double INPUT_B)\n{\n    return INPUT_A % INPUT_B;\n}\n",
+        "prog.c:3:20: error: invalid operands to a binary operator (double and double): an integer operator on a floating value",
     );
     check(
-        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * 1.5;\n}\n",
-        "prog.c:3:22: error: floating-point constants are not supported",
+        "float mpc_main(float INPUT_A, int INPUT_B)\n{\n    return INPUT_A << INPUT_B;\n}\n",
+        "prog.c:3:20: error: invalid operands to a binary operator (float and int): an integer operator on a floating value",
+    );
+    check(
+        "float mpc_main(float INPUT_A, float INPUT_B)\n{\n    return ~INPUT_A;\n}\n",
+        "prog.c:3:12: error: wrong type argument (float) to a unary operator",
+    );
+    check(
+        "long double mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A;\n}\n",
+        "prog.c:1:1: error: 'long double' is not supported (use double)",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * 1.5L;\n}\n",
+        "prog.c:3:22: error: 'long double' constants are not supported: '1.5L'",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * 0x1.8;\n}\n",
+        "prog.c:3:22: error: hexadecimal floating constant '0x1.8' requires an exponent",
+    );
+    check(
+        "int mpc_main(int INPUT_A[4], float INPUT_B)\n{\n    return INPUT_A[INPUT_B];\n}\n",
+        "prog.c:3:20: error: array subscript is not an integer",
+    );
+    check(
+        "int mpc_main(double INPUT_A, int INPUT_B)\n{\n    switch (INPUT_A) { default: return 1; }\n}\n",
+        "prog.c:3:13: error: switch on a non-integer value",
     );
 }
 
@@ -158,8 +182,8 @@ fn other_unsupported_constructs() {
         "prog.c:3:11: error: array size must be known at compile time (it depends on a secret)",
     );
     check(
-        "#include <math.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A;\n}\n",
-        "prog.c:1:2: error: unsupported system header <math.h> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h)",
+        "#include <complex.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A;\n}\n",
+        "prog.c:1:2: error: unsupported system header <complex.h> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h, math.h)",
     );
     check(
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int *p = INPUT_B ? &INPUT_A : &INPUT_B;\n    return *p;\n}\n",

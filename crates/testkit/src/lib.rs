@@ -1,10 +1,12 @@
 //! Test support shared by twofold's crates: where the external test data lives,
 //! the Bristol vectors of `shared/data/bristol/VECTORS.md`, and random circuits.
 
+mod cfloats;
 mod cloops;
 mod mixed;
 pub mod relay;
 
+pub use cfloats::random_float_program;
 pub use cloops::random_loop_program;
 pub use mixed::{
     matmul_c, matrix_initializer, mixed_matmul, mixed_parts, mixed_party_inputs,

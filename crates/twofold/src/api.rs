@@ -206,20 +206,36 @@ impl Outputs {
     pub fn int(&self, name: &str) -> Option<i128> {
         match self.value(name)? {
             CValue::Int(v) => Some(v),
-            CValue::List(_) => None,
+            CValue::Float { .. } | CValue::List(_) => None,
         }
     }
 
-    /// An array (or struct) of scalars, flattened in order.
+    /// A `float` or `double` output, as an `f64` (exact for both).
+    pub fn float(&self, name: &str) -> Option<f64> {
+        match self.value(name)? {
+            CValue::Float { bits, width: 32 } => Some(f32::from_bits(bits as u32) as f64),
+            CValue::Float { bits, .. } => Some(f64::from_bits(bits)),
+            CValue::Int(_) | CValue::List(_) => None,
+        }
+    }
+
+    /// An array (or struct) of integer scalars, flattened in order (`None`
+    /// if it holds a floating value).
     pub fn ints(&self, name: &str) -> Option<Vec<i128>> {
-        fn flatten(v: CValue, out: &mut Vec<i128>) {
+        fn flatten(v: CValue, out: &mut Vec<i128>) -> Option<()> {
             match v {
                 CValue::Int(x) => out.push(x),
-                CValue::List(items) => items.into_iter().for_each(|i| flatten(i, out)),
+                CValue::Float { .. } => return None,
+                CValue::List(items) => {
+                    for i in items {
+                        flatten(i, out)?;
+                    }
+                }
             }
+            Some(())
         }
         let mut out = Vec::new();
-        flatten(self.value(name)?, &mut out);
+        flatten(self.value(name)?, &mut out)?;
         Some(out)
     }
 

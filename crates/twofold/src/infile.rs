@@ -67,6 +67,11 @@ impl<'a> Ty<'a> {
         }
     }
 
+    /// Whether this is `float` or `double`.
+    fn is_float(self) -> bool {
+        matches!(self, Ty::C(CType::Float { .. }))
+    }
+
     /// A scalar's bits from the text of one number.
     fn scalar(self, text: &str) -> Result<Vec<bool>, String> {
         match self {
@@ -215,6 +220,10 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        if self.ty.is_float() {
+            // A double, as JSON numbers are read (a float is rounded from it).
+            return self.number(&format!("{v:?}"));
+        }
         Err(E::custom(format!(
             "{v} is not an integer (write integers over 64 bits as strings, \"0x…\")"
         )))
@@ -227,6 +236,7 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         match self.ty {
             Ty::Bits(_) => self.number(v),
+            Ty::C(_) if self.ty.is_float() && matches!(v, "inf" | "-inf" | "nan") => self.number(v),
             Ty::C(_) => Err(E::custom(format!(
                 "expected a number for {}, found the string \"{}\"",
                 self.ty.name(),

@@ -2,6 +2,7 @@
 //! (`twofold::api`, party B over a socket it opened) and `twofold run`
 //! (party A, listening) compute together.
 
+mod common;
 use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -17,12 +18,7 @@ fn an_embedded_party_meets_the_command_line() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("product.c");
     std::fs::write(&file, SOURCE).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = format!("127.0.0.1:{}", common::free_port());
     let garbler = Command::new(env!("CARGO_BIN_EXE_twofold"))
         .arg("run")
         .arg(&file)

@@ -2,13 +2,15 @@
 //! through the stores, one process per computing party, and clear errors
 //! for missing or mismatched shares and for a party that fails.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
 mod keys;
+use common::path;
 
 fn twofold(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_twofold"))
@@ -35,19 +37,9 @@ fn fails(args: &[&str]) -> String {
     err
 }
 
-/// A fresh directory with the C program `source` as `name`.
+/// A fresh directory with the C programs (name, source).
 fn workspace(test: &str, programs: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("twofold-hybrid-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, source) in programs {
-        std::fs::write(dir.join(name), source).unwrap();
-    }
-    dir
-}
-
-fn path(dir: &Path, name: &str) -> String {
-    dir.join(name).to_str().unwrap().to_string()
+    common::workspace(&format!("hybrid-{test}"), programs)
 }
 
 const SUM: &str = "int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A + 3 * INPUT_B; }\n";

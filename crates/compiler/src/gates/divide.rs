@@ -2,7 +2,9 @@
 
 use twofold_circuit::{Bit, Builder};
 
-use super::{const_value, extend, konst, mux, nonzero, signed_width, uwidth, Bits, Sum};
+use super::{
+    add_or_sub, const_value, extend, konst, mux, nonzero, signed_width, uwidth, Bits, Sum,
+};
 
 /// `(x ^ s) + s` over the low `k` bits, modulo `2^k`.
 fn flip_add(b: &mut Builder, x: &[Bit], s: Bit, k: usize) -> Bits {
@@ -81,15 +83,8 @@ pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, 
         let mut shifted = Vec::with_capacity(m);
         shifted.push(x[i]);
         shifted.extend_from_slice(&r[..m - 1]);
-        let op: Bits = dm.iter().map(|&p| b.xor(p, sub)).collect();
-        let mut s = Sum::new(m);
-        s.add(b, &shifted);
-        s.add(b, &op);
-        let mut cin = vec![Bit::Const(false); m];
-        cin[0] = sub;
-        s.add(b, &cin);
-        // The sum wraps modulo 2^m: force the plain adder of width m.
-        r = s.finish_wrapping(b);
+        // The sum wraps modulo 2^m: the plain adder of width m.
+        r = add_or_sub(b, &shifted, &dm, sub);
         q[i] = b.not(r[m - 1]);
     }
     let mut rem = Vec::new();

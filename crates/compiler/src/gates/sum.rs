@@ -286,6 +286,20 @@ pub fn sub(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Bits {
     s.finish(b)
 }
 
+/// `x + y`, or `x - y` where `sub` is set, modulo `2^w` over all `w`
+/// columns (one adder: `y` flipped and `sub` carried in).
+pub fn add_or_sub(b: &mut Builder, x: &[Bit], y: &[Bit], sub: Bit) -> Bits {
+    let w = x.len();
+    let flipped: Bits = y.iter().map(|&p| b.xor(p, sub)).collect();
+    let mut s = Sum::new(w);
+    s.add(b, x);
+    s.add(b, &flipped);
+    let mut cin = vec![Bit::Const(false); w];
+    cin[0] = sub;
+    s.add(b, &cin);
+    s.finish_wrapping(b)
+}
+
 /// `-x` modulo `2^w`.
 pub fn neg(b: &mut Builder, x: &[Bit]) -> Bits {
     let mut s = Sum::new(x.len());

@@ -13,6 +13,9 @@ impl<'p> Lower<'p> {
             if let Some(width) = abs_width(name) {
                 return self.abs_builtin(name, width, args, loc);
             }
+            if let Some(m) = floating::math_function(name) {
+                return self.math_builtin(m, args, loc);
+            }
             if is_io(name) {
                 return err(
                     loc,
@@ -113,10 +116,7 @@ impl<'p> Lower<'p> {
         let [a] = args else {
             return err(loc, format!("'{name}' takes 1 argument"));
         };
-        let t = Scalar {
-            width,
-            signed: true,
-        };
+        let t = Scalar::int(width, true);
         let v = self.eval(a)?;
         let v = self.convert(v, &t.ctype(), a.loc)?;
         let Val::Int(_, w) = v else {
@@ -161,28 +161,14 @@ impl<'p> Lower<'p> {
             let Val::Int(cs, cw) = cv else {
                 return err(args[1].loc, "memset value is not an integer");
             };
-            let byte = cw.convert(
-                &mut self.b,
-                cs,
-                Scalar {
-                    width: 8,
-                    signed: false,
-                },
-            );
+            let byte = cw.convert(&mut self.b, cs, Scalar::int(8, false));
             for leaf in dleaves {
                 let t = self.objs[dp.obj].leaf_tys[leaf].clone();
                 let Some(s) = t.scalar() else {
                     return err(loc, "memset over pointers is not supported");
                 };
                 let w = if s.width == 1 {
-                    byte.convert(
-                        &mut self.b,
-                        Scalar {
-                            width: 8,
-                            signed: false,
-                        },
-                        s,
-                    )
+                    byte.convert(&mut self.b, Scalar::int(8, false), s)
                 } else {
                     let bb = byte.bits(&mut self.b);
                     let bits: Bits = (0..s.width as usize).map(|i| bb[i % 8]).collect();

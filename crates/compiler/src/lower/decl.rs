@@ -34,6 +34,12 @@ impl<'p> Lower<'p> {
                         v as u32
                     }
                     None => match init {
+                        Some(Init::List(items, _)) if braced_string(&elem, items).is_some() => {
+                            match braced_string(&elem, items).map(|e| &e.kind) {
+                                Some(ExprKind::Str(bytes)) => bytes.len() as u32 + 1,
+                                _ => 0,
+                            }
+                        }
                         Some(Init::List(items, _)) => {
                             let mut k = 0i128;
                             let mut max = 0i128;
@@ -119,6 +125,12 @@ impl<'p> Lower<'p> {
                 let v = self.convert(v, ty, e.loc)?;
                 self.store(obj, leaf, v);
                 Ok(())
+            }
+            Init::List(items, _) if braced_string(ty, items).is_some() => {
+                let Some(e) = braced_string(ty, items) else {
+                    return Ok(());
+                };
+                self.initialize(obj, leaf, ty, &Init::Expr(e.clone()))
             }
             Init::List(items, loc) => {
                 let mut it = 0usize;
@@ -279,6 +291,14 @@ impl<'p> Lower<'p> {
     ) -> DResult<()> {
         let aggregate = matches!(ty, CType::Array(..) | CType::Struct(_));
         match init {
+            Init::Expr(Expr {
+                kind: ExprKind::Str(_),
+                ..
+            }) if matches!(ty, CType::Array(..)) => {
+                // A string for an array of characters, not its first one.
+                *it += 1;
+                self.initialize(obj, leaf, ty, init)
+            }
             Init::Expr(e) if aggregate => {
                 // A struct may be initialized from a struct value.
                 if let CType::Struct(_) = ty {
@@ -315,5 +335,23 @@ impl<'p> Lower<'p> {
             }
             Val::Void => {}
         }
+    }
+}
+
+/// The string of `{"..."}`, an array of characters initialized from a
+/// string in braces (`ty` the array, or for an array of unknown size its
+/// element type).
+fn braced_string<'e>(ty: &CType, items: &'e [(Vec<Designator>, Init)]) -> Option<&'e Expr> {
+    let elem = match ty {
+        CType::Array(e, _) => e,
+        t => t,
+    };
+    match (elem, items) {
+        (CType::Int { bits: 8, .. }, [(des, Init::Expr(e))])
+            if des.is_empty() && matches!(e.kind, ExprKind::Str(_)) =>
+        {
+            Some(e)
+        }
+        _ => None,
     }
 }

@@ -15,6 +15,7 @@ impl<'p> Lower<'p> {
     /// Whether a value is nonzero (a non-null pointer), as one bit.
     pub(super) fn truth(&mut self, v: Val, loc: Loc) -> DResult<Bit> {
         match v {
+            Val::Int(s, w) if s.float => Ok(self.float_truth(&w)),
             Val::Int(_, w) => Ok(w.truth(&mut self.b)),
             Val::Ptr(_, p) => Ok(Bit::Const(p.obj != usize::MAX)),
             _ => err(loc, "a struct or void value used as a condition"),
@@ -47,8 +48,8 @@ impl<'p> Lower<'p> {
     /// Converts a value to type `ty` (assignment conversions).
     pub(super) fn convert(&mut self, v: Val, ty: &CType, loc: Loc) -> DResult<Val> {
         match (v, ty) {
-            (Val::Int(s, w), t) if t.scalar().is_some() => {
-                let to = t.scalar().unwrap_or(Scalar::INT);
+            (Val::Int(s, w), t) if t.arith().is_some() => {
+                let to = t.arith().unwrap_or(Scalar::INT);
                 Ok(Val::Int(to, w.convert(&mut self.b, s, to)))
             }
             (Val::Ptr(_, p), CType::Pointer(t)) => Ok(Val::Ptr((**t).clone(), p)),
@@ -85,7 +86,9 @@ impl<'p> Lower<'p> {
             }
         }
         match &e.kind {
-            ExprKind::Int(v, ty) => Ok(Val::Int(*ty, Word::konst(*v, ty.width))),
+            ExprKind::Int(v, ty) | ExprKind::Float(v, ty) => {
+                Ok(Val::Int(*ty, Word::konst(*v, ty.width)))
+            }
             ExprKind::Ident(_)
             | ExprKind::Index(..)
             | ExprKind::Member(..)
@@ -105,9 +108,13 @@ impl<'p> Lower<'p> {
             ExprKind::Unary(op, a) => self.unary(*op, a, e.loc),
             ExprKind::IncDec { pre, inc, e: a } => self.inc_dec(*pre, *inc, a, e.loc),
             ExprKind::Binary(op, a, b) => {
+                let (op, a, b) = self.sse_fold(*op, a, b);
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
-                self.binop_at(*op, x, y, e.loc)
+                if floating::sse_swaps(op, (a, &x), (b, &y)) {
+                    return self.binop_at(op, y, x, e.loc);
+                }
+                self.binop_at(op, x, y, e.loc)
             }
             ExprKind::LogAnd(a, b) => self.logical(true, a, b, e.loc),
             ExprKind::LogOr(a, b) => self.logical(false, a, b, e.loc),
@@ -185,7 +192,11 @@ impl<'p> Lower<'p> {
             None => rhs,
             Some(op) => {
                 let old = self.read(&p, a.loc)?;
-                self.binop_at(op, old, rhs, loc)?
+                if floating::sse_swaps(op, (a, &old), (b, &rhs)) {
+                    self.binop_at(op, rhs, old, loc)?
+                } else {
+                    self.binop_at(op, old, rhs, loc)?
+                }
             }
         };
         let v = self.convert(v, &p.ty, loc)?;
@@ -204,7 +215,7 @@ impl<'p> Lower<'p> {
                 let v = self.eval(run)?;
                 // The result has the common type of both sides.
                 let ot = decay(self.static_type(other)?);
-                match (&v, ot.scalar()) {
+                match (&v, ot.arith()) {
                     (Val::Int(s, _), Some(o)) => {
                         let t = Scalar::common(*s, o).ctype();
                         self.convert(v, &t, loc)
@@ -236,13 +247,7 @@ impl<'p> Lower<'p> {
 
     /// The size of type `ty` in bytes, as a `size_t` (`sizeof`).
     fn size_val(ty: &CType) -> Val {
-        Self::int(
-            ty.size() as i128,
-            Scalar {
-                width: 64,
-                signed: false,
-            },
-        )
+        Self::int(ty.size() as i128, Scalar::int(64, false))
     }
 
     /// The type of an expression without evaluating it (for `sizeof` and
@@ -250,7 +255,7 @@ impl<'p> Lower<'p> {
     pub(super) fn static_type(&mut self, e: &Expr) -> DResult<CType> {
         let scalar = |t: &CType| t.scalar();
         Ok(match &e.kind {
-            ExprKind::Int(_, s) => s.ctype(),
+            ExprKind::Int(_, s) | ExprKind::Float(_, s) => s.ctype(),
             ExprKind::Str(bytes) => string_type(bytes),
             ExprKind::Ident(n) => self
                 .lookup(n)
@@ -367,8 +372,8 @@ impl<'p> Lower<'p> {
         let n = ft.leaves();
         let part: Vec<Slot> = slots[off..off + n].to_vec();
         Ok(match (&ft, part.first()) {
-            (t, Some(Slot::Val(w))) if t.scalar().is_some() => {
-                Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone())
+            (t, Some(Slot::Val(w))) if t.arith().is_some() => {
+                Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
             }
             (CType::Pointer(t), Some(Slot::Ptr(p))) => Val::Ptr((**t).clone(), p.clone()),
             _ => Val::Agg(ft, part),

@@ -27,6 +27,7 @@ mod budget;
 mod call;
 mod decl;
 mod expr;
+mod floating;
 mod keep;
 mod merges;
 mod operator;
@@ -435,21 +436,12 @@ impl<'p> Lower<'p> {
     /// of `step` positions (which divides every distance it can be), as an
     /// unsigned 64-bit word.
     pub(super) fn distance(&mut self, x: &Ptr, base: i64, step: u64, loc: Loc) -> DResult<Word> {
-        let u64 = Scalar {
-            width: 64,
-            signed: false,
-        };
+        let u64 = Scalar::int(64, false);
         let mut sum = Val::Int(u64, Word::konst((x.leaf - base) as u64 / step, 64));
         // A term with one candidate (or none) adds nothing.
         for s in x.sec.iter().filter(|s| s.count > 1 && !s.idx.is_empty()) {
             let idx = Word::from_bits((*s.idx).clone());
-            let idx = Val::Int(
-                Scalar {
-                    width: s.idx.len() as u32,
-                    signed: false,
-                },
-                idx,
-            );
+            let idx = Val::Int(Scalar::int(s.idx.len() as u32, false), idx);
             let scale = Val::Int(u64, Word::konst(s.stride as u64 / step, 64));
             let term = self.binop(BinOp::Mul, idx, scale, loc)?;
             sum = self.binop(BinOp::Add, sum, term, loc)?;

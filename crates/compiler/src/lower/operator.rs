@@ -24,6 +24,11 @@ impl Lower<'_> {
             ));
         }
         let v = self.eval(a)?;
+        if let Val::Int(s, w) = &v {
+            if s.float {
+                return self.float_unary(op, *s, w.clone(), loc);
+            }
+        }
         let Val::Int(s, w) = v else {
             if op == UnOp::Not {
                 if let Val::Ptr(_, p) = v {
@@ -59,16 +64,15 @@ impl Lower<'_> {
     /// arithmetic conversions, or pointer arithmetic and comparisons.
     pub(super) fn binop(&mut self, op: BinOp, x: Val, y: Val, loc: Loc) -> DResult<Val> {
         match (x, y) {
+            (Val::Int(s1, w1), Val::Int(s2, w2)) if s1.float || s2.float => {
+                self.float_binop(op, (s1, w1), (s2, w2), loc)
+            }
             (Val::Int(s1, w1), Val::Int(s2, w2)) => self.arith(op, s1, w1, s2, w2),
+            (Val::Ptr(..), Val::Int(s, _)) | (Val::Int(s, _), Val::Ptr(..)) if s.float => {
+                err(loc, "invalid operands: a pointer and a floating value")
+            }
             (Val::Ptr(t, p), Val::Int(s, w)) if matches!(op, BinOp::Add | BinOp::Sub) => {
-                let w = w.convert(
-                    &mut self.b,
-                    s,
-                    Scalar {
-                        width: 64,
-                        signed: true,
-                    },
-                );
+                let w = w.convert(&mut self.b, s, Scalar::int(64, true));
                 let w = if op == BinOp::Sub {
                     match w.as_const() {
                         Some(v) => Word::konst(v.wrapping_neg(), 64),
@@ -80,14 +84,7 @@ impl Lower<'_> {
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Int(s, w), Val::Ptr(t, p)) if op == BinOp::Add => {
-                let w = w.convert(
-                    &mut self.b,
-                    s,
-                    Scalar {
-                        width: 64,
-                        signed: true,
-                    },
-                );
+                let w = w.convert(&mut self.b, s, Scalar::int(64, true));
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
@@ -108,10 +105,7 @@ impl Lower<'_> {
                     BinOp::Sub => {
                         return Ok(Self::int(
                             ((p.leaf - q.leaf) / stride) as i128,
-                            Scalar {
-                                width: 64,
-                                signed: true,
-                            },
+                            Scalar::int(64, true),
                         ))
                     }
                     BinOp::Eq => same && p.leaf == q.leaf,
@@ -190,10 +184,7 @@ impl Lower<'_> {
         loc: Loc,
     ) -> DResult<Val> {
         let base = p.leaf.min(q.leaf);
-        let i64 = Scalar {
-            width: 64,
-            signed: true,
-        };
+        let i64 = Scalar::int(64, true);
         let at_p = Val::Int(i64, self.distance(p, base, 1, loc)?);
         let at_q = Val::Int(i64, self.distance(q, base, 1, loc)?);
         match op {

@@ -41,6 +41,9 @@ impl<'p> Lower<'p> {
                 let Val::Int(is, iw) = iv else {
                     return err(i.loc, "array index is not an integer");
                 };
+                if is.float {
+                    return err(i.loc, "array subscript is not an integer");
+                }
                 if is_lvalue(a) {
                     let mut p = self.place(a)?;
                     if let CType::Array(elem, n) = p.ty.clone() {
@@ -77,14 +80,7 @@ impl<'p> Lower<'p> {
                 let Val::Ptr(t, ptr) = base else {
                     return err(e.loc, "subscripted value is not an array or pointer");
                 };
-                let off = iw.convert(
-                    &mut self.b,
-                    is,
-                    Scalar {
-                        width: 64,
-                        signed: true,
-                    },
-                );
+                let off = iw.convert(&mut self.b, is, Scalar::int(64, true));
                 let Val::Ptr(t, ptr) = self.ptr_add(t, ptr, off, e.loc)? else {
                     return err(e.loc, "bad pointer arithmetic");
                 };
@@ -197,8 +193,8 @@ impl<'p> Lower<'p> {
         let n = p.ty.leaves();
         let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
         Ok(match (&p.ty, slots.first()) {
-            (t, Some(Slot::Val(w))) if t.scalar().is_some() => {
-                Val::Int(t.scalar().unwrap_or(Scalar::INT), w.clone())
+            (t, Some(Slot::Val(w))) if t.arith().is_some() => {
+                Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
             }
             (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
             (CType::Struct(_), _) => Val::Agg(p.ty.clone(), slots),

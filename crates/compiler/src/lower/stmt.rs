@@ -295,6 +295,9 @@ impl<'p> Lower<'p> {
         let Val::Int(sty, w) = v else {
             return err(e.loc, "switch on a non-integer value");
         };
+        if sty.float {
+            return err(e.loc, "switch on a non-integer value");
+        }
         let pty = sty.promote();
         let w = w.convert(&mut self.b, sty, pty);
         let items: Vec<&Stmt> = match &body.kind {

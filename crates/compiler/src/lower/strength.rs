@@ -6,10 +6,7 @@ use super::*;
 use crate::loops::{self, reduce, Induction};
 
 /// `long`: the type of the step's constant.
-const LONG: Scalar = Scalar {
-    width: 64,
-    signed: true,
-};
+const LONG: Scalar = Scalar::int(64, true);
 
 impl Lower<'_> {
     /// The body of the loop `ind` counts (with condition `cond` and step
@@ -39,8 +36,10 @@ impl Lower<'_> {
                 continue;
             };
             let ty = Scalar::common(var, scalar);
-            // A public factor makes the product a key (see `counter`).
-            if word.as_const().is_none() && scalar.promote().width == ty.width {
+            // A public factor makes the product a key (see `counter`); a
+            // float product is rounded, not a sum of its steps.
+            let exact = !ty.float && !scalar.float;
+            if exact && word.as_const().is_none() && scalar.promote().width == ty.width {
                 planned.push((p, ty));
             }
         }

@@ -261,10 +261,8 @@ impl Parser<'_> {
                 "signed" | "__signed__" => signed = Some(true),
                 "unsigned" => signed = Some(false),
                 "long" => longs += 1,
-                "char" | "short" | "int" | "void" | "_Bool" => base = Some(w),
-                "float" | "double" | "_Complex" => {
-                    return err(wloc, format!("floating-point types ('{w}') are not supported; use integers (e.g. a soft-float in C ints)"))
-                }
+                "char" | "short" | "int" | "void" | "_Bool" | "float" | "double" => base = Some(w),
+                "_Complex" => return err(wloc, "complex types ('_Complex') are not supported"),
                 "__int128" => return err(wloc, "__int128 is not supported"),
                 "union" => return err(wloc, "unions are not supported"),
                 "struct" => {
@@ -299,7 +297,16 @@ impl Parser<'_> {
                     return err(self.loc(), format!("expected a type but found {found}"));
                 }
                 let s = signed.unwrap_or(true);
+                let floating = matches!(base, Some("float" | "double"));
+                if floating && (signed.is_some() || longs > usize::from(base == Some("double"))) {
+                    return err(loc, "invalid combination of type specifiers");
+                }
                 match (base, longs) {
+                    (Some("double"), 1) => {
+                        return err(loc, "'long double' is not supported (use double)")
+                    }
+                    (Some("float"), _) => CType::Float { bits: 32 },
+                    (Some("double"), _) => CType::Float { bits: 64 },
                     (Some("void"), _) => CType::Void,
                     (Some("_Bool"), _) => CType::Bool,
                     (Some("char"), _) => CType::Int { bits: 8, signed: s },

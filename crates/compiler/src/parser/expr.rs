@@ -312,7 +312,9 @@ impl Parser<'_> {
         let kind = match &t.tok {
             Tok::Int(v, u, l) => int_literal(*v, *u, *l),
             Tok::Char(c) => ExprKind::Int(*c as u64 & 0xffff_ffff, Scalar::INT),
-            Tok::Float => return err(loc, "floating-point constants are not supported"),
+            Tok::Float(v, single) => {
+                ExprKind::Float(*v, Scalar::float(if *single { 32 } else { 64 }))
+            }
             Tok::Str(_) => {
                 return Ok(Expr {
                     kind: ExprKind::Str(self.string_bytes()),
@@ -350,20 +352,11 @@ fn int_literal(v: u64, unsigned: bool, longs: u8) -> ExprKind {
     } else if longs == 0 && v <= u32::MAX as u64 && (unsigned || v > i32::MAX as u64) {
         // Hex/octal constants may become unsigned int; decimal ones go to
         // long (same bits here, signedness differs only past INT_MAX).
-        Scalar {
-            width: 32,
-            signed: false,
-        }
+        Scalar::int(32, false)
     } else if !unsigned && v <= i64::MAX as u64 {
-        Scalar {
-            width: 64,
-            signed: true,
-        }
+        Scalar::int(64, true)
     } else {
-        Scalar {
-            width: 64,
-            signed: false,
-        }
+        Scalar::int(64, false)
     };
     ExprKind::Int(v, ty)
 }

@@ -9,6 +9,7 @@ pub(super) fn builtin_header(name: &str) -> Option<&'static str> {
         "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#endif\n",
         "stddef.h" | "string.h" | "stdlib.h" => "#ifndef __TWOFOLD_STDDEF\n#define __TWOFOLD_STDDEF\ntypedef unsigned long size_t;\ntypedef long ptrdiff_t;\n#define NULL ((void*)0)\n#endif\n",
         "limits.h" => LIMITS,
+        "math.h" => MATH,
         "stdio.h" | "assert.h" => "",
         _ => return None,
     })
@@ -65,6 +66,17 @@ typedef unsigned long long uintmax_t;
 #define UINT32_C(x) x ## U
 #define UINT64_C(x) x ## ULL
 #define SIZE_MAX 18446744073709551615UL
+#endif
+";
+
+/// `<math.h>`: the constants; its functions (`sqrt`, `fabs`, `floor`, ...)
+/// are built into the lowering.
+const MATH: &str = "#ifndef __TWOFOLD_MATH
+#define __TWOFOLD_MATH
+#define INFINITY (__builtin_inff())
+#define NAN (__builtin_nanf(\"\"))
+#define HUGE_VALF (__builtin_inff())
+#define HUGE_VAL (__builtin_huge_val())
 #endif
 ";
 

@@ -121,6 +121,7 @@ impl Callee<'_> {
                 args.iter().try_for_each(|a| self.expr(a))
             }
             ExprKind::Int(..)
+            | ExprKind::Float(..)
             | ExprKind::Str(_)
             | ExprKind::SizeofType(_)
             | ExprKind::SizeofExpr(_) => Ok(()),

@@ -118,7 +118,7 @@ fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
         ExprKind::Ident(n) => {
             out.insert(n.clone());
         }
-        ExprKind::Int(..) | ExprKind::Str(_) => {}
+        ExprKind::Int(..) | ExprKind::Float(..) | ExprKind::Str(_) => {}
         ExprKind::SizeofType(t) => type_names(t, out),
         ExprKind::Cast(t, a) => {
             type_names(t, out);

@@ -255,7 +255,10 @@ impl<'a> Walk<'a> {
 
     fn expr(&mut self, e: &Expr) -> Res {
         match &e.kind {
-            ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::SizeofType(_) => Ok(()),
+            ExprKind::Int(..)
+            | ExprKind::Float(..)
+            | ExprKind::Str(_)
+            | ExprKind::SizeofType(_) => Ok(()),
             ExprKind::SizeofExpr(_) => Ok(()),
             ExprKind::Ident(n) => {
                 self.ident_read(n);

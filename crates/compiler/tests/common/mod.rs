@@ -18,6 +18,7 @@ pub fn leaves(ty: &CType, v: &CValue, out: &mut Vec<(u32, i128)>) {
             }
         }
         (t, CValue::Int(x)) => out.push((t.width(), *x)),
+        (t, CValue::Float { bits, .. }) => out.push((t.width(), *bits as i128)),
         _ => panic!("value does not match its type"),
     }
 }
@@ -85,6 +86,17 @@ pub fn c_printers(ty: &CType, expr: &str, out: &mut String) {
             for (name, t) in &s.fields {
                 c_printers(t, &format!("{expr}.{name}"), out);
             }
+        }
+        CType::Float { bits } => {
+            let (f, u) = if *bits == 32 {
+                ("float", "unsigned")
+            } else {
+                ("double", "unsigned long long")
+            };
+            // The bit pattern, so that NaNs and signed zeros compare too.
+            out.push_str(&format!(
+                "    {{ {f} __f = ({expr}); {u} __u; memcpy(&__u, &__f, sizeof __u); printf(\"%llu\\n\", (unsigned long long)__u); }}\n"
+            ))
         }
         CType::Int {
             bits: 64,
@@ -266,8 +278,8 @@ pub fn run_native(
     let mut globals = String::new();
     let mut post = String::new();
     for (i, (name, _)) in p.inputs.iter().enumerate() {
+        let vals: Vec<String> = sets.iter().map(|s| c_initializer(&s[i])).collect();
         if let Some((ty, _)) = params.iter().find(|(_, n)| n == name) {
-            let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
             // An array parameter's values are rows of an array of arrays.
             let (ty, dims) = ty.split_at(ty.find('[').unwrap_or(ty.len()));
             post.push_str(&format!(
@@ -278,7 +290,6 @@ pub fn run_native(
             let decl = find_decl(&source, name).expect("declaration of an input");
             let (start, end, ty, _) = decl;
             source.replace_range(start..end, "");
-            let vals: Vec<String> = sets.iter().map(|s| s[i].clone()).collect();
             globals.push_str(&format!(
                 "static {ty} {name};\nstatic {ty} __vals_{name}[{k}] = {{{}}};\n",
                 vals.join(", ")
@@ -341,9 +352,10 @@ pub fn run_native(
     let exe = dir.join("h");
     std::fs::write(&cfile, &c).expect("write harness");
     let out = Command::new("gcc")
-        .args(["-O0", "-fwrapv", "-w", "-o"])
+        .args(["-O0", "-fwrapv", "-ffp-contract=off", "-w", "-o"])
         .arg(&exe)
         .arg(&cfile)
+        .arg("-lm")
         .output()
         .expect("run gcc");
     assert!(
@@ -368,6 +380,28 @@ pub fn run_native(
     }
     let _ = std::fs::remove_dir_all(&dir);
     results
+}
+
+/// An input value as gcc reads it: the words `inf` and `nan` (which our
+/// values take) as gcc's built-ins.
+fn c_initializer(value: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in value.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(match word.as_str() {
+            "inf" => "__builtin_inf()",
+            "nan" => "__builtin_nan(\"\")",
+            w => w,
+        });
+        word.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
 }
 
 /// Finds `TYPE NAME;` or `TYPE NAME = INIT;`: (start, end, type, init).

@@ -61,3 +61,29 @@ pub fn twofold_ok<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// A fresh directory `twofold-{tag}-{pid}` under the temporary directory,
+/// with `files` (name, contents) written into it.
+pub fn workspace(tag: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("twofold-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir
+}
+
+/// The path of `name` in `dir`, as a string (for command-line arguments).
+pub fn path(dir: &std::path::Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

@@ -1,0 +1,96 @@
+//! Front-end details where we once differed from gcc: `#line`, arrays of
+//! characters from strings in braces, constant expressions that are not
+//! constant, and how types are named in messages.
+
+mod common;
+
+use common::{agree_with_gcc, circuit_lines, run};
+use twofold_compiler::{compile, CompileOptions};
+
+fn compiled(src: &str) -> twofold_compiler::CompiledProgram {
+    compile(src, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error_of(src: &str) -> String {
+    match compile(src, "prog.c", &CompileOptions::default()) {
+        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// `#line` renumbers what follows (so `__LINE__` is gcc's, even in gcc's
+/// harness, which adds lines before the program), and messages use it.
+#[test]
+fn line_directive() {
+    let src = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n#line 100\n    int x = __LINE__;\n# 7 \"other.c\"\n    int y = __LINE__;\n#define L 30\n#line L\n    return x * 1000 + y * 10 + __LINE__ + INPUT_A - INPUT_B;\n}\n";
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 1, "line_directive");
+    let r = run(
+        &p,
+        &[
+            ("INPUT_A".into(), "0".into()),
+            ("INPUT_B".into(), "0".into()),
+        ],
+    );
+    assert_eq!(circuit_lines(&p, &r), ["100100"]);
+    assert_eq!(
+        error_of(
+            "int mpc_main(int INPUT_A, int INPUT_B)\n{\n#line 50\n    return INPUT_A + ;\n}\n"
+        ),
+        "prog.c:50:22: error: expected an expression but found ';'"
+    );
+    assert_eq!(
+        error_of("#line x\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n"),
+        "prog.c:1:1: error: #line needs a line number from 1 to 2147483647"
+    );
+}
+
+/// `char a[2][4] = {"ab", "cde"}` and `char a[] = {"ab"}`, as gcc has them.
+#[test]
+fn strings_in_braces() {
+    let src = r#"
+typedef struct { char name[6]; int n; } Item;
+typedef struct { char a[2][4]; char b[3]; char c[5]; Item it[2]; int size; } Out;
+
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    char a[2][4] = {"ab", "cde"};
+    char b[] = {"ab"};
+    char c[5] = {"xyz"};
+    Item it[2] = {{"one", 1}, {{"two"}, 2}};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) o.a[i][j] = a[i][j] + INPUT_A;
+    for (int i = 0; i < 3; i++) o.b[i] = b[i] - INPUT_B;
+    for (int i = 0; i < 5; i++) o.c[i] = c[i];
+    o.it[0] = it[0];
+    o.it[1] = it[1];
+    o.size = sizeof b * 100 + sizeof it[0].name;
+    return o;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 2, "strings_in_braces");
+}
+
+#[test]
+fn static_assertion_of_a_division_by_zero() {
+    assert_eq!(
+        error_of(
+            "_Static_assert(1/0, \"d\");\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n"
+        ),
+        "prog.c:1:17: error: the static assertion's condition is not a constant"
+    );
+}
+
+/// Array types are named as declared: `int[2][3]` for `int x[2][3]`.
+#[test]
+fn array_types_in_messages() {
+    let p = compiled(
+        "int mpc_main(int INPUT_A[2][3], int INPUT_B) { return INPUT_A[1][2] + INPUT_B; }\n",
+    );
+    let (_, ty) = &p.inputs[0];
+    assert_eq!(ty.name(), "int[2][3]");
+    let e = ty.parse_value("5").expect_err("a scalar for an array");
+    assert_eq!(e.message, "expected '{' for a value of type int[2][3]");
+}
