@@ -126,3 +126,21 @@ fn products_of_the_counter_agree_with_gcc_and_keep_the_loop() {
         );
     }
 }
+
+#[test]
+fn a_factor_changed_through_a_pointer_is_not_reduced() {
+    // `p[0] += 1` changes `x` behind its name: a running sum of `x` would
+    // miss it.
+    let src = "#include <stdint.h>\n\
+               uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {\n\
+               \x20   uint32_t x = INPUT_A, y = INPUT_B, t = 0;\n\
+               \x20   uint32_t *p = &x;\n\
+               \x20   for (uint32_t i = 0; i < 300; i++) {\n\
+               \x20       t += i * x + (y ^ i);\n\
+               \x20       p[0] += 1;\n\
+               \x20   }\n\
+               \x20   return t;\n\
+               }\n";
+    let p = compile(src, "alias.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    agree_with_gcc(src, &[&p], 3, 950, "strength-alias");
+}

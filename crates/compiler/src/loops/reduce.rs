@@ -34,9 +34,12 @@ pub struct Product {
 /// does not change, each factor once; none if the body may change values
 /// behind names (pointers, address-taking, calls) or skip the end of an
 /// iteration (`continue`), where an update added at the end would not run.
-pub fn products(body: &Stmt, var: &str) -> Vec<Product> {
+/// `pointer(name)` says whether a name holds a pointer (or members or
+/// elements that are) where the loop starts: writing through one may
+/// change any factor.
+pub fn products(body: &Stmt, var: &str, pointer: &dyn Fn(&str) -> bool) -> Vec<Product> {
     let mut scan = Scan::default();
-    if scan.stmt(body, 0).is_none() {
+    if scan.stmt(body, 0).is_none() || scan.changed.iter().any(|n| pointer(n)) {
         return Vec::new();
     }
     let mut found: Vec<Product> = Vec::new();
@@ -136,6 +139,14 @@ impl Scan {
             StmtKind::Break | StmtKind::Return(_) => Some(()),
             StmtKind::Expr(e) => self.expr(e),
             StmtKind::Decl(ds) => ds.iter().try_for_each(|d| {
+                // (A pointer declared here may point where a factor is.)
+                let pointer = matches!(
+                    d.ty,
+                    TypeExpr::Pointer(_) | TypeExpr::Known(crate::types::CType::Pointer(_))
+                );
+                if pointer {
+                    return None;
+                }
                 self.changed.push(d.name.clone());
                 match &d.init {
                     Some(init) => {
