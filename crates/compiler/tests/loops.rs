@@ -300,3 +300,36 @@ fn carried_bits_nothing_reads_are_dropped() {
     );
     agree_with_gcc(src, &[&with, &flat], 4, 21, "low");
 }
+
+#[test]
+fn loops_counting_down_by_steps_are_counted() {
+    // (first, comparison, bound, step down, trips): the trip count of a
+    // loop counting down used to round the wrong way when the distance
+    // is a multiple of the step (and `i >= b` with an odd distance), and
+    // such loops were refused as "could wrap".
+    let cases = [
+        (62, ">", 0, 2, 31),
+        (63, ">", 0, 2, 32),
+        (63, ">=", 0, 2, 32),
+        (62, ">=", 0, 2, 32),
+        (63, ">=", 5, 3, 20),
+        (60, ">", 4, 4, 14),
+    ];
+    for (n, (first, op, bound, step, trips)) in cases.into_iter().enumerate() {
+        let src = format!(
+            "#include <stdint.h>\n\
+             typedef struct {{ uint32_t v[64]; }} Row;\n\
+             Row mpc_main(Row INPUT_A, Row INPUT_B) {{\n\
+             \x20   Row o = {{0}};\n\
+             \x20   for (int i = {first}; i {op} {bound}; i -= {step})\n\
+             \x20       o.v[i] = INPUT_A.v[i] * INPUT_B.v[i];\n\
+             \x20   return o;\n\
+             }}\n"
+        );
+        let p = compiled(&src, "down.c", &CompileOptions::default());
+        let l = p.loops.iter().find(|l| l.line == 5).expect("the loop");
+        assert!(l.kept(), "{first} {op} {bound} by {step}: {l:?}");
+        assert_eq!(l.iterations, trips, "{first} {op} {bound} by {step}");
+        agree_with_gcc(&src, &[&p], 2, 400 + n as u64, &format!("down{n}"));
+    }
+}

@@ -337,8 +337,10 @@ impl<'p> Lower<'p> {
         let trips: i128 = match (ind.op, s > 0) {
             (BinOp::Lt, true) => (span + s - 1).div_euclid(s).max(0),
             (BinOp::Le, true) => (span + s).div_euclid(s).max(0),
-            (BinOp::Gt, false) => (span + s + 1).div_euclid(s).max(0),
-            (BinOp::Ge, false) => (span + s).div_euclid(s).max(0),
+            // Counting down: in terms of the distance down and the step's
+            // size (`div_euclid` by a negative step does not round down).
+            (BinOp::Gt, false) => (-span - s - 1).div_euclid(-s).max(0),
+            (BinOp::Ge, false) => (-span - s).div_euclid(-s).max(0),
             (BinOp::Ne, _) if span % s == 0 && span / s >= 0 => span / s,
             _ => return Ok(None),
         };
