@@ -43,7 +43,9 @@ pub fn products(body: &Stmt, var: &str, pointer: &dyn Fn(&str) -> bool) -> Vec<P
         return Vec::new();
     }
     let mut found: Vec<Product> = Vec::new();
-    for_each_expr(body, &mut |e| {
+    // (The rewriting walk, on a copy: one walk over statements for both.)
+    for_each_expr_mut(&mut body.clone(), &mut |e| {
+        let e = &*e;
         if let Some(factor) = factor_of(e, var) {
             let fixed = root(factor).is_some_and(|r| !scan.changed.iter().any(|c| c == r));
             if fixed && !found.iter().any(|p| same(&p.factor, factor)) {
@@ -203,55 +205,6 @@ fn written(e: &Expr) -> Option<&str> {
         ExprKind::Ident(v) => Some(v),
         ExprKind::Member(a, _) | ExprKind::Index(a, _) => written(a),
         _ => None,
-    }
-}
-
-/// Calls `f` on every expression in `s` (outermost first).
-fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
-    fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
-        f(e);
-        children(e, &mut |c| visit(c, f));
-    }
-    each_stmt_expr(s, &mut |e| visit(e, f));
-}
-
-/// Calls `f` on the expressions directly in `s` and its sub-statements.
-fn each_stmt_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
-    match &s.kind {
-        StmtKind::Expr(e) => f(e),
-        StmtKind::Return(e) => e.iter().for_each(f),
-        StmtKind::Decl(ds) => {
-            for d in ds {
-                if let Some(init) = &d.init {
-                    init.for_each_expr(f);
-                }
-            }
-        }
-        StmtKind::Block(items) => items.iter().for_each(|i| each_stmt_expr(i, f)),
-        StmtKind::If(c, t, e) => {
-            f(c);
-            each_stmt_expr(t, f);
-            if let Some(e) = e {
-                each_stmt_expr(e, f);
-            }
-        }
-        StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
-            f(c);
-            each_stmt_expr(b, f);
-        }
-        StmtKind::For(init, c, step, b) => {
-            if let Some(i) = init {
-                each_stmt_expr(i, f);
-            }
-            c.iter().chain(step).for_each(&mut *f);
-            each_stmt_expr(b, f);
-        }
-        StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
-            f(e);
-            each_stmt_expr(b, f);
-        }
-        StmtKind::Default(b) => each_stmt_expr(b, f),
-        StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Break | StmtKind::Continue => {}
     }
 }
 
