@@ -499,6 +499,15 @@ impl Word {
     /// `keep` bits, which stay as they are.
     pub fn narrowed(&self, keep: usize) -> Word {
         match self.effective() {
+            // Nothing above what the range needs, not all constant: the
+            // same bits (the common case, without copying them).
+            Word::Bits(bits, r)
+                if !gates::narrows(bits.len(), r)
+                    && bits.iter().any(|b| b.as_const().is_none()) =>
+            {
+                let natural = gates::value_range(&bits);
+                Word::Bits(bits, r.meet(natural))
+            }
             Word::Bits(bits, r) if keep > 0 => {
                 let mut narrow = gates::narrow(&bits, r);
                 let k = keep.min(bits.len());

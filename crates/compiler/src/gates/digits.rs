@@ -97,7 +97,30 @@ pub(super) fn range_of_digits(ds: impl IntoIterator<Item = Digit>) -> Range {
     Range::new(lo, hi)
 }
 
-/// The range of a word's value from its bits alone.
+/// The range of a word's value from its bits alone: [`range_of_digits`]
+/// of its [`digits_of`], in one pass over the bits (ranges are taken of
+/// every word a kept loop's iterations read and write).
 pub fn value_range(x: &[Bit]) -> Range {
-    range_of_digits(digits_of(x, x.len()))
+    let k = signed_width(x);
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for (i, &b) in x.iter().take(k - 1).enumerate() {
+        match b {
+            Bit::Const(false) => {}
+            Bit::Const(true) => {
+                lo += 1 << i;
+                hi += 1 << i;
+            }
+            Bit::Wire(_) => hi += 1 << i,
+        }
+    }
+    let wgt = 1i128 << (k - 1);
+    match x.last() {
+        None | Some(Bit::Const(false)) => {}
+        // Negative: copies of the top bit from k-1 up to a wider word.
+        Some(Bit::Const(true)) if k < x.len() => (lo, hi) = (lo - wgt, hi - wgt),
+        Some(Bit::Const(true)) => (lo, hi) = (lo + wgt, hi + wgt),
+        Some(Bit::Wire(_)) if k < x.len() => lo -= wgt,
+        Some(Bit::Wire(_)) => hi += wgt,
+    }
+    Range::new(lo, hi)
 }

@@ -67,16 +67,26 @@ pub fn bucket(r: Range, x: &[Bit], how: Widening) -> Range {
 /// of the rest (a value known to lie in `r` needs no more bits).
 pub fn narrow(x: &[Bit], r: Range) -> Bits {
     let w = x.len();
-    let (signed, need) = if r.lo >= 0 {
+    let (signed, need) = needed_bits(r);
+    if need >= w {
+        return x.to_vec();
+    }
+    extend(&x[..need], w, signed)
+}
+
+/// Whether [`narrow`] changes a word of `w` bits in range `r`.
+pub fn narrows(w: usize, r: Range) -> bool {
+    needed_bits(r).1 < w
+}
+
+/// Whether values of range `r` are signed, and the bits they need.
+fn needed_bits(r: Range) -> (bool, usize) {
+    if r.lo >= 0 {
         (false, bitlen(r.hi.max(0) as u128))
     } else {
         (
             true,
             bitlen(r.hi.max(0) as u128).max(bitlen((-(r.lo + 1)) as u128)) + 1,
         )
-    };
-    if need >= w {
-        return x.to_vec();
     }
-    extend(&x[..need], w, signed)
 }

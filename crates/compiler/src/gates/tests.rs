@@ -189,3 +189,22 @@ fn narrow_operands_make_narrow_circuits() {
     });
     assert!(ands <= 64 + 56, "8x8 product took {ands}");
 }
+
+#[test]
+fn value_range_is_the_range_of_the_words_digits() {
+    // Every word of up to 6 bits made of 0, 1 and (distinct or repeated)
+    // wires, against the digits' range (as sums read words).
+    let choices = [
+        Bit::Const(false),
+        Bit::Const(true),
+        Bit::Wire(7),
+        Bit::Wire(9),
+    ];
+    for w in 1..=6u32 {
+        for code in 0..4usize.pow(w) {
+            let x: Vec<Bit> = (0..w).map(|i| choices[code / 4usize.pow(i) % 4]).collect();
+            let want = digits::range_of_digits(digits::digits_of(&x, x.len()));
+            assert_eq!(value_range(&x), want, "{x:?}");
+        }
+    }
+}

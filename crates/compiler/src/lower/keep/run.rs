@@ -220,8 +220,8 @@ pub(super) struct Run {
     pub(super) explicit: Option<Explicit>,
     /// The template's wires that its writes and extras hold: its outputs.
     pub outputs: Vec<Wire>,
-    pub out_index: HashMap<Wire, u32>,
-    pub in_index: HashMap<Wire, usize>,
+    /// Which input or output of the template each of its wires is.
+    pub roles: Roles,
     /// Per observation, per bit of its template: the template input the
     /// bit is ([`NOT_AN_INPUT`] for a constant), read every iteration.
     pub obs_inputs: Vec<Vec<u32>>,
@@ -238,32 +238,119 @@ pub(super) struct Run {
     /// the order first written.
     overwritten: Overwritten,
     written: HashSet<(usize, usize)>,
+    /// Space for comparing the shapes of what iterations read, kept
+    /// between them.
+    pub(super) scratch: (Vec<i128>, Vec<Wire>),
 }
 
 /// In [`Run::obs_inputs`], a bit that is no input of the template.
 pub(super) const NOT_AN_INPUT: u32 = u32::MAX;
 
+/// What a wire is to a template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    /// Input `i` of the template.
+    Input(usize),
+    /// Output `q` of the template.
+    Output(u32),
+    /// Neither (not a wire of the template).
+    Neither,
+}
+
+/// The roles of a template's wires, looked up by wire in a table over the
+/// span of its wires (a template's wires are made close together; the
+/// table is read for every bit of every iteration simulated).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Roles {
+    /// The lowest wire in the table.
+    base: Wire,
+    /// Per wire from `base`: an input's index, an output's index with
+    /// [`OUTPUT_ROLE`] set, or [`NO_ROLE`].
+    table: Vec<u32>,
+}
+
+/// In [`Roles::table`], the mark of an output.
+const OUTPUT_ROLE: u32 = 1 << 31;
+/// In [`Roles::table`], a wire that is no input or output.
+const NO_ROLE: u32 = u32::MAX;
+
+impl Roles {
+    /// The roles of a template whose inputs are `inputs` (in order).
+    fn new(inputs: &[Wire]) -> Roles {
+        let mut roles = Roles {
+            base: inputs.iter().copied().min().unwrap_or(0),
+            table: Vec::new(),
+        };
+        for (i, &w) in inputs.iter().enumerate() {
+            roles.set(w, Role::Input(i));
+        }
+        roles
+    }
+
+    /// Gives wire `w` the role `role` (an input or an output).
+    fn set(&mut self, w: Wire, role: Role) {
+        let code = match role {
+            Role::Input(i) => u32::try_from(i).expect("fewer than 2^31 inputs"),
+            Role::Output(q) => OUTPUT_ROLE | q,
+            Role::Neither => NO_ROLE,
+        };
+        if self.table.is_empty() {
+            self.base = w;
+        }
+        if w < self.base {
+            let grow = (self.base - w) as usize;
+            self.table.splice(0..0, std::iter::repeat_n(NO_ROLE, grow));
+            self.base = w;
+        }
+        let k = (w - self.base) as usize;
+        if k >= self.table.len() {
+            self.table.resize(k + 1, NO_ROLE);
+        }
+        self.table[k] = code;
+    }
+
+    /// The role of wire `w`.
+    pub(super) fn role(&self, w: Wire) -> Role {
+        let code = w
+            .checked_sub(self.base)
+            .and_then(|k| self.table.get(k as usize))
+            .copied()
+            .unwrap_or(NO_ROLE);
+        match code {
+            NO_ROLE => Role::Neither,
+            c if c & OUTPUT_ROLE != 0 => Role::Output(c & !OUTPUT_ROLE),
+            c => Role::Input(c as usize),
+        }
+    }
+
+    /// The index of input wire `w`.
+    pub(super) fn input(&self, w: Wire) -> usize {
+        match self.role(w) {
+            Role::Input(i) => i,
+            _ => unreachable!("wire {w} is an input of the template"),
+        }
+    }
+}
+
 impl Run {
     pub(super) fn new(probe: Probe, start: u64) -> Run {
-        let in_index: HashMap<Wire, usize> = probe
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| (w, i))
-            .collect();
+        let mut roles = Roles::new(&probe.inputs);
         let mut outputs = Vec::new();
-        let mut out_index = HashMap::default();
         let values = probe.writes.iter().map(|w| &w.value).chain(&probe.extras);
         for v in values {
             v.for_each_bit(&mut |b| {
                 if let Bit::Wire(w) = b {
-                    if !in_index.contains_key(&w) && !out_index.contains_key(&w) {
-                        out_index.insert(w, outputs.len() as u32);
+                    if roles.role(w) == Role::Neither {
+                        roles.set(w, Role::Output(outputs.len() as u32));
                         outputs.push(w);
                     }
                 }
             });
         }
+        let in_index = |f: &Wire| match roles.role(*f) {
+            Role::Input(i) => i as u32,
+            _ => unreachable!("an observation's wires are inputs of the template"),
+        };
         let obs_inputs = probe
             .observations
             .iter()
@@ -271,7 +358,7 @@ impl Run {
                 obs.bits
                     .iter()
                     .map(|b| match b {
-                        Bit::Wire(f) => in_index[f] as u32,
+                        Bit::Wire(f) => in_index(f),
                         _ => NOT_AN_INPUT,
                     })
                     .collect()
@@ -289,14 +376,14 @@ impl Run {
             explicit: None,
             simulated: 0,
             outputs,
-            out_index,
-            in_index,
+            roles,
             obs_inputs,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
             left: [Vec::new(), Vec::new()],
             overwritten: Vec::new(),
             written: HashSet::default(),
+            scratch: (Vec::new(), Vec::new()),
         }
     }
 
@@ -453,7 +540,7 @@ impl Run {
     pub(super) fn used_inputs(&self) -> Vec<bool> {
         let mut used = vec![false; self.probe.inputs.len()];
         let mut mark = |w: Wire| {
-            if let Some(&i) = self.in_index.get(&w) {
+            if let Role::Input(i) = self.roles.role(w) {
                 used[i] = true;
             }
         };

@@ -2,7 +2,7 @@
 //! lowering it, when what it reads has the template's shapes.
 
 use super::super::probe::{padded_form, MARKER_BASE};
-use super::run::{Run, NOT_AN_INPUT};
+use super::run::{Role, Run, NOT_AN_INPUT};
 use super::*;
 use crate::range::Range;
 
@@ -21,7 +21,10 @@ impl Lower<'_> {
         if !self.fits(run, j) {
             return Ok(false);
         }
-        let Some((origin, mut ranges)) = self.read_inputs(run, j) else {
+        let mut scratch = std::mem::take(&mut run.scratch);
+        let read = self.read_inputs(run, j, &mut scratch);
+        run.scratch = scratch;
+        let Some((origin, mut ranges)) = read else {
             return Ok(false);
         };
         let mut origin = input_origins(run, j, origin);
@@ -40,7 +43,7 @@ impl Lower<'_> {
             };
             for (k, b) in counter.bits.iter().enumerate() {
                 if let Bit::Wire(f) = *b {
-                    origin[run.in_index[&f]] = Bit::Const((value >> k) & 1 == 1);
+                    origin[run.roles.input(f)] = Bit::Const((value >> k) & 1 == 1);
                 }
             }
             ranges[counter.range] = Range::new(value, value);
@@ -79,12 +82,17 @@ impl Lower<'_> {
     /// the template's shape and equal inputs of the template are equal
     /// bits: the origin of each input of the template (where an
     /// observation shows it) and the ranges the template's tape reads.
-    fn read_inputs(&mut self, run: &Run, j: u64) -> Option<(Vec<Option<Bit>>, Vec<Range>)> {
+    /// (`scratch` is space for comparing shapes, kept between iterations.)
+    fn read_inputs(
+        &mut self,
+        run: &Run,
+        j: u64,
+        (buf, seen): &mut (Vec<i128>, Vec<Wire>),
+    ) -> Option<(Vec<Option<Bit>>, Vec<Range>)> {
         let p = &run.probe;
         let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
         // The ranges the iteration reads, by the tape's inputs.
         let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
-        let (mut buf, mut seen) = (Vec::new(), Vec::new());
         for (o, obs) in p.observations.iter().enumerate() {
             let leaf = run.obs_leaf(o, j);
             if !self.in_bounds(obs.at.obj, leaf) {
@@ -103,7 +111,7 @@ impl Lower<'_> {
                 let own = w.range(&mut self.b);
                 (value, marked) = (form, Some((bits, own)));
             }
-            if !value.relaxed_shape_is(p.widening, &obs.shape, (&mut buf, &mut seen)) {
+            if !value.relaxed_shape_is(p.widening, &obs.shape, (buf, seen)) {
                 return None;
             }
             let mut k = obs.first_range;
@@ -145,8 +153,8 @@ fn input_origins(run: &Run, j: u64, mut origin: Vec<Option<Bit>>) -> Vec<Bit> {
     for (d, der) in run.probe.derived.iter().enumerate() {
         let amount = run.amount(d, j);
         for (bit, &f) in der.fresh.iter().enumerate() {
-            origin[run.in_index[&f]] = Some(match der.bit(bit, amount) {
-                Bit::Wire(s) => origin[run.in_index[&s]].unwrap_or(Bit::Const(false)),
+            origin[run.roles.input(f)] = Some(match der.bit(bit, amount) {
+                Bit::Wire(s) => origin[run.roles.input(s)].unwrap_or(Bit::Const(false)),
                 c => c,
             });
         }
@@ -175,10 +183,10 @@ fn apply_template(run: &Run, j: u64, origin: &[Bit], ranges: &[Range]) -> Applie
         v
     };
     let resolve = |b: Bit| match b {
-        Bit::Wire(w) => match (run.in_index.get(&w), run.out_index.get(&w)) {
-            (Some(&i), _) => origin[i],
-            (None, Some(&q)) => Bit::Wire(run.token(j, q).expect("tokens checked above")),
-            (None, None) => unreachable!("a template's values are its inputs and outputs"),
+        Bit::Wire(w) => match run.roles.role(w) {
+            Role::Input(i) => origin[i],
+            Role::Output(q) => Bit::Wire(run.token(j, q).expect("tokens checked above")),
+            Role::Neither => unreachable!("a template's values are its inputs and outputs"),
         },
         c => c,
     };
