@@ -406,17 +406,36 @@ pub enum Val {
     Void,
 }
 
-/// How the bits of a value appear when its structure is encoded (see
-/// [`Slot::encode`]): a constant, or a wire named by the caller.
-fn encode_bit(b: Bit, out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
-    match b {
-        Bit::Const(v) => out.push(-1 - v as i128),
-        Bit::Wire(w) => out.push(wire(w)),
+/// An encoding compared with `want` as it is made (see
+/// [`Slot::relaxed_shape_is`]).
+struct Compare<'a> {
+    want: &'a [i128],
+    /// How much has been compared.
+    at: usize,
+    /// Whether all of it was the same.
+    same: bool,
+}
+
+impl Extend<i128> for Compare<'_> {
+    fn extend<I: IntoIterator<Item = i128>>(&mut self, items: I) {
+        for v in items {
+            self.same &= self.want.get(self.at) == Some(&v);
+            self.at += 1;
+        }
     }
 }
 
-fn encode_bits(bits: &[Bit], out: &mut Vec<i128>, wire: &mut impl FnMut(Wire) -> i128) {
-    out.push(bits.len() as i128);
+/// How the bits of a value appear when its structure is encoded (see
+/// [`Slot::encode`]): a constant, or a wire named by the caller.
+fn encode_bit(b: Bit, out: &mut impl Extend<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+    match b {
+        Bit::Const(v) => out.extend([-1 - v as i128]),
+        Bit::Wire(w) => out.extend([wire(w)]),
+    }
+}
+
+fn encode_bits(bits: &[Bit], out: &mut impl Extend<i128>, wire: &mut impl FnMut(Wire) -> i128) {
+    out.extend([bits.len() as i128]);
     for &b in bits {
         encode_bit(b, out, wire);
     }
@@ -571,12 +590,12 @@ impl Word {
     /// with its ranges so replaced, without making that value).
     fn encode_ranged(
         &self,
-        out: &mut Vec<i128>,
+        out: &mut impl Extend<i128>,
         wire: &mut impl FnMut(Wire) -> i128,
         range: &mut impl FnMut(Range, &Bits) -> Range,
     ) {
         fn word(
-            out: &mut Vec<i128>,
+            out: &mut impl Extend<i128>,
             kind: i128,
             (bits, r): (&Bits, Range),
             wire: &mut impl FnMut(Wire) -> i128,
@@ -596,7 +615,7 @@ impl Word {
                 }
                 out.extend([2, l.w as i128, l.rows.len() as i128]);
                 for row in &l.rows {
-                    out.push(row.neg as i128);
+                    out.extend([row.neg as i128]);
                     match &row.kind {
                         RowKind::Word(x, r) => word(out, 0, (x, *r), wire, range),
                         RowKind::Product((x, rx), (y, ry)) => {
@@ -666,7 +685,7 @@ impl Slot {
     /// [`Word::encode_ranged`]).
     fn encode_ranged(
         &self,
-        out: &mut Vec<i128>,
+        out: &mut impl Extend<i128>,
         wire: &mut impl FnMut(Wire) -> i128,
         range: &mut impl FnMut(Range, &Bits) -> Range,
     ) {
@@ -717,13 +736,7 @@ impl Slot {
 
     /// Whether the slot, relaxed (see [`Slot::relaxed`]), has shape
     /// `want`; `buf` and `seen` are scratch space reused between calls.
-    pub fn relaxed_shape_is(
-        &self,
-        how: Widening,
-        want: &[i128],
-        (buf, seen): (&mut Vec<i128>, &mut Vec<Wire>),
-    ) -> bool {
-        buf.clear();
+    pub fn relaxed_shape_is(&self, how: Widening, want: &[i128], seen: &mut Vec<Wire>) -> bool {
         seen.clear();
         // A wire above every one seen is new (a word's bits are mostly
         // increasing wires): only the others are looked up.
@@ -744,9 +757,17 @@ impl Slot {
                 }
             }
         };
-        // The relaxed slot's encoding, without making the relaxed slot.
-        self.encode_ranged(buf, &mut wire, &mut |r, x| gates::bucket(r, x, how));
-        buf[..] == *want
+        // The relaxed slot's encoding, compared as it is made, without
+        // making the relaxed slot or the encoding.
+        let mut compare = Compare {
+            want,
+            at: 0,
+            same: true,
+        };
+        self.encode_ranged(&mut compare, &mut wire, &mut |r, x| {
+            gates::bucket(r, x, how)
+        });
+        compare.same && compare.at == want.len()
     }
 
     /// The slot's shape: its structure with each wire named by where it

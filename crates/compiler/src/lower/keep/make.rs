@@ -15,18 +15,25 @@ const MIN_KEPT_GATES: u64 = 2048;
 /// What a materialised run's tokens stand for: where the outputs of every
 /// iteration, and of the last one, went.
 struct Made {
-    every: HashMap<u32, (Wire, u32)>,
-    last: HashMap<u32, Wire>,
+    /// Per output of the template: its first wire and the step between
+    /// iterations' wires (an output of every iteration), or its last
+    /// iteration's wire (a step of 0).
+    outputs: Vec<Option<(Wire, u32)>>,
 }
 
 impl Made {
     /// What output `q` of iteration `j` stands for.
     fn bit(&self, j: u64, q: u32) -> Bit {
-        match self.every.get(&q) {
-            Some(&(first, width)) => Bit::Wire(first + j as Wire * width),
-            None => Bit::Wire(self.last[&q]),
-        }
+        let (first, width) = self.outputs[q as usize].expect("a token of an output made");
+        Bit::Wire(first + j as Wire * width)
     }
+}
+
+/// Which of a run's outputs are needed after their iteration: from every
+/// iteration, or from the last one only; indexed by output.
+struct Needed {
+    every: Vec<bool>,
+    last: Vec<bool>,
 }
 
 /// The inputs of a run's template that its block reads, by how they
@@ -131,17 +138,20 @@ impl<'p> Lower<'p> {
     ) -> DResult<(Vec<Vec<Slot>>, super::super::probe::Probe)> {
         // Outputs needed after their iteration: from every iteration, or
         // from the last only.
-        let mut every: HashSet<u32> = HashSet::default();
-        let mut last: HashSet<u32> = HashSet::default();
+        let outputs = run.outputs.len();
+        let mut needed = Needed {
+            every: vec![false; outputs],
+            last: vec![false; outputs],
+        };
         let final_j = run.simulated - 1;
         {
             let mut mark = |b: Bit| {
                 if let Bit::Wire(w) = b {
                     if let Some((j, q)) = run.decode(w) {
                         if j == final_j {
-                            last.insert(q);
+                            needed.last[q as usize] = true;
                         } else {
-                            every.insert(q);
+                            needed.every[q as usize] = true;
                         }
                     }
                 }
@@ -158,7 +168,7 @@ impl<'p> Lower<'p> {
                 }
             }
         }
-        let (made, parallel) = self.make_block(&mut run, &every, &last)?;
+        let (made, parallel) = self.make_block(&mut run, &needed)?;
         report.blocks.push((run.count, parallel));
         // Tokens left in the state and extras by simulated iterations.
         let resolve = |b: Bit| match b {
@@ -211,15 +221,10 @@ impl<'p> Lower<'p> {
 
     /// Makes `run` a block in the current frame; returns what its tokens
     /// stand for and whether the block is parallel.
-    fn make_block(
-        &mut self,
-        run: &mut Run,
-        every: &HashSet<u32>,
-        last: &HashSet<u32>,
-    ) -> DResult<(Made, bool)> {
+    fn make_block(&mut self, run: &mut Run, needed: &Needed) -> DResult<(Made, bool)> {
         let parallel = self.opts.regions && run.parallel();
         let kinds = InputKinds::of(run);
-        let (outs, made) = self.output_wires(run, &kinds.carried, every, last);
+        let (outs, made) = self.output_wires(run, &kinds.carried, needed);
         // Origins naming this run's own outputs are its output wires.
         let resolve = |b: Bit| match b {
             Bit::Wire(w) => run.decode(w).map_or(b, |(j, q)| made.bit(j, q)),
@@ -288,60 +293,60 @@ impl<'p> Lower<'p> {
     }
 
     /// Fresh wires for the outputs of `run`'s block: those needed from
-    /// every iteration (`every`), then those needed from the last one only
-    /// (`last`; carried values, of the inputs `carried`, leave through
-    /// their own last wires). Returns them with what the run's tokens
-    /// stand for.
+    /// every iteration, then those needed from the last one only (carried
+    /// values, of the inputs `carried`, leave through their own last
+    /// wires). Returns them with what the run's tokens stand for.
     fn output_wires(
         &mut self,
         run: &Run,
         carried: &[usize],
-        every: &HashSet<u32>,
-        last: &HashSet<u32>,
+        needed: &Needed,
     ) -> (OutputWires, Made) {
-        let carried_q: HashSet<u32> = carried
-            .iter()
-            .filter_map(|&i| match run.tracks[i] {
-                Track::Carried { q, .. } => Some(q),
-                _ => None,
+        let mut carried_q = vec![false; run.outputs.len()];
+        for &i in carried {
+            if let Track::Carried { q, .. } = run.tracks[i] {
+                carried_q[q as usize] = true;
+            }
+        }
+        let outputs = 0..run.outputs.len() as u32;
+        let every_q: Vec<u32> = outputs
+            .clone()
+            .filter(|&q| needed.every[q as usize])
+            .collect();
+        let last_q: Vec<u32> = outputs
+            .filter(|&q| {
+                let q = q as usize;
+                needed.last[q] && !needed.every[q] && !carried_q[q]
             })
             .collect();
-        let mut every_q: Vec<u32> = every.iter().copied().collect();
-        every_q.sort_unstable();
-        let mut last_q: Vec<u32> = last
-            .iter()
-            .copied()
-            .filter(|q| !every.contains(q) && !carried_q.contains(q))
-            .collect();
-        last_q.sort_unstable();
         let width = every_q.len() as u32;
         let unit: Vec<Wire> = (0..run.count * width as u64)
             .map(|_| self.b.fresh_wire())
             .collect();
         let finals: Vec<Wire> = last_q.iter().map(|_| self.b.fresh_wire()).collect();
-        let made_every: HashMap<u32, (Wire, u32)> = every_q
-            .iter()
-            .enumerate()
-            .map(|(k, &q)| (q, (unit.first().copied().unwrap_or(0) + k as Wire, width)))
-            .collect();
-        let mut made_last: HashMap<u32, Wire> =
-            last_q.iter().copied().zip(finals.iter().copied()).collect();
+        let mut made = Made {
+            outputs: vec![None; run.outputs.len()],
+        };
+        let first = unit.first().copied().unwrap_or(0);
+        for (k, &q) in every_q.iter().enumerate() {
+            made.outputs[q as usize] = Some((first + k as Wire, width));
+        }
+        for (&q, &w) in last_q.iter().zip(&finals) {
+            made.outputs[q as usize] = Some((w, 0));
+        }
         let mut carried_last = Vec::with_capacity(carried.len());
         for &i in carried {
             let Track::Carried { q, .. } = run.tracks[i] else {
                 unreachable!("carried inputs have carried tracks")
             };
-            let needed = last.contains(&q) && !every.contains(&q) && !made_last.contains_key(&q);
-            let w = needed.then(|| self.b.fresh_wire());
+            let q = q as usize;
+            let wanted = needed.last[q] && !needed.every[q] && made.outputs[q].is_none();
+            let w = wanted.then(|| self.b.fresh_wire());
             if let Some(w) = w {
-                made_last.insert(q, w);
+                made.outputs[q] = Some((w, 0));
             }
             carried_last.push(w);
         }
-        let made = Made {
-            every: made_every,
-            last: made_last,
-        };
         let outs = OutputWires {
             every_q,
             last_q,

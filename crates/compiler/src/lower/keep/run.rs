@@ -238,9 +238,9 @@ pub(super) struct Run {
     /// the order first written.
     overwritten: Overwritten,
     written: HashSet<(usize, usize)>,
-    /// Space for comparing the shapes of what iterations read, kept
-    /// between them.
-    pub(super) scratch: (Vec<i128>, Vec<Wire>),
+    /// Space for comparing the shapes of what iterations read (the wires
+    /// seen), kept between them.
+    pub(super) scratch: Vec<Wire>,
 }
 
 /// In [`Run::obs_inputs`], a bit that is no input of the template.
@@ -383,7 +383,7 @@ impl Run {
             left: [Vec::new(), Vec::new()],
             overwritten: Vec::new(),
             written: HashSet::default(),
-            scratch: (Vec::new(), Vec::new()),
+            scratch: Vec::new(),
         }
     }
 

@@ -82,12 +82,12 @@ impl Lower<'_> {
     /// the template's shape and equal inputs of the template are equal
     /// bits: the origin of each input of the template (where an
     /// observation shows it) and the ranges the template's tape reads.
-    /// (`scratch` is space for comparing shapes, kept between iterations.)
+    /// (`seen` is space for comparing shapes, kept between iterations.)
     fn read_inputs(
         &mut self,
         run: &Run,
         j: u64,
-        (buf, seen): &mut (Vec<i128>, Vec<Wire>),
+        seen: &mut Vec<Wire>,
     ) -> Option<(Vec<Option<Bit>>, Vec<Range>)> {
         let p = &run.probe;
         let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
@@ -111,7 +111,7 @@ impl Lower<'_> {
                 let own = w.range(&mut self.b);
                 (value, marked) = (form, Some((bits, own)));
             }
-            if !value.relaxed_shape_is(p.widening, &obs.shape, (buf, seen)) {
+            if !value.relaxed_shape_is(p.widening, &obs.shape, seen) {
                 return None;
             }
             let mut k = obs.first_range;
