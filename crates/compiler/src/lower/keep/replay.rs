@@ -168,13 +168,21 @@ impl Replay {
     /// The keys of `values` that decide what an iteration's template is,
     /// but those of the classes `general` (read as fresh inputs).
     fn decisions_but(&self, values: &[i128], general: &[u32]) -> Vec<i128> {
+        self.decided_but(values, general).collect()
+    }
+
+    /// [`Replay::decisions_but`] one by one, without a list.
+    fn decided_but<'a>(
+        &'a self,
+        values: &'a [i128],
+        general: &'a [u32],
+    ) -> impl Iterator<Item = i128> + 'a {
         self.plan
             .keys
             .iter()
             .zip(values)
             .filter(|(k, _)| !k.subscript && !general.contains(&(k.class as u32)))
             .map(|(_, &v)| v)
-            .collect()
     }
 
     /// The keys of `values` that decide what an iteration's template is
@@ -275,8 +283,8 @@ impl Replay {
     /// template's, its subscripts in bounds, its locations meet as the
     /// template's did, and it writes no invariant.
     pub(super) fn explicit(&self, form: &Form, probe: &Probe, keys: &[i128]) -> Option<Explicit> {
-        if self.decisions_but(keys, &form.general) != self.decisions_but(&form.keys, &form.general)
-        {
+        let decided = |values| self.decided_but(values, &form.general);
+        if !decided(keys).eq(decided(&form.keys)) {
             return None;
         }
         let moved = |leaf: i64, terms: &[Term]| -> Option<i64> {
@@ -327,12 +335,23 @@ impl Replay {
 
 /// For each location of `at`, the index of its first occurrence.
 fn meets(at: &[(usize, i64)]) -> Vec<usize> {
+    if at.len() <= FEW_LOCATIONS {
+        return at
+            .iter()
+            .enumerate()
+            .map(|(i, a)| at[..i].iter().position(|b| b == a).unwrap_or(i))
+            .collect();
+    }
     let mut first: HashMap<(usize, i64), usize> = HashMap::default();
     at.iter()
         .enumerate()
         .map(|(i, a)| *first.entry(*a).or_insert(i))
         .collect()
 }
+
+/// Locations an iteration reads and writes that [`meets`] searches in
+/// order rather than hashes (most iterations touch this few).
+const FEW_LOCATIONS: usize = 32;
 
 impl Lower<'_> {
     /// The locations `probe` (of a disabled iteration) read and the public
