@@ -425,6 +425,35 @@ impl Extend<i128> for Compare<'_> {
     }
 }
 
+/// [`Slot::relaxed_shape_is`] for a word of `bits` in range `r`, in one
+/// pass, if its wires increase (as a word's bits mostly do; the k-th wire
+/// is then named k); `None` if they do not, and the general comparison
+/// must tell.
+fn plain_shape_is(bits: &[Bit], r: Range, how: Widening, want: &[i128]) -> Option<bool> {
+    // A word's encoding: its kind, range and width, then its bits.
+    let n = bits.len();
+    if want.len() != n + 4 || want[0] != 1 || want[3] != n as i128 {
+        return Some(false);
+    }
+    let (mut wires, mut last) = (0i128, None);
+    for (&b, &code) in bits.iter().zip(&want[4..]) {
+        let mine = match b {
+            Bit::Const(v) => -1 - v as i128,
+            Bit::Wire(w) if last.is_none_or(|l| w > l) => {
+                last = Some(w);
+                wires += 1;
+                wires - 1
+            }
+            Bit::Wire(_) => return None,
+        };
+        if mine != code {
+            return Some(false);
+        }
+    }
+    let relaxed = gates::bucket(r, bits, how);
+    Some(relaxed.lo == want[1] && relaxed.hi == want[2])
+}
+
 /// How the bits of a value appear when its structure is encoded (see
 /// [`Slot::encode`]): a constant, or a wire named by the caller.
 fn encode_bit(b: Bit, out: &mut impl Extend<i128>, wire: &mut impl FnMut(Wire) -> i128) {
@@ -735,8 +764,13 @@ impl Slot {
     }
 
     /// Whether the slot, relaxed (see [`Slot::relaxed`]), has shape
-    /// `want`; `buf` and `seen` are scratch space reused between calls.
+    /// `want`; `seen` is scratch space reused between calls.
     pub fn relaxed_shape_is(&self, how: Widening, want: &[i128], seen: &mut Vec<Wire>) -> bool {
+        if let Slot::Val(Word::Bits(bits, r)) = self {
+            if let Some(same) = plain_shape_is(bits, *r, how, want) {
+                return same;
+            }
+        }
         seen.clear();
         // A wire above every one seen is new (a word's bits are mostly
         // increasing wires): only the others are looked up.
