@@ -254,7 +254,14 @@ impl Tape {
     /// order). The operations run as ranges do, so they are recorded on the
     /// tape now innermost, if any.
     pub fn eval(&self, inputs: &[Range]) -> Vec<Range> {
-        let mut out: Vec<Range> = Vec::with_capacity(self.ops.len());
+        let mut out = Vec::with_capacity(self.ops.len());
+        self.eval_into(inputs, &mut out);
+        out
+    }
+
+    /// [`Tape::eval`] into `out` (cleared first), reusing its space.
+    pub fn eval_into(&self, inputs: &[Range], out: &mut Vec<Range>) {
+        out.clear();
         for op in &self.ops {
             let get = |a: Arg| match a {
                 Arg::Entry(i) => out[i as usize],
@@ -270,7 +277,6 @@ impl Tape {
             };
             out.push(r);
         }
-        out
     }
 
     /// What `r` (computed while this tape was recorded) is for the entries

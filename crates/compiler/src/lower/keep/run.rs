@@ -4,6 +4,7 @@
 
 use super::super::probe::Probe;
 use super::super::*;
+use super::simulate::Scratch;
 use crate::range::Range;
 use twofold_circuit::{RawFrame, Wire};
 
@@ -238,9 +239,8 @@ pub(super) struct Run {
     /// the order first written.
     overwritten: Overwritten,
     written: HashSet<(usize, usize)>,
-    /// Space for comparing the shapes of what iterations read (the wires
-    /// seen), kept between them.
-    pub(super) scratch: Vec<Wire>,
+    /// Space simulating an iteration reuses from the last one's.
+    pub(super) scratch: Scratch,
 }
 
 /// In [`Run::obs_inputs`], a bit that is no input of the template.
@@ -383,7 +383,7 @@ impl Run {
             left: [Vec::new(), Vec::new()],
             overwritten: Vec::new(),
             written: HashSet::default(),
-            scratch: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -489,9 +489,15 @@ impl Run {
         }
     }
 
-    /// Records where the inputs of iteration `j` came from, the extras it
-    /// yielded and the ranges of what it left.
-    pub(super) fn record(&mut self, j: u64, origin: Vec<Bit>, extras: Vec<Slot>, left: Vec<Range>) {
+    /// Records where the inputs of iteration `j` came from (all known),
+    /// the extras it yielded and the ranges of what it left.
+    pub(super) fn record(
+        &mut self,
+        j: u64,
+        origin: &[Option<Bit>],
+        extras: Vec<Slot>,
+        left: Vec<Range>,
+    ) {
         self.extras.push(extras);
         self.left.swap(0, 1);
         self.left[1] = left;
@@ -505,6 +511,7 @@ impl Run {
             _ => None,
         };
         for (track, o) in self.tracks.iter_mut().zip(origin) {
+            let o = o.expect("every input's origin is known");
             track.push(j, o, &own, own_q);
         }
         self.simulated += 1;

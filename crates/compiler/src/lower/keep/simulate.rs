@@ -22,15 +22,27 @@ impl Lower<'_> {
             return Ok(false);
         }
         let mut scratch = std::mem::take(&mut run.scratch);
-        let read = self.read_inputs(run, j, &mut scratch);
+        let applied = self.apply(run, (c, m), &mut scratch);
         run.scratch = scratch;
-        let Some((origin, mut ranges)) = read else {
-            return Ok(false);
-        };
-        let mut origin = input_origins(run, j, origin);
-        if run.token(j, run.outputs.len() as u32).is_none() {
-            return Ok(false);
+        Ok(applied)
+    }
+
+    /// [`Lower::simulate`] once the iteration fits, with `scratch` space.
+    fn apply(&mut self, run: &mut Run, (c, m): (&Counted, u64), scratch: &mut Scratch) -> bool {
+        let j = run.simulated;
+        if !self.read_inputs(run, j, scratch) {
+            return false;
         }
+        input_origins(run, j, scratch);
+        if run.token(j, run.outputs.len() as u32).is_none() {
+            return false;
+        }
+        let Scratch {
+            origin,
+            ranges,
+            evaluated,
+            ..
+        } = scratch;
         // The loop variable's value, where the iteration stores it.
         let value = c.first + c.step * m as i128;
         for counter in &run.probe.counters {
@@ -38,24 +50,25 @@ impl Lower<'_> {
                 None => value,
                 Some((class, (lo, hi))) => match run.key(class) {
                     Some(v) if lo <= v && v <= hi => v,
-                    _ => return Ok(false),
+                    _ => return false,
                 },
             };
             for (k, b) in counter.bits.iter().enumerate() {
                 if let Bit::Wire(f) = *b {
-                    origin[run.roles.input(f)] = Bit::Const((value >> k) & 1 == 1);
+                    origin[run.roles.input(f)] = Some(Bit::Const((value >> k) & 1 == 1));
                 }
             }
             ranges[counter.range] = Range::new(value, value);
         }
-        let (writes, extras, left) = apply_template(run, j, &origin, &ranges);
+        run.probe.tape.eval_into(ranges, evaluated);
+        let (writes, extras, left) = apply_template(run, j, origin, evaluated);
         for ((obj, leaf), value) in writes {
             run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
             self.write_slot(obj, leaf, value);
         }
         run.record(j, origin, extras, left);
         run.end = m + 1;
-        Ok(true)
+        true
     }
 
     /// Whether leaf `leaf` of object `obj` exists.
@@ -78,41 +91,46 @@ impl Lower<'_> {
             .any(|(k, w)| !self.in_bounds(w.at.obj, run.write_leaf(k, j)))
     }
 
-    /// Reads what iteration `j` of `run` observes, if every observation has
-    /// the template's shape and equal inputs of the template are equal
-    /// bits: the origin of each input of the template (where an
-    /// observation shows it) and the ranges the template's tape reads.
-    /// (`seen` is space for comparing shapes, kept between iterations.)
-    fn read_inputs(
-        &mut self,
-        run: &Run,
-        j: u64,
-        seen: &mut Vec<Wire>,
-    ) -> Option<(Vec<Option<Bit>>, Vec<Range>)> {
+    /// Reads what iteration `j` of `run` observes into `scratch`, if every
+    /// observation has the template's shape and equal inputs of the
+    /// template are equal bits: the origin of each input of the template
+    /// (where an observation shows it) and the ranges the template's tape
+    /// reads. Returns whether it did.
+    fn read_inputs(&mut self, run: &Run, j: u64, scratch: &mut Scratch) -> bool {
         let p = &run.probe;
-        let mut origin: Vec<Option<Bit>> = vec![None; p.inputs.len()];
+        let Scratch {
+            seen,
+            origin,
+            ranges,
+            ..
+        } = scratch;
+        origin.clear();
+        origin.resize(p.inputs.len(), None);
         // The ranges the iteration reads, by the tape's inputs.
-        let mut ranges = vec![Range::new(0, 0); p.tape.inputs()];
+        ranges.clear();
+        ranges.resize(p.tape.inputs(), Range::new(0, 0));
         for (o, obs) in p.observations.iter().enumerate() {
             let leaf = run.obs_leaf(o, j);
             if !self.in_bounds(obs.at.obj, leaf) {
-                return None;
+                return false;
             }
             let mut value = self.slot(obs.at.obj, leaf as usize);
             // A value read padded: its marked bits are wired in, its own
             // range is the tape's input.
             let mut marked = None;
             if let Some(width) = obs.pad {
-                let (form, bits) = padded_form(&value, width)?;
+                let Some((form, bits)) = padded_form(&value, width) else {
+                    return false;
+                };
                 // A public value or bits: its range costs no gate.
                 let Slot::Val(w) = &value else {
-                    return None;
+                    return false;
                 };
                 let own = w.range(&mut self.b);
                 (value, marked) = (form, Some((bits, own)));
             }
             if !value.relaxed_shape_is(p.widening, &obs.shape, seen) {
-                return None;
+                return false;
             }
             let mut k = obs.first_range;
             value.for_each_range(&mut |r| {
@@ -138,18 +156,32 @@ impl Lower<'_> {
                 }
             });
             if !consistent {
-                return None;
+                return false;
             }
         }
-        Some((origin, ranges))
+        true
     }
 }
 
-/// The origin of every input of `run`'s template in iteration `j`: what
-/// the iteration read (`origin`), completed by the derived inputs (bits of
-/// other inputs, shifted by the iteration's amount); an input of unknown
-/// origin is 0.
-fn input_origins(run: &Run, j: u64, mut origin: Vec<Option<Bit>>) -> Vec<Bit> {
+/// Space an iteration's simulation reuses from the last one's.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// Wires seen, comparing shapes.
+    seen: Vec<Wire>,
+    /// The origin of each input of the template, where known.
+    origin: Vec<Option<Bit>>,
+    /// The ranges the iteration reads (the tape's inputs).
+    ranges: Vec<Range>,
+    /// The tape evaluated on them.
+    evaluated: Vec<Range>,
+}
+
+/// Completes the origins of the inputs of `run`'s template in iteration
+/// `j` (what the iteration read) by the derived inputs (bits of other
+/// inputs, shifted by the iteration's amount); an input of unknown origin
+/// is 0.
+fn input_origins(run: &Run, j: u64, scratch: &mut Scratch) {
+    let origin = &mut scratch.origin;
     for (d, der) in run.probe.derived.iter().enumerate() {
         let amount = run.amount(d, j);
         for (bit, &f) in der.fresh.iter().enumerate() {
@@ -159,32 +191,29 @@ fn input_origins(run: &Run, j: u64, mut origin: Vec<Option<Bit>>) -> Vec<Bit> {
             });
         }
     }
-    origin
-        .into_iter()
-        .map(|o| o.unwrap_or(Bit::Const(false)))
-        .collect()
+    for o in origin.iter_mut().filter(|o| o.is_none()) {
+        *o = Some(Bit::Const(false));
+    }
 }
 
 /// The template's writes and extras for iteration `j` of `run`: its inputs
-/// replaced by their origins in the iteration, its outputs by the
-/// iteration's tokens, and every value narrowed to the iteration's own
-/// ranges (the tape evaluated on the `ranges` it read).
-fn apply_template(run: &Run, j: u64, origin: &[Bit], ranges: &[Range]) -> Applied {
+/// replaced by their origins in the iteration (all known), its outputs by
+/// the iteration's tokens, and every value narrowed to the iteration's own
+/// ranges (`evaluated`: the tape on the ranges it read).
+fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]) -> Applied {
     let p = &run.probe;
-    // The iteration's own ranges, narrowing what it leaves.
-    let evaluated = p.tape.eval(ranges);
     let mut left = Vec::new();
     // (Values of padded objects keep the padded width.)
     let mut own = |v: &Slot, keep: usize| {
         let v = v
-            .with_ranges(&mut |r| p.tape.resolve(r, &evaluated))
+            .with_ranges(&mut |r| p.tape.resolve(r, evaluated))
             .narrowed(keep);
         v.for_each_range(&mut |r| left.push(r));
         v
     };
     let resolve = |b: Bit| match b {
         Bit::Wire(w) => match run.roles.role(w) {
-            Role::Input(i) => origin[i],
+            Role::Input(i) => origin[i].expect("every input's origin is known"),
             Role::Output(q) => Bit::Wire(run.token(j, q).expect("tokens checked above")),
             Role::Neither => unreachable!("a template's values are its inputs and outputs"),
         },
