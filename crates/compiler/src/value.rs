@@ -560,6 +560,15 @@ impl Word {
                 let mut narrow = gates::narrow(&bits, r);
                 let k = keep.min(bits.len());
                 narrow[..k].copy_from_slice(&bits[..k]);
+                if r.lo < 0 && k > 0 && gates::fits(k, r) {
+                    // Negative values that fit the kept bits: the bits
+                    // above extend the kept ones' top bit (equal to the
+                    // sign), so that the value still needs only the kept
+                    // width — not the kept bits and a sign beyond them,
+                    // which would pad the next iteration's reads wider.
+                    let top = bits[k - 1];
+                    narrow[k..].iter_mut().for_each(|b| *b = top);
+                }
                 match gates::const_value(&narrow) {
                     Some(v) if narrow.len() <= 64 => Word::konst(v, narrow.len() as u32),
                     _ => {

@@ -79,6 +79,12 @@ pub fn narrows(w: usize, r: Range) -> bool {
     needed_bits(r).1 < w
 }
 
+/// Whether every value of range `r` fits `w` bits (signed, if some are
+/// negative).
+pub fn fits(w: usize, r: Range) -> bool {
+    needed_bits(r).1 <= w
+}
+
 /// Whether values of range `r` are signed, and the bits they need.
 fn needed_bits(r: Range) -> (bool, usize) {
     if r.lo >= 0 {
