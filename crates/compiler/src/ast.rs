@@ -268,6 +268,27 @@ impl Expr {
             }
         }
     }
+
+    /// Whether `o` is written as this expression is (wherever it is):
+    /// names, constants, operators, subscripts and members alike. Casts,
+    /// calls and the rest never compare equal.
+    pub fn same_as(&self, o: &Expr) -> bool {
+        use ExprKind as K;
+        match (&self.kind, &o.kind) {
+            (K::Int(v, s), K::Int(w, t)) | (K::Float(v, s), K::Float(w, t)) => v == w && s == t,
+            (K::Ident(x), K::Ident(y)) => x == y,
+            (K::Unary(p, a), K::Unary(q, b)) => p == q && a.same_as(b),
+            (K::Binary(p, a, b), K::Binary(q, c, d)) => p == q && a.same_as(c) && b.same_as(d),
+            (K::LogAnd(a, b), K::LogAnd(c, d))
+            | (K::LogOr(a, b), K::LogOr(c, d))
+            | (K::Index(a, b), K::Index(c, d)) => a.same_as(c) && b.same_as(d),
+            (K::Member(a, m), K::Member(b, n)) | (K::Arrow(a, m), K::Arrow(b, n)) => {
+                m == n && a.same_as(b)
+            }
+            (K::Cond(a, b, c), K::Cond(d, e, f)) => a.same_as(d) && b.same_as(e) && c.same_as(f),
+            _ => false,
+        }
+    }
 }
 
 impl Init {

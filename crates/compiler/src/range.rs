@@ -72,6 +72,8 @@ enum Op {
     Mul(Arg, Arg),
     Hull(Arg, Arg),
     Meet(Arg, Arg),
+    Greater(Arg, Arg),
+    Lesser(Arg, Arg),
 }
 
 /// The ranges a template computed, as operations on the ranges it read.
@@ -124,6 +126,18 @@ impl Range {
     pub fn meet(self, o: Range) -> Range {
         let r = Range::new(self.lo.max(o.lo), self.hi.min(o.hi));
         r.recorded(Op::Meet, self, o)
+    }
+
+    /// The values the greater of a value of `self` and one of `o` takes.
+    pub fn greater(self, o: Range) -> Range {
+        let r = Range::new(self.lo.max(o.lo), self.hi.max(o.hi));
+        r.recorded(Op::Greater, self, o)
+    }
+
+    /// The values the lesser of a value of `self` and one of `o` takes.
+    pub fn lesser(self, o: Range) -> Range {
+        let r = Range::new(self.lo.min(o.lo), self.hi.min(o.hi));
+        r.recorded(Op::Lesser, self, o)
     }
 
     /// Whether `self` holds every value of `o`.
@@ -274,6 +288,8 @@ impl Tape {
                 Op::Mul(a, b) => get(a) * get(b),
                 Op::Hull(a, b) => get(a).hull(get(b)),
                 Op::Meet(a, b) => get(a).meet(get(b)),
+                Op::Greater(a, b) => get(a).greater(get(b)),
+                Op::Lesser(a, b) => get(a).lesser(get(b)),
             };
             out.push(r);
         }

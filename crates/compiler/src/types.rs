@@ -127,6 +127,18 @@ impl Scalar {
         }
     }
 
+    /// The least and greatest value of this (integer) type.
+    pub fn bounds(self) -> (i128, i128) {
+        if self.signed {
+            (
+                -(1i128 << (self.width - 1)),
+                (1i128 << (self.width - 1)) - 1,
+            )
+        } else {
+            (0, (1i128 << self.width) - 1)
+        }
+    }
+
     /// A raw bit pattern of this type as a mathematical integer.
     pub fn to_i128(self, v: u64) -> i128 {
         let v = v & self.mask();

@@ -604,6 +604,43 @@ fn value_ranges_narrow_dynamic_programs() {
 }
 
 #[test]
+fn the_greater_or_lesser_of_two_values_keeps_their_ranges() {
+    // The lesser of a in [0, 15] and b in [100, 107] is in [0, 15] (4
+    // bits, not the 7 of both ranges together); the greater of c in
+    // [-100, 5] and d in [0, 10] is in [0, 10] (no sign); each written
+    // either way round; and values whose bits read as unsigned wrap
+    // (ordered as the comparison orders them).
+    let src = r#"
+#include <stdint.h>
+int mpc_main(uint8_t INPUT_A, uint8_t INPUT_B)
+{
+    int a = INPUT_A & 15, b = (INPUT_B & 7) + 100;
+    int c = (INPUT_A >> 1) - 100, d = INPUT_B % 11;
+    int n = b >= a ? a : b;
+    int m = c > d ? c : d;
+    unsigned ua = INPUT_A - 3u, ub = INPUT_B;
+    unsigned um = ua > ub ? ua : ub;
+    unsigned un = ub < ua ? ub : ua;
+    return n * n * n + m * m * m + (int)(um >> 24) + (int)(un & 255);
+}
+"#;
+    let p = compile(src, "extremes.c", &default()).expect("compiles");
+    // Written so that the choice is not seen as the greater or lesser.
+    let plain = src
+        .replace("b >= a ? a : b", "b >= a ? a : b + 0")
+        .replace("c > d ? c : d", "c > d ? c : d + 0");
+    let q = compile(&plain, "extremes_plain.c", &default()).expect("compiles");
+    assert!(
+        p.program.and_count() < q.program.and_count(),
+        "{} AND gates with the ranges of the greater and the lesser, {} without",
+        p.program.and_count(),
+        q.program.and_count()
+    );
+    agree("extremes", src, &default());
+    agree("extremes_plain", &plain, &default());
+}
+
+#[test]
 fn vlas_globals_and_arrays_of_structs() {
     let src = r#"
 #include <stdint.h>

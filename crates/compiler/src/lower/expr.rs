@@ -229,7 +229,35 @@ impl<'p> Lower<'p> {
                 } else {
                     (self.eval(a)?, self.eval(b)?)
                 };
-                self.select(cv, x, y, loc)
+                let picks = extremum(c, a, b);
+                let ranges = match (&x, &y, picks) {
+                    (Val::Int(s, wx), Val::Int(t, wy), Some(greater)) if s == t && !s.float => {
+                        let (rx, ry) = (wx.range(&mut self.b), wy.range(&mut self.b));
+                        // Ranges of the values as the comparison orders
+                        // them (not of bits read as the other signedness).
+                        let held = |r: &crate::range::Range| {
+                            let (lo, hi) = s.bounds();
+                            lo <= r.lo && r.hi <= hi
+                        };
+                        (held(&rx) && held(&ry)).then_some((rx, ry, greater))
+                    }
+                    _ => None,
+                };
+                let v = self.select(cv, x, y, loc)?;
+                match (v, ranges) {
+                    // The greater (or lesser) of two values: its range is
+                    // theirs, not both together.
+                    (Val::Int(s, Word::Bits(bits, r)), Some((rx, ry, greater))) => {
+                        let picked = if greater {
+                            rx.greater(ry)
+                        } else {
+                            rx.lesser(ry)
+                        };
+                        let bits = bits.as_ref().clone();
+                        Ok(Val::Int(s, Word::from_bits_ranged(bits, r.meet(picked))))
+                    }
+                    (v, _) => Ok(v),
+                }
             }
         }
     }
@@ -404,5 +432,29 @@ impl<'p> Lower<'p> {
             }
             _ => err(loc, "operands of '?:' have incompatible types"),
         }
+    }
+}
+
+/// Whether `c ? a : b` picks the greater of `a` and `b` (`Some(true)`: `c`
+/// is `a > b`, `a >= b`, `b < a` or `b <= a`) or the lesser (`Some(false)`),
+/// for operands without side effects; `None` otherwise.
+fn extremum(c: &Expr, a: &Expr, b: &Expr) -> Option<bool> {
+    let ExprKind::Binary(op, l, r) = &c.kind else {
+        return None;
+    };
+    let first_greater = match op {
+        BinOp::Gt | BinOp::Ge => true,
+        BinOp::Lt | BinOp::Le => false,
+        _ => return None,
+    };
+    if c.has_side_effects() || a.has_side_effects() || b.has_side_effects() {
+        return None;
+    }
+    if l.same_as(a) && r.same_as(b) {
+        Some(first_greater)
+    } else if l.same_as(b) && r.same_as(a) {
+        Some(!first_greater)
+    } else {
+        None
     }
 }
