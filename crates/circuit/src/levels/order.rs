@@ -8,7 +8,7 @@
 //! its key at a time: 256 buckets, whose places the caches and the TLB
 //! hold, where one bucket per level (thousands) missed both on every move.
 
-use super::levels_in_turn;
+use super::{counting_sort, levels_in_turn};
 use crate::circuit::Circuit;
 use crate::gate::{Gate, Wire};
 
@@ -17,6 +17,14 @@ const DIGIT_BITS: u32 = 8;
 
 /// Runs of at most this many gates are sorted by comparing.
 const SMALL: usize = 64;
+
+/// Gates of one key are put back in order by radix on their outputs, this
+/// many bits at a time, if they are at most [`LEAF_RADIX`]; by comparing
+/// if more (no copy of them then).
+const LEAF_DIGIT_BITS: u32 = 12;
+
+/// See [`LEAF_DIGIT_BITS`].
+const LEAF_RADIX: usize = 1 << 20;
 
 /// The sort key of every gate: (window, level, AND first) packed in one
 /// integer, of 32 bits where they fit (4 bytes a gate to hold and to move
@@ -83,6 +91,33 @@ impl SortKeys {
     }
 }
 
+/// Sorts `gates` by output wire: nothing to do if they are in order (not
+/// moved), else by radix on the outputs' offsets from the least (counting
+/// sorts of the gates' positions, then one gather), or by comparing if
+/// they are many. Comparing took most of the time of sorting a circuit
+/// whose levels have thousands of AND gates.
+fn sort_by_output(gates: &mut [Gate]) {
+    if gates.windows(2).all(|w| w[0].out() < w[1].out()) {
+        return;
+    }
+    if gates.len() > LEAF_RADIX {
+        gates.sort_unstable_by_key(Gate::out);
+        return;
+    }
+    let lo = gates.iter().map(Gate::out).min().unwrap_or(0);
+    let span = gates.iter().map(|g| g.out() - lo).max().unwrap_or(0);
+    let mask = (1 << LEAF_DIGIT_BITS) - 1;
+    let mut order: Vec<u32> = (0..gates.len() as u32).collect();
+    let mut shift = 0;
+    while shift < u32::BITS && span >> shift > 0 {
+        let digit = |i: u32| ((gates[i as usize].out() - lo) >> shift & mask) as usize;
+        order = counting_sort(&order, digit);
+        shift += LEAF_DIGIT_BITS;
+    }
+    let sorted: Vec<Gate> = order.iter().map(|&i| gates[i as usize]).collect();
+    gates.copy_from_slice(&sorted);
+}
+
 /// Gates with their keys, sorted together.
 struct Rows<'a, K> {
     gates: &'a mut [Gate],
@@ -114,7 +149,7 @@ impl<K: Copy + Into<u64>> Rows<'_, K> {
     fn sort(&mut self, bits: u32) {
         let n = self.gates.len();
         if bits == 0 {
-            self.gates.sort_unstable_by_key(Gate::out);
+            sort_by_output(self.gates);
             return;
         }
         if n <= SMALL {
@@ -166,6 +201,38 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
+
+    /// Gates are put in order of their outputs, whether in order already,
+    /// shuffled, few or many (several digits of output), or with outputs
+    /// far apart.
+    #[test]
+    fn sorts_by_output() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+        for (n, step) in [
+            (0u32, 1u32),
+            (1, 1),
+            (2, 5),
+            (5000, 1),
+            (5000, 1 << 18),
+            (100, 40_000_000),
+        ] {
+            let mut gates: Vec<Gate> = (0..n)
+                .map(|i| Gate::Xor {
+                    a: 0,
+                    b: 1,
+                    out: 7 + i * step,
+                })
+                .collect();
+            let want = gates.clone();
+            sort_by_output(&mut gates);
+            assert_eq!(gates, want);
+            for i in (1..gates.len()).rev() {
+                gates.swap(i, rng.gen_range(0..=i));
+            }
+            sort_by_output(&mut gates);
+            assert_eq!(gates, want);
+        }
+    }
 
     /// Gates end up in the order of their keys, then outputs, whatever
     /// the keys' sizes: runs sorted by comparing, by passes of several
