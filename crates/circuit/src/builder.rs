@@ -1,6 +1,6 @@
 //! Building circuits gate by gate, with constant folding and structural hashing.
 
-mod recent;
+mod index;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -37,9 +37,8 @@ impl From<bool> for Bit {
 
 /// Builds a [`Program`]. Every operation folds constants (`x & 0 = 0`,
 /// `x ^ x = 0`, `!!x = x`, …) and reuses an existing gate with the same inputs
-/// made recently in its frame (structural hashing: every gate among the
-/// last 114,688 of the frame, see `recent`), so a frame holds the same gate
-/// twice only far apart.
+/// (structural hashing, see `index`), so a frame never holds the same gate
+/// twice.
 /// [`Builder::finish_program`] removes dead gates and compacts the wires.
 ///
 /// Gates go to the current *frame*: the main circuit, or the body of a block
@@ -63,8 +62,8 @@ pub struct Builder {
 struct FrameState {
     gates: Vec<Gate>,
     blocks: Vec<PendingBlock>,
-    /// Recent gates by (kind, inputs).
-    recent: recent::Recent,
+    /// Its gates by (kind, inputs).
+    index: index::Index,
     /// `w -> !w` both ways.
     negation: HashMap<Wire, Wire>,
     /// Wires of this frame holding 0 and 1, once made.
@@ -234,13 +233,15 @@ impl Builder {
 
     fn emit(&mut self, gate: Gate) -> Bit {
         self.requested += 1;
-        if let Some(made) = self.frame.recent.find(&gate) {
-            return Bit::Wire(made.out());
-        }
+        let listed = match self.frame.index.find(&self.frame.gates, &gate) {
+            Ok(made) => return Bit::Wire(made.out()),
+            Err(listed) => listed,
+        };
         let out = self.fresh();
-        let made = gate.rewire(|w| w, out);
-        self.frame.gates.push(made);
-        self.frame.recent.insert(made);
+        let FrameState { gates, index, .. } = &mut self.frame;
+        let i = u32::try_from(gates.len()).expect("a frame holds fewer than 2^32 gates");
+        gates.push(gate.rewire(|w| w, out));
+        index.insert(gates, i, listed);
         Bit::Wire(out)
     }
 
@@ -333,11 +334,11 @@ impl Builder {
         let FrameState {
             gates,
             blocks,
-            recent,
+            index,
             negation,
             ..
         } = self.frame;
-        drop((recent, negation));
+        drop((index, negation));
         let raw = RawFrame { gates, blocks };
         let a = raw.assemble(self.inputs, outputs, &[])?;
         Ok(Program {
@@ -369,7 +370,7 @@ mod tests {
     use super::*;
 
     /// A gate asked for again is the one made before, after many other
-    /// gates too (200,000: in the older generation of the recent table).
+    /// gates too.
     #[test]
     fn reuses_a_gate_made_many_gates_before() {
         let mut b = Builder::new();
