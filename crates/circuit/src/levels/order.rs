@@ -19,8 +19,9 @@ const DIGIT_BITS: u32 = 8;
 const SMALL: usize = 64;
 
 /// Gates of one key are put back in order by radix on their outputs, this
-/// many bits at a time, if they are at most [`LEAF_RADIX`]; by comparing
-/// if more (no copy of them then).
+/// many bits at a time, if they are more than 2^`LEAF_DIGIT_BITS` (fewer
+/// are compared: the radix's counts would outnumber them) and at most
+/// [`LEAF_RADIX`] (more are compared too: no copy of them then).
 const LEAF_DIGIT_BITS: u32 = 12;
 
 /// See [`LEAF_DIGIT_BITS`].
@@ -94,13 +95,14 @@ impl SortKeys {
 /// Sorts `gates` by output wire: nothing to do if they are in order (not
 /// moved), else by radix on the outputs' offsets from the least (counting
 /// sorts of the gates' positions, then one gather), or by comparing if
-/// they are many. Comparing took most of the time of sorting a circuit
-/// whose levels have thousands of AND gates.
+/// they are few or very many (see [`LEAF_DIGIT_BITS`]). Comparing took
+/// most of the time of sorting a circuit whose levels have thousands of
+/// AND gates; counting, that of one whose levels have tens.
 fn sort_by_output(gates: &mut [Gate]) {
     if gates.windows(2).all(|w| w[0].out() < w[1].out()) {
         return;
     }
-    if gates.len() > LEAF_RADIX {
+    if gates.len() <= 1 << LEAF_DIGIT_BITS || gates.len() > LEAF_RADIX {
         gates.sort_unstable_by_key(Gate::out);
         return;
     }
