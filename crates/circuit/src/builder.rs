@@ -1,5 +1,7 @@
 //! Building circuits gate by gate, with constant folding and structural hashing.
 
+mod index;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::assemble::{PendingBlock, RawFrame};
@@ -35,7 +37,8 @@ impl From<bool> for Bit {
 
 /// Builds a [`Program`]. Every operation folds constants (`x & 0 = 0`,
 /// `x ^ x = 0`, `!!x = x`, …) and reuses an existing gate with the same inputs
-/// (structural hashing), so a frame never holds the same gate twice.
+/// (structural hashing, see `index`), so a frame never holds the same gate
+/// twice.
 /// [`Builder::finish_program`] removes dead gates and compacts the wires.
 ///
 /// Gates go to the current *frame*: the main circuit, or the body of a block
@@ -59,29 +62,12 @@ pub struct Builder {
 struct FrameState {
     gates: Vec<Gate>,
     blocks: Vec<PendingBlock>,
-    /// Existing gates by (kind, inputs): their indices in `gates` and the
-    /// low half of their hash (eight bytes a gate, the key read from the
-    /// gate itself). Keeping the hash spares growing the table a read of
-    /// every gate, at random, and most lookups a read of any.
-    hashed: hashbrown::HashTable<(u32, u32)>,
+    /// Its gates by (kind, inputs).
+    index: index::Index,
     /// `w -> !w` both ways.
     negation: HashMap<Wire, Wire>,
     /// Wires of this frame holding 0 and 1, once made.
     constants: [Option<Wire>; 2],
-}
-
-/// The hash of a gate's kind and inputs (its output set to 0): 32 bits,
-/// kept with the gate's index (see [`FrameState::hashed`]).
-fn gate_hash(gate: &Gate) -> u32 {
-    use std::hash::BuildHasher;
-    let h = rustc_hash::FxBuildHasher.hash_one(gate);
-    (h ^ (h >> 32)) as u32
-}
-
-/// The table's hash of an entry whose gate hashes to `h`: spread over 64
-/// bits, since the table reads its top bits.
-fn table_hash(h: u32) -> u64 {
-    u64::from(h).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// A frame being built (see [`Builder::begin_frame`]).
@@ -247,17 +233,15 @@ impl Builder {
 
     fn emit(&mut self, gate: Gate) -> Bit {
         self.requested += 1;
-        let hash = gate_hash(&gate);
-        let FrameState { gates, hashed, .. } = &mut self.frame;
-        let same = |&(i, h): &(u32, u32)| h == hash && gates[i as usize].rewire(|w| w, 0) == gate;
-        if let Some(&(i, _)) = hashed.find(table_hash(hash), same) {
-            return Bit::Wire(gates[i as usize].out());
-        }
+        let listed = match self.frame.index.find(&self.frame.gates, &gate) {
+            Ok(made) => return Bit::Wire(made.out()),
+            Err(listed) => listed,
+        };
         let out = self.fresh();
-        let FrameState { gates, hashed, .. } = &mut self.frame;
-        let index = u32::try_from(gates.len()).expect("a frame holds fewer than 2^32 gates");
+        let FrameState { gates, index, .. } = &mut self.frame;
+        let i = u32::try_from(gates.len()).expect("a frame holds fewer than 2^32 gates");
         gates.push(gate.rewire(|w| w, out));
-        hashed.insert_unique(table_hash(hash), (index, hash), |&(_, h)| table_hash(h));
+        index.insert(gates, i, listed);
         Bit::Wire(out)
     }
 
@@ -350,11 +334,11 @@ impl Builder {
         let FrameState {
             gates,
             blocks,
-            hashed,
+            index,
             negation,
             ..
         } = self.frame;
-        drop((hashed, negation));
+        drop((index, negation));
         let raw = RawFrame { gates, blocks };
         let a = raw.assemble(self.inputs, outputs, &[])?;
         Ok(Program {
@@ -378,5 +362,27 @@ impl Builder {
         let out = self.fresh();
         self.frame.gates.push(Gate::Xor { a: w, b: w, out });
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gate asked for again is the one made before, after many other
+    /// gates too.
+    #[test]
+    fn reuses_a_gate_made_many_gates_before() {
+        let mut b = Builder::new();
+        let x = b.input("x", Party::A, 3);
+        let first = b.and(x[0], x[1]);
+        let mut acc = x[2];
+        for _ in 0..100_000 {
+            acc = b.xor(acc, first);
+            acc = b.and(acc, x[0]);
+        }
+        let made = b.gate_count();
+        assert_eq!(b.and(x[1], x[0]), first);
+        assert_eq!(b.gate_count(), made);
     }
 }

@@ -170,32 +170,25 @@ impl Circuit {
     /// reuse is undone, so gates can be reordered freely (respecting data
     /// dependencies).
     pub fn ssa(&self) -> Circuit {
+        self.clone().into_ssa()
+    }
+
+    /// [`Circuit::ssa`], consuming the circuit: its gates renumbered in
+    /// place.
+    pub fn into_ssa(mut self) -> Circuit {
         let input_bits = self.input_bits() as Wire;
         let mut current: Vec<Wire> = (0..self.num_wires).collect();
-        let gates = self
-            .gates
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let out = input_bits + i as Wire;
-                let placed = g.rewire(|w| current[w as usize], out);
-                current[g.out() as usize] = out;
-                placed
-            })
-            .collect();
-        Circuit {
-            num_wires: input_bits + self.gates.len() as Wire,
-            inputs: self.inputs.clone(),
-            outputs: self
-                .outputs
-                .iter()
-                .map(|v| OutputValue {
-                    name: v.name.clone(),
-                    wires: v.wires.iter().map(|&w| current[w as usize]).collect(),
-                })
-                .collect(),
-            gates,
+        for (i, g) in (0..).zip(&mut self.gates) {
+            let out = input_bits + i;
+            let placed = g.rewire(|w| current[w as usize], out);
+            current[g.out() as usize] = out;
+            *g = placed;
         }
+        for w in self.outputs.iter_mut().flat_map(|v| &mut v.wires) {
+            *w = current[*w as usize];
+        }
+        self.num_wires = input_bits + self.gates.len() as Wire;
+        self
     }
 
     /// Renumbers wires so that inputs stay at `0..input_bits()` and every other
@@ -207,9 +200,10 @@ impl Circuit {
     }
 
     /// [`Circuit::compact`] of a circuit already in single assignment (as
-    /// [`Circuit::ssa`] makes it), consuming it.
+    /// [`Circuit::ssa`] makes it), consuming it: its gates are renumbered
+    /// in place.
     pub(crate) fn compact_ssa(self) -> Circuit {
-        let ssa = self;
+        let mut ssa = self;
         let input_bits = ssa.input_bits();
         let end = ssa.gates.len() as u32;
         // Liveness, backwards from the outputs: the last gate reading a value.
@@ -244,8 +238,10 @@ impl Circuit {
             }
         }
         let mut next = input_bits as Wire;
-        let mut gates = Vec::new();
-        for (i, g) in (0u32..).zip(&ssa.gates) {
+        // Gate `i` kept is written at `kept <= i`, once read.
+        let mut kept = 0;
+        for i in 0..end {
+            let g = ssa.gates[i as usize];
             if last_use[g.out() as usize] == DEAD {
                 continue;
             }
@@ -269,8 +265,10 @@ impl Circuit {
                 next - 1
             });
             slot[g.out() as usize] = out;
-            gates.push(g.rewire(|w| slot[w as usize], out));
+            ssa.gates[kept] = g.rewire(|w| slot[w as usize], out);
+            kept += 1;
         }
+        ssa.gates.truncate(kept);
         let outputs = ssa
             .outputs
             .iter()
@@ -283,7 +281,7 @@ impl Circuit {
             num_wires: next,
             inputs: ssa.inputs,
             outputs,
-            gates,
+            gates: ssa.gates,
         }
     }
 }

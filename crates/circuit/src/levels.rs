@@ -1,5 +1,7 @@
 //! AND-depth analysis, level ordering and circuit statistics.
 
+mod order;
+
 use crate::circuit::Circuit;
 use crate::gate::Gate;
 
@@ -39,8 +41,7 @@ const WINDOW_GATES: u64 = 8192;
 /// count it among the levels they must fill.
 const WIDE_LEVEL: u32 = 16;
 
-/// The locality window of every gate (see [`Circuit::levelize`]), given
-/// the gates' `levels`.
+/// The locality window of every gate (see [`Circuit::levelize`]).
 ///
 /// A gate's key is the latest input its value depends on, inputs taken in
 /// the order the gates first read them: the gates that consume the same
@@ -49,15 +50,17 @@ const WIDE_LEVEL: u32 = 16;
 /// hold their consumers back, and a gate's key is never less than its
 /// inputs' keys. Windows are runs of consecutive keys, closed once they
 /// hold [`WINDOW_GATES`] gates and their AND gates fill the wide AND
-/// levels they span [`WINDOW_RUN`] wide on average.
-fn gate_windows(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
-    let keys = first_read_keys(circuit);
-    let wide = wide_levels(circuit, levels);
+/// levels they span [`WINDOW_RUN`] wide on average. Levels are computed
+/// as they are needed, not held: the keys, made windows in place, are the
+/// one array as long as the gates.
+fn gate_windows(circuit: &Circuit) -> Vec<u32> {
+    let mut keys = first_read_keys(circuit);
+    let wide = wide_levels(circuit);
     // Per key, then per window: gates, AND gates, lowest and highest AND
     // level.
     let n_keys = keys.iter().max().map_or(0, |&k| k as usize + 1);
     let mut groups = vec![Group::EMPTY; n_keys];
-    for ((g, &key), &level) in circuit.gates.iter().zip(&keys).zip(levels) {
+    for ((g, &key), level) in circuit.gates.iter().zip(&keys).zip(levels_in_turn(circuit)) {
         groups[key as usize].add(g.is_and(), level);
     }
     let mut window = 0u32;
@@ -74,7 +77,10 @@ fn gate_windows(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
             this
         })
         .collect();
-    keys.iter().map(|&k| window_of[k as usize]).collect()
+    for k in &mut keys {
+        *k = window_of[*k as usize];
+    }
+    keys
 }
 
 /// The key of every gate (see [`gate_windows`]): inputs are numbered in the
@@ -109,11 +115,16 @@ fn first_read_keys(circuit: &Circuit) -> Vec<u32> {
 
 /// `wide[l]`: how many of the levels `1..=l` have at least [`WIDE_LEVEL`]
 /// AND gates over the whole circuit.
-fn wide_levels(circuit: &Circuit, levels: &[u32]) -> Vec<u32> {
-    let depth = levels.iter().copied().max().unwrap_or(0) as usize;
-    let mut wide = vec![0u32; depth + 1];
-    for (g, &level) in circuit.gates.iter().zip(levels) {
-        wide[level as usize] += g.is_and() as u32;
+fn wide_levels(circuit: &Circuit) -> Vec<u32> {
+    let mut wide = vec![0u32];
+    for (g, level) in circuit.gates.iter().zip(levels_in_turn(circuit)) {
+        if g.is_and() {
+            let level = level as usize;
+            if level >= wide.len() {
+                wide.resize(level + 1, 0);
+            }
+            wide[level] += 1;
+        }
     }
     let mut count = 0;
     for w in wide.iter_mut() {
@@ -168,20 +179,6 @@ impl Group {
     }
 }
 
-/// The order [`Circuit::levelize`] sorts gates by: (window, level, AND
-/// first), packed in one integer.
-fn order_keys(circuit: &Circuit, levels: &[u32]) -> Vec<u64> {
-    let windows = gate_windows(circuit, levels);
-    circuit
-        .gates
-        .iter()
-        .zip(levels.iter().zip(windows))
-        .map(|(g, (&level, window))| {
-            u64::from(window) << 33 | u64::from(level) << 1 | u64::from(!g.is_and())
-        })
-        .collect()
-}
-
 impl Circuit {
     /// The same function with gates reordered by (window, level, AND
     /// first): every maximal run of consecutive AND gates is then a set of
@@ -198,22 +195,22 @@ impl Circuit {
     /// large enough to keep the AND runs wide; a small circuit is one
     /// window.
     pub fn levelize(&self) -> Circuit {
-        // Already in order (e.g. generated that way): nothing to do, and
-        // no copies of a large circuit to hold.
-        let levels = gate_levels(self);
-        if self.in_window_order(levels.iter().copied()) {
-            return self.clone();
+        self.clone().into_levelized()
+    }
+
+    /// [`Circuit::levelize`], consuming the circuit: its gates are
+    /// reordered and renumbered in place, so that levelling holds one copy
+    /// of them (and two or three integers a gate besides), not three.
+    pub fn into_levelized(self) -> Circuit {
+        // Already in order (e.g. generated that way): nothing to do.
+        if self.is_level_ordered() {
+            return self;
         }
-        let keys = order_keys(self, &levels);
-        drop(levels);
+        let keys = order::SortKeys::of(&self, gate_windows(&self));
         // Single assignment keeps levels and windows: they do not depend
         // on which slots hold a gate's inputs.
-        let mut ssa = self.ssa();
-        let order = sorted_order(&keys);
-        drop(keys);
-        let gates = order.iter().map(|&i| ssa.gates[i as usize]).collect();
-        drop(order);
-        ssa.gates = gates;
+        let mut ssa = self.into_ssa();
+        keys.sort(&mut ssa.gates);
         ssa.compact_ssa()
     }
 
@@ -249,17 +246,6 @@ impl Circuit {
         }
         true
     }
-}
-
-/// The indices of `keys` (as [`order_keys`] packs them) in stable sorted
-/// order: a counting sort by level and kind, then one by window, in time
-/// linear in the gates (a comparison sort took a third of the time of
-/// levelling a circuit of millions of gates).
-fn sorted_order(keys: &[u64]) -> Vec<u32> {
-    let all: Vec<u32> = (0..keys.len() as u32).collect();
-    let by_level = counting_sort(&all, |i| (keys[i as usize] & ((1 << 33) - 1)) as usize);
-    drop(all);
-    counting_sort(&by_level, |i| (keys[i as usize] >> 33) as usize)
 }
 
 /// `order` (indices) stably sorted by their `digit_of`, in time linear in
@@ -363,17 +349,87 @@ mod tests {
 
     use super::*;
 
-    /// The counting sorts give the stable order of the packed keys.
+    /// A chain of 20,000 AND gates (a window of its own), then a window of
+    /// three gates whose levels are 20,001, 0 and 1.
+    fn far_levels() -> Circuit {
+        use crate::circuit::{InputValue, OutputValue, Party};
+        let mut gates = Vec::new();
+        let (mut last, mut w) = (0, 5);
+        for _ in 0..20_000 {
+            gates.push(Gate::And {
+                a: last,
+                b: 1,
+                out: w,
+            });
+            (last, w) = (w, w + 1);
+        }
+        gates.push(Gate::And {
+            a: last,
+            b: 4,
+            out: w,
+        });
+        gates.push(Gate::Xor {
+            a: 2,
+            b: 4,
+            out: w + 1,
+        });
+        gates.push(Gate::And {
+            a: 2,
+            b: 3,
+            out: w + 2,
+        });
+        Circuit {
+            num_wires: w + 3,
+            inputs: vec![InputValue {
+                name: "x".into(),
+                party: Party::A,
+                width: 5,
+            }],
+            outputs: vec![OutputValue {
+                name: "y".into(),
+                wires: vec![w, w + 1, w + 2],
+            }],
+            gates,
+        }
+    }
+
+    /// Sorting in place gives the stable order by (window, level, AND
+    /// first), with windows and levels computed apart: wide and deep
+    /// circuits, shuffled (levels far apart in a window, sorted by
+    /// comparing), chains (one long window).
     #[test]
-    fn sorted_order_is_the_stable_order() {
+    fn gates_sorted_in_place_are_in_the_stable_order() {
+        use crate::synthetic::{chains, layered};
+        let mut shuffled = layered(3000, 12, 64, 5).ssa();
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-        for n in [0, 1, 2, 100, 5000] {
-            let keys: Vec<u64> = (0..n)
-                .map(|_| rng.gen_range(0..7u64) << 33 | rng.gen_range(0..50u64))
-                .collect();
-            let mut want: Vec<u32> = (0..n as u32).collect();
-            want.sort_by_key(|&i| keys[i as usize]);
-            assert_eq!(sorted_order(&keys), want);
+        // Swapping gates of the same level keeps the order topological.
+        let levels = gate_levels(&shuffled);
+        for _ in 0..20_000 {
+            let (i, j) = (
+                rng.gen_range(0..levels.len()),
+                rng.gen_range(0..levels.len()),
+            );
+            if levels[i] == levels[j] {
+                shuffled.gates.swap(i, j);
+            }
+        }
+        for c in [
+            Circuit::default(),
+            layered(20, 3, 8, 1),
+            layered(3000, 40, 64, 2),
+            shuffled,
+            chains(40, 3000),
+            far_levels(),
+        ] {
+            let (windows, levels) = (gate_windows(&c), gate_levels(&c));
+            let keys = order::SortKeys::of(&c, windows.clone());
+            let mut order: Vec<usize> = (0..c.gates.len()).collect();
+            order.sort_by_key(|&i| (windows[i], levels[i], !c.gates[i].is_and()));
+            let ssa = c.ssa();
+            let want: Vec<Gate> = order.iter().map(|&i| ssa.gates[i]).collect();
+            let mut got = ssa.gates.clone();
+            keys.sort(&mut got);
+            assert_eq!(got, want);
         }
     }
 }

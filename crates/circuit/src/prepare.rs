@@ -26,7 +26,18 @@ const MAX_UNROLLED_GATES: usize = 1 << 18;
 
 /// The program ready to run (see the module docs).
 pub fn prepare(program: &Program) -> Program {
-    let (main, blocks) = prepare_frame(&program.main, &program.blocks);
+    let (main, blocks) = prepare_frame(program.main.clone(), &program.blocks);
+    Program { main, blocks }
+}
+
+/// [`prepared`], consuming the program: a program without blocks is
+/// levelled in place (see [`Circuit::into_levelized`]), so that preparing
+/// a large flat program holds one copy of its gates.
+pub fn into_prepared(program: Program) -> Program {
+    if is_prepared(&program) {
+        return program;
+    }
+    let (main, blocks) = prepare_frame(program.main, &program.blocks);
     Program { main, blocks }
 }
 
@@ -55,11 +66,10 @@ fn frame_is_prepared(circuit: &Circuit, blocks: &[Block]) -> bool {
         .all(|b| unroll_factor(b) == 1 && frame_is_prepared(&b.body.circuit, &b.body.blocks))
 }
 
-fn prepare_frame(circuit: &Circuit, blocks: &[Block]) -> (Circuit, Vec<Block>) {
+fn prepare_frame(mut circuit: Circuit, blocks: &[Block]) -> (Circuit, Vec<Block>) {
     if blocks.is_empty() {
-        return (circuit.levelize(), Vec::new());
+        return (circuit.into_levelized(), Vec::new());
     }
-    let mut circuit = circuit.clone();
     let mut out = Vec::with_capacity(blocks.len());
     for b in blocks {
         push_unrolled(prepare_block(b), &mut circuit.num_wires, &mut out);
@@ -79,7 +89,7 @@ fn positions(blocks: &[Block]) -> Vec<usize> {
 /// (its carried values kept), its blocks prepared otherwise.
 fn prepare_block(b: &Block) -> Block {
     if !b.body.blocks.is_empty() {
-        let (circuit, blocks) = prepare_frame(&b.body.circuit, &b.body.blocks);
+        let (circuit, blocks) = prepare_frame(b.body.circuit.clone(), &b.body.blocks);
         return Block {
             body: Body { circuit, blocks },
             ..b.clone()
@@ -90,7 +100,7 @@ fn prepare_block(b: &Block) -> Block {
         name: "next".into(),
         wires: b.carried.iter().map(|c| c.next).collect(),
     });
-    let mut levelled = body.levelize();
+    let mut levelled = body.into_levelized();
     let next = levelled.outputs.pop().map(|v| v.wires).unwrap_or_default();
     Block {
         body: Body::from(levelled),
@@ -244,7 +254,7 @@ fn unrolled_body(block: &Block, u: usize) -> (Body, Vec<Wire>) {
         name: "next".into(),
         wires: block.carried.iter().map(|v| v.next).collect(),
     });
-    let one = with_next.ssa();
+    let one = with_next.into_ssa();
     let n_in = one.input_bits() as Wire;
     let per_copy = one.gates.len() as Wire;
     let total_in = (s + c + u * w) as Wire;
@@ -312,7 +322,7 @@ fn unrolled_body(block: &Block, u: usize) -> (Body, Vec<Wire>) {
         ],
         gates,
     };
-    let mut levelled = composed.levelize();
+    let mut levelled = composed.into_levelized();
     let next = levelled.outputs.pop().map(|v| v.wires).unwrap_or_default();
     (Body::from(levelled), next)
 }

@@ -36,8 +36,8 @@ pub struct CompileArgs {
 
 /// Writes the program; returns a line on what was written.
 pub fn compile(args: &CompileArgs) -> Result<String> {
-    let loaded = args.program.load()?;
-    let program = &loaded.program;
+    let program = args.program.load()?.program;
+    let and_gates = program.and_count();
     let output = &args.output;
     let cannot = || format!("cannot write {}", output.display());
     let file = std::fs::File::create(output).with_context(cannot)?;
@@ -45,14 +45,14 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
     let summary = match args.format {
         Format::Twofold => {
             // Ready to run, so that `run` need not prepare it again.
-            let prepared = twofold_circuit::prepare::prepared(program);
+            let prepared = twofold_circuit::prepare::into_prepared(program);
             twofold_circuit::binary::write_program(&prepared, &mut out).with_context(cannot)?;
             let regions = prepared.parallel_blocks().count();
             let loops = prepared.blocks.len() - regions;
             format!("{regions} regions, {loops} loops")
         }
         Format::Bristol => {
-            let gates = twofold_circuit::bristol::write_bristol_program(program, &mut out)
+            let gates = twofold_circuit::bristol::write_bristol_program(&program, &mut out)
                 .with_context(cannot)?;
             format!("{gates} gates in Bristol Fashion")
         }
@@ -61,6 +61,6 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
     Ok(format!(
         "{}: {} AND gates, {summary}\n",
         output.display(),
-        program.and_count(),
+        and_gates,
     ))
 }

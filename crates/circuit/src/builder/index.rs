@@ -1,0 +1,199 @@
+//! The builder's structural hashing: the gates of a frame by kind and
+//! inputs, found through their newest input. Each wire lists the first
+//! [`LISTED`] gates whose newest (highest) input it is, latest first; the
+//! gates of a wire read more often go to a hash table. A new gate mostly
+//! reads wires made a little earlier, so a lookup reads a wire's entry and
+//! a few gates near the end of the frame, where a table over all the
+//! gates of a 40 M-gate frame (half a gigabyte) missed the caches and the
+//! TLB twice a lookup. Every gate of the frame is found, however old.
+
+use crate::gate::{Gate, Wire};
+
+/// Gates listed under their newest input; the rest of its gates go to
+/// the table.
+const LISTED: u32 = 8;
+
+/// Wires of a page of the wire map (4 bytes each).
+const PAGE_BITS: u32 = 8;
+
+/// The gates of a frame by kind and inputs (see the module docs).
+#[derive(Default)]
+pub(super) struct Index {
+    /// The last gate listed under wire `w` (index + 1, 0 for none) is in
+    /// `pages[(w >> PAGE_BITS) - first_page]`, at `w % 2^PAGE_BITS`: pages
+    /// are made as wires are used (a frame's wires are mostly consecutive,
+    /// with the wires of nested frames between).
+    pages: Vec<Option<Box<[u32]>>>,
+    first_page: usize,
+    /// `next[i]`: the listed gate before gate `i` with the same newest input
+    /// (index + 1, 0 for none).
+    next: Vec<u32>,
+    /// Gates whose newest input had [`LISTED`] gates listed already.
+    table: hashbrown::HashTable<u32>,
+}
+
+/// `gate` with its output set to 0: what two gates computing the same
+/// value share.
+fn key(gate: &Gate) -> Gate {
+    gate.rewire(|w| w, 0)
+}
+
+/// The hash of a gate's kind and inputs.
+fn hash(gate: &Gate) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(key(gate))
+}
+
+/// A gate's newest input.
+fn newest(gate: &Gate) -> Wire {
+    gate.inputs().max().expect("a gate reads a wire")
+}
+
+impl Index {
+    /// The last gate listed under `w` (index + 1, 0 for none).
+    fn head(&self, w: Wire) -> u32 {
+        let page = (w >> PAGE_BITS) as usize;
+        page.checked_sub(self.first_page)
+            .and_then(|p| self.pages.get(p)?.as_ref())
+            .map_or(0, |heads| heads[(w & ((1 << PAGE_BITS) - 1)) as usize])
+    }
+
+    fn head_mut(&mut self, w: Wire) -> &mut u32 {
+        let page = (w >> PAGE_BITS) as usize;
+        if self.pages.is_empty() {
+            self.first_page = page;
+        } else if page < self.first_page {
+            let before = self.first_page - page;
+            self.pages
+                .splice(0..0, std::iter::repeat_with(|| None).take(before));
+            self.first_page = page;
+        }
+        let p = page - self.first_page;
+        if p >= self.pages.len() {
+            self.pages.resize_with(p + 1, || None);
+        }
+        let heads = self.pages[p].get_or_insert_with(|| vec![0; 1 << PAGE_BITS].into_boxed_slice());
+        &mut heads[(w & ((1 << PAGE_BITS) - 1)) as usize]
+    }
+
+    /// The gate of `gates` (those of the frame, each recorded here or not)
+    /// computing what `gate` (output 0) would, if any; else how many gates
+    /// are listed under its newest input (to give [`Index::insert`]).
+    pub(super) fn find(&self, gates: &[Gate], gate: &Gate) -> Result<Gate, u32> {
+        let mut at = self.head(newest(gate));
+        let mut listed = 0;
+        while at != 0 {
+            let g = gates[at as usize - 1];
+            if key(&g) == *gate {
+                return Ok(g);
+            }
+            at = self.next[at as usize - 1];
+            listed += 1;
+        }
+        if listed < LISTED {
+            return Err(listed);
+        }
+        self.table
+            .find(hash(gate), |&i| key(&gates[i as usize]) == *gate)
+            .map(|&i| gates[i as usize])
+            .ok_or(listed)
+    }
+
+    /// Records gate `i` of `gates`, which [`Index::find`] did not find,
+    /// given what it returned.
+    pub(super) fn insert(&mut self, gates: &[Gate], i: u32, listed: u32) {
+        self.next.resize(i as usize, 0);
+        if listed < LISTED {
+            let head = self.head_mut(newest(&gates[i as usize]));
+            let before = std::mem::replace(head, i + 1);
+            self.next.push(before);
+        } else {
+            self.next.push(0);
+            let hasher = |&j: &u32| hash(&gates[j as usize]);
+            self.table
+                .insert_unique(hash(&gates[i as usize]), i, hasher);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records `gate` as the next gate of `gates`.
+    fn add(index: &mut Index, gates: &mut Vec<Gate>, gate: Gate) {
+        let listed = index.find(gates, &key(&gate)).unwrap_err();
+        gates.push(gate);
+        index.insert(gates, gates.len() as u32 - 1, listed);
+    }
+
+    /// What `index` finds for `gate`, if anything.
+    fn found(index: &Index, gates: &[Gate], gate: Gate) -> Option<Gate> {
+        index.find(gates, &gate).ok()
+    }
+
+    /// Every gate is found, however many came since, whether listed under
+    /// its newest input or in the table (a wire read by many gates);
+    /// kinds and inputs are told apart; wires below the first seen are
+    /// mapped too.
+    #[test]
+    fn finds_every_gate() {
+        let mut index = Index::default();
+        let mut gates = Vec::new();
+        let and = |a, b, out| Gate::And { a, b, out };
+        add(&mut index, &mut gates, and(1000, 1001, 5000));
+        for i in 0..300_000 {
+            add(&mut index, &mut gates, and(2000 + i, 2001 + i, 400_000 + i));
+        }
+        // 40 gates whose newest input is wire 7_000_000.
+        for i in 0..40 {
+            add(&mut index, &mut gates, and(i, 7_000_000, 8_000_000 + i));
+        }
+        gates.push(Gate::Xor { a: 3, b: 3, out: 9 }); // not recorded
+        add(
+            &mut index,
+            &mut gates,
+            Gate::Inv {
+                a: 12,
+                out: 9_000_000,
+            },
+        );
+        assert_eq!(
+            found(&index, &gates, and(1000, 1001, 0)),
+            Some(and(1000, 1001, 5000))
+        );
+        assert_eq!(
+            found(&index, &gates, and(2, 7_000_000, 0)),
+            Some(and(2, 7_000_000, 8_000_002))
+        );
+        assert_eq!(
+            found(&index, &gates, and(39, 7_000_000, 0)),
+            Some(and(39, 7_000_000, 8_000_039))
+        );
+        assert_eq!(found(&index, &gates, and(40, 7_000_000, 0)), None);
+        assert_eq!(found(&index, &gates, and(1001, 1000, 0)), None);
+        assert_eq!(
+            found(
+                &index,
+                &gates,
+                Gate::Xor {
+                    a: 1000,
+                    b: 1001,
+                    out: 0
+                }
+            ),
+            None
+        );
+        assert_eq!(
+            found(&index, &gates, Gate::Inv { a: 12, out: 0 }),
+            Some(Gate::Inv {
+                a: 12,
+                out: 9_000_000
+            })
+        );
+        assert_eq!(
+            found(&index, &gates, Gate::Xor { a: 3, b: 3, out: 0 }),
+            None
+        );
+    }
+}

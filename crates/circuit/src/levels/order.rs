@@ -1,0 +1,274 @@
+//! Putting a circuit's gates in level order in place (see
+//! [`Circuit::into_levelized`](crate::Circuit::into_levelized)): the gates
+//! are moved among themselves, bucket by bucket, rather than gathered into
+//! a copy of them by a list of indices. Gathering read the gates at random
+//! (fast, but two copies of a large circuit's gates), following the
+//! permutation's cycles read them one miss after another (slow). A radix
+//! sort moves each gate to where its bucket is being filled, a few bits of
+//! its key at a time: 256 buckets, whose places the caches and the TLB
+//! hold, where one bucket per level (thousands) missed both on every move.
+
+use super::{counting_sort, levels_in_turn};
+use crate::circuit::Circuit;
+use crate::gate::{Gate, Wire};
+
+/// Key bits a pass of the radix sort sorts by.
+const DIGIT_BITS: u32 = 8;
+
+/// Runs of at most this many gates are sorted by comparing.
+const SMALL: usize = 64;
+
+/// Gates of one key are put back in order by radix on their outputs, this
+/// many bits at a time, if they are more than 2^`LEAF_DIGIT_BITS` (fewer
+/// are compared: the radix's counts would outnumber them) and at most
+/// [`LEAF_RADIX`] (more are compared too: no copy of them then).
+const LEAF_DIGIT_BITS: u32 = 12;
+
+/// See [`LEAF_DIGIT_BITS`].
+const LEAF_RADIX: usize = 1 << 20;
+
+/// The sort key of every gate: (window, level, AND first) packed in one
+/// integer, of 32 bits where they fit (4 bytes a gate to hold and to move
+/// with it), else 64.
+pub(super) enum SortKeys {
+    /// Keys of at most 32 bits, and their bits.
+    Narrow(Vec<u32>, u32),
+    /// Keys of more, and their bits.
+    Wide(Vec<u64>, u32),
+}
+
+impl SortKeys {
+    /// The keys of `circuit`'s gates, given their `windows` (the array
+    /// made the keys, if they fit).
+    pub(super) fn of(circuit: &Circuit, windows: Vec<u32>) -> SortKeys {
+        let depth = levels_in_turn(circuit).max().unwrap_or(0);
+        SortKeys::pack(windows, levels_in_turn(circuit), depth, &circuit.gates)
+    }
+
+    /// The keys of `gates` of the given `windows` and `levels` (at most
+    /// `depth`).
+    fn pack(
+        windows: Vec<u32>,
+        levels: impl Iterator<Item = u32>,
+        depth: u32,
+        gates: &[Gate],
+    ) -> SortKeys {
+        let bits = |max: u32| u32::BITS - max.leading_zeros();
+        let level_bits = bits(depth) + 1;
+        let key_bits = bits(windows.iter().copied().max().unwrap_or(0)) + level_bits;
+        let key = |window: u32, level: u32, g: &Gate| {
+            u64::from(window) << level_bits | u64::from(level) << 1 | u64::from(!g.is_and())
+        };
+        if key_bits <= u32::BITS {
+            let mut keys = windows;
+            for ((k, level), g) in keys.iter_mut().zip(levels).zip(gates) {
+                *k = key(*k, level, g) as u32;
+            }
+            SortKeys::Narrow(keys, key_bits)
+        } else {
+            let keys = (windows.iter().zip(levels).zip(gates))
+                .map(|((&w, level), g)| key(w, level, g))
+                .collect();
+            SortKeys::Wide(keys, key_bits)
+        }
+    }
+
+    /// Sorts `gates` (those the keys are of, in single assignment: their
+    /// outputs increase in their order) stably by key: by radix, then by
+    /// output wire (their order before) among gates of one key.
+    pub(super) fn sort(self, gates: &mut [Gate]) {
+        match self {
+            SortKeys::Narrow(mut keys, bits) => Rows {
+                gates,
+                keys: &mut keys,
+            }
+            .sort(bits),
+            SortKeys::Wide(mut keys, bits) => Rows {
+                gates,
+                keys: &mut keys,
+            }
+            .sort(bits),
+        }
+    }
+}
+
+/// Sorts `gates` by output wire: nothing to do if they are in order (not
+/// moved), else by radix on the outputs' offsets from the least (counting
+/// sorts of the gates' positions, then one gather), or by comparing if
+/// they are few or very many (see [`LEAF_DIGIT_BITS`]). Comparing took
+/// most of the time of sorting a circuit whose levels have thousands of
+/// AND gates; counting, that of one whose levels have tens.
+fn sort_by_output(gates: &mut [Gate]) {
+    if gates.windows(2).all(|w| w[0].out() < w[1].out()) {
+        return;
+    }
+    if gates.len() <= 1 << LEAF_DIGIT_BITS || gates.len() > LEAF_RADIX {
+        gates.sort_unstable_by_key(Gate::out);
+        return;
+    }
+    let lo = gates.iter().map(Gate::out).min().unwrap_or(0);
+    let span = gates.iter().map(|g| g.out() - lo).max().unwrap_or(0);
+    let mask = (1 << LEAF_DIGIT_BITS) - 1;
+    let mut order: Vec<u32> = (0..gates.len() as u32).collect();
+    let mut shift = 0;
+    while shift < u32::BITS && span >> shift > 0 {
+        let digit = |i: u32| ((gates[i as usize].out() - lo) >> shift & mask) as usize;
+        order = counting_sort(&order, digit);
+        shift += LEAF_DIGIT_BITS;
+    }
+    let sorted: Vec<Gate> = order.iter().map(|&i| gates[i as usize]).collect();
+    gates.copy_from_slice(&sorted);
+}
+
+/// Gates with their keys, sorted together.
+struct Rows<'a, K> {
+    gates: &'a mut [Gate],
+    keys: &'a mut [K],
+}
+
+impl<K: Copy + Into<u64>> Rows<'_, K> {
+    fn key(&self, i: usize) -> u64 {
+        self.keys[i].into()
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.gates.swap(i, j);
+        self.keys.swap(i, j);
+    }
+
+    /// The rows from `at` on (`len` of them).
+    fn tail(&mut self, at: usize, len: usize) -> Rows<'_, K> {
+        Rows {
+            gates: &mut self.gates[at..at + len],
+            keys: &mut self.keys[at..at + len],
+        }
+    }
+
+    /// Sorts the rows, whose keys agree above their low `bits`, by key,
+    /// then output wire: the top [`DIGIT_BITS`] of those bits at a time
+    /// (an American flag sort, bucket after bucket), comparing once runs
+    /// are short. Only the gates are in order afterwards.
+    fn sort(&mut self, bits: u32) {
+        let n = self.gates.len();
+        if bits == 0 {
+            sort_by_output(self.gates);
+            return;
+        }
+        if n <= SMALL {
+            let mut keyed: Vec<(u64, Wire, Gate)> = (0..n)
+                .map(|i| (self.key(i), self.gates[i].out(), self.gates[i]))
+                .collect();
+            keyed.sort_unstable_by_key(|&(key, out, _)| (key, out));
+            for (g, (_, _, k)) in self.gates.iter_mut().zip(keyed) {
+                *g = k;
+            }
+            return;
+        }
+        let width = bits.min(DIGIT_BITS);
+        let shift = bits - width;
+        let mask = (1u64 << width) - 1;
+        let digit = |rows: &Self, i: usize| ((rows.key(i) >> shift) & mask) as usize;
+        let mut starts = [0usize; (1 << DIGIT_BITS) + 1];
+        for i in 0..n {
+            starts[digit(self, i) + 1] += 1;
+        }
+        for d in 1..starts.len() {
+            starts[d] += starts[d - 1];
+        }
+        // next[d]: the first row of digit d's place not known to hold one.
+        let mut next = starts;
+        for d in 0..1 << width {
+            while next[d] < starts[d + 1] {
+                let i = next[d];
+                let e = digit(self, i);
+                if e == d {
+                    next[d] += 1;
+                } else {
+                    self.swap(i, next[e]);
+                    next[e] += 1;
+                }
+            }
+        }
+        for d in 0..1 << width {
+            let (at, end) = (starts[d], starts[d + 1]);
+            if end - at > 1 {
+                self.tail(at, end - at).sort(shift);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    /// Gates are put in order of their outputs, whether in order already,
+    /// shuffled, few or many (several digits of output), or with outputs
+    /// far apart.
+    #[test]
+    fn sorts_by_output() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+        for (n, step) in [
+            (0u32, 1u32),
+            (1, 1),
+            (2, 5),
+            (5000, 1),
+            (5000, 1 << 18),
+            (100, 40_000_000),
+        ] {
+            let mut gates: Vec<Gate> = (0..n)
+                .map(|i| Gate::Xor {
+                    a: 0,
+                    b: 1,
+                    out: 7 + i * step,
+                })
+                .collect();
+            let want = gates.clone();
+            sort_by_output(&mut gates);
+            assert_eq!(gates, want);
+            for i in (1..gates.len()).rev() {
+                gates.swap(i, rng.gen_range(0..=i));
+            }
+            sort_by_output(&mut gates);
+            assert_eq!(gates, want);
+        }
+    }
+
+    /// Gates end up in the order of their keys, then outputs, whatever
+    /// the keys' sizes: runs sorted by comparing, by passes of several
+    /// digits, keys all equal.
+    #[test]
+    fn sorts_by_key_then_output() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for (n, max_window, max_level) in [
+            (0, 1, 1),
+            (1, 1, 1),
+            (50, 3, 9),
+            (5000, 1, 1),
+            (5000, 1, 2000),
+            (20_000, 300, 70_000),
+            (3000, 0, 0),
+            (3000, u32::MAX, 20),
+        ] {
+            let mut gates: Vec<Gate> = (0..n as u32)
+                .map(|out| match rng.gen_range(0..2) {
+                    0 => Gate::Inv { a: 0, out },
+                    _ => Gate::And { a: 0, b: 1, out },
+                })
+                .collect();
+            let windows: Vec<u32> = (0..n).map(|_| rng.gen_range(0..=max_window)).collect();
+            let levels: Vec<u32> = (0..n).map(|_| rng.gen_range(0..=max_level)).collect();
+            let mut want = gates.clone();
+            want.sort_by_key(|g| {
+                let i = g.out() as usize;
+                (windows[i], levels[i], !g.is_and())
+            });
+            let keys = SortKeys::pack(windows, levels.into_iter(), max_level, &gates);
+            assert_eq!(matches!(keys, SortKeys::Wide(..)), max_window == u32::MAX);
+            keys.sort(&mut gates);
+            assert_eq!(gates, want);
+        }
+    }
+}
