@@ -20,11 +20,17 @@ const PAGE_BITS: u32 = 8;
 #[derive(Default)]
 pub(super) struct Index {
     /// The last gate listed under wire `w` (index + 1, 0 for none) is in
-    /// `pages[(w >> PAGE_BITS) - first_page]`, at `w % 2^PAGE_BITS`: pages
-    /// are made as wires are used (a frame's wires are mostly consecutive,
-    /// with the wires of nested frames between).
-    pages: Vec<Option<Box<[u32]>>>,
+    /// page `pages[(w >> PAGE_BITS) - first_page]` (its number + 1, 0 for
+    /// none) of `heads`, at `w % 2^PAGE_BITS`: pages are made as wires are
+    /// used (a frame's wires are mostly consecutive, with the wires of
+    /// nested frames between).
+    pages: Vec<u32>,
     first_page: usize,
+    /// The pages, one after the other: one allocation, not one a page, so
+    /// that freeing them returns their memory (160 MB of 1 KB pages freed
+    /// at the end of a 40 M-gate frame stayed resident in the heap through
+    /// assembling).
+    heads: Vec<u32>,
     /// `next[i]`: the listed gate before gate `i` with the same newest input
     /// (index + 1, 0 for none).
     next: Vec<u32>,
@@ -44,6 +50,11 @@ fn hash(gate: &Gate) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(key(gate))
 }
 
+/// Where in [`Index::heads`] wire `w` is, on page `n` (its number + 1).
+fn slot(n: u32, w: Wire) -> usize {
+    ((n as usize - 1) << PAGE_BITS) | (w & ((1 << PAGE_BITS) - 1)) as usize
+}
+
 /// A gate's newest input.
 fn newest(gate: &Gate) -> Wire {
     gate.inputs().max().expect("a gate reads a wire")
@@ -53,9 +64,13 @@ impl Index {
     /// The last gate listed under `w` (index + 1, 0 for none).
     fn head(&self, w: Wire) -> u32 {
         let page = (w >> PAGE_BITS) as usize;
-        page.checked_sub(self.first_page)
-            .and_then(|p| self.pages.get(p)?.as_ref())
-            .map_or(0, |heads| heads[(w & ((1 << PAGE_BITS) - 1)) as usize])
+        match page
+            .checked_sub(self.first_page)
+            .and_then(|p| self.pages.get(p))
+        {
+            Some(&n) if n != 0 => self.heads[slot(n, w)],
+            _ => 0,
+        }
     }
 
     fn head_mut(&mut self, w: Wire) -> &mut u32 {
@@ -64,16 +79,18 @@ impl Index {
             self.first_page = page;
         } else if page < self.first_page {
             let before = self.first_page - page;
-            self.pages
-                .splice(0..0, std::iter::repeat_with(|| None).take(before));
+            self.pages.splice(0..0, std::iter::repeat_n(0, before));
             self.first_page = page;
         }
         let p = page - self.first_page;
         if p >= self.pages.len() {
-            self.pages.resize_with(p + 1, || None);
+            self.pages.resize(p + 1, 0);
         }
-        let heads = self.pages[p].get_or_insert_with(|| vec![0; 1 << PAGE_BITS].into_boxed_slice());
-        &mut heads[(w & ((1 << PAGE_BITS) - 1)) as usize]
+        if self.pages[p] == 0 {
+            self.heads.resize(self.heads.len() + (1 << PAGE_BITS), 0);
+            self.pages[p] = (self.heads.len() >> PAGE_BITS) as u32;
+        }
+        &mut self.heads[slot(self.pages[p], w)]
     }
 
     /// The gate of `gates` (those of the frame, each recorded here or not)
