@@ -17,33 +17,121 @@ use crate::types::Scalar;
 /// A public integer: its type and its value in that type's range.
 pub type Public = (Scalar, i128);
 
-/// The value of `e`, reading names through `name`.
-pub fn eval(e: &Expr, name: &mut dyn FnMut(&str) -> Option<Public>) -> Option<Public> {
-    Some(match &e.kind {
-        ExprKind::Int(v, t) => (*t, t.to_i128(*v)),
-        ExprKind::Ident(n) => name(n)?,
-        ExprKind::Cast(TypeExpr::Known(t), a) => convert(eval(a, name)?, t.scalar()?),
-        ExprKind::Unary(op, a) => {
-            let (t, v) = eval(a, name)?;
-            let p = t.promote();
-            match op {
-                UnOp::Plus => (p, v),
-                UnOp::Neg => wrap(p, v.wrapping_neg()),
-                UnOp::BitNot => wrap(p, !v),
-                UnOp::Not => boolean(v == 0),
-                UnOp::Deref | UnOp::Addr => return None,
-            }
+/// A key compiled once for evaluating every iteration: its operations in
+/// postfix order, names resolved to indices (evaluating the syntax tree
+/// and looking names up by string cost more than the rest of an
+/// iteration's replay).
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    ops: Vec<Op>,
+}
+
+/// An operation of a [`Compiled`] key, on a stack of values (`None`: a
+/// value the evaluator does not give, see the module docs).
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Const(Public),
+    /// The value of name `k` (as resolved when compiling).
+    Name(usize),
+    /// A name that is no public integer, or a form not covered.
+    Unknown,
+    Cast(Scalar),
+    Unary(UnOp),
+    Binary(BinOp),
+    LogAnd,
+    LogOr,
+    Cond,
+}
+
+impl Compiled {
+    /// Compiles `e`; `resolve` gives the index of a name, if it has one.
+    pub fn new(e: &Expr, resolve: &dyn Fn(&str) -> Option<usize>) -> Compiled {
+        let mut ops = Vec::new();
+        push_ops(e, resolve, &mut ops);
+        Compiled { ops }
+    }
+
+    /// The key's value, reading name `k` as `name(k)`; `stack` is scratch
+    /// space reused between calls.
+    pub fn eval(
+        &self,
+        name: &impl Fn(usize) -> Option<Public>,
+        stack: &mut Vec<Option<Public>>,
+    ) -> Option<Public> {
+        stack.clear();
+        for &op in &self.ops {
+            let v = match op {
+                Op::Const(v) => Some(v),
+                Op::Name(k) => name(k),
+                Op::Unknown => None,
+                Op::Cast(t) => pop(stack).map(|v| convert(v, t)),
+                Op::Unary(op) => pop(stack).and_then(|v| unary(op, v)),
+                Op::Binary(op) => {
+                    let (y, x) = (pop(stack), pop(stack));
+                    binary(op, x?, y?)
+                }
+                // As C's `&&` and `||`: the right operand counts only where
+                // the left one does not decide.
+                Op::LogAnd | Op::LogOr => {
+                    let (y, x) = (pop(stack), pop(stack));
+                    let decides = matches!(op, Op::LogOr);
+                    match x {
+                        Some((_, a)) if (a != 0) == decides => Some(boolean(decides)),
+                        Some(_) => y.map(|(_, b)| boolean(b != 0)),
+                        None => None,
+                    }
+                }
+                Op::Cond => {
+                    let (y, x, c) = (pop(stack), pop(stack), pop(stack));
+                    let (c, x, y) = (c?.1 != 0, x?, y?);
+                    let t = Scalar::common(x.0, y.0);
+                    Some(convert(if c { x } else { y }, t))
+                }
+            };
+            stack.push(v);
         }
-        ExprKind::Binary(op, a, b) => binary(*op, eval(a, name)?, eval(b, name)?)?,
-        ExprKind::LogAnd(a, b) => boolean(eval(a, name)?.1 != 0 && eval(b, name)?.1 != 0),
-        ExprKind::LogOr(a, b) => boolean(eval(a, name)?.1 != 0 || eval(b, name)?.1 != 0),
-        ExprKind::Cond(c, a, b) => {
-            let c = eval(c, name)?.1 != 0;
-            let (x, y) = (eval(a, name)?, eval(b, name)?);
-            let t = Scalar::common(x.0, y.0);
-            convert(if c { x } else { y }, t)
+        pop(stack)
+    }
+}
+
+/// The top of the stack (`None` if it is a value not given, or empty).
+fn pop(stack: &mut Vec<Option<Public>>) -> Option<Public> {
+    stack.pop().flatten()
+}
+
+/// Appends the operations of `e` in postfix order.
+fn push_ops(e: &Expr, resolve: &dyn Fn(&str) -> Option<usize>, ops: &mut Vec<Op>) {
+    let operands = |operands: &[&Expr], op: Op, ops: &mut Vec<Op>| {
+        for a in operands {
+            push_ops(a, resolve, ops);
         }
-        _ => return None,
+        ops.push(op);
+    };
+    match &e.kind {
+        ExprKind::Int(v, t) => ops.push(Op::Const((*t, t.to_i128(*v)))),
+        ExprKind::Ident(n) => ops.push(resolve(n).map_or(Op::Unknown, Op::Name)),
+        ExprKind::Cast(TypeExpr::Known(t), a) => match t.scalar() {
+            Some(s) => operands(&[a], Op::Cast(s), ops),
+            None => ops.push(Op::Unknown),
+        },
+        ExprKind::Unary(op, a) => operands(&[a], Op::Unary(*op), ops),
+        ExprKind::Binary(op, a, b) => operands(&[a, b], Op::Binary(*op), ops),
+        ExprKind::LogAnd(a, b) => operands(&[a, b], Op::LogAnd, ops),
+        ExprKind::LogOr(a, b) => operands(&[a, b], Op::LogOr, ops),
+        ExprKind::Cond(c, a, b) => operands(&[c, a, b], Op::Cond, ops),
+        _ => ops.push(Op::Unknown),
+    }
+}
+
+/// `op v` (after the integer promotions).
+fn unary(op: UnOp, (t, v): Public) -> Option<Public> {
+    let p = t.promote();
+    Some(match op {
+        UnOp::Plus => (p, v),
+        UnOp::Neg => wrap(p, v.wrapping_neg()),
+        UnOp::BitNot => wrap(p, !v),
+        UnOp::Not => boolean(v == 0),
+        UnOp::Deref | UnOp::Addr => return None,
     })
 }
 

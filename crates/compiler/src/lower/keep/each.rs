@@ -46,6 +46,10 @@ struct Progress {
     /// The objects the last probe both read and wrote (see
     /// [`Setup::settle_sums`]).
     carried: Vec<usize>,
+    /// Space for where a replayed iteration reads and writes, reused.
+    explicit: Explicit,
+    /// Space for a replayed iteration's decisions, reused.
+    decisions: Vec<i128>,
 }
 
 impl Lower<'_> {
@@ -91,6 +95,8 @@ impl Lower<'_> {
             disabled: HashMap::default(),
             pending: None,
             carried: Vec::new(),
+            explicit: Explicit::default(),
+            decisions: Vec::new(),
         };
         let mut m = 0u64;
         while m < c.trips {
@@ -136,7 +142,9 @@ impl Lower<'_> {
             if disabled(&probe) {
                 if let (Some(r), Some(keys), Some(rec)) = (&replay, &keys, &recording) {
                     if let Some(reads) = self.fixed_public_reads(&probe, rec) {
-                        at.disabled.insert(r.decisions(keys), reads);
+                        let mut decisions = Vec::new();
+                        r.decisions(keys, &mut decisions);
+                        at.disabled.insert(decisions, reads);
                     }
                 }
                 match at.run {
@@ -228,9 +236,11 @@ impl Lower<'_> {
         report: &mut LoopReport,
     ) -> DResult<bool> {
         let same = |(obj, leaf): &(usize, usize), v: &Slot| self.objs[*obj].slots[*leaf] == *v;
+        let decisions = &mut at.decisions;
+        r.decisions(keys, decisions);
         let does_nothing = at
             .disabled
-            .get(&r.decisions(keys))
+            .get(decisions.as_slice())
             .is_some_and(|reads| reads.iter().all(|(at, v)| same(at, v)));
         if does_nothing {
             match at.run {
@@ -242,10 +252,13 @@ impl Lower<'_> {
         let Some((run, Some(form))) = at.run.as_mut() else {
             return Ok(false);
         };
-        let Some(explicit) = r.explicit(form, &run.probe, keys) else {
+        if !r.explicit(form, &run.probe, keys, &mut at.explicit) {
             return Ok(false);
-        };
-        run.explicit = Some(explicit);
+        }
+        std::mem::swap(
+            run.explicit.get_or_insert_with(Explicit::default),
+            &mut at.explicit,
+        );
         self.simulate(run, (c, m))
     }
 

@@ -14,7 +14,8 @@
 use super::run::Explicit;
 use super::*;
 use crate::loops::counter::CounterPlan;
-use crate::loops::public::{self, Public};
+use crate::loops::public::{Compiled, Public};
+use std::cell::RefCell;
 
 /// A subscript key's part in a place: the key, the array's element stride
 /// in leaves and its length.
@@ -134,6 +135,10 @@ pub(super) struct Replay {
     /// The names the keys read: the loop variable (`Err`) or an invariant
     /// with its value (if it is a public integer).
     names: Vec<(String, Result<Option<Public>, ()>)>,
+    /// The keys compiled, reading `names` by index.
+    compiled: Vec<Compiled>,
+    /// Scratch space evaluating them.
+    stack: RefCell<Vec<Option<Public>>>,
 }
 
 /// A template as a replay sees it: the keys of its iteration, the classes
@@ -167,11 +172,6 @@ impl Replay {
 
     /// The keys of `values` that decide what an iteration's template is,
     /// but those of the classes `general` (read as fresh inputs).
-    fn decisions_but(&self, values: &[i128], general: &[u32]) -> Vec<i128> {
-        self.decided_but(values, general).collect()
-    }
-
-    /// [`Replay::decisions_but`] one by one, without a list.
     fn decided_but<'a>(
         &'a self,
         values: &'a [i128],
@@ -186,9 +186,10 @@ impl Replay {
     }
 
     /// The keys of `values` that decide what an iteration's template is
-    /// (all but the subscripts).
-    pub(super) fn decisions(&self, values: &[i128]) -> Vec<i128> {
-        self.decisions_but(values, &[])
+    /// (all but the subscripts), into `out`.
+    pub(super) fn decisions(&self, values: &[i128], out: &mut Vec<i128>) {
+        out.clear();
+        out.extend(self.decided_but(values, &[]));
     }
 
     /// The key classes whose values differ between `a` and `b` that could
@@ -279,13 +280,20 @@ impl Replay {
     }
 
     /// Where an iteration whose keys are `keys` reads and writes by
-    /// `probe`'s template, if the template serves it: its decisions are the
-    /// template's, its subscripts in bounds, its locations meet as the
-    /// template's did, and it writes no invariant.
-    pub(super) fn explicit(&self, form: &Form, probe: &Probe, keys: &[i128]) -> Option<Explicit> {
+    /// `probe`'s template, into `out`, if the template serves it (returns
+    /// whether it does): its decisions are the template's, its subscripts
+    /// in bounds, its locations meet as the template's did, and it writes
+    /// no invariant. `out` is reused from iteration to iteration.
+    pub(super) fn explicit(
+        &self,
+        form: &Form,
+        probe: &Probe,
+        keys: &[i128],
+        out: &mut Explicit,
+    ) -> bool {
         let decided = |values| self.decided_but(values, &form.general);
         if !decided(keys).eq(decided(&form.keys)) {
-            return None;
+            return false;
         }
         let moved = |leaf: i64, terms: &[Term]| -> Option<i64> {
             let mut leaf = leaf;
@@ -298,38 +306,37 @@ impl Replay {
             }
             Some(leaf)
         };
-        let observations = probe
-            .observations
-            .iter()
-            .zip(&form.observations)
-            .map(|(o, t)| moved(o.at.leaf, t))
-            .collect::<Option<Vec<_>>>()?;
-        let writes = probe
-            .writes
-            .iter()
-            .zip(&form.writes)
-            .map(|(w, t)| moved(w.at.leaf, t))
-            .collect::<Option<Vec<_>>>()?;
-        for (w, &leaf) in probe.writes.iter().zip(&writes) {
-            if leaf >= 0 && self.invariants.contains(&(w.at.obj, leaf as usize)) {
-                return None;
-            }
+        out.observations.clear();
+        out.writes.clear();
+        for (o, t) in probe.observations.iter().zip(&form.observations) {
+            let Some(leaf) = moved(o.at.leaf, t) else {
+                return false;
+            };
+            out.observations.push(leaf);
         }
-        let at: Vec<(usize, i64)> = probe
-            .observations
-            .iter()
-            .zip(&observations)
-            .map(|(o, &l)| (o.at.obj, l))
-            .chain(
-                probe
-                    .writes
-                    .iter()
-                    .zip(&writes)
-                    .map(|(w, &l)| (w.at.obj, l)),
-            )
-            .collect();
-        let explicit = Explicit::new(observations, writes).with_keys(Some(&keys.to_vec()));
-        (meets(&at) == form.meets).then_some(explicit)
+        for (w, t) in probe.writes.iter().zip(&form.writes) {
+            let Some(leaf) = moved(w.at.leaf, t) else {
+                return false;
+            };
+            if leaf >= 0 && self.invariants.contains(&(w.at.obj, leaf as usize)) {
+                return false;
+            }
+            out.writes.push(leaf);
+        }
+        out.keys.clear();
+        out.keys.extend_from_slice(keys);
+        let location = |i: usize| match out.observations.get(i) {
+            Some(&leaf) => (probe.observations[i].at.obj, leaf),
+            None => {
+                let w = i - out.observations.len();
+                (probe.writes[w].at.obj, out.writes[w])
+            }
+        };
+        meet_as(
+            out.observations.len() + out.writes.len(),
+            location,
+            &form.meets,
+        )
     }
 }
 
@@ -347,6 +354,19 @@ fn meets(at: &[(usize, i64)]) -> Vec<usize> {
         .enumerate()
         .map(|(i, a)| *first.entry(*a).or_insert(i))
         .collect()
+}
+
+/// Whether the `n` locations `location(0..n)` meet as `want` says
+/// ([`meets`] of them), compared without a list where they are few.
+fn meet_as(n: usize, location: impl Fn(usize) -> (usize, i64), want: &[usize]) -> bool {
+    if n > FEW_LOCATIONS {
+        return meets(&(0..n).map(location).collect::<Vec<_>>()) == want;
+    }
+    n == want.len()
+        && (0..n).all(|i| {
+            let a = location(i);
+            (0..i).find(|&k| location(k) == a).unwrap_or(i) == want[i]
+        })
 }
 
 /// Locations an iteration reads and writes that [`meets`] searches in
@@ -402,7 +422,7 @@ impl Lower<'_> {
             .collect();
         names.sort();
         names.dedup();
-        let names = names
+        let names: Vec<(String, Result<Option<Public>, ()>)> = names
             .into_iter()
             .map(|n| {
                 if self.lookup(&n).is_some_and(|(obj, _)| obj == c.at.0) {
@@ -419,7 +439,14 @@ impl Lower<'_> {
                 (n, Ok(value))
             })
             .collect();
+        let compiled = plan
+            .keys
+            .iter()
+            .map(|k| Compiled::new(&k.expr, &|n| names.iter().position(|(m, _)| m == n)))
+            .collect();
         Some(Replay {
+            compiled,
+            stack: RefCell::default(),
             plan: plan.clone(),
             keys: Rc::new(keys),
             general: Rc::default(),
@@ -441,18 +468,18 @@ impl Lower<'_> {
             c.scalar,
             c.scalar.to_i128((c.first + c.step * m as i128) as u64),
         );
-        let mut name = |n: &str| match r.names.iter().find(|(m, _)| m == n) {
-            Some((_, Ok(invariant))) => *invariant,
-            Some((_, Err(()))) => Some(counter),
-            None => None,
+        let name = |k: usize| match r.names[k].1 {
+            Ok(invariant) => invariant,
+            Err(()) => Some(counter),
         };
-        for k in &r.plan.keys {
+        let stack = &mut r.stack.borrow_mut();
+        for (k, compiled) in r.plan.keys.iter().zip(&r.compiled) {
             if k.class < values.len() {
                 // Written as an earlier key: the same value.
                 values.push(values[k.class]);
                 continue;
             }
-            if let Some((_, v)) = public::eval(&k.expr, &mut name) {
+            if let Some((_, v)) = compiled.eval(&name, stack) {
                 values.push(v);
                 continue;
             }

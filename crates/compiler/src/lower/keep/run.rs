@@ -161,25 +161,16 @@ impl Steps {
 }
 
 /// The addresses and shift amounts of one iteration, from its own probe.
+#[derive(Default)]
 pub(super) struct Explicit {
-    observations: Vec<i64>,
-    writes: Vec<i64>,
+    pub(super) observations: Vec<i64>,
+    pub(super) writes: Vec<i64>,
     amounts: Vec<i128>,
     /// Its keys (see [`crate::loops::counter`]), if known.
-    keys: Vec<i128>,
+    pub(super) keys: Vec<i128>,
 }
 
 impl Explicit {
-    /// Where an iteration reads and writes (it shifts by no amount).
-    pub(super) fn new(observations: Vec<i64>, writes: Vec<i64>) -> Explicit {
-        Explicit {
-            observations,
-            writes,
-            amounts: Vec::new(),
-            keys: Vec::new(),
-        }
-    }
-
     /// The same, for an iteration whose keys are `keys`.
     pub(super) fn with_keys(self, keys: Option<&Vec<i128>>) -> Explicit {
         Explicit {
