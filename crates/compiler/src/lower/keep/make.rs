@@ -162,11 +162,8 @@ impl<'p> Lower<'p> {
             for row in &run.extras {
                 row.iter().for_each(|e| e.for_each_bit(&mut mark));
             }
-            for t in &run.tracks {
-                if let Track::Table(v) = t {
-                    v.iter().for_each(|&o| mark(o));
-                }
-            }
+            // (A kept run's tables hold none of its tokens: see
+            // [`Lower::keeps`].)
         }
         let (made, parallel) = self.make_block(&mut run, &needed)?;
         report.blocks.push((run.count, parallel));
@@ -368,9 +365,15 @@ impl<'p> Lower<'p> {
     ) -> DResult<Wiring> {
         let count = run.count;
         let mut table = Vec::with_capacity(count as usize * iter.len());
+        let tracks: Vec<&Track> = iter.iter().map(|&i| &run.tracks[i]).collect();
         for j in 0..count {
-            for &i in iter {
-                let b = resolve(run.origin(i, j));
+            for t in &tracks {
+                // (Most are tables: read without naming this run's outputs,
+                // which a kept run's tables do not hold.)
+                let b = match t {
+                    Track::Table(v) => v[j as usize],
+                    t => resolve(run.origin_in(t, j)),
+                };
                 table.push(self.wire_of(b)?);
             }
         }

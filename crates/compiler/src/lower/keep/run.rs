@@ -512,8 +512,13 @@ impl Run {
     /// The origin of input `i` in iteration `j`, this run's outputs named
     /// by tokens.
     pub(super) fn origin(&self, i: usize, j: u64) -> Bit {
+        self.origin_in(&self.tracks[i], j)
+    }
+
+    /// The origin in iteration `j` of an input whose track is `track`.
+    pub(super) fn origin_in(&self, track: &Track, j: u64) -> Bit {
         let width = self.width();
-        self.tracks[i].at(j, &|jj, q| Bit::Wire(TOKEN_BASE + (jj * width) as Wire + q))
+        track.at(j, &|jj, q| Bit::Wire(TOKEN_BASE + (jj * width) as Wire + q))
     }
 
     /// Whether every later iteration repeats the last one (nothing moves,
