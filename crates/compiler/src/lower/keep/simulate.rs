@@ -211,10 +211,12 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
         v.for_each_range(&mut |r| left.push(r));
         v
     };
+    // (Output `q`'s token is the first one's plus `q`.)
+    let first_token = run.token(j, 0).expect("tokens checked above");
     let resolve = |b: Bit| match b {
         Bit::Wire(w) => match run.roles.role(w) {
             Role::Input(i) => origin[i].expect("every input's origin is known"),
-            Role::Output(q) => Bit::Wire(run.token(j, q).expect("tokens checked above")),
+            Role::Output(q) => Bit::Wire(first_token + q),
             Role::Neither => unreachable!("a template's values are its inputs and outputs"),
         },
         c => c,
