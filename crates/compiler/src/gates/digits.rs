@@ -102,17 +102,16 @@ pub(super) fn range_of_digits(ds: impl IntoIterator<Item = Digit>) -> Range {
 /// every word a kept loop's iterations read and write).
 pub fn value_range(x: &[Bit]) -> Range {
     let k = signed_width(x);
-    let (mut lo, mut hi) = (0i128, 0i128);
-    for (i, &b) in x.iter().take(k - 1).enumerate() {
+    // The bits below the sign as masks: those fixed at one, those free.
+    let (mut ones, mut free) = (0u128, 0u128);
+    for (i, &b) in x[..k - 1].iter().enumerate() {
         match b {
             Bit::Const(false) => {}
-            Bit::Const(true) => {
-                lo += 1 << i;
-                hi += 1 << i;
-            }
-            Bit::Wire(_) => hi += 1 << i,
+            Bit::Const(true) => ones |= 1 << i,
+            Bit::Wire(_) => free |= 1 << i,
         }
     }
+    let (mut lo, mut hi) = (ones as i128, (ones | free) as i128);
     let wgt = 1i128 << (k - 1);
     match x.last() {
         None | Some(Bit::Const(false)) => {}
