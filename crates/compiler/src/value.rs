@@ -594,6 +594,23 @@ impl Slot {
         }
     }
 
+    /// [`Slot::map_bits`] and then [`Slot::folded`], in place: a word's
+    /// bits are rewritten where no other value shares them, rather than
+    /// copied (a kept loop's run rewrites every location it wrote once its
+    /// outputs have wires).
+    pub fn remap_bits(&mut self, f: &mut impl FnMut(Bit) -> Bit) {
+        let Slot::Val(Word::Bits(bits, r)) = self else {
+            *self = self.map_bits(f).folded();
+            return;
+        };
+        let rewritten = Rc::make_mut(bits);
+        rewritten.iter_mut().for_each(|b| *b = f(*b));
+        if rewritten.iter().all(|b| b.as_const().is_some()) {
+            let word = Word::from_bits_ranged(rewritten.clone(), *r);
+            *self = Slot::Val(word);
+        }
+    }
+
     /// Calls `f` on every bit of the slot, in the order of
     /// [`Slot::map_bits`].
     pub fn for_each_bit(&self, f: &mut impl FnMut(Bit)) {

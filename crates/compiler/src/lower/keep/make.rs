@@ -166,6 +166,7 @@ impl<'p> Lower<'p> {
             // [`Lower::keeps`].)
         }
         let (made, parallel) = self.make_block(&mut run, &needed)?;
+        let mut extras = std::mem::take(&mut run.extras);
         report.blocks.push((run.count, parallel));
         // Tokens left in the state and extras by simulated iterations.
         let resolve = |b: Bit| match b {
@@ -177,20 +178,11 @@ impl<'p> Lower<'p> {
         };
         let touched: Vec<(usize, usize)> = run.written().collect();
         for &(obj, leaf) in &touched {
-            let v = self.objs[obj].slots[leaf]
-                .map_bits(&mut |b| resolve(b))
-                .folded();
-            self.objs[obj].slots[leaf] = v;
+            self.objs[obj].slots[leaf].remap_bits(&mut |b| resolve(b));
         }
-        let extras = run
-            .extras
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|e| e.map_bits(&mut |b| resolve(b)).folded())
-                    .collect()
-            })
-            .collect();
+        for e in extras.iter_mut().flatten() {
+            e.remap_bits(&mut |b| resolve(b));
+        }
         Ok((extras, run.probe))
     }
 
