@@ -8,8 +8,13 @@
 
 mod common;
 
+use std::process::Command;
+
 use common::{agree_with_gcc, gcc_available};
-use twofold_compiler::{compile, CompileOptions};
+use twofold_compiler::ast::StmtKind;
+use twofold_compiler::loops::public::Compiled;
+use twofold_compiler::types::Scalar;
+use twofold_compiler::{compile, lexer, parser, CompileOptions};
 
 /// Conditions of `i` (0..96), `n = 7`, `u = 4000000000u` and
 /// `c = (signed char)-3`.
@@ -66,5 +71,75 @@ fn keys_take_the_values_gcc_gives_them() {
         let kept = p.loops.iter().find(|l| l.line == 8).expect("the loop");
         assert!(!kept.blocks.is_empty(), "{key}: the loop is kept: {kept:?}");
         agree_with_gcc(&src, &[&p], 2, 700 + n as u64, &format!("key{n}"));
+    }
+}
+
+/// gcc's value of `key` for `i` in 0..96, with the names of [`KEYS`].
+fn gcc_values(key: &str, tag: &str) -> Vec<i128> {
+    let dir = std::env::temp_dir().join(format!("twofold-keys-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let (cfile, exe) = (dir.join("k.c"), dir.join("k"));
+    let c = format!(
+        "#include <stdio.h>\n\
+         int main(void) {{\n\
+         \x20   int n = 7;\n\
+         \x20   unsigned u = 4000000000u;\n\
+         \x20   signed char c = -3;\n\
+         \x20   for (int i = 0; i < 96; i++)\n\
+         \x20       printf(\"%lld\\n\", (long long)({key}));\n\
+         \x20   return 0;\n\
+         }}\n"
+    );
+    std::fs::write(&cfile, &c).expect("write the program");
+    let built = Command::new("gcc")
+        .args(["-O0", "-fwrapv", "-w", "-o"])
+        .arg(&exe)
+        .arg(&cfile)
+        .output()
+        .expect("run gcc");
+    assert!(built.status.success(), "gcc failed on {key}");
+    let run = Command::new(&exe).output().expect("run the program");
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| l.parse().expect("a number a line"))
+        .collect()
+}
+
+/// The evaluator of keys itself (not the lowering it leaves undefined
+/// cases to) gives each key gcc's value in every iteration.
+#[test]
+fn the_key_evaluator_gives_gcc_values() {
+    if !gcc_available() {
+        eprintln!("skipping: gcc is absent");
+        return;
+    }
+    let names = [
+        ("i", Scalar::INT),
+        ("n", Scalar::INT),
+        ("u", Scalar::int(32, false)),
+        ("c", Scalar::int(8, true)),
+    ];
+    let resolve = |n: &str| {
+        let k = names.iter().position(|(m, _)| *m == n)?;
+        Some((k, names[k].1))
+    };
+    let mut stack = Vec::new();
+    for (n, key) in KEYS.iter().enumerate() {
+        let src = format!("int f(void) {{ return {key}; }}");
+        let toks = lexer::lex(&src, 0).expect("lexed");
+        let program = parser::parse(&toks, 64).expect("parsed");
+        let StmtKind::Block(body) = &program.functions[0].body.kind else {
+            panic!("a function body")
+        };
+        let StmtKind::Return(Some(e)) = &body[0].kind else {
+            panic!("a return")
+        };
+        let compiled = Compiled::new(e, &resolve);
+        for (i, want) in gcc_values(key, &n.to_string()).into_iter().enumerate() {
+            let values = [i as i128, 7, 4_000_000_000, -3];
+            let got = compiled.eval(&|k| Some(values[k]), &mut stack);
+            assert_eq!(got, Some(want), "{key} at i = {i}");
+        }
     }
 }

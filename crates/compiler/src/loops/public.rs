@@ -18,57 +18,71 @@ use crate::types::Scalar;
 pub type Public = (Scalar, i128);
 
 /// A key compiled once for evaluating every iteration: its operations in
-/// postfix order, names resolved to indices (evaluating the syntax tree
-/// and looking names up by string cost more than the rest of an
-/// iteration's replay).
+/// postfix order, names resolved to indices and every type and conversion
+/// found while compiling (types follow from the names' types alone), so
+/// that evaluating works on values only.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     ops: Vec<Op>,
 }
 
-/// An operation of a [`Compiled`] key, on a stack of values (`None`: a
-/// value the evaluator does not give, see the module docs).
+/// An operation of a [`Compiled`] key, on a stack of values, each in its
+/// type's range (`None`: a value the evaluator does not give, see the
+/// module docs).
 #[derive(Clone, Copy, Debug)]
 enum Op {
-    Const(Public),
+    Const(i128),
     /// The value of name `k` (as resolved when compiling).
     Name(usize),
     /// A name that is no public integer, or a form not covered.
     Unknown,
-    Cast(Scalar),
-    Unary(UnOp),
-    Binary(BinOp),
+    /// C's conversion to a type: to `_Bool` by comparing with 0, to
+    /// others by wrapping.
+    Convert(Scalar),
+    /// A unary operator on a value of the (promoted) type.
+    Unary(UnOp, Scalar),
+    /// A binary operator on two values of the type (the usual arithmetic
+    /// conversions done), or a shift of a value of the type.
+    Binary(BinOp, Scalar),
     LogAnd,
     LogOr,
+    /// `c ? x : y` (the conversion to the common type follows).
     Cond,
 }
 
+/// A name as the keys read it: its index and type.
+pub type Resolved = (usize, Scalar);
+
 impl Compiled {
-    /// Compiles `e`; `resolve` gives the index of a name, if it has one.
-    pub fn new(e: &Expr, resolve: &dyn Fn(&str) -> Option<usize>) -> Compiled {
+    /// Compiles `e`; `resolve` gives the index and type of a name holding
+    /// a public integer.
+    pub fn new(e: &Expr, resolve: &dyn Fn(&str) -> Option<Resolved>) -> Compiled {
         let mut ops = Vec::new();
-        push_ops(e, resolve, &mut ops);
+        if push_ops(e, resolve, &mut ops).is_none() {
+            ops = vec![Op::Unknown];
+        }
         Compiled { ops }
     }
 
-    /// The key's value, reading name `k` as `name(k)`; `stack` is scratch
-    /// space reused between calls.
+    /// The key's value, reading name `k` as `name(k)` (a value in the
+    /// range of the type it was resolved with); `stack` is scratch space
+    /// reused between calls.
     pub fn eval(
         &self,
-        name: &impl Fn(usize) -> Option<Public>,
-        stack: &mut Vec<Option<Public>>,
-    ) -> Option<Public> {
+        name: &impl Fn(usize) -> Option<i128>,
+        stack: &mut Vec<Option<i128>>,
+    ) -> Option<i128> {
         stack.clear();
         for &op in &self.ops {
             let v = match op {
                 Op::Const(v) => Some(v),
                 Op::Name(k) => name(k),
                 Op::Unknown => None,
-                Op::Cast(t) => pop(stack).map(|v| convert(v, t)),
-                Op::Unary(op) => pop(stack).and_then(|v| unary(op, v)),
-                Op::Binary(op) => {
+                Op::Convert(t) => pop(stack).map(|v| convert(v, t)),
+                Op::Unary(op, t) => pop(stack).map(|v| unary(op, t, v)),
+                Op::Binary(op, t) => {
                     let (y, x) = (pop(stack), pop(stack));
-                    binary(op, x?, y?)
+                    x.zip(y).and_then(|(x, y)| binary(op, t, x, y))
                 }
                 // As C's `&&` and `||`: the right operand counts only where
                 // the left one does not decide.
@@ -76,16 +90,15 @@ impl Compiled {
                     let (y, x) = (pop(stack), pop(stack));
                     let decides = matches!(op, Op::LogOr);
                     match x {
-                        Some((_, a)) if (a != 0) == decides => Some(boolean(decides)),
-                        Some(_) => y.map(|(_, b)| boolean(b != 0)),
+                        Some(a) if (a != 0) == decides => Some(decides as i128),
+                        Some(_) => y.map(|b| (b != 0) as i128),
                         None => None,
                     }
                 }
                 Op::Cond => {
                     let (y, x, c) = (pop(stack), pop(stack), pop(stack));
-                    let (c, x, y) = (c?.1 != 0, x?, y?);
-                    let t = Scalar::common(x.0, y.0);
-                    Some(convert(if c { x } else { y }, t))
+                    c.zip(x.zip(y))
+                        .map(|(c, (x, y))| if c != 0 { x } else { y })
                 }
             };
             stack.push(v);
@@ -95,82 +108,145 @@ impl Compiled {
 }
 
 /// The top of the stack (`None` if it is a value not given, or empty).
-fn pop(stack: &mut Vec<Option<Public>>) -> Option<Public> {
+fn pop(stack: &mut Vec<Option<i128>>) -> Option<i128> {
     stack.pop().flatten()
 }
 
-/// Appends the operations of `e` in postfix order.
-fn push_ops(e: &Expr, resolve: &dyn Fn(&str) -> Option<usize>, ops: &mut Vec<Op>) {
-    let operands = |operands: &[&Expr], op: Op, ops: &mut Vec<Op>| {
-        for a in operands {
-            push_ops(a, resolve, ops);
+/// Appends the operations of `e` in postfix order; returns its type, or
+/// `None` if it never has a value here (its operations are then left
+/// out: the caller gives none).
+fn push_ops(
+    e: &Expr,
+    resolve: &dyn Fn(&str) -> Option<Resolved>,
+    ops: &mut Vec<Op>,
+) -> Option<Scalar> {
+    // An operand converted to `t` (a conversion only where its type is
+    // another: its value is then in `t`'s range already).
+    let operand = |a: &Expr, t: Option<Scalar>, ops: &mut Vec<Op>| -> Option<Scalar> {
+        let ta = push_ops(a, resolve, ops)?;
+        if let Some(t) = t.filter(|&t| t != ta) {
+            ops.push(Op::Convert(t));
         }
-        ops.push(op);
+        Some(ta)
     };
-    match &e.kind {
-        ExprKind::Int(v, t) => ops.push(Op::Const((*t, t.to_i128(*v)))),
-        ExprKind::Ident(n) => ops.push(resolve(n).map_or(Op::Unknown, Op::Name)),
-        ExprKind::Cast(TypeExpr::Known(t), a) => match t.scalar() {
-            Some(s) => operands(&[a], Op::Cast(s), ops),
-            None => ops.push(Op::Unknown),
-        },
-        ExprKind::Unary(op, a) => operands(&[a], Op::Unary(*op), ops),
-        ExprKind::Binary(op, a, b) => operands(&[a, b], Op::Binary(*op), ops),
-        ExprKind::LogAnd(a, b) => operands(&[a, b], Op::LogAnd, ops),
-        ExprKind::LogOr(a, b) => operands(&[a, b], Op::LogOr, ops),
-        ExprKind::Cond(c, a, b) => operands(&[c, a, b], Op::Cond, ops),
-        _ => ops.push(Op::Unknown),
-    }
+    Some(match &e.kind {
+        ExprKind::Int(v, t) => {
+            ops.push(Op::Const(t.to_i128(*v)));
+            *t
+        }
+        ExprKind::Ident(n) => {
+            let (k, t) = resolve(n)?;
+            ops.push(Op::Name(k));
+            t
+        }
+        ExprKind::Cast(TypeExpr::Known(t), a) => {
+            let t = t.scalar()?;
+            push_ops(a, resolve, ops)?;
+            ops.push(Op::Convert(t));
+            t
+        }
+        ExprKind::Unary(op, a) => {
+            if let UnOp::Deref | UnOp::Addr = op {
+                return None;
+            }
+            let t = operand(a, None, ops)?.promote();
+            ops.push(Op::Unary(*op, t));
+            if *op == UnOp::Not {
+                Scalar::BOOL
+            } else {
+                t
+            }
+        }
+        ExprKind::Binary(op @ (BinOp::Shl | BinOp::Shr), a, b) => {
+            // The promoted left operand's type; the amount as it is.
+            let t = type_of(a, resolve)?.promote();
+            operand(a, Some(t), ops)?;
+            operand(b, None, ops)?;
+            ops.push(Op::Binary(*op, t));
+            t
+        }
+        ExprKind::Binary(op, a, b) => {
+            let t = Scalar::common(type_of(a, resolve)?, type_of(b, resolve)?);
+            operand(a, Some(t), ops)?;
+            operand(b, Some(t), ops)?;
+            ops.push(Op::Binary(*op, t));
+            if is_comparison(*op) {
+                Scalar::BOOL
+            } else {
+                t
+            }
+        }
+        ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
+            for x in [a, b] {
+                if operand(x, None, ops).is_none() {
+                    ops.push(Op::Unknown);
+                }
+            }
+            ops.push(match e.kind {
+                ExprKind::LogAnd(..) => Op::LogAnd,
+                _ => Op::LogOr,
+            });
+            Scalar::BOOL
+        }
+        ExprKind::Cond(c, a, b) => {
+            let (ta, tb) = (type_of(a, resolve)?, type_of(b, resolve)?);
+            let t = Scalar::common(ta, tb);
+            operand(c, None, ops)?;
+            operand(a, None, ops)?;
+            operand(b, None, ops)?;
+            ops.push(Op::Cond);
+            if (ta, tb) != (t, t) {
+                ops.push(Op::Convert(t));
+            }
+            t
+        }
+        _ => return None,
+    })
 }
 
-/// `op v` (after the integer promotions).
-fn unary(op: UnOp, (t, v): Public) -> Option<Public> {
-    let p = t.promote();
-    Some(match op {
-        UnOp::Plus => (p, v),
-        UnOp::Neg => wrap(p, v.wrapping_neg()),
-        UnOp::BitNot => wrap(p, !v),
-        UnOp::Not => boolean(v == 0),
-        UnOp::Deref | UnOp::Addr => return None,
-    })
+/// The type of `e` as [`push_ops`] finds it.
+fn type_of(e: &Expr, resolve: &dyn Fn(&str) -> Option<Resolved>) -> Option<Scalar> {
+    push_ops(e, resolve, &mut Vec::new())
+}
+
+/// `op v` for `v` of the promoted type `t`.
+fn unary(op: UnOp, t: Scalar, v: i128) -> i128 {
+    match op {
+        UnOp::Plus => v,
+        UnOp::Neg => wrap(t, v.wrapping_neg()),
+        UnOp::BitNot => wrap(t, !v),
+        UnOp::Not => (v == 0) as i128,
+        UnOp::Deref | UnOp::Addr => unreachable!("not compiled"),
+    }
 }
 
 /// `v` as a value of type `t` (C's conversion: to `_Bool` by comparing
 /// with 0, to others by wrapping).
-fn convert((_, v): Public, t: Scalar) -> Public {
+fn convert(v: i128, t: Scalar) -> i128 {
     if t.width == 1 {
-        boolean(v != 0)
+        (v != 0) as i128
     } else {
         wrap(t, v)
     }
 }
 
 /// `v` wrapped into the range of `t`.
-fn wrap(t: Scalar, v: i128) -> Public {
-    (t, t.to_i128(v as u64))
+fn wrap(t: Scalar, v: i128) -> i128 {
+    t.to_i128(v as u64)
 }
 
-/// A truth value as the lowering gives it.
-fn boolean(b: bool) -> Public {
-    (Scalar::BOOL, b as i128)
-}
-
-/// `x op y` with the usual arithmetic conversions (shifts: the promoted
-/// left operand's type).
-fn binary(op: BinOp, x: Public, y: Public) -> Option<Public> {
-    if let BinOp::Shl | BinOp::Shr = op {
-        let t = x.0.promote();
-        let amount = u32::try_from(y.1).ok().filter(|&a| a < t.width)?;
-        let v = convert(x, t).1;
-        return Some(match op {
-            BinOp::Shl => wrap(t, v << amount),
-            _ if t.signed => (t, v >> amount),
-            _ => (t, (v as u64 & t.mask()) as i128 >> amount),
-        });
-    }
-    let t = Scalar::common(x.0, y.0);
-    let (a, c) = (convert(x, t).1, convert(y, t).1);
+/// `a op c` for values of type `t` (for a shift: `a` of type `t`, `c` the
+/// amount).
+fn binary(op: BinOp, t: Scalar, a: i128, c: i128) -> Option<i128> {
     Some(match op {
+        BinOp::Shl | BinOp::Shr => {
+            let amount = u32::try_from(c).ok().filter(|&s| s < t.width)?;
+            match op {
+                BinOp::Shl => wrap(t, a << amount),
+                _ if t.signed => a >> amount,
+                _ => (a as u64 & t.mask()) as i128 >> amount,
+            }
+        }
         BinOp::Add => wrap(t, a + c),
         BinOp::Sub => wrap(t, a - c),
         BinOp::Mul => wrap(t, a.wrapping_mul(c)),
@@ -185,12 +261,19 @@ fn binary(op: BinOp, x: Public, y: Public) -> Option<Public> {
         BinOp::And => wrap(t, a & c),
         BinOp::Or => wrap(t, a | c),
         BinOp::Xor => wrap(t, a ^ c),
-        BinOp::Lt => boolean(a < c),
-        BinOp::Le => boolean(a <= c),
-        BinOp::Gt => boolean(a > c),
-        BinOp::Ge => boolean(a >= c),
-        BinOp::Eq => boolean(a == c),
-        BinOp::Ne => boolean(a != c),
-        BinOp::Shl | BinOp::Shr => unreachable!("shifts are handled above"),
+        BinOp::Lt => (a < c) as i128,
+        BinOp::Le => (a <= c) as i128,
+        BinOp::Gt => (a > c) as i128,
+        BinOp::Ge => (a >= c) as i128,
+        BinOp::Eq => (a == c) as i128,
+        BinOp::Ne => (a != c) as i128,
     })
+}
+
+/// Whether `op` compares (its value is 0 or 1).
+fn is_comparison(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
 }

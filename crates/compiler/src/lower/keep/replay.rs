@@ -138,7 +138,7 @@ pub(super) struct Replay {
     /// The keys compiled, reading `names` by index.
     compiled: Vec<Compiled>,
     /// Scratch space evaluating them.
-    stack: RefCell<Vec<Option<Public>>>,
+    stack: RefCell<Vec<Option<i128>>>,
 }
 
 /// A template as a replay sees it: the keys of its iteration, the classes
@@ -439,10 +439,17 @@ impl Lower<'_> {
                 (n, Ok(value))
             })
             .collect();
+        let resolve = |n: &str| {
+            let k = names.iter().position(|(m, _)| m == n)?;
+            match names[k].1 {
+                Ok(invariant) => invariant.map(|(s, _)| (k, s)),
+                Err(()) => Some((k, c.scalar)),
+            }
+        };
         let compiled = plan
             .keys
             .iter()
-            .map(|k| Compiled::new(&k.expr, &|n| names.iter().position(|(m, _)| m == n)))
+            .map(|k| Compiled::new(&k.expr, &resolve))
             .collect();
         Some(Replay {
             compiled,
@@ -464,12 +471,9 @@ impl Lower<'_> {
     pub(super) fn key_values(&mut self, r: &Replay, c: &Counted, m: u64) -> Option<Vec<i128>> {
         self.set_induction(c, m);
         let mut values = Vec::with_capacity(r.plan.keys.len());
-        let counter = (
-            c.scalar,
-            c.scalar.to_i128((c.first + c.step * m as i128) as u64),
-        );
+        let counter = c.scalar.to_i128((c.first + c.step * m as i128) as u64);
         let name = |k: usize| match r.names[k].1 {
-            Ok(invariant) => invariant,
+            Ok(invariant) => invariant.map(|(_, v)| v),
             Err(()) => Some(counter),
         };
         let stack = &mut r.stack.borrow_mut();
@@ -479,7 +483,7 @@ impl Lower<'_> {
                 values.push(values[k.class]);
                 continue;
             }
-            if let Some((_, v)) = compiled.eval(&name, stack) {
+            if let Some(v) = compiled.eval(&name, stack) {
                 values.push(v);
                 continue;
             }
