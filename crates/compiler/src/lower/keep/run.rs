@@ -214,6 +214,10 @@ pub(super) struct Run {
     pub outputs: Vec<Wire>,
     /// Which input or output of the template each of its wires is.
     pub roles: Roles,
+    /// The template's writes' values, then its extras, with each wire
+    /// replaced by its role's code (see [`Run::decode_role`]): what an
+    /// iteration makes of them is then found without looking wires up.
+    pub coded: Vec<Slot>,
     /// Per observation, per bit of its template: the template input the
     /// bit is ([`NOT_AN_INPUT`] for a constant), read every iteration.
     pub obs_inputs: Vec<Vec<u32>>,
@@ -314,6 +318,16 @@ impl Roles {
         }
     }
 
+    /// The code of wire `w`'s role (an input or an output): the input's
+    /// index, or the output's index with [`OUTPUT_ROLE`] set.
+    fn code(&self, w: Wire) -> Wire {
+        match self.role(w) {
+            Role::Input(i) => i as Wire,
+            Role::Output(q) => OUTPUT_ROLE | q,
+            Role::Neither => unreachable!("a template's values are its inputs and outputs"),
+        }
+    }
+
     /// The index of input wire `w`.
     pub(super) fn input(&self, w: Wire) -> usize {
         match self.role(w) {
@@ -327,8 +341,7 @@ impl Run {
     pub(super) fn new(probe: Probe, start: u64) -> Run {
         let mut roles = Roles::new(&probe.inputs);
         let mut outputs = Vec::new();
-        let values = probe.writes.iter().map(|w| &w.value).chain(&probe.extras);
-        for v in values {
+        for v in values_of(&probe) {
             v.for_each_bit(&mut |b| {
                 if let Bit::Wire(w) = b {
                     if roles.role(w) == Role::Neither {
@@ -338,6 +351,16 @@ impl Run {
                 }
             });
         }
+        // The values with each wire replaced by its role's code (see
+        // `Run::coded`).
+        let coded = values_of(&probe)
+            .map(|v| {
+                v.map_bits(&mut |b| match b {
+                    Bit::Wire(w) => Bit::Wire(roles.code(w)),
+                    c => c,
+                })
+            })
+            .collect();
         let in_index = |f: &Wire| match roles.role(*f) {
             Role::Input(i) => i as u32,
             _ => unreachable!("an observation's wires are inputs of the template"),
@@ -368,6 +391,7 @@ impl Run {
             simulated: 0,
             outputs,
             roles,
+            coded,
             obs_inputs,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
@@ -521,6 +545,16 @@ impl Run {
         track.at(j, &|jj, q| Bit::Wire(TOKEN_BASE + (jj * width) as Wire + q))
     }
 
+    /// What a bit of a [`Run::coded`] value is in an iteration whose
+    /// inputs' origins are `origin` and whose first token is `first_token`.
+    pub(super) fn decode_role(b: Bit, origin: &[Option<Bit>], first_token: Wire) -> Bit {
+        match b {
+            Bit::Wire(c) if c & OUTPUT_ROLE != 0 => Bit::Wire(first_token + (c & !OUTPUT_ROLE)),
+            Bit::Wire(i) => origin[i as usize].expect("every input's origin is known"),
+            c => c,
+        }
+    }
+
     /// Whether every later iteration repeats the last one (nothing moves,
     /// every input is fixed or carried, nothing is collected, and the last
     /// two left values of the same ranges).
@@ -576,6 +610,11 @@ impl Run {
             Track::Empty | Track::Affine { .. } => true,
         })
     }
+}
+
+/// The values of `probe`'s template: its writes', then its extras.
+fn values_of(probe: &Probe) -> impl Iterator<Item = &Slot> {
+    probe.writes.iter().map(|w| &w.value).chain(&probe.extras)
 }
 
 /// Gates a frame executes once (its blocks' iterations counted).

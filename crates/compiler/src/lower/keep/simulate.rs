@@ -2,7 +2,7 @@
 //! lowering it, when what it reads has the template's shapes.
 
 use super::super::probe::{padded_form, MARKER_BASE};
-use super::run::{Role, Run, NOT_AN_INPUT};
+use super::run::{Run, NOT_AN_INPUT};
 use super::*;
 use crate::range::Range;
 
@@ -213,25 +213,18 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
     };
     // (Output `q`'s token is the first one's plus `q`.)
     let first_token = run.token(j, 0).expect("tokens checked above");
-    let resolve = |b: Bit| match b {
-        Bit::Wire(w) => match run.roles.role(w) {
-            Role::Input(i) => origin[i].expect("every input's origin is known"),
-            Role::Output(q) => Bit::Wire(first_token + q),
-            Role::Neither => unreachable!("a template's values are its inputs and outputs"),
-        },
-        c => c,
-    };
+    let mut resolve = |b: Bit| Run::decode_role(b, origin, first_token);
+    let (coded_writes, coded_extras) = run.coded.split_at(p.writes.len());
     let mut writes = Vec::with_capacity(p.writes.len());
-    for (w, write) in p.writes.iter().enumerate() {
+    for (w, (write, coded)) in p.writes.iter().zip(coded_writes).enumerate() {
         let leaf = run.write_leaf(w, j) as usize;
         let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
-        let value = own(&write.value.map_bits(&mut |b| resolve(b)), keep);
+        let value = own(&coded.map_bits(&mut resolve), keep);
         writes.push(((write.at.obj, leaf), value));
     }
-    let extras: Vec<Slot> = p
-        .extras
+    let extras: Vec<Slot> = coded_extras
         .iter()
-        .map(|e| own(&e.map_bits(&mut |b| resolve(b)), 0))
+        .map(|e| own(&e.map_bits(&mut resolve), 0))
         .collect();
     (writes, extras, left)
 }
