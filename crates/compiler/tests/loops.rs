@@ -277,6 +277,29 @@ fn a_bitonic_sort_keeps_its_inner_loops() {
     agree_with_gcc(src, &[&p, &flat], 4, 9, "bitonic");
 }
 
+/// A loop whose two subscripts (`p = 2 * i` and `l`, which is `p` in the
+/// iterations with `i & 16` and `p + 1` in the others) meet in runs of 16
+/// iterations and not in the 16 between: where they meet, an iteration
+/// reads what it wrote, so it is never replayed from a template of one
+/// where they do not (nor the other way round), and the program computes
+/// what gcc and the unrolled form do.
+#[test]
+fn iterations_whose_subscripts_meet_are_not_replayed_from_others() {
+    let src = "#include <stdint.h>\ntypedef struct { uint32_t v[256]; } A;\nA mpc_main(A INPUT_A, A INPUT_B) {\n    A a;\n    for (int i = 0; i < 256; i++) a.v[i] = INPUT_A.v[i] ^ INPUT_B.v[i];\n    for (int i = 0; i < 128; i++) {\n        int p = 2 * i;\n        int l = (i & 16) ? p : p + 1;\n        uint32_t x = a.v[p], y = a.v[l];\n        a.v[l] = x * y;\n        a.v[p] = a.v[p] ^ (y >> 1);\n    }\n    return a;\n}\n";
+    let p = compiled(src, "meet.c", &CompileOptions::default());
+    let flat = compiled(
+        src,
+        "meet.c",
+        &CompileOptions {
+            loops: false,
+            ..CompileOptions::default()
+        },
+    );
+    let l = p.loops.iter().find(|l| l.line == 6).expect("the loop");
+    assert!(l.kept(), "{l:?}");
+    agree_with_gcc(src, &[&p, &flat], 6, 11, "meet");
+}
+
 /// A multiply chain of 10^5 iterations compiles to a loop of its own, in
 /// a program whose size does not depend on the trip count.
 #[test]

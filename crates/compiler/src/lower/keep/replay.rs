@@ -149,7 +149,50 @@ pub(super) struct Form {
     general: Vec<u32>,
     observations: Vec<Vec<Term>>,
     writes: Vec<Vec<Term>>,
-    meets: Vec<usize>,
+    meets: Meets,
+}
+
+/// Which of a template's locations (its reads', then its writes') met at
+/// one place, as a replayed iteration's must.
+enum Meets {
+    /// The pairs of locations of one object at least one of which moves
+    /// with the keys, and whether they met (the others meet, or not, in
+    /// every iteration alike): few, so each iteration compares them.
+    Pairs(Vec<(usize, usize, bool)>),
+    /// For each location, the index of its first occurrence (see
+    /// [`meets`]), where pairs would be many.
+    First(Vec<usize>),
+}
+
+/// The most pairs of locations [`Meets::Pairs`] lists.
+const MOST_PAIRS: usize = 64;
+
+impl Meets {
+    /// How the locations `at` (with whether each moves) meet.
+    fn of(at: &[(usize, i64)], moves: &[bool]) -> Meets {
+        let mut pairs = Vec::new();
+        for b in 0..at.len() {
+            for a in 0..b {
+                if at[a].0 == at[b].0 && (moves[a] || moves[b]) {
+                    if pairs.len() == MOST_PAIRS {
+                        return Meets::First(meets(at));
+                    }
+                    pairs.push((a, b, at[a] == at[b]));
+                }
+            }
+        }
+        Meets::Pairs(pairs)
+    }
+
+    /// Whether the `n` locations `location(0..n)` meet as these do.
+    fn hold(&self, n: usize, location: impl Fn(usize) -> (usize, i64)) -> bool {
+        match self {
+            Meets::Pairs(pairs) => pairs
+                .iter()
+                .all(|&(a, b, met)| (location(a) == location(b)) == met),
+            Meets::First(want) => meet_as(n, location, want),
+        }
+    }
 }
 
 impl Form {
@@ -270,12 +313,17 @@ impl Replay {
             .iter()
             .filter_map(|c| c.key.map(|k| k.0))
             .collect();
+        let moves: Vec<bool> = observations
+            .iter()
+            .chain(&writes)
+            .map(|t| !t.is_empty())
+            .collect();
         Some(Form {
             keys,
             general,
+            meets: Meets::of(&at, &moves),
             observations,
             writes,
-            meets: meets(&at),
         })
     }
 
@@ -332,11 +380,8 @@ impl Replay {
                 (probe.writes[w].at.obj, out.writes[w])
             }
         };
-        meet_as(
-            out.observations.len() + out.writes.len(),
-            location,
-            &form.meets,
-        )
+        form.meets
+            .hold(out.observations.len() + out.writes.len(), location)
     }
 }
 
