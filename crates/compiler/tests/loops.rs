@@ -300,6 +300,24 @@ fn iterations_whose_subscripts_meet_are_not_replayed_from_others() {
     agree_with_gcc(src, &[&p, &flat], 6, 11, "meet");
 }
 
+/// A loop whose products are only read after it (`a[i] = a[i] * a[i +
+/// 8]`) makes no gates in its iterations: the products are reduced where
+/// the output reads them. It is unrolled, and says why.
+#[test]
+fn a_loop_that_makes_no_gates_says_why_it_is_unrolled() {
+    let src = "#include <stdint.h>\ntypedef struct { uint32_t v[16]; } A;\nA mpc_main(A INPUT_A, A INPUT_B) {\n    A a = INPUT_A;\n    for (int i = 0; i < 8; i++)\n        a.v[i] = a.v[i] * a.v[i + 8] + INPUT_B.v[i];\n    return a;\n}\n";
+    let p = compiled(src, "lazy.c", &CompileOptions::default());
+    let l = &p.loops[0];
+    assert!(
+        !l.kept()
+            && l.why
+                .as_deref()
+                .is_some_and(|w| w.contains("make no gates")),
+        "{l:?}"
+    );
+    agree_with_gcc(src, &[&p], 3, 5, "lazy");
+}
+
 /// A multiply chain of 10^5 iterations compiles to a loop of its own, in
 /// a program whose size does not depend on the trip count.
 #[test]

@@ -102,6 +102,11 @@ const MAX_MISMATCHES: u32 = 4;
 /// Why iterations are unrolled when their probes differ.
 const DIFFERENT: &str = "consecutive iterations lower to different gates";
 
+/// Why iterations are unrolled when they make no gates (their values are
+/// sums and products reduced where something reads their bits).
+const NO_GATES: &str =
+    "its iterations make no gates: their sums and products are reduced where they are read";
+
 impl<'p> Lower<'p> {
     /// Lowers the `for` loop whose variable moves as `ind` says, keeping it
     /// as blocks where its iterations allow (see the module docs). `each`
@@ -279,6 +284,9 @@ impl<'p> Lower<'p> {
             let (rows, probe) = self.materialise(run, report)?;
             extras.extend(rows);
             return Ok((true, probe));
+        }
+        if run.probe.frame.gates.is_empty() && run.probe.frame.blocks.is_empty() {
+            report.why.get_or_insert_with(|| NO_GATES.to_string());
         }
         // Lowered plainly, its iterations share gates with the rest and
         // are lowered for their own ranges.
