@@ -280,12 +280,14 @@ impl<'p> Lower<'p> {
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
         (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
     ) -> DResult<(bool, Probe)> {
-        if run.count >= min_run && self.keeps(&run) {
+        let long_enough = run.count >= min_run;
+        if long_enough && self.keeps(&run) {
             let (rows, probe) = self.materialise(run, report)?;
             extras.extend(rows);
             return Ok((true, probe));
         }
-        if run.probe.frame.gates.is_empty() && run.probe.frame.blocks.is_empty() {
+        let frame = &run.probe.frame;
+        if long_enough && frame.gates.is_empty() && frame.blocks.is_empty() {
             report.why.get_or_insert_with(|| NO_GATES.to_string());
         }
         // Lowered plainly, its iterations share gates with the rest and
