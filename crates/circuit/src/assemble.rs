@@ -224,7 +224,9 @@ impl WireMap {
         let run = self.run(first, len);
         let start = run[0];
         let fits = (start as u64 + len as u64) < NONE as u64;
-        (fits && run.iter().zip(start..).all(|(&v, s)| v == s)).then_some(start)
+        // Counted without stopping at the first, which vectorises.
+        let off = run.iter().zip(start..).filter(|&(&v, s)| v != s).count();
+        (fits && off == 0).then_some(start)
     }
 
     /// Sets the value of `w` (in range) if it has none; whether it did.
@@ -240,9 +242,7 @@ impl WireMap {
     /// Gives wires `first..first + len` (in range) that have no value `v`.
     fn fill_none(&mut self, first: Wire, len: usize, v: u32) {
         for slot in self.run_mut(first, len) {
-            if *slot == NONE {
-                *slot = v;
-            }
+            *slot = if *slot == NONE { v } else { *slot };
         }
     }
 
@@ -592,13 +592,20 @@ impl Slots {
         s: u32,
         last_use: &WireMap,
     ) -> Result<Block, CircuitError> {
-        // The wires written here first, in order, as runs (first, length).
+        // The wires written here first, in order, as runs (first, length):
+        // a range none of whose wires is written yet is one.
         let mut written = Vec::new();
         pb.writes(|first, len| {
-            for (w, slot) in (first..).zip(self.at.run_mut(first, len)) {
+            let run = self.at.run_mut(first, len);
+            if run.iter().all(|&v| v == NONE) {
+                run.fill(0);
+                push_to_runs(&mut written, first, len as Wire);
+                return;
+            }
+            for (w, slot) in (first..).zip(run) {
                 if *slot == NONE {
                     *slot = 0;
-                    push_to_runs(&mut written, w);
+                    push_to_runs(&mut written, w, 1);
                 }
             }
         });
@@ -628,13 +635,21 @@ impl Slots {
         let inputs = self.renumber(&pb.inputs, pb.count)?;
         let outputs = self.renumber(&pb.outputs, pb.count)?;
         // The slots of values last read here, as runs (first slot, length):
-        // a block reads ranges of consecutive wires, so runs are few.
+        // a block reads ranges of consecutive wires, so runs are few (a
+        // range all last read here, in consecutive slots, is one).
         let mut dead: Vec<(Wire, Wire)> = Vec::new();
         pb.reads(|first, len| {
-            let slots = self.at.run(first, len);
-            for (&used, &slot) in last_use.run(first, len).iter().zip(slots) {
-                if used == s && slot != NONE {
-                    push_to_runs(&mut dead, slot);
+            let uses = last_use.run(first, len);
+            match self.at.consecutive(first, len) {
+                Some(slot) if uses.iter().all(|&used| used == s) => {
+                    push_to_runs(&mut dead, slot, len as Wire);
+                }
+                _ => {
+                    for (&used, &slot) in uses.iter().zip(self.at.run(first, len)) {
+                        if used == s && slot != NONE {
+                            push_to_runs(&mut dead, slot, 1);
+                        }
+                    }
                 }
             }
         });
@@ -709,11 +724,12 @@ impl Slots {
     }
 }
 
-/// Adds `x` to `runs` (first, length): to the last run if it ends at `x`.
-fn push_to_runs(runs: &mut Vec<(Wire, Wire)>, x: Wire) {
+/// Adds `x..x + n` to `runs` (first, length): to the last run if it ends
+/// at `x`.
+fn push_to_runs(runs: &mut Vec<(Wire, Wire)>, x: Wire, n: Wire) {
     match runs.last_mut() {
-        Some((first, len)) if *first + *len == x => *len += 1,
-        _ => runs.push((x, 1)),
+        Some((first, len)) if *first + *len == x => *len += n,
+        _ => runs.push((x, n)),
     }
 }
 
