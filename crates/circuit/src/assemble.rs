@@ -264,11 +264,11 @@ fn wire_span(
         lo = lo.min(first);
         hi = hi.max(first + len as Wire);
     };
-    let listed = inputs.iter().flat_map(|(_, w)| w);
-    (listed
-        .chain(outputs.iter().flat_map(|(_, w)| w))
-        .chain(extra))
-    .for_each(|&w| see(w, 1));
+    let values = inputs
+        .iter()
+        .map(|(_, w)| w)
+        .chain(outputs.iter().map(|(_, w)| w));
+    values.flatten().chain(extra).for_each(|&w| see(w, 1));
     for g in &frame.gates {
         see(g.out(), 1);
         g.inputs().for_each(|w| see(w, 1));
@@ -487,11 +487,10 @@ impl Liveness {
     }
 }
 
-/// Cuts `block` to what is read of it (the wires `live` has a value of):
-/// a block none of whose
-/// values is read is dropped whole (returns false); one of independent
-/// iterations loses those at either end whose values are not read; what
-/// is left that nothing reads is dropped from the body (see
+/// Cuts `block` to what is read of it (the wires `live` has a value of): a
+/// block none of whose values is read is dropped whole (returns false); one
+/// of independent iterations loses those at either end whose values are not
+/// read; what is left that nothing reads is dropped from the body (see
 /// `crate::prune`).
 fn keep_live_part(block: &mut PendingBlock, live: &WireMap) -> Result<bool, CircuitError> {
     if block.carried.is_empty() {
