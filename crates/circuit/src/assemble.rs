@@ -12,12 +12,14 @@
 //! slots for two or three, not for all.
 
 mod prune;
+#[cfg(test)]
+mod tests;
 use std::collections::BTreeMap;
 
 use crate::circuit::{Circuit, InputValue, OutputValue};
 use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
-use crate::wiring::Wiring;
+use crate::wiring::{Segment, Wiring};
 use crate::CircuitError;
 
 /// A block placed by the builder: its body finished, its wiring over
@@ -43,25 +45,31 @@ pub struct PendingBlock {
 }
 
 impl PendingBlock {
-    /// Calls `f` on every frame wire the block reads.
-    fn reads(&self, mut f: impl FnMut(Wire)) {
-        self.shared.iter().copied().for_each(&mut f);
-        self.carried.iter().for_each(|c| f(c.init));
-        self.inputs.for_all(self.count, f);
+    /// Calls `f(first, len)` on every frame wire the block reads, as runs
+    /// of consecutive wires `first..first + len`.
+    fn reads(&self, mut f: impl FnMut(Wire, usize)) {
+        self.shared.iter().for_each(|&w| f(w, 1));
+        self.carried.iter().for_each(|c| f(c.init, 1));
+        self.inputs.for_all_runs(self.count, f);
     }
 
-    /// Calls `f` on every frame wire the block writes.
-    fn writes(&self, mut f: impl FnMut(Wire)) {
-        self.outputs.for_all(self.count, &mut f);
-        self.carried.iter().filter_map(|c| c.last).for_each(f);
+    /// Calls `f(first, len)` on every frame wire the block writes, as runs
+    /// of consecutive wires `first..first + len`.
+    fn writes(&self, mut f: impl FnMut(Wire, usize)) {
+        self.outputs.for_all_runs(self.count, &mut f);
+        self.carried
+            .iter()
+            .filter_map(|c| c.last)
+            .for_each(|w| f(w, 1));
     }
 
     /// The iterations from the first to the last one writing a wire that
-    /// is `live` (as `first..end`), if any does.
-    fn live_iterations(&self, live: impl Fn(Wire) -> bool) -> Option<(u64, u64)> {
+    /// `live` has a value of (as `first..end`), if any does.
+    fn live_iterations(&self, live: &WireMap) -> Option<(u64, u64)> {
         let writes_live = |k: u64| {
             let mut any = false;
-            self.outputs.for_each(k, |_, w| any |= live(w));
+            self.outputs
+                .for_each_run(k, |_, first, len| any |= live.any_in(first, len));
             any
         };
         let first = (0..self.count).find(|&k| writes_live(k))?;
@@ -128,11 +136,11 @@ impl RawFrame {
                 Step::Block(b) => {
                     let block = &self.blocks[b];
                     let mut any = false;
-                    block.writes(|w| any |= live.contains(&w));
+                    block.writes(|first, len| {
+                        any |= (first..first + len as Wire).any(|w| live.contains(&w));
+                    });
                     if any {
-                        block.reads(|w| {
-                            live.insert(w);
-                        });
+                        block.reads(|first, len| live.extend(first..first + len as Wire));
                     }
                 }
             }
@@ -195,6 +203,32 @@ impl WireMap {
         self.get(w).is_some()
     }
 
+    /// The values of wires `first..first + len` (in range).
+    fn run(&self, first: Wire, len: usize) -> &[u32] {
+        &self.values[(first - self.lo) as usize..][..len]
+    }
+
+    /// The values of wires `first..first + len` (in range), to change.
+    fn run_mut(&mut self, first: Wire, len: usize) -> &mut [u32] {
+        &mut self.values[(first - self.lo) as usize..][..len]
+    }
+
+    /// Whether any of wires `first..first + len` (in range) has a value.
+    fn any_in(&self, first: Wire, len: usize) -> bool {
+        self.run(first, len).iter().any(|&v| v != NONE)
+    }
+
+    /// The value of `first` if wires `first..first + len` (in range, not
+    /// empty) have consecutive values.
+    fn consecutive(&self, first: Wire, len: usize) -> Option<u32> {
+        let run = self.run(first, len);
+        let start = run[0];
+        let fits = (start as u64 + len as u64) < NONE as u64;
+        // Counted without stopping at the first, which vectorises.
+        let off = run.iter().zip(start..).filter(|&(&v, s)| v != s).count();
+        (fits && off == 0).then_some(start)
+    }
+
     /// Sets the value of `w` (in range) if it has none; whether it did.
     fn set_if_none(&mut self, w: Wire, v: u32) -> bool {
         let slot = &mut self.values[(w - self.lo) as usize];
@@ -203,6 +237,13 @@ impl WireMap {
             *slot = v;
         }
         none
+    }
+
+    /// Gives wires `first..first + len` (in range) that have no value `v`.
+    fn fill_none(&mut self, first: Wire, len: usize, v: u32) {
+        for slot in self.run_mut(first, len) {
+            *slot = if *slot == NONE { v } else { *slot };
+        }
     }
 
     fn set(&mut self, w: Wire, v: u32) {
@@ -218,16 +259,19 @@ fn wire_span(
     extra: &[Wire],
 ) -> (Wire, Wire) {
     let (mut lo, mut hi) = (Wire::MAX, 0);
-    let mut see = |w: Wire| {
-        lo = lo.min(w);
-        hi = hi.max(w + 1);
+    // Wires `first..first + len` (`len` at least 1).
+    let mut see = |first: Wire, len: usize| {
+        lo = lo.min(first);
+        hi = hi.max(first + len as Wire);
     };
-    inputs.iter().flat_map(|(_, w)| w).for_each(|&w| see(w));
-    outputs.iter().flat_map(|(_, w)| w).for_each(|&w| see(w));
-    extra.iter().for_each(|&w| see(w));
+    let values = inputs
+        .iter()
+        .map(|(_, w)| w)
+        .chain(outputs.iter().map(|(_, w)| w));
+    values.flatten().chain(extra).for_each(|&w| see(w, 1));
     for g in &frame.gates {
-        see(g.out());
-        g.inputs().for_each(&mut see);
+        see(g.out(), 1);
+        g.inputs().for_each(|w| see(w, 1));
     }
     for b in &frame.blocks {
         b.reads(&mut see);
@@ -428,11 +472,9 @@ impl Liveness {
                 }
                 Step::Block(b) => {
                     let block = &mut frame.blocks[b];
-                    if keep_live_part(block, |w| last_use.contains(w))? {
+                    if keep_live_part(block, &last_use)? {
                         keep_block[b] = true;
-                        block.reads(|w| {
-                            last_use.set_if_none(w, s as u32);
-                        });
+                        block.reads(|first, len| last_use.fill_none(first, len, s as u32));
                     }
                 }
             }
@@ -445,17 +487,14 @@ impl Liveness {
     }
 }
 
-/// Cuts `block` to what `live` says is read of it: a block none of whose
-/// values is read is dropped whole (returns false); one of independent
-/// iterations loses those at either end whose values are not read; what
-/// is left that nothing reads is dropped from the body (see
+/// Cuts `block` to what is read of it (the wires `live` has a value of): a
+/// block none of whose values is read is dropped whole (returns false); one
+/// of independent iterations loses those at either end whose values are not
+/// read; what is left that nothing reads is dropped from the body (see
 /// `crate::prune`).
-fn keep_live_part(
-    block: &mut PendingBlock,
-    live: impl Fn(Wire) -> bool,
-) -> Result<bool, CircuitError> {
+fn keep_live_part(block: &mut PendingBlock, live: &WireMap) -> Result<bool, CircuitError> {
     if block.carried.is_empty() {
-        let Some((first, end)) = block.live_iterations(&live) else {
+        let Some((first, end)) = block.live_iterations(live) else {
             return Ok(false);
         };
         if (first, end) != (0, block.count) {
@@ -463,19 +502,23 @@ fn keep_live_part(
         }
     } else {
         let mut any = false;
-        block.writes(|w| any |= live(w));
+        block.writes(|first, len| any |= live.any_in(first, len));
         if !any {
             return Ok(false);
         }
     }
     let mut live_out = vec![false; block.outputs.width()];
     for k in 0..block.count {
-        block.outputs.for_each(k, |j, w| live_out[j] |= live(w));
+        block.outputs.for_each_run(k, |j, first, len| {
+            for (out, &v) in live_out[j..j + len].iter_mut().zip(live.run(first, len)) {
+                *out |= v != NONE;
+            }
+        });
     }
     let live_last: Vec<bool> = block
         .carried
         .iter()
-        .map(|c| c.last.is_some_and(&live))
+        .map(|c| c.last.is_some_and(|w| live.contains(w)))
         .collect();
     if live_out.iter().chain(&live_last).any(|&l| !l) {
         if let Some(pruned) = prune::prune(block, &live_out, &live_last)? {
@@ -548,15 +591,29 @@ impl Slots {
         s: u32,
         last_use: &WireMap,
     ) -> Result<Block, CircuitError> {
+        // The wires written here first, in order, as runs (first, length):
+        // a range none of whose wires is written yet is one.
         let mut written = Vec::new();
-        pb.writes(|w| {
-            if self.at.set_if_none(w, 0) {
-                written.push(w);
+        pb.writes(|first, len| {
+            let run = self.at.run_mut(first, len);
+            if run.iter().all(|&v| v == NONE) {
+                run.fill(0);
+                push_to_runs(&mut written, first, len as Wire);
+                return;
+            }
+            for (w, slot) in (first..).zip(run) {
+                if *slot == NONE {
+                    *slot = 0;
+                    push_to_runs(&mut written, w, 1);
+                }
             }
         });
-        let first = self.take_run(written.len() as Wire);
-        for (k, &w) in written.iter().enumerate() {
-            self.at.set(w, first + k as Wire);
+        let mut slot = self.take_run(written.iter().map(|&(_, len)| len).sum());
+        for (first, len) in written {
+            for v in self.at.run_mut(first, len as usize) {
+                *v = slot;
+                slot += 1;
+            }
         }
         let shared = pb
             .shared
@@ -574,21 +631,25 @@ impl Slots {
                 })
             })
             .collect::<Result<Vec<_>, CircuitError>>()?;
-        let inputs = renumber(&pb.inputs, pb.count, |w| self.lookup(w))?;
-        let outputs = renumber(&pb.outputs, pb.count, |w| self.lookup(w))?;
+        let inputs = self.renumber(&pb.inputs, pb.count)?;
+        let outputs = self.renumber(&pb.outputs, pb.count)?;
         // The slots of values last read here, as runs (first slot, length):
-        // a block reads ranges of consecutive wires, so runs are few.
+        // a block reads ranges of consecutive wires, so runs are few (a
+        // range all last read here, in consecutive slots, is one).
         let mut dead: Vec<(Wire, Wire)> = Vec::new();
-        pb.reads(|w| {
-            if last_use.get(w) != Some(s) {
-                return;
-            }
-            let Some(slot) = self.at.get(w).map(|slot| slot as Wire) else {
-                return;
-            };
-            match dead.last_mut() {
-                Some((first, len)) if *first + *len == slot => *len += 1,
-                _ => dead.push((slot, 1)),
+        pb.reads(|first, len| {
+            let uses = last_use.run(first, len);
+            match self.at.consecutive(first, len) {
+                Some(slot) if uses.iter().all(|&used| used == s) => {
+                    push_to_runs(&mut dead, slot, len as Wire);
+                }
+                _ => {
+                    for (&used, &slot) in uses.iter().zip(self.at.run(first, len)) {
+                        if used == s && slot != NONE {
+                            push_to_runs(&mut dead, slot, 1);
+                        }
+                    }
+                }
             }
         });
         dead.sort_unstable();
@@ -662,28 +723,50 @@ impl Slots {
     }
 }
 
-/// `wiring` with every wire renumbered by `map`, compressed again.
-fn renumber(
-    wiring: &Wiring,
-    count: u64,
-    mut map: impl FnMut(Wire) -> Result<Wire, CircuitError>,
-) -> Result<Wiring, CircuitError> {
-    let width = wiring.width();
-    if width == 0 {
-        return Ok(Wiring::empty());
+/// Adds `x..x + n` to `runs` (first, length): to the last run if it ends
+/// at `x`.
+fn push_to_runs(runs: &mut Vec<(Wire, Wire)>, x: Wire, n: Wire) {
+    match runs.last_mut() {
+        Some((first, len)) if *first + *len == x => *len += n,
+        _ => runs.push((x, n)),
     }
-    let count =
-        usize::try_from(count).map_err(|_| CircuitError::Invalid("too many iterations".into()))?;
-    let mut table = Vec::with_capacity(count * width);
-    for k in 0..count {
-        let start = table.len();
-        table.resize(start + width, 0);
-        let mut bad = Ok(());
-        wiring.for_each(k as u64, |j, w| match map(w) {
-            Ok(m) => table[start + j] = m,
-            Err(e) => bad = Err(e),
-        });
-        bad?;
+}
+
+impl Slots {
+    /// `wiring` of `count` iterations with every wire renumbered to its
+    /// slot, compressed again.
+    fn renumber(&self, wiring: &Wiring, count: u64) -> Result<Wiring, CircuitError> {
+        if wiring.width() == 0 {
+            return Ok(Wiring::empty());
+        }
+        let too_many = || CircuitError::Invalid("too many iterations".into());
+        let count = usize::try_from(count).map_err(|_| too_many())?;
+        let segments = (wiring.segments.iter())
+            .map(|seg| self.renumber_segment(seg, count))
+            .collect::<Result<_, _>>()?;
+        Ok(Wiring { segments }.compressed(count))
     }
-    Ok(Wiring::compress(count, width, &table))
+
+    /// `seg` of `count` iterations renumbered: a ranges segment if every
+    /// iteration's slots are consecutive, else a table.
+    fn renumber_segment(&self, seg: &Segment, count: usize) -> Result<Segment, CircuitError> {
+        let len = seg.len();
+        let consecutive = |k| match seg.row(k as u64) {
+            Ok(first) if len > 0 => self.at.consecutive(first as Wire, len as usize),
+            _ => None,
+        };
+        if let Some(starts) = (0..count).map(consecutive).collect() {
+            return Ok(Segment::Ranges { len, starts });
+        }
+        let mut wires = Vec::with_capacity(count * len as usize);
+        for k in 0..count {
+            let mut bad = Ok(());
+            seg.for_each(k as u64, |_, w| match self.lookup(w) {
+                Ok(slot) => wires.push(slot),
+                Err(e) => bad = Err(e),
+            });
+            bad?;
+        }
+        Ok(Segment::Table { len, wires })
+    }
 }
