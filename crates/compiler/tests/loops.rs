@@ -15,10 +15,19 @@ fn compiled(src: &str, name: &str, opts: &CompileOptions) -> CompiledProgram {
     compile(src, name, opts).unwrap_or_else(|e| panic!("{e}\n{src}"))
 }
 
+/// The program fully unrolled (`--no-loops`).
+fn unrolled(src: &str, name: &str) -> CompiledProgram {
+    let opts = CompileOptions {
+        loops: false,
+        ..CompileOptions::default()
+    };
+    compiled(src, name, &opts)
+}
+
 #[test]
 fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
-    let (mut kept, mut unrolled, mut blocks) = (0, 0, 0);
+    let (mut kept, mut unrolled_loops, mut blocks) = (0, 0, 0);
     // Kept sorting networks: loops whose skipped iterations make no block
     // instance.
     let mut networks = 0;
@@ -26,14 +35,7 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
         let src = random_loop_program(&mut rng);
         let name = format!("loops{round}.c");
         let with = compiled(&src, &name, &CompileOptions::default());
-        let flat = compiled(
-            &src,
-            &name,
-            &CompileOptions {
-                loops: false,
-                ..CompileOptions::default()
-            },
-        );
+        let flat = unrolled(&src, &name);
         let sequential = compiled(
             &src,
             &name,
@@ -44,7 +46,7 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
         );
         assert!(flat.program.blocks.is_empty());
         kept += with.loops.iter().filter(|l| l.kept()).count();
-        unrolled += with.loops.iter().filter(|l| !l.kept()).count();
+        unrolled_loops += with.loops.iter().filter(|l| !l.kept()).count();
         blocks += with.program.blocks.len();
         networks += with
             .loops
@@ -75,8 +77,8 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
         );
     }
     assert!(
-        kept > 60 && unrolled > 20 && blocks > 60 && networks >= 3,
-        "{kept} kept, {unrolled} unrolled, {blocks} blocks, {networks} networks"
+        kept > 60 && unrolled_loops > 20 && blocks > 60 && networks >= 3,
+        "{kept} kept, {unrolled_loops} unrolled, {blocks} blocks, {networks} networks"
     );
 }
 
@@ -197,14 +199,7 @@ int mpc_main(Seq INPUT_A, Seq INPUT_B)
 }
 "#;
     let kept = compiled(src, "gap.c", &CompileOptions::default());
-    let flat = compiled(
-        src,
-        "gap.c",
-        &CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    );
+    let flat = unrolled(src, "gap.c");
     // The loop over rows and each row's loop.
     for line in [11, 14] {
         let l = kept
@@ -251,14 +246,7 @@ fn loops_whose_iterations_all_differ_are_unrolled() {
 fn a_bitonic_sort_keeps_its_inner_loops() {
     let src = "#include <stdint.h>\n#define N 64\ntypedef struct { uint32_t v[N / 2]; } Half;\ntypedef struct { uint32_t v[N]; } All;\nAll mpc_main(Half INPUT_A, Half INPUT_B) {\n    All a;\n    for (int i = 0; i < N / 2; i++) { a.v[i] = INPUT_A.v[i]; a.v[i + N / 2] = INPUT_B.v[i]; }\n    for (int k = 2; k <= N; k <<= 1)\n        for (int j = k >> 1; j > 0; j >>= 1)\n            for (int i = 0; i < N; i++) {\n                int l = i ^ j;\n                if (l > i) {\n                    uint32_t x = a.v[i], y = a.v[l];\n                    if (((i & k) == 0) == (x > y)) { a.v[i] = y; a.v[l] = x; }\n                }\n            }\n    return a;\n}\n";
     let p = compiled(src, "bitonic.c", &CompileOptions::default());
-    let flat = compiled(
-        src,
-        "bitonic.c",
-        &CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    );
+    let flat = unrolled(src, "bitonic.c");
     // 21 stages of 32 compare-swaps of 64 AND gates.
     assert_eq!(flat.program.and_count(), 21 * 32 * 64);
     assert_eq!(p.program.and_count(), flat.program.and_count());
@@ -287,14 +275,7 @@ fn a_bitonic_sort_keeps_its_inner_loops() {
 fn iterations_whose_subscripts_meet_are_not_replayed_from_others() {
     let src = "#include <stdint.h>\ntypedef struct { uint32_t v[256]; } A;\nA mpc_main(A INPUT_A, A INPUT_B) {\n    A a;\n    for (int i = 0; i < 256; i++) a.v[i] = INPUT_A.v[i] ^ INPUT_B.v[i];\n    for (int i = 0; i < 128; i++) {\n        int p = 2 * i;\n        int l = (i & 16) ? p : p + 1;\n        uint32_t x = a.v[p], y = a.v[l];\n        a.v[l] = x * y;\n        a.v[p] = a.v[p] ^ (y >> 1);\n    }\n    return a;\n}\n";
     let p = compiled(src, "meet.c", &CompileOptions::default());
-    let flat = compiled(
-        src,
-        "meet.c",
-        &CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    );
+    let flat = unrolled(src, "meet.c");
     let l = p.loops.iter().find(|l| l.line == 6).expect("the loop");
     assert!(l.kept(), "{l:?}");
     agree_with_gcc(src, &[&p, &flat], 6, 11, "meet");
@@ -370,14 +351,7 @@ fn short_steady_chains_end_with_their_last_iteration() {
 fn iterations_nothing_reads_are_dropped() {
     let src = "#include <stdint.h>\n#define N 9\ntypedef struct { int32_t x[N]; int32_t y[N]; } In;\nint32_t mpc_main(In INPUT_A, In INPUT_B) {\n    int32_t a[N];\n    for (int i = 0; i < N; i++) {\n        int32_t s = 0;\n        for (int j = 0; j < N; j++)\n            s += INPUT_A.x[i] * INPUT_B.x[j];\n        a[i] = s;\n    }\n    return a[0] ^ INPUT_B.y[0];\n}\n";
     let with = compiled(src, "dead.c", &CompileOptions::default());
-    let flat = compiled(
-        src,
-        "dead.c",
-        &CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    );
+    let flat = unrolled(src, "dead.c");
     assert!(with.loops.iter().any(|l| l.kept()), "{:?}", with.loops);
     let (a, b) = (with.program.and_count(), flat.program.and_count());
     assert!(a * 100 <= b * 110, "{a} AND gates kept, {b} unrolled");
@@ -390,14 +364,7 @@ fn iterations_nothing_reads_are_dropped() {
 fn carried_bits_nothing_reads_are_dropped() {
     let src = "#include <stdint.h>\nuint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {\n    uint32_t t = INPUT_A;\n    for (int i = 0; i < 200; i++)\n        t = t * INPUT_B + INPUT_A;\n    return t & 1;\n}\n";
     let with = compiled(src, "low.c", &CompileOptions::default());
-    let flat = compiled(
-        src,
-        "low.c",
-        &CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    );
+    let flat = unrolled(src, "low.c");
     assert_eq!(with.program.blocks.len(), 1, "{:?}", with.loops);
     let (a, b) = (with.program.and_count(), flat.program.and_count());
     assert!(
