@@ -24,7 +24,7 @@ pub use bitwise::{and, mux, not, or, xor};
 pub use compare::{equal, less, nonzero};
 pub use digits::value_range;
 pub use divide::{sdivrem, udivrem};
-pub use ranges::{bucket, fits, narrow, narrows, Widening};
+pub use ranges::{bucket, bucket_in, fits, narrow, narrows, Widening};
 pub use shift::{shl_var, shr_var};
 pub use sum::{add, add_or_sub, full_adder, mul, neg, sub, Sum};
 

@@ -33,7 +33,12 @@ pub enum Widening {
 /// The range `r` of a value with bits `x`, widened as `how` says (never
 /// beyond what the bits allow).
 pub fn bucket(r: Range, x: &[Bit], how: Widening) -> Range {
-    let natural = value_range(x);
+    bucket_in(r, value_range(x), how)
+}
+
+/// [`bucket`] for a value whose bits allow the range `natural` (known
+/// without reading them, as for a word of distinct wires).
+pub fn bucket_in(r: Range, natural: Range, how: Widening) -> Range {
     if how == Widening::Bits {
         return natural;
     }

@@ -208,3 +208,28 @@ fn value_range_is_the_range_of_the_words_digits() {
         }
     }
 }
+
+/// A word of distinct wires may hold any of its width's unsigned values
+/// (what the kept-loop shape check assumes rather than reading its bits),
+/// and bucketing it by that range is bucketing it by its bits.
+#[test]
+fn a_word_of_distinct_wires_allows_all_its_values() {
+    for n in 1..=64u32 {
+        let bits: Bits = (0..n).map(|i| Bit::Wire(100 + 3 * i)).collect();
+        let all = Range::new(0, (1i128 << n) - 1);
+        assert_eq!(value_range(&bits), all, "{n} bits");
+        let r = Range::new(5, (1i128 << n) / 2);
+        for how in [
+            Widening::Exact,
+            Widening::Fine,
+            Widening::Wide,
+            Widening::Bits,
+        ] {
+            assert_eq!(
+                bucket(r, &bits, how),
+                bucket_in(r, all, how),
+                "{n} bits, {how:?}"
+            );
+        }
+    }
+}

@@ -52,7 +52,13 @@ fn plain_shape_is(bits: &[Bit], r: Range, how: Widening, want: &[i128]) -> Optio
             return Some(false);
         }
     }
-    let relaxed = gates::bucket(r, bits, how);
+    // Distinct wires, no constant: all `n`-bit values, without reading the
+    // bits again.
+    let relaxed = if wires == n as i128 && n < 127 {
+        gates::bucket_in(r, Range::new(0, (1 << n) - 1), how)
+    } else {
+        gates::bucket(r, bits, how)
+    };
     Some(relaxed.lo == want[1] && relaxed.hi == want[2])
 }
 
