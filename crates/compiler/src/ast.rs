@@ -69,6 +69,16 @@ pub enum BinOp {
     Ne,
 }
 
+impl BinOp {
+    /// Whether the operator compares (its value is 0 or 1).
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+}
+
 /// An expression with its position.
 #[derive(Clone, Debug)]
 pub struct Expr {

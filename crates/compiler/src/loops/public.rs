@@ -170,7 +170,7 @@ fn push_ops(
             operand(a, Some(t), ops)?;
             operand(b, Some(t), ops)?;
             ops.push(Op::Binary(*op, t));
-            if is_comparison(*op) {
+            if op.is_comparison() {
                 Scalar::BOOL
             } else {
                 t
@@ -268,12 +268,4 @@ fn binary(op: BinOp, t: Scalar, a: i128, c: i128) -> Option<i128> {
         BinOp::Eq => (a == c) as i128,
         BinOp::Ne => (a != c) as i128,
     })
-}
-
-/// Whether `op` compares (its value is 0 or 1).
-fn is_comparison(op: BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
-    )
 }

@@ -312,10 +312,7 @@ impl Lower<'_> {
         x: &Word,
         y: &Word,
     ) -> Option<bool> {
-        if !matches!(
-            op,
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
-        ) {
+        if !op.is_comparison() {
             return None;
         }
         if x.as_const().is_some() && y.as_const().is_some() {
