@@ -223,17 +223,17 @@ where
                 first_gate,
                 plan,
             )
-            .and_then(|(out, ands)| {
-                let more = run_items(main, walker, during, labels, links_a, during_first, plan)?;
-                Ok((out, ands + more))
+            .and_then(|mut done| {
+                done.ands += run_items(main, walker, during, labels, links_a, during_first, plan)?;
+                Ok(done)
             });
             (a, b.join().expect("region threads do not panic"))
         });
-        let (a_out, a_ands) = a_done?;
-        let (b_out, b_ands) = b_done?;
-        scatter_instances(region, a_half, &a_out, labels);
+        let (a_done, b_done) = (a_done?, b_done?);
+        let (a_ands, b_ands) = (a_done.ands, b_done.ands);
+        a_done.scatter(region, labels);
         let start = Instant::now();
-        let back = self.transfer.to_a(&mut links_a[0], &b_out)?;
+        let back = self.transfer.to_a(&mut links_a[0], &b_done.joined())?;
         scatter_instances(region, b_half, &back, labels);
         self.transfer_time += start.elapsed();
         Ok(a_ands + b_ands)

@@ -202,12 +202,11 @@ pub(crate) fn run_region_whole<S: Side>(
 ) -> Result<u64, ProtocolError> {
     let n = region.block.count;
     let walk = walker.plan();
-    let (outputs, ands) =
-        run_region_part(side, walk, region, 0..n, labels, chans, first_gate, plan)?;
+    let done = run_region_part(side, walk, region, 0..n, labels, chans, first_gate, plan)?;
     let during_first = first_gate + region_ands(region);
     let more = run_items(side, walker, during, labels, chans, during_first, plan)?;
-    scatter_instances(region, 0..n, &outputs, labels);
-    Ok(ands + more)
+    done.scatter(region, labels);
+    Ok(done.ands + more)
 }
 
 /// The AND gates of all instances of a block.
@@ -321,9 +320,39 @@ fn range_in(whole: &[Gate], part: &[Gate]) -> Option<Range<usize>> {
         .then(|| start..start + part.len())
 }
 
-/// The output labels of some instances, instance after instance, and their
-/// AND count.
-type InstancesDone<L> = (Vec<L>, u64);
+/// The output labels of one worker's instances, instance after instance,
+/// and their AND count.
+type PartDone<L> = (Vec<L>, u64);
+
+/// The output labels of some consecutive instances of a region, as the
+/// workers left them (each part's instances, instance after instance, not
+/// joined into one buffer: scattering them part by part saves copying and
+/// faulting in megabytes a region), and their AND count.
+pub(crate) struct InstancesDone<L> {
+    /// Each worker's instances and their output labels.
+    pub parts: Vec<(Range<u64>, Vec<L>)>,
+    /// The AND gates the instances ran.
+    pub ands: u64,
+}
+
+impl<L: Copy> InstancesDone<L> {
+    /// Writes the instances' outputs to their wires in `labels`.
+    pub fn scatter(&self, region: &BlockPlan<'_>, labels: &mut [L]) {
+        for (range, out) in &self.parts {
+            scatter_instances(region, range.clone(), out, labels);
+        }
+    }
+
+    /// The output labels of all the instances, instance after instance.
+    pub fn joined(self) -> Vec<L> {
+        let mut parts = self.parts.into_iter().map(|(_, out)| out);
+        let mut all = parts.next().unwrap_or_default();
+        for out in parts {
+            all.extend_from_slice(&out);
+        }
+        all
+    }
+}
 
 /// How the instances of a parallel block are split: the number of workers
 /// (each with its own link) and whether FGP runs inside them.
@@ -361,7 +390,8 @@ fn parts(range: Range<u64>, workers: usize, align: usize) -> Vec<Range<u64>> {
 }
 
 /// Runs the instances `part` of `region` on a fresh engine on `chan`;
-/// instance 0 of the block starts at AND-gate id `first_gate`.
+/// instance 0 of the block starts at AND-gate id `first_gate`. Returns the
+/// instances' output labels, instance after instance, and their AND count.
 #[allow(clippy::too_many_arguments)]
 fn worker<S: Side>(
     side: &S,
@@ -373,11 +403,11 @@ fn worker<S: Side>(
     first_gate: u64,
     fgp: Fgp,
     plan: Plan,
-) -> Result<InstancesDone<S::Label>, ProtocolError> {
+) -> Result<PartDone<S::Label>, ProtocolError> {
     let first = first_gate + part.start * region.body_ands;
     let mut engine = side.engine(chan, first, fgp)?;
     let mut walker = Walker::new(walk);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(instance_outputs(region, &part));
     let mut hooks = Cgp {
         side,
         walk,
@@ -388,11 +418,17 @@ fn worker<S: Side>(
     Ok((out, S::finish(engine)?))
 }
 
+/// How many output labels the instances `part` of `region` have.
+fn instance_outputs(region: &BlockPlan<'_>, part: &Range<u64>) -> usize {
+    let count = usize::try_from(part.end - part.start).unwrap_or(usize::MAX);
+    count.saturating_mul(region.block.outputs.width())
+}
+
 /// Runs the instances `range` of `region`, reading their inputs from
 /// `labels` (indexed by main wire), split between threads as `plan` says
 /// (CGP), one link per thread. Instance `i` starts at AND-gate id
 /// `first_gate + i * body_ands` (`first_gate` is the id of instance 0).
-/// Returns the instances' output labels, instance after instance.
+/// Returns the instances' output labels, part by part.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_region_part<S: Side>(
     side: &S,
@@ -405,12 +441,13 @@ pub(crate) fn run_region_part<S: Side>(
     plan: Plan,
 ) -> Result<InstancesDone<S::Label>, ProtocolError> {
     let (workers, inner_fgp) = workers(plan, range.end - range.start, chans.len());
-    let results: Vec<Result<InstancesDone<S::Label>, ProtocolError>> = if workers == 1 {
+    let ranges = parts(range, workers, region.lockstep);
+    let results: Vec<Result<PartDone<S::Label>, ProtocolError>> = if workers == 1 {
         vec![worker(
             side,
             walk,
             region,
-            range,
+            ranges[0].clone(),
             labels,
             &mut chans[0],
             first_gate,
@@ -421,7 +458,7 @@ pub(crate) fn run_region_part<S: Side>(
         // This thread runs the first part, the others one thread each:
         // this thread's core is awake, and a thread started now may wait
         // milliseconds for the other (idle) core of a VM, or share this one.
-        let mut parts = parts(range, workers, region.lockstep).into_iter();
+        let mut parts = ranges.iter().cloned();
         let first = parts.next().expect("a part per worker");
         let (mine, theirs) = chans[..workers]
             .split_first_mut()
@@ -449,14 +486,16 @@ pub(crate) fn run_region_part<S: Side>(
             results
         })
     };
-    let mut outputs = Vec::new();
-    let mut ands = 0;
-    for result in results {
-        let (part, done) = result?;
-        outputs.extend(part);
-        ands += done;
+    let mut done = InstancesDone {
+        parts: Vec::with_capacity(workers),
+        ands: 0,
+    };
+    for (range, result) in ranges.into_iter().zip(results) {
+        let (out, ands) = result?;
+        done.parts.push((range, out));
+        done.ands += ands;
     }
-    Ok((outputs, ands))
+    Ok(done)
 }
 
 /// Coarse-grained parallelism for the parallel blocks a walk meets inside
