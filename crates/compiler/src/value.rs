@@ -8,6 +8,7 @@ use twofold_circuit::{Bit, Builder};
 use crate::gates::{self, Bits, Range, Widening};
 use crate::types::{CType, Scalar};
 
+mod common;
 mod shape;
 mod sum;
 

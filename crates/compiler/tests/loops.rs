@@ -157,6 +157,15 @@ fn examples_keep_the_loops_they_should() {
         .unwrap_or_else(|e| panic!("{e}"));
         let (a, b) = (p.program.and_count(), flat.program.and_count());
         assert!(a * 10 <= b * 25, "{name}: {a} AND gates kept, {b} unrolled");
+        if name == "levenshtein.c" {
+            // A cell's `del < ins ? del : ins` compares and selects the two
+            // values before their common `+ 1` (see tests/sums.rs), as the
+            // unrolled form shares that increment between rows.
+            assert!(
+                a * 100 <= b * 115,
+                "{name}: {a} AND gates kept, {b} unrolled"
+            );
+        }
         if name == "smith_waterman.c" {
             // Its gap scores start far below zero (see the next test).
             assert!(a * 10 <= b * 13, "{name}: {a} AND gates kept, {b} unrolled");

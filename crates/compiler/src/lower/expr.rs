@@ -230,6 +230,14 @@ impl<'p> Lower<'p> {
                     (self.eval(a)?, self.eval(b)?)
                 };
                 let picks = extremum(c, a, b);
+                if let (Val::Int(s, wx), Val::Int(t, wy), Some(greater)) = (&x, &y, picks) {
+                    if s == t && !s.float {
+                        let fits = s.bounds();
+                        if let Some(w) = wx.extremum_of_sums(&mut self.b, cv, wy, greater, fits) {
+                            return Ok(Val::Int(*s, w));
+                        }
+                    }
+                }
                 let ranges = match (&x, &y, picks) {
                     (Val::Int(s, wx), Val::Int(t, wy), Some(greater)) if s == t && !s.float => {
                         let (rx, ry) = (wx.range(&mut self.b), wy.range(&mut self.b));

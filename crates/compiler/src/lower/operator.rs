@@ -217,6 +217,7 @@ impl Lower<'_> {
         let x = w1.convert(&mut self.b, s1, t);
         let y = w2.convert(&mut self.b, s2, t);
         let n = t.width;
+        let (x, y) = self.without_common_rows(op, t, x, y);
         if let Some(r) = self.compare_by_ranges(op, t, &x, &y) {
             return Ok(Self::bool_val(Bit::Const(r)));
         }
@@ -294,6 +295,21 @@ impl Lower<'_> {
             // Shifts were handled by `shift` above.
             BinOp::Shl | BinOp::Shr => Val::Int(t, Word::from_bits(xb)),
         })
+    }
+
+    /// The operands of `op` on type `t`, less the rows of their sums they
+    /// have in common if `op` compares them (see
+    /// [`Word::without_common_rows`]).
+    fn without_common_rows(&mut self, op: BinOp, t: Scalar, x: Word, y: Word) -> (Word, Word) {
+        if !op.is_comparison() || t.float {
+            return (x, y);
+        }
+        let fits = match op {
+            BinOp::Eq | BinOp::Ne => None,
+            _ => Some(t.bounds()),
+        };
+        x.without_common_rows(&mut self.b, &y, fits)
+            .unwrap_or((x, y))
     }
 
     /// `x < y` of two words of type `t` as one bit.

@@ -88,3 +88,39 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     }
     s.finish_ranged(b)
 }
+
+/// `x` and `y` less the rows they have in common (each row of one taken
+/// out with at most one equal row of the other): the common rows, then
+/// what is left of `x` and of `y`; `None` if they have none in common.
+pub(super) fn without_common(x: &[Row], y: &[Row]) -> Option<(Vec<Row>, Vec<Row>, Vec<Row>)> {
+    let mut y_left: Vec<Option<&Row>> = y.iter().map(Some).collect();
+    let (mut common, mut x_left) = (Vec::new(), Vec::new());
+    for row in x {
+        match y_left.iter_mut().find(|s| *s == &Some(row)) {
+            Some(taken) => {
+                *taken = None;
+                common.push(row.clone());
+            }
+            None => x_left.push(row.clone()),
+        }
+    }
+    if common.is_empty() {
+        return None;
+    }
+    Some((
+        common,
+        x_left,
+        y_left.into_iter().flatten().cloned().collect(),
+    ))
+}
+
+/// The least and greatest values of the sum of `rows` as integers (not
+/// modulo anything), if it has no products.
+pub(super) fn rows_bounds(rows: &[Row]) -> Option<(i128, i128)> {
+    rows.iter()
+        .try_fold((0i128, 0i128), |(lo, hi), row| match &row.kind {
+            RowKind::Word(_, r) if row.neg => Some((lo.checked_sub(r.hi)?, hi.checked_sub(r.lo)?)),
+            RowKind::Word(_, r) => Some((lo.checked_add(r.lo)?, hi.checked_add(r.hi)?)),
+            RowKind::Product(..) => None,
+        })
+}

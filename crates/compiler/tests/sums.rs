@@ -1,0 +1,116 @@
+//! Comparisons and selections of sums that share rows (`x + 1 < y + 1`,
+//! the lesser of `x + 1` and `y + 1`): leaving the common rows out must
+//! give gcc's answers at the edges of every integer type, where a side may
+//! wrap and the rows must stay, and must save the adders where it may.
+
+mod common;
+
+use common::agree_with_gcc_on;
+use rand::{Rng, SeedableRng};
+use twofold_compiler::{compile, CompileOptions};
+
+/// Every integer type, with its width and signedness.
+const TYPES: [(&str, u32, bool); 8] = [
+    ("uint8_t", 8, false),
+    ("int8_t", 8, true),
+    ("uint16_t", 16, false),
+    ("int16_t", 16, true),
+    ("uint32_t", 32, false),
+    ("int32_t", 32, true),
+    ("uint64_t", 64, false),
+    ("int64_t", 64, true),
+];
+
+/// Comparisons and extremes of sums with rows in common, on values of
+/// type `t`: the full range (`x`, `y`; halved where signed, so that no
+/// signed sum overflows) and narrow values (`n`, `m`, `c`), whose sums
+/// fit the type.
+fn program(t: &str, signed: bool) -> String {
+    let full = if signed { " >> 2" } else { "" };
+    format!(
+        r#"#include <stdint.h>
+typedef struct {{ int lt, le, gt, ge, eq, ne, nlt; {t} lo, hi, wide, twice; }} Out;
+Out mpc_main({t} INPUT_A, {t} INPUT_B)
+{{
+    {t} x = INPUT_A{full}, y = INPUT_B{full};
+    {t} n = INPUT_A & 0x3fff, m = INPUT_B & 0x3fff;
+    {t} c = (INPUT_A ^ INPUT_B) & 0xff;
+    Out o;
+    o.lt = x + 1 < y + 1;
+    o.le = n + c <= m + c;
+    o.gt = c + n - 3 > m - 3 + c;
+    o.ge = x + c >= c + y;
+    o.eq = x + 5 == y + 5;
+    o.ne = n * 2 + c != m + c;
+    o.nlt = n + 1 < m + 1;
+    {t} d = n + 1, e = m + 1;
+    o.lo = d < e ? d : e;
+    o.hi = x + 2 > y + 2 ? x + 2 : y + 2;
+    o.wide = n + 1 > m + 1 ? n + 1 : m + 1;
+    o.twice = (d > e ? d : e) + d;
+    return o;
+}}
+"#
+    )
+}
+
+/// Values at the edges of a `w`-bit type (and of the narrow values'
+/// masks), and some at random, as C initializers.
+fn edge_values(w: u32, signed: bool, rng: &mut impl Rng) -> Vec<String> {
+    let (lo, hi) = if signed {
+        (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+    } else {
+        (0, (1i128 << w) - 1)
+    };
+    let mut values = vec![lo, lo + 1, -2, -1, 0, 1, 2, 254, 255, 256, 0x3fff, 0x4000];
+    values.extend([hi - 1, hi]);
+    values.extend((0..4).map(|_| rng.gen_range(lo..=hi)));
+    values.retain(|v| (lo..=hi).contains(v));
+    values.iter().map(|v| v.to_string()).collect()
+}
+
+#[test]
+fn comparisons_and_extremes_of_sums_with_common_rows_agree_with_gcc() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2811);
+    for (k, &(t, w, signed)) in TYPES.iter().enumerate() {
+        let src = program(t, signed);
+        let name = format!("sums_{t}.c");
+        let p = compile(&src, &name, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let values = edge_values(w, signed, &mut rng);
+        let sets: Vec<Vec<String>> = values
+            .iter()
+            .flat_map(|a| values.iter().map(move |b| vec![a.clone(), b.clone()]))
+            .filter(|_| rng.gen_bool(0.3))
+            .collect();
+        assert!(sets.len() > 20, "{t}: {} input sets", sets.len());
+        agree_with_gcc_on(&src, &[&p], &sets, &format!("sums{k}"));
+    }
+}
+
+/// The AND gates of the program returning `expr` of two bytes widened to
+/// `int` (`a`, `b`).
+fn and_gates(expr: &str) -> u64 {
+    let src = format!(
+        "#include <stdint.h>\n\
+         int mpc_main(uint8_t INPUT_A, uint8_t INPUT_B) {{\n\
+         \x20   int a = INPUT_A, b = INPUT_B;\n\
+         \x20   int del = a + 1, ins = b + 1;\n\
+         \x20   return {expr};\n\
+         }}\n"
+    );
+    let p = compile(&src, "extreme.c", &CompileOptions::default())
+        .unwrap_or_else(|e| panic!("{e}\n{src}"));
+    p.program.and_count()
+}
+
+/// The lesser of `a + 1` and `b + 1` (a DP cell's `min(del, ins)`) costs
+/// what the lesser of `a` and `b`, plus 1, does: neither sum is reduced to
+/// compare or select them, only the result where it is read.
+#[test]
+fn the_lesser_of_two_sums_with_a_common_row_reduces_only_the_result() {
+    let lesser_of_sums = and_gates("del < ins ? del : ins");
+    let lesser_plus_one = and_gates("(a < b ? a : b) + 1");
+    assert_eq!(lesser_of_sums, lesser_plus_one);
+    assert_eq!(and_gates("del < ins"), and_gates("a < b"));
+}
