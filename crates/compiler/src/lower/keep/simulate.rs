@@ -2,7 +2,7 @@
 //! lowering it, when what it reads has the template's shapes.
 
 use super::super::probe::{padded_form, MARKER_BASE};
-use super::run::{Run, NOT_AN_INPUT};
+use super::run::Run;
 use super::*;
 use crate::range::Range;
 
@@ -102,6 +102,7 @@ impl Lower<'_> {
             seen,
             origin,
             ranges,
+            observed,
             ..
         } = scratch;
         origin.clear();
@@ -139,28 +140,49 @@ impl Lower<'_> {
                 }
                 k += 1;
             });
-            let mut consistent = true;
-            let mut inputs = run.obs_inputs[o].iter();
-            value.for_each_bit(&mut |b| {
-                let b = match (b, &marked) {
-                    (Bit::Wire(w), Some((bits, _))) if w >= MARKER_BASE => {
-                        bits[(w - MARKER_BASE) as usize]
-                    }
-                    _ => b,
-                };
-                let i = *inputs.next().expect("a value of the observation's shape");
-                if i != NOT_AN_INPUT {
-                    let slot = &mut origin[i as usize];
-                    consistent &= slot.is_none_or(|s| s == b);
-                    *slot = Some(b);
+            let inputs = &run.obs_inputs[o];
+            let consistent = match (&value, &marked) {
+                // A word's bits (the common case), read in place.
+                (Slot::Val(Word::Bits(bits, _)), None) => {
+                    note_origins(bits.iter().copied(), inputs, origin)
                 }
-            });
+                _ => {
+                    observed.clear();
+                    value.for_each_bit(&mut |b| {
+                        observed.push(match (b, &marked) {
+                            (Bit::Wire(w), Some((marks, _))) if w >= MARKER_BASE => {
+                                marks[(w - MARKER_BASE) as usize]
+                            }
+                            _ => b,
+                        })
+                    });
+                    note_origins(observed.iter().copied(), inputs, origin)
+                }
+            };
             if !consistent {
                 return false;
             }
         }
         true
     }
+}
+
+/// Notes `bits`, the bits of an observation whose `k`-th bit is template
+/// input `inputs[k]` (or none: [`super::run::NOT_AN_INPUT`]), as the
+/// origins of those inputs; whether equal inputs got equal bits.
+fn note_origins(
+    bits: impl Iterator<Item = Bit>,
+    inputs: &[u32],
+    origin: &mut [Option<Bit>],
+) -> bool {
+    let mut consistent = true;
+    for (b, &i) in bits.zip(inputs) {
+        if let Some(slot) = origin.get_mut(i as usize) {
+            consistent &= slot.is_none_or(|s| s == b);
+            *slot = Some(b);
+        }
+    }
+    consistent
 }
 
 /// Space an iteration's simulation reuses from the last one's.
@@ -174,6 +196,8 @@ pub(super) struct Scratch {
     ranges: Vec<Range>,
     /// The tape evaluated on them.
     evaluated: Vec<Range>,
+    /// The bits of an observation that is not a plain word.
+    observed: Vec<Bit>,
 }
 
 /// Completes the origins of the inputs of `run`'s template in iteration
