@@ -27,6 +27,49 @@ impl Made {
         let (first, width) = self.outputs[q as usize].expect("a token of an output made");
         Bit::Wire(first + j as Wire * width)
     }
+
+    /// For each output, how many outputs from it on stand for consecutive
+    /// wires in every iteration (first wires one apart, the same step).
+    fn consecutive(&self) -> Vec<usize> {
+        let mut runs = vec![0; self.outputs.len()];
+        for q in (0..self.outputs.len()).rev() {
+            let next = self.outputs.get(q + 1).copied().flatten();
+            runs[q] = match (self.outputs[q], next) {
+                (None, _) => 0,
+                (Some((f, s)), Some((g, t))) if g == f + 1 && t == s => runs[q + 1] + 1,
+                (Some(_), _) => 1,
+            };
+        }
+        runs
+    }
+
+    /// Replaces `run`'s tokens in `slot` by what they stand for: a word of
+    /// consecutive tokens of one iteration whose outputs went to
+    /// consecutive wires (`runs`, see [`Made::consecutive`]) at once, any
+    /// other value bit by bit.
+    fn remap(&self, run: &Run, runs: &[usize], slot: &mut Slot) {
+        if let Slot::Val(Word::Bits(bits, _)) = slot {
+            if let Some((j, q)) = run.token_word(bits) {
+                if runs[q as usize] >= bits.len() {
+                    let Bit::Wire(first) = self.bit(run.stands_for(j), q) else {
+                        unreachable!("outputs stand for wires");
+                    };
+                    let words = Rc::make_mut(bits);
+                    for (b, w) in words.iter_mut().zip(first..) {
+                        *b = Bit::Wire(w);
+                    }
+                    return;
+                }
+            }
+        }
+        slot.remap_bits(&mut |b| match b {
+            Bit::Wire(w) => match run.decode(w) {
+                Some((j, q)) => self.bit(run.stands_for(j), q),
+                None => b,
+            },
+            c => c,
+        });
+    }
 }
 
 /// Which of a run's outputs are needed after their iteration: from every
@@ -34,6 +77,36 @@ impl Made {
 struct Needed {
     every: Vec<bool>,
     last: Vec<bool>,
+}
+
+impl Needed {
+    /// Marks the outputs whose tokens `slot` holds as needed (a word of
+    /// consecutive tokens of one iteration at once).
+    fn mark(&mut self, run: &Run, slot: &Slot) {
+        let final_j = run.simulated - 1;
+        let mut set = |j: u64, q: u32, n: usize| {
+            let row = if j == final_j {
+                &mut self.last
+            } else {
+                &mut self.every
+            };
+            row[q as usize..q as usize + n].fill(true);
+        };
+        if let Slot::Val(Word::Bits(bits, _)) = slot {
+            if let Some((j, q)) = run.token_word(bits) {
+                set(j, q, bits.len());
+                return;
+            }
+        }
+        slot.for_each_bit(&mut |b| {
+            if let Some((j, q)) = match b {
+                Bit::Wire(w) => run.decode(w),
+                Bit::Const(_) => None,
+            } {
+                set(j, q, 1);
+            }
+        });
+    }
 }
 
 /// The inputs of a run's template that its block reads, by how they
@@ -143,45 +216,25 @@ impl<'p> Lower<'p> {
             every: vec![false; outputs],
             last: vec![false; outputs],
         };
-        let final_j = run.simulated - 1;
-        {
-            let mut mark = |b: Bit| {
-                if let Bit::Wire(w) = b {
-                    if let Some((j, q)) = run.decode(w) {
-                        if j == final_j {
-                            needed.last[q as usize] = true;
-                        } else {
-                            needed.every[q as usize] = true;
-                        }
-                    }
-                }
-            };
-            for (obj, leaf) in run.written() {
-                self.objs[obj].slots[leaf].for_each_bit(&mut mark);
-            }
-            for row in &run.extras {
-                row.iter().for_each(|e| e.for_each_bit(&mut mark));
-            }
-            // (A kept run's tables hold none of its tokens: see
-            // [`Lower::keeps`].)
+        for (obj, leaf) in run.written() {
+            needed.mark(&run, &self.objs[obj].slots[leaf]);
         }
+        for e in run.extras.iter().flatten() {
+            needed.mark(&run, e);
+        }
+        // (A kept run's tables hold none of its tokens: see
+        // [`Lower::keeps`].)
         let (made, parallel) = self.make_block(&mut run, &needed)?;
         let mut extras = std::mem::take(&mut run.extras);
         report.blocks.push((run.count, parallel));
         // Tokens left in the state and extras by simulated iterations.
-        let resolve = |b: Bit| match b {
-            Bit::Wire(w) => match run.decode(w) {
-                Some((j, q)) => made.bit(run.stands_for(j), q),
-                None => b,
-            },
-            c => c,
-        };
+        let runs = made.consecutive();
         let touched: Vec<(usize, usize)> = run.written().collect();
         for &(obj, leaf) in &touched {
-            self.objs[obj].slots[leaf].remap_bits(&mut |b| resolve(b));
+            made.remap(&run, &runs, &mut self.objs[obj].slots[leaf]);
         }
         for e in extras.iter_mut().flatten() {
-            e.remap_bits(&mut |b| resolve(b));
+            made.remap(&run, &runs, e);
         }
         Ok((extras, run.probe))
     }
@@ -523,4 +576,29 @@ fn used_wires(
         }
     }
     used
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Made;
+
+    /// Outputs laid out one wire apart with the same step count as one
+    /// run from each of them; a step that differs, a gap or an output not
+    /// made ends it.
+    #[test]
+    fn consecutive_outputs_are_counted_from_each() {
+        let made = Made {
+            outputs: vec![
+                Some((10, 5)),
+                Some((11, 5)),
+                Some((12, 5)),
+                None,
+                Some((20, 0)),
+                Some((21, 0)),
+                Some((22, 5)),
+                Some((24, 5)),
+            ],
+        };
+        assert_eq!(made.consecutive(), vec![3, 2, 1, 0, 2, 1, 1, 1]);
+    }
 }

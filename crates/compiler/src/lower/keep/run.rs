@@ -474,6 +474,19 @@ impl Run {
         matches!(b, Bit::Wire(w) if self.decode(w).is_some())
     }
 
+    /// The iteration and first output that `bits` name if they are
+    /// consecutive tokens of one iteration (as the words an iteration
+    /// wrote mostly are).
+    pub(super) fn token_word(&self, bits: &[Bit]) -> Option<(u64, u32)> {
+        let Some(&Bit::Wire(first)) = bits.first() else {
+            return None;
+        };
+        let (j, q) = self.decode(first)?;
+        let fits = q as u64 + bits.len() as u64 <= self.width();
+        let consecutive = bits.iter().zip(first..).all(|(&b, w)| b == Bit::Wire(w));
+        (fits && consecutive).then_some((j, q))
+    }
+
     /// Outputs per iteration (at least one, so every iteration has a
     /// token of its own).
     fn width(&self) -> u64 {
