@@ -568,6 +568,26 @@ impl Run {
         }
     }
 
+    /// [`Run::decode_role`] of every bit of a coded value that is a word of
+    /// consecutive outputs of the template, at once: consecutive tokens
+    /// from the iteration's token of its first output. `None` for other
+    /// values.
+    pub(super) fn decode_output_word(coded: &Slot, first_token: Wire) -> Option<Slot> {
+        let Slot::Val(Word::Bits(bits, r)) = coded else {
+            return None;
+        };
+        let Some(&Bit::Wire(c)) = bits.first() else {
+            return None;
+        };
+        let consecutive = bits.iter().zip(c..).all(|(&b, w)| b == Bit::Wire(w));
+        if c & OUTPUT_ROLE == 0 || !consecutive {
+            return None;
+        }
+        let first = first_token + (c & !OUTPUT_ROLE);
+        let tokens = (first..).take(bits.len()).map(Bit::Wire).collect();
+        Some(Slot::Val(Word::Bits(Rc::new(tokens), *r)))
+    }
+
     /// Whether every later iteration repeats the last one (nothing moves,
     /// every input is fixed or carried, nothing is collected, and the last
     /// two left values of the same ranges).

@@ -243,8 +243,9 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
     for (w, (write, coded)) in p.writes.iter().zip(coded_writes).enumerate() {
         let leaf = run.write_leaf(w, j) as usize;
         let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
-        let value = own(&coded.map_bits(&mut resolve), keep);
-        writes.push(((write.at.obj, leaf), value));
+        let value = Run::decode_output_word(coded, first_token)
+            .unwrap_or_else(|| coded.map_bits(&mut resolve));
+        writes.push(((write.at.obj, leaf), own(&value, keep)));
     }
     let extras: Vec<Slot> = coded_extras
         .iter()
