@@ -540,7 +540,11 @@ impl Run {
         };
         for (track, o) in self.tracks.iter_mut().zip(origin) {
             let o = o.expect("every input's origin is known");
-            track.push(j, o, &own, own_q);
+            match track {
+                // (Most tracks of a long run, in a plain loop.)
+                Track::Table(v) => v.push(o),
+                t => t.push(j, o, &own, own_q),
+            }
         }
         self.simulated += 1;
         self.count += 1;
