@@ -238,6 +238,16 @@ pub(super) struct Run {
     pub(super) scratch: Scratch,
 }
 
+/// The first of `bits` if they are consecutive wires (`w`, `w + 1`, …).
+fn first_of_consecutive(bits: &[Bit]) -> Option<Wire> {
+    let Some(&Bit::Wire(first)) = bits.first() else {
+        return None;
+    };
+    (bits.iter().zip(first..))
+        .all(|(&b, w)| b == Bit::Wire(w))
+        .then_some(first)
+}
+
 /// In [`Run::obs_inputs`], a bit that is no input of the template.
 pub(super) const NOT_AN_INPUT: u32 = u32::MAX;
 
@@ -478,13 +488,8 @@ impl Run {
     /// consecutive tokens of one iteration (as the words an iteration
     /// wrote mostly are).
     pub(super) fn token_word(&self, bits: &[Bit]) -> Option<(u64, u32)> {
-        let Some(&Bit::Wire(first)) = bits.first() else {
-            return None;
-        };
-        let (j, q) = self.decode(first)?;
-        let fits = q as u64 + bits.len() as u64 <= self.width();
-        let consecutive = bits.iter().zip(first..).all(|(&b, w)| b == Bit::Wire(w));
-        (fits && consecutive).then_some((j, q))
+        let (j, q) = self.decode(first_of_consecutive(bits)?)?;
+        (q as u64 + bits.len() as u64 <= self.width()).then_some((j, q))
     }
 
     /// Outputs per iteration (at least one, so every iteration has a
@@ -580,13 +585,7 @@ impl Run {
         let Slot::Val(Word::Bits(bits, r)) = coded else {
             return None;
         };
-        let Some(&Bit::Wire(c)) = bits.first() else {
-            return None;
-        };
-        let consecutive = bits.iter().zip(c..).all(|(&b, w)| b == Bit::Wire(w));
-        if c & OUTPUT_ROLE == 0 || !consecutive {
-            return None;
-        }
+        let c = first_of_consecutive(bits).filter(|c| c & OUTPUT_ROLE != 0)?;
         let first = first_token + (c & !OUTPUT_ROLE);
         let tokens = (first..).take(bits.len()).map(Bit::Wire).collect();
         Some(Slot::Val(Word::Bits(Rc::new(tokens), *r)))
