@@ -77,6 +77,20 @@ impl BinOp {
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
         )
     }
+
+    /// `a op c` for a comparing operator on two integers; `None` for the
+    /// others.
+    pub fn compare(self, a: i128, c: i128) -> Option<bool> {
+        Some(match self {
+            BinOp::Lt => a < c,
+            BinOp::Le => a <= c,
+            BinOp::Gt => a > c,
+            BinOp::Ge => a >= c,
+            BinOp::Eq => a == c,
+            BinOp::Ne => a != c,
+            _ => return None,
+        })
+    }
 }
 
 /// An expression with its position.

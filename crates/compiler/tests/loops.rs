@@ -227,6 +227,14 @@ int mpc_main(Seq INPUT_A, Seq INPUT_B)
     agree_with_gcc(src, &[&kept, &flat], 8, 7, "gap");
 }
 
+/// Asserts that the first loop of `p` was unrolled for a reason that says
+/// `why`.
+fn assert_unrolled_because(p: &CompiledProgram, why: &str) {
+    let l = &p.loops[0];
+    let said = l.why.as_deref().is_some_and(|w| w.contains(why));
+    assert!(!l.kept() && said, "{l:?}");
+}
+
 /// A loop that uses its variable as a value (other than storing it) is
 /// probed iteration by iteration; when every iteration lowers to other
 /// gates it is unrolled, and says so.
@@ -234,14 +242,7 @@ int mpc_main(Seq INPUT_A, Seq INPUT_B)
 fn loops_whose_iterations_all_differ_are_unrolled() {
     let src = "#include <stdint.h>\nint32_t mpc_main(int32_t INPUT_A, int32_t INPUT_B) {\n    int32_t t = 0;\n    for (int i = 0; i < 8; i++)\n        t += i * INPUT_A + INPUT_B;\n    return t;\n}\n";
     let p = compiled(src, "value.c", &CompileOptions::default());
-    let l = &p.loops[0];
-    assert!(
-        !l.kept()
-            && l.why
-                .as_deref()
-                .is_some_and(|w| w.contains("lower alike are shorter")),
-        "{l:?}"
-    );
+    assert_unrolled_because(&p, "lower alike are shorter");
     agree_with_gcc(src, &[&p], 3, 4, "value");
 }
 
@@ -297,14 +298,7 @@ fn iterations_whose_subscripts_meet_are_not_replayed_from_others() {
 fn a_loop_that_makes_no_gates_says_why_it_is_unrolled() {
     let src = "#include <stdint.h>\ntypedef struct { uint32_t v[16]; } A;\nA mpc_main(A INPUT_A, A INPUT_B) {\n    A a = INPUT_A;\n    for (int i = 0; i < 8; i++)\n        a.v[i] = a.v[i] * a.v[i + 8] + INPUT_B.v[i];\n    return a;\n}\n";
     let p = compiled(src, "lazy.c", &CompileOptions::default());
-    let l = &p.loops[0];
-    assert!(
-        !l.kept()
-            && l.why
-                .as_deref()
-                .is_some_and(|w| w.contains("make no gates")),
-        "{l:?}"
-    );
+    assert_unrolled_because(&p, "make no gates");
     agree_with_gcc(src, &[&p], 3, 5, "lazy");
 }
 

@@ -261,11 +261,6 @@ fn binary(op: BinOp, t: Scalar, a: i128, c: i128) -> Option<i128> {
         BinOp::And => wrap(t, a & c),
         BinOp::Or => wrap(t, a | c),
         BinOp::Xor => wrap(t, a ^ c),
-        BinOp::Lt => (a < c) as i128,
-        BinOp::Le => (a <= c) as i128,
-        BinOp::Gt => (a > c) as i128,
-        BinOp::Ge => (a >= c) as i128,
-        BinOp::Eq => (a == c) as i128,
-        BinOp::Ne => (a != c) as i128,
+        op => op.compare(a, c)? as i128,
     })
 }

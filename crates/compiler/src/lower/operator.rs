@@ -222,8 +222,9 @@ impl Lower<'_> {
             return Ok(Self::bool_val(Bit::Const(r)));
         }
         if let (Some(a), Some(c)) = (x.as_const(), y.as_const()) {
-            let (ia, ic) = (t.to_i128(a), t.to_i128(c));
-            let cmp = |r: bool| Self::bool_val(Bit::Const(r));
+            if let Some(r) = op.compare(t.to_i128(a), t.to_i128(c)) {
+                return Ok(Self::bool_val(Bit::Const(r)));
+            }
             return Ok(match op {
                 BinOp::Add => Val::Int(t, Word::konst(a.wrapping_add(c), n)),
                 BinOp::Sub => Val::Int(t, Word::konst(a.wrapping_sub(c), n)),
@@ -234,14 +235,9 @@ impl Lower<'_> {
                 BinOp::And => Val::Int(t, Word::konst(a & c, n)),
                 BinOp::Or => Val::Int(t, Word::konst(a | c, n)),
                 BinOp::Xor => Val::Int(t, Word::konst(a ^ c, n)),
-                BinOp::Lt => cmp(ia < ic),
-                BinOp::Le => cmp(ia <= ic),
-                BinOp::Gt => cmp(ia > ic),
-                BinOp::Ge => cmp(ia >= ic),
-                BinOp::Eq => cmp(ia == ic),
-                BinOp::Ne => cmp(ia != ic),
-                // Shifts were handled by `shift` above.
-                BinOp::Shl | BinOp::Shr => Val::Int(t, x),
+                // Shifts were handled by `shift` above, comparisons just
+                // now.
+                _ => Val::Int(t, x),
             });
         }
         match op {

@@ -383,12 +383,7 @@ pub fn const_eval(e: &Expr) -> Option<i128> {
                 BinOp::And => x & y,
                 BinOp::Or => x | y,
                 BinOp::Xor => x ^ y,
-                BinOp::Lt => (x < y) as i128,
-                BinOp::Le => (x <= y) as i128,
-                BinOp::Gt => (x > y) as i128,
-                BinOp::Ge => (x >= y) as i128,
-                BinOp::Eq => (x == y) as i128,
-                BinOp::Ne => (x != y) as i128,
+                op => op.compare(x, y)? as i128,
             }
         }
         ExprKind::LogAnd(a, b) => (const_eval(a)? != 0 && const_eval(b)? != 0) as i128,
