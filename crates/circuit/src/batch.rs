@@ -174,13 +174,14 @@ impl std::ops::Deref for Batch<'_> {
 /// lanes, not those of a large unrolled loop body.
 pub(crate) const LANE_COPIES_MAX: usize = 1 << 18;
 
-/// The lanes of the AND segments of a frame for a lockstep group (see
+/// The lanes of the segments of a frame for a lockstep group (see
 /// [`Batches::lane_copies`]).
 #[derive(Debug)]
 pub(crate) struct LaneCopies {
     /// Lanes made.
     lanes: usize,
-    /// Where each segment's copies start in `gates`.
+    /// Where each segment's copies start in `gates` (a segment without
+    /// copies has none: its end is its start).
     starts: Vec<usize>,
     gates: Vec<Gate>,
 }
@@ -191,11 +192,12 @@ impl LaneCopies {
         self.lanes
     }
 
-    /// The first `lanes` copies of AND segment `seg`, as one batch.
+    /// The first `lanes` copies of segment `seg`, as one batch (one AND
+    /// run, or free gates only), if they were made.
     ///
     /// # Panics
     /// If more lanes are asked for than were made.
-    pub(crate) fn batch(&self, seg: usize, lanes: usize) -> Batch<'_> {
+    pub(crate) fn batch(&self, seg: usize, lanes: usize) -> Option<Batch<'_>> {
         assert!(lanes <= self.lanes, "lanes made for a narrower group");
         let start = self.starts[seg];
         let end = self
@@ -204,11 +206,16 @@ impl LaneCopies {
             .copied()
             .unwrap_or(self.gates.len());
         let len = (end - start) / self.lanes;
-        Batch {
-            gates: &self.gates[start..start + len * lanes],
-            runs: Runs::Whole,
+        let gates = &self.gates[start..start + len * lanes];
+        let runs = match gates.first()? {
+            Gate::And { .. } => Runs::Whole,
+            _ => Runs::Listed { runs: &[], base: 0 },
+        };
+        Some(Batch {
+            gates,
+            runs,
             plans: None,
-        }
+        })
     }
 }
 
@@ -347,13 +354,15 @@ impl<'g> Batches<'g> {
     }
 
     /// The lanes of a lockstep group of `lanes` frames of `num_wires`
-    /// labels for every AND segment of `segments` (ranges inside one AND
-    /// run each, or free gates, which get none): copy `r` of a segment over
-    /// wires shifted by `r × num_wires`. The copies touch disjoint wires, so
-    /// together they are one batch and one AND run; made once when the
-    /// frame is planned, they serve every group that runs it. None if they
-    /// would take more than [`LANE_COPIES_MAX`] gates (see
-    /// [`Batches::lanes`] then).
+    /// labels for every segment of `segments` (ranges inside one AND run
+    /// each, or of free gates): copy `r` of a segment over wires shifted by
+    /// `r × num_wires`. The copies touch disjoint wires, so together they
+    /// are one batch (and one AND run, for an AND segment) that an engine
+    /// runs in one call; made once when the frame is planned, they serve
+    /// every group that runs it. None if the AND segments' copies would take
+    /// more than [`LANE_COPIES_MAX`] gates (see [`Batches::lanes`] then);
+    /// free segments get copies only if all of them fit too (else each
+    /// lane runs them on its own).
     ///
     /// # Panics
     /// If an AND segment is not inside one AND run.
@@ -362,22 +371,30 @@ impl<'g> Batches<'g> {
         segments: &[Range<usize>],
         lanes: usize,
     ) -> Option<LaneCopies> {
-        let and_gates: usize = segments
-            .iter()
-            .filter(|s| self.gates[s.start].is_and())
-            .map(|s| s.len())
-            .sum();
+        let (and_gates, free_gates) = segments.iter().fold((0, 0), |(and, free), s| {
+            if self.gates[s.start].is_and() {
+                (and + s.len(), free)
+            } else {
+                (and, free + s.len())
+            }
+        });
         if and_gates.saturating_mul(lanes) > LANE_COPIES_MAX {
             return None;
         }
+        let copy_free = (and_gates + free_gates).saturating_mul(lanes) <= LANE_COPIES_MAX;
+        let kept = if copy_free {
+            and_gates + free_gates
+        } else {
+            and_gates
+        };
         let mut copies = LaneCopies {
             lanes,
             starts: Vec::with_capacity(segments.len()),
-            gates: Vec::with_capacity(and_gates * lanes),
+            gates: Vec::with_capacity(kept * lanes),
         };
         for seg in segments {
             copies.starts.push(copies.gates.len());
-            if self.gates[seg.start].is_and() {
+            if copy_free || self.gates[seg.start].is_and() {
                 self.push_lanes(seg.clone(), lanes, &mut copies.gates);
             }
         }
@@ -406,24 +423,21 @@ impl<'g> Batches<'g> {
         }
     }
 
-    /// Appends `lanes` copies of the AND gates `range` to `out`, copy `r`
-    /// over wires shifted by `r × num_wires`.
+    /// Appends `lanes` copies of the gates `range` (inside one AND run, or
+    /// free gates only) to `out`, copy `r` over wires shifted by
+    /// `r × num_wires`.
     fn push_lanes(&self, range: Range<usize>, lanes: usize, out: &mut Vec<Gate>) {
         // Inside an AND run (the walker checks its segments once, see
-        // `Batches::check_and_segments`); every wire is below `num_wires`,
-        // as `of` indexed its stamps with each.
-        debug_assert!(self.inside_and_run(range.clone()));
+        // `Batches::check_and_segments`) or free; every wire is below
+        // `num_wires`, as `of` indexed its stamps with each.
+        debug_assert!(
+            self.inside_and_run(range.clone())
+                || !self.gates[range.clone()].iter().any(Gate::is_and)
+        );
         let run = &self.gates[range];
         for r in 0..lanes as Wire {
             let off = r * self.num_wires;
-            out.extend(run.iter().map(|g| match *g {
-                Gate::And { a, b, out } => Gate::And {
-                    a: a + off,
-                    b: b + off,
-                    out: out + off,
-                },
-                _ => unreachable!("an AND run"),
-            }));
+            out.extend(run.iter().map(|g| g.rewire(|w| w + off, g.out() + off)));
         }
     }
 
@@ -475,5 +489,66 @@ impl<'g> Batches<'g> {
             start = cut;
         }
         f(batch(start..range.end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame of `free` XOR gates, then one AND level of two gates, over
+    /// `5 + free` wires: its two segments.
+    fn frame(free: u32) -> (Vec<Gate>, Wire, Vec<Range<usize>>) {
+        let mut gates: Vec<Gate> = (0..free)
+            .map(|i| Gate::Xor {
+                a: 0,
+                b: 1,
+                out: 5 + i,
+            })
+            .collect();
+        gates.push(Gate::And { a: 0, b: 1, out: 2 });
+        gates.push(Gate::And { a: 0, b: 1, out: 3 });
+        let n = free as usize;
+        (gates, 5 + free, vec![0..n, n..n + 2])
+    }
+
+    #[test]
+    fn lane_copies_shift_each_lane_and_keep_free_segments_free() {
+        let (gates, nw, segments) = frame(3);
+        let batches = Batches::of(&gates, nw, &[]);
+        let copies = batches.lane_copies(&segments, 4).unwrap();
+        let free = copies.batch(0, 3).unwrap();
+        assert_eq!(free.len(), 9);
+        assert_eq!(free.and_count(), 0);
+        assert_eq!(
+            free[7],
+            Gate::Xor {
+                a: 2 * nw,
+                b: 1 + 2 * nw,
+                out: 6 + 2 * nw
+            }
+        );
+        let ands = copies.batch(1, 4).unwrap();
+        assert_eq!(ands.and_count(), 8);
+        assert!(ands.and_runs().eq(std::iter::once(0..8)));
+        assert_eq!(
+            ands[5],
+            Gate::And {
+                a: 2 * nw,
+                b: 1 + 2 * nw,
+                out: 3 + 2 * nw
+            }
+        );
+    }
+
+    #[test]
+    fn free_segments_too_large_to_copy_run_lane_by_lane() {
+        let lanes = 16;
+        let free = (LANE_COPIES_MAX / lanes) as u32;
+        let (gates, nw, segments) = frame(free);
+        let batches = Batches::of(&gates, nw, &[]);
+        let copies = batches.lane_copies(&segments, lanes).unwrap();
+        assert!(copies.batch(0, lanes).is_none());
+        assert_eq!(copies.batch(1, lanes).unwrap().and_count(), 2 * lanes);
     }
 }

@@ -93,7 +93,7 @@ pub struct Plan<'p> {
     segments: Vec<Range<usize>>,
     /// The plans of the frame's blocks, in order.
     pub blocks: Vec<BlockPlan<'p>>,
-    /// The lanes of the AND segments for the width this frame runs at in
+    /// The lanes of the segments for the width this frame runs at in
     /// lockstep (a parallel block's body, and the loops inside it), made
     /// once for every walker and group, if they are small enough to keep.
     lanes: Option<LaneCopies>,
@@ -416,12 +416,15 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
             if seg.start >= range.end {
                 break;
             }
-            if plan.frame.circuit.gates[seg.start].is_and() {
-                // The lanes' copies of an AND run form one batch.
-                let batch = match &plan.lanes {
-                    Some(copies) if lanes <= copies.lanes() => copies.batch(i, lanes),
-                    _ => plan.batches.lanes(seg.clone(), lanes, &mut self.combined),
-                };
+            // The lanes' copies of a segment form one batch.
+            let copies = match &plan.lanes {
+                Some(copies) if lanes <= copies.lanes() => copies.batch(i, lanes),
+                _ => None,
+            };
+            if let Some(batch) = copies {
+                engine.run_gates(batch, labels)?;
+            } else if plan.frame.circuit.gates[seg.start].is_and() {
+                let batch = plan.batches.lanes(seg.clone(), lanes, &mut self.combined);
                 engine.run_gates(batch, labels)?;
             } else {
                 let part = plan.batches.free_gates(seg.clone());
