@@ -12,6 +12,7 @@ mod common;
 mod shape;
 mod sum;
 
+pub(crate) use shape::is_distinct_word;
 use sum::{reduce, secret_bits, RowKind, MAX_ROWS};
 pub use sum::{Lazy, Row};
 

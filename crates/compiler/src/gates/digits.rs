@@ -103,14 +103,13 @@ pub(super) fn range_of_digits(ds: impl IntoIterator<Item = Digit>) -> Range {
 pub fn value_range(x: &[Bit]) -> Range {
     let k = signed_width(x);
     // The bits below the sign as masks: those fixed at one, those free.
-    let (mut ones, mut free) = (0u128, 0u128);
-    for (i, &b) in x[..k - 1].iter().enumerate() {
-        match b {
-            Bit::Const(false) => {}
-            Bit::Const(true) => ones |= 1 << i,
-            Bit::Wire(_) => free |= 1 << i,
-        }
-    }
+    let (ones, free) = if k <= 65 {
+        // (The common case, in 64-bit masks: one pass without branches.)
+        let (ones, free) = below_sign_masks::<u64>(&x[..k - 1]);
+        (u128::from(ones), u128::from(free))
+    } else {
+        below_sign_masks::<u128>(&x[..k - 1])
+    };
     let (mut lo, mut hi) = (ones as i128, (ones | free) as i128);
     let wgt = 1i128 << (k - 1);
     match x.last() {
@@ -122,4 +121,21 @@ pub fn value_range(x: &[Bit]) -> Range {
         Some(Bit::Wire(_)) => hi += wgt,
     }
     Range::new(lo, hi)
+}
+
+/// The masks of `bits` (at most the mask type's width) fixed at one and
+/// free (wires).
+fn below_sign_masks<M>(bits: &[Bit]) -> (M, M)
+where
+    M: From<bool> + std::ops::Shl<usize, Output = M> + std::ops::BitOr<Output = M> + Default + Copy,
+{
+    bits.iter()
+        .enumerate()
+        .fold((M::default(), M::default()), |(ones, free), (i, &b)| {
+            let (one, wire) = match b {
+                Bit::Const(v) => (v, false),
+                Bit::Wire(_) => (false, true),
+            };
+            (ones | (M::from(one) << i), free | (M::from(wire) << i))
+        })
 }

@@ -207,6 +207,15 @@ fn value_range_is_the_range_of_the_words_digits() {
             assert_eq!(value_range(&x), want, "{x:?}");
         }
     }
+    // Words of 60 to 100 bits (masks of 64 and 128 bits), each a pattern
+    // of the choices.
+    for w in 60..=100usize {
+        for seed in 0..64usize {
+            let x: Vec<Bit> = (0..w).map(|i| choices[(i * 7 + seed) / 5 % 4]).collect();
+            let want = digits::range_of_digits(digits::digits_of(&x, x.len()));
+            assert_eq!(value_range(&x), want, "{x:?}");
+        }
+    }
 }
 
 /// A word of distinct wires may hold any of its width's unsigned values

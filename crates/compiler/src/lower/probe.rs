@@ -110,6 +110,9 @@ pub(super) struct Observation {
     pub fresh: Slot,
     /// Its shape (see [`Slot::shape`]), when it was read.
     pub shape: Vec<i128>,
+    /// Whether that is a word of distinct wires (see
+    /// [`crate::value::is_distinct_word`]).
+    pub distinct_word: bool,
     /// Its bits, when it was read (a sum reduced later shows its bits).
     pub bits: Vec<Bit>,
     /// Its first range's input on the tape (the others follow in the
@@ -437,10 +440,12 @@ impl<'p> Lower<'p> {
             st.observed.insert(key, st.observations.len());
             let mut bits = Vec::new();
             fresh.for_each_bit(&mut |b| bits.push(b));
+            let shape = fresh.shape();
             st.observations.push(Observation {
                 at: Address::of(key),
                 seq: st.seq,
-                shape: fresh.shape(),
+                distinct_word: crate::value::is_distinct_word(&shape),
+                shape,
                 bits,
                 fresh,
                 first_range,

@@ -31,11 +31,32 @@ impl Extend<i128> for Compare<'_> {
 /// pass, if its wires increase (as a word's bits mostly do; the k-th wire
 /// is then named k); `None` if they do not, and the general comparison
 /// must tell.
-fn plain_shape_is(bits: &[Bit], r: Range, how: Widening, want: &[i128]) -> Option<bool> {
+fn plain_shape_is(
+    bits: &[Bit],
+    r: Range,
+    how: Widening,
+    want: &[i128],
+    distinct: bool,
+) -> Option<bool> {
     // A word's encoding: its kind, range and width, then its bits.
     let n = bits.len();
     if want.len() != n + 4 || want[0] != 1 || want[3] != n as i128 {
         return Some(false);
+    }
+    if distinct {
+        // The codes are 0, 1, ...: the bits must be new wires, one after
+        // the other (increasing, or the general comparison tells).
+        let mut least = 0u64;
+        for &b in bits {
+            let Bit::Wire(w) = b else {
+                return Some(false);
+            };
+            if u64::from(w) < least {
+                return None;
+            }
+            least = u64::from(w) + 1;
+        }
+        return Some(relaxed_word_range(bits, r, how, n) == (want[1], want[2]));
     }
     let (mut wires, mut last) = (0i128, None);
     for (&b, &code) in bits.iter().zip(&want[4..]) {
@@ -52,14 +73,35 @@ fn plain_shape_is(bits: &[Bit], r: Range, how: Widening, want: &[i128]) -> Optio
             return Some(false);
         }
     }
-    // Distinct wires, no constant: all `n`-bit values, without reading the
-    // bits again.
-    let relaxed = if wires == n as i128 && n < 127 {
+    let distinct = wires == n as i128;
+    let relaxed = if distinct {
+        relaxed_word_range(bits, r, how, n)
+    } else {
+        let relaxed = gates::bucket(r, bits, how);
+        (relaxed.lo, relaxed.hi)
+    };
+    Some(relaxed == (want[1], want[2]))
+}
+
+/// The relaxed range of a word of `n` distinct wires `bits` in range `r`:
+/// bucketed among all `n`-bit values, without reading the bits again.
+fn relaxed_word_range(bits: &[Bit], r: Range, how: Widening, n: usize) -> (i128, i128) {
+    let relaxed = if n < 127 {
         gates::bucket_in(r, Range::new(0, (1 << n) - 1), how)
     } else {
         gates::bucket(r, bits, how)
     };
-    Some(relaxed.lo == want[1] && relaxed.hi == want[2])
+    (relaxed.lo, relaxed.hi)
+}
+
+/// Whether `want` is the shape of a word of distinct wires (each bit a new
+/// one, named 0, 1, ... in order): what most observations are, and what
+/// [`Slot::relaxed_shape_is`] then checks without reading the bits' codes.
+pub(crate) fn is_distinct_word(want: &[i128]) -> bool {
+    want.len() >= 4
+        && want[0] == 1
+        && want[3] == want.len() as i128 - 4
+        && want[4..].iter().zip(0..).all(|(&c, k)| c == k)
 }
 
 /// How the bits of a value appear when its structure is encoded (see
@@ -155,10 +197,16 @@ impl Slot {
     }
 
     /// Whether the slot, relaxed (see [`Slot::relaxed`]), has shape
-    /// `want`; `seen` is scratch space reused between calls.
-    pub fn relaxed_shape_is(&self, how: Widening, want: &[i128], seen: &mut Vec<Wire>) -> bool {
+    /// `want`, given whether that is a word of distinct wires (see
+    /// [`is_distinct_word`]); `seen` is scratch space reused between calls.
+    pub fn relaxed_shape_is(
+        &self,
+        how: Widening,
+        (want, distinct): (&[i128], bool),
+        seen: &mut Vec<Wire>,
+    ) -> bool {
         if let Slot::Val(Word::Bits(bits, r)) = self {
-            if let Some(same) = plain_shape_is(bits, *r, how, want) {
+            if let Some(same) = plain_shape_is(bits, *r, how, want, distinct) {
                 return same;
             }
         }
@@ -209,5 +257,56 @@ impl Slot {
             }
         });
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use std::rc::Rc;
+
+    /// A random word: constants, increasing wires and repeated ones.
+    fn word(rng: &mut impl Rng, n: usize) -> Slot {
+        let mut next: Wire = 10;
+        let bits: Bits = (0..n)
+            .map(|_| match rng.gen_range(0..10) {
+                0 => Bit::Const(rng.gen()),
+                1 => Bit::Wire(10),
+                2 => Bit::Wire(next.saturating_sub(2)),
+                _ => {
+                    next += rng.gen_range(1..4);
+                    Bit::Wire(next)
+                }
+            })
+            .collect();
+        let range = gates::value_range(&bits);
+        Slot::Val(Word::Bits(Rc::new(bits), range))
+    }
+
+    /// Telling a shape of distinct wires as such changes no answer: words
+    /// of every kind against the shapes of others, in every widening.
+    #[test]
+    fn the_distinct_word_check_agrees_with_the_general_one() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut seen = Vec::new();
+        let (mut distinct, mut same) = (0, 0);
+        for _ in 0..4000 {
+            let n = rng.gen_range(1..40);
+            let (a, b) = (word(&mut rng, n), word(&mut rng, n));
+            let want = b.relaxed(Widening::Fine).shape();
+            let flag = is_distinct_word(&want);
+            distinct += usize::from(flag);
+            for how in [Widening::Fine, Widening::Wide, Widening::Bits] {
+                let told = a.relaxed_shape_is(how, (&want, flag), &mut seen);
+                let general = a.relaxed_shape_is(how, (&want, false), &mut seen);
+                assert_eq!(told, general, "{a:?} against {want:?}, {how:?}");
+                same += usize::from(told);
+            }
+        }
+        assert!(
+            distinct > 100 && same > 100,
+            "{distinct} distinct, {same} same"
+        );
     }
 }

@@ -130,7 +130,7 @@ impl Lower<'_> {
                 let own = w.range(&mut self.b);
                 (value, marked) = (form, Some((bits, own)));
             }
-            if !value.relaxed_shape_is(p.widening, &obs.shape, seen) {
+            if !value.relaxed_shape_is(p.widening, (&obs.shape, obs.distinct_word), seen) {
                 return false;
             }
             let mut k = obs.first_range;
