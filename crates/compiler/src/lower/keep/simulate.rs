@@ -227,11 +227,15 @@ fn input_origins(run: &Run, j: u64, scratch: &mut Scratch) {
 fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]) -> Applied {
     let p = &run.probe;
     let mut left = Vec::new();
-    // (Values of padded objects keep the padded width.)
-    let mut own = |v: &Slot, keep: usize| {
-        let v = v
-            .with_ranges(&mut |r| p.tape.resolve(r, evaluated))
-            .narrowed(keep);
+    // (Values of padded objects keep the padded width; a word of tokens
+    // is narrowed knowing its bits are distinct wires.)
+    let mut own = |v: &Slot, keep: usize, tokens: bool| {
+        let resolve = |r| p.tape.resolve(r, evaluated);
+        let v = match v {
+            Slot::Val(Word::Bits(bits, r)) if tokens => narrowed_distinct(bits, resolve(*r)),
+            _ => None,
+        }
+        .unwrap_or_else(|| v.with_ranges(&mut |r| resolve(r)).narrowed(keep));
         v.for_each_range(&mut |r| left.push(r));
         v
     };
@@ -243,13 +247,27 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
     for (w, (write, coded)) in p.writes.iter().zip(coded_writes).enumerate() {
         let leaf = run.write_leaf(w, j) as usize;
         let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
-        let value = Run::decode_output_word(coded, first_token)
-            .unwrap_or_else(|| coded.map_bits(&mut resolve));
-        writes.push(((write.at.obj, leaf), own(&value, keep)));
+        let value = match Run::decode_output_word(coded, first_token) {
+            Some(tokens) => own(&tokens, keep, true),
+            None => own(&coded.map_bits(&mut resolve), keep, false),
+        };
+        writes.push(((write.at.obj, leaf), value));
     }
     let extras: Vec<Slot> = coded_extras
         .iter()
-        .map(|e| own(&e.map_bits(&mut resolve), 0))
+        .map(|e| own(&e.map_bits(&mut resolve), 0, false))
         .collect();
     (writes, extras, left)
+}
+
+/// A word of distinct wires `bits` in range `r`, narrowed as
+/// [`Word::narrowed`] does, without reading its bits: its values are all
+/// of its width's (see `gates::value_range`). `None` where its range
+/// narrows its bits (then [`Word::narrowed`] must).
+fn narrowed_distinct(bits: &Rc<Vec<Bit>>, r: Range) -> Option<Slot> {
+    let n = bits.len();
+    (0 < n && n < 127 && !gates::narrows(n, r)).then(|| {
+        let all = Range::new(0, (1 << n) - 1);
+        Slot::Val(Word::Bits(bits.clone(), r.meet(all)))
+    })
 }
