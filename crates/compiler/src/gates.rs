@@ -22,7 +22,7 @@ use twofold_circuit::Bit;
 pub use crate::range::Range;
 pub use bitwise::{and, mux, not, or, xor};
 pub use compare::{equal, less, nonzero};
-pub use digits::value_range;
+pub use digits::{distinct_wires_range, value_range};
 pub use divide::{sdivrem, udivrem};
 pub use ranges::{bucket, bucket_in, fits, narrow, narrows, Widening};
 pub use shift::{shl_var, shr_var};

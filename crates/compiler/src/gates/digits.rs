@@ -123,6 +123,13 @@ pub fn value_range(x: &[Bit]) -> Range {
     Range::new(lo, hi)
 }
 
+/// What [`value_range`] gives for a word of `n` distinct wires, without
+/// reading them: all `n`-bit unsigned values (`None` from 127 bits, where
+/// they pass the range's type).
+pub fn distinct_wires_range(n: usize) -> Option<Range> {
+    (n < 127).then(|| Range::new(0, (1 << n) - 1))
+}
+
 /// The masks of `bits` (at most the mask type's width) fixed at one and
 /// free (wires).
 fn below_sign_masks<M>(bits: &[Bit]) -> (M, M)

@@ -227,6 +227,7 @@ fn a_word_of_distinct_wires_allows_all_its_values() {
         let bits: Bits = (0..n).map(|i| Bit::Wire(100 + 3 * i)).collect();
         let all = Range::new(0, (1i128 << n) - 1);
         assert_eq!(value_range(&bits), all, "{n} bits");
+        assert_eq!(distinct_wires_range(n as usize), Some(all), "{n} bits");
         let r = Range::new(5, (1i128 << n) / 2);
         for how in [
             Widening::Exact,

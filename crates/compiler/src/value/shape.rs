@@ -86,10 +86,9 @@ fn plain_shape_is(
 /// The relaxed range of a word of `n` distinct wires `bits` in range `r`:
 /// bucketed among all `n`-bit values, without reading the bits again.
 fn relaxed_word_range(bits: &[Bit], r: Range, how: Widening, n: usize) -> (i128, i128) {
-    let relaxed = if n < 127 {
-        gates::bucket_in(r, Range::new(0, (1 << n) - 1), how)
-    } else {
-        gates::bucket(r, bits, how)
+    let relaxed = match gates::distinct_wires_range(n) {
+        Some(all) => gates::bucket_in(r, all, how),
+        None => gates::bucket(r, bits, how),
     };
     (relaxed.lo, relaxed.hi)
 }

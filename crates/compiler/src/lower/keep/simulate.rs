@@ -266,8 +266,6 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
 /// narrows its bits (then [`Word::narrowed`] must).
 fn narrowed_distinct(bits: &Rc<Vec<Bit>>, r: Range) -> Option<Slot> {
     let n = bits.len();
-    (0 < n && n < 127 && !gates::narrows(n, r)).then(|| {
-        let all = Range::new(0, (1 << n) - 1);
-        Slot::Val(Word::Bits(bits.clone(), r.meet(all)))
-    })
+    let all = gates::distinct_wires_range(n).filter(|_| n > 0 && !gates::narrows(n, r))?;
+    Some(Slot::Val(Word::Bits(bits.clone(), r.meet(all))))
 }
