@@ -560,7 +560,9 @@ impl<'a, 'p, L: Copy + Default> Walker<'a, 'p, L> {
                 // does not depend on where a thread's share begins.
                 let lanes = bp.lockstep as u64;
                 let group = (lanes - k % lanes).min(range.end - k) as usize;
-                sc.frames.clear();
+                // (The last group's labels are kept, not cleared: every
+                // wire a body reads is an input or written before it is
+                // read, in a valid program.)
                 sc.frames.resize(group * cnw, L::default());
                 for (r, f) in sc.frames.chunks_exact_mut(cnw).enumerate() {
                     let p = parent.as_ref();
