@@ -56,7 +56,7 @@ fn plain_shape_is(
             }
             least = u64::from(w) + 1;
         }
-        return Some(relaxed_word_range(bits, r, how, n) == (want[1], want[2]));
+        return Some(relaxed_word_range(bits, r, how) == (want[1], want[2]));
     }
     let (mut wires, mut last) = (0i128, None);
     for (&b, &code) in bits.iter().zip(&want[4..]) {
@@ -75,7 +75,7 @@ fn plain_shape_is(
     }
     let distinct = wires == n as i128;
     let relaxed = if distinct {
-        relaxed_word_range(bits, r, how, n)
+        relaxed_word_range(bits, r, how)
     } else {
         let relaxed = gates::bucket(r, bits, how);
         (relaxed.lo, relaxed.hi)
@@ -83,10 +83,10 @@ fn plain_shape_is(
     Some(relaxed == (want[1], want[2]))
 }
 
-/// The relaxed range of a word of `n` distinct wires `bits` in range `r`:
-/// bucketed among all `n`-bit values, without reading the bits again.
-fn relaxed_word_range(bits: &[Bit], r: Range, how: Widening, n: usize) -> (i128, i128) {
-    let relaxed = match gates::distinct_wires_range(n) {
+/// The relaxed range of a word of distinct wires `bits` in range `r`:
+/// bucketed among all values of its width, without reading the bits again.
+fn relaxed_word_range(bits: &[Bit], r: Range, how: Widening) -> (i128, i128) {
+    let relaxed = match gates::distinct_wires_range(bits.len()) {
         Some(all) => gates::bucket_in(r, all, how),
         None => gates::bucket(r, bits, how),
     };
