@@ -70,6 +70,20 @@ struct FrameState {
     constants: [Option<Wire>; 2],
 }
 
+/// A program built without blocks, not assembled (see
+/// [`Builder::into_flat`]).
+#[derive(Clone, Debug)]
+pub struct FlatParts {
+    /// Input values with their wires, in declaration order.
+    pub inputs: Vec<(InputValue, Vec<Wire>)>,
+    /// Output values with their bits.
+    pub outputs: Vec<(String, Vec<Bit>)>,
+    /// The gates in the order made; each writes a wire of its own.
+    pub gates: Vec<Gate>,
+    /// Wires `0..num_wires` were made.
+    pub num_wires: Wire,
+}
+
 /// A frame being built (see [`Builder::begin_frame`]).
 #[derive(Debug)]
 pub struct FrameMark {
@@ -344,6 +358,22 @@ impl Builder {
         Ok(Program {
             main: a.circuit,
             blocks: a.blocks,
+        })
+    }
+
+    /// What was built, before assembling, for a program without blocks:
+    /// its inputs with their wires, its outputs with their bits, and every
+    /// gate made (dead ones too), each writing a wire of its own, in the
+    /// order made (builder numbering: a gate reads only smaller wires).
+    pub fn into_flat(self) -> Result<FlatParts, CircuitError> {
+        if !self.outer.is_empty() || !self.frame.blocks.is_empty() {
+            return Err(CircuitError::Invalid("the program has blocks".into()));
+        }
+        Ok(FlatParts {
+            inputs: self.inputs,
+            outputs: self.outputs,
+            gates: self.frame.gates,
+            num_wires: self.next_wire,
         })
     }
 

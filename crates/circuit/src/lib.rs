@@ -22,7 +22,7 @@ pub mod walk;
 pub mod wiring;
 
 pub use assemble::{PendingBlock, RawFrame};
-pub use builder::{Bit, Builder, FrameMark};
+pub use builder::{Bit, Builder, FlatParts, FrameMark};
 pub use circuit::{eval_gates, Circuit, InputValue, OutputValue, Party, MAX_WIRES};
 pub use gate::{Gate, Wire};
 pub use levels::CircuitStats;

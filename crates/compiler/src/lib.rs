@@ -99,6 +99,7 @@ pub mod io;
 pub mod lexer;
 pub mod loops;
 pub mod lower;
+pub mod mixed;
 pub mod parser;
 pub mod preprocess;
 pub mod range;
@@ -257,6 +258,10 @@ pub struct CompiledProgram {
     /// The C type of each circuit output, in the order of
     /// `program.main.outputs`.
     pub outputs: Vec<(String, CType)>,
+    /// Products of two secret words the program computes (as lowering
+    /// met them): 0 when an arithmetic sharing has nothing to do
+    /// ([`compile_mixed`]).
+    pub secret_products: u64,
 }
 
 /// Stack size of the compiling thread (deeply nested inlining recurses).
@@ -269,29 +274,42 @@ pub fn compile(
     file_name: &str,
     opts: &CompileOptions,
 ) -> Result<CompiledProgram, CompileError> {
-    let dir = Path::new(file_name).parent().map(|p| p.to_path_buf());
+    on_compiler_thread(file_name, || compile_inner(source, file_name, opts))
+}
+
+/// Compiles C source text to a mixed program ([`mixed`]): every loop
+/// unrolled, sums of products of secret words in the arithmetic sharing.
+pub fn compile_mixed(
+    source: &str,
+    file_name: &str,
+    opts: &CompileOptions,
+) -> Result<mixed::MixedCompiled, CompileError> {
+    on_compiler_thread(file_name, || compile_mixed_inner(source, file_name, opts))
+}
+
+/// Runs `f` on a thread of its own with a large stack (deeply nested
+/// inlining recurses).
+fn on_compiler_thread<T: Send>(
+    file_name: &str,
+    f: impl FnOnce() -> Result<T, CompileError> + Send,
+) -> Result<T, CompileError> {
+    let error = |message: String| CompileError {
+        file: file_name.to_string(),
+        line: 0,
+        col: 0,
+        message,
+        exceeded: None,
+    };
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("twofold-compile".into())
             .stack_size(STACK)
-            .spawn_scoped(s, || compile_inner(source, file_name, dir.as_deref(), opts));
+            .spawn_scoped(s, f);
         match handle {
-            Ok(h) => h.join().unwrap_or_else(|_| {
-                Err(CompileError {
-                    file: file_name.to_string(),
-                    line: 0,
-                    col: 0,
-                    message: "internal compiler error".into(),
-                    exceeded: None,
-                })
-            }),
-            Err(e) => Err(CompileError {
-                file: file_name.to_string(),
-                line: 0,
-                col: 0,
-                message: format!("cannot start the compiler thread: {e}"),
-                exceeded: None,
-            }),
+            Ok(h) => h
+                .join()
+                .unwrap_or_else(|_| Err(error("internal compiler error".into()))),
+            Err(e) => Err(error(format!("cannot start the compiler thread: {e}"))),
         }
     })
 }
@@ -299,6 +317,21 @@ pub fn compile(
 /// Compiles a C file (a regular file of at most
 /// [`preprocess::MAX_SOURCE_BYTES`]).
 pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<CompiledProgram, CompileError> {
+    let (source, name) = read_file(path)?;
+    compile(&source, &name, opts)
+}
+
+/// [`compile_mixed`] of a C file.
+pub fn compile_mixed_file(
+    path: &Path,
+    opts: &CompileOptions,
+) -> Result<mixed::MixedCompiled, CompileError> {
+    let (source, name) = read_file(path)?;
+    compile_mixed(&source, &name, opts)
+}
+
+/// The text of a C file and its name for errors.
+fn read_file(path: &Path) -> Result<(String, String), CompileError> {
     let name = path.display().to_string();
     let source = preprocess::read_source(path).map_err(|e| CompileError {
         file: name.clone(),
@@ -307,15 +340,17 @@ pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<CompiledProgra
         message: format!("cannot read the file: {e}"),
         exceeded: None,
     })?;
-    compile(&source, &name, opts)
+    Ok((source, name))
 }
 
-fn compile_inner(
+/// Preprocesses, parses and lowers the source; also the names of the
+/// files it read (for errors).
+fn lowered(
     source: &str,
     file_name: &str,
-    dir: Option<&Path>,
     opts: &CompileOptions,
-) -> Result<CompiledProgram, CompileError> {
+) -> Result<(lower::Lowered, Vec<String>), CompileError> {
+    let dir = Path::new(file_name).parent();
     let (toks, files) = preprocess::preprocess(
         source,
         file_name,
@@ -326,13 +361,51 @@ fn compile_inner(
     .map_err(|(d, files)| d.into_error(&files))?;
     let prog = parser::parse(&toks, opts.limits.max_nesting).map_err(|d| d.into_error(&files))?;
     let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
-    let program = lowered.builder.finish_program().map_err(|e| CompileError {
+    Ok((lowered, files))
+}
+
+/// An error of the whole program, after lowering.
+fn program_error(file_name: &str, message: String) -> CompileError {
+    CompileError {
         file: file_name.to_string(),
         line: 0,
         col: 0,
-        message: format!("cannot finish the circuit: {e}"),
+        message,
         exceeded: None,
-    })?;
+    }
+}
+
+fn compile_mixed_inner(
+    source: &str,
+    file_name: &str,
+    opts: &CompileOptions,
+) -> Result<mixed::MixedCompiled, CompileError> {
+    let flat = CompileOptions {
+        loops: false,
+        regions: false,
+        ..opts.clone()
+    };
+    mixed::notes::start(true);
+    let lowered = lowered(source, file_name, &flat);
+    let (_, notes) = mixed::notes::finish();
+    let (lowered, _) = lowered?;
+    mixed::partitioned(lowered, &notes)
+        .map_err(|e| program_error(file_name, format!("cannot partition the program: {e}")))
+}
+
+fn compile_inner(
+    source: &str,
+    file_name: &str,
+    opts: &CompileOptions,
+) -> Result<CompiledProgram, CompileError> {
+    mixed::notes::start(false);
+    let lowered = lowered(source, file_name, opts);
+    let (secret_products, _) = mixed::notes::finish();
+    let (lowered, files) = lowered?;
+    let program = lowered
+        .builder
+        .finish_program()
+        .map_err(|e| program_error(file_name, format!("cannot finish the circuit: {e}")))?;
     let loops = lowered
         .loops
         .into_iter()
@@ -354,5 +427,6 @@ fn compile_inner(
         loops,
         inputs: lowered.inputs,
         outputs: lowered.outputs,
+        secret_products,
     })
 }

@@ -253,6 +253,9 @@ impl Word {
                 }
             }
         }
+        // (Only parallel regions make partials: a mixed compilation has
+        // none, so the products are counted, not noted.)
+        crate::mixed::notes::count(self::sum::secret_products(&l.rows) as u64);
         let (x, y) = s.finish_carry_save(b);
         let rows = [x, y]
             .into_iter()

@@ -372,6 +372,7 @@ fn value_programs() -> &'static [Loaded; 2] {
             loops: compiled.loops,
             load_time: std::time::Duration::ZERO,
             compiled: true,
+            mixed: None,
         };
         let circuit = read_bristol("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt")
             .expect("the AND circuit reads");
@@ -382,6 +383,7 @@ fn value_programs() -> &'static [Loaded; 2] {
             loops: Vec::new(),
             load_time: std::time::Duration::ZERO,
             compiled: false,
+            mixed: None,
         };
         [c, int]
     })

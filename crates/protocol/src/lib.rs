@@ -36,7 +36,7 @@ pub use options::{
     IppMode, PartyInputs, Progress, Reveal, Role, Schedule, SessionOptions, ShareKind,
 };
 pub use peer::{Endpoint, Peer};
-pub use remote::run_remote;
+pub use remote::{run_mixed_remote, run_remote};
 pub use schedule::Plan;
 pub use session::{run_session, Phase, SessionReport};
 

@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use twofold_circuit::{Party, Program};
+use twofold_circuit::{MixedProgram, Party, Program};
 use twofold_net::{ChannelOptions, Listener};
 
 use crate::error::ProtocolError;
+use crate::mixed::{run_mixed, MixedOptions, MixedReport};
 use crate::options::{PartyInputs, SessionOptions};
 use crate::peer::{Endpoint, Peer};
 use crate::session::{run_session, SessionReport};
@@ -24,6 +25,37 @@ pub fn run_remote(
     inputs: &PartyInputs,
     opts: &SessionOptions,
 ) -> Result<SessionReport, ProtocolError> {
+    with_peer(endpoint, wait, channel, |peer| {
+        let first = peer.open().map_err(ProtocolError::Meet)?;
+        run_session(first, peer, party, program, inputs, opts)
+    })
+}
+
+/// Runs `party`'s side of the mixed program `program` with the peer at
+/// `endpoint` over one connection (see [`run_remote`]).
+pub fn run_mixed_remote(
+    endpoint: &Endpoint,
+    wait: Duration,
+    channel: &ChannelOptions,
+    party: Party,
+    program: &MixedProgram,
+    inputs: &PartyInputs,
+    opts: &MixedOptions,
+) -> Result<MixedReport, ProtocolError> {
+    with_peer(endpoint, wait, channel, |peer| {
+        let chan = peer.open().map_err(ProtocolError::Meet)?;
+        run_mixed(chan, party, program, inputs, opts)
+    })
+}
+
+/// `f` of the peer at `endpoint`: a bound listener that waits at most
+/// `wait`, or an address to connect to within `wait`.
+fn with_peer<T>(
+    endpoint: &Endpoint,
+    wait: Duration,
+    channel: &ChannelOptions,
+    f: impl FnOnce(&Peer) -> Result<T, ProtocolError>,
+) -> Result<T, ProtocolError> {
     let listener;
     let peer = match endpoint {
         Endpoint::Listen(addr) => {
@@ -38,6 +70,5 @@ pub fn run_remote(
         }
         Endpoint::Connect(addr) => Peer::Connect(addr.clone(), wait, channel.clone()),
     };
-    let first = peer.open().map_err(ProtocolError::Meet)?;
-    run_session(first, &peer, party, program, inputs, opts)
+    f(&peer)
 }

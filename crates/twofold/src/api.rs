@@ -61,9 +61,14 @@
 use std::net::TcpStream;
 
 use anyhow::{bail, Context, Result};
-use twofold_compiler::{compile, CType, CValue, CompileOptions};
+use twofold_compiler::{compile, compile_mixed, CType, CValue, CompileOptions};
 use twofold_net::{Channel, ChannelOptions};
-use twofold_protocol::{PartyInputs, Peer, Schedule, SessionOptions, SessionReport};
+use twofold_protocol::mixed::network::Network;
+use twofold_protocol::mixed::{run_mixed, run_mixed_local, MixedOptions};
+use twofold_protocol::{PartyInputs, Peer, Schedule, SessionOptions};
+
+pub use crate::choice::Protocol;
+use crate::choice::{choose, Chosen};
 
 pub use twofold_circuit::{Party, Program};
 
@@ -74,20 +79,45 @@ pub struct SecureProgram {
     program: Program,
     inputs: Vec<(String, CType)>,
     outputs: Vec<(String, CType)>,
+    /// The mixed program that runs instead of `program`, if chosen.
+    mixed: Option<Chosen>,
 }
 
 impl SecureProgram {
     /// Compiles C source (twofold's conventions: `mpc_main(INPUT_A,
     /// INPUT_B)` returning the output, or `INPUT_A_*`, `INPUT_B_*` and
     /// `OUTPUT_*` variables in `main`). Errors read `input.c:line:col: ...`.
+    /// It runs as `twofold run` runs it by default (`--protocol auto` on a
+    /// LAN): sums of products of secrets in arithmetic sharing where the
+    /// estimate says that is faster.
     pub fn compile(source: &str) -> Result<SecureProgram> {
-        let compiled = compile(source, "input.c", &CompileOptions::default())
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        SecureProgram::compile_as(source, Protocol::Auto)
+    }
+
+    /// [`SecureProgram::compile`] for `protocol` (as `twofold run
+    /// --protocol`).
+    pub fn compile_as(source: &str, protocol: Protocol) -> Result<SecureProgram> {
+        let opts = CompileOptions::default();
+        let compiled = compile(source, "input.c", &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mixed = choose(
+            protocol,
+            &Network::LAN,
+            &compiled.program,
+            compiled.secret_products,
+            || compile_mixed(source, "input.c", &opts),
+        )?;
         Ok(SecureProgram {
             program: compiled.program,
             inputs: compiled.inputs,
             outputs: compiled.outputs,
+            mixed,
         })
+    }
+
+    /// Whether it runs as a mixed program (arithmetic sharing beside
+    /// garbled circuits).
+    pub fn is_mixed(&self) -> bool {
+        self.mixed.is_some()
     }
 
     /// The compiled program (for [`twofold_protocol`]'s functions).
@@ -140,10 +170,20 @@ impl SecureProgram {
     /// Runs both parties in this process, over socketpairs, with the
     /// default options (both learn the outputs).
     pub fn run_local(&self, a: &PartyInputs, b: &PartyInputs) -> Result<Outputs> {
+        if let Some(chosen) = &self.mixed {
+            let c = &chosen.compiled;
+            let (report, _) = run_mixed_local(
+                &c.program,
+                (&c.mixed_inputs(a), &c.mixed_inputs(b)),
+                &MixedOptions::default(),
+                &ChannelOptions::default(),
+            )?;
+            return self.outputs_of(report.outputs.map(|o| c.c_outputs(&o)));
+        }
         let opts = SessionOptions::default();
         let (report, _) =
             twofold_protocol::run_local(&self.program, a, b, &opts, &ChannelOptions::default())?;
-        self.outputs_of(report)
+        self.outputs_of(report.outputs)
     }
 
     /// Runs `party`'s side over `stream`, a connection to the peer opened by
@@ -158,6 +198,17 @@ impl SecureProgram {
         inputs: &PartyInputs,
     ) -> Result<Outputs> {
         let channel = Channel::new(stream, ChannelOptions::default())?;
+        if let Some(chosen) = &self.mixed {
+            let c = &chosen.compiled;
+            let report = run_mixed(
+                channel,
+                party,
+                &c.program,
+                &c.mixed_inputs(inputs),
+                &MixedOptions::default(),
+            )?;
+            return self.outputs_of(report.outputs.map(|o| c.c_outputs(&o)));
+        }
         let opts = SessionOptions {
             schedule: Schedule::Sequential,
             threads: 1,
@@ -171,13 +222,11 @@ impl SecureProgram {
             inputs,
             &opts,
         )?;
-        self.outputs_of(report)
+        self.outputs_of(report.outputs)
     }
 
-    fn outputs_of(&self, report: SessionReport) -> Result<Outputs> {
-        let bits = report
-            .outputs
-            .context("this party does not learn the outputs")?;
+    fn outputs_of(&self, outputs: Option<Vec<Vec<bool>>>) -> Result<Outputs> {
+        let bits = outputs.context("this party does not learn the outputs")?;
         Ok(Outputs {
             values: self.outputs.iter().cloned().zip(bits).collect(),
         })

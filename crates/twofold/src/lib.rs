@@ -10,6 +10,7 @@
 //! [`commands`].
 
 pub mod api;
+pub mod choice;
 pub mod commands;
 pub mod files;
 pub mod infile;

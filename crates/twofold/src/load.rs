@@ -7,9 +7,14 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
+use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::{
-    compile, compile_file, CType, CompileOptions, CompiledProgram, Limits, LoopVerdict,
+    compile, compile_file, compile_mixed, compile_mixed_file, CType, CompileError, CompileOptions,
+    CompiledProgram, Limits, LoopVerdict,
 };
+use twofold_protocol::mixed::network::Network;
+
+use crate::choice::{choose, Chosen, Protocol};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -35,6 +40,9 @@ pub struct Loaded {
     pub load_time: std::time::Duration,
     /// Whether the program was compiled from C.
     pub compiled: bool,
+    /// C only: the mixed program to run instead of `program`, if chosen
+    /// (`--protocol`).
+    pub mixed: Option<Chosen>,
 }
 
 /// How to read a program file.
@@ -51,6 +59,10 @@ pub struct LoadOptions {
     /// C only: the memory compiling may use (`--max-memory`; `None`: the
     /// compiler's default limits).
     pub max_memory: Option<u64>,
+    /// C only: garbled circuits, a mixed program, or the cheaper of both.
+    pub protocol: Protocol,
+    /// C only: the network `--protocol auto` weighs for.
+    pub network: Network,
 }
 
 /// Loads `path`: C source (by the `.c` extension), a binary program (by its
@@ -58,8 +70,9 @@ pub struct LoadOptions {
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     let start = std::time::Instant::now();
     let loaded = if path.extension().is_some_and(|e| e == "c") {
-        let compiled = compile_file(path, &c_options(opts)).map_err(|e| anyhow::anyhow!("{e}"))?;
-        from_c(compiled)
+        let c = c_options(opts);
+        let compiled = compile_file(path, &c).map_err(|e| anyhow::anyhow!("{e}"))?;
+        from_c(compiled, opts, || compile_mixed_file(path, &c))?
     } else {
         // A device or a pipe would be read without end.
         let file = crate::files::open_regular(path, "the program", u64::MAX)?;
@@ -100,9 +113,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
 pub fn load_source(source: &str, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let start = std::time::Instant::now();
     let loaded = if name.ends_with(".c") {
-        let compiled =
-            compile(source, name, &c_options(opts)).map_err(|e| anyhow::anyhow!("{e}"))?;
-        from_c(compiled)
+        let c = c_options(opts);
+        let compiled = compile(source, name, &c).map_err(|e| anyhow::anyhow!("{e}"))?;
+        from_c(compiled, opts, || compile_mixed(source, name, &c))?
     } else {
         from_circuit(Program::from(read_bristol(source, name)?))
     };
@@ -123,9 +136,22 @@ fn c_options(opts: &LoadOptions) -> CompileOptions {
     }
 }
 
-/// A program compiled from C, with its values' C types.
-fn from_c(compiled: CompiledProgram) -> Loaded {
-    Loaded {
+/// A program compiled from C, with its values' C types, and the mixed
+/// program to run instead if `--protocol` chooses one (`mixed` compiles
+/// it).
+fn from_c(
+    compiled: CompiledProgram,
+    opts: &LoadOptions,
+    mixed: impl FnOnce() -> Result<MixedCompiled, CompileError>,
+) -> Result<Loaded> {
+    let mixed = choose(
+        opts.protocol,
+        &opts.network,
+        &compiled.program,
+        compiled.secret_products,
+        mixed,
+    )?;
+    Ok(Loaded {
         load_time: std::time::Duration::ZERO,
         compiled: true,
         loops: compiled.loops,
@@ -140,7 +166,8 @@ fn from_c(compiled: CompiledProgram) -> Loaded {
             .map(|(_, t)| ValueKind::C(t))
             .collect(),
         program: compiled.program,
-    }
+        mixed,
+    })
 }
 
 /// A program read from a circuit file: its values are integers.
@@ -152,6 +179,7 @@ fn from_circuit(program: Program) -> Loaded {
         input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
         output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
         program,
+        mixed: None,
     }
 }
 

@@ -193,9 +193,28 @@ impl Sum {
         (x, y)
     }
 
-    /// [`Sum::finish`] and the range of the result's value.
-    pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
-        let w = self.w;
+    /// Accounts the range of a word [`Sum::add_ranged`] would add, without
+    /// adding its bits.
+    pub fn account_word(&mut self, x: &[Bit], neg: bool, known: Option<Range>) {
+        let r = self.operand_range(x, known);
+        self.account(r, neg);
+    }
+
+    /// Accounts the range of a product [`Sum::add_product_ranged`] would
+    /// add, without its partial products.
+    pub fn account_product(
+        &mut self,
+        x: (&[Bit], Option<Range>),
+        y: (&[Bit], Option<Range>),
+        neg: bool,
+    ) {
+        let r = self.operand_range(x.0, x.1) * self.operand_range(y.0, y.1);
+        self.account(r, neg);
+    }
+
+    /// Whether the result is signed and how many of its bits can vary (its
+    /// range's), at most `w`.
+    fn narrowed(&self) -> (bool, usize) {
         let exact = self.range;
         let (signed, need) = if exact.lo >= 0 {
             (false, bitlen(exact.hi as u128))
@@ -205,9 +224,38 @@ impl Sum {
                 bitlen(exact.hi.max(0) as u128).max(bitlen((-(exact.lo + 1)) as u128)) + 1,
             )
         };
-        let n = need.min(w);
+        (signed, need.min(self.w))
+    }
+
+    /// The result's bits as wires no gate writes, narrowed as
+    /// [`Sum::finish_ranged`] narrows them, and its range: the sum of
+    /// accounted rows that a mixed program computes arithmetically.
+    pub fn finish_fresh(self, b: &mut Builder) -> (Bits, Range) {
+        let (signed, n) = self.narrowed();
         if n == 0 {
-            return (konst(0, w), Range::new(0, 0));
+            return (konst(0, self.w), Range::new(0, 0));
+        }
+        let out: Bits = (0..n).map(|_| Bit::Wire(b.fresh_wire())).collect();
+        self.ranged(out, signed, n)
+    }
+
+    /// `out`, the low `n` bits of the result, extended to the width, and
+    /// the result's range.
+    fn ranged(&self, out: Bits, signed: bool, n: usize) -> (Bits, Range) {
+        let bits = extend(&out, self.w, signed && n < self.w);
+        let r = if n < self.w {
+            self.range
+        } else {
+            value_range(&bits)
+        };
+        (bits, r)
+    }
+
+    /// [`Sum::finish`] and the range of the result's value.
+    pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
+        let (signed, n) = self.narrowed();
+        if n == 0 {
+            return (konst(0, self.w), Range::new(0, 0));
         }
         let c = self.constant.rem_euclid(1i128 << n);
         for i in 0..n {
@@ -215,7 +263,7 @@ impl Sum {
                 self.cols[i].push(Bit::Const(true));
             }
         }
-        let mut out = Vec::with_capacity(w);
+        let mut out = Vec::with_capacity(self.w);
         let mut carry_in: Vec<Bit> = Vec::new();
         for i in 0..n {
             let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
@@ -247,9 +295,7 @@ impl Sum {
                 out.push(q.pop_front().unwrap_or(Bit::Const(false)));
             }
         }
-        let bits = extend(&out, w, signed && n < w);
-        let r = if n < w { exact } else { value_range(&bits) };
-        (bits, r)
+        self.ranged(out, signed, n)
     }
 
     /// The sum modulo `2^w` computed over all `w` columns (for adders whose

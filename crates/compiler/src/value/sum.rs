@@ -8,6 +8,7 @@ use twofold_circuit::{Bit, Builder};
 
 use super::Word;
 use crate::gates::{self, Bits, Range};
+use crate::mixed::notes::{self, secret, SumNote, Term};
 
 /// Most rows a lazy sum collects before it is reduced.
 pub(super) const MAX_ROWS: usize = 256;
@@ -75,9 +76,26 @@ impl Lazy {
     }
 }
 
-/// The sum of `rows` modulo `2^w` as bits, and its range.
+/// The sum of `rows` modulo `2^w` as bits, and its range. A mixed
+/// compilation runs sums of products in the arithmetic sharing
+/// (`crate::mixed`): their bits are fresh wires, noted with the rows.
 pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
+    let products = secret_products(rows);
+    notes::count(products as u64);
     let mut s = gates::Sum::new(w as usize);
+    if notes::recording() && notes::arithmetic(w, products) {
+        for r in rows {
+            match &r.kind {
+                RowKind::Word(x, rx) => s.account_word(x, r.neg, Some(*rx)),
+                RowKind::Product((x, rx), (y, ry)) => {
+                    s.account_product((x, Some(*rx)), (y, Some(*ry)), r.neg)
+                }
+            }
+        }
+        let (bits, range) = s.finish_fresh(b);
+        notes::record(note(w, rows, &bits));
+        return (bits, range);
+    }
     for r in rows {
         match &r.kind {
             RowKind::Word(x, rx) => s.add_ranged(b, x, r.neg, Some(*rx)),
@@ -87,6 +105,31 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
         }
     }
     s.finish_ranged(b)
+}
+
+/// Products of two secret words among `rows`.
+pub(super) fn secret_products(rows: &[Row]) -> usize {
+    rows.iter()
+        .filter(|r| matches!(&r.kind, RowKind::Product((x, _), (y, _)) if secret(x) && secret(y)))
+        .count()
+}
+
+/// The note of the sum of `rows` modulo `2^w`, whose bits are `out`.
+fn note(w: u32, rows: &[Row], out: &[Bit]) -> SumNote {
+    SumNote {
+        w,
+        terms: rows
+            .iter()
+            .map(|r| {
+                let term = match &r.kind {
+                    RowKind::Word(x, _) => Term::Word(x.clone()),
+                    RowKind::Product((x, _), (y, _)) => Term::Product(x.clone(), y.clone()),
+                };
+                (term, r.neg)
+            })
+            .collect(),
+        out: out.to_vec(),
+    }
 }
 
 /// `x` and `y` less the rows they have in common (each row of one taken

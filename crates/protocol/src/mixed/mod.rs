@@ -106,6 +106,8 @@ pub struct MixedReport {
     pub flights: u64,
     /// Bytes sent and received, per sharing.
     pub traffic: Traffic,
+    /// Bytes this party sent, setup included.
+    pub bytes_sent: u64,
     /// AND gates garbled or evaluated (conversions and Boolean steps).
     pub and_gates: u64,
     /// Time to the end of the setup (handshake, base OTs, triples).
@@ -283,6 +285,7 @@ impl Job<'_> {
             rounds: self.plan.rounds(),
             flights: exec.arith.flights() + exec.yao_flights + setup_flights,
             traffic: exec.traffic,
+            bytes_sent: exec.bytes_sent(),
             and_gates: exec.yao.as_ref().map_or(0, |y| y.and_gates()),
             setup: setup_time,
             total: self.start.elapsed(),

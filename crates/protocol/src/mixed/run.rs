@@ -57,6 +57,13 @@ fn width(kind: Kind) -> Result<Width, ProtocolError> {
     Width::new(kind.bits())
 }
 
+impl<Y: YaoSide> Exec<'_, Y> {
+    /// Bytes this party sent so far, setup included.
+    pub fn bytes_sent(&self) -> u64 {
+        self.chan.bytes_sent()
+    }
+}
+
 impl<'a, Y: YaoSide> Exec<'a, Y> {
     /// An executor over a set-up arithmetic party and garbled side.
     pub fn new(

@@ -6,9 +6,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+use twofold_circuit::mixed::format::write_mixed;
 
 use super::ProgramArgs;
+use crate::choice::Protocol;
 
 /// The file formats `compile` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,10 +38,29 @@ pub struct CompileArgs {
 
 /// Writes the program; returns a line on what was written.
 pub fn compile(args: &CompileArgs) -> Result<String> {
-    let program = args.program.load()?.program;
-    let and_gates = program.and_count();
+    let loaded = args
+        .program
+        .load_as(args.program.protocol.unwrap_or(Protocol::Yao))?;
     let output = &args.output;
     let cannot = || format!("cannot write {}", output.display());
+    if let Some(chosen) = loaded.mixed {
+        if args.format == Format::Bristol {
+            bail!("a mixed program has no Bristol form: compile with --protocol yao");
+        }
+        let mixed = &chosen.compiled.program;
+        let mut out = std::io::BufWriter::new(std::fs::File::create(output).with_context(cannot)?);
+        write_mixed(mixed, &mut out).with_context(cannot)?;
+        out.flush().with_context(cannot)?;
+        return Ok(format!(
+            "{}: mixed program, {} sums of products in arithmetic sharing, {} Boolean programs ({} AND gates)\n",
+            output.display(),
+            chosen.compiled.arithmetic_sums,
+            mixed.programs.len(),
+            mixed.programs.iter().map(|p| p.and_count()).sum::<u64>(),
+        ));
+    }
+    let program = loaded.program;
+    let and_gates = program.and_count();
     let file = std::fs::File::create(output).with_context(cannot)?;
     let mut out = std::io::BufWriter::new(file);
     let summary = match args.format {

@@ -42,7 +42,7 @@ impl Report for Evaluation {
 
 /// Evaluates the program on the inputs given.
 pub fn eval(args: &EvalArgs) -> Result<String> {
-    let loaded = args.program.load()?;
+    let loaded = args.program.load_boolean()?;
     let text = evaluate(&loaded, &args.inputs)?.render(args.json)?;
     args.output.deliver(text)
 }

@@ -88,7 +88,7 @@ fn parse_reveal(s: &str) -> Result<Reveal, String> {
 }
 
 /// The estimate, and a local run's figures.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct MixedSummary {
     /// The network weighed for.
     network: String,
@@ -113,7 +113,7 @@ pub struct MixedSummary {
 }
 
 /// What a local run measured.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct RunFigures {
     /// Outputs by name (unsigned integers), as A saw them (B's if only B
     /// learns them); none for a party that does not learn them.
@@ -153,9 +153,13 @@ pub fn is_mixed_file(path: &Path) -> bool {
 
 /// `stats` of a mixed program: its partition and estimate for `network`.
 pub fn stats(path: &Path, network: &Network, json: bool) -> Result<String> {
-    let program = read_file(path)?;
-    let est = estimate(&program, Default::default(), Reveal::Both)?;
-    summary(&program, &est, network, None).render(json)
+    summary_of(&read_file(path)?, network)?.render(json)
+}
+
+/// A mixed program's partition and estimate for `network`.
+pub fn summary_of(program: &MixedProgram, network: &Network) -> Result<MixedSummary> {
+    let est = estimate(program, Default::default(), Reveal::Both)?;
+    Ok(summary(program, &est, network, None))
 }
 
 /// Reads the program, estimates it and, with `--local`, runs it.

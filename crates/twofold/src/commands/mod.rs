@@ -10,6 +10,7 @@ pub mod mixed;
 pub mod reconstruct;
 pub mod run;
 pub mod run3;
+pub mod run_mixed;
 pub mod secure;
 pub mod share;
 pub mod stats;
@@ -20,6 +21,9 @@ use anyhow::Result;
 use serde::Serialize;
 use twofold_net::{ChannelOptions, Security};
 
+use twofold_protocol::mixed::network::Network;
+
+use crate::choice::Protocol;
 use crate::load::{load, parse_owners, LoadOptions, Loaded};
 
 /// The program a command works on.
@@ -44,17 +48,40 @@ pub struct ProgramArgs {
     /// exceeds it before starting (default: 3/4 of the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_max_memory)]
     pub max_memory: Option<u64>,
+    /// C only: garbled circuits (yao), sums of products in arithmetic
+    /// sharing beside them (mixed), or whichever the estimate for
+    /// --network says is faster (auto; the default of run and stats,
+    /// compile's is yao); both parties must agree.
+    #[arg(long, value_enum)]
+    pub protocol: Option<Protocol>,
+    /// The network estimates are weighed for: lan, wan or BANDWIDTH,RTT
+    /// (e.g. 100mbit,20ms).
+    #[arg(long, default_value = "lan", value_parser = mixed::parse_network)]
+    pub network: Network,
 }
 
 impl ProgramArgs {
-    /// Reads (for C, compiles) the program.
+    /// Reads (for C, compiles) the program, with the mixed program to run
+    /// instead if `--protocol` (by default `auto`) chooses one.
     pub fn load(&self) -> Result<Loaded> {
+        self.load_as(self.protocol.unwrap_or_default())
+    }
+
+    /// Reads (for C, compiles) the program to run as garbled circuits.
+    pub fn load_boolean(&self) -> Result<Loaded> {
+        self.load_as(Protocol::Yao)
+    }
+
+    /// Reads (for C, compiles) the program for `protocol`.
+    pub fn load_as(&self, protocol: Protocol) -> Result<Loaded> {
         let opts = LoadOptions {
             owners: parse_owners(&self.owner)?,
             unwind: self.unwind,
             no_regions: self.no_regions,
             no_loops: self.no_loops,
             max_memory: self.max_memory(),
+            protocol,
+            network: self.network,
         };
         load(&self.file, &opts)
     }

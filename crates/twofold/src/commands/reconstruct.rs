@@ -48,7 +48,7 @@ impl Report for Reconstructed {
 
 /// Combines the stored output shares.
 pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
-    let loaded = args.program.load()?;
+    let loaded = args.program.load_boolean()?;
     let cap = store_cap(args.program.max_memory());
     let outputs = reconstruct_outputs(&loaded, &args.store, &args.outs, cap)?;
     Reconstructed {

@@ -10,14 +10,17 @@ use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use twofold_circuit::Party;
 use twofold_crypto::Scheme;
+use twofold_protocol::mixed::{MixedOptions, MixedReport};
 use twofold_protocol::{
     run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, Role, Schedule,
     SessionOptions, SessionReport, ShareKind,
 };
 
 use super::run3::{run_three, ThreeParties};
+use super::run_mixed::{MixedFigures, MixedRun};
 use super::secure::SecureArgs;
 use super::{channel_options, OutputArgs, PerParty, ProgramArgs, Report};
+use crate::choice::Chosen;
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
 use crate::memory::check_session;
@@ -156,6 +159,16 @@ pub struct RunReport {
     pub party: String,
     /// The garbling scheme.
     pub scheme: String,
+    /// `yao` (garbled circuits) or `mixed` (arithmetic sharing beside
+    /// them).
+    #[serde(default = "yao")]
+    pub protocol: String,
+    /// Bytes both parties sent.
+    #[serde(default)]
+    pub bytes: u64,
+    /// A mixed run's figures (bytes per sharing, rounds, the estimates).
+    #[serde(default)]
+    pub mixed: Option<MixedFigures>,
     /// Output values keyed by name, if this party learnt them.
     pub outputs: Option<serde_json::Value>,
     /// AND gates garbled or evaluated.
@@ -180,6 +193,11 @@ impl Report for RunReport {
     fn text(&self) -> String {
         self.lines.clone()
     }
+}
+
+/// The protocol of a report without one.
+fn yao() -> String {
+    "yao".into()
 }
 
 /// Runs the computation and returns what to print.
@@ -220,6 +238,35 @@ fn run_two(args: &RunArgs) -> Result<String> {
     };
     let timeout = Duration::from_secs(args.timeout.max(1));
     let channel = channel_options(timeout, security);
+    if let Some(chosen) = &loaded.mixed {
+        if args.ipp {
+            bail!("--ipp is for garbled circuits; the program runs as a mixed program (add --protocol yao)");
+        }
+        let party = remote_party(args).ok();
+        let run = MixedRun {
+            loaded: &loaded,
+            chosen,
+            inputs: &args.inputs,
+            endpoint: endpoint.zip(party),
+            channel: &channel,
+            wait: timeout,
+            opts: MixedOptions {
+                reveal,
+                scheme: args.scheme,
+            },
+        };
+        let (party, report, peer) = super::run_mixed::run(run)?;
+        return mixed_report(
+            &loaded,
+            chosen,
+            party,
+            &report,
+            peer.as_ref(),
+            reveal,
+            args.scheme,
+        )?
+        .render(args.json);
+    }
     let threads = args.threads.unwrap_or_else(cores).max(1);
     if let Some(limit) = args.program.max_memory() {
         let parties = if endpoint.is_none() { 2 } else { 1 };
@@ -304,7 +351,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         }
         Some(role) => args.secure.three_parties(role)?,
     };
-    let loaded = args.program.load()?;
+    let loaded = args.program.load_boolean()?;
     let threads = args.threads.unwrap_or_else(cores).max(1);
     if let Some(limit) = args.program.max_memory() {
         let parties = if role.is_none() { 3 } else { 1 };
@@ -353,17 +400,7 @@ fn run_report(
         .outputs
         .as_ref()
         .or_else(|| peer.and_then(|p| p.outputs.as_ref()));
-    let lines = match outputs {
-        Some(out) => format_outputs(loaded, out)
-            .into_iter()
-            .map(|(_, v)| v + "\n")
-            .collect(),
-        None if reveal != Reveal::Both => format!(
-            "(the output is revealed to party {} only)\n",
-            if reveal == Reveal::A { "a" } else { "b" }
-        ),
-        None => bail!("no output was received"),
-    };
+    let lines = output_lines(loaded, outputs, reveal)?;
     let mut seconds: BTreeMap<String, f64> = report
         .phases
         .iter()
@@ -385,16 +422,90 @@ fn run_report(
     };
     let ands = report.and_gates;
     Ok(RunReport {
-        party: if peer.is_some() {
-            "local".to_string()
-        } else {
-            party.to_string()
-        },
+        party: party_name(party, peer.is_some()),
         scheme: scheme.name().to_string(),
+        protocol: yao(),
+        bytes: mine + theirs,
+        mixed: None,
         outputs: outputs.map(|o| outputs_json(loaded, o)),
         and_gates: ands,
         bytes_sent,
         bytes_per_and_gate: (ands > 0).then(|| (mine + theirs) as f64 / ands as f64),
+        seconds,
+        and_gates_per_second: ands as f64 / report.total.as_secs_f64(),
+        peak_rss_bytes: crate::peak_rss_bytes(),
+        lines,
+    })
+}
+
+/// `a`, `b`, or `local` when both parties ran here.
+fn party_name(party: Party, local: bool) -> String {
+    if local {
+        "local".to_string()
+    } else {
+        party.to_string()
+    }
+}
+
+/// The outputs as text, or why there are none here.
+fn output_lines(
+    loaded: &Loaded,
+    outputs: Option<&Vec<Vec<bool>>>,
+    reveal: Reveal,
+) -> Result<String> {
+    Ok(match outputs {
+        Some(out) => format_outputs(loaded, out)
+            .into_iter()
+            .map(|(_, v)| v + "\n")
+            .collect(),
+        None if reveal != Reveal::Both => format!(
+            "(the output is revealed to party {} only)\n",
+            if reveal == Reveal::A { "a" } else { "b" }
+        ),
+        None => bail!("no output was received"),
+    })
+}
+
+/// The report of a finished mixed run of `party` (see [`run_report`]).
+fn mixed_report(
+    loaded: &Loaded,
+    chosen: &Chosen,
+    party: Party,
+    report: &MixedReport,
+    peer: Option<&MixedReport>,
+    reveal: Reveal,
+    scheme: Scheme,
+) -> Result<RunReport> {
+    let outputs = report
+        .outputs
+        .as_ref()
+        .or_else(|| peer.and_then(|p| p.outputs.as_ref()));
+    let lines = output_lines(loaded, outputs, reveal)?;
+    let mut seconds = BTreeMap::new();
+    seconds.insert("setup".to_string(), report.setup.as_secs_f64());
+    seconds.insert("total".into(), report.total.as_secs_f64());
+    let load = if loaded.compiled { "compile" } else { "load" };
+    seconds.insert(load.into(), loaded.load_time.as_secs_f64());
+    seconds.insert("wall".into(), crate::started().elapsed().as_secs_f64());
+    // Both directions: what the peer sent is the rest.
+    let both = report.traffic.total();
+    let mine = report.bytes_sent;
+    let theirs = both.saturating_sub(mine);
+    let bytes_sent = match party {
+        Party::A => PerParty { a: mine, b: theirs },
+        Party::B => PerParty { a: theirs, b: mine },
+    };
+    let ands = report.and_gates;
+    Ok(RunReport {
+        party: party_name(party, peer.is_some()),
+        scheme: scheme.name().to_string(),
+        protocol: "mixed".into(),
+        bytes: both,
+        mixed: Some(MixedFigures::of(chosen, report)),
+        outputs: outputs.map(|o| outputs_json(loaded, o)),
+        and_gates: ands,
+        bytes_sent,
+        bytes_per_and_gate: (ands > 0).then(|| both as f64 / ands as f64),
         seconds,
         and_gates_per_second: ands as f64 / report.total.as_secs_f64(),
         peak_rss_bytes: crate::peak_rss_bytes(),

@@ -36,7 +36,7 @@ pub struct ShareArgs {
 
 /// Shares the values given; returns a line on what was stored.
 pub fn share(args: &ShareArgs) -> Result<String> {
-    let loaded = args.program.load()?;
+    let loaded = args.program.load_boolean()?;
     let given = assign(&loaded, &args.inputs, Givers::Any)?;
     let cap = store_cap(args.program.max_memory());
     let names = share_values(&loaded, &given, args.kind, &args.out, cap)?;

@@ -8,6 +8,7 @@ use twofold_circuit::walk::program_levels;
 use twofold_circuit::{Block, CircuitStats, Party, Program};
 use twofold_compiler::LoopVerdict;
 
+use super::mixed::{summary_of, MixedSummary};
 use super::{PerParty, ProgramArgs, Report};
 
 /// Arguments of `stats`.
@@ -24,17 +25,13 @@ pub struct StatsArgs {
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
-    /// For a mixed program (.tfm): the network its estimate is weighed
-    /// for, lan, wan or BANDWIDTH,RTT (e.g. 100mbit,20ms).
-    #[arg(long, default_value = "lan", value_parser = super::mixed::parse_network)]
-    network: twofold_protocol::mixed::network::Network,
 }
 
 /// Prints the statistics of a program (and draws its levels with `--plot`);
 /// of a mixed program, its partition and estimated cost.
 pub fn stats(args: &StatsArgs) -> Result<String> {
     if super::mixed::is_mixed_file(&args.program.file) {
-        return super::mixed::stats(&args.program.file, &args.network, args.json);
+        return super::mixed::stats(&args.program.file, &args.program.network, args.json);
     }
     let loaded = args.program.load()?;
     let widths = levels_of(&loaded.program, args.levels || args.plot.is_some());
@@ -46,6 +43,9 @@ pub fn stats(args: &StatsArgs) -> Result<String> {
     let mut stats = ProgramStats::of(&loaded.program, widths.as_deref(), &loaded.loops);
     if args.levels {
         stats.ands_per_level = widths;
+    }
+    if let Some(chosen) = &loaded.mixed {
+        stats.mixed = Some(summary_of(&chosen.compiled.program, &args.program.network)?);
     }
     stats.render(args.json)
 }
@@ -99,6 +99,10 @@ pub struct ProgramStats {
     /// With `--levels`: AND gates of every level.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ands_per_level: Option<Vec<u64>>,
+    /// C only: the mixed program `run` would run instead (`--protocol`):
+    /// its partition and estimate against pure garbled circuits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<MixedSummary>,
 }
 
 /// A block (loop or region) and the blocks nested in its body.
@@ -238,6 +242,7 @@ impl ProgramStats {
             regions,
             loops: loops.iter().map(LoopStats::of).collect(),
             ands_per_level: None,
+            mixed: None,
         }
     }
 }
@@ -385,6 +390,10 @@ impl Report for ProgramStats {
         }
         if let Some(widths) = &self.ands_per_level {
             out += &levels_text(widths);
+        }
+        if let Some(mixed) = &self.mixed {
+            out += "runs as a mixed program (--protocol yao: garbled circuits only):\n";
+            out += &mixed.text();
         }
         out
     }

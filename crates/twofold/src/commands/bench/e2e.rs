@@ -2,17 +2,22 @@
 //! parties as processes (`twofold run FILE --party a --listen` and `--party
 //! b --connect` on loopback) from the file as given — a C program is
 //! compiled by each party — with zero inputs, and measures the wall-clock
-//! time until both have finished, and each party's peak memory.
+//! time until both have finished, and each party's peak memory. A C
+//! program with sums of products of secrets runs twice, as garbled
+//! circuits (`--protocol yao`) and as a mixed program (`--protocol
+//! mixed`), side by side; `--netns` runs the parties on the shaped link of
+//! `scripts/netns.sh up`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 use twofold_circuit::Party;
 
-use super::parties::{run_two, zero_inputs, Placement};
+use super::parties::{run_two, zero_inputs, Link, Placement};
 use super::{median, mib};
+use crate::choice::Protocol;
 use crate::commands::{PerParty, Report};
 use crate::load::{load, LoadOptions};
 
@@ -21,6 +26,8 @@ use crate::load::{load, LoadOptions};
 pub struct EndToEnd {
     /// Runs per program.
     pub runs: usize,
+    /// The link between the parties.
+    pub link: String,
     /// One row per program.
     pub e2e: Vec<EndToEndRow>,
 }
@@ -30,6 +37,10 @@ pub struct EndToEnd {
 pub struct EndToEndRow {
     /// The file.
     pub program: String,
+    /// `yao` or `mixed`.
+    pub protocol: String,
+    /// Bytes both parties sent.
+    pub bytes: u64,
     /// AND gates executed.
     pub and_gates: u64,
     /// Median wall-clock seconds.
@@ -46,11 +57,34 @@ pub struct EndToEndRow {
 
 /// For each file, the median wall-clock of `runs` runs, each party's peak
 /// memory, and the phases of the median run.
-pub fn e2e(files: &[PathBuf], runs: usize, mut log: impl FnMut(&str)) -> Result<EndToEnd> {
+pub fn e2e(
+    files: &[PathBuf],
+    runs: usize,
+    link: Link,
+    mut log: impl FnMut(&str),
+) -> Result<EndToEnd> {
     let runs = runs.max(1);
+    let placement = Placement {
+        link,
+        pinned: false,
+    };
     let mut rows = Vec::new();
     for file in files {
-        let program = load(file, &LoadOptions::default())?.program;
+        let as_mixed = LoadOptions {
+            protocol: Protocol::Mixed,
+            ..LoadOptions::default()
+        };
+        let loaded = load(file, &as_mixed)?;
+        let arithmetic = loaded
+            .mixed
+            .as_ref()
+            .is_some_and(|c| c.compiled.arithmetic_sums > 0);
+        let protocols: &[Protocol] = if arithmetic {
+            &[Protocol::Yao, Protocol::Mixed]
+        } else {
+            &[Protocol::Auto]
+        };
+        let program = loaded.program;
         // A C program takes initializers, other programs integers.
         let zero = if file.extension().is_some_and(|e| e == "c") {
             "{0}"
@@ -61,9 +95,38 @@ pub fn e2e(files: &[PathBuf], runs: usize, mut log: impl FnMut(&str)) -> Result<
             a: zero_inputs(&program, Party::A, zero),
             b: zero_inputs(&program, Party::B, zero),
         };
-        log(&format!("{} ...", file.display()));
+        for &protocol in protocols {
+            log(&format!("{} ...", file.display()));
+            let args = match protocol {
+                Protocol::Auto => Vec::new(),
+                Protocol::Yao => vec!["--protocol".into(), "yao".into()],
+                Protocol::Mixed => vec!["--protocol".into(), "mixed".into()],
+            };
+            rows.push(measure(file, &args, &inputs, placement, runs)?);
+        }
+    }
+    Ok(EndToEnd {
+        runs,
+        link: match link {
+            Link::Loopback => "loopback",
+            Link::Netns => "the shaped link of scripts/netns.sh",
+        }
+        .into(),
+        e2e: rows,
+    })
+}
+
+/// The row of `file` run `runs` times with `args`.
+fn measure(
+    file: &Path,
+    args: &[String],
+    inputs: &PerParty<Vec<String>>,
+    placement: Placement,
+    runs: usize,
+) -> Result<EndToEndRow> {
+    {
         let results = (0..runs)
-            .map(|_| run_two(file, &[], &inputs, Placement::LOOPBACK))
+            .map(|_| run_two(file, args, inputs, placement))
             .collect::<Result<Vec<_>>>()?;
         let wall = median(results.iter().map(|r| r.wall.as_secs_f64()).collect());
         let median_run = results
@@ -74,8 +137,10 @@ pub fn e2e(files: &[PathBuf], runs: usize, mut log: impl FnMut(&str)) -> Result<
             })
             .context("at least one run")?;
         let (a, b) = (&median_run.reports.a, &median_run.reports.b);
-        rows.push(EndToEndRow {
+        Ok(EndToEndRow {
             program: file.display().to_string(),
+            protocol: a.protocol.clone(),
+            bytes: a.bytes,
             and_gates: a.and_gates,
             wall_seconds: wall,
             and_gates_per_second: a.and_gates as f64 / wall,
@@ -85,22 +150,23 @@ pub fn e2e(files: &[PathBuf], runs: usize, mut log: impl FnMut(&str)) -> Result<
             },
             seconds_a: a.seconds.clone(),
             bytes_per_and_gate: a.bytes_per_and_gate,
-        });
+        })
     }
-    Ok(EndToEnd { runs, e2e: rows })
 }
 
 impl Report for EndToEnd {
     fn text(&self) -> String {
         let mut out = format!(
-            "both parties as processes over loopback, from the file as given, median of {} runs\n{:<32}{:>12}{:>10}{:>12}{:>11}{:>11}{:>11}\n",
-            self.runs, "program", "AND gates", "wall s", "M AND/s", "A MiB", "B MiB", "compile s"
+            "both parties as processes over {}, from the file as given, median of {} runs\n{:<32}{:>7}{:>12}{:>13}{:>10}{:>12}{:>11}{:>11}{:>11}\n",
+            self.link, self.runs, "program", "proto", "AND gates", "bytes", "wall s", "M AND/s", "A MiB", "B MiB", "compile s"
         );
         for r in &self.e2e {
             let prepare = r.seconds_a.get("compile").or(r.seconds_a.get("load"));
             out += &format!(
-                "{:<32}{:>12}{:>10.3}{:>12.1}{:>11.1}{:>11.1}{:>11}\n",
+                "{:<32}{:>7}{:>12}{:>13}{:>10.3}{:>12.1}{:>11.1}{:>11.1}{:>11}\n",
                 r.program,
+                r.protocol,
+                r.bytes,
                 r.and_gates,
                 r.wall_seconds,
                 r.and_gates_per_second / 1e6,

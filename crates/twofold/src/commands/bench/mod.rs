@@ -81,7 +81,7 @@ pub struct BenchArgs {
     /// gates, 5 x 10^6 with --quick), with --threads and --schedule.
     #[arg(long, conflicts_with_all = ["speedup", "artificial", "garble_only", "ipp", "e2e", "hybrid"])]
     tls: bool,
-    /// With --ipp or --hybrid: run the parties in the namespaces of
+    /// With --ipp, --e2e or --hybrid: run the parties in the namespaces of
     /// scripts/netns.sh (up, or up3 for three parties; a shaped link)
     /// instead of on loopback.
     #[arg(long)]
@@ -154,8 +154,8 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
     if !args.hybrid.is_empty() {
         return hybrid(&args.hybrid, runs, args.netns, log)?.render(args.json);
     }
-    if args.netns && args.ipp.is_empty() {
-        bail!("--netns goes with --ipp or --hybrid");
+    if args.netns && args.ipp.is_empty() && args.e2e.is_empty() {
+        bail!("--netns goes with --ipp, --hybrid or --e2e");
     }
     if args.tls {
         let and_gates = if args.quick { 5_000_000 } else { 50_000_000 };
@@ -163,7 +163,12 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
         return secure_channel(&program, args.schedule, args.threads, runs, log)?.render(args.json);
     }
     if !args.e2e.is_empty() {
-        return e2e(&args.e2e, runs, log)?.render(args.json);
+        let link = if args.netns {
+            Link::Netns
+        } else {
+            Link::Loopback
+        };
+        return e2e(&args.e2e, runs, link, log)?.render(args.json);
     }
     if args.artificial {
         let results = artificial(runs, args.depth, args.max_width, log)?;

@@ -1,0 +1,416 @@
+//! Building the mixed program of a planned partition: per phase, its
+//! Boolean program (the live gates of the phase, reading the inputs,
+//! earlier phases' exports and converted sums), the Y→A conversions of the
+//! bits it gathers, the arithmetic of the sums of the phase, and their A→Y
+//! conversions.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use twofold_circuit::{
+    Bit, Builder, FlatParts, Kind, MixedInput, MixedOutput, MixedProgram, Party, Step, ValueId,
+    Wire,
+};
+
+use super::partition::{wire, Operand, OutPart, Partitioned, Plan};
+use super::{InputSource, OutBit};
+
+/// What phase `p`'s Boolean program reads from outside it, and gives out.
+#[derive(Default)]
+struct PhaseIo {
+    /// C inputs it reads.
+    inputs: BTreeSet<usize>,
+    /// Earlier phases whose exports it reads.
+    exports: BTreeSet<u32>,
+    /// Sums whose converted bits it reads.
+    sums: BTreeSet<usize>,
+    /// Its wires later phases read, in order.
+    export: BTreeSet<Wire>,
+    /// Gathered vectors it gives out.
+    gathers: Vec<usize>,
+    /// Whether it has gates.
+    gates: bool,
+}
+
+/// The mixed program being built.
+struct Out<'p, 'a> {
+    plan: &'p Plan<'a>,
+    program: MixedProgram,
+    next: ValueId,
+    /// Per C input, its bits' value.
+    input_bits: HashMap<usize, ValueId>,
+    /// Word inputs by source and width.
+    input_words: HashMap<(InputSource, u32), ValueId>,
+    sources: Vec<InputSource>,
+    consts: HashMap<(u32, u64), ValueId>,
+    /// Per phase, the value of its export vector.
+    exports: HashMap<u32, ValueId>,
+    gather_value: Vec<Option<ValueId>>,
+    gather_word: HashMap<usize, ValueId>,
+    sum_value: Vec<Option<ValueId>>,
+    sum_yao: Vec<Option<ValueId>>,
+}
+
+impl Out<'_, '_> {
+    fn step(&mut self, step: Step) -> ValueId {
+        self.program.steps.push(step);
+        self.next += 1;
+        self.next - 1
+    }
+
+    /// Where a wire read in a phase other than its own comes from.
+    fn source_phase(&self, x: Wire) -> Option<u32> {
+        let p = self.plan;
+        (!p.inputs_at.contains_key(&x) && p.cut[x as usize].is_none())
+            .then(|| p.ph.wire[x as usize])
+    }
+
+    /// The word value of an operand of a sum of width `w`.
+    fn operand(&mut self, x: &Operand, w: u32) -> ValueId {
+        match x {
+            Operand::Const(v) => match self.consts.get(&(w, *v)) {
+                Some(&id) => id,
+                None => {
+                    let id = self.step(Step::Const {
+                        width: w,
+                        value: *v,
+                    });
+                    self.consts.insert((w, *v), id);
+                    id
+                }
+            },
+            Operand::Sum(j) => self.sum_value[*j].expect("an earlier sum is made first"),
+            Operand::Input(src) => self.input_words[&(*src, w)],
+            Operand::Gathered(e) => {
+                let g = self.plan.gather_of[e];
+                match self.gather_word.get(&g) {
+                    Some(&id) => id,
+                    None => {
+                        let bits = self.gather_value[g].expect("gathered in an earlier phase");
+                        let id = self.step(Step::ToArith(bits));
+                        self.gather_word.insert(g, id);
+                        id
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sum `k`'s arithmetic: its products (one dot product), then its
+    /// words added or subtracted.
+    fn sum(&mut self, k: usize) {
+        let s = &self.plan.sums[k];
+        let w = s.w;
+        let (mut xs, mut ys) = (Vec::new(), Vec::new());
+        for (x, y, neg) in &s.pairs {
+            let mut xv = self.operand(x, w);
+            if *neg {
+                xv = self.step(Step::Neg(xv));
+            }
+            xs.push(xv);
+            ys.push(self.operand(y, w));
+        }
+        let mut acc = if xs.len() == 1 {
+            self.step(Step::Mul(xs[0], ys[0]))
+        } else {
+            self.step(Step::Dot(xs, ys))
+        };
+        for (x, c, neg) in &s.words {
+            if *c == 0 || *x == Operand::Const(0) {
+                continue;
+            }
+            let mut v = self.operand(x, w);
+            if *c != 1 {
+                v = self.step(Step::MulConst(v, *c));
+            }
+            acc = self.step(if *neg {
+                Step::Sub(acc, v)
+            } else {
+                Step::Add(acc, v)
+            });
+        }
+        self.sum_value[k] = Some(acc);
+    }
+}
+
+/// Builds the planned partition of `flat`.
+pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String> {
+    let gather_phase: Vec<u32> = plan.gathers.iter().map(|e| plan.ph.bits(e)).collect();
+    let mut last = 0;
+    for (i, g) in flat.gates.iter().enumerate() {
+        if plan.live[i] {
+            last = last.max(plan.ph.wire[g.out() as usize]);
+        }
+    }
+    last = last.max(gather_phase.iter().copied().max().unwrap_or(0));
+    for (k, &needed) in plan.sum_needed.iter().enumerate() {
+        if needed {
+            last = last.max(plan.ph.sum[k] + 1);
+        }
+    }
+    let mut out = Out {
+        plan: &plan,
+        program: MixedProgram {
+            parties: 2,
+            ..MixedProgram::default()
+        },
+        next: 0,
+        input_bits: HashMap::default(),
+        input_words: HashMap::default(),
+        sources: Vec::new(),
+        consts: HashMap::default(),
+        exports: HashMap::default(),
+        gather_value: vec![None; plan.gathers.len()],
+        gather_word: HashMap::default(),
+        sum_value: vec![None; plan.sums.len()],
+        sum_yao: vec![None; plan.sums.len()],
+    };
+    let mut io: Vec<PhaseIo> = (0..=last).map(|_| PhaseIo::default()).collect();
+    let read = |io: &mut Vec<PhaseIo>, out: &Out, h: u32, x: Wire| {
+        if let Some(&(input, _)) = plan.inputs_at.get(&x) {
+            io[h as usize].inputs.insert(input);
+        } else if let Some((k, _)) = plan.cut[x as usize] {
+            io[h as usize].sums.insert(k);
+        } else if let Some(e) = out.source_phase(x).filter(|&e| e < h) {
+            io[h as usize].exports.insert(e);
+            io[e as usize].export.insert(x);
+        }
+    };
+    for (i, g) in flat.gates.iter().enumerate() {
+        if plan.live[i] {
+            let h = plan.ph.wire[g.out() as usize];
+            io[h as usize].gates = true;
+            for x in g.inputs() {
+                read(&mut io, &out, h, x);
+            }
+        }
+    }
+    for (g, e) in plan.gathers.iter().enumerate() {
+        let h = gather_phase[g];
+        io[h as usize].gathers.push(g);
+        for x in e.iter().filter_map(|&b| wire(b)) {
+            read(&mut io, &out, h, x);
+        }
+    }
+    inputs(&mut out, flat, &io);
+    let mut map: Vec<Bit> = vec![Bit::Const(false); flat.num_wires as usize];
+    for (p, pio) in io.iter().enumerate() {
+        if pio.gates || !pio.gathers.is_empty() {
+            boolean_phase(&mut out, flat, p as u32, &io, &mut map)?;
+        }
+        for k in 0..plan.sums.len() {
+            if plan.sum_needed[k] && plan.ph.sum[k] == p as u32 {
+                out.sum(k);
+                if plan.yao_needed[k] {
+                    let v = out.sum_value[k].expect("made just now");
+                    out.sum_yao[k] = Some(out.step(Step::ToYao(v)));
+                }
+            }
+        }
+    }
+    let outputs = outputs(&mut out, flat);
+    let sums = plan.sum_needed.iter().filter(|&&n| n).count();
+    out.program
+        .validate()
+        .map_err(|e| format!("the partition is not a valid mixed program: {e}"))?;
+    Ok(Partitioned {
+        program: out.program,
+        sources: out.sources,
+        outputs,
+        sums,
+    })
+}
+
+/// The mixed program's inputs: the bits of each C input a phase reads,
+/// then the slices of inputs sums read as words.
+fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
+    let read: BTreeSet<usize> = io.iter().flat_map(|p| p.inputs.iter().copied()).collect();
+    for &input in &read {
+        let (v, _) = &flat.inputs[input];
+        out.program.inputs.push(MixedInput {
+            name: v.name.clone(),
+            owner: owner(v.party),
+            kind: Kind::Bits(v.width),
+        });
+        out.sources.push(InputSource {
+            input,
+            offset: 0,
+            len: v.width,
+            signed: false,
+        });
+        out.input_bits.insert(input, out.next);
+        out.next += 1;
+    }
+    let plan = out.plan;
+    for (k, s) in plan.sums.iter().enumerate() {
+        if !plan.sum_needed[k] {
+            continue;
+        }
+        let operands = s
+            .pairs
+            .iter()
+            .flat_map(|(x, y, _)| [x, y])
+            .chain(s.words.iter().map(|(x, _, _)| x));
+        for x in operands {
+            let Operand::Input(src) = x else { continue };
+            if out.input_words.contains_key(&(*src, s.w)) {
+                continue;
+            }
+            let (v, _) = &flat.inputs[src.input];
+            let end = src.offset + src.len;
+            out.program.inputs.push(MixedInput {
+                name: format!("{}[{}..{end}]", v.name, src.offset),
+                owner: owner(v.party),
+                kind: Kind::Word(s.w),
+            });
+            out.sources.push(*src);
+            out.input_words.insert((*src, s.w), out.next);
+            out.next += 1;
+        }
+    }
+}
+
+fn owner(party: Party) -> u8 {
+    match party {
+        Party::A => 0,
+        Party::B => 1,
+    }
+}
+
+/// Phase `p`'s Boolean program and its step: inputs (C inputs, earlier
+/// exports, converted sums), its live gates, then its export and gathered
+/// vectors as outputs.
+fn boolean_phase(
+    out: &mut Out,
+    flat: &FlatParts,
+    p: u32,
+    ios: &[PhaseIo],
+    map: &mut [Bit],
+) -> Result<(), String> {
+    let plan = out.plan;
+    let io = &ios[p as usize];
+    let mut b = Builder::new();
+    let mut args = Vec::new();
+    for &input in &io.inputs {
+        let (v, wires) = &flat.inputs[input];
+        let bits = b.input(v.name.clone(), Party::A, v.width);
+        for (&x, bit) in wires.iter().zip(bits) {
+            map[x as usize] = bit;
+        }
+        args.push(out.input_bits[&input]);
+    }
+    for &e in &io.exports {
+        let wires: Vec<Wire> = ios[e as usize].export.iter().copied().collect();
+        let bits = b.input(format!("phase {e}"), Party::A, wires.len() as u32);
+        for (&x, bit) in wires.iter().zip(bits) {
+            map[x as usize] = bit;
+        }
+        args.push(out.exports[&e]);
+    }
+    for &k in &io.sums {
+        let s = &plan.sums[k];
+        let bits = b.input(format!("sum {k}"), Party::A, s.w);
+        for (i, bit) in bits.into_iter().enumerate() {
+            if let Some(x) = wire(s.bits[i]) {
+                if plan.cut[x as usize] == Some((k, i as u32)) {
+                    map[x as usize] = bit;
+                }
+            }
+        }
+        args.push(out.sum_yao[k].expect("converted in an earlier phase"));
+    }
+    for (i, g) in flat.gates.iter().enumerate() {
+        if !plan.live[i] || plan.ph.wire[g.out() as usize] != p {
+            continue;
+        }
+        let bit = |x: Wire| map[x as usize];
+        let o = match *g {
+            twofold_circuit::Gate::Xor { a, b: c, .. } => b.xor(bit(a), bit(c)),
+            twofold_circuit::Gate::And { a, b: c, .. } => b.and(bit(a), bit(c)),
+            twofold_circuit::Gate::Inv { a, .. } => b.not(bit(a)),
+        };
+        map[g.out() as usize] = o;
+    }
+    let mut outs = Vec::new();
+    if !io.export.is_empty() {
+        let bits: Vec<Bit> = io.export.iter().map(|&x| map[x as usize]).collect();
+        b.output(format!("phase {p}"), &bits);
+        outs.push(None);
+    }
+    for &g in &io.gathers {
+        let bits: Vec<Bit> = plan.gathers[g]
+            .iter()
+            .map(|&x| match x {
+                Bit::Wire(x) => map[x as usize],
+                c => c,
+            })
+            .collect();
+        b.output(format!("gather {g}"), &bits);
+        outs.push(Some(g));
+    }
+    if outs.is_empty() {
+        return Ok(());
+    }
+    let program = b
+        .finish_program()
+        .map_err(|e| format!("phase {p}'s Boolean program: {e}"))?;
+    let index = out.program.programs.len() as u32;
+    out.program.programs.push(program);
+    out.step(Step::Boolean {
+        program: index,
+        args,
+    });
+    // One value per output, after the step's first.
+    let first = out.next - 1;
+    out.next += outs.len() as ValueId - 1;
+    for (i, o) in outs.into_iter().enumerate() {
+        let v = first + i as ValueId;
+        match o {
+            None => {
+                out.exports.insert(p, v);
+            }
+            Some(g) => out.gather_value[g] = Some(v),
+        }
+    }
+    Ok(())
+}
+
+/// The mixed outputs, and each C output's bits from them.
+fn outputs(out: &mut Out, flat: &FlatParts) -> Vec<Vec<OutBit>> {
+    let mut of_sum: HashMap<usize, usize> = HashMap::default();
+    let mut of_gather: HashMap<usize, usize> = HashMap::default();
+    let mut c_outputs = Vec::new();
+    for ((name, _), parts) in flat.outputs.iter().zip(&out.plan.outputs) {
+        let mut bits = Vec::with_capacity(parts.len());
+        for part in parts {
+            bits.push(match *part {
+                OutPart::Const(c) => OutBit::Const(c),
+                OutPart::Sum(k, j) => {
+                    let n = out.program.outputs.len();
+                    let i = *of_sum.entry(k).or_insert(n);
+                    if i == n {
+                        out.program.outputs.push(MixedOutput {
+                            name: format!("{name}: sum {k}"),
+                            value: out.sum_value[k].expect("needed sums are made"),
+                        });
+                    }
+                    OutBit::Of(i, j)
+                }
+                OutPart::Gather(g, j) => {
+                    let n = out.program.outputs.len();
+                    let i = *of_gather.entry(g).or_insert(n);
+                    if i == n {
+                        out.program.outputs.push(MixedOutput {
+                            name: name.clone(),
+                            value: out.gather_value[g].expect("gathered outputs are made"),
+                        });
+                    }
+                    OutBit::Of(i, j)
+                }
+            });
+        }
+        c_outputs.push(bits);
+    }
+    c_outputs
+}

@@ -1,0 +1,117 @@
+//! C to mixed programs (issue 29): sums of products of secret words run in
+//! the arithmetic sharing, the rest in garbled circuits.
+//!
+//! [`compile_mixed`] lowers the program with every loop unrolled while
+//! lowering notes each sum of products it reduces to bits ([`notes`]);
+//! the partition ([`partition`]) runs those sums arithmetically —
+//! operands that are slices of an input are their owner's shares, sums of
+//! sums stay arithmetic, other operands are converted from garbled bits —
+//! and cuts the remaining gates into Boolean phases by the conversions
+//! before them ([`build`]). Whether the mixed program is worth running is
+//! the caller's choice (the cost model is the protocol's).
+
+mod build;
+pub(crate) mod notes;
+mod partition;
+
+use twofold_circuit::MixedProgram;
+
+use crate::lower::Lowered;
+use crate::types::CType;
+
+/// Where a mixed program's input comes from: bits `offset..offset + len`
+/// of a C input, extended (by zeros, or by copies of the last bit if
+/// `signed`) to the mixed input's width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InputSource {
+    /// The C input (index into [`MixedCompiled::inputs`]).
+    pub input: usize,
+    /// Its first bit.
+    pub offset: u32,
+    /// How many of its bits.
+    pub len: u32,
+    /// Whether the bits extend by their last (else by zeros).
+    pub signed: bool,
+}
+
+/// Where a bit of a C output comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutBit {
+    /// A public constant.
+    Const(bool),
+    /// Bit `.1` of mixed output `.0`.
+    Of(usize, u32),
+}
+
+/// A C program compiled to a mixed program.
+#[derive(Clone, Debug)]
+pub struct MixedCompiled {
+    /// The mixed program.
+    pub program: MixedProgram,
+    /// Per input of [`MixedCompiled::program`], where its bits come from.
+    pub sources: Vec<InputSource>,
+    /// The C inputs: name and type, in the order of the Boolean program's.
+    pub inputs: Vec<(String, CType)>,
+    /// The C outputs: name and type, in the order of the Boolean program's.
+    pub outputs: Vec<(String, CType)>,
+    /// Per C output, its bits (least significant first).
+    pub output_bits: Vec<Vec<OutBit>>,
+    /// Sums of products that run arithmetically.
+    pub arithmetic_sums: usize,
+}
+
+impl MixedCompiled {
+    /// The mixed program's inputs from the C inputs' bits (`None` for the
+    /// peer's: then theirs are `None` too).
+    pub fn mixed_inputs(&self, c_inputs: &[Option<Vec<bool>>]) -> Vec<Option<Vec<bool>>> {
+        self.program
+            .inputs
+            .iter()
+            .zip(&self.sources)
+            .map(|(v, src)| {
+                let bits = c_inputs.get(src.input)?.as_ref()?;
+                let slice = &bits[src.offset as usize..(src.offset + src.len) as usize];
+                let fill = src.signed && slice.last() == Some(&true);
+                let mut word = slice.to_vec();
+                word.resize(v.kind.bits() as usize, fill);
+                Some(word)
+            })
+            .collect()
+    }
+
+    /// The C outputs' bits from the mixed program's.
+    pub fn c_outputs(&self, mixed: &[Vec<bool>]) -> Vec<Vec<bool>> {
+        self.output_bits
+            .iter()
+            .map(|bits| {
+                bits.iter()
+                    .map(|b| match *b {
+                        OutBit::Const(c) => c,
+                        OutBit::Of(o, i) => mixed[o][i as usize],
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The mixed program of a program lowered flat, given the sums noted
+/// while lowering it.
+pub(crate) fn partitioned(
+    lowered: Lowered,
+    notes: &[notes::SumNote],
+) -> Result<MixedCompiled, String> {
+    let flat = lowered
+        .builder
+        .into_flat()
+        .map_err(|e| format!("cannot finish the circuit: {e}"))?;
+    let p = partition::partition(flat, notes)?;
+    Ok(MixedCompiled {
+        program: p.program,
+        sources: p.sources,
+        inputs: lowered.inputs,
+        outputs: lowered.outputs,
+        output_bits: p.outputs,
+        arithmetic_sums: p.sums,
+    })
+}

@@ -1,0 +1,85 @@
+//! What lowering tells the partition: every lazy sum reduced to bits with
+//! its rows (words and products of words), so that a sum of products can
+//! run in the arithmetic sharing instead of its Boolean circuit. Notes are
+//! kept per compiling thread (as range tapes are), only while a mixed
+//! compilation asks for them; products of two secret words are counted
+//! always, so that a Boolean compilation says whether arithmetic could help.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use twofold_circuit::Bit;
+
+/// One term of a noted sum.
+#[derive(Clone, Debug)]
+pub(crate) enum Term {
+    /// A word, read modulo `2^w` (narrower words extended by their last
+    /// bit).
+    Word(Rc<Vec<Bit>>),
+    /// The product of two words, modulo `2^w`.
+    Product(Rc<Vec<Bit>>, Rc<Vec<Bit>>),
+}
+
+/// A sum reduced to bits: `out = Σ ±terms mod 2^w`.
+#[derive(Clone, Debug)]
+pub(crate) struct SumNote {
+    /// The width of the sum.
+    pub w: u32,
+    /// Its terms, each added or (if `true`) subtracted.
+    pub terms: Vec<(Term, bool)>,
+    /// Its bits (narrower than `w` where its range allows: extended by the
+    /// last bit).
+    pub out: Vec<Bit>,
+}
+
+/// Whether a word has a secret bit.
+pub(crate) fn secret(x: &[Bit]) -> bool {
+    x.iter().any(|b| matches!(b, Bit::Wire(_)))
+}
+
+thread_local! {
+    static NOTES: RefCell<Option<Vec<SumNote>>> = const { RefCell::new(None) };
+    static PRODUCTS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Starts a compilation on this thread: no products counted, and sums
+/// noted if `record`.
+pub(crate) fn start(record: bool) {
+    PRODUCTS.with(|p| p.set(0));
+    NOTES.with(|n| *n.borrow_mut() = record.then(Vec::new));
+}
+
+/// Whether sums are being noted: then a sum [`arithmetic`] says runs
+/// arithmetically gets no Boolean circuit, only fresh wires for its bits
+/// and a note.
+pub(crate) fn recording() -> bool {
+    NOTES.with(|n| n.borrow().is_some())
+}
+
+/// Whether a sum of `w` bits with `products` products of two secret words
+/// runs in the arithmetic sharing of a mixed program.
+pub(crate) fn arithmetic(w: u32, products: usize) -> bool {
+    (2..=64).contains(&w) && products > 0
+}
+
+/// Notes a sum (when [`recording`]).
+pub(crate) fn record(sum: SumNote) {
+    NOTES.with(|n| {
+        if let Some(notes) = n.borrow_mut().as_mut() {
+            notes.push(sum);
+        }
+    });
+}
+
+/// Counts `products` products of two secret words.
+pub(crate) fn count(products: u64) {
+    PRODUCTS.with(|p| p.set(p.get().saturating_add(products)));
+}
+
+/// Ends a compilation on this thread: the products of two secret words
+/// reduced, and the sums noted.
+pub(crate) fn finish() -> (u64, Vec<SumNote>) {
+    let products = PRODUCTS.with(|p| p.replace(0));
+    let notes = NOTES.with(|n| n.borrow_mut().take()).unwrap_or_default();
+    (products, notes)
+}

@@ -1,0 +1,444 @@
+//! The partition of a flat program: sums of products that lowering noted
+//! run in the arithmetic sharing, everything else in garbled circuits, cut
+//! into Boolean *phases* by how many conversions lie before a gate.
+//!
+//! A noted sum `out = Σ ±terms mod 2^w` that runs arithmetically takes its
+//! operands as words: public constants, its owner's slice of an input (no
+//! message), an earlier arithmetic sum, or else bits gathered from a
+//! Boolean phase and converted (Y→A). The wires of its bits made after its
+//! operands are *cut*: gates that read them read the sum converted back
+//! (A→Y), one phase later. Each gate's phase is the latest of its inputs';
+//! a sum's arithmetic runs after the phase of its latest gathered operand.
+//! Gates no output needs (the sums' own Boolean circuits, mostly) are left
+//! out. Each phase becomes one Boolean program of the mixed program.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use twofold_circuit::{Bit, FlatParts, Gate, MixedProgram, Wire};
+
+use super::notes::{secret, SumNote, Term};
+use super::{InputSource, OutBit};
+
+/// The partitioned program and how to feed and read it.
+pub(super) struct Partitioned {
+    pub program: MixedProgram,
+    pub sources: Vec<InputSource>,
+    pub outputs: Vec<Vec<OutBit>>,
+    pub sums: usize,
+}
+
+/// A word a noted sum reads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Operand {
+    /// A public constant.
+    Const(u64),
+    /// An earlier noted sum (its number), run arithmetically.
+    Sum(usize),
+    /// A slice of an input, which its owner extends to the word.
+    Input(InputSource),
+    /// Bits of a Boolean phase, converted (Y→A).
+    Gathered(Vec<Bit>),
+}
+
+/// A noted sum that runs arithmetically.
+pub(super) struct Sum {
+    pub w: u32,
+    /// Secret products: factors and sign.
+    pub pairs: Vec<(Operand, Operand, bool)>,
+    /// Words (and products with a public factor, as the other factor
+    /// times the constant), each with its sign.
+    pub words: Vec<(Operand, u64, bool)>,
+    /// Its bits extended to `w`.
+    pub bits: Vec<Bit>,
+    /// Its latest operand wire (cut wires come after).
+    newest: Option<Wire>,
+}
+
+/// `x` read modulo `2^w`: cut to `w` bits or extended by its last bit.
+fn extend(x: &[Bit], w: u32) -> Vec<Bit> {
+    let w = w as usize;
+    let mut e: Vec<Bit> = x.iter().take(w).copied().collect();
+    let last = x.last().copied().unwrap_or(Bit::Const(false));
+    e.resize(w, last);
+    e
+}
+
+/// The value of constant bits, if they all are.
+fn constant(e: &[Bit]) -> Option<u64> {
+    e.iter().enumerate().try_fold(0u64, |v, (i, b)| match b {
+        Bit::Const(c) => Some(v | (*c as u64) << i),
+        Bit::Wire(_) => None,
+    })
+}
+
+/// Where input wires are: `(input, bit)`.
+pub(super) type InputWires = HashMap<Wire, (usize, u32)>;
+
+/// Partitions `flat` given the sums lowering noted.
+pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitioned, String> {
+    let mut inputs_at = InputWires::default();
+    for (k, (_, wires)) in flat.inputs.iter().enumerate() {
+        for (i, &w) in wires.iter().enumerate() {
+            inputs_at.insert(w, (k, i as u32));
+        }
+    }
+    let sums = arith_sums(notes, &inputs_at);
+    // Cut wires: a sum's bits (made for it, after its operands).
+    let mut cut: Vec<Option<(usize, u32)>> = vec![None; flat.num_wires as usize];
+    for (k, s) in sums.iter().enumerate() {
+        for (i, b) in s.bits.iter().enumerate() {
+            if let Bit::Wire(x) = *b {
+                let fresh = s.newest.is_none_or(|o| x > o) && !inputs_at.contains_key(&x);
+                if fresh && cut[x as usize].is_none() {
+                    cut[x as usize] = Some((k, i as u32));
+                }
+            }
+        }
+    }
+    let phases = Phases::of(&flat, &sums, &cut);
+    let mut p = Plan::new(&flat, &sums, &cut, phases, inputs_at);
+    p.outputs(&flat.outputs);
+    p.live(&flat.gates);
+    super::build::build(p, &flat)
+}
+
+/// The noted sums, with their operands.
+fn arith_sums(notes: &[SumNote], inputs_at: &InputWires) -> Vec<Sum> {
+    let mut sums: Vec<Sum> = Vec::new();
+    let mut by_bits: HashMap<Vec<Bit>, usize> = HashMap::default();
+    for note in notes {
+        let w = note.w;
+        let bits = extend(&note.out, w);
+        let operand = |x: &[Bit]| operand(x, w, &by_bits, inputs_at);
+        let mut s = Sum {
+            w,
+            pairs: Vec::new(),
+            words: Vec::new(),
+            bits: bits.clone(),
+            newest: None,
+        };
+        let mask = u64::MAX >> (64 - w);
+        for (term, neg) in &note.terms {
+            let newest = match term {
+                Term::Word(x) => x.iter().chain(&[]).copied().filter_map(wire).max(),
+                Term::Product(x, y) => x.iter().chain(y.iter()).copied().filter_map(wire).max(),
+            };
+            s.newest = s.newest.max(newest);
+            match term {
+                Term::Word(x) => s.words.push((operand(x), 1, *neg)),
+                Term::Product(x, y) if secret(x) && secret(y) => {
+                    s.pairs.push((operand(x), operand(y), *neg))
+                }
+                Term::Product(x, y) => {
+                    let (c, other) = if secret(x) { (y, x) } else { (x, y) };
+                    let c = constant(&extend(c, w)).expect("a factor without wires is constant");
+                    s.words.push((operand(other), c & mask, *neg));
+                }
+            }
+        }
+        by_bits.insert(bits, sums.len());
+        sums.push(s);
+    }
+    sums
+}
+
+/// The wire of a bit, if it has one.
+pub(super) fn wire(b: Bit) -> Option<Wire> {
+    match b {
+        Bit::Wire(w) => Some(w),
+        Bit::Const(_) => None,
+    }
+}
+
+/// What word `x`, read modulo `2^w`, is to the arithmetic sharing.
+fn operand(
+    x: &[Bit],
+    w: u32,
+    by_bits: &HashMap<Vec<Bit>, usize>,
+    inputs_at: &InputWires,
+) -> Operand {
+    let e = extend(x, w);
+    if let Some(v) = constant(&e) {
+        return Operand::Const(v);
+    }
+    if let Some(&k) = by_bits.get(&e) {
+        return Operand::Sum(k);
+    }
+    if let Some(src) = input_slice(&e, inputs_at) {
+        return Operand::Input(src);
+    }
+    Operand::Gathered(e)
+}
+
+/// `e` as consecutive bits of one input, extended by zeros or by copies of
+/// the last, if it is.
+fn input_slice(e: &[Bit], inputs_at: &InputWires) -> Option<InputSource> {
+    let &(input, offset) = inputs_at.get(&wire(e[0])?)?;
+    let len = e
+        .iter()
+        .enumerate()
+        .take_while(|&(i, b)| {
+            wire(*b).and_then(|x| inputs_at.get(&x)) == Some(&(input, offset + i as u32))
+        })
+        .count();
+    let rest = &e[len..];
+    let signed = if rest.iter().all(|&b| b == Bit::Const(false)) {
+        false
+    } else if rest.iter().all(|&b| b == e[len - 1]) {
+        true
+    } else {
+        return None;
+    };
+    Some(InputSource {
+        input,
+        offset,
+        len: len as u32,
+        signed,
+    })
+}
+
+/// Each wire's phase and each sum's: the phase after whose Boolean program
+/// its arithmetic runs.
+pub(super) struct Phases {
+    pub wire: Vec<u32>,
+    pub sum: Vec<u32>,
+}
+
+impl Phases {
+    fn of(flat: &FlatParts, sums: &[Sum], cut: &[Option<(usize, u32)>]) -> Phases {
+        let mut ph = Phases {
+            wire: vec![0; flat.num_wires as usize],
+            sum: vec![u32::MAX; sums.len()],
+        };
+        // Gates write increasing wires; a cut wire (no gate writes it)
+        // takes its phase before the gates that read it.
+        let mut unwritten = cut
+            .iter()
+            .enumerate()
+            .filter_map(|(x, c)| c.map(|(k, _)| (x, k)))
+            .peekable();
+        for g in &flat.gates {
+            let o = g.out() as usize;
+            while let Some((x, k)) = unwritten.next_if(|&(x, _)| x < o) {
+                ph.wire[x] = ph.of_sum(sums, k) + 1;
+            }
+            ph.wire[o] = g.inputs().map(|x| ph.wire[x as usize]).max().unwrap_or(0);
+        }
+        for (x, k) in unwritten {
+            ph.wire[x] = ph.of_sum(sums, k) + 1;
+        }
+        for k in 0..sums.len() {
+            ph.of_sum(sums, k);
+        }
+        ph
+    }
+
+    /// Sum `k`'s phase (its operands' wires have theirs).
+    fn of_sum(&mut self, sums: &[Sum], k: usize) -> u32 {
+        if self.sum[k] != u32::MAX {
+            return self.sum[k];
+        }
+        let s = &sums[k];
+        let operands = s
+            .pairs
+            .iter()
+            .flat_map(|(x, y, _)| [x, y])
+            .chain(s.words.iter().map(|(x, _, _)| x));
+        let mut p = 0;
+        for x in operands {
+            p = p.max(match x {
+                Operand::Const(_) | Operand::Input(_) => 0,
+                Operand::Sum(j) => self.of_sum(sums, *j),
+                Operand::Gathered(e) => self.bits(e),
+            });
+        }
+        self.sum[k] = p;
+        p
+    }
+
+    /// The phase at which bits are all known.
+    pub fn bits(&self, e: &[Bit]) -> u32 {
+        e.iter()
+            .filter_map(|&b| wire(b))
+            .map(|x| self.wire[x as usize])
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The partition being planned (then built, `super::build`).
+pub(super) struct Plan<'a> {
+    pub sums: &'a [Sum],
+    pub cut: &'a [Option<(usize, u32)>],
+    pub ph: Phases,
+    pub inputs_at: InputWires,
+    wire_needed: Vec<bool>,
+    pub sum_needed: Vec<bool>,
+    /// Sums whose bits gates read (A→Y).
+    pub yao_needed: Vec<bool>,
+    /// Gates an output needs.
+    pub live: Vec<bool>,
+    /// Bit vectors the Boolean phases give out: converted to words, or
+    /// read by outputs.
+    pub gathers: Vec<Vec<Bit>>,
+    pub gather_of: HashMap<Vec<Bit>, usize>,
+    /// Per C output, where its bits come from.
+    pub outputs: Vec<Vec<OutPart>>,
+}
+
+/// Where a C output's bit comes from.
+#[derive(Clone, Copy)]
+pub(super) enum OutPart {
+    Const(bool),
+    /// Bit of a sum's word.
+    Sum(usize, u32),
+    /// Bit of a gathered vector.
+    Gather(usize, u32),
+}
+
+impl<'a> Plan<'a> {
+    fn new(
+        flat: &FlatParts,
+        sums: &'a [Sum],
+        cut: &'a [Option<(usize, u32)>],
+        ph: Phases,
+        inputs_at: InputWires,
+    ) -> Plan<'a> {
+        let n = flat.num_wires as usize;
+        Plan {
+            sums,
+            cut,
+            ph,
+            inputs_at,
+            wire_needed: vec![false; n],
+            sum_needed: vec![false; sums.len()],
+            yao_needed: vec![false; sums.len()],
+            live: vec![false; flat.gates.len()],
+            gathers: Vec::new(),
+            gather_of: HashMap::default(),
+            outputs: Vec::new(),
+        }
+    }
+
+    /// Bits converted from (or read out of) a Boolean phase: their wires
+    /// are needed.
+    fn gather(&mut self, bits: Vec<Bit>) -> usize {
+        if let Some(&g) = self.gather_of.get(&bits) {
+            return g;
+        }
+        for x in bits.iter().filter_map(|&b| wire(b)) {
+            self.need_wire(x);
+        }
+        self.gather_of.insert(bits.clone(), self.gathers.len());
+        self.gathers.push(bits);
+        self.gathers.len() - 1
+    }
+
+    /// Sum `k` is needed, and what it reads (sums of sums as a work list:
+    /// a chain of products may be as long as a loop).
+    fn need_sum(&mut self, k: usize) {
+        let mut todo = vec![k];
+        while let Some(k) = todo.pop() {
+            if self.sum_needed[k] {
+                continue;
+            }
+            self.sum_needed[k] = true;
+            let s = &self.sums[k];
+            let operands: Vec<Operand> = s
+                .pairs
+                .iter()
+                .flat_map(|(x, y, _)| [x.clone(), y.clone()])
+                .chain(s.words.iter().map(|(x, _, _)| x.clone()))
+                .collect();
+            for x in operands {
+                match x {
+                    Operand::Sum(j) => todo.push(j),
+                    Operand::Gathered(e) => {
+                        self.gather(e);
+                    }
+                    Operand::Const(_) | Operand::Input(_) => {}
+                }
+            }
+        }
+    }
+
+    /// The C outputs: runs of bits that are a sum's word are opened as
+    /// that word; the rest of each output is gathered from the Boolean
+    /// phases.
+    fn outputs(&mut self, outputs: &[(String, Vec<Bit>)]) {
+        let mut by_bits: HashMap<&[Bit], usize> = HashMap::default();
+        for (k, s) in self.sums.iter().enumerate() {
+            by_bits.entry(&s.bits).or_insert(k);
+        }
+        let widths: Vec<u32> = {
+            let mut w: Vec<u32> = self.sums.iter().map(|s| s.w).collect();
+            w.sort_unstable();
+            w.dedup();
+            w.reverse();
+            w
+        };
+        for (_, bits) in outputs {
+            let mut parts = Vec::with_capacity(bits.len());
+            let mut rest = Vec::new();
+            let mut i = 0;
+            while i < bits.len() {
+                let found = widths.iter().find_map(|&w| {
+                    let end = i + w as usize;
+                    let k = *by_bits.get(bits.get(i..end)?)?;
+                    (self.sums[k].w == w && secret(&bits[i..end])).then_some((k, w))
+                });
+                match found {
+                    Some((k, w)) => {
+                        self.need_sum(k);
+                        parts.extend((0..w).map(|j| OutPart::Sum(k, j)));
+                        i += w as usize;
+                    }
+                    None => {
+                        match bits[i] {
+                            Bit::Const(c) => parts.push(OutPart::Const(c)),
+                            b => {
+                                parts.push(OutPart::Gather(usize::MAX, rest.len() as u32));
+                                rest.push(b);
+                            }
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            if !rest.is_empty() {
+                let g = self.gather(rest);
+                for p in &mut parts {
+                    if let OutPart::Gather(x, _) = p {
+                        *x = g;
+                    }
+                }
+            }
+            self.outputs.push(parts);
+        }
+    }
+
+    /// Wire `x` is needed: its gate, or (a cut wire) its sum converted.
+    fn need_wire(&mut self, x: Wire) {
+        match self.cut[x as usize] {
+            Some((k, _)) => {
+                self.yao_needed[k] = true;
+                self.need_sum(k);
+            }
+            None => self.wire_needed[x as usize] = true,
+        }
+    }
+
+    /// Marks the gates the needed wires need, latest first (a gate reads
+    /// only earlier wires, and a sum only wires before its bits).
+    fn live(&mut self, gates: &[Gate]) {
+        for (i, g) in gates.iter().enumerate().rev() {
+            if !self.wire_needed[g.out() as usize] {
+                continue;
+            }
+            self.live[i] = true;
+            for x in g.inputs() {
+                self.need_wire(x);
+            }
+        }
+    }
+}

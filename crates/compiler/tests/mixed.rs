@@ -1,0 +1,96 @@
+//! The partition into a mixed program (issue 29) computes what the
+//! Boolean program computes: examples and generated programs on random
+//! inputs, and the sums it makes arithmetic.
+
+use rand::{Rng, SeedableRng};
+use twofold_compiler::mixed::MixedCompiled;
+use twofold_compiler::{compile, compile_mixed, CompileOptions, CompiledProgram};
+
+/// Both compilations of `src`.
+fn both(src: &str, name: &str) -> (CompiledProgram, MixedCompiled) {
+    let opts = CompileOptions::default();
+    let boolean = compile(src, name, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mixed = compile_mixed(src, name, &opts).unwrap_or_else(|e| panic!("{name} mixed: {e}"));
+    (boolean, mixed)
+}
+
+/// The mixed program gives the Boolean program's outputs on `runs`
+/// random inputs.
+fn agree(src: &str, name: &str, runs: usize, seed: u64) -> MixedCompiled {
+    let (boolean, mixed) = both(src, name);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    for _ in 0..runs {
+        let inputs: Vec<Vec<bool>> = boolean
+            .program
+            .main
+            .inputs
+            .iter()
+            .map(|v| (0..v.width).map(|_| rng.gen()).collect())
+            .collect();
+        let want = boolean
+            .program
+            .eval(&inputs)
+            .expect("the Boolean program runs");
+        let given: Vec<Option<Vec<bool>>> = inputs.iter().cloned().map(Some).collect();
+        let mixed_inputs: Vec<Vec<bool>> = mixed
+            .mixed_inputs(&given)
+            .into_iter()
+            .map(|v| v.expect("every input given"))
+            .collect();
+        let got = mixed
+            .program
+            .eval(&mixed_inputs)
+            .expect("the mixed program runs");
+        assert_eq!(mixed.c_outputs(&got), want, "{name}");
+    }
+    mixed
+}
+
+#[test]
+fn the_matrix_product_runs_as_dot_products() {
+    let src = twofold_testkit::matmul_c(4);
+    let m = agree(&src, "matmul4.c", 20, 1);
+    assert_eq!(m.arithmetic_sums, 16);
+    assert!(
+        m.program.programs.is_empty(),
+        "no garbled part: {:?}",
+        m.program.steps.len()
+    );
+}
+
+/// Every example with products of secrets, the MLP's ReLU and arg max
+/// among them: the mixed program agrees with the Boolean one.
+#[test]
+fn examples_with_products_agree() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut checked = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the examples")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    names.sort();
+    for path in names {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let name = path.display().to_string();
+        let boolean = compile(&src, &name, &CompileOptions::default()).expect("compiles");
+        if boolean.secret_products == 0 {
+            continue;
+        }
+        let m = agree(&src, &name, 3, checked);
+        eprintln!(
+            "{name}: {} sums, {} steps, {} Boolean programs, {} AND gates (Boolean program {})",
+            m.arithmetic_sums,
+            m.program.steps.len(),
+            m.program.programs.len(),
+            m.program
+                .programs
+                .iter()
+                .map(|p| p.and_count())
+                .sum::<u64>(),
+            boolean.program.and_count()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} examples with products");
+}
