@@ -69,6 +69,7 @@ use twofold_protocol::{PartyInputs, Peer, Schedule, SessionOptions};
 
 pub use crate::choice::Protocol;
 use crate::choice::{choose, Chosen};
+use crate::load::at_most;
 
 pub use twofold_circuit::{Party, Program};
 
@@ -104,7 +105,7 @@ impl SecureProgram {
             &Network::LAN,
             &compiled.program,
             compiled.secret_products,
-            || compile_mixed(source, "input.c", &opts),
+            |max| compile_mixed(source, "input.c", &at_most(&opts, max)),
         )?;
         Ok(SecureProgram {
             program: compiled.program,

@@ -72,7 +72,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     let loaded = if path.extension().is_some_and(|e| e == "c") {
         let c = c_options(opts);
         let compiled = compile_file(path, &c).map_err(|e| anyhow::anyhow!("{e}"))?;
-        from_c(compiled, opts, || compile_mixed_file(path, &c))?
+        from_c(compiled, opts, |max| {
+            compile_mixed_file(path, &at_most(&c, max))
+        })?
     } else {
         // A device or a pipe would be read without end.
         let file = crate::files::open_regular(path, "the program", u64::MAX)?;
@@ -115,11 +117,22 @@ pub fn load_source(source: &str, name: &str, opts: &LoadOptions) -> Result<Loade
     let loaded = if name.ends_with(".c") {
         let c = c_options(opts);
         let compiled = compile(source, name, &c).map_err(|e| anyhow::anyhow!("{e}"))?;
-        from_c(compiled, opts, || compile_mixed(source, name, &c))?
+        from_c(compiled, opts, |max| {
+            compile_mixed(source, name, &at_most(&c, max))
+        })?
     } else {
         from_circuit(Program::from(read_bristol(source, name)?))
     };
     finish(loaded, start, opts)
+}
+
+/// `opts` making at most `max_gates` gates (if given).
+pub fn at_most(opts: &CompileOptions, max_gates: Option<u64>) -> CompileOptions {
+    let mut opts = opts.clone();
+    if let Some(max) = max_gates {
+        opts.limits.max_gates = opts.limits.max_gates.min(max);
+    }
+    opts
 }
 
 /// The compiler's options for C source.
@@ -138,11 +151,11 @@ fn c_options(opts: &LoadOptions) -> CompileOptions {
 
 /// A program compiled from C, with its values' C types, and the mixed
 /// program to run instead if `--protocol` chooses one (`mixed` compiles
-/// it).
+/// it, making at most the gates it is given).
 fn from_c(
     compiled: CompiledProgram,
     opts: &LoadOptions,
-    mixed: impl FnOnce() -> Result<MixedCompiled, CompileError>,
+    mixed: impl FnOnce(Option<u64>) -> Result<MixedCompiled, CompileError>,
 ) -> Result<Loaded> {
     let mixed = choose(
         opts.protocol,

@@ -29,8 +29,8 @@ struct PhaseIo {
     export: BTreeSet<Wire>,
     /// Gathered vectors it gives out.
     gathers: Vec<usize>,
-    /// Whether it has gates.
-    gates: bool,
+    /// Its live gates, in order.
+    gates: Vec<usize>,
 }
 
 /// The mixed program being built.
@@ -180,7 +180,7 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
     for (i, g) in flat.gates.iter().enumerate() {
         if plan.live[i] {
             let h = plan.ph.wire[g.out() as usize];
-            io[h as usize].gates = true;
+            io[h as usize].gates.push(i);
             for x in g.inputs() {
                 read(&mut io, &out, h, x);
             }
@@ -196,7 +196,7 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
     inputs(&mut out, flat, &io);
     let mut map: Vec<Bit> = vec![Bit::Const(false); flat.num_wires as usize];
     for (p, pio) in io.iter().enumerate() {
-        if pio.gates || !pio.gathers.is_empty() {
+        if !pio.gates.is_empty() || !pio.gathers.is_empty() {
             boolean_phase(&mut out, flat, p as u32, &io, &mut map)?;
         }
         for k in 0..plan.sums.len() {
@@ -320,10 +320,7 @@ fn boolean_phase(
         }
         args.push(out.sum_yao[k].expect("converted in an earlier phase"));
     }
-    for (i, g) in flat.gates.iter().enumerate() {
-        if !plan.live[i] || plan.ph.wire[g.out() as usize] != p {
-            continue;
-        }
+    for g in io.gates.iter().map(|&i| &flat.gates[i]) {
         let bit = |x: Wire| map[x as usize];
         let o = match *g {
             twofold_circuit::Gate::Xor { a, b: c, .. } => b.xor(bit(a), bit(c)),

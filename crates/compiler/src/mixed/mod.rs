@@ -58,6 +58,8 @@ pub struct MixedCompiled {
     pub output_bits: Vec<Vec<OutBit>>,
     /// Sums of products that run arithmetically.
     pub arithmetic_sums: usize,
+    /// Gates lowering made (the cost of compiling flat).
+    pub built_gates: u64,
 }
 
 impl MixedCompiled {
@@ -105,6 +107,7 @@ pub(crate) fn partitioned(
         .builder
         .into_flat()
         .map_err(|e| format!("cannot finish the circuit: {e}"))?;
+    let built_gates = flat.gates.len() as u64;
     let p = partition::partition(flat, notes)?;
     Ok(MixedCompiled {
         program: p.program,
@@ -113,5 +116,6 @@ pub(crate) fn partitioned(
         outputs: lowered.outputs,
         output_bits: p.outputs,
         arithmetic_sums: p.sums,
+        built_gates,
     })
 }

@@ -52,11 +52,12 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
         write_mixed(mixed, &mut out).with_context(cannot)?;
         out.flush().with_context(cannot)?;
         return Ok(format!(
-            "{}: mixed program, {} sums of products in arithmetic sharing, {} Boolean programs ({} AND gates)\n",
+            "{}: mixed program, {} sums of products in arithmetic sharing, {} Boolean programs ({} AND gates; {} gates made)\n",
             output.display(),
             chosen.compiled.arithmetic_sums,
             mixed.programs.len(),
             mixed.programs.iter().map(|p| p.and_count()).sum::<u64>(),
+            chosen.compiled.built_gates,
         ));
     }
     let program = loaded.program;

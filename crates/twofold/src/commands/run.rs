@@ -255,7 +255,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
                 scheme: args.scheme,
             },
         };
-        let (party, report, peer) = super::run_mixed::run(run)?;
+        let (party, report, peer) = super::run_mixed::run(run).map_err(|e| hint(e, &loaded))?;
         return mixed_report(
             &loaded,
             chosen,
@@ -305,7 +305,8 @@ fn run_two(args: &RunArgs) -> Result<String> {
                 &loaded.program,
                 &given,
                 &session,
-            )?;
+            )
+            .map_err(|e| hint(e.into(), &loaded))?;
             (party, report, None)
         }
     };
@@ -511,4 +512,25 @@ fn mixed_report(
         peak_rss_bytes: crate::peak_rss_bytes(),
         lines,
     })
+}
+
+/// A session's error, with a hint when the parties ran different programs
+/// from C: how a C program runs (garbled circuits or a mixed program)
+/// follows `--protocol` and `--network`.
+fn hint(e: anyhow::Error, loaded: &Loaded) -> anyhow::Error {
+    let differ = matches!(
+        e.downcast_ref::<twofold_protocol::ProtocolError>(),
+        Some(twofold_protocol::ProtocolError::Mismatch { what, .. }) if what.contains("program")
+    );
+    if differ && loaded.compiled {
+        let how = if loaded.mixed.is_some() {
+            "a mixed program"
+        } else {
+            "garbled circuits"
+        };
+        return e.context(format!(
+            "this party runs the C program as {how}: both parties must give the same source, --protocol and --network"
+        ));
+    }
+    e
 }

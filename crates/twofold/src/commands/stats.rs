@@ -10,6 +10,7 @@ use twofold_compiler::LoopVerdict;
 
 use super::mixed::{summary_of, MixedSummary};
 use super::{PerParty, ProgramArgs, Report};
+use crate::choice::Comparison;
 
 /// Arguments of `stats`.
 #[derive(clap::Args, Debug)]
@@ -46,6 +47,7 @@ pub fn stats(args: &StatsArgs) -> Result<String> {
     }
     if let Some(chosen) = &loaded.mixed {
         stats.mixed = Some(summary_of(&chosen.compiled.program, &args.program.network)?);
+        stats.choice = Some(chosen.estimate.clone());
     }
     stats.render(args.json)
 }
@@ -103,6 +105,9 @@ pub struct ProgramStats {
     /// its partition and estimate against pure garbled circuits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixed: Option<MixedSummary>,
+    /// C only: the estimates that chose the mixed program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choice: Option<Comparison>,
 }
 
 /// A block (loop or region) and the blocks nested in its body.
@@ -243,6 +248,7 @@ impl ProgramStats {
             loops: loops.iter().map(LoopStats::of).collect(),
             ands_per_level: None,
             mixed: None,
+            choice: None,
         }
     }
 }
@@ -394,6 +400,10 @@ impl Report for ProgramStats {
         if let Some(mixed) = &self.mixed {
             out += "runs as a mixed program (--protocol yao: garbled circuits only):\n";
             out += &mixed.text();
+        }
+        if let Some(choice) = &self.choice {
+            out += &choice.text();
+            out += "\n";
         }
         out
     }

@@ -1,0 +1,175 @@
+//! C programs run as mixed programs (issue 29): `run` chooses arithmetic
+//! sharing for sums of products where the estimate says so, with the
+//! outputs of garbled circuits and a small part of their bytes; between
+//! processes over the secure channel; `stats` shows the partition,
+//! `compile --protocol mixed` writes it; parties that disagree stop.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+mod common;
+use common::twofold_ok;
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `run --local --json` of an example with its data files.
+fn run_local(file: &str, inputs: [&str; 2], protocol: &str) -> Value {
+    let out = twofold_ok(&[
+        "run".to_string(),
+        example(file),
+        "--local".into(),
+        "--json".into(),
+        "--protocol".into(),
+        protocol.into(),
+        "-i".into(),
+        format!("INPUT_A=@{}", example(inputs[0])),
+        "-i".into(),
+        format!("INPUT_B=@{}", example(inputs[1])),
+    ]);
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn products_run_in_arithmetic_sharing_with_the_outputs_of_garbled_circuits() {
+    for (file, inputs, ratio) in [
+        (
+            "matmul16.c",
+            ["data/matmul16_a.txt", "data/matmul16_b.txt"],
+            20,
+        ),
+        ("mlp.c", ["data/mlp_model.txt", "data/mlp_features.txt"], 5),
+    ] {
+        let yao = run_local(file, inputs, "yao");
+        let auto = run_local(file, inputs, "auto");
+        assert_eq!(yao["protocol"], "yao");
+        assert_eq!(auto["protocol"], "mixed", "{file}: {auto}");
+        assert_eq!(auto["outputs"], yao["outputs"], "{file}");
+        let bytes = |v: &Value| v["bytes"].as_u64().unwrap();
+        assert!(bytes(&auto) * ratio <= bytes(&yao), "{file}: {auto} {yao}");
+        let sent = &auto["bytes_sent"];
+        assert_eq!(
+            sent["a"].as_u64().unwrap() + sent["b"].as_u64().unwrap(),
+            bytes(&auto)
+        );
+        let mixed = &auto["mixed"];
+        assert!(mixed["arithmetic_sums"].as_u64().unwrap() > 0, "{mixed}");
+        assert_eq!(mixed["estimate"]["mixed_bytes"], bytes(&auto), "{mixed}");
+    }
+    let mlp = run_local(
+        "mlp.c",
+        ["data/mlp_model.txt", "data/mlp_features.txt"],
+        "mixed",
+    );
+    assert_eq!(mlp["outputs"]["return"], 8);
+}
+
+#[test]
+fn two_processes_run_a_c_program_as_a_mixed_program_over_the_secure_channel() {
+    let dir = std::env::temp_dir().join(format!("twofold-mixed-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let psk = dir.join("pair");
+    twofold_ok(&["keygen", "--psk", "-o", psk.to_str().unwrap()]);
+    let psk = dir.join("pair.psk");
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let party = |name: &str, place: &str, input: String, protocol: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
+        cmd.arg("run")
+            .arg(example("mlp.c"))
+            .args(["--party", name, place, &addr, "--psk-file"])
+            .arg(&psk)
+            .args(["--timeout", "20", "--json", "--protocol", protocol, "-i"])
+            .arg(input);
+        spawn(&mut cmd)
+    };
+    let model = format!("INPUT_A=@{}", example("data/mlp_model.txt"));
+    let features = format!("INPUT_B=@{}", example("data/mlp_features.txt"));
+    let a = party("a", "--listen", model.clone(), "auto");
+    let b = party("b", "--connect", features.clone(), "auto");
+    for out in [a.join().unwrap(), b.join().unwrap()] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["protocol"], "mixed");
+        assert_eq!(json["outputs"]["return"], 8);
+    }
+    // Parties that run different protocols stop with an error, not a
+    // wrong result.
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let party = |name: &str, place: &str, input: String, protocol: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
+        cmd.arg("run")
+            .arg(example("mlp.c"))
+            .args(["--party", name, place, &addr, "--psk-file"])
+            .arg(&psk)
+            .args(["--timeout", "20", "--protocol", protocol, "-i"])
+            .arg(input);
+        spawn(&mut cmd)
+    };
+    let a = party("a", "--listen", model, "yao");
+    let b = party("b", "--connect", features, "mixed");
+    for out in [a.join().unwrap(), b.join().unwrap()] {
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("disagree on the program"), "{err}");
+        assert!(err.contains("--protocol"), "{err}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn stats_shows_the_partition_and_compile_writes_it() {
+    let stats = twofold_ok(&["stats".to_string(), example("matmul16.c")]);
+    assert!(stats.contains("runs as a mixed program"), "{stats}");
+    assert!(stats.contains("4096 cross products"), "{stats}");
+    assert!(stats.contains("estimate on 1000 Mbit/s"), "{stats}");
+    let yao = twofold_ok(&[
+        "stats".to_string(),
+        example("matmul16.c"),
+        "--protocol".into(),
+        "yao".into(),
+    ]);
+    assert!(!yao.contains("mixed"), "{yao}");
+    let json: Value = serde_json::from_str(&twofold_ok(&[
+        "stats".to_string(),
+        example("mlp.c"),
+        "--json".into(),
+    ]))
+    .unwrap();
+    assert!(
+        json["choice"]["mixed_bytes"].as_u64().unwrap() > 0,
+        "{json}"
+    );
+    assert!(json["mixed"]["rounds"].as_u64().unwrap() > 0, "{json}");
+
+    let dir = std::env::temp_dir().join(format!("twofold-mixed-c-tfm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tfm = dir.join("matmul16.tfm");
+    let line = twofold_ok(&[
+        "compile".to_string(),
+        example("matmul16.c"),
+        "--protocol".into(),
+        "mixed".into(),
+        "-o".into(),
+        tfm.display().to_string(),
+    ]);
+    assert!(line.contains("256 sums of products"), "{line}");
+    let estimate = twofold_ok(&["mixed".to_string(), tfm.display().to_string()]);
+    assert!(estimate.contains("4096 cross products"), "{estimate}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Starts `cmd`; its output, collected on a thread.
+fn spawn(cmd: &mut Command) -> std::thread::JoinHandle<std::process::Output> {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::spawn(move || child.wait_with_output().unwrap())
+}
