@@ -158,7 +158,7 @@ impl Report for EndToEnd {
     fn text(&self) -> String {
         let mut out = format!(
             "both parties as processes over {}, from the file as given, median of {} runs\n{:<32}{:>7}{:>12}{:>13}{:>10}{:>12}{:>11}{:>11}{:>11}\n",
-            self.link, self.runs, "program", "proto", "AND gates", "bytes", "wall s", "M AND/s", "A MiB", "B MiB", "compile s"
+            self.link, self.runs, "program", "proto", "bytes", "AND gates", "wall s", "M AND/s", "A MiB", "B MiB", "compile s"
         );
         for r in &self.e2e {
             let prepare = r.seconds_a.get("compile").or(r.seconds_a.get("load"));
