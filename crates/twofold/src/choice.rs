@@ -138,7 +138,8 @@ impl Comparison {
 /// `boolean` (with `secret_products` products of secrets), if `protocol`
 /// asks for one or (`auto`) the estimate prefers it. `mixed` compiles it,
 /// making at most the gates it is given (if any): `auto` stops a flat
-/// compilation that would take longer than the garbled circuit's run. The
+/// compilation that would take longer than half the garbled circuit's
+/// run. The
 /// choice depends on the program and the options only, so both parties
 /// make it alike.
 pub fn choose(
@@ -158,7 +159,9 @@ pub fn choose(
         }
         Protocol::Auto => {
             let yao = YaoCost::of(boolean, network)?;
-            let budget = (yao.seconds * FLAT_GATES_PER_SECOND) as u64;
+            // Compiling flat may take at most half the garbled run (the
+            // mixed run needs time too): what auto loses at worst.
+            let budget = (yao.seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
             // A program the partition cannot take, or not within the
             // budget, runs as garbled circuits.
             let Ok(compiled) = mixed(Some(budget)) else {
