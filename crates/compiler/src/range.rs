@@ -74,6 +74,7 @@ enum Op {
     Meet(Arg, Arg),
     Greater(Arg, Arg),
     Lesser(Arg, Arg),
+    MeetModulo(Arg, Arg, u32),
 }
 
 /// The ranges a template computed, as operations on the ranges it read.
@@ -128,6 +129,17 @@ impl Range {
         r.recorded(Op::Meet, self, o)
     }
 
+    /// The values of `self` congruent modulo `2^n` to a value of `o` (the
+    /// least range holding them): what a word of `n` bits is known to hold
+    /// from two ranges that may read its bits in different windows (one
+    /// signed, say `-128..=2^30`, the other unsigned, `0..=2^32-1`, where
+    /// their plain [`Range::meet`] would lose the negative values). Equal
+    /// to the plain meet when both lie in one window of `2^n` values.
+    pub fn meet_modulo(self, o: Range, n: u32) -> Range {
+        let r = meet_modulo(self, o, n);
+        r.recorded(move |a, b| Op::MeetModulo(a, b, n), self, o)
+    }
+
     /// The values the greater of a value of `self` and one of `o` takes.
     pub fn greater(self, o: Range) -> Range {
         let r = Range::new(self.lo.max(o.lo), self.hi.max(o.hi));
@@ -147,7 +159,7 @@ impl Range {
 
     /// `self`, recorded on the innermost tape as `op(a, b)` if `a` or `b`
     /// is an entry of it.
-    fn recorded(mut self, op: fn(Arg, Arg) -> Op, a: Range, b: Range) -> Range {
+    fn recorded(mut self, op: impl FnOnce(Arg, Arg) -> Op, a: Range, b: Range) -> Range {
         if a.sym == NO_SYM && b.sym == NO_SYM {
             return self;
         }
@@ -162,6 +174,30 @@ impl Range {
             }
         });
         self
+    }
+}
+
+/// [`Range::meet_modulo`]'s bounds: from the lowest copy of `b` shifted by
+/// a multiple of `2^n` that meets `a` to the highest (the plain meet, empty,
+/// if none does; `a` itself where the shifts would overflow).
+fn meet_modulo(a: Range, b: Range, n: u32) -> Range {
+    let plain = Range::new(a.lo.max(b.lo), a.hi.min(b.hi));
+    if n >= 120 {
+        return plain;
+    }
+    let m = 1i128 << n;
+    // Shifts k with b + k·m meeting a: b.lo + k·m <= a.hi, b.hi + k·m >= a.lo.
+    let (Some(from), Some(to)) = (a.lo.checked_sub(b.hi), a.hi.checked_sub(b.lo)) else {
+        return a;
+    };
+    let (k_lo, k_hi) = (-(-from).div_euclid(m), to.div_euclid(m));
+    if k_hi < k_lo {
+        return plain;
+    }
+    let shifted = |v: i128, k: i128| k.checked_mul(m).and_then(|s| v.checked_add(s));
+    match (shifted(b.lo, k_lo), shifted(b.hi, k_hi)) {
+        (Some(lo), Some(hi)) => Range::new(a.lo.max(lo), a.hi.min(hi)),
+        _ => a,
     }
 }
 
@@ -290,6 +326,7 @@ impl Tape {
                 Op::Meet(a, b) => get(a).meet(get(b)),
                 Op::Greater(a, b) => get(a).greater(get(b)),
                 Op::Lesser(a, b) => get(a).lesser(get(b)),
+                Op::MeetModulo(a, b, n) => get(a).meet_modulo(get(b), n),
             };
             out.push(r);
         }
@@ -341,6 +378,55 @@ mod tests {
         assert_eq!(carried, Range::new(1, 11));
         let again = tape.eval(&[Range::new(5, 6)]);
         assert_eq!(tape.resolve(carried, &again), Range::new(6, 7));
+    }
+
+    /// The meet modulo `2^n` keeps what each window says of the other:
+    /// the plain meet within one window, the negative values of a signed
+    /// range met with an unsigned reading of the same bits, and it replays
+    /// from a tape.
+    #[test]
+    fn a_meet_modulo_a_power_of_two_keeps_both_windows() {
+        let n32 = (1i128 << 32) - 1;
+        let unsigned = Range::new(0, n32);
+        assert_eq!(
+            Range::new(3, 9).meet_modulo(Range::new(5, 20), 8),
+            Range::new(5, 9)
+        );
+        assert_eq!(
+            Range::new(-128, 1 << 30).meet_modulo(unsigned, 32),
+            Range::new(-128, 1 << 30)
+        );
+        assert_eq!(
+            Range::new(-2, 1).meet_modulo(Range::new(0, 1 << 30), 32),
+            Range::new(0, 1)
+        );
+        assert_eq!(
+            Range::new(-5, -1).meet_modulo(Range::new(n32 - 4, n32), 32),
+            Range::new(-5, -1)
+        );
+        // Each value of the result is congruent to one of the other range:
+        // checked against brute force on small widths.
+        for (a, b) in [
+            ((-9, 3), (0, 7)),
+            ((-4, 20), (14, 15)),
+            ((2, 2), (-30, -20)),
+        ] {
+            let (a, b) = (Range::new(a.0, a.1), Range::new(b.0, b.1));
+            let got = a.meet_modulo(b, 4);
+            let held: Vec<i128> = (a.lo..=a.hi)
+                .filter(|v| (b.lo..=b.hi).any(|u| (v - u).rem_euclid(16) == 0))
+                .collect();
+            match (held.first(), held.last()) {
+                (Some(&lo), Some(&hi)) => assert_eq!(got, Range::new(lo, hi), "{a:?} {b:?}"),
+                _ => assert!(got.lo > got.hi, "{a:?} {b:?}: {got:?}"),
+            }
+        }
+        Tape::begin();
+        let x = Range::input(0, -128, 127);
+        let met = x.meet_modulo(unsigned, 32);
+        let tape = Tape::end();
+        let got = tape.eval(&[Range::new(-3, 5)]);
+        assert_eq!(tape.resolve(met, &got), Range::new(-3, 5));
     }
 
     #[test]

@@ -74,7 +74,8 @@ impl Word {
             },
             _ => {
                 let natural = gates::value_range(&bits);
-                Word::Bits(Rc::new(bits), r.meet(natural))
+                let n = bits.len() as u32;
+                Word::Bits(Rc::new(bits), r.meet_modulo(natural, n))
             }
         }
     }
@@ -496,7 +497,8 @@ impl Word {
                     && bits.iter().any(|b| b.as_const().is_none()) =>
             {
                 let natural = gates::value_range(&bits);
-                Word::Bits(bits, r.meet(natural))
+                let n = bits.len() as u32;
+                Word::Bits(bits, r.meet_modulo(natural, n))
             }
             Word::Bits(bits, r) if keep > 0 => {
                 let mut narrow = gates::narrow(&bits, r);
@@ -515,7 +517,8 @@ impl Word {
                     Some(v) if narrow.len() <= 64 => Word::konst(v, narrow.len() as u32),
                     _ => {
                         let natural = gates::value_range(&narrow);
-                        Word::Bits(Rc::new(narrow), r.meet(natural))
+                        let n = narrow.len() as u32;
+                        Word::Bits(Rc::new(narrow), r.meet_modulo(natural, n))
                     }
                 }
             }

@@ -603,6 +603,90 @@ fn value_ranges_narrow_dynamic_programs() {
     agree("lev_u8", &narrow, &default());
 }
 
+/// A value whose range is signed (`-2..=1`, `-32768..=32767`) chosen
+/// against one whose bits read as a large unsigned number keeps its
+/// negative values: the two ranges read the same bits in different windows
+/// (found by the random mixed programs: the lesser came out as 1, the
+/// widened choice as 0x7fffffff), unrolled and in a kept loop.
+#[test]
+fn ranges_read_in_signed_and_unsigned_windows_meet_soundly() {
+    let lesser = r#"
+#include <stdint.h>
+int32_t mpc_main(int32_t INPUT_A[4], int32_t INPUT_B[4])
+{
+    int32_t s = 0;
+    for (int i = 0; i < 4; i++) {
+        int32_t b = INPUT_B[i] >> 30;
+        int32_t p = INPUT_A[i] & 0x7fff0000;
+        s += p < b ? p : b;
+    }
+    return s;
+}
+"#;
+    let widened = r#"
+#include <stdint.h>
+int64_t mpc_main(int16_t INPUT_A[4], int32_t INPUT_B[4])
+{
+    int64_t s = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t t = (INPUT_B[i] > 0) ? 0x40000000u : INPUT_A[i];
+        s += (int64_t)t;
+    }
+    return s;
+}
+"#;
+    let a = [-1i64, 5, 0x7fff_ffff, -0x8000_0000];
+    let b = [-1i64, 0x4000_0000, 0, -7];
+    let lesser_of = |x: i64, y: i64| ((x as i32) & 0x7fff_0000).min((y as i32) >> 30);
+    let want_lesser = (0..4).fold(0i32, |s, i| s.wrapping_add(lesser_of(a[i], b[i])));
+    let a16 = [-1i64, 7, -32768, 300];
+    let widen = |x: i64, y: i64| {
+        if (y as i32) > 0 {
+            0x4000_0000u32 as i64
+        } else {
+            (x as i16) as i32 as u32 as i64
+        }
+    };
+    let want_widened: i64 = (0..4).map(|i| widen(a16[i], b[i])).sum();
+    let list = |v: &[i64]| {
+        format!(
+            "{{{}}}",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    };
+    for opts in [
+        default(),
+        CompileOptions {
+            loops: false,
+            ..default()
+        },
+    ] {
+        for (src, inputs, want) in [
+            (lesser, (list(&a), list(&b)), want_lesser as i64),
+            (widened, (list(&a16), list(&b)), want_widened),
+        ] {
+            let p = compile(src, "windows.c", &opts).expect("compiles");
+            let given = [
+                ("INPUT_A".to_string(), inputs.0),
+                ("INPUT_B".to_string(), inputs.1),
+            ];
+            let out = common::output_scalars(&p, &run(&p, &given));
+            assert_eq!(
+                out,
+                [common::modw(
+                    want as i128,
+                    if src == lesser { 32 } else { 64 }
+                )]
+            );
+        }
+    }
+    agree("windows_lesser", lesser, &default());
+    agree("windows_widened", widened, &default());
+}
+
 #[test]
 fn the_greater_or_lesser_of_two_values_keeps_their_ranges() {
     // The lesser of a in [0, 15] and b in [100, 107] is in [0, 15] (4

@@ -33,17 +33,18 @@ pub enum Widening {
 /// The range `r` of a value with bits `x`, widened as `how` says (never
 /// beyond what the bits allow).
 pub fn bucket(r: Range, x: &[Bit], how: Widening) -> Range {
-    bucket_in(r, value_range(x), how)
+    bucket_in(r, value_range(x), x.len() as u32, how)
 }
 
-/// [`bucket`] for a value whose bits allow the range `natural` (known
-/// without reading them, as for a word of distinct wires).
-pub fn bucket_in(r: Range, natural: Range, how: Widening) -> Range {
+/// [`bucket`] for a value of `n` bits that allow the range `natural`
+/// (known without reading them, as for a word of distinct wires); the
+/// result stays in `r`'s window (see [`Range::meet_modulo`]).
+pub fn bucket_in(r: Range, natural: Range, n: u32, how: Widening) -> Range {
     if how == Widening::Bits {
         return natural;
     }
     if how == Widening::Exact {
-        return r.meet(natural);
+        return r.meet_modulo(natural, n);
     }
     if how == Widening::Wide {
         let up = |v: i128| {
@@ -59,13 +60,13 @@ pub fn bucket_in(r: Range, natural: Range, how: Widening) -> Range {
         } else {
             -up(-r.lo - 1) - 1
         };
-        return Range::new(lo.max(natural.lo), hi.min(natural.hi));
+        return Range::new(lo, hi).meet_modulo(natural, n);
     }
     let span = natural.hi.max(-(natural.lo + 1)).max(1) as u128;
     let step = (1i128 << bitlen(span).saturating_sub(BUCKET_SHIFT)).max(1);
     let hi = (r.hi.div_euclid(step) + 1) * step - 1;
     let lo = r.lo.div_euclid(step) * step;
-    Range::new(lo.max(natural.lo), hi.min(natural.hi))
+    Range::new(lo, hi).meet_modulo(natural, n)
 }
 
 /// The word with the bits above what `r` needs replaced by the extension

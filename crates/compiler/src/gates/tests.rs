@@ -237,7 +237,7 @@ fn a_word_of_distinct_wires_allows_all_its_values() {
         ] {
             assert_eq!(
                 bucket(r, &bits, how),
-                bucket_in(r, all, how),
+                bucket_in(r, all, n, how),
                 "{n} bits, {how:?}"
             );
         }

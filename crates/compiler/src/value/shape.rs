@@ -87,7 +87,7 @@ fn plain_shape_is(
 /// bucketed among all values of its width, without reading the bits again.
 fn relaxed_word_range(bits: &[Bit], r: Range, how: Widening) -> (i128, i128) {
     let relaxed = match gates::distinct_wires_range(bits.len()) {
-        Some(all) => gates::bucket_in(r, all, how),
+        Some(all) => gates::bucket_in(r, all, bits.len() as u32, how),
         None => gates::bucket(r, bits, how),
     };
     (relaxed.lo, relaxed.hi)

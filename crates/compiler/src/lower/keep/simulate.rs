@@ -267,5 +267,8 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
 fn narrowed_distinct(bits: &Rc<Vec<Bit>>, r: Range) -> Option<Slot> {
     let n = bits.len();
     let all = gates::distinct_wires_range(n).filter(|_| n > 0 && !gates::narrows(n, r))?;
-    Some(Slot::Val(Word::Bits(bits.clone(), r.meet(all))))
+    Some(Slot::Val(Word::Bits(
+        bits.clone(),
+        r.meet_modulo(all, n as u32),
+    )))
 }
