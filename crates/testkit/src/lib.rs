@@ -3,11 +3,13 @@
 
 mod cfloats;
 mod cloops;
+mod cmixed;
 mod mixed;
 pub mod relay;
 
 pub use cfloats::random_float_program;
 pub use cloops::random_loop_program;
+pub use cmixed::random_mixed_c_program;
 pub use mixed::{
     matmul_c, matrix_initializer, mixed_matmul, mixed_parts, mixed_party_inputs,
     random_mixed_inputs, random_mixed_program,
