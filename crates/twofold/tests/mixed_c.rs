@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::twofold_ok;
+use common::{spawn, twofold_ok};
 
 fn example(name: &str) -> String {
     format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -73,21 +73,27 @@ fn two_processes_run_a_c_program_as_a_mixed_program_over_the_secure_channel() {
     let psk = dir.join("pair");
     twofold_ok(&["keygen", "--psk", "-o", psk.to_str().unwrap()]);
     let psk = dir.join("pair.psk");
-    let addr = format!("127.0.0.1:{}", common::free_port());
-    let party = |name: &str, place: &str, input: String, protocol: &str| {
+    // Party `name` of a run of the MLP at `addr`, with `args`.
+    let party = |addr: &str, name: &str, place: &str, args: [&str; 4]| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
         cmd.arg("run")
             .arg(example("mlp.c"))
-            .args(["--party", name, place, &addr, "--psk-file"])
+            .args(["--party", name, place, addr, "--psk-file"])
             .arg(&psk)
-            .args(["--timeout", "20", "--json", "--protocol", protocol, "-i"])
-            .arg(input);
+            .args(["--timeout", "20", "--json"])
+            .args(args);
         spawn(&mut cmd)
     };
     let model = format!("INPUT_A=@{}", example("data/mlp_model.txt"));
     let features = format!("INPUT_B=@{}", example("data/mlp_features.txt"));
-    let a = party("a", "--listen", model.clone(), "auto");
-    let b = party("b", "--connect", features.clone(), "auto");
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let a = party(&addr, "a", "--listen", ["--protocol", "auto", "-i", &model]);
+    let b = party(
+        &addr,
+        "b",
+        "--connect",
+        ["--protocol", "auto", "-i", &features],
+    );
     for out in [a.join().unwrap(), b.join().unwrap()] {
         assert!(
             out.status.success(),
@@ -101,18 +107,13 @@ fn two_processes_run_a_c_program_as_a_mixed_program_over_the_secure_channel() {
     // Parties that run different protocols stop with an error, not a
     // wrong result.
     let addr = format!("127.0.0.1:{}", common::free_port());
-    let party = |name: &str, place: &str, input: String, protocol: &str| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
-        cmd.arg("run")
-            .arg(example("mlp.c"))
-            .args(["--party", name, place, &addr, "--psk-file"])
-            .arg(&psk)
-            .args(["--timeout", "20", "--protocol", protocol, "-i"])
-            .arg(input);
-        spawn(&mut cmd)
-    };
-    let a = party("a", "--listen", model, "yao");
-    let b = party("b", "--connect", features, "mixed");
+    let a = party(&addr, "a", "--listen", ["--protocol", "yao", "-i", &model]);
+    let b = party(
+        &addr,
+        "b",
+        "--connect",
+        ["--protocol", "mixed", "-i", &features],
+    );
     for out in [a.join().unwrap(), b.join().unwrap()] {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
@@ -162,14 +163,4 @@ fn stats_shows_the_partition_and_compile_writes_it() {
     let estimate = twofold_ok(&["mixed".to_string(), tfm.display().to_string()]);
     assert!(estimate.contains("4096 cross products"), "{estimate}");
     std::fs::remove_dir_all(dir).unwrap();
-}
-
-/// Starts `cmd`; its output, collected on a thread.
-fn spawn(cmd: &mut Command) -> std::thread::JoinHandle<std::process::Output> {
-    let child = cmd
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::spawn(move || child.wait_with_output().unwrap())
 }

@@ -8,7 +8,7 @@ use twofold_circuit::mixed::format::write_mixed;
 use twofold_testkit::mixed_matmul;
 
 mod common;
-use common::twofold_ok;
+use common::{spawn, twofold_ok};
 
 /// A 2×2 product of 16-bit matrices, written to a temporary file.
 fn matmul_file(dir: &std::path::Path) -> std::path::PathBuf {
@@ -133,14 +133,4 @@ fn two_processes_run_a_mixed_program_over_the_secure_channel() {
         assert_eq!(got, ["19", "4", "43", "14"]);
     }
     std::fs::remove_dir_all(dir).unwrap();
-}
-
-/// Starts `cmd`; its output, collected on a thread.
-fn spawn(cmd: &mut Command) -> std::thread::JoinHandle<std::process::Output> {
-    let child = cmd
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::spawn(move || child.wait_with_output().unwrap())
 }

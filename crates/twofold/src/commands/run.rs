@@ -397,46 +397,88 @@ fn run_report(
     reveal: Reveal,
     scheme: Scheme,
 ) -> Result<RunReport> {
-    let outputs = report
-        .outputs
-        .as_ref()
-        .or_else(|| peer.and_then(|p| p.outputs.as_ref()));
-    let lines = output_lines(loaded, outputs, reveal)?;
     let mut seconds: BTreeMap<String, f64> = report
         .phases
         .iter()
         .map(|(phase, d)| (phase.name().to_string(), d.as_secs_f64()))
         .collect();
-    seconds.insert("total".into(), report.total.as_secs_f64());
-    let load = if loaded.compiled { "compile" } else { "load" };
-    seconds.insert(load.into(), loaded.load_time.as_secs_f64());
-    seconds.insert("wall".into(), crate::started().elapsed().as_secs_f64());
     seconds.insert("role_transfer".into(), report.role_transfer.as_secs_f64());
-    // What this party received is what the peer sent.
-    let (mine, theirs) = (
-        report.bytes_sent,
-        peer.map_or(report.bytes_received, |p| p.bytes_sent),
-    );
-    let bytes_sent = match party {
-        Party::A => PerParty { a: mine, b: theirs },
-        Party::B => PerParty { a: theirs, b: mine },
-    };
-    let ands = report.and_gates;
-    Ok(RunReport {
-        party: party_name(party, peer.is_some()),
-        scheme: scheme.name().to_string(),
-        protocol: yao(),
-        bytes: mine + theirs,
-        mixed: None,
-        outputs: outputs.map(|o| outputs_json(loaded, o)),
-        and_gates: ands,
-        bytes_sent,
-        bytes_per_and_gate: (ands > 0).then(|| (mine + theirs) as f64 / ands as f64),
+    let finished = Finished {
+        outputs: report
+            .outputs
+            .as_ref()
+            .or_else(|| peer.and_then(|p| p.outputs.as_ref())),
         seconds,
-        and_gates_per_second: ands as f64 / report.total.as_secs_f64(),
-        peak_rss_bytes: crate::peak_rss_bytes(),
-        lines,
-    })
+        total: report.total,
+        and_gates: report.and_gates,
+        // What this party received is what the peer sent.
+        sent: (
+            report.bytes_sent,
+            peer.map_or(report.bytes_received, |p| p.bytes_sent),
+        ),
+        local: peer.is_some(),
+    };
+    finished.report(loaded, party, reveal, scheme, None)
+}
+
+/// What a finished session gives its report, whichever protocol ran.
+struct Finished<'a> {
+    /// The outputs, if this party (or, when both ran here, the peer) has
+    /// them.
+    outputs: Option<&'a Vec<Vec<bool>>>,
+    /// Seconds of the protocol's own phases.
+    seconds: BTreeMap<String, f64>,
+    /// The whole session.
+    total: std::time::Duration,
+    and_gates: u64,
+    /// Bytes this party sent, and the peer.
+    sent: (u64, u64),
+    /// Whether both parties ran here.
+    local: bool,
+}
+
+impl Finished<'_> {
+    /// The report of `party`, with a mixed run's figures if one ran.
+    fn report(
+        mut self,
+        loaded: &Loaded,
+        party: Party,
+        reveal: Reveal,
+        scheme: Scheme,
+        mixed: Option<MixedFigures>,
+    ) -> Result<RunReport> {
+        let lines = output_lines(loaded, self.outputs, reveal)?;
+        let seconds = &mut self.seconds;
+        seconds.insert("total".into(), self.total.as_secs_f64());
+        let load = if loaded.compiled { "compile" } else { "load" };
+        seconds.insert(load.into(), loaded.load_time.as_secs_f64());
+        seconds.insert("wall".into(), crate::started().elapsed().as_secs_f64());
+        let (mine, theirs) = self.sent;
+        let bytes_sent = match party {
+            Party::A => PerParty { a: mine, b: theirs },
+            Party::B => PerParty { a: theirs, b: mine },
+        };
+        let ands = self.and_gates;
+        Ok(RunReport {
+            party: party_name(party, self.local),
+            scheme: scheme.name().to_string(),
+            protocol: if mixed.is_some() {
+                "mixed".into()
+            } else {
+                yao()
+            },
+            bytes: mine + theirs,
+            mixed,
+            outputs: self.outputs.map(|o| outputs_json(loaded, o)),
+            and_gates: ands,
+            bytes_sent,
+            bytes_per_and_gate: (ands > 0).then(|| (mine + theirs) as f64 / ands as f64),
+            seconds: self.seconds,
+            and_gates_per_second: ands as f64 / self.total.as_secs_f64(),
+            peak_rss_bytes: crate::peak_rss_bytes(),
+            lines,
+        })
+    }
 }
 
 /// `a`, `b`, or `local` when both parties ran here.
@@ -477,41 +519,23 @@ fn mixed_report(
     reveal: Reveal,
     scheme: Scheme,
 ) -> Result<RunReport> {
-    let outputs = report
-        .outputs
-        .as_ref()
-        .or_else(|| peer.and_then(|p| p.outputs.as_ref()));
-    let lines = output_lines(loaded, outputs, reveal)?;
     let mut seconds = BTreeMap::new();
     seconds.insert("setup".to_string(), report.setup.as_secs_f64());
-    seconds.insert("total".into(), report.total.as_secs_f64());
-    let load = if loaded.compiled { "compile" } else { "load" };
-    seconds.insert(load.into(), loaded.load_time.as_secs_f64());
-    seconds.insert("wall".into(), crate::started().elapsed().as_secs_f64());
     // Both directions: what the peer sent is the rest.
-    let both = report.traffic.total();
     let mine = report.bytes_sent;
-    let theirs = both.saturating_sub(mine);
-    let bytes_sent = match party {
-        Party::A => PerParty { a: mine, b: theirs },
-        Party::B => PerParty { a: theirs, b: mine },
-    };
-    let ands = report.and_gates;
-    Ok(RunReport {
-        party: party_name(party, peer.is_some()),
-        scheme: scheme.name().to_string(),
-        protocol: "mixed".into(),
-        bytes: both,
-        mixed: Some(MixedFigures::of(chosen, report)),
-        outputs: outputs.map(|o| outputs_json(loaded, o)),
-        and_gates: ands,
-        bytes_sent,
-        bytes_per_and_gate: (ands > 0).then(|| both as f64 / ands as f64),
+    let finished = Finished {
+        outputs: report
+            .outputs
+            .as_ref()
+            .or_else(|| peer.and_then(|p| p.outputs.as_ref())),
         seconds,
-        and_gates_per_second: ands as f64 / report.total.as_secs_f64(),
-        peak_rss_bytes: crate::peak_rss_bytes(),
-        lines,
-    })
+        total: report.total,
+        and_gates: report.and_gates,
+        sent: (mine, report.traffic.total().saturating_sub(mine)),
+        local: peer.is_some(),
+    };
+    let figures = MixedFigures::of(chosen, report);
+    finished.report(loaded, party, reveal, scheme, Some(figures))
 }
 
 /// A session's error, with a hint when the parties ran different programs

@@ -87,3 +87,13 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Starts `cmd` with its output piped; its output, collected on a thread.
+pub fn spawn(cmd: &mut std::process::Command) -> std::thread::JoinHandle<std::process::Output> {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::spawn(move || child.wait_with_output().unwrap())
+}
