@@ -16,7 +16,7 @@ use twofold_circuit::mixed::format::{read_mixed, write_mixed};
 use twofold_circuit::prepare::prepare;
 use twofold_circuit::walk::program_levels;
 use twofold_circuit::{binary, CircuitStats, Program, Step};
-use twofold_compiler::{compile, CompileOptions, Limits};
+use twofold_compiler::{compile, compile_mixed, CompileOptions, Limits};
 use twofold_protocol::mixed::cost::estimate;
 
 /// Programs executing at most this many gates are also levelled, prepared
@@ -113,6 +113,9 @@ impl Target {
                 return [
                     include_str!("../../../examples/millionaires.c"),
                     include_str!("../../../examples/hamming900.c"),
+                    // Products of secrets: partitioned into mixed programs.
+                    include_str!("../../../examples/mult32.c"),
+                    include_str!("../../../examples/mlp.c"),
                 ]
                 .map(|s| s.as_bytes().to_vec())
                 .to_vec()
@@ -329,15 +332,44 @@ fn c_source(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
     // Includes resolve against the seeds' folder, which holds a header.
     let name = Target::C.corpus_dir().join("seeds").join("fuzz.c");
-    match compile(&text, &name.display().to_string(), &small_limits()) {
+    let name = name.display().to_string();
+    match compile(&text, &name, &small_limits()) {
         Ok(compiled) => {
             run_small(&compiled.program);
+            if compiled.secret_products > 0 {
+                mixed_agrees(&text, &name, &compiled.program);
+            }
             true
         }
         // The compiler turns a panic of its thread into this error.
         Err(e) if e.message == "internal compiler error" => panic!("{e}"),
         Err(_) => false,
     }
+}
+
+/// The program's partition into a mixed program (if it compiles within
+/// the limits) gives the Boolean program's outputs on all-zero inputs.
+fn mixed_agrees(text: &str, name: &str, boolean: &Program) {
+    let mixed = match compile_mixed(text, name, &small_limits()) {
+        Ok(mixed) => mixed,
+        Err(e) if e.message == "internal compiler error" => panic!("{e}"),
+        Err(_) => return,
+    };
+    if boolean.counts().gates > RUN_BUDGET {
+        return;
+    }
+    let zeros: Vec<Option<Vec<bool>>> = boolean
+        .main
+        .inputs
+        .iter()
+        .map(|v| Some(vec![false; v.width as usize]))
+        .collect();
+    let want = boolean
+        .eval(&zeros.iter().flatten().cloned().collect::<Vec<_>>())
+        .expect("the widths are the program's");
+    let inputs: Vec<Vec<bool>> = mixed.mixed_inputs(&zeros).into_iter().flatten().collect();
+    let got = mixed.program.eval(&inputs).expect("the partition's widths");
+    assert_eq!(mixed.c_outputs(&got), want, "the mixed program differs");
 }
 
 /// A C program whose inputs are structs with arrays, nested structs, a 2-D
