@@ -2,15 +2,15 @@
 //! run in the arithmetic sharing, everything else in garbled circuits, cut
 //! into Boolean *phases* by how many conversions lie before a gate.
 //!
-//! A noted sum `out = Σ ±terms mod 2^w` that runs arithmetically takes its
+//! A noted sum `out = Σ ±terms mod 2^w` runs arithmetically and takes its
 //! operands as words: public constants, its owner's slice of an input (no
-//! message), an earlier arithmetic sum, or else bits gathered from a
-//! Boolean phase and converted (Y→A). The wires of its bits made after its
-//! operands are *cut*: gates that read them read the sum converted back
-//! (A→Y), one phase later. Each gate's phase is the latest of its inputs';
-//! a sum's arithmetic runs after the phase of its latest gathered operand.
-//! Gates no output needs (the sums' own Boolean circuits, mostly) are left
-//! out. Each phase becomes one Boolean program of the mixed program.
+//! message), an earlier sum, or else bits gathered from a Boolean phase
+//! and converted (Y→A). Its bits are wires no gate writes (lowering made
+//! no circuit for it): they are *cut*, and gates that read them read the
+//! sum converted back (A→Y), one phase later. Each gate's phase is the
+//! latest of its inputs'; a sum's arithmetic runs after the phase of its
+//! latest gathered operand. Gates no output needs are left out. Each phase
+//! becomes one Boolean program of the mixed program.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -50,8 +50,6 @@ pub(super) struct Sum {
     pub words: Vec<(Operand, u64, bool)>,
     /// Its bits extended to `w`.
     pub bits: Vec<Bit>,
-    /// Its latest operand wire (cut wires come after).
-    newest: Option<Wire>,
 }
 
 /// `x` read modulo `2^w`: cut to `w` bits or extended by its last bit.
@@ -83,15 +81,13 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
         }
     }
     let sums = arith_sums(notes, &inputs_at);
-    // Cut wires: a sum's bits (made for it, after its operands).
+    // Cut wires: a sum's bits, each at its first place (the bits above it
+    // copy its sign).
     let mut cut: Vec<Option<(usize, u32)>> = vec![None; flat.num_wires as usize];
     for (k, s) in sums.iter().enumerate() {
         for (i, b) in s.bits.iter().enumerate() {
             if let Bit::Wire(x) = *b {
-                let fresh = s.newest.is_none_or(|o| x > o) && !inputs_at.contains_key(&x);
-                if fresh && cut[x as usize].is_none() {
-                    cut[x as usize] = Some((k, i as u32));
-                }
+                cut[x as usize].get_or_insert((k, i as u32));
             }
         }
     }
@@ -115,15 +111,9 @@ fn arith_sums(notes: &[SumNote], inputs_at: &InputWires) -> Vec<Sum> {
             pairs: Vec::new(),
             words: Vec::new(),
             bits: bits.clone(),
-            newest: None,
         };
         let mask = u64::MAX >> (64 - w);
         for (term, neg) in &note.terms {
-            let newest = match term {
-                Term::Word(x) => x.iter().chain(&[]).copied().filter_map(wire).max(),
-                Term::Product(x, y) => x.iter().chain(y.iter()).copied().filter_map(wire).max(),
-            };
-            s.newest = s.newest.max(newest);
             match term {
                 Term::Word(x) => s.words.push((operand(x), 1, *neg)),
                 Term::Product(x, y) if secret(x) && secret(y) => {
