@@ -92,6 +92,16 @@ fn dotproduct() {
     check("dotproduct.c", None, None, 8, Some(&[16]), true);
 }
 
+/// The examples of the mixed-protocol work (products of secrets, and
+/// programs that mostly compare): each agrees with gcc, and none grows.
+#[test]
+fn matmul16_mlp_psi_and_sha256() {
+    check("matmul16.c", Some(4_071_168), None, 2, None, false);
+    check("mlp.c", Some(481_129), None, 6, None, false);
+    check("psi.c", Some(32_736), None, 6, None, false);
+    check("sha256.c", Some(54_985), None, 4, None, false);
+}
+
 #[test]
 fn hamming900() {
     check("hamming900.c", None, None, 8, Some(&[]), true);

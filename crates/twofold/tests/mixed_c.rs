@@ -66,6 +66,22 @@ fn products_run_in_arithmetic_sharing_with_the_outputs_of_garbled_circuits() {
     assert_eq!(mlp["outputs"]["return"], 8);
 }
 
+/// Programs that mostly compare have no products of secrets: `auto` runs
+/// them as garbled circuits, with the same bytes as `yao`.
+#[test]
+fn programs_without_products_stay_in_garbled_circuits() {
+    for (file, inputs) in [
+        ("psi.c", ["data/psi_a.txt", "data/psi_b.txt"]),
+        ("sha256.c", ["data/sha256_a.txt", "data/sha256_b.txt"]),
+    ] {
+        let yao = run_local(file, inputs, "yao");
+        let auto = run_local(file, inputs, "auto");
+        assert_eq!(auto["protocol"], "yao", "{file}");
+        assert_eq!(auto["bytes"], yao["bytes"], "{file}");
+        assert_eq!(auto["outputs"], yao["outputs"], "{file}");
+    }
+}
+
 #[test]
 fn two_processes_run_a_c_program_as_a_mixed_program_over_the_secure_channel() {
     let dir = std::env::temp_dir().join(format!("twofold-mixed-c-{}", std::process::id()));
