@@ -118,7 +118,7 @@ impl Target {
                     include_str!("../../../examples/mlp.c"),
                 ]
                 .map(|s| s.as_bytes().to_vec())
-                .to_vec()
+                .to_vec();
             }
             Target::Binary => {}
             Target::Bristol | Target::Value | Target::Store => return Vec::new(),
