@@ -404,6 +404,7 @@ fn value_programs() -> &'static [Loaded; 2] {
             loops: compiled.loops,
             load_time: std::time::Duration::ZERO,
             compiled: true,
+            secret_products: compiled.secret_products,
             mixed: None,
         };
         let circuit = read_bristol("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt")
@@ -415,6 +416,7 @@ fn value_programs() -> &'static [Loaded; 2] {
             loops: Vec::new(),
             load_time: std::time::Duration::ZERO,
             compiled: false,
+            secret_products: 0,
             mixed: None,
         };
         [c, int]

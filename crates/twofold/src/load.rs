@@ -40,6 +40,9 @@ pub struct Loaded {
     pub load_time: std::time::Duration,
     /// Whether the program was compiled from C.
     pub compiled: bool,
+    /// C only: products of two secret words the program computes (0: no
+    /// mixed program can help).
+    pub secret_products: u64,
     /// C only: the mixed program to run instead of `program`, if chosen
     /// (`--protocol`).
     pub mixed: Option<Chosen>,
@@ -167,6 +170,7 @@ fn from_c(
     Ok(Loaded {
         load_time: std::time::Duration::ZERO,
         compiled: true,
+        secret_products: compiled.secret_products,
         loops: compiled.loops,
         input_kinds: compiled
             .inputs
@@ -188,6 +192,7 @@ fn from_circuit(program: Program) -> Loaded {
     Loaded {
         load_time: std::time::Duration::ZERO,
         compiled: false,
+        secret_products: 0,
         loops: Vec::new(),
         input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
         output_kinds: vec![ValueKind::Int; program.main.outputs.len()],

@@ -70,16 +70,12 @@ pub fn e2e(
     };
     let mut rows = Vec::new();
     for file in files {
-        let as_mixed = LoadOptions {
-            protocol: Protocol::Mixed,
+        let boolean = LoadOptions {
+            protocol: Protocol::Yao,
             ..LoadOptions::default()
         };
-        let loaded = load(file, &as_mixed)?;
-        let arithmetic = loaded
-            .mixed
-            .as_ref()
-            .is_some_and(|c| c.compiled.arithmetic_sums > 0);
-        let protocols: &[Protocol] = if arithmetic {
+        let loaded = load(file, &boolean)?;
+        let protocols: &[Protocol] = if loaded.secret_products > 0 {
             &[Protocol::Yao, Protocol::Mixed]
         } else {
             &[Protocol::Auto]
