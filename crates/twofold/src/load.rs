@@ -205,6 +205,9 @@ fn from_circuit(program: Program) -> Loaded {
 /// parties as `opts.owners` says.
 fn finish(mut loaded: Loaded, start: std::time::Instant, opts: &LoadOptions) -> Result<Loaded> {
     loaded.load_time = start.elapsed();
+    if opts.protocol == Protocol::Mixed && !loaded.compiled {
+        bail!("--protocol mixed partitions C programs; this one is a circuit (run a .tfm with `twofold mixed`)");
+    }
     for (name, party) in &opts.owners {
         let value = loaded
             .program

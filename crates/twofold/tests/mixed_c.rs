@@ -178,5 +178,16 @@ fn stats_shows_the_partition_and_compile_writes_it() {
     assert!(line.contains("256 sums of products"), "{line}");
     let estimate = twofold_ok(&["mixed".to_string(), tfm.display().to_string()]);
     assert!(estimate.contains("4096 cross products"), "{estimate}");
+    // A circuit has no sums to partition: asking for it is an error.
+    let circuit = dir.join("and.txt");
+    std::fs::write(&circuit, "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(["stats", "--protocol", "mixed"])
+        .arg(&circuit)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("partitions C programs"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
