@@ -17,7 +17,6 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use twofold::choice::Protocol;
 use twofold::commands::keygen::{write_key_pair, write_psk};
 use twofold::commands::reconstruct::reconstruct_outputs;
 use twofold::commands::share::share_values;
@@ -72,14 +71,14 @@ fn compile(
         .collect::<anyhow::Result<Vec<_>>>()
         .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
     let max_memory = memory_limit(max_memory)?;
-    // Garbled circuits: the package runs Boolean programs only.
+    // As `twofold run` by default: a mixed program where it is faster on
+    // a LAN, so that a party here meets one on the command line.
     let opts = LoadOptions {
         owners,
         unwind,
         no_regions,
         no_loops,
         max_memory,
-        protocol: Protocol::Yao,
         ..LoadOptions::default()
     };
     let (origin, job): (String, Box<dyn FnOnce() -> _ + Send>) = match (path, source) {

@@ -23,8 +23,11 @@ use twofold::store::{parse_kind, store_cap};
 use twofold_circuit::Party;
 use twofold_crypto::Scheme;
 use twofold_net::Security;
+use twofold_protocol::mixed::network::Network;
+use twofold_protocol::mixed::{run_mixed_local, MixedOptions};
+use twofold_protocol::run_mixed_remote;
 use twofold_protocol::{
-    run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, SessionOptions, SessionReport,
+    run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, SessionOptions,
 };
 
 use crate::background::{self, Reporter};
@@ -61,6 +64,23 @@ fn describe_all<'py, 'a>(
 }
 
 /// The options of a two-party session from the keyword arguments.
+/// The options of a mixed run that `opts` asks for (who learns the
+/// outputs, the garbling scheme; a mixed run is sequential).
+fn mixed_options(opts: &SessionOptions) -> MixedOptions {
+    MixedOptions {
+        reveal: opts.reveal,
+        scheme: opts.scheme,
+    }
+}
+
+/// A mixed run reports no progress as it goes: the whole of the
+/// program's AND gates once it has ended.
+fn ended(opts: &SessionOptions, loaded: &Loaded) {
+    if let Some(progress) = &opts.progress {
+        progress(loaded.program.and_count());
+    }
+}
+
 fn session(
     threads: Option<u32>,
     schedule: &str,
@@ -121,15 +141,17 @@ impl Program {
 
     /// The output values of a finished session as a dict, or `None` if this
     /// party does not learn them.
+    /// The first of `outputs` there is, as a dict.
     fn outputs_of(
         &self,
         py: Python<'_>,
-        reports: &[&SessionReport],
+        outputs: impl IntoIterator<Item = Option<Vec<Vec<bool>>>>,
     ) -> PyResult<Option<Py<PyDict>>> {
-        reports
-            .iter()
-            .find_map(|r| r.outputs.as_ref())
-            .map(|out| outputs_to_py(py, &self.loaded, out).map(Bound::unbind))
+        outputs
+            .into_iter()
+            .flatten()
+            .next()
+            .map(|out| outputs_to_py(py, &self.loaded, &out).map(Bound::unbind))
             .transpose()
     }
 }
@@ -161,13 +183,14 @@ impl Program {
         let loaded = Arc::clone(&self.loaded);
         let stats = py.detach(move || {
             let widths = levels_of(&loaded.program, levels);
-            let mut stats = ProgramStats::of(&loaded.program, widths.as_deref(), &loaded.loops);
+            let mut stats =
+                ProgramStats::of_loaded(&loaded, widths.as_deref(), &Network::default())?;
             if levels {
                 stats.ands_per_level = widths;
             }
-            serde_json::to_value(&stats)
+            Ok::<_, anyhow::Error>(serde_json::to_value(&stats)?)
         });
-        json_to_py(py, &stats.map_err(|e| error(e.into()))?)
+        json_to_py(py, &stats.map_err(error)?)
     }
 
     /// Runs both parties in this process (over socketpairs; nothing
@@ -194,11 +217,25 @@ impl Program {
         opts.progress = reporter.hook();
         let loaded = Arc::clone(&self.loaded);
         let channel = channel_options(Duration::from_secs(60), Security::Plain);
-        let (ra, rb) = background::run(py, &reporter, move || {
-            run_local(&loaded.program, &a, &b, &opts, &channel)
+        let outputs = background::run(py, &reporter, move || match &loaded.mixed {
+            Some(chosen) => {
+                let c = &chosen.compiled;
+                let (ra, rb) = run_mixed_local(
+                    &c.program,
+                    (&c.mixed_inputs(&a), &c.mixed_inputs(&b)),
+                    &mixed_options(&opts),
+                    &channel,
+                )?;
+                ended(&opts, &loaded);
+                Ok([ra.outputs, rb.outputs].map(|o| o.map(|o| c.c_outputs(&o))))
+            }
+            None => {
+                let (ra, rb) = run_local(&loaded.program, &a, &b, &opts, &channel)?;
+                Ok([ra.outputs, rb.outputs])
+            }
         })?
-        .map_err(|e| run_error(e.into()))?;
-        self.outputs_of(py, &[&ra, &rb])?
+        .map_err(|e: twofold_protocol::ProtocolError| run_error(e.into()))?;
+        self.outputs_of(py, outputs)?
             .ok_or_else(|| error(anyhow::anyhow!("no output was received")))
     }
 
@@ -260,19 +297,32 @@ impl Program {
         let wait = timeout_of(timeout)?;
         let channel = channel_options(wait, security);
         let loaded = Arc::clone(&self.loaded);
-        let report = background::run(py, &reporter, move || {
-            run_remote(
-                &endpoint,
-                wait,
-                &channel,
-                party,
-                &loaded.program,
-                &given,
-                &opts,
-            )
+        let outputs = background::run(py, &reporter, move || match &loaded.mixed {
+            Some(chosen) => {
+                let c = &chosen.compiled;
+                let given = c.mixed_inputs(&given);
+                let options = mixed_options(&opts);
+                let r = run_mixed_remote(
+                    &endpoint, wait, &channel, party, &c.program, &given, &options,
+                )?;
+                ended(&opts, &loaded);
+                Ok(r.outputs.map(|o| c.c_outputs(&o)))
+            }
+            None => {
+                let r = run_remote(
+                    &endpoint,
+                    wait,
+                    &channel,
+                    party,
+                    &loaded.program,
+                    &given,
+                    &opts,
+                )?;
+                Ok(r.outputs)
+            }
         })?
-        .map_err(|e| run_error(e.into()))?;
-        self.outputs_of(py, &[&report])
+        .map_err(|e: twofold_protocol::ProtocolError| run_error(e.into()))?;
+        self.outputs_of(py, [outputs])
     }
 
     /// The hybrid mode with all three computing parties in this process:

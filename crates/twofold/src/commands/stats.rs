@@ -11,6 +11,8 @@ use twofold_compiler::LoopVerdict;
 use super::mixed::{summary_of, MixedSummary};
 use super::{PerParty, ProgramArgs, Report};
 use crate::choice::Comparison;
+use crate::load::Loaded;
+use twofold_protocol::mixed::network::Network;
 
 /// Arguments of `stats`.
 #[derive(clap::Args, Debug)]
@@ -41,13 +43,9 @@ pub fn stats(args: &StatsArgs) -> Result<String> {
         std::fs::write(svg, levels_svg(widths, &title))
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
-    let mut stats = ProgramStats::of(&loaded.program, widths.as_deref(), &loaded.loops);
+    let mut stats = ProgramStats::of_loaded(&loaded, widths.as_deref(), &args.program.network)?;
     if args.levels {
         stats.ands_per_level = widths;
-    }
-    if let Some(chosen) = &loaded.mixed {
-        stats.mixed = Some(summary_of(&chosen.compiled.program, &args.program.network)?);
-        stats.choice = Some(chosen.estimate.clone());
     }
     stats.render(args.json)
 }
@@ -188,6 +186,21 @@ pub struct KeptBlock {
 }
 
 impl ProgramStats {
+    /// The statistics of a loaded program, with the partition of the
+    /// mixed program chosen for it (if any) weighed for `network`.
+    pub fn of_loaded(
+        loaded: &Loaded,
+        levels: Option<&[u64]>,
+        network: &Network,
+    ) -> Result<ProgramStats> {
+        let mut stats = ProgramStats::of(&loaded.program, levels, &loaded.loops);
+        if let Some(chosen) = &loaded.mixed {
+            stats.mixed = Some(summary_of(&chosen.compiled.program, network)?);
+            stats.choice = Some(chosen.estimate.clone());
+        }
+        Ok(stats)
+    }
+
     /// The statistics of `program`, with AND depth and level widths from
     /// `levels` (see [`levels_of`]) and the verdicts on its loops.
     pub fn of(program: &Program, levels: Option<&[u64]>, loops: &[LoopVerdict]) -> ProgramStats {
