@@ -113,9 +113,10 @@ fn compile(
 }
 
 /// Splits input values of `program` (a dict keyed by input name; any of
-/// its inputs) into three shares of `kind` (`"xor"` or `"add"`), one in
-/// each computing party's store under `store` (`store/cp1`, `cp2`, `cp3`),
-/// for `Program.run_parties3_local`. Returns the names stored.
+/// its inputs) into three shares of `kind` (`"xor"`, or `"add"`: modulo
+/// 2^lane per lane, an integer array element by element), one in each
+/// computing party's store under `store` (`store/cp1`, `cp2`, `cp3`), for
+/// `Program.run_parties3_local`. Returns the names stored.
 #[pyfunction]
 #[pyo3(signature = (program, inputs, store, *, kind = "xor"))]
 fn share(

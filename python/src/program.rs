@@ -358,7 +358,9 @@ impl Program {
         let reporter = Reporter::new(progress, self.loaded.program.and_count());
         let opts = HybridOptions {
             input_kinds: Vec::new(),
+            input_lanes: Vec::new(),
             output_kind: parse_kind(kind).map_err(value_error)?,
+            output_lanes: Vec::new(),
             threads,
             schedule: parse_schedule(schedule).map_err(PyValueError::new_err)?,
             scheme: scheme.parse::<Scheme>().map_err(PyValueError::new_err)?,

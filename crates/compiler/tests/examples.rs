@@ -95,9 +95,10 @@ fn dotproduct() {
 /// The examples of the mixed-protocol work (products of secrets, and
 /// programs that mostly compare): each agrees with gcc, and none grows.
 #[test]
-fn matmul16_mlp_psi_and_sha256() {
+fn matmul16_mlps_psi_and_sha256() {
     check("matmul16.c", Some(4_071_168), None, 2, None, false);
     check("mlp.c", Some(481_129), None, 6, None, false);
+    check("mlp32.c", Some(805_197), None, 6, None, false);
     check("psi.c", Some(32_736), None, 6, None, false);
     check("sha256.c", Some(54_985), None, 4, None, false);
 }

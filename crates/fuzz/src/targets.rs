@@ -208,6 +208,8 @@ fn hello_seeds() -> Vec<Vec<u8>> {
         nonce: [7; 16],
         store_id: [5; 16],
         input_runs: vec![[1; 16], [2; 16], [3; 16]],
+        input_lanes: vec![32, 8, 1],
+        output_lanes: vec![16],
     };
     vec![two.encode(), three.encode()]
 }

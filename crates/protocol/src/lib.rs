@@ -20,6 +20,7 @@ pub mod ipp;
 pub mod local;
 pub mod messages;
 pub mod mixed;
+pub mod mixed3;
 pub mod options;
 pub mod peer;
 pub mod remote;
@@ -29,7 +30,8 @@ pub mod session;
 pub use error::ProtocolError;
 pub use garble_only::{evaluate_only, garble_only, GarbleOnlyReport};
 pub use hybrid::{
-    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridPhase, HybridReport, RunId,
+    run_hybrid, run_hybrid_local, run_mixed3, run_mixed3_local, HybridOptions, HybridPeers,
+    HybridPhase, HybridReport, RunId,
 };
 pub use local::run_local;
 pub use options::{
@@ -45,5 +47,7 @@ pub use session::{run_session, Phase, SessionReport};
 /// rounds of bounded frames. 5: rounds of `threads × 8192` gates, not
 /// `threads × 32768`, which cuts the tables differently. 6: link bindings
 /// name their sender's role; the hybrid hello carries the store id and the
-/// input shares' run ids; CP3 chooses labels from padded pairs, without Δ.)
-pub const PROTOCOL_VERSION: u32 = 6;
+/// input shares' run ids; CP3 chooses labels from padded pairs, without Δ.
+/// 7: additive shares are taken per lane; the hybrid hello carries the
+/// lanes of the inputs and outputs.)
+pub const PROTOCOL_VERSION: u32 = 7;

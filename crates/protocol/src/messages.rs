@@ -159,6 +159,10 @@ pub struct HybridHello {
     /// The run that made each input value's shares (none, or one per input
     /// value); all three parties must hold shares of the same runs.
     pub input_runs: Vec<[u8; 16]>,
+    /// The lane of each input value (additive shares are taken per lane).
+    pub input_lanes: Vec<u32>,
+    /// The lane of each output value.
+    pub output_lanes: Vec<u32>,
 }
 
 impl HybridHello {
@@ -167,10 +171,18 @@ impl HybridHello {
 
     /// Bytes of [`encode`](HybridHello::encode)'s frame.
     pub fn encoded_len(&self) -> usize {
-        Self::FIXED_LEN + self.input_kinds.len() + 4 + 16 * self.input_runs.len()
+        Self::FIXED_LEN
+            + self.input_kinds.len()
+            + 4
+            + 16 * self.input_runs.len()
+            + 4
+            + 4 * self.input_lanes.len()
+            + 4
+            + 4 * self.output_lanes.len()
     }
 
-    /// The frame.
+    /// The frame: the fixed fields, then the input kinds, the input runs,
+    /// the input lanes and the output lanes, each list after its length.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len());
         out.extend_from_slice(HYBRID_MAGIC);
@@ -189,6 +201,10 @@ impl HybridHello {
         out.extend(self.input_kinds.iter().map(|&k| k as u8));
         out.extend_from_slice(&(self.input_runs.len() as u32).to_le_bytes());
         out.extend(self.input_runs.iter().flatten());
+        for lanes in [&self.input_lanes, &self.output_lanes] {
+            out.extend_from_slice(&(lanes.len() as u32).to_le_bytes());
+            out.extend(lanes.iter().flat_map(|l| l.to_le_bytes()));
+        }
         out
     }
 
@@ -215,22 +231,35 @@ impl HybridHello {
                 bytes.len()
             )));
         }
-        let kinds = u32_at(Self::FIXED_LEN - 4) as usize;
-        let runs_at = Self::FIXED_LEN.saturating_add(kinds);
-        let runs = bytes
-            .get(runs_at..runs_at.saturating_add(4))
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize);
-        let fits = runs.is_some_and(|runs| {
-            runs.checked_mul(16)
-                .and_then(|r| r.checked_add(runs_at + 4))
-                .is_some_and(|end| end == bytes.len())
-        });
-        if !fits {
-            return Err(ProtocolError::Malformed(format!(
-                "a hello of {} bytes for {kinds} input values",
+        let malformed = || {
+            ProtocolError::Malformed(format!(
+                "a hello of {} bytes that does not hold its lists",
                 bytes.len()
-            )));
+            ))
+        };
+        // The lists after the fixed fields, each of `size` bytes an item.
+        let mut rest = &bytes[Self::FIXED_LEN - 4..];
+        let mut list = |size: usize| -> Result<&[u8], ProtocolError> {
+            let (count, tail) = rest.split_first_chunk::<4>().ok_or_else(malformed)?;
+            let len = (u32::from_le_bytes(*count) as usize)
+                .checked_mul(size)
+                .filter(|&len| len <= tail.len())
+                .ok_or_else(malformed)?;
+            let (items, tail) = tail.split_at(len);
+            rest = tail;
+            Ok(items)
+        };
+        let (kinds, runs) = (list(1)?, list(16)?);
+        let (input_lanes, output_lanes) = (list(4)?, list(4)?);
+        if !rest.is_empty() {
+            return Err(malformed());
         }
+        let lanes = |items: &[u8]| -> Vec<u32> {
+            items
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect()
+        };
         let kind = |b: u8| decode_byte(b, "share kind", &ShareKind::ALL, |k| k as u8);
         Ok(HybridHello {
             version,
@@ -244,14 +273,13 @@ impl HybridHello {
             output_kind: kind(bytes[63])?,
             nonce: bytes[64..80].try_into().expect("16 bytes"),
             store_id: bytes[80..96].try_into().expect("16 bytes"),
-            input_kinds: bytes[Self::FIXED_LEN..runs_at]
-                .iter()
-                .map(|&b| kind(b))
-                .collect::<Result<_, _>>()?,
-            input_runs: bytes[runs_at + 4..]
+            input_kinds: kinds.iter().map(|&b| kind(b)).collect::<Result<_, _>>()?,
+            input_runs: runs
                 .chunks(16)
                 .map(|c| c.try_into().expect("16 bytes"))
                 .collect(),
+            input_lanes: lanes(input_lanes),
+            output_lanes: lanes(output_lanes),
         })
     }
 }
@@ -486,11 +514,35 @@ mod tests {
             nonce: [4; 16],
             store_id: [6; 16],
             input_runs: vec![[8; 16], [9; 16]],
+            input_lanes: vec![1, 32],
+            output_lanes: vec![64],
         };
         assert_eq!(HybridHello::decode(&hello.encode()).unwrap(), hello);
+        assert_eq!(hello.encode().len(), hello.encoded_len());
         let mut short = hello.encode();
         short.pop();
         assert!(HybridHello::decode(&short).is_err());
+        let mut long = hello.encode();
+        long.push(0);
+        assert!(HybridHello::decode(&long).is_err());
+        // The lanes are the last lists: input lanes, then output lanes.
+        let mut lanes = hello.encode();
+        let at = lanes.len() - (4 + 2 * 4) - (4 + 4);
+        assert_eq!(lanes[at..at + 4], 2u32.to_le_bytes());
+        lanes[at + 8..at + 12].copy_from_slice(&8u32.to_le_bytes());
+        let decoded = HybridHello::decode(&lanes).unwrap();
+        assert_eq!(decoded.input_lanes, [1, 8]);
+        assert_eq!(decoded.output_lanes, [64]);
+        // A list longer than the frame is refused, not read past its end.
+        lanes[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            HybridHello::decode(&lanes),
+            Err(ProtocolError::Malformed(m)) if m.contains("lists")
+        ));
+        let mut no_lanes = hello.clone();
+        no_lanes.input_lanes.clear();
+        no_lanes.output_lanes.clear();
+        assert_eq!(HybridHello::decode(&no_lanes.encode()).unwrap(), no_lanes);
         let mut bad_kind = hello.encode();
         let last_kind = HybridHello::FIXED_LEN + 1;
         bad_kind[last_kind] = 7;

@@ -119,7 +119,12 @@ fn three_local_parties_open_no_tcp_socket() {
     let kinds = vec![ShareKind::Xor; program.main.inputs.len()];
     let mut shares: [Vec<Vec<bool>>; 3] = Default::default();
     for v in &program.main.inputs {
-        let parts = split(ShareKind::Xor, &vec![false; v.width as usize], &mut prg);
+        let parts = split(
+            ShareKind::Xor,
+            v.width,
+            &vec![false; v.width as usize],
+            &mut prg,
+        );
         for (p, part) in parts.into_iter().enumerate() {
             shares[p].push(part);
         }

@@ -68,7 +68,7 @@ use twofold_protocol::mixed::{run_mixed, run_mixed_local, MixedOptions};
 use twofold_protocol::{PartyInputs, Peer, Schedule, SessionOptions};
 
 pub use crate::choice::Protocol;
-use crate::choice::{choose, Chosen};
+use crate::choice::{choose, Chosen, Parties};
 use crate::load::at_most;
 
 pub use twofold_circuit::{Party, Program};
@@ -102,7 +102,7 @@ impl SecureProgram {
         let compiled = compile(source, "input.c", &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
         let mixed = choose(
             protocol,
-            &Network::LAN,
+            (&Network::LAN, &Parties::Two),
             &compiled.program,
             compiled.secret_products,
             |max| compile_mixed(source, "input.c", &at_most(&opts, max)),

@@ -7,10 +7,12 @@
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use twofold_circuit::{MixedProgram, Program};
-use twofold_compiler::mixed::MixedCompiled;
+use twofold_compiler::mixed::{MixedCompiled, OutBit};
 use twofold_compiler::CompileError;
 use twofold_protocol::mixed::cost::estimate;
 use twofold_protocol::mixed::network::Network;
+use twofold_protocol::mixed3::cost as cost3;
+use twofold_protocol::mixed3::{OutputBit, SharedMixed, Slice};
 use twofold_protocol::Reveal;
 
 /// `--protocol`: how a C program runs.
@@ -25,6 +27,34 @@ pub enum Protocol {
     /// Mixed where the estimate for `--network` says it is faster.
     #[default]
     Auto,
+}
+
+/// Who computes: two parties with their own inputs, or the hybrid mode's
+/// three computing parties on values held as shares (additive, in these
+/// lanes, as the estimates assume).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Parties {
+    /// Two parties.
+    #[default]
+    Two,
+    /// Three computing parties.
+    Three {
+        /// The lane of each input value.
+        input_lanes: Vec<u32>,
+        /// The lane of each output value.
+        output_lanes: Vec<u32>,
+    },
+}
+
+impl Parties {
+    /// Three computing parties, the lanes to be filled in from the
+    /// program's C types when it is compiled.
+    pub fn three() -> Parties {
+        Parties::Three {
+            input_lanes: Vec::new(),
+            output_lanes: Vec::new(),
+        }
+    }
 }
 
 /// A mixed program chosen for a C program, and the estimates that chose
@@ -75,36 +105,114 @@ struct YaoCost {
 }
 
 impl YaoCost {
-    /// The cost of `boolean` on `network`, outputs opened to both.
-    fn of(boolean: &Program, network: &Network) -> Result<YaoCost> {
-        let y = estimate(
-            &MixedProgram::of_boolean(boolean.clone()),
-            Default::default(),
-            Reveal::Both,
-        )?;
+    /// The cost of `boolean` on `network` (two parties: outputs opened to
+    /// both; three: shares in and out).
+    fn of(boolean: &Program, network: &Network, parties: &Parties) -> Result<YaoCost> {
+        let (bytes, messages) = match parties {
+            Parties::Two => {
+                let program = MixedProgram::of_boolean(boolean.clone());
+                let y = estimate(&program, Default::default(), Reveal::Both)?;
+                (y.mixed.bytes, y.mixed.flights)
+            }
+            Parties::Three {
+                input_lanes,
+                output_lanes,
+            } => {
+                let c =
+                    cost3::garbled_whole(boolean, input_lanes, output_lanes, Default::default());
+                (c.bytes, c.flights)
+            }
+        };
         Ok(YaoCost {
-            bytes: y.mixed.bytes,
-            messages: y.mixed.flights,
-            seconds: network.seconds(y.mixed.bytes, y.mixed.flights),
+            bytes,
+            messages,
+            seconds: network.seconds(bytes, messages),
         })
+    }
+}
+
+/// The three-party form of a C program's mixed program: its inputs are
+/// slices of the values held as shares (`boolean`'s inputs), its outputs
+/// the C outputs.
+pub fn shared_mixed(compiled: &MixedCompiled, boolean: &Program) -> SharedMixed {
+    let mut program = compiled.program.clone();
+    program.parties = 3;
+    for v in &mut program.inputs {
+        v.owner = 0;
+    }
+    let main = &boolean.main;
+    SharedMixed {
+        program,
+        input_values: main
+            .inputs
+            .iter()
+            .map(|v| (v.name.clone(), v.width))
+            .collect(),
+        sources: compiled
+            .sources
+            .iter()
+            .map(|s| Slice {
+                value: s.input,
+                offset: s.offset,
+                len: s.len,
+                signed: s.signed,
+            })
+            .collect(),
+        output_values: main
+            .outputs
+            .iter()
+            .zip(&compiled.output_bits)
+            .map(|(v, bits)| {
+                let bits = bits.iter().map(|b| match *b {
+                    OutBit::Const(c) => OutputBit::Const(c),
+                    OutBit::Of(o, i) => OutputBit::Of(o, i),
+                });
+                (v.name.clone(), bits.collect())
+            })
+            .collect(),
     }
 }
 
 impl Comparison {
     /// Both estimates of a C program: `mixed` and its Boolean program
     /// `boolean`, outputs opened to both.
-    pub fn of(mixed: &MixedCompiled, boolean: &Program, network: &Network) -> Result<Comparison> {
-        Comparison::against(mixed, YaoCost::of(boolean, network)?, network)
+    pub fn of(
+        mixed: &MixedCompiled,
+        boolean: &Program,
+        network: &Network,
+        parties: &Parties,
+    ) -> Result<Comparison> {
+        let yao = YaoCost::of(boolean, network, parties)?;
+        Comparison::against(mixed, boolean, yao, network, parties)
     }
 
-    fn against(mixed: &MixedCompiled, yao: YaoCost, network: &Network) -> Result<Comparison> {
-        let m = estimate(&mixed.program, Default::default(), Reveal::Both)?;
+    fn against(
+        mixed: &MixedCompiled,
+        boolean: &Program,
+        yao: YaoCost,
+        network: &Network,
+        parties: &Parties,
+    ) -> Result<Comparison> {
+        let (m, rounds) = match parties {
+            Parties::Two => {
+                let m = estimate(&mixed.program, Default::default(), Reveal::Both)?;
+                (m.mixed, m.rounds)
+            }
+            Parties::Three {
+                input_lanes,
+                output_lanes,
+            } => {
+                let shared = shared_mixed(mixed, boolean);
+                let scheme = Default::default();
+                cost3::mixed(&shared, input_lanes, output_lanes, scheme)?
+            }
+        };
         Ok(Comparison {
             network: network.to_string(),
-            mixed_bytes: m.mixed.bytes,
-            mixed_messages: m.mixed.flights,
-            mixed_rounds: m.rounds,
-            mixed_seconds: network.seconds(m.mixed.bytes, m.mixed.flights),
+            mixed_bytes: m.bytes,
+            mixed_messages: m.flights,
+            mixed_rounds: rounds,
+            mixed_seconds: network.seconds(m.bytes, m.flights),
             mixed_compile_seconds: mixed.built_gates as f64 / FLAT_GATES_PER_SECOND,
             yao_bytes: yao.bytes,
             yao_messages: yao.messages,
@@ -144,7 +252,7 @@ impl Comparison {
 /// make it alike.
 pub fn choose(
     protocol: Protocol,
-    network: &Network,
+    (network, parties): (&Network, &Parties),
     boolean: &Program,
     secret_products: u64,
     mixed: impl FnOnce(Option<u64>) -> Result<MixedCompiled, CompileError>,
@@ -154,11 +262,11 @@ pub fn choose(
         Protocol::Auto if secret_products == 0 => Ok(None),
         Protocol::Mixed => {
             let compiled = mixed(None).map_err(|e| anyhow!("{e}"))?;
-            let estimate = Comparison::of(&compiled, boolean, network)?;
+            let estimate = Comparison::of(&compiled, boolean, network, parties)?;
             Ok(Some(Chosen { compiled, estimate }))
         }
         Protocol::Auto => {
-            let yao = YaoCost::of(boolean, network)?;
+            let yao = YaoCost::of(boolean, network, parties)?;
             // Compiling flat may take at most half the garbled run (the
             // mixed run needs time too): what auto loses at worst.
             let budget = (yao.seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
@@ -167,7 +275,7 @@ pub fn choose(
             let Ok(compiled) = mixed(Some(budget)) else {
                 return Ok(None);
             };
-            let estimate = Comparison::against(&compiled, yao, network)?;
+            let estimate = Comparison::against(&compiled, boolean, yao, network, parties)?;
             Ok(estimate
                 .prefers_mixed()
                 .then_some(Chosen { compiled, estimate }))

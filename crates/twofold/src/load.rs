@@ -14,7 +14,7 @@ use twofold_compiler::{
 };
 use twofold_protocol::mixed::network::Network;
 
-use crate::choice::{choose, Chosen, Protocol};
+use crate::choice::{choose, Chosen, Parties, Protocol};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -48,6 +48,70 @@ pub struct Loaded {
     pub mixed: Option<Chosen>,
 }
 
+impl Loaded {
+    /// The lane of each input value (see [`lane_of`]).
+    pub fn input_lanes(&self) -> Vec<u32> {
+        let values = self.program.main.inputs.iter();
+        let widths = values.map(|v| v.width);
+        self.input_kinds
+            .iter()
+            .zip(widths)
+            .map(|(kind, width)| lane_of(kind, width))
+            .collect()
+    }
+
+    /// The lane of each output value (see [`lane_of`]).
+    pub fn output_lanes(&self) -> Vec<u32> {
+        let values = self.program.main.outputs.iter();
+        let widths = values.map(|v| v.wires.len() as u32);
+        self.output_kinds
+            .iter()
+            .zip(widths)
+            .map(|(kind, width)| lane_of(kind, width))
+            .collect()
+    }
+}
+
+/// The lane of a value of `kind` and `width` bits: additive shares of it
+/// (hybrid mode) are taken modulo 2^lane in each lane of `lane` bits,
+/// element by element as Sharemind shares arrays. The rule, the one used
+/// everywhere:
+/// - a C integer or `_Bool`, or a (nested) array of one such type: the
+///   width of that element type (`int32_t[16][16]`: 32, each element
+///   modulo 2^32; `uint8_t[4]`: 8; `_Bool[8]`: 1, each bit modulo 2,
+///   which is its XOR);
+/// - a struct (or array of structs) whose members all have one such
+///   element width: that width (`struct { int32_t m[16][16]; }`: 32);
+/// - anything else (a float, a struct of mixed widths, an array of
+///   floats) and every value of a circuit file (Bristol or binary, whose
+///   values have no type): the whole width, one lane.
+///
+/// A scalar's lane is its width. The lane is at least 1 bit and divides
+/// the width.
+pub fn lane_of(kind: &ValueKind, width: u32) -> u32 {
+    fn element(t: &CType) -> Option<u32> {
+        match t {
+            CType::Bool => Some(1),
+            CType::Int { bits, .. } => Some(*bits),
+            CType::Array(e, _) => element(e),
+            CType::Struct(def) => {
+                let mut widths = def.fields.iter().map(|(_, t)| element(t));
+                let first = widths.next()??;
+                widths.all(|w| w == Some(first)).then_some(first)
+            }
+            _ => None,
+        }
+    }
+    let lane = match kind {
+        ValueKind::C(t) => element(t).unwrap_or(width),
+        ValueKind::Int => width,
+    };
+    if lane == 0 || !width.is_multiple_of(lane) {
+        return width.max(1);
+    }
+    lane
+}
+
 /// How to read a program file.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -66,6 +130,8 @@ pub struct LoadOptions {
     pub protocol: Protocol,
     /// C only: the network `--protocol auto` weighs for.
     pub network: Network,
+    /// C only: who runs it (the estimates differ).
+    pub parties: Parties,
 }
 
 /// Loads `path`: C source (by the `.c` extension), a binary program (by its
@@ -160,9 +226,30 @@ fn from_c(
     opts: &LoadOptions,
     mixed: impl FnOnce(Option<u64>) -> Result<MixedCompiled, CompileError>,
 ) -> Result<Loaded> {
+    // Three parties' estimates take the values' lanes (their C types).
+    let parties = match opts.parties {
+        Parties::Two => Parties::Two,
+        Parties::Three { .. } => {
+            let main = &compiled.program.main;
+            let lanes = |types: &[(String, CType)], widths: Vec<u32>| {
+                let types = types.iter().map(|(_, t)| ValueKind::C(t.clone()));
+                types.zip(widths).map(|(k, w)| lane_of(&k, w)).collect()
+            };
+            Parties::Three {
+                input_lanes: lanes(
+                    &compiled.inputs,
+                    main.inputs.iter().map(|v| v.width).collect(),
+                ),
+                output_lanes: lanes(
+                    &compiled.outputs,
+                    main.outputs.iter().map(|v| v.wires.len() as u32).collect(),
+                ),
+            }
+        }
+    };
     let mixed = choose(
         opts.protocol,
-        &opts.network,
+        (&opts.network, &parties),
         &compiled.program,
         compiled.secret_products,
         mixed,
@@ -239,5 +326,40 @@ pub fn parse_party(text: &str) -> Result<Party> {
         "a" | "A" => Ok(Party::A),
         "b" | "B" => Ok(Party::B),
         other => bail!("`{other}` is not a party (a or b)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_of_one_integer_type_have_the_integers_lane_and_the_rest_one() {
+        let int = |bits| CType::Int { bits, signed: true };
+        let array = |t: CType, n| CType::Array(Box::new(t), n);
+        let c = |t: CType| {
+            let width = t.width();
+            lane_of(&ValueKind::C(t), width)
+        };
+        assert_eq!(c(int(32)), 32);
+        assert_eq!(c(array(array(int(32), 16), 16)), 32);
+        assert_eq!(c(array(int(8), 4)), 8);
+        assert_eq!(c(array(CType::Bool, 8)), 1);
+        assert_eq!(c(CType::Bool), 1);
+        assert_eq!(c(array(CType::Float { bits: 32 }, 4)), 128);
+        assert_eq!(c(CType::Float { bits: 64 }), 64);
+        let point = CType::Struct(std::sync::Arc::new(twofold_compiler::types::StructDef {
+            name: Some("point".into()),
+            fields: vec![("x".into(), int(32)), ("y".into(), int(32))],
+        }));
+        // A struct whose members all have one element width: that width.
+        assert_eq!(c(array(point, 3)), 32);
+        let mixed = CType::Struct(std::sync::Arc::new(twofold_compiler::types::StructDef {
+            name: None,
+            fields: vec![("a".into(), int(32)), ("b".into(), int(8))],
+        }));
+        assert_eq!(c(mixed), 40);
+        assert_eq!(lane_of(&ValueKind::Int, 8192), 8192);
+        assert_eq!(lane_of(&ValueKind::Int, 0), 1);
     }
 }

@@ -1,5 +1,6 @@
 //! A computing party's share store (hybrid mode): named values, each with
-//! its width, how it is shared and this party's share, in one file
+//! its width, how it is shared (kind and lane) and this party's share, in
+//! one file
 //! `shares.json` in a directory. Writes replace the file atomically (a
 //! temporary file renamed over it), so a run that fails or is killed leaves
 //! the store as it was. The file is the owner's alone (mode 0600, in
@@ -38,6 +39,10 @@ pub type StoreId = [u8; 16];
 pub struct StoredShare {
     /// How the value is shared.
     pub kind: ShareKind,
+    /// The lane of the sharing (see [`crate::load::lane_of`]): additive
+    /// shares are taken modulo 2^lane in each lane of `lane` bits. At
+    /// least 1, dividing the width.
+    pub lane: u32,
     /// This party's share, bit 0 (least significant) first; its length is
     /// the value's width.
     pub bits: Vec<bool>,
@@ -86,6 +91,10 @@ struct StoreFile {
 struct ValueRecord {
     width: usize,
     kind: String,
+    /// The lane in bits (absent in stores written before lanes: the
+    /// whole width).
+    #[serde(default)]
+    lane: Option<u32>,
     /// The share's bytes in hex, bit `i` in byte `i / 8` at bit `i % 8`.
     share: String,
     /// The run that made it, 32 hex digits.
@@ -274,6 +283,7 @@ impl ValueRecord {
         ValueRecord {
             width: share.bits.len(),
             kind: share.kind.name().into(),
+            lane: Some(share.lane),
             share: bytes,
             run: hex(&share.run),
         }
@@ -286,10 +296,20 @@ impl ValueRecord {
         }
         let bytes = from_hex(&self.share).context("the share")?;
         let run = id_from_hex(&self.run, "the run")?;
+        let width = u32::try_from(self.width).context("the width")?;
+        let lane = self.lane.unwrap_or(width.max(1));
+        if lane == 0 || !width.is_multiple_of(lane) {
+            bail!("lanes of {lane} bits do not cut a value of {width} bits");
+        }
         let bits = (0..self.width)
             .map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1)
             .collect();
-        Ok(StoredShare { kind, bits, run })
+        Ok(StoredShare {
+            kind,
+            lane,
+            bits,
+            run,
+        })
     }
 }
 
@@ -390,6 +410,7 @@ mod tests {
         assert!(store.read_all().unwrap().is_empty());
         let a = StoredShare {
             kind: ShareKind::Add,
+            lane: 5,
             bits: vec![
                 true, false, true, true, false, false, false, false, true, true,
             ],
@@ -397,6 +418,7 @@ mod tests {
         };
         let b = StoredShare {
             kind: ShareKind::Xor,
+            lane: 1,
             bits: vec![],
             run: [2; 16],
         };
@@ -457,12 +479,41 @@ mod tests {
     }
 
     #[test]
+    fn a_share_records_its_lane_and_an_old_record_has_one_lane() {
+        let record = |lane: &str| {
+            file(&format!(
+                "\"x\": {{\"width\": 32, \"kind\": \"add\",{lane} \"share\": \"01020304\", \"run\": \"{}\"}}",
+                "cd".repeat(16)
+            ))
+        };
+        let lane = |text: &str| parse_store(text).map(|c| c.values["x"].lane);
+        assert_eq!(lane(&record(" \"lane\": 8,")).unwrap(), 8);
+        // Written before lanes: the whole width.
+        assert_eq!(lane(&record("")).unwrap(), 32);
+        for bad in ["0", "3", "64"] {
+            let err = lane(&record(&format!(" \"lane\": {bad},"))).unwrap_err();
+            assert!(format!("{err:#}").contains("do not cut"), "{bad}: {err:#}");
+        }
+        // The lane is written.
+        let share = StoredShare {
+            kind: ShareKind::Add,
+            lane: 8,
+            bits: vec![false; 32],
+            run: [1; 16],
+        };
+        let json = serde_json::to_value(ValueRecord::encode(&share)).unwrap();
+        assert_eq!(json["lane"], 8);
+        assert_eq!(ValueRecord::encode(&share).decode().unwrap(), share);
+    }
+
+    #[test]
     fn a_store_is_the_owners_alone() {
         use std::os::unix::fs::PermissionsExt;
         let top = crate::files::private_temp_dir("twofold-store-mode").unwrap();
         let dir = top.join("stores/cp1");
         let share = StoredShare {
             kind: ShareKind::Xor,
+            lane: 1,
             bits: vec![true],
             run: [3; 16],
         };
@@ -502,6 +553,7 @@ mod tests {
                 "v".to_string(),
                 StoredShare {
                     kind: ShareKind::Xor,
+                    lane: 1,
                     bits: vec![true],
                     run: [run; 16],
                 },
@@ -529,6 +581,7 @@ mod tests {
             "v".to_string(),
             StoredShare {
                 kind: ShareKind::Xor,
+                lane: 1,
                 bits: vec![true],
                 run: [1; 16],
             },

@@ -23,7 +23,7 @@
 
 mod convert;
 pub mod cost;
-mod packed;
+pub(crate) mod packed;
 mod party;
 pub mod ring;
 mod vole;

@@ -12,7 +12,7 @@ use twofold_net::{Channel, ChannelOptions, InProcess, Listener, NetError, Public
 use crate::error::ProtocolError;
 use crate::handshake::hex;
 use crate::messages::{HybridHello, HELLO_SLACK};
-use crate::options::Role;
+use crate::options::{Role, ShareKind};
 
 /// Every connection of one computing party, by the peer's role.
 pub(crate) struct Links {
@@ -215,9 +215,8 @@ impl Meeting<'_> {
             );
         }
         if theirs.input_kinds != ours.input_kinds {
-            let names = |kinds: &[crate::options::ShareKind]| {
-                kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(",")
-            };
+            let names =
+                |kinds: &[ShareKind]| kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(",");
             return mismatch(
                 "the share kinds of the inputs",
                 names(&ours.input_kinds),
@@ -252,6 +251,37 @@ impl Meeting<'_> {
                 theirs.output_kind.to_string(),
             );
         }
+        // Lanes matter to additive shares only (bitwise shares are the same
+        // whatever the lane).
+        let add_input = |k: usize| ours.input_kinds.get(k) != Some(&ShareKind::Xor);
+        let add_output = |_: usize| ours.output_kind == ShareKind::Add;
+        let inputs = (&ours.input_lanes, &theirs.input_lanes);
+        let outputs = (&ours.output_lanes, &theirs.output_lanes);
+        let differences = [
+            (
+                "input",
+                inputs,
+                lane_difference(inputs.0, inputs.1, add_input),
+            ),
+            (
+                "output",
+                outputs,
+                lane_difference(outputs.0, outputs.1, add_output),
+            ),
+        ];
+        for (what, (our_lanes, their_lanes), k) in differences {
+            let Some(k) = k else { continue };
+            let lane = |lanes: &[u32]| {
+                lanes
+                    .get(k)
+                    .map_or("no lane".to_string(), |l| format!("lanes of {l} bits"))
+            };
+            return mismatch(
+                "the lanes of the additive shares (load the program alike on every party: an array from C source is cut per element, a circuit file's value is one lane)",
+                format!("{what} value {k}: {}", lane(our_lanes)),
+                format!("{what} value {k}: {}", lane(their_lanes)),
+            );
+        }
         let how = |h: &HybridHello| {
             format!(
                 "{} x{}, {}, FGP from {} AND gates",
@@ -270,6 +300,17 @@ impl Meeting<'_> {
         }
         Ok(())
     }
+}
+
+/// The first value whose lane differs between `ours` and `theirs`, among
+/// those `additive` says are shared additively.
+fn lane_difference(
+    ours: &[u32],
+    theirs: &[u32],
+    additive: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let count = ours.len().max(theirs.len());
+    (0..count).find(|&k| additive(k) && ours.get(k) != theirs.get(k))
 }
 
 /// The nonce each peer sent first: all its connections must carry it.

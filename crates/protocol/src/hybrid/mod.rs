@@ -8,8 +8,9 @@
 //! One run, with `s1, s2, s3` the parties' shares of an input value and
 //! labels as in the two-party protocol (CP1 garbles with Δ):
 //! 1. CP2 sends its shares to CP3, which combines them with its own
-//!    (`y = s2 ⊕ s3`, or `s2 + s3` for additive shares): CP3 now holds one
-//!    share of a two-party sharing `x = s1 ⊕ y` (`s1 + y`), CP1 the other.
+//!    (`y = s2 ⊕ s3`, or `s2 + s3` in each lane for additive shares, see
+//!    `shares`): CP3 now holds one share of a two-party sharing
+//!    `x = s1 ⊕ y` (`s1 + y`), CP1 the other.
 //! 2. CP1 sends CP2 the labels of its share bits; for each `y` wire it
 //!    sends CP2 both labels under fresh pads, in a random order, and CP3
 //!    the pads and the order; CP3 sends CP2 the index and the pad of the
@@ -18,13 +19,13 @@
 //!    and one of CP3 (`m3`).
 //! 3. CP1 garbles and CP2 evaluates `pre` (joins `s1` and `y` into the
 //!    program's inputs), the program, and `post` (computes
-//!    `z = out ⊕ m1 ⊕ m3`, or `out − m1 − m3`), tables streamed as in the
-//!    two-party protocol, with FGP and CGP.
+//!    `z = out ⊕ m1 ⊕ m3`, or `out − m1 − m3` per lane), tables streamed
+//!    as in the two-party protocol, with FGP and CGP.
 //! 4. CP1 sends the decoding bits of `z` to CP2. The output shares are
 //!    `m1` (CP1), `z` (CP2) and `m3` (CP3).
 
-mod choice;
-mod meet;
+pub(crate) mod choice;
+pub(crate) mod meet;
 mod roles;
 pub mod shares;
 pub(crate) mod wrap;
@@ -39,6 +40,7 @@ use twofold_net::{ChannelOptions, InProcess, Listener, PublicKey};
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
 use crate::messages::HybridHello;
+use crate::mixed3::SharedMixed;
 use crate::options::{check_threads, Progress, Role, Schedule, ShareKind};
 use crate::PROTOCOL_VERSION;
 use meet::{Doors, Meeting};
@@ -49,8 +51,14 @@ use meet::{Doors, Meeting};
 pub struct HybridOptions {
     /// How each input value of the program is shared.
     pub input_kinds: Vec<ShareKind>,
+    /// The lane of each input value (see `shares`: an additive share is
+    /// taken modulo 2^lane in each lane of `lane` bits; at least 1 and
+    /// dividing the value's width). Empty: every value's whole width.
+    pub input_lanes: Vec<u32>,
     /// How the output values are to be shared.
     pub output_kind: ShareKind,
+    /// The lane of each output value, as `input_lanes`.
+    pub output_lanes: Vec<u32>,
     /// Threads of CP1 and CP2 (at least 1).
     pub threads: u32,
     /// How CP1 and CP2 spread the work over threads.
@@ -81,6 +89,9 @@ pub enum HybridPhase {
     Input,
     /// CP3 choosing labels by the shares of CP2 and CP3.
     ObliviousChoice,
+    /// Mixed programs: arithmetic on additive shares (products, linear
+    /// steps).
+    Arithmetic,
     /// Garbling (CP1) or evaluation (CP2) of the wrapped program.
     Gates,
     /// The decoding bits of the masked outputs: CP2's output shares.
@@ -95,6 +106,7 @@ impl HybridPhase {
             (HybridPhase::Handshake, _) => "handshake",
             (HybridPhase::Input, _) => "input",
             (HybridPhase::ObliviousChoice, _) => "oblivious_choice",
+            (HybridPhase::Arithmetic, _) => "arithmetic",
             (HybridPhase::Gates, Role::Cp1) => "garbling",
             (HybridPhase::Gates, _) => "evaluation",
             (HybridPhase::Reshare, _) => "reshare",
@@ -164,7 +176,84 @@ pub fn run_hybrid(
         listener: peers.listener,
         addrs: peers.addrs.clone(),
     };
-    run_party(role, doors, peers, program, shares, opts)
+    run_party(role, doors, peers, Work::Garbled(program), shares, opts)
+}
+
+/// Runs computing party `role` of a mixed program on shares (issue 30):
+/// as [`run_hybrid`], but sums and products stay in additive sharing
+/// (see [`crate::mixed3`]).
+pub fn run_mixed3(
+    role: Role,
+    peers: &HybridPeers,
+    program: &SharedMixed,
+    shares: &[Vec<bool>],
+    opts: &HybridOptions,
+) -> Result<HybridReport, ProtocolError> {
+    if role != Role::Cp3 && peers.listener.is_none() {
+        return Err(ProtocolError::Inputs(format!(
+            "{role} needs an address to listen on"
+        )));
+    }
+    let doors = Doors::Tcp {
+        listener: peers.listener,
+        addrs: peers.addrs.clone(),
+    };
+    run_party(role, doors, peers, Work::Mixed(program), shares, opts)
+}
+
+/// What the computing parties run: a Boolean program, garbled whole, or
+/// a mixed program.
+#[derive(Clone, Copy)]
+enum Work<'a> {
+    Garbled(&'a Program),
+    Mixed(&'a SharedMixed),
+}
+
+impl Work<'_> {
+    /// The input values' names and widths.
+    fn inputs(&self) -> Vec<(&str, u32)> {
+        match self {
+            Work::Garbled(p) => p
+                .main
+                .inputs
+                .iter()
+                .map(|v| (v.name.as_str(), v.width))
+                .collect(),
+            Work::Mixed(m) => m
+                .input_values
+                .iter()
+                .map(|(n, w)| (n.as_str(), *w))
+                .collect(),
+        }
+    }
+
+    /// The output values' names and widths.
+    fn outputs(&self) -> Vec<(&str, u32)> {
+        match self {
+            Work::Garbled(p) => {
+                let outputs = p.main.outputs.iter();
+                outputs
+                    .map(|v| (v.name.as_str(), v.wires.len() as u32))
+                    .collect()
+            }
+            Work::Mixed(m) => {
+                let outputs = m.output_values.iter();
+                outputs
+                    .map(|(n, bits)| (n.as_str(), bits.len() as u32))
+                    .collect()
+            }
+        }
+    }
+
+    /// Checks this party's shares and the options against the program.
+    fn check(&self, shares: &[Vec<bool>], opts: &HybridOptions) -> Result<(), ProtocolError> {
+        check_shares(&self.inputs(), shares, opts)?;
+        lanes(self, opts)?;
+        if let Work::Mixed(m) = self {
+            m.validate()?;
+        }
+        Ok(())
+    }
 }
 
 /// Runs computing party `role`, reaching the others through `doors` (the
@@ -174,16 +263,29 @@ fn run_party(
     role: Role,
     doors: Doors,
     peers: &HybridPeers,
-    program: &Program,
+    work: Work,
     shares: &[Vec<bool>],
     opts: &HybridOptions,
 ) -> Result<HybridReport, ProtocolError> {
-    check_shares(program, shares, opts)?;
+    work.check(shares, opts)?;
     check_threads(opts.threads)?;
+    let (input_lanes, output_lanes) = lanes(&work, opts)?;
+    let opts = &HybridOptions {
+        input_lanes,
+        output_lanes,
+        ..opts.clone()
+    };
     let start = Instant::now();
     // The parties compare the program as it runs (see `run_session`).
-    let prepared = prepared(program);
-    let program = &*prepared;
+    let prepared = match work {
+        Work::Garbled(program) => Some(prepared(program)),
+        Work::Mixed(_) => None,
+    };
+    let program_hash = match (&prepared, work) {
+        (Some(p), _) => p.hash(),
+        (None, Work::Mixed(m)) => m.hash(),
+        (None, Work::Garbled(_)) => unreachable!("prepared above"),
+    };
     let mut nonce = [0u8; 16];
     twofold_crypto::Prg::try_from_os()?.fill_bytes(&mut nonce);
     let meeting = Meeting {
@@ -191,13 +293,15 @@ fn run_party(
             version: PROTOCOL_VERSION,
             role,
             index: 0,
-            program_hash: program.hash(),
+            program_hash,
             threads: opts.threads.max(1),
             schedule: opts.schedule,
             scheme: opts.scheme,
             fgp_min_ands: opts.fgp_min_ands.unwrap_or(FGP_MIN_ANDS) as u64,
             output_kind: opts.output_kind,
             input_kinds: opts.input_kinds.clone(),
+            input_lanes: opts.input_lanes.clone(),
+            output_lanes: opts.output_lanes.clone(),
             nonce,
             store_id: peers.store_id.unwrap_or_default(),
             input_runs: opts.input_runs.clone(),
@@ -208,7 +312,11 @@ fn run_party(
         keys: peers.keys,
         cp12_links: opts.schedule.channels(opts.threads.max(1)),
     };
-    roles::run(role, &meeting, program, shares, opts, start)
+    match (&prepared, work) {
+        (Some(program), _) => roles::run(role, &meeting, program, shares, opts, start),
+        (None, Work::Mixed(m)) => crate::mixed3::play(role, &meeting, m, shares, opts, start),
+        (None, Work::Garbled(_)) => unreachable!("prepared above"),
+    }
 }
 
 /// Runs all three computing parties in this process, over socketpairs (no
@@ -220,10 +328,31 @@ pub fn run_hybrid_local(
     opts: &HybridOptions,
     channel: &ChannelOptions,
 ) -> Result<[HybridReport; 3], ProtocolError> {
+    run_local(Work::Garbled(program), shares, opts, channel)
+}
+
+/// [`run_mixed3`] of all three computing parties in this process, as
+/// [`run_hybrid_local`].
+pub fn run_mixed3_local(
+    program: &SharedMixed,
+    shares: &[Vec<Vec<bool>>; 3],
+    opts: &HybridOptions,
+    channel: &ChannelOptions,
+) -> Result<[HybridReport; 3], ProtocolError> {
+    run_local(Work::Mixed(program), shares, opts, channel)
+}
+
+/// All three computing parties of `work` in this process.
+fn run_local(
+    work: Work,
+    shares: &[Vec<Vec<bool>>; 3],
+    opts: &HybridOptions,
+    channel: &ChannelOptions,
+) -> Result<[HybridReport; 3], ProtocolError> {
     // Checked here too: a party that stops before meeting would leave the
     // others waiting for it.
     for party_shares in shares {
-        check_shares(program, party_shares, opts)?;
+        work.check(party_shares, opts)?;
     }
     let doors = [
         InProcess::new(channel.clone())?,
@@ -247,7 +376,7 @@ pub fn run_hybrid_local(
             .map(|role| {
                 let (peers, shares, doors) = (&peers, &shares[role.index()], &doors);
                 let opts = if role == Role::Cp1 { opts } else { &quiet };
-                s.spawn(move || run_party(role, Doors::Local(doors), peers, program, shares, opts))
+                s.spawn(move || run_party(role, Doors::Local(doors), peers, work, shares, opts))
             })
             .collect();
         handles
@@ -276,11 +405,10 @@ pub fn run_hybrid_local(
 
 /// Checks this party's shares and the options against the program.
 fn check_shares(
-    program: &Program,
+    values: &[(&str, u32)],
     shares: &[Vec<bool>],
     opts: &HybridOptions,
 ) -> Result<(), ProtocolError> {
-    let values = &program.main.inputs;
     if !opts.input_runs.is_empty() && opts.input_runs.len() != values.len() {
         return Err(ProtocolError::Inputs(format!(
             "the program has {} input values; {} run ids given",
@@ -296,15 +424,55 @@ fn check_shares(
             opts.input_kinds.len()
         )));
     }
-    for (value, share) in values.iter().zip(shares) {
-        if share.len() != value.width as usize {
+    for (&(name, width), share) in values.iter().zip(shares) {
+        if share.len() != width as usize {
             return Err(ProtocolError::Inputs(format!(
-                "input `{}` has {} bits, a share of {} bits given",
-                value.name,
-                value.width,
+                "input `{name}` has {width} bits, a share of {} bits given",
                 share.len()
             )));
         }
     }
     Ok(())
+}
+
+/// The lane of every input and every output value of `work`: those of
+/// `opts`, or each value's whole width where `opts` gives none. Fails on a
+/// lane of 0, a lane that does not divide its value's width, or lanes of
+/// another number than the values.
+fn lanes(work: &Work, opts: &HybridOptions) -> Result<(Vec<u32>, Vec<u32>), ProtocolError> {
+    Ok((
+        value_lanes("input", &work.inputs(), &opts.input_lanes)?,
+        value_lanes("output", &work.outputs(), &opts.output_lanes)?,
+    ))
+}
+
+/// The lanes `given` of the values `(name, width)` (`what`: input or
+/// output), checked; each value's width (at least 1) if none is given.
+fn value_lanes(
+    what: &str,
+    values: &[(&str, u32)],
+    given: &[u32],
+) -> Result<Vec<u32>, ProtocolError> {
+    if given.is_empty() {
+        return Ok(values
+            .iter()
+            .map(|(_, width)| width.max(&1))
+            .copied()
+            .collect());
+    }
+    if given.len() != values.len() {
+        return Err(ProtocolError::Inputs(format!(
+            "the program has {} {what} values; {} lanes given",
+            values.len(),
+            given.len()
+        )));
+    }
+    for (&(name, width), &lane) in values.iter().zip(given) {
+        if lane == 0 || !width.is_multiple_of(lane) {
+            return Err(ProtocolError::Inputs(format!(
+                "{what} `{name}` of {width} bits cannot be cut into lanes of {lane} bits (a lane is at least 1 bit and divides the width)"
+            )));
+        }
+    }
+    Ok(given.to_vec())
 }

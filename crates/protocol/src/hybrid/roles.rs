@@ -22,7 +22,8 @@ use crate::options::Role;
 use crate::schedule::{run_flat, run_program_arranged, Plan, Side};
 use crate::session::{EvaluatorSide, GarblerSide};
 
-/// Runs `role` after meeting the others (its phases timed from `start`).
+/// Runs `role` after meeting the others (its phases timed from `start`);
+/// `opts` gives the lane of every value.
 pub(super) fn run(
     role: Role,
     meeting: &Meeting,
@@ -37,7 +38,13 @@ pub(super) fn run(
     };
     let mut links = meeting.meet()?;
     clock.lap(HybridPhase::Handshake);
-    let wrap = Wrap::of(program, &opts.input_kinds, opts.output_kind)?;
+    let wrap = Wrap::of(
+        program,
+        &opts.input_kinds,
+        &opts.input_lanes,
+        opts.output_kind,
+        &opts.output_lanes,
+    )?;
     let mut run = Run {
         program,
         wrap: &wrap,
@@ -210,14 +217,13 @@ impl Run<'_> {
         )?;
         let mut at = 0;
         let mut combined = Vec::with_capacity(theirs.len());
-        for ((v, mine), &kind) in main
-            .inputs
-            .iter()
-            .zip(self.shares)
-            .zip(&self.opts.input_kinds)
+        let opts = self.opts;
+        let values = main.inputs.iter().zip(self.shares);
+        for ((v, mine), (&kind, &lane)) in
+            values.zip(opts.input_kinds.iter().zip(&opts.input_lanes))
         {
             let width = v.width as usize;
-            combined.extend(combine_two(kind, &theirs[at..at + width], mine));
+            combined.extend(combine_two(kind, lane, &theirs[at..at + width], mine));
             at += width;
         }
         let masks = self.masks(&mut Prg::try_from_os()?);

@@ -1,9 +1,10 @@
 //! The circuits around a program in the hybrid mode. Before it, `pre`
 //! joins each input value from CP1's share and the combination of CP2's and
-//! CP3's (XOR, or addition modulo 2^width for additive shares); after it,
-//! `post` masks each output value with one random value of CP1 and one of
-//! CP3, which become their output shares: CP2 learns only the masked value,
-//! its own share.
+//! CP3's (XOR, or for additive shares addition per lane: one adder modulo
+//! 2^lane for each lane of the value, see `shares`); after it, `post` masks
+//! each output value with one random value of CP1 and one of CP3, which
+//! become their output shares: CP2 learns only the masked value, its own
+//! share (additive: one subtractor pair per lane).
 
 use twofold_circuit::{Bit, Builder, Circuit, Party, Program};
 
@@ -35,23 +36,29 @@ pub(crate) struct Wrap {
 
 impl Wrap {
     /// The wrapping circuits of `program` with inputs shared as `input_kinds`
-    /// and outputs as `output_kind`.
+    /// in lanes of `input_lanes` bits, and outputs as `output_kind` in lanes
+    /// of `output_lanes` bits (one lane width per value; checked by the
+    /// caller to divide its width).
     pub fn of(
         program: &Program,
         input_kinds: &[ShareKind],
+        input_lanes: &[u32],
         output_kind: ShareKind,
+        output_lanes: &[u32],
     ) -> Result<Wrap, ProtocolError> {
         let main = &program.main;
         let mut b = Builder::new();
         let mut pre_sources = Vec::new();
-        for (v, &kind) in main.inputs.iter().zip(input_kinds) {
+        for ((v, &kind), &lane) in main.inputs.iter().zip(input_kinds).zip(input_lanes) {
             let mine = b.input(format!("{}.cp1", v.name), Party::A, v.width);
             let chosen = b.input(format!("{}.chosen", v.name), Party::B, v.width);
             pre_sources.extend(std::iter::repeat_n(Source::Cp1, v.width as usize));
             pre_sources.extend(std::iter::repeat_n(Source::Cp3, v.width as usize));
             let joined = match kind {
                 ShareKind::Xor => xor(&mut b, &mine, &chosen),
-                ShareKind::Add => add(&mut b, &mine, &chosen, Bit::Const(false), false),
+                ShareKind::Add => per_lane(lane, &mine, &chosen, |x, y| {
+                    add(&mut b, x, y, Bit::Const(false), false)
+                }),
             };
             b.output(v.name.clone(), &joined);
         }
@@ -59,7 +66,7 @@ impl Wrap {
 
         let mut b = Builder::new();
         let mut post_sources = Vec::new();
-        for v in &main.outputs {
+        for (v, &lane) in main.outputs.iter().zip(output_lanes) {
             let width = v.wires.len() as u32;
             let out = b.input(v.name.clone(), Party::A, width);
             let cp1 = b.input(format!("{}.cp1", v.name), Party::A, width);
@@ -73,8 +80,9 @@ impl Wrap {
                     xor(&mut b, &once, &cp3)
                 }
                 ShareKind::Add => {
-                    let once = add(&mut b, &out, &cp1, Bit::Const(true), true);
-                    add(&mut b, &once, &cp3, Bit::Const(true), true)
+                    let mut sub = |x: &[Bit], y: &[Bit]| add(&mut b, x, y, Bit::Const(true), true);
+                    let once = per_lane(lane, &out, &cp1, &mut sub);
+                    per_lane(lane, &once, &cp3, &mut sub)
                 }
             };
             b.output(v.name.clone(), &masked);
@@ -91,6 +99,22 @@ impl Wrap {
 
 fn wrap_error(e: twofold_circuit::CircuitError) -> ProtocolError {
     ProtocolError::Inputs(format!("the shares' circuits: {e}"))
+}
+
+/// `op` on each lane of `lane` bits of `x` and `y` (at least 1 bit a lane):
+/// the lanes' results side by side, no wire crossing from one lane into
+/// the next.
+fn per_lane(
+    lane: u32,
+    x: &[Bit],
+    y: &[Bit],
+    mut op: impl FnMut(&[Bit], &[Bit]) -> Vec<Bit>,
+) -> Vec<Bit> {
+    let lane = lane.max(1) as usize;
+    x.chunks(lane)
+        .zip(y.chunks(lane))
+        .flat_map(|(p, q)| op(p, q))
+        .collect()
 }
 
 fn xor(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
@@ -154,7 +178,7 @@ mod tests {
         );
         let kinds = [ShareKind::Xor, ShareKind::Add];
         for out_kind in ShareKind::ALL {
-            let wrap = Wrap::of(&program, &kinds, out_kind).unwrap();
+            let wrap = Wrap::of(&program, &kinds, &[8, 8], out_kind, &[8]).unwrap();
             assert_eq!(wrap.pre_sources.len(), 32);
             // x = 0x5a ^ 0x33, y = 200 + 100 (mod 256).
             let joined = wrap
@@ -172,5 +196,42 @@ mod tests {
             };
             assert_eq!(masked, [bits(want, 8)]);
         }
+    }
+
+    #[test]
+    fn additive_lanes_get_one_adder_each_and_no_carry_crosses() {
+        // One 32-bit input and output as four lanes of 8 bits.
+        let mut b = Builder::new();
+        let x = b.input("x", Party::A, 32);
+        b.output("z", &x);
+        let program = Program::from(b.finish().unwrap());
+        let bytes = |v: [u64; 4]| -> Vec<bool> { v.iter().flat_map(|&x| bits(x, 8)).collect() };
+        let (add, lanes) = ([ShareKind::Add], [8]);
+        let wrap = Wrap::of(&program, &add, &lanes, ShareKind::Add, &lanes).unwrap();
+        // lane - 1 AND gates a lane: 4 * 7 for `pre`, twice that for `post`.
+        assert_eq!(wrap.pre.and_count(), 28);
+        assert_eq!(wrap.post.and_count(), 56);
+        let joined = wrap
+            .pre
+            .eval(&[bytes([200, 255, 1, 128]), bytes([100, 1, 2, 128])])
+            .unwrap();
+        assert_eq!(joined, [bytes([44, 0, 3, 0])]);
+        let masked = wrap
+            .post
+            .eval(&[
+                bytes([9, 0, 255, 1]),
+                bytes([250, 1, 0, 1]),
+                bytes([20, 0, 255, 1]),
+            ])
+            .unwrap();
+        assert_eq!(masked, [bytes([251, 255, 0, 255])]);
+        // One lane of the whole width: one 32-bit adder.
+        let whole = Wrap::of(&program, &add, &[32], ShareKind::Add, &[32]).unwrap();
+        assert_eq!(whole.pre.and_count(), 31);
+        let joined = whole
+            .pre
+            .eval(&[bits(0xffff_ffff, 32), bits(2, 32)])
+            .unwrap();
+        assert_eq!(joined, [bits(1, 32)]);
     }
 }

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
+use twofold_circuit::{Kind, MixedInput, MixedProgram, Party, Step, ValueId};
 
 use crate::error::ProtocolError;
 
@@ -153,16 +153,40 @@ impl Plan {
                 program.parties
             )));
         }
+        let owned = |v: &MixedInput| Holders {
+            a: v.owner == 0,
+            b: v.owner == 1,
+            public: None,
+        };
+        Plan::with_inputs(program, kinds, owned)
+    }
+
+    /// The schedule of a valid three-party `program`, whose inputs are all
+    /// shared: a product of two words that are not public is
+    /// [`Term::Beaver`] (both factors shared), whose triples the
+    /// three-party executor does not use (it multiplies replicated shares).
+    pub fn of_shared(program: &MixedProgram) -> Result<Plan, ProtocolError> {
+        let kinds = program
+            .kinds()
+            .map_err(|e| ProtocolError::Inputs(e.to_string()))?;
+        if program.parties != 3 {
+            return Err(ProtocolError::Inputs(format!(
+                "the three-party executor runs programs of 3 parties, not {}",
+                program.parties
+            )));
+        }
+        Plan::with_inputs(program, kinds, |_| Holders::SHARED)
+    }
+
+    /// The schedule of `program` (of value kinds `kinds`) whose inputs'
+    /// holders `input` gives.
+    fn with_inputs(
+        program: &MixedProgram,
+        kinds: Vec<Kind>,
+        input: impl Fn(&MixedInput) -> Holders,
+    ) -> Result<Plan, ProtocolError> {
         let first_values = program.first_values();
-        let mut holders: Vec<Holders> = program
-            .inputs
-            .iter()
-            .map(|v| Holders {
-                a: v.owner == 0,
-                b: v.owner == 1,
-                public: None,
-            })
-            .collect();
+        let mut holders: Vec<Holders> = program.inputs.iter().map(input).collect();
         let mut round: Vec<u32> = vec![0; program.inputs.len()];
         let mut terms = Vec::with_capacity(program.steps.len());
         let mut waves: Vec<Wave> = vec![Wave::default()];

@@ -23,7 +23,7 @@ use twofold_net::{ChannelOptions, Security};
 
 use twofold_protocol::mixed::network::Network;
 
-use crate::choice::Protocol;
+use crate::choice::{Parties, Protocol};
 use crate::load::{load, parse_owners, LoadOptions, Loaded};
 
 /// The program a command works on.
@@ -74,6 +74,12 @@ impl ProgramArgs {
 
     /// Reads (for C, compiles) the program for `protocol`.
     pub fn load_as(&self, protocol: Protocol) -> Result<Loaded> {
+        self.load_for(protocol, Parties::Two)
+    }
+
+    /// Reads (for C, compiles) the program for `protocol`, run by
+    /// `parties`.
+    pub fn load_for(&self, protocol: Protocol, parties: Parties) -> Result<Loaded> {
         let opts = LoadOptions {
             owners: parse_owners(&self.owner)?,
             unwind: self.unwind,
@@ -82,6 +88,7 @@ impl ProgramArgs {
             max_memory: self.max_memory(),
             protocol,
             network: self.network,
+            parties,
         };
         load(&self.file, &opts)
     }

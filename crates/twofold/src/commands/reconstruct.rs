@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde::Serialize;
 use twofold_protocol::hybrid::shares::combine;
+use twofold_protocol::ShareKind;
 
 use super::run3::StoredNames;
 use super::{ProgramArgs, Report};
@@ -61,10 +62,12 @@ pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
     .render(args.json)
 }
 
-/// The bits of every output value of `loaded`, combined from the three
-/// computing parties' shares in the stores under `dir` (`dir/cp1`, `cp2`,
-/// `cp3`, each file read up to `store_cap` bytes); `outs` are `NAME=STORED`
-/// specs for outputs stored under another name.
+/// The bits of every output value of `loaded`, combined (per lane, see
+/// [`crate::load::lane_of`]; a stored lane other than the program's is
+/// refused) from the three computing parties' shares in the stores under
+/// `dir` (`dir/cp1`, `cp2`, `cp3`, each file read up to `store_cap`
+/// bytes); `outs` are `NAME=STORED` specs for outputs stored under another
+/// name.
 pub fn reconstruct_outputs(
     loaded: &Loaded,
     dir: &Path,
@@ -80,7 +83,7 @@ pub fn reconstruct_outputs(
         .map(|s| s.read_all())
         .collect::<Result<Vec<_>>>()?;
     let mut outputs = Vec::new();
-    for value in &main.outputs {
+    for (value, lane) in main.outputs.iter().zip(loaded.output_lanes()) {
         let stored = names.get(&value.name);
         let shares: Vec<_> = stores
             .iter()
@@ -113,7 +116,18 @@ pub fn reconstruct_outputs(
                 hex(&shares[p].run)
             );
         }
-        outputs.push(combine(kind, [0, 1, 2].map(|p| shares[p].bits.as_slice())));
+        if kind == ShareKind::Add {
+            if let Some(p) = (0..3).find(|&p| shares[p].lane != lane) {
+                bail!(
+                    "output `{}` (stored as `{stored}`): CP{}'s additive share is in lanes of {} bits, but this program's output takes lanes of {lane} bits; reconstruct with the program that made it, loaded the same way (C source, not a circuit file)",
+                    value.name,
+                    p + 1,
+                    shares[p].lane
+                );
+            }
+        }
+        let bits = [0, 1, 2].map(|p| shares[p].bits.as_slice());
+        outputs.push(combine(kind, lane, bits));
     }
     Ok(outputs)
 }

@@ -20,7 +20,7 @@ use super::run3::{run_three, ThreeParties};
 use super::run_mixed::{MixedFigures, MixedRun};
 use super::secure::SecureArgs;
 use super::{channel_options, OutputArgs, PerParty, ProgramArgs, Report};
-use crate::choice::Chosen;
+use crate::choice::{Chosen, Parties};
 use crate::inputs::{assign, format_outputs, outputs_json, split, Givers};
 use crate::load::{parse_party, Loaded};
 use crate::memory::check_session;
@@ -63,7 +63,8 @@ pub struct RunArgs {
     /// With --parties 3: store output NAME as STORED (default: its name).
     #[arg(long = "out", value_name = "NAME=STORED")]
     outs: Vec<String>,
-    /// With --parties 3: how the outputs are shared (xor or add).
+    /// With --parties 3: how the outputs are shared (xor, or add: per lane,
+    /// an integer array element by element).
     #[arg(long, default_value = "xor", value_parser = crate::store::parse_kind)]
     kind: ShareKind,
     /// Wait for the peer on ADDR (e.g. 0.0.0.0:7766).
@@ -352,13 +353,24 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         }
         Some(role) => args.secure.three_parties(role)?,
     };
-    let loaded = args.program.load_boolean()?;
+    let protocol = args.program.protocol.unwrap_or_default();
+    let loaded = args.program.load_for(protocol, Parties::three())?;
     let threads = args.threads.unwrap_or_else(cores).max(1);
     if let Some(limit) = args.program.max_memory() {
         let parties = if role.is_none() { 3 } else { 1 };
         check_session(&loaded.program, threads, parties, limit)?;
     }
-    let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
+    let ands = match &loaded.mixed {
+        Some(chosen) => chosen
+            .compiled
+            .program
+            .programs
+            .iter()
+            .map(|p| p.and_count())
+            .sum(),
+        None => loaded.program.and_count(),
+    };
+    let (progress, bar) = and_gate_bar(ands, args.json);
     let how = ThreeParties {
         role,
         security,
@@ -371,7 +383,9 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
         timeout: Duration::from_secs(args.timeout.max(1)),
         opts: HybridOptions {
             input_kinds: Vec::new(),
+            input_lanes: Vec::new(),
             output_kind: args.kind,
+            output_lanes: Vec::new(),
             threads,
             schedule: args.schedule,
             scheme: args.scheme,

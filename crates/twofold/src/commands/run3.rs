@@ -12,10 +12,12 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use twofold_net::{Listener, PublicKey, Security};
 use twofold_protocol::{
-    run_hybrid, run_hybrid_local, HybridOptions, HybridPeers, HybridReport, Role, RunId, ShareKind,
+    run_hybrid, run_hybrid_local, run_mixed3, run_mixed3_local, HybridOptions, HybridPeers,
+    HybridReport, Role, RunId, ShareKind,
 };
 
 use super::{channel_options, Report};
+use crate::choice::{shared_mixed, Comparison};
 use crate::files::{clip, hex};
 use crate::load::Loaded;
 use crate::store::{
@@ -80,13 +82,20 @@ pub struct ThreeParties<'a> {
     pub outs: &'a [String],
     /// Timeout of every connection (and of waiting for a peer).
     pub timeout: Duration,
-    /// The options of the run (without the input kinds, read from the stores).
+    /// The options of the run (the input kinds and runs are read from the
+    /// stores, the lanes taken from the program).
     pub opts: HybridOptions,
 }
 
 /// What the three-party run reports.
 #[derive(Serialize, Deserialize)]
 pub struct ThreePartyReport {
+    /// `yao` (garbled circuits) or `mixed` (arithmetic on the shares
+    /// beside them).
+    pub protocol: String,
+    /// The estimates that chose the mixed program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Comparison>,
     /// Each party that ran here (one, or all three).
     pub parties: Vec<PartyFigures>,
     /// The stored name of each output value.
@@ -167,6 +176,12 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
             );
         }
     }
+    // The mixed program, if `--protocol` chose one: its values are the
+    // Boolean program's, held as shares.
+    let mixed = loaded
+        .mixed
+        .as_ref()
+        .map(|chosen| shared_mixed(&chosen.compiled, &loaded.program));
     let (reports, store) = match how.role {
         None => {
             if how.peers.is_some() {
@@ -189,15 +204,20 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
             let opts = HybridOptions {
                 input_kinds: kinds.clone(),
                 input_runs: read[0].runs.clone(),
+                input_lanes: loaded.input_lanes(),
+                output_lanes: loaded.output_lanes(),
                 ..how.opts
             };
             let shares = [0, 1, 2].map(|p| read[p].shares.clone());
-            let reports = run_hybrid_local(&loaded.program, &shares, &opts, &channel)?;
+            let reports = match &mixed {
+                Some(m) => run_mixed3_local(m, &shares, &opts, &channel)?,
+                None => run_hybrid_local(&loaded.program, &shares, &opts, &channel)?,
+            };
             // All three stores or none: a run that cannot write one store
             // leaves all three as they were.
             let values: Vec<_> = reports
                 .iter()
-                .map(|report| outputs(&stored, report, opts.output_kind, main))
+                .map(|report| outputs(&stored, report, &opts, main))
                 .collect();
             write_all_or_none(&stores, &values)?;
             let dirs = format!("{}/cp1, cp2, cp3", how.store.display());
@@ -214,6 +234,8 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
             let opts = HybridOptions {
                 input_kinds: kinds,
                 input_runs: runs,
+                input_lanes: loaded.input_lanes(),
+                output_lanes: loaded.output_lanes(),
                 ..how.opts
             };
             let peers = how
@@ -242,12 +264,17 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
                 keys: how.keys,
                 store_id,
             };
-            let report = run_hybrid(role, &peers, &loaded.program, &shares, &opts)?;
-            store.write(&outputs(&stored, &report, opts.output_kind, main))?;
+            let report = match &mixed {
+                Some(m) => run_mixed3(role, &peers, m, &shares, &opts)?,
+                None => run_hybrid(role, &peers, &loaded.program, &shares, &opts)?,
+            };
+            store.write(&outputs(&stored, &report, &opts, main))?;
             (vec![report], how.store.display().to_string())
         }
     };
     Ok(ThreePartyReport {
+        protocol: if mixed.is_some() { "mixed" } else { "yao" }.into(),
+        estimate: loaded.mixed.as_ref().map(|chosen| chosen.estimate.clone()),
         parties: reports.iter().map(PartyFigures::of).collect(),
         stored,
         peak_rss_bytes: crate::peak_rss_bytes(),
@@ -268,7 +295,8 @@ struct Inputs {
 }
 
 /// This party's share, its kind and its run for every input value, from
-/// `store`.
+/// `store`; an additive share must be in the lanes the program takes the
+/// value in.
 fn read_shares(loaded: &Loaded, ins: &StoredNames, store: &Store) -> Result<Inputs> {
     let contents = store.contents()?;
     let mut inputs = Inputs {
@@ -277,7 +305,7 @@ fn read_shares(loaded: &Loaded, ins: &StoredNames, store: &Store) -> Result<Inpu
         runs: Vec::new(),
         store_id: contents.id,
     };
-    for v in &loaded.program.main.inputs {
+    for (v, lane) in loaded.program.main.inputs.iter().zip(loaded.input_lanes()) {
         let stored = ins.get(&v.name);
         let share = contents.values.get(stored).with_context(|| {
             format!(
@@ -293,6 +321,13 @@ fn read_shares(loaded: &Loaded, ins: &StoredNames, store: &Store) -> Result<Inpu
                 v.name,
                 v.width,
                 share.bits.len()
+            );
+        }
+        if share.kind == ShareKind::Add && share.lane != lane {
+            bail!(
+                "input `{}`: the stored `{stored}` is shared additively in lanes of {} bits, but this program takes it in lanes of {lane} bits (an integer array is shared element by element, docs/hybrid.md); its shares would not combine to the value: share it again for this program",
+                v.name,
+                share.lane
             );
         }
         inputs.shares.push(share.bits.clone());
@@ -319,19 +354,22 @@ fn same_runs(loaded: &Loaded, ins: &StoredNames, read: &[Inputs]) -> Result<()> 
     Ok(())
 }
 
-/// A party's output shares as stored values, each carrying the run's id.
+/// A party's output shares as stored values, each carrying the run's id
+/// and its lane, shared as `opts` says.
 fn outputs(
     stored: &BTreeMap<String, String>,
     report: &HybridReport,
-    kind: ShareKind,
+    opts: &HybridOptions,
     main: &twofold_circuit::Circuit,
 ) -> BTreeMap<String, StoredShare> {
     main.outputs
         .iter()
         .zip(&report.output_shares)
-        .map(|(v, bits)| {
+        .zip(&opts.output_lanes)
+        .map(|((v, bits), &lane)| {
             let share = StoredShare {
-                kind,
+                kind: opts.output_kind,
+                lane,
                 bits: bits.clone(),
                 run: report.run_id,
             };

@@ -22,7 +22,8 @@ use crate::store::{
 pub struct ShareArgs {
     #[command(flatten)]
     program: ProgramArgs,
-    /// How to share: xor (bitwise) or add (modulo 2^width).
+    /// How to share: xor (bitwise) or add (modulo 2^lane per lane: an
+    /// integer array element by element, see docs/hybrid.md).
     #[arg(long, default_value = "xor", value_parser = crate::store::parse_kind)]
     kind: ShareKind,
     /// An input value, `NAME=VALUE` or `VALUE` (in order), as for `run`
@@ -54,7 +55,8 @@ pub fn share(args: &ShareArgs) -> Result<String> {
 }
 
 /// Splits the input values given (`None` for those not given) into three
-/// shares of `kind`, one in each computing party's store under `dir`
+/// shares of `kind` (additive: per lane, see [`crate::load::lane_of`]),
+/// one in each computing party's store under `dir`
 /// (`dir/cp1`, `dir/cp2`, `dir/cp3`; all three written or none), each store
 /// file read up to `store_cap` bytes. Returns the names of the values
 /// stored.
@@ -69,13 +71,15 @@ pub fn share_values(
     // One run id for all three parties' shares of this sharing.
     let run = random_id()?;
     let mut per_party: [BTreeMap<String, StoredShare>; 3] = Default::default();
-    for (value, bits) in loaded.program.main.inputs.iter().zip(given) {
+    let values = loaded.program.main.inputs.iter().zip(loaded.input_lanes());
+    for ((value, lane), bits) in values.zip(given) {
         let Some(bits) = bits else { continue };
-        for (p, share) in split(kind, bits, &mut prg).into_iter().enumerate() {
+        for (p, share) in split(kind, lane, bits, &mut prg).into_iter().enumerate() {
             per_party[p].insert(
                 value.name.clone(),
                 StoredShare {
                     kind,
+                    lane,
                     bits: share,
                     run,
                 },

@@ -1,0 +1,154 @@
+//! Three-party arithmetic on 3-out-of-3 additive shares modulo 2^w.
+//!
+//! * **Zero sharings.** Each party `i` shares a key with the next party
+//!   (`k_i`, drawn by `i`, sent once at setup) and one with the previous
+//!   (`k_{i−1}`). Its share of a fresh sharing of zero is
+//!   `F(k_i) − F(k_{i−1})`, `F` an AES-CTR stream drawn in step by both
+//!   holders of a key: the three shares sum to zero, and each is uniform
+//!   to every other single party, which lacks one of its two keys.
+//! * **Replicated pairs.** Before a product, each party rerandomizes its
+//!   share of a factor with a zero sharing and sends it to the previous
+//!   party: party `i` then holds `(x_i, x_{i+1})`, the replicated form
+//!   (ABY3-style, converted from additive shares at the edge).
+//! * **Products.** `z_i = x_i·y_i + x_i·y_{i+1} + x_{i+1}·y_i + r_i`, `r`
+//!   a zero sharing, gives additive shares of `x·y` with no message; a dot
+//!   product sums its terms first, so it also costs only its factors'
+//!   replication, once per factor value however many products read it.
+
+use twofold_circuit::mixed::mask;
+use twofold_crypto::{Block, Prg};
+use twofold_net::Channel;
+
+use crate::arith::packed::{recv, send, BitWriter};
+use crate::error::ProtocolError;
+use crate::hybrid::meet::Links;
+use crate::messages::Labels;
+use crate::options::Role;
+
+/// The party after `role` in the ring CP1 → CP2 → CP3 → CP1.
+pub(crate) fn next(role: Role) -> Role {
+    match role {
+        Role::Cp1 => Role::Cp2,
+        Role::Cp2 => Role::Cp3,
+        Role::Cp3 => Role::Cp1,
+    }
+}
+
+/// The party before `role`.
+pub(crate) fn prev(role: Role) -> Role {
+    next(next(role))
+}
+
+/// One party's streams of zero sharings.
+pub(crate) struct Zeros {
+    with_next: Prg,
+    with_prev: Prg,
+}
+
+impl Zeros {
+    /// Draws the key shared with the next party, sends it, and receives
+    /// the previous party's (one block each way, at setup).
+    pub fn setup(role: Role, links: &mut Links) -> Result<Zeros, ProtocolError> {
+        let key = Prg::try_from_os()?.random_block();
+        Labels::send(&mut links.to(next(role))[0], &[key])?;
+        let theirs = Labels::recv(&mut links.to(prev(role))[0], 1, "the zero-sharing key")?;
+        Ok(Zeros {
+            with_next: Prg::from_seed(key),
+            with_prev: Prg::from_seed(theirs[0]),
+        })
+    }
+
+    /// This party's share of a fresh sharing of zero, modulo 2^`bits`.
+    pub fn zero(&mut self, bits: u32) -> u64 {
+        let word = |prg: &mut Prg| {
+            let Block(b) = prg.random_block();
+            b as u64
+        };
+        word(&mut self.with_next).wrapping_sub(word(&mut self.with_prev)) & mask(bits)
+    }
+}
+
+/// Sends each party's `words` (each with its width) to the previous party
+/// and returns the next party's: the replication exchange. CP1 receives
+/// before it sends, so the ring of messages cannot block on full buffers.
+pub(crate) fn pass_back(
+    role: Role,
+    links: &mut Links,
+    words: &[(u64, u32)],
+) -> Result<Vec<u64>, ProtocolError> {
+    let bits: usize = words.iter().map(|&(_, w)| w as usize).sum();
+    let send_mine = |links: &mut Links| -> Result<(), ProtocolError> {
+        let mut writer = BitWriter::with_bits(bits);
+        for &(word, w) in words {
+            writer.push(word, w);
+        }
+        let chan: &mut Channel = &mut links.to(prev(role))[0];
+        send(chan, &writer.finish())?;
+        Ok(chan.flush()?)
+    };
+    let recv_theirs = |links: &mut Links| -> Result<Vec<u64>, ProtocolError> {
+        let chan = &mut links.to(next(role))[0];
+        let mut reader = recv(chan, bits, "replicated shares")?;
+        Ok(words.iter().map(|&(_, w)| reader.take(w)).collect())
+    };
+    if role == Role::Cp1 {
+        let theirs = recv_theirs(links)?;
+        send_mine(links)?;
+        Ok(theirs)
+    } else {
+        send_mine(links)?;
+        recv_theirs(links)
+    }
+}
+
+/// This party's share of `Σ x·y` over replicated pairs `(x_i, x_{i+1})`,
+/// before rerandomization, modulo 2^`bits`.
+pub(crate) fn dot(pairs: impl Iterator<Item = ((u64, u64), (u64, u64))>, bits: u32) -> u64 {
+    let sum = pairs.fold(0u64, |acc, ((x, xn), (y, yn))| {
+        acc.wrapping_add(x.wrapping_mul(y))
+            .wrapping_add(x.wrapping_mul(yn))
+            .wrapping_add(xn.wrapping_mul(y))
+    });
+    sum & mask(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicated_products_sum_to_the_product() {
+        // Shares of x = 1000 and y = 77 modulo 2^16, and a zero sharing.
+        let bits = 16;
+        let x = [0x1234u64, 0xbeef, 0];
+        let x2 = (1000u64.wrapping_sub(x[0]).wrapping_sub(x[1])) & mask(bits);
+        let x = [x[0], x[1], x2];
+        let y = [
+            0x0101u64,
+            0xffff,
+            (77u64.wrapping_sub(0x0101 + 0xffff)) & mask(bits),
+        ];
+        let r = [5u64, 9, (0u64.wrapping_sub(14)) & mask(bits)];
+        let mut total = 0u64;
+        for i in 0..3 {
+            let n = (i + 1) % 3;
+            let z = dot(std::iter::once(((x[i], x[n]), (y[i], y[n]))), bits);
+            total = total.wrapping_add(z).wrapping_add(r[i]);
+        }
+        assert_eq!(total & mask(bits), 77_000 & mask(bits));
+        // One party's own term alone is not the product.
+        assert_ne!(
+            dot(std::iter::once(((x[0], 0), (y[0], 0))), bits),
+            77_000 & mask(bits)
+        );
+    }
+
+    #[test]
+    fn the_ring_runs_cp1_cp2_cp3() {
+        for role in Role::ALL {
+            assert_eq!(prev(next(role)), role);
+            assert_ne!(next(role), role);
+        }
+        assert_eq!(next(Role::Cp3), Role::Cp1);
+    }
+}

@@ -1,0 +1,186 @@
+//! Bytes and messages of a three-party run, mixed or garbled whole, as
+//! pure functions of the program, for the cost model that chooses
+//! between them. Both assume additive input shares in the lanes given
+//! (the stores' native form for arithmetic) and count what all three
+//! parties send, frame headers included.
+
+use twofold_circuit::{Kind, Program, Step};
+use twofold_crypto::Scheme;
+
+use super::SharedMixed;
+use crate::arith::cost::{bits, labels, tables, Cost};
+use crate::error::ProtocolError;
+use crate::mixed::plan::{factor_pairs, Plan, Term};
+
+/// Hellos between the three pairs of parties (about 150 bytes each way).
+const HELLOS: u64 = 6 * 150;
+
+/// Labels of `n` bits CP1 knows, to CP2.
+fn cp1_bits(n: u64) -> Cost {
+    Cost {
+        bytes: labels(n),
+        flights: 1,
+    }
+}
+
+/// Labels of `n` bits CP3 knows, chosen obliviously: padded pairs to CP2,
+/// pads and flip bits to CP3, pads and indices from CP3 to CP2.
+fn cp3_bits(n: u64) -> Cost {
+    Cost {
+        bytes: 2 * labels(2 * n) + bits(n) + labels(n) + bits(n),
+        flights: 2,
+    }
+}
+
+/// Garbled tables of `ands` AND gates, streamed.
+fn garbled(scheme: Scheme, ands: u64) -> Cost {
+    Cost {
+        bytes: tables(scheme, ands),
+        flights: 1,
+    }
+}
+
+/// AND gates of adding two values of `width` bits in lanes of `lane`.
+fn adder_ands(width: u64, lane: u64) -> u64 {
+    (width / lane.max(1)) * lane.saturating_sub(1)
+}
+
+/// Joining values of `width` bits (lanes of `lane`) from CP1's bits and
+/// CP3's (CP2 sends CP3 its share first).
+fn join(scheme: Scheme, width: u64, lane: u64) -> Cost {
+    let send_to_cp3 = Cost {
+        bytes: bits(width),
+        flights: 1,
+    };
+    send_to_cp3 + cp1_bits(width) + cp3_bits(width) + garbled(scheme, adder_ands(width, lane))
+}
+
+/// Masking garbled values of `width` bits into fresh additive shares
+/// (lanes of `lane`), opened to CP2: with CP3's masks too for output
+/// shares, CP1's alone for Y→A.
+fn mask(scheme: Scheme, width: u64, lane: u64, cp3_masks: bool) -> Cost {
+    let open = Cost {
+        bytes: bits(width),
+        flights: 1,
+    };
+    let subtractors = if cp3_masks { 2 } else { 1 };
+    let cost = cp1_bits(width) + garbled(scheme, subtractors * adder_ands(width, lane)) + open;
+    if cp3_masks {
+        cost + cp3_bits(width)
+    } else {
+        cost
+    }
+}
+
+/// Items run as one batch: the bytes of all, the messages of one.
+fn batch(items: impl IntoIterator<Item = Cost>) -> Cost {
+    items.into_iter().fold(Cost::default(), |acc, c| Cost {
+        bytes: acc.bytes + c.bytes,
+        flights: acc.flights.max(c.flights),
+    })
+}
+
+/// The hybrid mode's run of `program` garbled whole: inputs joined in
+/// their lanes, the program, outputs masked.
+pub fn garbled_whole(
+    program: &Program,
+    input_lanes: &[u32],
+    output_lanes: &[u32],
+    scheme: Scheme,
+) -> Cost {
+    let main = &program.main;
+    let mut cost = Cost {
+        bytes: HELLOS,
+        flights: 1,
+    };
+    let inputs = main.inputs.iter().zip(input_lanes);
+    cost = cost + batch(inputs.map(|(v, &lane)| join(scheme, v.width as u64, lane as u64)));
+    cost = cost + garbled(scheme, program.and_count());
+    let outputs = main.outputs.iter().zip(output_lanes);
+    let masks = outputs.map(|(v, &lane)| mask(scheme, v.wires.len() as u64, lane as u64, true));
+    cost + batch(masks)
+}
+
+/// A run of the mixed program `m`, with its rounds.
+pub fn mixed(
+    m: &SharedMixed,
+    input_lanes: &[u32],
+    output_lanes: &[u32],
+    scheme: Scheme,
+) -> Result<(Cost, usize), ProtocolError> {
+    let plan = Plan::of_shared(&m.program)?;
+    let program = &m.program;
+    // The zero-sharing keys.
+    let mut cost = Cost {
+        bytes: HELLOS + 3 * labels(1),
+        flights: 2,
+    };
+    // Inputs that are not a lane's low bits are joined, and their words
+    // converted back.
+    let mut joined = vec![false; m.input_values.len()];
+    let mut masks = Vec::new();
+    for (k, (v, s)) in program.inputs.iter().zip(&m.sources).enumerate() {
+        let lane = input_lanes.get(s.value).copied().unwrap_or(1);
+        if !m.is_lane_word(k, lane) {
+            joined[s.value] = true;
+            if let Kind::Word(w) = v.kind {
+                masks.push(mask(scheme, w as u64, w as u64, false));
+            }
+        }
+    }
+    let joins = m
+        .input_values
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| joined[*k]);
+    cost =
+        cost + batch(joins.map(|(k, &(_, width))| {
+            let lane = input_lanes.get(k).copied().unwrap_or(width);
+            join(scheme, width as u64, lane as u64)
+        })) + batch(masks);
+    let width = |v: u32| plan.kinds[v as usize].bits() as u64;
+    for wave in &plan.waves {
+        let mut factors = std::collections::BTreeSet::new();
+        let (mut to_yao, mut to_arith) = (Vec::new(), Vec::new());
+        for &i in &wave.sending {
+            let step = &program.steps[i];
+            match step {
+                Step::Mul(..) | Step::Dot(..) => {
+                    for ((x, y), t) in factor_pairs(step).into_iter().zip(&plan.terms[i]) {
+                        if *t == Term::Beaver {
+                            factors.extend([x, y]);
+                        }
+                    }
+                }
+                Step::ToYao(x) => to_yao.push(join(scheme, width(*x), width(*x))),
+                Step::ToArith(x) => to_arith.push(mask(scheme, width(*x), width(*x), false)),
+                Step::Inject { width: w, .. } => {
+                    to_arith.push(mask(scheme, *w as u64, *w as u64, false))
+                }
+                _ => {}
+            }
+        }
+        cost = cost + batch(to_yao) + batch(to_arith);
+        // Each factor value once (an estimate: one replicated earlier
+        // would not be sent again).
+        let factor_bits: u64 = factors.iter().map(|&v| width(v)).sum();
+        if factor_bits > 0 {
+            // Each party passes its shares of the factors back once.
+            cost = cost
+                + Cost {
+                    bytes: 3 * bits(factor_bits),
+                    flights: 2,
+                };
+        }
+        for &i in &wave.local {
+            if let Step::Boolean { program: p, .. } = &program.steps[i] {
+                cost = cost + garbled(scheme, program.programs[*p as usize].and_count());
+            }
+        }
+    }
+    let outputs = m.output_values.iter().zip(output_lanes).enumerate();
+    let masked = outputs.filter(|&(j, (_, &lane))| !m.lanes_are_words(&plan.kinds, j, lane));
+    let masks =
+        masked.map(|(_, ((_, out), &lane))| mask(scheme, out.len() as u64, lane as u64, true));
+    Ok((cost + batch(masks), plan.rounds()))
+}

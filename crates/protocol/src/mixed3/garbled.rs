@@ -1,0 +1,318 @@
+//! The garbled sharing of the three-party mixed executor, one trait over
+//! the three roles: CP1 garbles (0-labels), CP2 evaluates (active labels),
+//! CP3 holds no label but chooses CP2's labels of its own bits (the
+//! hybrid mode's oblivious choice, `hybrid::choice`), so one executor
+//! drives all three.
+
+use twofold_circuit::{Circuit, Program};
+use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
+use twofold_crypto::{Delta, GarblingScheme, Prg};
+
+use crate::error::ProtocolError;
+use crate::hybrid::choice;
+use crate::hybrid::meet::Links;
+use crate::messages::{Bits, Labels};
+use crate::options::{Progress, Role};
+use crate::schedule::{run_flat, run_program_from, Plan};
+use crate::session::{EvaluatorSide, GarblerSide};
+
+/// One role's side of the garbled sharing. Every AND gate takes the next
+/// id of one counter (the hash tweak), the same on CP1 and CP2.
+pub(crate) trait Garbled {
+    /// What a wire holds on this side (`()` for CP3).
+    type Label: Copy;
+    /// Labels of bits CP1 knows: `bits` are CP1's (ignored elsewhere),
+    /// `n` of them; CP1 sends CP2 their labels.
+    fn cp1_bits(
+        &mut self,
+        links: &mut Links,
+        bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<Self::Label>, ProtocolError>;
+    /// Labels of bits CP3 knows, chosen obliviously: `bits` are CP3's
+    /// (ignored elsewhere), `n` of them.
+    fn cp3_bits(
+        &mut self,
+        links: &mut Links,
+        bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<Self::Label>, ProtocolError>;
+    /// Runs the flat circuit `build` makes (CP3 builds none) from the
+    /// labels of its inputs; it has `outputs` output bits.
+    fn circuit(
+        &mut self,
+        links: &mut Links,
+        build: impl FnOnce() -> Result<Circuit, ProtocolError>,
+        inputs: &[Self::Label],
+        outputs: usize,
+    ) -> Result<Vec<Self::Label>, ProtocolError>;
+    /// Runs a block-tree program (CGP over CP1's and CP2's links, as
+    /// `plan` says) from the labels of its inputs.
+    fn program(
+        &mut self,
+        links: &mut Links,
+        program: &Program,
+        inputs: &[Self::Label],
+        plan: Plan,
+    ) -> Result<Vec<Self::Label>, ProtocolError>;
+    /// Opens wires to CP2: CP1 sends their decoding bits; CP2 gets the
+    /// bits (`None` on CP1 and CP3).
+    fn open_to_cp2(
+        &mut self,
+        links: &mut Links,
+        wires: &[Self::Label],
+    ) -> Result<Option<Vec<bool>>, ProtocolError>;
+    /// AND gates garbled or evaluated so far.
+    fn and_gates(&self) -> u64;
+}
+
+/// CP1: Δ, its randomness and the gate counter.
+pub(crate) struct Garbler<S> {
+    side: GarblerSide<S>,
+    delta: Delta,
+    prg: Prg,
+    next_gate: u64,
+}
+
+impl<S: GarblingScheme> Garbler<S> {
+    /// A garbler with a fresh Δ.
+    pub fn new(progress: Option<Progress>) -> Result<Self, ProtocolError> {
+        let mut prg = Prg::try_from_os()?;
+        let delta = Delta::random(&mut prg);
+        Ok(Garbler {
+            side: GarblerSide::new(delta, progress),
+            delta,
+            prg,
+            next_gate: 0,
+        })
+    }
+
+    fn zeros(&mut self, n: usize) -> Vec<ZeroLabel> {
+        (0..n).map(|_| ZeroLabel::random(&mut self.prg)).collect()
+    }
+}
+
+impl<S: GarblingScheme> Garbled for Garbler<S> {
+    type Label = ZeroLabel;
+
+    fn cp1_bits(
+        &mut self,
+        links: &mut Links,
+        bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        debug_assert_eq!(bits.len(), n);
+        let zeros = self.zeros(n);
+        let encoded: Vec<_> = zeros
+            .iter()
+            .zip(bits)
+            .map(|(z, &b)| z.encode(self.delta, b).block())
+            .collect();
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        Labels::send(to_cp2, &encoded)?;
+        Ok(zeros)
+    }
+
+    fn cp3_bits(
+        &mut self,
+        links: &mut Links,
+        _bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        let zeros = self.zeros(n);
+        let blocks: Vec<_> = zeros.iter().map(|z| z.block()).collect();
+        let offer = choice::offer(&blocks, self.delta, &mut self.prg);
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        Labels::send(to_cp2, &offer.pairs)?;
+        let to_cp3 = &mut links.to(Role::Cp3)[0];
+        Labels::send(to_cp3, &offer.pads)?;
+        Bits::send(to_cp3, offer.flips.into_iter())?;
+        Ok(zeros)
+    }
+
+    fn circuit(
+        &mut self,
+        links: &mut Links,
+        build: impl FnOnce() -> Result<Circuit, ProtocolError>,
+        inputs: &[ZeroLabel],
+        _outputs: usize,
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        let chan = &mut links.to(Role::Cp2)[0];
+        let (out, ands) = run_flat(&self.side, &build()?, inputs, chan, self.next_gate)?;
+        self.next_gate += ands;
+        Ok(out)
+    }
+
+    fn program(
+        &mut self,
+        links: &mut Links,
+        program: &Program,
+        inputs: &[ZeroLabel],
+        plan: Plan,
+    ) -> Result<Vec<ZeroLabel>, ProtocolError> {
+        let chans = links.to(Role::Cp2);
+        let (out, ands) =
+            run_program_from(&self.side, program, inputs, chans, plan, self.next_gate)?;
+        self.next_gate += ands;
+        Ok(out)
+    }
+
+    fn open_to_cp2(
+        &mut self,
+        links: &mut Links,
+        wires: &[ZeroLabel],
+    ) -> Result<Option<Vec<bool>>, ProtocolError> {
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        Bits::send(to_cp2, wires.iter().map(|l| l.decode_bit()))?;
+        Ok(None)
+    }
+
+    fn and_gates(&self) -> u64 {
+        self.next_gate
+    }
+}
+
+/// CP2: the evaluating side and the gate counter.
+pub(crate) struct Evaluator<S> {
+    side: EvaluatorSide<S>,
+    next_gate: u64,
+}
+
+impl<S: GarblingScheme> Evaluator<S> {
+    /// An evaluator.
+    pub fn new(progress: Option<Progress>) -> Self {
+        Evaluator {
+            side: EvaluatorSide::new(progress),
+            next_gate: 0,
+        }
+    }
+}
+
+impl<S: GarblingScheme> Garbled for Evaluator<S> {
+    type Label = ActiveLabel;
+
+    fn cp1_bits(
+        &mut self,
+        links: &mut Links,
+        _bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        let from = &mut links.to(Role::Cp1)[0];
+        let blocks = Labels::recv(from, n, "CP1's labels")?;
+        Ok(blocks.into_iter().map(ActiveLabel::from_block).collect())
+    }
+
+    fn cp3_bits(
+        &mut self,
+        links: &mut Links,
+        _bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        let pairs = Labels::recv(&mut links.to(Role::Cp1)[0], 2 * n, "CP1's padded pairs")?;
+        let from = &mut links.to(Role::Cp3)[0];
+        let keys = Labels::recv(from, n, "CP3's pads")?;
+        let indices = Bits::recv(from, n, "CP3's indices")?;
+        let labels = choice::take(&pairs, &keys, &indices);
+        Ok(labels.into_iter().map(ActiveLabel::from_block).collect())
+    }
+
+    fn circuit(
+        &mut self,
+        links: &mut Links,
+        build: impl FnOnce() -> Result<Circuit, ProtocolError>,
+        inputs: &[ActiveLabel],
+        _outputs: usize,
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        let chan = &mut links.to(Role::Cp1)[0];
+        let (out, ands) = run_flat(&self.side, &build()?, inputs, chan, self.next_gate)?;
+        self.next_gate += ands;
+        Ok(out)
+    }
+
+    fn program(
+        &mut self,
+        links: &mut Links,
+        program: &Program,
+        inputs: &[ActiveLabel],
+        plan: Plan,
+    ) -> Result<Vec<ActiveLabel>, ProtocolError> {
+        let chans = links.to(Role::Cp1);
+        let (out, ands) =
+            run_program_from(&self.side, program, inputs, chans, plan, self.next_gate)?;
+        self.next_gate += ands;
+        Ok(out)
+    }
+
+    fn open_to_cp2(
+        &mut self,
+        links: &mut Links,
+        wires: &[ActiveLabel],
+    ) -> Result<Option<Vec<bool>>, ProtocolError> {
+        let from = &mut links.to(Role::Cp1)[0];
+        let decode = Bits::recv(from, wires.len(), "decoding bits")?;
+        Ok(Some(
+            wires.iter().zip(decode).map(|(l, d)| l.decode(d)).collect(),
+        ))
+    }
+
+    fn and_gates(&self) -> u64 {
+        self.next_gate
+    }
+}
+
+/// CP3: no label; it only chooses CP2's labels of its own bits.
+pub(crate) struct Chooser;
+
+impl Garbled for Chooser {
+    type Label = ();
+
+    fn cp1_bits(&mut self, _: &mut Links, _: &[bool], n: usize) -> Result<Vec<()>, ProtocolError> {
+        Ok(vec![(); n])
+    }
+
+    fn cp3_bits(
+        &mut self,
+        links: &mut Links,
+        bits: &[bool],
+        n: usize,
+    ) -> Result<Vec<()>, ProtocolError> {
+        debug_assert_eq!(bits.len(), n);
+        let from = &mut links.to(Role::Cp1)[0];
+        let pads = Labels::recv(from, 2 * n, "CP1's pads")?;
+        let flips = Bits::recv(from, n, "CP1's flip bits")?;
+        let (keys, indices) = choice::choose(&pads, &flips, bits.iter().copied());
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        Labels::send(to_cp2, &keys)?;
+        Bits::send(to_cp2, indices.into_iter())?;
+        Ok(vec![(); n])
+    }
+
+    fn circuit(
+        &mut self,
+        _: &mut Links,
+        _: impl FnOnce() -> Result<Circuit, ProtocolError>,
+        _: &[()],
+        outputs: usize,
+    ) -> Result<Vec<()>, ProtocolError> {
+        Ok(vec![(); outputs])
+    }
+
+    fn program(
+        &mut self,
+        _: &mut Links,
+        program: &Program,
+        _: &[()],
+        _: Plan,
+    ) -> Result<Vec<()>, ProtocolError> {
+        let main = &program.main;
+        Ok(vec![(); main.outputs.iter().map(|o| o.wires.len()).sum()])
+    }
+
+    fn open_to_cp2(&mut self, _: &mut Links, _: &[()]) -> Result<Option<Vec<bool>>, ProtocolError> {
+        Ok(None)
+    }
+
+    fn and_gates(&self) -> u64 {
+        0
+    }
+}

@@ -1,0 +1,121 @@
+//! Three-party mixed programs through the binary (issue 30): `run
+//! --parties 3` on shares keeps sums and products in additive sharing
+//! where `--protocol` chooses it, gives the outputs the garbled mode and
+//! the two-party run give, for additive and XOR input shares, and moves a
+//! small fraction of the garbled mode's bytes.
+
+use serde_json::Value;
+
+mod common;
+use common::{twofold_ok as ok, workspace};
+
+const MATMUL: &str = "../../examples/matmul16.c";
+const MLP: &str = "../../examples/mlp.c";
+const MLP32: &str = "../../examples/mlp32.c";
+
+/// The two-party result of `program` on the example's input files.
+fn two_party(program: &str, a: &str, b: &str) -> String {
+    ok(&["run", program, "--local", "-i", a, "-i", b])
+}
+
+/// Shares the inputs of `program` as `kind` into a fresh store, runs it
+/// on three parties under `protocol`; returns the reconstructed outputs
+/// and the run's JSON.
+fn three_party(program: &str, inputs: [&str; 2], kind: &str, protocol: &str) -> (String, Value) {
+    let tag = format!("mixed3-{}-{kind}-{protocol}", program.len());
+    let dir = workspace(&tag, &[]);
+    let store = dir.join("st");
+    let store = store.to_str().unwrap();
+    let mut share = vec!["share", program, "--kind", kind, "--out", store];
+    for i in inputs {
+        share.extend(["-i", i]);
+    }
+    ok(&share);
+    let args = [
+        "run",
+        program,
+        "--parties",
+        "3",
+        "--local",
+        "--store",
+        store,
+        "--kind",
+        kind,
+        "--protocol",
+        protocol,
+        "--json",
+    ];
+    let report: Value = serde_json::from_str(&ok(&args)).unwrap();
+    let outputs = ok(&["reconstruct", program, "--store", store]);
+    (outputs, report)
+}
+
+/// Bytes all three parties sent.
+fn bytes(report: &Value) -> u64 {
+    let parties = report["parties"].as_array().unwrap();
+    parties
+        .iter()
+        .map(|p| p["bytes_sent"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn the_matrix_product_on_additive_shares_moves_words_not_tables() {
+    let inputs = [
+        "INPUT_A=@../../examples/data/matmul16_a.txt",
+        "INPUT_B=@../../examples/data/matmul16_b.txt",
+    ];
+    let want = two_party(MATMUL, inputs[0], inputs[1]);
+    let (auto, report) = three_party(MATMUL, inputs, "add", "auto");
+    assert_eq!(auto, want);
+    assert_eq!(report["protocol"], "mixed");
+    // The inputs are lanes of the shares and the outputs words: no
+    // garbled gate at all.
+    assert_eq!(report["parties"][0]["and_gates"], 0);
+    let mixed = bytes(&report);
+    let (yao, report) = three_party(MATMUL, inputs, "add", "yao");
+    assert_eq!(yao, want);
+    assert_eq!(report["protocol"], "yao");
+    assert!(
+        mixed * 100 <= bytes(&report),
+        "mixed {mixed} bytes, yao {}",
+        bytes(&report)
+    );
+    // Every party's JSON names the arithmetic phase.
+    assert!(report["parties"][0]["seconds"].get("arithmetic").is_none());
+    let (_, report) = three_party(MATMUL, inputs, "add", "mixed");
+    assert!(report["parties"][2]["seconds"]["arithmetic"]
+        .as_f64()
+        .is_some());
+}
+
+#[test]
+fn the_mlp_agrees_under_both_protocols_and_both_share_kinds() {
+    let inputs = [
+        "INPUT_A=@../../examples/data/mlp_model.txt",
+        "INPUT_B=@../../examples/data/mlp_features.txt",
+    ];
+    for program in [MLP, MLP32] {
+        let want = two_party(program, inputs[0], inputs[1]);
+        let mut sent = Vec::new();
+        for protocol in ["mixed", "yao"] {
+            for kind in ["add", "xor"] {
+                let (got, report) = three_party(program, inputs, kind, protocol);
+                assert_eq!(got, want, "{program}, {protocol}, {kind} shares");
+                assert_eq!(report["protocol"], protocol);
+                if kind == "add" {
+                    sent.push(bytes(&report));
+                }
+            }
+        }
+        // int16 inputs are sign-extended in garbled circuits, int32 ones
+        // are words of the shares already.
+        let ratio = if program == MLP { 4 } else { 50 };
+        assert!(
+            sent[0] * ratio <= sent[1],
+            "{program}: mixed {} bytes, yao {}",
+            sent[0],
+            sent[1]
+        );
+    }
+}
