@@ -3,10 +3,10 @@
 //! garbled values into fresh shares (Y→A, bit injection, outputs). Both
 //! work lane by lane, as the hybrid mode's `pre` and `post` do.
 
-use twofold_circuit::{Bit, Builder, Circuit, Party};
+use twofold_circuit::circuit::{InputValue, OutputValue};
+use twofold_circuit::{Circuit, Gate, Party, Wire};
 
 use crate::error::ProtocolError;
-use crate::hybrid::wrap::add;
 use crate::options::ShareKind;
 
 /// A value joined from CP1's bits and CP3's (the combination of CP2's
@@ -65,17 +65,162 @@ impl<L: Copy> MaskPart<L> {
     }
 }
 
+/// Gates emitted straight into a circuit: conversions run on every
+/// value of a batch, and these adders are too plain for the general
+/// builder's analysis to pay (it took most of a batch's time).
+struct Emit {
+    circuit: Circuit,
+}
+
+/// A bit while emitting: a wire or a public constant (folded away).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bit {
+    Wire(Wire),
+    Const(bool),
+}
+
+impl Emit {
+    fn new() -> Emit {
+        Emit {
+            circuit: Circuit::default(),
+        }
+    }
+
+    /// An input value of `width` bits (inputs come first, in order).
+    fn input(&mut self, name: String, party: Party, width: u32) -> Vec<Bit> {
+        let first = self.circuit.num_wires;
+        self.circuit.inputs.push(InputValue { name, party, width });
+        self.circuit.num_wires += width;
+        (first..first + width).map(Bit::Wire).collect()
+    }
+
+    fn fresh(&mut self) -> Wire {
+        self.circuit.num_wires += 1;
+        self.circuit.num_wires - 1
+    }
+
+    fn xor(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(x), Bit::Const(y)) => Bit::Const(x ^ y),
+            (Bit::Const(false), w) | (w, Bit::Const(false)) => w,
+            (Bit::Const(true), w) | (w, Bit::Const(true)) => self.not(w),
+            (Bit::Wire(a), Bit::Wire(b)) => {
+                let out = self.fresh();
+                self.circuit.gates.push(Gate::Xor { a, b, out });
+                Bit::Wire(out)
+            }
+        }
+    }
+
+    fn and(&mut self, a: Bit, b: Bit) -> Bit {
+        match (a, b) {
+            (Bit::Const(x), Bit::Const(y)) => Bit::Const(x & y),
+            (Bit::Const(false), _) | (_, Bit::Const(false)) => Bit::Const(false),
+            (Bit::Const(true), w) | (w, Bit::Const(true)) => w,
+            (Bit::Wire(a), Bit::Wire(b)) => {
+                let out = self.fresh();
+                self.circuit.gates.push(Gate::And { a, b, out });
+                Bit::Wire(out)
+            }
+        }
+    }
+
+    fn not(&mut self, a: Bit) -> Bit {
+        match a {
+            Bit::Const(x) => Bit::Const(!x),
+            Bit::Wire(a) => {
+                let out = self.fresh();
+                self.circuit.gates.push(Gate::Inv { a, out });
+                Bit::Wire(out)
+            }
+        }
+    }
+
+    /// `x + y + carry` modulo 2^width (`x − y` with `subtract`: `x + !y +
+    /// 1`), one AND gate a bit but the last: the next carry is
+    /// `c ⊕ ((x ⊕ c) ∧ (y ⊕ c))`.
+    fn add(&mut self, x: &[Bit], y: &[Bit], subtract: bool) -> Vec<Bit> {
+        let mut carry = Bit::Const(subtract);
+        let last = x.len().saturating_sub(1);
+        let mut out = Vec::with_capacity(x.len());
+        for (i, (&p, &q)) in x.iter().zip(y).enumerate() {
+            let q = if subtract { self.not(q) } else { q };
+            let pq = self.xor(p, q);
+            out.push(self.xor(pq, carry));
+            if i < last {
+                let (pc, qc) = (self.xor(p, carry), self.xor(q, carry));
+                let both = self.and(pc, qc);
+                carry = self.xor(carry, both);
+            }
+        }
+        out
+    }
+
+    /// `x ⊕ y`, or `x + y` (`x − y` if `subtract`) per lane of `lane` bits.
+    fn combine(
+        &mut self,
+        kind: ShareKind,
+        lane: u32,
+        x: &[Bit],
+        y: &[Bit],
+        subtract: bool,
+    ) -> Vec<Bit> {
+        match kind {
+            ShareKind::Xor => x.iter().zip(y).map(|(&p, &q)| self.xor(p, q)).collect(),
+            ShareKind::Add => x
+                .chunks(lane.max(1) as usize)
+                .zip(y.chunks(lane.max(1) as usize))
+                .flat_map(|(p, q)| self.add(p, q, subtract))
+                .collect(),
+        }
+    }
+
+    /// An output value; a constant bit gets a wire (`w ⊕ w`, inverted for
+    /// 1, from the first input wire).
+    fn output(&mut self, name: String, bits: &[Bit]) {
+        let wires = bits
+            .iter()
+            .map(|&b| match b {
+                Bit::Wire(w) => w,
+                Bit::Const(c) => {
+                    let zero = self.xor(Bit::Wire(0), Bit::Wire(0));
+                    let bit = if c { self.not(zero) } else { zero };
+                    match bit {
+                        Bit::Wire(w) => w,
+                        Bit::Const(_) => unreachable!("a gate's output is a wire"),
+                    }
+                }
+            })
+            .collect();
+        self.circuit.outputs.push(OutputValue { name, wires });
+    }
+
+    fn finish(self) -> Result<Circuit, ProtocolError> {
+        self.circuit
+            .validate()
+            .map_err(|e| ProtocolError::Internal(format!("a conversion circuit: {e}")))?;
+        Ok(self.circuit)
+    }
+}
+
 /// The joining circuit: for each part, inputs CP1's bits then CP3's;
 /// outputs the joined values in order.
 pub(crate) fn join_circuit(parts: &[JoinPart]) -> Result<Circuit, ProtocolError> {
-    let mut b = Builder::new();
-    for (k, p) in parts.iter().enumerate() {
-        let cp1 = b.input(format!("v{k}.cp1"), Party::A, p.width);
-        let cp3 = b.input(format!("v{k}.cp3"), Party::B, p.width);
-        let joined = combine(&mut b, p.kind, p.lane, &cp1, &cp3, false);
-        b.output(format!("v{k}"), &joined);
+    let mut e = Emit::new();
+    let inputs: Vec<_> = parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let cp1 = e.input(format!("v{k}.cp1"), Party::A, p.width);
+            let cp3 = e.input(format!("v{k}.cp3"), Party::B, p.width);
+            (cp1, cp3)
+        })
+        .collect();
+    for (k, (p, (cp1, cp3))) in parts.iter().zip(inputs).enumerate() {
+        let joined = e.combine(p.kind, p.lane, &cp1, &cp3, false);
+        e.output(format!("v{k}"), &joined);
     }
-    b.finish().map_err(circuit_error)
+    e.finish()
 }
 
 /// The masking circuit: inputs the parts' wires (in order), then CP1's
@@ -86,16 +231,16 @@ pub(crate) fn mask_circuit<L: Copy>(
     parts: &[MaskPart<L>],
     cp3_masks: bool,
 ) -> Result<Circuit, ProtocolError> {
-    let mut b = Builder::new();
+    let mut e = Emit::new();
     let n: usize = parts.iter().map(|p| p.bits.len()).sum();
     let wires = parts
         .iter()
         .flat_map(|p| &p.bits)
         .filter(|s| s.wire().is_some())
         .count();
-    let mut inputs = b.input("x", Party::A, wires as u32).into_iter();
-    let m1 = b.input("m1", Party::A, n as u32);
-    let m3 = cp3_masks.then(|| b.input("m3", Party::B, n as u32));
+    let mut inputs = e.input("x".into(), Party::A, wires as u32).into_iter();
+    let m1 = e.input("m1".into(), Party::A, n as u32);
+    let m3 = cp3_masks.then(|| e.input("m3".into(), Party::B, n as u32));
     let mut at = 0;
     for (k, p) in parts.iter().enumerate() {
         let x: Vec<Bit> = p
@@ -107,37 +252,14 @@ pub(crate) fn mask_circuit<L: Copy>(
             })
             .collect();
         let width = x.len();
-        let mut masked = combine(&mut b, p.kind, p.lane, &x, &m1[at..at + width], true);
+        let mut masked = e.combine(p.kind, p.lane, &x, &m1[at..at + width], true);
         if let Some(m3) = &m3 {
-            masked = combine(&mut b, p.kind, p.lane, &masked, &m3[at..at + width], true);
+            masked = e.combine(p.kind, p.lane, &masked, &m3[at..at + width], true);
         }
         at += width;
-        b.output(format!("z{k}"), &masked);
+        e.output(format!("z{k}"), &masked);
     }
-    b.finish().map_err(circuit_error)
-}
-
-/// `x ⊕ y`, or `x + y` (`x − y` if `subtract`) per lane of `lane` bits.
-fn combine(
-    b: &mut Builder,
-    kind: ShareKind,
-    lane: u32,
-    x: &[Bit],
-    y: &[Bit],
-    subtract: bool,
-) -> Vec<Bit> {
-    match kind {
-        ShareKind::Xor => x.iter().zip(y).map(|(&p, &q)| b.xor(p, q)).collect(),
-        ShareKind::Add => x
-            .chunks(lane as usize)
-            .zip(y.chunks(lane as usize))
-            .flat_map(|(p, q)| add(b, p, q, Bit::Const(subtract), subtract))
-            .collect(),
-    }
-}
-
-fn circuit_error(e: twofold_circuit::CircuitError) -> ProtocolError {
-    ProtocolError::Internal(format!("a conversion circuit: {e}"))
+    e.finish()
 }
 
 #[cfg(test)]
