@@ -49,5 +49,6 @@ pub use session::{run_session, Phase, SessionReport};
 /// name their sender's role; the hybrid hello carries the store id and the
 /// input shares' run ids; CP3 chooses labels from padded pairs, without Δ.
 /// 7: additive shares are taken per lane; the hybrid hello carries the
-/// lanes of the inputs and outputs.)
+/// lanes of the inputs and outputs; CP1 and CP3 draw the oblivious choice's
+/// pads from a seed CP1 sends, instead of CP1 sending them.)
 pub const PROTOCOL_VERSION: u32 = 7;

@@ -140,8 +140,10 @@ impl Run<'_> {
         let post_zero: Vec<ZeroLabel> = (0..self.wrap.post_sources.len())
             .map(|_| ZeroLabel::random(&mut prg))
             .collect();
-        // Labels of CP1's bits to CP2; for the wires CP3 chooses, the
-        // padded label pairs to CP2 and the pads to CP3 (no Δ, no label).
+        // The seed of the choice's pads to CP3 first (it need not wait for
+        // the rest); labels of CP1's bits to CP2; for the wires CP3
+        // chooses, the padded label pairs to CP2.
+        let mut pads = choice::Pads::send(&mut links.to(Role::Cp3)[0])?;
         let mut own_bits = self.shares.concat().into_iter().chain(masks.concat());
         let mut encoded = Vec::with_capacity(self.wires_from(Source::Cp1));
         let mut cp3_zeros = Vec::with_capacity(self.wires_from(Source::Cp3));
@@ -156,13 +158,10 @@ impl Run<'_> {
                 Source::Program => {}
             }
         }
-        let offer = choice::offer(&cp3_zeros, delta, &mut prg);
+        let pairs = choice::offer(&cp3_zeros, delta, &mut pads);
         let to_cp2 = &mut links.to(Role::Cp2)[0];
         Labels::send(to_cp2, &encoded)?;
-        Labels::send(to_cp2, &offer.pairs)?;
-        let to_cp3 = &mut links.to(Role::Cp3)[0];
-        Labels::send(to_cp3, &offer.pads)?;
-        Bits::send(to_cp3, offer.flips.into_iter())?;
+        Labels::send(to_cp2, &pairs)?;
         self.clock.lap(HybridPhase::Input);
         let side = GarblerSide::<S>::new(delta, self.opts.progress.clone());
         let (z, ands) = self.gates(&side, links.to(Role::Cp2), &pre_zero, &post_zero)?;
@@ -228,12 +227,9 @@ impl Run<'_> {
         }
         let masks = self.masks(&mut Prg::try_from_os()?);
         self.clock.lap(HybridPhase::Input);
-        let n = self.wires_from(Source::Cp3);
-        let from = &mut links.to(Role::Cp1)[0];
-        let pads = Labels::recv(from, 2 * n, "CP1's pads")?;
-        let flips = Bits::recv(from, n, "CP1's flip bits")?;
+        let mut pads = choice::Pads::recv(&mut links.to(Role::Cp1)[0])?;
         let bits = combined.into_iter().chain(masks.concat());
-        let (keys, indices) = choice::choose(&pads, &flips, bits);
+        let (keys, indices) = choice::choose(&mut pads, bits);
         let to_cp2 = &mut links.to(Role::Cp2)[0];
         Labels::send(to_cp2, &keys)?;
         Bits::send(to_cp2, indices.into_iter())?;

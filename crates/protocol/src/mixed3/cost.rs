@@ -24,11 +24,11 @@ fn cp1_bits(n: u64) -> Cost {
 }
 
 /// Labels of `n` bits CP3 knows, chosen obliviously: padded pairs to CP2,
-/// pads and flip bits to CP3, pads and indices from CP3 to CP2.
+/// pads and indices from CP3 to CP2 (the pads' seed goes to CP3 once).
 fn cp3_bits(n: u64) -> Cost {
     Cost {
-        bytes: 2 * labels(2 * n) + bits(n) + labels(n) + bits(n),
-        flights: 2,
+        bytes: labels(2 * n) + labels(n) + bits(n),
+        flights: 1,
     }
 }
 
@@ -89,8 +89,9 @@ pub fn garbled_whole(
     scheme: Scheme,
 ) -> Cost {
     let main = &program.main;
+    // The choice's seed.
     let mut cost = Cost {
-        bytes: HELLOS,
+        bytes: HELLOS + labels(1),
         flights: 1,
     };
     let inputs = main.inputs.iter().zip(input_lanes);
@@ -110,9 +111,9 @@ pub fn mixed(
 ) -> Result<(Cost, usize), ProtocolError> {
     let plan = Plan::of_shared(&m.program)?;
     let program = &m.program;
-    // The zero-sharing keys.
+    // The zero-sharing keys and the choice's seed.
     let mut cost = Cost {
-        bytes: HELLOS + 3 * labels(1),
+        bytes: HELLOS + 4 * labels(1),
         flights: 2,
     };
     // Inputs that are not a lane's low bits are joined, and their words

@@ -71,6 +71,8 @@ pub(crate) struct Garbler<S> {
     side: GarblerSide<S>,
     delta: Delta,
     prg: Prg,
+    /// The choice's pads (its seed sent to CP3 at the first choice).
+    pads: Option<choice::Pads>,
     next_gate: u64,
 }
 
@@ -83,6 +85,7 @@ impl<S: GarblingScheme> Garbler<S> {
             side: GarblerSide::new(delta, progress),
             delta,
             prg,
+            pads: None,
             next_gate: 0,
         })
     }
@@ -121,12 +124,14 @@ impl<S: GarblingScheme> Garbled for Garbler<S> {
     ) -> Result<Vec<ZeroLabel>, ProtocolError> {
         let zeros = self.zeros(n);
         let blocks: Vec<_> = zeros.iter().map(|z| z.block()).collect();
-        let offer = choice::offer(&blocks, self.delta, &mut self.prg);
-        let to_cp2 = &mut links.to(Role::Cp2)[0];
-        Labels::send(to_cp2, &offer.pairs)?;
-        let to_cp3 = &mut links.to(Role::Cp3)[0];
-        Labels::send(to_cp3, &offer.pads)?;
-        Bits::send(to_cp3, offer.flips.into_iter())?;
+        let pads = match &mut self.pads {
+            Some(pads) => pads,
+            None => self
+                .pads
+                .insert(choice::Pads::send(&mut links.to(Role::Cp3)[0])?),
+        };
+        let pairs = choice::offer(&blocks, self.delta, pads);
+        Labels::send(&mut links.to(Role::Cp2)[0], &pairs)?;
         Ok(zeros)
     }
 
@@ -261,7 +266,11 @@ impl<S: GarblingScheme> Garbled for Evaluator<S> {
 }
 
 /// CP3: no label; it only chooses CP2's labels of its own bits.
-pub(crate) struct Chooser;
+#[derive(Default)]
+pub(crate) struct Chooser {
+    /// The choice's pads, from CP1's seed (received at the first choice).
+    pads: Option<choice::Pads>,
+}
 
 impl Garbled for Chooser {
     type Label = ();
@@ -277,10 +286,13 @@ impl Garbled for Chooser {
         n: usize,
     ) -> Result<Vec<()>, ProtocolError> {
         debug_assert_eq!(bits.len(), n);
-        let from = &mut links.to(Role::Cp1)[0];
-        let pads = Labels::recv(from, 2 * n, "CP1's pads")?;
-        let flips = Bits::recv(from, n, "CP1's flip bits")?;
-        let (keys, indices) = choice::choose(&pads, &flips, bits.iter().copied());
+        let pads = match &mut self.pads {
+            Some(pads) => pads,
+            None => self
+                .pads
+                .insert(choice::Pads::recv(&mut links.to(Role::Cp1)[0])?),
+        };
+        let (keys, indices) = choice::choose(pads, bits.iter().copied());
         let to_cp2 = &mut links.to(Role::Cp2)[0];
         Labels::send(to_cp2, &keys)?;
         Bits::send(to_cp2, indices.into_iter())?;

@@ -271,7 +271,7 @@ impl SchemeJob for Job<'_> {
         match self.role {
             Role::Cp1 => self.with(Garbler::<S>::new(progress)?),
             Role::Cp2 => self.with(Evaluator::<S>::new(progress)),
-            Role::Cp3 => self.with(Chooser),
+            Role::Cp3 => self.with(Chooser::default()),
         }
     }
 }
