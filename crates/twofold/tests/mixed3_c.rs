@@ -119,3 +119,58 @@ fn the_mlp_agrees_under_both_protocols_and_both_share_kinds() {
         );
     }
 }
+
+#[test]
+fn a_mixed_result_stored_as_shares_is_the_next_runs_input() {
+    // C = A·B on three parties, stored as `prod`; then D = C·B from the
+    // stored C, as chained hybrid runs do.
+    let (a, b) = (
+        "INPUT_A=@../../examples/data/matmul16_a.txt",
+        "INPUT_B=@../../examples/data/matmul16_b.txt",
+    );
+    let dir = workspace("mixed3-chain", &[]);
+    let store = dir.join("st");
+    let store = store.to_str().unwrap();
+    ok(&[
+        "share", MATMUL, "--kind", "add", "--out", store, "-i", a, "-i", b,
+    ]);
+    let run = |more: &[&str]| {
+        let mut args = vec![
+            "run",
+            MATMUL,
+            "--parties",
+            "3",
+            "--local",
+            "--store",
+            store,
+            "--kind",
+            "add",
+            "--protocol",
+            "mixed",
+        ];
+        args.extend(more);
+        ok(&args)
+    };
+    run(&["--out", "return=prod"]);
+    let c = ok(&[
+        "reconstruct",
+        MATMUL,
+        "--store",
+        store,
+        "--out",
+        "return=prod",
+    ]);
+    assert_eq!(c, two_party(MATMUL, a, b));
+    run(&["--in", "INPUT_A=prod", "--out", "return=prod2"]);
+    let d = ok(&[
+        "reconstruct",
+        MATMUL,
+        "--store",
+        store,
+        "--out",
+        "return=prod2",
+    ]);
+    let c_given = format!("INPUT_A={}", c.trim());
+    assert_eq!(d, two_party(MATMUL, &c_given, b));
+    assert_ne!(d, c);
+}
