@@ -174,3 +174,21 @@ fn a_mixed_result_stored_as_shares_is_the_next_runs_input() {
     assert_eq!(d, two_party(MATMUL, &c_given, b));
     assert_ne!(d, c);
 }
+
+#[test]
+fn stats_estimates_for_three_parties() {
+    let three: Value =
+        serde_json::from_str(&ok(&["stats", MATMUL, "--parties", "3", "--json"])).unwrap();
+    let two: Value = serde_json::from_str(&ok(&["stats", MATMUL, "--json"])).unwrap();
+    let bytes = |v: &Value, k: &str| v["choice"][k].as_u64().unwrap();
+    // Three parties multiply replicated shares (words), two by correlated
+    // OT: the three-party estimate is far smaller, the garbled one alike.
+    assert!(bytes(&three, "mixed_bytes") * 100 < bytes(&three, "yao_bytes"));
+    assert!(bytes(&three, "mixed_bytes") * 10 < bytes(&two, "mixed_bytes"));
+    assert!(three.get("mixed").is_none());
+    let err = std::process::Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(["stats", MATMUL, "--parties", "4"])
+        .output()
+        .unwrap();
+    assert!(!err.status.success());
+}

@@ -10,7 +10,7 @@ use twofold_compiler::LoopVerdict;
 
 use super::mixed::{summary_of, MixedSummary};
 use super::{PerParty, ProgramArgs, Report};
-use crate::choice::Comparison;
+use crate::choice::{Comparison, Parties};
 use crate::load::Loaded;
 use twofold_protocol::mixed::network::Network;
 
@@ -28,6 +28,10 @@ pub struct StatsArgs {
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// Who runs it: 2 parties, or 3 (the hybrid mode on shares); the
+    /// mixed program's estimate is for them.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    parties: u8,
 }
 
 /// Prints the statistics of a program (and draws its levels with `--plot`);
@@ -36,7 +40,12 @@ pub fn stats(args: &StatsArgs) -> Result<String> {
     if super::mixed::is_mixed_file(&args.program.file) {
         return super::mixed::stats(&args.program.file, &args.program.network, args.json);
     }
-    let loaded = args.program.load()?;
+    let parties = match args.parties {
+        3 => Parties::three(),
+        _ => Parties::Two,
+    };
+    let protocol = args.program.protocol.unwrap_or_default();
+    let loaded = args.program.load_for(protocol, parties.clone())?;
     let widths = levels_of(&loaded.program, args.levels || args.plot.is_some());
     if let (Some(svg), Some(widths)) = (&args.plot, &widths) {
         let title = format!("AND gates per level: {}", args.program.file.display());
@@ -44,6 +53,11 @@ pub fn stats(args: &StatsArgs) -> Result<String> {
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
     let mut stats = ProgramStats::of_loaded(&loaded, widths.as_deref(), &args.program.network)?;
+    if parties != Parties::Two {
+        // The partition's summary weighs two parties' protocols; the
+        // estimates that chose (`choice`) are the three parties'.
+        stats.mixed = None;
+    }
     if args.levels {
         stats.ands_per_level = widths;
     }
