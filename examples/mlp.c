@@ -10,15 +10,20 @@
 #define HID 32
 #define OUT 10
 
+// The type the model and the features are held as (mlp32.c: int32_t).
+#ifndef MLP_VALUE
+#define MLP_VALUE int16_t
+#endif
+
 typedef struct {
-    int16_t w1[HID][IN];
-    int16_t b1[HID];
-    int16_t w2[OUT][HID];
-    int16_t b2[OUT];
+    MLP_VALUE w1[HID][IN];
+    MLP_VALUE b1[HID];
+    MLP_VALUE w2[OUT][HID];
+    MLP_VALUE b2[OUT];
 } Model;
 
 typedef struct {
-    int16_t x[IN];
+    MLP_VALUE x[IN];
 } Features;
 
 int32_t mpc_main(Model INPUT_A, Features INPUT_B)

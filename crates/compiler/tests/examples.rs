@@ -24,8 +24,19 @@ fn build(name: &str) -> (CompiledProgram, std::time::Duration) {
 
 /// Compares the circuit with gcc on `n` random input sets.
 fn differential(name: &str, p: &CompiledProgram, n: usize, seed: u64) {
+    agree_with_gcc(&source(name), &[p], n, seed, name.trim_end_matches(".c"));
+}
+
+/// An example's source with its `#include "FILE"` lines (other examples)
+/// replaced by their text, so that the harness sees every declaration.
+fn source(name: &str) -> String {
     let src = std::fs::read_to_string(example(name)).expect("source");
-    agree_with_gcc(&src, &[p], n, seed, name.trim_end_matches(".c"));
+    src.lines()
+        .map(|line| match line.strip_prefix("#include \"") {
+            Some(rest) => source(rest.trim_end_matches('"')),
+            None => format!("{line}\n"),
+        })
+        .collect()
 }
 
 /// Gates executed, counting every region instance.

@@ -136,6 +136,30 @@ pub struct HybridReport {
     pub run_id: RunId,
 }
 
+impl HybridReport {
+    /// The report of `role` at the end of a run begun at `start`: its
+    /// output shares and AND gates, its phases, the bytes over `links`.
+    pub(crate) fn of(
+        role: Role,
+        links: &meet::Links,
+        (output_shares, and_gates): (Vec<Vec<bool>>, u64),
+        phases: Vec<(HybridPhase, Duration)>,
+        start: Instant,
+    ) -> HybridReport {
+        let (bytes_sent, bytes_received) = links.bytes();
+        HybridReport {
+            role,
+            output_shares,
+            and_gates,
+            bytes_sent,
+            bytes_received,
+            phases,
+            total: start.elapsed(),
+            run_id: links.run_id(),
+        }
+    }
+}
+
 /// Where the computing parties are.
 pub struct HybridPeers<'l> {
     /// Where CP1 and CP2 accept connections (this party's listener if it is
@@ -167,15 +191,7 @@ pub fn run_hybrid(
     shares: &[Vec<bool>],
     opts: &HybridOptions,
 ) -> Result<HybridReport, ProtocolError> {
-    if role != Role::Cp3 && peers.listener.is_none() {
-        return Err(ProtocolError::Inputs(format!(
-            "{role} needs an address to listen on"
-        )));
-    }
-    let doors = Doors::Tcp {
-        listener: peers.listener,
-        addrs: peers.addrs.clone(),
-    };
+    let doors = tcp(role, peers)?;
     run_party(role, doors, peers, Work::Garbled(program), shares, opts)
 }
 
@@ -189,16 +205,21 @@ pub fn run_mixed3(
     shares: &[Vec<bool>],
     opts: &HybridOptions,
 ) -> Result<HybridReport, ProtocolError> {
+    let doors = tcp(role, peers)?;
+    run_party(role, doors, peers, Work::Mixed(program), shares, opts)
+}
+
+/// How `role` reaches the others over TCP (CP1 and CP2 must listen).
+fn tcp<'p>(role: Role, peers: &'p HybridPeers) -> Result<Doors<'p>, ProtocolError> {
     if role != Role::Cp3 && peers.listener.is_none() {
         return Err(ProtocolError::Inputs(format!(
             "{role} needs an address to listen on"
         )));
     }
-    let doors = Doors::Tcp {
+    Ok(Doors::Tcp {
         listener: peers.listener,
         addrs: peers.addrs.clone(),
-    };
-    run_party(role, doors, peers, Work::Mixed(program), shares, opts)
+    })
 }
 
 /// What the computing parties run: a Boolean program, garbled whole, or

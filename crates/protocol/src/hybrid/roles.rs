@@ -57,17 +57,14 @@ pub(super) fn run(
         links: &mut links,
         role,
     })?;
-    let (bytes_sent, bytes_received) = links.bytes();
-    Ok(HybridReport {
+    let done = (output_shares, and_gates);
+    Ok(HybridReport::of(
         role,
-        output_shares,
-        and_gates,
-        bytes_sent,
-        bytes_received,
-        phases: run.clock.phases,
-        total: start.elapsed(),
-        run_id: links.run_id(),
-    })
+        &links,
+        done,
+        run.clock.phases,
+        start,
+    ))
 }
 
 /// Times the phases one after another.

@@ -240,16 +240,22 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 Kind::Word(w) => to_words.push((k as ValueId, MaskPart::word(w, bits))),
             }
         }
-        if !to_words.is_empty() {
-            let (ids, parts): (Vec<ValueId>, Vec<MaskPart<G::Label>>) =
-                to_words.into_iter().unzip();
-            let shares = self.masked_shares(&parts, false)?;
-            for (v, share) in ids.into_iter().zip(shares) {
-                self.values[v as usize] = Held::Word {
-                    share: bits_word(&share),
-                    next: None,
-                };
-            }
+        self.words_of(to_words)
+    }
+
+    /// Y→A of garbled values into the words they define (value, and the
+    /// value's garbled bits as a part to mask), in one batch.
+    fn words_of(&mut self, words: Vec<(ValueId, MaskPart<G::Label>)>) -> Result<(), ProtocolError> {
+        if words.is_empty() {
+            return Ok(());
+        }
+        let (ids, parts): (Vec<ValueId>, Vec<MaskPart<G::Label>>) = words.into_iter().unzip();
+        let shares = self.masked_shares(&parts, false)?;
+        for (v, share) in ids.into_iter().zip(shares) {
+            self.values[v as usize] = Held::Word {
+                share: bits_word(&share),
+                next: None,
+            };
         }
         Ok(())
     }
@@ -413,18 +419,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
             };
             to_arith.push((first[i], part));
         }
-        if !to_arith.is_empty() {
-            let (ids, parts): (Vec<ValueId>, Vec<MaskPart<G::Label>>) =
-                to_arith.into_iter().unzip();
-            let shares = self.masked_shares(&parts, false)?;
-            for (v, share) in ids.into_iter().zip(shares) {
-                self.values[v as usize] = Held::Word {
-                    share: bits_word(&share),
-                    next: None,
-                };
-            }
-        }
-        Ok(())
+        self.words_of(to_arith)
     }
 
     /// A→Y of words: fresh shares (a zero sharing added), CP2 sends CP3

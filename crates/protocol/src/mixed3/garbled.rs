@@ -7,13 +7,14 @@
 use twofold_circuit::{Circuit, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Delta, GarblingScheme, Prg};
+use twofold_net::Channel;
 
 use crate::error::ProtocolError;
 use crate::hybrid::choice;
 use crate::hybrid::meet::Links;
 use crate::messages::{Bits, Labels};
 use crate::options::{Progress, Role};
-use crate::schedule::{run_flat, run_program_from, Plan};
+use crate::schedule::{run_flat, run_program_from, Plan, Side};
 use crate::session::{EvaluatorSide, GarblerSide};
 
 /// One role's side of the garbled sharing. Every AND gate takes the next
@@ -66,14 +67,49 @@ pub(crate) trait Garbled {
     fn and_gates(&self) -> u64;
 }
 
+/// One side of the garbling (CP1's or CP2's) and the gate counter,
+/// running circuits and programs over the links to `peer`.
+struct Gates<D> {
+    side: D,
+    peer: Role,
+    next_gate: u64,
+}
+
+impl<D: Side<Link = Channel>> Gates<D> {
+    fn circuit(
+        &mut self,
+        links: &mut Links,
+        build: impl FnOnce() -> Result<Circuit, ProtocolError>,
+        inputs: &[D::Label],
+    ) -> Result<Vec<D::Label>, ProtocolError> {
+        let chan = &mut links.to(self.peer)[0];
+        let (out, ands) = run_flat(&self.side, &build()?, inputs, chan, self.next_gate)?;
+        self.next_gate += ands;
+        Ok(out)
+    }
+
+    fn program(
+        &mut self,
+        links: &mut Links,
+        program: &Program,
+        inputs: &[D::Label],
+        plan: Plan,
+    ) -> Result<Vec<D::Label>, ProtocolError> {
+        let chans = links.to(self.peer);
+        let (out, ands) =
+            run_program_from(&self.side, program, inputs, chans, plan, self.next_gate)?;
+        self.next_gate += ands;
+        Ok(out)
+    }
+}
+
 /// CP1: Δ, its randomness and the gate counter.
 pub(crate) struct Garbler<S> {
-    side: GarblerSide<S>,
+    gates: Gates<GarblerSide<S>>,
     delta: Delta,
     prg: Prg,
     /// The choice's pads (its seed sent to CP3 at the first choice).
     pads: Option<choice::Pads>,
-    next_gate: u64,
 }
 
 impl<S: GarblingScheme> Garbler<S> {
@@ -82,11 +118,14 @@ impl<S: GarblingScheme> Garbler<S> {
         let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);
         Ok(Garbler {
-            side: GarblerSide::new(delta, progress),
+            gates: Gates {
+                side: GarblerSide::new(delta, progress),
+                peer: Role::Cp2,
+                next_gate: 0,
+            },
             delta,
             prg,
             pads: None,
-            next_gate: 0,
         })
     }
 
@@ -142,10 +181,7 @@ impl<S: GarblingScheme> Garbled for Garbler<S> {
         inputs: &[ZeroLabel],
         _outputs: usize,
     ) -> Result<Vec<ZeroLabel>, ProtocolError> {
-        let chan = &mut links.to(Role::Cp2)[0];
-        let (out, ands) = run_flat(&self.side, &build()?, inputs, chan, self.next_gate)?;
-        self.next_gate += ands;
-        Ok(out)
+        self.gates.circuit(links, build, inputs)
     }
 
     fn program(
@@ -155,11 +191,7 @@ impl<S: GarblingScheme> Garbled for Garbler<S> {
         inputs: &[ZeroLabel],
         plan: Plan,
     ) -> Result<Vec<ZeroLabel>, ProtocolError> {
-        let chans = links.to(Role::Cp2);
-        let (out, ands) =
-            run_program_from(&self.side, program, inputs, chans, plan, self.next_gate)?;
-        self.next_gate += ands;
-        Ok(out)
+        self.gates.program(links, program, inputs, plan)
     }
 
     fn open_to_cp2(
@@ -173,22 +205,24 @@ impl<S: GarblingScheme> Garbled for Garbler<S> {
     }
 
     fn and_gates(&self) -> u64 {
-        self.next_gate
+        self.gates.next_gate
     }
 }
 
 /// CP2: the evaluating side and the gate counter.
 pub(crate) struct Evaluator<S> {
-    side: EvaluatorSide<S>,
-    next_gate: u64,
+    gates: Gates<EvaluatorSide<S>>,
 }
 
 impl<S: GarblingScheme> Evaluator<S> {
     /// An evaluator.
     pub fn new(progress: Option<Progress>) -> Self {
         Evaluator {
-            side: EvaluatorSide::new(progress),
-            next_gate: 0,
+            gates: Gates {
+                side: EvaluatorSide::new(progress),
+                peer: Role::Cp1,
+                next_gate: 0,
+            },
         }
     }
 }
@@ -228,10 +262,7 @@ impl<S: GarblingScheme> Garbled for Evaluator<S> {
         inputs: &[ActiveLabel],
         _outputs: usize,
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
-        let chan = &mut links.to(Role::Cp1)[0];
-        let (out, ands) = run_flat(&self.side, &build()?, inputs, chan, self.next_gate)?;
-        self.next_gate += ands;
-        Ok(out)
+        self.gates.circuit(links, build, inputs)
     }
 
     fn program(
@@ -241,11 +272,7 @@ impl<S: GarblingScheme> Garbled for Evaluator<S> {
         inputs: &[ActiveLabel],
         plan: Plan,
     ) -> Result<Vec<ActiveLabel>, ProtocolError> {
-        let chans = links.to(Role::Cp1);
-        let (out, ands) =
-            run_program_from(&self.side, program, inputs, chans, plan, self.next_gate)?;
-        self.next_gate += ands;
-        Ok(out)
+        self.gates.program(links, program, inputs, plan)
     }
 
     fn open_to_cp2(
@@ -261,7 +288,7 @@ impl<S: GarblingScheme> Garbled for Evaluator<S> {
     }
 
     fn and_gates(&self) -> u64 {
-        self.next_gate
+        self.gates.next_gate
     }
 }
 

@@ -236,17 +236,8 @@ pub(crate) fn play(
     };
     let (output_shares, and_gates, mut phases) = opts.scheme.dispatch(job)?;
     phases.insert(0, (HybridPhase::Handshake, handshake));
-    let (bytes_sent, bytes_received) = links.bytes();
-    Ok(HybridReport {
-        role,
-        output_shares,
-        and_gates,
-        bytes_sent,
-        bytes_received,
-        phases,
-        total: start.elapsed(),
-        run_id: links.run_id(),
-    })
+    let done = (output_shares, and_gates);
+    Ok(HybridReport::of(role, &links, done, phases, start))
 }
 
 /// Output shares, AND gates and the phases' times.
