@@ -394,7 +394,7 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
             input_runs: Vec::new(),
         },
     };
-    let result = run_three(&loaded, how, args.json);
+    let result = run_three(&loaded, how, args.json).map_err(|e| hint(e, &loaded));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -567,7 +567,7 @@ fn hint(e: anyhow::Error, loaded: &Loaded) -> anyhow::Error {
             "garbled circuits"
         };
         return e.context(format!(
-            "this party runs the C program as {how}: both parties must give the same source, --protocol and --network"
+            "this party runs the C program as {how}: every party must give the same source, --protocol and --network"
         ));
     }
     e
