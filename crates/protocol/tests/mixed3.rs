@@ -202,13 +202,13 @@ fn mixed_programs_on_shares_equal_plaintext() {
     }
 }
 
-#[test]
-fn an_additive_word_input_and_output_needs_no_garbling() {
-    // Σ x[k]·y[k] over 8 words of each input value's lanes: products and a
-    // dot product only, so no AND gate and few bytes.
+/// `Σ x[k]·y[k]` over the `n` 16-bit lanes of two input values shared
+/// additively: products and a dot product only. Returns the reports after
+/// checking the sum.
+fn dot_on_shares(n: usize) -> [HybridReport; 3] {
     let dot = MixedProgram {
         parties: 3,
-        inputs: (0..16)
+        inputs: (0..2 * n)
             .map(|k| MixedInput {
                 name: format!("w{k}"),
                 owner: 0,
@@ -216,19 +216,23 @@ fn an_additive_word_input_and_output_needs_no_garbling() {
             })
             .collect(),
         programs: vec![],
-        steps: vec![Step::Dot((0..8).collect(), (8..16).collect())],
+        steps: vec![Step::Dot(
+            (0..n as u32).collect(),
+            (n as u32..2 * n as u32).collect(),
+        )],
         outputs: vec![MixedOutput {
             name: "s".into(),
-            value: 16,
+            value: 2 * n as u32,
         }],
     };
+    let width = 16 * n as u32;
     let m = SharedMixed {
         program: dot,
-        input_values: vec![("x".into(), 128), ("y".into(), 128)],
-        sources: (0..16)
+        input_values: vec![("x".into(), width), ("y".into(), width)],
+        sources: (0..2 * n)
             .map(|k| Slice {
-                value: k / 8,
-                offset: 16 * (k as u32 % 8),
+                value: k / n,
+                offset: 16 * (k % n) as u32,
                 len: 16,
                 signed: false,
             })
@@ -236,8 +240,8 @@ fn an_additive_word_input_and_output_needs_no_garbling() {
         output_values: vec![("s".into(), (0..16).map(|i| OutputBit::Of(0, i)).collect())],
     };
     let mut prg = Prg::from_seed(Block(9));
-    let x: Vec<u64> = (1..=8).collect();
-    let y: Vec<u64> = (0..8).map(|k| 1000 + 7 * k).collect();
+    let x: Vec<u64> = (1..=n as u64).collect();
+    let y: Vec<u64> = (0..n as u64).map(|k| (1000 + 7 * k) & 0xffff).collect();
     let bits = |ws: &[u64]| {
         ws.iter()
             .flat_map(|&w| word_bits(w, 16))
@@ -262,12 +266,32 @@ fn an_additive_word_input_and_output_needs_no_garbling() {
     };
     let reports = run_mixed3_local(&m, &shares, &opts, &ChannelOptions::default()).unwrap();
     let s: [&[bool]; 3] = std::array::from_fn(|p| reports[p].output_shares[0].as_slice());
-    let want: u64 = x.iter().zip(&y).map(|(a, b)| a * b).sum::<u64>() & 0xffff;
+    let want = x
+        .iter()
+        .zip(&y)
+        .fold(0u64, |acc, (a, b)| acc.wrapping_add(a * b))
+        & 0xffff;
     assert_eq!(bits_word(&combine(ShareKind::Add, 16, s)), want);
     for r in &reports {
         assert_eq!(r.and_gates, 0);
+    }
+    reports
+}
+
+#[test]
+fn an_additive_word_input_and_output_needs_no_garbling() {
+    for r in dot_on_shares(8) {
         // Hellos to two peers (about 130 bytes each), the zero-sharing
         // key and one replication message of 16 words: no labels.
         assert!(r.bytes_sent < 400, "{} bytes", r.bytes_sent);
+    }
+}
+
+#[test]
+fn a_large_replication_goes_round_the_ring_without_blocking() {
+    // 2 × 20,000 factor words of 2 bytes: 80 KB a party, past what every
+    // party sends before it receives.
+    for r in dot_on_shares(20_000) {
+        assert!(r.bytes_sent > 80_000, "{} bytes", r.bytes_sent);
     }
 }

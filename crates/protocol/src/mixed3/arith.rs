@@ -68,8 +68,13 @@ impl Zeros {
     }
 }
 
+/// Largest replication message every party sends before it receives: far
+/// below what a socket buffers, so the ring of sends cannot block.
+const SEND_FIRST_BYTES: usize = 16 << 10;
+
 /// Sends each party's `words` (each with its width) to the previous party
-/// and returns the next party's: the replication exchange. CP1 receives
+/// and returns the next party's: the replication exchange. A small message
+/// goes out at once from every party; with a larger one CP1 receives
 /// before it sends, so the ring of messages cannot block on full buffers.
 pub(crate) fn pass_back(
     role: Role,
@@ -91,7 +96,7 @@ pub(crate) fn pass_back(
         let mut reader = recv(chan, bits, "replicated shares")?;
         Ok(words.iter().map(|&(_, w)| reader.take(w)).collect())
     };
-    if role == Role::Cp1 {
+    if role == Role::Cp1 && bits.div_ceil(8) > SEND_FIRST_BYTES {
         let theirs = recv_theirs(links)?;
         send_mine(links)?;
         Ok(theirs)

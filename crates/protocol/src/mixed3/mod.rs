@@ -14,8 +14,9 @@
 //!   their factors only. Waves by depth, as in the two-party executor.
 //! * Conversions ([`circuits`]): A→Y — fresh shares, CP2 sends CP3 its
 //!   share, CP3's sum is chosen into CP2's labels, a garbled adder joins
-//!   it with CP1's share; Y→A — CP1 and CP3 draw masks, the circuit
-//!   subtracts them and opens the result to CP2: shares `(m1, z, m3)`.
+//!   it with CP1's share; Y→A — CP1 draws a mask, the circuit subtracts
+//!   it and opens the result to CP2: shares `(m1, z, 0)` (every word is
+//!   rerandomized by a zero sharing before any share of it leaves).
 //! * Outputs leave as fresh shares: a word that is a lane of an additive
 //!   output is its shares plus a zero sharing; everything else is masked
 //!   in the garbled sharing as the hybrid mode's `post` does.
