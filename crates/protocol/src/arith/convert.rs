@@ -30,7 +30,6 @@ use twofold_ot::{CotReceiver, CotSender};
 
 use super::ring::{random_word, Width};
 use crate::error::ProtocolError;
-use crate::hybrid::wrap::add;
 use crate::messages::{Bits, Labels};
 use crate::options::Schedule;
 use crate::schedule::{run_flat, run_program_from, Plan, Side};
@@ -413,4 +412,29 @@ impl<S: GarblingScheme> YaoEvaluator<S> {
         self.gates
             .run_program(&EvaluatorSide::<S>::new(None), chan, program, inputs)
     }
+}
+
+/// `x + y + carry` modulo 2^width (`x + !y + 1` = `x - y` with `invert` and
+/// a carry of 1), one AND gate a bit but the last: the next carry is
+/// `c ^ ((x ^ c) & (y ^ c))`.
+fn add(b: &mut Builder, x: &[Bit], y: &[Bit], mut carry: Bit, invert: bool) -> Vec<Bit> {
+    let last = x.len().saturating_sub(1);
+    x.iter()
+        .zip(y)
+        .enumerate()
+        .map(|(i, (&p, &q))| {
+            let q = if invert { b.not(q) } else { q };
+            let sum = {
+                let pq = b.xor(p, q);
+                b.xor(pq, carry)
+            };
+            if i < last {
+                let pc = b.xor(p, carry);
+                let qc = b.xor(q, carry);
+                let both = b.and(pc, qc);
+                carry = b.xor(carry, both);
+            }
+            sum
+        })
+        .collect()
 }

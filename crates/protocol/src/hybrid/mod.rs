@@ -25,6 +25,7 @@
 //!    `m1` (CP1), `z` (CP2) and `m3` (CP3).
 
 pub(crate) mod choice;
+pub(crate) mod circuits;
 pub(crate) mod meet;
 mod roles;
 pub mod shares;

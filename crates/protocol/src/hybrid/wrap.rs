@@ -6,7 +6,9 @@
 //! become their output shares: CP2 learns only the masked value, its own
 //! share (additive: one subtractor pair per lane).
 
-use twofold_circuit::{Bit, Builder, Circuit, Party, Program};
+use twofold_circuit::{Circuit, Program};
+
+use super::circuits::{join_circuit, mask_circuit, JoinPart, MaskPart, Src};
 
 use crate::error::ProtocolError;
 use crate::options::ShareKind;
@@ -47,109 +49,51 @@ impl Wrap {
         output_lanes: &[u32],
     ) -> Result<Wrap, ProtocolError> {
         let main = &program.main;
-        let mut b = Builder::new();
+        // `pre`: each value's CP1 bits, then its CP3 bits.
+        let joins: Vec<JoinPart> = main
+            .inputs
+            .iter()
+            .zip(input_kinds.iter().zip(input_lanes))
+            .map(|(v, (&kind, &lane))| JoinPart {
+                kind,
+                lane,
+                width: v.width,
+            })
+            .collect();
         let mut pre_sources = Vec::new();
-        for ((v, &kind), &lane) in main.inputs.iter().zip(input_kinds).zip(input_lanes) {
-            let mine = b.input(format!("{}.cp1", v.name), Party::A, v.width);
-            let chosen = b.input(format!("{}.chosen", v.name), Party::B, v.width);
-            pre_sources.extend(std::iter::repeat_n(Source::Cp1, v.width as usize));
-            pre_sources.extend(std::iter::repeat_n(Source::Cp3, v.width as usize));
-            let joined = match kind {
-                ShareKind::Xor => xor(&mut b, &mine, &chosen),
-                ShareKind::Add => per_lane(lane, &mine, &chosen, |x, y| {
-                    add(&mut b, x, y, Bit::Const(false), false)
-                }),
-            };
-            b.output(v.name.clone(), &joined);
+        for p in &joins {
+            pre_sources.extend(std::iter::repeat_n(Source::Cp1, p.width as usize));
+            pre_sources.extend(std::iter::repeat_n(Source::Cp3, p.width as usize));
         }
-        let pre = b.finish().map_err(wrap_error)?;
-
-        let mut b = Builder::new();
-        let mut post_sources = Vec::new();
-        for (v, &lane) in main.outputs.iter().zip(output_lanes) {
-            let width = v.wires.len() as u32;
-            let out = b.input(v.name.clone(), Party::A, width);
-            let cp1 = b.input(format!("{}.cp1", v.name), Party::A, width);
-            let cp3 = b.input(format!("{}.cp3", v.name), Party::B, width);
-            post_sources.extend(std::iter::repeat_n(Source::Program, width as usize));
-            post_sources.extend(std::iter::repeat_n(Source::Cp1, width as usize));
-            post_sources.extend(std::iter::repeat_n(Source::Cp3, width as usize));
-            let masked = match output_kind {
-                ShareKind::Xor => {
-                    let once = xor(&mut b, &out, &cp1);
-                    xor(&mut b, &once, &cp3)
-                }
-                ShareKind::Add => {
-                    let mut sub = |x: &[Bit], y: &[Bit]| add(&mut b, x, y, Bit::Const(true), true);
-                    let once = per_lane(lane, &out, &cp1, &mut sub);
-                    per_lane(lane, &once, &cp3, &mut sub)
-                }
-            };
-            b.output(v.name.clone(), &masked);
-        }
-        let post = b.finish().map_err(wrap_error)?;
+        // `post`: every output bit, then CP1's masks of them all, then CP3's.
+        let masks: Vec<MaskPart<()>> = main
+            .outputs
+            .iter()
+            .zip(output_lanes)
+            .map(|(v, &lane)| MaskPart {
+                kind: output_kind,
+                lane,
+                bits: vec![Src::Wire(()); v.wires.len()],
+            })
+            .collect();
+        let bits: usize = main.outputs.iter().map(|v| v.wires.len()).sum();
+        let post_sources = [Source::Program, Source::Cp1, Source::Cp3]
+            .into_iter()
+            .flat_map(|s| std::iter::repeat_n(s, bits))
+            .collect();
         Ok(Wrap {
-            pre,
+            pre: join_circuit(&joins)?,
             pre_sources,
-            post,
+            post: mask_circuit(&masks, true)?,
             post_sources,
         })
     }
 }
 
-fn wrap_error(e: twofold_circuit::CircuitError) -> ProtocolError {
-    ProtocolError::Inputs(format!("the shares' circuits: {e}"))
-}
-
-/// `op` on each lane of `lane` bits of `x` and `y` (at least 1 bit a lane):
-/// the lanes' results side by side, no wire crossing from one lane into
-/// the next.
-fn per_lane(
-    lane: u32,
-    x: &[Bit],
-    y: &[Bit],
-    mut op: impl FnMut(&[Bit], &[Bit]) -> Vec<Bit>,
-) -> Vec<Bit> {
-    let lane = lane.max(1) as usize;
-    x.chunks(lane)
-        .zip(y.chunks(lane))
-        .flat_map(|(p, q)| op(p, q))
-        .collect()
-}
-
-fn xor(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
-    x.iter().zip(y).map(|(&p, &q)| b.xor(p, q)).collect()
-}
-
-/// `x + y + carry` modulo 2^width (`x + !y + 1` = `x - y` with `invert` and
-/// a carry of 1), one AND gate a bit: the next carry is
-/// `c ^ ((x ^ c) & (y ^ c))`.
-pub(crate) fn add(b: &mut Builder, x: &[Bit], y: &[Bit], mut carry: Bit, invert: bool) -> Vec<Bit> {
-    let last = x.len().saturating_sub(1);
-    x.iter()
-        .zip(y)
-        .enumerate()
-        .map(|(i, (&p, &q))| {
-            let q = if invert { b.not(q) } else { q };
-            let sum = {
-                let pq = b.xor(p, q);
-                b.xor(pq, carry)
-            };
-            if i < last {
-                let pc = b.xor(p, carry);
-                let qc = b.xor(q, carry);
-                let both = b.and(pc, qc);
-                carry = b.xor(carry, both);
-            }
-            sum
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use twofold_circuit::{Builder, InputValue};
+    use twofold_circuit::{Builder, InputValue, Party};
 
     fn bits(v: u64, width: usize) -> Vec<bool> {
         (0..width).map(|i| (v >> i) & 1 == 1).collect()
@@ -160,7 +104,7 @@ mod tests {
         let mut b = Builder::new();
         let x = b.input("x", Party::A, 8);
         let y = b.input("y", Party::B, 8);
-        let z = xor(&mut b, &x, &y);
+        let z: Vec<_> = x.iter().zip(&y).map(|(&p, &q)| b.xor(p, q)).collect();
         b.output("z", &z);
         Program::from(b.finish().unwrap())
     }

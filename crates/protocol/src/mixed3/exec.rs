@@ -9,10 +9,10 @@ use twofold_circuit::mixed::mask;
 use twofold_circuit::{Kind, Step, ValueId};
 
 use super::arith::{dot, pass_back, Zeros};
-use super::circuits::{join_circuit, mask_circuit, JoinPart, MaskPart, Src};
 use super::garbled::Garbled;
 use super::{OutputBit, SharedMixed};
 use crate::error::ProtocolError;
+use crate::hybrid::circuits::{join_circuit, mask_circuit, JoinPart, MaskPart, Src};
 use crate::hybrid::meet::Links;
 use crate::hybrid::shares::combine_two;
 use crate::hybrid::HybridPhase;

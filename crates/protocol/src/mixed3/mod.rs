@@ -12,7 +12,7 @@
 //!   products from replicated pairs, each factor passed once to the
 //!   previous party, rerandomized by a zero sharing; dot products pay
 //!   their factors only. Waves by depth, as in the two-party executor.
-//! * Conversions ([`circuits`]): A→Y — fresh shares, CP2 sends CP3 its
+//! * Conversions (the hybrid mode's circuits, `hybrid::circuits`): A→Y — fresh shares, CP2 sends CP3 its
 //!   share, CP3's sum is chosen into CP2's labels, a garbled adder joins
 //!   it with CP1's share; Y→A — CP1 draws a mask, the circuit subtracts
 //!   it and opens the result to CP2: shares `(m1, z, 0)` (every word is
@@ -22,7 +22,6 @@
 //!   in the garbled sharing as the hybrid mode's `post` does.
 
 mod arith;
-mod circuits;
 pub mod cost;
 mod exec;
 mod garbled;

@@ -1,7 +1,8 @@
-//! The small circuits of the three-party conversions: joining two
-//! sharings into garbled values (A→Y and shared inputs) and masking
-//! garbled values into fresh shares (Y→A, bit injection, outputs). Both
-//! work lane by lane, as the hybrid mode's `pre` and `post` do.
+//! The circuits of the three parties' conversions: joining two sharings
+//! into garbled values (the hybrid mode's `pre`; A→Y and shared inputs of
+//! mixed programs) and masking garbled values into fresh shares (`post`;
+//! Y→A, bit injection and outputs of mixed programs). Both work lane by
+//! lane.
 
 use twofold_circuit::circuit::{InputValue, OutputValue};
 use twofold_circuit::{Circuit, Gate, Party, Wire};
