@@ -31,7 +31,16 @@ fn three_party(program: &str, inputs: [&str; 2], kind: &str, protocol: &str) -> 
         share.extend(["-i", i]);
     }
     ok(&share);
-    let args = [
+    let report: Value =
+        serde_json::from_str(&run3(program, store, (kind, protocol), &["--json"])).unwrap();
+    let outputs = ok(&["reconstruct", program, "--store", store]);
+    (outputs, report)
+}
+
+/// `run --parties 3 --local` of `program` on `store`, shares of `kind`,
+/// under `protocol`, with `more` arguments; what it prints.
+fn run3(program: &str, store: &str, (kind, protocol): (&str, &str), more: &[&str]) -> String {
+    let mut args = vec![
         "run",
         program,
         "--parties",
@@ -43,11 +52,9 @@ fn three_party(program: &str, inputs: [&str; 2], kind: &str, protocol: &str) -> 
         kind,
         "--protocol",
         protocol,
-        "--json",
     ];
-    let report: Value = serde_json::from_str(&ok(&args)).unwrap();
-    let outputs = ok(&["reconstruct", program, "--store", store]);
-    (outputs, report)
+    args.extend(more);
+    ok(&args)
 }
 
 /// Bytes all three parties sent.
@@ -134,23 +141,7 @@ fn a_mixed_result_stored_as_shares_is_the_next_runs_input() {
     ok(&[
         "share", MATMUL, "--kind", "add", "--out", store, "-i", a, "-i", b,
     ]);
-    let run = |more: &[&str]| {
-        let mut args = vec![
-            "run",
-            MATMUL,
-            "--parties",
-            "3",
-            "--local",
-            "--store",
-            store,
-            "--kind",
-            "add",
-            "--protocol",
-            "mixed",
-        ];
-        args.extend(more);
-        ok(&args)
-    };
+    let run = |more: &[&str]| run3(MATMUL, store, ("add", "mixed"), more);
     run(&["--out", "return=prod"]);
     let c = ok(&[
         "reconstruct",

@@ -120,7 +120,7 @@ pub fn mixed(
     // converted back.
     let mut joined = vec![false; m.input_values.len()];
     let mut masks = Vec::new();
-    for (k, (v, s)) in program.inputs.iter().zip(&m.sources).enumerate() {
+    for (k, v, s) in m.sliced_inputs() {
         let lane = input_lanes.get(s.value).copied().unwrap_or(1);
         if !m.is_lane_word(k, lane) {
             joined[s.value] = true;

@@ -129,13 +129,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         // already; every other input joins its value in the garbled sharing.
         let mut joined_values = vec![false; program.input_values.len()];
         let mut zero_extended = false;
-        for (k, (v, src)) in program
-            .program
-            .inputs
-            .iter()
-            .zip(&program.sources)
-            .enumerate()
-        {
+        for (k, v, src) in program.sliced_inputs() {
             let (kind, lane) = kinds.inputs[src.value];
             match v.kind {
                 Kind::Word(w) if kind == ShareKind::Add && program.is_lane_word(k, lane) => {
@@ -213,13 +207,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         }
         // Bits inputs take their slice; the other words come back by Y→A.
         let mut to_words = Vec::new();
-        for (k, (v, src)) in program
-            .program
-            .inputs
-            .iter()
-            .zip(&program.sources)
-            .enumerate()
-        {
+        for (k, v, src) in program.sliced_inputs() {
             if !matches!(self.values[k], Held::Pending) {
                 continue;
             }

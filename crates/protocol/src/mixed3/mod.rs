@@ -29,7 +29,7 @@ mod garbled;
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
-use twofold_circuit::{Kind, MixedProgram};
+use twofold_circuit::{Kind, MixedInput, MixedProgram};
 use twofold_crypto::{GarblingScheme, SchemeJob};
 
 use crate::error::ProtocolError;
@@ -122,6 +122,12 @@ impl SharedMixed {
             }
         }
         Ok(kinds)
+    }
+
+    /// The program's inputs, numbered, each with its slice.
+    pub fn sliced_inputs(&self) -> impl Iterator<Item = (usize, &MixedInput, &Slice)> {
+        let inputs = self.program.inputs.iter().zip(&self.sources);
+        inputs.enumerate().map(|(k, (v, s))| (k, v, s))
     }
 
     /// Whether program input `k` is the low bits of one lane of its input
