@@ -463,6 +463,6 @@ impl Check<'_> {
 }
 
 /// Calls `f` on the direct sub-expressions of `e`.
-fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
+pub(crate) fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
     for_children!(&e.kind, f, |init: &Init| init.for_each_expr(f));
 }

@@ -129,6 +129,20 @@ impl Word {
         Some(Word::Bits(Rc::new(bits), r))
     }
 
+    /// The value with a sum of words reduced to bits, once for all its
+    /// readers (see `lower::reads`); other values, and sums with secret
+    /// products (which a mixed compilation runs in arithmetic sharing),
+    /// as they are.
+    pub fn reduced_for_readers(&self, b: &mut Builder) -> Word {
+        match self {
+            Word::Sum(l) if sum::secret_products(&l.rows) == 0 => {
+                let (bits, r) = l.resolve(b);
+                Word::Bits(bits, r)
+            }
+            w => w.clone(),
+        }
+    }
+
     /// The secret bits a value holds: a word's, or the sum of its rows'
     /// (a measure of what adding them to another sum costs).
     pub fn held_bits(&self) -> usize {

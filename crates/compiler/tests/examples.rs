@@ -111,7 +111,7 @@ fn matmul16_mlps_psi_and_sha256() {
     check("mlp.c", Some(481_129), None, 6, None, false);
     check("mlp32.c", Some(805_197), None, 6, None, false);
     check("psi.c", Some(32_736), None, 6, None, false);
-    check("sha256.c", Some(54_985), None, 4, None, false);
+    check("sha256.c", Some(41_950), None, 4, None, false);
 }
 
 #[test]

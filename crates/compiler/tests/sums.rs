@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::agree_with_gcc_on;
+use common::{agree_with_gcc, agree_with_gcc_on};
 use rand::{Rng, SeedableRng};
 use twofold_compiler::{compile, CompileOptions};
 
@@ -113,4 +113,53 @@ fn the_lesser_of_two_sums_with_a_common_row_reduces_only_the_result() {
     let lesser_plus_one = and_gates("(a < b ? a : b) + 1");
     assert_eq!(lesser_of_sums, lesser_plus_one);
     assert_eq!(and_gates("del < ins"), and_gates("a < b"));
+}
+
+/// A program in which the sum `t` (four words) goes into two later sums,
+/// stored in a variable (`shared`) or written out in each (`inlined`).
+fn two_readers(shared: bool) -> String {
+    let t = if shared { "t" } else { "(a + b + p + q)" };
+    let decl = if shared {
+        "    uint32_t t = a + b + p + q;\n"
+    } else {
+        ""
+    };
+    format!(
+        "#include <stdint.h>\n\
+         typedef struct {{ uint32_t x, y; }} Out;\n\
+         Out mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)\n\
+         {{\n\
+         \x20   uint32_t a = INPUT_A, b = INPUT_B;\n\
+         \x20   uint32_t p = a ^ b;\n\
+         \x20   uint32_t q = a & b;\n\
+         {decl}\
+         \x20   Out o;\n\
+         \x20   o.x = (a | b) + {t};\n\
+         \x20   o.y = {t} - (a >> 3);\n\
+         \x20   return o;\n\
+         }}\n"
+    )
+}
+
+/// A sum stored in a variable that two later sums read is reduced once,
+/// where it is stored: each reader then adds one word, not its four (the
+/// inlined form reduces five words twice). Both agree with gcc.
+#[test]
+fn a_sum_that_two_sums_read_is_reduced_once_where_it_is_stored() {
+    let compiled = |shared| {
+        let src = two_readers(shared);
+        let p = compile(&src, "two_readers.c", &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        (src, p)
+    };
+    let (src, shared) = compiled(true);
+    let (_, inlined) = compiled(false);
+    let (s, i) = (shared.program.and_count(), inlined.program.and_count());
+    // Both: `a & b` and `a | b`, 32 AND gates each. Shared: t's two
+    // carry-save rows and carry chain, then one carry chain per reader;
+    // inlined (as reducing t at its second reader was): two sums of five
+    // words, or two rows of 32 bits more.
+    assert!(s <= 64 + 5 * 32, "shared: {s} AND gates");
+    assert!(i >= s + 2 * 32, "shared {s} AND gates, inlined {i}");
+    agree_with_gcc(&src, &[&shared], 40, 77, "two_readers");
 }

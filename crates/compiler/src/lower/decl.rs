@@ -101,6 +101,12 @@ impl<'p> Lower<'p> {
         }
         if let Some(init) = &d.init {
             self.initialize(obj, 0, &ty, init)?;
+            if self.reduce_at.contains(&d.loc) {
+                if let Slot::Val(w) = &self.objs[obj].slots[0] {
+                    let reduced = w.reduced_for_readers(&mut self.b);
+                    self.write_slot(obj, 0, Slot::Val(reduced));
+                }
+            }
         }
         Ok(())
     }

@@ -199,7 +199,12 @@ impl<'p> Lower<'p> {
                 }
             }
         };
-        let v = self.convert(v, &p.ty, loc)?;
+        let mut v = self.convert(v, &p.ty, loc)?;
+        if let (None, Val::Int(s, w)) = (op, &v) {
+            if self.reduce_at.contains(&loc) {
+                v = Val::Int(*s, w.reduced_for_readers(&mut self.b));
+            }
+        }
         self.write(&p, v.clone(), loc)?;
         Ok(v)
     }

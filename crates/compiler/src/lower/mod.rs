@@ -33,6 +33,7 @@ mod merges;
 mod operator;
 mod place;
 mod probe;
+mod reads;
 mod region;
 mod stmt;
 mod strength;
@@ -127,6 +128,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         recording: None,
         first_input: None,
         loops: BTreeMap::new(),
+        reduce_at: reads::reduce_at_store(prog),
     };
     l.run(prog)?;
     Ok(Lowered {
@@ -168,6 +170,8 @@ struct Lower<'p> {
     first_input: Option<Wire>,
     /// How each loop was lowered.
     loops: BTreeMap<Loc, LoopReport>,
+    /// Stores whose sums are reduced there (see [`reads`]).
+    reduce_at: HashSet<Loc>,
 }
 
 fn is_io(name: &str) -> bool {
