@@ -1,26 +1,51 @@
 //! What each computing party of the hybrid mode sees does not depend on
-//! the secret input: every byte a party receives (recorded by a relay on
-//! each connection) and its output shares have the same bit statistics for
-//! two different inputs, and differ from run to run. The same for a mixed
-//! program on the shares (issue 30): products, both conversions, a Boolean
-//! step, outputs of both forms.
+//! the secret input. For two different inputs, over many runs, these have
+//! the same bit statistics:
+//!
+//! * every byte a party receives (recorded by a relay on each connection);
+//! * every value it holds (`hybrid::held`): the words it decodes from
+//!   garbled outputs, its shares and replicated pairs (with their sums),
+//!   CP3's combinations of CP2's shares with its own, its output shares;
+//! * the output shares of every two parties combined: outputs leave as
+//!   fresh three-party sharings, so that a later run on them (where CP2
+//!   sends CP3 its shares) reveals nothing either.
+//!
+//! What a party receives and holds differs from run to run, and no share
+//! it holds, nor the sum of its replicated pair, is the value it shares
+//! more often than chance. The same for a mixed program on the shares
+//! (issue 30): products, both conversions, a Boolean step, outputs of
+//! both forms.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use twofold_circuit::mixed::eval::bits_word;
-use twofold_circuit::{Builder, Kind, MixedInput, MixedOutput, MixedProgram, Party, Program, Step};
+use twofold_circuit::mixed::eval::{bits_word, word_bits};
+use twofold_circuit::mixed::mask;
+use twofold_circuit::{
+    Builder, Kind, MixedInput, MixedOutput, MixedProgram, Party, Program, Step, ValueId,
+};
 use twofold_crypto::Prg;
 use twofold_net::{ChannelOptions, Listener};
-use twofold_protocol::hybrid::shares::{combine, split};
+use twofold_protocol::hybrid::held::{recording, Holding};
+use twofold_protocol::hybrid::shares::{combine, combine_two, split};
 use twofold_protocol::mixed3::{OutputBit, SharedMixed, Slice};
 use twofold_protocol::{run_hybrid, run_mixed3, HybridOptions, HybridPeers, Role, ShareKind};
 
 mod views;
 use views::{bit_frequencies, relay, worst_difference};
 
-/// Bytes received by each party over one run (CP1, CP2, CP3).
+/// One byte view per party (CP1, CP2, CP3).
 type Views = [Vec<u8>; 3];
+
+/// What one run showed each party (CP1, CP2, CP3).
+struct Seen {
+    /// The bytes it received.
+    received: Views,
+    /// What it held, in order.
+    held: [Vec<Holding>; 3],
+    /// Its share of each output value.
+    outputs: [Vec<Vec<bool>>; 3],
+}
 
 /// What the parties run: a Boolean program (XOR shares in and out) or a
 /// mixed one (additive shares in and out).
@@ -31,9 +56,8 @@ enum Work<'a> {
 }
 
 /// One run of `work` on the shares of the 8-bit `input`, every connection
-/// relayed; returns what each party received and each party's shares of
-/// the first output.
-fn observed_run(work: Work, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
+/// relayed, every party recording what it holds.
+fn observed_run(work: Work, input: &[bool]) -> Seen {
     let kind = match work {
         Work::Garbled(_) => ShareKind::Xor,
         Work::Mixed(_) => ShareKind::Add,
@@ -85,9 +109,11 @@ fn observed_run(work: Work, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
         ]
         .map(|(role, peers)| {
             let (opts, share) = (&opts, vec![shares[role.index()].clone()]);
-            s.spawn(move || match work {
-                Work::Garbled(p) => run_hybrid(role, &peers, p, &share, opts).unwrap(),
-                Work::Mixed(m) => run_mixed3(role, &peers, m, &share, opts).unwrap(),
+            s.spawn(move || {
+                recording(|| match work {
+                    Work::Garbled(p) => run_hybrid(role, &peers, p, &share, opts).unwrap(),
+                    Work::Mixed(m) => run_mixed3(role, &peers, m, &share, opts).unwrap(),
+                })
             })
         });
         handles.map(|h| h.join().unwrap())
@@ -96,12 +122,17 @@ fn observed_run(work: Work, input: &[bool]) -> (Views, [Vec<bool>; 3]) {
     std::thread::sleep(Duration::from_millis(50));
     let bytes = |log: &Arc<Mutex<Vec<u8>>>| log.lock().unwrap().clone();
     // Each party's view: what it received from its peers, in role order.
-    let views = [
+    let received = [
         [bytes(&cp1_cp2[0]), bytes(&cp1_cp3[0])].concat(),
         [bytes(&cp1_cp2[1]), bytes(&cp2_cp3[0])].concat(),
         [bytes(&cp1_cp3[1]), bytes(&cp2_cp3[1])].concat(),
     ];
-    (views, reports.map(|r| r.output_shares[0].clone()))
+    let [cp1, cp2, cp3] = reports;
+    Seen {
+        received,
+        held: [cp1.1, cp2.1, cp3.1],
+        outputs: [cp1.0, cp2.0, cp3.0].map(|r| r.output_shares),
+    }
 }
 
 /// `x > 5` on an 8-bit input, and `x + 1`.
@@ -165,103 +196,254 @@ fn mixed_program() -> SharedMixed {
     }
 }
 
-/// `q` of [`mixed_program`] in plaintext.
-fn mixed_q(u: u8) -> Vec<bool> {
-    let q = (u.wrapping_mul(u).wrapping_add(1)).wrapping_mul(u);
-    (0..8).map(|i| (q >> i) & 1 == 1).collect()
-}
-
-/// Fraction of runs in which each bit of the views is set, per party.
-fn frequencies(runs: &[Views]) -> [Vec<f64>; 3] {
-    [0, 1, 2].map(|p| bit_frequencies(runs.iter().map(|v| v[p].as_slice())))
-}
-
-/// The views of many runs of `work` on two inputs (all 0, all 1): each
-/// run's output shares (of `kind`) combine to `want` of the input, the
-/// views differ from run to run, and their bit statistics do not depend
-/// on the input.
-fn views_do_not_depend_on_the_input(
-    work: Work,
-    kind: ShareKind,
-    want: impl Fn(&[bool]) -> Vec<bool>,
-) {
-    let inputs = [vec![false; 8], vec![true; 8]];
-    let runs_per_input = 150;
-    let mut views: [Vec<Views>; 2] = Default::default();
-    for (k, input) in inputs.iter().enumerate() {
-        for _ in 0..runs_per_input {
-            let (seen, outputs) = observed_run(work, input);
-            assert_eq!(
-                combine(kind, 8, [&outputs[0], &outputs[1], &outputs[2]]),
-                want(input)
-            );
-            views[k].push(seen);
+/// The words of [`mixed_program`] in plaintext, by value: `u`, `p`, `o`
+/// (as Y→A makes it a word), `q`.
+fn mixed_words(u: u8) -> impl Fn(ValueId) -> u64 {
+    let p = u.wrapping_mul(u);
+    let o = p.wrapping_add(1);
+    let q = o.wrapping_mul(u);
+    move |v| {
+        match v {
+            0 => u,
+            1 => p,
+            4 => o,
+            5 => q,
+            _ => unreachable!("value {v} is bits"),
         }
-        // Views differ from run to run (fresh randomness)...
-        for (p, (first, second)) in views[k][0].iter().zip(&views[k][1]).enumerate() {
-            assert_ne!(first, second, "CP{} saw the same bytes twice", p + 1);
+        .into()
+    }
+}
+
+/// The outputs of [`mixed_program`] in plaintext: `q`, `o`.
+fn mixed_outputs(input: &[bool]) -> Vec<Vec<bool>> {
+    let words = mixed_words(bits_word(input) as u8);
+    vec![word_bits(words(5), 8), word_bits(words(4), 8)]
+}
+
+/// Bits packed into bytes, least significant first.
+fn packed(bits: &[bool]) -> Vec<u8> {
+    let byte = |c: &[bool]| c.iter().rev().fold(0u8, |acc, &b| acc << 1 | b as u8);
+    bits.chunks(8).map(byte).collect()
+}
+
+/// The bits of what a party held: each share, and of a replicated pair
+/// also the next share and their sum (what the party learns of the
+/// value); CP3's joined shares.
+fn held_bits(held: &[Holding]) -> Vec<bool> {
+    let mut bits = Vec::new();
+    for h in held {
+        match *h {
+            Holding::Word {
+                width, share, next, ..
+            } => {
+                bits.extend(word_bits(share, width));
+                if let Some(next) = next {
+                    bits.extend(word_bits(next, width));
+                    bits.extend(word_bits(share.wrapping_add(next), width));
+                }
+            }
+            Holding::Joined(ref joined) => bits.extend(joined),
         }
     }
-    // ... and their statistics are those of the other input's runs. With
-    // 150 runs a side, a bit's frequency differs by about 0.06 (one standard
-    // deviation) by chance; a bit that carries the input differs by 1.
+    bits
+}
+
+/// Each party's view of the values it held in a run: what it held, then
+/// its output shares.
+fn held_views(seen: &Seen) -> Views {
+    [0, 1, 2].map(|p| {
+        let mut bits = held_bits(&seen.held[p]);
+        bits.extend(seen.outputs[p].concat());
+        packed(&bits)
+    })
+}
+
+/// Per party, the output shares (of `kind`) of the other two combined:
+/// the output less that party's share.
+fn others_outputs(kind: ShareKind, seen: &Seen) -> Views {
+    [0, 1, 2].map(|p| {
+        let [a, b] = [(p + 1) % 3, (p + 2) % 3].map(|q| &seen.outputs[q]);
+        let bits: Vec<bool> = a
+            .iter()
+            .zip(b)
+            .flat_map(|(x, y)| combine_two(kind, 8, x, y))
+            .collect();
+        packed(&bits)
+    })
+}
+
+/// Fails unless each party's `views` (per run, per party: one list for
+/// each input) have every bit set about as often under both inputs. With
+/// 150 runs a side, a bit's frequency differs by about 0.06 (one standard
+/// deviation) by chance; a bit that carries the input differs by 1.
+fn same_statistics(what: &str, views: [Vec<Views>; 2]) {
+    let frequencies =
+        |runs: &[Views]| [0, 1, 2].map(|p| bit_frequencies(runs.iter().map(|v| v[p].as_slice())));
     let [a, b] = [frequencies(&views[0]), frequencies(&views[1])];
     for p in 0..3 {
-        assert!(!a[p].is_empty(), "CP{} received nothing", p + 1);
+        assert!(!a[p].is_empty(), "CP{}: no bit {what}", p + 1);
+        assert_eq!(
+            a[p].len(),
+            b[p].len(),
+            "CP{}: {what} differ in length",
+            p + 1
+        );
         let worst = worst_difference(&a[p], &b[p]);
         assert!(
             worst < 0.35,
-            "CP{}: a received bit depends on the input ({worst})",
+            "CP{}: a bit {what} depends on the input ({worst})",
             p + 1
         );
     }
 }
 
-/// Over many runs of `work` on one input, no party's share of the first
-/// output (`want`) is the output more often than chance allows.
-fn no_share_is_the_output(work: Work, want: &[bool]) {
-    let input = vec![true, false, true, false, false, false, false, false];
-    let mut equal = [0; 3];
-    let runs = 40;
-    for _ in 0..runs {
-        let (_, outputs) = observed_run(work, &input);
-        for p in 0..3 {
-            equal[p] += (outputs[p] == want) as usize;
+/// The runs of `work` on two inputs (all 0, all 1): each run's output
+/// shares (of `kind`) combine to `want` of the input, the bit statistics
+/// of what each party receives and holds do not depend on the input, nor
+/// do those of any two parties' output shares combined, and what each
+/// party receives and holds differs from run to run.
+fn views_do_not_depend_on_the_input(
+    work: Work,
+    kind: ShareKind,
+    want: impl Fn(&[bool]) -> Vec<Vec<bool>>,
+) {
+    let inputs = [vec![false; 8], vec![true; 8]];
+    let runs_per_input = 150;
+    let mut runs: [Vec<Seen>; 2] = Default::default();
+    for (k, input) in inputs.iter().enumerate() {
+        for _ in 0..runs_per_input {
+            let seen = observed_run(work, input);
+            for (j, want) in want(input).iter().enumerate() {
+                let [a, b, c] = &seen.outputs;
+                assert_eq!(&combine(kind, 8, [&a[j], &b[j], &c[j]]), want);
+            }
+            runs[k].push(seen);
         }
     }
-    // An 8-bit share equals the output by chance in 1 run of 256.
-    for (p, n) in equal.into_iter().enumerate() {
-        assert!(
-            n <= 2,
-            "CP{}'s share was the output in {n} of {runs} runs",
-            p + 1
-        );
+    let views = |f: &dyn Fn(&Seen) -> Views| runs.each_ref().map(|r| r.iter().map(f).collect());
+    same_statistics("received", views(&|s| s.received.clone()));
+    same_statistics("held", views(&held_views));
+    same_statistics(
+        "of the others' output shares combined",
+        views(&|s| others_outputs(kind, s)),
+    );
+    // Fresh randomness in every run.
+    for runs in &runs {
+        let (first, second) = (&runs[0], &runs[1]);
+        let (held, again) = (held_views(first), held_views(second));
+        for p in 0..3 {
+            assert_ne!(
+                first.received[p],
+                second.received[p],
+                "CP{} received the same bytes twice",
+                p + 1
+            );
+            assert_ne!(held[p], again[p], "CP{} held the same twice", p + 1);
+        }
+    }
+}
+
+/// Over many runs of `work` on one input, no party's share of an output
+/// (`want`) is the output, and no word share a party holds, nor the sum of
+/// a replicated pair, is the word (`words`: each word in plaintext by its
+/// value) more often than chance. Each word's shares, recorded in the same
+/// order by the three parties, sum to the word, and a pair's next share
+/// is the next party's.
+fn no_share_is_the_value(
+    work: Work,
+    input: &[bool],
+    want: &[Vec<bool>],
+    words: impl Fn(ValueId) -> u64,
+) {
+    let runs = 40;
+    // Per party: runs in which each output share, then each word held,
+    // was the value.
+    let mut equal: [Vec<usize>; 3] = Default::default();
+    for _ in 0..runs {
+        let seen = observed_run(work, input);
+        let held = seen.held.each_ref().map(|h| {
+            let words = h.iter().filter_map(|h| match *h {
+                Holding::Word {
+                    value,
+                    width,
+                    share,
+                    next,
+                } => Some((value, width, share, next)),
+                Holding::Joined(_) => None,
+            });
+            words.collect::<Vec<_>>()
+        });
+        for p in 0..3 {
+            let mut hits: Vec<bool> = seen.outputs[p]
+                .iter()
+                .zip(want)
+                .map(|(s, w)| s == w)
+                .collect();
+            for (r, &(value, width, share, next)) in held[p].iter().enumerate() {
+                let plain = words(value) & mask(width);
+                let shares = [0, 1, 2].map(|q| held[q][r]);
+                assert!(
+                    shares.iter().all(|s| s.0 == value),
+                    "CP{}: words out of order",
+                    p + 1
+                );
+                let sum = shares.iter().fold(0u64, |acc, s| acc.wrapping_add(s.2));
+                assert_eq!(
+                    sum & mask(width),
+                    plain,
+                    "value {value}: shares of another value"
+                );
+                if let Some(next) = next {
+                    assert_eq!(
+                        next,
+                        shares[(p + 1) % 3].2,
+                        "value {value}: not the next share"
+                    );
+                }
+                let pair = next.map(|n| share.wrapping_add(n) & mask(width));
+                hits.push(share == plain || pair == Some(plain));
+            }
+            equal[p].resize(hits.len(), 0);
+            for (n, hit) in equal[p].iter_mut().zip(hits) {
+                *n += hit as usize;
+            }
+        }
+    }
+    // An 8-bit share (or a pair's sum) is the value by chance in 1 run of
+    // 256 (128): over 40 runs, 6 is far out of reach, a leak is 40.
+    for (p, counts) in equal.iter().enumerate() {
+        for (k, &n) in counts.iter().enumerate() {
+            assert!(
+                n <= 5,
+                "CP{}: its share #{k} (outputs first) was the value in {n} of {runs} runs",
+                p + 1
+            );
+        }
     }
 }
 
 #[test]
 fn no_single_party_view_depends_on_the_input() {
     let program = program();
-    let want = |x: &[bool]| program.eval(&[x.to_vec()]).unwrap().remove(0);
+    let want = |x: &[bool]| program.eval(&[x.to_vec()]).unwrap();
     views_do_not_depend_on_the_input(Work::Garbled(&program), ShareKind::Xor, want);
 }
 
 #[test]
 fn no_single_party_view_of_a_mixed_program_depends_on_the_input() {
     let m = mixed_program();
-    let want = |x: &[bool]| mixed_q(bits_word(x) as u8);
-    views_do_not_depend_on_the_input(Work::Mixed(&m), ShareKind::Add, want);
+    views_do_not_depend_on_the_input(Work::Mixed(&m), ShareKind::Add, mixed_outputs);
 }
 
 #[test]
-fn no_output_share_is_the_output() {
+fn no_share_is_the_value_it_shares() {
+    let input = word_bits(5, 8);
     let program = program();
-    let input = vec![true, false, true, false, false, false, false, false];
-    let want = program
-        .eval(std::slice::from_ref(&input))
-        .unwrap()
-        .remove(0);
-    no_share_is_the_output(Work::Garbled(&program), &want);
+    let want = program.eval(std::slice::from_ref(&input)).unwrap();
+    let no_words = |v| unreachable!("the hybrid mode holds no word ({v})");
+    no_share_is_the_value(Work::Garbled(&program), &input, &want, no_words);
     let m = mixed_program();
-    no_share_is_the_output(Work::Mixed(&m), &mixed_q(bits_word(&input) as u8));
+    let want = mixed_outputs(&input);
+    let words = mixed_words(5);
+    no_share_is_the_value(Work::Mixed(&m), &input, &want, words);
 }

@@ -26,6 +26,7 @@
 
 pub(crate) mod choice;
 pub(crate) mod circuits;
+pub mod held;
 pub(crate) mod meet;
 mod roles;
 pub mod shares;

@@ -12,6 +12,7 @@ use twofold_crypto::{Block, Delta, GarblingScheme, Prg, SchemeJob};
 use twofold_net::Channel;
 
 use super::choice;
+use super::held::{self, Holding};
 use super::meet::{Links, Meeting};
 use super::shares::combine_two;
 use super::wrap::{Source, Wrap};
@@ -222,6 +223,7 @@ impl Run<'_> {
             combined.extend(combine_two(kind, lane, &theirs[at..at + width], mine));
             at += width;
         }
+        held::hold(|| Holding::Joined(combined.clone()));
         let masks = self.masks(&mut Prg::try_from_os()?);
         self.clock.lap(HybridPhase::Input);
         let mut pads = choice::Pads::recv(&mut links.to(Role::Cp1)[0])?;

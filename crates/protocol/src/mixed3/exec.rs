@@ -13,6 +13,7 @@ use super::garbled::Garbled;
 use super::{OutputBit, SharedMixed};
 use crate::error::ProtocolError;
 use crate::hybrid::circuits::{join_circuit, mask_circuit, JoinPart, MaskPart, Src};
+use crate::hybrid::held::{self, Holding};
 use crate::hybrid::meet::Links;
 use crate::hybrid::shares::combine_two;
 use crate::hybrid::HybridPhase;
@@ -118,6 +119,20 @@ impl<'a, G: Garbled> Exec<'a, G> {
         self.plan.kinds[v as usize].bits()
     }
 
+    /// Sets what this party holds of `v`; a word's share (and pair) is
+    /// recorded if this thread records (`hybrid::held`).
+    fn hold(&mut self, v: ValueId, what: Held<G::Label>) {
+        if let Held::Word { share, next } = what {
+            held::hold(|| Holding::Word {
+                value: v,
+                width: self.width(v),
+                share,
+                next,
+            });
+        }
+        self.values[v as usize] = what;
+    }
+
     /// The program's inputs from this party's shares of the input values.
     pub fn inputs(&mut self, shares: &[Vec<bool>], kinds: &Sharings) -> Result<(), ProtocolError> {
         self.timed(HybridPhase::Input, |e| e.inputs_from(shares, kinds))
@@ -135,7 +150,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 Kind::Word(w) if kind == ShareKind::Add && program.is_lane_word(k, lane) => {
                     let at = src.offset as usize;
                     let share = bits_word(&shares[src.value][at..at + w as usize]);
-                    self.values[k] = Held::Word { share, next: None };
+                    self.hold(k as ValueId, Held::Word { share, next: None });
                 }
                 kind => {
                     joined_values[src.value] = true;
@@ -169,6 +184,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
                     combined.extend(combine_two(kind, lane, &theirs[at..at + width], &shares[v]));
                     at += width;
                 }
+                held::hold(|| Holding::Joined(combined.clone()));
                 combined
             }
             Role::Cp1 => Vec::new(),
@@ -224,7 +240,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
             let mut bits = slice.to_vec();
             bits.resize(v.kind.bits() as usize, fill);
             match v.kind {
-                Kind::Bits(_) => self.values[k] = Held::Bits(bits),
+                Kind::Bits(_) => self.hold(k as ValueId, Held::Bits(bits)),
                 Kind::Word(w) => to_words.push((k as ValueId, MaskPart::word(w, bits))),
             }
         }
@@ -240,10 +256,8 @@ impl<'a, G: Garbled> Exec<'a, G> {
         let (ids, parts): (Vec<ValueId>, Vec<MaskPart<G::Label>>) = words.into_iter().unzip();
         let shares = self.masked_shares(&parts, false)?;
         for (v, share) in ids.into_iter().zip(shares) {
-            self.values[v as usize] = Held::Word {
-                share: bits_word(&share),
-                next: None,
-            };
+            let share = bits_word(&share);
+            self.hold(v, Held::Word { share, next: None });
         }
         Ok(())
     }
@@ -367,10 +381,8 @@ impl<'a, G: Garbled> Exec<'a, G> {
             }
             let theirs = pass_back(self.role, self.links, &words)?;
             for ((&v, (share, _)), next) in replicate.iter().zip(words).zip(theirs) {
-                self.values[v as usize] = Held::Word {
-                    share,
-                    next: Some(next),
-                };
+                let next = Some(next);
+                self.hold(v, Held::Word { share, next });
             }
         }
         for i in products {
@@ -395,7 +407,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
             let words: Vec<ValueId> = to_yao.iter().map(|&(_, x)| x).collect();
             let labels = self.words_to_yao(&words)?;
             for ((v, _), l) in to_yao.into_iter().zip(labels) {
-                self.values[v as usize] = Held::Bits(l);
+                self.hold(v, Held::Bits(l));
             }
         }
         let mut to_arith = Vec::new();
@@ -419,7 +431,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
             let w = self.width(v);
             let share = self.word(v).0.wrapping_add(self.zeros.zero(w)) & mask(w);
             // The pair is stale once the share is rerandomized.
-            self.values[v as usize] = Held::Word { share, next: None };
+            self.hold(v, Held::Word { share, next: None });
             fresh.push((share, w));
         }
         let (cp1_bits, cp3_bits) = match self.role {
@@ -439,7 +451,9 @@ impl<'a, G: Garbled> Exec<'a, G> {
                     sums.push((share.wrapping_add(theirs) & mask(w), w));
                     at += w as usize;
                 }
-                (Vec::new(), words_bits(&sums))
+                let sums = words_bits(&sums);
+                held::hold(|| Holding::Joined(sums.clone()));
+                (Vec::new(), sums)
             }
         };
         let parts: Vec<JoinPart> = fresh
@@ -502,7 +516,8 @@ impl<'a, G: Garbled> Exec<'a, G> {
                     .program(self.links, prog, &inputs, self.threads)?;
                 let mut out = out.into_iter();
                 for (k, o) in prog.main.outputs.iter().enumerate() {
-                    self.values[v + k] = Held::Bits(out.by_ref().take(o.wires.len()).collect());
+                    let labels = out.by_ref().take(o.wires.len()).collect();
+                    self.hold((v + k) as ValueId, Held::Bits(labels));
                 }
                 return Ok(());
             }
@@ -510,7 +525,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 unreachable!("planned: conversions send")
             }
         };
-        self.values[v] = held;
+        self.hold(v as ValueId, held);
         Ok(())
     }
 
@@ -571,7 +586,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         if !words.is_empty() {
             let labels = self.words_to_yao(&words)?;
             for (&v, l) in words.iter().zip(labels) {
-                self.values[v as usize] = Held::Bits(l);
+                self.hold(v, Held::Bits(l));
             }
         }
         let mut shares: Vec<Vec<bool>> = vec![Vec::new(); direct.len()];
