@@ -200,7 +200,7 @@ impl<'p> Lower<'p> {
             }
         };
         let mut v = self.convert(v, &p.ty, loc)?;
-        if let (None, Val::Int(s, w)) = (op, &v) {
+        if let Val::Int(s, w) = &v {
             if self.reduce_at.contains(&loc) {
                 v = Val::Int(*s, w.reduced_for_readers(&mut self.b));
             }

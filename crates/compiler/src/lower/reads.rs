@@ -6,8 +6,8 @@
 //! reduced once where it is stored, each adds one row instead.
 //!
 //! This pass finds those stores before lowering, from the program text:
-//! a declaration or plain assignment of a variable that the statements
-//! after it in its block (up to its next plain assignment) name at least
+//! a declaration or assignment (`=`, `+=`, ...) of a variable that the statements
+//! after it in its block (up to its next assignment) name at least
 //! twice as an operand of `+` or `-` (or as the right side of `+=`, `-=`);
 //! a read inside a loop counts twice. It decides only where a sum is
 //! reduced, never what the program computes.
@@ -67,23 +67,34 @@ fn visit_stmt(s: &Stmt, sites: &mut HashSet<Loc>) {
 
 /// The variable a statement stores a value into as a whole, with the
 /// location of the store: a declaration of one variable with an
-/// expression initializer, or an expression statement `x = e`.
+/// expression initializer, or an expression statement `x = e` (or
+/// `x += e` and the like).
 fn store_of(s: &Stmt) -> Option<(&str, Loc)> {
     match &s.kind {
         StmtKind::Decl(decls) => match decls.as_slice() {
             [d] if matches!(d.init, Some(Init::Expr(_))) => Some((&d.name, d.loc)),
             _ => None,
         },
-        StmtKind::Expr(e) => plain_assignment(e).map(|(name, _)| (name, e.loc)),
+        StmtKind::Expr(e) => match &e.kind {
+            ExprKind::Assign(_, target, _) => match &target.kind {
+                ExprKind::Ident(name) => Some((name, e.loc)),
+                _ => None,
+            },
+            _ => None,
+        },
         _ => None,
     }
 }
 
-/// `x = rhs` for a variable `x`: its name and `rhs`.
-fn plain_assignment(e: &Expr) -> Option<(&str, &Expr)> {
+/// The operator and right side of `s` if it is an expression statement
+/// assigning variable `name` (`name = rhs`, `name += rhs`, ...).
+fn assignment_to<'s>(name: &str, s: &'s Stmt) -> Option<(Option<BinOp>, &'s Expr)> {
+    let StmtKind::Expr(e) = &s.kind else {
+        return None;
+    };
     match &e.kind {
-        ExprKind::Assign(None, target, rhs) => match &target.kind {
-            ExprKind::Ident(name) => Some((name, rhs)),
+        ExprKind::Assign(op, target, rhs) => match &target.kind {
+            ExprKind::Ident(n) if n == name => Some((*op, rhs)),
             _ => None,
         },
         _ => None,
@@ -91,7 +102,8 @@ fn plain_assignment(e: &Expr) -> Option<(&str, &Expr)> {
 }
 
 /// How often (up to [`READS`]) `stmts` add or subtract variable `name`
-/// before storing it anew.
+/// before assigning it anew (a compound assignment `name += e` adds it
+/// once).
 fn additive_reads(name: &str, stmts: &[Stmt]) -> u32 {
     let mut count = 0;
     for s in stmts {
@@ -101,12 +113,10 @@ fn additive_reads(name: &str, stmts: &[Stmt]) -> u32 {
                 break;
             }
         }
-        let rewritten = match &s.kind {
-            StmtKind::Expr(e) => plain_assignment(e).filter(|(n, _)| *n == name),
-            _ => None,
-        };
-        if let Some((_, rhs)) = rewritten {
-            count += in_expr(name, rhs, 1);
+        if let Some((op, rhs)) = assignment_to(name, s) {
+            // The last value read: `x += e` adds it once, `x = e` not.
+            let adds_old = matches!(op, Some(BinOp::Add | BinOp::Sub));
+            count += adds_old as u32 + in_expr(name, rhs, 1);
             break;
         }
         count += in_stmt(name, s, 1);
