@@ -1,7 +1,8 @@
 //! Fuzzing twofold's readers of untrusted input on stable Rust.
 //!
 //! [`targets`] has one target per reader (Bristol text, binary programs, C
-//! source, `-i` values). [`Fuzzer`] is a small mutation-based driver: it
+//! source, `-i` values, share stores, key files, mixed programs, and what a
+//! peer sends: hellos, [`peer`] messages, [`packed`] words). [`Fuzzer`] is a small mutation-based driver: it
 //! starts from the target's corpus (the files under `corpus/<target>/`,
 //! among them `regressions/`, every input that once crashed a target),
 //! stacks random edits ([`mutate`]) on its entries, runs the target under
@@ -14,6 +15,7 @@
 //! crash, and files every crashing input under `regressions/`.
 
 pub mod mutate;
+pub mod packed;
 pub mod peer;
 pub mod targets;
 
@@ -60,10 +62,14 @@ pub fn read_corpus(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// The file name an input is kept under: `crash-` and a hash of its bytes
 /// (FNV-1a, 64 bits), so the same crash is kept once.
 pub fn crash_name(data: &[u8]) -> String {
-    let hash = data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+    format!("crash-{:016x}", fnv1a(data))
+}
+
+/// The FNV-1a hash (64 bits) of `data`.
+pub(crate) fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    format!("crash-{hash:016x}")
+    })
 }
 
 /// What a run of the fuzzer did.

@@ -45,9 +45,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("--worker") => worker(&args[1..]),
         Some(_) => supervise(&args),
-        None => Err(
-            "usage: fuzz TARGET|all [EXECS] [SEED]  (targets: bristol, binary, c, value)".into(),
-        ),
+        None => Err(format!(
+            "usage: fuzz TARGET|all [EXECS] [SEED]  (targets: {})",
+            Target::ALL.map(Target::name).join(", ")
+        )),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,10 @@
 //! The `peer` target: what a party decodes from its peer after the hello.
 //! The fuzz input plays the peer: its first byte picks an exchange, the rest
 //! is the run of frames the peer sends (each a 4-byte little-endian length,
-//! then that many bytes; a length past the end takes what is left). This
-//! party's own messages go nowhere.
+//! then that many bytes). Receiving a frame fails as on a connection if its
+//! length is over the maximum (refused from the header, before anything is
+//! allocated) or if the input ends within it (the peer hung up mid-frame).
+//! This party's own messages go nowhere.
 //!
 //! The exchanges: base OT as sender and as receiver, OT extension as sender
 //! and as receiver (base OTs, then one batch), labels and bits, and garbled
@@ -93,10 +95,7 @@ fn theirs(which: u8, chan: &mut impl Transport) -> Result<(), String> {
 pub fn peer_seeds() -> Vec<Vec<u8>> {
     let seed = |which: u8, frames: Vec<Vec<u8>>| {
         let mut data = vec![which];
-        for frame in frames {
-            data.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-            data.extend_from_slice(&frame);
-        }
+        data.extend(script(frames));
         data
     };
     let mut seeds: Vec<Vec<u8>> = (0..5).map(|which| seed(which, recorded(which))).collect();
@@ -199,24 +198,63 @@ where
     program().run(&mut evaluator, &inputs).is_ok() && evaluator.unused_tables().is_empty()
 }
 
+/// The script of a peer sending `frames`: each as a 4-byte little-endian
+/// length and its bytes.
+pub(crate) fn script<F: AsRef<[u8]>>(frames: impl IntoIterator<Item = F>) -> Vec<u8> {
+    let mut data = Vec::new();
+    for frame in frames {
+        let frame = frame.as_ref();
+        data.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        data.extend_from_slice(frame);
+    }
+    data
+}
+
 /// The peer as a script: the frames it sends, in order; it accepts and
 /// forgets whatever this party sends.
-struct ScriptedPeer {
-    incoming: VecDeque<Vec<u8>>,
+pub(crate) struct ScriptedPeer {
+    incoming: VecDeque<Frame>,
     sent: u64,
     received: u64,
 }
 
+/// One frame of a script.
+struct Frame {
+    /// The length its header gives (`None`: the script ends within the
+    /// header).
+    header: Option<usize>,
+    /// Its bytes (fewer than the header gives if the script ends first).
+    bytes: Vec<u8>,
+}
+
+impl Frame {
+    /// The frame's bytes, or the error a connection gives receiving it.
+    fn arrive(&self) -> twofold_net::Result<&[u8]> {
+        match self.header {
+            Some(len) if len > MAX_FRAME => Err(NetError::FrameTooLarge {
+                len: len as u64,
+                max: MAX_FRAME,
+            }),
+            Some(len) if len == self.bytes.len() => Ok(&self.bytes),
+            _ => Err(NetError::Disconnected),
+        }
+    }
+}
+
 impl ScriptedPeer {
-    fn new(mut data: &[u8]) -> ScriptedPeer {
+    /// The peer sending the frames of `data` (see the module's doc).
+    pub(crate) fn new(mut data: &[u8]) -> ScriptedPeer {
         let mut incoming = VecDeque::new();
         while !data.is_empty() {
-            let (len, rest) = match data.split_first_chunk::<4>() {
-                Some((len, rest)) => (u32::from_le_bytes(*len) as usize, rest),
-                None => (data.len(), data),
+            let (header, rest) = match data.split_first_chunk::<4>() {
+                Some((len, rest)) => (Some(u32::from_le_bytes(*len) as usize), rest),
+                None => (None, data),
             };
-            let (frame, rest) = rest.split_at(len.min(rest.len()));
-            incoming.push_back(frame.to_vec());
+            let (bytes, rest) = rest.split_at(header.unwrap_or(usize::MAX).min(rest.len()));
+            incoming.push_back(Frame {
+                header,
+                bytes: bytes.to_vec(),
+            });
             data = rest;
         }
         ScriptedPeer {
@@ -226,21 +264,31 @@ impl ScriptedPeer {
         }
     }
 
-    /// Every frame not read yet, concatenated.
+    /// The frames this party can receive, in order: those before the first
+    /// whose receiving fails.
+    pub(crate) fn frames(&self) -> impl Iterator<Item = &[u8]> {
+        self.incoming.iter().map_while(|f| f.arrive().ok())
+    }
+
+    /// Whether every frame was read.
+    pub(crate) fn done(&self) -> bool {
+        self.incoming.is_empty()
+    }
+
+    /// The bytes of every frame not read yet, concatenated.
     fn rest(&self) -> Vec<u8> {
-        self.incoming.iter().flatten().copied().collect()
+        self.incoming
+            .iter()
+            .flat_map(|f| &f.bytes)
+            .copied()
+            .collect()
     }
 
     fn next(&mut self) -> twofold_net::Result<Vec<u8>> {
         let frame = self.incoming.pop_front().ok_or(NetError::Disconnected)?;
-        if frame.len() > MAX_FRAME {
-            return Err(NetError::FrameTooLarge {
-                len: frame.len() as u64,
-                max: MAX_FRAME,
-            });
-        }
-        self.received += frame.len() as u64;
-        Ok(frame)
+        frame.arrive()?;
+        self.received += frame.bytes.len() as u64;
+        Ok(frame.bytes)
     }
 }
 

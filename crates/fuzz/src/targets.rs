@@ -52,11 +52,15 @@ pub enum Target {
     /// The mixed program format (`mixed::format::read_mixed`), then the
     /// hash, the two-party plan and cost estimate, and evaluation.
     Mixed,
+    /// Packed words of arithmetic shares from a peer
+    /// (`arith::packed::recv`), and packed words round-tripped
+    /// ([`crate::packed`]).
+    Packed,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 9] = [
+    pub const ALL: [Target; 10] = [
         Target::Bristol,
         Target::Binary,
         Target::C,
@@ -66,6 +70,7 @@ impl Target {
         Target::Peer,
         Target::Keys,
         Target::Mixed,
+        Target::Packed,
     ];
 
     /// The target's name (as the `fuzz` binary and the corpus folders spell
@@ -81,6 +86,7 @@ impl Target {
             Target::Peer => "peer",
             Target::Keys => "keys",
             Target::Mixed => "mixed",
+            Target::Packed => "packed",
         }
     }
 
@@ -101,6 +107,7 @@ impl Target {
             Target::Peer => crate::peer::peer(data),
             Target::Keys => keys(data),
             Target::Mixed => mixed(data),
+            Target::Packed => crate::packed::packed(data),
         }
     }
 
@@ -126,6 +133,7 @@ impl Target {
             Target::Peer => return crate::peer::peer_seeds(),
             Target::Keys => return keys_seeds(),
             Target::Mixed => return mixed_seeds(),
+            Target::Packed => return crate::packed::packed_seeds(),
         }
         (0..8u64)
             .map(|seed| {

@@ -107,3 +107,8 @@ fn key_files() {
 fn mixed_loader() {
     fuzz(Target::Mixed, 20_000);
 }
+
+#[test]
+fn packed_words() {
+    fuzz(Target::Packed, 50_000);
+}

@@ -16,6 +16,8 @@
 //!   session's garbling engines.
 //! * [`cost`]: the bytes and messages of each operation, as formulas for
 //!   a cost model.
+//! * [`packed`]: words of any bit length packed tight into a message, and
+//!   the checked reader of a peer's (public for the `packed` fuzz target).
 //!
 //! Party A is the garbler of conversions; every product is symmetric in
 //! the parties. `docs/arith.md` gives the protocols, their costs and the
@@ -23,7 +25,7 @@
 
 mod convert;
 pub mod cost;
-pub(crate) mod packed;
+pub mod packed;
 mod party;
 pub mod ring;
 mod vole;

@@ -2,7 +2,9 @@
 //! not a byte multiple, so an `(ℓ − i)`-bit correction word of a product
 //! costs exactly `ℓ − i` bits. Both parties know how many bits a message
 //! holds before it arrives, so messages carry no lengths; they go as
-//! frames of at most [`PACKED_FRAME`] bytes.
+//! frames of at most [`PACKED_FRAME`] bytes. A received message must be
+//! exactly that long, its padding bits zero, so that every message has one
+//! encoding (the `packed` fuzz target checks this with a peer's bytes).
 
 use twofold_net::{NetError, Transport};
 
@@ -14,7 +16,7 @@ pub const PACKED_FRAME: usize = 1 << 20;
 
 /// Packs words of given bit lengths, least significant bit first.
 #[derive(Default)]
-pub(crate) struct BitWriter {
+pub struct BitWriter {
     bytes: Vec<u8>,
     acc: u128,
     held: u32,
@@ -50,7 +52,7 @@ impl BitWriter {
 }
 
 /// Reads words back from a [`BitWriter`]'s bytes.
-pub(crate) struct BitReader {
+pub struct BitReader {
     bytes: Vec<u8>,
     at: usize,
     acc: u128,
@@ -87,7 +89,7 @@ impl BitReader {
 
 /// Sends packed `bytes` as frames of at most [`PACKED_FRAME`] bytes (none
 /// for an empty message), without flushing.
-pub(crate) fn send(chan: &mut impl Transport, bytes: &[u8]) -> Result<(), ProtocolError> {
+pub fn send(chan: &mut impl Transport, bytes: &[u8]) -> Result<(), ProtocolError> {
     for frame in bytes.chunks(PACKED_FRAME) {
         chan.send_frame(frame)?;
     }
@@ -95,8 +97,9 @@ pub(crate) fn send(chan: &mut impl Transport, bytes: &[u8]) -> Result<(), Protoc
 }
 
 /// Receives a packed message of exactly `bits` bits, sent by [`send`];
-/// `what` names it in the error for a frame of the wrong length.
-pub(crate) fn recv(
+/// `what` names it in the error for a frame of the wrong length or for
+/// padding bits (those after the `bits` in the last byte) that are not zero.
+pub fn recv(
     chan: &mut impl Transport,
     bits: usize,
     what: &str,
@@ -109,6 +112,12 @@ pub(crate) fn recv(
             )),
             other => other.into(),
         })?;
+    }
+    let used = bits % 8;
+    if used > 0 && bytes[bytes.len() - 1] >> used != 0 {
+        return Err(ProtocolError::Malformed(format!(
+            "padding bits set after the {bits} bits of {what}"
+        )));
     }
     Ok(BitReader::new(bytes))
 }
@@ -141,6 +150,75 @@ pub(crate) fn recv_words(
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+    use twofold_net::{ChannelOptions, MemoryTransport, HEADER_LEN};
+
+    /// Sends `frames` from one end of an in-memory pair and receives a
+    /// message of `bits` bits at the other.
+    fn received(frames: &[&[u8]], bits: usize) -> Result<BitReader, ProtocolError> {
+        let (mut peer, mut me) = MemoryTransport::pair(ChannelOptions::default()).unwrap();
+        for frame in frames {
+            peer.send_frame(frame).unwrap();
+        }
+        peer.flush().unwrap();
+        recv(&mut me, bits, "the words")
+    }
+
+    fn malformed(result: Result<BitReader, ProtocolError>) -> String {
+        match result {
+            Err(ProtocolError::Malformed(message)) => message,
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("accepted"),
+        }
+    }
+
+    #[test]
+    fn set_padding_bits_are_refused() {
+        for bits in [1, 3, 7, 9, 63] {
+            let mut w = BitWriter::with_bits(bits);
+            w.push(u64::MAX, bits as u32);
+            let mut bytes = w.finish();
+            assert_eq!(
+                received(&[&bytes], bits).unwrap().take(bits as u32),
+                mask(bits as u32)
+            );
+            *bytes.last_mut().unwrap() |= 0x80;
+            let message = malformed(received(&[&bytes], bits));
+            assert!(message.contains("padding bits"), "{message}");
+        }
+    }
+
+    #[test]
+    fn frames_short_or_long_are_refused() {
+        let message = malformed(received(&[&[1, 2]], 17));
+        assert!(
+            message.contains("2 bytes of the words, expected 3"),
+            "{message}"
+        );
+        malformed(received(&[&[1, 2, 3, 4]], 17));
+        // Nothing arrives for an empty message; a frame is left unread.
+        assert!(received(&[&[]], 0).is_ok());
+    }
+
+    #[test]
+    fn a_message_longer_than_a_frame_goes_in_frames() {
+        let n = 8 * PACKED_FRAME / 13 + 1;
+        let bits = 13 * n;
+        let mut w = BitWriter::with_bits(bits);
+        for k in 0..n {
+            w.push(k as u64 ^ 0x1a5a, 13);
+        }
+        let bytes = w.finish();
+        let (mut peer, mut me) = MemoryTransport::pair(ChannelOptions::default()).unwrap();
+        send(&mut peer, &bytes).unwrap();
+        peer.flush().unwrap();
+        let mut r = recv(&mut me, bits, "the words").unwrap();
+        assert_eq!(me.bytes_received(), (bytes.len() + 2 * HEADER_LEN) as u64);
+        for k in 0..n {
+            assert_eq!(r.take(13), (k as u64 ^ 0x1a5a) & mask(13));
+        }
+        let (first, last) = bytes.split_at(PACKED_FRAME);
+        malformed(received(&[first, &last[1..]], bits));
+    }
 
     #[test]
     fn words_of_any_length_pack_tight_and_read_back() {
