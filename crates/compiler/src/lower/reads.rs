@@ -21,7 +21,7 @@ use crate::loops::children;
 /// Additive reads that make reducing a sum where it is stored pay.
 const READS: u32 = 2;
 
-/// The locations of the stores (a declarator's, or a plain assignment's
+/// The locations of the stores (a declarator's, or an assignment's
 /// operator) whose sums later sums read at least twice.
 pub(super) fn reduce_at_store(prog: &Program) -> HashSet<Loc> {
     let mut sites = HashSet::default();
@@ -75,26 +75,19 @@ fn store_of(s: &Stmt) -> Option<(&str, Loc)> {
             [d] if matches!(d.init, Some(Init::Expr(_))) => Some((&d.name, d.loc)),
             _ => None,
         },
-        StmtKind::Expr(e) => match &e.kind {
-            ExprKind::Assign(_, target, _) => match &target.kind {
-                ExprKind::Ident(name) => Some((name, e.loc)),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
+        _ => assignment(s).map(|(name, _, _, loc)| (name, loc)),
     }
 }
 
-/// The operator and right side of `s` if it is an expression statement
-/// assigning variable `name` (`name = rhs`, `name += rhs`, ...).
-fn assignment_to<'s>(name: &str, s: &'s Stmt) -> Option<(Option<BinOp>, &'s Expr)> {
+/// The variable, operator, right side and location of `s` if it is an
+/// expression statement assigning a variable (`x = rhs`, `x += rhs`, ...).
+fn assignment(s: &Stmt) -> Option<(&str, Option<BinOp>, &Expr, Loc)> {
     let StmtKind::Expr(e) = &s.kind else {
         return None;
     };
     match &e.kind {
         ExprKind::Assign(op, target, rhs) => match &target.kind {
-            ExprKind::Ident(n) if n == name => Some((*op, rhs)),
+            ExprKind::Ident(name) => Some((name, *op, rhs, e.loc)),
             _ => None,
         },
         _ => None,
@@ -113,7 +106,7 @@ fn additive_reads(name: &str, stmts: &[Stmt]) -> u32 {
                 break;
             }
         }
-        if let Some((op, rhs)) = assignment_to(name, s) {
+        if let Some((_, op, rhs, _)) = assignment(s).filter(|(n, ..)| *n == name) {
             // The last value read: `x += e` adds it once, `x = e` not.
             let adds_old = matches!(op, Some(BinOp::Add | BinOp::Sub));
             count += adds_old as u32 + in_expr(name, rhs, 1);
