@@ -120,6 +120,26 @@ fn nested_conditionals_up_to_the_limit_compile_quickly() {
     assert!(start.elapsed() < Duration::from_secs(20));
 }
 
+/// A block of 40,000 statements, each a sum stored and read once: the pass
+/// that looks for sums read twice (`lower/reads.rs`) looks a bounded
+/// number of statements ahead, so this compiles in about a second (it took
+/// 113 s when each store looked at the whole rest of the block).
+#[test]
+fn a_long_block_of_stores_compiles_quickly() {
+    let mut body = String::from("    uint32_t x = INPUT_A;\n");
+    for k in 0..20_000 {
+        body.push_str(&format!(
+            "    uint32_t t{k} = INPUT_B + {k};\n    x = x ^ t{k};\n"
+        ));
+    }
+    let src = format!(
+        "#include <stdint.h>\nuint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)\n{{\n{body}    return x;\n}}\n"
+    );
+    let start = std::time::Instant::now();
+    compile(&src, "long.c", &CompileOptions::default()).expect("compiles");
+    assert!(start.elapsed() < Duration::from_secs(20));
+}
+
 #[test]
 fn doubling_macros_stop_at_the_token_limit() {
     let mut src = String::from("#define A0 x x\n");
