@@ -67,6 +67,12 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default size of the read buffer and of the write buffer: 256 KiB each.
 pub const DEFAULT_BUFFER_SIZE: usize = 256 << 10;
 
+/// The longest pause between attempts to connect to a peer that does not
+/// listen yet: parties started together wait for each other's compiling,
+/// and a pause doubling to 100 ms (as before) overshot the peer's start by
+/// up to that much, a third of a three-party session on a LAN.
+pub const MAX_CONNECT_PAUSE: Duration = Duration::from_millis(4);
+
 /// Errors of the network layer. Each message includes its cause, and no
 /// error exposes it again as [`source`](std::error::Error::source), so a
 /// printed chain names every cause once.
@@ -281,8 +287,9 @@ impl Channel {
         })
     }
 
-    /// Connects to `addr`, retrying (the peer may not listen yet) until
-    /// `deadline` has passed since the call.
+    /// Connects to `addr`, retrying (the peer may not listen yet, every
+    /// [`MAX_CONNECT_PAUSE`] at most) until `deadline` has passed since the
+    /// call.
     pub fn connect<A: ToSocketAddrs + fmt::Display>(
         addr: A,
         deadline: Duration,
@@ -290,7 +297,7 @@ impl Channel {
     ) -> Result<Channel> {
         opts.validate()?;
         let start = Instant::now();
-        let mut pause = Duration::from_millis(5);
+        let mut pause = Duration::from_millis(1);
         loop {
             let remaining = deadline.saturating_sub(start.elapsed());
             let err = match try_connect(&addr, remaining) {
@@ -306,7 +313,7 @@ impl Channel {
                 });
             }
             thread::sleep(pause.min(remaining));
-            pause = (pause * 2).min(Duration::from_millis(100));
+            pause = (pause * 2).min(MAX_CONNECT_PAUSE);
         }
     }
 
