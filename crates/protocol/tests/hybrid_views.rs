@@ -150,74 +150,83 @@ fn program() -> Program {
 }
 
 /// On an 8-bit `u` shared additively: `p = u·u`, `o = A→Y(p) + 1` (a
-/// Boolean step), `q = Y→A(o)·u`; outputs `q` (a word: its shares plus a
-/// zero sharing) and `o` (masked in the garbled sharing).
+/// Boolean step), `q = Y→A(o)·u`, and `s = v·v` for `v`, `u`'s lane
+/// sign-extended to 16 bits (its wrap count injected); outputs `q` (a
+/// word: its shares plus a zero sharing), `o` and `s` (masked in the
+/// garbled sharing).
 fn mixed_program() -> SharedMixed {
+    let word = |name: &str, w| MixedInput {
+        name: name.into(),
+        owner: 0,
+        kind: Kind::Word(w),
+    };
     let program = MixedProgram {
         parties: 3,
-        inputs: vec![MixedInput {
-            name: "u".into(),
-            owner: 0,
-            kind: Kind::Word(8),
-        }],
+        inputs: vec![word("u", 8), word("v", 16)],
         programs: vec![program()],
         steps: vec![
-            Step::Mul(0, 0), // 1: p
-            Step::ToYao(1),  // 2
+            Step::Mul(0, 0), // 2: p
+            Step::ToYao(2),  // 3
             Step::Boolean {
                 program: 0,
-                args: vec![2],
-            }, // 3: o
-            Step::ToArith(3), // 4
-            Step::Mul(4, 0), // 5: q
+                args: vec![3],
+            }, // 4: o
+            Step::ToArith(4), // 5
+            Step::Mul(5, 0), // 6: q
+            Step::Mul(1, 1), // 7: s
         ],
-        outputs: vec![
-            MixedOutput {
-                name: "q".into(),
-                value: 5,
-            },
-            MixedOutput {
-                name: "o".into(),
-                value: 3,
-            },
-        ],
+        outputs: [("q", 6), ("o", 4), ("s", 7)]
+            .map(|(name, value)| MixedOutput {
+                name: name.into(),
+                value,
+            })
+            .to_vec(),
     };
-    let bits = |o: usize| (0..8).map(|i| OutputBit::Of(o, i)).collect();
+    let bits = |o: usize, w: u32| (0..w).map(|i| OutputBit::Of(o, i)).collect();
+    let lane = |signed| Slice {
+        value: 0,
+        offset: 0,
+        len: 8,
+        signed,
+    };
     SharedMixed {
         program,
         input_values: vec![("u".into(), 8)],
-        sources: vec![Slice {
-            value: 0,
-            offset: 0,
-            len: 8,
-            signed: false,
-        }],
-        output_values: vec![("q".into(), bits(0)), ("o".into(), bits(1))],
+        sources: vec![lane(false), lane(true)],
+        output_values: vec![
+            ("q".into(), bits(0, 8)),
+            ("o".into(), bits(1, 8)),
+            ("s".into(), bits(2, 16)),
+        ],
     }
 }
 
-/// The words of [`mixed_program`] in plaintext, by value: `u`, `p`, `o`
-/// (as Y→A makes it a word), `q`.
+/// The words of [`mixed_program`] in plaintext, by value: `u`, `v`, `p`,
+/// `o` (as Y→A makes it a word), `q`, `s`.
 fn mixed_words(u: u8) -> impl Fn(ValueId) -> u64 {
     let p = u.wrapping_mul(u);
     let o = p.wrapping_add(1);
     let q = o.wrapping_mul(u);
-    move |v| {
-        match v {
-            0 => u,
-            1 => p,
-            4 => o,
-            5 => q,
-            _ => unreachable!("value {v} is bits"),
-        }
-        .into()
+    let v = u as i8 as i16 as u16;
+    move |id| match id {
+        0 => u.into(),
+        1 => v.into(),
+        2 => p.into(),
+        5 => o.into(),
+        6 => q.into(),
+        7 => v.wrapping_mul(v).into(),
+        _ => unreachable!("value {id} is bits"),
     }
 }
 
-/// The outputs of [`mixed_program`] in plaintext: `q`, `o`.
+/// The outputs of [`mixed_program`] in plaintext: `q`, `o`, `s`.
 fn mixed_outputs(input: &[bool]) -> Vec<Vec<bool>> {
     let words = mixed_words(bits_word(input) as u8);
-    vec![word_bits(words(5), 8), word_bits(words(4), 8)]
+    vec![
+        word_bits(words(6), 8),
+        word_bits(words(5), 8),
+        word_bits(words(7), 16),
+    ]
 }
 
 /// Bits packed into bytes, least significant first.
@@ -228,7 +237,7 @@ fn packed(bits: &[bool]) -> Vec<u8> {
 
 /// The bits of what a party held: each share, and of a replicated pair
 /// also the next share and their sum (what the party learns of the
-/// value); CP3's joined shares.
+/// value); CP3's joined shares; what CP2 decoded.
 fn held_bits(held: &[Holding]) -> Vec<bool> {
     let mut bits = Vec::new();
     for h in held {
@@ -242,7 +251,9 @@ fn held_bits(held: &[Holding]) -> Vec<bool> {
                     bits.extend(word_bits(share.wrapping_add(next), width));
                 }
             }
-            Holding::Joined(ref joined) => bits.extend(joined),
+            Holding::Joined(ref bits_held) | Holding::Opened(ref bits_held) => {
+                bits.extend(bits_held)
+            }
         }
     }
     bits
@@ -369,7 +380,7 @@ fn no_share_is_the_value(
                     share,
                     next,
                 } => Some((value, width, share, next)),
-                Holding::Joined(_) => None,
+                Holding::Joined(_) | Holding::Opened(_) => None,
             });
             words.collect::<Vec<_>>()
         });

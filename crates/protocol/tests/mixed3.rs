@@ -135,14 +135,14 @@ fn expected(m: &SharedMixed, values: &[Vec<bool>]) -> Vec<Vec<bool>> {
 fn run(
     m: &SharedMixed,
     values: &[Vec<bool>],
-    input_kinds: [ShareKind; 2],
+    (input_kinds, input_lanes): ([ShareKind; 2], [u32; 2]),
     output_kind: ShareKind,
     seed: u64,
 ) -> ([HybridReport; 3], Vec<Vec<bool>>) {
     let mut prg = Prg::from_seed(Block(seed as u128));
     let mut shares: [Vec<Vec<bool>>; 3] = Default::default();
-    for (value, &kind) in values.iter().zip(&input_kinds) {
-        for (p, s) in split(kind, 32, value, &mut prg).into_iter().enumerate() {
+    for ((value, &kind), &lane) in values.iter().zip(&input_kinds).zip(&input_lanes) {
+        for (p, s) in split(kind, lane, value, &mut prg).into_iter().enumerate() {
             shares[p].push(s);
         }
     }
@@ -153,7 +153,7 @@ fn run(
         .collect();
     let opts = HybridOptions {
         input_kinds: input_kinds.to_vec(),
-        input_lanes: vec![32, 32],
+        input_lanes: input_lanes.to_vec(),
         output_kind,
         output_lanes: output_lanes.clone(),
         threads: 1,
@@ -187,7 +187,7 @@ fn mixed_programs_on_shares_equal_plaintext() {
             ([ShareKind::Add, ShareKind::Xor], ShareKind::Add),
             ([ShareKind::Xor, ShareKind::Add], ShareKind::Xor),
         ] {
-            let (reports, got) = run(&m, &values, kinds, out, round);
+            let (reports, got) = run(&m, &values, (kinds, [32, 32]), out, round);
             assert_eq!(
                 got, want,
                 "round {round}, inputs {kinds:?}, outputs {out:?}"
@@ -199,6 +199,78 @@ fn mixed_programs_on_shares_equal_plaintext() {
             let q = bits_word(&got[0]);
             assert_eq!(q, bits_word(&want[0]));
         }
+    }
+}
+
+/// Inputs that widen additive lanes (C's `int16_t` and `uint32_t` read
+/// as wider words): `a`, `b` are the two 16-bit lanes of `u`, sign- and
+/// zero-extended to 32 bits, `c` the 32-bit lane of `v` zero-extended to
+/// 64; outputs `a·b + a`, `c·c` and `b`.
+fn widening() -> SharedMixed {
+    let word = |name: &str, w| MixedInput {
+        name: name.into(),
+        owner: 0,
+        kind: Kind::Word(w),
+    };
+    let program = MixedProgram {
+        parties: 3,
+        inputs: vec![word("a", 32), word("b", 32), word("c", 64)],
+        programs: Vec::new(),
+        steps: vec![
+            Step::Mul(0, 1), // 3: a·b
+            Step::Add(3, 0), // 4: a·b + a
+            Step::Mul(2, 2), // 5: c·c
+        ],
+        outputs: ["p", "s", "b"]
+            .iter()
+            .zip([4, 5, 1])
+            .map(|(name, value)| MixedOutput {
+                name: name.to_string(),
+                value,
+            })
+            .collect(),
+    };
+    let slice = |value, offset, len, signed| Slice {
+        value,
+        offset,
+        len,
+        signed,
+    };
+    let out = |o: usize, w: u32| (0..w).map(|i| OutputBit::Of(o, i)).collect();
+    SharedMixed {
+        program,
+        input_values: vec![("u".into(), 32), ("v".into(), 32)],
+        sources: vec![
+            slice(0, 0, 16, true),
+            slice(0, 16, 16, false),
+            slice(1, 0, 32, false),
+        ],
+        output_values: vec![
+            ("p".into(), out(0, 32)),
+            ("s".into(), out(1, 64)),
+            ("b".into(), out(2, 32)),
+        ],
+    }
+}
+
+#[test]
+fn widened_lanes_equal_plaintext_without_joining_their_values() {
+    let m = widening();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let edges = [0, 1, 0x7fff, 0x8000, 0xffff, 0x8000_7fff, 0xffff_ffff];
+    for round in 0..12u64 {
+        let (u, v) = match edges.get(round as usize) {
+            Some(&e) => (e, e ^ 0x8000_0001),
+            None => (rng.gen::<u32>() as u64, rng.gen::<u32>() as u64),
+        };
+        let values = vec![word_bits(u, 32), word_bits(v, 32)];
+        let want = expected(&m, &values);
+        let kinds = ([ShareKind::Add, ShareKind::Add], [16, 32]);
+        let (reports, got) = run(&m, &values, kinds, ShareKind::Add, round);
+        assert_eq!(got, want, "u = {u:#x}, v = {v:#x}");
+        // Three wrap counts, a carry chain each, their bits injected with
+        // no garbled gate; no 32- or 64-bit value is joined or converted.
+        assert_eq!(reports[0].and_gates, 16 + 16 + 32);
     }
 }
 

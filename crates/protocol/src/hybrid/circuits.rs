@@ -20,6 +20,44 @@ pub(crate) struct JoinPart {
     pub lane: u32,
     /// Its bits.
     pub width: u32,
+    /// What the join gives of it.
+    pub out: Joined,
+}
+
+impl JoinPart {
+    /// The value itself, joined from `width` bits in lanes of `lane`.
+    pub fn value(kind: ShareKind, lane: u32, width: u32) -> JoinPart {
+        JoinPart {
+            kind,
+            lane,
+            width,
+            out: Joined::Value,
+        }
+    }
+
+    /// Output bits of the part.
+    pub fn out_width(&self) -> u32 {
+        match self.out {
+            Joined::Value => self.width,
+            Joined::Wraps { signed: false } => 1,
+            Joined::Wraps { signed: true } => 2,
+        }
+    }
+}
+
+/// What a join gives of a part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Joined {
+    /// Its bits.
+    Value,
+    /// Of one additive lane `x = a + b mod 2^lane`: the carry `c` of
+    /// `a + b` and, if `signed`, the sum's top bit `s` (the wrap count is
+    /// `c`, or `c + s`). Widening the lane then needs no garbled value:
+    /// `a + b − 2^lane·(c + s)` is `x` extended by zeros (by its sign).
+    Wraps {
+        /// Whether the lane extends by its sign.
+        signed: bool,
+    },
 }
 
 /// A garbled bit to mask: a wire's label or a public constant.
@@ -141,6 +179,18 @@ impl Emit {
     /// 1`), one AND gate a bit but the last: the next carry is
     /// `c ⊕ ((x ⊕ c) ∧ (y ⊕ c))`.
     fn add(&mut self, x: &[Bit], y: &[Bit], subtract: bool) -> Vec<Bit> {
+        self.add_carrying(x, y, subtract, false).0
+    }
+
+    /// [`Emit::add`], with the carry out of the top bit if `carry_out`
+    /// (one AND gate more).
+    fn add_carrying(
+        &mut self,
+        x: &[Bit],
+        y: &[Bit],
+        subtract: bool,
+        carry_out: bool,
+    ) -> (Vec<Bit>, Option<Bit>) {
         let mut carry = Bit::Const(subtract);
         let last = x.len().saturating_sub(1);
         let mut out = Vec::with_capacity(x.len());
@@ -148,13 +198,28 @@ impl Emit {
             let q = if subtract { self.not(q) } else { q };
             let pq = self.xor(p, q);
             out.push(self.xor(pq, carry));
-            if i < last {
+            if i < last || carry_out {
                 let (pc, qc) = (self.xor(p, carry), self.xor(q, carry));
                 let both = self.and(pc, qc);
                 carry = self.xor(carry, both);
             }
         }
-        out
+        (out, carry_out.then_some(carry))
+    }
+
+    /// The part `out` asks for of `x` and `y` joined (see [`Joined`]).
+    fn join(&mut self, p: &JoinPart, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
+        match p.out {
+            Joined::Value => self.combine(p.kind, p.lane, x, y, false),
+            Joined::Wraps { signed } => {
+                let (sum, carry) = self.add_carrying(x, y, false, true);
+                let carry = carry.expect("asked for");
+                match (signed, sum.last()) {
+                    (true, Some(&top)) => vec![carry, top],
+                    _ => vec![carry],
+                }
+            }
+        }
     }
 
     /// `x ⊕ y`, or `x + y` (`x − y` if `subtract`) per lane of `lane` bits.
@@ -205,7 +270,7 @@ impl Emit {
 }
 
 /// The joining circuit: for each part, inputs CP1's bits then CP3's;
-/// outputs the joined values in order.
+/// outputs what each part asks for, in order.
 pub(crate) fn join_circuit(parts: &[JoinPart]) -> Result<Circuit, ProtocolError> {
     let mut e = Emit::new();
     let inputs: Vec<_> = parts
@@ -218,7 +283,7 @@ pub(crate) fn join_circuit(parts: &[JoinPart]) -> Result<Circuit, ProtocolError>
         })
         .collect();
     for (k, (p, (cp1, cp3))) in parts.iter().zip(inputs).enumerate() {
-        let joined = e.combine(p.kind, p.lane, &cp1, &cp3, false);
+        let joined = e.join(p, &cp1, &cp3);
         e.output(format!("v{k}"), &joined);
     }
     e.finish()
@@ -278,12 +343,7 @@ mod tests {
     #[test]
     fn joins_add_per_lane_and_masks_subtract_per_lane() {
         // Two 8-bit lanes: 200 + 100 and 3 + 4; no carry crosses lanes.
-        let join = join_circuit(&[JoinPart {
-            kind: ShareKind::Add,
-            lane: 8,
-            width: 16,
-        }])
-        .unwrap();
+        let join = join_circuit(&[JoinPart::value(ShareKind::Add, 8, 16)]).unwrap();
         let out = join
             .eval(&[bits(200 | 3 << 8, 16), bits(100 | 4 << 8, 16)])
             .unwrap();

@@ -33,6 +33,9 @@ pub enum Holding {
     /// garbled sharing: the hybrid mode's inputs, a mixed program's joined
     /// inputs and the words of an A→Y, in one batch.
     Joined(Vec<bool>),
+    /// The bits CP2 decodes from garbled values opened to it (`z` of Y→A,
+    /// of a bit injection and of masked outputs), in one batch.
+    Opened(Vec<bool>),
 }
 
 thread_local! {

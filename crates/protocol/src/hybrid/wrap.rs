@@ -54,11 +54,7 @@ impl Wrap {
             .inputs
             .iter()
             .zip(input_kinds.iter().zip(input_lanes))
-            .map(|(v, (&kind, &lane))| JoinPart {
-                kind,
-                lane,
-                width: v.width,
-            })
+            .map(|(v, (&kind, &lane))| JoinPart::value(kind, lane, v.width))
             .collect();
         let mut pre_sources = Vec::new();
         for p in &joins {

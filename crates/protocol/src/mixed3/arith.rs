@@ -60,11 +60,27 @@ impl Zeros {
 
     /// This party's share of a fresh sharing of zero, modulo 2^`bits`.
     pub fn zero(&mut self, bits: u32) -> u64 {
-        let word = |prg: &mut Prg| {
-            let Block(b) = prg.random_block();
-            b as u64
-        };
+        let word = Self::word;
         word(&mut self.with_next).wrapping_sub(word(&mut self.with_prev)) & mask(bits)
+    }
+
+    /// A word modulo 2^`bits` that the next party draws alike (there
+    /// [`Zeros::common_with_prev`], at the same point of the run): a
+    /// correlation the third party lacks.
+    pub fn common_with_next(&mut self, bits: u32) -> u64 {
+        Self::word(&mut self.with_next) & mask(bits)
+    }
+
+    /// A word modulo 2^`bits` that the previous party draws alike (there
+    /// [`Zeros::common_with_next`]).
+    pub fn common_with_prev(&mut self, bits: u32) -> u64 {
+        Self::word(&mut self.with_prev) & mask(bits)
+    }
+
+    /// The next 64 bits of `prg`.
+    fn word(prg: &mut Prg) -> u64 {
+        let Block(b) = prg.random_block();
+        b as u64
     }
 }
 

@@ -55,6 +55,23 @@ fn join(scheme: Scheme, width: u64, lane: u64) -> Cost {
     send_to_cp3 + cp1_bits(width) + cp3_bits(width) + garbled(scheme, adder_ands(width, lane))
 }
 
+/// The wrap count of a lane of `lane` bits from CP1's bits and CP3's
+/// (`hybrid::circuits::Joined::Wraps`), its bits (two if `signed`)
+/// injected into shares modulo 2^`modulus` (`mixed3::exec::inject`).
+fn wrap_count(scheme: Scheme, lane: u64, signed: bool, modulus: u64) -> Cost {
+    let send_to_cp3 = Cost {
+        bytes: bits(lane),
+        flights: 1,
+    };
+    let count_bits = 1 + signed as u64;
+    let inject = cp1_bits(count_bits)
+        + Cost {
+            bytes: bits(count_bits) + bits(count_bits * modulus),
+            flights: 2,
+        };
+    send_to_cp3 + cp1_bits(lane) + cp3_bits(lane) + garbled(scheme, lane) + inject
+}
+
 /// Masking garbled values of `width` bits into fresh additive shares
 /// (lanes of `lane`), opened to CP2: with CP3's masks too for output
 /// shares, CP1's alone for Y→A.
@@ -116,29 +133,35 @@ pub fn mixed(
         bytes: HELLOS + 4 * labels(1),
         flights: 2,
     };
-    // Inputs that are not a lane's low bits are joined, and their words
-    // converted back.
+    // Inputs that widen a lane convert its wrap count; others that are
+    // not a lane's low bits are joined, and their words converted back.
     let mut joined = vec![false; m.input_values.len()];
-    let mut masks = Vec::new();
+    let (mut wraps, mut masks) = (Vec::new(), Vec::new());
     for (k, v, s) in m.sliced_inputs() {
         let lane = input_lanes.get(s.value).copied().unwrap_or(1);
-        if !m.is_lane_word(k, lane) {
-            joined[s.value] = true;
-            if let Kind::Word(w) = v.kind {
-                masks.push(mask(scheme, w as u64, w as u64, false));
-            }
+        if m.is_lane_word(k, lane) {
+            continue;
+        }
+        let w = v.kind.bits() as u64;
+        if m.widens_lane(k, lane) {
+            wraps.push(wrap_count(scheme, lane as u64, s.signed, w - lane as u64));
+            continue;
+        }
+        joined[s.value] = true;
+        if let Kind::Word(_) = v.kind {
+            masks.push(mask(scheme, w, w, false));
         }
     }
     let joins = m
         .input_values
         .iter()
         .enumerate()
-        .filter(|(k, _)| joined[*k]);
-    cost =
-        cost + batch(joins.map(|(k, &(_, width))| {
+        .filter(|(k, _)| joined[*k])
+        .map(|(k, &(_, width))| {
             let lane = input_lanes.get(k).copied().unwrap_or(width);
             join(scheme, width as u64, lane as u64)
-        })) + batch(masks);
+        });
+    cost = cost + batch(joins.chain(wraps)) + batch(masks);
     let width = |v: u32| plan.kinds[v as usize].bits() as u64;
     for wave in &plan.waves {
         let mut factors = std::collections::BTreeSet::new();

@@ -9,10 +9,12 @@ use twofold_circuit::mixed::mask;
 use twofold_circuit::{Kind, Step, ValueId};
 
 use super::arith::{dot, pass_back, Zeros};
+
+mod inject;
 use super::garbled::Garbled;
-use super::{OutputBit, SharedMixed};
+use super::{OutputBit, SharedMixed, Slice};
 use crate::error::ProtocolError;
-use crate::hybrid::circuits::{join_circuit, mask_circuit, JoinPart, MaskPart, Src};
+use crate::hybrid::circuits::{join_circuit, mask_circuit, JoinPart, Joined, MaskPart, Src};
 use crate::hybrid::held::{self, Holding};
 use crate::hybrid::meet::Links;
 use crate::hybrid::shares::combine_two;
@@ -141,8 +143,11 @@ impl<'a, G: Garbled> Exec<'a, G> {
     fn inputs_from(&mut self, shares: &[Vec<bool>], kinds: &Sharings) -> Result<(), ProtocolError> {
         let program = self.program;
         // Words that are a lane's low bits of additive shares are shares
-        // already; every other input joins its value in the garbled sharing.
+        // already; words that widen a lane are its shares less 2^lane
+        // times its wrap count (below); every other input joins its value
+        // in the garbled sharing.
         let mut joined_values = vec![false; program.input_values.len()];
+        let mut widened = Vec::new();
         let mut zero_extended = false;
         for (k, v, src) in program.sliced_inputs() {
             let (kind, lane) = kinds.inputs[src.value];
@@ -151,6 +156,9 @@ impl<'a, G: Garbled> Exec<'a, G> {
                     let at = src.offset as usize;
                     let share = bits_word(&shares[src.value][at..at + w as usize]);
                     self.hold(k as ValueId, Held::Word { share, next: None });
+                }
+                Kind::Word(_) if kind == ShareKind::Add && program.widens_lane(k, lane) => {
+                    widened.push((k as ValueId, *src));
                 }
                 kind => {
                     joined_values[src.value] = true;
@@ -161,20 +169,28 @@ impl<'a, G: Garbled> Exec<'a, G> {
         let needed: Vec<usize> = (0..joined_values.len())
             .filter(|&v| joined_values[v])
             .collect();
-        if needed.is_empty() {
+        if needed.is_empty() && widened.is_empty() {
             return Ok(());
         }
-        // CP2 sends CP3 its shares of the values to join (as in the hybrid
-        // mode's input phase); CP3 combines them with its own.
+        let lane_of = |src: &Slice| &shares[src.value][src.offset as usize..][..src.len as usize];
+        // CP2 sends CP3 its shares of the values to join and of the lanes
+        // to widen (as in the hybrid mode's input phase); CP3 combines them
+        // with its own (a lane's sum modulo 2^lane, and the carry out of it).
         let bits_of = |v: &usize| shares[*v].iter().copied();
+        let mut carries = Vec::new();
         let cp3_bits = match self.role {
             Role::Cp2 => {
+                let lanes = widened.iter().flat_map(|(_, src)| lane_of(src));
                 let to_cp3 = &mut self.links.to(Role::Cp3)[0];
-                Bits::send(to_cp3, needed.iter().flat_map(bits_of))?;
+                Bits::send(
+                    to_cp3,
+                    needed.iter().flat_map(bits_of).chain(lanes.copied()),
+                )?;
                 Vec::new()
             }
             Role::Cp3 => {
-                let n = needed.iter().map(|&v| shares[v].len()).sum();
+                let n = needed.iter().map(|&v| shares[v].len()).sum::<usize>()
+                    + widened.iter().map(|(_, s)| s.len as usize).sum::<usize>();
                 let theirs = Bits::recv(&mut self.links.to(Role::Cp2)[0], n, "CP2's shares")?;
                 let mut at = 0;
                 let mut combined = Vec::with_capacity(n);
@@ -184,6 +200,13 @@ impl<'a, G: Garbled> Exec<'a, G> {
                     combined.extend(combine_two(kind, lane, &theirs[at..at + width], &shares[v]));
                     at += width;
                 }
+                for (_, src) in &widened {
+                    let len = src.len as usize;
+                    let sum = bits_word(&theirs[at..at + len]) + bits_word(lane_of(src));
+                    combined.extend(word_bits(sum & mask(src.len), src.len));
+                    carries.push(sum >> src.len);
+                    at += len;
+                }
                 held::hold(|| Holding::Joined(combined.clone()));
                 combined
             }
@@ -191,11 +214,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         };
         let mut parts: Vec<JoinPart> = needed
             .iter()
-            .map(|&v| JoinPart {
-                kind: kinds.inputs[v].0,
-                lane: kinds.inputs[v].1,
-                width: shares[v].len() as u32,
-            })
+            .map(|&v| JoinPart::value(kinds.inputs[v].0, kinds.inputs[v].1, shares[v].len() as u32))
             .collect();
         let mut cp1_bits: Vec<bool> = match self.role {
             Role::Cp1 => needed.iter().flat_map(bits_of).collect(),
@@ -204,27 +223,35 @@ impl<'a, G: Garbled> Exec<'a, G> {
         let mut cp3_bits = cp3_bits;
         if zero_extended {
             // A wire of public 0 (its bit 0 from CP1 and from CP3).
-            parts.push(JoinPart {
-                kind: ShareKind::Xor,
-                lane: 1,
-                width: 1,
-            });
+            parts.push(JoinPart::value(ShareKind::Xor, 1, 1));
             for (role, bits) in [(Role::Cp1, &mut cp1_bits), (Role::Cp3, &mut cp3_bits)] {
                 if self.role == role {
                     bits.push(false);
                 }
             }
         }
+        for (_, src) in &widened {
+            parts.push(JoinPart {
+                out: Joined::Wraps { signed: src.signed },
+                ..JoinPart::value(ShareKind::Add, src.len, src.len)
+            });
+            if self.role == Role::Cp1 {
+                cp1_bits.extend(lane_of(src));
+            }
+        }
         let mut joined = self.join(&parts, &cp1_bits, &cp3_bits)?;
+        let wraps = joined.split_off(joined.len() - widened.len());
         let zero = zero_extended.then(|| joined.pop().expect("the zero wire")[0]);
         let mut value_labels: Vec<Option<Vec<G::Label>>> = vec![None; joined_values.len()];
         for (&v, labels) in needed.iter().zip(joined) {
             value_labels[v] = Some(labels);
         }
-        // Bits inputs take their slice; the other words come back by Y→A.
+        // Bits inputs take their slice; the other words come back by Y→A,
+        // and so do the wrap counts of the lanes widened.
         let mut to_words = Vec::new();
         for (k, v, src) in program.sliced_inputs() {
-            if !matches!(self.values[k], Held::Pending) {
+            if !matches!(self.values[k], Held::Pending) || widened.iter().any(|w| w.0 as usize == k)
+            {
                 continue;
             }
             let Some(labels) = &value_labels[src.value] else {
@@ -244,22 +271,49 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 Kind::Word(w) => to_words.push((k as ValueId, MaskPart::word(w, bits))),
             }
         }
-        self.words_of(to_words)
+        for (v, share) in self.words_of(to_words)? {
+            self.hold(v, Held::Word { share, next: None });
+        }
+        // A widened lane: this party's share of the lane, less 2^lane times
+        // its share of the wrap count (its bits injected; CP3 also adds the
+        // carry of its sum), plus a zero sharing (CP3's share would
+        // otherwise have zeros or ones on top).
+        let count_bits = widened.iter().zip(&wraps).flat_map(|((k, src), labels)| {
+            let modulus = self.width(*k) - src.len;
+            labels.iter().map(move |&l| (l, modulus))
+        });
+        let mut bit_shares = self.inject(count_bits.collect())?.into_iter();
+        let carries = carries.into_iter().chain(std::iter::repeat(0));
+        for (((k, src), labels), carry) in widened.iter().zip(&wraps).zip(carries) {
+            let w = self.width(*k);
+            let count = bit_shares
+                .by_ref()
+                .take(labels.len())
+                .fold(carry, u64::wrapping_add);
+            let lane = bits_word(lane_of(src));
+            let share = lane.wrapping_sub(count << src.len);
+            let share = share.wrapping_add(self.zeros.zero(w)) & mask(w);
+            self.hold(*k, Held::Word { share, next: None });
+        }
+        Ok(())
     }
 
     /// Y→A of garbled values into the words they define (value, and the
-    /// value's garbled bits as a part to mask), in one batch.
-    fn words_of(&mut self, words: Vec<(ValueId, MaskPart<G::Label>)>) -> Result<(), ProtocolError> {
+    /// value's garbled bits as a part to mask), in one batch: this party's
+    /// share of each.
+    fn words_of(
+        &mut self,
+        words: Vec<(ValueId, MaskPart<G::Label>)>,
+    ) -> Result<Vec<(ValueId, u64)>, ProtocolError> {
         if words.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let (ids, parts): (Vec<ValueId>, Vec<MaskPart<G::Label>>) = words.into_iter().unzip();
         let shares = self.masked_shares(&parts, false)?;
-        for (v, share) in ids.into_iter().zip(shares) {
-            let share = bits_word(&share);
-            self.hold(v, Held::Word { share, next: None });
-        }
-        Ok(())
+        Ok(ids
+            .into_iter()
+            .zip(shares.iter().map(|s| bits_word(s)))
+            .collect())
     }
 
     /// Joins values whose CP1 bits and CP3 bits (XOR or sums per lane of
@@ -272,6 +326,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         cp3_bits: &[bool],
     ) -> Result<Vec<Vec<G::Label>>, ProtocolError> {
         let n: usize = parts.iter().map(|p| p.width as usize).sum();
+        let outputs: usize = parts.iter().map(|p| p.out_width() as usize).sum();
         let from_cp1 = self.garbled.cp1_bits(self.links, cp1_bits, n)?;
         let from_cp3 = self.garbled.cp3_bits(self.links, cp3_bits, n)?;
         let (mut a, mut b) = (from_cp1.into_iter(), from_cp3.into_iter());
@@ -282,11 +337,11 @@ impl<'a, G: Garbled> Exec<'a, G> {
         }
         let out = self
             .garbled
-            .circuit(self.links, || join_circuit(parts), &inputs, n)?;
+            .circuit(self.links, || join_circuit(parts), &inputs, outputs)?;
         let mut out = out.into_iter();
         Ok(parts
             .iter()
-            .map(|p| out.by_ref().take(p.width as usize).collect())
+            .map(|p| out.by_ref().take(p.out_width() as usize).collect())
             .collect())
     }
 
@@ -309,6 +364,18 @@ impl<'a, G: Garbled> Exec<'a, G> {
             Role::Cp3 => vec![false; n],
             Role::Cp2 => Vec::new(),
         };
+        self.masked_with(parts, cp3_masks, masks)
+    }
+
+    /// [`Exec::masked_shares`] with this party's masks given (CP1's, CP3's
+    /// if `cp3_masks`, else zeros; none on CP2).
+    fn masked_with(
+        &mut self,
+        parts: &[MaskPart<G::Label>],
+        cp3_masks: bool,
+        masks: Vec<bool>,
+    ) -> Result<Vec<Vec<bool>>, ProtocolError> {
+        let n: usize = parts.iter().map(|p| p.bits.len()).sum();
         let m1 = self.garbled.cp1_bits(self.links, &masks, n)?;
         let m3 = if cp3_masks {
             self.garbled.cp3_bits(self.links, &masks, n)?
@@ -324,6 +391,9 @@ impl<'a, G: Garbled> Exec<'a, G> {
         let build = || mask_circuit(parts, cp3_masks);
         let z = self.garbled.circuit(self.links, build, &inputs, n)?;
         let opened = self.garbled.open_to_cp2(self.links, &z)?;
+        if let Some(bits) = &opened {
+            held::hold(|| Holding::Opened(bits.clone()));
+        }
         let mine = opened.unwrap_or(masks);
         let mut mine = mine.into_iter();
         Ok(parts
@@ -419,7 +489,10 @@ impl<'a, G: Garbled> Exec<'a, G> {
             };
             to_arith.push((first[i], part));
         }
-        self.words_of(to_arith)
+        for (v, share) in self.words_of(to_arith)? {
+            self.hold(v, Held::Word { share, next: None });
+        }
+        Ok(())
     }
 
     /// A→Y of words: fresh shares (a zero sharing added), CP2 sends CP3
@@ -458,11 +531,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         };
         let parts: Vec<JoinPart> = fresh
             .iter()
-            .map(|&(_, w)| JoinPart {
-                kind: ShareKind::Add,
-                lane: w,
-                width: w,
-            })
+            .map(|&(_, w)| JoinPart::value(ShareKind::Add, w, w))
             .collect();
         self.join(&parts, &cp1_bits, &cp3_bits)
     }

@@ -139,6 +139,17 @@ impl SharedMixed {
             Kind::Word(w) if s.offset.is_multiple_of(lane) && w <= lane.min(s.len))
     }
 
+    /// Whether program input `k` is one whole lane of its input value
+    /// (lanes of `lane` bits, shared additively) widened to a wider word:
+    /// its shares are then the lane's less 2^lane times shares of the
+    /// lane sum's wrap count (`hybrid::circuits::Joined::Wraps`), with no
+    /// garbled value.
+    pub fn widens_lane(&self, k: usize, lane: u32) -> bool {
+        let s = &self.sources[k];
+        matches!(self.program.inputs[k].kind,
+            Kind::Word(w) if s.offset.is_multiple_of(lane) && s.len == lane && w > lane)
+    }
+
     /// Whether every lane of output value `j` (lanes of `lane` bits) is one
     /// output word of the lane's width, bit 0 first (`kinds`: the
     /// program's value kinds): additive output shares are then the words'.
