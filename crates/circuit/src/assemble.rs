@@ -11,6 +11,7 @@
 //! stage before the last one wrote, and a program of many stages needs
 //! slots for two or three, not for all.
 
+mod liveness;
 mod prune;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
 use crate::wiring::{Segment, Wiring};
 use crate::CircuitError;
+use liveness::Liveness;
 
 /// A block placed by the builder: its body finished, its wiring over
 /// builder-wide wire numbers.
@@ -61,20 +63,6 @@ impl PendingBlock {
             .iter()
             .filter_map(|c| c.last)
             .for_each(|w| f(w, 1));
-    }
-
-    /// The iterations from the first to the last one writing a wire that
-    /// `live` has a value of (as `first..end`), if any does.
-    fn live_iterations(&self, live: &WireMap) -> Option<(u64, u64)> {
-        let writes_live = |k: u64| {
-            let mut any = false;
-            self.outputs
-                .for_each_run(k, |_, first, len| any |= live.any_in(first, len));
-            any
-        };
-        let first = (0..self.count).find(|&k| writes_live(k))?;
-        let last = (first..self.count).rev().find(|&k| writes_live(k))?;
-        Some((first, last + 1))
     }
 
     /// Keeps iterations `first..end` only (of a block without carried
@@ -199,10 +187,6 @@ impl WireMap {
         (v != NONE).then_some(v)
     }
 
-    fn contains(&self, w: Wire) -> bool {
-        self.get(w).is_some()
-    }
-
     /// The values of wires `first..first + len` (in range).
     fn run(&self, first: Wire, len: usize) -> &[u32] {
         &self.values[(first - self.lo) as usize..][..len]
@@ -211,11 +195,6 @@ impl WireMap {
     /// The values of wires `first..first + len` (in range), to change.
     fn run_mut(&mut self, first: Wire, len: usize) -> &mut [u32] {
         &mut self.values[(first - self.lo) as usize..][..len]
-    }
-
-    /// Whether any of wires `first..first + len` (in range) has a value.
-    fn any_in(&self, first: Wire, len: usize) -> bool {
-        self.run(first, len).iter().any(|&v| v != NONE)
     }
 
     /// The value of `first` if wires `first..first + len` (in range, not
@@ -237,13 +216,6 @@ impl WireMap {
             *slot = v;
         }
         none
-    }
-
-    /// Gives wires `first..first + len` (in range) that have no value `v`.
-    fn fill_none(&mut self, first: Wire, len: usize, v: u32) {
-        for slot in self.run_mut(first, len) {
-            *slot = if *slot == NONE { v } else { *slot };
-        }
     }
 
     fn set(&mut self, w: Wire, v: u32) {
@@ -324,11 +296,6 @@ impl Iterator for Steps {
             None
         }
     }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = (self.back.0 - self.front.0) + (self.back.1 - self.front.1);
-        (n, Some(n))
-    }
 }
 
 impl DoubleEndedIterator for Steps {
@@ -345,8 +312,6 @@ impl DoubleEndedIterator for Steps {
         }
     }
 }
-
-impl ExactSizeIterator for Steps {}
 
 fn assemble(
     mut frame: RawFrame,
@@ -374,7 +339,7 @@ fn assemble(
             if !slots.at.set_if_none(w, slots.next) {
                 return Err(CircuitError::Invalid(format!("wire {w} is two inputs")));
             }
-            if !live.last_use.contains(w) {
+            if !live.read.contains(w) {
                 slots.free.push(slots.next);
             }
             slots.next += 1;
@@ -384,15 +349,15 @@ fn assemble(
     // gate at or after it is written.
     let mut kept = 0;
     let mut blocks = Vec::with_capacity(frame.blocks.len());
-    for (s, step) in Steps::of(&frame).enumerate() {
+    for step in Steps::of(&frame) {
         match step {
-            Step::Gate(i) if live.keep[i] => {
-                frame.gates[kept] = slots.gate(frame.gates[i], s as u32, &live.last_use)?;
+            Step::Gate(i) if live.read.contains(frame.gates[i].out()) => {
+                frame.gates[kept] = slots.gate(frame.gates[i], i, &live)?;
                 kept += 1;
             }
             Step::Block(b) if live.keep_block[b] => {
                 let block = &frame.blocks[b];
-                blocks.push(slots.block(block, kept, s as u32, &live.last_use)?);
+                blocks.push(slots.block(block, kept, &live.last_read[b])?);
             }
             _ => {}
         }
@@ -427,107 +392,6 @@ fn assemble(
     })
 }
 
-/// What of a frame reaches its outputs: the gates and blocks kept, and the
-/// step that last reads each wire (`END` for the outputs').
-struct Liveness {
-    last_use: WireMap,
-    keep: Vec<bool>,
-    keep_block: Vec<bool>,
-}
-
-/// `last_use` of a wire read after the frame ends.
-const END: u32 = NONE - 1;
-
-impl Liveness {
-    /// Backwards over `frame`'s steps, from `roots`; blocks are cut to
-    /// what is read of them on the way (see [`keep_live_part`]).
-    fn of(
-        frame: &mut RawFrame,
-        (lo, hi): (Wire, Wire),
-        roots: &[Wire],
-    ) -> Result<Liveness, CircuitError> {
-        let steps = Steps::of(frame);
-        if steps.len() >= END as usize {
-            return Err(CircuitError::Invalid(format!(
-                "a frame of {} gates and blocks is too large",
-                steps.len()
-            )));
-        }
-        let mut last_use = WireMap::new(lo, hi);
-        for &w in roots {
-            last_use.set(w, END);
-        }
-        let mut keep = vec![false; frame.gates.len()];
-        let mut keep_block = vec![false; frame.blocks.len()];
-        for (s, step) in steps.enumerate().rev() {
-            match step {
-                Step::Gate(i) => {
-                    let g = frame.gates[i];
-                    if last_use.contains(g.out()) {
-                        keep[i] = true;
-                        for w in g.inputs() {
-                            last_use.set_if_none(w, s as u32);
-                        }
-                    }
-                }
-                Step::Block(b) => {
-                    let block = &mut frame.blocks[b];
-                    if keep_live_part(block, &last_use)? {
-                        keep_block[b] = true;
-                        block.reads(|first, len| last_use.fill_none(first, len, s as u32));
-                    }
-                }
-            }
-        }
-        Ok(Liveness {
-            last_use,
-            keep,
-            keep_block,
-        })
-    }
-}
-
-/// Cuts `block` to what is read of it (the wires `live` has a value of): a
-/// block none of whose values is read is dropped whole (returns false); one
-/// of independent iterations loses those at either end whose values are not
-/// read; what is left that nothing reads is dropped from the body (see
-/// `crate::prune`).
-fn keep_live_part(block: &mut PendingBlock, live: &WireMap) -> Result<bool, CircuitError> {
-    if block.carried.is_empty() {
-        let Some((first, end)) = block.live_iterations(live) else {
-            return Ok(false);
-        };
-        if (first, end) != (0, block.count) {
-            block.trim(first, end);
-        }
-    } else {
-        let mut any = false;
-        block.writes(|first, len| any |= live.any_in(first, len));
-        if !any {
-            return Ok(false);
-        }
-    }
-    let mut live_out = vec![false; block.outputs.width()];
-    for k in 0..block.count {
-        block.outputs.for_each_run(k, |j, first, len| {
-            for (out, &v) in live_out[j..j + len].iter_mut().zip(live.run(first, len)) {
-                *out |= v != NONE;
-            }
-        });
-    }
-    let live_last: Vec<bool> = block
-        .carried
-        .iter()
-        .map(|c| c.last.is_some_and(|w| live.contains(w)))
-        .collect();
-    if live_out.iter().chain(&live_last).any(|&l| !l) {
-        if let Some(pruned) = prune::prune(block, &live_out, &live_last)? {
-            *block = pruned;
-        }
-    }
-    Ok(true)
-}
-
 /// Storage slots while a frame is assembled: where each wire's value is,
 /// and the slots free for reuse.
 struct Slots {
@@ -553,19 +417,17 @@ impl Slots {
             .ok_or_else(|| CircuitError::Invalid(format!("wire {w} is read but never written")))
     }
 
-    /// Gate `g` at step `s`, renumbered: inputs read last here free their
+    /// Gate `g`, the `i`th, renumbered: inputs read last here free their
     /// slots, which the output may take.
-    fn gate(&mut self, g: Gate, s: u32, last_use: &WireMap) -> Result<Gate, CircuitError> {
+    fn gate(&mut self, g: Gate, i: usize, live: &Liveness) -> Result<Gate, CircuitError> {
         let (a, b) = match g {
             Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => (a, b),
             Gate::Inv { a, .. } => (a, a),
         };
         let (sa, sb) = (self.lookup(a)?, self.lookup(b)?);
-        let mut freed_first = None;
-        for w in g.inputs() {
-            if last_use.get(w) == Some(s) && freed_first != Some(w) {
+        for (k, w) in g.inputs().enumerate() {
+            if live.dies(i, k) {
                 self.free.push(self.lookup(w)?);
-                freed_first = Some(w);
             }
         }
         let out = self.free.pop().unwrap_or_else(|| {
@@ -580,16 +442,15 @@ impl Slots {
         })
     }
 
-    /// Block `pb` at step `s`, before gate `position`, renumbered: its
-    /// writes take fresh slots, in wiring order (an iteration of a loop may
-    /// read what an earlier one wrote); values last read here are dead
-    /// after it.
+    /// Block `pb`, before gate `position`, renumbered: its writes take
+    /// fresh slots, in wiring order (an iteration of a loop may read what
+    /// an earlier one wrote); the values it reads last (`last_read`, as
+    /// runs of wires) are dead after it.
     fn block(
         &mut self,
         pb: &PendingBlock,
         position: usize,
-        s: u32,
-        last_use: &WireMap,
+        last_read: &[(Wire, Wire)],
     ) -> Result<Block, CircuitError> {
         // The wires written here first, in order, as runs (first, length):
         // a range none of whose wires is written yet is one.
@@ -635,23 +496,20 @@ impl Slots {
         let outputs = self.renumber(&pb.outputs, pb.count)?;
         // The slots of values last read here, as runs (first slot, length):
         // a block reads ranges of consecutive wires, so runs are few (a
-        // range all last read here, in consecutive slots, is one).
+        // range in consecutive slots is one).
         let mut dead: Vec<(Wire, Wire)> = Vec::new();
-        pb.reads(|first, len| {
-            let uses = last_use.run(first, len);
-            match self.at.consecutive(first, len) {
-                Some(slot) if uses.iter().all(|&used| used == s) => {
-                    push_to_runs(&mut dead, slot, len as Wire);
-                }
-                _ => {
-                    for (&used, &slot) in uses.iter().zip(self.at.run(first, len)) {
-                        if used == s && slot != NONE {
+        for &(first, len) in last_read {
+            match self.at.consecutive(first, len as usize) {
+                Some(slot) => push_to_runs(&mut dead, slot, len),
+                None => {
+                    for &slot in self.at.run(first, len as usize) {
+                        if slot != NONE {
                             push_to_runs(&mut dead, slot, 1);
                         }
                     }
                 }
             }
-        });
+        }
         dead.sort_unstable();
         // Joined where they meet or overlap (a value read twice).
         let mut joined: Vec<(Wire, Wire)> = Vec::with_capacity(dead.len());

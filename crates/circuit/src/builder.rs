@@ -1,6 +1,7 @@
 //! Building circuits gate by gate, with constant folding and structural hashing.
 
 mod index;
+mod store;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -60,7 +61,7 @@ pub struct Builder {
 /// The gates, blocks and hashing state of one frame.
 #[derive(Default)]
 struct FrameState {
-    gates: Vec<Gate>,
+    gates: store::Gates,
     blocks: Vec<PendingBlock>,
     /// Its gates by (kind, inputs).
     index: index::Index,
@@ -146,7 +147,7 @@ impl Builder {
 
     /// Number of AND gates emitted so far in the current frame.
     pub fn and_count(&self) -> usize {
-        self.frame.gates.iter().filter(|g| g.is_and()).count()
+        self.frame.gates.and_count()
     }
 
     /// `a ^ b`
@@ -247,15 +248,16 @@ impl Builder {
 
     fn emit(&mut self, gate: Gate) -> Bit {
         self.requested += 1;
-        let listed = match self.frame.index.find(&self.frame.gates, &gate) {
-            Ok(made) => return Bit::Wire(made.out()),
+        let FrameState { gates, index, .. } = &mut self.frame;
+        let listed = match index.find(gates.pairs(), &store::pair(&gate)) {
+            Ok(made) => return Bit::Wire(gates.get(made).out()),
             Err(listed) => listed,
         };
+        let i = gates.len() as u32;
         let out = self.fresh();
         let FrameState { gates, index, .. } = &mut self.frame;
-        let i = u32::try_from(gates.len()).expect("a frame holds fewer than 2^32 gates");
         gates.push(gate.rewire(|w| w, out));
-        index.insert(gates, i, listed);
+        index.insert(gates.pairs(), i, listed);
         Bit::Wire(out)
     }
 
@@ -276,7 +278,7 @@ impl Builder {
         let outer = self.outer.pop().expect("a frame was begun");
         let inner = std::mem::replace(&mut self.frame, outer);
         RawFrame {
-            gates: inner.gates,
+            gates: inner.gates.into_gates(),
             blocks: inner.blocks,
         }
     }
@@ -344,7 +346,8 @@ impl Builder {
                 (name, wires)
             })
             .collect();
-        // The hashing state is done with: freed before assembling.
+        // The hashing state is done with: freed before the gates are
+        // unpacked and assembled.
         let FrameState {
             gates,
             blocks,
@@ -353,6 +356,7 @@ impl Builder {
             ..
         } = self.frame;
         drop((index, negation));
+        let gates = gates.into_gates();
         let raw = RawFrame { gates, blocks };
         let a = raw.assemble(self.inputs, outputs, &[])?;
         Ok(Program {
@@ -372,7 +376,7 @@ impl Builder {
         Ok(FlatParts {
             inputs: self.inputs,
             outputs: self.outputs,
-            gates: self.frame.gates,
+            gates: self.frame.gates.into_gates(),
             num_wires: self.next_wire,
         })
     }
@@ -390,7 +394,7 @@ impl Builder {
     /// `w ^ w`, bypassing folding: the constant-zero wire.
     fn xor_raw(&mut self, w: Wire) -> Wire {
         let out = self.fresh();
-        self.frame.gates.push(Gate::Xor { a: w, b: w, out });
+        self.frame.gates.push_zero(w, out);
         out
     }
 }

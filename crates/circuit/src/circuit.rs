@@ -1,5 +1,6 @@
 //! The circuit: wires, gates in topological order, input and output values.
 
+use crate::bits::Bits;
 use crate::gate::{Gate, Wire};
 use crate::CircuitError;
 
@@ -205,20 +206,20 @@ impl Circuit {
     pub(crate) fn compact_ssa(self) -> Circuit {
         let mut ssa = self;
         let input_bits = ssa.input_bits();
-        let end = ssa.gates.len() as u32;
-        // Liveness, backwards from the outputs: the last gate reading a value.
-        const DEAD: u32 = u32::MAX;
-        let mut last_use = vec![DEAD; ssa.num_wires as usize];
+        // Liveness, backwards from the outputs: which values are read (or
+        // are outputs), and which inputs of a gate no later gate reads (a
+        // bit for each input of each gate: the value dies there).
+        let mut read = Bits::new(ssa.num_wires as usize);
         for w in ssa.output_wires() {
-            last_use[w as usize] = end;
+            read.insert(w as usize);
         }
-        for (i, g) in (0..end).zip(&ssa.gates).rev() {
-            if last_use[g.out() as usize] == DEAD {
-                continue;
-            }
-            for w in g.inputs() {
-                if last_use[w as usize] == DEAD {
-                    last_use[w as usize] = i;
+        let mut dies = Bits::new(2 * ssa.gates.len());
+        for (i, g) in ssa.gates.iter().enumerate().rev() {
+            if read.get(g.out() as usize) {
+                for (k, w) in g.inputs().enumerate() {
+                    if read.insert(w as usize) {
+                        dies.insert(2 * i + k);
+                    }
                 }
             }
         }
@@ -231,18 +232,18 @@ impl Circuit {
         let mut slot = vec![Wire::MAX; ssa.num_wires as usize];
         let mut free: Vec<Wire> = Vec::new();
         let mut freed_in_run: Vec<Wire> = Vec::new();
-        for v in 0..input_bits {
-            slot[v] = v as Wire;
-            if last_use[v] == DEAD {
+        for (v, s) in slot.iter_mut().enumerate().take(input_bits) {
+            *s = v as Wire;
+            if !read.get(v) {
                 free.push(v as Wire);
             }
         }
         let mut next = input_bits as Wire;
         // Gate `i` kept is written at `kept <= i`, once read.
         let mut kept = 0;
-        for i in 0..end {
-            let g = ssa.gates[i as usize];
-            if last_use[g.out() as usize] == DEAD {
+        for i in 0..ssa.gates.len() {
+            let g = ssa.gates[i];
+            if !read.get(g.out() as usize) {
                 continue;
             }
             if !g.is_and() {
@@ -253,11 +254,9 @@ impl Circuit {
             } else {
                 &mut free
             };
-            let mut freed_first = None;
-            for w in g.inputs() {
-                if last_use[w as usize] == i && freed_first != Some(w) {
+            for (k, w) in g.inputs().enumerate() {
+                if dies.get(2 * i + k) {
                     freed.push(slot[w as usize]);
-                    freed_first = Some(w);
                 }
             }
             let out = free.pop().unwrap_or_else(|| {

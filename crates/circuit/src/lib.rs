@@ -4,6 +4,7 @@
 pub mod assemble;
 pub mod batch;
 pub mod binary;
+mod bits;
 pub mod bristol;
 pub mod builder;
 pub mod circuit;

@@ -7,7 +7,8 @@
 //! gates of a 40 M-gate frame (half a gigabyte) missed the caches and the
 //! TLB twice a lookup. Every gate of the frame is found, however old.
 
-use crate::gate::{Gate, Wire};
+use super::store::Pair;
+use crate::gate::Wire;
 
 /// Gates listed under their newest input; the rest of its gates go to
 /// the table.
@@ -38,16 +39,11 @@ pub(super) struct Index {
     table: hashbrown::HashTable<u32>,
 }
 
-/// `gate` with its output set to 0: what two gates computing the same
-/// value share.
-fn key(gate: &Gate) -> Gate {
-    gate.rewire(|w| w, 0)
-}
-
-/// The hash of a gate's kind and inputs.
-fn hash(gate: &Gate) -> u64 {
+/// The hash of a gate's kind and inputs (its stored pair, which two
+/// gates computing the same value share).
+fn hash(pair: &Pair) -> u64 {
     use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(key(gate))
+    rustc_hash::FxBuildHasher.hash_one(pair)
 }
 
 /// Where in [`Index::heads`] wire `w` is, on page `n` (its number + 1).
@@ -56,8 +52,8 @@ fn slot(n: u32, w: Wire) -> usize {
 }
 
 /// A gate's newest input.
-fn newest(gate: &Gate) -> Wire {
-    gate.inputs().max().expect("a gate reads a wire")
+fn newest(&[x, y]: &Pair) -> Wire {
+    x.max(y)
 }
 
 impl Index {
@@ -93,16 +89,16 @@ impl Index {
         &mut self.heads[slot(self.pages[p], w)]
     }
 
-    /// The gate of `gates` (those of the frame, each recorded here or not)
-    /// computing what `gate` (output 0) would, if any; else how many gates
-    /// are listed under its newest input (to give [`Index::insert`]).
-    pub(super) fn find(&self, gates: &[Gate], gate: &Gate) -> Result<Gate, u32> {
+    /// The position in `gates` (the pairs of the frame's gates, each
+    /// recorded here or not) of the gate stored as `gate`, if any; else how
+    /// many gates are listed under its newest input (to give
+    /// [`Index::insert`]).
+    pub(super) fn find(&self, gates: &[Pair], gate: &Pair) -> Result<usize, u32> {
         let mut at = self.head(newest(gate));
         let mut listed = 0;
         while at != 0 {
-            let g = gates[at as usize - 1];
-            if key(&g) == *gate {
-                return Ok(g);
+            if gates[at as usize - 1] == *gate {
+                return Ok(at as usize - 1);
             }
             at = self.next[at as usize - 1];
             listed += 1;
@@ -111,14 +107,14 @@ impl Index {
             return Err(listed);
         }
         self.table
-            .find(hash(gate), |&i| key(&gates[i as usize]) == *gate)
-            .map(|&i| gates[i as usize])
+            .find(hash(gate), |&i| gates[i as usize] == *gate)
+            .map(|&i| i as usize)
             .ok_or(listed)
     }
 
     /// Records gate `i` of `gates`, which [`Index::find`] did not find,
     /// given what it returned.
-    pub(super) fn insert(&mut self, gates: &[Gate], i: u32, listed: u32) {
+    pub(super) fn insert(&mut self, gates: &[Pair], i: u32, listed: u32) {
         self.next.resize(i as usize, 0);
         if listed < LISTED {
             let head = self.head_mut(newest(&gates[i as usize]));
@@ -135,18 +131,20 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
+    use super::super::store::pair;
     use super::*;
+    use crate::gate::Gate;
 
     /// Records `gate` as the next gate of `gates`.
-    fn add(index: &mut Index, gates: &mut Vec<Gate>, gate: Gate) {
-        let listed = index.find(gates, &key(&gate)).unwrap_err();
-        gates.push(gate);
+    fn add(index: &mut Index, gates: &mut Vec<Pair>, gate: Gate) {
+        let listed = index.find(gates, &pair(&gate)).unwrap_err();
+        gates.push(pair(&gate));
         index.insert(gates, gates.len() as u32 - 1, listed);
     }
 
-    /// What `index` finds for `gate`, if anything.
-    fn found(index: &Index, gates: &[Gate], gate: Gate) -> Option<Gate> {
-        index.find(gates, &gate).ok()
+    /// Where `index` finds `gate`, if anywhere.
+    fn found(index: &Index, gates: &[Pair], gate: Gate) -> Option<usize> {
+        index.find(gates, &pair(&gate)).ok()
     }
 
     /// Every gate is found, however many came since, whether listed under
@@ -157,60 +155,26 @@ mod tests {
     fn finds_every_gate() {
         let mut index = Index::default();
         let mut gates = Vec::new();
-        let and = |a, b, out| Gate::And { a, b, out };
-        add(&mut index, &mut gates, and(1000, 1001, 5000));
+        let and = |a, b| Gate::And { a, b, out: 0 };
+        let xor = |a, b| Gate::Xor { a, b, out: 0 };
+        add(&mut index, &mut gates, and(1000, 1001));
         for i in 0..300_000 {
-            add(&mut index, &mut gates, and(2000 + i, 2001 + i, 400_000 + i));
+            add(&mut index, &mut gates, and(2000 + i, 2001 + i));
         }
         // 40 gates whose newest input is wire 7_000_000.
         for i in 0..40 {
-            add(&mut index, &mut gates, and(i, 7_000_000, 8_000_000 + i));
+            add(&mut index, &mut gates, and(i, 7_000_000));
         }
-        gates.push(Gate::Xor { a: 3, b: 3, out: 9 }); // not recorded
-        add(
-            &mut index,
-            &mut gates,
-            Gate::Inv {
-                a: 12,
-                out: 9_000_000,
-            },
-        );
-        assert_eq!(
-            found(&index, &gates, and(1000, 1001, 0)),
-            Some(and(1000, 1001, 5000))
-        );
-        assert_eq!(
-            found(&index, &gates, and(2, 7_000_000, 0)),
-            Some(and(2, 7_000_000, 8_000_002))
-        );
-        assert_eq!(
-            found(&index, &gates, and(39, 7_000_000, 0)),
-            Some(and(39, 7_000_000, 8_000_039))
-        );
-        assert_eq!(found(&index, &gates, and(40, 7_000_000, 0)), None);
-        assert_eq!(found(&index, &gates, and(1001, 1000, 0)), None);
-        assert_eq!(
-            found(
-                &index,
-                &gates,
-                Gate::Xor {
-                    a: 1000,
-                    b: 1001,
-                    out: 0
-                }
-            ),
-            None
-        );
-        assert_eq!(
-            found(&index, &gates, Gate::Inv { a: 12, out: 0 }),
-            Some(Gate::Inv {
-                a: 12,
-                out: 9_000_000
-            })
-        );
-        assert_eq!(
-            found(&index, &gates, Gate::Xor { a: 3, b: 3, out: 0 }),
-            None
-        );
+        gates.push([3, 3]); // not recorded
+        add(&mut index, &mut gates, Gate::Inv { a: 12, out: 0 });
+        assert_eq!(found(&index, &gates, and(1000, 1001)), Some(0));
+        assert_eq!(found(&index, &gates, and(2, 7_000_000)), Some(300_003));
+        assert_eq!(found(&index, &gates, and(39, 7_000_000)), Some(300_040));
+        assert_eq!(found(&index, &gates, and(40, 7_000_000)), None);
+        assert_eq!(found(&index, &gates, xor(1000, 1001)), None);
+        assert_eq!(found(&index, &gates, xor(39, 7_000_000)), None);
+        let inv = |a| Gate::Inv { a, out: 0 };
+        assert_eq!(found(&index, &gates, inv(12)), Some(300_042));
+        assert_eq!(found(&index, &gates, inv(3)), None);
     }
 }

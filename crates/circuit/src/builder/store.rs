@@ -1,0 +1,185 @@
+//! A frame's gates as the builder holds them: 8 bytes a gate, where a
+//! [`Gate`] takes 16. The builder makes XOR and AND gates with their inputs
+//! in increasing order and never with two equal inputs, so the order of
+//! the two stored wires tells the kind: `(a, b)` with `a < b` is `a ^ b`,
+//! `(b, a)` is `a & b`, and `(a, a)` is `!a`. The one exception, the
+//! frame's constant zero `w ^ w` (made once, bypassing the hashing), is
+//! recorded by its position. Outputs are not stored: each gate writes a
+//! fresh wire, numbered after all wires made before it, so a frame's
+//! outputs are a few runs of consecutive wires (the wires of nested frames
+//! and of block inputs come between).
+//!
+//! A 40 M-gate frame's gates thus take 326 MB instead of 652, while it is
+//! built, and are handed on as [`Gate`]s from the back, the stored pairs
+//! given back as they are read, so that the two forms are not held whole
+//! at once.
+
+use crate::gate::{Gate, Wire};
+
+/// Gates converted between giving the pairs' memory back.
+const GIVE_BACK: usize = 1 << 20;
+
+/// A gate's kind and inputs, as stored (see the module docs).
+pub(super) type Pair = [Wire; 2];
+
+/// The gates of a frame (see the module docs).
+#[derive(Default)]
+pub(super) struct Gates {
+    pairs: Vec<Pair>,
+    /// Runs of gates writing consecutive wires: the first gate of each and
+    /// its output, in order.
+    runs: Vec<(u32, Wire)>,
+    /// The gate `w ^ w`, if made.
+    zero: Option<u32>,
+}
+
+/// The pair `gate` is stored as: a gate made by [`crate::Builder`] (XOR and
+/// AND with inputs in increasing order and unequal).
+pub(super) fn pair(gate: &Gate) -> Pair {
+    match *gate {
+        Gate::Xor { a, b, .. } => {
+            debug_assert!(a < b, "XOR inputs in increasing order");
+            [a, b]
+        }
+        Gate::And { a, b, .. } => {
+            debug_assert!(a < b, "AND inputs in increasing order");
+            [b, a]
+        }
+        Gate::Inv { a, .. } => [a, a],
+    }
+}
+
+impl Gates {
+    /// Number of gates.
+    pub(super) fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// The stored pairs, by position.
+    pub(super) fn pairs(&self) -> &[Pair] {
+        &self.pairs
+    }
+
+    /// Appends `gate`, made by [`crate::Builder`]: its output is a wire
+    /// made after every output before it.
+    pub(super) fn push(&mut self, gate: Gate) {
+        self.push_pair(pair(&gate), gate.out());
+    }
+
+    /// Appends the frame's constant zero, `w ^ w` writing `out`.
+    pub(super) fn push_zero(&mut self, w: Wire, out: Wire) {
+        debug_assert!(self.zero.is_none(), "one constant zero a frame");
+        self.zero = Some(self.pairs.len() as u32);
+        self.push_pair([w, w], out);
+    }
+
+    fn push_pair(&mut self, pair: Pair, out: Wire) {
+        let i = u32::try_from(self.pairs.len()).expect("a frame holds fewer than 2^32 gates");
+        let follows = self.runs.last().is_some_and(|&(first, o)| {
+            debug_assert!(out > o + (i - first - 1), "outputs increase");
+            o + (i - first) == out
+        });
+        if !follows {
+            self.runs.push((i, out));
+        }
+        self.pairs.push(pair);
+    }
+
+    /// Gate `i`.
+    pub(super) fn get(&self, i: usize) -> Gate {
+        let run = self.runs.partition_point(|&(first, _)| first as usize <= i) - 1;
+        let (first, out) = self.runs[run];
+        self.decode(i, out + (i as u32 - first))
+    }
+
+    /// Gate `i`, writing `out`.
+    fn decode(&self, i: usize, out: Wire) -> Gate {
+        let [x, y] = self.pairs[i];
+        if x < y {
+            Gate::Xor { a: x, b: y, out }
+        } else if x > y {
+            Gate::And { a: y, b: x, out }
+        } else if self.zero == Some(i as u32) {
+            Gate::Xor { a: x, b: x, out }
+        } else {
+            Gate::Inv { a: x, out }
+        }
+    }
+
+    /// Number of AND gates.
+    pub(super) fn and_count(&self) -> usize {
+        self.pairs.iter().filter(|[x, y]| x > y).count()
+    }
+
+    /// The gates in order, as [`Gate`]s. They are made from the last, and
+    /// the pairs read are given back every [`GIVE_BACK`] gates: the two
+    /// forms together take little more than the gates.
+    pub(super) fn into_gates(mut self) -> Vec<Gate> {
+        let mut gates = Vec::with_capacity(self.pairs.len());
+        // The run of the gates being made: `runs[..run]` holds it last.
+        let mut run = self.runs.len();
+        while !self.pairs.is_empty() {
+            let end = self.pairs.len();
+            let start = end.saturating_sub(GIVE_BACK);
+            for i in (start..end).rev() {
+                while self.runs[run - 1].0 as usize > i {
+                    run -= 1;
+                }
+                let (first, out) = self.runs[run - 1];
+                gates.push(self.decode(i, out + (i as u32 - first)));
+            }
+            self.pairs.truncate(start);
+            self.pairs.shrink_to_fit();
+        }
+        gates.reverse();
+        gates
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind of gate comes back as it was pushed, with its output,
+    /// across runs of outputs and past the batches of conversion.
+    #[test]
+    fn gives_back_the_gates_pushed() {
+        let mut gates = Gates::default();
+        let mut want = Vec::new();
+        let mut out = 10;
+        for i in 0..(GIVE_BACK as u32 * 2 + 77) {
+            if i % 100_000 == 0 {
+                out += 1 + i % 7; // a gap: wires of a nested frame
+            }
+            let g = match i % 3 {
+                0 => Gate::Xor {
+                    a: i,
+                    b: i + 1,
+                    out,
+                },
+                1 => Gate::And {
+                    a: i,
+                    b: i + 5,
+                    out,
+                },
+                _ => Gate::Inv { a: i, out },
+            };
+            if i == 1000 {
+                gates.push_zero(4, out);
+                want.push(Gate::Xor { a: 4, b: 4, out });
+            } else {
+                gates.push(g);
+                want.push(g);
+            }
+            out += 1;
+        }
+        assert_eq!(gates.len(), want.len());
+        for i in [0, 1, 2, 1000, 99_999, 100_000, want.len() - 1] {
+            assert_eq!(gates.get(i), want[i]);
+        }
+        let ands = want.iter().filter(|g| g.is_and()).count();
+        assert_eq!(gates.and_count(), ands);
+        assert_eq!(gates.into_gates(), want);
+        assert!(Gates::default().into_gates().is_empty());
+    }
+}
