@@ -74,6 +74,17 @@ pub struct MixedInput {
     pub kind: Kind,
 }
 
+impl MixedInput {
+    /// A word input of `width` bits named `name`, provided by `owner`.
+    pub fn word(name: impl Into<String>, owner: u8, width: u32) -> MixedInput {
+        MixedInput {
+            name: name.into(),
+            owner,
+            kind: Kind::Word(width),
+        }
+    }
+}
+
 /// An output of a mixed program: a value opened to the parties that learn
 /// the outputs, its bits least significant first.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -22,7 +22,7 @@ use std::time::Duration;
 use twofold_circuit::mixed::eval::{bits_word, word_bits};
 use twofold_circuit::mixed::mask;
 use twofold_circuit::{
-    Builder, Kind, MixedInput, MixedOutput, MixedProgram, Party, Program, Step, ValueId,
+    Builder, MixedInput, MixedOutput, MixedProgram, Party, Program, Step, ValueId,
 };
 use twofold_crypto::Prg;
 use twofold_net::{ChannelOptions, Listener};
@@ -155,11 +155,7 @@ fn program() -> Program {
 /// word: its shares plus a zero sharing), `o` and `s` (masked in the
 /// garbled sharing).
 fn mixed_program() -> SharedMixed {
-    let word = |name: &str, w| MixedInput {
-        name: name.into(),
-        owner: 0,
-        kind: Kind::Word(w),
-    };
+    let word = |name: &str, w| MixedInput::word(name, 0, w);
     let program = MixedProgram {
         parties: 3,
         inputs: vec![word("u", 8), word("v", 16)],

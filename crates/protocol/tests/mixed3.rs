@@ -30,11 +30,7 @@ fn and_program() -> twofold_circuit::Program {
 /// `o = t & c`, `r = Y→A(o)`, `q = r·p + 3·a`. Outputs: `q` (a word)
 /// and `o`'s low 16 bits with two constant bits on top.
 fn program() -> SharedMixed {
-    let word = |name: &str, w| MixedInput {
-        name: name.into(),
-        owner: 0,
-        kind: Kind::Word(w),
-    };
+    let word = |name: &str, w| MixedInput::word(name, 0, w);
     let program = MixedProgram {
         parties: 3,
         inputs: vec![
@@ -207,11 +203,7 @@ fn mixed_programs_on_shares_equal_plaintext() {
 /// zero-extended to 32 bits, `c` the 32-bit lane of `v` zero-extended to
 /// 64; outputs `a·b + a`, `c·c` and `b`.
 fn widening() -> SharedMixed {
-    let word = |name: &str, w| MixedInput {
-        name: name.into(),
-        owner: 0,
-        kind: Kind::Word(w),
-    };
+    let word = |name: &str, w| MixedInput::word(name, 0, w);
     let program = MixedProgram {
         parties: 3,
         inputs: vec![word("a", 32), word("b", 32), word("c", 64)],

@@ -56,11 +56,8 @@ pub fn random_mixed_program(rng: &mut impl Rng, w: u32, steps: usize) -> MixedPr
         ..MixedProgram::default()
     };
     for k in 0..rng.gen_range(2..5) {
-        p.inputs.push(MixedInput {
-            name: format!("w{k}"),
-            owner: (k % 2) as u8,
-            kind: Kind::Word(w),
-        });
+        p.inputs
+            .push(MixedInput::word(format!("w{k}"), (k % 2) as u8, w));
     }
     p.inputs.push(MixedInput {
         name: "g".into(),
@@ -191,11 +188,7 @@ pub fn mixed_party_inputs(
 /// `w`-bit words (row-major inputs `x0…`, then `y0…`): one dot product
 /// per element of the result, opened as outputs `z0…`.
 pub fn mixed_matmul(n: usize, w: u32) -> MixedProgram {
-    let word = |name: String, owner| MixedInput {
-        name,
-        owner,
-        kind: Kind::Word(w),
-    };
+    let word = |name: String, owner| MixedInput::word(name, owner, w);
     let mut inputs: Vec<MixedInput> = (0..n * n).map(|k| word(format!("x{k}"), 0)).collect();
     inputs.extend((0..n * n).map(|k| word(format!("y{k}"), 1)));
     let y0 = (n * n) as ValueId;
