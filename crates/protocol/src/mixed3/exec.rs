@@ -9,8 +9,6 @@ use twofold_circuit::mixed::mask;
 use twofold_circuit::{Kind, Step, ValueId};
 
 use super::arith::{dot, pass_back, Zeros};
-
-mod inject;
 use super::garbled::Garbled;
 use super::{OutputBit, SharedMixed, Slice};
 use crate::error::ProtocolError;
@@ -23,6 +21,8 @@ use crate::messages::Bits;
 use crate::mixed::plan::{factor_pairs, Plan, Term};
 use crate::options::{Role, ShareKind};
 use crate::schedule::Plan as ThreadPlan;
+
+mod inject;
 
 /// What a party holds of a value.
 #[derive(Clone, Debug)]
@@ -246,12 +246,15 @@ impl<'a, G: Garbled> Exec<'a, G> {
         for (&v, labels) in needed.iter().zip(joined) {
             value_labels[v] = Some(labels);
         }
-        // Bits inputs take their slice; the other words come back by Y→A,
-        // and so do the wrap counts of the lanes widened.
+        // Bits inputs take their slice; the other words joined come back
+        // by Y→A.
         let mut to_words = Vec::new();
+        let mut joined_input = vec![true; program.program.inputs.len()];
+        for (k, _) in &widened {
+            joined_input[*k as usize] = false;
+        }
         for (k, v, src) in program.sliced_inputs() {
-            if !matches!(self.values[k], Held::Pending) || widened.iter().any(|w| w.0 as usize == k)
-            {
+            if !matches!(self.values[k], Held::Pending) || !joined_input[k] {
                 continue;
             }
             let Some(labels) = &value_labels[src.value] else {
