@@ -190,7 +190,8 @@ fn meet_modulo(a: Range, b: Range, n: u32) -> Range {
     let (Some(from), Some(to)) = (a.lo.checked_sub(b.hi), a.hi.checked_sub(b.lo)) else {
         return a;
     };
-    let (k_lo, k_hi) = (-(-from).div_euclid(m), to.div_euclid(m));
+    // (Floor division by `m = 2^n` is an arithmetic shift.)
+    let (k_lo, k_hi) = (-((-from) >> n), to >> n);
     if k_hi < k_lo {
         return plain;
     }

@@ -63,9 +63,10 @@ pub fn bucket_in(r: Range, natural: Range, n: u32, how: Widening) -> Range {
         return Range::new(lo, hi).meet_modulo(natural, n);
     }
     let span = natural.hi.max(-(natural.lo + 1)).max(1) as u128;
-    let step = (1i128 << bitlen(span).saturating_sub(BUCKET_SHIFT)).max(1);
-    let hi = (r.hi.div_euclid(step) + 1) * step - 1;
-    let lo = r.lo.div_euclid(step) * step;
+    // Buckets of `2^s` values (floor division by them is a shift).
+    let s = bitlen(span).saturating_sub(BUCKET_SHIFT);
+    let hi = (((r.hi >> s) + 1) << s) - 1;
+    let lo = (r.lo >> s) << s;
     Range::new(lo, hi).meet_modulo(natural, n)
 }
 

@@ -70,46 +70,64 @@ impl Compiled {
     pub fn eval(
         &self,
         name: &impl Fn(usize) -> Option<i128>,
-        stack: &mut Vec<Option<i128>>,
+        stack: &mut Vec<i128>,
     ) -> Option<i128> {
+        // (Values not given are `UNKNOWN` on the stack: every value given is
+        // in the range of a type of at most 64 bits.)
+        let known = |v: Option<i128>| v.unwrap_or(UNKNOWN);
         stack.clear();
         for &op in &self.ops {
             let v = match op {
-                Op::Const(v) => Some(v),
-                Op::Name(k) => name(k),
-                Op::Unknown => None,
-                Op::Convert(t) => pop(stack).map(|v| convert(v, t)),
-                Op::Unary(op, t) => pop(stack).map(|v| unary(op, t, v)),
-                Op::Binary(op, t) => {
-                    let (y, x) = (pop(stack), pop(stack));
-                    x.zip(y).and_then(|(x, y)| binary(op, t, x, y))
-                }
+                Op::Const(v) => v,
+                Op::Name(k) => known(name(k)),
+                Op::Unknown => UNKNOWN,
+                Op::Convert(t) => match pop(stack) {
+                    UNKNOWN => UNKNOWN,
+                    v => convert(v, t),
+                },
+                Op::Unary(op, t) => match pop(stack) {
+                    UNKNOWN => UNKNOWN,
+                    v => unary(op, t, v),
+                },
+                Op::Binary(op, t) => match (pop(stack), pop(stack)) {
+                    (UNKNOWN, _) | (_, UNKNOWN) => UNKNOWN,
+                    (y, x) => known(binary(op, t, x, y)),
+                },
                 // As C's `&&` and `||`: the right operand counts only where
                 // the left one does not decide.
                 Op::LogAnd | Op::LogOr => {
                     let (y, x) = (pop(stack), pop(stack));
                     let decides = matches!(op, Op::LogOr);
                     match x {
-                        Some(a) if (a != 0) == decides => Some(decides as i128),
-                        Some(_) => y.map(|b| (b != 0) as i128),
-                        None => None,
+                        UNKNOWN => UNKNOWN,
+                        a if (a != 0) == decides => decides as i128,
+                        _ if y == UNKNOWN => UNKNOWN,
+                        _ => (y != 0) as i128,
                     }
                 }
-                Op::Cond => {
-                    let (y, x, c) = (pop(stack), pop(stack), pop(stack));
-                    c.zip(x.zip(y))
-                        .map(|(c, (x, y))| if c != 0 { x } else { y })
-                }
+                Op::Cond => match (pop(stack), pop(stack), pop(stack)) {
+                    (UNKNOWN, _, _) | (_, UNKNOWN, _) | (_, _, UNKNOWN) => UNKNOWN,
+                    (y, x, c) => {
+                        if c != 0 {
+                            x
+                        } else {
+                            y
+                        }
+                    }
+                },
             };
             stack.push(v);
         }
-        pop(stack)
+        Some(pop(stack)).filter(|&v| v != UNKNOWN)
     }
 }
 
-/// The top of the stack (`None` if it is a value not given, or empty).
-fn pop(stack: &mut Vec<Option<i128>>) -> Option<i128> {
-    stack.pop().flatten()
+/// On [`Compiled::eval`]'s stack, a value not given (see the module docs).
+const UNKNOWN: i128 = i128::MIN;
+
+/// The top of the stack (`UNKNOWN` if it is empty).
+fn pop(stack: &mut Vec<i128>) -> i128 {
+    stack.pop().unwrap_or(UNKNOWN)
 }
 
 /// Appends the operations of `e` in postfix order; returns its type, or

@@ -204,10 +204,15 @@ impl Slot {
         (want, distinct): (&[i128], bool),
         seen: &mut Vec<Wire>,
     ) -> bool {
-        if let Slot::Val(Word::Bits(bits, r)) = self {
-            if let Some(same) = plain_shape_is(bits, *r, how, want, distinct) {
-                return same;
+        match self {
+            Slot::Val(Word::Bits(bits, r)) => {
+                if let Some(same) = plain_shape_is(bits, *r, how, want, distinct) {
+                    return same;
+                }
             }
+            // (A public value's encoding: see `Word::encode_ranged`.)
+            Slot::Val(Word::Const { v, w }) => return want == [0, *v as i128, *w as i128],
+            _ => {}
         }
         seen.clear();
         // A wire above every one seen is new (a word's bits are mostly

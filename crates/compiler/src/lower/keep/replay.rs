@@ -138,7 +138,7 @@ pub(super) struct Replay {
     /// The keys compiled, reading `names` by index.
     compiled: Vec<Compiled>,
     /// Scratch space evaluating them.
-    stack: RefCell<Vec<Option<i128>>>,
+    stack: RefCell<Vec<i128>>,
 }
 
 /// A template as a replay sees it: the keys of its iteration, the classes

@@ -587,7 +587,7 @@ impl Run {
         };
         let c = first_of_consecutive(bits).filter(|c| c & OUTPUT_ROLE != 0)?;
         let first = first_token + (c & !OUTPUT_ROLE);
-        let tokens = (first..).take(bits.len()).map(Bit::Wire).collect();
+        let tokens = (first..first + bits.len() as Wire).map(Bit::Wire).collect();
         Some(Slot::Val(Word::Bits(Rc::new(tokens), *r)))
     }
 
