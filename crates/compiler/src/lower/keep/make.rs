@@ -191,10 +191,7 @@ impl<'p> Lower<'p> {
         let ands = frame.gates.iter().any(|g| g.is_and());
         // An iteration may read an earlier one's values only as carried
         // values (a block cannot wire its own outputs into its inputs).
-        let wired_back = run.tracks.iter().any(|t| match t {
-            Track::Table(v) => v.iter().any(|&o| run.owns(o)),
-            _ => false,
-        });
+        let wired_back = run.tracks.iter().any(|t| run.tables_own(t));
         !wired_back
             && run.count >= 2
             && !(frame.gates.is_empty() && frame.blocks.is_empty())
@@ -401,28 +398,45 @@ impl<'p> Lower<'p> {
 
     /// The wiring of the per-iteration inputs `iter` of `run`'s block:
     /// their origins in each iteration as wires of the current frame
-    /// (`resolve` names the run's own outputs).
+    /// (`resolve` names the run's own outputs). A group's inputs, all
+    /// wired, are a ranges segment at once; other inputs a column each.
     fn iteration_inputs(
         &mut self,
         run: &Run,
         iter: &[usize],
         resolve: &impl Fn(Bit) -> Bit,
     ) -> DResult<Wiring> {
-        let count = run.count;
-        let mut table = Vec::with_capacity(count as usize * iter.len());
-        let tracks: Vec<&Track> = iter.iter().map(|&i| &run.tracks[i]).collect();
-        for j in 0..count {
-            for t in &tracks {
+        let count = run.count as usize;
+        let mut segments = Vec::new();
+        let mut c = 0;
+        while c < iter.len() {
+            let i = iter[c];
+            let whole = run.group_from(i).filter(|&(firsts, len)| {
+                firsts.len() == count && iter[c..].iter().take(len).copied().eq(i..i + len)
+            });
+            if let Some((firsts, len)) = whole {
+                segments.push(Segment::Ranges {
+                    len: len as u32,
+                    starts: firsts.to_vec(),
+                });
+                c += len;
+                continue;
+            }
+            let t = &run.tracks[i];
+            let mut wires = Vec::with_capacity(count);
+            for j in 0..count as u64 {
                 // (Most are tables: read without naming this run's outputs,
                 // which a kept run's tables do not hold.)
-                let b = match t {
-                    Track::Table(v) => v[j as usize],
-                    t => resolve(run.origin_in(t, j)),
+                let b = match run.listed_origin(t, j) {
+                    Some(b) => b,
+                    None => resolve(run.origin_in(t, j)),
                 };
-                table.push(self.wire_of(b)?);
+                wires.push(self.wire_of(b)?);
             }
+            segments.push(Segment::Table { len: 1, wires });
+            c += 1;
         }
-        Ok(Wiring::compress(count as usize, iter.len(), &table))
+        Ok(Wiring { segments }.compressed(count))
     }
 
     /// Moves the gates and blocks of `frame` that read only the template

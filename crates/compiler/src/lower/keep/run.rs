@@ -49,12 +49,145 @@ pub(super) enum Track {
     },
     /// Anything else, iteration by iteration.
     Table(Vec<Bit>),
+    /// Bit `k` of a word of consecutive wires, iteration by iteration (see
+    /// [`Group`]).
+    Grouped {
+        group: u32,
+        k: u32,
+    },
+}
+
+/// Consecutive inputs of a template that one observation reads as a word,
+/// where that word was consecutive wires in every iteration so far (as a
+/// word an earlier block wrote is): their origins held as the first wire
+/// an iteration, not bit by bit.
+#[derive(Clone, Debug)]
+pub(super) struct Group {
+    /// The first of the inputs.
+    first_input: usize,
+    /// How many.
+    len: usize,
+    /// The first wire of the word, iteration by iteration (empty for a
+    /// group not formed, or broken up again).
+    firsts: Vec<Wire>,
+    /// Whether the group holds its inputs' origins.
+    formed: bool,
+}
+
+impl Group {
+    /// Bit `k`'s origin in iteration `j`.
+    fn at(&self, j: u64, k: u32) -> Bit {
+        Bit::Wire(self.firsts[j as usize] + k)
+    }
+
+    /// Records iteration `j`'s origins of this group's inputs (`origin`:
+    /// of all inputs), after `tracks` recorded those of the rest: a formed
+    /// group keeps the first wire, or breaks up into tables if the word is
+    /// not consecutive wires; from the third iteration on, inputs whose
+    /// tables hold consecutive wires in every row so far form the group
+    /// (number `g`). Returns whether the group formed or broke up.
+    fn record(&mut self, g: usize, j: u64, origin: &[Option<Bit>], tracks: &mut [Track]) -> bool {
+        let inputs = self.first_input..self.first_input + self.len;
+        let row = &origin[inputs.clone()];
+        if self.formed {
+            match first_of_consecutive_origins(row) {
+                Some(first) => self.firsts.push(first),
+                None => {
+                    // Held bit by bit from here on.
+                    for (k, t) in tracks[inputs].iter_mut().enumerate() {
+                        let mut v: Vec<Bit> = (0..j).map(|jj| self.at(jj, k as u32)).collect();
+                        v.push(row[k].expect("every input's origin is known"));
+                        *t = Track::Table(v);
+                    }
+                    self.formed = false;
+                    self.len = 0;
+                    self.firsts = Vec::new();
+                    return true;
+                }
+            }
+            return false;
+        }
+        if j < 2 || self.len == 0 || !matches!(tracks[self.first_input], Track::Table(_)) {
+            return false;
+        }
+        let tables: Option<Vec<&Vec<Bit>>> = (tracks[inputs.clone()].iter())
+            .map(|t| match t {
+                Track::Table(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        let Some(tables) = tables else {
+            return false;
+        };
+        let mut firsts = Vec::with_capacity(tables[0].len());
+        for jj in 0..tables[0].len() {
+            let row: Vec<Option<Bit>> = tables.iter().map(|v| Some(v[jj])).collect();
+            match first_of_consecutive_origins(&row) {
+                Some(first) => firsts.push(first),
+                None => {
+                    // Not a word of wires: never tried again.
+                    self.len = 0;
+                    return false;
+                }
+            }
+        }
+        for (k, t) in tracks[inputs].iter_mut().enumerate() {
+            *t = Track::Grouped {
+                group: g as u32,
+                k: k as u32,
+            };
+        }
+        (self.firsts, self.formed) = (firsts, true);
+        true
+    }
+}
+
+/// The inputs whose `tracks` are not grouped.
+fn loose_inputs(tracks: &[Track]) -> Vec<usize> {
+    (0..tracks.len())
+        .filter(|&i| !matches!(tracks[i], Track::Grouped { .. }))
+        .collect()
+}
+
+/// The first wire of `row` (origins) if they are consecutive wires.
+fn first_of_consecutive_origins(row: &[Option<Bit>]) -> Option<Wire> {
+    let Some(Some(Bit::Wire(first))) = row.first().copied() else {
+        return None;
+    };
+    let off = (row.iter().zip(first..))
+        .filter(|&(&o, w)| o != Some(Bit::Wire(w)))
+        .count();
+    (off == 0 && first.checked_add(row.len() as Wire).is_some()).then_some(first)
+}
+
+/// The groups a run's inputs may form: per observation whose bits are
+/// two or more consecutive inputs read nowhere else (`obs_inputs`, of a
+/// template of `inputs` inputs).
+fn word_groups(obs_inputs: &[Vec<u32>], inputs: usize) -> Vec<Group> {
+    let mut reads = vec![0u32; inputs];
+    for &i in obs_inputs.iter().flatten() {
+        if let Some(n) = reads.get_mut(i as usize) {
+            *n += 1;
+        }
+    }
+    let group = |ins: &Vec<u32>| {
+        let first = *ins.first()?;
+        let consecutive = (ins.iter().zip(first..)).all(|(&i, want)| i == want);
+        let alone = ins.iter().all(|&i| reads.get(i as usize) == Some(&1));
+        (ins.len() >= 2 && consecutive && alone).then(|| Group {
+            first_input: first as usize,
+            len: ins.len(),
+            firsts: Vec::new(),
+            formed: false,
+        })
+    };
+    obs_inputs.iter().filter_map(group).collect()
 }
 
 impl Track {
     /// The value's origin in iteration `j` of the run (`own(j, q)` names
     /// output `q` of iteration `j`).
-    pub(super) fn at(&self, j: u64, own: &impl Fn(u64, u32) -> Bit) -> Bit {
+    pub(super) fn at(&self, j: u64, own: &impl Fn(u64, u32) -> Bit, groups: &[Group]) -> Bit {
         match self {
             Track::Empty => Bit::Const(false),
             Track::Fixed(o) => *o,
@@ -67,6 +200,7 @@ impl Track {
             }
             Track::Affine { start, step } => Bit::Wire((*start as i64 + j as i64 * step) as Wire),
             Track::Table(v) => v[j as usize],
+            Track::Grouped { group, k } => groups[*group as usize].at(j, *k),
         }
     }
 
@@ -102,15 +236,16 @@ impl Track {
                 }
                 false
             }
-            Track::Carried { .. } | Track::Affine { .. } => self.at(j, own) == o,
+            Track::Carried { .. } | Track::Affine { .. } => self.at(j, own, &[]) == o,
             Track::Fixed(_) => false,
             Track::Table(v) => {
                 v.push(o);
                 return;
             }
+            Track::Grouped { .. } => unreachable!("grouped inputs are recorded by their group"),
         };
         if !keeps {
-            let mut v: Vec<Bit> = (0..j).map(|i| self.at(i, own)).collect();
+            let mut v: Vec<Bit> = (0..j).map(|i| self.at(i, own, &[])).collect();
             v.push(o);
             *self = Track::Table(v);
         }
@@ -223,6 +358,10 @@ pub(super) struct Run {
     pub obs_inputs: Vec<Vec<u32>>,
     /// Per input of the template, where it comes from.
     pub tracks: Vec<Track>,
+    /// Words of inputs whose origins may be held a word at a time.
+    groups: Vec<Group>,
+    /// The inputs whose tracks are not grouped.
+    loose: Vec<usize>,
     /// The extras of each simulated iteration.
     pub extras: Vec<Vec<Slot>>,
     /// Observation/write pairs that may meet in some iteration.
@@ -375,7 +514,7 @@ impl Run {
             Role::Input(i) => i as u32,
             _ => unreachable!("an observation's wires are inputs of the template"),
         };
-        let obs_inputs = probe
+        let obs_inputs: Vec<Vec<u32>> = probe
             .observations
             .iter()
             .map(|obs| {
@@ -388,8 +527,11 @@ impl Run {
                     .collect()
             })
             .collect();
+        let groups = word_groups(&obs_inputs, probe.inputs.len());
         Run {
             tracks: vec![Track::Empty; probe.inputs.len()],
+            groups,
+            loose: (0..probe.inputs.len()).collect(),
             obs_delta: vec![0; probe.observations.len()],
             write_delta: vec![0; probe.writes.len()],
             derived_delta: vec![0; probe.derived.len()],
@@ -543,13 +685,20 @@ impl Run {
             }
             _ => None,
         };
-        for (track, o) in self.tracks.iter_mut().zip(origin) {
-            let o = o.expect("every input's origin is known");
-            match track {
+        for &i in &self.loose {
+            let o = origin[i].expect("every input's origin is known");
+            match &mut self.tracks[i] {
                 // (Most tracks of a long run, in a plain loop.)
                 Track::Table(v) => v.push(o),
                 t => t.push(j, o, &own, own_q),
             }
+        }
+        let mut regroup = false;
+        for (g, group) in self.groups.iter_mut().enumerate() {
+            regroup |= group.record(g, j, origin, &mut self.tracks);
+        }
+        if regroup {
+            self.loose = loose_inputs(&self.tracks);
         }
         self.simulated += 1;
         self.count += 1;
@@ -564,7 +713,8 @@ impl Run {
     /// The origin in iteration `j` of an input whose track is `track`.
     pub(super) fn origin_in(&self, track: &Track, j: u64) -> Bit {
         let width = self.width();
-        track.at(j, &|jj, q| Bit::Wire(TOKEN_BASE + (jj * width) as Wire + q))
+        let own = |jj, q| Bit::Wire(TOKEN_BASE + (jj * width) as Wire + q);
+        track.at(j, &own, &self.groups)
     }
 
     /// What a bit of a [`Run::coded`] value is in an iteration whose
@@ -641,10 +791,46 @@ impl Run {
         let own = |o: &Bit| self.owns(*o);
         self.tracks.iter().all(|t| match t {
             Track::Carried { .. } => false,
-            Track::Table(v) => !v.iter().any(own),
+            Track::Table(_) | Track::Grouped { .. } => !self.tables_own(t),
             Track::Fixed(o) => !own(o),
             Track::Empty | Track::Affine { .. } => true,
         })
+    }
+
+    /// The origin in iteration `j` of an input whose track is a table or
+    /// grouped; `None` for other tracks.
+    pub(super) fn listed_origin(&self, track: &Track, j: u64) -> Option<Bit> {
+        match track {
+            Track::Table(v) => Some(v[j as usize]),
+            Track::Grouped { group, k } => Some(self.groups[*group as usize].at(j, *k)),
+            _ => None,
+        }
+    }
+
+    /// If input `i` is the first of a formed group: the group's first wires,
+    /// iteration by iteration, and its length.
+    pub(super) fn group_from(&self, i: usize) -> Option<(&[Wire], usize)> {
+        match self.tracks[i] {
+            Track::Grouped { group, k: 0 } => {
+                let g = &self.groups[group as usize];
+                Some((&g.firsts, g.len))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a table or grouped track holds a token of this run in some
+    /// iteration.
+    pub(super) fn tables_own(&self, track: &Track) -> bool {
+        match track {
+            Track::Table(v) => v.iter().any(|&o| self.owns(o)),
+            // (A word of consecutive wires holds tokens if its first
+            // does: real wires stay far below them.)
+            Track::Grouped { group, .. } => {
+                (self.groups[*group as usize].firsts.iter()).any(|&f| self.owns(Bit::Wire(f)))
+            }
+            _ => false,
+        }
     }
 }
 
