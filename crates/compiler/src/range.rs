@@ -333,6 +333,24 @@ impl Tape {
         }
     }
 
+    /// [`Tape::eval_into`], unless `out` already holds the tape evaluated
+    /// on `inputs` (`evaluated_on` says on what, if on anything): inputs
+    /// recorded on no tape make the evaluation record nothing either, so
+    /// its result is all it does. Updates `evaluated_on`.
+    pub fn eval_into_unless_same(
+        &self,
+        inputs: &[Range],
+        out: &mut Vec<Range>,
+        evaluated_on: &mut Option<Vec<Range>>,
+    ) {
+        let plain = inputs.iter().all(|r| r.sym == NO_SYM);
+        if plain && evaluated_on.as_deref() == Some(inputs) {
+            return;
+        }
+        self.eval_into(inputs, out);
+        *evaluated_on = plain.then(|| inputs.to_vec());
+    }
+
     /// What `r` (computed while this tape was recorded) is for the entries
     /// `evaluated`: the evaluated entry if `r` is one, else `r` itself.
     pub fn resolve(&self, r: Range, evaluated: &[Range]) -> Range {

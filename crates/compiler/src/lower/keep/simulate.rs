@@ -41,6 +41,7 @@ impl Lower<'_> {
             origin,
             ranges,
             evaluated,
+            evaluated_on,
             ..
         } = scratch;
         // The loop variable's value, where the iteration stores it.
@@ -60,7 +61,8 @@ impl Lower<'_> {
             }
             ranges[counter.range] = Range::new(value, value);
         }
-        run.probe.tape.eval_into(ranges, evaluated);
+        // (Iterations mostly read the ranges the one before did.)
+        (run.probe.tape).eval_into_unless_same(ranges, evaluated, evaluated_on);
         let (writes, extras, left) = apply_template(run, j, origin, evaluated);
         for ((obj, leaf), value) in writes {
             run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
@@ -196,6 +198,8 @@ pub(super) struct Scratch {
     ranges: Vec<Range>,
     /// The tape evaluated on them.
     evaluated: Vec<Range>,
+    /// What `evaluated` was evaluated on, where that is all it depends on.
+    evaluated_on: Option<Vec<Range>>,
     /// The bits of an observation that is not a plain word.
     observed: Vec<Bit>,
 }
