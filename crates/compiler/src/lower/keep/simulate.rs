@@ -117,20 +117,25 @@ impl Lower<'_> {
             if !self.in_bounds(obs.at.obj, leaf) {
                 return false;
             }
-            let mut value = self.slot(obs.at.obj, leaf as usize);
+            // (Read in place, not cloned: most reads are words.)
+            self.observe(obs.at.obj, leaf as usize);
+            let stored = &self.objs[obs.at.obj].slots[leaf as usize];
             // A value read padded: its marked bits are wired in, its own
             // range is the tape's input.
             let mut marked = None;
+            let padded;
+            let mut value = stored;
             if let Some(width) = obs.pad {
-                let Some((form, bits)) = padded_form(&value, width) else {
+                let Some((form, bits)) = padded_form(stored, width) else {
                     return false;
                 };
                 // A public value or bits: its range costs no gate.
-                let Slot::Val(w) = &value else {
+                let Slot::Val(w) = stored else {
                     return false;
                 };
                 let own = w.range(&mut self.b);
-                (value, marked) = (form, Some((bits, own)));
+                (padded, marked) = (form, Some((bits, own)));
+                value = &padded;
             }
             if !value.relaxed_shape_is(p.widening, (&obs.shape, obs.distinct_word), seen) {
                 return false;
@@ -143,7 +148,7 @@ impl Lower<'_> {
                 k += 1;
             });
             let inputs = &run.obs_inputs[o];
-            let consistent = match (&value, &marked) {
+            let consistent = match (value, &marked) {
                 // A word's bits (the common case), read in place.
                 (Slot::Val(Word::Bits(bits, _)), None) => {
                     note_origins(bits.iter().copied(), inputs, origin)
