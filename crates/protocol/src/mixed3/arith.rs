@@ -1,8 +1,12 @@
 //! Three-party arithmetic on 3-out-of-3 additive shares modulo 2^w.
 //!
 //! * **Zero sharings.** Each party `i` shares a key with the next party
-//!   (`k_i`, drawn by `i`, sent once at setup) and one with the previous
-//!   (`k_{i−1}`). Its share of a fresh sharing of zero is
+//!   (`k_i`) and one with the previous (`k_{i−1}`); of each pair the party
+//!   with the lower number draws the key and sends it at setup (CP1 both of
+//!   its keys, CP2 `k_2`), and the other takes it before it first receives
+//!   anything else from that party, so no party waits for a key before its
+//!   first messages and CP1 never waits for one. Its share of a fresh
+//!   sharing of zero is
 //!   `F(k_i) − F(k_{i−1})`, `F` an AES-CTR stream drawn in step by both
 //!   holders of a key: the three shares sum to zero, and each is uniform
 //!   to every other single party, which lacks one of its two keys.
@@ -39,23 +43,45 @@ pub(crate) fn prev(role: Role) -> Role {
     next(next(role))
 }
 
-/// One party's streams of zero sharings.
+/// One party's streams of zero sharings: the key it shares with the next
+/// party and the one it shares with the previous party, each `None` until
+/// taken from the party that drew it.
 pub(crate) struct Zeros {
-    with_next: Prg,
-    with_prev: Prg,
+    with_next: Option<Prg>,
+    with_prev: Option<Prg>,
 }
 
 impl Zeros {
-    /// Draws the key shared with the next party, sends it, and receives
-    /// the previous party's (one block each way, at setup).
-    pub fn setup(role: Role, links: &mut Links) -> Result<Zeros, ProtocolError> {
-        let key = Prg::try_from_os()?.random_block();
-        Labels::send(&mut links.to(next(role))[0], &[key])?;
-        let theirs = Labels::recv(&mut links.to(prev(role))[0], 1, "the zero-sharing key")?;
+    /// Draws the keys of the pairs in which `role` has the lower number
+    /// and sends each to the other party of its pair (no wait).
+    pub fn offer(role: Role, links: &mut Links) -> Result<Zeros, ProtocolError> {
+        let mut draw = |peer: Role| -> Result<Option<Prg>, ProtocolError> {
+            if peer < role {
+                return Ok(None);
+            }
+            let key = Prg::try_from_os()?.random_block();
+            Labels::send(&mut links.to(peer)[0], &[key])?;
+            Ok(Some(Prg::from_seed(key)))
+        };
         Ok(Zeros {
-            with_next: Prg::from_seed(key),
-            with_prev: Prg::from_seed(theirs[0]),
+            with_next: draw(next(role))?,
+            with_prev: draw(prev(role))?,
         })
+    }
+
+    /// Receives the keys the other parties drew ([`Zeros::offer`]); must
+    /// come before anything else this party receives from them.
+    pub fn accept(&mut self, role: Role, links: &mut Links) -> Result<(), ProtocolError> {
+        for (peer, prg) in [
+            (next(role), &mut self.with_next),
+            (prev(role), &mut self.with_prev),
+        ] {
+            if prg.is_none() {
+                let key = Labels::recv(&mut links.to(peer)[0], 1, "the zero-sharing key")?;
+                *prg = Some(Prg::from_seed(key[0]));
+            }
+        }
+        Ok(())
     }
 
     /// This party's share of a fresh sharing of zero, modulo 2^`bits`.
@@ -64,21 +90,11 @@ impl Zeros {
         word(&mut self.with_next).wrapping_sub(word(&mut self.with_prev)) & mask(bits)
     }
 
-    /// A word modulo 2^`bits` that the next party draws alike (there
-    /// [`Zeros::common_with_prev`], at the same point of the run): a
-    /// correlation the third party lacks.
-    pub fn common_with_next(&mut self, bits: u32) -> u64 {
-        Self::word(&mut self.with_next) & mask(bits)
-    }
-
-    /// A word modulo 2^`bits` that the previous party draws alike (there
-    /// [`Zeros::common_with_next`]).
-    pub fn common_with_prev(&mut self, bits: u32) -> u64 {
-        Self::word(&mut self.with_prev) & mask(bits)
-    }
-
-    /// The next 64 bits of `prg`.
-    fn word(prg: &mut Prg) -> u64 {
+    /// The next 64 bits of a stream (accepted before the first draw).
+    fn word(prg: &mut Option<Prg>) -> u64 {
+        let prg = prg
+            .as_mut()
+            .expect("the keys are accepted before the first draw");
         let Block(b) = prg.random_block();
         b as u64
     }

@@ -57,18 +57,18 @@ fn join(scheme: Scheme, width: u64, lane: u64) -> Cost {
 
 /// The wrap count of a lane of `lane` bits from CP1's bits and CP3's
 /// (`hybrid::circuits::Joined::Wraps`), its bits (two if `signed`)
-/// injected into shares modulo 2^`modulus` (`mixed3::exec::inject`).
+/// injected into shares modulo 2^`modulus` (`mixed3::inject`: two rows of
+/// `modulus` bits a bit, from CP1 with the tables).
 fn wrap_count(scheme: Scheme, lane: u64, signed: bool, modulus: u64) -> Cost {
     let send_to_cp3 = Cost {
         bytes: bits(lane),
         flights: 1,
     };
     let count_bits = 1 + signed as u64;
-    let inject = cp1_bits(count_bits)
-        + Cost {
-            bytes: bits(count_bits) + bits(count_bits * modulus),
-            flights: 2,
-        };
+    let inject = Cost {
+        bytes: bits(2 * count_bits * modulus),
+        flights: 1,
+    };
     send_to_cp3 + cp1_bits(lane) + cp3_bits(lane) + garbled(scheme, lane) + inject
 }
 

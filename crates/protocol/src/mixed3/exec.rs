@@ -22,8 +22,6 @@ use crate::mixed::plan::{factor_pairs, Plan, Term};
 use crate::options::{Role, ShareKind};
 use crate::schedule::Plan as ThreadPlan;
 
-mod inject;
-
 /// What a party holds of a value.
 #[derive(Clone, Debug)]
 enum Held<L> {
@@ -68,7 +66,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         plan: &'a Plan,
         threads: ThreadPlan,
     ) -> Result<Self, ProtocolError> {
-        let zeros = Zeros::setup(role, links)?;
+        let zeros = Zeros::offer(role, links)?;
         Ok(Exec {
             role,
             links,
@@ -169,25 +167,28 @@ impl<'a, G: Garbled> Exec<'a, G> {
         let needed: Vec<usize> = (0..joined_values.len())
             .filter(|&v| joined_values[v])
             .collect();
-        if needed.is_empty() && widened.is_empty() {
-            return Ok(());
-        }
         let lane_of = |src: &Slice| &shares[src.value][src.offset as usize..][..src.len as usize];
         // CP2 sends CP3 its shares of the values to join and of the lanes
         // to widen (as in the hybrid mode's input phase); CP3 combines them
         // with its own (a lane's sum modulo 2^lane, and the carry out of it).
         let bits_of = |v: &usize| shares[*v].iter().copied();
+        let nothing = needed.is_empty() && widened.is_empty();
+        if self.role == Role::Cp2 && !nothing {
+            let lanes = widened.iter().flat_map(|(_, src)| lane_of(src));
+            let to_cp3 = &mut self.links.to(Role::Cp3)[0];
+            Bits::send(
+                to_cp3,
+                needed.iter().flat_map(bits_of).chain(lanes.copied()),
+            )?;
+        }
+        // The zero-sharing keys come before anything else a party receives
+        // from the party that drew them, and after CP2's first message.
+        self.zeros.accept(self.role, self.links)?;
+        if nothing {
+            return Ok(());
+        }
         let mut carries = Vec::new();
         let cp3_bits = match self.role {
-            Role::Cp2 => {
-                let lanes = widened.iter().flat_map(|(_, src)| lane_of(src));
-                let to_cp3 = &mut self.links.to(Role::Cp3)[0];
-                Bits::send(
-                    to_cp3,
-                    needed.iter().flat_map(bits_of).chain(lanes.copied()),
-                )?;
-                Vec::new()
-            }
             Role::Cp3 => {
                 let n = needed.iter().map(|&v| shares[v].len()).sum::<usize>()
                     + widened.iter().map(|(_, s)| s.len as usize).sum::<usize>();
@@ -210,7 +211,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 held::hold(|| Holding::Joined(combined.clone()));
                 combined
             }
-            Role::Cp1 => Vec::new(),
+            Role::Cp1 | Role::Cp2 => Vec::new(),
         };
         let mut parts: Vec<JoinPart> = needed
             .iter()
@@ -285,7 +286,8 @@ impl<'a, G: Garbled> Exec<'a, G> {
             let modulus = self.width(*k) - src.len;
             labels.iter().map(move |&l| (l, modulus))
         });
-        let mut bit_shares = self.inject(count_bits.collect())?.into_iter();
+        let count_bits: Vec<(G::Label, u32)> = count_bits.collect();
+        let mut bit_shares = self.garbled.inject(self.links, &count_bits)?.into_iter();
         let carries = carries.into_iter().chain(std::iter::repeat(0));
         for (((k, src), labels), carry) in widened.iter().zip(&wraps).zip(carries) {
             let w = self.width(*k);

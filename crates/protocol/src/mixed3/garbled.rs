@@ -4,13 +4,18 @@
 //! hybrid mode's oblivious choice, `hybrid::choice`), so one executor
 //! drives all three.
 
+use twofold_circuit::mixed::eval::word_bits;
+use twofold_circuit::mixed::mask;
 use twofold_circuit::{Circuit, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
-use twofold_crypto::{Delta, GarblingScheme, Prg};
+use twofold_crypto::{Delta, GarblingScheme, Prg, Tccr};
 use twofold_net::Channel;
 
+use super::inject;
+use crate::arith::packed::{recv, send, BitWriter};
 use crate::error::ProtocolError;
 use crate::hybrid::choice;
+use crate::hybrid::held::{self, Holding};
 use crate::hybrid::meet::Links;
 use crate::messages::{Bits, Labels};
 use crate::options::{Progress, Role};
@@ -63,8 +68,22 @@ pub(crate) trait Garbled {
         links: &mut Links,
         wires: &[Self::Label],
     ) -> Result<Option<Vec<bool>>, ProtocolError>;
+    /// Additive shares of garbled bits, each modulo 2^(its `u32`), by
+    /// arithmetic ciphertexts (`mixed3::inject`): CP1 draws a mask `s` a
+    /// bit and sends CP2 the rows; CP1's share is `−s`, CP2's `b + s`
+    /// (decrypted with its label), CP3's 0. CP2 waits for the rows only.
+    fn inject(
+        &mut self,
+        links: &mut Links,
+        bits: &[(Self::Label, u32)],
+    ) -> Result<Vec<u64>, ProtocolError>;
     /// AND gates garbled or evaluated so far.
     fn and_gates(&self) -> u64;
+}
+
+/// The bits of the rows of `n` injected bits, two words of each modulus.
+fn rows_bits(moduli: impl Iterator<Item = u32>) -> usize {
+    moduli.map(|k| 2 * k as usize).sum()
 }
 
 /// One side of the garbling (CP1's or CP2's) and the gate counter,
@@ -110,6 +129,9 @@ pub(crate) struct Garbler<S> {
     prg: Prg,
     /// The choice's pads (its seed sent to CP3 at the first choice).
     pads: Option<choice::Pads>,
+    /// The hash of the injection's rows, and its next tweak.
+    tccr: Tccr,
+    injected: u64,
 }
 
 impl<S: GarblingScheme> Garbler<S> {
@@ -126,6 +148,8 @@ impl<S: GarblingScheme> Garbler<S> {
             delta,
             prg,
             pads: None,
+            tccr: Tccr::new(),
+            injected: 0,
         })
     }
 
@@ -204,6 +228,26 @@ impl<S: GarblingScheme> Garbled for Garbler<S> {
         Ok(None)
     }
 
+    fn inject(
+        &mut self,
+        links: &mut Links,
+        bits: &[(ZeroLabel, u32)],
+    ) -> Result<Vec<u64>, ProtocolError> {
+        let mut rows = BitWriter::with_bits(rows_bits(bits.iter().map(|&(_, k)| k)));
+        let mut shares = Vec::with_capacity(bits.len());
+        for &(zero, k) in bits {
+            let s = self.prg.random_block().0 as u64 & mask(k);
+            let pair = inject::offer(&self.tccr, zero, self.delta, s, k, self.injected);
+            self.injected += 1;
+            pair.into_iter().for_each(|row| rows.push(row, k));
+            shares.push(0u64.wrapping_sub(s) & mask(k));
+        }
+        let to_cp2 = &mut links.to(Role::Cp2)[0];
+        send(to_cp2, &rows.finish())?;
+        to_cp2.flush()?;
+        Ok(shares)
+    }
+
     fn and_gates(&self) -> u64 {
         self.gates.next_gate
     }
@@ -212,6 +256,9 @@ impl<S: GarblingScheme> Garbled for Garbler<S> {
 /// CP2: the evaluating side and the gate counter.
 pub(crate) struct Evaluator<S> {
     gates: Gates<EvaluatorSide<S>>,
+    /// The hash of the injection's rows, and its next tweak.
+    tccr: Tccr,
+    injected: u64,
 }
 
 impl<S: GarblingScheme> Evaluator<S> {
@@ -223,6 +270,8 @@ impl<S: GarblingScheme> Evaluator<S> {
                 peer: Role::Cp1,
                 next_gate: 0,
             },
+            tccr: Tccr::new(),
+            injected: 0,
         }
     }
 }
@@ -287,6 +336,26 @@ impl<S: GarblingScheme> Garbled for Evaluator<S> {
         ))
     }
 
+    fn inject(
+        &mut self,
+        links: &mut Links,
+        bits: &[(ActiveLabel, u32)],
+    ) -> Result<Vec<u64>, ProtocolError> {
+        let total = rows_bits(bits.iter().map(|&(_, k)| k));
+        let mut rows = recv(&mut links.to(Role::Cp1)[0], total, "CP1's injection rows")?;
+        let mut shares = Vec::with_capacity(bits.len());
+        for &(label, k) in bits {
+            let pair = [rows.take(k), rows.take(k)];
+            shares.push(inject::take(&self.tccr, label, pair, k, self.injected));
+            self.injected += 1;
+        }
+        held::hold(|| {
+            let words = bits.iter().zip(&shares);
+            Holding::Opened(words.flat_map(|(&(_, k), &s)| word_bits(s, k)).collect())
+        });
+        Ok(shares)
+    }
+
     fn and_gates(&self) -> u64 {
         self.gates.next_gate
     }
@@ -349,6 +418,10 @@ impl Garbled for Chooser {
 
     fn open_to_cp2(&mut self, _: &mut Links, _: &[()]) -> Result<Option<Vec<bool>>, ProtocolError> {
         Ok(None)
+    }
+
+    fn inject(&mut self, _: &mut Links, bits: &[((), u32)]) -> Result<Vec<u64>, ProtocolError> {
+        Ok(vec![0; bits.len()])
     }
 
     fn and_gates(&self) -> u64 {

@@ -25,6 +25,7 @@ mod arith;
 pub mod cost;
 mod exec;
 mod garbled;
+mod inject;
 
 use std::time::Instant;
 
