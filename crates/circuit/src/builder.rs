@@ -3,8 +3,6 @@
 mod index;
 mod store;
 
-use rustc_hash::FxHashMap as HashMap;
-
 use crate::assemble::{PendingBlock, RawFrame};
 use crate::circuit::{Circuit, InputValue, Party};
 use crate::gate::{Gate, Wire};
@@ -65,8 +63,6 @@ struct FrameState {
     blocks: Vec<PendingBlock>,
     /// Its gates by (kind, inputs).
     index: index::Index,
-    /// `w -> !w` both ways.
-    negation: HashMap<Wire, Wire>,
     /// Wires of this frame holding 0 and 1, once made.
     constants: [Option<Wire>; 2],
 }
@@ -165,10 +161,10 @@ impl Builder {
                 if x == y {
                     return Bit::Const(false);
                 }
-                if self.frame.negation.get(&x) == Some(&y) {
+                let (a, b) = (x.min(y), x.max(y));
+                if self.negates(a, b) {
                     return Bit::Const(true);
                 }
-                let (a, b) = (x.min(y), x.max(y));
                 self.emit(Gate::Xor { a, b, out: 0 })
             }
         }
@@ -189,11 +185,15 @@ impl Builder {
                 if x == y {
                     return a;
                 }
-                if self.frame.negation.get(&x) == Some(&y) {
+                let (lo, hi) = (x.min(y), x.max(y));
+                if self.negates(lo, hi) {
                     return Bit::Const(false);
                 }
-                let (a, b) = (x.min(y), x.max(y));
-                self.emit(Gate::And { a, b, out: 0 })
+                self.emit(Gate::And {
+                    a: lo,
+                    b: hi,
+                    out: 0,
+                })
             }
         }
     }
@@ -203,14 +203,12 @@ impl Builder {
         match a {
             Bit::Const(c) => Bit::Const(!c),
             Bit::Wire(w) => {
-                if let Some(&n) = self.frame.negation.get(&w) {
-                    return Bit::Wire(n);
+                if let Some(v) = self.inverted(w) {
+                    return Bit::Wire(v);
                 }
-                let out = self.emit(Gate::Inv { a: w, out: 0 });
-                if let Bit::Wire(n) = out {
-                    self.frame.negation.insert(w, n);
-                    self.frame.negation.insert(n, w);
-                }
+                // `!w` made before is found, and costs nothing.
+                let (out, made) = self.find_or_make(Gate::Inv { a: w, out: 0 });
+                self.requested += made as u64;
                 out
             }
         }
@@ -246,11 +244,36 @@ impl Builder {
         self.fresh()
     }
 
+    /// The input of the INV gate that [`Builder::not`] made writing `w`
+    /// in this frame, if any: `!w`. (The frame's constant one, `!zero`, is
+    /// not one of them.)
+    fn inverted(&self, w: Wire) -> Option<Wire> {
+        if self.frame.constants[1] == Some(w) {
+            return None;
+        }
+        self.frame.gates.inverted(w)
+    }
+
+    /// Whether `hi` is `!lo` as [`Builder::not`] made it in this frame (an
+    /// INV gate writes a wire newer than its input): the gates of the frame
+    /// tell, where a map of every negation made missed the caches on every
+    /// gate of a large frame.
+    fn negates(&self, lo: Wire, hi: Wire) -> bool {
+        self.inverted(hi) == Some(lo)
+    }
+
     fn emit(&mut self, gate: Gate) -> Bit {
         self.requested += 1;
+        self.find_or_make(gate).0
+    }
+
+    /// The wire of the frame's gate computing `gate` (made by
+    /// [`Builder::emit`] or [`Builder::not`]), made now if there is none;
+    /// and whether it was made now.
+    fn find_or_make(&mut self, gate: Gate) -> (Bit, bool) {
         let FrameState { gates, index, .. } = &mut self.frame;
         let listed = match index.find(gates.pairs(), &store::pair(&gate)) {
-            Ok(made) => return Bit::Wire(gates.get(made).out()),
+            Ok(made) => return (Bit::Wire(gates.get(made).out()), false),
             Err(listed) => listed,
         };
         let i = gates.len() as u32;
@@ -258,7 +281,7 @@ impl Builder {
         let FrameState { gates, index, .. } = &mut self.frame;
         gates.push(gate.rewire(|w| w, out));
         index.insert(gates.pairs(), i, listed);
-        Bit::Wire(out)
+        (Bit::Wire(out), true)
     }
 
     /// Starts a frame: the gates made until [`Builder::end_frame`] form the
@@ -352,10 +375,9 @@ impl Builder {
             gates,
             blocks,
             index,
-            negation,
             ..
         } = self.frame;
-        drop((index, negation));
+        drop(index);
         let gates = gates.into_gates();
         let raw = RawFrame { gates, blocks };
         let a = raw.assemble(self.inputs, outputs, &[])?;

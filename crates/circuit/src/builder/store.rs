@@ -92,6 +92,29 @@ impl Gates {
         self.decode(i, out + (i as u32 - first))
     }
 
+    /// The gate writing wire `w`, if one of these does.
+    fn writer(&self, w: Wire) -> Option<usize> {
+        let run = self
+            .runs
+            .partition_point(|&(_, out)| out <= w)
+            .checked_sub(1)?;
+        let (first, out) = self.runs[run];
+        let end = self
+            .runs
+            .get(run + 1)
+            .map_or(self.pairs.len(), |&(next, _)| next as usize);
+        let i = first as usize + (w - out) as usize;
+        (i < end).then_some(i)
+    }
+
+    /// The input of the INV gate writing wire `w`, if one of these does
+    /// (the constant zero `v ^ v` is not one).
+    pub(super) fn inverted(&self, w: Wire) -> Option<Wire> {
+        let i = self.writer(w)?;
+        let [x, y] = self.pairs[i];
+        (x == y && self.zero != Some(i as u32)).then_some(x)
+    }
+
     /// Gate `i`, writing `out`.
     fn decode(&self, i: usize, out: Wire) -> Gate {
         let [x, y] = self.pairs[i];
@@ -141,7 +164,8 @@ mod tests {
     use super::*;
 
     /// Every kind of gate comes back as it was pushed, with its output,
-    /// across runs of outputs and past the batches of conversion.
+    /// across runs of outputs and past the batches of conversion; INV gates
+    /// are found by their outputs.
     #[test]
     fn gives_back_the_gates_pushed() {
         let mut gates = Gates::default();
@@ -177,6 +201,17 @@ mod tests {
         for i in [0, 1, 2, 1000, 99_999, 100_000, want.len() - 1] {
             assert_eq!(gates.get(i), want[i]);
         }
+        // The INV gates' inputs are found from their outputs; not those of
+        // other gates, of the constant zero, or of wires between runs.
+        for g in &want {
+            let inv = match *g {
+                Gate::Inv { a, .. } => Some(a),
+                _ => None,
+            };
+            assert_eq!(gates.inverted(g.out()), inv);
+        }
+        assert_eq!(gates.inverted(9), None);
+        assert_eq!(gates.inverted(want[100_000].out() - 1), None);
         let ands = want.iter().filter(|g| g.is_and()).count();
         assert_eq!(gates.and_count(), ands);
         assert_eq!(gates.into_gates(), want);
