@@ -28,6 +28,7 @@ mod make;
 mod replay;
 mod run;
 mod simulate;
+mod track;
 
 pub(super) use replay::{Recording, Term};
 pub(super) use run::Address;
