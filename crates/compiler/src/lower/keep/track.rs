@@ -46,8 +46,6 @@ pub(super) struct Group {
     /// The first wire of the word, iteration by iteration (empty for a
     /// group not formed, or broken up again).
     pub(super) firsts: Vec<Wire>,
-    /// Whether the group holds its inputs' origins.
-    formed: bool,
 }
 
 impl Group {
@@ -71,7 +69,7 @@ impl Group {
     ) -> bool {
         let inputs = self.first_input..self.first_input + self.len;
         let row = &origin[inputs.clone()];
-        if self.formed {
+        if !self.firsts.is_empty() {
             match first_of_consecutive_origins(row) {
                 Some(first) => self.firsts.push(first),
                 None => {
@@ -81,7 +79,6 @@ impl Group {
                         v.push(row[k].expect("every input's origin is known"));
                         *t = Track::Table(v);
                     }
-                    self.formed = false;
                     self.len = 0;
                     self.firsts = Vec::new();
                     return true;
@@ -119,7 +116,7 @@ impl Group {
                 k: k as u32,
             };
         }
-        (self.firsts, self.formed) = (firsts, true);
+        self.firsts = firsts;
         true
     }
 }
@@ -160,7 +157,6 @@ pub(super) fn word_groups(obs_inputs: &[Vec<u32>], inputs: usize) -> Vec<Group> 
             first_input: first as usize,
             len: ins.len(),
             firsts: Vec::new(),
-            formed: false,
         })
     };
     obs_inputs.iter().filter_map(group).collect()
