@@ -12,7 +12,7 @@ use std::process::Command;
 
 use common::{agree_with_gcc, gcc_available};
 use twofold_compiler::ast::StmtKind;
-use twofold_compiler::loops::public::Compiled;
+use twofold_compiler::loops::public::{Column, Compiled};
 use twofold_compiler::types::Scalar;
 use twofold_compiler::{compile, lexer, parser, CompileOptions};
 
@@ -124,7 +124,7 @@ fn the_key_evaluator_gives_gcc_values() {
         let k = names.iter().position(|(m, _)| *m == n)?;
         Some((k, names[k].1))
     };
-    let mut stack = Vec::new();
+    let mut got = Vec::new();
     for (n, key) in KEYS.iter().enumerate() {
         let src = format!("int f(void) {{ return {key}; }}");
         let toks = lexer::lex(&src, 0).expect("lexed");
@@ -136,10 +136,17 @@ fn the_key_evaluator_gives_gcc_values() {
             panic!("a return")
         };
         let compiled = Compiled::new(e, &resolve);
-        for (i, want) in gcc_values(key, &n.to_string()).into_iter().enumerate() {
-            let values = [i as i128, 7, 4_000_000_000, -3];
-            let got = compiled.eval(&|k| Some(values[k]), &mut stack);
-            assert_eq!(got, Some(want), "{key} at i = {i}");
+        let wants = gcc_values(key, &n.to_string());
+        // All iterations as one batch: `i` takes each, the others are fixed.
+        let name = |k| {
+            Some(match k {
+                0 => Column::Each((0..wants.len() as i128).collect()),
+                _ => Column::Same([7, 4_000_000_000, -3][k - 1]),
+            })
+        };
+        compiled.eval_column(&name, wants.len(), &mut got);
+        for (i, want) in wants.into_iter().enumerate() {
+            assert_eq!(got[i], Some(want), "{key} at i = {i}");
         }
     }
 }

@@ -64,70 +64,146 @@ impl Compiled {
         Compiled { ops }
     }
 
-    /// The key's value, reading name `k` as `name(k)` (a value in the
-    /// range of the type it was resolved with); `stack` is scratch space
-    /// reused between calls.
-    pub fn eval(
+    /// The key's values over a batch of `len` iterations, reading name
+    /// `k` as `name(k)` (values in the range of the type it was resolved
+    /// with: the same in every iteration, or one each; `None`: not a
+    /// public integer), into `out` (`None`
+    /// where the evaluator gives no value). Evaluating a column at a time
+    /// pays for interpreting the operations once a batch, not once an
+    /// iteration, and a part that reads no name that changes is worked out
+    /// once.
+    pub fn eval_column(
         &self,
-        name: &impl Fn(usize) -> Option<i128>,
-        stack: &mut Vec<i128>,
-    ) -> Option<i128> {
-        // (Values not given are `UNKNOWN` on the stack: every value given is
-        // in the range of a type of at most 64 bits.)
-        let known = |v: Option<i128>| v.unwrap_or(UNKNOWN);
-        stack.clear();
+        name: &impl Fn(usize) -> Option<Column>,
+        len: usize,
+        out: &mut Vec<Option<i128>>,
+    ) {
+        // (Values not given are `UNKNOWN`: every value given is in the
+        // range of a type of at most 64 bits.)
+        let mut stack: Vec<Column> = Vec::with_capacity(8);
+        let pop = |stack: &mut Vec<Column>| stack.pop().unwrap_or(Column::Same(UNKNOWN));
         for &op in &self.ops {
             let v = match op {
-                Op::Const(v) => v,
-                Op::Name(k) => known(name(k)),
-                Op::Unknown => UNKNOWN,
-                Op::Convert(t) => match pop(stack) {
+                Op::Const(v) => Column::Same(v),
+                Op::Name(k) => name(k).unwrap_or(Column::Same(UNKNOWN)),
+                Op::Unknown => Column::Same(UNKNOWN),
+                Op::Convert(t) => pop(&mut stack).map(|v| match v {
                     UNKNOWN => UNKNOWN,
                     v => convert(v, t),
-                },
-                Op::Unary(op, t) => match pop(stack) {
+                }),
+                Op::Unary(op, t) => pop(&mut stack).map(|v| match v {
                     UNKNOWN => UNKNOWN,
                     v => unary(op, t, v),
-                },
-                Op::Binary(op, t) => match (pop(stack), pop(stack)) {
-                    (UNKNOWN, _) | (_, UNKNOWN) => UNKNOWN,
-                    (y, x) => known(binary(op, t, x, y)),
-                },
+                }),
+                Op::Binary(op, t) => {
+                    let y = pop(&mut stack);
+                    pop(&mut stack).zip(y, |x, y| match (x, y) {
+                        (UNKNOWN, _) | (_, UNKNOWN) => UNKNOWN,
+                        (x, y) => binary(op, t, x, y).unwrap_or(UNKNOWN),
+                    })
+                }
                 // As C's `&&` and `||`: the right operand counts only where
                 // the left one does not decide.
                 Op::LogAnd | Op::LogOr => {
-                    let (y, x) = (pop(stack), pop(stack));
                     let decides = matches!(op, Op::LogOr);
-                    match x {
+                    let y = pop(&mut stack);
+                    pop(&mut stack).zip(y, |x, y| match x {
                         UNKNOWN => UNKNOWN,
                         a if (a != 0) == decides => decides as i128,
                         _ if y == UNKNOWN => UNKNOWN,
                         _ => (y != 0) as i128,
-                    }
+                    })
                 }
-                Op::Cond => match (pop(stack), pop(stack), pop(stack)) {
-                    (UNKNOWN, _, _) | (_, UNKNOWN, _) | (_, _, UNKNOWN) => UNKNOWN,
-                    (y, x, c) => {
-                        if c != 0 {
-                            x
-                        } else {
-                            y
+                Op::Cond => {
+                    let (y, x, c) = (pop(&mut stack), pop(&mut stack), pop(&mut stack));
+                    Column::zip3([c, x, y], |[c, x, y]| match (c, x, y) {
+                        (UNKNOWN, _, _) | (_, UNKNOWN, _) | (_, _, UNKNOWN) => UNKNOWN,
+                        (c, x, y) => {
+                            if c != 0 {
+                                x
+                            } else {
+                                y
+                            }
                         }
-                    }
-                },
+                    })
+                }
             };
             stack.push(v);
         }
-        Some(pop(stack)).filter(|&v| v != UNKNOWN)
+        let top = pop(&mut stack);
+        out.clear();
+        out.extend((0..len).map(|i| Some(top.at(i)).filter(|&v| v != UNKNOWN)));
     }
 }
 
-/// On [`Compiled::eval`]'s stack, a value not given (see the module docs).
+/// On [`Compiled::eval_column`]'s stack, a value not given (see the
+/// module docs).
 const UNKNOWN: i128 = i128::MIN;
 
-/// The top of the stack (`UNKNOWN` if it is empty).
-fn pop(stack: &mut Vec<i128>) -> i128 {
-    stack.pop().unwrap_or(UNKNOWN)
+/// A key's value, or a name's, over a batch of iterations (see
+/// [`Compiled::eval_column`]).
+#[derive(Clone, Debug)]
+pub enum Column {
+    /// The same value in every iteration.
+    Same(i128),
+    /// One value an iteration.
+    Each(Vec<i128>),
+}
+
+impl Column {
+    /// The value in iteration `i` of the batch.
+    fn at(&self, i: usize) -> i128 {
+        match self {
+            Column::Same(v) => *v,
+            Column::Each(vs) => vs[i],
+        }
+    }
+
+    /// `f` of each value.
+    fn map(self, f: impl Fn(i128) -> i128) -> Column {
+        match self {
+            Column::Same(v) => Column::Same(f(v)),
+            Column::Each(mut vs) => {
+                vs.iter_mut().for_each(|v| *v = f(*v));
+                Column::Each(vs)
+            }
+        }
+    }
+
+    /// `f` of each iteration's values of `self` and `other`.
+    fn zip(self, other: Column, f: impl Fn(i128, i128) -> i128) -> Column {
+        match (self, other) {
+            (Column::Same(x), Column::Same(y)) => Column::Same(f(x, y)),
+            (Column::Each(mut xs), Column::Same(y)) => {
+                xs.iter_mut().for_each(|x| *x = f(*x, y));
+                Column::Each(xs)
+            }
+            (Column::Same(x), Column::Each(mut ys)) => {
+                ys.iter_mut().for_each(|y| *y = f(x, *y));
+                Column::Each(ys)
+            }
+            (Column::Each(mut xs), Column::Each(ys)) => {
+                xs.iter_mut().zip(&ys).for_each(|(x, &y)| *x = f(*x, y));
+                Column::Each(xs)
+            }
+        }
+    }
+
+    /// `f` of each iteration's values of three columns.
+    fn zip3(columns: [Column; 3], f: impl Fn([i128; 3]) -> i128) -> Column {
+        let len = columns.iter().find_map(|c| match c {
+            Column::Each(vs) => Some(vs.len()),
+            Column::Same(_) => None,
+        });
+        match len {
+            None => Column::Same(f(columns.each_ref().map(|c| c.at(0)))),
+            Some(n) => Column::Each(
+                (0..n)
+                    .map(|i| f(columns.each_ref().map(|c| c.at(i))))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 /// Appends the operations of `e` in postfix order; returns its type, or

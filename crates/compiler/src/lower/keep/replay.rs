@@ -14,7 +14,7 @@
 use super::run::Explicit;
 use super::*;
 use crate::loops::counter::CounterPlan;
-use crate::loops::public::{Compiled, Public};
+use crate::loops::public::{Column, Compiled, Public};
 use std::cell::RefCell;
 
 /// A subscript key's part in a place: the key, the array's element stride
@@ -137,9 +137,26 @@ pub(super) struct Replay {
     names: Vec<(String, Result<Option<Public>, ()>)>,
     /// The keys compiled, reading `names` by index.
     compiled: Vec<Compiled>,
-    /// Scratch space evaluating them.
-    stack: RefCell<Vec<i128>>,
+    /// Their values over the batch of iterations evaluated last.
+    table: RefCell<KeyTable>,
 }
+
+/// The compiled keys' values over a batch of consecutive iterations.
+#[derive(Default)]
+struct KeyTable {
+    /// The batch's first iteration.
+    first: u64,
+    /// Its iterations.
+    len: u64,
+    /// Per key, its value in each iteration of the batch (`None` where
+    /// the evaluator gives none, and for a key written as an earlier one).
+    values: Vec<Vec<Option<i128>>>,
+}
+
+/// The iterations a [`KeyTable`] evaluates at once: enough to pay for
+/// interpreting each key, few enough that a loop kept only in part
+/// evaluates few iterations it does not use.
+const KEY_BATCH: u64 = 256;
 
 /// A template as a replay sees it: the keys of its iteration, the classes
 /// of those it reads as fresh inputs, the terms of its reads and writes,
@@ -418,6 +435,30 @@ fn meet_as(n: usize, location: impl Fn(usize) -> (usize, i64), want: &[usize]) -
 /// order rather than hashes (most iterations touch this few).
 const FEW_LOCATIONS: usize = 32;
 
+impl Replay {
+    /// Evaluates the compiled keys over the iterations from `m` (a batch,
+    /// or to the end of loop `c`) into `table`.
+    fn evaluate_batch(&self, table: &mut KeyTable, c: &Counted, m: u64) {
+        let len = KEY_BATCH.min(c.trips - m);
+        let counters: Vec<i128> = (m..m + len)
+            .map(|i| c.scalar.to_i128((c.first + c.step * i as i128) as u64))
+            .collect();
+        let name = |k: usize| match self.names[k].1 {
+            Ok(invariant) => invariant.map(|(_, v)| Column::Same(v)),
+            Err(()) => Some(Column::Each(counters.clone())),
+        };
+        table.values.resize_with(self.compiled.len(), Vec::new);
+        for (k, (key, compiled)) in self.plan.keys.iter().zip(&self.compiled).enumerate() {
+            if key.class < k {
+                table.values[k].clear();
+                continue;
+            }
+            compiled.eval_column(&name, len as usize, &mut table.values[k]);
+        }
+        (table.first, table.len) = (m, len);
+    }
+}
+
 impl Lower<'_> {
     /// The locations `probe` (of a disabled iteration) read and the public
     /// values there, if its keys do not move them and all are public: the
@@ -498,7 +539,7 @@ impl Lower<'_> {
             .collect();
         Some(Replay {
             compiled,
-            stack: RefCell::default(),
+            table: RefCell::default(),
             plan: plan.clone(),
             keys: Rc::new(keys),
             general: Rc::default(),
@@ -515,24 +556,23 @@ impl Lower<'_> {
     /// no value (see [`crate::loops::public`]).
     pub(super) fn key_values(&mut self, r: &Replay, c: &Counted, m: u64) -> Option<Vec<i128>> {
         self.set_induction(c, m);
+        let table = &mut r.table.borrow_mut();
+        if !(table.first..table.first + table.len).contains(&m) {
+            r.evaluate_batch(table, c, m);
+        }
+        let row = (m - table.first) as usize;
         let mut values = Vec::with_capacity(r.plan.keys.len());
-        let counter = c.scalar.to_i128((c.first + c.step * m as i128) as u64);
-        let name = |k: usize| match r.names[k].1 {
-            Ok(invariant) => invariant.map(|(_, v)| v),
-            Err(()) => Some(counter),
-        };
-        let stack = &mut r.stack.borrow_mut();
-        for (k, compiled) in r.plan.keys.iter().zip(&r.compiled) {
-            if k.class < values.len() {
+        for (k, key) in r.plan.keys.iter().enumerate() {
+            if key.class < values.len() {
                 // Written as an earlier key: the same value.
-                values.push(values[k.class]);
+                values.push(values[key.class]);
                 continue;
             }
-            if let Some(v) = compiled.eval(&name, stack) {
+            if let Some(v) = table.values[k][row] {
                 values.push(v);
                 continue;
             }
-            match self.eval(&k.expr) {
+            match self.eval(&key.expr) {
                 Ok(Val::Int(s, Word::Const { v, .. })) => values.push(s.to_i128(v)),
                 _ => return None,
             }
