@@ -35,9 +35,17 @@ impl Live {
         self.bits.insert((w - self.lo) as usize)
     }
 
-    /// Whether any of wires `first..first + len` is in the set.
+    /// Whether any of wires `first..first + len` (in range) is in the set.
     fn any_in(&self, first: Wire, len: usize) -> bool {
-        (first..first + len as Wire).any(|w| self.contains(w))
+        let start = (first - self.lo) as usize;
+        self.bits.any_in_range(start, start + len)
+    }
+
+    /// Adds wires `first..first + len` (in range); calls `f(first, len)` on
+    /// each run of them that was not in the set, in order.
+    fn insert_run(&mut self, first: Wire, len: usize, mut f: impl FnMut(Wire, Wire)) {
+        let (lo, start) = (self.lo, (first - self.lo) as usize);
+        (self.bits).insert_range(start, start + len, |i, n| f(lo + i as Wire, n as Wire));
     }
 }
 
@@ -87,11 +95,7 @@ impl Liveness {
                         keep_block[b] = true;
                         let runs = &mut last_read[b];
                         block.reads(|first, len| {
-                            for w in first..first + len as Wire {
-                                if live.insert(w) {
-                                    super::push_to_runs(runs, w, 1);
-                                }
-                            }
+                            live.insert_run(first, len, |f, n| super::push_to_runs(runs, f, n));
                         });
                     }
                 }
@@ -148,10 +152,19 @@ fn keep_live_part(block: &mut PendingBlock, live: &Live) -> Result<bool, Circuit
         }
     }
     let mut live_out = vec![false; block.outputs.width()];
+    // (Once every output is read somewhere, later iterations change
+    // nothing.)
+    let mut unread = live_out.len();
     for k in 0..block.count {
+        if unread == 0 {
+            break;
+        }
         block.outputs.for_each_run(k, |j, first, len| {
             for (out, w) in live_out[j..j + len].iter_mut().zip(first..) {
-                *out |= live.contains(w);
+                if !*out && live.contains(w) {
+                    *out = true;
+                    unread -= 1;
+                }
             }
         });
     }
