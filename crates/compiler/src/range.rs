@@ -181,6 +181,10 @@ impl Range {
 /// a multiple of `2^n` that meets `a` to the highest (the plain meet, empty,
 /// if none does; `a` itself where the shifts would overflow).
 fn meet_modulo(a: Range, b: Range, n: u32) -> Range {
+    if b.lo <= a.lo && a.hi <= b.hi {
+        // (The common case: every copy of `b` that meets `a` holds it.)
+        return Range::new(a.lo, a.hi);
+    }
     let plain = Range::new(a.lo.max(b.lo), a.hi.min(b.hi));
     if n >= 120 {
         return plain;

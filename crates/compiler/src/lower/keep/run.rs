@@ -128,7 +128,8 @@ pub(super) struct Run {
     /// iteration makes of them is then found without looking wires up.
     pub coded: Vec<Slot>,
     /// Per observation, per bit of its template: the template input the
-    /// bit is ([`NOT_AN_INPUT`] for a constant), read every iteration.
+    /// bit is ([`NOT_AN_INPUT`] for a constant), read every iteration;
+    /// empty where no bit is an input.
     pub obs_inputs: Vec<Vec<u32>>,
     /// Per input of the template, where it comes from.
     pub tracks: Vec<Track>,
@@ -292,13 +293,19 @@ impl Run {
             .observations
             .iter()
             .map(|obs| {
-                obs.bits
+                let ins: Vec<u32> = obs
+                    .bits
                     .iter()
                     .map(|b| match b {
                         Bit::Wire(f) => in_index(f),
                         _ => NOT_AN_INPUT,
                     })
-                    .collect()
+                    .collect();
+                // (A public value read, such as a bound: nothing to note.)
+                match ins.iter().all(|&i| i == NOT_AN_INPUT) {
+                    true => Vec::new(),
+                    false => ins,
+                }
             })
             .collect();
         let groups = word_groups(&obs_inputs, probe.inputs.len());

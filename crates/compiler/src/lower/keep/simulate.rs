@@ -148,24 +148,25 @@ impl Lower<'_> {
                 k += 1;
             });
             let inputs = &run.obs_inputs[o];
-            let consistent = match (value, &marked) {
-                // A word's bits (the common case), read in place.
-                (Slot::Val(Word::Bits(bits, _)), None) => {
-                    note_origins(bits.iter().copied(), inputs, origin)
-                }
-                _ => {
-                    observed.clear();
-                    value.for_each_bit(&mut |b| {
-                        observed.push(match (b, &marked) {
-                            (Bit::Wire(w), Some((marks, _))) if w >= MARKER_BASE => {
-                                marks[(w - MARKER_BASE) as usize]
-                            }
-                            _ => b,
-                        })
-                    });
-                    note_origins(observed.iter().copied(), inputs, origin)
-                }
-            };
+            let consistent = inputs.is_empty()
+                || match (value, &marked) {
+                    // A word's bits (the common case), read in place.
+                    (Slot::Val(Word::Bits(bits, _)), None) => {
+                        note_origins(bits.iter().copied(), inputs, origin)
+                    }
+                    _ => {
+                        observed.clear();
+                        value.for_each_bit(&mut |b| {
+                            observed.push(match (b, &marked) {
+                                (Bit::Wire(w), Some((marks, _))) if w >= MARKER_BASE => {
+                                    marks[(w - MARKER_BASE) as usize]
+                                }
+                                _ => b,
+                            })
+                        });
+                        note_origins(observed.iter().copied(), inputs, origin)
+                    }
+                };
             if !consistent {
                 return false;
             }
