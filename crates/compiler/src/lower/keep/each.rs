@@ -98,6 +98,8 @@ impl Lower<'_> {
             explicit: Explicit::default(),
             decisions: Vec::new(),
         };
+        // (The keys of the iteration at hand, reused.)
+        let mut key_buf = Vec::new();
         let mut m = 0u64;
         while m < c.trips {
             if at.run.is_none() && at.short >= MAX_MISMATCHES && setup.may_settle {
@@ -115,9 +117,9 @@ impl Lower<'_> {
                 (m, at.skip, at.short) = (end, at.skip.saturating_mul(2), 0);
                 continue;
             }
-            let keys = match &replay {
-                Some(r) => self.key_values(r, c, m),
-                None => None,
+            let keys: Option<&[i128]> = match &replay {
+                Some(r) if self.key_values(r, c, m, &mut key_buf) => Some(&key_buf),
+                _ => None,
             };
             if let (Some(r), Some(keys)) = (&replay, &keys) {
                 if self.replayed(r, keys, (c, m), &mut at, report)? {
@@ -156,7 +158,7 @@ impl Lower<'_> {
             }
             if let Some((r, form)) = at.run.as_mut() {
                 if r.probe.matches(&probe) {
-                    r.explicit = Some(Explicit::of(&probe).with_keys(keys.as_ref()));
+                    r.explicit = Some(Explicit::of(&probe).with_keys(keys));
                     if self.simulate(r, (c, m))? {
                         m += 1;
                         continue;
@@ -206,9 +208,9 @@ impl Lower<'_> {
                     continue;
                 }
             }
-            let explicit = Explicit::of(&probe).with_keys(keys.as_ref());
+            let explicit = Explicit::of(&probe).with_keys(keys);
             let form = match (&replay, keys, &recording) {
-                (Some(r), Some(keys), Some(rec)) => r.form(&probe, rec, keys),
+                (Some(r), Some(keys), Some(rec)) => r.form(&probe, rec, keys.to_vec()),
                 _ => None,
             };
             let mut r = Run::new(probe, m);

@@ -550,18 +550,24 @@ impl Lower<'_> {
         })
     }
 
-    /// The keys of iteration `m` (`None` if one is not a public value).
-    /// They read the loop variable and invariants only, and write nothing:
+    /// The keys of iteration `m`, into `values`; whether each is a public
+    /// value. They read the loop variable and invariants only, and write nothing:
     /// each is evaluated on public integers, or lowered where that gives
     /// no value (see [`crate::loops::public`]).
-    pub(super) fn key_values(&mut self, r: &Replay, c: &Counted, m: u64) -> Option<Vec<i128>> {
+    pub(super) fn key_values(
+        &mut self,
+        r: &Replay,
+        c: &Counted,
+        m: u64,
+        values: &mut Vec<i128>,
+    ) -> bool {
         self.set_induction(c, m);
         let table = &mut r.table.borrow_mut();
         if !(table.first..table.first + table.len).contains(&m) {
             r.evaluate_batch(table, c, m);
         }
         let row = (m - table.first) as usize;
-        let mut values = Vec::with_capacity(r.plan.keys.len());
+        values.clear();
         for (k, key) in r.plan.keys.iter().enumerate() {
             if key.class < values.len() {
                 // Written as an earlier key: the same value.
@@ -574,9 +580,9 @@ impl Lower<'_> {
             }
             match self.eval(&key.expr) {
                 Ok(Val::Int(s, Word::Const { v, .. })) => values.push(s.to_i128(v)),
-                _ => return None,
+                _ => return false,
             }
         }
-        Some(values)
+        true
     }
 }

@@ -81,9 +81,9 @@ pub(super) struct Explicit {
 
 impl Explicit {
     /// The same, for an iteration whose keys are `keys`.
-    pub(super) fn with_keys(self, keys: Option<&Vec<i128>>) -> Explicit {
+    pub(super) fn with_keys(self, keys: Option<&[i128]>) -> Explicit {
         Explicit {
-            keys: keys.cloned().unwrap_or_default(),
+            keys: keys.map(<[i128]>::to_vec).unwrap_or_default(),
             ..self
         }
     }
@@ -443,6 +443,12 @@ impl Run {
         } else {
             j
         }
+    }
+
+    /// The space of the ranges the iteration before last left, which
+    /// [`Run::record`] no longer compares: for the next iteration's.
+    pub(super) fn take_oldest_left(&mut self) -> Vec<Range> {
+        std::mem::take(&mut self.left[0])
     }
 
     /// Records where the inputs of iteration `j` came from (all known),

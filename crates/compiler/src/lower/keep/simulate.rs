@@ -6,9 +6,8 @@ use super::run::Run;
 use super::*;
 use crate::range::Range;
 
-/// What an iteration writes by the template (each value with its
-/// location), the extras it yields, and the ranges of all of them in order.
-type Applied = (Vec<((usize, usize), Slot)>, Vec<Slot>, Vec<Range>);
+/// What an iteration writes by the template: each value with its location.
+type Writes = Vec<((usize, usize), Slot)>;
 
 impl Lower<'_> {
     /// Applies iteration `m` of the loop to the state by `run`'s template,
@@ -42,6 +41,7 @@ impl Lower<'_> {
             ranges,
             evaluated,
             evaluated_on,
+            writes,
             ..
         } = scratch;
         // The loop variable's value, where the iteration stores it.
@@ -63,8 +63,11 @@ impl Lower<'_> {
         }
         // (Iterations mostly read the ranges the one before did.)
         (run.probe.tape).eval_into_unless_same(ranges, evaluated, evaluated_on);
-        let (writes, extras, left) = apply_template(run, j, origin, evaluated);
-        for ((obj, leaf), value) in writes {
+        // (The ranges left two iterations ago are no longer compared: their
+        // space takes this iteration's.)
+        let mut left = run.take_oldest_left();
+        let extras = apply_template(run, j, (origin, evaluated), (writes, &mut left));
+        for ((obj, leaf), value) in writes.drain(..) {
             run.note_write((obj, leaf), &self.objs[obj].slots[leaf]);
             self.write_slot(obj, leaf, value);
         }
@@ -208,6 +211,8 @@ pub(super) struct Scratch {
     evaluated_on: Option<Vec<Range>>,
     /// The bits of an observation that is not a plain word.
     observed: Vec<Bit>,
+    /// What the iteration writes.
+    writes: Writes,
 }
 
 /// Completes the origins of the inputs of `run`'s template in iteration
@@ -230,13 +235,20 @@ fn input_origins(run: &Run, j: u64, scratch: &mut Scratch) {
     }
 }
 
-/// The template's writes and extras for iteration `j` of `run`: its inputs
-/// replaced by their origins in the iteration (all known), its outputs by
-/// the iteration's tokens, and every value narrowed to the iteration's own
-/// ranges (`evaluated`: the tape on the ranges it read).
-fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]) -> Applied {
+/// The template's writes (into `writes`) and extras (returned) for
+/// iteration `j` of `run`: its inputs replaced by their origins in the
+/// iteration (all known), its outputs by the iteration's tokens, and every
+/// value narrowed to the iteration's own ranges (`evaluated`: the tape on
+/// the ranges it read); the ranges of all of them in order into `left`.
+fn apply_template(
+    run: &Run,
+    j: u64,
+    (origin, evaluated): (&[Option<Bit>], &[Range]),
+    (writes, left): (&mut Writes, &mut Vec<Range>),
+) -> Vec<Slot> {
     let p = &run.probe;
-    let mut left = Vec::new();
+    writes.clear();
+    left.clear();
     // (Values of padded objects keep the padded width; a word of tokens
     // is narrowed knowing its bits are distinct wires.)
     let mut own = |v: &Slot, keep: usize, tokens: bool| {
@@ -253,7 +265,6 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
     let first_token = run.token(j, 0).expect("tokens checked above");
     let mut resolve = |b: Bit| Run::decode_role(b, origin, first_token);
     let (coded_writes, coded_extras) = run.coded.split_at(p.writes.len());
-    let mut writes = Vec::with_capacity(p.writes.len());
     for (w, (write, coded)) in p.writes.iter().zip(coded_writes).enumerate() {
         let leaf = run.write_leaf(w, j) as usize;
         let keep = p.widths.get(&write.at.obj).copied().unwrap_or(0);
@@ -263,11 +274,10 @@ fn apply_template(run: &Run, j: u64, origin: &[Option<Bit>], evaluated: &[Range]
         };
         writes.push(((write.at.obj, leaf), value));
     }
-    let extras: Vec<Slot> = coded_extras
+    coded_extras
         .iter()
         .map(|e| own(&e.map_bits(&mut resolve), 0, false))
-        .collect();
-    (writes, extras, left)
+        .collect()
 }
 
 /// A word of distinct wires `bits` in range `r`, narrowed as
