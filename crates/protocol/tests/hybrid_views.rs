@@ -339,10 +339,8 @@ fn views_do_not_depend_on_the_input(
     for runs in &runs {
         let held: Vec<_> = runs.iter().map(held_views).collect();
         for p in 0..3 {
-            let repeats =
-                |same: &dyn Fn(usize) -> bool| (1..runs.len()).filter(|&r| same(r)).count();
-            let received = repeats(&|r| runs[r - 1].received[p] == runs[r].received[p]);
-            let kept = repeats(&|r| held[r - 1][p] == held[r][p]);
+            let received = repeats(runs.iter().map(|run| &run.received[p]));
+            let kept = repeats(held.iter().map(|h| &h[p]));
             let limit = runs.len() / 4;
             assert!(
                 received < limit,
@@ -356,6 +354,12 @@ fn views_do_not_depend_on_the_input(
             );
         }
     }
+}
+
+/// How many views of a run are the same as the run's before.
+fn repeats<T: PartialEq>(views: impl Iterator<Item = T>) -> usize {
+    let views: Vec<T> = views.collect();
+    views.windows(2).filter(|w| w[0] == w[1]).count()
 }
 
 /// Over many runs of `work` on one input, no party's share of an output
