@@ -16,6 +16,10 @@ pub(crate) use shape::is_distinct_word;
 use sum::{reduce, secret_bits, RowKind, MAX_ROWS};
 pub use sum::{Lazy, Row};
 
+/// A word's bits, shared between the values that hold them (one
+/// allocation, the bits beside the count).
+pub type SharedBits = Rc<[Bit]>;
+
 /// A scalar's bits: a public constant, secret (possibly partly constant)
 /// bits, or a sum not yet reduced to bits. Always of a known width.
 #[derive(Clone, Debug)]
@@ -29,7 +33,7 @@ pub enum Word {
     },
     /// Secret bits, bit 0 first, and the range of their value (see
     /// [`gates::Range`]), which may be tighter than the bits show.
-    Bits(Rc<Bits>, Range),
+    Bits(SharedBits, Range),
     /// A sum of words and products modulo `2^w`, kept as rows until its
     /// bits are needed: then all rows are reduced together with full
     /// adders (carry-save), so accumulating many small values costs about
@@ -75,7 +79,7 @@ impl Word {
             _ => {
                 let natural = gates::value_range(&bits);
                 let n = bits.len() as u32;
-                Word::Bits(Rc::new(bits), r.meet_modulo(natural, n))
+                Word::Bits(Rc::from(bits), r.meet_modulo(natural, n))
             }
         }
     }
@@ -102,19 +106,19 @@ impl Word {
     pub fn bits(&self, b: &mut Builder) -> Bits {
         match self {
             Word::Const { v, w } => gates::konst(*v, *w as usize),
-            Word::Bits(x, _) => x.as_ref().clone(),
-            Word::Sum(l) => l.resolve(b).0.as_ref().clone(),
+            Word::Bits(x, _) => x.to_vec(),
+            Word::Sum(l) => l.resolve(b).0.to_vec(),
         }
     }
 
     /// The bits, shared, and their range.
-    fn shared_bits(&self, b: &mut Builder) -> (Rc<Bits>, Range) {
+    fn shared_bits(&self, b: &mut Builder) -> (SharedBits, Range) {
         match self {
             Word::Bits(x, r) => (x.clone(), *r),
             Word::Sum(l) => l.resolve(b),
             c => {
                 let r = c.range(b);
-                (Rc::new(c.bits(b)), r)
+                (Rc::from(c.bits(b)), r)
             }
         }
     }
@@ -126,7 +130,7 @@ impl Word {
             return None;
         };
         let (bits, r) = reduce(b, l.w, &l.rows);
-        Some(Word::Bits(Rc::new(bits), r))
+        Some(Word::Bits(Rc::from(bits), r))
     }
 
     /// The value with a sum of words reduced to bits, once for all its
@@ -277,7 +281,7 @@ impl Word {
             .map(|bits| {
                 let r = gates::value_range(&bits);
                 Row {
-                    kind: RowKind::Word(Rc::new(bits), r),
+                    kind: RowKind::Word(Rc::from(bits), r),
                     neg: false,
                 }
             })
@@ -443,7 +447,7 @@ impl Word {
     /// The same value with each of its words — its bits, or each row of a
     /// sum (factors in order) — replaced by `f(bits, range)`, in the order
     /// of [`Word::for_each_bit`].
-    fn map_words(&self, f: &mut impl FnMut(&Rc<Bits>, Range) -> (Rc<Bits>, Range)) -> Word {
+    fn map_words(&self, f: &mut impl FnMut(&SharedBits, Range) -> (SharedBits, Range)) -> Word {
         match self.effective() {
             Word::Const { v, w } => Word::Const { v, w },
             Word::Bits(bits, r) => {
@@ -532,19 +536,19 @@ impl Word {
                     _ => {
                         let natural = gates::value_range(&narrow);
                         let n = narrow.len() as u32;
-                        Word::Bits(Rc::new(narrow), r.meet_modulo(natural, n))
+                        Word::Bits(Rc::from(narrow), r.meet_modulo(natural, n))
                     }
                 }
             }
-            Word::Bits(bits, r) => Word::from_bits_ranged(bits.as_ref().clone(), r),
-            w => w.map_words(&mut |x, r| (Rc::new(gates::narrow(x, r)), r)),
+            Word::Bits(bits, r) => Word::from_bits_ranged(bits.to_vec(), r),
+            w => w.map_words(&mut |x, r| (Rc::from(gates::narrow(x, r)), r)),
         }
     }
 
     /// The same value with every bit replaced by `f(bit)`, in the order of
     /// [`Word::for_each_bit`]; widths, ranges and the sum's rows are kept.
     pub fn map_bits(&self, f: &mut impl FnMut(Bit) -> Bit) -> Word {
-        self.map_words(&mut |bits, r| (Rc::new(bits.iter().map(|&b| f(b)).collect()), r))
+        self.map_words(&mut |bits, r| (bits.iter().map(|&b| f(b)).collect(), r))
     }
 
     /// Calls `f` on every bit of the value's representation, in a fixed
@@ -556,7 +560,7 @@ impl Word {
     /// Calls `f` on each of the value's words and its range, in the order
     /// of [`Word::map_words`], copying nothing: a kept loop's simulation
     /// reads the bits and ranges of every value each iteration reads.
-    fn for_each_word(&self, f: &mut impl FnMut(&Bits, Range)) {
+    fn for_each_word(&self, f: &mut impl FnMut(&[Bit], Range)) {
         match self {
             Word::Const { .. } => {}
             Word::Bits(bits, r) => f(bits, *r),
@@ -587,7 +591,7 @@ impl Word {
     pub fn folded(self) -> Word {
         match self {
             Word::Bits(bits, r) if bits.iter().all(|b| b.as_const().is_some()) => {
-                Word::from_bits_ranged(bits.as_ref().clone(), r)
+                Word::from_bits_ranged(bits.to_vec(), r)
             }
             w => w,
         }
@@ -628,7 +632,7 @@ impl Slot {
         let rewritten = Rc::make_mut(bits);
         rewritten.iter_mut().for_each(|b| *b = f(*b));
         if rewritten.iter().all(|b| b.as_const().is_some()) {
-            let word = Word::from_bits_ranged(rewritten.clone(), *r);
+            let word = Word::from_bits_ranged(rewritten.to_vec(), *r);
             *self = Slot::Val(word);
         }
     }

@@ -266,7 +266,7 @@ impl<'p> Lower<'p> {
                         } else {
                             rx.lesser(ry)
                         };
-                        let bits = bits.as_ref().clone();
+                        let bits = bits.to_vec();
                         Ok(Val::Int(s, Word::from_bits_ranged(bits, r.meet(picked))))
                     }
                     (v, _) => Ok(v),

@@ -735,7 +735,7 @@ pub(super) const MARKER_BASE: Wire = Wire::MAX - (1 << 16);
 fn value_bits(v: &Slot) -> Option<Bits> {
     match v {
         Slot::Val(Word::Const { v, w }) => Some(gates::konst(*v, *w as usize)),
-        Slot::Val(Word::Bits(bits, _)) => Some(bits.as_ref().clone()),
+        Slot::Val(Word::Bits(bits, _)) => Some(bits.to_vec()),
         _ => None,
     }
 }
@@ -782,5 +782,5 @@ pub(super) fn padded_form(v: &Slot, k: usize) -> Option<(Slot, Vec<Bit>)> {
         });
     }
     let range = gates::value_range(&form);
-    Some((Slot::Val(Word::Bits(Rc::new(form), range)), bits))
+    Some((Slot::Val(Word::Bits(Rc::from(form), range)), bits))
 }

@@ -15,9 +15,9 @@ use twofold_circuit::Bit;
 pub(crate) enum Term {
     /// A word, read modulo `2^w` (narrower words extended by their last
     /// bit).
-    Word(Rc<Vec<Bit>>),
+    Word(Rc<[Bit]>),
     /// The product of two words, modulo `2^w`.
-    Product(Rc<Vec<Bit>>, Rc<Vec<Bit>>),
+    Product(Rc<[Bit]>, Rc<[Bit]>),
 }
 
 /// A sum reduced to bits: `out = Σ ±terms mod 2^w`.

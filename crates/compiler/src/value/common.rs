@@ -94,7 +94,7 @@ fn single_row(w: u32, rows: &[Row]) -> Option<Word> {
         [Row {
             kind: RowKind::Word(x, r),
             neg: false,
-        }] if x.len() == w as usize => Some(Word::from_bits_ranged(x.as_ref().clone(), *r)),
+        }] if x.len() == w as usize => Some(Word::from_bits_ranged(x.to_vec(), *r)),
         _ => None,
     }
 }

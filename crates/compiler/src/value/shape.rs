@@ -6,7 +6,7 @@ use twofold_circuit::{Bit, Wire};
 
 use super::sum::RowKind;
 use super::{Slot, Word};
-use crate::gates::{self, Bits, Range, Widening};
+use crate::gates::{self, Range, Widening};
 
 /// An encoding compared with `want` as it is made (see
 /// [`Slot::relaxed_shape_is`]).
@@ -128,14 +128,14 @@ impl Word {
         &self,
         out: &mut impl Extend<i128>,
         wire: &mut impl FnMut(Wire) -> i128,
-        range: &mut impl FnMut(Range, &Bits) -> Range,
+        range: &mut impl FnMut(Range, &[Bit]) -> Range,
     ) {
         fn word(
             out: &mut impl Extend<i128>,
             kind: i128,
-            (bits, r): (&Bits, Range),
+            (bits, r): (&[Bit], Range),
             wire: &mut impl FnMut(Wire) -> i128,
-            range: &mut impl FnMut(Range, &Bits) -> Range,
+            range: &mut impl FnMut(Range, &[Bit]) -> Range,
         ) {
             let r = range(r, bits);
             out.extend([kind, r.lo, r.hi]);
@@ -181,7 +181,7 @@ impl Slot {
         &self,
         out: &mut impl Extend<i128>,
         wire: &mut impl FnMut(Wire) -> i128,
-        range: &mut impl FnMut(Range, &Bits) -> Range,
+        range: &mut impl FnMut(Range, &[Bit]) -> Range,
     ) {
         match self {
             Slot::Val(w) => w.encode_ranged(out, wire, range),
@@ -273,7 +273,7 @@ mod tests {
     /// A random word: constants, increasing wires and repeated ones.
     fn word(rng: &mut impl Rng, n: usize) -> Slot {
         let mut next: Wire = 10;
-        let bits: Bits = (0..n)
+        let bits: Vec<Bit> = (0..n)
             .map(|_| match rng.gen_range(0..10) {
                 0 => Bit::Const(rng.gen()),
                 1 => Bit::Wire(10),
@@ -285,7 +285,7 @@ mod tests {
             })
             .collect();
         let range = gates::value_range(&bits);
-        Slot::Val(Word::Bits(Rc::new(bits), range))
+        Slot::Val(Word::Bits(Rc::from(bits), range))
     }
 
     /// Telling a shape of distinct wires as such changes no answer: words

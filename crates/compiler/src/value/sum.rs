@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder};
 
-use super::Word;
+use super::{SharedBits, Word};
 use crate::gates::{self, Bits, Range};
 use crate::mixed::notes::{self, secret, SumNote, Term};
 
@@ -18,7 +18,7 @@ pub(super) const MAX_ROWS: usize = 256;
 pub struct Lazy {
     pub(super) w: u32,
     pub(super) rows: Vec<Row>,
-    pub(super) cache: RefCell<Option<(Rc<Bits>, Range)>>,
+    pub(super) cache: RefCell<Option<(SharedBits, Range)>>,
     /// Whether a sum took these rows already.
     pub(super) taken: Cell<bool>,
 }
@@ -33,8 +33,8 @@ pub struct Row {
 /// What a row adds: a word, or the product of two.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum RowKind {
-    Word(Rc<Bits>, Range),
-    Product((Rc<Bits>, Range), (Rc<Bits>, Range)),
+    Word(SharedBits, Range),
+    Product((SharedBits, Range), (SharedBits, Range)),
 }
 
 /// How many of `x` are not constants.
@@ -65,12 +65,12 @@ impl Lazy {
     }
 
     /// The sum's bits and range, reduced once and kept.
-    pub(super) fn resolve(&self, b: &mut Builder) -> (Rc<Bits>, Range) {
+    pub(super) fn resolve(&self, b: &mut Builder) -> (SharedBits, Range) {
         if let Some(c) = self.cache.borrow().as_ref() {
             return c.clone();
         }
         let (bits, r) = reduce(b, self.w, &self.rows);
-        let res = (Rc::new(bits), r);
+        let res = (Rc::from(bits), r);
         *self.cache.borrow_mut() = Some(res.clone());
         res
     }

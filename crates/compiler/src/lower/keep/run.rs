@@ -525,7 +525,7 @@ impl Run {
         let c = first_of_consecutive(bits).filter(|c| c & OUTPUT_ROLE != 0)?;
         let first = first_token + (c & !OUTPUT_ROLE);
         let tokens = (first..first + bits.len() as Wire).map(Bit::Wire).collect();
-        Some(Slot::Val(Word::Bits(Rc::new(tokens), *r)))
+        Some(Slot::Val(Word::Bits(tokens, *r)))
     }
 
     /// Whether every later iteration repeats the last one (nothing moves,

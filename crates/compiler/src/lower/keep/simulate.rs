@@ -5,6 +5,7 @@ use super::super::probe::{padded_form, MARKER_BASE};
 use super::run::Run;
 use super::*;
 use crate::range::Range;
+use crate::value::SharedBits;
 
 /// What an iteration writes by the template: each value with its location.
 type Writes = Vec<((usize, usize), Slot)>;
@@ -284,7 +285,7 @@ fn apply_template(
 /// [`Word::narrowed`] does, without reading its bits: its values are all
 /// of its width's (see `gates::value_range`). `None` where its range
 /// narrows its bits (then [`Word::narrowed`] must).
-fn narrowed_distinct(bits: &Rc<Vec<Bit>>, r: Range) -> Option<Slot> {
+fn narrowed_distinct(bits: &SharedBits, r: Range) -> Option<Slot> {
     let n = bits.len();
     let all = gates::distinct_wires_range(n).filter(|_| n > 0 && !gates::narrows(n, r))?;
     Some(Slot::Val(Word::Bits(

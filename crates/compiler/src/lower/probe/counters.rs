@@ -68,7 +68,7 @@ impl Lower<'_> {
             key,
         });
         st.ranges += 1;
-        Val::Int(scalar, Word::Bits(Rc::new(bits), range))
+        Val::Int(scalar, Word::Bits(Rc::from(bits), range))
     }
 
     /// The value of `e`, if the probe running reads it as a key that
