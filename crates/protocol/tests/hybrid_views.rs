@@ -247,6 +247,13 @@ fn held_bits(held: &[Holding]) -> Vec<bool> {
                     bits.extend(word_bits(share.wrapping_add(next), width));
                 }
             }
+            Holding::LaneSum {
+                width, share, next, ..
+            } => {
+                bits.extend(word_bits(share, width));
+                bits.extend(word_bits(next, width));
+                bits.extend(word_bits(share.wrapping_add(next), width));
+            }
             Holding::Joined(ref bits_held) | Holding::Opened(ref bits_held) => {
                 bits.extend(bits_held)
             }
@@ -381,13 +388,22 @@ fn no_share_is_the_value(
     for _ in 0..runs {
         let seen = observed_run(work, input);
         let held = seen.held.each_ref().map(|h| {
+            // Each word held, with the bits its shares sum to the value in
+            // (a fused factor's lane sum: the lane's).
             let words = h.iter().filter_map(|h| match *h {
                 Holding::Word {
                     value,
                     width,
                     share,
                     next,
-                } => Some((value, width, share, next)),
+                } => Some((value, width, width, share, next)),
+                Holding::LaneSum {
+                    value,
+                    lane,
+                    width,
+                    share,
+                    next,
+                } => Some((value, width, lane, share, Some(next))),
                 Holding::Joined(_) | Holding::Opened(_) => None,
             });
             words.collect::<Vec<_>>()
@@ -398,7 +414,7 @@ fn no_share_is_the_value(
                 .zip(want)
                 .map(|(s, w)| s == w)
                 .collect();
-            for (r, &(value, width, share, next)) in held[p].iter().enumerate() {
+            for (r, &(value, width, exact, share, next)) in held[p].iter().enumerate() {
                 let plain = words(value) & mask(width);
                 let shares = [0, 1, 2].map(|q| held[q][r]);
                 assert!(
@@ -406,16 +422,16 @@ fn no_share_is_the_value(
                     "CP{}: words out of order",
                     p + 1
                 );
-                let sum = shares.iter().fold(0u64, |acc, s| acc.wrapping_add(s.2));
+                let sum = shares.iter().fold(0u64, |acc, s| acc.wrapping_add(s.3));
                 assert_eq!(
-                    sum & mask(width),
-                    plain,
+                    sum & mask(exact),
+                    plain & mask(exact),
                     "value {value}: shares of another value"
                 );
                 if let Some(next) = next {
                     assert_eq!(
                         next,
-                        shares[(p + 1) % 3].2,
+                        shares[(p + 1) % 3].3,
                         "value {value}: not the next share"
                     );
                 }

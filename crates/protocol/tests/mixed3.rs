@@ -201,21 +201,30 @@ fn mixed_programs_on_shares_equal_plaintext() {
 /// Inputs that widen additive lanes (C's `int16_t` and `uint32_t` read
 /// as wider words): `a`, `b` are the two 16-bit lanes of `u`, sign- and
 /// zero-extended to 32 bits, `c` the 32-bit lane of `v` zero-extended to
-/// 64; outputs `a·b + a`, `c·c` and `b`.
+/// 64, `d`, `e` the lanes of `u` again as `a`, `b`; outputs `a·b + a`,
+/// `c·c`, `b` and `d·e`. `c·c` and `d·e` are fused with the widening
+/// (nothing else reads their factors), `a·b` is not.
 fn widening() -> SharedMixed {
     let word = |name: &str, w| MixedInput::word(name, 0, w);
     let program = MixedProgram {
         parties: 3,
-        inputs: vec![word("a", 32), word("b", 32), word("c", 64)],
+        inputs: vec![
+            word("a", 32),
+            word("b", 32),
+            word("c", 64),
+            word("d", 32),
+            word("e", 32),
+        ],
         programs: Vec::new(),
         steps: vec![
-            Step::Mul(0, 1), // 3: a·b
-            Step::Add(3, 0), // 4: a·b + a
-            Step::Mul(2, 2), // 5: c·c
+            Step::Mul(0, 1), // 5: a·b
+            Step::Add(5, 0), // 6: a·b + a
+            Step::Mul(2, 2), // 7: c·c
+            Step::Mul(3, 4), // 8: d·e
         ],
-        outputs: ["p", "s", "b"]
+        outputs: ["p", "s", "b", "q"]
             .iter()
-            .zip([4, 5, 1])
+            .zip([6, 7, 1, 8])
             .map(|(name, value)| MixedOutput {
                 name: name.to_string(),
                 value,
@@ -236,11 +245,14 @@ fn widening() -> SharedMixed {
             slice(0, 0, 16, true),
             slice(0, 16, 16, false),
             slice(1, 0, 32, false),
+            slice(0, 0, 16, true),
+            slice(0, 16, 16, false),
         ],
         output_values: vec![
             ("p".into(), out(0, 32)),
             ("s".into(), out(1, 64)),
             ("b".into(), out(2, 32)),
+            ("q".into(), out(3, 32)),
         ],
     }
 }
@@ -260,9 +272,13 @@ fn widened_lanes_equal_plaintext_without_joining_their_values() {
         let kinds = ([ShareKind::Add, ShareKind::Add], [16, 32]);
         let (reports, got) = run(&m, &values, kinds, ShareKind::Add, round);
         assert_eq!(got, want, "u = {u:#x}, v = {v:#x}");
-        // Three wrap counts, a carry chain each, their bits injected with
+        // Five wrap counts, a carry chain each, their bits injected with
         // no garbled gate; no 32- or 64-bit value is joined or converted.
-        assert_eq!(reports[0].and_gates, 16 + 16 + 32);
+        // The fused products' corrections: `c`'s carry with bits 0..31 of
+        // `c` (a square: once, at twice the weight), `d`'s carry and sign
+        // with `e`'s 16 low bits, `e`'s carry with `d`'s.
+        let fused = 31 + 2 * 16 + 16;
+        assert_eq!(reports[0].and_gates, 16 + 16 + 32 + 16 + 16 + fused);
     }
 }
 

@@ -39,8 +39,7 @@ impl JoinPart {
     pub fn out_width(&self) -> u32 {
         match self.out {
             Joined::Value => self.width,
-            Joined::Wraps { signed: false } => 1,
-            Joined::Wraps { signed: true } => 2,
+            Joined::Wraps { signed, sum } => 1 + signed as u32 + if sum { self.width } else { 0 },
         }
     }
 }
@@ -54,9 +53,13 @@ pub(crate) enum Joined {
     /// `a + b` and, if `signed`, the sum's top bit `s` (the wrap count is
     /// `c`, or `c + s`). Widening the lane then needs no garbled value:
     /// `a + b − 2^lane·(c + s)` is `x` extended by zeros (by its sign).
+    /// With `sum`, the lane's bits follow (XOR gates only): a product of
+    /// two widened lanes multiplies the wrap bits of each by the other.
     Wraps {
         /// Whether the lane extends by its sign.
         signed: bool,
+        /// Whether the sum's bits follow the wrap bits.
+        sum: bool,
     },
 }
 
@@ -211,13 +214,19 @@ impl Emit {
     fn join(&mut self, p: &JoinPart, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
         match p.out {
             Joined::Value => self.combine(p.kind, p.lane, x, y, false),
-            Joined::Wraps { signed } => {
+            Joined::Wraps {
+                signed,
+                sum: with_sum,
+            } => {
                 let (sum, carry) = self.add_carrying(x, y, false, true);
-                let carry = carry.expect("asked for");
-                match (signed, sum.last()) {
-                    (true, Some(&top)) => vec![carry, top],
-                    _ => vec![carry],
+                let mut out = vec![carry.expect("asked for")];
+                if signed {
+                    out.extend(sum.last());
                 }
+                if with_sum {
+                    out.extend(sum);
+                }
+                out
             }
         }
     }
@@ -286,6 +295,17 @@ pub(crate) fn join_circuit(parts: &[JoinPart]) -> Result<Circuit, ProtocolError>
         let joined = e.join(p, &cp1, &cp3);
         e.output(format!("v{k}"), &joined);
     }
+    e.finish()
+}
+
+/// `n` AND gates: inputs `a` and `b` (`n` bits each), outputs `a[k] ∧
+/// b[k]`.
+pub(crate) fn and_circuit(n: u32) -> Result<Circuit, ProtocolError> {
+    let mut e = Emit::new();
+    let a = e.input("a".into(), Party::A, n);
+    let b = e.input("b".into(), Party::A, n);
+    let ands: Vec<Bit> = a.into_iter().zip(b).map(|(p, q)| e.and(p, q)).collect();
+    e.output("ands".into(), &ands);
     e.finish()
 }
 

@@ -28,6 +28,22 @@ pub enum Holding {
         /// The next party's share, if this party holds it.
         next: Option<u64>,
     },
+    /// Its replicated pair of the lane sum `X = x1 + t` that stands for
+    /// factor `value` of a fused product (`mixed3::fused`): `X` is the
+    /// factor plus 2^`lane` times its wrap count, so only its low `lane`
+    /// bits are the factor's.
+    LaneSum {
+        /// The program's value (the factor).
+        value: ValueId,
+        /// The factor's lane.
+        lane: u32,
+        /// The word's width in bits.
+        width: u32,
+        /// This party's share.
+        share: u64,
+        /// The next party's share.
+        next: u64,
+    },
     /// CP3's combination of CP2's shares with its own (XOR, or sums per
     /// lane), its share of the values it joins with CP1's shares in the
     /// garbled sharing: the hybrid mode's inputs, a mixed program's joined

@@ -90,6 +90,18 @@ impl Zeros {
         word(&mut self.with_next).wrapping_sub(word(&mut self.with_prev)) & mask(bits)
     }
 
+    /// This party's share of a fresh sharing of zero in which the key of
+    /// `silent` and the party after it is not drawn, modulo 2^`bits`:
+    /// `silent`'s share is `−F(k)` of its key with the party before it, so
+    /// that party knows it and gets it as well (`None` elsewhere).
+    pub fn zero_apart(&mut self, role: Role, silent: Role, bits: u32) -> (u64, Option<u64>) {
+        let draw = |skip: bool, prg: &mut Option<Prg>| if skip { 0 } else { Self::word(prg) };
+        let ours = draw(role == silent, &mut self.with_next);
+        let theirs = draw(prev(role) == silent, &mut self.with_prev);
+        let known = (next(role) == silent).then(|| ours.wrapping_neg() & mask(bits));
+        (ours.wrapping_sub(theirs) & mask(bits), known)
+    }
+
     /// The next 64 bits of a stream (accepted before the first draw).
     fn word(prg: &mut Option<Prg>) -> u64 {
         let prg = prg
@@ -114,28 +126,70 @@ pub(crate) fn pass_back(
     words: &[(u64, u32)],
 ) -> Result<Vec<u64>, ProtocolError> {
     let bits: usize = words.iter().map(|&(_, w)| w as usize).sum();
-    let send_mine = |links: &mut Links| -> Result<(), ProtocolError> {
-        let mut writer = BitWriter::with_bits(bits);
-        for &(word, w) in words {
-            writer.push(word, w);
-        }
-        let chan: &mut Channel = &mut links.to(prev(role))[0];
-        send(chan, &writer.finish())?;
-        Ok(chan.flush()?)
-    };
-    let recv_theirs = |links: &mut Links| -> Result<Vec<u64>, ProtocolError> {
-        let chan = &mut links.to(next(role))[0];
-        let mut reader = recv(chan, bits, "replicated shares")?;
-        Ok(words.iter().map(|&(_, w)| reader.take(w)).collect())
-    };
     if role == Role::Cp1 && bits.div_ceil(8) > SEND_FIRST_BYTES {
-        let theirs = recv_theirs(links)?;
-        send_mine(links)?;
+        let theirs = recv_words(role, links, words)?;
+        send_words(role, links, words)?;
         Ok(theirs)
     } else {
-        send_mine(links)?;
-        recv_theirs(links)
+        send_words(role, links, words)?;
+        recv_words(role, links, words)
     }
+}
+
+/// The replication exchange of words `silent` holds no share of (its
+/// share is 0): every party adds its share of a zero sharing without
+/// `silent`'s key to the next party ([`Zeros::zero_apart`]) and sends
+/// the result to the previous party, but `silent` sends nothing, as the
+/// party before it knows its share. Returns each word's replicated pair
+/// (`words`: this party's shares, `silent`'s being 0, and widths). The
+/// messages form no ring, so none waits for another.
+pub(crate) fn pass_apart(
+    role: Role,
+    links: &mut Links,
+    zeros: &mut Zeros,
+    silent: Role,
+    words: &[(u64, u32)],
+) -> Result<Vec<(u64, u64)>, ProtocolError> {
+    let mut mine = Vec::with_capacity(words.len());
+    let mut known = Vec::with_capacity(words.len());
+    for &(word, w) in words {
+        let (zero, next_share) = zeros.zero_apart(role, silent, w);
+        mine.push((word.wrapping_add(zero) & mask(w), w));
+        known.extend(next_share);
+    }
+    if role != silent {
+        send_words(role, links, &mine)?;
+    }
+    let theirs = if next(role) == silent {
+        known
+    } else {
+        recv_words(role, links, &mine)?
+    };
+    Ok(mine.iter().map(|&(share, _)| share).zip(theirs).collect())
+}
+
+/// Sends `words` (each of its width) to the party before `role`.
+fn send_words(role: Role, links: &mut Links, words: &[(u64, u32)]) -> Result<(), ProtocolError> {
+    let bits: usize = words.iter().map(|&(_, w)| w as usize).sum();
+    let mut writer = BitWriter::with_bits(bits);
+    for &(word, w) in words {
+        writer.push(word, w);
+    }
+    let chan: &mut Channel = &mut links.to(prev(role))[0];
+    send(chan, &writer.finish())?;
+    Ok(chan.flush()?)
+}
+
+/// Receives from the party after `role` words of the widths of `words`.
+fn recv_words(
+    role: Role,
+    links: &mut Links,
+    words: &[(u64, u32)],
+) -> Result<Vec<u64>, ProtocolError> {
+    let bits: usize = words.iter().map(|&(_, w)| w as usize).sum();
+    let chan = &mut links.to(next(role))[0];
+    let mut reader = recv(chan, bits, "replicated shares")?;
+    Ok(words.iter().map(|&(_, w)| reader.take(w)).collect())
 }
 
 /// This party's share of `Σ x·y` over replicated pairs `(x_i, x_{i+1})`,
@@ -178,6 +232,38 @@ mod tests {
             dot(std::iter::once(((x[0], 0), (y[0], 0))), bits),
             77_000 & mask(bits)
         );
+    }
+
+    #[test]
+    fn zero_sharings_without_a_key_sum_to_zero_and_keep_the_streams_in_step() {
+        // Party i holds k_i (with the next) and k_{i−1} (with the previous).
+        let key = |i: u128| Some(Prg::from_seed(Block(i)));
+        let mut zeros: Vec<Zeros> = (0..3u128)
+            .map(|i| Zeros {
+                with_next: key(i),
+                with_prev: key((i + 2) % 3),
+            })
+            .collect();
+        let bits = 40;
+        for _ in 0..4 {
+            let got: Vec<(u64, Option<u64>)> = Role::ALL
+                .into_iter()
+                .zip(&mut zeros)
+                .map(|(role, z)| z.zero_apart(role, Role::Cp2, bits))
+                .collect();
+            let sum = got.iter().fold(0u64, |acc, &(s, _)| acc.wrapping_add(s));
+            assert_eq!(sum & mask(bits), 0);
+            // CP1 knows CP2's share, and no one else's is known.
+            assert_eq!(got[0].1, Some(got[1].0));
+            assert!(got[1].1.is_none() && got[2].1.is_none());
+            assert_ne!(got[0].0, 0);
+            // The ordinary sharings after it still sum to zero.
+            let sum = zeros
+                .iter_mut()
+                .map(|z| z.zero(bits))
+                .fold(0u64, u64::wrapping_add);
+            assert_eq!(sum & mask(bits), 0);
+        }
     }
 
     #[test]

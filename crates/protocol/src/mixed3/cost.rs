@@ -7,6 +7,7 @@
 use twofold_circuit::{Kind, Program, Step};
 use twofold_crypto::Scheme;
 
+use super::fused::{fused_terms, Fused};
 use super::SharedMixed;
 use crate::arith::cost::{bits, labels, tables, Cost};
 use crate::error::ProtocolError;
@@ -58,18 +59,44 @@ fn join(scheme: Scheme, width: u64, lane: u64) -> Cost {
 /// The wrap count of a lane of `lane` bits from CP1's bits and CP3's
 /// (`hybrid::circuits::Joined::Wraps`), its bits (two if `signed`)
 /// injected into shares modulo 2^`modulus` (`mixed3::inject`: two rows of
-/// `modulus` bits a bit, from CP1 with the tables).
-fn wrap_count(scheme: Scheme, lane: u64, signed: bool, modulus: u64) -> Cost {
+/// `modulus` bits a bit, from CP1 with the tables) unless the lane is a
+/// factor of a fused product (`modulus` `None`).
+fn wrap_count(scheme: Scheme, lane: u64, signed: bool, modulus: Option<u64>) -> Cost {
     let send_to_cp3 = Cost {
         bytes: bits(lane),
         flights: 1,
     };
     let count_bits = 1 + signed as u64;
     let inject = Cost {
-        bytes: bits(2 * count_bits * modulus),
+        bytes: bits(2 * count_bits * modulus.unwrap_or(0)),
         flights: 1,
     };
     send_to_cp3 + cp1_bits(lane) + cp3_bits(lane) + garbled(scheme, lane) + inject
+}
+
+/// A product of two widened lanes fused with the widening
+/// (`mixed3::fused`): AND gates of each factor's wrap bits (two if
+/// `signed`) with the other's low lane bits, their injection rows (two of
+/// `w − shift` bits a gate), and each factor's replication (CP1 → CP3,
+/// CP3 → CP2; `x`'s only if `y` is another value).
+fn fused(scheme: Scheme, f: &Fused, signed: [bool; 2]) -> Cost {
+    let mut ands = 0;
+    let mut rows = 0;
+    for ((_, lane), signed) in [f.x, f.y].into_iter().zip(signed) {
+        let n = f.width - lane;
+        ands += (1 + signed as u64) * n as u64;
+        rows += (1 + signed as u64) * (n as u64 * (n as u64 + 1));
+    }
+    let factors = 1 + (f.x.0 != f.y.0) as u64;
+    let pass = Cost {
+        bytes: 2 * factors * bits(f.width as u64),
+        flights: 1,
+    };
+    let inject = Cost {
+        bytes: bits(rows),
+        flights: 1,
+    };
+    garbled(scheme, ands) + inject + pass
 }
 
 /// Masking garbled values of `width` bits into fresh additive shares
@@ -133,18 +160,30 @@ pub fn mixed(
         bytes: HELLOS + 4 * labels(1),
         flights: 2,
     };
-    // Inputs that widen a lane convert its wrap count; others that are
-    // not a lane's low bits are joined, and their words converted back.
+    // Inputs that widen a lane convert its wrap count (or, as factors of
+    // a fused product, give its AND gates); others that are not a lane's
+    // low bits are joined, and their words converted back.
+    let lane_of = |s: &super::Slice| input_lanes.get(s.value).copied().unwrap_or(1);
+    let fused_products = fused_terms(m, &plan, |k| {
+        let lane = lane_of(&m.sources[k]);
+        m.widens_lane(k, lane).then_some(lane)
+    });
+    let is_fused = |v: usize| {
+        let v = v as u32;
+        fused_products.iter().any(|f| f.x.0 == v || f.y.0 == v)
+    };
+    let signed = |v: u32| m.sources[v as usize].signed;
     let mut joined = vec![false; m.input_values.len()];
     let (mut wraps, mut masks) = (Vec::new(), Vec::new());
     for (k, v, s) in m.sliced_inputs() {
-        let lane = input_lanes.get(s.value).copied().unwrap_or(1);
+        let lane = lane_of(s);
         if m.is_lane_word(k, lane) {
             continue;
         }
         let w = v.kind.bits() as u64;
         if m.widens_lane(k, lane) {
-            wraps.push(wrap_count(scheme, lane as u64, s.signed, w - lane as u64));
+            let modulus = (!is_fused(k)).then_some(w - lane as u64);
+            wraps.push(wrap_count(scheme, lane as u64, s.signed, modulus));
             continue;
         }
         joined[s.value] = true;
@@ -161,7 +200,10 @@ pub fn mixed(
             let lane = input_lanes.get(k).copied().unwrap_or(width);
             join(scheme, width as u64, lane as u64)
         });
-    cost = cost + batch(joins.chain(wraps)) + batch(masks);
+    let fused_costs = fused_products
+        .iter()
+        .map(|f| fused(scheme, f, [signed(f.x.0), signed(f.y.0)]));
+    cost = cost + batch(joins.chain(wraps).chain(fused_costs)) + batch(masks);
     let width = |v: u32| plan.kinds[v as usize].bits() as u64;
     for wave in &plan.waves {
         let mut factors = std::collections::BTreeSet::new();
@@ -170,8 +212,10 @@ pub fn mixed(
             let step = &program.steps[i];
             match step {
                 Step::Mul(..) | Step::Dot(..) => {
-                    for ((x, y), t) in factor_pairs(step).into_iter().zip(&plan.terms[i]) {
-                        if *t == Term::Beaver {
+                    let pairs = factor_pairs(step).into_iter().zip(&plan.terms[i]);
+                    for (k, ((x, y), t)) in pairs.enumerate() {
+                        let fused = fused_products.iter().any(|f| (f.step, f.term) == (i, k));
+                        if *t == Term::Beaver && !fused {
                             factors.extend([x, y]);
                         }
                     }

@@ -2,6 +2,7 @@
 //! meeting: the inputs from its shares, the waves of the plan (products,
 //! conversions, local steps) and the output shares.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use twofold_circuit::mixed::eval::{bits_word, word_bits};
@@ -9,6 +10,7 @@ use twofold_circuit::mixed::mask;
 use twofold_circuit::{Kind, Step, ValueId};
 
 use super::arith::{dot, pass_back, Zeros};
+use super::fused::fused_terms;
 use super::garbled::Garbled;
 use super::{OutputBit, SharedMixed, Slice};
 use crate::error::ProtocolError;
@@ -21,6 +23,10 @@ use crate::messages::Bits;
 use crate::mixed::plan::{factor_pairs, Plan, Term};
 use crate::options::{Role, ShareKind};
 use crate::schedule::Plan as ThreadPlan;
+
+mod widen;
+
+use widen::Widened;
 
 /// What a party holds of a value.
 #[derive(Clone, Debug)]
@@ -52,6 +58,9 @@ pub(crate) struct Exec<'a, G: Garbled> {
     plan: &'a Plan,
     threads: ThreadPlan,
     values: Vec<Held<G::Label>>,
+    /// Per fused product term (step, term): this party's share of what
+    /// the product of the lanes' sums exceeds it by (`mixed3::fused`).
+    corrections: HashMap<(usize, usize), u64>,
     /// Time per phase (input, arithmetic, garbled gates, reshare).
     pub phases: Vec<(HybridPhase, Duration)>,
 }
@@ -76,6 +85,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
             plan,
             threads,
             values: vec![Held::Pending; plan.kinds.len()],
+            corrections: HashMap::new(),
             phases: Vec::new(),
         })
     }
@@ -173,6 +183,14 @@ impl<'a, G: Garbled> Exec<'a, G> {
         // with its own (a lane's sum modulo 2^lane, and the carry out of it).
         let bits_of = |v: &usize| shares[*v].iter().copied();
         let nothing = needed.is_empty() && widened.is_empty();
+        // Products of two widened lanes that nothing else reads are fused
+        // with the widening (`mixed3::fused`).
+        let widened_lane = |k: usize| {
+            let (kind, lane) = kinds.inputs[program.sources[k].value];
+            (kind == ShareKind::Add && program.widens_lane(k, lane)).then_some(lane)
+        };
+        let fused = fused_terms(program, self.plan, widened_lane);
+        let is_fused = |v: ValueId| fused.iter().any(|f| f.has(v));
         if self.role == Role::Cp2 && !nothing {
             let lanes = widened.iter().flat_map(|(_, src)| lane_of(src));
             let to_cp3 = &mut self.links.to(Role::Cp3)[0];
@@ -187,7 +205,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
         if nothing {
             return Ok(());
         }
-        let mut carries = Vec::new();
+        let mut sums = Vec::new();
         let cp3_bits = match self.role {
             Role::Cp3 => {
                 let n = needed.iter().map(|&v| shares[v].len()).sum::<usize>()
@@ -205,7 +223,7 @@ impl<'a, G: Garbled> Exec<'a, G> {
                     let len = src.len as usize;
                     let sum = bits_word(&theirs[at..at + len]) + bits_word(lane_of(src));
                     combined.extend(word_bits(sum & mask(src.len), src.len));
-                    carries.push(sum >> src.len);
+                    sums.push(sum);
                     at += len;
                 }
                 held::hold(|| Holding::Joined(combined.clone()));
@@ -231,9 +249,12 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 }
             }
         }
-        for (_, src) in &widened {
+        for (k, src) in &widened {
             parts.push(JoinPart {
-                out: Joined::Wraps { signed: src.signed },
+                out: Joined::Wraps {
+                    signed: src.signed,
+                    sum: is_fused(*k),
+                },
                 ..JoinPart::value(ShareKind::Add, src.len, src.len)
             });
             if self.role == Role::Cp1 {
@@ -278,28 +299,17 @@ impl<'a, G: Garbled> Exec<'a, G> {
         for (v, share) in self.words_of(to_words)? {
             self.hold(v, Held::Word { share, next: None });
         }
-        // A widened lane: this party's share of the lane, less 2^lane times
-        // its share of the wrap count (its bits injected; CP3 also adds the
-        // carry of its sum), plus a zero sharing (CP3's share would
-        // otherwise have zeros or ones on top).
-        let count_bits = widened.iter().zip(&wraps).flat_map(|((k, src), labels)| {
-            let modulus = self.width(*k) - src.len;
-            labels.iter().map(move |&l| (l, modulus))
+        let sums = sums.into_iter().chain(std::iter::repeat(0));
+        let lanes = widened.iter().zip(wraps).zip(sums);
+        let lanes = lanes.map(|((&(value, src), wraps), sum)| Widened {
+            value,
+            lane: src.len,
+            signed: src.signed,
+            own: bits_word(lane_of(&src)),
+            sum,
+            wraps,
         });
-        let count_bits: Vec<(G::Label, u32)> = count_bits.collect();
-        let mut bit_shares = self.garbled.inject(self.links, &count_bits)?.into_iter();
-        let carries = carries.into_iter().chain(std::iter::repeat(0));
-        for (((k, src), labels), carry) in widened.iter().zip(&wraps).zip(carries) {
-            let w = self.width(*k);
-            let count = bit_shares
-                .by_ref()
-                .take(labels.len())
-                .fold(carry, u64::wrapping_add);
-            let lane = bits_word(lane_of(src));
-            let share = lane.wrapping_sub(count << src.len);
-            let share = share.wrapping_add(self.zeros.zero(w)) & mask(w);
-            self.hold(*k, Held::Word { share, next: None });
-        }
+        self.widen(lanes.collect(), &fused)?;
         Ok(())
     }
 
@@ -565,14 +575,16 @@ impl<'a, G: Garbled> Exec<'a, G> {
             step @ (Step::Mul(..) | Step::Dot(..)) => {
                 let mut sum = 0u64;
                 let pairs = factor_pairs(step);
-                for ((x, y), term) in pairs.into_iter().zip(&self.plan.terms[i]) {
+                for (t, ((x, y), term)) in pairs.into_iter().zip(&self.plan.terms[i]).enumerate() {
                     let term = match term {
                         Term::Beaver => {
                             let pair = |v| match self.word(v) {
                                 (s, Some(n)) => (s, n),
                                 _ => unreachable!("replicated before the product"),
                             };
+                            let correction = self.corrections.get(&(i, t)).copied();
                             dot(std::iter::once((pair(x), pair(y))), w)
+                                .wrapping_sub(correction.unwrap_or(0))
                         }
                         _ => self.public_term(x, y),
                     };

@@ -24,6 +24,7 @@
 mod arith;
 pub mod cost;
 mod exec;
+mod fused;
 mod garbled;
 mod inject;
 
