@@ -12,6 +12,9 @@
 //!   products from replicated pairs, each factor passed once to the
 //!   previous party, rerandomized by a zero sharing; dot products pay
 //!   their factors only. Waves by depth, as in the two-party executor.
+//!   A product of two widened lanes that nothing else reads is fused with
+//!   the widening ([`fused`]): a replicated product of the lane sums, less
+//!   garbled corrections, so that CP2 sends nothing after its evaluation.
 //! * Conversions (the hybrid mode's circuits, `hybrid::circuits`): A→Y — fresh shares, CP2 sends CP3 its
 //!   share, CP3's sum is chosen into CP2's labels, a garbled adder joins
 //!   it with CP1's share; Y→A — CP1 draws a mask, the circuit subtracts
