@@ -97,10 +97,7 @@ impl Compiled {
                 }),
                 Op::Binary(op, t) => {
                     let y = pop(&mut stack);
-                    pop(&mut stack).zip(y, |x, y| match (x, y) {
-                        (UNKNOWN, _) | (_, UNKNOWN) => UNKNOWN,
-                        (x, y) => binary(op, t, x, y).unwrap_or(UNKNOWN),
-                    })
+                    binary_column(op, t, pop(&mut stack), y)
                 }
                 // As C's `&&` and `||`: the right operand counts only where
                 // the left one does not decide.
@@ -329,8 +326,33 @@ fn wrap(t: Scalar, v: i128) -> i128 {
     t.to_i128(v as u64)
 }
 
+/// `x op y` of each iteration's values (`UNKNOWN` where either is, or
+/// where [`binary`] gives none). The operator is matched once a column,
+/// not once a value: each arm's loop is [`binary`] of a constant operator.
+fn binary_column(op: BinOp, t: Scalar, x: Column, y: Column) -> Column {
+    macro_rules! by_operator {
+        ($($o:ident),*) => {
+            match op {
+                $(BinOp::$o => x.zip(y, |a, c| known_binary(BinOp::$o, t, a, c)),)*
+                op => x.zip(y, |a, c| known_binary(op, t, a, c)),
+            }
+        };
+    }
+    by_operator!(Add, Sub, Mul, And, Or, Xor, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne)
+}
+
+/// [`binary`] on values that may be `UNKNOWN`.
+#[inline(always)]
+fn known_binary(op: BinOp, t: Scalar, a: i128, c: i128) -> i128 {
+    match (a, c) {
+        (UNKNOWN, _) | (_, UNKNOWN) => UNKNOWN,
+        (a, c) => binary(op, t, a, c).unwrap_or(UNKNOWN),
+    }
+}
+
 /// `a op c` for values of type `t` (for a shift: `a` of type `t`, `c` the
 /// amount).
+#[inline(always)]
 fn binary(op: BinOp, t: Scalar, a: i128, c: i128) -> Option<i128> {
     Some(match op {
         BinOp::Shl | BinOp::Shr => {
