@@ -94,3 +94,52 @@ fn examples_with_products_agree() {
     }
     assert!(checked >= 8, "{checked} examples with products");
 }
+
+/// Products of linear combinations of word inputs (biometric matching's
+/// `t = a - b; dist += t * t`, and combinations with constants, negations
+/// and casts) read the combinations as the parties' shares: no Y→A
+/// conversion, and no Boolean gates for the subtractions — only the
+/// comparisons of the running minimum remain garbled.
+#[test]
+fn products_of_linear_combinations_convert_nothing() {
+    let src = r#"
+#include <stdint.h>
+#define N 6
+#define D 3
+typedef struct { uint64_t db[N][D]; int32_t w[D]; } Db;
+typedef struct { uint64_t sample[D]; int16_t v[D]; } Sample;
+typedef struct { uint64_t best; int64_t lin; } Out;
+Out mpc_main(Db INPUT_A, Sample INPUT_B)
+{
+    Out out;
+    out.best = UINT64_MAX;
+    for (int i = 0; i < N; i++) {
+        uint64_t dist = 0;
+        for (int j = 0; j < D; j++) {
+            uint64_t t = INPUT_A.db[i][j] - INPUT_B.sample[j];
+            dist += t * t;
+        }
+        if (dist < out.best)
+            out.best = dist;
+    }
+    out.lin = 0;
+    for (int j = 0; j < D; j++)
+        out.lin += (3 * (int64_t)INPUT_A.w[j] - INPUT_B.v[j] + 7)
+            * (-(int64_t)INPUT_B.v[j] + INPUT_A.w[j]);
+    return out;
+}
+"#;
+    let m = agree(src, "distances.c", 30, 7);
+    let to_arith = m
+        .program
+        .steps
+        .iter()
+        .filter(|s| matches!(s, twofold_circuit::Step::ToArith(_)))
+        .count();
+    assert_eq!(to_arith, 0, "{:?}", m.program.steps);
+    assert_eq!(m.arithmetic_sums, 7);
+    // The minimum of 6 distances: a comparison and a selection of 64 bits
+    // each (767 gates; the 18 subtractors would be 63 more each).
+    let and_gates: u64 = m.program.programs.iter().map(|p| p.and_count()).sum();
+    assert!(and_gates <= 6 * 2 * 64, "{and_gates} AND gates");
+}

@@ -514,7 +514,7 @@ impl Gen {
         let pad = "    ".repeat(indent);
         let (v, tv) = self.var(rng);
         let acc = any_ty(rng).name();
-        let text = match rng.gen_range(0..if depth == 0 { 4 } else { 17 }) {
+        let text = match rng.gen_range(0..if depth == 0 { 4 } else { 18 }) {
             3 => {
                 // A write at a position computed from a product.
                 let (p, _) = self.product(rng, 1);
@@ -615,6 +615,16 @@ impl Gen {
                     "{{\n{pad}    {acc} best = {first};\n{pad}    for (int {i} = 1; {i} < N; {i}++) {{\n{pad}        {acc} p = {p};\n{pad}        if (p {op} best)\n{pad}            best = p;\n{pad}    }}\n{pad}    {v} ^= best;\n{pad}}}\n"
                 )
             }
+            16 => {
+                // The least squared distance (biometric matching): a
+                // difference kept in a local, squared, and compared.
+                let (i, j) = (self.fresh("i"), self.fresh("j"));
+                let (a, b) = (Self::who(rng), Self::who(rng));
+                let t = any_ty(rng).name();
+                format!(
+                    "{{\n{pad}    {acc} best = 0;\n{pad}    for (int {i} = 0; {i} < M; {i}++) {{\n{pad}        {acc} d = 0;\n{pad}        for (int {j} = 0; {j} < M; {j}++) {{\n{pad}            {t} t = {a}.m[{i}][{j}] - {b}.y[{j} % N];\n{pad}            d += t * t;\n{pad}        }}\n{pad}        if ({i} == 0 || d < best)\n{pad}            best = d;\n{pad}    }}\n{pad}    {v} += best;\n{pad}}}\n"
+                )
+            }
             11 => {
                 // A product cut short and multiplied again.
                 let ((a, _), (b, _), (c, _)) =
@@ -641,7 +651,7 @@ impl Gen {
     fn dot(&mut self, rng: &mut impl Rng, v: &str, acc: &str, pad: &str) -> String {
         let i = self.fresh("i");
         let (a, b) = (Self::who(rng), Self::who(rng));
-        let term = match rng.gen_range(0..8) {
+        let term = match rng.gen_range(0..10) {
             0 => format!("({acc}){a}.x[{i}] * ({acc}){b}.y[{i}]"),
             1 => format!("{a}.x[{i}] * {b}.y[{i}]"),
             2 => format!("({acc}){a}.x[{i}] * {a}.x[{i}]"),
@@ -652,6 +662,18 @@ impl Gen {
             4 => format!("({a}.x[{i}] + {b}.x[{i}]) * {b}.y[{i}]"),
             5 => format!("{a}.x[{i}] * {b}.y[{i}] - {b}.x[{i}] * {a}.y[{i}]"),
             6 => format!("{a}.x[{i}] * {i}"),
+            7 => {
+                // A squared difference: a linear combination read twice.
+                let d = format!("({acc})({a}.x[{i}] - {b}.y[{i}])");
+                format!("{d} * {d}")
+            }
+            8 => {
+                // Linear combinations with constants, a negation and casts.
+                let (k, _) = Self::constant(rng);
+                format!(
+                    "({k} * {a}.x[{i}] - {b}.y[{i}] + 5) * ({acc})(-{b}.x[{i}] + ({acc}){a}.y[{i}])"
+                )
+            }
             _ => self.with_counter(&i, self.n, |g| g.product(rng, 2)).0,
         };
         let (init, _) = if rng.gen_bool(0.5) {

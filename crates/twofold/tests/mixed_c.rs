@@ -145,6 +145,14 @@ fn stats_shows_the_partition_and_compile_writes_it() {
     assert!(stats.contains("runs as a mixed program"), "{stats}");
     assert!(stats.contains("4096 cross products"), "{stats}");
     assert!(stats.contains("estimate on 1000 Mbit/s"), "{stats}");
+    // Biometric matching: each difference is A's word and B's negated,
+    // its square two local squares and one cross product; no Y→A.
+    let bio = twofold_ok(&["stats".to_string(), example("biomatch.c")]);
+    assert!(
+        bio.contains("2048 cross products, 0 shared products"),
+        "{bio}"
+    );
+    assert!(bio.contains(" 0 Y→A"), "{bio}");
     let yao = twofold_ok(&[
         "stats".to_string(),
         example("matmul16.c"),

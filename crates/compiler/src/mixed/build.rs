@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use twofold_circuit::mixed::mask;
 use twofold_circuit::{
     Bit, Builder, FlatParts, Kind, MixedInput, MixedOutput, MixedProgram, Party, Step, ValueId,
     Wire,
@@ -48,6 +49,8 @@ struct Out<'p, 'a> {
     exports: HashMap<u32, ValueId>,
     gather_value: Vec<Option<ValueId>>,
     gather_word: HashMap<usize, ValueId>,
+    /// Linear combinations computed, by width.
+    linear_value: HashMap<(Operand, u32), ValueId>,
     sum_value: Vec<Option<ValueId>>,
     sum_yao: Vec<Option<ValueId>>,
 }
@@ -82,6 +85,14 @@ impl Out<'_, '_> {
             },
             Operand::Sum(j) => self.sum_value[*j].expect("an earlier sum is made first"),
             Operand::Input(src) => self.input_words[&(*src, w)],
+            Operand::Linear(terms) => {
+                if let Some(&id) = self.linear_value.get(&(x.clone(), w)) {
+                    return id;
+                }
+                let id = self.combine(None, terms, w);
+                self.linear_value.insert((x.clone(), w), id);
+                id
+            }
             Operand::Gathered(e) => {
                 let g = self.plan.gather_of[e];
                 match self.gather_word.get(&g) {
@@ -97,40 +108,58 @@ impl Out<'_, '_> {
         }
     }
 
+    /// `c·v` for `c` modulo `2^w`: `v`, its negation or a `MulConst`.
+    fn times(&mut self, v: ValueId, c: u64, w: u32) -> ValueId {
+        match c {
+            1 => v,
+            c if c == mask(w) => self.step(Step::Neg(v)),
+            c => self.step(Step::MulConst(v, c)),
+        }
+    }
+
+    /// `acc + Σ c·x` (`acc` absent: 0): each term added, or subtracted
+    /// when its coefficient is nearer `2^w` than 0.
+    fn combine(&mut self, mut acc: Option<ValueId>, terms: &[(Operand, u64)], w: u32) -> ValueId {
+        for (x, c) in terms {
+            if *c == 0 || *x == Operand::Const(0) {
+                continue;
+            }
+            let v = self.operand(x, w);
+            acc = Some(match acc {
+                None => self.times(v, *c, w),
+                Some(a) if *c > mask(w) / 2 => {
+                    let v = self.times(v, c.wrapping_neg() & mask(w), w);
+                    self.step(Step::Sub(a, v))
+                }
+                Some(a) => {
+                    let v = self.times(v, *c, w);
+                    self.step(Step::Add(a, v))
+                }
+            });
+        }
+        match acc {
+            Some(a) => a,
+            None => self.operand(&Operand::Const(0), w),
+        }
+    }
+
     /// Sum `k`'s arithmetic: its products (one dot product), then its
     /// words added or subtracted.
     fn sum(&mut self, k: usize) {
         let s = &self.plan.sums[k];
         let w = s.w;
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
-        for (x, y, neg) in &s.pairs {
-            let mut xv = self.operand(x, w);
-            if *neg {
-                xv = self.step(Step::Neg(xv));
-            }
-            xs.push(xv);
+        for (x, y, c) in &s.pairs {
+            let xv = self.operand(x, w);
+            xs.push(self.times(xv, *c, w));
             ys.push(self.operand(y, w));
         }
-        let mut acc = if xs.len() == 1 {
-            self.step(Step::Mul(xs[0], ys[0]))
-        } else {
-            self.step(Step::Dot(xs, ys))
+        let products = match xs.len() {
+            0 => None,
+            1 => Some(self.step(Step::Mul(xs[0], ys[0]))),
+            _ => Some(self.step(Step::Dot(xs, ys))),
         };
-        for (x, c, neg) in &s.words {
-            if *c == 0 || *x == Operand::Const(0) {
-                continue;
-            }
-            let mut v = self.operand(x, w);
-            if *c != 1 {
-                v = self.step(Step::MulConst(v, *c));
-            }
-            acc = self.step(if *neg {
-                Step::Sub(acc, v)
-            } else {
-                Step::Add(acc, v)
-            });
-        }
-        self.sum_value[k] = Some(acc);
+        self.sum_value[k] = Some(self.combine(products, &s.words, w));
     }
 }
 
@@ -163,6 +192,7 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
         exports: HashMap::default(),
         gather_value: vec![None; plan.gathers.len()],
         gather_word: HashMap::default(),
+        linear_value: HashMap::default(),
         sum_value: vec![None; plan.sums.len()],
         sum_yao: vec![None; plan.sums.len()],
     };
@@ -247,12 +277,7 @@ fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
         if !plan.sum_needed[k] {
             continue;
         }
-        let operands = s
-            .pairs
-            .iter()
-            .flat_map(|(x, y, _)| [x, y])
-            .chain(s.words.iter().map(|(x, _, _)| x));
-        for x in operands {
+        for x in s.operands() {
             let Operand::Input(src) = x else { continue };
             if out.input_words.contains_key(&(*src, s.w)) {
                 continue;

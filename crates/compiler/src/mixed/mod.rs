@@ -5,12 +5,14 @@
 //! lowering notes each sum of products it reduces to bits ([`notes`]);
 //! the partition ([`partition`]) runs those sums arithmetically —
 //! operands that are slices of an input are their owner's shares, sums of
-//! sums stay arithmetic, other operands are converted from garbled bits —
+//! sums stay arithmetic, linear combinations of those are computed
+//! locally ([`linear`]), other operands are converted from garbled bits —
 //! and cuts the remaining gates into Boolean phases by the conversions
 //! before them ([`build`]). Whether the mixed program is worth running is
 //! the caller's choice (the cost model is the protocol's).
 
 mod build;
+mod linear;
 pub(crate) mod notes;
 mod partition;
 

@@ -1,6 +1,8 @@
 //! What lowering tells the partition: every lazy sum reduced to bits with
 //! its rows (words and products of words), so that a sum of products can
-//! run in the arithmetic sharing instead of its Boolean circuit. Notes are
+//! run in the arithmetic sharing instead of its Boolean circuit, and a
+//! product can read a linear sum (no product of two secret words: `a - b`)
+//! as the linear combination it is rather than as its bits. Notes are
 //! kept per compiling thread (as range tapes are), only while a mixed
 //! compilation asks for them; products of two secret words are counted
 //! always, so that a Boolean compilation says whether arithmetic could help.
@@ -20,7 +22,10 @@ pub(crate) enum Term {
     Product(Rc<[Bit]>, Rc<[Bit]>),
 }
 
-/// A sum reduced to bits: `out = Σ ±terms mod 2^w`.
+/// A sum reduced to bits: `out = Σ ±terms mod 2^w`. A sum with a product
+/// of two secret words has no Boolean circuit (its bits are fresh wires);
+/// a linear one has its circuit, which the partition leaves out when
+/// nothing but arithmetic reads its bits.
 #[derive(Clone, Debug)]
 pub(crate) struct SumNote {
     /// The width of the sum.
@@ -49,17 +54,18 @@ pub(crate) fn start(record: bool) {
     NOTES.with(|n| *n.borrow_mut() = record.then(Vec::new));
 }
 
-/// Whether sums are being noted: then a sum [`arithmetic`] says runs
-/// arithmetically gets no Boolean circuit, only fresh wires for its bits
-/// and a note.
-pub(crate) fn recording() -> bool {
+/// Whether sums are being noted: then a [`noted`] sum with a product of two
+/// secret words gets no Boolean circuit, only fresh wires for its bits and
+/// a note.
+fn recording() -> bool {
     NOTES.with(|n| n.borrow().is_some())
 }
 
-/// Whether a sum of `w` bits with `products` products of two secret words
-/// runs in the arithmetic sharing of a mixed program.
-pub(crate) fn arithmetic(w: u32, products: usize) -> bool {
-    (2..=64).contains(&w) && products > 0
+/// Whether a sum of `w` bits is noted (when [`recording`]): words of 2 to
+/// 64 bits, the arithmetic sharing's. It runs arithmetically if it has a
+/// product of two secret words, else it is linear.
+pub(crate) fn noted(w: u32) -> bool {
+    recording() && (2..=64).contains(&w)
 }
 
 /// Notes a sum (when [`recording`]).

@@ -4,8 +4,9 @@
 //!
 //! A noted sum `out = Σ ±terms mod 2^w` runs arithmetically and takes its
 //! operands as words: public constants, its owner's slice of an input (no
-//! message), an earlier sum, or else bits gathered from a Boolean phase
-//! and converted (Y→A). Its bits are wires no gate writes (lowering made
+//! message), an earlier sum, a linear combination of those (a noted linear
+//! sum, `super::linear`), or else bits gathered from a Boolean phase and
+//! converted (Y→A). Its bits are wires no gate writes (lowering made
 //! no circuit for it): they are *cut*, and gates that read them read the
 //! sum converted back (A→Y), one phase later. Each gate's phase is the
 //! latest of its inputs'; a sum's arithmetic runs after the phase of its
@@ -14,8 +15,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use twofold_circuit::{Bit, FlatParts, Gate, MixedProgram, Wire};
+use twofold_circuit::{Bit, FlatParts, Gate, MixedProgram, Party, Wire};
 
+use super::linear::{self, Holders, SHARED};
 use super::notes::{secret, SumNote, Term};
 use super::{InputSource, OutBit};
 
@@ -36,6 +38,9 @@ pub(super) enum Operand {
     Sum(usize),
     /// A slice of an input, which its owner extends to the word.
     Input(InputSource),
+    /// `Σ c·x mod 2^w` of operands of the kinds above (not constants),
+    /// each at most once: a linear sum's bits, computed locally.
+    Linear(Vec<(Operand, u64)>),
     /// Bits of a Boolean phase, converted (Y→A).
     Gathered(Vec<Bit>),
 }
@@ -43,13 +48,24 @@ pub(super) enum Operand {
 /// A noted sum that runs arithmetically.
 pub(super) struct Sum {
     pub w: u32,
-    /// Secret products: factors and sign.
-    pub pairs: Vec<(Operand, Operand, bool)>,
+    /// Secret products: factors and coefficient (modulo `2^w`).
+    pub pairs: Vec<(Operand, Operand, u64)>,
     /// Words (and products with a public factor, as the other factor
-    /// times the constant), each with its sign.
-    pub words: Vec<(Operand, u64, bool)>,
+    /// times the constant), each with its coefficient (modulo `2^w`).
+    pub words: Vec<(Operand, u64)>,
     /// Its bits extended to `w`.
     pub bits: Vec<Bit>,
+}
+
+impl Sum {
+    /// The words it reads: its factors' and words' leaves.
+    pub fn operands(&self) -> impl Iterator<Item = &Operand> {
+        self.pairs
+            .iter()
+            .flat_map(|(x, y, _)| [x, y])
+            .chain(self.words.iter().map(|(x, _)| x))
+            .flat_map(Operand::leaves)
+    }
 }
 
 /// `x` read modulo `2^w`: cut to `w` bits or extended by its last bit.
@@ -80,7 +96,15 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
             inputs_at.insert(w, (k, i as u32));
         }
     }
-    let sums = arith_sums(notes, &inputs_at);
+    let owners: Vec<Holders> = flat
+        .inputs
+        .iter()
+        .map(|(v, _)| match v.party {
+            Party::A => 1,
+            Party::B => 2,
+        })
+        .collect();
+    let sums = arith_sums(notes, &inputs_at, &owners);
     // Cut wires: a sum's bits, each at its first place (the bits above it
     // copy its sign).
     let mut cut: Vec<Option<(usize, u32)>> = vec![None; flat.num_wires as usize];
@@ -98,35 +122,62 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
     super::build::build(p, &flat)
 }
 
-/// The noted sums, with their operands.
-fn arith_sums(notes: &[SumNote], inputs_at: &InputWires) -> Vec<Sum> {
+/// The noted sums that run arithmetically, with their operands; noted
+/// linear sums are operands of later ones.
+fn arith_sums(notes: &[SumNote], inputs_at: &InputWires, owners: &[Holders]) -> Vec<Sum> {
     let mut sums: Vec<Sum> = Vec::new();
-    let mut by_bits: HashMap<Vec<Bit>, usize> = HashMap::default();
+    let mut sum_holders: Vec<Holders> = Vec::new();
+    // Sums' and linear sums' bits, as the operands they are.
+    let mut by_bits: HashMap<Vec<Bit>, Operand> = HashMap::default();
     for note in notes {
         let w = note.w;
         let bits = extend(&note.out, w);
         let operand = |x: &[Bit]| operand(x, w, &by_bits, inputs_at);
-        let mut s = Sum {
-            w,
-            pairs: Vec::new(),
-            words: Vec::new(),
-            bits: bits.clone(),
-        };
         let mask = u64::MAX >> (64 - w);
+        let (mut pairs, mut words) = (Vec::new(), Vec::new());
         for (term, neg) in &note.terms {
+            let sign = if *neg { mask } else { 1 };
             match term {
-                Term::Word(x) => s.words.push((operand(x), 1, *neg)),
+                Term::Word(x) => words.push((operand(x), sign)),
                 Term::Product(x, y) if secret(x) && secret(y) => {
-                    s.pairs.push((operand(x), operand(y), *neg))
+                    pairs.push((operand(x), operand(y), sign))
                 }
                 Term::Product(x, y) => {
                     let (c, other) = if secret(x) { (y, x) } else { (x, y) };
                     let c = constant(&extend(c, w)).expect("a factor without wires is constant");
-                    s.words.push((operand(other), c & mask, *neg));
+                    words.push((operand(other), c.wrapping_mul(sign) & mask));
                 }
             }
         }
-        by_bits.insert(bits, sums.len());
+        if pairs.is_empty() {
+            if let Some(x) = linear::combination(&words, mask) {
+                by_bits.entry(bits).or_insert(x);
+            }
+            continue;
+        }
+        let holders = |x: &Operand| match x {
+            Operand::Const(_) => 0,
+            Operand::Input(src) => owners[src.input],
+            Operand::Sum(k) => sum_holders[*k],
+            Operand::Gathered(_) | Operand::Linear(_) => SHARED,
+        };
+        let pairs = linear::expand(pairs, &mut words, mask, holders);
+        let s = Sum {
+            w,
+            words: linear::flatten(&words, mask),
+            pairs,
+            bits: bits.clone(),
+        };
+        // As the executor's plan: one local product keeps its holder.
+        sum_holders.push(match s.pairs.as_slice() {
+            [(x, y, _)] => s
+                .words
+                .iter()
+                .map(|(z, _)| holders(z))
+                .fold(holders(x) | holders(y), |h, z| h | z),
+            _ => SHARED,
+        });
+        by_bits.insert(bits, Operand::Sum(sums.len()));
         sums.push(s);
     }
     sums
@@ -144,15 +195,15 @@ pub(super) fn wire(b: Bit) -> Option<Wire> {
 fn operand(
     x: &[Bit],
     w: u32,
-    by_bits: &HashMap<Vec<Bit>, usize>,
+    by_bits: &HashMap<Vec<Bit>, Operand>,
     inputs_at: &InputWires,
 ) -> Operand {
     let e = extend(x, w);
     if let Some(v) = constant(&e) {
         return Operand::Const(v);
     }
-    if let Some(&k) = by_bits.get(&e) {
-        return Operand::Sum(k);
+    if let Some(x) = by_bits.get(&e) {
+        return x.clone();
     }
     if let Some(src) = input_slice(&e, inputs_at) {
         return Operand::Input(src);
@@ -228,16 +279,10 @@ impl Phases {
         if self.sum[k] != u32::MAX {
             return self.sum[k];
         }
-        let s = &sums[k];
-        let operands = s
-            .pairs
-            .iter()
-            .flat_map(|(x, y, _)| [x, y])
-            .chain(s.words.iter().map(|(x, _, _)| x));
         let mut p = 0;
-        for x in operands {
+        for x in sums[k].operands() {
             p = p.max(match x {
-                Operand::Const(_) | Operand::Input(_) => 0,
+                Operand::Const(_) | Operand::Input(_) | Operand::Linear(_) => 0,
                 Operand::Sum(j) => self.of_sum(sums, *j),
                 Operand::Gathered(e) => self.bits(e),
             });
@@ -333,20 +378,14 @@ impl<'a> Plan<'a> {
                 continue;
             }
             self.sum_needed[k] = true;
-            let s = &self.sums[k];
-            let operands: Vec<Operand> = s
-                .pairs
-                .iter()
-                .flat_map(|(x, y, _)| [x.clone(), y.clone()])
-                .chain(s.words.iter().map(|(x, _, _)| x.clone()))
-                .collect();
+            let operands: Vec<Operand> = self.sums[k].operands().cloned().collect();
             for x in operands {
                 match x {
                     Operand::Sum(j) => todo.push(j),
                     Operand::Gathered(e) => {
                         self.gather(e);
                     }
-                    Operand::Const(_) | Operand::Input(_) => {}
+                    Operand::Const(_) | Operand::Input(_) | Operand::Linear(_) => {}
                 }
             }
         }

@@ -78,12 +78,14 @@ impl Lazy {
 
 /// The sum of `rows` modulo `2^w` as bits, and its range. A mixed
 /// compilation runs sums of products in the arithmetic sharing
-/// (`crate::mixed`): their bits are fresh wires, noted with the rows.
+/// (`crate::mixed`): their bits are fresh wires, noted with the rows; a
+/// linear sum is reduced as always and noted too.
 pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     let products = secret_products(rows);
     notes::count(products as u64);
     let mut s = gates::Sum::new(w as usize);
-    if notes::recording() && notes::arithmetic(w, products) {
+    let noted = notes::noted(w);
+    if noted && products > 0 {
         for r in rows {
             match &r.kind {
                 RowKind::Word(x, rx) => s.account_word(x, r.neg, Some(*rx)),
@@ -104,7 +106,11 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
             }
         }
     }
-    s.finish_ranged(b)
+    let (bits, range) = s.finish_ranged(b);
+    if noted {
+        notes::record(note(w, rows, &bits));
+    }
+    (bits, range)
 }
 
 /// Products of two secret words among `rows`.
