@@ -97,7 +97,8 @@ fn examples_with_products_agree() {
 
 /// Products of linear combinations of word inputs (biometric matching's
 /// `t = a - b; dist += t * t`, and combinations with constants, negations
-/// and casts) read the combinations as the parties' shares: no Y→A
+/// and casts, a difference of `int`s widened to 64 bits where it cannot
+/// wrap) read the combinations as the parties' shares: no Y→A
 /// conversion, and no Boolean gates for the subtractions — only the
 /// comparisons of the running minimum remain garbled.
 #[test]
@@ -106,9 +107,9 @@ fn products_of_linear_combinations_convert_nothing() {
 #include <stdint.h>
 #define N 6
 #define D 3
-typedef struct { uint64_t db[N][D]; int32_t w[D]; } Db;
+typedef struct { uint64_t db[N][D]; int32_t w[D]; int16_t h[D]; } Db;
 typedef struct { uint64_t sample[D]; int16_t v[D]; } Sample;
-typedef struct { uint64_t best; int64_t lin; } Out;
+typedef struct { uint64_t best; int64_t lin; int64_t wide; } Out;
 Out mpc_main(Db INPUT_A, Sample INPUT_B)
 {
     Out out;
@@ -126,6 +127,11 @@ Out mpc_main(Db INPUT_A, Sample INPUT_B)
     for (int j = 0; j < D; j++)
         out.lin += (3 * (int64_t)INPUT_A.w[j] - INPUT_B.v[j] + 7)
             * (-(int64_t)INPUT_B.v[j] + INPUT_A.w[j]);
+    out.wide = 0;
+    for (int j = 0; j < D; j++) {
+        int d = INPUT_A.h[j] - INPUT_B.v[j];
+        out.wide += (int64_t)d * d;
+    }
     return out;
 }
 "#;
@@ -137,9 +143,29 @@ Out mpc_main(Db INPUT_A, Sample INPUT_B)
         .filter(|s| matches!(s, twofold_circuit::Step::ToArith(_)))
         .count();
     assert_eq!(to_arith, 0, "{:?}", m.program.steps);
-    assert_eq!(m.arithmetic_sums, 7);
+    assert_eq!(m.arithmetic_sums, 8);
     // The minimum of 6 distances: a comparison and a selection of 64 bits
     // each (767 gates; the 18 subtractors would be 63 more each).
     let and_gates: u64 = m.program.programs.iter().map(|p| p.and_count()).sum();
     assert!(and_gates <= 6 * 2 * 64, "{and_gates} AND gates");
+}
+
+/// A combination of `int`s that may wrap (`a·2^16 − b·2^16` for `int16_t`
+/// `a`, `b`): cast to 64 bits it is not the combination at 64 bits, and its
+/// bits are converted.
+#[test]
+fn a_combination_that_may_wrap_is_converted_when_widened() {
+    let src = "#include <stdint.h>\n\
+               typedef struct { int16_t x; } In;\n\
+               int64_t mpc_main(In INPUT_A, In INPUT_B)\n{\n\
+               \x20   int64_t d = (int64_t)(INPUT_A.x * 65536 - INPUT_B.x * 65536);\n\
+               \x20   return d * d;\n}\n";
+    let m = agree(src, "wrap.c", 40, 3);
+    let to_arith = m
+        .program
+        .steps
+        .iter()
+        .filter(|s| matches!(s, twofold_circuit::Step::ToArith(_)))
+        .count();
+    assert_eq!(to_arith, 1, "{:?}", m.program.steps);
 }

@@ -77,6 +77,11 @@ impl Sum {
         }
     }
 
+    /// The range of the mathematical sum of what was added so far.
+    pub fn range(&self) -> Range {
+        self.range
+    }
+
     fn account(&mut self, r: Range, neg: bool) {
         self.range = if neg { self.range - r } else { self.range + r };
     }

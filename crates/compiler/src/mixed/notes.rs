@@ -35,6 +35,11 @@ pub(crate) struct SumNote {
     /// Its bits (narrower than `w` where its range allows: extended by the
     /// last bit).
     pub out: Vec<Bit>,
+    /// The least and greatest value of the sum as integers, if every
+    /// term's bits (of at most `w`), extended by their last, read as the
+    /// term's value: then its bits extended beyond `w` by zeros or by the
+    /// last bit are still the sum where these bounds allow.
+    pub bounds: Option<(i128, i128)>,
 }
 
 /// Whether a word has a secret bit.

@@ -13,6 +13,8 @@
 //! latest gathered operand. Gates no output needs are left out. Each phase
 //! becomes one Boolean program of the mixed program.
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use twofold_circuit::{Bit, FlatParts, Gate, MixedProgram, Party, Wire};
@@ -127,31 +129,28 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
 fn arith_sums(notes: &[SumNote], inputs_at: &InputWires, owners: &[Holders]) -> Vec<Sum> {
     let mut sums: Vec<Sum> = Vec::new();
     let mut sum_holders: Vec<Holders> = Vec::new();
-    // Sums' and linear sums' bits, as the operands they are.
-    let mut by_bits: HashMap<Vec<Bit>, Operand> = HashMap::default();
-    for note in notes {
+    let mut r = Reader {
+        notes,
+        inputs_at,
+        by_bits: HashMap::default(),
+        wide: HashMap::default(),
+        widths: Vec::new(),
+        widened: RefCell::default(),
+    };
+    for (i, note) in notes.iter().enumerate() {
         let w = note.w;
         let bits = extend(&note.out, w);
-        let operand = |x: &[Bit]| operand(x, w, &by_bits, inputs_at);
         let mask = u64::MAX >> (64 - w);
-        let (mut pairs, mut words) = (Vec::new(), Vec::new());
-        for (term, neg) in &note.terms {
-            let sign = if *neg { mask } else { 1 };
-            match term {
-                Term::Word(x) => words.push((operand(x), sign)),
-                Term::Product(x, y) if secret(x) && secret(y) => {
-                    pairs.push((operand(x), operand(y), sign))
-                }
-                Term::Product(x, y) => {
-                    let (c, other) = if secret(x) { (y, x) } else { (x, y) };
-                    let c = constant(&extend(c, w)).expect("a factor without wires is constant");
-                    words.push((operand(other), c.wrapping_mul(sign) & mask));
-                }
-            }
-        }
+        let (pairs, mut words) = r.terms(i, w);
         if pairs.is_empty() {
             if let Some(x) = linear::combination(&words, mask) {
-                by_bits.entry(bits).or_insert(x);
+                r.by_bits.entry(bits.clone()).or_insert(x);
+            }
+            if note.bounds.is_some() {
+                r.wide.entry(bits).or_insert(i);
+                if !r.widths.contains(&w) {
+                    r.widths.push(w);
+                }
             }
             continue;
         }
@@ -177,7 +176,7 @@ fn arith_sums(notes: &[SumNote], inputs_at: &InputWires, owners: &[Holders]) -> 
                 .fold(holders(x) | holders(y), |h, z| h | z),
             _ => SHARED,
         });
-        by_bits.insert(bits, Operand::Sum(sums.len()));
+        r.by_bits.insert(bits, Operand::Sum(sums.len()));
         sums.push(s);
     }
     sums
@@ -191,24 +190,96 @@ pub(super) fn wire(b: Bit) -> Option<Wire> {
     }
 }
 
-/// What word `x`, read modulo `2^w`, is to the arithmetic sharing.
-fn operand(
-    x: &[Bit],
-    w: u32,
-    by_bits: &HashMap<Vec<Bit>, Operand>,
-    inputs_at: &InputWires,
-) -> Operand {
-    let e = extend(x, w);
-    if let Some(v) = constant(&e) {
-        return Operand::Const(v);
+/// Secret products and words of a sum, read as operands.
+type Terms = (Vec<(Operand, Operand, u64)>, Vec<(Operand, u64)>);
+
+/// What words are to the arithmetic sharing, given the notes so far.
+struct Reader<'a> {
+    notes: &'a [SumNote],
+    inputs_at: &'a InputWires,
+    /// Sums' and linear sums' bits, as the operands they are.
+    by_bits: HashMap<Vec<Bit>, Operand>,
+    /// Linear notes with bounds, by their bits (to read them extended).
+    wide: HashMap<Vec<Bit>, usize>,
+    /// The widths of those.
+    widths: Vec<u32>,
+    /// Linear notes read wider: what they are at each width (kept, so that
+    /// a chain of them, each a term of the next, is read once each).
+    widened: RefCell<HashMap<(usize, u32), Option<Operand>>>,
+}
+
+impl Reader<'_> {
+    /// Note `i`'s terms read modulo `2^w` (`w` at least its width): secret
+    /// products with their coefficients, and words (products with a public
+    /// factor as the other factor times the constant) with theirs.
+    fn terms(&self, i: usize, w: u32) -> Terms {
+        let note = &self.notes[i];
+        let mask = u64::MAX >> (64 - w);
+        let operand = |x: &[Bit]| self.operand(x, w, i);
+        let (mut pairs, mut words) = (Vec::new(), Vec::new());
+        for (term, neg) in &note.terms {
+            let sign = if *neg { mask } else { 1 };
+            match term {
+                Term::Word(x) => words.push((operand(x), sign)),
+                Term::Product(x, y) if secret(x) && secret(y) => {
+                    pairs.push((operand(x), operand(y), sign))
+                }
+                Term::Product(x, y) => {
+                    let (c, other) = if secret(x) { (y, x) } else { (x, y) };
+                    let c = constant(&extend(c, w)).expect("a factor without wires is constant");
+                    words.push((operand(other), c.wrapping_mul(sign) & mask));
+                }
+            }
+        }
+        (pairs, words)
     }
-    if let Some(x) = by_bits.get(&e) {
-        return x.clone();
+
+    /// What word `x`, read modulo `2^w`, is to note `before` (as an
+    /// extended linear sum, one noted before it: a sum whose bits are one
+    /// of its terms' is no term of itself).
+    fn operand(&self, x: &[Bit], w: u32, before: usize) -> Operand {
+        let e = extend(x, w);
+        if let Some(v) = constant(&e) {
+            return Operand::Const(v);
+        }
+        if let Some(x) = self.by_bits.get(&e) {
+            return x.clone();
+        }
+        if let Some(x) = self.widened(&e, w, before) {
+            return x;
+        }
+        if let Some(src) = input_slice(&e, self.inputs_at) {
+            return Operand::Input(src);
+        }
+        Operand::Gathered(e)
     }
-    if let Some(src) = input_slice(&e, inputs_at) {
-        return Operand::Input(src);
+
+    /// `e` as a narrower linear sum extended by zeros or by its last bit (a
+    /// C cast), where the sum's bounds say the extension is its value: its
+    /// terms read at `w`.
+    fn widened(&self, e: &[Bit], w: u32, before: usize) -> Option<Operand> {
+        for &n in self.widths.iter().filter(|&&n| n < w) {
+            let Some(&i) = self.wide.get(&e[..n as usize]).filter(|&&i| i < before) else {
+                continue;
+            };
+            let note = &self.notes[i];
+            let (lo, hi) = note.bounds?;
+            let rest = &e[n as usize..];
+            let zeros = rest.iter().all(|&b| b == Bit::Const(false));
+            let copies = rest.iter().all(|&b| b == e[n as usize - 1]);
+            let half = 1i128 << (n - 1);
+            if (zeros && 0 <= lo && hi < 2 * half) || (copies && -half <= lo && hi < half) {
+                if let Some(x) = self.widened.borrow().get(&(i, w)) {
+                    return x.clone();
+                }
+                let (_, words) = self.terms(i, w);
+                let x = linear::combination(&words, u64::MAX >> (64 - w));
+                self.widened.borrow_mut().insert((i, w), x.clone());
+                return x;
+            }
+        }
+        None
     }
-    Operand::Gathered(e)
 }
 
 /// `e` as consecutive bits of one input, extended by zeros or by copies of

@@ -43,6 +43,20 @@ pub(super) fn secret_bits(x: &[Bit]) -> usize {
 }
 
 impl Row {
+    /// Whether the row's words, of at most `w` bits, extended by their
+    /// last bit read as their values (their ranges lie in what their bits
+    /// read as signed numbers).
+    fn reads_exactly(&self, w: u32) -> bool {
+        let exact = |x: &[Bit], r: &Range| {
+            let n = x.len() as u32;
+            (1..=w).contains(&n) && -(1i128 << (n - 1)) <= r.lo && r.hi < 1i128 << (n - 1)
+        };
+        match &self.kind {
+            RowKind::Word(x, r) => exact(x, r),
+            RowKind::Product((x, rx), (y, ry)) => exact(x, rx) && exact(y, ry),
+        }
+    }
+
     /// The secret bits the row adds (a product's, as its factors'
     /// multiplied: the partial products it stands for).
     pub(super) fn bits(&self) -> usize {
@@ -106,9 +120,15 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
             }
         }
     }
+    let exact = s.range();
     let (bits, range) = s.finish_ranged(b);
     if noted {
-        notes::record(note(w, rows, &bits));
+        let mut note = note(w, rows, &bits);
+        note.bounds = rows
+            .iter()
+            .all(|r| r.reads_exactly(w))
+            .then_some((exact.lo, exact.hi));
+        notes::record(note);
     }
     (bits, range)
 }
@@ -135,6 +155,7 @@ fn note(w: u32, rows: &[Row], out: &[Bit]) -> SumNote {
             })
             .collect(),
         out: out.to_vec(),
+        bounds: None,
     }
 }
 
