@@ -136,13 +136,7 @@ Out mpc_main(Db INPUT_A, Sample INPUT_B)
 }
 "#;
     let m = agree(src, "distances.c", 30, 7);
-    let to_arith = m
-        .program
-        .steps
-        .iter()
-        .filter(|s| matches!(s, twofold_circuit::Step::ToArith(_)))
-        .count();
-    assert_eq!(to_arith, 0, "{:?}", m.program.steps);
+    assert_eq!(to_arith_steps(&m), 0, "{:?}", m.program.steps);
     assert_eq!(m.arithmetic_sums, 8);
     // The minimum of 6 distances: a comparison and a selection of 64 bits
     // each (767 gates; the 18 subtractors would be 63 more each).
@@ -161,11 +155,13 @@ fn a_combination_that_may_wrap_is_converted_when_widened() {
                \x20   int64_t d = (int64_t)(INPUT_A.x * 65536 - INPUT_B.x * 65536);\n\
                \x20   return d * d;\n}\n";
     let m = agree(src, "wrap.c", 40, 3);
-    let to_arith = m
-        .program
-        .steps
-        .iter()
+    assert_eq!(to_arith_steps(&m), 1, "{:?}", m.program.steps);
+}
+
+/// The Y→A conversions of a mixed compilation.
+fn to_arith_steps(m: &MixedCompiled) -> usize {
+    let steps = m.program.steps.iter();
+    steps
         .filter(|s| matches!(s, twofold_circuit::Step::ToArith(_)))
-        .count();
-    assert_eq!(to_arith, 1, "{:?}", m.program.steps);
+        .count()
 }
