@@ -46,6 +46,13 @@ impl Bits {
         end: usize,
         mut f: impl FnMut(usize, usize),
     ) {
+        if end == start + 1 {
+            // (A single flag: a block's shared or carried wire.)
+            if self.insert(start) {
+                f(start, 1);
+            }
+            return;
+        }
         let mut run: Option<(usize, usize)> = None;
         let mut i = start;
         while i < end {

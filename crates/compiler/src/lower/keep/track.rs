@@ -184,6 +184,7 @@ impl Track {
 
     /// Adds iteration `j`'s origin `o`; `own_q` says which output of which
     /// iteration of this run a bit is, if it is one.
+    #[inline]
     pub(super) fn push(
         &mut self,
         j: u64,
