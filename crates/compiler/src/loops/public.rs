@@ -64,14 +64,13 @@ impl Compiled {
         Compiled { ops }
     }
 
-    /// The key's values over a batch of `len` iterations, reading name
-    /// `k` as `name(k)` (values in the range of the type it was resolved
-    /// with: the same in every iteration, or one each; `None`: not a
-    /// public integer), into `out` (`None`
-    /// where the evaluator gives no value). Evaluating a column at a time
-    /// pays for interpreting the operations once a batch, not once an
-    /// iteration, and a part that reads no name that changes is worked out
-    /// once.
+    /// The key's values over a batch of `len` iterations, into `out`
+    /// (`None` where the evaluator gives no value), reading name `k` as
+    /// `name(k)`: values in the range of the type it was resolved with,
+    /// the same in every iteration or one each (`None`: not a public
+    /// integer). Evaluating a column at a time pays for interpreting the
+    /// operations once a batch, not once an iteration, and a part that
+    /// reads no name that changes is worked out once.
     pub fn eval_column(
         &self,
         name: &impl Fn(usize) -> Option<Column>,
