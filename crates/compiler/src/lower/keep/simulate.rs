@@ -109,15 +109,28 @@ impl Lower<'_> {
             origin,
             ranges,
             observed,
+            unchanged,
+            leaves,
             ..
         } = scratch;
         origin.clear();
         origin.resize(p.inputs.len(), None);
-        // The ranges the iteration reads, by the tape's inputs.
-        ranges.clear();
-        ranges.resize(p.tape.inputs(), Range::new(0, 0));
+        if j == 0 {
+            // The ranges the iteration reads, by the tape's inputs (those
+            // of unchanged reads stay from the iteration before).
+            ranges.clear();
+            ranges.resize(p.tape.inputs(), Range::new(0, 0));
+            *unchanged = may_stay_unchanged(run);
+            leaves.clear();
+            leaves.resize(p.observations.len(), None);
+        }
         for (o, obs) in p.observations.iter().enumerate() {
             let leaf = run.obs_leaf(o, j);
+            // (A read of what the iteration before read, and no iteration
+            // can have changed: as it was then.)
+            if leaves[o] == Some(leaf) && unchanged[o] {
+                continue;
+            }
             if !self.in_bounds(obs.at.obj, leaf) {
                 return false;
             }
@@ -174,6 +187,7 @@ impl Lower<'_> {
             if !consistent {
                 return false;
             }
+            leaves[o] = Some(leaf);
         }
         true
     }
@@ -197,9 +211,28 @@ fn note_origins(
     consistent
 }
 
+/// Per observation of `run`'s template, whether a location it read stays
+/// as it was while the run goes on: a read of a public value (no input of
+/// the template) in no object the template writes, not padded.
+fn may_stay_unchanged(run: &Run) -> Vec<bool> {
+    let p = &run.probe;
+    (p.observations.iter().zip(&run.obs_inputs))
+        .map(|(obs, inputs)| {
+            inputs.is_empty()
+                && obs.pad.is_none()
+                && !p.writes.iter().any(|w| w.at.obj == obs.at.obj)
+        })
+        .collect()
+}
+
 /// Space an iteration's simulation reuses from the last one's.
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
+    /// Per observation, whether it may be skipped where it reads the leaf
+    /// it read in the iteration before (see [`may_stay_unchanged`]).
+    unchanged: Vec<bool>,
+    /// Per observation, the leaf it read in the iteration before.
+    leaves: Vec<Option<i64>>,
     /// Wires seen, comparing shapes.
     seen: Vec<Wire>,
     /// The origin of each input of the template, where known.

@@ -133,10 +133,16 @@ fn first_of_consecutive_origins(row: &[Option<Bit>]) -> Option<Wire> {
     let Some(Some(Bit::Wire(first))) = row.first().copied() else {
         return None;
     };
-    let off = (row.iter().zip(first..))
-        .filter(|&(&o, w)| o != Some(Bit::Wire(w)))
-        .count();
-    (off == 0 && first.checked_add(row.len() as Wire).is_some()).then_some(first)
+    first.checked_add(row.len() as Wire)?;
+    // The differences or'ed together, without stopping at the first (a
+    // loop without branches: this runs for every word every iteration).
+    let off = (row.iter().zip(first..)).fold(0, |off, (&o, w)| {
+        off | match o {
+            Some(Bit::Wire(x)) => x ^ w,
+            _ => 1,
+        }
+    });
+    (off == 0).then_some(first)
 }
 
 /// The groups a run's inputs may form: per observation whose bits are
