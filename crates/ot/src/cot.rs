@@ -1,36 +1,37 @@
-//! IKNP correlated OT extension with a global correlation Δ.
+//! Correlated OT extension with a global correlation Δ, by IKNP or by
+//! SoftSpoken (chosen with [`Extension`]).
 //!
 //! The extension *sender* (the garbler) holds Δ (lsb 1) and learns `K0ⱼ`;
 //! the extension *receiver* (the evaluator) with choice bit `bⱼ` learns
 //! `K0ⱼ ⊕ bⱼ·Δ` — exactly the input labels of the evaluator's wires under
 //! free-XOR.
 //!
-//! Setup (once per session and direction) runs 128 base OTs with the roles
-//! swapped: the extension receiver is the base-OT sender of random seed pairs
-//! `(k⁰ᵢ, k¹ᵢ)`, the extension sender is the base-OT receiver with the bits
-//! `sᵢ` of Δ as choices and learns `k^{sᵢ}ᵢ`. Each seed keys an AES-CTR
-//! [`Prg`] that is never reset: every batch continues the streams where the
-//! previous one stopped, so no PRG output is ever used twice.
+//! Setup (once per session and direction) runs 128 base OTs, the extension
+//! receiver as base-OT sender; SoftSpoken then sends one more frame, the
+//! corrections of its GGM trees (the modules `iknp` and `softspoken`
+//! describe each). Every PRG is keyed once and never reset: each
+//! batch continues the streams where the previous one stopped, so no PRG
+//! output is ever used twice.
 //!
-//! A batch of `m` OTs, in chunks of at most [`CHUNK_ROWS`] (each chunk
-//! padded to a multiple of 128 rows):
-//!
-//! * the receiver expands `tᵢ = G(k⁰ᵢ)` and sends `uᵢ = tᵢ ⊕ G(k¹ᵢ) ⊕ b`;
-//! * the sender computes `qᵢ = G(k^{sᵢ}ᵢ) ⊕ sᵢ·uᵢ = tᵢ ⊕ sᵢ·b`;
-//! * transposing, row `j` gives the sender `qⱼ = tⱼ ⊕ bⱼ·Δ`, and the
-//!   receiver `tⱼ`. So `K0ⱼ = qⱼ` and the receiver holds `K0ⱼ ⊕ bⱼ·Δ`.
+//! A batch of `m` OTs runs in chunks of at most [`CHUNK_ROWS`] (each chunk
+//! padded to a multiple of 128 rows). In each chunk both parties derive 128
+//! lines of bits: the receiver the lines `t` and some lines to send (128 for
+//! IKNP, `⌈128 / k⌉` for SoftSpoken with `k` bits per group), the sender,
+//! from those, the lines `q` with `qᵢ = tᵢ ⊕ Δᵢ·b`. Transposing, row `j` is
+//! `K0ⱼ = qⱼ` for the sender and `tⱼ = K0ⱼ ⊕ bⱼ·Δ` for the receiver.
 //!
 //! Data flows only from the receiver to the sender during a batch (one
 //! count frame, then one frame per chunk), so batches cost no round trip.
-//! Both parties must use the same channel settings; the channel's maximum
-//! frame length must be at least [`CHUNK_FRAME_LEN`].
+//! Both parties must use the same extension and channel settings; the
+//! channel's maximum frame length must be at least [`CHUNK_FRAME_LEN`].
 
-use twofold_crypto::{Block, Delta, Prg};
+use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block, Delta};
 use twofold_net::Transport;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
-use crate::base::{base_receive, base_send};
 use crate::error::{OtError, Result};
+use crate::iknp::{IknpReceiver, IknpSender};
+use crate::softspoken::{self, SoftReceiver, SoftSender};
 use crate::transpose::{transpose, LINES};
 
 /// OTs per chunk of a batch (each chunk is one frame on the channel).
@@ -39,34 +40,119 @@ pub const CHUNK_ROWS: usize = 1 << 16;
 /// Largest frame a batch sends: 128 lines of `CHUNK_ROWS` bits (1 MiB).
 pub const CHUNK_FRAME_LEN: usize = CHUNK_ROWS / 8 * LINES;
 
-/// Prefix of the session id given to the base OTs of the extension.
-const BASE_SESSION_PREFIX: &[u8] = b"twofold/ot/iknp/v1/base/";
+/// Which OT extension a [`CotSender`]/[`CotReceiver`] pair runs. Both
+/// parties must choose the same one (its [`name`](Extension::name) belongs
+/// in a session's handshake).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extension {
+    /// IKNP: 128 bits per OT on the wire.
+    Iknp,
+    /// SoftSpoken with `k` bits of Δ per GGM tree (`2 ≤ k ≤ 8`):
+    /// `⌈128 / k⌉` bits per OT on the wire, `2^k` PRG bits per bit saved.
+    SoftSpoken {
+        /// Bits of Δ per group (tree depth).
+        k: u8,
+    },
+}
+
+impl Extension {
+    /// The extension [`CotSender::setup`] and [`CotReceiver::setup`] use.
+    pub const DEFAULT: Extension = Extension::Iknp;
+
+    /// A stable name, e.g. `iknp` or `softspoken-k4`.
+    pub fn name(self) -> String {
+        match self {
+            Extension::Iknp => "iknp".into(),
+            Extension::SoftSpoken { k } => format!("softspoken-k{k}"),
+        }
+    }
+
+    /// Bit lines the receiver sends per 128 rows: the bits per OT on the
+    /// wire (before padding and frame headers).
+    pub fn lines(self) -> usize {
+        match self {
+            Extension::Iknp => LINES,
+            Extension::SoftSpoken { k } => softspoken::groups(k as usize),
+        }
+    }
+
+    /// Refuses a SoftSpoken group width outside `2..=8`.
+    fn check(self) -> Result<()> {
+        match self {
+            Extension::SoftSpoken { k } if !(2..=8).contains(&k) => {
+                Err(OtError::BadExtension(self.name()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The session id of the extension's base OTs.
+    fn base_session_id(self, session_id: &[u8]) -> Vec<u8> {
+        [
+            b"twofold/ot/",
+            self.name().as_bytes(),
+            b"/v1/base/",
+            session_id,
+        ]
+        .concat()
+    }
+}
 
 /// The extension sender (garbler) of a correlated-OT session.
 pub struct CotSender {
     delta: Delta,
-    /// One PRG per line, keyed by the base-OT seed `k^{sᵢ}ᵢ`.
-    prgs: Vec<Prg>,
-    /// The receiver's `u` matrix of the current chunk.
-    u: Vec<u8>,
-    /// The `q` matrix of the current chunk.
-    q: Vec<u8>,
+    ext: SenderExt,
+    /// The receiver's lines of the current chunk.
+    u: Vec<Block>,
+    /// The `q` lines of the current chunk.
+    q: Vec<Block>,
     /// Rows of a final partial chunk.
     scratch: Vec<Block>,
 }
 
+/// The sender's state of the chosen extension.
+enum SenderExt {
+    Iknp(IknpSender),
+    SoftSpoken(SoftSender),
+}
+
+impl SenderExt {
+    /// Lines received per chunk.
+    fn lines(&self) -> usize {
+        match self {
+            SenderExt::Iknp(_) => LINES,
+            SenderExt::SoftSpoken(s) => s.lines(),
+        }
+    }
+}
+
 /// The extension receiver (evaluator) of a correlated-OT session.
 pub struct CotReceiver {
-    /// One pair of PRGs per line, keyed by the base-OT seeds `(k⁰ᵢ, k¹ᵢ)`.
-    prgs: Vec<(Prg, Prg)>,
-    /// The `t` matrix of the current chunk.
-    t: Vec<u8>,
-    /// The `u` matrix of the current chunk (sent to the sender).
-    u: Vec<u8>,
-    /// The packed choice bits of the current chunk.
-    bits: Vec<u8>,
+    ext: ReceiverExt,
+    /// The `t` lines of the current chunk.
+    t: Vec<Block>,
+    /// The lines sent to the sender in the current chunk.
+    u: Vec<Block>,
+    /// The packed choice bits of the current chunk (one line).
+    bits: Vec<Block>,
     /// Rows of a final partial chunk.
     scratch: Vec<Block>,
+}
+
+/// The receiver's state of the chosen extension.
+enum ReceiverExt {
+    Iknp(IknpReceiver),
+    SoftSpoken(SoftReceiver),
+}
+
+impl ReceiverExt {
+    /// Lines sent per chunk.
+    fn lines(&self) -> usize {
+        match self {
+            ReceiverExt::Iknp(_) => LINES,
+            ReceiverExt::SoftSpoken(r) => r.lines(),
+        }
+    }
 }
 
 impl Drop for CotSender {
@@ -88,19 +174,34 @@ impl std::fmt::Debug for CotReceiver {
 }
 
 impl CotSender {
-    /// Runs the base OTs of the extension as base-OT receiver, with the bits
-    /// of `delta` as choices. The peer runs [`CotReceiver::setup`] with the
-    /// same `session_id`, which should be unique to this session and
-    /// direction.
+    /// Sets up [`Extension::DEFAULT`]: see [`setup_with`](CotSender::setup_with).
     pub fn setup(chan: &mut impl Transport, delta: Delta, session_id: &[u8]) -> Result<CotSender> {
+        CotSender::setup_with(chan, delta, session_id, Extension::DEFAULT)
+    }
+
+    /// Runs the base OTs of the extension `ext` as base-OT receiver, with
+    /// choices from the bits of `delta`. The peer runs
+    /// [`CotReceiver::setup_with`] with the same `session_id` (which should
+    /// be unique to this session and direction) and extension.
+    pub fn setup_with(
+        chan: &mut impl Transport,
+        delta: Delta,
+        session_id: &[u8],
+        ext: Extension,
+    ) -> Result<CotSender> {
+        ext.check()?;
         check_frame_limit(chan)?;
+        let sid = ext.base_session_id(session_id);
         let d = delta.block().0;
-        let choices: Zeroizing<Vec<bool>> =
-            Zeroizing::new((0..LINES).map(|i| (d >> i) & 1 == 1).collect());
-        let seeds = Zeroizing::new(base_receive(chan, &choices, &base_session_id(session_id))?);
+        let ext = match ext {
+            Extension::Iknp => SenderExt::Iknp(IknpSender::setup(chan, d, &sid)?),
+            Extension::SoftSpoken { k } => {
+                SenderExt::SoftSpoken(SoftSender::setup(chan, d, k as usize, &sid)?)
+            }
+        };
         Ok(CotSender {
             delta,
-            prgs: seeds.iter().map(|&seed| Prg::from_seed(seed)).collect(),
+            ext,
             u: Vec::new(),
             q: Vec::new(),
             scratch: Vec::new(),
@@ -136,22 +237,14 @@ impl CotSender {
     }
 
     fn send_chunk(&mut self, chan: &mut impl Transport, out: &mut [Block]) -> Result<()> {
-        let stride = out.len().next_multiple_of(LINES) / 8;
-        self.u.resize(stride * LINES, 0);
-        chan.recv_frame_exact(&mut self.u)?;
-        self.q.resize(stride * LINES, 0);
+        let stride = out.len().div_ceil(LINES);
+        self.u.resize(stride * self.ext.lines(), Block::ZERO);
+        chan.recv_frame_exact(blocks_as_bytes_mut(&mut self.u))?;
+        self.q.resize(stride * LINES, Block::ZERO);
         let delta = self.delta.block().0;
-        let lines = self
-            .q
-            .chunks_exact_mut(stride)
-            .zip(self.u.chunks_exact(stride));
-        for (i, (prg, (q, u))) in self.prgs.iter_mut().zip(lines).enumerate() {
-            prg.fill_bytes(q);
-            // sᵢ·uᵢ without branching on the secret bit sᵢ.
-            let mask = 0u8.wrapping_sub(((delta >> i) & 1) as u8);
-            for (q, u) in q.iter_mut().zip(u) {
-                *q ^= u & mask;
-            }
+        match &mut self.ext {
+            SenderExt::Iknp(s) => s.chunk(delta, &self.u, &mut self.q),
+            SenderExt::SoftSpoken(s) => s.chunk(delta, &self.u, &mut self.q),
         }
         transpose_into(&self.q, out, &mut self.scratch);
         Ok(())
@@ -159,16 +252,30 @@ impl CotSender {
 }
 
 impl CotReceiver {
-    /// Runs the base OTs of the extension as base-OT sender of random seed
-    /// pairs. The peer runs [`CotSender::setup`] with the same `session_id`.
+    /// Sets up [`Extension::DEFAULT`]: see [`setup_with`](CotReceiver::setup_with).
     pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<CotReceiver> {
+        CotReceiver::setup_with(chan, session_id, Extension::DEFAULT)
+    }
+
+    /// Runs the base OTs of the extension `ext` as base-OT sender of random
+    /// seed pairs. The peer runs [`CotSender::setup_with`] with the same
+    /// `session_id` and extension.
+    pub fn setup_with(
+        chan: &mut impl Transport,
+        session_id: &[u8],
+        ext: Extension,
+    ) -> Result<CotReceiver> {
+        ext.check()?;
         check_frame_limit(chan)?;
-        let seeds = Zeroizing::new(base_send(chan, LINES, &base_session_id(session_id))?);
+        let sid = ext.base_session_id(session_id);
+        let ext = match ext {
+            Extension::Iknp => ReceiverExt::Iknp(IknpReceiver::setup(chan, &sid)?),
+            Extension::SoftSpoken { k } => {
+                ReceiverExt::SoftSpoken(SoftReceiver::setup(chan, k as usize, &sid)?)
+            }
+        };
         Ok(CotReceiver {
-            prgs: seeds
-                .iter()
-                .map(|&(k0, k1)| (Prg::from_seed(k0), Prg::from_seed(k1)))
-                .collect(),
+            ext,
             t: Vec::new(),
             u: Vec::new(),
             bits: Vec::new(),
@@ -215,29 +322,23 @@ impl CotReceiver {
         choices: &[bool],
         out: &mut [Block],
     ) -> Result<()> {
-        let stride = out.len().next_multiple_of(LINES) / 8;
+        let stride = out.len().div_ceil(LINES);
         self.bits.clear();
-        self.bits.resize(stride, 0);
-        for (byte, bits) in self.bits.iter_mut().zip(choices.chunks(8)) {
+        self.bits.resize(stride, Block::ZERO);
+        let packed = blocks_as_bytes_mut(&mut self.bits);
+        for (byte, bits) in packed.iter_mut().zip(choices.chunks(8)) {
             *byte = bits
                 .iter()
                 .enumerate()
                 .fold(0u8, |acc, (k, &b)| acc | (b as u8) << k);
         }
-        self.t.resize(stride * LINES, 0);
-        self.u.resize(stride * LINES, 0);
-        let lines = self
-            .t
-            .chunks_exact_mut(stride)
-            .zip(self.u.chunks_exact_mut(stride));
-        for ((prg0, prg1), (t, u)) in self.prgs.iter_mut().zip(lines) {
-            prg0.fill_bytes(t);
-            prg1.fill_bytes(u);
-            for ((u, t), b) in u.iter_mut().zip(t.iter()).zip(&self.bits) {
-                *u ^= t ^ b;
-            }
+        self.t.resize(stride * LINES, Block::ZERO);
+        self.u.resize(stride * self.ext.lines(), Block::ZERO);
+        match &mut self.ext {
+            ReceiverExt::Iknp(r) => r.chunk(&self.bits, &mut self.t, &mut self.u),
+            ReceiverExt::SoftSpoken(r) => r.chunk(&self.bits, &mut self.t, &mut self.u),
         }
-        chan.send_frame(&self.u)?;
+        chan.send_frame(blocks_as_bytes(&self.u))?;
         transpose_into(&self.t, out, &mut self.scratch);
         Ok(())
     }
@@ -245,8 +346,10 @@ impl CotReceiver {
 
 /// Transposes the lines of a chunk into `out`, through `scratch` when `out`
 /// is not a whole number of 128-row blocks.
-fn transpose_into(lines: &[u8], out: &mut [Block], scratch: &mut Vec<Block>) {
-    let padded = lines.len() / LINES * 8;
+fn transpose_into(lines: &[Block], out: &mut [Block], scratch: &mut Vec<Block>) {
+    // 128 lines of `padded / 128` blocks: as many blocks as padded rows.
+    let padded = lines.len();
+    let lines = blocks_as_bytes(lines);
     if out.len() == padded {
         transpose(lines, out);
     } else {
@@ -266,9 +369,4 @@ fn check_frame_limit(chan: &impl Transport) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// The session id of the extension's base OTs.
-fn base_session_id(session_id: &[u8]) -> Vec<u8> {
-    [BASE_SESSION_PREFIX, session_id].concat()
 }

@@ -44,6 +44,9 @@ pub enum OtError {
         /// The channel's maximum frame length.
         max: usize,
     },
+    /// An OT extension with parameters this crate does not implement.
+    #[error("unsupported OT extension {0} (SoftSpoken takes 2 to 8 bits per group)")]
+    BadExtension(String),
     /// The operating system's random number generator failed.
     #[error("OS randomness unavailable: {0}")]
     Randomness(String),

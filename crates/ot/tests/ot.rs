@@ -10,9 +10,18 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use twofold_crypto::{Block, Delta, Prg};
 use twofold_net::{Channel, ChannelOptions, Listener, MemoryTransport, NetError, Transport};
-use twofold_ot::{base_receive, base_send, CotReceiver, CotSender, OtError};
+use twofold_ot::{base_receive, base_send, CotReceiver, CotSender, Extension, OtError};
 
 const DEADLINE: Duration = Duration::from_secs(10);
+
+/// The extensions every correlated-OT property is checked for: IKNP and
+/// SoftSpoken with group widths that divide 128 and one that does not.
+const EXTENSIONS: [Extension; 4] = [
+    Extension::Iknp,
+    Extension::SoftSpoken { k: 2 },
+    Extension::SoftSpoken { k: 5 },
+    Extension::SoftSpoken { k: 8 },
+];
 
 fn opts() -> ChannelOptions {
     ChannelOptions {
@@ -235,16 +244,28 @@ fn check_correlation(k0: &[Block], r: &[Block], choices: &[bool], delta: Delta) 
 
 #[test]
 fn correlated_ots_hold_over_many_batches_in_one_session() {
-    many_batches(tcp(opts()));
+    many_batches(tcp(opts()), Extension::Iknp);
 }
 
 #[test]
 fn correlated_ots_hold_over_many_batches_in_memory() {
-    many_batches(memory());
+    many_batches(memory(), Extension::Iknp);
 }
 
-/// Many batches of correlated OTs in one session over `ends`.
-fn many_batches<T: Transport + Send>(ends: (T, T)) {
+#[test]
+fn softspoken_ots_hold_over_many_batches_in_one_session() {
+    many_batches(tcp(opts()), Extension::SoftSpoken { k: 4 });
+}
+
+#[test]
+fn softspoken_ots_hold_over_many_batches_for_every_k() {
+    for k in 2..=8 {
+        many_batches(memory(), Extension::SoftSpoken { k });
+    }
+}
+
+/// Many batches of correlated OTs of `ext` in one session over `ends`.
+fn many_batches<T: Transport + Send>(ends: (T, T), ext: Extension) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let mut counts = vec![0usize, 1, 127, 128, 129, 0, 3 * 65_536 / 2 + 77];
     counts.extend((0..8).map(|_| rng.gen_range(0..=5000)));
@@ -254,7 +275,7 @@ fn many_batches<T: Transport + Send>(ends: (T, T)) {
     let (sent, received) = run_over(
         ends,
         |c| {
-            let mut s = CotSender::setup(c, delta, b"cot test").unwrap();
+            let mut s = CotSender::setup_with(c, delta, b"cot test", ext).unwrap();
             assert!(s.delta() == delta);
             counts
                 .iter()
@@ -262,7 +283,7 @@ fn many_batches<T: Transport + Send>(ends: (T, T)) {
                 .collect::<Vec<_>>()
         },
         |c| {
-            let mut r = CotReceiver::setup(c, b"cot test").unwrap();
+            let mut r = CotReceiver::setup_with(c, b"cot test", ext).unwrap();
             batches
                 .iter()
                 .map(|b| r.receive(c, b).unwrap())
@@ -282,13 +303,19 @@ fn many_batches<T: Transport + Send>(ends: (T, T)) {
 
 #[test]
 fn into_variants_reuse_buffers_and_check_lengths() {
+    for ext in EXTENSIONS {
+        into_variants_reuse_buffers_and_check_lengths_for(ext);
+    }
+}
+
+fn into_variants_reuse_buffers_and_check_lengths_for(ext: Extension) {
     let delta = Delta::random(&mut Prg::from_os());
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
     let batches: Vec<Vec<bool>> = (0..3).map(|_| random_bools(&mut rng, 1000)).collect();
     let (sent, received) = run(
         opts(),
         |c| {
-            let mut s = CotSender::setup(c, delta, b"into").unwrap();
+            let mut s = CotSender::setup_with(c, delta, b"into", ext).unwrap();
             let mut buf = vec![Block::ZERO; 1000];
             let mut all = Vec::new();
             for _ in 0..3 {
@@ -298,7 +325,7 @@ fn into_variants_reuse_buffers_and_check_lengths() {
             all
         },
         |c| {
-            let mut r = CotReceiver::setup(c, b"into").unwrap();
+            let mut r = CotReceiver::setup_with(c, b"into", ext).unwrap();
             let mut buf = vec![Block::ZERO; 1000];
             // A wrong buffer is refused before anything is sent.
             let wrong = r.receive_into(c, &batches[0][..999], &mut buf);
@@ -328,6 +355,12 @@ fn into_variants_reuse_buffers_and_check_lengths() {
 
 #[test]
 fn delta_lsb_gives_opposite_colour_bits() {
+    for ext in EXTENSIONS {
+        delta_lsb_gives_opposite_colour_bits_for(ext);
+    }
+}
+
+fn delta_lsb_gives_opposite_colour_bits_for(ext: Extension) {
     let mut prg = Prg::from_os();
     let delta = Delta::random(&mut prg);
     assert!(delta.block().lsb());
@@ -335,13 +368,13 @@ fn delta_lsb_gives_opposite_colour_bits() {
     let (k0, r) = run(
         opts(),
         |c| {
-            CotSender::setup(c, delta, b"lsb")
+            CotSender::setup_with(c, delta, b"lsb", ext)
                 .unwrap()
                 .send(c, 300)
                 .unwrap()
         },
         |c| {
-            CotReceiver::setup(c, b"lsb")
+            CotReceiver::setup_with(c, b"lsb", ext)
                 .unwrap()
                 .receive(c, &choices)
                 .unwrap()
@@ -355,19 +388,25 @@ fn delta_lsb_gives_opposite_colour_bits() {
 
 #[test]
 fn outputs_differ_between_sessions() {
+    for ext in EXTENSIONS {
+        outputs_differ_between_sessions_for(ext);
+    }
+}
+
+fn outputs_differ_between_sessions_for(ext: Extension) {
     let delta = Delta::from_block(Block(0x1234_5678_9abc_def0_0fed_cba9_8765_4321));
     let choices: Vec<bool> = (0..500).map(|j| j % 3 == 0).collect();
     let session = || {
         run(
             opts(),
             |c| {
-                CotSender::setup(c, delta, b"same")
+                CotSender::setup_with(c, delta, b"same", ext)
                     .unwrap()
                     .send(c, 500)
                     .unwrap()
             },
             |c| {
-                CotReceiver::setup(c, b"same")
+                CotReceiver::setup_with(c, b"same", ext)
                     .unwrap()
                     .receive(c, &choices)
                     .unwrap()
@@ -385,15 +424,19 @@ fn outputs_differ_between_sessions() {
 
 #[test]
 fn both_directions_in_one_process() {
-    both_directions(tcp(opts()));
+    for ext in EXTENSIONS {
+        both_directions(tcp(opts()), ext);
+    }
 }
 
 #[test]
 fn both_directions_in_one_process_in_memory() {
-    both_directions(memory());
+    for ext in EXTENSIONS {
+        both_directions(memory(), ext);
+    }
 }
 
-fn both_directions<T: Transport + Send>(ends: (T, T)) {
+fn both_directions<T: Transport + Send>(ends: (T, T), ext: Extension) {
     // Each party is sender in one instance and receiver in the other.
     let mut prg = Prg::from_os();
     let (da, db) = (Delta::random(&mut prg), Delta::random(&mut prg));
@@ -402,15 +445,15 @@ fn both_directions<T: Transport + Send>(ends: (T, T)) {
     let ((ka, ra), (kb, rb)) = run_over(
         ends,
         |c| {
-            let mut s = CotSender::setup(c, da, b"a->b").unwrap();
-            let mut r = CotReceiver::setup(c, b"b->a").unwrap();
+            let mut s = CotSender::setup_with(c, da, b"a->b", ext).unwrap();
+            let mut r = CotReceiver::setup_with(c, b"b->a", ext).unwrap();
             let k = s.send(c, 700).unwrap();
             let out = r.receive(c, &choices_a).unwrap();
             (k, out)
         },
         |c| {
-            let mut r = CotReceiver::setup(c, b"a->b").unwrap();
-            let mut s = CotSender::setup(c, db, b"b->a").unwrap();
+            let mut r = CotReceiver::setup_with(c, b"a->b", ext).unwrap();
+            let mut s = CotSender::setup_with(c, db, b"b->a", ext).unwrap();
             let out = r.receive(c, &choices_b).unwrap();
             let k = s.send(c, 1000).unwrap();
             (k, out)
@@ -422,12 +465,22 @@ fn both_directions<T: Transport + Send>(ends: (T, T)) {
 
 #[test]
 fn batch_count_mismatch_is_an_error() {
+    for ext in EXTENSIONS {
+        batch_count_mismatch_is_an_error_for(ext);
+    }
+}
+
+fn batch_count_mismatch_is_an_error_for(ext: Extension) {
     let delta = Delta::random(&mut Prg::from_os());
     let (sent, _) = run(
         opts(),
-        |c| CotSender::setup(c, delta, b"m").unwrap().send(c, 10),
         |c| {
-            CotReceiver::setup(c, b"m")
+            CotSender::setup_with(c, delta, b"m", ext)
+                .unwrap()
+                .send(c, 10)
+        },
+        |c| {
+            CotReceiver::setup_with(c, b"m", ext)
                 .unwrap()
                 .receive(c, &[false; 11])
                 .unwrap()
@@ -447,6 +500,12 @@ fn batch_count_mismatch_is_an_error() {
 
 #[test]
 fn too_small_frame_limit_is_refused() {
+    for ext in EXTENSIONS {
+        too_small_frame_limit_is_refused_for(ext);
+    }
+}
+
+fn too_small_frame_limit_is_refused_for(ext: Extension) {
     let small = ChannelOptions {
         max_frame_len: 4096,
         ..opts()
@@ -454,11 +513,95 @@ fn too_small_frame_limit_is_refused() {
     let delta = Delta::random(&mut Prg::from_os());
     let (s, r) = run(
         small,
-        |c| CotSender::setup(c, delta, b"f").map(drop),
-        |c| CotReceiver::setup(c, b"f").map(drop),
+        |c| CotSender::setup_with(c, delta, b"f", ext).map(drop),
+        |c| CotReceiver::setup_with(c, b"f", ext).map(drop),
     );
     assert!(matches!(s, Err(OtError::FrameLimit { .. })), "{s:?}");
     assert!(matches!(r, Err(OtError::FrameLimit { .. })), "{r:?}");
+}
+
+#[test]
+fn a_wrong_delta_is_detected_in_every_bit() {
+    for ext in EXTENSIONS {
+        a_wrong_delta_is_detected_for(ext);
+    }
+}
+
+/// The correlation check is not vacuous: it holds for Δ, and fails when any
+/// one bit of Δ is flipped (so every group of SoftSpoken's Δ is used).
+fn a_wrong_delta_is_detected_for(ext: Extension) {
+    let delta = Delta::random(&mut Prg::from_os());
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let choices = random_bools(&mut rng, 200);
+    let (k0, r) = run_over(
+        memory(),
+        |c| {
+            CotSender::setup_with(c, delta, b"wrong", ext)
+                .unwrap()
+                .send(c, 200)
+                .unwrap()
+        },
+        |c| {
+            CotReceiver::setup_with(c, b"wrong", ext)
+                .unwrap()
+                .receive(c, &choices)
+                .unwrap()
+        },
+    );
+    check_correlation(&k0, &r, &choices, delta);
+    for bit in 0..128 {
+        let wrong = delta.block().0 ^ (1 << bit);
+        let holds = k0
+            .iter()
+            .zip(&r)
+            .zip(&choices)
+            .all(|((&k, &r), &b)| r.0 == k.0 ^ if b { wrong } else { 0 });
+        assert!(!holds, "{ext:?}: Δ with bit {bit} flipped passed");
+    }
+    // The receiver's labels are not simply K0 (nor K0 ⊕ Δ) everywhere.
+    assert!(k0.iter().zip(&r).any(|(k, r)| k == r));
+    assert!(k0.iter().zip(&r).any(|(k, r)| k != r));
+}
+
+#[test]
+fn mismatched_extensions_are_an_error() {
+    let delta = Delta::random(&mut Prg::from_os());
+    let pairs = [
+        (Extension::Iknp, Extension::SoftSpoken { k: 4 }),
+        (Extension::SoftSpoken { k: 4 }, Extension::Iknp),
+        (
+            Extension::SoftSpoken { k: 8 },
+            Extension::SoftSpoken { k: 4 },
+        ),
+    ];
+    for (ours, theirs) in pairs {
+        let (sent, _) = run_over(
+            memory(),
+            |c| CotSender::setup_with(c, delta, b"x", ours).and_then(|mut s| s.send(c, 1000)),
+            |c| {
+                CotReceiver::setup_with(c, b"x", theirs)
+                    .and_then(|mut r| r.receive(c, &[true; 1000]))
+            },
+        );
+        assert!(
+            matches!(sent, Err(OtError::Net(_))),
+            "sender {ours:?}, receiver {theirs:?}: {sent:?}"
+        );
+    }
+}
+
+#[test]
+fn unsupported_softspoken_widths_are_refused_before_sending() {
+    let delta = Delta::random(&mut Prg::from_os());
+    for k in [0, 1, 9, 128] {
+        let ext = Extension::SoftSpoken { k };
+        let (mut a, mut b) = memory();
+        let s = CotSender::setup_with(&mut a, delta, b"k", ext);
+        let r = CotReceiver::setup_with(&mut b, b"k", ext);
+        assert!(matches!(s, Err(OtError::BadExtension(_))), "{s:?}");
+        assert!(matches!(r, Err(OtError::BadExtension(_))), "{r:?}");
+        assert_eq!((a.bytes_sent(), b.bytes_sent()), (0, 0));
+    }
 }
 
 /// A peer that connects, optionally writes `bytes` raw, then hangs up.
