@@ -21,7 +21,7 @@ use curve25519_dalek::traits::Identity;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable};
 use twofold_crypto::Block;
-use twofold_net::Transport;
+use twofold_net::{Transport, HEADER_LEN};
 use zeroize::Zeroizing;
 
 use crate::error::{OtError, Result};
@@ -34,6 +34,11 @@ const POINT_LEN: usize = 32;
 
 /// Bytes of the sender's message: the count `n` (u64 LE) and `A`.
 const SENDER_MSG_LEN: usize = 8 + POINT_LEN;
+
+/// Bytes both parties send for `n` base OTs, frame headers included.
+pub const fn wire_bytes(n: usize) -> u64 {
+    (2 * HEADER_LEN + SENDER_MSG_LEN + n * POINT_LEN) as u64
+}
 
 /// Runs the sender's side of `n` base OTs and returns the key pairs
 /// `(k⁰ᵢ, k¹ᵢ)`. The peer must call [`base_receive`] with `n` choices and the

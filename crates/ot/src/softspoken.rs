@@ -55,7 +55,7 @@ fn widths(k: usize) -> impl Iterator<Item = (usize, usize)> {
 }
 
 /// Lines the receiver sends per chunk: one per group.
-pub(crate) fn groups(k: usize) -> usize {
+pub(crate) const fn groups(k: usize) -> usize {
     LINES.div_ceil(k)
 }
 

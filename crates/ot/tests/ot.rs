@@ -604,6 +604,52 @@ fn unsupported_softspoken_widths_are_refused_before_sending() {
     }
 }
 
+#[test]
+fn the_byte_formulas_match_the_channel() {
+    let delta = Delta::random(&mut Prg::from_os());
+    let counts = [0usize, 1, 129, 65_536 + 5];
+    for ext in EXTENSIONS.into_iter().chain([Extension::DEFAULT]) {
+        let (sent, received) = run_over(
+            memory(),
+            |c| {
+                let mut s = CotSender::setup_with(c, delta, b"bytes", ext).unwrap();
+                let mut bytes = vec![c.bytes_sent()];
+                for &m in &counts {
+                    s.send(c, m).unwrap();
+                    bytes.push(c.bytes_sent());
+                }
+                bytes
+            },
+            |c| {
+                let mut r = CotReceiver::setup_with(c, b"bytes", ext).unwrap();
+                let mut bytes = vec![c.bytes_sent()];
+                for &m in &counts {
+                    r.receive(c, &vec![true; m]).unwrap();
+                    bytes.push(c.bytes_sent());
+                }
+                bytes
+            },
+        );
+        let total: Vec<u64> = sent.iter().zip(&received).map(|(s, r)| s + r).collect();
+        assert_eq!(total[0], ext.setup_bytes(), "{ext:?} setup");
+        for (i, &m) in counts.iter().enumerate() {
+            let batch = total[i + 1] - total[i];
+            assert_eq!(batch, ext.batch_bytes(m as u64), "{ext:?}, {m} OTs");
+        }
+    }
+    // The figures themselves: 16 bytes an OT for IKNP, 4 for the default.
+    assert_eq!(Extension::Iknp.setup_bytes(), 4_144);
+    assert_eq!(
+        Extension::Iknp.batch_bytes(1 << 20),
+        4 + 8 + 16 * 4 + (16 << 20)
+    );
+    assert_eq!(Extension::DEFAULT.setup_bytes(), 4_144 + 4 + 96 * 32);
+    assert_eq!(
+        Extension::DEFAULT.batch_bytes(1 << 20),
+        4 + 8 + 16 * 4 + (4 << 20)
+    );
+}
+
 /// A peer that connects, optionally writes `bytes` raw, then hangs up.
 fn vanishing_peer(bytes: Vec<u8>) -> Channel {
     let listener = Listener::bind("127.0.0.1:0")

@@ -23,8 +23,8 @@ const THREAD_BYTES: u64 = 1 << 20;
 /// base OT.
 const BASE_BYTES: u64 = 4 << 20;
 
-/// Bytes per input bit for OT extension (the IKNP matrices and the labels
-/// of both choices).
+/// Bytes per input bit for OT extension (its bit matrices, at most IKNP's,
+/// and the labels of both choices).
 const INPUT_BIT_BYTES: u64 = 96;
 
 /// Bytes per gate of the plan of a frame (batch cuts and lockstep

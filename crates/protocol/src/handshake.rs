@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 use twofold_circuit::Party;
 use twofold_crypto::prg::Prg;
 use twofold_net::Channel;
+use twofold_ot::Extension;
 
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
@@ -20,7 +21,8 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 
 /// Exchanges hellos, checks that the peer is the other party running the same
 /// program in the same way, and returns the session id both will use (a hash
-/// of both parties' fresh nonces, the program and, on a secure channel, the
+/// of both parties' fresh nonces, the program, the OT extension's name and,
+/// on a secure channel, the
 /// keying material exported from the first connection's TLS session — so
 /// the id is secret and belongs to this one connection).
 pub fn handshake(
@@ -115,6 +117,8 @@ pub fn handshake(
     h.update(nonce_a);
     h.update(nonce_b);
     h.update(program_hash);
+    h.update(b"ot extension ");
+    h.update(Extension::DEFAULT.name());
     if let Some(exported) = chan.exporter() {
         h.update(b"tls exporter");
         h.update(exported);

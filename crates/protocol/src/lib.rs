@@ -50,5 +50,7 @@ pub use session::{run_session, Phase, SessionReport};
 /// input shares' run ids; CP3 chooses labels from padded pairs, without Δ.
 /// 7: additive shares are taken per lane; the hybrid hello carries the
 /// lanes of the inputs and outputs; CP1 and CP3 draw the oblivious choice's
-/// pads from a seed CP1 sends, instead of CP1 sending them.)
-pub const PROTOCOL_VERSION: u32 = 7;
+/// pads from a seed CP1 sends, instead of CP1 sending them. 8: correlated
+/// OT by SoftSpoken with 4-bit groups instead of IKNP; the session id
+/// hashes the extension's name.)
+pub const PROTOCOL_VERSION: u32 = 8;

@@ -5,7 +5,7 @@
 
 use twofold_crypto::{GarblingScheme, HalfGates, Scheme, ThreeHalves};
 use twofold_net::HEADER_LEN;
-use twofold_ot::cot::CHUNK_ROWS;
+use twofold_ot::Extension;
 
 use super::packed::PACKED_FRAME;
 use super::ring::Width;
@@ -37,15 +37,12 @@ fn frames(n: u64, per_frame: usize, min: u64) -> u64 {
     n.div_ceil(per_frame as u64).max(min)
 }
 
-/// IKNP's matrix for `m` OTs (the evaluator's garbled input bits, or a
-/// cross product's): a count frame, then 128 lines of the rows
-/// padded to 128, per chunk.
-pub fn iknp(m: u64) -> u64 {
-    let chunks = m.div_ceil(CHUNK_ROWS as u64);
-    let full = m / CHUNK_ROWS as u64;
-    let last = m - full * CHUNK_ROWS as u64;
-    let lines = full * CHUNK_ROWS as u64 + last.next_multiple_of(128);
-    HEADER + 8 + chunks * HEADER + lines * 16
+/// The correlated-OT batch of `m` OTs (the evaluator's garbled input bits,
+/// or a cross product's), by the session's extension
+/// ([`Extension::DEFAULT`]): a count frame, then per chunk the extension's
+/// lines of the rows padded to 128.
+pub fn cot(m: u64) -> u64 {
+    Extension::DEFAULT.batch_bytes(m)
 }
 
 /// A packed message of `bits` bits.
@@ -83,7 +80,7 @@ pub fn cross_direction(width: Width, scalar_bits: u32, groups: u64, words: u64) 
         return 0;
     }
     let per_word: u64 = (0..scalar_bits).map(|i| (width.bits() - i) as u64).sum();
-    iknp(groups * scalar_bits as u64) + packed(words * per_word)
+    cot(groups * scalar_bits as u64) + packed(words * per_word)
 }
 
 /// A layer of [`Arith::cross`](super::Arith::cross): A's `a_groups`
@@ -141,7 +138,7 @@ pub fn inject_bits(width: Width, n: u64) -> Cost {
 pub fn to_yao(width: Width, n: u64, scheme: Scheme) -> Cost {
     let wires = n * width.bits() as u64;
     Cost {
-        bytes: iknp(wires) + labels(wires) + tables(scheme, n * (width.bits() as u64 - 1)),
+        bytes: cot(wires) + labels(wires) + tables(scheme, n * (width.bits() as u64 - 1)),
         flights: 2,
     }
 }

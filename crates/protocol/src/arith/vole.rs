@@ -3,8 +3,9 @@
 //! scalar `y` of the *receiver*, each party ending with an additive share
 //! of every `x[k]·y` modulo 2^ℓ.
 //!
-//! One IKNP correlated OT per bit `yᵢ` of the scalar (the receiver's choice
-//! bits): the sender learns `K0ⱼ`, the receiver `Kⱼ = K0ⱼ ⊕ yᵢ·Δ`. Hashing
+//! One correlated OT (by the session's extension, SoftSpoken unless
+//! [`twofold_ot::Extension::DEFAULT`] says otherwise) per bit `yᵢ` of the
+//! scalar (the receiver's choice bits): the sender learns `K0ⱼ`, the receiver `Kⱼ = K0ⱼ ⊕ yᵢ·Δ`. Hashing
 //! the labels gives random pads, `m0 = H(K0ⱼ)` and `m1 = H(K0ⱼ ⊕ Δ)` word by
 //! word (the TCCR hash under tweak `j‖block`, `j` the OT's index in the
 //! session, so no tweak repeats), and the sender corrects them to the
@@ -20,8 +21,8 @@
 //! costs `ℓ·κ + n·ℓ(ℓ+1)/2` bits, not `n·(ℓ·κ + ℓ(ℓ+1)/2)`: a matrix
 //! product pays the OT matrix once per element of one factor.
 //!
-//! Security (semi-honest): the sender sees only IKNP's matrix, which hides
-//! the choice bits; the receiver sees `τ`, which is `m1 − m0 − x` under a
+//! Security (semi-honest): the sender sees only the OT extension's
+//! messages, which hide the choice bits; the receiver sees `τ`, which is `m1 − m0 − x` under a
 //! pad `m_{1−yᵢ}` it cannot compute (correlation robustness of the hash
 //! with Δ unknown to it), so `τ` is uniform to it. The full argument is in
 //! `docs/arith.md`.
@@ -34,7 +35,7 @@ use super::packed::{self, BitWriter};
 use super::ring::{mask, Width};
 use crate::error::ProtocolError;
 
-/// The sender's side: its own IKNP sender (with a Δ of its own, not the
+/// The sender's side: its own correlated-OT sender (with a Δ of its own, not the
 /// garbling Δ) and the index of its next OT.
 pub(crate) struct VoleSender {
     cot: CotSender,
@@ -42,7 +43,7 @@ pub(crate) struct VoleSender {
     next: u64,
 }
 
-/// The receiver's side: its IKNP receiver and the index of its next OT.
+/// The receiver's side: its correlated-OT receiver and the index of its next OT.
 pub(crate) struct VoleReceiver {
     cot: CotReceiver,
     tccr: Tccr,
@@ -97,7 +98,7 @@ fn check_bits(width: Width, bits: u32) -> Result<(), ProtocolError> {
 }
 
 impl VoleSender {
-    /// Sets up the IKNP sender with a fresh Δ from the OS; the peer runs
+    /// Sets up the correlated-OT sender with a fresh Δ from the OS; the peer runs
     /// [`VoleReceiver::setup`] with the same `session_id`.
     pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<Self, ProtocolError> {
         let delta = Delta::random(&mut Prg::try_from_os()?);
@@ -150,7 +151,7 @@ impl VoleSender {
 }
 
 impl VoleReceiver {
-    /// Sets up the IKNP receiver; the peer runs [`VoleSender::setup`] with
+    /// Sets up the correlated-OT receiver; the peer runs [`VoleSender::setup`] with
     /// the same `session_id`.
     pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<Self, ProtocolError> {
         Ok(VoleReceiver {
@@ -161,7 +162,7 @@ impl VoleReceiver {
     }
 
     /// Sends the choice bits of the low `bits` bits of each scalar (as
-    /// IKNP's matrix, flushed); `lens[g]` is the length of the sender's
+    /// the OT extension's lines, flushed); `lens[g]` is the length of the sender's
     /// vector that `scalars[g]` multiplies.
     pub fn choose(
         &mut self,

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use twofold_circuit::{Kind, MixedProgram, Party, Step};
 use twofold_crypto::Scheme;
+use twofold_ot::Extension;
 
 use super::network::Network;
 use super::plan::{CrossLayer, Plan, Term, YaoEntry};
@@ -25,11 +26,12 @@ use crate::arith::Width;
 use crate::error::ProtocolError;
 use crate::options::Reveal;
 
-/// Bytes of the setup both parties send: hellos and the base OTs of the
-/// two arithmetic directions (measured, frame headers included).
-pub const ARITH_SETUP: u64 = 8_450;
-/// Bytes of the garbling's base OTs (measured).
-pub const YAO_SETUP: u64 = 4_144;
+/// Bytes of the setup both parties send: hellos (162 bytes, measured) and
+/// the OT-extension setups of the two arithmetic directions (frame headers
+/// included).
+pub const ARITH_SETUP: u64 = 162 + 2 * Extension::DEFAULT.setup_bytes();
+/// Bytes of the garbling's OT-extension setup.
+pub const YAO_SETUP: u64 = Extension::DEFAULT.setup_bytes();
 
 /// AND gates of a garbled `w`-bit adder or subtractor.
 pub fn add_ands(w: u32) -> u64 {
@@ -222,7 +224,7 @@ pub fn garbled_inputs(a: u64, b: u64) -> Cost {
         bytes: if n > 0 { bytes } else { 0 },
         flights: (n > 0) as u64,
     };
-    side(b, arith::iknp(b)) + side(a, arith::labels(a))
+    side(b, arith::cot(b)) + side(a, arith::labels(a))
 }
 
 /// The sending steps of a wave: per width, a cross layer and a Beaver
