@@ -150,8 +150,6 @@ impl<'p> Lower<'p> {
         let mut outcome = Outcome::Done;
         // Iterations to lower plainly after the next run of mismatches.
         let mut skip = MAX_MISMATCHES as u64;
-        // What widening ranges further has cost (see `Lower::worth`).
-        let mut narrow = Widened::default();
         while m < counted.trips {
             if misses >= MAX_MISMATCHES {
                 // Probing iterations that match nothing costs twice what
@@ -176,14 +174,9 @@ impl<'p> Lower<'p> {
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
-                    let wider = widened(&setup, (&q, &probe), counted.trips - m);
-                    let found = (&probe, &mut narrow);
-                    let at = (m, misses);
-                    if let Some((wider, again)) =
-                        self.worth(&counted, at, (&setup, wider), found, &mut each)?
-                    {
-                        // This iteration probed again, more generally.
-                        (setup, pending) = (wider, again);
+                    if let Some(wider) = widened(&setup, (&q, &probe), counted.trips - m) {
+                        // Probe this iteration again, more generally.
+                        setup = Rc::new(wider);
                         continue;
                     }
                     misses += 1;
@@ -207,18 +200,10 @@ impl<'p> Lower<'p> {
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
-                } else if let Some((wider, _)) = self.worth(
-                    &counted,
-                    (m, misses),
-                    (
-                        &setup,
-                        widened(&setup, (&run.probe, &next), counted.trips - m),
-                    ),
-                    (&next, &mut narrow),
-                    &mut each,
-                )? {
+                } else if let Some(wider) = widened(&setup, (&run.probe, &next), counted.trips - m)
+                {
                     // Probe the first iteration again, more generally.
-                    setup = wider;
+                    setup = Rc::new(wider);
                     m = self.undo_run(run).0;
                     continue;
                 } else if !self.reads_run(&next, &run) {
@@ -238,58 +223,7 @@ impl<'p> Lower<'p> {
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
         self.end_loop(&counted, &outcome, why, &mut report);
-        if let Some(n) = narrow.refused {
-            report.why = Some(match report.why.take() {
-                Some(w) => format!("{w}; {n}"),
-                None => n,
-            });
-        }
         Ok(Some((outcome, extras, report)))
-    }
-
-    /// `wider` (a setup [`widened`] proposed for iteration `m`, whose probe
-    /// under `setup` is `probe`), made shared, if it is worth taking; with
-    /// iteration `m` probed under it, if that was needed to tell.
-    ///
-    /// Ranges widened further (wider buckets, up to all their bits allow)
-    /// make longer runs, but cost AND gates in every iteration a template
-    /// serves: a comparison or a mux as wide as the widest value of the
-    /// run, and no shortcut where the iteration's own ranges decide it. So
-    /// they are taken only while they add at most [`MAX_WIDENED_COST`] to
-    /// the AND gates of the iterations they are probed on; once refused,
-    /// they are not again in this loop (its runs end where ranges differ,
-    /// and `narrow` says why), unless [`MAX_MISMATCHES`] iterations in a
-    /// row match no neighbour at their own ranges (then only wider ones
-    /// make runs at all).
-    fn worth(
-        &mut self,
-        c: &Counted,
-        (m, misses): (u64, u32),
-        (setup, wider): (&Rc<Setup>, Option<Setup>),
-        (probe, narrow): (&Probe, &mut Widened),
-        each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-    ) -> DResult<Option<(Rc<Setup>, Option<Probe>)>> {
-        let Some(wider) = wider.map(Rc::new) else {
-            return Ok(None);
-        };
-        if wider.widening == setup.widening || misses >= MAX_MISMATCHES {
-            return Ok(Some((wider, None)));
-        }
-        if narrow.refused.is_some() {
-            return Ok(None);
-        }
-        let again = self.probe_iteration(c, m, &wider, each)?;
-        let before = run::frame_ands(&probe.frame);
-        let after = run::frame_ands(&again.frame);
-        let extra = (after * 1000 / before.max(1)).saturating_sub(1000);
-        if narrow.spent + extra <= MAX_WIDENED_COST {
-            narrow.spent += extra;
-            return Ok(Some((wider, Some(again))));
-        }
-        narrow.refused = Some(format!(
-            "ranges not widened for longer runs: {after} AND gates an iteration against {before}"
-        ));
-        Ok(None)
     }
 
     /// Lowers iterations `range` of the loop plainly, one after the other,
@@ -505,20 +439,6 @@ impl<'p> Lower<'p> {
         let extras = each(self)?;
         Ok(self.end_probe(extras))
     }
-}
-
-/// How many more AND gates, in thousandths, templates with ranges widened
-/// further may have in all than the iterations' own (see `Lower::worth`).
-const MAX_WIDENED_COST: u64 = 20;
-
-/// What widening a loop's ranges further has cost (see `Lower::worth`).
-#[derive(Default)]
-struct Widened {
-    /// Thousandths of AND gates the widenings taken added to the
-    /// iterations they were probed on.
-    spent: u64,
-    /// Why ranges were not widened further, once they were not.
-    refused: Option<String>,
 }
 
 /// The fewest iterations left for which a loop probed each reduces the

@@ -758,10 +758,8 @@ fn significant(bits: &[Bit]) -> usize {
 /// (or different public values): its low `k` bits (at least those it needs;
 /// all of them, if public) as they are or, where they are only zeros or
 /// copies of its sign, as markers (`MARKER_BASE + position`), and the bits
-/// above as the extension of those, in the value's own range (a template's
-/// ranges are widened from it as for any value); with the value's bits
-/// (marker `MARKER_BASE + p` stands for bit `p`). `None` for a sum or a
-/// pointer.
+/// above as the extension of those; with the value's bits (marker
+/// `MARKER_BASE + p` stands for bit `p`). `None` for a sum or a pointer.
 pub(super) fn padded_form(v: &Slot, k: usize) -> Option<(Slot, Vec<Bit>)> {
     let bits = value_bits(v)?;
     let public = matches!(v, Slot::Val(Word::Const { .. }));
@@ -783,9 +781,6 @@ pub(super) fn padded_form(v: &Slot, k: usize) -> Option<(Slot, Vec<Bit>)> {
             b
         });
     }
-    let mut range = gates::value_range(&form);
-    if let Slot::Val(Word::Bits(_, r)) = v {
-        range = range.meet(Range::new(r.lo, r.hi));
-    }
+    let range = gates::value_range(&form);
     Some((Slot::Val(Word::Bits(Rc::from(form), range)), bits))
 }

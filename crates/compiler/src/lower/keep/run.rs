@@ -626,15 +626,6 @@ fn values_of(probe: &Probe) -> impl Iterator<Item = &Slot> {
     probe.writes.iter().map(|w| &w.value).chain(&probe.extras)
 }
 
-/// AND gates a frame executes once (its blocks' iterations counted).
-pub(super) fn frame_ands(frame: &RawFrame) -> u64 {
-    let own = frame.gates.iter().filter(|g| g.is_and()).count() as u64;
-    let blocks = frame.blocks.iter();
-    own + blocks
-        .map(|b| b.body.frame().and_count().saturating_mul(b.count))
-        .sum::<u64>()
-}
-
 /// Gates a frame executes once (its blocks' iterations counted).
 fn frame_gates(frame: &RawFrame) -> u64 {
     frame.gates.len() as u64
