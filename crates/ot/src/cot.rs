@@ -7,9 +7,10 @@
 //! free-XOR.
 //!
 //! Setup (once per session and direction) runs 128 base OTs, the extension
-//! receiver as base-OT sender; SoftSpoken then sends one more frame, the
-//! corrections of its GGM trees (the modules `iknp` and `softspoken`
-//! describe each). Every PRG is keyed once and never reset: each
+//! receiver as base-OT sender; SoftSpoken's receiver sends one more frame,
+//! the corrections of its GGM trees, at the start of its first batch (where
+//! the sender reads it), so that its setup waits for no message the IKNP
+//! setup does not (the modules `iknp` and `softspoken` describe each). Every PRG is keyed once and never reset: each
 //! batch continues the streams where the previous one stopped, so no PRG
 //! output is ever used twice.
 //!
@@ -59,10 +60,13 @@ pub enum Extension {
 
 impl Extension {
     /// The extension [`CotSender::setup`] and [`CotReceiver::setup`] use:
-    /// SoftSpoken with 4-bit groups, which sends a quarter of IKNP's bytes
-    /// per OT and, on loopback, runs at least as fast (`examples/ot_speed.rs`:
-    /// 12.3 M OT/s against 8.8 M; 8 bits halve the bytes again at 2.5 M).
-    pub const DEFAULT: Extension = Extension::SoftSpoken { k: 4 };
+    /// IKNP. SoftSpoken with 4-bit groups sends a quarter of its bytes per
+    /// OT and runs at least as fast (`examples/ot_speed.rs`), but sends its
+    /// GGM corrections with an instance's first batch, so an instance set
+    /// up and never used costs 3,076 bytes less than its setup: the mixed
+    /// protocol's estimate, exact today, must first learn which instances
+    /// run (`docs/mixed.md`).
+    pub const DEFAULT: Extension = Extension::Iknp;
 
     /// A stable name, e.g. `iknp` or `softspoken-k4`.
     pub fn name(self) -> String {
@@ -84,18 +88,28 @@ impl Extension {
         }
     }
 
-    /// Bytes both parties send in the setup, frame headers included.
+    /// Bytes both parties send for the setup, frame headers included: the
+    /// base OTs, and [`deferred_setup_bytes`](Extension::deferred_setup_bytes)
+    /// with the first batch.
     ///
     /// # Panics
     /// As [`lines`](Extension::lines).
     pub const fn setup_bytes(self) -> u64 {
-        let corrections = match self {
+        base::wire_bytes(LINES) + self.deferred_setup_bytes()
+    }
+
+    /// Bytes of the setup the receiver sends at the start of its first
+    /// batch rather than in the setup: SoftSpoken's GGM corrections.
+    ///
+    /// # Panics
+    /// As [`lines`](Extension::lines).
+    pub const fn deferred_setup_bytes(self) -> u64 {
+        match self {
             Extension::Iknp => 0,
             Extension::SoftSpoken { k } => {
-                HEADER_LEN + 32 * (LINES - softspoken::groups(k as usize))
+                (HEADER_LEN + 32 * (LINES - softspoken::groups(k as usize))) as u64
             }
-        };
-        base::wire_bytes(LINES) + corrections as u64
+        }
     }
 
     /// Bytes of a batch of `m` OTs, frame headers included: a count frame,
@@ -260,6 +274,9 @@ impl CotSender {
     /// into `out` (for callers that reuse their buffers).
     pub fn send_into(&mut self, chan: &mut impl Transport, out: &mut [Block]) -> Result<()> {
         check_frame_limit(chan)?;
+        if let SenderExt::SoftSpoken(s) = &mut self.ext {
+            s.receive_corrections(chan, self.delta.block().0)?;
+        }
         let m = out.len() as u64;
         let theirs = chan.recv_u64()?;
         if theirs != m {
@@ -343,6 +360,9 @@ impl CotReceiver {
             });
         }
         check_frame_limit(chan)?;
+        if let ReceiverExt::SoftSpoken(r) = &mut self.ext {
+            r.send_corrections(chan)?;
+        }
         chan.send_u64(choices.len() as u64)?;
         for (out, choices) in out.chunks_mut(CHUNK_ROWS).zip(choices.chunks(CHUNK_ROWS)) {
             self.receive_chunk(chan, choices, out)?;

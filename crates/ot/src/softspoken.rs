@@ -13,8 +13,9 @@
 //! the roles of IKNP (the extension receiver sends random pairs
 //! `(a⁰ᵢ, a¹ᵢ)`, the extension sender chooses with `¬Δᵢ`). Depth 1 is the
 //! base-OT pair itself; at each deeper level of bit `i` the receiver sends
-//! `(a⁰ᵢ ⊕ Σ even children, a¹ᵢ ⊕ Σ odd children)`, one frame for all groups,
-//! and the sender, who knows every node off its path, recovers the missing
+//! `(a⁰ᵢ ⊕ Σ even children, a¹ᵢ ⊕ Σ odd children)`, one frame for all groups
+//! sent at the start of its first batch (the setup then waits for no
+//! message IKNP's does not), and the sender, who knows every node off its path, recovers the missing
 //! off-path child. The sender keeps its tree in coordinates relative to its
 //! path (node `y ⊕ δ-prefix`), so the only secret-dependent steps are
 //! masked swaps and selects; it never touches memory at a secret address.
@@ -73,6 +74,8 @@ fn mask(bit: bool) -> u128 {
 /// The receiver's state: one PRG per leaf of every group.
 pub(crate) struct SoftReceiver {
     k: usize,
+    /// The GGM corrections, until they go with the first batch.
+    corrections: Option<Vec<Block>>,
     /// `prgs[g]` holds the `2^kg` leaf streams of group `g`, by leaf `x`.
     prgs: Vec<Vec<Prg>>,
     /// The leaf lines of one sub-block.
@@ -82,6 +85,9 @@ pub(crate) struct SoftReceiver {
 /// The sender's state: per group, the PRGs of every leaf but its own.
 pub(crate) struct SoftSender {
     k: usize,
+    /// Its base-OT keys, until the corrections come with the first batch
+    /// (then `prgs` is made from them).
+    keys: Option<Zeroizing<Vec<Block>>>,
     /// `prgs[g][x' − 1]` is the stream of leaf `x' ⊕ δ`, for `x' ≥ 1`.
     prgs: Vec<Vec<Prg>>,
     /// The leaf lines of one sub-block.
@@ -94,8 +100,9 @@ impl SoftReceiver {
         groups(self.k)
     }
 
-    /// The receiver's setup: base OTs as sender, then the GGM corrections
-    /// (one frame, flushed).
+    /// The receiver's setup: base OTs as sender, and the GGM corrections,
+    /// which [`SoftReceiver::send_corrections`] sends before the first
+    /// batch (so that the setup costs no message of its own).
     pub(crate) fn setup(
         chan: &mut impl Transport,
         k: usize,
@@ -122,13 +129,22 @@ impl SoftReceiver {
             }
             prgs.push(nodes.iter().map(|&s| Prg::from_seed(s)).collect());
         }
-        chan.send_frame(twofold_crypto::blocks_as_bytes(&corrections))?;
-        chan.flush()?;
         Ok(SoftReceiver {
             k,
+            corrections: Some(corrections),
             prgs,
             leaves: Vec::new(),
         })
+    }
+
+    /// Sends the GGM corrections, if not yet sent: at the start of the
+    /// first batch, where the sender's [`SoftSender::receive_corrections`]
+    /// reads them.
+    pub(crate) fn send_corrections(&mut self, chan: &mut impl Transport) -> Result<()> {
+        if let Some(corrections) = self.corrections.take() {
+            chan.send_frame(twofold_crypto::blocks_as_bytes(&corrections))?;
+        }
+        Ok(())
     }
 
     /// One chunk: writes the 128 lines `v` into `t` and the group lines
@@ -155,8 +171,9 @@ impl SoftSender {
         groups(self.k)
     }
 
-    /// The sender's setup: base OTs as receiver with the bits of `¬Δ`, then
-    /// the punctured trees from the receiver's corrections.
+    /// The sender's setup: base OTs as receiver with the bits of `¬Δ`; the
+    /// punctured trees follow from the receiver's corrections at the first
+    /// batch ([`SoftSender::receive_corrections`]).
     pub(crate) fn setup(
         chan: &mut impl Transport,
         delta: u128,
@@ -166,6 +183,25 @@ impl SoftSender {
         let choices: Zeroizing<Vec<bool>> =
             Zeroizing::new((0..LINES).map(|i| (delta >> i) & 1 == 0).collect());
         let keys = Zeroizing::new(base_receive(chan, &choices, base_sid)?);
+        Ok(SoftSender {
+            k,
+            keys: Some(keys),
+            prgs: Vec::new(),
+            leaves: Vec::new(),
+        })
+    }
+
+    /// Reads the receiver's GGM corrections, if not yet read (at the start
+    /// of the first batch), and makes the punctured trees from them.
+    pub(crate) fn receive_corrections(
+        &mut self,
+        chan: &mut impl Transport,
+        delta: u128,
+    ) -> Result<()> {
+        let Some(keys) = self.keys.take() else {
+            return Ok(());
+        };
+        let k = self.k;
         let mut corrections = Zeroizing::new(vec![Block::ZERO; 2 * (LINES - groups(k))]);
         chan.recv_frame_exact(twofold_crypto::blocks_as_bytes_mut(&mut corrections))?;
         let mut corrections = corrections.chunks_exact(2);
@@ -195,11 +231,8 @@ impl SoftSender {
             }
             prgs.push(nodes[1..].iter().map(|&s| Prg::from_seed(s)).collect());
         }
-        Ok(SoftSender {
-            k,
-            prgs,
-            leaves: Vec::new(),
-        })
+        self.prgs = prgs;
+        Ok(())
     }
 
     /// One chunk: from the receiver's group lines `u`, writes the 128 lines
