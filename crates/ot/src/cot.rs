@@ -10,9 +10,10 @@
 //! receiver as base-OT sender; SoftSpoken's receiver sends one more frame,
 //! the corrections of its GGM trees, at the start of its first batch (where
 //! the sender reads it), so that its setup waits for no message the IKNP
-//! setup does not (the modules `iknp` and `softspoken` describe each). Every PRG is keyed once and never reset: each
-//! batch continues the streams where the previous one stopped, so no PRG
-//! output is ever used twice.
+//! setup does not (the modules `iknp` and `softspoken` describe each).
+//! Every PRG is keyed once and never reset: each batch continues the
+//! streams where the previous one stopped, so no PRG output is ever used
+//! twice.
 //!
 //! A batch of `m` OTs runs in chunks of at most [`CHUNK_ROWS`] (each chunk
 //! padded to a multiple of 128 rows). In each chunk both parties derive 128
