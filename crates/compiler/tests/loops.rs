@@ -9,7 +9,7 @@ mod common;
 use common::agree_with_gcc;
 use rand::SeedableRng;
 use twofold_compiler::{compile, compile_file, CompileOptions, CompiledProgram};
-use twofold_testkit::random_loop_program;
+use twofold_testkit::{random_loop_program, random_ranking_program};
 
 fn compiled(src: &str, name: &str, opts: &CompileOptions) -> CompiledProgram {
     compile(src, name, opts).unwrap_or_else(|e| panic!("{e}\n{src}"))
@@ -80,6 +80,42 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
         kept > 60 && unrolled_loops > 20 && blocks > 60 && networks >= 3,
         "{kept} kept, {unrolled_loops} unrolled, {blocks} blocks, {networks} networks"
     );
+}
+
+/// Random rankings (values of random types and counts, ties broken by
+/// position one way or the other) compute what gcc and their unrolled
+/// form compute, with about as many AND gates (the partials' tree costs a
+/// little more than the unrolled count's carry-save sum), their inner
+/// loops kept as
+/// regions in most programs (not where the runs before and after `i`
+/// are both shorter than a block's least).
+#[test]
+fn random_rankings_agree_with_gcc_and_keep_their_inner_loops() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2026);
+    let mut kept = 0;
+    let rounds = 12;
+    for round in 0..rounds {
+        let src = random_ranking_program(&mut rng);
+        let name = format!("rank{round}.c");
+        let with = compiled(&src, &name, &CompileOptions::default());
+        let flat = unrolled(&src, &name);
+        if with.program.blocks.iter().any(|b| b.parallel) {
+            kept += 1;
+        }
+        let (a, b) = (with.program.and_count(), flat.program.and_count());
+        assert!(
+            a * 100 <= b * 110 + 1000,
+            "round {round}: {a} AND gates kept, {b} unrolled\n{src}"
+        );
+        agree_with_gcc(
+            &src,
+            &[&with, &flat],
+            3,
+            500 + round,
+            &format!("rank{round}"),
+        );
+    }
+    assert!(kept * 4 >= rounds * 3, "{kept} of {rounds} kept");
 }
 
 /// Whether a statement of `src` squares a variable into itself
@@ -273,6 +309,32 @@ fn a_bitonic_sort_keeps_its_inner_loops() {
     assert_eq!(regions, 21);
     assert!(p.program.blocks.iter().all(|b| b.count == 32));
     agree_with_gcc(src, &[&p, &flat], 4, 9, "bitonic");
+}
+
+/// A ranking: each value's rank counts the values below it, ties broken
+/// by position (`j < i`, a decision of both counters). The inner loop
+/// reduces into its count, so it is kept as regions (one for the
+/// iterations before `i`, one after), each iteration yielding its term:
+/// carried from one iteration to the next, the growing sum made every
+/// iteration lower differently and the loop was unrolled after probing
+/// (twice the unrolled compile). About the unrolled AND gates; it ranks
+/// as gcc does, ties included (8-bit values).
+#[test]
+fn a_ranking_keeps_its_inner_loop_as_regions() {
+    let src = "#include <stdint.h>\n#define N 64\ntypedef struct { uint8_t v[N / 2]; } Half;\ntypedef struct { uint32_t r[N]; } Ranks;\nRanks mpc_main(Half INPUT_A, Half INPUT_B) {\n    uint8_t a[N];\n    Ranks out;\n    for (int i = 0; i < N / 2; i++) { a[i] = INPUT_A.v[i]; a[i + N / 2] = INPUT_B.v[i]; }\n    for (int i = 0; i < N; i++) {\n        uint32_t r = 0;\n        for (int j = 0; j < N; j++)\n            r += (a[j] < a[i]) || (a[j] == a[i] && j < i);\n        out.r[i] = r;\n    }\n    return out;\n}\n";
+    let p = compiled(src, "rank.c", &CompileOptions::default());
+    let flat = unrolled(src, "rank.c");
+    let inner = p
+        .loops
+        .iter()
+        .find(|l| l.line == 11)
+        .expect("the inner loop");
+    assert!(inner.kept(), "{inner:?}");
+    let regions = p.program.blocks.iter().filter(|b| b.parallel).count();
+    assert!(regions >= 64, "{regions} regions: {:?}", p.loops);
+    let (a, b) = (p.program.and_count(), flat.program.and_count());
+    assert!(a * 100 <= b * 105, "{a} AND gates kept, {b} unrolled");
+    agree_with_gcc(src, &[&p, &flat], 6, 12, "rank");
 }
 
 /// A loop whose two subscripts (`p = 2 * i` and `l`, which is `p` in the

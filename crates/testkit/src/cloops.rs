@@ -4,8 +4,8 @@
 //! array elements), independent iterations, reductions, nested loops,
 //! secret branches and `continue`; loops that compute with their
 //! variable (sorting networks whose partners and directions are functions
-//! of the counters, counter-affine sums); merges that read at secret
-//! positions.
+//! of the counters, counter-affine sums, rankings whose ties the
+//! counters break); merges that read at secret positions.
 
 use rand::Rng;
 
@@ -17,44 +17,69 @@ const TYPES: [&str; 6] = [
 /// A random program (C source) over inputs `INPUT_A` and `INPUT_B` of one
 /// struct type, returning a struct of results.
 pub fn random_loop_program(rng: &mut impl Rng) -> String {
-    let n = rng.gen_range(3..=12usize);
-    let ty = TYPES[rng.gen_range(0..TYPES.len())];
-    let acc_ty = TYPES[rng.gen_range(2..TYPES.len())];
-    let mut g = LoopGen {
-        acc_ty,
-        body: String::new(),
-        next_var: 0,
-    };
+    let mut g = LoopGen::new(rng);
     let statements = rng.gen_range(2..=5);
     for _ in 0..statements {
         g.statement(rng);
     }
-    format!(
-        "#include <stdint.h>\n\
-         #define N {n}\n\
-         typedef struct {{ {ty} x[N]; {ty} y[N]; {ty} m[N][N]; uint32_t s; }} In;\n\
-         typedef struct {{ {acc_ty} r[N]; {acc_ty} t; {acc_ty} u; }} Out;\n\
-         Out mpc_main(In INPUT_A, In INPUT_B)\n{{\n\
-         \x20   Out out;\n\
-         \x20   {acc_ty} a[N];\n\
-         \x20   {acc_ty} t = INPUT_B.s, u = 1;\n\
-         \x20   for (int i = 0; i < N; i++) a[i] = INPUT_A.x[i];\n\
-         {}\
-         \x20   for (int i = 0; i < N; i++) out.r[i] = a[i];\n\
-         \x20   out.t = t;\n\
-         \x20   out.u = u;\n\
-         \x20   return out;\n}}\n",
-        g.body
-    )
+    g.program()
+}
+
+/// A random program as [`random_loop_program`] makes them, of 16 to 40
+/// values, whose loops rank them (see `LoopGen::ranking`) once or twice.
+pub fn random_ranking_program(rng: &mut impl Rng) -> String {
+    let mut g = LoopGen::new(rng);
+    g.n = rng.gen_range(16..=40);
+    for _ in 0..rng.gen_range(1..=2) {
+        let text = g.ranking(rng);
+        g.body.push_str(&text);
+    }
+    g.program()
 }
 
 struct LoopGen {
+    n: usize,
+    ty: &'static str,
     acc_ty: &'static str,
     body: String,
     next_var: usize,
 }
 
 impl LoopGen {
+    /// A program of random sizes and types, its statements yet to come.
+    fn new(rng: &mut impl Rng) -> LoopGen {
+        LoopGen {
+            n: rng.gen_range(3..=12usize),
+            ty: TYPES[rng.gen_range(0..TYPES.len())],
+            acc_ty: TYPES[rng.gen_range(2..TYPES.len())],
+            body: String::new(),
+            next_var: 0,
+        }
+    }
+
+    /// The program (C source) over inputs `INPUT_A` and `INPUT_B` of one
+    /// struct type, returning a struct of results.
+    fn program(&self) -> String {
+        let (n, ty, acc_ty) = (self.n, self.ty, self.acc_ty);
+        format!(
+            "#include <stdint.h>\n\
+             #define N {n}\n\
+             typedef struct {{ {ty} x[N]; {ty} y[N]; {ty} m[N][N]; uint32_t s; }} In;\n\
+             typedef struct {{ {acc_ty} r[N]; {acc_ty} t; {acc_ty} u; }} Out;\n\
+             Out mpc_main(In INPUT_A, In INPUT_B)\n{{\n\
+             \x20   Out out;\n\
+             \x20   {acc_ty} a[N];\n\
+             \x20   {acc_ty} t = INPUT_B.s, u = 1;\n\
+             \x20   for (int i = 0; i < N; i++) a[i] = INPUT_A.x[i];\n\
+             {}\
+             \x20   for (int i = 0; i < N; i++) out.r[i] = a[i];\n\
+             \x20   out.t = t;\n\
+             \x20   out.u = u;\n\
+             \x20   return out;\n}}\n",
+            self.body
+        )
+    }
+
     fn var(&mut self) -> String {
         self.next_var += 1;
         format!("k{}", self.next_var)
@@ -179,6 +204,27 @@ impl LoopGen {
              }}\n                }}\n        \
              for (int {i} = 0; {i} < {p}; {i}++)\n            \
              u = u * 3 + {b}[{i}];\n    }}\n"
+        )
+    }
+
+    /// A ranking of the values (each one's count of those before it in
+    /// the order, ties broken by position: a decision of both counters),
+    /// folded into the array. (Ties counted both ways, `j != i`, cost up
+    /// to 4/3 the unrolled AND gates kept: see docs/loops.md.)
+    fn ranking(&mut self, rng: &mut impl Rng) -> String {
+        let acc = self.acc_ty;
+        let (b, i, j, r) = (self.var(), self.var(), self.var(), self.var());
+        let below = ["<", ">"][rng.gen_range(0..2)];
+        let tie = ["<", ">"][rng.gen_range(0..2)];
+        format!(
+            "    {{\n        {acc} {b}[N];\n        \
+             for (int {i} = 0; {i} < N; {i}++) {b}[{i}] = a[{i}];\n        \
+             for (int {i} = 0; {i} < N; {i}++) {{\n            \
+             {acc} {r} = 0;\n            \
+             for (int {j} = 0; {j} < N; {j}++)\n                \
+             {r} += ({b}[{j}] {below} {b}[{i}]) || ({b}[{j}] == {b}[{i}] && {j} {tie} {i});\n            \
+             a[{i}] = a[{i}] * 3 + {r};\n        \
+             }}\n    }}\n"
         )
     }
 

@@ -67,11 +67,16 @@ impl<'p> Lower<'p> {
                         None => (ind, body),
                     };
                     // A loop whose iterations are probed one by one is
-                    // kept from runs of its iterations, not as a region.
-                    let plan = if self.opts.regions && !ind.each {
+                    // kept from runs of its iterations; as a region only
+                    // where it reduces (a count whose terms the counter
+                    // decides, as in ranking): each iteration then yields
+                    // its own term, where a sum carried from one to the
+                    // next would make every iteration lower differently.
+                    let plan = if self.opts.regions {
                         let outer = |n: &str| self.lookup(n).map(|(_, t)| t);
                         regions::analyze(init, Some(cond), Some(step), kept, &outer, &self.funcs)
                             .ok()
+                            .filter(|p| !ind.each || !p.reductions.is_empty())
                     } else {
                         None
                     };
@@ -136,7 +141,7 @@ impl<'p> Lower<'p> {
         let counters = counters.flatten();
         self.frame_mut().loops += 1;
         let kept = if plan.is_some() {
-            self.keep_loop(ind, cond, (loc, None), |me| {
+            self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
                 me.region_iteration(&reds, &privs, &items, loc)
             })
         } else {
