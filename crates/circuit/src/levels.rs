@@ -41,7 +41,8 @@ const WINDOW_GATES: u64 = 8192;
 /// count it among the levels they must fill.
 const WIDE_LEVEL: u32 = 16;
 
-/// The locality window of every gate (see [`Circuit::levelize`]).
+/// The locality window of every gate (see [`Circuit::levelize`]), and
+/// the circuit's depth.
 ///
 /// A gate's key is the latest input its value depends on, inputs taken in
 /// the order the gates first read them: the gates that consume the same
@@ -50,19 +51,54 @@ const WIDE_LEVEL: u32 = 16;
 /// hold their consumers back, and a gate's key is never less than its
 /// inputs' keys. Windows are runs of consecutive keys, closed once they
 /// hold [`WINDOW_GATES`] gates and their AND gates fill the wide AND
-/// levels they span [`WINDOW_RUN`] wide on average. Levels are computed
-/// as they are needed, not held: the keys, made windows in place, are the
-/// one array as long as the gates.
-fn gate_windows(circuit: &Circuit) -> Vec<u32> {
-    let mut keys = first_read_keys(circuit);
-    let wide = wide_levels(circuit);
+/// levels they span [`WINDOW_RUN`] wide on average. Keys, levels and
+/// what each key's gates and each level's AND gates count are found in
+/// one pass over the gates; the keys, made windows in place, are the one
+/// array as long as the gates.
+fn gate_windows(circuit: &Circuit) -> (Vec<u32>, u32) {
+    const UNREAD: u32 = u32::MAX;
+    let mut wire_key = vec![UNREAD; circuit.num_wires as usize];
+    let mut wire_level = vec![0u32; circuit.num_wires as usize];
+    let mut first_reads = 0u32;
     // Per key, then per window: gates, AND gates, lowest and highest AND
     // level.
-    let n_keys = keys.iter().max().map_or(0, |&k| k as usize + 1);
-    let mut groups = vec![Group::EMPTY; n_keys];
-    for ((g, &key), level) in circuit.gates.iter().zip(&keys).zip(levels_in_turn(circuit)) {
-        groups[key as usize].add(g.is_and(), level);
-    }
+    let mut groups: Vec<Group> = Vec::new();
+    // AND gates per level (level 0 has none).
+    let mut ands_at = vec![0u32];
+    let mut keys: Vec<u32> = circuit
+        .gates
+        .iter()
+        .map(|g| {
+            let (mut key, mut level) = (0, 0);
+            for w in g.inputs() {
+                // Only an input is read before it is written.
+                let k = &mut wire_key[w as usize];
+                if *k == UNREAD {
+                    *k = first_reads;
+                    first_reads += 1;
+                }
+                key = key.max(*k);
+                level = level.max(wire_level[w as usize]);
+            }
+            let and = g.is_and();
+            level += and as u32;
+            wire_key[g.out() as usize] = key;
+            wire_level[g.out() as usize] = level;
+            if key as usize >= groups.len() {
+                groups.resize(key as usize + 1, Group::EMPTY);
+            }
+            groups[key as usize].add(and, level);
+            if and {
+                if level as usize >= ands_at.len() {
+                    ands_at.resize(level as usize + 1, 0);
+                }
+                ands_at[level as usize] += 1;
+            }
+            key
+        })
+        .collect();
+    let depth = ands_at.len() as u32 - 1;
+    let wide = wide_levels(ands_at);
     let mut window = 0u32;
     let mut open = Group::EMPTY;
     let window_of: Vec<u32> = groups
@@ -80,58 +116,18 @@ fn gate_windows(circuit: &Circuit) -> Vec<u32> {
     for k in &mut keys {
         *k = window_of[*k as usize];
     }
-    keys
-}
-
-/// The key of every gate (see [`gate_windows`]): inputs are numbered in the
-/// order the gates first read them, a gate's key is the largest number
-/// among its inputs' keys.
-fn first_read_keys(circuit: &Circuit) -> Vec<u32> {
-    const UNREAD: u32 = u32::MAX;
-    let mut wire_key = vec![UNREAD; circuit.num_wires as usize];
-    let mut first_reads = 0u32;
-    circuit
-        .gates
-        .iter()
-        .map(|g| {
-            let key = g
-                .inputs()
-                .map(|w| {
-                    // Only an input is read before it is written.
-                    let k = &mut wire_key[w as usize];
-                    if *k == UNREAD {
-                        *k = first_reads;
-                        first_reads += 1;
-                    }
-                    *k
-                })
-                .max()
-                .unwrap_or(0);
-            wire_key[g.out() as usize] = key;
-            key
-        })
-        .collect()
+    (keys, depth)
 }
 
 /// `wide[l]`: how many of the levels `1..=l` have at least [`WIDE_LEVEL`]
-/// AND gates over the whole circuit.
-fn wide_levels(circuit: &Circuit) -> Vec<u32> {
-    let mut wide = vec![0u32];
-    for (g, level) in circuit.gates.iter().zip(levels_in_turn(circuit)) {
-        if g.is_and() {
-            let level = level as usize;
-            if level >= wide.len() {
-                wide.resize(level + 1, 0);
-            }
-            wide[level] += 1;
-        }
-    }
+/// AND gates over the whole circuit, given how many each has (`ands_at`).
+fn wide_levels(mut ands_at: Vec<u32>) -> Vec<u32> {
     let mut count = 0;
-    for w in wide.iter_mut() {
+    for w in ands_at.iter_mut() {
         count += (*w >= WIDE_LEVEL) as u32;
         *w = count;
     }
-    wide
+    ands_at
 }
 
 /// Gates of one key or one window (see [`gate_windows`]).
@@ -206,7 +202,8 @@ impl Circuit {
         if self.is_level_ordered() {
             return self;
         }
-        let keys = order::SortKeys::of(&self, gate_windows(&self));
+        let (windows, depth) = gate_windows(&self);
+        let keys = order::SortKeys::of(&self, windows, depth);
         // Single assignment keeps levels and windows: they do not depend
         // on which slots hold a gate's inputs.
         let mut ssa = self.into_ssa();
@@ -421,8 +418,9 @@ mod tests {
             chains(40, 3000),
             far_levels(),
         ] {
-            let (windows, levels) = (gate_windows(&c), gate_levels(&c));
-            let keys = order::SortKeys::of(&c, windows.clone());
+            let ((windows, depth), levels) = (gate_windows(&c), gate_levels(&c));
+            assert_eq!(depth, levels.iter().copied().max().unwrap_or(0));
+            let keys = order::SortKeys::of(&c, windows.clone(), depth);
             let mut order: Vec<usize> = (0..c.gates.len()).collect();
             order.sort_by_key(|&i| (windows[i], levels[i], !c.gates[i].is_and()));
             let ssa = c.ssa();

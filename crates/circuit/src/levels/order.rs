@@ -18,6 +18,10 @@ const DIGIT_BITS: u32 = 8;
 /// Runs of at most this many gates are sorted by comparing.
 const SMALL: usize = 64;
 
+/// Circuits of at least this many gates are sorted on two threads (see
+/// `Rows::sort_split`).
+const SPLIT_ROWS: usize = 1 << 16;
+
 /// Gates of one key are put back in order by radix on their outputs, this
 /// many bits at a time, if they are more than 2^`LEAF_DIGIT_BITS` (fewer
 /// are compared: the radix's counts would outnumber them) and at most
@@ -39,9 +43,8 @@ pub(super) enum SortKeys {
 
 impl SortKeys {
     /// The keys of `circuit`'s gates, given their `windows` (the array
-    /// made the keys, if they fit).
-    pub(super) fn of(circuit: &Circuit, windows: Vec<u32>) -> SortKeys {
-        let depth = levels_in_turn(circuit).max().unwrap_or(0);
+    /// made the keys, if they fit) and the circuit's `depth`.
+    pub(super) fn of(circuit: &Circuit, windows: Vec<u32>, depth: u32) -> SortKeys {
         SortKeys::pack(windows, levels_in_turn(circuit), depth, &circuit.gates)
     }
 
@@ -82,12 +85,12 @@ impl SortKeys {
                 gates,
                 keys: &mut keys,
             }
-            .sort(bits),
+            .sort_split(bits),
             SortKeys::Wide(mut keys, bits) => Rows {
                 gates,
                 keys: &mut keys,
             }
-            .sort(bits),
+            .sort_split(bits),
         }
     }
 }
@@ -120,6 +123,9 @@ fn sort_by_output(gates: &mut [Gate]) {
     gates.copy_from_slice(&sorted);
 }
 
+/// Where each bucket of a digit starts, and the end after the last.
+type Starts = [usize; (1 << DIGIT_BITS) + 1];
+
 /// Gates with their keys, sorted together.
 struct Rows<'a, K> {
     gates: &'a mut [Gate],
@@ -149,10 +155,55 @@ impl<K: Copy + Into<u64>> Rows<'_, K> {
     /// (an American flag sort, bucket after bucket), comparing once runs
     /// are short. Only the gates are in order afterwards.
     fn sort(&mut self, bits: u32) {
+        if let Some((starts, buckets, shift)) = self.partition(bits) {
+            self.sort_buckets(&starts[..=buckets], shift);
+        }
+    }
+
+    /// [`Rows::sort`], the buckets of the first digit shared between two
+    /// threads (in halves of about as many rows) where there are many
+    /// rows and two cores.
+    fn sort_split(&mut self, bits: u32)
+    where
+        K: Send,
+    {
+        let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+        if self.gates.len() < SPLIT_ROWS || !two_cores {
+            return self.sort(bits);
+        }
+        let Some((starts, buckets, shift)) = self.partition(bits) else {
+            return;
+        };
+        let starts = &starts[..=buckets];
+        let half = self.gates.len() / 2;
+        let d = starts.partition_point(|&at| at < half);
+        let (gates_lo, gates_hi) = self.gates.split_at_mut(starts[d]);
+        let (keys_lo, keys_hi) = self.keys.split_at_mut(starts[d]);
+        let mut lo = Rows {
+            gates: gates_lo,
+            keys: keys_lo,
+        };
+        let mut hi = Rows {
+            gates: gates_hi,
+            keys: keys_hi,
+        };
+        let starts_hi: Vec<usize> = starts[d..].iter().map(|&at| at - starts[d]).collect();
+        std::thread::scope(|scope| {
+            scope.spawn(|| hi.sort_buckets(&starts_hi, shift));
+            lo.sort_buckets(&starts[..=d], shift);
+        });
+    }
+
+    /// Moves every row to the bucket of the top [`DIGIT_BITS`] of its low
+    /// `bits` (or sorts the rows outright, if they are few or `bits` is
+    /// 0): returns where each bucket starts (and, after the last, the
+    /// end), how many buckets there are and the bits left below the
+    /// digit, if buckets remain to sort.
+    fn partition(&mut self, bits: u32) -> Option<(Starts, usize, u32)> {
         let n = self.gates.len();
         if bits == 0 {
             sort_by_output(self.gates);
-            return;
+            return None;
         }
         if n <= SMALL {
             let mut keyed: Vec<(u64, Wire, Gate)> = (0..n)
@@ -162,13 +213,13 @@ impl<K: Copy + Into<u64>> Rows<'_, K> {
             for (g, (_, _, k)) in self.gates.iter_mut().zip(keyed) {
                 *g = k;
             }
-            return;
+            return None;
         }
         let width = bits.min(DIGIT_BITS);
         let shift = bits - width;
         let mask = (1u64 << width) - 1;
         let digit = |rows: &Self, i: usize| ((rows.key(i) >> shift) & mask) as usize;
-        let mut starts = [0usize; (1 << DIGIT_BITS) + 1];
+        let mut starts: Starts = [0; (1 << DIGIT_BITS) + 1];
         for i in 0..n {
             starts[digit(self, i) + 1] += 1;
         }
@@ -189,8 +240,14 @@ impl<K: Copy + Into<u64>> Rows<'_, K> {
                 }
             }
         }
-        for d in 0..1 << width {
-            let (at, end) = (starts[d], starts[d + 1]);
+        Some((starts, 1 << width, shift))
+    }
+
+    /// Sorts each bucket of rows (`starts`: where each starts, and the
+    /// end, as [`Rows::partition`] made them) by the `shift` bits below.
+    fn sort_buckets(&mut self, starts: &[usize], shift: u32) {
+        for b in starts.windows(2) {
+            let (at, end) = (b[0], b[1]);
             if end - at > 1 {
                 self.tail(at, end - at).sort(shift);
             }
@@ -238,7 +295,7 @@ mod tests {
 
     /// Gates end up in the order of their keys, then outputs, whatever
     /// the keys' sizes: runs sorted by comparing, by passes of several
-    /// digits, keys all equal.
+    /// digits, keys all equal, rows sorted on two threads.
     #[test]
     fn sorts_by_key_then_output() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
@@ -249,6 +306,8 @@ mod tests {
             (5000, 1, 1),
             (5000, 1, 2000),
             (20_000, 300, 70_000),
+            // Enough rows to split between two threads.
+            (150_000, 40, 3000),
             (3000, 0, 0),
             (3000, u32::MAX, 20),
         ] {
