@@ -61,13 +61,12 @@ pub enum Extension {
 
 impl Extension {
     /// The extension [`CotSender::setup`] and [`CotReceiver::setup`] use:
-    /// IKNP. SoftSpoken with 4-bit groups sends a quarter of its bytes per
-    /// OT and runs at least as fast (`examples/ot_speed.rs`), but sends its
-    /// GGM corrections with an instance's first batch, so an instance set
-    /// up and never used costs 3,076 bytes less than its setup: the mixed
-    /// protocol's estimate, exact today, must first learn which instances
-    /// run (`docs/mixed.md`).
-    pub const DEFAULT: Extension = Extension::Iknp;
+    /// SoftSpoken with 4-bit groups, which sends a quarter of IKNP's bytes
+    /// per OT and runs at least as fast (`examples/ot_speed.rs`). Its GGM
+    /// corrections (3,076 bytes) go with an instance's first batch, so an
+    /// instance set up and never used does not send them (the mixed
+    /// protocol's estimate counts the instances that run).
+    pub const DEFAULT: Extension = Extension::SoftSpoken { k: 4 };
 
     /// A stable name, e.g. `iknp` or `softspoken-k4`.
     pub fn name(self) -> String {

@@ -52,5 +52,6 @@ pub use session::{run_session, Phase, SessionReport};
 /// lanes of the inputs and outputs; CP1 and CP3 draw the oblivious choice's
 /// pads from a seed CP1 sends, instead of CP1 sending them. 8: correlated
 /// OT by SoftSpoken with 4-bit groups instead of IKNP; the session id
-/// hashes the extension's name.)
-pub const PROTOCOL_VERSION: u32 = 8;
+/// hashes the extension's name. 9: SoftSpoken's GGM corrections go with an
+/// instance's first batch, not with its setup.)
+pub const PROTOCOL_VERSION: u32 = 9;

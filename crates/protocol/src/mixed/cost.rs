@@ -28,10 +28,31 @@ use crate::options::Reveal;
 
 /// Bytes of the setup both parties send: hellos (162 bytes, measured) and
 /// the OT-extension setups of the two arithmetic directions (frame headers
-/// included).
-pub const ARITH_SETUP: u64 = 162 + 2 * Extension::DEFAULT.setup_bytes();
-/// Bytes of the garbling's OT-extension setup.
-pub const YAO_SETUP: u64 = Extension::DEFAULT.setup_bytes();
+/// included), but for what each defers to its first batch ([`DEFERRED`]).
+pub const ARITH_SETUP: u64 = 162 + 2 * (Extension::DEFAULT.setup_bytes() - DEFERRED);
+/// Bytes of the garbling's OT-extension setup, but for [`DEFERRED`].
+pub const YAO_SETUP: u64 = Extension::DEFAULT.setup_bytes() - DEFERRED;
+/// Bytes of an OT-extension instance's setup sent with its first batch
+/// (SoftSpoken's GGM corrections; none for IKNP): only the instances that
+/// run a batch send them.
+pub const DEFERRED: u64 = Extension::DEFAULT.deferred_setup_bytes();
+
+/// Which of a mixed run's three correlated-OT instances run a batch: the
+/// arithmetic direction whose vectors A holds, the one whose vectors B
+/// holds, and the garbling's (the evaluator's garbled inputs).
+#[derive(Clone, Copy, Default)]
+struct Instances {
+    a_vectors: bool,
+    b_vectors: bool,
+    garbling: bool,
+}
+
+impl Instances {
+    /// The deferred setup bytes of the instances that run.
+    fn deferred(self) -> u64 {
+        DEFERRED * (self.a_vectors as u64 + self.b_vectors as u64 + self.garbling as u64)
+    }
+}
 
 /// AND gates of a garbled `w`-bit adder or subtractor.
 pub fn add_ands(w: u32) -> u64 {
@@ -172,12 +193,15 @@ pub fn estimate(
     let plan = Plan::of(program)?;
     let garbled = plan.kinds.iter().any(|k| matches!(k, Kind::Bits(_)));
     let mut ops = Ops::default();
+    let mut used = Instances::default();
     let mut mixed = Cost {
         bytes: ARITH_SETUP + if garbled { YAO_SETUP } else { 0 },
         flights: 5 + if garbled { 3 } else { 0 },
     };
     for (&w, &n) in &plan.triples {
         mixed = mixed + arith::triples(Width::new(w)?, n);
+        used.a_vectors |= n > 0;
+        used.b_vectors |= n > 0;
     }
     // Garbled inputs.
     let (mut a_bits, mut b_bits) = (0, 0);
@@ -191,8 +215,10 @@ pub fn estimate(
         }
     }
     mixed = mixed + garbled_inputs(a_bits, b_bits);
+    used.garbling |= b_bits > 0;
     for wave in &plan.waves {
-        mixed = mixed + wave_cost(program, &plan, &wave.sending, scheme, &mut ops)?;
+        let sending = &wave.sending;
+        mixed = mixed + wave_cost(program, &plan, sending, scheme, (&mut ops, &mut used))?;
         for &i in &wave.local {
             match &program.steps[i] {
                 Step::Boolean { program: p, .. } => {
@@ -209,6 +235,7 @@ pub fn estimate(
         }
     }
     mixed = mixed + outputs_cost(program, &plan, reveal)?;
+    mixed.bytes += used.deferred();
     Ok(Estimate {
         ops,
         rounds: plan.rounds(),
@@ -234,7 +261,7 @@ fn wave_cost(
     plan: &Plan,
     steps: &[usize],
     scheme: Scheme,
-    ops: &mut Ops,
+    (ops, used): (&mut Ops, &mut Instances),
 ) -> Result<Cost, ProtocolError> {
     let mut cross: BTreeMap<u32, Vec<_>> = BTreeMap::new();
     let mut beaver: BTreeMap<u32, u64> = BTreeMap::new();
@@ -267,6 +294,8 @@ fn wave_cost(
     for (w, pairs) in cross {
         ops.cross += pairs.len() as u64;
         let (a, b) = CrossLayer::of(&pairs).shape();
+        used.a_vectors |= a.0 > 0;
+        used.b_vectors |= b.0 > 0;
         cost = cost + arith::cross(Width::new(w)?, a, b);
     }
     for (w, n) in beaver {
@@ -279,12 +308,14 @@ fn wave_cost(
             + match kind {
                 0 => {
                     ops.to_yao += n;
+                    used.garbling |= n > 0;
                     ops.and_gates += n * add_ands(w);
                     arith::to_yao(width, n, scheme)
                 }
                 3 | 4 => {
                     ops.to_yao += n;
                     let bits = n * w as u64;
+                    used.garbling |= kind == 4 && bits > 0;
                     match kind {
                         3 => garbled_inputs(bits, 0),
                         _ => garbled_inputs(0, bits),
@@ -297,6 +328,7 @@ fn wave_cost(
                 }
                 _ => {
                     ops.inject += n;
+                    used.a_vectors |= n > 0;
                     arith::inject_bits(width, n)
                 }
             };
@@ -373,6 +405,7 @@ fn pure_yao(program: &MixedProgram, plan: &Plan, scheme: Scheme, reveal: Reveal)
     let ways = if reveal == Reveal::Both { 2 } else { 1 };
     Cost {
         bytes: YAO_SETUP
+            + if b > 0 { DEFERRED } else { 0 }
             + garbled_inputs(a, b).bytes
             + arith::tables(scheme, ands)
             + arith::bits(out) * ways,
