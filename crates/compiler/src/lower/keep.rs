@@ -100,6 +100,16 @@ const MAX_STORED_TRIPS: u64 = 1 << 16;
 /// ones are lowered without probing (see [`Lower::keep_loop`]).
 const MAX_MISMATCHES: u32 = 4;
 
+/// The most probes a loop makes without keeping a run: where every
+/// iteration is probed (a merge's, whose positions' ranges grow, match
+/// their neighbours' probes but never once simulated), probing would
+/// double the loop's compile, and a long loop's ran out of budget. The
+/// rest of the loop is unrolled.
+const MAX_FRUITLESS: u32 = 32;
+
+/// Why a loop is unrolled after [`MAX_FRUITLESS`] probes.
+const FRUITLESS: &str = "32 probes in a row kept no run of iterations";
+
 /// Why iterations are unrolled when their probes differ.
 const DIFFERENT: &str = "consecutive iterations lower to different gates";
 
@@ -150,7 +160,16 @@ impl<'p> Lower<'p> {
         let mut outcome = Outcome::Done;
         // Iterations to lower plainly after the next run of mismatches.
         let mut skip = MAX_MISMATCHES as u64;
+        // Probes made since a run was last kept.
+        let mut fruitless = 0;
         while m < counted.trips {
+            // (Not inside another loop's probe: there an iteration's
+            // lowering must not depend on how long its own probing went.)
+            let probing = !self.probes.is_empty();
+            if fruitless >= MAX_FRUITLESS && pending.is_none() && !probing {
+                outcome = Outcome::Unroll(m, FRUITLESS.to_string());
+                break;
+            }
             if misses >= MAX_MISMATCHES {
                 // Probing iterations that match nothing costs twice what
                 // lowering them does: lower the next ones plainly (twice as
@@ -165,7 +184,10 @@ impl<'p> Lower<'p> {
             }
             let probe = match pending.take() {
                 Some(p) => p,
-                None => self.probe_iteration(&counted, m, &setup, &mut each)?,
+                None => {
+                    fruitless += 1;
+                    self.probe_iteration(&counted, m, &setup, &mut each)?
+                }
             };
             if let Some(failed) = &probe.failed {
                 outcome = Outcome::Unroll(m, failed.clone());
@@ -197,6 +219,7 @@ impl<'p> Lower<'p> {
                 // The next iteration, probed on the state this one left:
                 // if it matches, the run starts here; if it read nothing
                 // this one wrote, it is the next probe anyway.
+                fruitless += 1;
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
@@ -219,7 +242,10 @@ impl<'p> Lower<'p> {
                 m = self.extend_run(&mut run, &counted, m, &mut why)?;
             }
             let found = (&mut extras, &mut report);
-            let (_, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
+            let (kept, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
+            if kept {
+                fruitless = 0;
+            }
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
         self.end_loop(&counted, &outcome, why, &mut report);
