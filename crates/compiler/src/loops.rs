@@ -78,10 +78,13 @@ use crate::parser::const_eval;
 pub struct Induction {
     /// The loop variable.
     pub var: String,
-    /// The condition with the variable on the left: `var op bound`.
+    /// The condition with the variable on the left: `var + offset op
+    /// bound`.
     pub op: BinOp,
     /// The bound.
     pub bound: Expr,
+    /// The constant added to the variable in the condition (`j + 1 < n`).
+    pub offset: i128,
     /// The step added to the variable after each iteration.
     pub step: i128,
     /// The shifts whose amount uses the variable (by location).
@@ -104,7 +107,7 @@ pub struct Induction {
 /// variable moves; otherwise why not.
 pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<Induction, String> {
     let cond = cond.ok_or("the loop has no condition")?;
-    let (var, op, bound) =
+    let (var, offset, op, bound) =
         condition(cond).ok_or("the condition is not a comparison of a variable with a bound")?;
     let step = step.ok_or("the loop has no step")?;
     let step = step_of(step, var).ok_or(format!("the step is not a constant change of '{var}'"))?;
@@ -128,6 +131,7 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
         var: var.to_string(),
         op,
         bound: bound.clone(),
+        offset,
         step,
         shifts: check.shifts,
         stored: check.stored,
@@ -137,7 +141,7 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
 }
 
 /// `var op bound` (or `bound op var`, mirrored).
-fn condition(c: &Expr) -> Option<(&str, BinOp, &Expr)> {
+fn condition(c: &Expr) -> Option<(&str, i128, BinOp, &Expr)> {
     let ExprKind::Binary(op, a, b) = &c.kind else {
         return None;
     };
@@ -154,9 +158,30 @@ fn condition(c: &Expr) -> Option<(&str, BinOp, &Expr)> {
     ) {
         return None;
     }
-    match (&a.kind, &b.kind) {
-        (ExprKind::Ident(v), _) if !mentions(b, v) => Some((v.as_str(), *op, b.as_ref())),
-        (_, ExprKind::Ident(v)) if !mentions(a, v) => Some((v.as_str(), mirror(*op), a.as_ref())),
+    match (offset_var(a), offset_var(b)) {
+        (Some((v, off)), _) if !mentions(b, v) => Some((v, off, *op, b.as_ref())),
+        (_, Some((v, off))) if !mentions(a, v) => Some((v, off, mirror(*op), a.as_ref())),
+        _ => None,
+    }
+}
+
+/// The variable `e` names and the constant added to it: `v` (0), `v + c`,
+/// `c + v` or `v - c`, for a constant `c` of at most 2^16.
+fn offset_var(e: &Expr) -> Option<(&str, i128)> {
+    fn ident(x: &Expr) -> Option<&str> {
+        match &x.kind {
+            ExprKind::Ident(v) => Some(v.as_str()),
+            _ => None,
+        }
+    }
+    let small = |x: &Expr| const_eval(x).filter(|c| c.abs() <= 1 << 16);
+    match &e.kind {
+        ExprKind::Ident(v) => Some((v.as_str(), 0)),
+        ExprKind::Binary(BinOp::Add, a, b) => match ident(a) {
+            Some(v) => Some((v, small(b)?)),
+            None => Some((ident(b)?, small(a)?)),
+        },
+        ExprKind::Binary(BinOp::Sub, a, c) => Some((ident(a)?, -small(c)?)),
         _ => None,
     }
 }

@@ -271,6 +271,31 @@ fn assert_unrolled_because(p: &CompiledProgram, why: &str) {
     assert!(!l.kept() && said, "{l:?}");
 }
 
+/// A condition that adds a constant to the variable (`j + 1 < N`, `2 +
+/// j <= N`, `j - 1 < N`) counts the loop as `j < N - 1` would: an odd-even
+/// transposition sort keeps every pass as a region, with the unrolled
+/// AND gates, and sorts as gcc does. A variable that the offset would
+/// take past its type's values (`uint8_t j` up to 251, plus 10) is
+/// unrolled, and computes what gcc computes.
+#[test]
+fn conditions_with_an_offset_are_counted() {
+    let src = "#include <stdint.h>\n#define N 32\ntypedef struct { uint32_t v[N / 2]; } H;\ntypedef struct { uint32_t v[N]; uint32_t s; } A;\nA mpc_main(H INPUT_A, H INPUT_B) {\n    A a;\n    for (int i = 0; i < N / 2; i++) { a.v[i] = INPUT_A.v[i]; a.v[i + N / 2] = INPUT_B.v[i]; }\n    for (int r = 0; r < N; r++)\n        for (int j = r % 2; j + 1 < N; j += 2) {\n            uint32_t x = a.v[j], y = a.v[j + 1];\n            if (x > y) { a.v[j] = y; a.v[j + 1] = x; }\n        }\n    a.s = 0;\n    for (int j = 1; 2 + j <= N; j++) a.s += a.v[j] ^ a.v[j + 1];\n    for (int j = 3; j - 1 < N - 2; j++) a.s += a.v[j] & INPUT_B.v[j % 16];\n    for (uint8_t j = 240; j + 10 < 262; j++) a.s = a.s * 3 + (a.v[j % N] >> (j % 7));\n    return a;\n}\n";
+    let p = compiled(src, "oddeven.c", &CompileOptions::default());
+    let flat = unrolled(src, "oddeven.c");
+    let pass = p.loops.iter().find(|l| l.line == 9).expect("a pass");
+    assert!(pass.kept(), "{pass:?}");
+    for line in [14, 15] {
+        let l = p.loops.iter().find(|l| l.line == line).expect("the loop");
+        assert!(
+            l.why.as_deref()
+                != Some("the condition is not a comparison of a variable with a bound"),
+            "line {line}: {l:?}"
+        );
+    }
+    assert_eq!(p.program.and_count(), flat.program.and_count());
+    agree_with_gcc(src, &[&p, &flat], 6, 14, "oddeven");
+}
+
 /// A merge reading at secret positions (how far each array has been
 /// taken, whose ranges grow every iteration): each iteration's probe
 /// matches the next one's, but never once simulated, so no run is kept.

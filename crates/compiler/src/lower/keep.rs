@@ -370,7 +370,7 @@ impl<'p> Lower<'p> {
             _ => return Ok(None),
         };
         let s = ind.step;
-        let span = bound - first;
+        let span = bound - ind.offset - first;
         let trips: i128 = match (ind.op, s > 0) {
             (BinOp::Lt, true) => (span + s - 1).div_euclid(s).max(0),
             (BinOp::Le, true) => (span + s).div_euclid(s).max(0),
@@ -394,7 +394,8 @@ impl<'p> Lower<'p> {
         } else {
             (0, (1i128 << scalar.width) - 1)
         };
-        if lo < min || hi > max {
+        // (The variable plus the condition's offset too: no wrap there.)
+        if lo.min(lo + ind.offset) < min || hi.max(hi + ind.offset) > max {
             return Ok(None);
         }
         // A negative value compared as unsigned is not in order.
