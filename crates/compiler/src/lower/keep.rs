@@ -107,6 +107,17 @@ const MAX_MISMATCHES: u32 = 4;
 /// rest of the loop is unrolled.
 const MAX_FRUITLESS: u32 = 32;
 
+/// Runs of a loop in a row that probed and kept nothing after which its
+/// later runs are unrolled without probing (see [`Lower::keep_loop`]).
+const MAX_FRUITLESS_RUNS: u32 = 3;
+
+/// How the reason begins when a loop probed each found only runs shorter
+/// than a block's least (see `each.rs`).
+const SHORT_RUNS: &str = "runs of iterations that lower alike are shorter than";
+
+/// Why a loop is unrolled after [`MAX_FRUITLESS_RUNS`] such runs.
+const FRUITLESS_RUNS: &str = "its last 3 runs probed and kept nothing";
+
 /// Why a loop is unrolled after [`MAX_FRUITLESS`] probes.
 const FRUITLESS: &str = "32 probes in a row kept no run of iterations";
 
@@ -124,7 +135,54 @@ impl<'p> Lower<'p> {
     /// lowers one iteration and returns what it yields (a region's
     /// partials); the loop variable holds the iteration's value. Returns
     /// `None` if the loop cannot be counted (it is then unrolled as usual).
+    ///
+    /// A loop run again and again (an inner loop) whose last
+    /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing is unrolled
+    /// without probing from then on (outside other loops' probes, where
+    /// every run must lower alike).
     pub(super) fn keep_loop(
+        &mut self,
+        ind: &Induction,
+        cond: &Expr,
+        (loc, counters): (Loc, Option<&CounterPlan>),
+        each: impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+    ) -> DResult<Option<Kept>> {
+        let top = self.probes.is_empty();
+        if top && self.fruitless_runs.get(&loc) >= Some(&MAX_FRUITLESS_RUNS) {
+            let Some(counted) = self.count_trips(ind, cond)? else {
+                return Ok(None);
+            };
+            let mut report = LoopReport {
+                at: format!("line {}", loc.line),
+                iterations: counted.trips,
+                blocks: Vec::new(),
+                unrolled: 0,
+                disabled: 0,
+                why: None,
+            };
+            let outcome = Outcome::Unroll(0, FRUITLESS_RUNS.to_string());
+            self.end_loop(&counted, &outcome, None, &mut report);
+            return Ok(Some((outcome, Vec::new(), report)));
+        }
+        let kept = self.try_keep_loop(ind, cond, (loc, counters), each)?;
+        if let (true, Some((_, _, report))) = (top, &kept) {
+            // (Not a run too short to keep, or whose repeats were too
+            // small for a block: a later, longer run may keep them.)
+            let matched_nothing = report
+                .why
+                .as_deref()
+                .is_some_and(|w| w == DIFFERENT || w == FRUITLESS || w.starts_with(SHORT_RUNS));
+            if !report.blocks.is_empty() {
+                self.fruitless_runs.remove(&loc);
+            } else if matched_nothing {
+                *self.fruitless_runs.entry(loc).or_insert(0) += 1;
+            }
+        }
+        Ok(kept)
+    }
+
+    /// [`Lower::keep_loop`], probing.
+    fn try_keep_loop(
         &mut self,
         ind: &Induction,
         cond: &Expr,

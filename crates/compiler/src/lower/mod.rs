@@ -128,6 +128,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         recording: None,
         first_input: None,
         loops: BTreeMap::new(),
+        fruitless_runs: HashMap::default(),
         reduce_at: reads::reduce_at_store(prog),
     };
     l.run(prog)?;
@@ -170,6 +171,9 @@ struct Lower<'p> {
     first_input: Option<Wire>,
     /// How each loop was lowered.
     loops: BTreeMap<Loc, LoopReport>,
+    /// Per loop, its runs in a row that probed and kept nothing (see
+    /// [`Lower::keep_loop`]).
+    fruitless_runs: HashMap<Loc, u32>,
     /// Stores whose sums are reduced there (see [`reads`]).
     reduce_at: HashSet<Loc>,
 }

@@ -316,9 +316,9 @@ impl Lower<'_> {
     ) -> DResult<bool> {
         let (kept, _) = self.end_run((run, MIN_RUN), c, each, (extras, report))?;
         if !kept {
-            report.why.get_or_insert_with(|| {
-                format!("runs of iterations that lower alike are shorter than {MIN_RUN}")
-            });
+            report
+                .why
+                .get_or_insert_with(|| format!("{SHORT_RUNS} {MIN_RUN}"));
         }
         Ok(kept)
     }
