@@ -66,6 +66,7 @@ macro_rules! for_children {
 pub mod counter;
 pub mod public;
 pub mod reduce;
+pub mod whiles;
 
 use rustc_hash::FxHashSet as HashSet;
 

@@ -292,6 +292,27 @@ fn an_inner_loop_that_never_keeps_stops_being_probed() {
     agree_with_gcc(src, &[&p, &flat], 4, 15, "selection");
 }
 
+/// A `while` loop whose body ends by stepping the variable its condition
+/// compares (`while (i < N) { ...; i++; }`) is the `for` loop it spells,
+/// and is kept as one; one whose body may `continue` past the step (which
+/// a `for` loop would run) stays a `while` loop. Both compute what gcc
+/// and the unrolled form compute, with the unrolled AND gates.
+#[test]
+fn counting_while_loops_are_kept() {
+    let src = "#include <stdint.h>\n#define N 300\ntypedef struct { uint32_t v[N]; } V;\nuint32_t mpc_main(V INPUT_A, V INPUT_B) {\n    uint32_t t = 0;\n    int i = 0;\n    while (i < N) {\n        t = (t ^ INPUT_A.v[i]) + (INPUT_B.v[i] & t);\n        i++;\n    }\n    int j = 0;\n    while (j < N) { if ((j & 3) == 1) { j += 2; continue; } t += INPUT_B.v[j] * 3; j++; }\n    return t + i + j;\n}\n";
+    let p = compiled(src, "while.c", &CompileOptions::default());
+    let flat = unrolled(src, "while.c");
+    let counted = p
+        .loops
+        .iter()
+        .find(|l| l.line == 7)
+        .expect("the first loop");
+    assert!(counted.kept(), "{counted:?}");
+    assert!(p.loops.iter().all(|l| l.line != 12), "{:?}", p.loops);
+    assert_eq!(p.program.and_count(), flat.program.and_count());
+    agree_with_gcc(src, &[&p, &flat], 4, 16, "while");
+}
+
 /// A condition that adds a constant to the variable (`j + 1 < N`, `2 +
 /// j <= N`, `j - 1 < N`) counts the loop as `j < N - 1` would: an odd-even
 /// transposition sort keeps every pass as a region, with the unrolled

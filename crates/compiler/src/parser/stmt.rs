@@ -69,7 +69,7 @@ impl Parser<'_> {
                 self.expect("(")?;
                 let c = self.expr()?;
                 self.expect(")")?;
-                StmtKind::While(c, Box::new(self.sub_stmt()?))
+                crate::loops::whiles::counted_while(c, self.sub_stmt()?)
             }
             Some("do") => {
                 self.pos += 1;
