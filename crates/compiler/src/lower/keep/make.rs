@@ -16,16 +16,23 @@ const MIN_KEPT_GATES: u64 = 2048;
 /// iteration, and of the last one, went.
 struct Made {
     /// Per output of the template: its first wire and the step between
-    /// iterations' wires (an output of every iteration), or its last
+    /// instances' wires (an output of every iteration), or its last
     /// iteration's wire (a step of 0).
     outputs: Vec<Option<(Wire, u32)>>,
+    /// The instance of each iteration, where iterations that read the
+    /// same wires share one (see [`distinct_iterations`]).
+    instance_of: Option<Vec<u32>>,
 }
 
 impl Made {
     /// What output `q` of iteration `j` stands for.
     fn bit(&self, j: u64, q: u32) -> Bit {
         let (first, width) = self.outputs[q as usize].expect("a token of an output made");
-        Bit::Wire(first + j as Wire * width)
+        let instance = self
+            .instance_of
+            .as_ref()
+            .map_or(j, |of| of[j as usize] as u64);
+        Bit::Wire(first + instance as Wire * width)
     }
 
     /// For each output, how many outputs from it on stand for consecutive
@@ -263,7 +270,7 @@ impl<'p> Lower<'p> {
     fn make_block(&mut self, run: &mut Run, needed: &Needed) -> DResult<(Made, bool)> {
         let parallel = self.opts.regions && run.parallel();
         let kinds = InputKinds::of(run);
-        let (outs, made) = self.output_wires(run, &kinds.carried, needed);
+        let (mut outs, mut made) = self.output_wires(run, &kinds.carried, needed);
         // Origins naming this run's own outputs are its output wires.
         let resolve = |b: Bit| match b {
             Bit::Wire(w) => run.decode(w).map_or(b, |(j, q)| made.bit(j, q)),
@@ -274,7 +281,23 @@ impl<'p> Lower<'p> {
             .iter()
             .map(|&i| (run.probe.inputs[i], resolve(run.origin(i, 0))))
             .collect();
-        let inputs_wiring = self.iteration_inputs(run, &kinds.iter, &resolve)?;
+        let mut inputs_wiring = self.iteration_inputs(run, &kinds.iter, &resolve)?;
+        // Iterations of a region that read the same wires compute the same
+        // values: one instance serves them all (unrolled, structural
+        // hashing shares their gates; a knapsack's rows have many equal
+        // cells).
+        let (mut count, mut instance_of_iteration) = (run.count, None);
+        let alone = parallel && kinds.carried.is_empty() && outs.finals.is_empty();
+        if let Some((instance_of, kept)) = alone
+            .then(|| distinct_iterations(&inputs_wiring, run.count))
+            .flatten()
+        {
+            let table: Vec<Wire> = kept.iter().flat_map(|&k| inputs_wiring.wires(k)).collect();
+            count = kept.len() as u64;
+            inputs_wiring = Wiring::compress(kept.len(), inputs_wiring.width(), &table);
+            outs.unit.truncate(kept.len() * outs.every_q.len());
+            instance_of_iteration = Some(instance_of);
+        }
         let mut carried_init = Vec::with_capacity(kinds.carried.len());
         let mut next = Vec::with_capacity(kinds.carried.len());
         for &i in &kinds.carried {
@@ -315,7 +338,7 @@ impl<'p> Lower<'p> {
         let parallel = parallel && kinds.carried.is_empty();
         self.b.add_block(PendingBlock {
             position: 0,
-            count: run.count,
+            count,
             parallel,
             body,
             shared: shared_wires,
@@ -328,6 +351,7 @@ impl<'p> Lower<'p> {
             inputs: inputs_wiring,
             outputs: outs.wiring(),
         });
+        made.instance_of = instance_of_iteration;
         Ok((made, parallel))
     }
 
@@ -365,6 +389,7 @@ impl<'p> Lower<'p> {
         let finals: Vec<Wire> = last_q.iter().map(|_| self.b.fresh_wire()).collect();
         let mut made = Made {
             outputs: vec![None; run.outputs.len()],
+            instance_of: None,
         };
         let first = unit.first().copied().unwrap_or(0);
         for (k, &q) in every_q.iter().enumerate() {
@@ -560,6 +585,23 @@ impl<'p> Lower<'p> {
 }
 
 /// Calls `f` on the frame wires a template block writes.
+/// For each of `count` iterations wired as `inputs`, the instance that
+/// serves it, and the iterations kept as instances (the first to read
+/// each list of wires), if some iterations read what an earlier one did.
+fn distinct_iterations(inputs: &Wiring, count: u64) -> Option<(Vec<u32>, Vec<u64>)> {
+    let mut first: HashMap<Vec<Wire>, u32> = HashMap::default();
+    let mut kept = Vec::new();
+    let instance_of: Vec<u32> = (0..count)
+        .map(|k| {
+            *first.entry(inputs.wires(k)).or_insert_with(|| {
+                kept.push(k);
+                kept.len() as u32 - 1
+            })
+        })
+        .collect();
+    (kept.len() < count as usize).then_some((instance_of, kept))
+}
+
 fn block_outputs(block: &PendingBlock, mut f: impl FnMut(Wire)) {
     block.outputs.for_all(block.count, &mut f);
     block.carried.iter().filter_map(|c| c.last).for_each(f);
@@ -594,7 +636,8 @@ fn used_wires(
 
 #[cfg(test)]
 mod tests {
-    use super::Made;
+    use super::{distinct_iterations, Made};
+    use twofold_circuit::Wiring;
 
     /// Outputs laid out one wire apart with the same step count as one
     /// run from each of them; a step that differs, a gap or an output not
@@ -612,7 +655,27 @@ mod tests {
                 Some((22, 5)),
                 Some((24, 5)),
             ],
+            instance_of: None,
         };
         assert_eq!(made.consecutive(), vec![3, 2, 1, 0, 2, 1, 1, 1]);
+    }
+
+    /// Iterations reading the wires an earlier one read are served by its
+    /// instance; the instances are the first of each list, in order; none
+    /// repeated, nothing is merged.
+    #[test]
+    fn iterations_reading_the_same_wires_share_an_instance() {
+        let table = [1, 2, 3, 4, 1, 2, 5, 6, 3, 4];
+        let wiring = Wiring::compress(5, 2, &table);
+        let (instance_of, kept) = distinct_iterations(&wiring, 5).expect("repeats");
+        assert_eq!(instance_of, vec![0, 1, 0, 2, 1]);
+        assert_eq!(kept, vec![0, 1, 3]);
+        let distinct = Wiring::compress(3, 2, &[1, 2, 3, 4, 5, 6]);
+        assert!(distinct_iterations(&distinct, 3).is_none());
+        // No inputs at all: every iteration is the first's.
+        assert_eq!(
+            distinct_iterations(&Wiring::empty(), 3).map(|d| d.1),
+            Some(vec![0])
+        );
     }
 }
