@@ -59,6 +59,20 @@ pub struct LoopReport {
     pub why: Option<String>,
 }
 
+impl LoopReport {
+    /// The report of a loop at `at` of `iterations`, before any is lowered.
+    pub(super) fn new(at: String, iterations: u64) -> LoopReport {
+        LoopReport {
+            at,
+            iterations,
+            blocks: Vec::new(),
+            unrolled: 0,
+            disabled: 0,
+            why: None,
+        }
+    }
+}
+
 /// A kept loop: what became of it, the extras of every iteration kept, and
 /// its report.
 pub(super) type Kept = (Outcome, Vec<Vec<Slot>>, LoopReport);
@@ -152,14 +166,7 @@ impl<'p> Lower<'p> {
             let Some(counted) = self.count_trips(ind, cond)? else {
                 return Ok(None);
             };
-            let mut report = LoopReport {
-                at: format!("line {}", loc.line),
-                iterations: counted.trips,
-                blocks: Vec::new(),
-                unrolled: 0,
-                disabled: 0,
-                why: None,
-            };
+            let mut report = LoopReport::new(format!("line {}", loc.line), counted.trips);
             let outcome = Outcome::Unroll(0, FRUITLESS_RUNS.to_string());
             self.end_loop(&counted, &outcome, None, &mut report);
             return Ok(Some((outcome, Vec::new(), report)));
@@ -193,14 +200,7 @@ impl<'p> Lower<'p> {
             return Ok(None);
         };
         let mut setup = Rc::new(first_setup(ind, &counted));
-        let mut report = LoopReport {
-            at: format!("line {}", loc.line),
-            iterations: counted.trips,
-            blocks: Vec::new(),
-            unrolled: 0,
-            disabled: 0,
-            why: None,
-        };
+        let mut report = LoopReport::new(format!("line {}", loc.line), counted.trips);
         let mut extras = Vec::new();
         if ind.each {
             let found = (&mut extras, &mut report);

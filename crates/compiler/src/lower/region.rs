@@ -90,17 +90,11 @@ impl<'p> Lower<'p> {
                 _ => "the loop has no condition or step".to_string(),
             }
         };
-        self.loops.insert(
-            loc,
-            LoopReport {
-                at: String::new(),
-                iterations: 0,
-                blocks: Vec::new(),
-                unrolled: 0,
-                disabled: 0,
-                why: Some(why),
-            },
-        );
+        let report = LoopReport {
+            why: Some(why),
+            ..LoopReport::new(String::new(), 0)
+        };
+        self.loops.insert(loc, report);
         self.exec_loop(cond, step, body, false, loc, vars)
     }
 
