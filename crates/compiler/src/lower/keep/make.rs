@@ -589,6 +589,30 @@ impl<'p> Lower<'p> {
 /// serves it, and the iterations kept as instances (the first to read
 /// each list of wires), if some iterations read what an earlier one did.
 fn distinct_iterations(inputs: &Wiring, count: u64) -> Option<(Vec<u32>, Vec<u64>)> {
+    // Most regions read a wire that differs from iteration to iteration
+    // (a step, first wires in order, or any column of distinct wires):
+    // then no two iterations read the same wires, and none are hashed.
+    let Some(column) = inputs.segments.iter().find(|seg| !seg.is_empty()) else {
+        return (count >= 2).then(|| (vec![0; count as usize], vec![0]));
+    };
+    let moves = match column {
+        Segment::Affine { step, .. } => *step != 0,
+        Segment::Ranges { starts, .. } => starts.windows(2).all(|w| w[0] < w[1]),
+        Segment::Table { .. } => false,
+    };
+    if count < 2 || moves {
+        return None;
+    }
+    let mut firsts: Vec<Wire> = (0..count)
+        .map(|k| match column.row(k) {
+            Ok(first) => first as Wire,
+            Err(row) => row[0],
+        })
+        .collect();
+    firsts.sort_unstable();
+    if firsts.windows(2).all(|w| w[0] != w[1]) {
+        return None;
+    }
     let mut first: HashMap<Vec<Wire>, u32> = HashMap::default();
     let mut kept = Vec::new();
     let instance_of: Vec<u32> = (0..count)
