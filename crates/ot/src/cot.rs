@@ -125,6 +125,36 @@ impl Extension {
         header + 8 + m.div_ceil(chunk) * header + padded / 8 * self.lines() as u64
     }
 
+    /// Bytes an instance moves for its `batches` (their OT counts), frame
+    /// headers included, but for the base OTs (the same for every
+    /// extension): the batches and, if any runs, the deferred setup.
+    ///
+    /// # Panics
+    /// As [`lines`](Extension::lines).
+    pub fn instance_bytes(self, batches: &[u64]) -> u64 {
+        let deferred = if batches.is_empty() {
+            0
+        } else {
+            self.deferred_setup_bytes()
+        };
+        batches
+            .iter()
+            .fold(deferred, |sum, &m| sum.saturating_add(self.batch_bytes(m)))
+    }
+
+    /// The extension an instance should run for `batches` (their OT
+    /// counts, known to both parties before the setup): IKNP where its
+    /// bytes are fewer than [`DEFAULT`](Extension::DEFAULT)'s — below
+    /// about 256 OTs, SoftSpoken's 3,076 bytes of GGM corrections outweigh
+    /// the 12 bytes it saves an OT — else the default.
+    pub fn cheapest(batches: &[u64]) -> Extension {
+        if Extension::Iknp.instance_bytes(batches) < Extension::DEFAULT.instance_bytes(batches) {
+            Extension::Iknp
+        } else {
+            Extension::DEFAULT
+        }
+    }
+
     /// Refuses a SoftSpoken group width outside `2..=8`.
     fn check(self) -> Result<()> {
         match self {

@@ -652,6 +652,40 @@ fn the_byte_formulas_match_the_channel() {
     assert_eq!(k4.deferred_setup_bytes(), 4 + 96 * 32);
     assert_eq!(Extension::Iknp.deferred_setup_bytes(), 0);
     assert_eq!(k4.batch_bytes(1 << 20), 4 + 8 + 16 * 4 + (4 << 20));
+    // An instance's bytes beyond the base OTs: the batches and what the
+    // first defers.
+    let batches: Vec<u64> = counts.iter().map(|&m| m as u64).collect();
+    for ext in [Extension::Iknp, k4] {
+        let rest: u64 = batches.iter().map(|&m| ext.batch_bytes(m)).sum();
+        let deferred = ext.deferred_setup_bytes();
+        assert_eq!(ext.instance_bytes(&batches), rest + deferred);
+        assert_eq!(ext.instance_bytes(&[]), 0);
+    }
+}
+
+#[test]
+fn an_instance_runs_the_extension_that_moves_fewer_bytes() {
+    // 12 bytes saved an OT (rows padded to 128) against 3,076 bytes of
+    // GGM corrections: SoftSpoken pays from 257 OTs on.
+    assert_eq!(Extension::DEFAULT, Extension::SoftSpoken { k: 4 });
+    for (batches, want) in [
+        (vec![], Extension::DEFAULT),
+        (vec![1], Extension::Iknp),
+        (vec![32], Extension::Iknp),
+        (vec![256], Extension::Iknp),
+        (vec![257], Extension::DEFAULT),
+        (vec![100, 100, 100], Extension::DEFAULT),
+        (vec![1 << 20], Extension::DEFAULT),
+    ] {
+        let got = Extension::cheapest(&batches);
+        assert_eq!(got, want, "{batches:?}");
+        let other = if got == Extension::Iknp {
+            Extension::DEFAULT
+        } else {
+            Extension::Iknp
+        };
+        assert!(got.instance_bytes(&batches) <= other.instance_bytes(&batches));
+    }
 }
 
 /// A peer that connects, optionally writes `bytes` raw, then hangs up.

@@ -53,5 +53,6 @@ pub use session::{run_session, Phase, SessionReport};
 /// pads from a seed CP1 sends, instead of CP1 sending them. 8: correlated
 /// OT by SoftSpoken with 4-bit groups instead of IKNP; the session id
 /// hashes the extension's name. 9: SoftSpoken's GGM corrections go with an
-/// instance's first batch, not with its setup.)
-pub const PROTOCOL_VERSION: u32 = 9;
+/// instance's first batch, not with its setup. 10: each instance runs IKNP
+/// where its OTs, known before its setup, cost fewer bytes so.)
+pub const PROTOCOL_VERSION: u32 = 10;

@@ -11,7 +11,7 @@ use twofold_circuit::{MainOrder, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Block, Delta, GarblingScheme, Prg, SchemeJob};
 use twofold_net::Channel;
-use twofold_ot::{CotReceiver, CotSender};
+use twofold_ot::{CotReceiver, CotSender, Extension};
 
 use crate::engine::{EvaluatingEngine, Fgp, GarblingEngine};
 use crate::error::ProtocolError;
@@ -378,6 +378,17 @@ impl PhaseClock {
     }
 }
 
+/// The OT extension of the evaluator's inputs (`bits` of them, one batch):
+/// the cheaper for that batch, unless IPP's role transfers use the instance
+/// again (then the default).
+fn input_ots(bits: usize, opts: &SessionOptions) -> Extension {
+    if opts.ipp.is_on() {
+        Extension::DEFAULT
+    } else {
+        Extension::cheapest(&[bits as u64])
+    }
+}
+
 fn garble<S: GarblingScheme>(
     chans: &mut [Channel],
     program: &Arranged,
@@ -391,8 +402,8 @@ fn garble<S: GarblingScheme>(
     let delta = Delta::random(&mut prg);
     let chan = &mut chans[0];
     // Evaluator's input labels come from correlated OT: K0 is the 0-label.
-    let mut cot = CotSender::setup(chan, delta, session_id)?;
     let theirs = owners.iter().filter(|&&p| p == Party::B).count();
+    let mut cot = CotSender::setup_with(chan, delta, session_id, input_ots(theirs, opts))?;
     let mut ot_labels = cot.send(chan, theirs)?.into_iter();
     let mut mine = my_bits.iter();
     let mut labels = Vec::with_capacity(owners.len());
@@ -455,7 +466,8 @@ fn evaluate<S: GarblingScheme>(
     clock: &mut PhaseClock,
 ) -> Result<(Option<Vec<bool>>, u64, Transfers), ProtocolError> {
     let chan = &mut chans[0];
-    let mut cot = CotReceiver::setup(chan, session_id)?;
+    let mine = owners.iter().filter(|&&p| p == Party::B).count();
+    let mut cot = CotReceiver::setup_with(chan, session_id, input_ots(mine, opts))?;
     let mut ot_labels = cot.receive(chan, my_bits)?.into_iter();
     let theirs = owners.iter().filter(|&&p| p == Party::A).count();
     let mut from_garbler = Labels::recv(chan, theirs, "input labels")?.into_iter();

@@ -1,10 +1,12 @@
 //! The mixed cost model against the executor's counted bytes.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use rand::SeedableRng;
 use twofold_crypto::Scheme;
 use twofold_net::ChannelOptions;
+use twofold_ot::Extension;
 use twofold_protocol::mixed::cost::estimate;
 use twofold_protocol::mixed::{run_mixed_local, MixedOptions};
 use twofold_protocol::Reveal;
@@ -18,6 +20,7 @@ fn estimates_are_the_bytes_counted() {
         ..ChannelOptions::default()
     };
     let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    let mut extensions = HashSet::new();
     for case in 0..12 {
         let program = random_mixed_program(&mut rng, [16, 32, 64][case % 3], 16);
         let inputs = random_mixed_inputs(&mut rng, &program);
@@ -43,5 +46,12 @@ fn estimates_are_the_bytes_counted() {
         assert_eq!(est.mixed.flights, ra.flights, "case {case}");
         assert_eq!(est.rounds, ra.rounds, "case {case}");
         assert_eq!(est.ops.and_gates, ra.and_gates, "case {case}");
+        let e = est.extensions;
+        extensions.extend([e.a_vectors, e.b_vectors, e.garbling]);
     }
+    // Instances of both kinds ran: the estimate follows the choice.
+    assert!(
+        extensions.contains(&Extension::Iknp) && extensions.contains(&Extension::DEFAULT),
+        "{extensions:?}"
+    );
 }

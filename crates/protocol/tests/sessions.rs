@@ -272,3 +272,35 @@ fn fgp_streams_an_and_level_wider_than_a_frame() {
         assert_eq!(rb.outputs.unwrap(), want, "{scheme}");
     }
 }
+
+/// An AND of every bit of A's 8-bit input and B's `n`-bit input.
+fn and_of_all(n: u32) -> Program {
+    let mut b = twofold_circuit::Builder::new();
+    let mut bits = b.input("a", Party::A, 8);
+    bits.extend(b.input("b", Party::B, n));
+    let all = bits.into_iter().reduce(|x, y| b.and(x, y)).unwrap();
+    b.output("all", &[all]);
+    Program::from(b.finish().unwrap())
+}
+
+/// Party B's bytes sent in a run of [`and_of_all`]`(n)` on ones.
+fn evaluator_bytes(n: u32) -> u64 {
+    let program = and_of_all(n);
+    let inputs = vec![vec![true; 8], vec![true; n as usize]];
+    let (a, b) = split(&program, &inputs);
+    let o = opts(Reveal::Both);
+    let (ra, rb) = run_local(&program, &a, &b, &o, &ChannelOptions::default()).unwrap();
+    assert_eq!(ra.outputs, Some(vec![vec![true]]));
+    rb.bytes_sent
+}
+
+#[test]
+fn the_evaluators_inputs_come_by_the_extension_that_moves_fewer_bytes() {
+    use twofold_ot::Extension;
+    // B sends the same but for its OT batch: 32 OTs by IKNP (16 bytes an
+    // OT beat SoftSpoken's 3,076 bytes of corrections), 512 by SoftSpoken.
+    assert_eq!(Extension::cheapest(&[32]), Extension::Iknp);
+    assert_eq!(Extension::cheapest(&[512]), Extension::DEFAULT);
+    let want = Extension::DEFAULT.instance_bytes(&[512]) - Extension::Iknp.instance_bytes(&[32]);
+    assert_eq!(evaluator_bytes(512) - evaluator_bytes(32), want);
+}

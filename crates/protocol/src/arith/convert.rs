@@ -26,7 +26,7 @@ use twofold_circuit::{Bit, Builder, Circuit, Party, Program};
 use twofold_crypto::halfgates::{ActiveLabel, ZeroLabel};
 use twofold_crypto::{Block, Delta, GarblingScheme, Prg};
 use twofold_net::Channel;
-use twofold_ot::{CotReceiver, CotSender};
+use twofold_ot::{CotReceiver, CotSender, Extension};
 
 use super::ring::{random_word, Width};
 use crate::error::ProtocolError;
@@ -170,14 +170,24 @@ fn values_of<L: Clone>(width: Width, wires: &[L]) -> Vec<Vec<L>> {
 
 impl<S: GarblingScheme> YaoGarbler<S> {
     /// Sets up the garbler with a fresh Δ and the OT sender for the
-    /// evaluator's shares; the peer runs [`YaoEvaluator::setup`] with the
-    /// same `session_id`.
+    /// evaluator's shares, with [`Extension::DEFAULT`]; the peer runs
+    /// [`YaoEvaluator::setup`] with the same `session_id`.
     pub fn setup(chan: &mut Channel, session_id: &[u8]) -> Result<Self, ProtocolError> {
+        YaoGarbler::setup_with(chan, session_id, Extension::DEFAULT)
+    }
+
+    /// Like [`setup`](YaoGarbler::setup) with the extension `ext` (the peer
+    /// runs [`YaoEvaluator::setup_with`] with the same).
+    pub fn setup_with(
+        chan: &mut Channel,
+        session_id: &[u8],
+        ext: Extension,
+    ) -> Result<Self, ProtocolError> {
         let mut prg = Prg::try_from_os()?;
         let delta = Delta::random(&mut prg);
         let sid = [session_id, b"/arith/yao"].concat();
         Ok(YaoGarbler {
-            cot: CotSender::setup(chan, delta, &sid)?,
+            cot: CotSender::setup_with(chan, delta, &sid, ext)?,
             prg,
             gates: Gates::new(),
         })
@@ -301,12 +311,22 @@ impl<S: GarblingScheme> YaoGarbler<S> {
 }
 
 impl<S: GarblingScheme> YaoEvaluator<S> {
-    /// Sets up the evaluator's OT receiver; the peer runs
-    /// [`YaoGarbler::setup`] with the same `session_id`.
+    /// Sets up the evaluator's OT receiver with [`Extension::DEFAULT`]; the
+    /// peer runs [`YaoGarbler::setup`] with the same `session_id`.
     pub fn setup(chan: &mut Channel, session_id: &[u8]) -> Result<Self, ProtocolError> {
+        YaoEvaluator::setup_with(chan, session_id, Extension::DEFAULT)
+    }
+
+    /// Like [`setup`](YaoEvaluator::setup) with the extension `ext` (the
+    /// peer runs [`YaoGarbler::setup_with`] with the same).
+    pub fn setup_with(
+        chan: &mut Channel,
+        session_id: &[u8],
+        ext: Extension,
+    ) -> Result<Self, ProtocolError> {
         let sid = [session_id, b"/arith/yao"].concat();
         Ok(YaoEvaluator {
-            cot: CotReceiver::setup(chan, &sid)?,
+            cot: CotReceiver::setup_with(chan, &sid, ext)?,
             gates: Gates::new(),
         })
     }

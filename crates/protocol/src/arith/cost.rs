@@ -7,6 +7,7 @@ use twofold_crypto::{GarblingScheme, HalfGates, Scheme, ThreeHalves};
 use twofold_net::HEADER_LEN;
 use twofold_ot::Extension;
 
+use super::extensions::Extensions;
 use super::packed::PACKED_FRAME;
 use super::ring::Width;
 use crate::messages::{BITS_PER_FRAME, LABELS_PER_FRAME};
@@ -38,11 +39,10 @@ fn frames(n: u64, per_frame: usize, min: u64) -> u64 {
 }
 
 /// The correlated-OT batch of `m` OTs (the evaluator's garbled input bits,
-/// or a cross product's), by the session's extension
-/// ([`Extension::DEFAULT`]): a count frame, then per chunk the extension's
-/// lines of the rows padded to 128.
-pub fn cot(m: u64) -> u64 {
-    Extension::DEFAULT.batch_bytes(m)
+/// or a cross product's) by the instance's extension `ext`: a count frame,
+/// then per chunk the extension's lines of the rows padded to 128.
+pub fn cot(ext: Extension, m: u64) -> u64 {
+    ext.batch_bytes(m)
 }
 
 /// A packed message of `bits` bits.
@@ -73,27 +73,41 @@ pub fn tables(scheme: Scheme, ands: u64) -> u64 {
     bytes + HEADER * frames(bytes, 128 << 10, 0)
 }
 
-/// One direction of [`Arith::cross`](super::Arith::cross): `groups`
-/// scalars of `scalar_bits` bits times vectors of `words` words in all.
-pub fn cross_direction(width: Width, scalar_bits: u32, groups: u64, words: u64) -> u64 {
+/// The OTs of one direction of [`Arith::cross`](super::Arith::cross) with
+/// `groups` scalars of `scalar_bits` bits (none: no batch).
+pub fn cross_ots(scalar_bits: u32, groups: u64) -> u64 {
+    groups * scalar_bits as u64
+}
+
+/// One direction of [`Arith::cross`](super::Arith::cross), by the
+/// direction's extension `ext`: `groups` scalars of `scalar_bits` bits
+/// times vectors of `words` words in all.
+pub fn cross_direction(
+    width: Width,
+    scalar_bits: u32,
+    (groups, words): (u64, u64),
+    ext: Extension,
+) -> u64 {
     if groups == 0 {
         return 0;
     }
     let per_word: u64 = (0..scalar_bits).map(|i| (width.bits() - i) as u64).sum();
-    cot(groups * scalar_bits as u64) + packed(words * per_word)
+    cot(ext, cross_ots(scalar_bits, groups)) + packed(words * per_word)
 }
 
 /// A layer of [`Arith::cross`](super::Arith::cross): A's `a_groups`
 /// vectors of `a_words` words in all times B's scalars, and B's the other
-/// way.
+/// way, with the directions' extensions in `exts`.
 pub fn cross(
     width: Width,
     (a_groups, a_words): (u64, u64),
     (b_groups, b_words): (u64, u64),
+    exts: &Extensions,
 ) -> Cost {
+    let bits = width.bits();
     Cost {
-        bytes: cross_direction(width, width.bits(), a_groups, a_words)
-            + cross_direction(width, width.bits(), b_groups, b_words),
+        bytes: cross_direction(width, bits, (a_groups, a_words), exts.a_vectors)
+            + cross_direction(width, bits, (b_groups, b_words), exts.b_vectors),
         flights: match (a_groups, b_groups) {
             (0, 0) => 0,
             (0, _) | (_, 0) => 2,
@@ -103,13 +117,13 @@ pub fn cross(
 }
 
 /// [`Arith::matmul`](super::Arith::matmul) of an `n×m` by an `m×p` matrix.
-pub fn matmul(width: Width, (n, m, p): (u64, u64, u64)) -> Cost {
-    cross(width, (m * p, n * m * p), (0, 0))
+pub fn matmul(width: Width, (n, m, p): (u64, u64, u64), exts: &Extensions) -> Cost {
+    cross(width, (m * p, n * m * p), (0, 0), exts)
 }
 
 /// [`Arith::triples`](super::Arith::triples) of `n` triples.
-pub fn triples(width: Width, n: u64) -> Cost {
-    cross(width, (n, n), (n, n))
+pub fn triples(width: Width, n: u64, exts: &Extensions) -> Cost {
+    cross(width, (n, n), (n, n), exts)
 }
 
 /// [`Arith::open`](super::Arith::open) of `n` words to both parties.
@@ -126,19 +140,23 @@ pub fn mul(width: Width, n: u64) -> Cost {
     open(width, 2 * n)
 }
 
-/// [`Arith::inject_bits`](super::Arith::inject_bits) of `n` bits.
-pub fn inject_bits(width: Width, n: u64) -> Cost {
+/// [`Arith::inject_bits`](super::Arith::inject_bits) of `n` bits (A's
+/// vectors).
+pub fn inject_bits(width: Width, n: u64, exts: &Extensions) -> Cost {
     Cost {
-        bytes: cross_direction(width, 1, n, n),
+        bytes: cross_direction(width, 1, (n, n), exts.a_vectors),
         flights: if n == 0 { 0 } else { 2 },
     }
 }
 
 /// A→Y of `n` values ([`YaoGarbler::from_shares`](super::YaoGarbler::from_shares)).
-pub fn to_yao(width: Width, n: u64, scheme: Scheme) -> Cost {
+/// B's shares come by the garbling's correlated OT (`exts.garbling`).
+pub fn to_yao(width: Width, n: u64, scheme: Scheme, exts: &Extensions) -> Cost {
     let wires = n * width.bits() as u64;
     Cost {
-        bytes: cot(wires) + labels(wires) + tables(scheme, n * (width.bits() as u64 - 1)),
+        bytes: cot(exts.garbling, wires)
+            + labels(wires)
+            + tables(scheme, n * (width.bits() as u64 - 1)),
         flights: 2,
     }
 }

@@ -14,6 +14,7 @@
 //!   for ([`Arith::flights`]).
 //! * [`YaoGarbler`] and [`YaoEvaluator`]: A→Y, Y→A and Y→B over the
 //!   session's garbling engines.
+//! * [`Extensions`]: the OT extension each correlated-OT instance runs.
 //! * [`cost`]: the bytes and messages of each operation, as formulas for
 //!   a cost model.
 //! * [`packed`]: words of any bit length packed tight into a message, and
@@ -25,12 +26,14 @@
 
 mod convert;
 pub mod cost;
+mod extensions;
 pub mod packed;
 mod party;
 pub mod ring;
 mod vole;
 
 pub use convert::{YaoEvaluator, YaoGarbler};
+pub use extensions::Extensions;
 pub use packed::PACKED_FRAME;
 pub use party::{Arith, Cross, CrossShares, Factor, Triples};
 pub use ring::Width;

@@ -16,6 +16,7 @@ use twofold_circuit::Party;
 use twofold_crypto::Prg;
 use twofold_net::Transport;
 
+use super::extensions::Extensions;
 use super::packed;
 use super::ring::{random_word, Width};
 use super::vole::{VoleReceiver, VoleSender};
@@ -121,22 +122,34 @@ impl std::fmt::Debug for Arith {
 impl Arith {
     /// Sets up party `party` with the peer over `chan` (the peer calls it
     /// with the other party and the same `session_id`, which should be
-    /// unique to the session): the base OTs of both directions.
+    /// unique to the session): the base OTs of both directions, each with
+    /// [`Extension::DEFAULT`](twofold_ot::Extension::DEFAULT).
     pub fn setup(
         chan: &mut impl Transport,
         party: Party,
         session_id: &[u8],
     ) -> Result<Arith, ProtocolError> {
+        Arith::setup_with(chan, party, session_id, &Extensions::default())
+    }
+
+    /// Like [`setup`](Arith::setup), each direction with its extension in
+    /// `exts` (the peer gives the same).
+    pub fn setup_with(
+        chan: &mut impl Transport,
+        party: Party,
+        session_id: &[u8],
+        exts: &Extensions,
+    ) -> Result<Arith, ProtocolError> {
         let a_sends = [session_id, b"/arith/a-sends"].concat();
         let b_sends = [session_id, b"/arith/b-sends"].concat();
         let (sender, receiver) = match party {
             Party::A => {
-                let sender = VoleSender::setup(chan, &a_sends)?;
-                (sender, VoleReceiver::setup(chan, &b_sends)?)
+                let sender = VoleSender::setup(chan, &a_sends, exts.a_vectors)?;
+                (sender, VoleReceiver::setup(chan, &b_sends, exts.b_vectors)?)
             }
             Party::B => {
-                let receiver = VoleReceiver::setup(chan, &a_sends)?;
-                (VoleSender::setup(chan, &b_sends)?, receiver)
+                let receiver = VoleReceiver::setup(chan, &a_sends, exts.a_vectors)?;
+                (VoleSender::setup(chan, &b_sends, exts.b_vectors)?, receiver)
             }
         };
         Ok(Arith {

@@ -29,7 +29,7 @@
 
 use twofold_crypto::{Block, Delta, Prg, Tccr};
 use twofold_net::Transport;
-use twofold_ot::{CotReceiver, CotSender};
+use twofold_ot::{CotReceiver, CotSender, Extension};
 
 use super::packed::{self, BitWriter};
 use super::ring::{mask, Width};
@@ -98,12 +98,17 @@ fn check_bits(width: Width, bits: u32) -> Result<(), ProtocolError> {
 }
 
 impl VoleSender {
-    /// Sets up the correlated-OT sender with a fresh Δ from the OS; the peer runs
-    /// [`VoleReceiver::setup`] with the same `session_id`.
-    pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<Self, ProtocolError> {
+    /// Sets up the correlated-OT sender of extension `ext` with a fresh Δ
+    /// from the OS; the peer runs [`VoleReceiver::setup`] with the same
+    /// `session_id` and extension.
+    pub fn setup(
+        chan: &mut impl Transport,
+        session_id: &[u8],
+        ext: Extension,
+    ) -> Result<Self, ProtocolError> {
         let delta = Delta::random(&mut Prg::try_from_os()?);
         Ok(VoleSender {
-            cot: CotSender::setup(chan, delta, session_id)?,
+            cot: CotSender::setup_with(chan, delta, session_id, ext)?,
             tccr: Tccr::new(),
             next: 0,
         })
@@ -151,11 +156,15 @@ impl VoleSender {
 }
 
 impl VoleReceiver {
-    /// Sets up the correlated-OT receiver; the peer runs [`VoleSender::setup`] with
-    /// the same `session_id`.
-    pub fn setup(chan: &mut impl Transport, session_id: &[u8]) -> Result<Self, ProtocolError> {
+    /// Sets up the correlated-OT receiver of extension `ext`; the peer
+    /// runs [`VoleSender::setup`] with the same `session_id` and extension.
+    pub fn setup(
+        chan: &mut impl Transport,
+        session_id: &[u8],
+        ext: Extension,
+    ) -> Result<Self, ProtocolError> {
         Ok(VoleReceiver {
-            cot: CotReceiver::setup(chan, session_id)?,
+            cot: CotReceiver::setup_with(chan, session_id, ext)?,
             tccr: Tccr::new(),
             next: 0,
         })

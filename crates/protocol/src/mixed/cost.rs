@@ -22,35 +22,65 @@ use twofold_ot::Extension;
 use super::network::Network;
 use super::plan::{CrossLayer, Plan, Term, YaoEntry};
 use crate::arith::cost::{self as arith, Cost};
-use crate::arith::Width;
+use crate::arith::{Extensions, Width};
 use crate::error::ProtocolError;
 use crate::options::Reveal;
 
+/// Bytes of an OT-extension instance's base OTs (frame headers included),
+/// the same for every extension; the rest of its setup goes with its first
+/// batch ([`Extension::instance_bytes`]).
+const BASE_OTS: u64 = Extension::Iknp.setup_bytes();
 /// Bytes of the setup both parties send: hellos (162 bytes, measured) and
-/// the OT-extension setups of the two arithmetic directions (frame headers
-/// included), but for what each defers to its first batch ([`DEFERRED`]).
-pub const ARITH_SETUP: u64 = 162 + 2 * (Extension::DEFAULT.setup_bytes() - DEFERRED);
-/// Bytes of the garbling's OT-extension setup, but for [`DEFERRED`].
-pub const YAO_SETUP: u64 = Extension::DEFAULT.setup_bytes() - DEFERRED;
-/// Bytes of an OT-extension instance's setup sent with its first batch
-/// (SoftSpoken's GGM corrections; none for IKNP): only the instances that
-/// run a batch send them.
-pub const DEFERRED: u64 = Extension::DEFAULT.deferred_setup_bytes();
+/// the base OTs of the two arithmetic directions.
+pub const ARITH_SETUP: u64 = 162 + 2 * BASE_OTS;
+/// Bytes of the garbling's base OTs.
+pub const YAO_SETUP: u64 = BASE_OTS;
 
-/// Which of a mixed run's three correlated-OT instances run a batch: the
-/// arithmetic direction whose vectors A holds, the one whose vectors B
-/// holds, and the garbling's (the evaluator's garbled inputs).
-#[derive(Clone, Copy, Default)]
-struct Instances {
-    a_vectors: bool,
-    b_vectors: bool,
-    garbling: bool,
+/// The correlated-OT batches (their OT counts) of a mixed run's three
+/// instances: the arithmetic direction whose vectors A holds, the one
+/// whose vectors B holds, and the garbling's (the evaluator's garbled
+/// inputs and A→Y). An instance that runs no batch sends no more than its
+/// base OTs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batches {
+    /// A's vectors times B's scalars.
+    pub a_vectors: Vec<u64>,
+    /// B's vectors times A's scalars.
+    pub b_vectors: Vec<u64>,
+    /// The garbling's.
+    pub garbling: Vec<u64>,
 }
 
-impl Instances {
-    /// The deferred setup bytes of the instances that run.
-    fn deferred(self) -> u64 {
-        DEFERRED * (self.a_vectors as u64 + self.b_vectors as u64 + self.garbling as u64)
+/// Adds a batch of `m` OTs to `list` (none for `m = 0`: no batch runs).
+fn push(list: &mut Vec<u64>, m: u64) {
+    if m > 0 {
+        list.push(m);
+    }
+}
+
+impl Batches {
+    /// The extension each instance runs: the one that moves fewer bytes
+    /// for its batches ([`Extension::cheapest`]).
+    pub fn extensions(&self) -> Extensions {
+        Extensions {
+            a_vectors: Extension::cheapest(&self.a_vectors),
+            b_vectors: Extension::cheapest(&self.b_vectors),
+            garbling: Extension::cheapest(&self.garbling),
+        }
+    }
+
+    /// The bytes the instances defer to their first batch under `exts`.
+    fn deferred(&self, exts: &Extensions) -> u64 {
+        let deferred = |list: &[u64], ext: Extension| {
+            if list.is_empty() {
+                0
+            } else {
+                ext.deferred_setup_bytes()
+            }
+        };
+        deferred(&self.a_vectors, exts.a_vectors)
+            + deferred(&self.b_vectors, exts.b_vectors)
+            + deferred(&self.garbling, exts.garbling)
     }
 }
 
@@ -100,12 +130,13 @@ pub fn unit_costs(width: Width, scheme: Scheme) -> UnitCosts {
         bytes: arith::tables(scheme, ands),
         flights: 1,
     };
+    let exts = Extensions::default();
     UnitCosts {
-        cross: arith::cross(width, (1, 1), (0, 0)),
-        shared: arith::triples(width, 1) + arith::mul(width, 1),
-        to_yao: arith::to_yao(width, 1, scheme),
+        cross: arith::cross(width, (1, 1), (0, 0), &exts),
+        shared: arith::triples(width, 1, &exts) + arith::mul(width, 1),
+        to_yao: arith::to_yao(width, 1, scheme, &exts),
         to_arith: arith::to_arith(width, 1, scheme),
-        inject: arith::inject_bits(width, 1),
+        inject: arith::inject_bits(width, 1, &exts),
         yao_add: garbled(add_ands(w)),
         yao_mul: garbled(mul_ands(w)),
     }
@@ -143,6 +174,8 @@ pub struct Estimate {
     /// The same function as one garbled circuit: every arithmetic step a
     /// Boolean one, inputs garbled.
     pub yao: Cost,
+    /// The OT extension of each instance of the mixed run.
+    pub extensions: Extensions,
 }
 
 impl Estimate {
@@ -191,17 +224,46 @@ pub fn estimate(
     reveal: Reveal,
 ) -> Result<Estimate, ProtocolError> {
     let plan = Plan::of(program)?;
+    let exts = extensions(program, &plan)?;
+    let (mut estimate, _) = walk(program, &plan, (scheme, reveal), &exts)?;
+    estimate.extensions = exts;
+    Ok(estimate)
+}
+
+/// The OT extension each instance of `program`'s mixed run uses (`plan`
+/// is its plan): the cheaper for the batches it runs. Both parties find
+/// the same from the program.
+pub fn extensions(program: &MixedProgram, plan: &Plan) -> Result<Extensions, ProtocolError> {
+    // The batches do not depend on the extensions.
+    let (_, batches) = walk(
+        program,
+        plan,
+        (Scheme::HalfGates, Reveal::Both),
+        &Extensions::default(),
+    )?;
+    Ok(batches.extensions())
+}
+
+/// Estimates the run with the extensions `exts`, and finds the OT batches
+/// of each instance.
+fn walk(
+    program: &MixedProgram,
+    plan: &Plan,
+    (scheme, reveal): (Scheme, Reveal),
+    exts: &Extensions,
+) -> Result<(Estimate, Batches), ProtocolError> {
     let garbled = plan.kinds.iter().any(|k| matches!(k, Kind::Bits(_)));
     let mut ops = Ops::default();
-    let mut used = Instances::default();
+    let mut batches = Batches::default();
     let mut mixed = Cost {
         bytes: ARITH_SETUP + if garbled { YAO_SETUP } else { 0 },
         flights: 5 + if garbled { 3 } else { 0 },
     };
     for (&w, &n) in &plan.triples {
-        mixed = mixed + arith::triples(Width::new(w)?, n);
-        used.a_vectors |= n > 0;
-        used.b_vectors |= n > 0;
+        let width = Width::new(w)?;
+        mixed = mixed + arith::triples(width, n, exts);
+        push(&mut batches.a_vectors, arith::cross_ots(w, n));
+        push(&mut batches.b_vectors, arith::cross_ots(w, n));
     }
     // Garbled inputs.
     let (mut a_bits, mut b_bits) = (0, 0);
@@ -214,11 +276,12 @@ pub fn estimate(
             } += n as u64;
         }
     }
-    mixed = mixed + garbled_inputs(a_bits, b_bits);
-    used.garbling |= b_bits > 0;
+    mixed = mixed + garbled_inputs(a_bits, b_bits, exts.garbling);
+    push(&mut batches.garbling, b_bits);
     for wave in &plan.waves {
         let sending = &wave.sending;
-        mixed = mixed + wave_cost(program, &plan, sending, scheme, (&mut ops, &mut used))?;
+        let count = (&mut ops, &mut batches);
+        mixed = mixed + wave_cost(program, plan, sending, (scheme, exts), count)?;
         for &i in &wave.local {
             match &program.steps[i] {
                 Step::Boolean { program: p, .. } => {
@@ -234,24 +297,26 @@ pub fn estimate(
             }
         }
     }
-    mixed = mixed + outputs_cost(program, &plan, reveal)?;
-    mixed.bytes += used.deferred();
-    Ok(Estimate {
+    mixed = mixed + outputs_cost(program, plan, reveal)?;
+    mixed.bytes += batches.deferred(exts);
+    let estimate = Estimate {
         ops,
         rounds: plan.rounds(),
         mixed,
-        yao: pure_yao(program, &plan, scheme, reveal),
-    })
+        yao: pure_yao(program, plan, scheme, reveal),
+        extensions: *exts,
+    };
+    Ok((estimate, batches))
 }
 
 /// Garbled inputs: the labels of A's `a` bits, and B's `b` bits by
-/// correlated OT (no message for a side with none).
-pub fn garbled_inputs(a: u64, b: u64) -> Cost {
+/// correlated OT of extension `ext` (no message for a side with none).
+pub fn garbled_inputs(a: u64, b: u64, ext: Extension) -> Cost {
     let side = |n: u64, bytes: u64| Cost {
         bytes: if n > 0 { bytes } else { 0 },
         flights: (n > 0) as u64,
     };
-    side(b, arith::cot(b)) + side(a, arith::labels(a))
+    side(b, arith::cot(ext, b)) + side(a, arith::labels(a))
 }
 
 /// The sending steps of a wave: per width, a cross layer and a Beaver
@@ -260,8 +325,8 @@ fn wave_cost(
     program: &MixedProgram,
     plan: &Plan,
     steps: &[usize],
-    scheme: Scheme,
-    (ops, used): (&mut Ops, &mut Instances),
+    (scheme, exts): (Scheme, &Extensions),
+    (ops, batches): (&mut Ops, &mut Batches),
 ) -> Result<Cost, ProtocolError> {
     let mut cross: BTreeMap<u32, Vec<_>> = BTreeMap::new();
     let mut beaver: BTreeMap<u32, u64> = BTreeMap::new();
@@ -294,9 +359,9 @@ fn wave_cost(
     for (w, pairs) in cross {
         ops.cross += pairs.len() as u64;
         let (a, b) = CrossLayer::of(&pairs).shape();
-        used.a_vectors |= a.0 > 0;
-        used.b_vectors |= b.0 > 0;
-        cost = cost + arith::cross(Width::new(w)?, a, b);
+        push(&mut batches.a_vectors, arith::cross_ots(w, a.0));
+        push(&mut batches.b_vectors, arith::cross_ots(w, b.0));
+        cost = cost + arith::cross(Width::new(w)?, a, b, exts);
     }
     for (w, n) in beaver {
         ops.beaver += n;
@@ -308,17 +373,19 @@ fn wave_cost(
             + match kind {
                 0 => {
                     ops.to_yao += n;
-                    used.garbling |= n > 0;
+                    push(&mut batches.garbling, n * w as u64);
                     ops.and_gates += n * add_ands(w);
-                    arith::to_yao(width, n, scheme)
+                    arith::to_yao(width, n, scheme, exts)
                 }
                 3 | 4 => {
                     ops.to_yao += n;
                     let bits = n * w as u64;
-                    used.garbling |= kind == 4 && bits > 0;
                     match kind {
-                        3 => garbled_inputs(bits, 0),
-                        _ => garbled_inputs(0, bits),
+                        3 => garbled_inputs(bits, 0, exts.garbling),
+                        _ => {
+                            push(&mut batches.garbling, bits);
+                            garbled_inputs(0, bits, exts.garbling)
+                        }
                     }
                 }
                 1 => {
@@ -328,8 +395,8 @@ fn wave_cost(
                 }
                 _ => {
                     ops.inject += n;
-                    used.a_vectors |= n > 0;
-                    arith::inject_bits(width, n)
+                    push(&mut batches.a_vectors, arith::cross_ots(1, n));
+                    arith::inject_bits(width, n, exts)
                 }
             };
     }
@@ -403,10 +470,13 @@ fn pure_yao(program: &MixedProgram, plan: &Plan, scheme: Scheme, reveal: Reveal)
         .map(|o| plan.kinds[o.value as usize].bits() as u64)
         .sum();
     let ways = if reveal == Reveal::Both { 2 } else { 1 };
+    // The garbling's one batch: B's inputs (as `twofold run` without IPP).
+    let ext = Extension::cheapest(&[b]);
+    let deferred = if b > 0 { ext.deferred_setup_bytes() } else { 0 };
     Cost {
         bytes: YAO_SETUP
-            + if b > 0 { DEFERRED } else { 0 }
-            + garbled_inputs(a, b).bytes
+            + deferred
+            + garbled_inputs(a, b, ext).bytes
             + arith::tables(scheme, ands)
             + arith::bits(out) * ways,
         flights: 2 + 3 + 2 + 1 + ways,

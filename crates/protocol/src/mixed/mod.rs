@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use twofold_circuit::{Kind, MixedProgram, Party};
 use twofold_crypto::{GarblingScheme, Scheme, SchemeJob};
 use twofold_net::{Channel, ChannelOptions};
+use twofold_ot::Extension;
 
 use crate::arith::{Arith, Triples, Width, YaoEvaluator, YaoGarbler};
 use crate::error::ProtocolError;
@@ -232,8 +233,8 @@ impl SchemeJob for Job<'_> {
     type Output = Result<MixedReport, ProtocolError>;
     fn run<S: GarblingScheme>(self) -> Self::Output {
         match self.party {
-            Party::A => self.play(|chan, sid| YaoGarbler::<S>::setup(chan, sid)),
-            Party::B => self.play(|chan, sid| YaoEvaluator::<S>::setup(chan, sid)),
+            Party::A => self.play(YaoGarbler::<S>::setup_with),
+            Party::B => self.play(YaoEvaluator::<S>::setup_with),
         }
     }
 }
@@ -243,13 +244,14 @@ impl Job<'_> {
     /// side `setup` makes.
     fn play<Y: YaoSide>(
         self,
-        setup: impl FnOnce(&mut Channel, &[u8]) -> Result<Y, ProtocolError>,
+        setup: impl FnOnce(&mut Channel, &[u8], Extension) -> Result<Y, ProtocolError>,
     ) -> Result<MixedReport, ProtocolError> {
         let chan = self.chan;
-        let arith = Arith::setup(chan, self.party, self.session_id)?;
+        let exts = cost::extensions(self.program, self.plan)?;
+        let arith = Arith::setup_with(chan, self.party, self.session_id, &exts)?;
         let garbled = self.plan.kinds.iter().any(|k| matches!(k, Kind::Bits(_)));
         let yao = if garbled {
-            Some(setup(chan, self.session_id)?)
+            Some(setup(chan, self.session_id, exts.garbling)?)
         } else {
             None
         };

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use twofold_circuit::mixed::eval::{bits_word, word_bits};
 use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
 use twofold_net::Channel;
+use twofold_ot::Extension;
 
 use super::cost::garbled_inputs;
 use super::plan::{factor_pairs, CrossLayer, Group, Plan, Term, YaoEntry};
@@ -151,7 +152,9 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             Party::A => (own.len(), peer),
             Party::B => (peer, own.len()),
         };
-        self.yao_flights += garbled_inputs(a_bits as u64, b_bits as u64).flights;
+        // (Messages only: the same for every extension.)
+        let cost = garbled_inputs(a_bits as u64, b_bits as u64, Extension::DEFAULT);
+        self.yao_flights += cost.flights;
         let (mut a, mut b) = (a.into_iter(), b.into_iter());
         for (k, v) in self.program.inputs.iter().enumerate() {
             if let Kind::Bits(n) = v.kind {
