@@ -111,6 +111,16 @@ impl Word {
         }
     }
 
+    /// Bit 0 (of a constant, constant; of a sum, reduced), without copying
+    /// the others.
+    pub fn low_bit(&self, b: &mut Builder) -> Bit {
+        match self {
+            Word::Const { v, .. } => Bit::Const(v & 1 == 1),
+            Word::Bits(x, _) => x[0],
+            Word::Sum(l) => l.resolve(b).0[0],
+        }
+    }
+
     /// The bits, shared, and their range.
     fn shared_bits(&self, b: &mut Builder) -> (SharedBits, Range) {
         match self {

@@ -75,7 +75,9 @@ pub(super) fn const_digits(v: u64, w: usize) -> Vec<Digit> {
     out
 }
 
-/// The range of the value of signed digits.
+/// The range of the value of signed digits (the tests' oracle of
+/// [`value_range_in`]).
+#[cfg(test)]
 pub(super) fn range_of_digits(ds: impl IntoIterator<Item = Digit>) -> Range {
     let (mut lo, mut hi) = (0i128, 0i128);
     for d in ds {
@@ -97,10 +99,17 @@ pub(super) fn range_of_digits(ds: impl IntoIterator<Item = Digit>) -> Range {
     Range::new(lo, hi)
 }
 
-/// The range of a word's value from its bits alone: [`range_of_digits`]
-/// of its [`digits_of`], in one pass over the bits (ranges are taken of
+/// The range of a word's value from its bits alone: that of its
+/// [`digits_of`], in one pass over the bits (ranges are taken of
 /// every word a kept loop's iterations read and write).
 pub fn value_range(x: &[Bit]) -> Range {
+    value_range_in(x, x.len())
+}
+
+/// The range of `x` read in a sum of `w` bits: cut to `w` bits or
+/// extended by its last (that of [`digits_of`]`(x, w)`, in one pass).
+pub(super) fn value_range_in(x: &[Bit], w: usize) -> Range {
+    let x = &x[..x.len().min(w)];
     let k = signed_width(x);
     // The bits below the sign as masks: those fixed at one, those free.
     let (ones, free) = if k <= 65 {
@@ -115,9 +124,9 @@ pub fn value_range(x: &[Bit]) -> Range {
     match x.last() {
         None | Some(Bit::Const(false)) => {}
         // Negative: copies of the top bit from k-1 up to a wider word.
-        Some(Bit::Const(true)) if k < x.len() => (lo, hi) = (lo - wgt, hi - wgt),
+        Some(Bit::Const(true)) if k < w => (lo, hi) = (lo - wgt, hi - wgt),
         Some(Bit::Const(true)) => (lo, hi) = (lo + wgt, hi + wgt),
-        Some(Bit::Wire(_)) if k < x.len() => lo -= wgt,
+        Some(Bit::Wire(_)) if k < w => lo -= wgt,
         Some(Bit::Wire(_)) => hi += wgt,
     }
     Range::new(lo, hi)

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use twofold_circuit::{Bit, Builder};
 
-use super::digits::{const_digits, digits, digits_of, range_of_digits, value_range, Digit};
+use super::digits::{const_digits, digits, digits_of, value_range, value_range_in, Digit};
 use super::{bitlen, const_value, extend, konst, Bits, Range};
 
 /// A multi-operand sum being collected: signed bits per column, a constant,
@@ -68,7 +68,7 @@ impl Sum {
     /// The range a word may contribute: its digits' range, tightened by a
     /// known range of its value where that applies at this width.
     fn operand_range(&self, x: &[Bit], known: Option<Range>) -> Range {
-        let d = range_of_digits(digits_of(x, self.w));
+        let d = value_range_in(x, self.w);
         match known {
             Some(r) if x.len() <= self.w || (r.lo >= 0 && r.hi < 1i128 << (self.w - 1)) => {
                 d.meet(r)

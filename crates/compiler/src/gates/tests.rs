@@ -205,6 +205,11 @@ fn value_range_is_the_range_of_the_words_digits() {
             let x: Vec<Bit> = (0..w).map(|i| choices[code / 4usize.pow(i) % 4]).collect();
             let want = digits::range_of_digits(digits::digits_of(&x, x.len()));
             assert_eq!(value_range(&x), want, "{x:?}");
+            // Read in sums narrower and wider than the word.
+            for sum in 1..=8 {
+                let want = digits::range_of_digits(digits::digits_of(&x, sum));
+                assert_eq!(digits::value_range_in(&x, sum), want, "{x:?} in {sum} bits");
+            }
         }
     }
     // Words of 60 to 100 bits (masks of 64 and 128 bits), each a pattern

@@ -280,8 +280,9 @@ impl<'p> Lower<'p> {
 
     fn flag(&mut self, which: usize) -> Bit {
         let ctl = self.frame().ctl;
-        match self.slot(ctl, which) {
-            Slot::Val(w) => w.bits(&mut self.b)[0],
+        self.observe(ctl, which);
+        match &self.objs[ctl].slots[which] {
+            Slot::Val(w) => w.low_bit(&mut self.b),
             Slot::Ptr(_) => Bit::Const(false),
         }
     }

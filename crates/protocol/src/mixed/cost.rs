@@ -69,6 +69,14 @@ impl Batches {
         }
     }
 
+    /// The bytes the instances move under `exts` but for their base OTs:
+    /// their batches and deferred setups.
+    fn bytes(&self, exts: &Extensions) -> u64 {
+        exts.a_vectors.instance_bytes(&self.a_vectors)
+            + exts.b_vectors.instance_bytes(&self.b_vectors)
+            + exts.garbling.instance_bytes(&self.garbling)
+    }
+
     /// The bytes the instances defer to their first batch under `exts`.
     fn deferred(&self, exts: &Extensions) -> u64 {
         let deferred = |list: &[u64], ext: Extension| {
@@ -224,8 +232,12 @@ pub fn estimate(
     reveal: Reveal,
 ) -> Result<Estimate, ProtocolError> {
     let plan = Plan::of(program)?;
-    let exts = extensions(program, &plan)?;
-    let (mut estimate, _) = walk(program, &plan, (scheme, reveal), &exts)?;
+    let (mut estimate, batches) = walk(program, &plan, (scheme, reveal))?;
+    // The walk counted every batch by the default extension; each instance
+    // runs its own.
+    let exts = batches.extensions();
+    estimate.mixed.bytes =
+        estimate.mixed.bytes - batches.bytes(&Extensions::default()) + batches.bytes(&exts);
     estimate.extensions = exts;
     Ok(estimate)
 }
@@ -234,24 +246,18 @@ pub fn estimate(
 /// is its plan): the cheaper for the batches it runs. Both parties find
 /// the same from the program.
 pub fn extensions(program: &MixedProgram, plan: &Plan) -> Result<Extensions, ProtocolError> {
-    // The batches do not depend on the extensions.
-    let (_, batches) = walk(
-        program,
-        plan,
-        (Scheme::HalfGates, Reveal::Both),
-        &Extensions::default(),
-    )?;
+    let (_, batches) = walk(program, plan, (Scheme::HalfGates, Reveal::Both))?;
     Ok(batches.extensions())
 }
 
-/// Estimates the run with the extensions `exts`, and finds the OT batches
-/// of each instance.
+/// Estimates the run with every instance on the default extension, and
+/// finds the OT batches of each instance.
 fn walk(
     program: &MixedProgram,
     plan: &Plan,
     (scheme, reveal): (Scheme, Reveal),
-    exts: &Extensions,
 ) -> Result<(Estimate, Batches), ProtocolError> {
+    let exts = &Extensions::default();
     let garbled = plan.kinds.iter().any(|k| matches!(k, Kind::Bits(_)));
     let mut ops = Ops::default();
     let mut batches = Batches::default();
