@@ -63,7 +63,11 @@
 //!   `--unwind N` times (default: an error after
 //!   [`DEFAULT_SECRET_ITERATIONS`](lower::DEFAULT_SECRET_ITERATIONS)
 //!   iterations); later iterations are cut off, as CBMC does without
-//!   unwinding assertions. Recursion under a secret condition is cut off at
+//!   unwinding assertions. An iteration counts if its condition is
+//!   secret, or — once it was — if it runs on a secret path (the
+//!   condition may have become true there for good); a loop without a
+//!   condition (`for (;;)`, or a nonzero constant: `while (1)`) counts
+//!   the iterations after a break on a secret path. Recursion under a secret condition is cut off at
 //!   `N` active calls of the same function likewise (default: an error past
 //!   1000 nested calls). Inside a branch on a secret condition, locations
 //!   merged on that condition (or on one it implies) take their value for

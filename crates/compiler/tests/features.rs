@@ -369,6 +369,65 @@ Out mpc_main(P INPUT_A, P INPUT_B)
     agree("gcd", src, &opts);
 }
 
+/// A loop whose condition was secret goes on counting its iterations
+/// where the condition has become true on the paths still running: here
+/// the path `x == 0` (which has returned) would shift forever. It was
+/// unrolled until the 50 M iterations limit (a hang); now `--unwind`
+/// bounds it, and without it the error comes at once.
+#[test]
+fn a_secret_loop_whose_condition_turns_true_is_bounded() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint32_t x; int16_t y; } In;
+int mpc_main(In INPUT_A, In INPUT_B)
+{
+    uint32_t x = INPUT_A.x ^ INPUT_B.x;
+    if ((INPUT_B.y & 3) == 0)
+        x &= 0xffff0000u;
+    if (x == 0)
+        return 32;
+    int n = 0;
+    while ((x & 1) == 0) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+"#;
+    let opts = CompileOptions {
+        unwind: Some(32),
+        ..CompileOptions::default()
+    };
+    agree("ctz", src, &opts);
+    let e = compile(src, "ctz.c", &default()).unwrap_err().to_string();
+    assert!(e.contains("did not end within 1024 iterations"), "{e}");
+}
+
+/// `while (1)` ends by its breaks as `for (;;)` does: a break on a secret
+/// path makes its later iterations count toward `--unwind`. It was never
+/// counted, and grew past the gates limit whatever `--unwind` said.
+#[test]
+fn while_1_with_a_secret_break_is_bounded_like_for_ever() {
+    let src = r#"
+typedef struct { int a[5]; } In;
+int mpc_main(In INPUT_A, In INPUT_B)
+{
+    int k = 0;
+    while (1) {
+        if (k >= 5) break;
+        if (INPUT_A.a[k] < INPUT_B.a[k]) break;
+        k++;
+    }
+    return k;
+}
+"#;
+    let opts = CompileOptions {
+        unwind: Some(5),
+        ..CompileOptions::default()
+    };
+    agree("while1", src, &opts);
+}
+
 #[test]
 fn recursion_and_secret_returns() {
     let src = r#"

@@ -199,6 +199,9 @@ impl<'p> Lower<'p> {
         let mut iters = 0u64;
         let mut secret_iters = 0u32;
         let limit = self.opts.unwind.unwrap_or(DEFAULT_SECRET_ITERATIONS);
+        // A condition that is a nonzero constant (`while (1)`) is no
+        // condition: the loop ends by its breaks, counted as `for (;;)`'s.
+        let cond = cond.filter(|c| !matches!(const_eval(c), Some(v) if v != 0));
         loop {
             if !(do_while && iters == 0) {
                 if let Some(c) = cond {
@@ -218,6 +221,12 @@ impl<'p> Lower<'p> {
                             }
                         }
                         _ => {
+                            // Once the condition was secret, an iteration
+                            // on a secret path counts even where the
+                            // condition is true there: the path may never
+                            // leave (`while ((x & 1) == 0) x >>= 1;` once
+                            // x's bits are all shifted out).
+                            let was_secret = secret_iters > 0;
                             let (secret, _) = self.fork(
                                 alive,
                                 loc,
@@ -228,7 +237,10 @@ impl<'p> Lower<'p> {
                                     let cv = me.cond(c)?;
                                     let nc = me.b.not(cv);
                                     me.set_flag(BRK, nc);
-                                    Ok(cv.as_const().is_none())
+                                    Ok(match cv.as_const() {
+                                        None => true,
+                                        Some(stays) => stays && was_secret,
+                                    })
                                 },
                                 |_| Ok(false),
                             )?;
