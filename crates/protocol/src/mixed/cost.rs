@@ -72,9 +72,10 @@ impl Batches {
     /// The bytes the instances move under `exts` but for their base OTs:
     /// their batches and deferred setups.
     fn bytes(&self, exts: &Extensions) -> u64 {
-        exts.a_vectors.instance_bytes(&self.a_vectors)
-            + exts.b_vectors.instance_bytes(&self.b_vectors)
-            + exts.garbling.instance_bytes(&self.garbling)
+        exts.a_vectors
+            .instance_bytes(&self.a_vectors)
+            .saturating_add(exts.b_vectors.instance_bytes(&self.b_vectors))
+            .saturating_add(exts.garbling.instance_bytes(&self.garbling))
     }
 
     /// The bytes the instances defer to their first batch under `exts`.
@@ -236,8 +237,13 @@ pub fn estimate(
     // The walk counted every batch by the default extension; each instance
     // runs its own.
     let exts = batches.extensions();
-    estimate.mixed.bytes =
-        estimate.mixed.bytes - batches.bytes(&Extensions::default()) + batches.bytes(&exts);
+    // (Saturating, as the sums are: no overflow for programs far beyond
+    // any run.)
+    estimate.mixed.bytes = estimate
+        .mixed
+        .bytes
+        .saturating_sub(batches.bytes(&Extensions::default()))
+        .saturating_add(batches.bytes(&exts));
     estimate.extensions = exts;
     Ok(estimate)
 }
