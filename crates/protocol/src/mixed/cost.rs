@@ -1,9 +1,10 @@
 //! The cost model of mixed programs: bytes and one-way messages of every
 //! operation in each sharing and of every conversion, weighed for a
-//! [`Network`], against pure garbled circuits. Pure functions: the
-//! compiler's partition calls [`unit_costs`] to choose a sharing per
-//! region, and [`estimate`] gives a whole program's summary (what `stats`
-//! prints).
+//! [`Network`], against pure garbled circuits. Pure functions:
+//! [`unit_costs`] gives one operation's cost in each sharing (what a
+//! choice per region would weigh; the compiler's partition does not choose
+//! per region yet), and [`estimate`] gives a whole program's summary (what
+//! `stats` prints and `--protocol auto` compares).
 //!
 //! The arithmetic figures are the formulas of [`crate::arith::cost`],
 //! which `tests/arith_costs.rs` checks against counted bytes; the mixed
