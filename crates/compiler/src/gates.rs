@@ -10,6 +10,7 @@
 
 mod bitwise;
 mod compare;
+mod count;
 mod digits;
 mod divide;
 pub mod float;
@@ -22,6 +23,7 @@ use twofold_circuit::Bit;
 pub use crate::range::Range;
 pub use bitwise::{and, mux, not, or, xor};
 pub use compare::{equal, less, nonzero};
+pub use count::{first_set, popcount};
 pub use digits::{distinct_wires_range, value_range};
 pub use divide::{sdivrem, udivrem};
 pub use ranges::{bucket, bucket_in, fits, narrow, narrows, Widening};

@@ -78,7 +78,12 @@
 //! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
 //! public sizes), `abs`, `labs`, `llabs`, and `<math.h>`'s `sqrt`, `fabs`,
 //! `floor`, `ceil`, `trunc`, `round`, `fmin`, `fmax`, `copysign` (and their
-//! `float` forms).
+//! `float` forms), and GCC's integer built-ins `__builtin_popcount`,
+//! `__builtin_parity`, `__builtin_ctz`, `__builtin_clz`, `__builtin_ffs`,
+//! `__builtin_clrsb` (with their `l`/`ll` forms), `__builtin_bswap16/32/64`,
+//! `__builtin_add_overflow`, `__builtin_sub_overflow`,
+//! `__builtin_mul_overflow` and `__builtin_expect` (`ctz` and `clz` of zero,
+//! undefined in gcc, are the operand's width).
 //!
 //! `float` and `double` are IEEE-754 binary32 and binary64, bit for bit as
 //! gcc's x86-64 SSE code computes them (`docs/floats.md`): rounding to

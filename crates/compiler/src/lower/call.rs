@@ -16,6 +16,9 @@ impl<'p> Lower<'p> {
             if let Some(m) = floating::math_function(name) {
                 return self.math_builtin(m, args, loc);
             }
+            if let Some(v) = self.gnu_builtin(name, args, loc) {
+                return v;
+            }
             if is_io(name) {
                 return err(
                     loc,

@@ -361,12 +361,15 @@ impl<'p> Lower<'p> {
                 None if matches!(name.as_str(), "memcpy" | "memmove" | "memset") => {
                     CType::Pointer(Box::new(CType::Void))
                 }
-                None => {
-                    return err(
-                        e.loc,
-                        format!("call of undeclared (or undefined) function '{name}'"),
-                    )
-                }
+                None => match gnu::return_type(name) {
+                    Some(t) => t,
+                    None => {
+                        return err(
+                            e.loc,
+                            format!("call of undeclared (or undefined) function '{name}'"),
+                        )
+                    }
+                },
             },
             ExprKind::Member(a, m) => {
                 let t = self.static_type(a)?;

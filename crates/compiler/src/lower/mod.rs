@@ -28,6 +28,7 @@ mod call;
 mod decl;
 mod expr;
 mod floating;
+mod gnu;
 mod keep;
 mod merges;
 mod operator;
@@ -39,6 +40,7 @@ mod stmt;
 mod strength;
 
 pub use budget::GATE_BYTES;
+pub(crate) use gnu::is_pure_builtin;
 pub use keep::LoopReport;
 
 /// Iterations of a loop with a secret exit condition allowed without

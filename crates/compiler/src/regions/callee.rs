@@ -4,6 +4,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 
 use crate::ast::*;
+use crate::lower::is_pure_builtin;
 
 use super::pattern::is_pointer;
 use super::{no, Res, Scope};
@@ -112,7 +113,7 @@ impl Callee<'_> {
                 if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
                     return no(format!("calls {name}"));
                 }
-                if !matches!(name.as_str(), "abs" | "labs" | "llabs") {
+                if !matches!(name.as_str(), "abs" | "labs" | "llabs") && !is_pure_builtin(name) {
                     if !self.funcs.contains_key(name) {
                         return no(format!("calls '{name}'"));
                     }

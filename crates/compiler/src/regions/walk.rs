@@ -4,6 +4,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ast::*;
+use crate::lower::is_pure_builtin;
 use crate::parser::const_eval;
 use crate::types::CType;
 
@@ -396,7 +397,7 @@ impl<'a> Walk<'a> {
             return Ok(());
         }
         let Some(f) = self.funcs.get(name).copied() else {
-            return if matches!(name, "abs" | "labs" | "llabs") {
+            return if matches!(name, "abs" | "labs" | "llabs") || is_pure_builtin(name) {
                 Ok(())
             } else {
                 no(format!("the body calls '{name}'"))
