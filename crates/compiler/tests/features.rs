@@ -1,6 +1,7 @@
 //! Language features, each in a small program compared with gcc on random
-//! inputs: pointers, structs, memcpy/memset, switch, loops with secret
-//! exits, recursion, secret 2-D indices, initializers, the preprocessor.
+//! inputs: pointers, structs, memcpy/memset, switch, break and continue,
+//! recursion, secret 2-D indices, initializers, the preprocessor (loops
+//! with secret exits: `secret_exits.rs`).
 
 mod common;
 
@@ -341,94 +342,6 @@ int mpc_main(In INPUT_A, In INPUT_B)
 }
 
 #[test]
-fn secret_loop_exit_with_unwind() {
-    let src = r#"
-#include <stdint.h>
-typedef struct { uint32_t a; uint32_t b; } P;
-typedef struct { uint32_t gcd; int steps; } Out;
-Out mpc_main(P INPUT_A, P INPUT_B)
-{
-    Out o;
-    uint32_t a = (INPUT_A.a & 0xffff) | 1, b = (INPUT_B.b & 0xffff) | 1;
-    o.steps = 0;
-    while (b != 0) {
-        uint32_t t = a % b;
-        a = b;
-        b = t;
-        o.steps++;
-    }
-    o.gcd = a;
-    return o;
-}
-"#;
-    // Euclid on 16-bit numbers takes at most 24 steps.
-    let opts = CompileOptions {
-        unwind: Some(25),
-        ..CompileOptions::default()
-    };
-    agree("gcd", src, &opts);
-}
-
-/// A loop whose condition was secret goes on counting its iterations
-/// where the condition has become true on the paths still running: here
-/// the path `x == 0` (which has returned) would shift forever. It was
-/// unrolled until the 50 M iterations limit (a hang); now `--unwind`
-/// bounds it, and without it the error comes at once.
-#[test]
-fn a_secret_loop_whose_condition_turns_true_is_bounded() {
-    let src = r#"
-#include <stdint.h>
-typedef struct { uint32_t x; int16_t y; } In;
-int mpc_main(In INPUT_A, In INPUT_B)
-{
-    uint32_t x = INPUT_A.x ^ INPUT_B.x;
-    if ((INPUT_B.y & 3) == 0)
-        x &= 0xffff0000u;
-    if (x == 0)
-        return 32;
-    int n = 0;
-    while ((x & 1) == 0) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
-"#;
-    let opts = CompileOptions {
-        unwind: Some(32),
-        ..CompileOptions::default()
-    };
-    agree("ctz", src, &opts);
-    let e = compile(src, "ctz.c", &default()).unwrap_err().to_string();
-    assert!(e.contains("did not end within 1024 iterations"), "{e}");
-}
-
-/// `while (1)` ends by its breaks as `for (;;)` does: a break on a secret
-/// path makes its later iterations count toward `--unwind`. It was never
-/// counted, and grew past the gates limit whatever `--unwind` said.
-#[test]
-fn while_1_with_a_secret_break_is_bounded_like_for_ever() {
-    let src = r#"
-typedef struct { int a[5]; } In;
-int mpc_main(In INPUT_A, In INPUT_B)
-{
-    int k = 0;
-    while (1) {
-        if (k >= 5) break;
-        if (INPUT_A.a[k] < INPUT_B.a[k]) break;
-        k++;
-    }
-    return k;
-}
-"#;
-    let opts = CompileOptions {
-        unwind: Some(5),
-        ..CompileOptions::default()
-    };
-    agree("while1", src, &opts);
-}
-
-#[test]
 fn recursion_and_secret_returns() {
     let src = r#"
 #include <stdlib.h>
@@ -585,37 +498,6 @@ fn values_round_trip() {
         ])
         .expect("eval");
     assert_eq!(p.outputs[0].1.format_value(&out[0]), "{1, {2, 3}, 1, 4}");
-}
-
-#[test]
-fn secret_recursion_depth_with_unwind() {
-    let src = r#"
-static int depth(int x) { if (x <= 0) return 0; return 2 + depth(x - 1); }
-static int sum_digits(unsigned x) { return x == 0 ? 0 : x % 10 + sum_digits(x / 10); }
-int mpc_main(int INPUT_A, unsigned INPUT_B)
-{
-    return depth(INPUT_A & 7) * 100 + sum_digits(INPUT_B & 0xffff);
-}
-"#;
-    // depth recurses at most 7 times, sum_digits at most 5 (+1 each).
-    let opts = CompileOptions {
-        unwind: Some(8),
-        ..CompileOptions::default()
-    };
-    agree("secret_recursion", src, &opts);
-}
-
-#[test]
-fn linear_search_with_break_stays_small() {
-    let src = "typedef struct { int a[64]; } Arr;\nint mpc_main(Arr INPUT_A, int INPUT_B)\n{\n    int i;\n    for (i = 0; i < 64; i++)\n        if (INPUT_A.a[i] == INPUT_B)\n            break;\n    return i;\n}\n";
-    let p = compile(src, "find.c", &default()).expect("compiles without --unwind");
-    // 64 equality tests of 31 AND gates, and the index's multiplexers.
-    assert!(
-        p.program.and_count() < 2600,
-        "{} AND gates",
-        p.program.and_count()
-    );
-    agree("find", src, &default());
 }
 
 #[test]

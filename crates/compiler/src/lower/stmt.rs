@@ -262,8 +262,14 @@ impl<'p> Lower<'p> {
                     }
                 }
             }
+            let running = self.alive();
             self.exec_guarded(body)?;
             self.set_flag(CONT, Bit::Const(false));
+            // A path still running after the body (its `continue`s done)
+            // ran it from the start, so what was merged on that start's
+            // condition holds on it: a counter stepped on every path
+            // stays public after both a `continue` and a secret `break`.
+            self.note_implied(running);
             if self.alive() == Bit::Const(false) {
                 break;
             }

@@ -1,0 +1,192 @@
+//! Loops and recursion whose end depends on a secret, each compared with
+//! gcc on random inputs: bounded by `--unwind`, or ending by themselves
+//! where a counter stays public on the paths still running.
+
+mod common;
+
+use common::{agree_with_gcc, agree_with_gcc_on};
+use twofold_compiler::{compile, CompileOptions};
+
+fn agree(name: &str, src: &str, opts: &CompileOptions) {
+    let p = compile(src, &format!("{name}.c"), opts).unwrap_or_else(|e| panic!("{e}"));
+    agree_with_gcc(src, &[&p], 16, 7, name);
+}
+
+fn default() -> CompileOptions {
+    CompileOptions::default()
+}
+
+#[test]
+fn secret_loop_exit_with_unwind() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint32_t a; uint32_t b; } P;
+typedef struct { uint32_t gcd; int steps; } Out;
+Out mpc_main(P INPUT_A, P INPUT_B)
+{
+    Out o;
+    uint32_t a = (INPUT_A.a & 0xffff) | 1, b = (INPUT_B.b & 0xffff) | 1;
+    o.steps = 0;
+    while (b != 0) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+        o.steps++;
+    }
+    o.gcd = a;
+    return o;
+}
+"#;
+    // Euclid on 16-bit numbers takes at most 24 steps.
+    let opts = CompileOptions {
+        unwind: Some(25),
+        ..CompileOptions::default()
+    };
+    agree("gcd", src, &opts);
+}
+
+/// A loop whose condition was secret goes on counting its iterations
+/// where the condition has become true on the paths still running: here
+/// the path `x == 0` (which has returned) would shift forever. It was
+/// unrolled until the 50 M iterations limit (a hang); now `--unwind`
+/// bounds it, and without it the error comes at once.
+#[test]
+fn a_secret_loop_whose_condition_turns_true_is_bounded() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint32_t x; int16_t y; } In;
+int mpc_main(In INPUT_A, In INPUT_B)
+{
+    uint32_t x = INPUT_A.x ^ INPUT_B.x;
+    if ((INPUT_B.y & 3) == 0)
+        x &= 0xffff0000u;
+    if (x == 0)
+        return 32;
+    int n = 0;
+    while ((x & 1) == 0) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+"#;
+    let opts = CompileOptions {
+        unwind: Some(32),
+        ..CompileOptions::default()
+    };
+    agree("ctz", src, &opts);
+    let e = compile(src, "ctz.c", &default()).unwrap_err().to_string();
+    assert!(e.contains("did not end within 1024 iterations"), "{e}");
+}
+
+/// `while (1)` ends by its breaks as `for (;;)` does: a break on a secret
+/// path makes its later iterations count toward `--unwind`. It was never
+/// counted, and grew past the gates limit whatever `--unwind` said.
+#[test]
+fn while_1_with_a_secret_break_is_bounded_like_for_ever() {
+    let src = r#"
+typedef struct { int a[5]; } In;
+int mpc_main(In INPUT_A, In INPUT_B)
+{
+    int k = 0;
+    while (1) {
+        if (k >= 5) break;
+        if (INPUT_A.a[k] < INPUT_B.a[k]) break;
+        k++;
+    }
+    return k;
+}
+"#;
+    let opts = CompileOptions {
+        unwind: Some(5),
+        ..CompileOptions::default()
+    };
+    agree("while1", src, &opts);
+}
+
+#[test]
+fn secret_recursion_depth_with_unwind() {
+    let src = r#"
+static int depth(int x) { if (x <= 0) return 0; return 2 + depth(x - 1); }
+static int sum_digits(unsigned x) { return x == 0 ? 0 : x % 10 + sum_digits(x / 10); }
+int mpc_main(int INPUT_A, unsigned INPUT_B)
+{
+    return depth(INPUT_A & 7) * 100 + sum_digits(INPUT_B & 0xffff);
+}
+"#;
+    // depth recurses at most 7 times, sum_digits at most 5 (+1 each).
+    let opts = CompileOptions {
+        unwind: Some(8),
+        ..CompileOptions::default()
+    };
+    agree("secret_recursion", src, &opts);
+}
+
+#[test]
+fn linear_search_with_break_stays_small() {
+    let src = "typedef struct { int a[64]; } Arr;\nint mpc_main(Arr INPUT_A, int INPUT_B)\n{\n    int i;\n    for (i = 0; i < 64; i++)\n        if (INPUT_A.a[i] == INPUT_B)\n            break;\n    return i;\n}\n";
+    let p = compile(src, "find.c", &default()).expect("compiles without --unwind");
+    // 64 equality tests of 31 AND gates, and the index's multiplexers.
+    assert!(
+        p.program.and_count() < 2600,
+        "{} AND gates",
+        p.program.and_count()
+    );
+    agree("find", src, &default());
+}
+
+/// A `for` loop with a `continue` on a secret path and a secret `break`
+/// after it: the counter is stepped on every path still running, so it
+/// stays public there and the loop ends by itself, nested too. The paths
+/// still running after the body were not known to have run it from its
+/// start, so the counter was secret after both and the loop needed
+/// `--unwind`.
+#[test]
+fn continue_then_secret_break_needs_no_unwind() {
+    let src = r#"
+typedef struct { int a[8]; } In;
+typedef struct { int sum, last, pairs; } Out;
+Out mpc_main(In INPUT_A, In INPUT_B)
+{
+    Out o = {0, -1, 0};
+    int i = 0;
+    for (; i < 8; i++) {
+        if (INPUT_A.a[i] % 3 == 0)
+            continue;
+        if (INPUT_A.a[i] == INPUT_B.a[0])
+            break;
+        o.sum += INPUT_A.a[i];
+        for (int j = 0; j < 4; j++) {
+            if (INPUT_B.a[j] < 0)
+                continue;
+            if (INPUT_B.a[j] == INPUT_A.a[i])
+                break;
+            o.pairs++;
+        }
+    }
+    o.last = i;
+    return o;
+}
+"#;
+    agree("continue_break", src, &default());
+    // Small inputs, so that every path is taken.
+    let p = compile(src, "continue_break.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut rng = 0x2545f4914f6cdd1du64;
+    let mut small = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % 7) as i64 - 2
+    };
+    let sets: Vec<Vec<String>> = (0..24)
+        .map(|_| {
+            (0..2)
+                .map(|_| {
+                    let v: Vec<String> = (0..8).map(|_| small().to_string()).collect();
+                    format!("{{{{{}}}}}", v.join(", "))
+                })
+                .collect()
+        })
+        .collect();
+    agree_with_gcc_on(src, &[&p], &sets, "continue_break_small");
+}
