@@ -17,7 +17,7 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use twofold_circuit::{Bit, FlatParts, Gate, MixedProgram, Party, Wire};
+use twofold_circuit::{Bit, FlatParts, Gate, InputValue, MixedProgram, Party, Wire};
 
 use super::linear::{self, Holders, SHARED};
 use super::notes::{secret, SumNote, Term};
@@ -106,7 +106,7 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
             Party::B => 2,
         })
         .collect();
-    let sums = arith_sums(notes, &inputs_at, &owners);
+    let sums = arith_sums(notes, (&inputs_at, &flat.inputs), &owners);
     // Cut wires: a sum's bits, each at its first place (the bits above it
     // copy its sign).
     let mut cut: Vec<Option<(usize, u32)>> = vec![None; flat.num_wires as usize];
@@ -126,12 +126,17 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
 
 /// The noted sums that run arithmetically, with their operands; noted
 /// linear sums are operands of later ones.
-fn arith_sums(notes: &[SumNote], inputs_at: &InputWires, owners: &[Holders]) -> Vec<Sum> {
+fn arith_sums(
+    notes: &[SumNote],
+    (inputs_at, inputs): (&InputWires, &[(InputValue, Vec<Wire>)]),
+    owners: &[Holders],
+) -> Vec<Sum> {
     let mut sums: Vec<Sum> = Vec::new();
     let mut sum_holders: Vec<Holders> = Vec::new();
     let mut r = Reader {
         notes,
         inputs_at,
+        inputs,
         by_bits: HashMap::default(),
         wide: HashMap::default(),
         widths: Vec::new(),
@@ -197,6 +202,8 @@ type Terms = (Vec<(Operand, Operand, u64)>, Vec<(Operand, u64)>);
 struct Reader<'a> {
     notes: &'a [SumNote],
     inputs_at: &'a InputWires,
+    /// The inputs and their wires, bit 0 first.
+    inputs: &'a [(InputValue, Vec<Wire>)],
     /// Sums' and linear sums' bits, as the operands they are.
     by_bits: HashMap<Vec<Bit>, Operand>,
     /// Linear notes with bounds, by their bits (to read them extended).
@@ -248,7 +255,7 @@ impl Reader<'_> {
         if let Some(x) = self.widened(&e, w, before) {
             return x;
         }
-        if let Some(src) = input_slice(&e, self.inputs_at) {
+        if let Some(src) = input_slice(&e, self.inputs_at, self.inputs) {
             return Operand::Input(src);
         }
         Operand::Gathered(e)
@@ -283,15 +290,20 @@ impl Reader<'_> {
 }
 
 /// `e` as consecutive bits of one input, extended by zeros or by copies of
-/// the last, if it is.
-fn input_slice(e: &[Bit], inputs_at: &InputWires) -> Option<InputSource> {
+/// the last, if it is. (Its first wire is looked up; the others are
+/// compared with the input's wires, which are read in order: a lookup a
+/// bit missed the caches on every bit of a large program's operands.)
+fn input_slice(
+    e: &[Bit],
+    inputs_at: &InputWires,
+    inputs: &[(InputValue, Vec<Wire>)],
+) -> Option<InputSource> {
     let &(input, offset) = inputs_at.get(&wire(e[0])?)?;
+    let wires = &inputs[input].1[offset as usize..];
     let len = e
         .iter()
-        .enumerate()
-        .take_while(|&(i, b)| {
-            wire(*b).and_then(|x| inputs_at.get(&x)) == Some(&(input, offset + i as u32))
-        })
+        .zip(wires)
+        .take_while(|&(&b, &w)| b == Bit::Wire(w))
         .count();
     let rest = &e[len..];
     let signed = if rest.iter().all(|&b| b == Bit::Const(false)) {
