@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
+use twofold_compiler::error::Exceeded;
 use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::{
     compile, compile_file, compile_mixed, compile_mixed_file, CType, CompileError, CompileOptions,
@@ -139,11 +140,11 @@ pub struct LoadOptions {
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     let start = std::time::Instant::now();
     let loaded = if path.extension().is_some_and(|e| e == "c") {
-        let c = c_options(opts);
-        let compiled = compile_file(path, &c).map_err(|e| anyhow::anyhow!("{e}"))?;
-        from_c(compiled, opts, |max| {
-            compile_mixed_file(path, &at_most(&c, max))
-        })?
+        compile_c(
+            opts,
+            |c| compile_file(path, c),
+            |c| compile_mixed_file(path, c),
+        )?
     } else {
         // A device or a pipe would be read without end.
         let file = crate::files::open_regular(path, "the program", u64::MAX)?;
@@ -184,15 +185,51 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
 pub fn load_source(source: &str, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let start = std::time::Instant::now();
     let loaded = if name.ends_with(".c") {
-        let c = c_options(opts);
-        let compiled = compile(source, name, &c).map_err(|e| anyhow::anyhow!("{e}"))?;
-        from_c(compiled, opts, |max| {
-            compile_mixed(source, name, &at_most(&c, max))
-        })?
+        compile_c(
+            opts,
+            |c| compile(source, name, c),
+            |c| compile_mixed(source, name, c),
+        )?
     } else {
         from_circuit(Program::from(read_bristol(source, name)?))
     };
     finish(loaded, start, opts)
+}
+
+/// A C program compiled by `boolean` (to garbled circuits) and, where
+/// `--protocol` asks for it, by `mixed`. With `--protocol mixed` both
+/// programs are needed (the estimate compares them), so they compile at
+/// once on two threads, each in half of the memory limit; if either needs
+/// more, one after the other in all of it.
+fn compile_c(
+    opts: &LoadOptions,
+    boolean: impl Fn(&CompileOptions) -> Result<CompiledProgram, CompileError> + Sync,
+    mixed: impl Fn(&CompileOptions) -> Result<MixedCompiled, CompileError> + Sync,
+) -> Result<Loaded> {
+    let c = c_options(opts);
+    let error = |e: CompileError| anyhow::anyhow!("{e}");
+    if opts.protocol == Protocol::Mixed {
+        let half = CompileOptions {
+            limits: Limits::for_memory(c.limits.max_memory / 2),
+            ..c.clone()
+        };
+        let (compiled, early) = std::thread::scope(|s| {
+            let early = s.spawn(|| mixed(&half));
+            (boolean(&half), early.join())
+        });
+        let early = early.map_err(|_| anyhow::anyhow!("internal compiler error"))?;
+        let exceeded = |e: &CompileError| {
+            matches!(
+                e.exceeded,
+                Some(Exceeded::Memory { .. } | Exceeded::Gates { .. })
+            )
+        };
+        if !compiled.as_ref().is_err_and(exceeded) && !early.as_ref().is_err_and(exceeded) {
+            return from_c(compiled.map_err(error)?, opts, |_| early);
+        }
+    }
+    let compiled = boolean(&c).map_err(error)?;
+    from_c(compiled, opts, |max| mixed(&at_most(&c, max)))
 }
 
 /// `opts` making at most `max_gates` gates (if given).
@@ -361,5 +398,35 @@ mod tests {
         assert_eq!(c(mixed), 40);
         assert_eq!(lane_of(&ValueKind::Int, 8192), 8192);
         assert_eq!(lane_of(&ValueKind::Int, 0), 1);
+    }
+
+    /// `--protocol mixed` compiles both programs at once in half of the
+    /// memory limit each; a program whose compile needs more than half
+    /// still compiles within the whole limit (one after the other), to
+    /// the same mixed program.
+    #[test]
+    fn mixed_compiles_fall_back_to_one_at_a_time_past_half_the_memory() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/matmul16.c");
+        let source = std::fs::read_to_string(path).expect("the example");
+        let limit = 256 << 10;
+        let half = CompileOptions {
+            limits: Limits::for_memory(limit / 2),
+            ..CompileOptions::default()
+        };
+        // (The mixed compile needs more than half.)
+        let Err(e) = compile_mixed(&source, "matmul16.c", &half) else {
+            panic!("the mixed compile fits in half of the limit");
+        };
+        assert!(matches!(e.exceeded, Some(Exceeded::Memory { .. })), "{e}");
+        let opts = |max_memory| LoadOptions {
+            protocol: Protocol::Mixed,
+            max_memory,
+            ..LoadOptions::default()
+        };
+        let within = load_source(&source, "matmul16.c", &opts(Some(limit))).expect("fits");
+        let free = load_source(&source, "matmul16.c", &opts(None)).expect("fits");
+        let sums = |l: &Loaded| l.mixed.as_ref().map(|m| m.compiled.arithmetic_sums);
+        assert_eq!(sums(&within), Some(256));
+        assert_eq!(sums(&within), sums(&free));
     }
 }
