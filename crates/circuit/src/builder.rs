@@ -214,6 +214,24 @@ impl Builder {
         }
     }
 
+    /// `!a` where it is known without making a gate: a constant's, the
+    /// input of the INV gate writing `a`, or the output of one reading it
+    /// (made in this frame).
+    pub fn known_not(&self, a: Bit) -> Option<Bit> {
+        match a {
+            Bit::Const(c) => Some(Bit::Const(!c)),
+            Bit::Wire(w) => {
+                if let Some(v) = self.inverted(w) {
+                    return Some(Bit::Wire(v));
+                }
+                let FrameState { gates, index, .. } = &self.frame;
+                let inv = store::pair(&Gate::Inv { a: w, out: 0 });
+                let made = index.find(gates.pairs(), &inv).ok()?;
+                Some(Bit::Wire(gates.get(made).out()))
+            }
+        }
+    }
+
     /// `a | b` (one AND gate).
     pub fn or(&mut self, a: Bit, b: Bit) -> Bit {
         let na = self.not(a);

@@ -70,10 +70,12 @@
 //!   the iterations after a break on a secret path. Recursion under a secret condition is cut off at
 //!   `N` active calls of the same function likewise (default: an error past
 //!   1000 nested calls). Inside a branch on a secret condition, locations
-//!   merged on that condition (or on one it implies) take their value for
-//!   that side, so a loop counter stays public on the paths still running
-//!   after a secret `break`, and comparisons that value ranges decide fold:
-//!   such loops end by themselves.
+//!   merged on that condition (or on one it implies, or on its negation)
+//!   take their value for that side, through merges of merges, so a loop
+//!   counter stays public on the paths still running after a secret
+//!   `break`, a `continue`, or a secret update (`if (x) found = 1; else
+//!   i++;` under `while (i < n && !found)`), and comparisons that value
+//!   ranges decide fold: such loops end by themselves.
 //!
 //! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
 //! public sizes), `abs`, `labs`, `llabs`, and `<math.h>`'s `sqrt`, `fabs`,

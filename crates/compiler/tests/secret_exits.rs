@@ -16,6 +16,28 @@ fn default() -> CompileOptions {
     CompileOptions::default()
 }
 
+/// 24 input sets of two structs of eight `int`s in `-offset..span-offset`
+/// (a fixed sequence): small values, so that equalities and exits occur.
+fn small_sets(span: u64, offset: i64) -> Vec<Vec<String>> {
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut small = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % span) as i64 - offset
+    };
+    (0..24)
+        .map(|_| {
+            (0..2)
+                .map(|_| {
+                    let v: Vec<String> = (0..8).map(|_| small().to_string()).collect();
+                    format!("{{{{{}}}}}", v.join(", "))
+                })
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
 fn secret_loop_exit_with_unwind() {
     let src = r#"
@@ -171,22 +193,54 @@ Out mpc_main(In INPUT_A, In INPUT_B)
     agree("continue_break", src, &default());
     // Small inputs, so that every path is taken.
     let p = compile(src, "continue_break.c", &default()).unwrap_or_else(|e| panic!("{e}"));
-    let mut rng = 0x2545f4914f6cdd1du64;
-    let mut small = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng % 7) as i64 - 2
-    };
-    let sets: Vec<Vec<String>> = (0..24)
-        .map(|_| {
-            (0..2)
-                .map(|_| {
-                    let v: Vec<String> = (0..8).map(|_| small().to_string()).collect();
-                    format!("{{{{{}}}}}", v.join(", "))
-                })
-                .collect()
-        })
-        .collect();
-    agree_with_gcc_on(src, &[&p], &sets, "continue_break_small");
+    agree_with_gcc_on(src, &[&p], &small_sets(7, 2), "continue_break_small");
+}
+
+/// Loops whose counter steps on the paths still running, after an update
+/// on a secret path (`if (x) found = 1; else i++;`), a secret `break`
+/// before the condition of a `do`-`while`, or a secret `break` before a
+/// public one in `for (;;)`: what each path holds is a merge of merges,
+/// given back through each condition known on the path (its negation
+/// too), so the counter stays public and no `--unwind` is needed.
+#[test]
+fn counters_merged_twice_stay_public_on_running_paths() {
+    let src = r#"
+typedef struct { int a[8]; } In;
+typedef struct { int found, at, sum, upto, first, total; } Out;
+Out mpc_main(In INPUT_A, In INPUT_B)
+{
+    Out o = {0, 0, 0, 0, 0, 0};
+    int i = 0;
+    while (i < 8 && !o.found) {
+        if (INPUT_A.a[i] == INPUT_B.a[0])
+            o.found = 1;
+        else
+            i++;
+    }
+    o.at = i;
+    int j = 0;
+    do {
+        if (INPUT_A.a[j] > INPUT_B.a[1])
+            break;
+        o.sum += INPUT_A.a[j];
+        j++;
+    } while (j < 8);
+    o.upto = j;
+    int k = 0;
+    for (;;) {
+        if (INPUT_A.a[k] < INPUT_B.a[k])
+            break;
+        o.total += INPUT_B.a[k];
+        k++;
+        if (k == 8)
+            break;
+    }
+    o.first = k;
+    return o;
+}
+"#;
+    agree("merged_twice", src, &default());
+    // Small values, so that every exit is taken.
+    let p = compile(src, "merged_twice.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    agree_with_gcc_on(src, &[&p], &small_sets(7, 3), "merged_twice_small");
 }

@@ -19,22 +19,30 @@ type Key = (usize, usize);
 /// A merge: its selector, the two values merged and the result.
 pub(super) type Merge = (Bit, Slot, Slot, Slot);
 
+/// At most this many merges are kept a location (the newest): a merge
+/// whose value was merged again is given back through the later one.
+const MERGES_KEPT: usize = 8;
+
+/// At most this many conditions are taken as known along with one.
+const KNOWN: usize = 16;
+
 /// A fact added while a probe ran.
 #[derive(Clone, Copy)]
 enum Added {
     Merge(Key, Bit),
-    Implied(Bit),
+    Implied(Bit, Bit),
 }
 
 /// The merges and implications known (see the module docs).
 #[derive(Default)]
 pub(super) struct Merges {
-    /// Locations holding a merge.
-    merged: HashMap<Key, Merge>,
+    /// Locations holding a merge, or a merge of merges: the merges, oldest
+    /// first.
+    merged: HashMap<Key, Vec<Merge>>,
     /// The locations of `merged` by selector.
     by_sel: HashMap<Bit, Vec<Key>>,
-    /// "Still running" conditions and an earlier one each implies.
-    implied: HashMap<Bit, Bit>,
+    /// "Still running" conditions and the earlier ones each implies.
+    implied: HashMap<Bit, Vec<Bit>>,
     /// Facts added while probes ran, oldest first.
     log: Vec<Added>,
 }
@@ -43,7 +51,11 @@ impl Merges {
     /// Notes that location `k` holds `merge`; `logged` while a probe runs.
     pub(super) fn insert(&mut self, k: Key, merge: Merge, logged: bool) {
         let sel = merge.0;
-        self.merged.insert(k, merge);
+        let merges = self.merged.entry(k).or_default();
+        if merges.len() == MERGES_KEPT {
+            merges.remove(0);
+        }
+        merges.push(merge);
         self.by_sel.entry(sel).or_default().push(k);
         if logged {
             self.log.push(Added::Merge(k, sel));
@@ -52,15 +64,30 @@ impl Merges {
 
     /// Notes that `now` implies `before`; `logged` while a probe runs.
     pub(super) fn imply(&mut self, now: Bit, before: Bit, logged: bool) {
-        self.implied.insert(now, before);
+        let implied = self.implied.entry(now).or_default();
+        if implied.contains(&before) {
+            return;
+        }
+        implied.push(before);
         if logged {
-            self.log.push(Added::Implied(now));
+            self.log.push(Added::Implied(now, before));
         }
     }
 
-    /// The condition `c` implies, if one is known.
-    pub(super) fn implied_by(&self, c: Bit) -> Option<Bit> {
-        self.implied.get(&c).copied()
+    /// `c` and the conditions known to hold with it (what it implies, and
+    /// so on), at most [`KNOWN`] of them, `c` first.
+    fn implied_with(&self, c: Bit) -> Vec<Bit> {
+        let mut known = vec![c];
+        let mut next = 0;
+        while next < known.len() && known.len() < KNOWN {
+            for &p in self.implied.get(&known[next]).into_iter().flatten() {
+                if known.len() < KNOWN && !known.contains(&p) {
+                    known.push(p);
+                }
+            }
+            next += 1;
+        }
+        known
     }
 
     /// The locations noted with selector `sel`.
@@ -68,9 +95,12 @@ impl Merges {
         self.by_sel.get(&sel).cloned().unwrap_or_default()
     }
 
-    /// The merge location `k` holds, if noted.
-    pub(super) fn get(&self, k: Key) -> Option<&Merge> {
-        self.merged.get(&k)
+    /// What location `k`, holding `now`, holds where `sel` is `value`: the
+    /// side of its merge on `sel` whose result `now` is, if noted.
+    fn side(&self, k: Key, now: &Slot, sel: Bit, value: bool) -> Option<Slot> {
+        let merges = self.merged.get(&k)?;
+        let (_, t, e, _) = merges.iter().rev().find(|m| m.0 == sel && m.3 == *now)?;
+        Some(if value { t.clone() } else { e.clone() })
     }
 
     /// Ends logging (no probe runs any more): what stays is known outside
@@ -93,8 +123,9 @@ impl Merges {
         for a in added {
             match a {
                 Added::Merge(k, sel) => {
-                    if let Some((now, ..)) = self.merged.get(&k) {
-                        if k.0 >= outer_objs || inner(now) {
+                    if let Some(merges) = self.merged.get_mut(&k) {
+                        merges.retain(|m| k.0 < outer_objs && !inner(&m.0));
+                        if merges.is_empty() {
                             self.merged.remove(&k);
                         }
                     }
@@ -107,12 +138,15 @@ impl Merges {
                         self.log.push(a);
                     }
                 }
-                Added::Implied(now) => {
-                    let Some(before) = self.implied.get(&now) else {
+                Added::Implied(now, before) => {
+                    let Some(implied) = self.implied.get_mut(&now) else {
                         continue;
                     };
-                    if inner(&now) || inner(before) {
-                        self.implied.remove(&now);
+                    if inner(&now) || inner(&before) {
+                        implied.retain(|b| *b != before);
+                        if implied.is_empty() {
+                            self.implied.remove(&now);
+                        }
                     } else {
                         self.log.push(a);
                     }
@@ -129,32 +163,45 @@ impl Lower<'_> {
     /// paths still running.) Returns the locations and values given.
     pub(super) fn assume(&mut self, c: Bit, holds: bool) -> Vec<((usize, usize), Slot)> {
         // Conditions known to hold along with `c` (earlier "still running"
-        // conditions of the same function).
-        let mut chain = vec![c];
-        if holds {
-            let mut at = c;
-            while let Some(p) = self.merges.implied_by(at) {
-                if chain.len() >= 16 || chain.contains(&p) {
-                    break;
-                }
-                chain.push(p);
-                at = p;
+        // conditions of the same function), each with its value, and so its
+        // negation (where known without a gate) with the other: a path
+        // still running after `if (x) found = 1; else i++;` in a loop whose
+        // condition reads `!found` runs where `x` is false, so `i` there is
+        // the `else` side's.
+        let chain = if holds {
+            self.merges.implied_with(c)
+        } else {
+            vec![c]
+        };
+        let mut known: Vec<(Bit, bool)> = Vec::with_capacity(2 * chain.len());
+        for (k, sel) in chain.into_iter().enumerate() {
+            let value = k > 0 || holds;
+            known.push((sel, value));
+            if let Some(not) = self.b.known_not(sel) {
+                known.push((not, !value));
             }
         }
-        let mut given = Vec::new();
-        for sel in chain {
-            for k in self.merges.keys_of(sel) {
-                let Some((s2, t, e, m)) = self.merges.get(k).cloned() else {
-                    continue;
-                };
-                if s2 != sel || given.iter().any(|(g, _)| *g == k) {
-                    continue;
-                }
-                if self.objs[k.0].slots[k.1] == m {
-                    let v = if holds { t } else { e };
+        // A side given back may itself be a merge on a known condition (a
+        // merge of merges): given back again, until nothing changes.
+        let mut given: Vec<((usize, usize), Slot)> = Vec::new();
+        for _ in 0..MERGES_KEPT {
+            let mut changed = false;
+            for &(sel, value) in &known {
+                for k in self.merges.keys_of(sel) {
+                    let now = &self.objs[k.0].slots[k.1];
+                    let Some(v) = self.merges.side(k, now, sel, value) else {
+                        continue;
+                    };
                     self.write_slot(k.0, k.1, v.clone());
-                    given.push((k, v));
+                    match given.iter_mut().find(|(g, _)| *g == k) {
+                        Some(g) => g.1 = v,
+                        None => given.push((k, v)),
+                    }
+                    changed = true;
                 }
+            }
+            if !changed {
+                break;
             }
         }
         given

@@ -12,18 +12,22 @@ impl<'p> Lower<'p> {
             Bit::Const(true) => self.exec(s),
             Bit::Const(false) => Ok(()),
             alive => {
-                self.fork(
+                let (running_after, _) = self.fork(
                     alive,
                     s.loc,
                     |me| {
                         for f in [RET, BRK, CONT, SKIP] {
                             me.set_flag(f, Bit::Const(false));
                         }
-                        me.exec(s)
+                        me.exec(s)?;
+                        Ok(me.alive())
                     },
-                    |_| Ok(()),
+                    |_| Ok(Bit::Const(false)),
                 )?;
+                // A path running after the statement ran it and was still
+                // running at its end.
                 self.note_implied(alive);
+                self.note_implied(running_after);
                 Ok(())
             }
         }
@@ -227,7 +231,7 @@ impl<'p> Lower<'p> {
                             // leave (`while ((x & 1) == 0) x >>= 1;` once
                             // x's bits are all shifted out).
                             let was_secret = secret_iters > 0;
-                            let (secret, _) = self.fork(
+                            let ((secret, holds), _) = self.fork(
                                 alive,
                                 loc,
                                 |me| {
@@ -237,14 +241,18 @@ impl<'p> Lower<'p> {
                                     let cv = me.cond(c)?;
                                     let nc = me.b.not(cv);
                                     me.set_flag(BRK, nc);
-                                    Ok(match cv.as_const() {
+                                    let secret = match cv.as_const() {
                                         None => true,
                                         Some(stays) => stays && was_secret,
-                                    })
+                                    };
+                                    Ok((secret, cv))
                                 },
-                                |_| Ok(false),
+                                |_| Ok((false, Bit::Const(false))),
                             )?;
+                            // A path still running was running before and
+                            // its condition held.
                             self.note_implied(alive);
+                            self.note_implied(holds);
                             secret
                         }
                     };
