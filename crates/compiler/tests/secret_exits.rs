@@ -244,3 +244,25 @@ Out mpc_main(In INPUT_A, In INPUT_B)
     let p = compile(src, "merged_twice.c", &default()).unwrap_or_else(|e| panic!("{e}"));
     agree_with_gcc_on(src, &[&p], &small_sets(7, 3), "merged_twice_small");
 }
+
+/// Random programs whose loops a secret ends early (testkit's
+/// `random_secret_exit_program`): each compiles without `--unwind`, and
+/// kept and unrolled agree with gcc on random and on small inputs.
+#[test]
+fn random_secret_exits_end_by_themselves_and_agree_with_gcc() {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(31);
+    for round in 0..30 {
+        let src = twofold_testkit::random_secret_exit_program(&mut rng);
+        let name = format!("exits{round}.c");
+        let compile_with = |loops| {
+            let opts = CompileOptions {
+                loops,
+                ..CompileOptions::default()
+            };
+            compile(&src, &name, &opts).unwrap_or_else(|e| panic!("{e}\n{src}"))
+        };
+        let (kept, flat) = (compile_with(true), compile_with(false));
+        agree_with_gcc(&src, &[&kept, &flat], 4, 300 + round, &name);
+    }
+}

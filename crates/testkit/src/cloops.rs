@@ -2,7 +2,10 @@
 //! `for` loops whose bodies use the loop variable to index arrays and to
 //! shift, with values carried from one iteration to the next (scalars and
 //! array elements), independent iterations, reductions, nested loops,
-//! secret branches and `continue`; loops that compute with their
+//! secret branches and `continue`; loops whose end depends on a secret
+//! (breaks, found flags) but whose counter stays public on the paths
+//! still running, so that they end without `--unwind`; loops that compute
+//! with their
 //! variable (sorting networks whose partners and directions are functions
 //! of the counters, counter-affine sums, rankings whose ties the
 //! counters break); merges that read at secret positions.
@@ -21,6 +24,21 @@ pub fn random_loop_program(rng: &mut impl Rng) -> String {
     let statements = rng.gen_range(2..=5);
     for _ in 0..statements {
         g.statement(rng);
+    }
+    g.program()
+}
+
+/// A random program as [`random_loop_program`] makes them whose loops
+/// (one to three) a secret ends early, each with a loop of another kind
+/// before it half the time: they end without `--unwind`.
+pub fn random_secret_exit_program(rng: &mut impl Rng) -> String {
+    let mut g = LoopGen::new(rng);
+    for _ in 0..rng.gen_range(1..=3) {
+        if rng.gen_bool(0.5) {
+            g.statement(rng);
+        }
+        let text = g.secret_exit(rng);
+        g.body.push_str(&text);
     }
     g.program()
 }
@@ -226,6 +244,67 @@ impl LoopGen {
              a[{i}] = a[{i}] * 3 + {r};\n        \
              }}\n    }}\n"
         )
+    }
+
+    /// A loop that a secret ends early (see the module docs): a `continue`
+    /// and a secret `break`, a found flag in the condition, a `do`-`while`
+    /// with a secret `break`, or `for (;;)` with a secret `break` before a
+    /// public one. Folded into `t` and `u`.
+    fn secret_exit(&mut self, rng: &mut impl Rng) -> String {
+        let acc = self.acc_ty;
+        let i = self.var();
+        let (x, y) = (self.value(rng, &i, None), self.value(rng, &i, None));
+        let stop = format!("(({acc})({x}) & 7) == (({acc})({y}) & 7)");
+        let skip = format!("(INPUT_B.x[{i}] & 3) == 0");
+        match rng.gen_range(0..4) {
+            0 => format!(
+                "    {{
+        int {i} = 0;
+                         for (; {i} < N; {i}++) {{
+                             if ({skip}) continue;
+                             if ({stop}) break;
+                             u += ({acc}){x};
+        }}
+                         t += {i};
+    }}
+"
+            ),
+            1 => format!(
+                "    {{
+        int {i} = 0, found = 0;
+                         while ({i} < N && !found) {{
+                             if ({stop}) found = 1;
+                             else {i}++;
+        }}
+                         t = t * 3 + {i} + found;
+    }}
+"
+            ),
+            2 => format!(
+                "    {{
+        int {i} = 0;
+                         do {{
+                             if ({stop}) break;
+                             u ^= ({acc}){y};
+                             {i}++;
+        }} while ({i} < N);
+                         t += {i};
+    }}
+"
+            ),
+            _ => format!(
+                "    {{
+        int {i} = 0;
+                         for (;;) {{
+                             if ({stop}) break;
+                             u = u * 5 + ({acc}){x};
+                             if (++{i} == N) break;
+        }}
+                         t ^= {i};
+    }}
+"
+            ),
+        }
     }
 
     /// A merge of two arrays, reading each at a secret position (how far
