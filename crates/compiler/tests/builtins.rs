@@ -201,3 +201,25 @@ Out mpc_main(unsigned INPUT_A, unsigned INPUT_B)
         [32, 32, 64, 64, 32, 64]
     );
 }
+
+/// The types of built-in calls where only the type is asked (`sizeof`):
+/// `abs` and `labs`, `<math.h>`'s functions in both widths, GCC's
+/// built-ins. They were "undeclared functions" there.
+#[test]
+fn sizes_of_builtin_calls() {
+    let src = r#"
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    double d = 2.0;
+    char buf[4];
+    return (int)(sizeof(abs(INPUT_A)) + 10 * sizeof(labs(INPUT_B)) + 100 * sizeof(sqrtf(1.0f))
+        + 1000 * sizeof(sqrt(d)) + 10000 * sizeof(__builtin_popcountll(INPUT_A))
+        + 100000 * sizeof(__builtin_bswap16(INPUT_B)) + 1000000 * sizeof(__builtin_expect(INPUT_A, 0))
+        + 10000000 * sizeof(memset(buf, 0, 4))) + INPUT_A - INPUT_B;
+}
+"#;
+    agree("sizes", src);
+}

@@ -251,6 +251,20 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// The type of a call of the built-in function `name`, if it is one.
+pub(super) fn builtin_type(name: &str) -> Option<CType> {
+    if matches!(name, "memcpy" | "memmove" | "memset") {
+        return Some(CType::Pointer(Box::new(CType::Void)));
+    }
+    if let Some(width) = abs_width(name) {
+        return Some(Scalar::int(width, true).ctype());
+    }
+    if let Some((_, bits)) = floating::math_function(name) {
+        return Some(CType::Float { bits });
+    }
+    gnu::return_type(name)
+}
+
 /// The width of the built-in absolute-value functions.
 fn abs_width(name: &str) -> Option<u32> {
     match name {

@@ -358,10 +358,7 @@ impl<'p> Lower<'p> {
             ExprKind::Comma(_, b) => self.static_type(b)?,
             ExprKind::Call(name, _) => match self.funcs.get(name.as_str()) {
                 Some(f) => f.ret.clone(),
-                None if matches!(name.as_str(), "memcpy" | "memmove" | "memset") => {
-                    CType::Pointer(Box::new(CType::Void))
-                }
-                None => match gnu::return_type(name) {
+                None => match call::builtin_type(name) {
                     Some(t) => t,
                     None => {
                         return err(
