@@ -263,6 +263,34 @@ int mpc_main(Seq INPUT_A, Seq INPUT_B)
     agree_with_gcc(src, &[&kept, &flat], 8, 7, "gap");
 }
 
+/// A running maximum that starts at a sentinel far below its values: the
+/// sentinel is read by the first iteration only, so it must not make every
+/// iteration compare and select at its width (the template was read
+/// padded to the sentinel's 18 bits: twice the unrolled AND gates).
+#[test]
+fn a_sentinel_before_the_first_value_does_not_widen_the_loop() {
+    let src = r#"
+#define N 48
+typedef struct { unsigned short v[N]; } V;
+int mpc_main(V INPUT_A, V INPUT_B)
+{
+    int best = -100000, trace = 0;
+    for (int j = 0; j < N; j++) {
+        int x = (INPUT_A.v[j] ^ INPUT_B.v[j]) & 511;
+        best = x > best ? x : best;
+        trace ^= best;
+    }
+    return trace;
+}
+"#;
+    let kept = compiled(src, "sentinel.c", &CompileOptions::default());
+    let flat = unrolled(src, "sentinel.c");
+    assert!(kept.loops[0].kept(), "{:?}", kept.loops[0]);
+    let (a, b) = (kept.program.and_count(), flat.program.and_count());
+    assert!(a * 100 <= b * 102, "{a} AND gates kept, {b} unrolled");
+    agree_with_gcc(src, &[&kept, &flat], 8, 7, "sentinel");
+}
+
 /// Asserts that the first loop of `p` was unrolled for a reason that says
 /// `why`.
 fn assert_unrolled_because(p: &CompiledProgram, why: &str) {

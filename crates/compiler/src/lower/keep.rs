@@ -586,7 +586,15 @@ pub(super) fn widened(setup: &Setup, (a, b): (&Probe, &Probe), left: u64) -> Opt
     // only over many iterations).
     for (x, y) in pairs().filter(|_| left >= MIN_PADDED_TRIPS) {
         if let (Some(nx), Some(ny), true) = (x.significant, y.significant, x.at.obj == y.at.obj) {
-            let want = nx.max(ny);
+            // A public value wider than the secret one read in its place
+            // (a sentinel such as `-1000` before the first secret value)
+            // is better left to its own iteration than made every
+            // iteration's width.
+            let want = match (x.public, y.public) {
+                (true, false) => ny,
+                (false, true) => nx,
+                _ => nx.max(ny),
+            };
             if x.class_shape != y.class_shape && nx != ny && want > 0 {
                 let k = wider.widths.entry(x.at.obj).or_insert(0);
                 if want > *k {
