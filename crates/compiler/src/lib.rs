@@ -117,6 +117,7 @@ pub mod range;
 pub mod regions;
 pub mod types;
 pub mod value;
+pub mod watch;
 
 use std::path::Path;
 
@@ -124,6 +125,7 @@ pub use error::CompileError;
 pub use io::CValue;
 pub use twofold_circuit::{Circuit, Party, Program};
 pub use types::CType;
+pub use watch::Watch;
 
 /// Options of a compilation.
 #[derive(Clone, Debug)]
@@ -144,6 +146,9 @@ pub struct CompileOptions {
     pub include_dirs: Vec<std::path::PathBuf>,
     /// Bounds on the work a source may ask for.
     pub limits: Limits,
+    /// Another thread's handle on this compilation: told of its first
+    /// product of two secret words, and bounding its gates as it goes.
+    pub watch: Option<Watch>,
 }
 
 /// Bounds on the work of a compilation, so that any source — however
@@ -216,6 +221,7 @@ impl Default for CompileOptions {
             loops: true,
             include_dirs: Vec::new(),
             limits: Limits::default(),
+            watch: None,
         }
     }
 }
@@ -396,7 +402,7 @@ fn compile_mixed_inner(
         regions: false,
         ..opts.clone()
     };
-    mixed::notes::start(true);
+    mixed::notes::start(true, opts.watch.clone());
     let lowered = lowered(source, file_name, &flat);
     let (_, notes) = mixed::notes::finish();
     let (lowered, _) = lowered?;
@@ -409,7 +415,7 @@ fn compile_inner(
     file_name: &str,
     opts: &CompileOptions,
 ) -> Result<CompiledProgram, CompileError> {
-    mixed::notes::start(false);
+    mixed::notes::start(false, opts.watch.clone());
     let lowered = lowered(source, file_name, opts);
     let (secret_products, _) = mixed::notes::finish();
     let (lowered, files) = lowered?;

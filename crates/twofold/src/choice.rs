@@ -245,9 +245,10 @@ impl Comparison {
 /// The mixed program to run for a C program whose Boolean compilation is
 /// `boolean` (with `secret_products` products of secrets), if `protocol`
 /// asks for one or (`auto`) the estimate prefers it. `mixed` compiles it,
-/// making at most the gates it is given (if any): `auto` stops a flat
-/// compilation that would take longer than half the garbled circuit's
-/// run. The
+/// making at most the gates it is given (if any; it may have started
+/// before the bound was known, and is then judged by the gates it made):
+/// `auto` stops a flat compilation that would take longer than half the
+/// garbled circuit's run. The
 /// choice depends on the program and the options only, so both parties
 /// make it alike.
 pub fn choose(
@@ -275,6 +276,13 @@ pub fn choose(
             let Ok(compiled) = mixed(Some(budget)) else {
                 return Ok(None);
             };
+            // A mixed compilation that ran beside the Boolean one learnt
+            // its bound late: what it made decides (lowering flat only
+            // adds gates, so one bounded from the start stopped exactly
+            // when it made more), and both parties choose alike.
+            if compiled.built_gates > budget {
+                return Ok(None);
+            }
             let estimate = Comparison::against(&compiled, boolean, yao, network, parties)?;
             Ok(estimate
                 .prefers_mixed()

@@ -11,7 +11,7 @@ use twofold_compiler::error::Exceeded;
 use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::{
     compile, compile_file, compile_mixed, compile_mixed_file, CType, CompileError, CompileOptions,
-    CompiledProgram, Limits, LoopVerdict,
+    CompiledProgram, Limits, LoopVerdict, Watch,
 };
 use twofold_protocol::mixed::network::Network;
 
@@ -201,6 +201,13 @@ pub fn load_source(source: &str, name: &str, opts: &LoadOptions) -> Result<Loade
 /// programs are needed (the estimate compares them), so they compile at
 /// once on two threads, each in half of the memory limit; if either needs
 /// more, one after the other in all of it.
+///
+/// With `--protocol auto` the mixed program is needed only if the Boolean
+/// compilation meets a product of two secret words: the mixed compilation
+/// starts then, beside it, and the Boolean compilation may go on in half
+/// of the memory limit (the mixed one has the other half). The garbled
+/// run's estimate, known when the Boolean compilation ends, then bounds
+/// the mixed compilation's gates (see [`choose`]).
 fn compile_c(
     opts: &LoadOptions,
     boolean: impl Fn(&CompileOptions) -> Result<CompiledProgram, CompileError> + Sync,
@@ -208,28 +215,104 @@ fn compile_c(
 ) -> Result<Loaded> {
     let c = c_options(opts);
     let error = |e: CompileError| anyhow::anyhow!("{e}");
+    let half = CompileOptions {
+        limits: Limits::for_memory(c.limits.max_memory / 2),
+        ..c.clone()
+    };
     if opts.protocol == Protocol::Mixed {
-        let half = CompileOptions {
-            limits: Limits::for_memory(c.limits.max_memory / 2),
-            ..c.clone()
-        };
         let (compiled, early) = std::thread::scope(|s| {
             let early = s.spawn(|| mixed(&half));
             (boolean(&half), early.join())
         });
         let early = early.map_err(|_| anyhow::anyhow!("internal compiler error"))?;
-        let exceeded = |e: &CompileError| {
-            matches!(
-                e.exceeded,
-                Some(Exceeded::Memory { .. } | Exceeded::Gates { .. })
-            )
-        };
         if !compiled.as_ref().is_err_and(exceeded) && !early.as_ref().is_err_and(exceeded) {
             return from_c(compiled.map_err(error)?, opts, |_| early);
         }
     }
+    if opts.protocol == Protocol::Auto {
+        if let Some(loaded) = compile_auto(opts, (&c, &half), &boolean, &mixed)? {
+            return Ok(loaded);
+        }
+    }
     let compiled = boolean(&c).map_err(error)?;
     from_c(compiled, opts, |max| mixed(&at_most(&c, max)))
+}
+
+/// Whether a compilation stopped at its memory or gate limit (so that it
+/// may fit in a larger one).
+fn exceeded(e: &CompileError) -> bool {
+    matches!(
+        e.exceeded,
+        Some(Exceeded::Memory { .. } | Exceeded::Gates { .. })
+    )
+}
+
+/// [`compile_c`] for `--protocol auto`, the mixed compilation beside the
+/// Boolean one from its first product of secrets on. `None` if the Boolean
+/// compilation needed more than half of the memory limit once the mixed one
+/// started: then they compile one after the other. A mixed compilation that
+/// needed more than its half compiles again, alone, in all of it.
+fn compile_auto(
+    opts: &LoadOptions,
+    (c, half): (&CompileOptions, &CompileOptions),
+    boolean: &(impl Fn(&CompileOptions) -> Result<CompiledProgram, CompileError> + Sync),
+    mixed: &(impl Fn(&CompileOptions) -> Result<MixedCompiled, CompileError> + Sync),
+) -> Result<Option<Loaded>> {
+    let (seen, bound) = (Watch::new(), Watch::new());
+    let failed = || anyhow::anyhow!("internal compiler error");
+    std::thread::scope(|s| {
+        let early = s.spawn(|| {
+            if !seen.wait_for_product() {
+                return None;
+            }
+            seen.set_max_memory(half.limits.max_memory);
+            Some(mixed(&CompileOptions {
+                watch: Some(bound.clone()),
+                ..half.clone()
+            }))
+        });
+        let compiled = boolean(&CompileOptions {
+            watch: Some(seen.clone()),
+            ..c.clone()
+        });
+        seen.end();
+        // The mixed compilation, if it started, bounded by `max` gates
+        // (0: stopped, not needed).
+        let mut early = Some(early);
+        let mut join = |max: u64| {
+            bound.set_max_gates(max);
+            early.take().map(|e| e.join().map_err(|_| failed()))
+        };
+        let compiled = match compiled {
+            Ok(compiled) => compiled,
+            Err(e) => {
+                let started = join(0).transpose()?.flatten().is_some();
+                return if started && exceeded(&e) {
+                    Ok(None)
+                } else {
+                    Err(anyhow::anyhow!("{e}"))
+                };
+            }
+        };
+        let loaded = from_c(compiled, opts, |max| {
+            let early = join(max.unwrap_or(u64::MAX))
+                .transpose()
+                .ok()
+                .flatten()
+                .flatten();
+            match early {
+                Some(e) if !e.as_ref().is_err_and(|e| exceeded(e) && !bounded(e, max)) => e,
+                _ => mixed(&at_most(c, max)),
+            }
+        });
+        join(0).transpose()?;
+        loaded.map(Some)
+    })
+}
+
+/// Whether `e` stopped at the gate bound `max` (not at a limit of its own).
+fn bounded(e: &CompileError, max: Option<u64>) -> bool {
+    matches!((&e.exceeded, max), (Some(Exceeded::Gates { max: m }), Some(b)) if *m == b)
 }
 
 /// `opts` making at most `max_gates` gates (if given).
@@ -369,6 +452,7 @@ pub fn parse_party(text: &str) -> Result<Party> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::choice::{Comparison, FLAT_GATES_PER_SECOND};
 
     #[test]
     fn arrays_of_one_integer_type_have_the_integers_lane_and_the_rest_one() {
@@ -428,5 +512,87 @@ mod tests {
         let sums = |l: &Loaded| l.mixed.as_ref().map(|m| m.compiled.arithmetic_sums);
         assert_eq!(sums(&within), Some(256));
         assert_eq!(sums(&within), sums(&free));
+    }
+
+    fn example(name: &str) -> String {
+        let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(path).expect("the example")
+    }
+
+    /// `--protocol auto` compiles the mixed program beside the Boolean one
+    /// (from the first product of secrets on): the same mixed program as
+    /// compiled on its own, whether both fit in half of the memory limit
+    /// or the mixed one compiles again in all of it.
+    #[test]
+    fn auto_compiles_the_mixed_program_beside_the_boolean_one() {
+        let source = example("matmul16.c");
+        let opts = |protocol, max_memory| LoadOptions {
+            protocol,
+            max_memory,
+            ..LoadOptions::default()
+        };
+        let alone = compile_mixed(&source, "matmul16.c", &CompileOptions::default()).unwrap();
+        for max_memory in [None, Some(256 << 10)] {
+            let auto = load_source(&source, "matmul16.c", &opts(Protocol::Auto, max_memory));
+            let chosen = auto.expect("compiles").mixed.expect("mixed is cheaper");
+            assert_eq!(chosen.compiled.program, alone.program, "{max_memory:?}");
+            assert_eq!(chosen.compiled.built_gates, alone.built_gates);
+        }
+    }
+
+    /// A mixed compilation past the bound `auto` sets when the Boolean one
+    /// ends (half the garbled run's estimated time) is stopped, and the
+    /// program runs as garbled circuits: mexp's flat compile makes more
+    /// gates than its bound, the matrix product's fewer.
+    #[test]
+    fn auto_stops_a_mixed_compile_past_its_bound() {
+        let opts = LoadOptions::default();
+        let mexp = load_source(&example("mexp.c"), "mexp.c", &opts).expect("compiles");
+        assert!(mexp.secret_products > 0);
+        assert!(mexp.mixed.is_none());
+        let matmul = load_source(&example("matmul16.c"), "matmul16.c", &opts).expect("compiles");
+        assert!(matmul.mixed.is_some());
+    }
+
+    /// A mixed compilation that ends before its bound is known is judged
+    /// by the gates it made, as one bounded from the start would have
+    /// been, so that both parties choose alike: one product, then 3,000
+    /// rounds of shifts and XORs, free in garbled circuits but some
+    /// 185,000 gates to compile flat, runs as garbled circuits; and the
+    /// matrix product's mixed program (no gates, far cheaper to run), said
+    /// to have made one gate more than its bound, is not chosen.
+    #[test]
+    fn auto_judges_an_early_mixed_compile_by_its_gates() {
+        let source = "#include <stdint.h>
+uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
+{
+    uint32_t x = INPUT_A * INPUT_B;
+    for (uint32_t i = 0; i < 3000; i++)
+        x ^= (x << 3) ^ (x >> 5) ^ i;
+    return x;
+}";
+        let opts = LoadOptions::default();
+        let auto = load_source(source, "xor.c", &opts).expect("compiles");
+        assert!(auto.secret_products > 0);
+        assert!(auto.mixed.is_none());
+        let source = example("matmul16.c");
+        let boolean = compile(&source, "matmul16.c", &CompileOptions::default()).unwrap();
+        let mixed = compile_mixed(&source, "matmul16.c", &CompileOptions::default()).unwrap();
+        let network = (&opts.network, &Parties::Two);
+        let yao = Comparison::of(&mixed, &boolean.program, network.0, network.1).unwrap();
+        let bound = (yao.yao_seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
+        let choose_with = |built_gates| {
+            let compiled = MixedCompiled {
+                built_gates,
+                ..mixed.clone()
+            };
+            let products = boolean.secret_products;
+            choose(Protocol::Auto, network, &boolean.program, products, |_| {
+                Ok(compiled)
+            })
+            .expect("estimates")
+        };
+        assert!(choose_with(bound).is_some());
+        assert!(choose_with(bound + 1).is_none());
     }
 }

@@ -100,14 +100,17 @@ impl Lower<'_> {
             );
         }
         let held = self.held_bytes();
-        if held > limits.max_memory {
-            return exceeded(
-                loc,
-                Exceeded::Memory {
-                    max: limits.max_memory,
-                    held,
-                },
-            );
+        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_memory);
+        let max = limits.max_memory.min(watched);
+        if held > max {
+            return exceeded(loc, Exceeded::Memory { max, held });
+        }
+        // A bound set from another thread takes effect within steps, not
+        // only where the next loop iteration or call starts.
+        if let Some(max) = self.opts.watch.as_ref().map(Watch::max_gates) {
+            if self.b.held_gates() as u64 > max {
+                return exceeded(loc, Exceeded::Gates { max });
+            }
         }
         Ok(())
     }

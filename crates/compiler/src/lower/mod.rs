@@ -20,6 +20,7 @@ use crate::gates::{self, Bits};
 use crate::parser::const_eval;
 use crate::types::{CType, Scalar};
 use crate::value::{mux_word, Ptr, SecIdx, Slot, Val, Word};
+use crate::watch::Watch;
 use crate::CompileOptions;
 use merges::Merges;
 
@@ -215,7 +216,8 @@ impl<'p> Lower<'p> {
     /// (checked as each loop iteration ends and each call starts, so a loop
     /// or a recursion that would build gates without end stops early).
     fn check_gates(&self, loc: Loc) -> DResult<()> {
-        let max = self.opts.limits.max_gates;
+        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_gates);
+        let max = self.opts.limits.max_gates.min(watched);
         if self.b.held_gates() as u64 > max {
             return exceeded(loc, Exceeded::Gates { max });
         }

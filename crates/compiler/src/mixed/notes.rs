@@ -5,12 +5,15 @@
 //! as the linear combination it is rather than as its bits. Notes are
 //! kept per compiling thread (as range tapes are), only while a mixed
 //! compilation asks for them; products of two secret words are counted
-//! always, so that a Boolean compilation says whether arithmetic could help.
+//! always, so that a Boolean compilation says whether arithmetic could help
+//! (and tells its [`Watch`], if it has one, when it meets the first).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use twofold_circuit::Bit;
+
+use crate::watch::Watch;
 
 /// One term of a noted sum.
 #[derive(Clone, Debug)]
@@ -50,13 +53,15 @@ pub(crate) fn secret(x: &[Bit]) -> bool {
 thread_local! {
     static NOTES: RefCell<Option<Vec<SumNote>>> = const { RefCell::new(None) };
     static PRODUCTS: Cell<u64> = const { Cell::new(0) };
+    static WATCH: RefCell<Option<Watch>> = const { RefCell::new(None) };
 }
 
-/// Starts a compilation on this thread: no products counted, and sums
-/// noted if `record`.
-pub(crate) fn start(record: bool) {
+/// Starts a compilation on this thread: no products counted, sums noted
+/// if `record`, and the first product told to `watch`.
+pub(crate) fn start(record: bool, watch: Option<Watch>) {
     PRODUCTS.with(|p| p.set(0));
     NOTES.with(|n| *n.borrow_mut() = record.then(Vec::new));
+    WATCH.with(|w| *w.borrow_mut() = watch);
 }
 
 /// Whether sums are being noted: then a [`noted`] sum with a product of two
@@ -84,7 +89,10 @@ pub(crate) fn record(sum: SumNote) {
 
 /// Counts `products` products of two secret words.
 pub(crate) fn count(products: u64) {
-    PRODUCTS.with(|p| p.set(p.get().saturating_add(products)));
+    let before = PRODUCTS.with(|p| p.replace(p.get().saturating_add(products)));
+    if before == 0 && products > 0 {
+        WATCH.with(|w| w.borrow().as_ref().map(Watch::note_product));
+    }
 }
 
 /// Ends a compilation on this thread: the products of two secret words
@@ -92,5 +100,6 @@ pub(crate) fn count(products: u64) {
 pub(crate) fn finish() -> (u64, Vec<SumNote>) {
     let products = PRODUCTS.with(|p| p.replace(0));
     let notes = NOTES.with(|n| n.borrow_mut().take()).unwrap_or_default();
+    WATCH.with(|w| w.borrow_mut().take());
     (products, notes)
 }
