@@ -158,6 +158,37 @@ fn a_combination_that_may_wrap_is_converted_when_widened() {
     assert_eq!(to_arith_steps(&m), 1, "{:?}", m.program.steps);
 }
 
+/// Factors whose secret bits are all one garbled bit — a comparison
+/// widened (`(x > y) * z`), negated (`-(x == y)`, every bit that bit),
+/// shifted (`(x < 7) << 3`), or plus a constant — are that bit injected
+/// (B→A) and computed locally from it, not converted bit by bit (Y→A); a
+/// factor of several garbled bits (`x ^ y`) is still converted, and one
+/// computed from one party's input alone (`(x & 1) + 5`, `k & 3`) is that
+/// party's share.
+#[test]
+fn factors_of_one_garbled_bit_are_injected() {
+    let src = "#include <stdint.h>\n\
+               #define N 6\n\
+               typedef struct { int32_t v[N]; uint8_t k[N]; } In;\n\
+               int32_t mpc_main(In INPUT_A, In INPUT_B)\n{\n\
+               \x20   int32_t s = 0;\n\
+               \x20   for (int i = 0; i < N; i++) {\n\
+               \x20       int32_t x = INPUT_A.v[i], y = INPUT_B.v[i];\n\
+               \x20       s += (x > y) * y;\n\
+               \x20       s -= -(INPUT_A.k[i] == INPUT_B.k[i]) * x;\n\
+               \x20       s += ((INPUT_B.k[i] < 7) << 3) * (x ^ y);\n\
+               \x20       s += ((x & 1) + 5) * y;\n\
+               \x20   }\n\
+               \x20   return s + ((INPUT_A.k[0] & 3) * INPUT_B.v[1]);\n}\n";
+    let m = agree(src, "injected.c", 40, 4);
+    let steps = m.program.steps.iter();
+    let injected = steps
+        .filter(|s| matches!(s, twofold_circuit::Step::Inject { .. }))
+        .count();
+    assert_eq!(injected, 3 * 6, "{:?}", m.program.steps);
+    assert_eq!(to_arith_steps(&m), 6, "{:?}", m.program.steps);
+}
+
 /// The Y→A conversions of a mixed compilation.
 fn to_arith_steps(m: &MixedCompiled) -> usize {
     let steps = m.program.steps.iter();

@@ -14,7 +14,7 @@ use twofold_circuit::{
     Wire,
 };
 
-use super::partition::{wire, Operand, OutPart, Partitioned, Plan};
+use super::partition::{gathered_bits, one_bit, wire, Operand, OutPart, Partitioned, Plan};
 use super::{InputSource, OutBit};
 
 /// What phase `p`'s Boolean program reads from outside it, and gives out.
@@ -48,7 +48,8 @@ struct Out<'p, 'a> {
     /// Per phase, the value of its export vector.
     exports: HashMap<u32, ValueId>,
     gather_value: Vec<Option<ValueId>>,
-    gather_word: HashMap<usize, ValueId>,
+    /// Gathered vectors made words, by width (converted, or injected).
+    gather_word: HashMap<(usize, u32), ValueId>,
     /// Linear combinations computed, by width.
     linear_value: HashMap<(Operand, u32), ValueId>,
     sum_value: Vec<Option<ValueId>>,
@@ -94,14 +95,32 @@ impl Out<'_, '_> {
                 id
             }
             Operand::Gathered(e) => {
-                let g = self.plan.gather_of[e];
-                match self.gather_word.get(&g) {
+                let one = one_bit(e);
+                let g = self.plan.gather_of[&gathered_bits(e)];
+                let word = match self.gather_word.get(&(g, w)) {
                     Some(&id) => id,
                     None => {
                         let bits = self.gather_value[g].expect("gathered in an earlier phase");
-                        let id = self.step(Step::ToArith(bits));
-                        self.gather_word.insert(g, id);
+                        let id = self.step(match one {
+                            Some(_) => Step::Inject {
+                                bit: bits,
+                                width: w,
+                            },
+                            None => Step::ToArith(bits),
+                        });
+                        self.gather_word.insert((g, w), id);
                         id
+                    }
+                };
+                match one {
+                    None => word,
+                    Some(one) => {
+                        let v = self.times(word, one.times, w);
+                        if one.plus == 0 {
+                            return v;
+                        }
+                        let c = self.operand(&Operand::Const(one.plus), w);
+                        self.step(Step::Add(v, c))
                     }
                 }
             }

@@ -87,6 +87,40 @@ fn constant(e: &[Bit]) -> Option<u64> {
     })
 }
 
+/// A gathered word whose secret bits are all one bit `bit`: its value is
+/// `plus + times·bit` modulo `2^w` (a comparison widened, its negation, a
+/// shift of it), which a bit injection (B→A) makes from that one bit, far
+/// cheaper than a conversion of every bit (Y→A: a garbled subtraction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct OneBit {
+    pub bit: Bit,
+    pub times: u64,
+    pub plus: u64,
+}
+
+/// `e` as [`OneBit`], if its secret bits are all one bit.
+pub(super) fn one_bit(e: &[Bit]) -> Option<OneBit> {
+    let bit = e.iter().copied().find(|b| wire(*b).is_some())?;
+    let (mut times, mut plus) = (0u64, 0u64);
+    for (i, &b) in e.iter().enumerate() {
+        match b {
+            Bit::Const(c) => plus |= (c as u64) << i,
+            b if b == bit => times |= 1 << i,
+            Bit::Wire(_) => return None,
+        }
+    }
+    Some(OneBit { bit, times, plus })
+}
+
+/// The bits a gathered operand takes from its Boolean phase: its one
+/// secret bit (see [`one_bit`]), or all of them.
+pub(super) fn gathered_bits(e: &[Bit]) -> Vec<Bit> {
+    match one_bit(e) {
+        Some(one) => vec![one.bit],
+        None => e.to_vec(),
+    }
+}
+
 /// Where input wires are: `(input, bit)`.
 pub(super) type InputWires = HashMap<Wire, (usize, u32)>;
 
@@ -466,7 +500,7 @@ impl<'a> Plan<'a> {
                 match x {
                     Operand::Sum(j) => todo.push(j),
                     Operand::Gathered(e) => {
-                        self.gather(e);
+                        self.gather(gathered_bits(&e));
                     }
                     Operand::Const(_) | Operand::Input(_) | Operand::Linear(_) => {}
                 }
