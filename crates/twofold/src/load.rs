@@ -271,11 +271,13 @@ fn compile_auto(
                 ..half.clone()
             }))
         });
-        let compiled = boolean(&CompileOptions {
-            watch: Some(seen.clone()),
-            ..c.clone()
-        });
-        seen.end();
+        let compiled = {
+            let _ended = Ended(&seen);
+            boolean(&CompileOptions {
+                watch: Some(seen.clone()),
+                ..c.clone()
+            })
+        };
         // The mixed compilation, if it started, bounded by `max` gates
         // (0: stopped, not needed).
         let mut early = Some(early);
@@ -308,6 +310,16 @@ fn compile_auto(
         join(0).transpose()?;
         loaded.map(Some)
     })
+}
+
+/// Marks a compilation ended when dropped, so that the thread waiting for
+/// its first product of secrets wakes however it ended (a panic too).
+struct Ended<'w>(&'w Watch);
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        self.0.end();
+    }
 }
 
 /// Whether `e` stopped at the gate bound `max` (not at a limit of its own).
