@@ -149,6 +149,11 @@ pub struct CompileOptions {
     /// Another thread's handle on this compilation: told of its first
     /// product of two secret words, and bounding its gates as it goes.
     pub watch: Option<Watch>,
+    /// A mixed compilation for two parties: a word a sum reads whose bits
+    /// depend on one party's inputs alone is that party's share, computed
+    /// in the clear ([`mixed::LocalInput`]). Off for three computing
+    /// parties, who hold every input as shares.
+    pub local_values: bool,
 }
 
 /// Bounds on the work of a compilation, so that any source — however
@@ -222,6 +227,7 @@ impl Default for CompileOptions {
             include_dirs: Vec::new(),
             limits: Limits::default(),
             watch: None,
+            local_values: false,
         }
     }
 }
@@ -406,7 +412,7 @@ fn compile_mixed_inner(
     let lowered = lowered(source, file_name, &flat);
     let (_, notes) = mixed::notes::finish();
     let (lowered, _) = lowered?;
-    mixed::partitioned(lowered, &notes)
+    mixed::partitioned(lowered, &notes, opts.local_values)
         .map_err(|e| program_error(file_name, format!("cannot partition the program: {e}")))
 }
 

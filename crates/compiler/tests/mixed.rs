@@ -181,12 +181,71 @@ fn factors_of_one_garbled_bit_are_injected() {
                \x20   }\n\
                \x20   return s + ((INPUT_A.k[0] & 3) * INPUT_B.v[1]);\n}\n";
     let m = agree(src, "injected.c", 40, 4);
-    let steps = m.program.steps.iter();
-    let injected = steps
-        .filter(|s| matches!(s, twofold_circuit::Step::Inject { .. }))
-        .count();
-    assert_eq!(injected, 3 * 6, "{:?}", m.program.steps);
+    assert_eq!(injected_steps(&m), 3 * 6, "{:?}", m.program.steps);
     assert_eq!(to_arith_steps(&m), 6, "{:?}", m.program.steps);
+}
+
+/// For two parties, a factor that depends on one party's inputs alone
+/// (`x > 100` of A's `x`, `(k & 6) ^ 5` of B's `k`) is that party's word,
+/// computed in the clear: a conditional sum of B's values on A's threshold
+/// garbles nothing; a factor of both parties' inputs (`x > y`) is still
+/// garbled (and injected). Three computing parties (the default options)
+/// compute no such words.
+#[test]
+fn words_of_one_partys_inputs_are_its_own() {
+    let src = "#include <stdint.h>\n\
+               #define N 6\n\
+               typedef struct { int32_t v[N]; uint8_t k[N]; } In;\n\
+               int32_t mpc_main(In INPUT_A, In INPUT_B)\n{\n\
+               \x20   int32_t s = 0, t = 0;\n\
+               \x20   for (int i = 0; i < N; i++) {\n\
+               \x20       s += (INPUT_A.v[i] > 100) * INPUT_B.v[i];\n\
+               \x20       s += ((INPUT_B.k[i] & 6) ^ 5) * INPUT_A.v[i];\n\
+               \x20       t += (INPUT_A.v[i] > INPUT_B.v[i]) * INPUT_B.v[i];\n\
+               \x20   }\n\
+               \x20   return s + 3 * t;\n}\n";
+    let two = CompileOptions {
+        local_values: true,
+        ..CompileOptions::default()
+    };
+    let boolean = compile(src, "local.c", &two).unwrap();
+    let mixed = compile_mixed(src, "local.c", &two).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for _ in 0..40 {
+        let inputs: Vec<Vec<bool>> = boolean
+            .program
+            .main
+            .inputs
+            .iter()
+            .map(|v| (0..v.width).map(|_| rng.gen()).collect())
+            .collect();
+        let want = boolean.program.eval(&inputs).unwrap();
+        let given: Vec<Option<Vec<bool>>> = inputs.iter().cloned().map(Some).collect();
+        let words: Vec<Vec<bool>> = mixed.mixed_inputs(&given).into_iter().flatten().collect();
+        let got = mixed.program.eval(&words).unwrap();
+        assert_eq!(mixed.c_outputs(&got), want);
+        // Each party computes its own words: given only A's inputs, A's
+        // are there and B's are not.
+        let mine = mixed.mixed_inputs(&[given[0].clone(), None]);
+        let owners = mixed.program.inputs.iter().map(|v| v.owner);
+        assert!(owners.zip(&mine).all(|(o, v)| v.is_some() == (o == 0)));
+    }
+    assert_eq!(mixed.locals.len(), 2 * 6, "{:?}", mixed.program.inputs);
+    assert_eq!(injected_steps(&mixed), 6);
+    assert_eq!(to_arith_steps(&mixed), 0);
+    // Three parties garble those words: 12 more conversions.
+    let (_, shared) = both(src, "local.c");
+    assert!(shared.locals.is_empty());
+    let conversions = |m: &MixedCompiled| injected_steps(m) + to_arith_steps(m);
+    assert_eq!(conversions(&shared), conversions(&mixed) + 2 * 6);
+}
+
+/// The bit injections (B→A) of a mixed compilation.
+fn injected_steps(m: &MixedCompiled) -> usize {
+    let steps = m.program.steps.iter();
+    steps
+        .filter(|s| matches!(s, twofold_circuit::Step::Inject { .. }))
+        .count()
 }
 
 /// The Y→A conversions of a mixed compilation.

@@ -126,6 +126,12 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
     }
     let opts = CompileOptions::default();
     let (mut arithmetic, mut with_boolean, mut sums, mut products) = (0, 0, 0, 0);
+    // Two parties' compilations: words one party computes alone are its own.
+    let two = CompileOptions {
+        local_values: true,
+        ..opts.clone()
+    };
+    let mut with_locals = 0;
     for seed in 0..PROGRAMS {
         let mut rng = StdRng::seed_from_u64(seed);
         let src = random_mixed_c_program(&mut rng);
@@ -138,6 +144,7 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
         };
         let flat = compile(&src, &name, &unrolled).unwrap_or_else(|e| panic!("{e}\n{src}"));
         let m = compile_mixed(&src, &name, &opts).unwrap_or_else(|e| panic!("mixed: {e}\n{src}"));
+        let m2 = compile_mixed(&src, &name, &two).unwrap_or_else(|e| panic!("mixed: {e}\n{src}"));
         let sets: Vec<Vec<Vec<bool>>> = (0..RUNS).map(|r| input_bits(&mut rng, &p, r)).collect();
         if gcc {
             let text: Vec<Vec<String>> = sets
@@ -154,7 +161,10 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
         }
         for set in &sets {
             check(&src, &p, &flat, &m, set);
+            check(&src, &p, &flat, &m2, set);
         }
+        assert!(m.locals.is_empty());
+        with_locals += usize::from(!m2.locals.is_empty());
         arithmetic += usize::from(m.arithmetic_sums > 0);
         with_boolean += usize::from(!m.program.programs.is_empty());
         sums += m.arithmetic_sums;
@@ -162,13 +172,18 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
     }
     println!(
         "{PROGRAMS} random mixed programs on {RUNS} inputs each: {arithmetic} with arithmetic sums \
-         ({sums} in all, {products} products of secrets), {with_boolean} with Boolean programs"
+         ({sums} in all, {products} products of secrets), {with_boolean} with Boolean programs, \
+         {with_locals} with words a party computes alone"
     );
     // Not vacuous: most programs run sums arithmetically, and most keep
     // Boolean parts beside them.
     assert!(
         arithmetic as u64 >= PROGRAMS * 2 / 3,
         "{arithmetic} programs with arithmetic sums"
+    );
+    assert!(
+        with_locals as u64 >= PROGRAMS / 4,
+        "{with_locals} programs with words a party computes alone"
     );
     assert!(
         with_boolean as u64 >= PROGRAMS / 2,

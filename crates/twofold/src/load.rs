@@ -346,6 +346,8 @@ fn c_options(opts: &LoadOptions) -> CompileOptions {
         limits: opts
             .max_memory
             .map_or_else(Limits::default, Limits::for_memory),
+        // (Three computing parties hold every input as shares.)
+        local_values: opts.parties == Parties::Two,
         ..CompileOptions::default()
     }
 }

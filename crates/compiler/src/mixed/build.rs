@@ -14,6 +14,7 @@ use twofold_circuit::{
     Wire,
 };
 
+use super::local::{cone, LocalInput};
 use super::partition::{gathered_bits, one_bit, wire, Operand, OutPart, Partitioned, Plan};
 use super::{InputSource, OutBit};
 
@@ -44,6 +45,9 @@ struct Out<'p, 'a> {
     /// Word inputs by source and width.
     input_words: HashMap<(InputSource, u32), ValueId>,
     sources: Vec<InputSource>,
+    /// Words a party computes alone, by their bits, and how.
+    local_words: HashMap<Vec<Bit>, ValueId>,
+    locals: Vec<LocalInput>,
     consts: HashMap<(u32, u64), ValueId>,
     /// Per phase, the value of its export vector.
     exports: HashMap<u32, ValueId>,
@@ -86,6 +90,7 @@ impl Out<'_, '_> {
             },
             Operand::Sum(j) => self.sum_value[*j].expect("an earlier sum is made first"),
             Operand::Input(src) => self.input_words[&(*src, w)],
+            Operand::Local(e, _) => self.local_words[e],
             Operand::Linear(terms) => {
                 if let Some(&id) = self.linear_value.get(&(x.clone(), w)) {
                     return id;
@@ -207,6 +212,8 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
         input_bits: HashMap::default(),
         input_words: HashMap::default(),
         sources: Vec::new(),
+        local_words: HashMap::default(),
+        locals: Vec::new(),
         consts: HashMap::default(),
         exports: HashMap::default(),
         gather_value: vec![None; plan.gathers.len()],
@@ -266,13 +273,15 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
     Ok(Partitioned {
         program: out.program,
         sources: out.sources,
+        locals: out.locals,
         outputs,
         sums,
     })
 }
 
 /// The mixed program's inputs: the bits of each C input a phase reads,
-/// then the slices of inputs sums read as words.
+/// the slices of inputs sums read as words, then the words a party
+/// computes alone.
 fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
     let read: BTreeSet<usize> = io.iter().flat_map(|p| p.inputs.iter().copied()).collect();
     for &input in &read {
@@ -310,6 +319,42 @@ fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
             });
             out.sources.push(*src);
             out.input_words.insert((*src, s.w), out.next);
+            out.next += 1;
+        }
+    }
+    local_inputs(out, flat);
+}
+
+/// The words sums read that a party computes alone: inputs of their
+/// owner, made by the gates of `flat` that compute them.
+fn local_inputs(out: &mut Out, flat: &FlatParts) {
+    let plan = out.plan;
+    let mut made_by: Vec<u32> = Vec::new();
+    for (k, s) in plan.sums.iter().enumerate() {
+        if !plan.sum_needed[k] {
+            continue;
+        }
+        for x in s.operands() {
+            let Operand::Local(e, holder) = x else {
+                continue;
+            };
+            if out.local_words.contains_key(e) {
+                continue;
+            }
+            if made_by.is_empty() {
+                made_by = vec![u32::MAX; flat.num_wires as usize];
+                for (i, g) in flat.gates.iter().enumerate() {
+                    made_by[g.out() as usize] = i as u32;
+                }
+            }
+            out.program.inputs.push(MixedInput {
+                name: format!("local{}", out.locals.len()),
+                owner: holder.trailing_zeros() as u8,
+                kind: Kind::Word(s.w),
+            });
+            out.locals
+                .push(cone(e, &flat.gates, &made_by, &plan.inputs_at));
+            out.local_words.insert(e.clone(), out.next);
             out.next += 1;
         }
     }

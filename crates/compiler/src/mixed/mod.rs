@@ -13,8 +13,11 @@
 
 mod build;
 mod linear;
+mod local;
 pub(crate) mod notes;
 mod partition;
+
+pub use local::LocalInput;
 
 use twofold_circuit::MixedProgram;
 
@@ -50,8 +53,12 @@ pub enum OutBit {
 pub struct MixedCompiled {
     /// The mixed program.
     pub program: MixedProgram,
-    /// Per input of [`MixedCompiled::program`], where its bits come from.
+    /// Per input of [`MixedCompiled::program`], where its bits come from
+    /// (the first `sources.len()` inputs)...
     pub sources: Vec<InputSource>,
+    /// ...and the inputs after them: words their owner computes from its
+    /// own C inputs (two parties only; see [`local`]).
+    pub locals: Vec<LocalInput>,
     /// The C inputs: name and type, in the order of the Boolean program's.
     pub inputs: Vec<(String, CType)>,
     /// The C outputs: name and type, in the order of the Boolean program's.
@@ -68,7 +75,8 @@ impl MixedCompiled {
     /// The mixed program's inputs from the C inputs' bits (`None` for the
     /// peer's: then theirs are `None` too).
     pub fn mixed_inputs(&self, c_inputs: &[Option<Vec<bool>>]) -> Vec<Option<Vec<bool>>> {
-        self.program
+        let slices = self
+            .program
             .inputs
             .iter()
             .zip(&self.sources)
@@ -79,8 +87,9 @@ impl MixedCompiled {
                 let mut word = slice.to_vec();
                 word.resize(v.kind.bits() as usize, fill);
                 Some(word)
-            })
-            .collect()
+            });
+        let locals = self.locals.iter().map(|l| l.eval(c_inputs));
+        slices.chain(locals).collect()
     }
 
     /// The C outputs' bits from the mixed program's.
@@ -104,16 +113,18 @@ impl MixedCompiled {
 pub(crate) fn partitioned(
     lowered: Lowered,
     notes: &[notes::SumNote],
+    local_values: bool,
 ) -> Result<MixedCompiled, String> {
     let flat = lowered
         .builder
         .into_flat()
         .map_err(|e| format!("cannot finish the circuit: {e}"))?;
     let built_gates = flat.gates.len() as u64;
-    let p = partition::partition(flat, notes)?;
+    let p = partition::partition(flat, notes, local_values)?;
     Ok(MixedCompiled {
         program: p.program,
         sources: p.sources,
+        locals: p.locals,
         inputs: lowered.inputs,
         outputs: lowered.outputs,
         output_bits: p.outputs,

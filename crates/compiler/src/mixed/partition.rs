@@ -20,6 +20,7 @@ use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::{Bit, FlatParts, Gate, InputValue, MixedProgram, Party, Wire};
 
 use super::linear::{self, Holders, SHARED};
+use super::local::{dependences, sole_holder, LocalInput};
 use super::notes::{secret, SumNote, Term};
 use super::{InputSource, OutBit};
 
@@ -27,6 +28,7 @@ use super::{InputSource, OutBit};
 pub(super) struct Partitioned {
     pub program: MixedProgram,
     pub sources: Vec<InputSource>,
+    pub locals: Vec<LocalInput>,
     pub outputs: Vec<Vec<OutBit>>,
     pub sums: usize,
 }
@@ -43,6 +45,9 @@ pub(super) enum Operand {
     /// `Σ c·x mod 2^w` of operands of the kinds above (not constants),
     /// each at most once: a linear sum's bits, computed locally.
     Linear(Vec<(Operand, u64)>),
+    /// Bits that depend on the inputs of one party (its holder bit) alone,
+    /// which it computes in the clear as its share (see `super::local`).
+    Local(Vec<Bit>, Holders),
     /// Bits of a Boolean phase, converted (Y→A).
     Gathered(Vec<Bit>),
 }
@@ -124,8 +129,14 @@ pub(super) fn gathered_bits(e: &[Bit]) -> Vec<Bit> {
 /// Where input wires are: `(input, bit)`.
 pub(super) type InputWires = HashMap<Wire, (usize, u32)>;
 
-/// Partitions `flat` given the sums lowering noted.
-pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitioned, String> {
+/// Partitions `flat` given the sums lowering noted; with `local_values`,
+/// words that depend on one party's inputs alone are that party's (two
+/// parties).
+pub(super) fn partition(
+    flat: FlatParts,
+    notes: &[SumNote],
+    local_values: bool,
+) -> Result<Partitioned, String> {
     let mut inputs_at = InputWires::default();
     for (k, (_, wires)) in flat.inputs.iter().enumerate() {
         for (i, &w) in wires.iter().enumerate() {
@@ -140,7 +151,12 @@ pub(super) fn partition(flat: FlatParts, notes: &[SumNote]) -> Result<Partitione
             Party::B => 2,
         })
         .collect();
-    let sums = arith_sums(notes, (&inputs_at, &flat.inputs), &owners);
+    let on = local_values.then(|| {
+        let wires = flat.inputs.iter().zip(&owners);
+        let inputs = wires.flat_map(|((_, ws), &h)| ws.iter().map(move |&w| (w, h)));
+        dependences(flat.num_wires, inputs, &flat.gates)
+    });
+    let sums = arith_sums(notes, (&inputs_at, &flat.inputs), &owners, on.as_deref());
     // Cut wires: a sum's bits, each at its first place (the bits above it
     // copy its sign).
     let mut cut: Vec<Option<(usize, u32)>> = vec![None; flat.num_wires as usize];
@@ -164,6 +180,7 @@ fn arith_sums(
     notes: &[SumNote],
     (inputs_at, inputs): (&InputWires, &[(InputValue, Vec<Wire>)]),
     owners: &[Holders],
+    on: Option<&[Holders]>,
 ) -> Vec<Sum> {
     let mut sums: Vec<Sum> = Vec::new();
     let mut sum_holders: Vec<Holders> = Vec::new();
@@ -171,6 +188,7 @@ fn arith_sums(
         notes,
         inputs_at,
         inputs,
+        on,
         by_bits: HashMap::default(),
         wide: HashMap::default(),
         widths: Vec::new(),
@@ -197,6 +215,7 @@ fn arith_sums(
             Operand::Const(_) => 0,
             Operand::Input(src) => owners[src.input],
             Operand::Sum(k) => sum_holders[*k],
+            Operand::Local(_, h) => *h,
             Operand::Gathered(_) | Operand::Linear(_) => SHARED,
         };
         let pairs = linear::expand(pairs, &mut words, mask, holders);
@@ -238,6 +257,9 @@ struct Reader<'a> {
     inputs_at: &'a InputWires,
     /// The inputs and their wires, bit 0 first.
     inputs: &'a [(InputValue, Vec<Wire>)],
+    /// Whose inputs each wire depends on, where one party's words are its
+    /// own (see `super::local`).
+    on: Option<&'a [Holders]>,
     /// Sums' and linear sums' bits, as the operands they are.
     by_bits: HashMap<Vec<Bit>, Operand>,
     /// Linear notes with bounds, by their bits (to read them extended).
@@ -291,6 +313,9 @@ impl Reader<'_> {
         }
         if let Some(src) = input_slice(&e, self.inputs_at, self.inputs) {
             return Operand::Input(src);
+        }
+        if let Some(h) = self.on.and_then(|on| sole_holder(&e, on)) {
+            return Operand::Local(e, h);
         }
         Operand::Gathered(e)
     }
@@ -399,7 +424,8 @@ impl Phases {
         let mut p = 0;
         for x in sums[k].operands() {
             p = p.max(match x {
-                Operand::Const(_) | Operand::Input(_) | Operand::Linear(_) => 0,
+                Operand::Const(_) | Operand::Input(_) | Operand::Local(..) => 0,
+                Operand::Linear(_) => 0,
                 Operand::Sum(j) => self.of_sum(sums, *j),
                 Operand::Gathered(e) => self.bits(e),
             });
@@ -502,7 +528,8 @@ impl<'a> Plan<'a> {
                     Operand::Gathered(e) => {
                         self.gather(gathered_bits(&e));
                     }
-                    Operand::Const(_) | Operand::Input(_) | Operand::Linear(_) => {}
+                    Operand::Const(_) | Operand::Input(_) | Operand::Local(..) => {}
+                    Operand::Linear(_) => {}
                 }
             }
         }
