@@ -7,17 +7,26 @@ use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::{compile, compile_mixed, CompileOptions, CompiledProgram};
 
 /// Both compilations of `src`.
-fn both(src: &str, name: &str) -> (CompiledProgram, MixedCompiled) {
-    let opts = CompileOptions::default();
-    let boolean = compile(src, name, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let mixed = compile_mixed(src, name, &opts).unwrap_or_else(|e| panic!("{name} mixed: {e}"));
+fn both(src: &str, name: &str, opts: &CompileOptions) -> (CompiledProgram, MixedCompiled) {
+    let boolean = compile(src, name, opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mixed = compile_mixed(src, name, opts).unwrap_or_else(|e| panic!("{name} mixed: {e}"));
     (boolean, mixed)
 }
 
 /// The mixed program gives the Boolean program's outputs on `runs`
 /// random inputs.
 fn agree(src: &str, name: &str, runs: usize, seed: u64) -> MixedCompiled {
-    let (boolean, mixed) = both(src, name);
+    agree_as(src, name, (runs, seed), &CompileOptions::default())
+}
+
+/// [`agree`], compiled with `opts`.
+fn agree_as(
+    src: &str,
+    name: &str,
+    (runs, seed): (usize, u64),
+    opts: &CompileOptions,
+) -> MixedCompiled {
+    let (boolean, mixed) = both(src, name, opts);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     for _ in 0..runs {
         let inputs: Vec<Vec<bool>> = boolean
@@ -208,33 +217,18 @@ fn words_of_one_partys_inputs_are_its_own() {
         local_values: true,
         ..CompileOptions::default()
     };
-    let boolean = compile(src, "local.c", &two).unwrap();
-    let mixed = compile_mixed(src, "local.c", &two).unwrap();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    for _ in 0..40 {
-        let inputs: Vec<Vec<bool>> = boolean
-            .program
-            .main
-            .inputs
-            .iter()
-            .map(|v| (0..v.width).map(|_| rng.gen()).collect())
-            .collect();
-        let want = boolean.program.eval(&inputs).unwrap();
-        let given: Vec<Option<Vec<bool>>> = inputs.iter().cloned().map(Some).collect();
-        let words: Vec<Vec<bool>> = mixed.mixed_inputs(&given).into_iter().flatten().collect();
-        let got = mixed.program.eval(&words).unwrap();
-        assert_eq!(mixed.c_outputs(&got), want);
-        // Each party computes its own words: given only A's inputs, A's
-        // are there and B's are not.
-        let mine = mixed.mixed_inputs(&[given[0].clone(), None]);
-        let owners = mixed.program.inputs.iter().map(|v| v.owner);
-        assert!(owners.zip(&mine).all(|(o, v)| v.is_some() == (o == 0)));
-    }
+    let mixed = agree_as(src, "local.c", (40, 5), &two);
+    // Each party computes its own words: given only A's inputs, A's are
+    // there and B's are not.
+    let a_inputs = Some(vec![true; mixed.inputs[0].1.width() as usize]);
+    let mine = mixed.mixed_inputs(&[a_inputs, None]);
+    let owners = mixed.program.inputs.iter().map(|v| v.owner);
+    assert!(owners.zip(&mine).all(|(o, v)| v.is_some() == (o == 0)));
     assert_eq!(mixed.locals.len(), 2 * 6, "{:?}", mixed.program.inputs);
     assert_eq!(injected_steps(&mixed), 6);
     assert_eq!(to_arith_steps(&mixed), 0);
     // Three parties garble those words: 12 more conversions.
-    let (_, shared) = both(src, "local.c");
+    let (_, shared) = both(src, "local.c", &CompileOptions::default());
     assert!(shared.locals.is_empty());
     let conversions = |m: &MixedCompiled| injected_steps(m) + to_arith_steps(m);
     assert_eq!(conversions(&shared), conversions(&mixed) + 2 * 6);
