@@ -153,6 +153,34 @@ fn stats_shows_the_partition_and_compile_writes_it() {
         "{bio}"
     );
     assert!(bio.contains(" 0 Y→A"), "{bio}");
+    assert!(
+        bio.contains("words a party computes alone, in the clear: 0"),
+        "{bio}"
+    );
+    // A's threshold on its own values is A's word: no garbled gates.
+    let dir = std::env::temp_dir().join(format!("twofold-local-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("threshold.c");
+    std::fs::write(
+        &file,
+        "#include <stdint.h>\n\
+         typedef struct { int32_t v[8]; } V;\n\
+         int32_t mpc_main(V INPUT_A, V INPUT_B)\n{\n\
+         \x20   int32_t s = 0;\n\
+         \x20   for (int i = 0; i < 8; i++)\n\
+         \x20       s += (INPUT_A.v[i] > 100) * INPUT_B.v[i];\n\
+         \x20   return s;\n}\n",
+    )
+    .unwrap();
+    let path = file.to_string_lossy().to_string();
+    let args = ["stats", &path, "--protocol", "mixed"].map(String::from);
+    let local = twofold_ok(&args);
+    assert!(
+        local.contains("words a party computes alone, in the clear: 8"),
+        "{local}"
+    );
+    assert!(local.contains("garbled: 0 AND gates"), "{local}");
+    std::fs::remove_dir_all(&dir).ok();
     let yao = twofold_ok(&[
         "stats".to_string(),
         example("matmul16.c"),

@@ -117,6 +117,10 @@ pub struct ProgramStats {
     /// its partition and estimate against pure garbled circuits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixed: Option<MixedSummary>,
+    /// C only, with a mixed program: its inputs that a party computes in
+    /// the clear from its own inputs (two parties).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_words: Option<usize>,
     /// C only: the estimates that chose the mixed program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub choice: Option<Comparison>,
@@ -210,6 +214,7 @@ impl ProgramStats {
         let mut stats = ProgramStats::of(&loaded.program, levels, &loaded.loops);
         if let Some(chosen) = &loaded.mixed {
             stats.mixed = Some(summary_of(&chosen.compiled.program, network)?);
+            stats.local_words = Some(chosen.compiled.locals.len());
             stats.choice = Some(chosen.estimate.clone());
         }
         Ok(stats)
@@ -275,6 +280,7 @@ impl ProgramStats {
             loops: loops.iter().map(LoopStats::of).collect(),
             ands_per_level: None,
             mixed: None,
+            local_words: None,
             choice: None,
         }
     }
@@ -427,6 +433,9 @@ impl Report for ProgramStats {
         if let Some(mixed) = &self.mixed {
             out += "runs as a mixed program (--protocol yao: garbled circuits only):\n";
             out += &mixed.text();
+        }
+        if let Some(n) = self.local_words {
+            out += &format!("words a party computes alone, in the clear: {n}\n");
         }
         if let Some(choice) = &self.choice {
             out += &choice.text();
