@@ -33,6 +33,38 @@ struct Analysis {
     outputs: Vec<Wire>,
 }
 
+/// A gate's kind, all [`Circuit::level_segments`] keeps of the old gates
+/// while it makes the new ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Xor,
+    And,
+    Inv,
+}
+
+impl Kind {
+    fn of(g: &Gate) -> Kind {
+        match g {
+            Gate::Xor { .. } => Kind::Xor,
+            Gate::And { .. } => Kind::And,
+            Gate::Inv { .. } => Kind::Inv,
+        }
+    }
+
+    fn is_and(self) -> bool {
+        self == Kind::And
+    }
+
+    /// How many wires a gate of this kind reads.
+    fn reads(self) -> usize {
+        if self == Kind::Inv {
+            1
+        } else {
+            2
+        }
+    }
+}
+
 /// Where each segment of `gates` starts and ends: between consecutive
 /// `positions` (sorted), clamped to the gates.
 fn segments(len: usize, positions: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
@@ -180,42 +212,57 @@ impl Circuit {
     /// same value at every position and at the end, and every maximal run
     /// of consecutive AND gates is independent gates. Renamed values take
     /// slots from `num_wires` up, reused once free (a slot freed inside an
-    /// AND run only after the run, see [`Circuit::compact`]).
-    pub fn level_segments(&self, positions: &[usize]) -> Circuit {
-        if !renamable(self) {
-            return self.clone();
+    /// AND run only after the run, see [`Circuit::compact`]). Consumes the
+    /// circuit: its gates are let go (their kinds kept, a byte each) before
+    /// the new ones are made, so that a large main circuit between blocks
+    /// is not held twice.
+    pub fn level_segments(self, positions: &[usize]) -> Circuit {
+        if !renamable(&self) {
+            return self;
         }
-        let analysis = analyse(self, positions);
-        let order = level_order(self, positions, &analysis.levels);
-        let n = self.num_wires;
+        let Analysis {
+            levels,
+            inputs: renamed_inputs,
+            outputs: renamed_outputs,
+        } = analyse(&self, positions);
+        let order = level_order(&self, positions, &levels);
+        drop(levels);
+        let Circuit {
+            num_wires: n,
+            inputs,
+            outputs,
+            gates: old,
+        } = self;
+        let kinds: Vec<Kind> = old.iter().map(Kind::of).collect();
+        drop(old);
         // In the new order: where each renamed value is read last.
-        let mut last_read = vec![u32::MAX; self.gates.len()];
+        let mut last_read = vec![u32::MAX; kinds.len()];
         for (at, &i) in order.iter().enumerate().rev() {
-            let reads = self.gates[i as usize].inputs().count();
-            for &v in &analysis.inputs[i as usize][..reads] {
+            let reads = kinds[i as usize].reads();
+            for &v in &renamed_inputs[i as usize][..reads] {
                 if v >= n && last_read[(v - n) as usize] == u32::MAX {
                     last_read[(v - n) as usize] = at as u32;
                 }
             }
         }
         // Renamed value -> its slot, while it lives.
-        let mut slot = vec![Wire::MAX; self.gates.len()];
+        let mut slot = vec![Wire::MAX; kinds.len()];
         let (mut free, mut freed_in_run) = (Vec::new(), Vec::new());
         let mut num_wires = n;
         let mut starts = positions.iter().peekable();
-        let mut gates = Vec::with_capacity(self.gates.len());
+        let mut gates = Vec::with_capacity(kinds.len());
         for (at, &i) in order.iter().enumerate() {
-            let (i, g) = (i as usize, self.gates[i as usize]);
+            let (i, g) = (i as usize, kinds[i as usize]);
             // Frees wait for the end of an AND run (and so of a segment).
             let segment_start = starts.next_if(|&&p| p <= at).is_some();
             while starts.next_if(|&&p| p <= at).is_some() {}
             if !g.is_and() || segment_start {
                 free.append(&mut freed_in_run);
             }
-            let ins = analysis.inputs[i];
+            let ins = renamed_inputs[i];
             let place = |v: Wire| if v < n { v } else { slot[(v - n) as usize] };
             let (a, b) = (place(ins[0]), place(ins[1]));
-            let reads = g.inputs().count();
+            let reads = g.reads();
             for (k, &v) in ins[..reads].iter().enumerate() {
                 let repeated = k == 1 && ins[0] == v;
                 if v >= n && last_read[(v - n) as usize] == at as u32 && !repeated {
@@ -227,7 +274,7 @@ impl Circuit {
                     list.push(slot[(v - n) as usize]);
                 }
             }
-            let v = analysis.outputs[i];
+            let v = renamed_outputs[i];
             let out = if v < n {
                 v
             } else {
@@ -248,15 +295,15 @@ impl Circuit {
                 s
             };
             gates.push(match g {
-                Gate::Xor { .. } => Gate::Xor { a, b, out },
-                Gate::And { .. } => Gate::And { a, b, out },
-                Gate::Inv { .. } => Gate::Inv { a, out },
+                Kind::Xor => Gate::Xor { a, b, out },
+                Kind::And => Gate::And { a, b, out },
+                Kind::Inv => Gate::Inv { a, out },
             });
         }
         Circuit {
             num_wires,
-            inputs: self.inputs.clone(),
-            outputs: self.outputs.clone(),
+            inputs,
+            outputs,
             gates,
         }
     }
@@ -353,7 +400,7 @@ mod tests {
                 .map(|_| rng.below(c.gates.len() as u32 + 1) as usize)
                 .collect();
             positions.sort_unstable();
-            let levelled = c.level_segments(&positions);
+            let levelled = c.clone().level_segments(&positions);
             assert!(levelled.num_wires >= c.num_wires);
             assert!(levelled.segments_level_ordered(&positions), "round {round}");
             let seed = rng.0;
