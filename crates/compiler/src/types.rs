@@ -36,11 +36,11 @@ pub enum CType {
         bits: u32,
     },
     /// An array of a fixed number of elements.
-    Array(Box<CType>, u32),
+    Array(Arc<CType>, u32),
     /// A struct.
     Struct(Arc<StructDef>),
     /// A pointer (only inside the program, never an input or output).
-    Pointer(Box<CType>),
+    Pointer(Arc<CType>),
 }
 
 /// A scalar's type as the lowering sees it: width and signedness

@@ -46,7 +46,9 @@ impl PartialEq for Word {
         match (self, other) {
             (Word::Const { v, w }, Word::Const { v: v2, w: w2 }) => v == v2 && w == w2,
             (Word::Bits(a, ra), Word::Bits(b, rb)) => (Rc::ptr_eq(a, b) || a == b) && ra == rb,
-            (Word::Sum(a), Word::Sum(b)) => Rc::ptr_eq(a, b) || (a.w == b.w && a.rows == b.rows),
+            (Word::Sum(a), Word::Sum(b)) => {
+                Rc::ptr_eq(a, b) || (a.w == b.w && *a.rows() == *b.rows())
+            }
             _ => false,
         }
     }
@@ -139,7 +141,7 @@ impl Word {
         let Word::Sum(l) = self else {
             return None;
         };
-        let (bits, r) = reduce(b, l.w, &l.rows);
+        let (bits, r) = reduce(b, l.w, &l.rows());
         Some(Word::Bits(Rc::from(bits), r))
     }
 
@@ -149,7 +151,7 @@ impl Word {
     /// as they are.
     pub fn reduced_for_readers(&self, b: &mut Builder) -> Word {
         match self {
-            Word::Sum(l) if sum::secret_products(&l.rows) == 0 => {
+            Word::Sum(l) if sum::secret_products(&l.rows()) == 0 => {
                 let (bits, r) = l.resolve(b);
                 Word::Bits(bits, r)
             }
@@ -163,7 +165,7 @@ impl Word {
         match self {
             Word::Const { .. } => 0,
             Word::Bits(x, _) => secret_bits(x),
-            Word::Sum(l) => l.rows.iter().map(Row::bits).sum(),
+            Word::Sum(l) => l.rows().iter().map(Row::bits).sum(),
         }
     }
 
@@ -172,7 +174,7 @@ impl Word {
         match self {
             Word::Const { .. } => 0,
             Word::Bits(..) => 1,
-            Word::Sum(l) => l.rows.len(),
+            Word::Sum(l) => l.row_count(),
         }
     }
 
@@ -193,7 +195,7 @@ impl Word {
                     kind: RowKind::Word(c.clone(), *r),
                     neg: false,
                 }],
-                None => l.rows.clone(),
+                None => l.rows().to_vec(),
             },
             w => {
                 let (x, r) = w.shared_bits(b);
@@ -214,20 +216,25 @@ impl Word {
                 // already (`t += m; m += x;`: else each sum adds them up
                 // again, and their number grows every time), once: the
                 // result is cached, and later sums share it.
-                if l.rows.len() >= MAX_ROWS || l.taken.replace(true) {
+                if l.row_count() >= MAX_ROWS || l.taken.replace(true) {
                     l.resolve(b);
                 }
             }
         }
-        let mut rows = self.rows(b);
         let mut more = y.rows(b);
         if neg {
             for r in &mut more {
                 r.neg = !r.neg;
             }
         }
-        rows.extend(more);
-        Lazy::word(w, rows)
+        match self {
+            Word::Sum(l) if l.cache.borrow().is_none() => l.append(w, more),
+            _ => {
+                let mut rows = self.rows(b);
+                rows.extend(more);
+                Lazy::word(w, rows)
+            }
+        }
     }
 
     /// `self · y` modulo `2^width`, lazily (its rows join later sums).
@@ -254,8 +261,8 @@ impl Word {
         if l.cache.borrow().is_some() {
             return self.clone();
         }
-        let rows: Vec<&Row> = l
-            .rows
+        let all = l.rows();
+        let rows: Vec<&Row> = all
             .iter()
             .filter(|r| !matches!(&r.kind, RowKind::Word(x, _) if x.iter().all(|b| *b == Bit::Const(false))))
             .collect();
@@ -274,7 +281,7 @@ impl Word {
             return Lazy::word(l.w, rows.into_iter().cloned().collect());
         }
         let mut s = gates::Sum::new(l.w as usize);
-        for r in &l.rows {
+        for r in l.rows().iter() {
             match &r.kind {
                 RowKind::Word(x, rx) => s.add_ranged(b, x, r.neg, Some(*rx)),
                 RowKind::Product((x, rx), (y, ry)) => {
@@ -284,7 +291,7 @@ impl Word {
         }
         // (Only parallel regions make partials: a mixed compilation has
         // none, so the products are counted, not noted.)
-        crate::mixed::notes::count(self::sum::secret_products(&l.rows) as u64);
+        crate::mixed::notes::count(self::sum::secret_products(&l.rows()) as u64);
         let (x, y) = s.finish_carry_save(b);
         let rows = [x, y]
             .into_iter()
@@ -320,7 +327,7 @@ impl Word {
             _ if self.width() == to.width => self.clone(),
             Word::Sum(l) if to.width < l.w && l.cache.borrow().is_none() => {
                 // Truncation keeps the sum: it is computed modulo 2^to.width.
-                Lazy::word(to.width, l.rows.clone())
+                Lazy::word(to.width, l.rows().to_vec())
             }
             w => {
                 let r = w.range(b);
@@ -466,7 +473,7 @@ impl Word {
             }
             Word::Sum(l) => {
                 let rows = l
-                    .rows
+                    .rows()
                     .iter()
                     .map(|row| Row {
                         kind: match &row.kind {
@@ -580,7 +587,7 @@ impl Word {
                 match cached {
                     Some((bits, r)) => f(&bits, r),
                     None => {
-                        for row in &l.rows {
+                        for row in l.rows().iter() {
                             match &row.kind {
                                 RowKind::Word(x, r) => f(x, *r),
                                 RowKind::Product((x, rx), (y, ry)) => {

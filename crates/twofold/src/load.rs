@@ -471,7 +471,7 @@ mod tests {
     #[test]
     fn arrays_of_one_integer_type_have_the_integers_lane_and_the_rest_one() {
         let int = |bits| CType::Int { bits, signed: true };
-        let array = |t: CType, n| CType::Array(Box::new(t), n);
+        let array = |t: CType, n| CType::Array(std::sync::Arc::new(t), n);
         let c = |t: CType| {
             let width = t.width();
             lane_of(&ValueKind::C(t), width)

@@ -76,7 +76,7 @@ impl<'p> Lower<'p> {
             }
             return err(loc, format!("recursion deeper than {MAX_CALL_DEPTH} calls"));
         }
-        let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), loc)?;
+        let ctl = self.new_object(&CType::Array(Arc::new(CType::Bool), 4), loc)?;
         let ret = match &f.ret {
             CType::Void => None,
             t => Some((self.new_object(t, loc)?, t.clone())),
@@ -254,7 +254,7 @@ impl<'p> Lower<'p> {
 /// The type of a call of the built-in function `name`, if it is one.
 pub(super) fn builtin_type(name: &str) -> Option<CType> {
     if matches!(name, "memcpy" | "memmove" | "memset") {
-        return Some(CType::Pointer(Box::new(CType::Void)));
+        return Some(CType::Pointer(Arc::new(CType::Void)));
     }
     if let Some(width) = abs_width(name) {
         return Some(Scalar::int(width, true).ctype());

@@ -13,7 +13,7 @@ impl<'p> Lower<'p> {
     ) -> DResult<CType> {
         Ok(match t {
             TypeExpr::Known(c) => c.clone(),
-            TypeExpr::Pointer(e) => CType::Pointer(Box::new(self.resolve_type(e, None, loc)?)),
+            TypeExpr::Pointer(e) => CType::Pointer(Arc::new(self.resolve_type(e, None, loc)?)),
             TypeExpr::Array(e, n) => {
                 let elem = self.resolve_type(e, None, loc)?;
                 let n = match n {
@@ -61,7 +61,7 @@ impl<'p> Lower<'p> {
                         _ => return err(loc, "array size is missing"),
                     },
                 };
-                CType::Array(Box::new(elem), n)
+                CType::Array(Arc::new(elem), n)
             }
         })
     }

@@ -303,17 +303,17 @@ impl<'p> Lower<'p> {
                 .map(|(_, t)| t)
                 .ok_or_else(|| diag(e.loc, format!("undeclared identifier '{n}'")))?,
             ExprKind::Index(a, i) => match self.static_type(a)? {
-                CType::Array(t, _) | CType::Pointer(t) => *t,
+                CType::Array(t, _) | CType::Pointer(t) => Arc::unwrap_or_clone(t),
                 _ => match self.static_type(i)? {
-                    CType::Array(t, _) | CType::Pointer(t) => *t,
+                    CType::Array(t, _) | CType::Pointer(t) => Arc::unwrap_or_clone(t),
                     _ => return err(e.loc, "subscripted value is not an array or pointer"),
                 },
             },
             ExprKind::Unary(UnOp::Deref, a) => match self.static_type(a)? {
-                CType::Array(t, _) | CType::Pointer(t) => *t,
+                CType::Array(t, _) | CType::Pointer(t) => Arc::unwrap_or_clone(t),
                 _ => return err(e.loc, "dereferenced value is not a pointer"),
             },
-            ExprKind::Unary(UnOp::Addr, a) => CType::Pointer(Box::new(self.static_type(a)?)),
+            ExprKind::Unary(UnOp::Addr, a) => CType::Pointer(Arc::new(self.static_type(a)?)),
             ExprKind::Unary(UnOp::Not, _) | ExprKind::LogAnd(..) | ExprKind::LogOr(..) => {
                 CType::INT
             }
@@ -373,7 +373,9 @@ impl<'p> Lower<'p> {
                 self.field_type(t, m, e.loc)?.0
             }
             ExprKind::Arrow(a, m) => match self.static_type(a)? {
-                CType::Pointer(t) | CType::Array(t, _) => self.field_type(*t, m, e.loc)?.0,
+                CType::Pointer(t) | CType::Array(t, _) => {
+                    self.field_type(Arc::unwrap_or_clone(t), m, e.loc)?.0
+                }
                 _ => return err(e.loc, "'->' on a non-pointer"),
             },
             ExprKind::Cast(t, _) => self.resolve_type(t, None, e.loc)?,

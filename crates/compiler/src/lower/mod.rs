@@ -11,6 +11,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use twofold_circuit::{Bit, Builder, FrameMark, Gate, Party, Wire};
 
@@ -293,7 +294,11 @@ impl<'p> Lower<'p> {
 
     fn set_flag(&mut self, which: usize, v: Bit) {
         let ctl = self.frame().ctl;
-        self.write_slot(ctl, which, Slot::Val(Word::from_bits(vec![v])));
+        let word = match v {
+            Bit::Const(c) => Word::Const { v: c as u64, w: 1 },
+            wire => Word::from_bits(vec![wire]),
+        };
+        self.write_slot(ctl, which, Slot::Val(word));
     }
 
     fn frame(&self) -> &Frame {
@@ -311,6 +316,9 @@ impl<'p> Lower<'p> {
     /// Whether execution continues on this path: no return, break,
     /// continue, or unmatched switch label.
     fn alive(&mut self) -> Bit {
+        if self.probes.is_empty() && self.flags_clear() {
+            return Bit::Const(true);
+        }
         let f = [
             self.flag(RET),
             self.flag(BRK),
@@ -325,6 +333,15 @@ impl<'p> Lower<'p> {
             any = self.b.or(any, x);
         }
         self.b.not(any)
+    }
+
+    /// Whether no flag is set: all four hold the constant 0 (read without
+    /// [`Lower::flag`]'s observation, so only while nothing probes).
+    fn flags_clear(&self) -> bool {
+        let slots = &self.objs[self.frame().ctl].slots;
+        [RET, BRK, CONT, SKIP]
+            .iter()
+            .all(|&f| matches!(slots[f], Slot::Val(Word::Const { v, .. }) if v & 1 == 0))
     }
 
     /// Runs `tf` and `ef` as the two sides of a secret condition `c` and
@@ -469,7 +486,7 @@ impl<'p> Lower<'p> {
 
     fn run(&mut self, prog: &'p Program) -> DResult<()> {
         // Globals, in a frame of their own.
-        let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), Loc::default())?;
+        let ctl = self.new_object(&CType::Array(Arc::new(CType::Bool), 4), Loc::default())?;
         self.frames.push(Frame {
             scopes: vec![Scope::default()],
             ctl,
@@ -497,7 +514,7 @@ impl<'p> Lower<'p> {
             return err(loc, "no entry function: define mpc_main (or main)");
         };
         // The entry frame: parameters are inputs.
-        let ctl = self.new_object(&CType::Array(Box::new(CType::Bool), 4), entry.loc)?;
+        let ctl = self.new_object(&CType::Array(Arc::new(CType::Bool), 4), entry.loc)?;
         let ret = if entry.ret == CType::Void {
             None
         } else {
@@ -676,7 +693,7 @@ fn string_type(bytes: &[u8]) -> CType {
         bits: 8,
         signed: true,
     };
-    CType::Array(Box::new(char), bytes.len() as u32 + 1)
+    CType::Array(Arc::new(char), bytes.len() as u32 + 1)
 }
 
 /// Arrays used as values become pointers to their first element.
@@ -734,7 +751,7 @@ fn zero_slot(t: &CType) -> Slot {
 fn val_type(v: &Val) -> CType {
     match v {
         Val::Int(s, _) => s.ctype(),
-        Val::Ptr(t, _) => CType::Pointer(Box::new(t.clone())),
+        Val::Ptr(t, _) => CType::Pointer(Arc::new(t.clone())),
         Val::Agg(t, _) => t.clone(),
         Val::Void => CType::Void,
     }

@@ -69,7 +69,7 @@ impl<'p> Lower<'p> {
                                 count: n as usize,
                             }),
                         }
-                        p.ty = *elem;
+                        p.ty = Arc::unwrap_or_clone(elem);
                         return Ok(p);
                     }
                 }

@@ -202,15 +202,15 @@ impl Parser<'_> {
     fn known(&self, t: TypeExpr) -> DResult<CType> {
         Ok(match t {
             TypeExpr::Known(c) => c,
-            TypeExpr::Pointer(e) => CType::Pointer(Box::new(self.known(*e)?)),
+            TypeExpr::Pointer(e) => CType::Pointer(Arc::new(self.known(*e)?)),
             TypeExpr::Array(e, n) => {
                 let elem = self.known(*e)?;
                 let Some(n) = n else {
-                    return Ok(CType::Pointer(Box::new(elem)));
+                    return Ok(CType::Pointer(Arc::new(elem)));
                 };
                 let l = n.loc;
                 match const_eval(&n) {
-                    Some(v) if (0..=1 << 30).contains(&v) => CType::Array(Box::new(elem), v as u32),
+                    Some(v) if (0..=1 << 30).contains(&v) => CType::Array(Arc::new(elem), v as u32),
                     Some(_) => return err(l, "array size is negative or too large"),
                     None => return err(l, "array size is not a compile-time constant here"),
                 }

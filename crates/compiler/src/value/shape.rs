@@ -149,8 +149,8 @@ impl Word {
                 if let Some((bits, r)) = cached {
                     return word(out, 1, (&bits, r), wire, range);
                 }
-                out.extend([2, l.w as i128, l.rows.len() as i128]);
-                for row in &l.rows {
+                out.extend([2, l.w as i128, l.row_count() as i128]);
+                for row in l.rows().iter() {
                     out.extend([row.neg as i128]);
                     match &row.kind {
                         RowKind::Word(x, r) => word(out, 0, (x, *r), wire, range),

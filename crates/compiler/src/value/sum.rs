@@ -1,7 +1,7 @@
 //! Lazy sums: rows of words and products added modulo `2^w`, reduced to
 //! bits together (carry-save) when their bits are first needed.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
 
 use twofold_circuit::{Bit, Builder};
@@ -17,10 +17,46 @@ pub(super) const MAX_ROWS: usize = 256;
 #[derive(Debug)]
 pub struct Lazy {
     pub(super) w: u32,
-    pub(super) rows: Vec<Row>,
+    rows: Rows,
     pub(super) cache: RefCell<Option<(SharedBits, Range)>>,
     /// Whether a sum took these rows already.
     pub(super) taken: Cell<bool>,
+}
+
+/// A lazy sum's rows: the first `len` rows of a vector that the sums made
+/// by adding to it share. `acc + x` appends `x`'s rows to `acc`'s vector in
+/// place while no other sum has appended to it (else it copies them), so
+/// accumulating `n` terms one at a time copies `O(n)` rows, not `O(n²)`.
+#[derive(Debug)]
+struct Rows {
+    all: Rc<RefCell<Vec<Row>>>,
+    len: usize,
+}
+
+impl Rows {
+    fn new(rows: Vec<Row>) -> Rows {
+        let len = rows.len();
+        Rows {
+            all: Rc::new(RefCell::new(rows)),
+            len,
+        }
+    }
+
+    /// These rows followed by `more`.
+    fn append(&self, more: Vec<Row>) -> Rows {
+        let mut all = self.all.borrow_mut();
+        if all.len() == self.len {
+            all.extend(more);
+            return Rows {
+                all: self.all.clone(),
+                len: all.len(),
+            };
+        }
+        let mut rows = Vec::with_capacity(self.len + more.len());
+        rows.extend_from_slice(&all[..self.len]);
+        rows.extend(more);
+        Rows::new(rows)
+    }
 }
 
 /// One row of a lazy sum, added or (if `neg`) subtracted.
@@ -70,6 +106,10 @@ impl Row {
 impl Lazy {
     /// A sum of `rows` modulo `2^w`, not reduced yet.
     pub(super) fn word(w: u32, rows: Vec<Row>) -> Word {
+        Lazy::of_rows(w, Rows::new(rows))
+    }
+
+    fn of_rows(w: u32, rows: Rows) -> Word {
         Word::Sum(Rc::new(Lazy {
             w,
             rows,
@@ -78,12 +118,28 @@ impl Lazy {
         }))
     }
 
+    /// Its rows.
+    pub(super) fn rows(&self) -> Ref<'_, [Row]> {
+        Ref::map(self.rows.all.borrow(), |all| &all[..self.rows.len])
+    }
+
+    /// How many rows it has.
+    pub(super) fn row_count(&self) -> usize {
+        self.rows.len
+    }
+
+    /// The sum of `w` bits of these rows followed by `more` (shared, see
+    /// `Rows`).
+    pub(super) fn append(&self, w: u32, more: Vec<Row>) -> Word {
+        Lazy::of_rows(w, self.rows.append(more))
+    }
+
     /// The sum's bits and range, reduced once and kept.
     pub(super) fn resolve(&self, b: &mut Builder) -> (SharedBits, Range) {
         if let Some(c) = self.cache.borrow().as_ref() {
             return c.clone();
         }
-        let (bits, r) = reduce(b, self.w, &self.rows);
+        let (bits, r) = reduce(b, self.w, &self.rows());
         let res = (Rc::from(bits), r);
         *self.cache.borrow_mut() = Some(res.clone());
         res
@@ -193,4 +249,36 @@ pub(super) fn rows_bounds(rows: &[Row]) -> Option<(i128, i128)> {
             RowKind::Word(_, r) => Some((lo.checked_add(r.lo)?, hi.checked_add(r.hi)?)),
             RowKind::Product(..) => None,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row adding the word of wires `first..first + 4`.
+    fn row(first: u32) -> Row {
+        let bits: Bits = (first..first + 4).map(Bit::Wire).collect();
+        let r = gates::value_range(&bits);
+        Row {
+            kind: RowKind::Word(Rc::from(bits), r),
+            neg: false,
+        }
+    }
+
+    #[test]
+    fn sums_made_by_adding_share_rows_and_each_sees_its_own() {
+        let a = Rows::new(vec![row(0)]);
+        let b = a.append(vec![row(10)]);
+        let c = b.append(vec![row(20), row(30)]);
+        assert!(Rc::ptr_eq(&a.all, &c.all), "appended in place");
+        let seen = |r: &Rows| r.all.borrow()[..r.len].to_vec();
+        assert_eq!(seen(&a), vec![row(0)]);
+        assert_eq!(seen(&b), vec![row(0), row(10)]);
+        assert_eq!(seen(&c), vec![row(0), row(10), row(20), row(30)]);
+        // `b` again: its vector holds rows it must not see, so it copies.
+        let d = b.append(vec![row(40)]);
+        assert!(!Rc::ptr_eq(&b.all, &d.all));
+        assert_eq!(seen(&d), vec![row(0), row(10), row(40)]);
+        assert_eq!(seen(&c), vec![row(0), row(10), row(20), row(30)]);
+    }
 }
