@@ -15,7 +15,7 @@ use twofold_circuit::{
 };
 
 use super::local::{cone, LocalInput};
-use super::partition::{gathered_bits, one_bit, wire, Operand, OutPart, Partitioned, Plan};
+use super::partition::{gathered_bits, wire, Operand, OutPart, Partitioned, Plan};
 use super::{InputSource, OutBit};
 
 /// What phase `p`'s Boolean program reads from outside it, and gives out.
@@ -45,8 +45,9 @@ struct Out<'p, 'a> {
     /// Word inputs by source and width.
     input_words: HashMap<(InputSource, u32), ValueId>,
     sources: Vec<InputSource>,
-    /// Words a party computes alone, by their bits, and how.
+    /// Words a party computes alone, by their bits...
     local_words: HashMap<Vec<Bit>, ValueId>,
+    /// ...and how, in the order of their inputs.
     locals: Vec<LocalInput>,
     consts: HashMap<(u32, u64), ValueId>,
     /// Per phase, the value of its export vector.
@@ -100,8 +101,8 @@ impl Out<'_, '_> {
                 id
             }
             Operand::Gathered(e) => {
-                let one = one_bit(e);
-                let g = self.plan.gather_of[&gathered_bits(e)];
+                let (one, gathered) = gathered_bits(e);
+                let g = self.plan.gather_of[&gathered];
                 let word = match self.gather_word.get(&(g, w)) {
                     Some(&id) => id,
                     None => {

@@ -117,13 +117,15 @@ pub(super) fn one_bit(e: &[Bit]) -> Option<OneBit> {
     Some(OneBit { bit, times, plus })
 }
 
-/// The bits a gathered operand takes from its Boolean phase: its one
-/// secret bit (see [`one_bit`]), or all of them.
-pub(super) fn gathered_bits(e: &[Bit]) -> Vec<Bit> {
-    match one_bit(e) {
+/// A gathered operand's [`one_bit`] form, and the bits it takes from its
+/// Boolean phase: that one secret bit, or all of them.
+pub(super) fn gathered_bits(e: &[Bit]) -> (Option<OneBit>, Vec<Bit>) {
+    let one = one_bit(e);
+    let bits = match &one {
         Some(one) => vec![one.bit],
         None => e.to_vec(),
-    }
+    };
+    (one, bits)
 }
 
 /// Where input wires are: `(input, bit)`.
@@ -526,7 +528,7 @@ impl<'a> Plan<'a> {
                 match x {
                     Operand::Sum(j) => todo.push(j),
                     Operand::Gathered(e) => {
-                        self.gather(gathered_bits(&e));
+                        self.gather(gathered_bits(&e).1);
                     }
                     Operand::Const(_) | Operand::Input(_) | Operand::Local(..) => {}
                     Operand::Linear(_) => {}
