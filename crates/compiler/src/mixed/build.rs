@@ -71,8 +71,7 @@ impl Out<'_, '_> {
     /// Where a wire read in a phase other than its own comes from.
     fn source_phase(&self, x: Wire) -> Option<u32> {
         let p = self.plan;
-        (!p.inputs_at.contains_key(&x) && p.cut[x as usize].is_none())
-            .then(|| p.ph.wire[x as usize])
+        (!p.inputs_at.contains(x) && p.cut[x as usize].is_none()).then(|| p.ph.wire[x as usize])
     }
 
     /// The word value of an operand of a sum of width `w`.
@@ -225,7 +224,7 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
     };
     let mut io: Vec<PhaseIo> = (0..=last).map(|_| PhaseIo::default()).collect();
     let read = |io: &mut Vec<PhaseIo>, out: &Out, h: u32, x: Wire| {
-        if let Some(&(input, _)) = plan.inputs_at.get(&x) {
+        if let Some((input, _)) = plan.inputs_at.get(x) {
             io[h as usize].inputs.insert(input);
         } else if let Some((k, _)) = plan.cut[x as usize] {
             io[h as usize].sums.insert(k);

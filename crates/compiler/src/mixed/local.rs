@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::{Bit, Gate, Wire};
 
 use super::linear::{Holders, SHARED};
+use super::partition::InputWires;
 
 /// A word input of the mixed program that its owner computes from its own
 /// C inputs: the gates of the flat program that make its bits.
@@ -85,7 +86,7 @@ pub(super) fn cone(
     bits: &[Bit],
     gates: &[Gate],
     made_by: &[u32],
-    inputs_at: &HashMap<Wire, (usize, u32)>,
+    inputs_at: &InputWires,
 ) -> LocalInput {
     let mut todo: Vec<Wire> = bits
         .iter()
@@ -100,7 +101,7 @@ pub(super) fn cone(
         if seen.insert(w, ()).is_some() {
             continue;
         }
-        if let Some(&(input, bit)) = inputs_at.get(&w) {
+        if let Some((input, bit)) = inputs_at.get(w) {
             reads.push((input, bit, w));
             continue;
         }
@@ -138,7 +139,7 @@ mod tests {
         assert_eq!(sole_holder(&[Bit::Wire(5)], &on), None);
         assert_eq!(sole_holder(&[Bit::Const(false)], &on), None);
         let made_by = [u32::MAX, u32::MAX, u32::MAX, 0, 1, 2, u32::MAX, 3];
-        let inputs_at: HashMap<Wire, (usize, u32)> = [(0, (0, 0)), (1, (0, 1)), (2, (1, 0))]
+        let inputs_at: InputWires = [(0, (0, 0)), (1, (0, 1)), (2, (1, 0))]
             .into_iter()
             .collect();
         let local = cone(&word, &gates, &made_by, &inputs_at);

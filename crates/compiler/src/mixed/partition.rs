@@ -128,8 +128,45 @@ pub(super) fn gathered_bits(e: &[Bit]) -> (Option<OneBit>, Vec<Bit>) {
     (one, bits)
 }
 
-/// Where input wires are: `(input, bit)`.
-pub(super) type InputWires = HashMap<Wire, (usize, u32)>;
+/// Where input wires are: `(input, bit)`, in a table as long as the
+/// highest input wire (inputs are a circuit's first wires): a hash map's
+/// lookups missed the caches on most operands of a large program.
+#[derive(Default)]
+pub(super) struct InputWires {
+    at: Vec<(u32, u32)>,
+}
+
+/// [`InputWires`]' entry for a wire that is no input's.
+const NO_INPUT: (u32, u32) = (u32::MAX, u32::MAX);
+
+impl InputWires {
+    /// The input and bit that wire `w` carries, if it is an input's.
+    pub(super) fn get(&self, w: Wire) -> Option<(usize, u32)> {
+        match self.at.get(w as usize) {
+            Some(&(input, bit)) if (input, bit) != NO_INPUT => Some((input as usize, bit)),
+            _ => None,
+        }
+    }
+
+    /// Whether wire `w` is an input's.
+    pub(super) fn contains(&self, w: Wire) -> bool {
+        self.get(w).is_some()
+    }
+}
+
+impl FromIterator<(Wire, (usize, u32))> for InputWires {
+    fn from_iter<I: IntoIterator<Item = (Wire, (usize, u32))>>(wires: I) -> InputWires {
+        let mut at = Vec::new();
+        for (w, (input, bit)) in wires {
+            let w = w as usize;
+            if w >= at.len() {
+                at.resize(w + 1, NO_INPUT);
+            }
+            at[w] = (input as u32, bit);
+        }
+        InputWires { at }
+    }
+}
 
 /// Partitions `flat` given the sums lowering noted; with `local_values`,
 /// words that depend on one party's inputs alone are that party's (two
@@ -139,12 +176,9 @@ pub(super) fn partition(
     notes: &[SumNote],
     local_values: bool,
 ) -> Result<Partitioned, String> {
-    let mut inputs_at = InputWires::default();
-    for (k, (_, wires)) in flat.inputs.iter().enumerate() {
-        for (i, &w) in wires.iter().enumerate() {
-            inputs_at.insert(w, (k, i as u32));
-        }
-    }
+    let inputs_at: InputWires = (flat.inputs.iter().enumerate())
+        .flat_map(|(k, (_, wires))| (0..).zip(wires).map(move |(i, &w)| (w, (k, i))))
+        .collect();
     let owners: Vec<Holders> = flat
         .inputs
         .iter()
@@ -359,7 +393,7 @@ fn input_slice(
     inputs_at: &InputWires,
     inputs: &[(InputValue, Vec<Wire>)],
 ) -> Option<InputSource> {
-    let &(input, offset) = inputs_at.get(&wire(e[0])?)?;
+    let (input, offset) = inputs_at.get(wire(e[0])?)?;
     let wires = &inputs[input].1[offset as usize..];
     let len = e
         .iter()
