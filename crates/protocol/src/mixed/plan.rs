@@ -328,28 +328,38 @@ impl CrossLayer {
     /// Groups `pairs`: the factor that recurs more often in the layer is
     /// the scalar (ties: B's).
     pub fn of(pairs: &[(ValueId, ValueId)]) -> CrossLayer {
-        let mut seen: BTreeMap<(bool, ValueId), usize> = BTreeMap::new();
+        // Per side (A's factors, then B's), indexed by value: how often it
+        // occurs, then its group (tables, not maps: a large matrix
+        // product has millions of pairs).
+        let values = pairs
+            .iter()
+            .map(|&(a, b)| a.max(b) as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut seen = [vec![0u32; values], vec![0u32; values]];
         for &(a, b) in pairs {
-            *seen.entry((true, a)).or_insert(0) += 1;
-            *seen.entry((false, b)).or_insert(0) += 1;
+            seen[0][a as usize] += 1;
+            seen[1][b as usize] += 1;
         }
         let mut layer = CrossLayer::default();
-        let mut index: BTreeMap<(bool, ValueId), usize> = BTreeMap::new();
+        const NONE: u32 = u32::MAX;
+        let mut index = [vec![NONE; values], vec![NONE; values]];
         for (k, &(a, b)) in pairs.iter().enumerate() {
-            let a_is_scalar = seen[&(true, a)] > seen[&(false, b)];
-            let (groups, scalar, word) = if a_is_scalar {
-                (&mut layer.a_scalars, a, b)
+            let a_is_scalar = seen[0][a as usize] > seen[1][b as usize];
+            let (groups, side, scalar, word) = if a_is_scalar {
+                (&mut layer.a_scalars, 0, a, b)
             } else {
-                (&mut layer.b_scalars, b, a)
+                (&mut layer.b_scalars, 1, b, a)
             };
-            let g = *index.entry((a_is_scalar, scalar)).or_insert_with(|| {
+            let g = &mut index[side][scalar as usize];
+            if *g == NONE {
                 groups.push(Group {
                     scalar,
                     words: Vec::new(),
                 });
-                groups.len() - 1
-            });
-            groups[g].words.push((word, k));
+                *g = groups.len() as u32 - 1;
+            }
+            groups[*g as usize].words.push((word, k));
         }
         layer
     }
@@ -359,5 +369,27 @@ impl CrossLayer {
     pub fn shape(&self) -> ((u64, u64), (u64, u64)) {
         let count = |g: &[Group]| (g.len() as u64, g.iter().map(|g| g.words.len() as u64).sum());
         (count(&self.b_scalars), count(&self.a_scalars))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_factor_that_recurs_more_is_the_scalar_and_groups_keep_their_order() {
+        // A's 1 twice, B's 10 twice (a tie in the first pair: B's).
+        let layer = CrossLayer::of(&[(1, 10), (1, 11), (2, 10), (3, 12)]);
+        let group = |scalar, words: &[(ValueId, usize)]| Group {
+            scalar,
+            words: words.to_vec(),
+        };
+        assert_eq!(layer.a_scalars, vec![group(1, &[(11, 1)])]);
+        assert_eq!(
+            layer.b_scalars,
+            vec![group(10, &[(1, 0), (2, 2)]), group(12, &[(3, 3)])]
+        );
+        assert_eq!(layer.shape(), ((2, 3), (1, 1)));
+        assert_eq!(CrossLayer::of(&[]), CrossLayer::default());
     }
 }
