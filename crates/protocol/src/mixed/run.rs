@@ -1,7 +1,7 @@
 //! One party's run of a mixed program after the handshake: the waves of
 //! the [`Plan`], each its sending steps batched, then its local steps.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use twofold_circuit::mixed::eval::{bits_word, word_bits};
 use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
@@ -203,10 +203,22 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             }
             let crossed = self.counted(Sharing::Arith, |e| e.cross_layer(width, &cross))?;
             let multiplied = self.counted(Sharing::Arith, |e| e.beaver_layer(width, &beaver))?;
-            let extra: BTreeMap<(usize, usize), u64> =
-                crossed.into_iter().chain(multiplied).collect();
+            // Each term's share from a layer, if it has one: step `i`'s
+            // term `k` at `start[&i] + k` (a table, not a map of every
+            // term: a large matrix product has millions).
+            let mut start = HashMap::with_capacity(steps.len());
+            let mut terms = 0;
             for &i in &steps {
-                let share = self.product_share(i, width, |k| extra.get(&(i, k)).copied());
+                start.insert(i, terms);
+                terms += self.plan.terms[i].len();
+            }
+            let mut extra = vec![None; terms];
+            for ((i, k), share) in crossed.into_iter().chain(multiplied) {
+                extra[start[&i] + k] = Some(share);
+            }
+            for &i in &steps {
+                let first = start[&i];
+                let share = self.product_share(i, width, |k| extra[first + k]);
                 self.values[self.plan.first_values[i] as usize] = Held::Word(share);
             }
         }
