@@ -81,14 +81,14 @@ impl<'p> Lower<'p> {
             CType::Void => None,
             t => Some((self.new_object(t, loc)?, t.clone())),
         };
-        let mut scope = Scope::default();
+        let mut names = Names::with_scope();
         for ((pname, t, ploc), v) in f.params.iter().zip(vals) {
             let obj = self.new_object(t, *ploc)?;
             self.store(obj, 0, v);
-            scope.insert(pname.clone(), (obj, t.clone()));
+            names.bind(pname, (obj, t.clone()));
         }
         self.frames.push(Frame {
-            scopes: vec![scope],
+            names,
             ctl,
             ret: ret.clone(),
             loops: 0,

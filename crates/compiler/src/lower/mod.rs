@@ -24,6 +24,7 @@ use crate::value::{mux_word, Ptr, SecIdx, Slot, Val, Word};
 use crate::watch::Watch;
 use crate::CompileOptions;
 use merges::Merges;
+use names::{Binding, Names};
 
 mod budget;
 mod call;
@@ -33,6 +34,7 @@ mod floating;
 mod gnu;
 mod keep;
 mod merges;
+mod names;
 mod operator;
 mod place;
 mod probe;
@@ -61,10 +63,8 @@ struct Object {
     slots: Vec<Slot>,
 }
 
-type Scope = HashMap<String, (usize, CType)>;
-
 struct Frame {
-    scopes: Vec<Scope>,
+    names: Names,
     ctl: usize,
     ret: Option<(usize, CType)>,
     loops: u32,
@@ -148,7 +148,7 @@ struct Lower<'p> {
     funcs: HashMap<String, &'p Function>,
     b: Builder,
     objs: Vec<Object>,
-    globals: Scope,
+    globals: HashMap<String, Binding>,
     frames: Vec<Frame>,
     journal: Vec<Level>,
     opts: &'p CompileOptions,
@@ -488,7 +488,7 @@ impl<'p> Lower<'p> {
         // Globals, in a frame of their own.
         let ctl = self.new_object(&CType::Array(Arc::new(CType::Bool), 4), Loc::default())?;
         self.frames.push(Frame {
-            scopes: vec![Scope::default()],
+            names: Names::with_scope(),
             ctl,
             ret: None,
             loops: 0,
@@ -527,7 +527,7 @@ impl<'p> Lower<'p> {
             Some((self.new_object(&entry.ret, entry.loc)?, entry.ret.clone()))
         };
         self.frames.push(Frame {
-            scopes: vec![Scope::default()],
+            names: Names::with_scope(),
             ctl,
             ret: ret.clone(),
             loops: 0,
@@ -634,18 +634,13 @@ impl<'p> Lower<'p> {
     }
 
     fn bind(&mut self, name: &str, obj: usize, ty: CType) {
-        if let Some(s) = self.frame_mut().scopes.last_mut() {
-            s.insert(name.to_string(), (obj, ty));
-        }
+        self.frame_mut().names.bind(name, (obj, ty));
     }
 
-    fn lookup(&self, name: &str) -> Option<(usize, CType)> {
-        for s in self.frame().scopes.iter().rev() {
-            if let Some(v) = s.get(name) {
-                return Some(v.clone());
-            }
-        }
-        self.globals.get(name).cloned()
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        (self.frame().names.get(name))
+            .or_else(|| self.globals.get(name))
+            .cloned()
     }
 }
 

@@ -224,7 +224,7 @@ impl<'p> Lower<'p> {
         items: &[&Stmt],
         loc: Loc,
     ) -> DResult<Vec<Slot>> {
-        self.frame_mut().scopes.push(Scope::default());
+        self.frame_mut().names.push_scope();
         let mut fresh = Vec::with_capacity(privs.len());
         for (name, _, ty) in privs {
             let obj = self.new_object(ty, loc)?;
@@ -253,7 +253,7 @@ impl<'p> Lower<'p> {
             }
             out.push(s);
         }
-        self.frame_mut().scopes.pop();
+        self.frame_mut().names.pop_scope();
         r?;
         // Sums the iteration leaves in outer objects are its outputs: as
         // bits, so the work stays in the region.
@@ -296,7 +296,7 @@ impl<'p> Lower<'p> {
             fresh.push(Some(obj));
         }
         let mut partials = vec![None; reds.len()];
-        self.frame_mut().scopes.push(Scope::default());
+        self.frame_mut().names.push_scope();
         let mut res = Ok(());
         for item in items {
             res = self.region_stmt(reds, item, &mut partials);
@@ -304,7 +304,7 @@ impl<'p> Lower<'p> {
                 break;
             }
         }
-        self.frame_mut().scopes.pop();
+        self.frame_mut().names.pop_scope();
         res?;
         for (k, obj) in fresh.into_iter().enumerate() {
             if let Some(obj) = obj {

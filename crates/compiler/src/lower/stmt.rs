@@ -34,9 +34,9 @@ impl<'p> Lower<'p> {
     }
 
     pub(super) fn exec_scoped(&mut self, s: &Stmt) -> DResult<()> {
-        self.frame_mut().scopes.push(Scope::default());
+        self.frame_mut().names.push_scope();
         let r = self.exec(s);
-        self.frame_mut().scopes.pop();
+        self.frame_mut().names.pop_scope();
         r
     }
 
@@ -73,7 +73,7 @@ impl<'p> Lower<'p> {
                 Ok(())
             }
             StmtKind::Block(items) => {
-                self.frame_mut().scopes.push(Scope::default());
+                self.frame_mut().names.push_scope();
                 let mut r = Ok(());
                 for item in items {
                     r = self.exec_guarded(item);
@@ -81,7 +81,7 @@ impl<'p> Lower<'p> {
                         break;
                     }
                 }
-                self.frame_mut().scopes.pop();
+                self.frame_mut().names.pop_scope();
                 r
             }
             StmtKind::If(c, t, e) => {
@@ -109,7 +109,7 @@ impl<'p> Lower<'p> {
             StmtKind::While(c, body) => self.exec_loop(Some(c), None, body, false, s.loc, &[]),
             StmtKind::DoWhile(body, c) => self.exec_loop(Some(c), None, body, true, s.loc, &[]),
             StmtKind::For(init, c, step, body) => {
-                self.frame_mut().scopes.push(Scope::default());
+                self.frame_mut().names.push_scope();
                 let r = (|| {
                     let mut vars = Vec::new();
                     if let Some(i) = init {
@@ -127,7 +127,7 @@ impl<'p> Lower<'p> {
                         &vars,
                     )
                 })();
-                self.frame_mut().scopes.pop();
+                self.frame_mut().names.pop_scope();
                 r
             }
             StmtKind::Switch(e, body) => self.exec_switch(e, body),
@@ -356,7 +356,7 @@ impl<'p> Lower<'p> {
             none = self.b.and(none, nm);
         }
         self.frame_mut().switches += 1;
-        self.frame_mut().scopes.push(Scope::default());
+        self.frame_mut().names.push_scope();
         self.set_flag(SKIP, Bit::Const(true));
         let mut ci = 0;
         let r = (|| {
@@ -387,7 +387,7 @@ impl<'p> Lower<'p> {
             }
             Ok(())
         })();
-        self.frame_mut().scopes.pop();
+        self.frame_mut().names.pop_scope();
         self.frame_mut().switches -= 1;
         self.set_flag(SKIP, Bit::Const(false));
         self.set_flag(BRK, Bit::Const(false));
