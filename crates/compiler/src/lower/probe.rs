@@ -209,7 +209,7 @@ pub(super) struct Probe {
     /// [`Setup::settle_sums`]).
     pub settled: bool,
     /// Its canonical form, once computed.
-    canonical: std::cell::OnceCell<Vec<i128>>,
+    canonical: std::cell::OnceCell<Canonical>,
     /// The memory it holds, in the lowering's estimate.
     _charge: super::budget::Charge,
 }
@@ -549,6 +549,15 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// A probe's canonical form (see [`Probe::canonical`]): its structure, and
+/// apart, in 8 bytes a value, its gates and blocks' wiring (most of a large
+/// body). Each part holds its own lengths: equal parts, equal forms.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Canonical {
+    structure: Vec<i128>,
+    wiring: Vec<i64>,
+}
+
 impl Probe {
     /// The template's wires in canonical order: its inputs, then what its
     /// gates and blocks write.
@@ -576,14 +585,15 @@ impl Probe {
     /// Everything about the template but where it reads and writes, with
     /// wires in canonical order: two probes with the same canonical form
     /// (and blocks with the same bodies) are the same body up to wiring.
-    pub(super) fn canonical(&self) -> &[i128] {
+    pub(super) fn canonical(&self) -> &Canonical {
         self.canonical.get_or_init(|| self.compute_canonical())
     }
 
-    fn compute_canonical(&self) -> Vec<i128> {
+    fn compute_canonical(&self) -> Canonical {
         let ids = self.canonical_ids();
         let mut wire = |w: Wire| ids.get(&w).copied().unwrap_or(-1_000_000 - w as i128);
         let mut out = Vec::new();
+        let mut wires: Vec<i64> = Vec::new();
         out.push(self.failed.is_some() as i128);
         out.push(self.observations.len() as i128);
         for o in &self.observations {
@@ -608,15 +618,15 @@ impl Probe {
         }
         out.push(self.facts.len() as i128);
         out.extend(&self.facts);
-        out.push(self.frame.gates.len() as i128);
+        wires.push(self.frame.gates.len() as i64);
         for g in &self.frame.gates {
             let kind = match g {
                 Gate::Xor { .. } => 0,
                 Gate::And { .. } => 1,
                 Gate::Inv { .. } => 2,
             };
-            out.push(kind);
-            g.inputs().for_each(|w| out.push(wire(w)));
+            wires.push(kind);
+            g.inputs().for_each(|w| wires.push(wire(w) as i64));
         }
         out.push(self.frame.blocks.len() as i128);
         for block in &self.frame.blocks {
@@ -632,7 +642,7 @@ impl Probe {
             }
             for wiring in [&block.inputs, &block.outputs] {
                 out.push(wiring.width() as i128);
-                wiring.for_all(block.count, |w| out.push(wire(w)));
+                wiring.for_all(block.count, |w| wires.push(wire(w) as i64));
             }
         }
         out.push(self.writes.len() as i128);
@@ -643,7 +653,10 @@ impl Probe {
         for e in &self.extras {
             e.encode(&mut out, &mut wire);
         }
-        out
+        Canonical {
+            structure: out,
+            wiring: wires,
+        }
     }
 
     /// Whether `other` (the next iteration's probe) is the same body up to
