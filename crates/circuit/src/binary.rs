@@ -357,16 +357,19 @@ pub fn read_gate(input: &mut impl Read) -> Result<Gate, CircuitError> {
     Ok(decode_gate(&bytes[..len]))
 }
 
-pub(crate) fn put_u32(out: &mut impl Write, v: u32) -> std::io::Result<()> {
+/// Writes `v` as 4 little-endian bytes.
+pub fn put_u32(out: &mut impl Write, v: u32) -> std::io::Result<()> {
     out.write_all(&v.to_le_bytes())
 }
 
-pub(crate) fn put_name(out: &mut impl Write, name: &str) -> std::io::Result<()> {
+/// Writes a name: its length in bytes (u32), then its UTF-8 bytes.
+pub fn put_name(out: &mut impl Write, name: &str) -> std::io::Result<()> {
     put_u32(out, name.len() as u32)?;
     out.write_all(name.as_bytes())
 }
 
-pub(crate) fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result<()> {
+/// Writes a wire list: its length (u32), then each wire (u32).
+pub fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result<()> {
     put_u32(out, wires.len() as u32)?;
     for w in wires {
         out.write_all(&w.to_le_bytes())?;
@@ -374,25 +377,29 @@ pub(crate) fn put_wires(out: &mut impl Write, wires: &[Wire]) -> std::io::Result
     Ok(())
 }
 
-pub(crate) fn get_u8(input: &mut impl Read) -> std::io::Result<u8> {
+/// Reads one byte.
+pub fn get_u8(input: &mut impl Read) -> std::io::Result<u8> {
     let mut b = [0u8; 1];
     input.read_exact(&mut b)?;
     Ok(b[0])
 }
 
-pub(crate) fn get_u32(input: &mut impl Read) -> std::io::Result<u32> {
+/// Reads 4 little-endian bytes.
+pub fn get_u32(input: &mut impl Read) -> std::io::Result<u32> {
     let mut b = [0u8; 4];
     input.read_exact(&mut b)?;
     Ok(u32::from_le_bytes(b))
 }
 
-pub(crate) fn get_u64(input: &mut impl Read) -> std::io::Result<u64> {
+/// Reads 8 little-endian bytes.
+pub fn get_u64(input: &mut impl Read) -> std::io::Result<u64> {
     let mut b = [0u8; 8];
     input.read_exact(&mut b)?;
     Ok(u64::from_le_bytes(b))
 }
 
-pub(crate) fn get_name(input: &mut impl Read) -> Result<String, CircuitError> {
+/// Reads a name as [`put_name`] writes it (at most 4,096 bytes of UTF-8).
+pub fn get_name(input: &mut impl Read) -> Result<String, CircuitError> {
     let len = get_u32(input)?;
     if len > MAX_NAME {
         return Err(CircuitError::Invalid(format!(
@@ -406,7 +413,7 @@ pub(crate) fn get_name(input: &mut impl Read) -> Result<String, CircuitError> {
 
 /// Reads a wire list, growing the vector as data arrives (a corrupt count
 /// cannot make it allocate more than the input holds).
-pub(crate) fn get_wires(input: &mut impl Read) -> Result<Vec<Wire>, CircuitError> {
+pub fn get_wires(input: &mut impl Read) -> Result<Vec<Wire>, CircuitError> {
     let len = get_u32(input)?;
     let mut wires = Vec::with_capacity(len.min(1 << 16) as usize);
     for _ in 0..len {

@@ -12,10 +12,12 @@ use std::sync::OnceLock;
 use twofold::inputs::{assign, format_outputs, Givers};
 use twofold::load::{Loaded, ValueKind};
 use twofold_circuit::bristol::read_bristol;
-use twofold_circuit::mixed::format::{read_mixed, write_mixed};
+use twofold_circuit::mixed::format::write_mixed;
 use twofold_circuit::prepare::prepare;
 use twofold_circuit::walk::program_levels;
 use twofold_circuit::{binary, CircuitStats, Program, Step};
+use twofold_compiler::mixed::file::{read_compiled, write_compiled, MixedFile};
+use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::{compile, compile_mixed, CompileOptions, Limits};
 use twofold_protocol::mixed::cost::estimate;
 
@@ -49,8 +51,10 @@ pub enum Target {
     Peer,
     /// Key files: `NAME.pub` and `NAME.key` (PEM) and a `--psk-file`.
     Keys,
-    /// The mixed program format (`mixed::format::read_mixed`), then the
-    /// hash, the two-party plan and cost estimate, and evaluation.
+    /// The mixed program format with a compiled program's C interface
+    /// (`twofold_compiler::mixed::file::read_compiled`), then the hash, the
+    /// two-party plan and cost estimate, evaluation, and the C interface's
+    /// inputs and outputs.
     Mixed,
     /// Packed words of arithmetic shares from a peer
     /// (`arith::packed::recv`), and packed words round-tripped
@@ -290,17 +294,40 @@ fn mixed_seeds() -> Vec<Vec<u8>> {
             write_mixed(&program, &mut bytes).expect("writes to memory");
             bytes
         })
+        .chain([compiled_seed()])
         .collect()
 }
 
+/// A mixed program compiled from C with its C interface: input slices,
+/// words a party computes alone, outputs of several bits' sources.
+fn compiled_seed() -> Vec<u8> {
+    let source = "typedef struct { short v[3]; } V;
+typedef struct { int sum; _Bool big; } Out;
+Out mpc_main(V INPUT_A, V INPUT_B) {
+    Out o = {0, 0};
+    for (int i = 0; i < 3; i++) o.sum += (INPUT_A.v[i] > 9) * INPUT_B.v[i] * INPUT_A.v[i];
+    o.big = o.sum > 99;
+    return o;
+}";
+    let two = CompileOptions {
+        local_values: true,
+        ..small_limits()
+    };
+    let compiled = compile_mixed(source, "seed.c", &two).expect("the seed compiles");
+    let mut bytes = Vec::new();
+    write_compiled(&compiled, &mut bytes).expect("writes to memory");
+    bytes
+}
+
 fn mixed(data: &[u8]) -> bool {
-    let Some(program) = read_alike(data, |r| read_mixed(&mut &mut *r)) else {
+    let Some(file) = read_alike(data, |r| read_compiled(&mut &mut *r)) else {
         return false;
     };
+    let program = file.program();
     program.hash();
     for reveal in twofold_protocol::Reveal::ALL {
         // Programs of three parties are refused by the two-party model.
-        let _ = estimate(&program, twofold_crypto::Scheme::default(), reveal);
+        let _ = estimate(program, twofold_crypto::Scheme::default(), reveal);
     }
     let work: u64 = program
         .steps
@@ -317,9 +344,32 @@ fn mixed(data: &[u8]) -> bool {
             .iter()
             .map(|v| vec![false; v.kind.bits() as usize])
             .collect();
-        program.eval(&zeros).expect("the widths are the program's");
+        let outputs = program.eval(&zeros).expect("the widths are the program's");
+        if let MixedFile::Compiled(c) = &file {
+            c_interface(c, &outputs);
+        }
     }
     true
+}
+
+/// A compiled program's C interface at work: C inputs of zeros (within
+/// the budget) become words of the program's inputs' widths, and the
+/// program's `outputs` become C outputs that format.
+fn c_interface(c: &MixedCompiled, outputs: &[Vec<bool>]) {
+    let widths = c.inputs.iter().map(|(_, t)| u64::from(t.width()));
+    if widths.fold(0, u64::saturating_add) <= RUN_BUDGET {
+        let zeros: Vec<Option<Vec<bool>>> = (c.inputs.iter())
+            .map(|(_, t)| Some(vec![false; t.width() as usize]))
+            .collect();
+        let words = c.mixed_inputs(&zeros);
+        for (word, v) in words.iter().zip(&c.program.inputs) {
+            let width = word.as_ref().map(Vec::len);
+            assert_eq!(width, Some(v.kind.bits() as usize), "input {}", v.name);
+        }
+    }
+    for ((_, t), bits) in c.outputs.iter().zip(c.c_outputs(outputs)) {
+        t.format_value(&bits);
+    }
 }
 
 /// Compile options for fuzzing: the default limits scaled down so that one

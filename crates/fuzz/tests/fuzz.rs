@@ -112,3 +112,15 @@ fn mixed_loader() {
 fn packed_words() {
     fuzz(Target::Packed, 50_000);
 }
+
+/// The mixed loader's seeds are files it accepts, the one compiled from C
+/// (with its C interface) among them, so that mutants start from valid
+/// programs.
+#[test]
+fn mixed_seeds_are_accepted() {
+    let seeds = Target::Mixed.builtin_seeds();
+    assert!(seeds.iter().any(|s| s.windows(8).any(|w| w == b"TWOFOLDC")));
+    for seed in &seeds {
+        assert_eq!(run_caught(Target::Mixed, seed), Ok(true));
+    }
+}

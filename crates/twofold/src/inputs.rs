@@ -219,7 +219,7 @@ pub fn split(loaded: &Loaded, all: &PartyInputs) -> (PartyInputs, PartyInputs) {
 }
 
 /// A value from its text on the command line, or from a file (`@FILE`).
-fn parse_value(kind: &ValueKind, text: &str, width: u32) -> Result<Vec<bool>> {
+pub fn parse_value(kind: &ValueKind, text: &str, width: u32) -> Result<Vec<bool>> {
     if let Some(path) = text.strip_prefix('@') {
         return crate::infile::read_value(kind, width, std::path::Path::new(path));
     }

@@ -156,6 +156,12 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             .take(binary::MAGIC.len() as u64)
             .read_to_end(&mut head)
             .with_context(cannot)?;
+        if twofold_circuit::mixed::format::is_mixed(&head) {
+            bail!(
+                "{0} is a mixed program: estimate it, or run it, with `twofold mixed {0}`",
+                path.display()
+            );
+        }
         let mut file = head.as_slice().chain(file);
         if binary::is_binary(&head) {
             // Read as it comes: a flat program's file is as large as its

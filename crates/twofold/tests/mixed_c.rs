@@ -120,6 +120,46 @@ fn two_processes_run_a_c_program_as_a_mixed_program_over_the_secure_channel() {
         assert_eq!(json["protocol"], "mixed");
         assert_eq!(json["outputs"]["return"], 8);
     }
+    // A party running the compiled file (`twofold mixed FILE.tfm`, its C
+    // interface taking the C values) and one running the C source agree
+    // on the program.
+    let tfm = dir.join("mlp.tfm");
+    let mlp = example("mlp.c");
+    let tfm_arg = tfm.display().to_string();
+    twofold_ok(&["compile", &mlp, "--protocol", "mixed", "-o", &tfm_arg]);
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let a = party(
+        &addr,
+        "a",
+        "--listen",
+        ["--protocol", "mixed", "-i", &model],
+    );
+    let mut from_file = Command::new(env!("CARGO_BIN_EXE_twofold"));
+    from_file
+        .args([
+            "mixed",
+            &tfm_arg,
+            "--party",
+            "b",
+            "--connect",
+            &addr,
+            "--psk-file",
+        ])
+        .arg(&psk)
+        .args(["--timeout", "20", "--json", "-i", &features]);
+    let b = spawn(&mut from_file);
+    let (a, b) = (a.join().unwrap(), b.join().unwrap());
+    for out in [&a, &b] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let a: Value = serde_json::from_slice(&a.stdout).unwrap();
+    let b: Value = serde_json::from_slice(&b.stdout).unwrap();
+    assert_eq!(a["outputs"]["return"], 8);
+    assert_eq!(b["run"]["outputs"], serde_json::json!([["return", "8"]]));
     // Parties that run different protocols stop with an error, not a
     // wrong result.
     let addr = format!("127.0.0.1:{}", common::free_port());
@@ -225,5 +265,85 @@ fn stats_shows_the_partition_and_compile_writes_it() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("partitions C programs"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `compile --protocol mixed` writes the mixed program with its C
+/// interface: `twofold mixed FILE.tfm` takes the C inputs' values as the C
+/// source's run does (initializers, input files), computes the words a
+/// party computes alone, and shows the C outputs; `run FILE.tfm` says to
+/// use `mixed`.
+#[test]
+fn a_compiled_mixed_program_runs_on_the_c_programs_values() {
+    let dir = std::env::temp_dir().join(format!("twofold-mixed-c-iface-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("threshold.c");
+    std::fs::write(
+        &source,
+        "#include <stdint.h>\n\
+         typedef struct { int16_t v[6]; } V;\n\
+         typedef struct { int32_t sum; _Bool big; } Out;\n\
+         Out mpc_main(V INPUT_A, V INPUT_B)\n{\n\
+         \x20   Out o = {0, 0};\n\
+         \x20   for (int i = 0; i < 6; i++)\n\
+         \x20       o.sum += (INPUT_A.v[i] > 100) * INPUT_B.v[i] * INPUT_A.v[i];\n\
+         \x20   o.big = o.sum > 1000;\n\
+         \x20   return o;\n}\n",
+    )
+    .unwrap();
+    let source = source.display().to_string();
+    let tfm = dir.join("threshold.tfm").display().to_string();
+    twofold_ok(&["compile", &source, "--protocol", "mixed", "-o", &tfm]);
+    let a = "INPUT_A={200, -3, 101, 100, 7, 300}";
+    let b = "INPUT_B={1, 2, -3, 4, 5, 6}";
+    let want = twofold_ok(&[
+        "run",
+        &source,
+        "--local",
+        "--protocol",
+        "mixed",
+        "-i",
+        a,
+        "-i",
+        b,
+    ]);
+    assert_eq!(want, "{1697, 1}\n");
+    let json: Value = serde_json::from_str(&twofold_ok(&[
+        "mixed", &tfm, "--local", "--json", "-i", a, "-i", b,
+    ]))
+    .unwrap();
+    assert_eq!(
+        json["run"]["outputs"],
+        serde_json::json!([["return", want.trim_end()]])
+    );
+    assert!(json["ops"]["and_gates"].as_u64().unwrap() > 0);
+    // From a file, as `run` reads it.
+    let values = dir.join("b.txt");
+    std::fs::write(&values, "{1, 2, -3, 4, 5, 6}\n").unwrap();
+    let from_file = format!("INPUT_B=@{}", values.display());
+    let text = twofold_ok(&["mixed", &tfm, "--local", "-i", a, "-i", &from_file]);
+    assert!(text.contains(&format!("return = {want}")), "{text}");
+    let fails = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let err = fails(&["mixed", &tfm, "--local", "-i", a, "-i", "INPUT_C=1"]);
+    assert!(err.contains("INPUT_A, INPUT_B"), "{err}");
+    assert!(fails(&["mixed", &tfm, "--local", "-i", a]).contains("\"INPUT_B\" is missing"));
+    assert!(fails(&[
+        "mixed",
+        &tfm,
+        "--local",
+        "-i",
+        a,
+        "-i",
+        "INPUT_B={1, 2, 3, 4, 5, 6, 7}"
+    ])
+    .contains("INPUT_B"));
+    assert!(fails(&["run", &tfm, "--local"]).contains("twofold mixed"));
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -12,6 +12,7 @@
 //! the caller's choice (the cost model is the protocol's).
 
 mod build;
+pub mod file;
 mod linear;
 mod local;
 pub(crate) mod notes;
@@ -19,7 +20,7 @@ mod partition;
 
 pub use local::LocalInput;
 
-use twofold_circuit::MixedProgram;
+use twofold_circuit::{MixedProgram, Party};
 
 use crate::lower::Lowered;
 use crate::types::CType;
@@ -49,7 +50,7 @@ pub enum OutBit {
 }
 
 /// A C program compiled to a mixed program.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MixedCompiled {
     /// The mixed program.
     pub program: MixedProgram,
@@ -61,6 +62,8 @@ pub struct MixedCompiled {
     pub locals: Vec<LocalInput>,
     /// The C inputs: name and type, in the order of the Boolean program's.
     pub inputs: Vec<(String, CType)>,
+    /// The party holding each C input.
+    pub input_parties: Vec<Party>,
     /// The C outputs: name and type, in the order of the Boolean program's.
     pub outputs: Vec<(String, CType)>,
     /// Per C output, its bits (least significant first).
@@ -120,12 +123,14 @@ pub(crate) fn partitioned(
         .into_flat()
         .map_err(|e| format!("cannot finish the circuit: {e}"))?;
     let built_gates = flat.gates.len() as u64;
+    let input_parties = flat.inputs.iter().map(|(v, _)| v.party).collect();
     let p = partition::partition(flat, notes, local_values)?;
     Ok(MixedCompiled {
         program: p.program,
         sources: p.sources,
         locals: p.locals,
         inputs: lowered.inputs,
+        input_parties,
         outputs: lowered.outputs,
         output_bits: p.outputs,
         arithmetic_sums: p.sums,

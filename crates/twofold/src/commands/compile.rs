@@ -1,13 +1,14 @@
 //! `twofold compile FILE -o OUT`: a program (e.g. compiled from C) in
-//! twofold's binary format, so that both parties load it without compiling,
-//! or (`--format bristol`) unrolled into a Bristol Fashion circuit for other
+//! twofold's binary format, so that both parties load it without compiling
+//! (a mixed program with its C interface, see
+//! `twofold_compiler::mixed::file`), or (`--format bristol`) unrolled into a Bristol Fashion circuit for other
 //! frameworks (EMP, MP-SPDZ, mpz, swanky).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use twofold_circuit::mixed::format::write_mixed;
+use twofold_compiler::mixed::file::write_compiled;
 
 use super::ProgramArgs;
 use crate::choice::Protocol;
@@ -49,7 +50,7 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
         }
         let mixed = &chosen.compiled.program;
         let mut out = std::io::BufWriter::new(std::fs::File::create(output).with_context(cannot)?);
-        write_mixed(mixed, &mut out).with_context(cannot)?;
+        write_compiled(&chosen.compiled, &mut out).with_context(cannot)?;
         out.flush().with_context(cannot)?;
         return Ok(format!(
             "{}: mixed program, {} sums of products in arithmetic sharing, {} Boolean programs ({} AND gates; {} gates made)\n",

@@ -11,9 +11,10 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use twofold_circuit::mixed::eval::word_bits;
-use twofold_circuit::mixed::format::{is_mixed, read_mixed};
+use twofold_circuit::mixed::format::is_mixed;
 use twofold_circuit::MixedProgram;
 use twofold_circuit::Party;
+use twofold_compiler::mixed::file::{read_compiled, MixedFile};
 use twofold_net::{Channel, ChannelOptions, Listener, Security};
 use twofold_protocol::mixed::cost::{estimate, Estimate};
 use twofold_protocol::mixed::network::Network;
@@ -22,6 +23,8 @@ use twofold_protocol::{PartyInputs, Reveal};
 
 use super::secure::SecureArgs;
 use super::{channel_options, Report};
+use crate::inputs::parse_value;
+use crate::load::ValueKind;
 
 /// Arguments of `mixed`.
 #[derive(clap::Args, Debug)]
@@ -56,8 +59,9 @@ pub struct MixedArgs {
     #[arg(long, default_value_t = 60)]
     timeout: u64,
     /// With a run: an input value, `NAME=VALUE` (an integer, decimal or
-    /// 0x…; negative values in two's complement); between processes, each
-    /// party gives its own.
+    /// 0x…; negative values in two's complement; for a program compiled
+    /// from C, a C input's value as `run` takes it); between processes,
+    /// each party gives its own.
     #[arg(short = 'i', long = "input", allow_hyphen_values = true)]
     inputs: Vec<String>,
     /// With a run: only this party learns the outputs (a or b); both
@@ -135,11 +139,11 @@ impl Report for MixedSummary {
     }
 }
 
-/// Reads the mixed program in `path`.
-fn read_file(path: &Path) -> Result<MixedProgram> {
+/// Reads the mixed program in `path`, with its C interface if it has one.
+fn read_file(path: &Path) -> Result<MixedFile> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    read_mixed(&mut BufReader::new(file))
+    read_compiled(&mut BufReader::new(file))
         .with_context(|| format!("{} is not a valid mixed program", path.display()))
 }
 
@@ -153,7 +157,7 @@ pub fn is_mixed_file(path: &Path) -> bool {
 
 /// `stats` of a mixed program: its partition and estimate for `network`.
 pub fn stats(path: &Path, network: &Network, json: bool) -> Result<String> {
-    summary_of(&read_file(path)?, network)?.render(json)
+    summary_of(read_file(path)?.program(), network)?.render(json)
 }
 
 /// A mixed program's partition and estimate for `network`.
@@ -164,74 +168,125 @@ pub fn summary_of(program: &MixedProgram, network: &Network) -> Result<MixedSumm
 
 /// Reads the program, estimates it and, with `--local`, runs it.
 pub fn mixed(args: &MixedArgs) -> Result<String> {
-    let program = read_file(&args.file)?;
+    let file = read_file(&args.file)?;
+    let program = file.program();
     let reveal = args.reveal_to.unwrap_or_default();
     let opts = MixedOptions {
         reveal,
         ..MixedOptions::default()
     };
-    let est = estimate(&program, opts.scheme, reveal)?;
+    let est = estimate(program, opts.scheme, reveal)?;
     let run = match (args.local, args.party) {
         (true, _) => {
             args.secure.refuse_for_local()?;
-            let values = given_inputs(&program, &args.inputs, None)?;
-            Some(run_local(&program, &values, &opts)?)
+            let values = given_inputs(&file, &args.inputs, None)?;
+            Some(run_local(&file, &values, &opts)?)
         }
         (false, Some(party)) => {
             let security = args.secure.two_parties(party)?;
-            let values = given_inputs(&program, &args.inputs, Some(party))?;
-            Some(run_remote(args, party, security, &program, &values, &opts)?)
+            let values = given_inputs(&file, &args.inputs, Some(party))?;
+            Some(run_remote(args, party, security, &file, &values, &opts)?)
         }
         (false, None) if !args.inputs.is_empty() => {
             bail!("inputs are for a run: add --local, or --party with --listen or --connect")
         }
         (false, None) => None,
     };
-    summary(&program, &est, &args.network, run).render(args.json)
+    summary(program, &est, &args.network, run).render(args.json)
 }
 
-/// The `-i` values as bits, by input: all inputs (`who` `None`), or only
-/// party `who`'s (the others `None`).
+/// The `-i` values as bits, by input of the mixed program: all inputs
+/// (`who` `None`), or only party `who`'s (the others `None`). A program
+/// compiled from C takes its C inputs' values, written as for the C
+/// source (`{1, 2}`, `@FILE`).
 fn given_inputs(
-    program: &MixedProgram,
+    file: &MixedFile,
     given: &[String],
     who: Option<Party>,
 ) -> Result<Vec<Option<Vec<bool>>>> {
-    let mut values: Vec<Option<Vec<bool>>> = vec![None; program.inputs.len()];
-    let owner = |p: Party| match p {
-        Party::A => 0,
-        Party::B => 1,
-    };
+    match file {
+        MixedFile::Program(p) => {
+            let slots = p.inputs.iter().map(|v| Slot {
+                name: &v.name,
+                owner: v.owner,
+                parse: Box::new(move |text| integer_bits(text, v.kind.bits())),
+            });
+            assign_values(&slots.collect::<Vec<_>>(), given, who)
+        }
+        MixedFile::Compiled(c) => {
+            let inputs = c.inputs.iter().zip(&c.input_parties);
+            let slots = inputs.map(|((name, ty), party)| Slot {
+                name,
+                owner: owner_byte(*party),
+                parse: Box::new(move |text| {
+                    parse_value(&ValueKind::C(ty.clone()), text, ty.width())
+                }),
+            });
+            let values = assign_values(&slots.collect::<Vec<_>>(), given, who)?;
+            Ok(c.mixed_inputs(&values))
+        }
+    }
+}
+
+/// How a value's text becomes an input's bits.
+type Parse<'a> = Box<dyn Fn(&str) -> Result<Vec<bool>> + 'a>;
+
+/// An input that `-i` gives a value for: its name, its owner (0 A, 1 B)
+/// and how the value's text becomes its bits.
+struct Slot<'a> {
+    name: &'a str,
+    owner: u8,
+    parse: Parse<'a>,
+}
+
+/// The `-i` values (`NAME=VALUE`) as bits, by slot: each named slot's,
+/// all of them given (`who` `None`) or only party `who`'s (the others
+/// `None`).
+fn assign_values(
+    slots: &[Slot],
+    given: &[String],
+    who: Option<Party>,
+) -> Result<Vec<Option<Vec<bool>>>> {
+    let mut values: Vec<Option<Vec<bool>>> = vec![None; slots.len()];
     for arg in given {
-        let (name, value) = arg
+        let (name, text) = arg
             .split_once('=')
             .with_context(|| format!("input {arg:?}: give NAME=VALUE"))?;
-        let at = program
-            .inputs
-            .iter()
-            .position(|v| v.name == name)
-            .with_context(|| format!("no input named {name:?}"))?;
-        let input = &program.inputs[at];
-        if who.is_some_and(|p| owner(p) != input.owner) {
+        let name = name.trim();
+        let at = slots.iter().position(|s| s.name == name).with_context(|| {
+            let names: Vec<&str> = slots.iter().map(|s| s.name).collect();
+            format!(
+                "no input named {name:?}; the program's: {}",
+                names.join(", ")
+            )
+        })?;
+        if who.is_some_and(|p| owner_byte(p) != slots[at].owner) {
             bail!("input {name} is the other party's");
         }
-        values[at] =
-            Some(integer_bits(value, input.kind.bits()).with_context(|| format!("input {name}"))?);
+        values[at] = Some((slots[at].parse)(text).with_context(|| format!("input {name}"))?);
     }
-    for (v, value) in program.inputs.iter().zip(&values) {
-        if value.is_none() && who.is_none_or(|p| owner(p) == v.owner) {
-            bail!("input {:?} is missing", v.name);
+    for (s, value) in slots.iter().zip(&values) {
+        if value.is_none() && who.is_none_or(|p| owner_byte(p) == s.owner) {
+            bail!("input {:?} is missing", s.name);
         }
     }
     Ok(values)
 }
 
+fn owner_byte(p: Party) -> u8 {
+    match p {
+        Party::A => 0,
+        Party::B => 1,
+    }
+}
+
 /// Both parties in this process.
 fn run_local(
-    program: &MixedProgram,
+    file: &MixedFile,
     values: &[Option<Vec<bool>>],
     opts: &MixedOptions,
 ) -> Result<RunFigures> {
+    let program = file.program();
     let side = |owner: u8| -> Vec<Option<Vec<bool>>> {
         program
             .inputs
@@ -247,7 +302,7 @@ fn run_local(
         &ChannelOptions::default(),
     )?;
     let seen = if a.outputs.is_some() { &a } else { &b };
-    Ok(figures(program, seen, &a))
+    Ok(figures(file, seen, &a))
 }
 
 /// This party with the peer in another process.
@@ -255,7 +310,7 @@ fn run_remote(
     args: &MixedArgs,
     party: Party,
     security: Security,
-    program: &MixedProgram,
+    file: &MixedFile,
     values: &PartyInputs,
     opts: &MixedOptions,
 ) -> Result<RunFigures> {
@@ -269,25 +324,39 @@ fn run_remote(
         (None, Some(addr)) => Channel::connect(addr.as_str(), wait, channel)?,
         (None, None) => bail!("--party needs --listen or --connect"),
     };
-    let report = run_mixed(chan, party, program, values, opts)?;
-    Ok(figures(program, &report, &report))
+    let report = run_mixed(chan, party, file.program(), values, opts)?;
+    Ok(figures(file, &report, &report))
 }
 
 /// A run's figures: the outputs `seen` has, the traffic of `mine`.
-fn figures(program: &MixedProgram, seen: &MixedReport, mine: &MixedReport) -> RunFigures {
+fn figures(file: &MixedFile, seen: &MixedReport, mine: &MixedReport) -> RunFigures {
     RunFigures {
-        outputs: program
+        outputs: seen
             .outputs
-            .iter()
-            .zip(seen.outputs.iter().flatten())
-            .map(|(o, bits)| (o.name.clone(), unsigned(bits)))
-            .collect(),
+            .as_ref()
+            .map(|bits| output_texts(file, bits))
+            .unwrap_or_default(),
         setup_bytes: mine.traffic.setup,
         arith_bytes: mine.traffic.arith,
         convert_bytes: mine.traffic.convert,
         yao_bytes: mine.traffic.yao,
         messages: mine.flights,
         seconds: mine.total.as_secs_f64(),
+    }
+}
+
+/// Each output's name and value: a compiled program's C outputs as the C
+/// source's run shows them, else each mixed output as an unsigned integer.
+fn output_texts(file: &MixedFile, bits: &[Vec<bool>]) -> Vec<(String, String)> {
+    match file {
+        MixedFile::Compiled(c) => (c.outputs.iter())
+            .zip(c.c_outputs(bits))
+            .map(|((name, ty), bits)| (name.clone(), ty.format_value(&bits)))
+            .collect(),
+        MixedFile::Program(p) => (p.outputs.iter())
+            .zip(bits)
+            .map(|(o, bits)| (o.name.clone(), unsigned(bits)))
+            .collect(),
     }
 }
 
