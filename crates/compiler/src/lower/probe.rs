@@ -561,10 +561,10 @@ pub(super) struct Canonical {
 impl Probe {
     /// The template's wires in canonical order: its inputs, then what its
     /// gates and blocks write.
-    fn canonical_ids(&self) -> HashMap<Wire, i128> {
-        let mut ids: HashMap<Wire, i128> = HashMap::default();
+    fn canonical_ids(&self) -> HashMap<Wire, i64> {
+        let mut ids: HashMap<Wire, i64> = HashMap::default();
         let mut add = |w: Wire| {
-            let n = ids.len() as i128;
+            let n = ids.len() as i64;
             ids.entry(w).or_insert(n);
         };
         self.inputs.iter().for_each(|&w| add(w));
@@ -591,7 +591,8 @@ impl Probe {
 
     fn compute_canonical(&self) -> Canonical {
         let ids = self.canonical_ids();
-        let mut wire = |w: Wire| ids.get(&w).copied().unwrap_or(-1_000_000 - w as i128);
+        let wire64 = |w: Wire| ids.get(&w).copied().unwrap_or(-1_000_000 - i64::from(w));
+        let mut wire = |w: Wire| i128::from(wire64(w));
         let mut out = Vec::new();
         let mut wires: Vec<i64> = Vec::new();
         out.push(self.failed.is_some() as i128);
@@ -626,7 +627,7 @@ impl Probe {
                 Gate::Inv { .. } => 2,
             };
             wires.push(kind);
-            g.inputs().for_each(|w| wires.push(wire(w) as i64));
+            g.inputs().for_each(|w| wires.push(wire64(w)));
         }
         out.push(self.frame.blocks.len() as i128);
         for block in &self.frame.blocks {
@@ -642,7 +643,7 @@ impl Probe {
             }
             for wiring in [&block.inputs, &block.outputs] {
                 out.push(wiring.width() as i128);
-                wiring.for_all(block.count, |w| wires.push(wire(w) as i64));
+                wiring.for_all(block.count, |w| wires.push(wire64(w)));
             }
         }
         out.push(self.writes.len() as i128);

@@ -1,7 +1,7 @@
 //! One party's run of a mixed program after the handshake: the waves of
 //! the [`Plan`], each its sending steps batched, then its local steps.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use twofold_circuit::mixed::eval::{bits_word, word_bits};
 use twofold_circuit::{Kind, MixedProgram, Party, Step, ValueId};
@@ -17,8 +17,9 @@ use crate::error::ProtocolError;
 use crate::messages::Bits;
 use crate::options::Reveal;
 
-/// Where a product term is: its step and its index among the step's terms.
-type TermAt = (usize, usize);
+/// Where a product term is: its number among the terms of the steps of
+/// one layer (see `Exec::products`).
+type TermAt = usize;
 
 /// A term's factors and where it is.
 type Pair = ((ValueId, ValueId), TermAt);
@@ -190,34 +191,32 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
         }
         for (w, steps) in by_width {
             let width = Width::new(w)?;
+            // The steps' terms numbered in turn: step `steps[j]`'s term `k`
+            // is `firsts[j] + k` (a table of every term's share: a large
+            // matrix product has millions).
             let (mut cross, mut beaver) = (Vec::new(), Vec::new());
+            let mut firsts = Vec::with_capacity(steps.len());
+            let mut terms = 0;
             for &i in &steps {
+                firsts.push(terms);
                 let pairs = factor_pairs(&program.steps[i]);
                 for (k, (term, pair)) in self.plan.terms[i].iter().zip(pairs).enumerate() {
                     match *term {
-                        Term::Cross { a, b } => cross.push(((a, b), (i, k))),
-                        Term::Beaver => beaver.push((pair, (i, k))),
+                        Term::Cross { a, b } => cross.push(((a, b), terms + k)),
+                        Term::Beaver => beaver.push((pair, terms + k)),
                         Term::Local => {}
                     }
                 }
+                terms += self.plan.terms[i].len();
             }
             let crossed = self.counted(Sharing::Arith, |e| e.cross_layer(width, &cross))?;
             let multiplied = self.counted(Sharing::Arith, |e| e.beaver_layer(width, &beaver))?;
-            // Each term's share from a layer, if it has one: step `i`'s
-            // term `k` at `start[&i] + k` (a table, not a map of every
-            // term: a large matrix product has millions).
-            let mut start = HashMap::with_capacity(steps.len());
-            let mut terms = 0;
-            for &i in &steps {
-                start.insert(i, terms);
-                terms += self.plan.terms[i].len();
-            }
+            // Each term's share from a layer, if it has one.
             let mut extra = vec![None; terms];
-            for ((i, k), share) in crossed.into_iter().chain(multiplied) {
-                extra[start[&i] + k] = Some(share);
+            for (at, share) in crossed.into_iter().chain(multiplied) {
+                extra[at] = Some(share);
             }
-            for &i in &steps {
-                let first = start[&i];
+            for (&i, &first) in steps.iter().zip(&firsts) {
                 let share = self.product_share(i, width, |k| extra[first + k]);
                 self.values[self.plan.first_values[i] as usize] = Held::Word(share);
             }
