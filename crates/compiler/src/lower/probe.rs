@@ -21,8 +21,10 @@ use crate::gates::Widening;
 use crate::lower::keep::Address;
 use crate::range::{Range, Tape};
 
+mod canonical;
 mod counters;
 
+use canonical::CanonicalIds;
 pub(super) use counters::Counter;
 use twofold_circuit::{RawFrame, Wire};
 
@@ -559,14 +561,9 @@ pub(super) struct Canonical {
 }
 
 impl Probe {
-    /// The template's wires in canonical order: its inputs, then what its
-    /// gates and blocks write.
-    fn canonical_ids(&self) -> HashMap<Wire, i64> {
-        let mut ids: HashMap<Wire, i64> = HashMap::default();
-        let mut add = |w: Wire| {
-            let n = ids.len() as i64;
-            ids.entry(w).or_insert(n);
-        };
+    /// Calls `add` on the template's wires in canonical order: its inputs,
+    /// then what its gates and blocks write.
+    fn made_wires(&self, mut add: &mut dyn FnMut(Wire)) {
         self.inputs.iter().for_each(|&w| add(w));
         let mut b = 0;
         for (i, g) in self.frame.gates.iter().enumerate() {
@@ -579,7 +576,6 @@ impl Probe {
         for block in &self.frame.blocks[b..] {
             block_writes(block, &mut add);
         }
-        ids
     }
 
     /// Everything about the template but where it reads and writes, with
@@ -590,8 +586,8 @@ impl Probe {
     }
 
     fn compute_canonical(&self) -> Canonical {
-        let ids = self.canonical_ids();
-        let wire64 = |w: Wire| ids.get(&w).copied().unwrap_or(-1_000_000 - i64::from(w));
+        let ids = CanonicalIds::of(|add| self.made_wires(add));
+        let wire64 = |w: Wire| ids.id(w);
         let mut wire = |w: Wire| i128::from(wire64(w));
         let mut out = Vec::new();
         let mut wires: Vec<i64> = Vec::new();
