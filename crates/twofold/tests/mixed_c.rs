@@ -317,6 +317,12 @@ fn a_compiled_mixed_program_runs_on_the_c_programs_values() {
         serde_json::json!([["return", want.trim_end()]])
     );
     assert!(json["ops"]["and_gates"].as_u64().unwrap() > 0);
+    // The estimate names the C values.
+    let estimate = twofold_ok(&["mixed", &tfm]);
+    assert!(
+        estimate.contains("inputs INPUT_A (party a, struct <anonymous>, 96 bits)"),
+        "{estimate}"
+    );
     // From a file, as `run` reads it.
     let values = dir.join("b.txt");
     std::fs::write(&values, "{1, 2, -3, 4, 5, 6}\n").unwrap();

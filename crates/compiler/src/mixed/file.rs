@@ -69,6 +69,14 @@ impl MixedFile {
             MixedFile::Compiled(c) => &c.program,
         }
     }
+
+    /// The program with its C interface, if it was compiled from C.
+    pub fn compiled(&self) -> Option<&MixedCompiled> {
+        match self {
+            MixedFile::Program(_) => None,
+            MixedFile::Compiled(c) => Some(c),
+        }
+    }
 }
 
 /// Writes `compiled` as a file: the mixed program, then its C interface.

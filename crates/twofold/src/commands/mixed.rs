@@ -15,6 +15,8 @@ use twofold_circuit::mixed::format::is_mixed;
 use twofold_circuit::MixedProgram;
 use twofold_circuit::Party;
 use twofold_compiler::mixed::file::{read_compiled, MixedFile};
+use twofold_compiler::mixed::MixedCompiled;
+use twofold_compiler::CType;
 use twofold_net::{Channel, ChannelOptions, Listener, Security};
 use twofold_protocol::mixed::cost::{estimate, Estimate};
 use twofold_protocol::mixed::network::Network;
@@ -157,13 +159,16 @@ pub fn is_mixed_file(path: &Path) -> bool {
 
 /// `stats` of a mixed program: its partition and estimate for `network`.
 pub fn stats(path: &Path, network: &Network, json: bool) -> Result<String> {
-    summary_of(read_file(path)?.program(), network)?.render(json)
+    let file = read_file(path)?;
+    let program = file.program();
+    let est = estimate(program, Default::default(), Reveal::Both)?;
+    summary((program, file.compiled()), &est, network, None).render(json)
 }
 
 /// A mixed program's partition and estimate for `network`.
 pub fn summary_of(program: &MixedProgram, network: &Network) -> Result<MixedSummary> {
     let est = estimate(program, Default::default(), Reveal::Both)?;
-    Ok(summary(program, &est, network, None))
+    Ok(summary((program, None), &est, network, None))
 }
 
 /// Reads the program, estimates it and, with `--local`, runs it.
@@ -192,7 +197,7 @@ pub fn mixed(args: &MixedArgs) -> Result<String> {
         }
         (false, None) => None,
     };
-    summary(program, &est, &args.network, run).render(args.json)
+    summary((program, file.compiled()), &est, &args.network, run).render(args.json)
 }
 
 /// The `-i` values as bits, by input of the mixed program: all inputs
@@ -360,6 +365,24 @@ fn output_texts(file: &MixedFile, bits: &[Vec<bool>]) -> Vec<(String, String)> {
     }
 }
 
+/// Lines naming the C values a run of `c` takes and shows (party, type
+/// and bits of each).
+fn c_values(c: &MixedCompiled) -> String {
+    let typed = |(_, ty): &(String, CType)| format!("{}, {} bits", ty.name(), ty.width());
+    let inputs = c.inputs.iter().zip(&c.input_parties);
+    let inputs: Vec<String> = inputs
+        .map(|(v, party)| format!("{} (party {party}, {})", v.0, typed(v)))
+        .collect();
+    let outputs: Vec<String> = (c.outputs.iter())
+        .map(|v| format!("{} ({})", v.0, typed(v)))
+        .collect();
+    format!(
+        "compiled from C: inputs {}\noutputs {}\n",
+        inputs.join(", "),
+        outputs.join(", ")
+    )
+}
+
 /// The `bits`-bit two's-complement encoding of an integer (decimal or
 /// 0x…, at most 128 bits).
 fn integer_bits(value: &str, bits: u32) -> Result<Vec<bool>> {
@@ -419,19 +442,21 @@ fn unsigned(bits: &[bool]) -> String {
     }
 }
 
+/// The summary of `program` (compiled from C, with the C interface `c`).
 fn summary(
-    program: &MixedProgram,
+    (program, c): (&MixedProgram, Option<&MixedCompiled>),
     est: &Estimate,
     net: &Network,
     run: Option<RunFigures>,
 ) -> MixedSummary {
     let (mixed_seconds, yao_seconds) = est.seconds(net);
     let mut text = format!(
-        "{} inputs, {} steps, {} Boolean programs, {} outputs\n{}\n",
+        "{} inputs, {} steps, {} Boolean programs, {} outputs\n{}{}\n",
         program.inputs.len(),
         program.steps.len(),
         program.programs.len(),
         program.outputs.len(),
+        c.map(c_values).unwrap_or_default(),
         est.summary(net)
     );
     if let Some(r) = &run {
