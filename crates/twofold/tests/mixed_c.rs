@@ -340,6 +340,7 @@ fn a_compiled_mixed_program_runs_on_the_c_programs_values() {
     let err = fails(&["mixed", &tfm, "--local", "-i", a, "-i", "INPUT_C=1"]);
     assert!(err.contains("INPUT_A, INPUT_B"), "{err}");
     assert!(fails(&["mixed", &tfm, "--local", "-i", a]).contains("\"INPUT_B\" is missing"));
+    assert!(fails(&["mixed", &tfm, "--local", "-i", a, "-i", a, "-i", b]).contains("given twice"));
     assert!(fails(&[
         "mixed",
         &tfm,

@@ -1,8 +1,9 @@
 //! `twofold compile FILE -o OUT`: a program (e.g. compiled from C) in
 //! twofold's binary format, so that both parties load it without compiling
 //! (a mixed program with its C interface, see
-//! `twofold_compiler::mixed::file`), or (`--format bristol`) unrolled into a Bristol Fashion circuit for other
-//! frameworks (EMP, MP-SPDZ, mpz, swanky).
+//! `twofold_compiler::mixed::file`), or (`--format bristol`) unrolled into
+//! a Bristol Fashion circuit for other frameworks (EMP, MP-SPDZ, mpz,
+//! swanky).
 
 use std::io::Write;
 use std::path::PathBuf;

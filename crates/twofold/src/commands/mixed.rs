@@ -268,6 +268,9 @@ fn assign_values(
         if who.is_some_and(|p| owner_byte(p) != slots[at].owner) {
             bail!("input {name} is the other party's");
         }
+        if values[at].is_some() {
+            bail!("input {name} is given twice");
+        }
         values[at] = Some((slots[at].parse)(text).with_context(|| format!("input {name}"))?);
     }
     for (s, value) in slots.iter().zip(&values) {
@@ -278,6 +281,7 @@ fn assign_values(
     Ok(values)
 }
 
+/// A mixed program's number for party `p` (an input's owner).
 fn owner_byte(p: Party) -> u8 {
     match p {
         Party::A => 0,
