@@ -226,19 +226,7 @@ fn write_circuit(c: &Circuit, out: &mut impl Write) -> Result<(), CircuitError> 
     for chunk in c.gates.chunks(4096) {
         buf.clear();
         for g in chunk {
-            match *g {
-                Gate::Xor { a, b, out } | Gate::And { a, b, out } => {
-                    buf.push(if g.is_and() { 1 } else { 0 });
-                    for w in [a, b, out] {
-                        buf.extend_from_slice(&w.to_le_bytes());
-                    }
-                }
-                Gate::Inv { a, out } => {
-                    buf.push(2);
-                    buf.extend_from_slice(&a.to_le_bytes());
-                    buf.extend_from_slice(&out.to_le_bytes());
-                }
-            }
+            encode_gate(g, &mut buf);
         }
         out.write_all(&buf)?;
     }
@@ -348,7 +336,20 @@ fn decode_gate(bytes: &[u8]) -> Gate {
     }
 }
 
-/// Reads one gate (tag byte and wires).
+/// Appends gate `g` as the format holds it: a tag byte (0 XOR, 1 AND, 2
+/// INV), then its input wires and its output wire.
+pub fn encode_gate(g: &Gate, buf: &mut Vec<u8>) {
+    buf.push(match g {
+        Gate::Xor { .. } => 0,
+        Gate::And { .. } => 1,
+        Gate::Inv { .. } => 2,
+    });
+    for w in g.inputs().chain([g.out()]) {
+        buf.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// Reads one gate (tag byte and wires), as [`encode_gate`] writes it.
 pub fn read_gate(input: &mut impl Read) -> Result<Gate, CircuitError> {
     let mut bytes = [0u8; AND_BYTES];
     input.read_exact(&mut bytes[..1])?;

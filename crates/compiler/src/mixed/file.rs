@@ -20,9 +20,10 @@
 //! * sources, one per mixed input from the first: the C input, its first
 //!   bit, the bit count and whether it extends by its sign (u8);
 //! * local words, one per mixed input after those: the input bits it reads
-//!   (C input, bit and wire), its gates (a tag byte, 0 XOR, 1 AND, 2 INV,
-//!   the input wires, the output wire) and its bits (a tag byte, 0 or 1 a
-//!   constant, 2 a wire, then the wire);
+//!   (C input, bit and wire), its gates (each as the Boolean format holds
+//!   it: a tag byte, 0 XOR, 1 AND, 2 INV, the input wires, the output
+//!   wire) and its bits (a tag byte, 0 or 1 a constant, 2 a wire, then the
+//!   wire);
 //! * the sums run arithmetically and the gates lowering made (u64 each).
 //!
 //! A C type is a tag byte and its fields: 0 `_Bool`, 1 an integer (width
@@ -36,9 +37,11 @@ use std::collections::HashSet;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
-use twofold_circuit::binary::{get_name, get_u32, get_u64, get_u8, put_name, put_u32};
+use twofold_circuit::binary::{
+    encode_gate, get_name, get_u32, get_u64, get_u8, put_name, put_u32, read_gate,
+};
 use twofold_circuit::mixed::format::{read_mixed, write_mixed};
-use twofold_circuit::{Bit, CircuitError, Gate, MixedProgram, Party, Wire};
+use twofold_circuit::{Bit, CircuitError, MixedProgram, Party, Wire};
 
 use super::{InputSource, LocalInput, MixedCompiled, OutBit};
 use crate::types::{CType, StructDef};
@@ -313,17 +316,11 @@ fn put_local(out: &mut impl Write, local: &LocalInput) -> Result<(), CircuitErro
         }
     }
     put_u32(out, local.gates.len() as u32)?;
+    let mut gates = Vec::new();
     for g in &local.gates {
-        let tag = match g {
-            Gate::Xor { .. } => 0,
-            Gate::And { .. } => 1,
-            Gate::Inv { .. } => 2,
-        };
-        out.write_all(&[tag])?;
-        for w in g.inputs().chain([g.out()]) {
-            put_u32(out, w)?;
-        }
+        encode_gate(g, &mut gates);
     }
+    out.write_all(&gates)?;
     put_u32(out, local.bits.len() as u32)?;
     for bit in &local.bits {
         match *bit {
@@ -344,25 +341,7 @@ fn get_local(input: &mut impl BufRead) -> Result<LocalInput, CircuitError> {
     }
     let mut gates = Vec::new();
     for _ in 0..get_u32(input)? {
-        let tag = get_u8(input)?;
-        let a = get_u32(input)?;
-        gates.push(match tag {
-            0 => Gate::Xor {
-                a,
-                b: get_u32(input)?,
-                out: get_u32(input)?,
-            },
-            1 => Gate::And {
-                a,
-                b: get_u32(input)?,
-                out: get_u32(input)?,
-            },
-            2 => Gate::Inv {
-                a,
-                out: get_u32(input)?,
-            },
-            t => return Err(CircuitError::Invalid(format!("bad gate tag {t}"))),
-        });
+        gates.push(read_gate(input)?);
     }
     let mut bits = Vec::new();
     for _ in 0..get_u32(input)? {
