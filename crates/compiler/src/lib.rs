@@ -115,6 +115,7 @@ pub mod parser;
 pub mod preprocess;
 pub mod range;
 pub mod regions;
+pub mod signature;
 pub mod types;
 pub mod value;
 pub mod watch;

@@ -18,6 +18,7 @@ use twofold_circuit::walk::program_levels;
 use twofold_circuit::{binary, CircuitStats, Program, Step};
 use twofold_compiler::mixed::file::{read_compiled, write_compiled, MixedFile};
 use twofold_compiler::mixed::MixedCompiled;
+use twofold_compiler::signature::{read_signature, write_signature, Signature};
 use twofold_compiler::{compile, compile_mixed, CompileOptions, Limits};
 use twofold_protocol::mixed::cost::estimate;
 
@@ -31,7 +32,9 @@ pub enum Target {
     /// Bristol Fashion text (`bristol::read_bristol`), then statistics,
     /// levels and evaluation.
     Bristol,
-    /// The binary program format (`binary::read_program`), then statistics,
+    /// The binary program format (`binary::read_program`) with the C values
+    /// a program compiled from C has after it
+    /// (`twofold_compiler::signature::read_signature`), then statistics,
     /// preparation and evaluation.
     Binary,
     /// C source through the whole front end: preprocessor, lexer, parser,
@@ -117,7 +120,8 @@ impl Target {
 
     /// Seeds beyond the corpus folder: the examples' smallest C programs for
     /// the C front end, and for the binary loader random programs with
-    /// nested parallel blocks and loops (files of those would be large).
+    /// nested parallel blocks and loops (files of those would be large) and
+    /// one compiled from C with its C values.
     pub fn builtin_seeds(self) -> Vec<Vec<u8>> {
         match self {
             Target::C => {
@@ -147,6 +151,7 @@ impl Target {
                 binary::write_program(&program, &mut bytes).expect("writes to memory");
                 bytes
             })
+            .chain([compiled_program_seed()])
             .collect()
     }
 
@@ -253,9 +258,21 @@ fn bristol(data: &[u8]) -> bool {
 }
 
 fn binary(data: &[u8]) -> bool {
-    let Some(program) = read_alike(data, |r| binary::read_program(&mut &mut *r)) else {
+    let read = |r: &mut dyn std::io::BufRead| -> Result<_, twofold_circuit::CircuitError> {
+        let program = binary::read_program(&mut &mut *r)?;
+        Ok((program, read_signature(&mut &mut *r)?))
+    };
+    let Some((program, signature)) = read_alike(data, read) else {
         return false;
     };
+    if let Some(signature) = signature {
+        // C values that fit the program format its outputs.
+        if signature.check(&program.main).is_ok() {
+            for (v, (_, ty)) in program.main.outputs.iter().zip(&signature.outputs) {
+                ty.format_value(&vec![false; v.wires.len()]);
+            }
+        }
+    }
     program.hash();
     CircuitStats::of(&program.main);
     run_small(&program);
@@ -281,6 +298,21 @@ fn read_alike<T: PartialEq + std::fmt::Debug, E: std::fmt::Debug>(
         (one, other) => panic!("a slice read {one:?}, {capacity}-byte buffers {other:?}"),
     }
     whole.ok().filter(|_| rest.is_empty())
+}
+
+/// A program compiled from C with its C values after it.
+fn compiled_program_seed() -> Vec<u8> {
+    let source = "typedef struct { short v[2]; _Bool b; } S;
+S mpc_main(S INPUT_A, int INPUT_B) { S s = INPUT_A; s.v[1] += INPUT_B; return s; }";
+    let c = compile(source, "seed.c", &small_limits()).expect("the seed compiles");
+    let signature = Signature {
+        inputs: c.inputs,
+        outputs: c.outputs,
+    };
+    let mut bytes = Vec::new();
+    binary::write_program(&c.program, &mut bytes).expect("writes to memory");
+    write_signature(&signature, &mut bytes).expect("writes to memory");
+    bytes
 }
 
 /// Random mixed programs of every word width.

@@ -124,3 +124,14 @@ fn mixed_seeds_are_accepted() {
         assert_eq!(run_caught(Target::Mixed, seed), Ok(true));
     }
 }
+
+/// The binary loader's seeds are files it accepts, one compiled from C
+/// with its C values among them.
+#[test]
+fn binary_seeds_are_accepted() {
+    let seeds = Target::Binary.builtin_seeds();
+    assert!(seeds.iter().any(|s| s.windows(8).any(|w| w == b"TWOFOLDS")));
+    for seed in &seeds {
+        assert_eq!(run_caught(Target::Binary, seed), Ok(true));
+    }
+}

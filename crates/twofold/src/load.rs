@@ -9,6 +9,7 @@ use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::{binary, Party, Program};
 use twofold_compiler::error::Exceeded;
 use twofold_compiler::mixed::MixedCompiled;
+use twofold_compiler::signature::read_signature;
 use twofold_compiler::{
     compile, compile_file, compile_mixed, compile_mixed_file, CType, CompileError, CompileOptions,
     CompiledProgram, Limits, LoopVerdict, Watch,
@@ -166,10 +167,22 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
         if binary::is_binary(&head) {
             // Read as it comes: a flat program's file is as large as its
             // gates, and holding both doubled the peak memory.
-            from_circuit(
-                binary::read_program(&mut file)
-                    .with_context(|| format!("{}: not a valid binary program", path.display()))?,
-            )
+            let invalid = || format!("{}: not a valid binary program", path.display());
+            let program = binary::read_program(&mut file).with_context(invalid)?;
+            let signature = read_signature(&mut file).with_context(invalid)?;
+            let mut loaded = from_circuit(program);
+            if let Some(signature) = signature {
+                signature
+                    .check(&loaded.program.main)
+                    .map_err(anyhow::Error::msg)
+                    .with_context(invalid)?;
+                let kinds = |values: Vec<(String, CType)>| {
+                    values.into_iter().map(|(_, t)| ValueKind::C(t)).collect()
+                };
+                loaded.input_kinds = kinds(signature.inputs);
+                loaded.output_kinds = kinds(signature.outputs);
+            }
+            loaded
         } else {
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes).with_context(cannot)?;

@@ -26,16 +26,12 @@
 //!   wire);
 //! * the sums run arithmetically and the gates lowering made (u64 each).
 //!
-//! A C type is a tag byte and its fields: 0 `_Bool`, 1 an integer (width
-//! u32, signed u8), 2 a floating-point type (width u32), 3 an array
-//! (length u32, element type), 4 a struct (0, or 1 and its tag's name;
-//! then its members, each a name and a type). Readers trust no count
+//! C types are encoded as in [`crate::signature`]. Readers trust no count
 //! (lists grow as data arrives) and validate the interface against the
 //! program.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
-use std::sync::Arc;
 
 use twofold_circuit::binary::{
     encode_gate, get_name, get_u32, get_u64, get_u8, put_name, put_u32, read_gate,
@@ -44,15 +40,12 @@ use twofold_circuit::mixed::format::{read_mixed, write_mixed};
 use twofold_circuit::{Bit, CircuitError, MixedProgram, Party, Wire};
 
 use super::{InputSource, LocalInput, MixedCompiled, OutBit};
-use crate::types::{CType, StructDef};
+use crate::signature::{get_type, put_type};
 
 /// Magic of the C interface that follows a compiled mixed program.
 pub const MAGIC: &[u8; 8] = b"TWOFOLDC";
 /// Current version of the C interface's encoding.
 pub const VERSION: u32 = 1;
-
-/// C types nest at most this deep in a file (arrays of structs of ...).
-const MAX_TYPE_DEPTH: u32 = 64;
 
 /// What a mixed program file holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -204,107 +197,6 @@ fn party_byte(party: Party) -> u8 {
     match party {
         Party::A => 0,
         Party::B => 1,
-    }
-}
-
-fn put_type(out: &mut impl Write, ty: &CType) -> Result<(), CircuitError> {
-    match ty {
-        CType::Bool => out.write_all(&[0])?,
-        CType::Int { bits, signed } => {
-            out.write_all(&[1])?;
-            put_u32(out, *bits)?;
-            out.write_all(&[*signed as u8])?;
-        }
-        CType::Float { bits } => {
-            out.write_all(&[2])?;
-            put_u32(out, *bits)?;
-        }
-        CType::Array(element, n) => {
-            out.write_all(&[3])?;
-            put_u32(out, *n)?;
-            put_type(out, element)?;
-        }
-        CType::Struct(s) => {
-            out.write_all(&[4])?;
-            match &s.name {
-                None => out.write_all(&[0])?,
-                Some(name) => {
-                    out.write_all(&[1])?;
-                    put_name(out, name)?;
-                }
-            }
-            put_u32(out, s.fields.len() as u32)?;
-            for (name, t) in &s.fields {
-                put_name(out, name)?;
-                put_type(out, t)?;
-            }
-        }
-        CType::Void | CType::Pointer(_) => {
-            return Err(CircuitError::Invalid(format!(
-                "an input or output of type {} has no value to write",
-                ty.name()
-            )))
-        }
-    }
-    Ok(())
-}
-
-/// A C type as [`put_type`] writes it, nested `depth` deep: only the types
-/// a C input or output may have, of at most `u32::MAX` bits.
-fn get_type(input: &mut impl BufRead, depth: u32) -> Result<CType, CircuitError> {
-    let invalid = |m: String| Err(CircuitError::Invalid(m));
-    if depth > MAX_TYPE_DEPTH {
-        return invalid(format!("C types nested more than {MAX_TYPE_DEPTH} deep"));
-    }
-    let ty = match get_u8(input)? {
-        0 => CType::Bool,
-        1 => {
-            let bits = get_u32(input)?;
-            let signed = get_u8(input)? != 0;
-            if ![8, 16, 32, 64].contains(&bits) {
-                return invalid(format!("an integer type of {bits} bits"));
-            }
-            CType::Int { bits, signed }
-        }
-        2 => {
-            let bits = get_u32(input)?;
-            if ![32, 64].contains(&bits) {
-                return invalid(format!("a floating-point type of {bits} bits"));
-            }
-            CType::Float { bits }
-        }
-        3 => {
-            let n = get_u32(input)?;
-            CType::Array(Arc::new(get_type(input, depth + 1)?), n)
-        }
-        4 => {
-            let name = match get_u8(input)? {
-                0 => None,
-                _ => Some(get_name(input)?),
-            };
-            let mut fields = Vec::new();
-            for _ in 0..get_u32(input)? {
-                fields.push((get_name(input)?, get_type(input, depth + 1)?));
-            }
-            CType::Struct(Arc::new(StructDef { name, fields }))
-        }
-        t => return invalid(format!("bad C type tag {t}")),
-    };
-    if checked_width(&ty).is_none() {
-        return invalid(format!("a value of type {} has too many bits", ty.name()));
-    }
-    Ok(ty)
-}
-
-/// The width of a value of `ty`, if it fits in a `u32`.
-fn checked_width(ty: &CType) -> Option<u32> {
-    match ty {
-        CType::Array(element, n) => checked_width(element)?.checked_mul(*n),
-        CType::Struct(s) => s
-            .fields
-            .iter()
-            .try_fold(0u32, |sum, (_, t)| sum.checked_add(checked_width(t)?)),
-        t => Some(t.width()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `twofold compile FILE -o OUT`: a program (e.g. compiled from C) in
 //! twofold's binary format, so that both parties load it without compiling
-//! (a mixed program with its C interface, see
-//! `twofold_compiler::mixed::file`), or (`--format bristol`) unrolled into
+//! (from C, with its C values, see `twofold_compiler::signature`; a mixed
+//! program with its C interface, see `twofold_compiler::mixed::file`), or (`--format bristol`) unrolled into
 //! a Bristol Fashion circuit for other frameworks (EMP, MP-SPDZ, mpz,
 //! swanky).
 
@@ -10,9 +10,12 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use twofold_compiler::mixed::file::write_compiled;
+use twofold_compiler::signature::{write_signature, Signature};
+use twofold_compiler::CType;
 
 use super::ProgramArgs;
 use crate::choice::Protocol;
+use crate::load::ValueKind;
 
 /// The file formats `compile` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,6 +65,33 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
             chosen.compiled.built_gates,
         ));
     }
+    // A C program's values, to read and show them from the file as from
+    // the source.
+    let main = &loaded.program.main;
+    let c_values = |names: Vec<&String>, kinds: &[ValueKind]| -> Option<Vec<(String, CType)>> {
+        let kinds = names.into_iter().zip(kinds);
+        kinds
+            .map(|(name, kind)| match kind {
+                ValueKind::C(t) => Some((name.clone(), t.clone())),
+                ValueKind::Int => None,
+            })
+            .collect()
+    };
+    let signature = loaded
+        .compiled
+        .then(|| {
+            Some(Signature {
+                inputs: c_values(
+                    main.inputs.iter().map(|v| &v.name).collect(),
+                    &loaded.input_kinds,
+                )?,
+                outputs: c_values(
+                    main.outputs.iter().map(|v| &v.name).collect(),
+                    &loaded.output_kinds,
+                )?,
+            })
+        })
+        .flatten();
     let program = loaded.program;
     let and_gates = program.and_count();
     let file = std::fs::File::create(output).with_context(cannot)?;
@@ -71,6 +101,9 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
             // Ready to run, so that `run` need not prepare it again.
             let prepared = twofold_circuit::prepare::into_prepared(program);
             twofold_circuit::binary::write_program(&prepared, &mut out).with_context(cannot)?;
+            if let Some(signature) = &signature {
+                write_signature(signature, &mut out).with_context(cannot)?;
+            }
             let regions = prepared.parallel_blocks().count();
             let loops = prepared.blocks.len() - regions;
             format!("{regions} regions, {loops} loops")
