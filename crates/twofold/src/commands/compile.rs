@@ -1,9 +1,9 @@
 //! `twofold compile FILE -o OUT`: a program (e.g. compiled from C) in
 //! twofold's binary format, so that both parties load it without compiling
 //! (from C, with its C values, see `twofold_compiler::signature`; a mixed
-//! program with its C interface, see `twofold_compiler::mixed::file`), or (`--format bristol`) unrolled into
-//! a Bristol Fashion circuit for other frameworks (EMP, MP-SPDZ, mpz,
-//! swanky).
+//! program with its C interface, see `twofold_compiler::mixed::file`), or
+//! (`--format bristol`) unrolled into a Bristol Fashion circuit for other
+//! frameworks (EMP, MP-SPDZ, mpz, swanky).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,11 +11,10 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use twofold_compiler::mixed::file::write_compiled;
 use twofold_compiler::signature::{write_signature, Signature};
-use twofold_compiler::CType;
 
 use super::ProgramArgs;
 use crate::choice::Protocol;
-use crate::load::ValueKind;
+use crate::load::{Loaded, ValueKind};
 
 /// The file formats `compile` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,33 +64,7 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
             chosen.compiled.built_gates,
         ));
     }
-    // A C program's values, to read and show them from the file as from
-    // the source.
-    let main = &loaded.program.main;
-    let c_values = |names: Vec<&String>, kinds: &[ValueKind]| -> Option<Vec<(String, CType)>> {
-        let kinds = names.into_iter().zip(kinds);
-        kinds
-            .map(|(name, kind)| match kind {
-                ValueKind::C(t) => Some((name.clone(), t.clone())),
-                ValueKind::Int => None,
-            })
-            .collect()
-    };
-    let signature = loaded
-        .compiled
-        .then(|| {
-            Some(Signature {
-                inputs: c_values(
-                    main.inputs.iter().map(|v| &v.name).collect(),
-                    &loaded.input_kinds,
-                )?,
-                outputs: c_values(
-                    main.outputs.iter().map(|v| &v.name).collect(),
-                    &loaded.output_kinds,
-                )?,
-            })
-        })
-        .flatten();
+    let signature = c_signature(&loaded);
     let program = loaded.program;
     let and_gates = program.and_count();
     let file = std::fs::File::create(output).with_context(cannot)?;
@@ -120,4 +93,33 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
         output.display(),
         and_gates,
     ))
+}
+
+/// A C program's values (name and C type of each input and output), for
+/// the file, so that a run from it reads and shows them as from the
+/// source; `None` for a circuit.
+fn c_signature(loaded: &Loaded) -> Option<Signature> {
+    if !loaded.compiled {
+        return None;
+    }
+    let c_values = |names: Vec<&String>, kinds: &[ValueKind]| {
+        let values = names.into_iter().zip(kinds);
+        values
+            .map(|(name, kind)| match kind {
+                ValueKind::C(t) => Some((name.clone(), t.clone())),
+                ValueKind::Int => None,
+            })
+            .collect::<Option<Vec<_>>>()
+    };
+    let main = &loaded.program.main;
+    Some(Signature {
+        inputs: c_values(
+            main.inputs.iter().map(|v| &v.name).collect(),
+            &loaded.input_kinds,
+        )?,
+        outputs: c_values(
+            main.outputs.iter().map(|v| &v.name).collect(),
+            &loaded.output_kinds,
+        )?,
+    })
 }
