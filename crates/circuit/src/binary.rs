@@ -210,10 +210,7 @@ fn write_circuit(c: &Circuit, out: &mut impl Write) -> Result<(), CircuitError> 
     put_u32(out, c.inputs.len() as u32)?;
     for v in &c.inputs {
         put_name(out, &v.name)?;
-        out.write_all(&[match v.party {
-            Party::A => 0,
-            Party::B => 1,
-        }])?;
+        out.write_all(&[v.party.index()])?;
         put_u32(out, v.width)?;
     }
     put_u32(out, c.outputs.len() as u32)?;

@@ -19,6 +19,14 @@ pub enum Party {
 }
 
 impl Party {
+    /// The party's number in files and messages: 0 for A, 1 for B.
+    pub fn index(self) -> u8 {
+        match self {
+            Party::A => 0,
+            Party::B => 1,
+        }
+    }
+
     /// The other party.
     pub fn other(self) -> Party {
         match self {

@@ -396,10 +396,7 @@ impl MixedProgram {
             .iter()
             .map(|v| MixedInput {
                 name: v.name.clone(),
-                owner: match v.party {
-                    crate::Party::A => 0,
-                    crate::Party::B => 1,
-                },
+                owner: v.party.index(),
                 kind: Kind::Bits(v.width),
             })
             .collect();

@@ -66,10 +66,7 @@ impl Hello {
         let mut out = Vec::with_capacity(HELLO_LEN);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.version.to_le_bytes());
-        out.push(match self.party {
-            Party::A => 0,
-            Party::B => 1,
-        });
+        out.push(self.party.index());
         out.extend_from_slice(&self.program_hash);
         out.push(self.reveal as u8);
         out.extend_from_slice(&self.threads.to_le_bytes());

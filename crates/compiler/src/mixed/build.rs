@@ -288,7 +288,7 @@ fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
         let (v, _) = &flat.inputs[input];
         out.program.inputs.push(MixedInput {
             name: v.name.clone(),
-            owner: owner(v.party),
+            owner: v.party.index(),
             kind: Kind::Bits(v.width),
         });
         out.sources.push(InputSource {
@@ -314,7 +314,7 @@ fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
             let end = src.offset + src.len;
             out.program.inputs.push(MixedInput {
                 name: format!("{}[{}..{end}]", v.name, src.offset),
-                owner: owner(v.party),
+                owner: v.party.index(),
                 kind: Kind::Word(s.w),
             });
             out.sources.push(*src);
@@ -357,13 +357,6 @@ fn local_inputs(out: &mut Out, flat: &FlatParts) {
             out.local_words.insert(e.clone(), out.next);
             out.next += 1;
         }
-    }
-}
-
-fn owner(party: Party) -> u8 {
-    match party {
-        Party::A => 0,
-        Party::B => 1,
     }
 }
 

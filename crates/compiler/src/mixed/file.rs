@@ -83,7 +83,7 @@ pub fn write_compiled(compiled: &MixedCompiled, out: &mut impl Write) -> Result<
     put_u32(out, compiled.inputs.len() as u32)?;
     for ((name, ty), party) in compiled.inputs.iter().zip(&compiled.input_parties) {
         put_name(out, name)?;
-        out.write_all(&[party_byte(*party)])?;
+        out.write_all(&[party.index()])?;
         put_type(out, ty)?;
     }
     put_u32(out, compiled.outputs.len() as u32)?;
@@ -193,13 +193,6 @@ pub fn read_compiled(input: &mut impl BufRead) -> Result<MixedFile, CircuitError
     Ok(MixedFile::Compiled(Box::new(compiled)))
 }
 
-fn party_byte(party: Party) -> u8 {
-    match party {
-        Party::A => 0,
-        Party::B => 1,
-    }
-}
-
 fn put_local(out: &mut impl Write, local: &LocalInput) -> Result<(), CircuitError> {
     put_u32(out, local.reads.len() as u32)?;
     for &(input, bit, w) in &local.reads {
@@ -266,7 +259,7 @@ impl MixedCompiled {
             return Err(format!("two C inputs named {name:?}"));
         }
         let widths: Vec<u32> = self.inputs.iter().map(|(_, t)| t.width()).collect();
-        let party = |input: usize| party_byte(self.input_parties[input]);
+        let party = |input: usize| self.input_parties[input].index();
         let (words, computed) = p.inputs.split_at(self.sources.len());
         for (v, s) in words.iter().zip(&self.sources) {
             let end = s.offset.checked_add(s.len);

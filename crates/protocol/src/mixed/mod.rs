@@ -177,10 +177,7 @@ fn check_inputs(
     party: Party,
     inputs: &PartyInputs,
 ) -> Result<(), ProtocolError> {
-    let me = match party {
-        Party::A => 0,
-        Party::B => 1,
-    };
+    let me = party.index();
     if inputs.len() != program.inputs.len() {
         return Err(ProtocolError::Inputs(format!(
             "{} inputs given, the program has {}",

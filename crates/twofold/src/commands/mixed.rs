@@ -222,7 +222,7 @@ fn given_inputs(
             let inputs = c.inputs.iter().zip(&c.input_parties);
             let slots = inputs.map(|((name, ty), party)| Slot {
                 name,
-                owner: owner_byte(*party),
+                owner: party.index(),
                 parse: Box::new(move |text| {
                     parse_value(&ValueKind::C(ty.clone()), text, ty.width())
                 }),
@@ -265,7 +265,7 @@ fn assign_values(
                 names.join(", ")
             )
         })?;
-        if who.is_some_and(|p| owner_byte(p) != slots[at].owner) {
+        if who.is_some_and(|p| p.index() != slots[at].owner) {
             bail!("input {name} is the other party's");
         }
         if values[at].is_some() {
@@ -274,19 +274,11 @@ fn assign_values(
         values[at] = Some((slots[at].parse)(text).with_context(|| format!("input {name}"))?);
     }
     for (s, value) in slots.iter().zip(&values) {
-        if value.is_none() && who.is_none_or(|p| owner_byte(p) == s.owner) {
+        if value.is_none() && who.is_none_or(|p| p.index() == s.owner) {
             bail!("input {:?} is missing", s.name);
         }
     }
     Ok(values)
-}
-
-/// A mixed program's number for party `p` (an input's owner).
-fn owner_byte(p: Party) -> u8 {
-    match p {
-        Party::A => 0,
-        Party::B => 1,
-    }
 }
 
 /// Both parties in this process.

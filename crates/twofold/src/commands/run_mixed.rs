@@ -101,10 +101,7 @@ pub fn run(m: MixedRun) -> Result<(Party, MixedReport, Option<MixedReport>)> {
             (Party::A, c_outputs(a), Some(c_outputs(b)))
         }
         Some((endpoint, party)) => {
-            let mine = side(match party {
-                Party::A => 0,
-                Party::B => 1,
-            });
+            let mine = side(party.index());
             let report =
                 run_mixed_remote(&endpoint, m.wait, m.channel, party, program, &mine, &m.opts)?;
             (party, c_outputs(report), None)
