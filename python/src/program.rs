@@ -65,11 +65,12 @@ fn describe_all<'py, 'a>(
 
 /// The options of a two-party session from the keyword arguments.
 /// The options of a mixed run that `opts` asks for (who learns the
-/// outputs, the garbling scheme; a mixed run is sequential).
+/// outputs, the garbling scheme, the threads of the products).
 fn mixed_options(opts: &SessionOptions) -> MixedOptions {
     MixedOptions {
         reveal: opts.reveal,
         scheme: opts.scheme,
+        threads: opts.threads as usize,
     }
 }
 

@@ -19,13 +19,25 @@ fn both<RA: Send, RB: Send>(
     a: impl FnOnce(&mut Arith, &mut Channel) -> RA + Send,
     b: impl FnOnce(&mut Arith, &mut Channel) -> RB + Send,
 ) -> (RA, RB) {
+    both_on((1, 1), a, b)
+}
+
+/// [`both`], A's products computed on `threads.0` threads and B's on
+/// `threads.1`.
+fn both_on<RA: Send, RB: Send>(
+    threads: (usize, usize),
+    a: impl FnOnce(&mut Arith, &mut Channel) -> RA + Send,
+    b: impl FnOnce(&mut Arith, &mut Channel) -> RB + Send,
+) -> (RA, RB) {
     let (mut ca, mut cb) = pair();
     std::thread::scope(|s| {
         let hb = s.spawn(move || {
             let mut arith = Arith::setup(&mut cb, Party::B, b"arith test").unwrap();
+            arith.set_threads(threads.1);
             b(&mut arith, &mut cb)
         });
         let mut arith = Arith::setup(&mut ca, Party::A, b"arith test").unwrap();
+        arith.set_threads(threads.0);
         let ra = a(&mut arith, &mut ca);
         (ra, hb.join().unwrap())
     })
@@ -114,6 +126,60 @@ fn cross_products_in_both_directions_reconstruct_to_the_plaintext() {
                 );
             }
         }
+    }
+}
+
+/// A layer whose corrections run to several chunks (a megabyte each),
+/// vectors long enough that one is cut between chunks, computed on one
+/// thread or several, each party its own number: the products reconstruct,
+/// and the bytes are the same whatever the threads.
+#[test]
+fn a_layer_of_many_chunks_reconstructs_on_any_threads() {
+    let (mut rng, seed) = rng();
+    for bits in [32, 13, 64] {
+        let w = Width::new(bits).unwrap();
+        let mut lens: Vec<usize> = (0..3000).map(|_| rng.gen_range(0..3)).collect();
+        lens.splice(1000..1000, [40_000 * 64 / bits as usize, 1, 25_001]);
+        let x = vectors(&mut rng, w, &lens);
+        let y = words(&mut rng, w, lens.len());
+        let mut moved_by = Vec::new();
+        for threads in [(1, 1), (3, 2)] {
+            let ((za, bytes), zb) = both_on(
+                threads,
+                |arith, chan| {
+                    let layer = Cross {
+                        vectors: &x,
+                        ..Cross::default()
+                    };
+                    let z = arith.cross(chan, w, layer).unwrap().vectors;
+                    (z, moved(chan))
+                },
+                |arith, chan| {
+                    let layer = Cross {
+                        scalars: &y,
+                        peer_lens: &lens,
+                        ..Cross::default()
+                    };
+                    arith.cross(chan, w, layer).unwrap().scalars
+                },
+            );
+            for (g, xg) in x.iter().enumerate() {
+                for (k, &xk) in xg.iter().enumerate() {
+                    assert_eq!(
+                        w.add(za[g][k], zb[g][k]),
+                        w.mul(xk, y[g]),
+                        "seed {seed}, {w}, threads {threads:?}, vector {g}[{k}]"
+                    );
+                }
+            }
+            moved_by.push(bytes);
+        }
+        assert!(
+            moved_by[0] > 2 << 20,
+            "{} bytes: several chunks",
+            moved_by[0]
+        );
+        assert_eq!(moved_by[0], moved_by[1], "{w}");
     }
 }
 

@@ -53,6 +53,7 @@ fn random_mixed_programs_agree_with_plaintext() {
             } else {
                 Scheme::ThreeHalves
             },
+            threads: case % 3,
         };
         agrees(&program, &inputs, &opts);
     }

@@ -27,6 +27,7 @@ fn estimates_are_the_bytes_counted() {
         let opts = MixedOptions {
             reveal: Reveal::ALL[case % 3],
             scheme: [Scheme::HalfGates, Scheme::ThreeHalves][case / 3 % 2],
+            ..MixedOptions::default()
         };
         let a = mixed_party_inputs(&program, &inputs, 0);
         let b = mixed_party_inputs(&program, &inputs, 1);

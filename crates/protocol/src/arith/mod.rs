@@ -18,7 +18,8 @@
 //! * [`cost`]: the bytes and messages of each operation, as formulas for
 //!   a cost model.
 //! * [`packed`]: words of any bit length packed tight into a message, and
-//!   the checked reader of a peer's (public for the `packed` fuzz target).
+//!   the checked reader of a peer's (public for the `packed` fuzz target);
+//!   `stream`: such a message sent and received a piece at a time.
 //!
 //! Party A is the garbler of conversions; every product is symmetric in
 //! the parties. `docs/arith.md` gives the protocols, their costs and the
@@ -30,6 +31,7 @@ mod extensions;
 pub mod packed;
 mod party;
 pub mod ring;
+mod stream;
 mod vole;
 
 pub use convert::{YaoEvaluator, YaoGarbler};

@@ -33,20 +33,31 @@ impl BitWriter {
 
     /// Appends the low `bits` bits of `word` (`bits` ≤ 64).
     pub fn push(&mut self, word: u64, bits: u32) {
-        self.acc |= ((word & mask(bits)) as u128) << self.held;
-        self.held += bits;
-        while self.held >= 8 {
-            self.bytes.push(self.acc as u8);
-            self.acc >>= 8;
-            self.held -= 8;
+        self.push_each([word], bits);
+    }
+
+    /// Appends the low `bits` bits of each of `words` (`bits` ≤ 64): as
+    /// [`BitWriter::push`] of each, with the bits held in registers.
+    #[inline]
+    pub fn push_each(&mut self, words: impl IntoIterator<Item = u64>, bits: u32) {
+        let (mut acc, mut held, keep) = (self.acc, self.held, mask(bits));
+        for word in words {
+            acc |= ((word & keep) as u128) << held;
+            held += bits;
+            if held >= 64 {
+                self.bytes.extend_from_slice(&(acc as u64).to_le_bytes());
+                acc >>= 64;
+                held -= 64;
+            }
         }
+        (self.acc, self.held) = (acc, held);
     }
 
     /// The packed bytes (the last one padded with zero bits).
     pub fn finish(mut self) -> Vec<u8> {
-        if self.held > 0 {
-            self.bytes.push(self.acc as u8);
-        }
+        let tail = self.held.div_ceil(8) as usize;
+        self.bytes
+            .extend_from_slice(&(self.acc as u64).to_le_bytes()[..tail]);
         self.bytes
     }
 }
@@ -74,16 +85,37 @@ impl BitReader {
     /// more bits than the message was received with ([`recv`] sizes it);
     /// past the end, zero bits are read.
     pub fn take(&mut self, bits: u32) -> u64 {
-        while self.held < bits {
-            let byte = self.bytes.get(self.at).copied().unwrap_or(0);
-            self.acc |= (byte as u128) << self.held;
-            self.at += 1;
-            self.held += 8;
-        }
-        let word = self.acc as u64 & mask(bits);
-        self.acc >>= bits;
-        self.held -= bits;
+        let mut word = 0;
+        self.take_each([()], bits, |(), w| word = w);
         word
+    }
+
+    /// Reads a word of `bits` bits (`bits` ≤ 64) for each of `items`,
+    /// giving both to `f` in turn: as a [`BitReader::take`] an item, with
+    /// the bits held in registers.
+    #[inline]
+    pub fn take_each<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        bits: u32,
+        mut f: impl FnMut(T, u64),
+    ) {
+        let (mut acc, mut held, keep) = (self.acc, self.held, mask(bits));
+        for item in items {
+            if held < bits {
+                let mut next = [0u8; 8];
+                let from = self.bytes.get(self.at..).unwrap_or_default();
+                let m = from.len().min(8);
+                next[..m].copy_from_slice(&from[..m]);
+                acc |= (u64::from_le_bytes(next) as u128) << held;
+                self.at += 8;
+                held += 64;
+            }
+            f(item, acc as u64 & keep);
+            acc >>= bits;
+            held -= bits;
+        }
+        (self.acc, self.held) = (acc, held);
     }
 }
 
@@ -106,20 +138,37 @@ pub fn recv(
 ) -> Result<BitReader, ProtocolError> {
     let mut bytes = vec![0u8; bits.div_ceil(8)];
     for frame in bytes.chunks_mut(PACKED_FRAME) {
-        chan.recv_frame_exact(frame).map_err(|e| match e {
-            NetError::UnexpectedLength { expected, got } => ProtocolError::Malformed(format!(
-                "a frame of {got} bytes of {what}, expected {expected}"
-            )),
-            other => other.into(),
-        })?;
+        recv_frame(chan, frame, what)?;
     }
-    let used = bits % 8;
-    if used > 0 && bytes[bytes.len() - 1] >> used != 0 {
-        return Err(ProtocolError::Malformed(format!(
-            "padding bits set after the {bits} bits of {what}"
-        )));
-    }
+    check_padding(&bytes, bits, what)?;
     Ok(BitReader::new(bytes))
+}
+
+/// Receives one frame of a packed message into `frame`, which it must
+/// fill exactly; `what` names the message in the error.
+pub(crate) fn recv_frame(
+    chan: &mut impl Transport,
+    frame: &mut [u8],
+    what: &str,
+) -> Result<(), ProtocolError> {
+    chan.recv_frame_exact(frame).map_err(|e| match e {
+        NetError::UnexpectedLength { expected, got } => ProtocolError::Malformed(format!(
+            "a frame of {got} bytes of {what}, expected {expected}"
+        )),
+        other => other.into(),
+    })
+}
+
+/// Refuses a packed message of `bits` bits whose last byte (the last of
+/// `bytes`) has a padding bit set.
+pub(crate) fn check_padding(bytes: &[u8], bits: usize, what: &str) -> Result<(), ProtocolError> {
+    let used = bits % 8;
+    match bytes.last() {
+        Some(&last) if used > 0 && last >> used != 0 => Err(ProtocolError::Malformed(format!(
+            "padding bits set after the {bits} bits of {what}"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Sends `words` of `bits` bits each, packed, without flushing.

@@ -162,6 +162,14 @@ impl Arith {
         })
     }
 
+    /// Computes the products' hashes and corrections on `threads` threads
+    /// (at least one) from now on. Each party chooses its own: what is
+    /// sent does not depend on it.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.sender.set_threads(threads);
+        self.receiver.set_threads(threads);
+    }
+
     /// This party.
     pub fn party(&self) -> Party {
         self.party

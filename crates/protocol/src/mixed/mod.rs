@@ -85,14 +85,18 @@ impl Traffic {
     }
 }
 
-/// How to run a mixed program; both parties must pass the same (the
-/// handshake checks them).
+/// How to run a mixed program; both parties must pass the same `reveal`
+/// and `scheme` (the handshake checks them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MixedOptions {
     /// Who learns the outputs.
     pub reveal: Reveal,
     /// The garbling scheme of the garbled parts.
     pub scheme: Scheme,
+    /// Threads that compute the products' hashes and corrections (0 is
+    /// one). Each party chooses its own: what is sent does not depend on
+    /// it.
+    pub threads: usize,
 }
 
 /// What a run gives one party.
@@ -144,6 +148,7 @@ pub fn run_mixed(
         plan: &plan,
         inputs,
         reveal: opts.reveal,
+        threads: opts.threads,
         session_id: &session_id,
         start,
     })
@@ -222,6 +227,7 @@ struct Job<'a> {
     plan: &'a Plan,
     inputs: &'a PartyInputs,
     reveal: Reveal,
+    threads: usize,
     session_id: &'a [u8],
     start: Instant,
 }
@@ -245,14 +251,14 @@ impl Job<'_> {
     ) -> Result<MixedReport, ProtocolError> {
         let chan = self.chan;
         let exts = cost::extensions(self.program, self.plan)?;
-        let arith = Arith::setup_with(chan, self.party, self.session_id, &exts)?;
+        let mut arith = Arith::setup_with(chan, self.party, self.session_id, &exts)?;
+        arith.set_threads(self.threads);
         let garbled = self.plan.kinds.iter().any(|k| matches!(k, Kind::Bits(_)));
         let yao = if garbled {
             Some(setup(chan, self.session_id, exts.garbling)?)
         } else {
             None
         };
-        let mut arith = arith;
         let mut triples = BTreeMap::new();
         for (&w, &n) in &self.plan.triples {
             let n = usize::try_from(n)

@@ -70,6 +70,10 @@ pub struct MixedArgs {
     /// parties must say the same.
     #[arg(long, value_parser = parse_reveal)]
     reveal_to: Option<Reveal>,
+    /// With a run: threads that compute the products (default: the number
+    /// of cores; each party chooses its own).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=twofold_protocol::options::MAX_THREADS as i64))]
+    threads: Option<u32>,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -178,6 +182,7 @@ pub fn mixed(args: &MixedArgs) -> Result<String> {
     let reveal = args.reveal_to.unwrap_or_default();
     let opts = MixedOptions {
         reveal,
+        threads: args.threads.unwrap_or_else(super::run::cores) as usize,
         ..MixedOptions::default()
     };
     let est = estimate(program, opts.scheme, reveal)?;

@@ -84,7 +84,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 60)]
     timeout: u64,
     /// Threads per party (default: the number of cores; both parties must
-    /// agree; at most 256).
+    /// agree, but for a mixed program's products, where each chooses its
+    /// own; at most 256).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=twofold_protocol::options::MAX_THREADS as i64))]
     threads: Option<u32>,
     /// seq, fgp (AND levels split between threads), cgp (parallel regions
@@ -148,7 +149,7 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
 }
 
 /// The number of cores of this machine.
-fn cores() -> u32 {
+pub(crate) fn cores() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
@@ -254,6 +255,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
             opts: MixedOptions {
                 reveal,
                 scheme: args.scheme,
+                threads: args.threads.unwrap_or_else(cores) as usize,
             },
         };
         let (party, report, peer) = super::run_mixed::run(run).map_err(|e| hint(e, &loaded))?;
