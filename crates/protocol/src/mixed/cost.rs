@@ -371,7 +371,7 @@ fn wave_cost(
     let mut cost = Cost::default();
     for (w, pairs) in cross {
         ops.cross += pairs.len() as u64;
-        let (a, b) = CrossLayer::of(&pairs).shape();
+        let (a, b) = CrossLayer::of(pairs.iter().copied()).shape();
         push(&mut batches.a_vectors, arith::cross_ots(w, a.0));
         push(&mut batches.b_vectors, arith::cross_ots(w, b.0));
         cost = cost + arith::cross(Width::new(w)?, a, b, exts);

@@ -327,24 +327,29 @@ pub struct Group {
 impl CrossLayer {
     /// Groups `pairs`: the factor that recurs more often in the layer is
     /// the scalar (ties: B's).
-    pub fn of(pairs: &[(ValueId, ValueId)]) -> CrossLayer {
+    pub fn of<P>(pairs: P) -> CrossLayer
+    where
+        P: IntoIterator<Item = (ValueId, ValueId)>,
+        P::IntoIter: Clone,
+    {
+        let pairs = pairs.into_iter();
         // Per side (A's factors, then B's), indexed by value: how often it
         // occurs, then its group (tables, not maps: a large matrix
         // product has millions of pairs).
         let values = pairs
-            .iter()
-            .map(|&(a, b)| a.max(b) as usize + 1)
+            .clone()
+            .map(|(a, b)| a.max(b) as usize + 1)
             .max()
             .unwrap_or(0);
         let mut seen = [vec![0u32; values], vec![0u32; values]];
-        for &(a, b) in pairs {
+        for (a, b) in pairs.clone() {
             seen[0][a as usize] += 1;
             seen[1][b as usize] += 1;
         }
         let mut layer = CrossLayer::default();
         const NONE: u32 = u32::MAX;
         let mut index = [vec![NONE; values], vec![NONE; values]];
-        for (k, &(a, b)) in pairs.iter().enumerate() {
+        for (k, (a, b)) in pairs.enumerate() {
             let a_is_scalar = seen[0][a as usize] > seen[1][b as usize];
             let (groups, side, scalar, word) = if a_is_scalar {
                 (&mut layer.a_scalars, 0, a, b)
@@ -379,7 +384,7 @@ mod tests {
     #[test]
     fn the_factor_that_recurs_more_is_the_scalar_and_groups_keep_their_order() {
         // A's 1 twice, B's 10 twice (a tie in the first pair: B's).
-        let layer = CrossLayer::of(&[(1, 10), (1, 11), (2, 10), (3, 12)]);
+        let layer = CrossLayer::of([(1, 10), (1, 11), (2, 10), (3, 12)]);
         let group = |scalar, words: &[(ValueId, usize)]| Group {
             scalar,
             words: words.to_vec(),
@@ -390,6 +395,6 @@ mod tests {
             vec![group(10, &[(1, 0), (2, 2)]), group(12, &[(3, 3)])]
         );
         assert_eq!(layer.shape(), ((2, 3), (1, 1)));
-        assert_eq!(CrossLayer::of(&[]), CrossLayer::default());
+        assert_eq!(CrossLayer::of([]), CrossLayer::default());
     }
 }

@@ -209,12 +209,12 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
                 }
                 terms += self.plan.terms[i].len();
             }
-            let crossed = self.counted(Sharing::Arith, |e| e.cross_layer(width, &cross))?;
+            // Each term's share from a layer (0 for a term of none).
+            let mut extra = vec![0; terms];
+            self.counted(Sharing::Arith, |e| e.cross_layer(width, &cross, &mut extra))?;
             let multiplied = self.counted(Sharing::Arith, |e| e.beaver_layer(width, &beaver))?;
-            // Each term's share from a layer, if it has one.
-            let mut extra = vec![None; terms];
-            for (at, share) in crossed.into_iter().chain(multiplied) {
-                extra[at] = Some(share);
+            for (at, share) in multiplied {
+                extra[at] = share;
             }
             for (&i, &first) in steps.iter().zip(&firsts) {
                 let share = self.product_share(i, width, |k| extra[first + k]);
@@ -226,8 +226,8 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
 
     /// This party's share of product step `i`: its terms, each local
     /// (public factors by value), plus `extra(k)` of term `k` (a cross
-    /// product's share, or a Beaver product's whole share).
-    fn product_share(&self, i: usize, width: Width, extra: impl Fn(usize) -> Option<u64>) -> u64 {
+    /// product's share, or a Beaver product's whole share; 0 for others).
+    fn product_share(&self, i: usize, width: Width, extra: impl Fn(usize) -> u64) -> u64 {
         let pairs = factor_pairs(&self.program.steps[i]);
         let mut sum = 0;
         for (k, (&(x, y), term)) in pairs.iter().zip(&self.plan.terms[i]).enumerate() {
@@ -238,21 +238,22 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
                 (_, None, Some(c)) => width.mul(self.share(x), c),
                 _ => width.mul(self.share(x), self.share(y)),
             };
-            sum = width.add(sum, width.add(local, extra(k).unwrap_or(0)));
+            sum = width.add(sum, width.add(local, extra(k)));
         }
         sum
     }
 
     /// One [`Arith::cross`] layer of `pairs` (A's share of `a` times B's
-    /// share of `b`), grouped by [`CrossLayer`]; returns each pair's share.
+    /// share of `b`), grouped by [`CrossLayer`]: each pair's share goes to
+    /// `shares` at the pair's term.
     fn cross_layer(
         &mut self,
         width: Width,
         pairs: &[Pair],
-    ) -> Result<Vec<(TermAt, u64)>, ProtocolError> {
+        shares: &mut [u64],
+    ) -> Result<(), ProtocolError> {
         // No pairs: an empty layer, which sends nothing.
-        let plain: Vec<(ValueId, ValueId)> = pairs.iter().map(|p| p.0).collect();
-        let layer = CrossLayer::of(&plain);
+        let layer = CrossLayer::of(pairs.iter().map(|p| p.0));
         let (vector_groups, scalar_groups) = match self.party {
             Party::A => (&layer.b_scalars, &layer.a_scalars),
             Party::B => (&layer.a_scalars, &layer.b_scalars),
@@ -263,7 +264,7 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             .collect();
         let scalars: Vec<u64> = scalar_groups.iter().map(|g| self.share(g.scalar)).collect();
         let lens: Vec<usize> = scalar_groups.iter().map(|g| g.words.len()).collect();
-        let shares = self.arith.cross(
+        let got = self.arith.cross(
             self.chan,
             width,
             Cross {
@@ -272,17 +273,17 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
                 peer_lens: &lens,
             },
         )?;
-        let mut out = Vec::with_capacity(pairs.len());
+        drop(vectors);
         let mut place = |groups: &[Group], got: &[Vec<u64>]| {
             for (g, s) in groups.iter().zip(got) {
                 for (&(_, k), &share) in g.words.iter().zip(s) {
-                    out.push((pairs[k].1, share));
+                    shares[pairs[k].1] = share;
                 }
             }
         };
-        place(vector_groups, &shares.vectors);
-        place(scalar_groups, &shares.scalars);
-        Ok(out)
+        place(vector_groups, &got.vectors);
+        place(scalar_groups, &got.scalars);
+        Ok(())
     }
 
     /// One [`Arith::mul`] layer of shared products.
@@ -401,7 +402,7 @@ impl<'a, Y: YaoSide> Exec<'a, Y> {
             Step::Sub(x, y) => Held::Word(w()?.sub(self.share(*x), self.share(*y))),
             Step::Neg(x) => Held::Word(w()?.neg(self.share(*x))),
             Step::MulConst(x, c) => Held::Word(w()?.mul(self.share(*x), *c)),
-            Step::Mul(..) | Step::Dot(..) => Held::Word(self.product_share(i, w()?, |_| None)),
+            Step::Mul(..) | Step::Dot(..) => Held::Word(self.product_share(i, w()?, |_| 0)),
             Step::Boolean { program, args } => {
                 let inputs: Vec<Y::Label> =
                     args.iter().flat_map(|&v| self.labels(v).to_vec()).collect();
