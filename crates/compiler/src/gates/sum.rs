@@ -66,12 +66,16 @@ impl Sum {
     }
 
     /// The range a word may contribute: its digits' range, tightened by a
-    /// known range of its value where that applies at this width.
+    /// known range of its value where that applies at this width. The two
+    /// may read the bits in different windows (a choice of the constants
+    /// `0xFFFFFFFF`, read as -1, and `0x80000000`: known `-1..=2^31`, the
+    /// digits `2^31..=2^32-1`), so they meet modulo the bits read: their
+    /// plain meet would keep `2^31` alone.
     fn operand_range(&self, x: &[Bit], known: Option<Range>) -> Range {
         let d = value_range_in(x, self.w);
         match known {
             Some(r) if x.len() <= self.w || (r.lo >= 0 && r.hi < 1i128 << (self.w - 1)) => {
-                d.meet(r)
+                d.meet_modulo(r, x.len().min(self.w) as u32)
             }
             _ => d,
         }
