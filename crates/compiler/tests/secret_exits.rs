@@ -266,3 +266,73 @@ fn random_secret_exits_end_by_themselves_and_agree_with_gcc() {
         agree_with_gcc(&src, &[&kept, &flat], 4, 300 + round, &name);
     }
 }
+
+/// A loop left by a secret `return` and another secret exit (a `break`,
+/// a found flag in the condition, a `break` of an outer loop): once the
+/// condition fails on every path still running, the loop ends, though the
+/// merged flags do not fold to show that no path runs. These compiled
+/// for ever (a search helper: `return i` on a match, `break` past the
+/// key), or read past an array where the next iteration's index would
+/// be.
+#[test]
+fn a_secret_return_beside_another_secret_exit_ends_the_loop() {
+    let src = r#"
+typedef struct { int a[8]; } In;
+typedef struct { int find, one, flag, nested; } Out;
+static int find(const int *a, int key)
+{
+    for (int i = 0; i < 8; i++) {
+        if (a[i] == key)
+            return i;
+        if (a[i] > key)
+            break;
+    }
+    return -1;
+}
+static int one(int x, int y)
+{
+    for (int j = 0; j < 1; j++) {
+        if (x) return 1;
+        if (y) break;
+    }
+    return 0;
+}
+static int flag(const int *a, int k)
+{
+    int i = 0, found = 0;
+    while (i < 2 && !found) {
+        if (a[i] == k) found = 1;
+        if (a[i + 1] == k) return 7;
+        i++;
+    }
+    return found + 2 * i;
+}
+static int nested(const int *a, const int *b)
+{
+    int s = 0;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 2; j++) {
+            if (a[i] == b[j]) return 10 + i;
+            s += j;
+        }
+        if (b[2] == i) break;
+    }
+    return s;
+}
+Out mpc_main(In INPUT_A, In INPUT_B)
+{
+    int sorted[8];
+    for (int i = 0; i < 8; i++)
+        sorted[i] = INPUT_A.a[0] + 2 * i;
+    Out o;
+    o.find = find(sorted, INPUT_B.a[0]);
+    o.one = one(INPUT_A.a[1] & 1, INPUT_B.a[1] & 1);
+    o.flag = flag(INPUT_A.a, INPUT_B.a[2]);
+    o.nested = nested(INPUT_A.a, INPUT_B.a);
+    return o;
+}
+"#;
+    let p = compile(src, "return_and_break.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    agree_with_gcc_on(src, &[&p], &small_sets(7, 2), "return_and_break");
+    agree("return_and_break", src, &default());
+}

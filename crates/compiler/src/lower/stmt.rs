@@ -8,11 +8,22 @@ impl<'p> Lower<'p> {
 
     /// Runs a statement if this path is alive (guarded when that is secret).
     pub(super) fn exec_guarded(&mut self, s: &Stmt) -> DResult<()> {
+        self.run_guarded(s, false).map(|_| ())
+    }
+
+    /// Runs `s` on the paths still running; with `ask`, returns whether
+    /// every one of them left by a `return` or a `break` (none runs on or
+    /// continues), which the flags merged with the other paths' may not
+    /// show.
+    fn run_guarded(&mut self, s: &Stmt, ask: bool) -> DResult<bool> {
         match self.alive() {
-            Bit::Const(true) => self.exec(s),
-            Bit::Const(false) => Ok(()),
+            Bit::Const(true) => {
+                self.exec(s)?;
+                Ok(ask && self.all_left())
+            }
+            Bit::Const(false) => Ok(ask),
             alive => {
-                let (running_after, _) = self.fork(
+                let ((running_after, left), _) = self.fork(
                     alive,
                     s.loc,
                     |me| {
@@ -20,17 +31,23 @@ impl<'p> Lower<'p> {
                             me.set_flag(f, Bit::Const(false));
                         }
                         me.exec(s)?;
-                        Ok(me.alive())
+                        Ok((me.alive(), ask && me.all_left()))
                     },
-                    |_| Ok(Bit::Const(false)),
+                    |_| Ok((Bit::Const(false), ask)),
                 )?;
                 // A path running after the statement ran it and was still
                 // running at its end.
                 self.note_implied(alive);
                 self.note_implied(running_after);
-                Ok(())
+                Ok(left)
             }
         }
+    }
+
+    /// Whether no path runs on or continues: each left by a `return` or
+    /// a `break`, as the flags show.
+    fn all_left(&mut self) -> bool {
+        self.alive() == Bit::Const(false) && self.flag(CONT) == Bit::Const(false)
     }
 
     pub(super) fn exec_scoped(&mut self, s: &Stmt) -> DResult<()> {
@@ -253,6 +270,13 @@ impl<'p> Lower<'p> {
                             // its condition held.
                             self.note_implied(alive);
                             self.note_implied(holds);
+                            // The condition fails on every path still
+                            // running: the loop ends on all of them, though
+                            // the flags may not fold to show it (a secret
+                            // `return` and a secret `break` before).
+                            if holds == Bit::Const(false) {
+                                break;
+                            }
                             secret
                         }
                     };
@@ -271,14 +295,14 @@ impl<'p> Lower<'p> {
                 }
             }
             let running = self.alive();
-            self.exec_guarded(body)?;
+            let left = self.run_guarded(body, true)?;
             self.set_flag(CONT, Bit::Const(false));
             // A path still running after the body (its `continue`s done)
             // ran it from the start, so what was merged on that start's
             // condition holds on it: a counter stepped on every path
             // stays public after both a `continue` and a secret `break`.
             self.note_implied(running);
-            if self.alive() == Bit::Const(false) {
+            if left || self.alive() == Bit::Const(false) {
                 break;
             }
             if let Some(st) = step {
