@@ -1,7 +1,8 @@
 //! The `packed` target: the reader of packed words
-//! (`arith::packed::recv`, then `BitReader::take`), which the two-party
-//! products and openings and the three-party replication run on what a
-//! peer sends.
+//! (`arith::packed::recv`, then `BitReader::take`, and the same message a
+//! piece at a time through `arith::stream::StreamReceiver`), which the
+//! two-party products and openings and the three-party replication run on
+//! what a peer sends.
 //!
 //! The input: a byte whose value modulo 65 is the number of widths, a byte
 //! `r` for how often they repeat (`r + 1` times; 255 repeats them until the
@@ -23,6 +24,7 @@
 
 use twofold_net::{ChannelOptions, MemoryTransport, Transport, HEADER_LEN};
 use twofold_protocol::arith::packed::{recv, send, BitWriter};
+use twofold_protocol::arith::stream::StreamReceiver;
 use twofold_protocol::arith::PACKED_FRAME;
 
 use crate::peer::{script, ScriptedPeer};
@@ -42,6 +44,7 @@ pub fn packed(data: &[u8]) -> bool {
         return false;
     };
     round_trip(&words, data);
+    in_pieces(&words);
     from_peer(&words)
 }
 
@@ -121,6 +124,44 @@ fn from_peer(words: &Words) -> bool {
         "an accepted message is not the encoding of its words"
     );
     peer.done()
+}
+
+/// Receives the message from the scripted peer a piece at a time (a
+/// piece per repeat of the widths, as the products' chunks are read, with
+/// `StreamReceiver`): the verdict is [`well_formed`]'s, the words those of
+/// [`bits_at`], as for the whole message.
+fn in_pieces(words: &Words) {
+    let bits = words.bits();
+    let mut peer = ScriptedPeer::new(words.script);
+    let expected = well_formed(peer.frames(), bits);
+    let mut stream = StreamReceiver::new(bits, "the fuzzed words");
+    let once: usize = words.widths.iter().map(|&w| w as usize).sum();
+    let mut at = 0;
+    for _ in 0..words.repeat {
+        let piece = stream.piece(&mut peer, at, at + once);
+        let (mut reader, bytes) = match (piece, &expected) {
+            (Ok(reader), Some(bytes)) => (reader, bytes),
+            (Err(_), None) => return,
+            // A malformed frame may come after the pieces read so far.
+            (Ok(_), None) => {
+                at += once;
+                continue;
+            }
+            (Err(e), Some(_)) => panic!("a well-formed message of {bits} bits refused: {e}"),
+        };
+        for &width in &words.widths {
+            assert_eq!(
+                reader.take(width),
+                bits_at(bytes, at, width),
+                "the word at bit {at}"
+            );
+            at += width as usize;
+        }
+    }
+    assert!(
+        expected.is_some(),
+        "a malformed message of {bits} bits accepted in pieces"
+    );
 }
 
 /// The message of `bits` bits the frames carry, if they are exactly those

@@ -19,7 +19,8 @@
 //!   a cost model.
 //! * [`packed`]: words of any bit length packed tight into a message, and
 //!   the checked reader of a peer's (public for the `packed` fuzz target);
-//!   `stream`: such a message sent and received a piece at a time.
+//!   [`stream`]: such a message sent and received a piece at a time
+//!   (public for the same target).
 //!
 //! Party A is the garbler of conversions; every product is symmetric in
 //! the parties. `docs/arith.md` gives the protocols, their costs and the
@@ -31,7 +32,7 @@ mod extensions;
 pub mod packed;
 mod party;
 pub mod ring;
-mod stream;
+pub mod stream;
 mod vole;
 
 pub use convert::{YaoEvaluator, YaoGarbler};

@@ -14,7 +14,7 @@ use crate::error::ProtocolError;
 /// from bit [`StreamSender::offset`] `% 8` of its first byte (the bits
 /// before it zero), and whole frames go out, flushed, as they fill.
 #[derive(Default)]
-pub(crate) struct StreamSender {
+pub struct StreamSender {
     /// Bytes not sent yet, from the start of a frame; the last one holds
     /// `bits % 8` bits if that is not 0.
     pending: Vec<u8>,
@@ -73,7 +73,7 @@ impl StreamSender {
 /// pieces are asked for (in order), holding only the frames a piece
 /// needs; the message is checked as [`packed::recv`](super::packed::recv)
 /// checks it.
-pub(crate) struct StreamReceiver<'w> {
+pub struct StreamReceiver<'w> {
     /// The message's length in bits.
     bits: usize,
     /// Received bytes not dropped yet; the first is byte `base` of the
