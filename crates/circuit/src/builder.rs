@@ -1,5 +1,6 @@
 //! Building circuits gate by gate, with constant folding and structural hashing.
 
+mod cone;
 mod index;
 mod store;
 

@@ -336,3 +336,60 @@ Out mpc_main(In INPUT_A, In INPUT_B)
     agree_with_gcc_on(src, &[&p], &small_sets(7, 2), "return_and_break");
     agree("return_and_break", src, &default());
 }
+
+/// Loops whose counter is stepped on every path, inside secret branches
+/// that `continue` as well as after them: merged from paths that each
+/// hold the same value, the counter is that constant, though no gate
+/// folds to show it. It was secret, so these needed `--unwind`, and an
+/// array read at the counter failed as out of bounds even with it.
+#[test]
+fn a_counter_stepped_in_every_secret_branch_stays_public() {
+    let src = r#"
+typedef struct { int a[8]; } In;
+typedef struct { int modes, steps, skips; } Out;
+static int modes(const int *a, int m)
+{
+    int out = 0, i = 0;
+    while (i < 8) {
+        if (m == 1) { out += a[i]; i++; continue; }
+        if (m == 2) { out -= a[i]; ++i; continue; }
+        if (a[i] < 0) { out ^= a[i]; i += 1; continue; }
+        out ^= a[i];
+        i++;
+    }
+    return out;
+}
+static int steps(int x, int y)
+{
+    int i = 0;
+    while (i < 4) {
+        if (x) { i++; continue; }
+        if (y) { i++; continue; }
+        i++;
+    }
+    return i;
+}
+static int skips(const int *a, const int *b)
+{
+    int n = 0, j = 0;
+    do {
+        if (a[j] == b[j]) { j += 2; continue; }
+        if (a[j] > b[j]) { n++; j += 2; continue; }
+        n += 2;
+        j += 2;
+    } while (j < 8);
+    return n + j;
+}
+Out mpc_main(In INPUT_A, In INPUT_B)
+{
+    Out o;
+    o.modes = modes(INPUT_A.a, INPUT_B.a[0] & 3);
+    o.steps = steps(INPUT_A.a[1] & 1, INPUT_B.a[1] & 1);
+    o.skips = skips(INPUT_A.a, INPUT_B.a);
+    return o;
+}
+"#;
+    let p = compile(src, "stepped.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    agree_with_gcc_on(src, &[&p], &small_sets(5, 2), "stepped_small");
+    agree("stepped", src, &default());
+}

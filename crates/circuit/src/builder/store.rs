@@ -93,7 +93,7 @@ impl Gates {
     }
 
     /// The gate writing wire `w`, if one of these does.
-    fn writer(&self, w: Wire) -> Option<usize> {
+    pub(super) fn writer(&self, w: Wire) -> Option<usize> {
         let run = self
             .runs
             .partition_point(|&(_, out)| out <= w)

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::{Bit, Wire};
 
 use super::Lower;
-use crate::value::Slot;
+use crate::value::{Slot, Word};
 
 /// A location: an object and a leaf.
 type Key = (usize, usize);
@@ -205,6 +205,21 @@ impl Lower<'_> {
             }
         }
         given
+    }
+
+    /// `m`, the merge `sel ? t : e` of the paths that ran a statement
+    /// with those that had left (by `continue`, `break` or `return`), as a
+    /// constant where it is one though no gate folded it: a counter every
+    /// path stepped (`if (x) { i++; continue; } i++;`) stays public.
+    pub(super) fn fixed_merge(&mut self, m: Slot) -> Slot {
+        let Slot::Val(Word::Bits(bits, _)) = &m else {
+            return m;
+        };
+        let Some(values) = self.b.fixed_values(bits) else {
+            return m;
+        };
+        let v = values.iter().rev().fold(0u64, |v, &b| v << 1 | b as u64);
+        Slot::Val(Word::konst(v, bits.len() as u32))
     }
 
     /// Notes that `now` (the path's "still running" condition after a

@@ -123,6 +123,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         outputs: Vec::new(),
         output_objs: Vec::new(),
         secret_depth: 0,
+        joins_paths: false,
         depth: 0,
         steps: 0,
         speculative: 0,
@@ -156,6 +157,9 @@ struct Lower<'p> {
     outputs: Vec<(String, CType)>,
     output_objs: Vec<(String, usize, CType, Loc)>,
     secret_depth: usize,
+    /// Whether the next [`Lower::fork`] joins the paths still running with
+    /// those that left (see [`Lower::fixed_merge`]).
+    joins_paths: bool,
     /// Statements and expressions being lowered, one inside the other
     /// (across inlined calls).
     depth: usize,
@@ -354,6 +358,7 @@ impl<'p> Lower<'p> {
         ef: impl FnOnce(&mut Self) -> DResult<T>,
     ) -> DResult<(T, T)> {
         let start = self.objs.len();
+        let joins_paths = std::mem::take(&mut self.joins_paths);
         self.secret_depth += 1;
         self.journal.push(Level {
             start,
@@ -379,7 +384,10 @@ impl<'p> Lower<'p> {
             let old = self.slot(k.0, k.1);
             let t = then_vals.get(&k).unwrap_or(&old).clone();
             let e = else_vals.get(&k).unwrap_or(&old).clone();
-            let m = self.merge_slot(c, &t, &e, loc)?;
+            let mut m = self.merge_slot(c, &t, &e, loc)?;
+            if joins_paths {
+                m = self.fixed_merge(m);
+            }
             if m != t && m != e {
                 let logged = !self.probes.is_empty();
                 self.merges.insert(k, (c, t, e, m.clone()), logged);

@@ -23,6 +23,7 @@ impl<'p> Lower<'p> {
             }
             Bit::Const(false) => Ok(ask),
             alive => {
+                self.joins_paths = true;
                 let ((running_after, left), _) = self.fork(
                     alive,
                     s.loc,
