@@ -34,6 +34,7 @@ fn three_party(program: &str, inputs: [&str; 2], kind: &str, protocol: &str) -> 
     let report: Value =
         serde_json::from_str(&run3(program, store, (kind, protocol), &["--json"])).unwrap();
     let outputs = ok(&["reconstruct", program, "--store", store]);
+    std::fs::remove_dir_all(&dir).unwrap();
     (outputs, report)
 }
 
@@ -165,6 +166,7 @@ fn a_mixed_result_stored_as_shares_is_the_next_runs_input() {
     let c_given = format!("INPUT_A={}", c.trim());
     assert_eq!(d, two_party(MATMUL, &c_given, b));
     assert_ne!(d, c);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -31,7 +31,8 @@ fn big_program() -> &'static Path {
         let body = twofold_circuit::synthetic::layered(4096, 64, 64, 3);
         let copies = 2_000_000u64.div_ceil(body.and_count() as u64) as u32;
         let program = twofold_circuit::synthetic::repeated(&body, copies);
-        let path = std::env::temp_dir().join(format!("twofold-secure-{}.tfc", std::process::id()));
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("twofold-secure-{}.tfc", std::process::id()));
         let mut file = std::fs::File::create(&path).unwrap();
         twofold_circuit::binary::write_program(&program, &mut file).unwrap();
         path

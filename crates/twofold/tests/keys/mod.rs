@@ -1,5 +1,6 @@
 //! Key files for the tests that run parties as processes: made once per
-//! test binary in a temporary directory.
+//! test binary in a directory of Cargo's target (`CARGO_TARGET_TMPDIR`),
+//! where what is left is cleaned with the build.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -12,7 +13,8 @@ use twofold_net::KeyPair;
 pub fn dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("twofold-test-keys-{}", std::process::id()));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("twofold-test-keys-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for name in ["a", "b", "cp1", "cp2", "cp3", "mallory"] {
             let pair = KeyPair::generate().unwrap();
