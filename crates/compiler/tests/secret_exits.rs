@@ -337,16 +337,17 @@ Out mpc_main(In INPUT_A, In INPUT_B)
     agree("return_and_break", src, &default());
 }
 
-/// Loops whose counter is stepped on every path, inside secret branches
-/// that `continue` as well as after them: merged from paths that each
-/// hold the same value, the counter is that constant, though no gate
-/// folds to show it. It was secret, so these needed `--unwind`, and an
-/// array read at the counter failed as out of bounds even with it.
+/// Loops whose counter is stepped on every path going on, inside secret
+/// branches that `continue` as well as after them, beside a secret
+/// `break` too: merged from paths that each hold the same value, the
+/// counter is that constant (where the paths go on), though no gate folds
+/// to show it. It was secret, so these needed `--unwind`, and an array
+/// read at the counter failed as out of bounds even with it.
 #[test]
 fn a_counter_stepped_in_every_secret_branch_stays_public() {
     let src = r#"
 typedef struct { int a[8]; } In;
-typedef struct { int modes, steps, skips; } Out;
+typedef struct { int modes, steps, skips, until, scan; } Out;
 static int modes(const int *a, int m)
 {
     int out = 0, i = 0;
@@ -380,12 +381,40 @@ static int skips(const int *a, const int *b)
     } while (j < 8);
     return n + j;
 }
+static int until(const int *a, int stop)
+{
+    int i = 0;
+    while (i < 6) {
+        if (a[i] == stop) break;
+        if (a[i] != 1) { i++; continue; }
+        i++;
+    }
+    return i;
+}
+static int scan(const int *a, int k)
+{
+    int i = 0, n = 0;
+    for (;;) {
+        if (a[i] == k) break;
+        if (a[i] < 0) {
+            i++;
+            if (i == 8) break;
+            continue;
+        }
+        n += a[i];
+        i++;
+        if (i == 8) break;
+    }
+    return n * 10 + i;
+}
 Out mpc_main(In INPUT_A, In INPUT_B)
 {
     Out o;
     o.modes = modes(INPUT_A.a, INPUT_B.a[0] & 3);
     o.steps = steps(INPUT_A.a[1] & 1, INPUT_B.a[1] & 1);
     o.skips = skips(INPUT_A.a, INPUT_B.a);
+    o.until = until(INPUT_A.a, INPUT_B.a[2]);
+    o.scan = scan(INPUT_A.a, INPUT_B.a[3]);
     return o;
 }
 "#;

@@ -3,7 +3,7 @@
 //! (`c ? 1 : (d ? 1 : 1)` written as merges of paths, the way a counter
 //! stepped on every path of a loop body comes out, is 1 everywhere.)
 
-use std::collections::BinaryHeap;
+use std::collections::{hash_map::Entry, BinaryHeap};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -16,16 +16,26 @@ const MAX_GATES: usize = 256;
 /// At most this many wires feed them: `2^12` values are tried.
 const MAX_LEAVES: usize = 12;
 
-/// The values of one wire over every assignment of the leaves, 64 a word.
-type Table = Vec<u64>;
-
 impl Builder {
     /// The value of each of `bits` if every one is the same whatever the
     /// wires they are computed from hold: gates of the current frame are
     /// followed back, at most [`MAX_GATES`] of them, to at most
     /// [`MAX_LEAVES`] wires (inputs, wires of other frames, or wires whose
-    /// gates were not followed). `None` where some bit may vary on those.
+    /// gates were not followed). `None` where some bit may vary on those,
+    /// or more than [`MAX_LEAVES`] of `bits` are wires (a small counter's
+    /// are few; a secret sum's are many, and rarely all fixed).
     pub fn fixed_values(&self, bits: &[Bit]) -> Option<Vec<bool>> {
+        self.fixed_values_where(bits, Bit::Const(true))
+    }
+
+    /// [`Builder::fixed_values`] where `given` holds: the value of each of
+    /// `bits` if every one is the same on all values of the wires that
+    /// make `given` 1 (`None` if none does).
+    pub fn fixed_values_where(&self, bits: &[Bit], given: Bit) -> Option<Vec<bool>> {
+        let wires = bits.iter().filter(|b| matches!(b, Bit::Wire(_))).count();
+        if given == Bit::Const(false) || wires > MAX_LEAVES {
+            return None;
+        }
         // Gates are followed back from the newest wire, at most
         // MAX_GATES; the cut is where the most were followed with at most
         // MAX_LEAVES wires open. Any cut is sound (a leaf is tried at every
@@ -34,7 +44,7 @@ impl Builder {
         let mut open: Vec<usize> = Vec::new();
         let mut todo: BinaryHeap<Wire> = BinaryHeap::new();
         let mut seen: HashSet<Wire> = HashSet::default();
-        for b in bits {
+        for b in bits.iter().chain([&given]) {
             if let Bit::Wire(w) = *b {
                 if seen.insert(w) {
                     todo.push(w);
@@ -44,7 +54,9 @@ impl Builder {
         let mut now_open = todo.len();
         open.push(now_open);
         while let Some(w) = todo.pop() {
-            if followed.len() == MAX_GATES {
+            // Past a few times the leaves, a cut within them is unlikely
+            // further back.
+            if followed.len() == MAX_GATES || now_open > 4 * MAX_LEAVES {
                 break;
             }
             let Some(i) = self.frame.gates.writer(w) else {
@@ -64,40 +76,63 @@ impl Builder {
         let cut = open.iter().rposition(|&n| n <= MAX_LEAVES)?;
         let mut gates = followed;
         gates.truncate(cut);
-        let made: HashSet<Wire> = gates.iter().map(Gate::out).collect();
-        let mut leaves: Vec<Wire> = Vec::new();
-        let wires = bits.iter().filter_map(|b| match b {
+        // Each leaf, then each gate in order of output (a gate reads only
+        // wires made before it), has a row of `words` words: its values.
+        gates.sort_unstable_by_key(|g| g.out());
+        let mut row: HashMap<Wire, usize> = HashMap::default();
+        row.extend(gates.iter().enumerate().map(|(i, g)| (g.out(), i)));
+        let wires = bits.iter().chain([&given]).filter_map(|b| match b {
             Bit::Wire(w) => Some(*w),
             Bit::Const(_) => None,
         });
+        let mut leaves = 0;
         for w in wires.chain(gates.iter().flat_map(Gate::inputs)) {
-            if !made.contains(&w) && !leaves.contains(&w) {
-                leaves.push(w);
+            if let Entry::Vacant(e) = row.entry(w) {
+                e.insert(gates.len() + leaves);
+                leaves += 1;
             }
         }
-        // A gate reads only wires made before it: in order of output.
-        gates.sort_unstable_by_key(|g| g.out());
-        let words = 1usize << leaves.len().saturating_sub(6);
-        let mut tables: HashMap<Wire, Table> = HashMap::default();
-        for (j, &w) in leaves.iter().enumerate() {
-            tables.insert(w, leaf_table(j, words));
+        let words = 1usize << leaves.saturating_sub(6);
+        let mut values = vec![0u64; (gates.len() + leaves) * words];
+        for j in 0..leaves {
+            leaf_row(j, &mut values[(gates.len() + j) * words..][..words]);
         }
-        for g in &gates {
-            let t: Table = match *g {
-                Gate::Xor { a, b, .. } => zip(&tables[&a], &tables[&b], |p, q| p ^ q),
-                Gate::And { a, b, .. } => zip(&tables[&a], &tables[&b], |p, q| p & q),
-                Gate::Inv { a, .. } => tables[&a].iter().map(|p| !p).collect(),
+        for (i, g) in gates.iter().enumerate() {
+            let (done, rest) = values.split_at_mut(i * words);
+            let (out, later) = rest.split_at_mut(words);
+            let input = |w: &Wire| -> &[u64] {
+                let r = row[w];
+                if r < i {
+                    &done[r * words..][..words]
+                } else {
+                    &later[(r - i - 1) * words..][..words]
+                }
             };
-            tables.insert(g.out(), t);
+            match g {
+                Gate::Xor { a, b, .. } => zip(out, input(a), input(b), |p, q| p ^ q),
+                Gate::And { a, b, .. } => zip(out, input(a), input(b), |p, q| p & q),
+                Gate::Inv { a, .. } => zip(out, input(a), input(a), |p, _| !p),
+            }
+        }
+        let values_of = |w: &Wire| &values[row[w] * words..][..words];
+        let ones = vec![u64::MAX; words];
+        let given = match given {
+            Bit::Wire(w) => values_of(&w),
+            Bit::Const(_) => &ones[..],
+        };
+        if given.iter().all(|&p| p == 0) {
+            return None;
         }
         bits.iter()
             .map(|b| match b {
                 Bit::Const(c) => Some(*c),
                 Bit::Wire(w) => {
-                    let t = &tables[w];
-                    if t.iter().all(|&p| p == 0) {
+                    let t = values_of(w);
+                    // Every assignment `given` allows has the bit at `v`.
+                    let on = |v: u64| t.iter().zip(given).all(|(&p, &g)| p & g == g & v);
+                    if on(0) {
                         Some(false)
-                    } else if t.iter().all(|&p| p == u64::MAX) {
+                    } else if on(u64::MAX) {
                         Some(true)
                     } else {
                         None
@@ -108,10 +143,10 @@ impl Builder {
     }
 }
 
-/// The values of leaf `j` over every assignment of the leaves, `words`
-/// words: assignment `k` (bit `k % 64` of word `k / 64`) gives leaf `j`
-/// bit `j` of `k`.
-fn leaf_table(j: usize, words: usize) -> Table {
+/// Writes the values of leaf `j` over every assignment of the leaves:
+/// assignment `k` (bit `k % 64` of word `k / 64`) gives leaf `j` bit `j`
+/// of `k`.
+fn leaf_row(j: usize, row: &mut [u64]) {
     const IN_WORD: [u64; 6] = [
         0xAAAA_AAAA_AAAA_AAAA,
         0xCCCC_CCCC_CCCC_CCCC,
@@ -120,17 +155,19 @@ fn leaf_table(j: usize, words: usize) -> Table {
         0xFFFF_0000_FFFF_0000,
         0xFFFF_FFFF_0000_0000,
     ];
-    (0..words)
-        .map(|k| match IN_WORD.get(j) {
+    for (k, word) in row.iter_mut().enumerate() {
+        *word = match IN_WORD.get(j) {
             Some(&p) => p,
             None if k >> (j - 6) & 1 == 1 => u64::MAX,
             None => 0,
-        })
-        .collect()
+        };
+    }
 }
 
-fn zip(x: &[u64], y: &[u64], f: impl Fn(u64, u64) -> u64) -> Table {
-    x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect()
+fn zip(out: &mut [u64], x: &[u64], y: &[u64], f: impl Fn(u64, u64) -> u64) {
+    for ((o, &p), &q) in out.iter_mut().zip(x).zip(y) {
+        *o = f(p, q);
+    }
 }
 
 #[cfg(test)]
@@ -158,6 +195,18 @@ mod tests {
         );
         let varies = b.mux(c, Bit::Const(true), d);
         assert_eq!(b.fixed_values(&[one, varies]), None);
+        // Where a condition holds: c ? 1 : d is 1 where c or d is, 0
+        // where neither is; nothing is fixed where nothing holds.
+        let either = b.or(c, d);
+        assert_eq!(b.fixed_values_where(&[varies], either), Some(vec![true]));
+        assert_eq!(
+            b.fixed_values_where(&[varies, one], neither),
+            Some(vec![false, true])
+        );
+        assert_eq!(b.fixed_values_where(&[varies], d), Some(vec![true]));
+        assert_eq!(b.fixed_values_where(&[varies], nc), None);
+        let never = b.and(either, neither);
+        assert_eq!(b.fixed_values_where(&[varies], never), None);
         // Over more leaves than a word of assignments: a ^ b ^ c with
         // a = x&y, b = x&z, c = x&(y^z), which no gate folds.
         let mut zero = Bit::Const(false);

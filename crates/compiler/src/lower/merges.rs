@@ -45,6 +45,11 @@ pub(super) struct Merges {
     implied: HashMap<Bit, Vec<Bit>>,
     /// Facts added while probes ran, oldest first.
     log: Vec<Added>,
+    /// Locations merged where paths rejoined in the loop bodies being
+    /// lowered (see [`Lower::fix_going_on`]).
+    joined: Vec<Key>,
+    /// Loops being lowered, one inside the other.
+    open_loops: usize,
 }
 
 impl Merges {
@@ -103,6 +108,21 @@ impl Merges {
         Some(if value { t.clone() } else { e.clone() })
     }
 
+    /// Starts lowering a loop.
+    pub(super) fn open_loop(&mut self) {
+        self.open_loops += 1;
+    }
+
+    /// Where the locations merged where paths rejoin from now on begin.
+    pub(super) fn joined_mark(&self) -> usize {
+        self.joined.len()
+    }
+
+    /// Ends lowering a loop.
+    pub(super) fn close_loop(&mut self) {
+        self.open_loops -= 1;
+    }
+
     /// Ends logging (no probe runs any more): what stays is known outside
     /// every probe.
     pub(super) fn settle(&mut self) {
@@ -156,6 +176,12 @@ impl Merges {
     }
 }
 
+/// The word of `values`, bit 0 first.
+fn konst(values: &[bool]) -> Word {
+    let v = values.iter().rev().fold(0u64, |v, &b| v << 1 | b as u64);
+    Word::konst(v, values.len() as u32)
+}
+
 impl Lower<'_> {
     /// Inside a branch where `c` is known to be `holds`: every location
     /// that still holds a merge `c ? t : e` is given back `t` (or `e`).
@@ -207,19 +233,76 @@ impl Lower<'_> {
         given
     }
 
-    /// `m`, the merge `sel ? t : e` of the paths that ran a statement
+    /// `m`, the merge at location `k` of the paths that ran a statement
     /// with those that had left (by `continue`, `break` or `return`), as a
     /// constant where it is one though no gate folded it: a counter every
-    /// path stepped (`if (x) { i++; continue; } i++;`) stays public.
-    pub(super) fn fixed_merge(&mut self, m: Slot) -> Slot {
+    /// path stepped (`if (x) { i++; continue; } i++;`) stays public. Other
+    /// such locations inside a loop are kept for [`Lower::fix_going_on`].
+    pub(super) fn fixed_merge(&mut self, k: Key, m: Slot) -> Slot {
+        // The flags are the paths' own conditions: not tried.
         let Slot::Val(Word::Bits(bits, _)) = &m else {
             return m;
         };
-        let Some(values) = self.b.fixed_values(bits) else {
+        if k.0 == self.frame().ctl {
             return m;
-        };
-        let v = values.iter().rev().fold(0u64, |v, &b| v << 1 | b as u64);
-        Slot::Val(Word::konst(v, bits.len() as u32))
+        }
+        match self.b.fixed_values(bits) {
+            Some(values) => Slot::Val(konst(&values)),
+            None => {
+                if self.merges.open_loops > 0 {
+                    self.merges.joined.push(k);
+                }
+                m
+            }
+        }
+    }
+
+    /// At the end of a loop body's iteration (before its continued paths
+    /// rejoin those still running): each location merged where paths
+    /// rejoined since `mark` whose value is the same on every path going
+    /// on to the next iteration (running or continued) is noted to hold it
+    /// there, as a merge on that condition, which is returned (1 if no
+    /// value was fixed). The next iteration, run where it holds, then
+    /// reads the value public: a counter stepped on the paths that
+    /// `continue` and on those running, beside a `break`.
+    pub(super) fn fix_going_on(&mut self, mark: usize) -> Bit {
+        let tail = &mut self.merges.joined[mark..];
+        tail.sort_unstable();
+        let mut keys = tail.to_vec();
+        keys.dedup();
+        if self.merges.open_loops == 1 {
+            self.merges.joined.truncate(mark);
+        }
+        if keys.is_empty() {
+            return Bit::Const(true);
+        }
+        let (alive, cont) = (self.alive(), self.flag(super::CONT));
+        let going_on = self.b.or(alive, cont);
+        if !matches!(going_on, Bit::Wire(_)) {
+            return Bit::Const(true);
+        }
+        let mut fixed_any = false;
+        for k in keys {
+            let Some(now) = self.objs.get(k.0).and_then(|o| o.slots.get(k.1)) else {
+                continue;
+            };
+            let Slot::Val(Word::Bits(bits, _)) = now else {
+                continue;
+            };
+            if let Some(values) = self.b.fixed_values_where(bits, going_on) {
+                let now = now.clone();
+                let fixed = Slot::Val(konst(&values));
+                let logged = !self.probes.is_empty();
+                self.merges
+                    .insert(k, (going_on, fixed, now.clone(), now), logged);
+                fixed_any = true;
+            }
+        }
+        if fixed_any {
+            going_on
+        } else {
+            Bit::Const(true)
+        }
     }
 
     /// Notes that `now` (the path's "still running" condition after a

@@ -386,7 +386,7 @@ impl<'p> Lower<'p> {
             let e = else_vals.get(&k).unwrap_or(&old).clone();
             let mut m = self.merge_slot(c, &t, &e, loc)?;
             if joins_paths {
-                m = self.fixed_merge(m);
+                m = self.fixed_merge(k, m);
             }
             if m != t && m != e {
                 let logged = !self.probes.is_empty();

@@ -8,23 +8,25 @@ impl<'p> Lower<'p> {
 
     /// Runs a statement if this path is alive (guarded when that is secret).
     pub(super) fn exec_guarded(&mut self, s: &Stmt) -> DResult<()> {
-        self.run_guarded(s, false).map(|_| ())
+        self.run_guarded(s, None).map(|_| ())
     }
 
-    /// Runs `s` on the paths still running; with `ask`, returns whether
-    /// every one of them left by a `return` or a `break` (none runs on or
-    /// continues), which the flags merged with the other paths' may not
-    /// show.
-    fn run_guarded(&mut self, s: &Stmt, ask: bool) -> DResult<bool> {
+    /// Runs `s` on the paths still running. For a loop's body (`body`:
+    /// where its iteration's rejoined locations begin, see
+    /// [`Lower::fix_going_on`]), returns whether every one of them left by
+    /// a `return` or a `break` (none runs on or continues), which the
+    /// flags merged with the other paths' may not show, and the condition
+    /// of the paths going on whose values were fixed (or 1).
+    fn run_guarded(&mut self, s: &Stmt, body: Option<usize>) -> DResult<(bool, Bit)> {
         match self.alive() {
             Bit::Const(true) => {
                 self.exec(s)?;
-                Ok(ask && self.all_left())
+                Ok(self.body_end(body))
             }
-            Bit::Const(false) => Ok(ask),
+            Bit::Const(false) => Ok((body.is_some(), Bit::Const(true))),
             alive => {
                 self.joins_paths = true;
-                let ((running_after, left), _) = self.fork(
+                let ((running_after, end), _) = self.fork(
                     alive,
                     s.loc,
                     |me| {
@@ -32,16 +34,26 @@ impl<'p> Lower<'p> {
                             me.set_flag(f, Bit::Const(false));
                         }
                         me.exec(s)?;
-                        Ok((me.alive(), ask && me.all_left()))
+                        Ok((me.alive(), me.body_end(body)))
                     },
-                    |_| Ok((Bit::Const(false), ask)),
+                    |_| Ok((Bit::Const(false), (body.is_some(), Bit::Const(true)))),
                 )?;
                 // A path running after the statement ran it and was still
                 // running at its end.
                 self.note_implied(alive);
                 self.note_implied(running_after);
-                Ok(left)
+                Ok(end)
             }
+        }
+    }
+
+    /// At the end of a loop's body (if `body`): whether every path left,
+    /// and the values fixed on the paths going on (see
+    /// [`Lower::fix_going_on`]).
+    fn body_end(&mut self, body: Option<usize>) -> (bool, Bit) {
+        match body {
+            Some(mark) => (self.all_left(), self.fix_going_on(mark)),
+            None => (false, Bit::Const(true)),
         }
     }
 
@@ -201,7 +213,9 @@ impl<'p> Lower<'p> {
         loop_vars: &[String],
     ) -> DResult<()> {
         self.frame_mut().loops += 1;
+        self.merges.open_loop();
         let r = self.loop_body(cond, step, body, do_while, loc, loop_vars);
+        self.merges.close_loop();
         self.frame_mut().loops -= 1;
         self.set_flag(BRK, Bit::Const(false));
         self.set_flag(CONT, Bit::Const(false));
@@ -296,13 +310,16 @@ impl<'p> Lower<'p> {
                 }
             }
             let running = self.alive();
-            let left = self.run_guarded(body, true)?;
+            let joined = self.merges.joined_mark();
+            let (left, going_on) = self.run_guarded(body, Some(joined))?;
             self.set_flag(CONT, Bit::Const(false));
             // A path still running after the body (its `continue`s done)
             // ran it from the start, so what was merged on that start's
             // condition holds on it: a counter stepped on every path
             // stays public after both a `continue` and a secret `break`.
+            // It went on at the body's end, where values fixed there hold.
             self.note_implied(running);
+            self.note_implied(going_on);
             if left || self.alive() == Bit::Const(false) {
                 break;
             }
