@@ -248,15 +248,17 @@ impl LoopGen {
 
     /// A loop that a secret ends early (see the module docs): a `continue`
     /// and a secret `break`, a found flag in the condition, a `do`-`while`
-    /// with a secret `break`, or `for (;;)` with a secret `break` before a
-    /// public one. Folded into `t` and `u`.
+    /// with a secret `break`, `for (;;)` with a secret `break` before a
+    /// public one, or a `while` stepping its counter in secret branches
+    /// that `continue` as well as after them (beside a secret `break`, or
+    /// a second such branch). Folded into `t` and `u`.
     fn secret_exit(&mut self, rng: &mut impl Rng) -> String {
         let acc = self.acc_ty;
         let i = self.var();
         let (x, y) = (self.value(rng, &i, None), self.value(rng, &i, None));
         let stop = format!("(({acc})({x}) & 7) == (({acc})({y}) & 7)");
         let skip = format!("(INPUT_B.x[{i}] & 3) == 0");
-        match rng.gen_range(0..4) {
+        match rng.gen_range(0..6) {
             0 => format!(
                 "    {{
         int {i} = 0;
@@ -289,6 +291,32 @@ impl LoopGen {
                              {i}++;
         }} while ({i} < N);
                          t += {i};
+    }}
+"
+            ),
+            4 => format!(
+                "    {{
+        int {i} = 0;
+                         while ({i} < N) {{
+                             if ({stop}) break;
+                             if ({skip}) {{ u += ({acc}){x}; {i}++; continue; }}
+                             u ^= ({acc}){y};
+                             {i} += 1;
+        }}
+                         t += {i};
+    }}
+"
+            ),
+            5 => format!(
+                "    {{
+        int {i} = 0;
+                         while ({i} < N) {{
+                             if ({skip}) {{ ++{i}; continue; }}
+                             if ({stop}) {{ u -= ({acc}){x}; {i}++; continue; }}
+                             u = u * 3 + ({acc}){y};
+                             {i}++;
+        }}
+                         t ^= {i} + u;
     }}
 "
             ),
