@@ -299,6 +299,32 @@ Out mpc_main(int INPUT_A, int INPUT_B)
     agree("float_literals", src, 4, 3);
 }
 
+/// A `?:` whose condition is constant evaluates one side; the other's
+/// type still counts (the usual arithmetic conversions), and was taken as
+/// an error where it computed on floating values (`x * i` for a double
+/// `x`), as was `sizeof` of such an expression.
+#[test]
+fn the_type_of_a_side_not_evaluated() {
+    let src = r#"
+typedef struct { double d[4]; float f; int n; } Out;
+
+Out mpc_main(double INPUT_A, float INPUT_B)
+{
+    Out o;
+    double x = INPUT_A;
+    int i = 1;
+    o.d[0] = x * i > x * i ? x * i : x * i - 1.0f;
+    o.d[1] = i > 5 ? -x : x * 2;
+    o.d[2] = i < 5 ? INPUT_B : i;
+    o.d[3] = 1 ? i : x * INPUT_B;
+    o.f = 0 ? x : INPUT_B / 3;
+    o.n = sizeof(x * i) + sizeof(-INPUT_B) + sizeof(i ? INPUT_B : i);
+    return o;
+}
+"#;
+    agree("float_static_types", src, 8, 5);
+}
+
 #[test]
 fn math_functions() {
     let src = r#"

@@ -294,7 +294,8 @@ impl<'p> Lower<'p> {
     /// The type of an expression without evaluating it (for `sizeof` and
     /// the type of `?:` when only one side runs).
     pub(super) fn static_type(&mut self, e: &Expr) -> DResult<CType> {
-        let scalar = |t: &CType| t.scalar();
+        // Floating types take part in the usual arithmetic conversions.
+        let scalar = |t: &CType| t.arith();
         Ok(match &e.kind {
             ExprKind::Int(_, s) | ExprKind::Float(_, s) => s.ctype(),
             ExprKind::Str(bytes) => string_type(bytes),
@@ -319,7 +320,7 @@ impl<'p> Lower<'p> {
             }
             ExprKind::Unary(_, a) => match scalar(&self.static_type(a)?) {
                 Some(s) => s.promote().ctype(),
-                None => return err(e.loc, "operand of a unary operator is not an integer"),
+                None => return err(e.loc, "operand of a unary operator is not arithmetic"),
             },
             ExprKind::IncDec { e: a, .. } | ExprKind::Assign(_, a, _) => self.static_type(a)?,
             ExprKind::Binary(op, a, b) => {
@@ -337,7 +338,7 @@ impl<'p> Lower<'p> {
                     },
                     (_, CType::Pointer(_), _) => ta,
                     (_, _, CType::Pointer(_)) => tb,
-                    (BinOp::Shl | BinOp::Shr, _, _) => match scalar(&ta) {
+                    (BinOp::Shl | BinOp::Shr, _, _) => match ta.scalar() {
                         Some(s) => s.promote().ctype(),
                         None => return err(e.loc, "invalid operands of a shift"),
                     },
