@@ -75,7 +75,13 @@
 //!   counter stays public on the paths still running after a secret
 //!   `break`, a `continue`, or a secret update (`if (x) found = 1; else
 //!   i++;` under `while (i < n && !found)`), and comparisons that value
-//!   ranges decide fold: such loops end by themselves.
+//!   ranges decide fold: such loops end by themselves. Where paths rejoin
+//!   after some left (by `continue`, `break` or `return`), a merged value
+//!   of a few bits that is the same on every path (tried on every value
+//!   of the few wires it is computed from) is that constant, and one the
+//!   same on every path going on to the next iteration is that there: a
+//!   counter stepped inside secret branches that `continue` and after
+//!   them (`if (x) { i++; continue; } i++;`) stays public too.
 //!
 //! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
 //! public sizes), `abs`, `labs`, `llabs`, and `<math.h>`'s `sqrt`, `fabs`,
