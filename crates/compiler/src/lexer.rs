@@ -7,8 +7,10 @@ use crate::error::{err, DResult, Loc};
 pub enum Tok {
     /// An identifier or keyword.
     Ident(String),
-    /// An integer constant: its value and suffix (`unsigned`, `long` count).
-    Int(u64, bool, u8),
+    /// An integer constant: its value, suffix (`unsigned`, `long` count)
+    /// and whether it was written in decimal (C gives decimal and other
+    /// constants different types).
+    Int(u64, bool, u8, bool),
     /// A character constant (type `int`).
     Char(i64),
     /// A string literal's characters (escapes resolved, one byte each).
@@ -363,7 +365,7 @@ fn number(text: &str, loc: Loc) -> DResult<Tok> {
         (10, digits)
     };
     match u64::from_str_radix(body, radix) {
-        Ok(v) => Ok(Tok::Int(v, unsigned, longs)),
+        Ok(v) => Ok(Tok::Int(v, unsigned, longs, radix == 10)),
         Err(_) => err(
             loc,
             format!("invalid or too large integer constant '{text}'"),

@@ -30,7 +30,7 @@ fn predefined() -> HashMap<String, Macro> {
         params: None,
         variadic: false,
         body: vec![Token {
-            tok: Tok::Int(v, false, longs),
+            tok: Tok::Int(v, false, longs, true),
             loc: Loc::default(),
             line_start: false,
             space_before: true,
@@ -434,7 +434,7 @@ impl Preprocessor {
                 let line = u64::from(t.loc.line);
                 out.push(match name == "__LINE__" {
                     true => Token {
-                        tok: Tok::Int(line, false, 0),
+                        tok: Tok::Int(line, false, 0, true),
                         ..t
                     },
                     false => t,
@@ -600,7 +600,7 @@ impl Preprocessor {
                 };
                 let v = self.macros.contains_key(name);
                 toks.push(Token {
-                    tok: Tok::Int(v as u64, false, 0),
+                    tok: Tok::Int(v as u64, false, 0, true),
                     loc: line[k].loc,
                     line_start: false,
                     space_before: true,
@@ -630,8 +630,13 @@ impl Preprocessor {
 pub fn spell(t: &Token) -> String {
     match &t.tok {
         Tok::Ident(s) => s.clone(),
-        Tok::Int(v, u, l) => format!(
+        Tok::Int(v, u, l, true) => format!(
             "{v}{}{}",
+            if *u { "u" } else { "" },
+            "l".repeat(*l as usize)
+        ),
+        Tok::Int(v, u, l, false) => format!(
+            "{v:#x}{}{}",
             if *u { "u" } else { "" },
             "l".repeat(*l as usize)
         ),

@@ -696,3 +696,38 @@ int mpc_main(In INPUT_A, In INPUT_B)
 "#;
     agree("vla", src, &default());
 }
+
+/// Integer constants take the first type of C's list that holds them: a
+/// decimal one without `u` is signed (int, then long), a hexadecimal,
+/// octal or binary one may be unsigned at each width. Decimal constants
+/// past INT_MAX were unsigned int (`x < 2147483648` false for -1).
+#[test]
+fn integer_constants_take_the_types_c_gives_them() {
+    let src = r#"
+typedef struct { int lt[6]; int size[8]; long long wide[4]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    o.lt[0] = INPUT_A < 2147483648;
+    o.lt[1] = -2147483648 < INPUT_B;
+    o.lt[2] = INPUT_A < 4294967295;
+    o.lt[3] = INPUT_A < 0x80000000;
+    o.lt[4] = INPUT_A < 020000000000;
+    o.lt[5] = INPUT_A < 2147483648u;
+    o.size[0] = sizeof(2147483647);
+    o.size[1] = sizeof(2147483648);
+    o.size[2] = sizeof(0x7fffffff);
+    o.size[3] = sizeof(0xffffffff);
+    o.size[4] = sizeof(0x100000000);
+    o.size[5] = sizeof(4294967295u);
+    o.size[6] = sizeof(1l);
+    o.size[7] = sizeof(0xffffffffffffffff);
+    o.wide[0] = 2147483648 * 2 + INPUT_A;
+    o.wide[1] = 0x80000000 * 2 + INPUT_B;
+    o.wide[2] = -9223372036854775807 - 1 < INPUT_A;
+    o.wide[3] = 0xffffffffffffffff > INPUT_B;
+    return o;
+}
+"#;
+    agree("integer_constants", src, &default());
+}

@@ -310,7 +310,7 @@ impl Parser<'_> {
             return err(loc, "expected an expression but found end of file");
         };
         let kind = match &t.tok {
-            Tok::Int(v, u, l) => int_literal(*v, *u, *l),
+            Tok::Int(v, u, l, decimal) => int_literal(*v, *u, *l, *decimal),
             Tok::Char(c) => ExprKind::Int(*c as u64 & 0xffff_ffff, Scalar::INT),
             Tok::Float(v, single) => {
                 ExprKind::Float(*v, Scalar::float(if *single { 32 } else { 64 }))
@@ -345,13 +345,16 @@ impl Parser<'_> {
 }
 
 /// The type of an integer constant (C11 6.4.4.1, LP64).
-fn int_literal(v: u64, unsigned: bool, longs: u8) -> ExprKind {
-    let decimal_fits_int = v <= i32::MAX as u64;
-    let ty = if longs == 0 && !unsigned && decimal_fits_int {
+fn int_literal(v: u64, unsigned: bool, longs: u8, decimal: bool) -> ExprKind {
+    // C11 6.4.4.1: the first type of its list that holds the value. A
+    // decimal constant without `u` is signed (int, long, long long); a
+    // hexadecimal, octal or binary one may be unsigned at each width. (A
+    // decimal one past LLONG_MAX is unsigned long, as gcc makes it.)
+    let int_fits = longs == 0 && v <= i32::MAX as u64 && !unsigned;
+    let uint_fits = longs == 0 && v <= u32::MAX as u64 && (unsigned || !decimal);
+    let ty = if int_fits {
         Scalar::INT
-    } else if longs == 0 && v <= u32::MAX as u64 && (unsigned || v > i32::MAX as u64) {
-        // Hex/octal constants may become unsigned int; decimal ones go to
-        // long (same bits here, signedness differs only past INT_MAX).
+    } else if uint_fits {
         Scalar::int(32, false)
     } else if !unsigned && v <= i64::MAX as u64 {
         Scalar::int(64, true)

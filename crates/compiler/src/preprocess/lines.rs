@@ -7,7 +7,7 @@ use crate::lexer::{Tok, Token};
 /// line `N`, so the tokens that follow (`rest`) are renumbered.
 pub(super) fn renumber(rest: &mut [Token], number: &[Token], at: Loc) -> DResult<()> {
     let n = match number.first().map(|t| &t.tok) {
-        Some(Tok::Int(n, false, 0)) if (1..=2147483647).contains(n) => *n as i64,
+        Some(Tok::Int(n, false, 0, _)) if (1..=2147483647).contains(n) => *n as i64,
         _ => return err(at, "#line needs a line number from 1 to 2147483647"),
     };
     let delta = n - (i64::from(at.line) + 1);
