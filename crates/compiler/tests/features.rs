@@ -731,3 +731,29 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 "#;
     agree("integer_constants", src, &default());
 }
+
+/// `memset` over `float` and `double` leaves writes the bytes into their
+/// IEEE bits, as over integers; it was refused as "over pointers".
+#[test]
+fn memset_over_floating_values() {
+    let src = r#"
+#include <string.h>
+typedef struct { double d; float f[2]; int k; } S;
+S mpc_main(int INPUT_A, int INPUT_B)
+{
+    S s;
+    double z[2];
+    z[1] = 7;
+    memset(z, 0, sizeof z);
+    s.d = INPUT_A + z[0] + z[1];
+    s.f[0] = 1;
+    s.f[1] = 2;
+    s.k = 3;
+    memset(&s.f[1], INPUT_B & 0x3f, sizeof(float) + sizeof(int));
+    if (INPUT_A & 1)
+        memset(&s, 0x3f, sizeof(double));
+    return s;
+}
+"#;
+    agree("memset_floats", src, &default());
+}

@@ -167,7 +167,8 @@ impl<'p> Lower<'p> {
             let byte = cw.convert(&mut self.b, cs, Scalar::int(8, false));
             for leaf in dleaves {
                 let t = self.objs[dp.obj].leaf_tys[leaf].clone();
-                let Some(s) = t.scalar() else {
+                // A floating leaf takes the bytes as its IEEE bits.
+                let Some(s) = t.arith() else {
                     return err(loc, "memset over pointers is not supported");
                 };
                 let w = if s.width == 1 {
