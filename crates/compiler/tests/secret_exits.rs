@@ -422,3 +422,58 @@ Out mpc_main(In INPUT_A, In INPUT_B)
     agree_with_gcc_on(src, &[&p], &small_sets(5, 2), "stepped_small");
     agree("stepped", src, &default());
 }
+
+/// A merge's loop runs until both inputs are taken (`while (i < n || j <
+/// n)`), each iteration stepping one of two secret counters: where every
+/// path is done, the condition is false though no gate folds it, and the
+/// loop ends by itself (small merges); an iteration past the end, lowered
+/// on a path that never runs (larger ones, under `--unwind`), writes
+/// `out[k]` past the array, which was refused as out of bounds.
+#[test]
+fn merges_end_when_every_path_is_done() {
+    let small = r#"
+typedef struct { int v[4]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o = {{0}};
+    int i = 0, j = 0, k = 0;
+    while (i < 2 || j < 2) {
+        if (j >= 2 || (i < 2 && (INPUT_A >> k & 1))) i++; else j++;
+        o.v[k++] = i * 10 + j + INPUT_B;
+    }
+    return o;
+}
+"#;
+    agree("merge_steps", small, &default());
+    // Four iterations' steps and sums, not a fifth and sixth on no path.
+    let p = compile(small, "merge_steps.c", &default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        p.program.and_count() < 200,
+        "{} AND gates",
+        p.program.and_count()
+    );
+    let merge = r#"
+#define N 6
+typedef struct { int v[N]; } Arr;
+typedef struct { int v[2 * N]; } Out;
+Out mpc_main(Arr INPUT_A, Arr INPUT_B)
+{
+    Out o;
+    int i = 0, j = 0, k = 0;
+    for (int m = 1; m < N; m++) {
+        INPUT_A.v[m] = INPUT_A.v[m - 1] + (INPUT_A.v[m] & 7);
+        INPUT_B.v[m] = INPUT_B.v[m - 1] + (INPUT_B.v[m] & 7);
+    }
+    while (i < N || j < N) {
+        if (j >= N || (i < N && INPUT_A.v[i] <= INPUT_B.v[j])) o.v[k++] = INPUT_A.v[i++];
+        else o.v[k++] = INPUT_B.v[j++];
+    }
+    return o;
+}
+"#;
+    let opts = CompileOptions {
+        unwind: Some(2 * 6),
+        ..CompileOptions::default()
+    };
+    agree("merge", merge, &opts);
+}

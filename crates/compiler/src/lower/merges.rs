@@ -305,6 +305,20 @@ impl Lower<'_> {
         }
     }
 
+    /// A loop's condition `cv`, as a constant where it is one on every
+    /// path running (`alive`) though no gate folded it: a merge whose
+    /// counters each path steps differently (`if (x) i++; else j++;`
+    /// under `while (i < 2 || j < 2)`) ends when every path is done.
+    pub(super) fn fixed_condition(&mut self, cv: Bit, alive: Bit) -> Bit {
+        if cv.as_const().is_some() {
+            return cv;
+        }
+        match self.b.fixed_values_where(&[cv], alive).as_deref() {
+            Some(&[v]) => Bit::Const(v),
+            _ => cv,
+        }
+    }
+
     /// Notes that `now` (the path's "still running" condition after a
     /// guarded step) implies `before`.
     pub(super) fn note_implied(&mut self, before: Bit) {

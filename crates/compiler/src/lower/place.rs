@@ -52,18 +52,22 @@ impl<'p> Lower<'p> {
                         if let Some(rec) = self.recording.as_mut() {
                             p.terms.extend(rec.subscript(i, array));
                         }
-                        match iw.as_const() {
-                            Some(v) => {
-                                let k = is.to_i128(v);
-                                if k < 0 || k >= n as i128 {
-                                    return err(
-                                        e.loc,
-                                        format!("array index {k} is out of bounds [0, {n})"),
-                                    );
-                                }
+                        let k = iw.as_const().map(|v| is.to_i128(v));
+                        match k {
+                            Some(k) if (0..n as i128).contains(&k) => {
                                 p.leaf += k as i64 * stride as i64;
                             }
-                            None => p.sec.push(SecIdx {
+                            // Out of bounds where every path runs: an
+                            // error. On a secret path, which may never run
+                            // (a loop's iteration past a merge's end), it
+                            // is read and written as a secret index is.
+                            Some(k) if self.secret_depth == 0 => {
+                                return err(
+                                    e.loc,
+                                    format!("array index {k} is out of bounds [0, {n})"),
+                                );
+                            }
+                            _ => p.sec.push(SecIdx {
                                 idx: Rc::new(iw.bits(&mut self.b)),
                                 stride,
                                 count: n as usize,

@@ -246,6 +246,7 @@ impl<'p> Lower<'p> {
                         Bit::Const(false) => break,
                         Bit::Const(true) => {
                             let cv = self.cond(c)?;
+                            let cv = self.fixed_condition(cv, Bit::Const(true));
                             match cv {
                                 Bit::Const(false) => break,
                                 Bit::Const(true) => false,
@@ -271,6 +272,7 @@ impl<'p> Lower<'p> {
                                         me.set_flag(f, Bit::Const(false));
                                     }
                                     let cv = me.cond(c)?;
+                                    let cv = me.fixed_condition(cv, alive);
                                     let nc = me.b.not(cv);
                                     me.set_flag(BRK, nc);
                                     let secret = match cv.as_const() {
