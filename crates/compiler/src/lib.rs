@@ -57,7 +57,10 @@
 //! - Shifts use the low log2(width) bits of the amount (as x86 does).
 //! - A read at a secret index outside the array returns some element of the
 //!   array (or of the object holding it); a write there changes at most such
-//!   an element. A public index out of bounds is a compile error.
+//!   an element. A public index out of bounds is a compile error where
+//!   every path runs; under a secret condition (a path that may never
+//!   run, such as a merge's iteration past its end) it is read and
+//!   written as a secret index is.
 //! - Variables without an initializer start as zero.
 //! - A loop whose exit depends on a secret value is unrolled at most
 //!   `--unwind N` times (default: an error after
