@@ -7,7 +7,8 @@ pub(super) fn builtin_header(name: &str) -> Option<&'static str> {
     Some(match name {
         "stdint.h" | "inttypes.h" => STDINT,
         "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#endif\n",
-        "stddef.h" | "string.h" | "stdlib.h" => "#ifndef __TWOFOLD_STDDEF\n#define __TWOFOLD_STDDEF\ntypedef unsigned long size_t;\ntypedef long ptrdiff_t;\n#define NULL ((void*)0)\n#endif\n",
+        "stddef.h" | "string.h" => STDDEF,
+        "stdlib.h" => STDLIB,
         "limits.h" => LIMITS,
         "math.h" => MATH,
         "stdio.h" | "assert.h" => "",
@@ -66,6 +67,67 @@ typedef unsigned long long uintmax_t;
 #define UINT32_C(x) x ## U
 #define UINT64_C(x) x ## ULL
 #define SIZE_MAX 18446744073709551615UL
+#define INT_LEAST8_MIN INT8_MIN
+#define INT_LEAST16_MIN INT16_MIN
+#define INT_LEAST32_MIN INT32_MIN
+#define INT_LEAST64_MIN INT64_MIN
+#define INT_LEAST8_MAX INT8_MAX
+#define INT_LEAST16_MAX INT16_MAX
+#define INT_LEAST32_MAX INT32_MAX
+#define INT_LEAST64_MAX INT64_MAX
+#define UINT_LEAST8_MAX UINT8_MAX
+#define UINT_LEAST16_MAX UINT16_MAX
+#define UINT_LEAST32_MAX UINT32_MAX
+#define UINT_LEAST64_MAX UINT64_MAX
+#define INT_FAST8_MIN INT8_MIN
+#define INT_FAST16_MIN (-9223372036854775807L-1)
+#define INT_FAST32_MIN (-9223372036854775807L-1)
+#define INT_FAST64_MIN INT64_MIN
+#define INT_FAST8_MAX INT8_MAX
+#define INT_FAST16_MAX 9223372036854775807L
+#define INT_FAST32_MAX 9223372036854775807L
+#define INT_FAST64_MAX INT64_MAX
+#define UINT_FAST8_MAX UINT8_MAX
+#define UINT_FAST16_MAX 18446744073709551615UL
+#define UINT_FAST32_MAX 18446744073709551615UL
+#define UINT_FAST64_MAX UINT64_MAX
+#define INTPTR_MIN (-9223372036854775807L-1)
+#define INTPTR_MAX 9223372036854775807L
+#define UINTPTR_MAX 18446744073709551615UL
+#define INTMAX_MIN INT64_MIN
+#define INTMAX_MAX INT64_MAX
+#define UINTMAX_MAX UINT64_MAX
+#define INTMAX_C(x) x ## LL
+#define UINTMAX_C(x) x ## ULL
+#define PTRDIFF_MIN (-9223372036854775807L-1)
+#define PTRDIFF_MAX 9223372036854775807L
+#define SIG_ATOMIC_MIN INT32_MIN
+#define SIG_ATOMIC_MAX INT32_MAX
+#define WCHAR_MIN INT32_MIN
+#define WCHAR_MAX INT32_MAX
+#define WINT_MIN 0U
+#define WINT_MAX UINT32_MAX
+#endif
+";
+
+/// `<stddef.h>` (and `<string.h>`'s types; its functions are built in),
+/// as gcc's on x86-64.
+const STDDEF: &str = "#ifndef __TWOFOLD_STDDEF
+#define __TWOFOLD_STDDEF
+typedef unsigned long size_t;
+typedef long ptrdiff_t;
+typedef int wchar_t;
+#define NULL ((void*)0)
+#endif
+";
+
+/// `<stdlib.h>`: `<stddef.h>`'s types and the constants.
+const STDLIB: &str = "#include <stddef.h>
+#ifndef __TWOFOLD_STDLIB
+#define __TWOFOLD_STDLIB
+#define EXIT_SUCCESS 0
+#define EXIT_FAILURE 1
+#define RAND_MAX 2147483647
 #endif
 ";
 
@@ -100,5 +162,6 @@ const LIMITS: &str = "#ifndef __TWOFOLD_LIMITS
 #define LLONG_MIN (-9223372036854775807LL-1)
 #define LLONG_MAX 9223372036854775807LL
 #define ULLONG_MAX 18446744073709551615ULL
+#define MB_LEN_MAX 16
 #endif
 ";
