@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
 use crate::lexer::{Tok, Token};
-use crate::types::{CType, StructDef};
+use crate::types::{CType, Scalar, StructDef};
 
 /// Parses a preprocessed token stream; constructs nested more than
 /// `max_nesting` deep (see [`crate::Limits::max_nesting`]) are an error.
@@ -27,6 +27,7 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         typedefs: vec![HashMap::new()],
         structs: HashMap::new(),
         enums: vec![HashMap::new()],
+        enum_types: HashMap::new(),
         depth: 0,
         max_nesting,
     };
@@ -38,7 +39,10 @@ struct Parser<'a> {
     pos: usize,
     typedefs: Vec<HashMap<String, CType>>,
     structs: HashMap<String, Arc<StructDef>>,
-    enums: Vec<HashMap<String, i64>>,
+    /// Enumeration constants in scope: value and type.
+    enums: Vec<HashMap<String, (i64, Scalar)>>,
+    /// The integer type of each tagged enumeration.
+    enum_types: HashMap<String, CType>,
     /// How deeply the construct being parsed is nested.
     depth: usize,
     max_nesting: usize,
@@ -142,7 +146,7 @@ impl<'a> Parser<'a> {
         self.typedefs.iter().rev().find_map(|s| s.get(name))
     }
 
-    fn enum_of(&self, name: &str) -> Option<i64> {
+    fn enum_of(&self, name: &str) -> Option<(i64, Scalar)> {
         self.enums.iter().rev().find_map(|s| s.get(name).copied())
     }
 

@@ -697,41 +697,6 @@ int mpc_main(In INPUT_A, In INPUT_B)
     agree("vla", src, &default());
 }
 
-/// Integer constants take the first type of C's list that holds them: a
-/// decimal one without `u` is signed (int, then long), a hexadecimal,
-/// octal or binary one may be unsigned at each width. Decimal constants
-/// past INT_MAX were unsigned int (`x < 2147483648` false for -1).
-#[test]
-fn integer_constants_take_the_types_c_gives_them() {
-    let src = r#"
-typedef struct { int lt[6]; int size[8]; long long wide[4]; } Out;
-Out mpc_main(int INPUT_A, int INPUT_B)
-{
-    Out o;
-    o.lt[0] = INPUT_A < 2147483648;
-    o.lt[1] = -2147483648 < INPUT_B;
-    o.lt[2] = INPUT_A < 4294967295;
-    o.lt[3] = INPUT_A < 0x80000000;
-    o.lt[4] = INPUT_A < 020000000000;
-    o.lt[5] = INPUT_A < 2147483648u;
-    o.size[0] = sizeof(2147483647);
-    o.size[1] = sizeof(2147483648);
-    o.size[2] = sizeof(0x7fffffff);
-    o.size[3] = sizeof(0xffffffff);
-    o.size[4] = sizeof(0x100000000);
-    o.size[5] = sizeof(4294967295u);
-    o.size[6] = sizeof(1l);
-    o.size[7] = sizeof(0xffffffffffffffff);
-    o.wide[0] = 2147483648 * 2 + INPUT_A;
-    o.wide[1] = 0x80000000 * 2 + INPUT_B;
-    o.wide[2] = -9223372036854775807 - 1 < INPUT_A;
-    o.wide[3] = 0xffffffffffffffff > INPUT_B;
-    return o;
-}
-"#;
-    agree("integer_constants", src, &default());
-}
-
 /// `memset` over `float` and `double` leaves writes the bytes into their
 /// IEEE bits, as over integers; it was refused as "over pointers".
 #[test]
@@ -756,48 +721,4 @@ S mpc_main(int INPUT_A, int INPUT_B)
 }
 "#;
     agree("memset_floats", src, &default());
-}
-
-/// The limits `<stdint.h>`, `<limits.h>` and `<stdlib.h>` define, and
-/// `wchar_t`, as gcc's headers on x86-64 give them (values and types).
-#[test]
-fn standard_header_limits() {
-    let src = r#"
-#include <stdint.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <stddef.h>
-#include <string.h>
-typedef struct { long long m[12]; unsigned long long u[5]; int s[6]; } Out;
-Out mpc_main(long long INPUT_A, long long INPUT_B)
-{
-    Out o;
-    wchar_t w = (wchar_t)INPUT_B;
-    o.m[0] = (INTMAX_MAX == LLONG_MAX) + (INPUT_A & 0xffff);
-    o.m[1] = PTRDIFF_MAX == LONG_MAX;
-    o.m[2] = INTMAX_MIN + (INPUT_B & 7);
-    o.m[3] = INTPTR_MIN;
-    o.m[4] = INT_FAST16_MAX;
-    o.m[5] = INT_FAST32_MIN;
-    o.m[6] = INT_LEAST8_MIN + INT_LEAST16_MAX + INT_FAST8_MAX;
-    o.m[7] = INTMAX_C(5000000000) + SIG_ATOMIC_MAX + WCHAR_MIN;
-    o.m[8] = sizeof(INT_FAST16_MAX) + sizeof(INTPTR_MAX) + sizeof(wchar_t) + sizeof(INTMAX_C(1));
-    o.m[9] = MB_LEN_MAX + (long long)RAND_MAX + EXIT_SUCCESS + EXIT_FAILURE;
-    o.m[10] = w < WCHAR_MAX;
-    o.m[11] = INT_LEAST64_MIN < INPUT_A;
-    o.u[0] = UINTMAX_MAX - (unsigned long long)INPUT_A;
-    o.u[1] = UINTPTR_MAX;
-    o.u[2] = UINT_FAST32_MAX + UINT_LEAST32_MAX;
-    o.u[3] = UINTMAX_C(1) << 63;
-    o.u[4] = WINT_MAX + UINT_FAST8_MAX + UINT_LEAST8_MAX + UINT_LEAST16_MAX + UINT_LEAST64_MAX;
-    o.s[0] = sizeof(UINT_FAST16_MAX);
-    o.s[1] = sizeof(PTRDIFF_MIN);
-    o.s[2] = sizeof(SIG_ATOMIC_MIN);
-    o.s[3] = sizeof(WINT_MIN);
-    o.s[4] = sizeof(INT_FAST64_MIN);
-    o.s[5] = sizeof(INT_FAST8_MIN);
-    return o;
-}
-"#;
-    agree("header_limits", src, &default());
 }

@@ -8,7 +8,7 @@ use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, static_assertion_failed, DResult, Loc};
 use crate::lexer::Tok;
-use crate::types::{CType, StructDef};
+use crate::types::{CType, Scalar, StructDef};
 
 /// Declaration specifiers: the base type and storage facts.
 struct Specs {
@@ -272,8 +272,7 @@ impl Parser<'_> {
                 }
                 "enum" => {
                     self.pos += 1;
-                    self.enum_spec()?;
-                    ty = Some(CType::INT);
+                    ty = Some(self.enum_spec(wloc)?);
                     continue;
                 }
                 _ => {
@@ -387,35 +386,78 @@ impl Parser<'_> {
         Ok(CType::Struct(def))
     }
 
-    fn enum_spec(&mut self) -> DResult<()> {
-        if let Some(s) = self.peek().and_then(|t| t.ident()) {
-            if !is_keyword(s) {
+    /// An enumeration specifier; its type is what gcc gives it: `unsigned
+    /// int` without negative values, `int` with them, and the 64-bit type
+    /// of that signedness where values pass 32 bits. A constant that fits
+    /// `int` is an `int`; any other has the enumeration's type.
+    fn enum_spec(&mut self, loc: Loc) -> DResult<CType> {
+        let tag = match self.peek().and_then(|t| t.ident()) {
+            Some(s) if !is_keyword(s) => {
                 self.pos += 1;
+                Some(s.to_string())
             }
-        }
+            _ => None,
+        };
         if !self.eat("{") {
-            return Ok(());
+            let Some(tag) = tag else {
+                return err(loc, "expected an enum tag or '{'");
+            };
+            return Ok(self.enum_types.get(&tag).cloned().unwrap_or(CType::INT));
         }
-        let mut next = 0i64;
+        let int_range = i32::MIN as i128..=i32::MAX as i128;
+        let mut values: Vec<(String, i128)> = Vec::new();
+        let mut next = 0i128;
         while !self.eat("}") {
             let (name, _) = self.ident()?;
             if self.eat("=") {
                 let e = self.cond_expr()?;
                 match const_eval(&e) {
-                    Some(v) => next = v as i64,
+                    Some(v) => next = v,
                     None => return err(e.loc, "enum value is not a constant"),
                 }
             }
-            if let Some(s) = self.enums.last_mut() {
-                s.insert(name, next);
+            if !(i64::MIN as i128..=u64::MAX as i128).contains(&next) {
+                return err(loc, format!("enumerator '{name}' is out of range"));
             }
+            let ty = match next {
+                v if int_range.contains(&v) => Scalar::INT,
+                v if (0..=u32::MAX as i128).contains(&v) => Scalar::int(32, false),
+                v if v > i64::MAX as i128 => Scalar::int(64, false),
+                _ => Scalar::int(64, true),
+            };
+            if let Some(s) = self.enums.last_mut() {
+                s.insert(name.clone(), (next as i64, ty));
+            }
+            values.push((name, next));
             next += 1;
             if !self.eat(",") {
                 self.expect("}")?;
                 break;
             }
         }
-        Ok(())
+        let signed = values.iter().any(|(_, v)| *v < 0);
+        let wide = if signed {
+            values.iter().any(|(_, v)| !int_range.contains(v))
+        } else {
+            values.iter().any(|(_, v)| *v > u32::MAX as i128)
+        };
+        if signed && values.iter().any(|(_, v)| *v > i64::MAX as i128) {
+            return err(loc, "enumerator values do not fit one integer type");
+        }
+        let ty = Scalar::int(if wide { 64 } else { 32 }, signed);
+        for (name, v) in values.iter().filter(|(_, v)| !int_range.contains(v)) {
+            if let Some(s) = self.enums.last_mut() {
+                s.insert(name.clone(), (*v as i64, ty));
+            }
+        }
+        let ctype = CType::Int {
+            bits: ty.width,
+            signed,
+        };
+        if let Some(tag) = tag {
+            self.enum_types.insert(tag, ctype.clone());
+        }
+        Ok(ctype)
     }
 
     /// A declarator over `base`: returns the name (if any), the type and the

@@ -322,7 +322,7 @@ impl Parser<'_> {
                 });
             }
             Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
-                Some(v) => ExprKind::Int(v as u64 & 0xffff_ffff, Scalar::INT),
+                Some((v, ty)) => ExprKind::Int(v as u64 & ty.mask(), ty),
                 None => ExprKind::Ident(s.clone()),
             },
             Tok::Punct("(") => {

@@ -1,0 +1,134 @@
+//! C's constants and the types they take, each in a small program
+//! compared with gcc on random inputs: integer literals, enumerations and
+//! the limits the standard headers define.
+
+mod common;
+
+use common::agree_with_gcc;
+use twofold_compiler::{compile, CompileOptions};
+
+fn agree(name: &str, src: &str) {
+    let p = compile(src, &format!("{name}.c"), &CompileOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    agree_with_gcc(src, &[&p], 16, 7, name);
+}
+
+/// Integer constants take the first type of C's list that holds them: a
+/// decimal one without `u` is signed (int, then long), a hexadecimal,
+/// octal or binary one may be unsigned at each width. Decimal constants
+/// past INT_MAX were unsigned int (`x < 2147483648` false for -1).
+#[test]
+fn integer_constants_take_the_types_c_gives_them() {
+    let src = r#"
+typedef struct { int lt[6]; int size[8]; long long wide[4]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    o.lt[0] = INPUT_A < 2147483648;
+    o.lt[1] = -2147483648 < INPUT_B;
+    o.lt[2] = INPUT_A < 4294967295;
+    o.lt[3] = INPUT_A < 0x80000000;
+    o.lt[4] = INPUT_A < 020000000000;
+    o.lt[5] = INPUT_A < 2147483648u;
+    o.size[0] = sizeof(2147483647);
+    o.size[1] = sizeof(2147483648);
+    o.size[2] = sizeof(0x7fffffff);
+    o.size[3] = sizeof(0xffffffff);
+    o.size[4] = sizeof(0x100000000);
+    o.size[5] = sizeof(4294967295u);
+    o.size[6] = sizeof(1l);
+    o.size[7] = sizeof(0xffffffffffffffff);
+    o.wide[0] = 2147483648 * 2 + INPUT_A;
+    o.wide[1] = 0x80000000 * 2 + INPUT_B;
+    o.wide[2] = -9223372036854775807 - 1 < INPUT_A;
+    o.wide[3] = 0xffffffffffffffff > INPUT_B;
+    return o;
+}
+"#;
+    agree("integer_constants", src);
+}
+
+/// The limits `<stdint.h>`, `<limits.h>` and `<stdlib.h>` define, and
+/// `wchar_t`, as gcc's headers on x86-64 give them (values and types).
+#[test]
+fn standard_header_limits() {
+    let src = r#"
+#include <stdint.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+typedef struct { long long m[12]; unsigned long long u[5]; int s[6]; } Out;
+Out mpc_main(long long INPUT_A, long long INPUT_B)
+{
+    Out o;
+    wchar_t w = (wchar_t)INPUT_B;
+    o.m[0] = (INTMAX_MAX == LLONG_MAX) + (INPUT_A & 0xffff);
+    o.m[1] = PTRDIFF_MAX == LONG_MAX;
+    o.m[2] = INTMAX_MIN + (INPUT_B & 7);
+    o.m[3] = INTPTR_MIN;
+    o.m[4] = INT_FAST16_MAX;
+    o.m[5] = INT_FAST32_MIN;
+    o.m[6] = INT_LEAST8_MIN + INT_LEAST16_MAX + INT_FAST8_MAX;
+    o.m[7] = INTMAX_C(5000000000) + SIG_ATOMIC_MAX + WCHAR_MIN;
+    o.m[8] = sizeof(INT_FAST16_MAX) + sizeof(INTPTR_MAX) + sizeof(wchar_t) + sizeof(INTMAX_C(1));
+    o.m[9] = MB_LEN_MAX + (long long)RAND_MAX + EXIT_SUCCESS + EXIT_FAILURE;
+    o.m[10] = w < WCHAR_MAX;
+    o.m[11] = INT_LEAST64_MIN < INPUT_A;
+    o.u[0] = UINTMAX_MAX - (unsigned long long)INPUT_A;
+    o.u[1] = UINTPTR_MAX;
+    o.u[2] = UINT_FAST32_MAX + UINT_LEAST32_MAX;
+    o.u[3] = UINTMAX_C(1) << 63;
+    o.u[4] = WINT_MAX + UINT_FAST8_MAX + UINT_LEAST8_MAX + UINT_LEAST16_MAX + UINT_LEAST64_MAX;
+    o.s[0] = sizeof(UINT_FAST16_MAX);
+    o.s[1] = sizeof(PTRDIFF_MIN);
+    o.s[2] = sizeof(SIG_ATOMIC_MIN);
+    o.s[3] = sizeof(WINT_MIN);
+    o.s[4] = sizeof(INT_FAST64_MIN);
+    o.s[5] = sizeof(INT_FAST8_MIN);
+    return o;
+}
+"#;
+    agree("header_limits", src);
+}
+
+/// An enumeration takes gcc's type: `unsigned int` without negative
+/// values, `int` with them, 64 bits where its values need them; its
+/// constants are `int` where they fit. It was always a signed `int`.
+#[test]
+fn enumerations_take_the_types_gcc_gives_them() {
+    let src = r#"
+enum Colour { RED, GREEN, BLUE };
+enum Sign { MINUS = -1, PLUS = 1 };
+enum Big { LOW = 1, HIGH = 0xffffffff };
+enum Wide { NARROW = 3, WIDE = 1L << 40 };
+enum Mixed { NEG = -1, POS = 0x80000000 };
+typedef struct { int lt[6]; int size[7]; long long v[3]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    enum Colour c = INPUT_A;
+    enum Sign s = INPUT_B;
+    enum Wide w = INPUT_A;
+    enum Mixed m = INPUT_B;
+    o.lt[0] = c < 0;
+    o.lt[1] = s < 0;
+    o.lt[2] = RED - 1 < 0;
+    o.lt[3] = HIGH > 0;
+    o.lt[4] = w < 0;
+    o.lt[5] = m < 0;
+    o.size[0] = sizeof(enum Colour);
+    o.size[1] = sizeof(HIGH);
+    o.size[2] = sizeof(LOW);
+    o.size[3] = sizeof(enum Wide);
+    o.size[4] = sizeof(NARROW);
+    o.size[5] = sizeof(WIDE);
+    o.size[6] = sizeof(POS);
+    o.v[0] = c >> 1;
+    o.v[1] = (enum Big)INPUT_B / 3;
+    o.v[2] = WIDE + INPUT_A;
+    return o;
+}
+"#;
+    agree("enumerations", src);
+}
