@@ -1,7 +1,10 @@
 //! The syntax tree of the supported C subset.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crate::error::Loc;
-use crate::types::{CType, Scalar};
+use crate::types::{CType, Scalar, StructDef};
 
 /// A type as written: array sizes may be expressions evaluated when the
 /// declaration runs (a VLA whose size must turn out public).
@@ -259,6 +262,10 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// Global variables in order.
     pub globals: Vec<Decl>,
+    /// Struct definitions by tag, as at the end of the translation unit
+    /// (a pointer member to a struct defined later is followed through
+    /// them).
+    pub structs: HashMap<String, Arc<StructDef>>,
 }
 
 impl Expr {

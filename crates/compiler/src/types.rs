@@ -2,13 +2,22 @@
 
 use std::sync::Arc;
 
-/// A struct type: its tag (if any) and members in order.
+/// A struct type: its tag (if any) and members in order. A struct that is
+/// declared but not (yet) defined, `struct Node;`, is incomplete: it has no
+/// members (a definition needs at least one).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructDef {
     /// The struct tag, if it has one.
     pub name: Option<String>,
     /// Members: name and type, in declaration order.
     pub fields: Vec<(String, CType)>,
+}
+
+impl StructDef {
+    /// Whether the struct is defined (has members).
+    pub fn is_complete(&self) -> bool {
+        !self.fields.is_empty()
+    }
 }
 
 /// A C type of the supported subset.
@@ -163,6 +172,30 @@ impl CType {
         signed: true,
     };
 
+    /// The incomplete struct a value of this type would hold (itself, or
+    /// its element type), if any: such a type has no size.
+    pub fn incomplete(&self) -> Option<&CType> {
+        match self {
+            CType::Struct(s) if !s.is_complete() => Some(self),
+            CType::Array(e, _) => e.incomplete(),
+            _ => None,
+        }
+    }
+
+    /// This type with the incomplete structs in it (behind pointers and in
+    /// arrays) replaced by the definitions `definition` gives by tag;
+    /// `None` where nothing changes.
+    pub fn completed(&self, definition: &dyn Fn(&str) -> Option<Arc<StructDef>>) -> Option<CType> {
+        match self {
+            CType::Struct(s) if !s.is_complete() => {
+                definition(s.name.as_deref()?).map(CType::Struct)
+            }
+            CType::Array(e, n) => Some(CType::Array(Arc::new(e.completed(definition)?), *n)),
+            CType::Pointer(e) => Some(CType::Pointer(Arc::new(e.completed(definition)?))),
+            _ => None,
+        }
+    }
+
     /// Width in bits of a value of this type in a circuit (scalars packed in
     /// order, `_Bool` as one bit, no padding).
     pub fn width(&self) -> u32 {
@@ -241,6 +274,15 @@ impl CType {
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.align()).max().unwrap_or(1),
             t => t.size().max(1),
         }
+    }
+
+    /// The type and byte offset (C layout) of member `name` of a struct.
+    pub fn member_offset(&self, name: &str) -> Option<(CType, u64)> {
+        let CType::Struct(s) = self else {
+            return None;
+        };
+        let k = s.fields.iter().position(|(n, _)| n == name)?;
+        Some((s.fields[k].1.clone(), self.struct_layout().0[k]))
     }
 
     /// Member byte offsets and total size of a struct.

@@ -325,3 +325,36 @@ fn static_assertions_and_strings_that_do_not_fit() {
         "prog.c:3:16: error: a string literal cannot initialize an array of int",
     );
 }
+
+/// A struct that is declared but never defined has no size: a value of it
+/// is an error, a pointer to it is not; a definition needs a member.
+#[test]
+fn incomplete_structs() {
+    let main = |body: &str| {
+        format!("struct U;\nint mpc_main(int INPUT_A, int INPUT_B)\n{{\n    {body}\n}}\n")
+    };
+    check(
+        &main("struct U u; return 1;"),
+        "prog.c:4:14: error: 'struct U' is an incomplete type here (not defined)",
+    );
+    check(
+        &main("return sizeof(struct U[2]);"),
+        "prog.c:4:12: error: 'struct U' is an incomplete type here (not defined)",
+    );
+    check(
+        &main("struct U *p = 0; return sizeof(p->x);"),
+        "prog.c:4:37: error: 'struct U' is an incomplete type (not defined)",
+    );
+    check(
+        "struct W { struct W w; };\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n",
+        "prog.c:1:21: error: member 'w' has incomplete type 'struct W'",
+    );
+    check(
+        "struct E { };\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n",
+        "prog.c:1:1: error: a struct needs at least one member",
+    );
+    check(
+        "struct U;\nint f(struct U u) { return 1; }\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n",
+        "prog.c:2:7: error: 'struct U' is an incomplete type here (not defined)",
+    );
+}

@@ -11,11 +11,23 @@ impl<'p> Lower<'p> {
         init: Option<&Init>,
         loc: Loc,
     ) -> DResult<CType> {
+        let ty = self.resolve_any_type(t, init, loc)?;
+        match ty.incomplete() {
+            Some(s) => err(
+                loc,
+                format!("'{s}' is an incomplete type here (not defined)"),
+            ),
+            None => Ok(ty),
+        }
+    }
+
+    /// [`Self::resolve_type`], which may also be incomplete.
+    fn resolve_any_type(&mut self, t: &TypeExpr, init: Option<&Init>, loc: Loc) -> DResult<CType> {
         Ok(match t {
             TypeExpr::Known(c) => c.clone(),
-            TypeExpr::Pointer(e) => CType::Pointer(Arc::new(self.resolve_type(e, None, loc)?)),
+            TypeExpr::Pointer(e) => CType::Pointer(Arc::new(self.resolve_any_type(e, None, loc)?)),
             TypeExpr::Array(e, n) => {
-                let elem = self.resolve_type(e, None, loc)?;
+                let elem = self.resolve_any_type(e, None, loc)?;
                 let n = match n {
                     Some(n) => {
                         let v = match const_eval(n) {
@@ -308,15 +320,11 @@ impl<'p> Lower<'p> {
             Init::Expr(e) if aggregate => {
                 // A struct may be initialized from a struct value.
                 if let CType::Struct(_) = ty {
-                    if let ExprKind::Ident(_) | ExprKind::Call(..) | ExprKind::Member(..) = e.kind {
+                    if self.static_type(e).is_ok_and(|t| t == *ty) {
+                        *it += 1;
                         let v = self.eval(e)?;
-                        if let Val::Agg(t, _) = &v {
-                            if t == ty {
-                                *it += 1;
-                                self.store(obj, leaf, v);
-                                return Ok(());
-                            }
-                        }
+                        self.store(obj, leaf, v);
+                        return Ok(());
                     }
                 }
                 // Brace elision: the items fill the aggregate's members.

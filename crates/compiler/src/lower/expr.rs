@@ -397,10 +397,19 @@ impl<'p> Lower<'p> {
                 format!("member '{m}' of a non-struct value ({})", ty.name()),
             );
         };
+        if !s.is_complete() {
+            return err(
+                loc,
+                format!("'{}' is an incomplete type (not defined)", ty.name()),
+            );
+        }
         let mut off = 0;
         for (n, t) in &s.fields {
             if n == m {
-                return Ok((t.clone(), off));
+                // A pointer to a struct that was incomplete where the member
+                // was declared (`struct Node *next`) points to its definition.
+                let definition = |tag: &str| self.structs.get(tag).cloned();
+                return Ok((t.completed(&definition).unwrap_or_else(|| t.clone()), off));
             }
             off += t.leaves();
         }
@@ -420,6 +429,17 @@ impl<'p> Lower<'p> {
                 Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
             }
             (CType::Pointer(t), Some(Slot::Ptr(p))) => Val::Ptr((**t).clone(), p.clone()),
+            (CType::Array(..), _) => {
+                // An array decays to a pointer to its first element, here
+                // in a temporary object (`make(a).v[i]`).
+                let v = Val::Agg(ft.clone(), part);
+                let fill = |l: &mut Self, obj, _: &CType| {
+                    l.store(obj, 0, v);
+                    Ok(())
+                };
+                let p = self.unnamed_object(ft, loc, fill)?;
+                self.read(&p, loc)?
+            }
             _ => Val::Agg(ft, part),
         })
     }

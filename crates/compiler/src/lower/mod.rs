@@ -19,7 +19,7 @@ use crate::ast::*;
 use crate::error::{diag, err, exceeded, DResult, Exceeded, Loc};
 use crate::gates::{self, Bits};
 use crate::parser::const_eval;
-use crate::types::{CType, Scalar};
+use crate::types::{CType, Scalar, StructDef};
 use crate::value::{mux_word, Ptr, SecIdx, Slot, Val, Word};
 use crate::watch::Watch;
 use crate::CompileOptions;
@@ -113,6 +113,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
     crate::range::Tape::reset();
     let mut l = Lower {
         funcs: prog.functions.iter().map(|f| (f.name.clone(), f)).collect(),
+        structs: &prog.structs,
         b: Builder::new(),
         objs: Vec::new(),
         globals: HashMap::default(),
@@ -147,6 +148,8 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
 
 struct Lower<'p> {
     funcs: HashMap<String, &'p Function>,
+    /// Struct definitions by tag (see [`Program::structs`]).
+    structs: &'p std::collections::HashMap<String, Arc<StructDef>>,
     b: Builder,
     objs: Vec<Object>,
     globals: HashMap<String, Binding>,

@@ -161,9 +161,9 @@ impl<'p> Lower<'p> {
         })
     }
 
-    /// A new object of type `ty` (a string or compound literal) that
-    /// `fill` initializes, as a place.
-    fn unnamed_object(
+    /// A new object of type `ty` (a string or compound literal, an array
+    /// member of a struct value) that `fill` initializes, as a place.
+    pub(super) fn unnamed_object(
         &mut self,
         ty: CType,
         loc: Loc,

@@ -119,6 +119,16 @@ impl Parser<'_> {
                                 })
                             })
                             .collect::<DResult<Vec<_>>>()?;
+                        let typed =
+                            std::iter::once((&ret, nloc)).chain(params.iter().map(|p| (&p.1, p.2)));
+                        for (t, at) in typed {
+                            if let Some(t) = t.incomplete() {
+                                return err(
+                                    at,
+                                    format!("'{t}' is an incomplete type here (not defined)"),
+                                );
+                            }
+                        }
                         self.push_scope();
                         let body = self.block()?;
                         self.pop_scope();
@@ -143,6 +153,7 @@ impl Parser<'_> {
                 break;
             }
         }
+        prog.structs = self.structs.clone();
         Ok(prog)
     }
 
@@ -199,7 +210,7 @@ impl Parser<'_> {
     }
 
     /// A type with constant sizes (struct members, parameters, typedefs, casts).
-    fn known(&self, t: TypeExpr) -> DResult<CType> {
+    pub(super) fn known(&self, t: TypeExpr) -> DResult<CType> {
         Ok(match t {
             TypeExpr::Known(c) => c,
             TypeExpr::Pointer(e) => CType::Pointer(Arc::new(self.known(*e)?)),
@@ -345,10 +356,14 @@ impl Parser<'_> {
             let Some(tag) = tag else {
                 return err(loc, "expected a struct tag or '{'");
             };
-            return match self.structs.get(&tag) {
-                Some(s) => Ok(CType::Struct(s.clone())),
-                None => err(loc, format!("unknown or incomplete struct '{tag}'")),
-            };
+            // A struct not defined yet is incomplete until its definition.
+            let def = self.structs.entry(tag.clone()).or_insert_with(|| {
+                Arc::new(StructDef {
+                    name: Some(tag),
+                    fields: Vec::new(),
+                })
+            });
+            return Ok(CType::Struct(def.clone()));
         }
         let mut fields: Vec<(String, CType)> = Vec::new();
         while !self.eat("}") {
@@ -365,6 +380,9 @@ impl Parser<'_> {
                     return err(dloc, "struct member needs a name");
                 };
                 let t = self.known(ty)?;
+                if let Some(t) = t.incomplete() {
+                    return err(nloc, format!("member '{name}' has incomplete type '{t}'"));
+                }
                 if fields.iter().any(|(n, _)| *n == name) {
                     return err(nloc, format!("duplicate member '{name}'"));
                 }
@@ -376,14 +394,31 @@ impl Parser<'_> {
                 break;
             }
         }
+        if fields.is_empty() {
+            return err(loc, "a struct needs at least one member");
+        }
         let def = Arc::new(StructDef {
             name: tag.clone(),
             fields,
         });
         if let Some(tag) = tag {
-            self.structs.insert(tag, def.clone());
+            self.structs.insert(tag.clone(), def.clone());
+            self.complete_typedefs(&tag, &def);
         }
         Ok(CType::Struct(def))
+    }
+
+    /// Typedefs made while `struct tag` was incomplete (`typedef struct
+    /// Node Node;`) name its definition from now on.
+    fn complete_typedefs(&mut self, tag: &str, def: &Arc<StructDef>) {
+        let definition = |name: &str| (name == tag).then(|| def.clone());
+        for scope in &mut self.typedefs {
+            for t in scope.values_mut() {
+                if let Some(c) = t.completed(&definition) {
+                    *t = c;
+                }
+            }
+        }
     }
 
     /// An enumeration specifier; its type is what gcc gives it: `unsigned

@@ -3,9 +3,9 @@
 
 use super::{is_keyword, Parser};
 use crate::ast::*;
-use crate::error::{err, DResult};
+use crate::error::{err, DResult, Loc};
 use crate::lexer::{binary_precedence, Tok};
-use crate::types::Scalar;
+use crate::types::{CType, Scalar};
 
 impl Parser<'_> {
     pub(super) fn expr(&mut self) -> DResult<Expr> {
@@ -197,6 +197,10 @@ impl Parser<'_> {
                 loc,
             });
         }
+        if t.ident() == Some("__builtin_offsetof") {
+            self.pos += 1;
+            return self.offsetof(loc);
+        }
         if t.ident() == Some("sizeof") {
             self.pos += 1;
             if self.is("(") {
@@ -219,6 +223,51 @@ impl Parser<'_> {
             });
         }
         self.postfix()
+    }
+
+    /// `__builtin_offsetof(type, member)` (`offsetof` of `<stddef.h>`): the
+    /// byte offset, in C's layout, of a member designator like `a.b[2].c`.
+    fn offsetof(&mut self, loc: Loc) -> DResult<Expr> {
+        self.expect("(")?;
+        let written = self.type_name()?;
+        let mut ty = self.known(written)?;
+        self.expect(",")?;
+        let mut offset = 0i128;
+        let mut member = Some(self.ident()?);
+        loop {
+            if let Some((name, at)) = member.take() {
+                let Some((t, o)) = ty.member_offset(&name) else {
+                    return err(at, format!("'{ty}' has no member named '{name}'"));
+                };
+                offset += o as i128;
+                ty = t;
+            } else if self.eat(".") {
+                member = Some(self.ident()?);
+            } else if self.is("[") {
+                let at = self.loc();
+                self.pos += 1;
+                let k = self.expr()?;
+                self.expect("]")?;
+                let (CType::Array(elem, _), Some(k)) = (&ty, const_eval(&k)) else {
+                    return err(
+                        at,
+                        "offsetof: expected a constant index into an array member",
+                    );
+                };
+                offset += k * elem.size() as i128;
+                ty = (**elem).clone();
+            } else {
+                break;
+            }
+        }
+        self.expect(")")?;
+        if !(0..=i64::MAX as i128).contains(&offset) {
+            return err(loc, "offsetof: the offset is negative or too large");
+        }
+        Ok(Expr {
+            kind: ExprKind::Int(offset as u64, Scalar::int(64, false)),
+            loc,
+        })
     }
 
     fn postfix(&mut self) -> DResult<Expr> {
@@ -398,7 +447,7 @@ pub fn const_eval(e: &Expr) -> Option<i128> {
                 const_eval(b)?
             }
         }
-        ExprKind::SizeofType(TypeExpr::Known(t)) => t.size() as i128,
+        ExprKind::SizeofType(TypeExpr::Known(t)) if t.incomplete().is_none() => t.size() as i128,
         ExprKind::Cast(TypeExpr::Known(t), a) => {
             let v = const_eval(a)?;
             let s = t.scalar()?;

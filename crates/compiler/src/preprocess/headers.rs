@@ -118,6 +118,7 @@ typedef unsigned long size_t;
 typedef long ptrdiff_t;
 typedef int wchar_t;
 #define NULL ((void*)0)
+#define offsetof(type, member) __builtin_offsetof(type, member)
 #endif
 ";
 
