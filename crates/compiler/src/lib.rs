@@ -70,7 +70,12 @@
 //!   secret, or — once it was — if it runs on a secret path (the
 //!   condition may have become true there for good); a loop without a
 //!   condition (`for (;;)`, or a nonzero constant: `while (1)`) counts
-//!   the iterations after a break on a secret path. Recursion under a secret condition is cut off at
+//!   the iterations after a break on a secret path. A loop whose
+//!   condition is a conjunction bounding counters (`i < n && j < m`)
+//!   that every path going on steps towards their bounds, each a local
+//!   whose address is never taken, public at the start, runs at most as
+//!   many iterations as their distances allow (a merge: `n + m - 1`),
+//!   with no `--unwind` needed. Recursion under a secret condition is cut off at
 //!   `N` active calls of the same function likewise (default: an error past
 //!   1000 nested calls). Inside a branch on a secret condition, locations
 //!   merged on that condition (or on one it implies, or on its negation)

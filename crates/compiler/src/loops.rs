@@ -64,6 +64,7 @@ macro_rules! for_children {
 }
 
 pub mod counter;
+pub mod progress;
 pub mod public;
 pub mod reduce;
 pub mod whiles;

@@ -477,3 +477,104 @@ Out mpc_main(Arr INPUT_A, Arr INPUT_B)
     };
     agree("merge", merge, &opts);
 }
+
+/// Loops whose exit depends on secrets, but whose counters step towards
+/// their bounds on every path that goes on, run at most as many
+/// iterations as the counters' distances allow, without `--unwind`: a
+/// merge, a sorted-set intersection (`continue` and a step), a merge from
+/// the ends down, an early exit on a flag, offsets and `<=`. Each needed
+/// `--unwind` before.
+#[test]
+fn counters_stepping_to_their_bounds_end_secret_loops() {
+    let shapes = [
+        // Merge, then the tails.
+        "int i = 0, j = 0, k = 0;
+    while (i < N && j < N) {
+        if (a[i] <= b[j]) o.v[k++] = a[i++];
+        else o.v[k++] = b[j++];
+    }
+    while (i < N) o.v[k++] = a[i++];
+    while (j < N) o.v[k++] = b[j++];",
+        // Intersection: both step on equality, `continue`, a step.
+        "unsigned i = 0, j = 0; int k = 0;
+    for (; i < N && j < N; o.v[2 * N - 1] += 1) {
+        if (a[i] < b[j]) { i++; continue; }
+        if (a[i] > b[j]) { j += 1; continue; }
+        o.v[k++] = a[i];
+        i = i + 1;
+        j++;
+    }",
+        // From the ends down, with offsets and `>=`.
+        "int i = N - 1, j = N, k = 2 * N - 1;
+    while (i >= 0 && j - 1 >= 0) {
+        if (a[i] > b[j - 1]) o.v[k--] = a[i--];
+        else o.v[k--] = b[--j];
+    }",
+        // A flag ends it sooner; a path that breaks makes no progress.
+        "int i = 0, j = 0, found = 0, k = 0;
+    while (i + 1 <= N && j <= N - 1 && !found) {
+        if (a[i] + b[j] == 3) break;
+        if (a[i] == b[j]) { found = 1; o.v[0] = i++ * 16 + j; }
+        else if (a[i] < b[j]) i++;
+        else j++;
+        o.v[++k] = i - j;
+    }
+    o.v[1] += found;",
+    ];
+    for (n, shape) in shapes.iter().enumerate() {
+        let src = format!(
+            "#define N 8
+typedef struct {{ int v[N]; }} Arr;
+typedef struct {{ int v[2 * N]; }} Out;
+Out mpc_main(Arr INPUT_A, Arr INPUT_B)
+{{
+    Out o = {{{{0}}}};
+    int *a = INPUT_A.v, *b = INPUT_B.v;
+    for (int m = 1; m < N; m++) {{
+        a[m] = a[m - 1] + (a[m] & 3);
+        b[m] = b[m - 1] + (b[m] & 3);
+    }}
+    {shape}
+    return o;
+}}
+"
+        );
+        let name = format!("progress_{n}");
+        let p = compile(&src, &format!("{name}.c"), &default()).unwrap_or_else(|e| panic!("{e}"));
+        agree_with_gcc_on(&src, &[&p], &small_sets(5, 2), &name);
+        agree_with_gcc(&src, &[&p], 8, 3, &name);
+    }
+}
+
+/// A loop that may not step towards its bounds on some path (a counter
+/// stepped back, a path with no step, a counter reached through a
+/// pointer, a bound that changes) still needs `--unwind`.
+#[test]
+fn loops_without_progress_on_every_path_need_unwind() {
+    let shapes = [
+        "if (a[i] < b[j]) i++; else if (a[i] > b[j]) j++;",
+        "if (a[i] < b[j]) i++; else { j += 2; i--; }",
+        "int *p = &i; if (a[i] < b[j]) (*p)++; else j++;",
+        "if (a[i] < b[j]) i++; else { j++; n++; }",
+    ];
+    for shape in shapes {
+        let src = format!(
+            "typedef struct {{ int v[8]; }} Arr;
+int mpc_main(Arr INPUT_A, Arr INPUT_B)
+{{
+    int *a = INPUT_A.v, *b = INPUT_B.v;
+    int i = 0, j = 0, n = 8;
+    while (i < n && j < 8) {{
+        {shape}
+    }}
+    return i + j;
+}}
+"
+        );
+        let e = match compile(&src, "prog.c", &default()) {
+            Ok(_) => panic!("compiled without --unwind:\n{src}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("bound it with --unwind N"), "{e}\n{src}");
+    }
+}

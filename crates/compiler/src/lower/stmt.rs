@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::error::static_assertion_failed;
+use crate::loops::progress;
 
 impl<'p> Lower<'p> {
     // ----- statements -------------------------------------------------------
@@ -238,7 +239,15 @@ impl<'p> Lower<'p> {
         // A condition that is a nonzero constant (`while (1)`) is no
         // condition: the loop ends by its breaks, counted as `for (;;)`'s.
         let cond = cond.filter(|c| !matches!(const_eval(c), Some(v) if v != 0));
+        // The most iterations the counters' progress allows: no more run,
+        // and no --unwind is needed up to them.
+        let most = cond
+            .filter(|_| !do_while)
+            .and_then(|c| self.progress_bound(c, step, body));
         loop {
+            if most.is_some_and(|most| iters >= most) {
+                break;
+            }
             if !(do_while && iters == 0) {
                 if let Some(c) = cond {
                     let alive = self.alive();
@@ -302,7 +311,7 @@ impl<'p> Lower<'p> {
                     }
                     if secret {
                         secret_iters += 1;
-                        if secret_iters > limit {
+                        if secret_iters > limit && (most.is_none() || self.opts.unwind.is_some()) {
                             if self.opts.unwind.is_some() {
                                 break;
                             }
@@ -358,6 +367,62 @@ impl<'p> Lower<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The most iterations `while (cond)` (or a `for` loop with `step`)
+    /// can run, by the counters its condition bounds and the progress
+    /// every iteration makes (see [`progress`]): each counter a local
+    /// variable whose address the function never takes, public at the
+    /// start, its bound public and unchanged, and no value passing its
+    /// type's range (the comparisons then are the arithmetic ones).
+    fn progress_bound(&mut self, cond: &Expr, step: Option<&Expr>, body: &Stmt) -> Option<u64> {
+        let found = progress::analyze(cond, step, body)?;
+        let func = *self.funcs.get(&self.frame().func)?;
+        let mut distances = Vec::new();
+        for c in &found.counters {
+            let mut names = vec![c.var.to_string()];
+            crate::loops::idents_of(c.bound, &mut names);
+            let aliased = |n: &String| {
+                self.frame().names.get(n).is_none() || progress::takes_address(&func.body, n)
+            };
+            if names.iter().any(aliased) {
+                return None;
+            }
+            let var = Expr {
+                kind: ExprKind::Ident(c.var.to_string()),
+                loc: cond.loc,
+            };
+            let (xs, x) = self.public_int(&var)?;
+            let (bs, b) = self.public_int(c.bound)?;
+            // The last value of the counter for which its term holds, and
+            // the farthest one an iteration can move it to.
+            let inclusive = matches!(c.op, BinOp::Le | BinOp::Ge);
+            let (last, far) = if c.up() {
+                let last = b - c.offset - i128::from(!inclusive);
+                (last, last.max(x) + c.most)
+            } else {
+                let last = b - c.offset + i128::from(!inclusive);
+                (last, last.min(x) - c.most)
+            };
+            let (lo, hi) = (x.min(far), x.max(far));
+            let (tlo, thi) = xs.bounds();
+            let common = Scalar::common(Scalar::common(xs, Scalar::INT), bs);
+            let (clo, chi) = common.bounds();
+            let fits = |v: i128| (clo..=chi).contains(&v);
+            if lo < tlo || hi > thi || !fits(lo + c.offset) || !fits(hi + c.offset) || !fits(b) {
+                return None;
+            }
+            distances.push(if c.up() { last - x } else { x - last });
+        }
+        Some(found.most_iterations(&distances))
+    }
+
+    /// The public integer value of `e` (no side effects) and its type.
+    fn public_int(&mut self, e: &Expr) -> Option<(Scalar, i128)> {
+        match self.eval(e).ok()? {
+            Val::Int(s, Word::Const { v, .. }) if !s.float => Some((s, s.to_i128(v))),
+            _ => None,
+        }
     }
 
     pub(super) fn exec_switch(&mut self, e: &Expr, body: &Stmt) -> DResult<()> {
