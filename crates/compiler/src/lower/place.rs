@@ -206,6 +206,8 @@ impl<'p> Lower<'p> {
         })
     }
 
+    /// The `n` slots at leaf `base` of `obj`, moved by the secret index
+    /// terms `sec` (a multiplexer over every position they may give).
     pub(super) fn gather(
         &mut self,
         obj: usize,
@@ -214,17 +216,35 @@ impl<'p> Lower<'p> {
         n: usize,
         loc: Loc,
     ) -> DResult<Vec<Slot>> {
+        self.gather_at(obj, base, sec, n, loc, false)
+    }
+
+    /// [`Self::gather`]; `chosen`: the position is one a secret index
+    /// may give, read as a secret index out of bounds is (some slots of
+    /// the object) if it is outside the object (`p = a + (x & 1); p[1]`
+    /// with `a[8]` tries `p[1]` at `a[8]`, where `x & 1` would be 7).
+    fn gather_at(
+        &mut self,
+        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        n: usize,
+        loc: Loc,
+        chosen: bool,
+    ) -> DResult<Vec<Slot>> {
         let len = self.objs[obj].slots.len() as i64;
         let Some((s, rest)) = sec.split_first() else {
-            if base < 0 || base + n as i64 > len {
-                return err(loc, "access outside the object");
-            }
-            let base = base as usize;
+            let base = match base {
+                b if b >= 0 && b + n as i64 <= len => b,
+                b if chosen && n as i64 <= len => b.clamp(0, len - n as i64),
+                _ => return err(loc, "access outside the object"),
+            } as usize;
             return Ok((base..base + n).map(|leaf| self.slot(obj, leaf)).collect());
         };
         let mut layer = Vec::with_capacity(s.count);
         for k in 0..s.count {
-            layer.push(self.gather(obj, base + (k * s.stride) as i64, rest, n, loc)?);
+            let at = base + (k * s.stride) as i64;
+            layer.push(self.gather_at(obj, at, rest, n, loc, true)?);
         }
         let mut j = 0;
         while layer.len() > 1 {
@@ -265,6 +285,8 @@ impl<'p> Lower<'p> {
         self.scatter(p.obj, p.leaf, &p.sec, &slots, Bit::Const(true), loc)
     }
 
+    /// Writes `vals` at leaf `base` of `obj`, moved by the secret index
+    /// terms `sec`, where `en` holds.
     pub(super) fn scatter(
         &mut self,
         obj: usize,
@@ -274,9 +296,29 @@ impl<'p> Lower<'p> {
         en: Bit,
         loc: Loc,
     ) -> DResult<()> {
+        self.scatter_at(obj, base, sec, vals, en, loc, false)
+    }
+
+    /// [`Self::scatter`]; `chosen`: the position is one a secret index
+    /// may give, where nothing is written if it is outside the object
+    /// (see [`Self::gather_at`]).
+    #[allow(clippy::too_many_arguments)]
+    fn scatter_at(
+        &mut self,
+        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        vals: &[Slot],
+        en: Bit,
+        loc: Loc,
+        chosen: bool,
+    ) -> DResult<()> {
         let len = self.objs[obj].slots.len() as i64;
         let Some((s, rest)) = sec.split_first() else {
             if base < 0 || base + vals.len() as i64 > len {
+                if chosen {
+                    return Ok(());
+                }
                 return err(loc, "access outside the object");
             }
             for (i, v) in vals.iter().enumerate() {
@@ -313,7 +355,7 @@ impl<'p> Lower<'p> {
             if e == Bit::Const(false) {
                 continue;
             }
-            self.scatter(obj, base + (k * s.stride) as i64, rest, vals, e, loc)?;
+            self.scatter_at(obj, base + (k * s.stride) as i64, rest, vals, e, loc, true)?;
         }
         Ok(())
     }
