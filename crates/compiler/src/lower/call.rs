@@ -99,6 +99,7 @@ impl<'p> Lower<'p> {
         let r = self.exec(&f.body);
         self.frames.pop();
         r?;
+        self.merges.end_objects(ctl);
         match ret {
             None => Ok(Val::Void),
             Some((obj, t)) => {

@@ -7,7 +7,9 @@
 //! forgotten when it ends; the facts it added are logged, so forgetting
 //! costs what the probe added, not what the whole program has.
 
-use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use twofold_circuit::{Bit, Wire};
 
 use super::Lower;
@@ -38,9 +40,15 @@ enum Added {
 pub(super) struct Merges {
     /// Locations holding a merge, or a merge of merges: the merges, oldest
     /// first.
-    merged: HashMap<Key, Vec<Merge>>,
-    /// The locations of `merged` by selector.
+    /// (Ordered, so that a call's objects, the newest, are dropped at
+    /// once when it returns.)
+    merged: BTreeMap<Key, Vec<Merge>>,
+    /// The locations of `merged` by selector, each once.
     by_sel: HashMap<Bit, Vec<Key>>,
+    /// The pairs of `by_sel` (a location merged again on a selector, as a
+    /// loop's iterations do on a condition that stays the same, is listed
+    /// once: each branch on it goes through the list).
+    listed: HashSet<(Bit, Key)>,
     /// "Still running" conditions and the earlier ones each implies.
     implied: HashMap<Bit, Vec<Bit>>,
     /// Facts added while probes ran, oldest first.
@@ -61,7 +69,9 @@ impl Merges {
             merges.remove(0);
         }
         merges.push(merge);
-        self.by_sel.entry(sel).or_default().push(k);
+        if self.listed.insert((sel, k)) {
+            self.by_sel.entry(sel).or_default().push(k);
+        }
         if logged {
             self.log.push(Added::Merge(k, sel));
         }
@@ -108,6 +118,30 @@ impl Merges {
         Some(if value { t.clone() } else { e.clone() })
     }
 
+    /// Forgets the merges of objects from `first` on (a call's, as it
+    /// returns: nothing reads its locals again). Without this, every call
+    /// of a recursion under secret conditions added locations to the
+    /// selectors its calls share (`x >> d & 1` at depth `d`), and each
+    /// branch on one went through all of them.
+    pub(super) fn end_objects(&mut self, first: usize) {
+        let ended = self.merged.split_off(&(first, 0));
+        let sels: HashSet<Bit> = ended.values().flatten().map(|m| m.0).collect();
+        for sel in sels {
+            self.unlist(sel, |k| k.0 < first);
+        }
+    }
+
+    /// Keeps in `by_sel` only the locations of `sel` that `keep` says.
+    fn unlist(&mut self, sel: Bit, keep: impl Fn(&Key) -> bool) {
+        let Some(keys) = self.by_sel.get_mut(&sel) else {
+            return;
+        };
+        keys.retain(|k| keep(k) || !self.listed.remove(&(sel, *k)));
+        if keys.is_empty() {
+            self.by_sel.remove(&sel);
+        }
+    }
+
     /// Starts lowering a loop.
     pub(super) fn open_loop(&mut self) {
         self.open_loops += 1;
@@ -150,9 +184,9 @@ impl Merges {
                         }
                     }
                     if inner(&sel) {
-                        self.by_sel.remove(&sel);
-                    } else if let Some(keys) = self.by_sel.get_mut(&sel) {
-                        keys.retain(|k| k.0 < outer_objs);
+                        self.unlist(sel, |_| false);
+                    } else {
+                        self.unlist(sel, |k| k.0 < outer_objs);
                     }
                     if self.merged.contains_key(&k) || self.by_sel.contains_key(&sel) {
                         self.log.push(a);
