@@ -358,3 +358,12 @@ fn incomplete_structs() {
         "prog.c:2:7: error: 'struct U' is an incomplete type here (not defined)",
     );
 }
+
+/// GNU `c ?: b` evaluates `c` once; with side effects in `c` it is refused.
+#[test]
+fn gnu_conditional_with_side_effects() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A++ ?: INPUT_B;\n}\n",
+        "prog.c:3:22: error: 'c ?: b' with side effects in 'c' is not supported",
+    );
+}

@@ -754,3 +754,24 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 "#;
     agree("secret_offsets", src, &default());
 }
+
+/// `i[a]` is `a[i]`, and GNU `c ?: b` is `c ? c : b` with `c` evaluated
+/// once (both were errors).
+#[test]
+fn reversed_subscripts_and_gnu_conditionals() {
+    let src = r#"
+typedef struct { int s[4]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    int a[4] = { INPUT_A, INPUT_B, 3, 4 };
+    int k = 2;
+    o.s[0] = 1[a] + k[a] * (INPUT_A & 3)[a];
+    o.s[1] = INPUT_A ?: INPUT_B;
+    o.s[2] = (INPUT_A & 1) ?: a[3] ?: 7;
+    o.s[3] = (unsigned char)INPUT_B ?: -1;
+    return o;
+}
+"#;
+    agree("gnu_forms", src, &default());
+}

@@ -37,6 +37,15 @@ impl<'p> Lower<'p> {
                 self.unnamed_object(ty, e.loc, |l, obj, ty| l.initialize(obj, 0, ty, init))
             }
             ExprKind::Index(a, i) => {
+                // `i[a]` is `a[i]`.
+                let integer = |l: &mut Self, e: &Expr| {
+                    (l.static_type(e)).is_ok_and(|t| matches!(t, CType::Int { .. } | CType::Bool))
+                };
+                let (a, i) = if integer(self, a) && !integer(self, i) {
+                    (i, a)
+                } else {
+                    (a, i)
+                };
                 let iv = self.eval(i)?;
                 let Val::Int(is, iw) = iv else {
                     return err(i.loc, "array index is not an integer");

@@ -69,7 +69,15 @@ impl Parser<'_> {
         }
         let loc = self.loc();
         self.pos += 1;
-        let a = self.expr()?;
+        // GNU `c ?: b`: `c ? c : b`, `c` evaluated once.
+        let a = if self.is(":") {
+            if c.has_side_effects() {
+                return err(loc, "'c ?: b' with side effects in 'c' is not supported");
+            }
+            c.clone()
+        } else {
+            self.expr()?
+        };
         self.expect(":")?;
         let b = self.cond_expr()?;
         Ok(Expr {
