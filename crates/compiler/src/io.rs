@@ -46,6 +46,8 @@ enum Node {
     /// A floating value's text (a number with a point or an exponent,
     /// `inf`, `nan`), with its sign.
     Real(String, usize),
+    /// A string literal's bytes (for an array of characters).
+    Str(Vec<u8>, usize),
     List(Vec<(Option<Des>, Node)>, usize),
 }
 
@@ -148,7 +150,32 @@ impl P<'_> {
             self.depth -= 1;
             return Ok(Node::List(items, start));
         }
+        if self.eat(b'"') {
+            return self.string(start);
+        }
         self.number()
+    }
+
+    /// The rest of a string literal, after its opening quote.
+    fn string(&mut self, start: usize) -> Result<Node, CompileError> {
+        let mut bytes = Vec::new();
+        loop {
+            match self.s.get(self.i) {
+                None => return Err(verr(start, "unterminated string")),
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    let e = self.s.get(self.i + 1).copied();
+                    bytes.push(escaped(e).ok_or_else(|| verr(self.i, "unsupported escape"))?);
+                    self.i += 2;
+                }
+                Some(&c) => {
+                    bytes.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+        self.i += 1;
+        Ok(Node::Str(bytes, start))
     }
 
     fn number(&mut self) -> Result<Node, CompileError> {
@@ -167,20 +194,10 @@ impl P<'_> {
                 .get(self.i + 1)
                 .ok_or_else(|| verr(self.i, "bad character constant"))?;
             let (v, n) = if c == b'\\' {
-                let e = *self
-                    .s
-                    .get(self.i + 2)
-                    .ok_or_else(|| verr(self.i, "bad escape"))?;
-                let v = match e {
-                    b'n' => 10,
-                    b't' => 9,
-                    b'r' => 13,
-                    b'0' => 0,
-                    b'\\' => 92,
-                    b'\'' => 39,
-                    _ => return Err(verr(self.i, "unsupported escape in a character constant")),
-                };
-                (v, 3)
+                let e = self.s.get(self.i + 2).copied();
+                let v = escaped(e)
+                    .ok_or_else(|| verr(self.i, "unsupported escape in a character constant"))?;
+                (i128::from(v), 3)
             } else {
                 (c as i128, 2)
             };
@@ -234,6 +251,20 @@ impl P<'_> {
                     _ => false,
                 }
     }
+}
+
+/// The character a one-letter escape (`\\n`, `\\0`, ...) stands for.
+fn escaped(e: Option<u8>) -> Option<u8> {
+    Some(match e? {
+        b'n' => b'\n',
+        b't' => b'\t',
+        b'r' => b'\r',
+        b'0' => 0,
+        b'\\' => b'\\',
+        b'\'' => b'\'',
+        b'"' => b'"',
+        _ => return None,
+    })
 }
 
 /// Whether a number's text (in lower case) is a floating value.
@@ -352,7 +383,41 @@ fn fmt_c(v: &CValue) -> String {
 }
 
 fn fill(ty: &CType, node: &Node, out: &mut [bool]) -> Result<(), CompileError> {
+    let chars =
+        |t: &CType| matches!(t, CType::Array(e, _) if matches!(**e, CType::Int { bits: 8, .. }));
     match (ty, node) {
+        // A string, braced or not, for an array of characters (its
+        // terminating zero where there is room, as C's initializers).
+        (CType::Array(e, n), Node::Str(bytes, pos)) if chars(ty) => {
+            if bytes.len() > *n as usize {
+                return Err(verr(
+                    *pos,
+                    format!("the string is longer than {}", ty.name()),
+                ));
+            }
+            let s = e.scalar().unwrap_or(Scalar::int(8, false));
+            for (k, &b) in bytes.iter().enumerate() {
+                let v = if s.signed {
+                    i128::from(b as i8)
+                } else {
+                    i128::from(b)
+                };
+                scalar_bits(s, v, *pos, &mut out[8 * k..8 * k + 8])?;
+            }
+            Ok(())
+        }
+        (t, Node::Str(_, pos)) => Err(verr(
+            *pos,
+            format!(
+                "a string is a value for an array of characters, not {}",
+                t.name()
+            ),
+        )),
+        (CType::Array(..), Node::List(items, _))
+            if chars(ty) && matches!(items.as_slice(), [(None, Node::Str(..))]) =>
+        {
+            fill(ty, &items[0].1, out)
+        }
         (CType::Array(..) | CType::Struct(_), Node::List(items, _)) => {
             let mut it = 0;
             fill_list(ty, items, &mut it, out, true)?;
@@ -401,7 +466,7 @@ fn real_bits(text: &str, width: u32, pos: usize, out: &mut [bool]) -> Result<(),
 
 fn node_pos(n: &Node) -> usize {
     match n {
-        Node::Num(_, p) | Node::Real(_, p) | Node::List(_, p) => *p,
+        Node::Num(_, p) | Node::Real(_, p) | Node::Str(_, p) | Node::List(_, p) => *p,
     }
 }
 

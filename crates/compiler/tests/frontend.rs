@@ -94,3 +94,37 @@ fn array_types_in_messages() {
     let e = ty.parse_value("5").expect_err("a scalar for an array");
     assert_eq!(e.message, "expected '{' for a value of type int[2][3]");
 }
+
+/// A string literal is a value for an array of characters, braced or not,
+/// with C's escapes; its terminating zero goes where there is room.
+#[test]
+fn string_values_for_character_arrays() {
+    let p = compiled(
+        "typedef struct { char name[4]; unsigned char tag[2]; int n; } T;\nint mpc_main(T INPUT_A, int INPUT_B) { return INPUT_A.name[1] + INPUT_B; }\n",
+    );
+    let (_, ty) = &p.inputs[0];
+    let value = |text: &str| ty.parse_value(text).map(|bits| ty.format_value(&bits));
+    assert_eq!(
+        value("{\"ab\", \"\\n\", 7}").unwrap(),
+        "{{97, 98, 0, 0}, {10, 0}, 7}"
+    );
+    assert_eq!(
+        value("{{\"abcd\"}, {\"\\\"\\0\"}, -1}").unwrap(),
+        "{{97, 98, 99, 100}, {34, 0}, -1}"
+    );
+    let long = value("{\"abcde\"}").expect_err("too long");
+    assert_eq!(long.message, "the string is longer than char[4]");
+    let int = value("{\"ab\", \"c\", \"d\"}").expect_err("not characters");
+    assert_eq!(
+        int.message,
+        "a string is a value for an array of characters, not int"
+    );
+    assert_eq!(
+        value("{\"a\\q\"}").expect_err("escape").message,
+        "unsupported escape"
+    );
+    assert_eq!(
+        value("{\"ab").expect_err("unterminated").message,
+        "unterminated string"
+    );
+}

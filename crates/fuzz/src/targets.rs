@@ -468,7 +468,7 @@ fn mixed_agrees(text: &str, name: &str, boolean: &Program) {
 /// array and a `_Bool`.
 const VALUE_PROGRAM: &str = "
 typedef struct { short g[3]; _Bool f; } Inner;
-typedef struct { int a[2]; char b; Inner s[2]; } In;
+typedef struct { int a[2]; char b; Inner s[2]; char t[4]; } In;
 typedef struct { unsigned long long m[2][2]; } Matrix;
 int mpc_main(In INPUT_A, Matrix INPUT_B) {
     return INPUT_A.a[1] + INPUT_A.s[1].g[2] + (int)INPUT_B.m[1][0];
