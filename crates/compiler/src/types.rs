@@ -18,6 +18,24 @@ impl StructDef {
     pub fn is_complete(&self) -> bool {
         !self.fields.is_empty()
     }
+
+    /// Member `name`, or a member of an anonymous struct member (named
+    /// `""`; C11): its type and its offset in leaves.
+    pub fn member(&self, name: &str) -> Option<(&CType, usize)> {
+        let mut leaves = 0;
+        for (n, t) in &self.fields {
+            if n == name {
+                return Some((t, leaves));
+            }
+            if let (true, CType::Struct(inner)) = (n.is_empty(), t) {
+                if let Some((t, l)) = inner.member(name) {
+                    return Some((t, leaves + l));
+                }
+            }
+            leaves += t.leaves();
+        }
+        None
+    }
 }
 
 /// A C type of the supported subset.
@@ -281,8 +299,18 @@ impl CType {
         let CType::Struct(s) = self else {
             return None;
         };
-        let k = s.fields.iter().position(|(n, _)| n == name)?;
-        Some((s.fields[k].1.clone(), self.struct_layout().0[k]))
+        let offsets = self.struct_layout().0;
+        for ((n, t), at) in s.fields.iter().zip(offsets) {
+            if n == name {
+                return Some((t.clone(), at));
+            }
+            if n.is_empty() {
+                if let Some((t, inner)) = t.member_offset(name) {
+                    return Some((t, at + inner));
+                }
+            }
+        }
+        None
     }
 
     /// Member byte offsets and total size of a struct.

@@ -106,3 +106,39 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 "#;
     agree("returned_struct_arrays", src);
 }
+
+/// C11 anonymous struct members: their members are the outer struct's,
+/// in reads, writes, pointers, `offsetof` and layout (an anonymous member
+/// keeps its own alignment). A tagged struct declared inside another
+/// declares the tag only. It was "expected an identifier".
+#[test]
+fn anonymous_struct_members() {
+    let src = r#"
+#include <stddef.h>
+typedef struct {
+    char c;
+    struct { char d; long e; };
+    struct Tag { int unused; };
+    struct { int lo, hi; struct { short x; }; };
+    int mid;
+} Range;
+typedef struct { long v[6]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    Range r = { 1, { 2, INPUT_A }, { INPUT_B, 4, { 5 } }, 6 };
+    Range *p = &r;
+    p->hi += r.lo;
+    r.x = (short)(INPUT_A * 3);
+    struct Tag t = { INPUT_B };
+    o.v[0] = r.c + r.d + r.e + r.lo + r.hi + r.x + r.mid + t.unused;
+    o.v[1] = sizeof(Range);
+    o.v[2] = offsetof(Range, e) + 100 * offsetof(Range, x);
+    o.v[3] = offsetof(Range, mid);
+    o.v[4] = (INPUT_A > INPUT_B ? r : *p).hi;
+    o.v[5] = p->x * p->e;
+    return o;
+}
+"#;
+    agree("anonymous_members", src);
+}

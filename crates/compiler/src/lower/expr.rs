@@ -403,17 +403,13 @@ impl<'p> Lower<'p> {
                 format!("'{}' is an incomplete type (not defined)", ty.name()),
             );
         }
-        let mut off = 0;
-        for (n, t) in &s.fields {
-            if n == m {
-                // A pointer to a struct that was incomplete where the member
-                // was declared (`struct Node *next`) points to its definition.
-                let definition = |tag: &str| self.structs.get(tag).cloned();
-                return Ok((t.completed(&definition).unwrap_or_else(|| t.clone()), off));
-            }
-            off += t.leaves();
-        }
-        err(loc, format!("{} has no member named '{m}'", ty.name()))
+        let Some((t, off)) = s.member(m) else {
+            return err(loc, format!("{} has no member named '{m}'", ty.name()));
+        };
+        // A pointer to a struct that was incomplete where the member was
+        // declared (`struct Node *next`) points to its definition.
+        let definition = |tag: &str| self.structs.get(tag).cloned();
+        Ok((t.completed(&definition).unwrap_or_else(|| t.clone()), off))
     }
 
     /// Member `m` of a struct value (one that is not an lvalue).

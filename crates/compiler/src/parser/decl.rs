@@ -371,6 +371,18 @@ impl Parser<'_> {
                 return err(loc, "unterminated struct");
             }
             let specs = self.specs()?;
+            if self.eat(";") {
+                // C11: a struct without a tag and without a name is an
+                // anonymous member, whose members are the outer struct's.
+                match &specs.ty {
+                    CType::Struct(inner) if inner.name.is_none() => {
+                        fields.push((String::new(), specs.ty.clone()));
+                    }
+                    CType::Struct(_) => {} // Declares a tag only.
+                    _ => return err(specs.loc, "struct member needs a name"),
+                }
+                continue;
+            }
             loop {
                 let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
                 if self.is(":") {

@@ -471,7 +471,7 @@ fn path_type(t: Option<CType>, steps: &[Step]) -> Option<CType> {
     let mut t = t?;
     for s in steps {
         t = match (s, t) {
-            (Step::Field(m), CType::Struct(d)) => d.fields.iter().find(|(n, _)| n == m)?.1.clone(),
+            (Step::Field(m), CType::Struct(d)) => d.member(m)?.0.clone(),
             (Step::Const(_) | Step::Own, CType::Array(e, _)) => std::sync::Arc::unwrap_or_clone(e),
             _ => return None,
         };
