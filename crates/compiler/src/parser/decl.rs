@@ -344,14 +344,18 @@ impl Parser<'_> {
         })
     }
 
+    /// The tag after `struct` or `enum`, if there is one.
+    fn tag(&mut self) -> Option<String> {
+        let tag = self
+            .peek()
+            .and_then(|t| t.ident())
+            .filter(|s| !is_keyword(s))?;
+        self.pos += 1;
+        Some(tag.to_string())
+    }
+
     fn struct_spec(&mut self, loc: Loc) -> DResult<CType> {
-        let tag = match self.peek().and_then(|t| t.ident()) {
-            Some(s) if !is_keyword(s) => {
-                self.pos += 1;
-                Some(s.to_string())
-            }
-            _ => None,
-        };
+        let tag = self.tag();
         if !self.eat("{") {
             let Some(tag) = tag else {
                 return err(loc, "expected a struct tag or '{'");
@@ -438,13 +442,7 @@ impl Parser<'_> {
     /// of that signedness where values pass 32 bits. A constant that fits
     /// `int` is an `int`; any other has the enumeration's type.
     fn enum_spec(&mut self, loc: Loc) -> DResult<CType> {
-        let tag = match self.peek().and_then(|t| t.ident()) {
-            Some(s) if !is_keyword(s) => {
-                self.pos += 1;
-                Some(s.to_string())
-            }
-            _ => None,
-        };
+        let tag = self.tag();
         if !self.eat("{") {
             let Some(tag) = tag else {
                 return err(loc, "expected an enum tag or '{'");
