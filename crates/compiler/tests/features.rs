@@ -723,38 +723,6 @@ S mpc_main(int INPUT_A, int INPUT_B)
     agree("memset_floats", src, &default());
 }
 
-/// A pointer moved by a secret offset, then read and written a constant
-/// further on (`p = a + (x & 1); p[1]`): the positions tried for offsets
-/// the index cannot take, past the array, are no error (they were
-/// "access outside the object").
-#[test]
-fn pointers_at_secret_offsets_read_further_on() {
-    let src = r#"
-typedef struct { int s[5]; } Out;
-Out mpc_main(int INPUT_A, int INPUT_B)
-{
-    Out o;
-    int a[8] = { 1, 2, 3, INPUT_B, 5, 6, 7, 8 };
-    int m[3][4] = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 10, 11, INPUT_A } };
-    int *p = a + (INPUT_A & 1);
-    int k = INPUT_B & 3;
-    int *q = &a[k];
-    if (k < 3)
-        q[1] += INPUT_A;
-    int *r = &m[INPUT_A & 1][INPUT_B & 3];
-    r[4] = -r[4];
-    o.s[0] = p[1] + *(p + 2);
-    o.s[1] = a[0] + 10 * a[1] + 100 * a[2] + 1000 * a[3];
-    o.s[2] = m[1][0] + m[1][1] + m[1][2] + m[1][3] + m[2][0] + m[2][1] + m[2][2] + m[2][3];
-    p += 3;
-    o.s[3] = p[-1] * p[3];
-    o.s[4] = r[0] + r[1];
-    return o;
-}
-"#;
-    agree("secret_offsets", src, &default());
-}
-
 /// `i[a]` is `a[i]`, and GNU `c ?: b` is `c ? c : b` with `c` evaluated
 /// once (both were errors).
 #[test]

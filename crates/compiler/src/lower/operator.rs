@@ -13,6 +13,9 @@ impl Lower<'_> {
                     return err(loc, "function pointers are not supported");
                 }
             }
+            if let Some(v) = self.one_past_the_end(a, loc)? {
+                return Ok(v);
+            }
             let p = self.place(a)?;
             return Ok(Val::Ptr(
                 p.ty.clone(),
@@ -136,6 +139,7 @@ impl Lower<'_> {
         }
         let stride = t.leaves().max(1);
         let len = self.objs[p.obj].slots.len() as i64;
+        let leaves = t.leaves() as i64;
         match off.as_const() {
             Some(v) => {
                 let k = v as i64;
@@ -143,18 +147,24 @@ impl Lower<'_> {
                     .checked_mul(stride as i64)
                     .and_then(|o| o.checked_add(p.leaf))
                     .unwrap_or(-1);
-                if nl < 0 || nl > len {
+                if (0..=len).contains(&nl) {
+                    p.leaf = nl;
+                } else if p.sec.is_empty() {
                     return err(loc, "pointer arithmetic leaves the object it points into");
+                } else {
+                    // The public part leaves the object, the secret part
+                    // may bring it back (`q = a + 4 + (x & 3); q -= 5`).
+                    return self.ptr_moved(t, p, off, loc);
                 }
-                p.leaf = nl;
             }
             None => {
-                let extra: i64 = p
-                    .sec
-                    .iter()
-                    .map(|s| ((s.count - 1) * s.stride) as i64)
-                    .sum();
-                let remaining = len - p.leaf - extra - t.leaves() as i64;
+                let bits = off.bits(&mut self.b);
+                // A second secret offset, or one that may be negative, is
+                // added to the position the pointer has.
+                if !p.sec.is_empty() || bits.last() != Some(&Bit::Const(false)) {
+                    return self.ptr_moved(t, p, off, loc);
+                }
+                let remaining = len - p.leaf - leaves;
                 if remaining < 0 {
                     return err(loc, "pointer arithmetic leaves the object it points into");
                 }
@@ -163,13 +173,79 @@ impl Lower<'_> {
                 // where the pointer points: it must not move in a kept loop.
                 self.note_fact(&[p.obj as i128, p.leaf as i128, count as i128]);
                 p.sec.push(SecIdx {
-                    idx: Rc::new(off.bits(&mut self.b)),
+                    idx: Rc::new(bits),
                     stride,
                     count,
                 });
             }
         }
         Ok(Val::Ptr(t, p))
+    }
+
+    /// `p + off` (elements of `t`) as one secret index over the whole
+    /// object: the position `p` has (its secret terms summed) plus `off`,
+    /// in steps of an element where every term moves by whole elements.
+    /// A position outside the object selects some element of it, as a
+    /// secret index out of bounds does.
+    fn ptr_moved(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
+        let stride = t.leaves().max(1);
+        let len = self.objs[p.obj].slots.len() as i64;
+        let step = if p.sec.iter().all(|s| s.stride % stride == 0) {
+            stride
+        } else {
+            1
+        };
+        let base = p.leaf.rem_euclid(step as i64);
+        let count = (len - base - t.leaves() as i64).div_euclid(step as i64) + 1;
+        if count < 1 {
+            return err(loc, "pointer arithmetic leaves the object it points into");
+        }
+        let i64 = Scalar::int(64, true);
+        let at = Val::Int(i64, self.distance(&p, base, step as u64, loc)?);
+        let scale = Self::int((stride / step) as i128, i64);
+        let moved = self.binop(BinOp::Mul, Val::Int(i64, off), scale, loc)?;
+        let Val::Int(_, at) = self.binop(BinOp::Add, at, moved, loc)? else {
+            return err(loc, "a pointer's position is not an integer");
+        };
+        // The position, and so the gates, depend on where the pointer
+        // points: it must not move in a kept loop.
+        self.note_fact(&[p.obj as i128, i128::from(p.leaf), count as i128]);
+        p.leaf = base;
+        p.sec = vec![SecIdx {
+            idx: Rc::new(at.bits(&mut self.b)),
+            stride: step,
+            count: count as usize,
+        }];
+        Ok(Val::Ptr(t, p))
+    }
+
+    /// `&b[i]` as `b + i` (which it is), where that points one past the
+    /// end, which a place cannot: `&a[n]` for an array of `n`, or past
+    /// the object a pointer `b` points into. `None` for any other `&e`.
+    fn one_past_the_end(&mut self, e: &Expr, loc: Loc) -> DResult<Option<Val>> {
+        let ExprKind::Index(b, i) = &e.kind else {
+            return Ok(None);
+        };
+        let Some(k) = const_eval(i) else {
+            return Ok(None);
+        };
+        let past = match self.static_type(b) {
+            Ok(CType::Array(_, n)) => k == i128::from(n),
+            Ok(CType::Pointer(_)) => true,
+            _ => false,
+        };
+        if !past || b.has_side_effects() {
+            return Ok(None);
+        }
+        if let Some(rec) = self.recording.as_mut() {
+            rec.subscript(i, None);
+        }
+        let base = self.eval(b)?;
+        let k = self.eval(i)?;
+        if !matches!(base, Val::Ptr(..)) {
+            return Ok(None);
+        }
+        self.binop(BinOp::Add, base, k, loc).map(Some)
     }
 
     /// `p op q` for pointers to `t` into one object, one at least at a
