@@ -169,6 +169,11 @@ pub struct CompileOptions {
     /// in the clear ([`mixed::LocalInput`]). Off for three computing
     /// parties, who hold every input as shares.
     pub local_values: bool,
+    /// A mixed compilation: the sums of products of secret words, by
+    /// their numbers ([`mixed::MixedCompiled::converted_sums`] names them), that
+    /// get their Boolean circuit instead of running arithmetically.
+    /// Sorted.
+    pub boolean_sums: Option<std::sync::Arc<[u32]>>,
 }
 
 /// Bounds on the work of a compilation, so that any source — however
@@ -243,6 +248,7 @@ impl Default for CompileOptions {
             limits: Limits::default(),
             watch: None,
             local_values: false,
+            boolean_sums: None,
         }
     }
 }
@@ -423,11 +429,11 @@ fn compile_mixed_inner(
         regions: false,
         ..opts.clone()
     };
-    mixed::notes::start(true, opts.watch.clone());
+    mixed::notes::start(true, opts.watch.clone(), opts.boolean_sums.clone());
     let lowered = lowered(source, file_name, &flat);
-    let (_, notes) = mixed::notes::finish();
+    let (_, notes, boolean_sums) = mixed::notes::finish();
     let (lowered, _) = lowered?;
-    mixed::partitioned(lowered, &notes, opts.local_values)
+    mixed::partitioned(lowered, &notes, opts.local_values, boolean_sums)
         .map_err(|e| program_error(file_name, format!("cannot partition the program: {e}")))
 }
 
@@ -436,9 +442,9 @@ fn compile_inner(
     file_name: &str,
     opts: &CompileOptions,
 ) -> Result<CompiledProgram, CompileError> {
-    mixed::notes::start(false, opts.watch.clone());
+    mixed::notes::start(false, opts.watch.clone(), None);
     let lowered = lowered(source, file_name, opts);
-    let (secret_products, _) = mixed::notes::finish();
+    let (secret_products, ..) = mixed::notes::finish();
     let (lowered, files) = lowered?;
     let program = lowered
         .builder

@@ -3,6 +3,7 @@
 //! inputs, and the sums it makes arithmetic.
 
 use rand::{Rng, SeedableRng};
+use twofold_circuit::Step;
 use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::{compile, compile_mixed, CompileOptions, CompiledProgram};
 
@@ -248,4 +249,48 @@ fn to_arith_steps(m: &MixedCompiled) -> usize {
     steps
         .filter(|s| matches!(s, twofold_circuit::Step::ToArith(_)))
         .count()
+}
+
+/// A product between two garbled steps (a walk whose factor comes from a
+/// comparison and whose product is compared) reads a converted word:
+/// named in `converted_sums`, and given its Boolean circuit when asked,
+/// it needs no conversion to the arithmetic sharing, while the matrix
+/// product beside it stays arithmetic; both programs agree with the
+/// Boolean one.
+#[test]
+fn sums_between_garbled_steps_may_get_their_boolean_circuits() {
+    let src = "#include <stdint.h>
+typedef struct { int32_t m[3][3]; } M;
+int16_t mpc_main(M INPUT_A, M INPUT_B) {
+    int32_t c[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            c[i][j] = 0;
+            for (int k = 0; k < 3; k++)
+                c[i][j] += INPUT_A.m[i][k] * INPUT_B.m[k][j];
+        }
+    int16_t s = 1;
+    for (int i = 0; i < 6; i++) {
+        int16_t t = (int16_t)(s * (int16_t)c[i % 3][(i + 1) % 3]);
+        s = t > 100 ? (int16_t)(t - 100) : (int16_t)(t + 7);
+    }
+    return s;
+}";
+    let to_arith = |m: &MixedCompiled| {
+        let steps = m.program.steps.iter();
+        steps.filter(|s| matches!(s, Step::ToArith(_))).count()
+    };
+    let all = agree(src, "walk.c", 30, 9);
+    assert_eq!(all.converted_sums.len(), 5, "{:?}", all.converted_sums);
+    assert_eq!(all.boolean_sums, 0);
+    assert_eq!(to_arith(&all), 5);
+    let opts = CompileOptions {
+        boolean_sums: Some(all.converted_sums.iter().copied().collect()),
+        ..CompileOptions::default()
+    };
+    let some = agree_as(src, "walk.c", (30, 10), &opts);
+    assert_eq!(some.boolean_sums, 5);
+    assert_eq!(some.arithmetic_sums, all.arithmetic_sums - 5);
+    assert_eq!(to_arith(&some), 0);
+    assert!(some.converted_sums.is_empty());
 }

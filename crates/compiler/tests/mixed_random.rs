@@ -131,7 +131,7 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
         local_values: true,
         ..opts.clone()
     };
-    let mut with_locals = 0;
+    let (mut with_locals, mut with_boolean_sums) = (0, 0);
     for seed in 0..PROGRAMS {
         let mut rng = StdRng::seed_from_u64(seed);
         let src = random_mixed_c_program(&mut rng);
@@ -145,6 +145,18 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
         let flat = compile(&src, &name, &unrolled).unwrap_or_else(|e| panic!("{e}\n{src}"));
         let m = compile_mixed(&src, &name, &opts).unwrap_or_else(|e| panic!("mixed: {e}\n{src}"));
         let m2 = compile_mixed(&src, &name, &two).unwrap_or_else(|e| panic!("mixed: {e}\n{src}"));
+        // The sums that read converted words given their Boolean circuits
+        // (as `--protocol auto` may choose).
+        let m3 = (!m2.converted_sums.is_empty()).then(|| {
+            let opts = CompileOptions {
+                boolean_sums: Some(m2.converted_sums.iter().copied().collect()),
+                ..two.clone()
+            };
+            let m3 = compile_mixed(&src, &name, &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
+            assert_eq!(m3.boolean_sums, m2.converted_sums.len(), "{src}");
+            m3
+        });
+        with_boolean_sums += usize::from(m3.is_some());
         let sets: Vec<Vec<Vec<bool>>> = (0..RUNS).map(|r| input_bits(&mut rng, &p, r)).collect();
         if gcc {
             let text: Vec<Vec<String>> = sets
@@ -162,6 +174,9 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
         for set in &sets {
             check(&src, &p, &flat, &m, set);
             check(&src, &p, &flat, &m2, set);
+            if let Some(m3) = &m3 {
+                check(&src, &p, &flat, m3, set);
+            }
         }
         assert!(m.locals.is_empty());
         with_locals += usize::from(!m2.locals.is_empty());
@@ -173,7 +188,8 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
     println!(
         "{PROGRAMS} random mixed programs on {RUNS} inputs each: {arithmetic} with arithmetic sums \
          ({sums} in all, {products} products of secrets), {with_boolean} with Boolean programs, \
-         {with_locals} with words a party computes alone"
+         {with_locals} with words a party computes alone, {with_boolean_sums} run again with sums \
+         of products given their Boolean circuits"
     );
     // Not vacuous: most programs run sums arithmetically, and most keep
     // Boolean parts beside them.
@@ -184,6 +200,10 @@ fn random_mixed_programs_agree_with_gcc_and_with_their_boolean_form() {
     assert!(
         with_locals as u64 >= PROGRAMS / 4,
         "{with_locals} programs with words a party computes alone"
+    );
+    assert!(
+        with_boolean_sums as u64 >= PROGRAMS / 8,
+        "{with_boolean_sums} programs with sums of products that read converted words"
     );
     assert!(
         with_boolean as u64 >= PROGRAMS / 2,

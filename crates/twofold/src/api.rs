@@ -105,7 +105,13 @@ impl SecureProgram {
             (&Network::LAN, &Parties::Two),
             &compiled.program,
             compiled.secret_products,
-            |max| compile_mixed(source, "input.c", &at_most(&opts, max)),
+            |max, sums| {
+                let opts = CompileOptions {
+                    boolean_sums: sums,
+                    ..at_most(&opts, max)
+                };
+                compile_mixed(source, "input.c", &opts)
+            },
         )?;
         Ok(SecureProgram {
             program: compiled.program,

@@ -4,6 +4,8 @@
 //! `--network`). Both parties must choose alike: the handshake compares
 //! the hashes of the programs they run.
 
+use std::sync::Arc;
+
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use twofold_circuit::{MixedProgram, Program};
@@ -98,6 +100,7 @@ pub struct Comparison {
 pub const FLAT_GATES_PER_SECOND: f64 = 2.5e6;
 
 /// Bytes, messages and seconds of a program run as garbled circuits.
+#[derive(Clone, Copy)]
 struct YaoCost {
     bytes: u64,
     messages: u64,
@@ -222,7 +225,17 @@ impl Comparison {
 
     /// Whether the mixed program, compiled and run, is estimated faster.
     pub fn prefers_mixed(&self) -> bool {
-        self.mixed_seconds + self.mixed_compile_seconds < self.yao_seconds
+        self.mixed_total() < self.yao_seconds
+    }
+
+    /// The mixed program's estimated seconds, compiled and run.
+    fn mixed_total(&self) -> f64 {
+        self.mixed_seconds + self.mixed_compile_seconds
+    }
+
+    /// Seconds the mixed run waits for messages on the network.
+    fn mixed_waiting(&self, network: &Network) -> f64 {
+        network.seconds(0, self.mixed_messages)
     }
 
     /// One line for people.
@@ -242,27 +255,43 @@ impl Comparison {
     }
 }
 
+/// Compiles a C program's mixed program: making at most the gates it is
+/// given (if any), with the sums of products it names (sorted, if any)
+/// given their Boolean circuits ([`twofold_compiler::CompileOptions::boolean_sums`]).
+pub trait CompileMixed: FnMut(Option<u64>, Option<Arc<[u32]>>) -> CompileResult {}
+
+impl<F: FnMut(Option<u64>, Option<Arc<[u32]>>) -> CompileResult> CompileMixed for F {}
+
+/// What compiling a mixed program gives.
+pub type CompileResult = Result<MixedCompiled, CompileError>;
+
+/// Mixed programs `auto` compiles at most beside the first, each with
+/// more sums of products given their Boolean circuits.
+const BOOLEAN_TRIES: usize = 3;
+
 /// The mixed program to run for a C program whose Boolean compilation is
 /// `boolean` (with `secret_products` products of secrets), if `protocol`
 /// asks for one or (`auto`) the estimate prefers it. `mixed` compiles it,
-/// making at most the gates it is given (if any; it may have started
-/// before the bound was known, and is then judged by the gates it made):
-/// `auto` stops a flat compilation that would take longer than half the
-/// garbled circuit's run. The
-/// choice depends on the program and the options only, so both parties
-/// make it alike.
+/// making at most the gates it is given (if any; the first compilation may
+/// have started before the bound was known, and is then judged by the
+/// gates it made): `auto` stops a flat compilation that would take longer
+/// than half the garbled circuit's run. `--protocol mixed` runs every sum
+/// of products arithmetically; `auto` also weighs giving the sums that
+/// read converted words their Boolean circuits (see
+/// [`with_boolean_sums`]). The choice depends on the program and the
+/// options only, so both parties make it alike.
 pub fn choose(
     protocol: Protocol,
     (network, parties): (&Network, &Parties),
     boolean: &Program,
     secret_products: u64,
-    mixed: impl FnOnce(Option<u64>) -> Result<MixedCompiled, CompileError>,
+    mut mixed: impl CompileMixed,
 ) -> Result<Option<Chosen>> {
     match protocol {
         Protocol::Yao => Ok(None),
         Protocol::Auto if secret_products == 0 => Ok(None),
         Protocol::Mixed => {
-            let compiled = mixed(None).map_err(|e| anyhow!("{e}"))?;
+            let compiled = mixed(None, None).map_err(|e| anyhow!("{e}"))?;
             let estimate = Comparison::of(&compiled, boolean, network, parties)?;
             Ok(Some(Chosen { compiled, estimate }))
         }
@@ -273,7 +302,7 @@ pub fn choose(
             let budget = (yao.seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
             // A program the partition cannot take, or not within the
             // budget, runs as garbled circuits.
-            let Ok(compiled) = mixed(Some(budget)) else {
+            let Ok(compiled) = mixed(Some(budget), None) else {
                 return Ok(None);
             };
             // A mixed compilation that ran beside the Boolean one learnt
@@ -284,9 +313,55 @@ pub fn choose(
                 return Ok(None);
             }
             let estimate = Comparison::against(&compiled, boolean, yao, network, parties)?;
-            Ok(estimate
-                .prefers_mixed()
-                .then_some(Chosen { compiled, estimate }))
+            let first = Chosen { compiled, estimate };
+            let weigh = |c: &MixedCompiled| Comparison::against(c, boolean, yao, network, parties);
+            let best = with_boolean_sums(first, network, budget, &mut mixed, weigh)?;
+            Ok(best.estimate.prefers_mixed().then_some(best))
         }
     }
+}
+
+/// The choice per sum of products: `first` (every sum arithmetic), or a
+/// mixed program in which the sums that read a word converted from
+/// garbled bits (Y→A) get their Boolean circuits instead — then those
+/// reading these, and so on ([`BOOLEAN_TRIES`] programs at most) —
+/// whichever `weigh` estimates fastest. A sum between two garbled steps
+/// pays two conversions and their rounds: on a slow link, or for narrow
+/// words, its Boolean circuit may cost less. Tried only where `first`
+/// waits longer for messages on `network` than one more compilation
+/// takes (each within `budget` gates).
+fn with_boolean_sums(
+    first: Chosen,
+    network: &Network,
+    budget: u64,
+    compile: &mut impl CompileMixed,
+    weigh: impl Fn(&MixedCompiled) -> Result<Comparison>,
+) -> Result<Chosen> {
+    if first.estimate.mixed_waiting(network) <= first.estimate.mixed_compile_seconds {
+        return Ok(first);
+    }
+    let mut best = first;
+    let mut last: Vec<u32> = Vec::new();
+    let mut converted = best.compiled.converted_sums.clone();
+    for _ in 0..BOOLEAN_TRIES {
+        if converted.is_empty() {
+            break;
+        }
+        let mut sums: Vec<u32> = last.iter().chain(&converted).copied().collect();
+        sums.sort_unstable();
+        sums.dedup();
+        let Ok(compiled) = compile(Some(budget), Some(sums.iter().copied().collect())) else {
+            break;
+        };
+        if compiled.built_gates > budget {
+            break;
+        }
+        let estimate = weigh(&compiled)?;
+        converted = compiled.converted_sums.clone();
+        if estimate.mixed_total() < best.estimate.mixed_total() {
+            best = Chosen { compiled, estimate };
+        }
+        last = sums;
+    }
+    Ok(best)
 }

@@ -3,6 +3,7 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
@@ -16,7 +17,7 @@ use twofold_compiler::{
 };
 use twofold_protocol::mixed::network::Network;
 
-use crate::choice::{choose, Chosen, Parties, Protocol};
+use crate::choice::{choose, Chosen, CompileMixed, Parties, Protocol};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -245,7 +246,13 @@ fn compile_c(
         });
         let early = early.map_err(|_| anyhow::anyhow!("internal compiler error"))?;
         if !compiled.as_ref().is_err_and(exceeded) && !early.as_ref().is_err_and(exceeded) {
-            return from_c(compiled.map_err(error)?, opts, |_| early);
+            let mut early = Some(early);
+            return from_c(compiled.map_err(error)?, opts, |max, sums| {
+                match early.take() {
+                    Some(early) if sums.is_none() => early,
+                    _ => mixed(&with_sums(&c, max, sums)),
+                }
+            });
         }
     }
     if opts.protocol == Protocol::Auto {
@@ -254,7 +261,7 @@ fn compile_c(
         }
     }
     let compiled = boolean(&c).map_err(error)?;
-    from_c(compiled, opts, |max| mixed(&at_most(&c, max)))
+    from_c(compiled, opts, |max, sums| mixed(&with_sums(&c, max, sums)))
 }
 
 /// Whether a compilation stopped at its memory or gate limit (so that it
@@ -315,7 +322,10 @@ fn compile_auto(
                 };
             }
         };
-        let loaded = from_c(compiled, opts, |max| {
+        let loaded = from_c(compiled, opts, |max, sums| {
+            if sums.is_some() {
+                return mixed(&with_sums(c, max, sums));
+            }
             let early = join(max.unwrap_or(u64::MAX))
                 .transpose()
                 .ok()
@@ -355,6 +365,19 @@ pub fn at_most(opts: &CompileOptions, max_gates: Option<u64>) -> CompileOptions 
     opts
 }
 
+/// `opts` making at most `max_gates` gates (if given), the sums of
+/// products `boolean_sums` names (if any) given their Boolean circuits.
+fn with_sums(
+    opts: &CompileOptions,
+    max_gates: Option<u64>,
+    boolean_sums: Option<Arc<[u32]>>,
+) -> CompileOptions {
+    CompileOptions {
+        boolean_sums,
+        ..at_most(opts, max_gates)
+    }
+}
+
 /// The compiler's options for C source.
 fn c_options(opts: &LoadOptions) -> CompileOptions {
     CompileOptions {
@@ -377,7 +400,7 @@ fn c_options(opts: &LoadOptions) -> CompileOptions {
 fn from_c(
     compiled: CompiledProgram,
     opts: &LoadOptions,
-    mixed: impl FnOnce(Option<u64>) -> Result<MixedCompiled, CompileError>,
+    mixed: impl CompileMixed,
 ) -> Result<Loaded> {
     // Three parties' estimates take the values' lanes (their C types).
     let parties = match opts.parties {
@@ -620,9 +643,14 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
                 ..mixed.clone()
             };
             let products = boolean.secret_products;
-            choose(Protocol::Auto, network, &boolean.program, products, |_| {
-                Ok(compiled)
-            })
+            let mut compiled = Some(compiled);
+            choose(
+                Protocol::Auto,
+                network,
+                &boolean.program,
+                products,
+                |_, _| Ok(compiled.take().expect("a LAN tries no more programs")),
+            )
             .expect("estimates")
         };
         assert!(choose_with(bound).is_some());

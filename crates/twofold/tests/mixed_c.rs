@@ -17,6 +17,11 @@ fn example(name: &str) -> String {
 
 /// `run --local --json` of an example with its data files.
 fn run_local(file: &str, inputs: [&str; 2], protocol: &str) -> Value {
+    run_local_on(file, inputs, protocol, "lan")
+}
+
+/// [`run_local`], the protocol chosen for `network`.
+fn run_local_on(file: &str, inputs: [&str; 2], protocol: &str, network: &str) -> Value {
     let out = twofold_ok(&[
         "run".to_string(),
         example(file),
@@ -24,12 +29,43 @@ fn run_local(file: &str, inputs: [&str; 2], protocol: &str) -> Value {
         "--json".into(),
         "--protocol".into(),
         protocol.into(),
+        "--network".into(),
+        network.into(),
         "-i".into(),
         format!("INPUT_A=@{}", example(inputs[0])),
         "-i".into(),
         format!("INPUT_B=@{}", example(inputs[1])),
     ]);
     serde_json::from_str(&out).unwrap()
+}
+
+/// The walk of `score_walk.c` multiplies a word comparisons made: `auto`
+/// on a slow link gives those products their garbled circuits and keeps
+/// the matrix product arithmetic, estimated (and run) faster than both
+/// all-arithmetic and pure garbled circuits, with their outputs (gcc's:
+/// score 14,723).
+#[test]
+fn auto_gives_products_between_comparisons_their_garbled_circuits() {
+    let inputs = ["data/score_walk_a.txt", "data/score_walk_b.txt"];
+    let yao = run_local_on("score_walk.c", inputs, "yao", "wan");
+    let all = run_local_on("score_walk.c", inputs, "mixed", "wan");
+    let auto = run_local_on("score_walk.c", inputs, "auto", "wan");
+    assert_eq!(yao["outputs"]["return"][1], 14723);
+    assert_eq!(auto["outputs"], yao["outputs"]);
+    assert_eq!(all["outputs"], yao["outputs"]);
+    let (m_all, m_auto) = (&all["mixed"], &auto["mixed"]);
+    assert_eq!(m_all["boolean_sums"], 0, "{m_all}");
+    assert!(m_auto["boolean_sums"].as_u64().unwrap() >= 23, "{m_auto}");
+    assert!(
+        m_auto["arithmetic_sums"].as_u64().unwrap() >= 64,
+        "{m_auto}"
+    );
+    assert_eq!(m_auto["estimate"]["mixed_bytes"], auto["bytes"], "{m_auto}");
+    let seconds = |m: &Value| m["estimate"]["mixed_seconds"].as_f64().unwrap();
+    let yao_seconds = m_auto["estimate"]["yao_seconds"].as_f64().unwrap();
+    assert!(seconds(m_auto) * 4.0 < seconds(m_all), "{m_auto} {m_all}");
+    assert!(seconds(m_auto) * 4.0 < yao_seconds, "{m_auto}");
+    assert!(m_auto["rounds"].as_u64().unwrap() * 10 < m_all["rounds"].as_u64().unwrap());
 }
 
 #[test]

@@ -267,6 +267,10 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
     }
     let outputs = outputs(&mut out, flat);
     let sums = plan.sum_needed.iter().filter(|&&n| n).count();
+    let converted = (plan.sums.iter().zip(&plan.sum_needed))
+        .filter(|&(s, &needed)| needed && s.reads_converted())
+        .filter_map(|(s, _)| s.product_sum)
+        .collect();
     out.program
         .validate()
         .map_err(|e| format!("the partition is not a valid mixed program: {e}"))?;
@@ -276,6 +280,7 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
         locals: out.locals,
         outputs,
         sums,
+        converted,
     })
 }
 

@@ -45,7 +45,7 @@ use crate::signature::{get_type, put_type};
 /// Magic of the C interface that follows a compiled mixed program.
 pub const MAGIC: &[u8; 8] = b"TWOFOLDC";
 /// Current version of the C interface's encoding.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a mixed program file holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +115,11 @@ pub fn write_compiled(compiled: &MixedCompiled, out: &mut impl Write) -> Result<
     }
     out.write_all(&(compiled.arithmetic_sums as u64).to_le_bytes())?;
     out.write_all(&compiled.built_gates.to_le_bytes())?;
+    put_u32(out, compiled.converted_sums.len() as u32)?;
+    for &k in &compiled.converted_sums {
+        put_u32(out, k)?;
+    }
+    out.write_all(&(compiled.boolean_sums as u64).to_le_bytes())?;
     Ok(())
 }
 
@@ -185,6 +190,10 @@ pub fn read_compiled(input: &mut impl BufRead) -> Result<MixedFile, CircuitError
         output_bits,
         arithmetic_sums: usize::try_from(get_u64(input)?).map_err(|e| invalid(e.to_string()))?,
         built_gates: get_u64(input)?,
+        converted_sums: (0..get_u32(input)?)
+            .map(|_| get_u32(input))
+            .collect::<Result<_, _>>()?,
+        boolean_sums: usize::try_from(get_u64(input)?).map_err(|e| invalid(e.to_string()))?,
     };
     if !input.fill_buf()?.is_empty() {
         return Err(invalid("bytes after the C interface".into()));
@@ -355,9 +364,10 @@ Out mpc_main(V INPUT_A, V INPUT_B) {
         assert_eq!(back.sources, c.sources);
         assert_eq!(back.locals, c.locals);
         assert_eq!(
-            (back.arithmetic_sums, back.built_gates),
-            (c.arithmetic_sums, c.built_gates)
+            (back.arithmetic_sums, back.built_gates, back.boolean_sums),
+            (c.arithmetic_sums, c.built_gates, c.boolean_sums)
         );
+        assert_eq!(back.converted_sums, c.converted_sums);
         // A reader of the program alone stops before the interface.
         let alone = read_mixed(&mut bytes.as_slice()).expect("reads");
         assert_eq!(alone.hash(), c.program.hash());

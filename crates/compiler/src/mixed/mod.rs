@@ -72,6 +72,13 @@ pub struct MixedCompiled {
     pub arithmetic_sums: usize,
     /// Gates lowering made (the cost of compiling flat).
     pub built_gates: u64,
+    /// The sums of products (by their numbers in lowering's order) that
+    /// run arithmetically but read a word converted from garbled bits:
+    /// those a partition may rather give their Boolean circuits
+    /// ([`crate::CompileOptions::boolean_sums`]).
+    pub converted_sums: Vec<u32>,
+    /// The sums of products that got their Boolean circuits instead.
+    pub boolean_sums: usize,
 }
 
 impl MixedCompiled {
@@ -117,6 +124,7 @@ pub(crate) fn partitioned(
     lowered: Lowered,
     notes: &[notes::SumNote],
     local_values: bool,
+    boolean_sums: usize,
 ) -> Result<MixedCompiled, String> {
     let flat = lowered
         .builder
@@ -135,5 +143,7 @@ pub(crate) fn partitioned(
         output_bits: p.outputs,
         arithmetic_sums: p.sums,
         built_gates,
+        converted_sums: p.converted,
+        boolean_sums,
     })
 }

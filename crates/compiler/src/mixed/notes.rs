@@ -10,6 +10,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use twofold_circuit::Bit;
 
@@ -43,6 +44,10 @@ pub(crate) struct SumNote {
     /// term's value: then its bits extended beyond `w` by zeros or by the
     /// last bit are still the sum where these bounds allow.
     pub bounds: Option<(i128, i128)>,
+    /// A sum with a product of two secret words: its number among those
+    /// (in the order lowering met them, the ones made Boolean too), which
+    /// names it to [`start`]'s `boolean` of a later compilation.
+    pub product_sum: Option<u32>,
 }
 
 /// Whether a word has a secret bit.
@@ -54,14 +59,33 @@ thread_local! {
     static NOTES: RefCell<Option<Vec<SumNote>>> = const { RefCell::new(None) };
     static PRODUCTS: Cell<u64> = const { Cell::new(0) };
     static WATCH: RefCell<Option<Watch>> = const { RefCell::new(None) };
+    static BOOLEAN: RefCell<Option<Arc<[u32]>>> = const { RefCell::new(None) };
+    static PRODUCT_SUMS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Starts a compilation on this thread: no products counted, sums noted
-/// if `record`, and the first product told to `watch`.
-pub(crate) fn start(record: bool, watch: Option<Watch>) {
+/// if `record` (but for the sums of products numbered in `boolean`,
+/// sorted, which get their Boolean circuit), and the first product told
+/// to `watch`.
+pub(crate) fn start(record: bool, watch: Option<Watch>, boolean: Option<Arc<[u32]>>) {
     PRODUCTS.with(|p| p.set(0));
+    PRODUCT_SUMS.with(|p| p.set(0));
     NOTES.with(|n| *n.borrow_mut() = record.then(Vec::new));
     WATCH.with(|w| *w.borrow_mut() = watch);
+    BOOLEAN.with(|b| *b.borrow_mut() = boolean);
+}
+
+/// A [`noted`] sum with a product of two secret words is met: its number
+/// among those, if it runs arithmetically (`None`: [`start`] asked for
+/// its Boolean circuit).
+pub(crate) fn product_sum() -> Option<u32> {
+    let k = PRODUCT_SUMS.with(|p| p.replace(p.get() + 1));
+    let boolean = BOOLEAN.with(|b| {
+        b.borrow()
+            .as_ref()
+            .is_some_and(|s| s.binary_search(&k).is_ok())
+    });
+    (!boolean).then_some(k)
 }
 
 /// Whether sums are being noted: then a [`noted`] sum with a product of two
@@ -96,10 +120,18 @@ pub(crate) fn count(products: u64) {
 }
 
 /// Ends a compilation on this thread: the products of two secret words
-/// reduced, and the sums noted.
-pub(crate) fn finish() -> (u64, Vec<SumNote>) {
+/// reduced, the sums noted, and how many sums of products got their
+/// Boolean circuits.
+pub(crate) fn finish() -> (u64, Vec<SumNote>, usize) {
     let products = PRODUCTS.with(|p| p.replace(0));
+    let met = PRODUCT_SUMS.with(|p| p.replace(0));
+    let boolean = BOOLEAN.with(|b| {
+        let b = b.borrow();
+        let set = b.as_deref().unwrap_or_default();
+        set.partition_point(|&k| k < met)
+    });
     let notes = NOTES.with(|n| n.borrow_mut().take()).unwrap_or_default();
     WATCH.with(|w| w.borrow_mut().take());
-    (products, notes)
+    BOOLEAN.with(|b| b.borrow_mut().take());
+    (products, notes, boolean)
 }

@@ -31,6 +31,9 @@ pub(super) struct Partitioned {
     pub locals: Vec<LocalInput>,
     pub outputs: Vec<Vec<OutBit>>,
     pub sums: usize,
+    /// The numbers of the sums of products that read a word converted
+    /// from garbled bits (Y→A), in order.
+    pub converted: Vec<u32>,
 }
 
 /// A word a noted sum reads.
@@ -62,6 +65,8 @@ pub(super) struct Sum {
     pub words: Vec<(Operand, u64)>,
     /// Its bits extended to `w`.
     pub bits: Vec<Bit>,
+    /// Its number among the sums of products (see `SumNote`).
+    pub product_sum: Option<u32>,
 }
 
 impl Sum {
@@ -72,6 +77,13 @@ impl Sum {
             .flat_map(|(x, y, _)| [x, y])
             .chain(self.words.iter().map(|(x, _)| x))
             .flat_map(Operand::leaves)
+    }
+
+    /// Whether it reads a word converted from garbled bits whole (Y→A; a
+    /// word of one secret bit is injected, far cheaper).
+    pub fn reads_converted(&self) -> bool {
+        self.operands()
+            .any(|x| matches!(x, Operand::Gathered(e) if one_bit(e).is_none()))
     }
 }
 
@@ -260,6 +272,7 @@ fn arith_sums(
             words: linear::flatten(&words, mask),
             pairs,
             bits: bits.clone(),
+            product_sum: note.product_sum,
         };
         // As the executor's plan: one local product keeps its holder.
         sum_holders.push(match s.pairs.as_slice() {

@@ -155,7 +155,8 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     notes::count(products as u64);
     let mut s = gates::Sum::new(w as usize);
     let noted = notes::noted(w);
-    if noted && products > 0 {
+    let product_sum = (noted && products > 0).then(notes::product_sum);
+    if let Some(Some(k)) = product_sum {
         for r in rows {
             match &r.kind {
                 RowKind::Word(x, rx) => s.account_word(x, r.neg, Some(*rx)),
@@ -165,7 +166,9 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
             }
         }
         let (bits, range) = s.finish_fresh(b);
-        notes::record(note(w, rows, &bits));
+        let mut note = note(w, rows, &bits);
+        note.product_sum = Some(k);
+        notes::record(note);
         return (bits, range);
     }
     for r in rows {
@@ -178,7 +181,9 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     }
     let exact = s.range();
     let (bits, range) = s.finish_ranged(b);
-    if noted {
+    // (A sum of products made Boolean is no note: the partition reads
+    // its bits as gates'.)
+    if noted && product_sum.is_none() {
         let mut note = note(w, rows, &bits);
         note.bounds = rows
             .iter()
@@ -212,6 +217,7 @@ fn note(w: u32, rows: &[Row], out: &[Bit]) -> SumNote {
             .collect(),
         out: out.to_vec(),
         bounds: None,
+        product_sum: None,
     }
 }
 

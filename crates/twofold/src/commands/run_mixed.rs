@@ -40,6 +40,8 @@ pub struct MixedRun<'a> {
 pub struct MixedFigures {
     /// Sums of products run in the arithmetic sharing.
     pub arithmetic_sums: usize,
+    /// Sums of products given their Boolean circuits by the estimate.
+    pub boolean_sums: usize,
     /// Rounds of products and conversions.
     pub rounds: usize,
     /// Messages waited for, by both parties.
@@ -62,6 +64,7 @@ impl MixedFigures {
         let t = &report.traffic;
         MixedFigures {
             arithmetic_sums: chosen.compiled.arithmetic_sums,
+            boolean_sums: chosen.compiled.boolean_sums,
             rounds: report.rounds,
             messages: report.flights,
             setup_bytes: t.setup,

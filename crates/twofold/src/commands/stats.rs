@@ -121,6 +121,11 @@ pub struct ProgramStats {
     /// the clear from its own inputs (two parties).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_words: Option<usize>,
+    /// C only, with a mixed program: its sums of products that run
+    /// arithmetically, and those the estimate gave their Boolean circuits
+    /// instead (`--protocol auto`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sums: Option<SumChoice>,
     /// C only: the estimates that chose the mixed program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub choice: Option<Comparison>,
@@ -215,6 +220,10 @@ impl ProgramStats {
         if let Some(chosen) = &loaded.mixed {
             stats.mixed = Some(summary_of(&chosen.compiled.program, network)?);
             stats.local_words = Some(chosen.compiled.locals.len());
+            stats.sums = Some(SumChoice {
+                arithmetic: chosen.compiled.arithmetic_sums,
+                boolean: chosen.compiled.boolean_sums,
+            });
             stats.choice = Some(chosen.estimate.clone());
         }
         Ok(stats)
@@ -281,6 +290,7 @@ impl ProgramStats {
             ands_per_level: None,
             mixed: None,
             local_words: None,
+            sums: None,
             choice: None,
         }
     }
@@ -434,6 +444,12 @@ impl Report for ProgramStats {
             out += "runs as a mixed program (--protocol yao: garbled circuits only):\n";
             out += &mixed.text();
         }
+        if let Some(s) = &self.sums {
+            out += &format!(
+                "sums of products: {} arithmetic, {} given their Boolean circuits\n",
+                s.arithmetic, s.boolean
+            );
+        }
         if let Some(n) = self.local_words {
             out += &format!("words a party computes alone, in the clear: {n}\n");
         }
@@ -443,6 +459,15 @@ impl Report for ProgramStats {
         }
         out
     }
+}
+
+/// Where a mixed program's sums of products run.
+#[derive(Clone, Debug, Serialize)]
+pub struct SumChoice {
+    /// Sums run in the arithmetic sharing.
+    pub arithmetic: usize,
+    /// Sums given their Boolean circuits (garbled).
+    pub boolean: usize,
 }
 
 /// A list as JSON (`[32,32]`).
