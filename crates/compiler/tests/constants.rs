@@ -1,6 +1,7 @@
-//! C's constants and the types they take, each in a small program
-//! compared with gcc on random inputs: integer literals, enumerations and
-//! the limits the standard headers define.
+//! C's constants and the types they take, and type specifiers, each in a
+//! small program compared with gcc on random inputs: integer literals,
+//! enumerations, the limits the standard headers define, and specifiers
+//! in any order.
 
 mod common;
 
@@ -131,4 +132,51 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 }
 "#;
     agree("enumerations", src);
+}
+
+/// Type specifiers in any order: `short int`, `int short`, `unsigned
+/// short int`, `long int long`... `short int` was a 32-bit `int` (its
+/// `int` replaced the `short`): 70,000 stayed 70,000 and `sizeof` was 4.
+#[test]
+fn type_specifiers_combine_in_any_order() {
+    let src = r#"
+typedef struct { long long v[10]; int size[6]; } Out;
+Out mpc_main(int INPUT_A, short int INPUT_B)
+{
+    Out o;
+    short int a = INPUT_A;
+    int short b = INPUT_A;
+    signed short int c = INPUT_A;
+    short unsigned int d = INPUT_A;
+    int unsigned short e = INPUT_A;
+    long int long f = INPUT_A;
+    unsigned long int g = INPUT_A;
+    short int t[2] = { INPUT_A, INPUT_B };
+    o.v[0] = a; o.v[1] = b; o.v[2] = c; o.v[3] = d; o.v[4] = e;
+    o.v[5] = f * 100000; o.v[6] = g; o.v[7] = t[0] + t[1];
+    o.v[8] = (short int)(INPUT_A * 3); o.v[9] = INPUT_B + 1;
+    o.size[0] = sizeof(short int); o.size[1] = sizeof(int short);
+    o.size[2] = sizeof(unsigned short int); o.size[3] = sizeof(long int);
+    o.size[4] = sizeof(long long int); o.size[5] = sizeof INPUT_B;
+    return o;
+}
+"#;
+    agree("type_specifiers", src);
+    for bad in [
+        "short long",
+        "char int",
+        "int int",
+        "long char",
+        "long long long",
+        "unsigned void",
+        "signed _Bool",
+        "short double",
+    ] {
+        let src = format!("int mpc_main(int INPUT_A, int INPUT_B) {{ {bad} x = 1; return x; }}");
+        let err = compile(&src, "bad.c", &CompileOptions::default()).expect_err(bad);
+        assert!(
+            err.to_string().contains("invalid combination"),
+            "{bad}: {err}"
+        );
+    }
 }

@@ -272,7 +272,15 @@ impl Parser<'_> {
                 "signed" | "__signed__" => signed = Some(true),
                 "unsigned" => signed = Some(false),
                 "long" => longs += 1,
-                "char" | "short" | "int" | "void" | "_Bool" | "float" | "double" => base = Some(w),
+                "char" | "short" | "int" | "void" | "_Bool" | "float" | "double" => {
+                    // `int` goes with `short` (and `long`, counted apart)
+                    // in any order: `short int` is `short`.
+                    base = Some(match (base, w) {
+                        (None, w) => w,
+                        (Some("short"), "int") | (Some("int"), "short") => "short",
+                        _ => return err(wloc, "invalid combination of type specifiers"),
+                    });
+                }
                 "_Complex" => return err(wloc, "complex types ('_Complex') are not supported"),
                 "__int128" => return err(wloc, "__int128 is not supported"),
                 "union" => return err(wloc, "unions are not supported"),
@@ -308,7 +316,13 @@ impl Parser<'_> {
                 }
                 let s = signed.unwrap_or(true);
                 let floating = matches!(base, Some("float" | "double"));
-                if floating && (signed.is_some() || longs > usize::from(base == Some("double"))) {
+                let plain = matches!(base, Some("void" | "_Bool"));
+                let short = matches!(base, Some("char" | "short"));
+                if floating && (signed.is_some() || longs > usize::from(base == Some("double")))
+                    || (plain && (signed.is_some() || longs > 0))
+                    || (short && longs > 0)
+                    || longs > 2
+                {
                     return err(loc, "invalid combination of type specifiers");
                 }
                 match (base, longs) {
