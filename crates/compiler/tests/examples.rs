@@ -155,6 +155,11 @@ fn mvmul() {
 }
 
 #[test]
+fn score_walk() {
+    check("score_walk.c", None, None, 4, None, false);
+}
+
+#[test]
 fn mexp() {
     // ParCC: 21.5M gates at 41% non-linear.
     check("mexp.c", Some(8_815_000), None, 2, Some(&[32]), false);

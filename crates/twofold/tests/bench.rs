@@ -38,8 +38,14 @@ fn e2e_reports_both_parties_of_each_program() {
     let v = bench_json(&["bench", "--runs", "1", "--e2e", files[0], files[1]]);
     let rows = v["e2e"].as_array().unwrap();
     // The matrix-vector product has products of secrets: it runs as
-    // garbled circuits and as a mixed program.
-    let expected = [(files[0], "yao"), (files[1], "yao"), (files[1], "mixed")];
+    // garbled circuits, as a mixed program, and as auto chooses for the
+    // LAN (the mixed program).
+    let expected = [
+        (files[0], "yao"),
+        (files[1], "yao"),
+        (files[1], "mixed"),
+        (files[1], "auto/mixed"),
+    ];
     assert_eq!(rows.len(), expected.len());
     for (row, (file, protocol)) in rows.iter().zip(expected) {
         assert!(row["program"].as_str().unwrap().ends_with(file), "{row}");
@@ -56,6 +62,7 @@ fn e2e_reports_both_parties_of_each_program() {
     }
     let bytes = |row: &Value| row["bytes"].as_u64().unwrap();
     assert!(bytes(&rows[2]) * 20 < bytes(&rows[1]), "{rows:?}");
+    assert_eq!(bytes(&rows[3]), bytes(&rows[2]), "{rows:?}");
 }
 
 #[test]

@@ -3,10 +3,12 @@
 //! b --connect` on loopback) from the file as given — a C program is
 //! compiled by each party — with zero inputs, and measures the wall-clock
 //! time until both have finished, and each party's peak memory. A C
-//! program with sums of products of secrets runs twice, as garbled
-//! circuits (`--protocol yao`) and as a mixed program (`--protocol
-//! mixed`), side by side; `--netns` runs the parties on the shaped link of
-//! `scripts/netns.sh up`.
+//! program with sums of products of secrets runs three times, as garbled
+//! circuits (`--protocol yao`), as a mixed program with every sum
+//! arithmetic (`--protocol mixed`) and as `--protocol auto` chooses for the
+//! link (`--network lan` on loopback, `wan` on the shaped link), side by
+//! side (the last row's protocol reads `auto/` and what auto ran);
+//! `--netns` runs the parties on the shaped link of `scripts/netns.sh up`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,10 +77,15 @@ pub fn e2e(
             ..LoadOptions::default()
         };
         let loaded = load(file, &boolean)?;
-        let protocols: &[Protocol] = if loaded.secret_products > 0 {
-            &[Protocol::Yao, Protocol::Mixed]
+        let products = loaded.secret_products > 0;
+        let protocols: &[Protocol] = if products {
+            &[Protocol::Yao, Protocol::Mixed, Protocol::Auto]
         } else {
             &[Protocol::Auto]
+        };
+        let network = match link {
+            Link::Loopback => "lan",
+            Link::Netns => "wan",
         };
         let program = loaded.program;
         // A C program takes initializers, other programs integers.
@@ -94,11 +101,15 @@ pub fn e2e(
         for &protocol in protocols {
             log(&format!("{} ...", file.display()));
             let args = match protocol {
-                Protocol::Auto => Vec::new(),
+                Protocol::Auto => vec!["--network".into(), network.into()],
                 Protocol::Yao => vec!["--protocol".into(), "yao".into()],
                 Protocol::Mixed => vec!["--protocol".into(), "mixed".into()],
             };
-            rows.push(measure(file, &args, &inputs, placement, runs)?);
+            let mut row = measure(file, &args, &inputs, placement, runs)?;
+            if products && protocol == Protocol::Auto {
+                row.protocol = format!("auto/{}", row.protocol);
+            }
+            rows.push(row);
         }
     }
     Ok(EndToEnd {
@@ -153,13 +164,13 @@ fn measure(
 impl Report for EndToEnd {
     fn text(&self) -> String {
         let mut out = format!(
-            "both parties as processes over {}, from the file as given, median of {} runs\n{:<32}{:>7}{:>12}{:>13}{:>10}{:>12}{:>11}{:>11}{:>11}\n",
+            "both parties as processes over {}, from the file as given, median of {} runs\n{:<32}{:>11}{:>12}{:>13}{:>10}{:>12}{:>11}{:>11}{:>11}\n",
             self.link, self.runs, "program", "proto", "bytes", "AND gates", "wall s", "M AND/s", "A MiB", "B MiB", "compile s"
         );
         for r in &self.e2e {
             let prepare = r.seconds_a.get("compile").or(r.seconds_a.get("load"));
             out += &format!(
-                "{:<32}{:>7}{:>12}{:>13}{:>10.3}{:>12.1}{:>11.1}{:>11.1}{:>11}\n",
+                "{:<32}{:>11}{:>12}{:>13}{:>10.3}{:>12.1}{:>11.1}{:>11.1}{:>11}\n",
                 r.program,
                 r.protocol,
                 r.bytes,
