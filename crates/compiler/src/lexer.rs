@@ -11,8 +11,9 @@ pub enum Tok {
     /// and whether it was written in decimal (C gives decimal and other
     /// constants different types).
     Int(u64, bool, u8, bool),
-    /// A character constant (type `int`).
-    Char(i64),
+    /// A character constant: its value, and its type's width (32: `int`;
+    /// 16: `u'x'`, an `unsigned short`).
+    Char(i64, u32),
     /// A string literal's characters (escapes resolved, one byte each).
     Str(String),
     /// A floating-point constant: its bit pattern and whether it is a
@@ -54,6 +55,9 @@ const PUNCTS: &[&str] = &[
     "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=",
     "-=", "*=", "/=", "%=", "&=", "^=", "|=", "##", "[", "]", "(", ")", "{", "}", ".", "&", "*",
     "+", "-", "~", "!", "/", "%", "<", ">", "^", "|", "?", ":", ";", "=", ",", "#",
+    // Not C's, but preprocessing tokens all the same: a group `#if 0`
+    // skips may hold them; the parser refuses them anywhere else.
+    "@", "`", "\\",
 ];
 
 /// Splits `src` (file number `file`) into tokens.
@@ -183,14 +187,19 @@ impl Cursor<'_> {
     fn token(&mut self, loc: Loc) -> DResult<Tok> {
         let c = self.b[self.i];
         let start = self.i;
-        if c.is_ascii_alphabetic() || c == b'_' {
+        // (`$` in identifiers: a GNU extension gcc allows.)
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
             while self
                 .at(0)
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
             {
                 self.adv();
             }
-            Ok(Tok::Ident(self.src[start..self.i].to_string()))
+            let word = &self.src[start..self.i];
+            if matches!(word, "L" | "u" | "U") && self.at(0) == Some(b'\'') {
+                return self.prefixed_char(word, loc);
+            }
+            Ok(Tok::Ident(word.to_string()))
         } else if c.is_ascii_digit()
             || (c == b'.' && self.at(1).is_some_and(|d| d.is_ascii_digit()))
         {
@@ -204,13 +213,29 @@ impl Cursor<'_> {
                 return err(loc, "character constants must hold exactly one character");
             }
             // A plain `char` is signed: '\xff' is -1.
-            Ok(Tok::Char(vals[0] as u8 as i8 as i64))
+            Ok(Tok::Char(vals[0] as u8 as i8 as i64, 32))
         } else if c == b'"' {
             let vals = self.quoted(b'"', loc, "unterminated string literal")?;
             Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()))
         } else {
             self.punct(loc)
         }
+    }
+
+    /// A character constant with its prefix `L` (`wchar_t`: `int` here),
+    /// `u` (`char16_t`: `unsigned short`) or `U` (`char32_t`: `unsigned
+    /// int`), its quote at the cursor.
+    fn prefixed_char(&mut self, prefix: &str, loc: Loc) -> DResult<Tok> {
+        let vals = self.quoted(b'\'', loc, "unterminated character constant")?;
+        if vals.len() != 1 {
+            return err(loc, "character constants must hold exactly one character");
+        }
+        let v = vals[0];
+        Ok(match prefix {
+            "L" => Tok::Char(i64::from(v as i32), 32),
+            "u" => Tok::Char(i64::from(v as u16), 16),
+            _ => Tok::Int(u64::from(v), true, 0, false),
+        })
     }
 
     /// Whether the byte at the cursor continues the number that started at
@@ -263,7 +288,9 @@ impl Cursor<'_> {
     }
 }
 
-/// One (possibly escaped) character of a literal: its value and byte length.
+/// One (possibly escaped) character of a literal: its value and byte
+/// length. A numeric escape's value is whole (`\x1234`): a plain `char`
+/// or string keeps its low byte, a wide character all of it.
 fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
     if b[0] != b'\\' {
         return Ok((b[0] as u32, 1));
@@ -298,7 +325,7 @@ fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
         if n == 2 {
             return err(loc, "bad \\x escape");
         }
-        return Ok((v & 0xff, n));
+        return Ok((v, n));
     }
     if (b'0'..=b'7').contains(&c) {
         let mut v = 0;
@@ -307,7 +334,7 @@ fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
             v = v * 8 + (b[n] - b'0') as u32;
             n += 1;
         }
-        return Ok((v & 0xff, n));
+        return Ok((v, n));
     }
     err(loc, format!("unknown escape sequence '\\{}'", c as char))
 }

@@ -97,7 +97,7 @@ impl<'a> Parser<'a> {
             Some(Tok::Ident(s)) => format!("'{s}'"),
             Some(Tok::Punct(p)) => format!("'{p}'"),
             Some(Tok::Int(v, ..)) => format!("'{v}'"),
-            Some(Tok::Char(_)) => "a character constant".into(),
+            Some(Tok::Char(..)) => "a character constant".into(),
             Some(Tok::Str(_)) => "a string literal".into(),
             Some(Tok::Float(..)) => "a floating-point constant".into(),
         }

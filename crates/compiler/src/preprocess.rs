@@ -23,8 +23,8 @@ struct Macro {
 }
 
 /// The macros C defines before the first line (as gcc does, with C17):
-/// `__STDC__`, `__STDC_VERSION__`, `__STDC_HOSTED__`. (`__LINE__` is
-/// replaced where it is expanded.)
+/// `__STDC__`, `__STDC_VERSION__`, `__STDC_HOSTED__`. (`__LINE__` and
+/// `__FILE__` are replaced where they are expanded.)
 fn predefined() -> HashMap<String, Macro> {
     let number = |v: u64, longs: u8| Macro {
         params: None,
@@ -431,13 +431,14 @@ impl Preprocessor {
                 continue;
             }
             let Some(m) = self.macros.get(name) else {
-                let line = u64::from(t.loc.line);
-                out.push(match name == "__LINE__" {
-                    true => Token {
-                        tok: Tok::Int(line, false, 0, true),
-                        ..t
-                    },
-                    false => t,
+                let tok = match name {
+                    "__LINE__" => Some(Tok::Int(u64::from(t.loc.line), false, 0, true)),
+                    "__FILE__" => self.files.get(t.loc.file as usize).cloned().map(Tok::Str),
+                    _ => None,
+                };
+                out.push(match tok {
+                    Some(tok) => Token { tok, ..t },
+                    None => t,
                 });
                 continue;
             };
@@ -640,7 +641,7 @@ pub fn spell(t: &Token) -> String {
             if *u { "u" } else { "" },
             "l".repeat(*l as usize)
         ),
-        Tok::Char(c) => format!("{c}"),
+        Tok::Char(c, _) => format!("{c}"),
         Tok::Str(s) => format!("{s:?}"),
         Tok::Float(v, single) => {
             let bits = if *single { 32 } else { 64 };
@@ -699,7 +700,7 @@ impl IfEval<'_> {
         self.pos += 1;
         match &t.tok {
             Tok::Int(v, ..) => Ok(*v as i64),
-            Tok::Char(c) => Ok(*c),
+            Tok::Char(c, _) => Ok(*c),
             Tok::Ident(_) => Ok(0),
             Tok::Punct("(") => {
                 let v = self.expr(0)?;

@@ -180,3 +180,66 @@ Out mpc_main(int INPUT_A, short int INPUT_B)
         );
     }
 }
+
+/// Wide character constants take their types (`L'x'` an `int`, `u'x'` an
+/// `unsigned short`, `U'x'` an `unsigned int`) and whole escapes;
+/// `_Alignof` and `<stdalign.h>`'s `alignof` give C's alignments; `$` may
+/// be part of a name, and a group `#if 0` skips may hold characters C
+/// has no use for. All were refused before.
+#[test]
+fn wide_characters_alignments_and_stray_characters() {
+    let src = r#"
+#include <stdint.h>
+#include <stdalign.h>
+typedef struct { char c; int64_t x; short s[3]; } S;
+typedef struct { long long v[9]; int size[4]; int align[6]; } Out;
+#if 0
+  mail me @ `host` \ $ here
+#endif
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    int my$count = INPUT_B;
+    o.v[0] = L'a' + INPUT_A;
+    o.v[1] = u'b' * INPUT_A;
+    o.v[2] = U'c' - INPUT_B;
+    o.v[3] = L'\xffffffff' < INPUT_A;
+    o.v[4] = U'\xffffffff' > INPUT_B;
+    o.v[5] = u'\xffff' + INPUT_A;
+    o.v[6] = L'\x1234' ^ INPUT_B;
+    o.v[7] = '\xff' + my$count;
+    o.v[8] = (U'z' - 200) / 2;
+    o.size[0] = sizeof(L'a'); o.size[1] = sizeof(u'a');
+    o.size[2] = sizeof(U'a'); o.size[3] = sizeof('a');
+    o.align[0] = _Alignof(char); o.align[1] = _Alignof(S);
+    o.align[2] = alignof(short[5]); o.align[3] = __alignof__(int64_t *);
+    o.align[4] = _Alignof(double); o.align[5] = sizeof(S);
+    return o;
+}
+"#;
+    agree("wide_characters", src);
+    let compile_err = |src: &str| {
+        compile(src, "bad.c", &CompileOptions::default())
+            .expect_err(src)
+            .to_string()
+    };
+    let stray = compile_err("int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A @ INPUT_B; }");
+    assert!(stray.contains('@'), "{stray}");
+    let opaque = compile_err(
+        "struct T; int mpc_main(int INPUT_A, int INPUT_B) { return _Alignof(struct T); }",
+    );
+    assert!(opaque.contains("incomplete"), "{opaque}");
+}
+
+/// `__FILE__` is the name of the file being compiled, as a string.
+#[test]
+fn file_names_its_file() {
+    let src = "int mpc_main(int INPUT_A, int INPUT_B) { return sizeof(__FILE__) * 100 + __FILE__[0] + INPUT_A * 0 + INPUT_B * 0; }";
+    let p = compile(src, "walk.c", &CompileOptions::default()).expect("compiles");
+    let out = p
+        .program
+        .eval(&[vec![false; 32], vec![false; 32]])
+        .expect("runs");
+    let value = out[0].iter().rev().fold(0u32, |v, &b| v << 1 | b as u32);
+    assert_eq!(value, 7 * 100 + u32::from(b'w'));
+}

@@ -209,6 +209,10 @@ impl Parser<'_> {
             self.pos += 1;
             return self.offsetof(loc);
         }
+        if matches!(t.ident(), Some("_Alignof" | "__alignof__" | "__alignof")) {
+            self.pos += 1;
+            return self.alignof(loc);
+        }
         if t.ident() == Some("sizeof") {
             self.pos += 1;
             if self.is("(") {
@@ -231,6 +235,25 @@ impl Parser<'_> {
             });
         }
         self.postfix()
+    }
+
+    /// `_Alignof(type)` (`alignof` of `<stdalign.h>`): the type's
+    /// alignment in bytes, in C's layout, a `size_t` constant.
+    fn alignof(&mut self, loc: Loc) -> DResult<Expr> {
+        self.expect("(")?;
+        if !self.starts_type() {
+            return err(self.loc(), "_Alignof takes a type name");
+        }
+        let written = self.type_name()?;
+        let ty = self.known(written)?;
+        self.expect(")")?;
+        if let Some(name) = ty.incomplete() {
+            return err(loc, format!("_Alignof of the incomplete type '{name}'"));
+        }
+        Ok(Expr {
+            kind: ExprKind::Int(ty.align(), Scalar::int(64, false)),
+            loc,
+        })
     }
 
     /// `__builtin_offsetof(type, member)` (`offsetof` of `<stddef.h>`): the
@@ -368,7 +391,8 @@ impl Parser<'_> {
         };
         let kind = match &t.tok {
             Tok::Int(v, u, l, decimal) => int_literal(*v, *u, *l, *decimal),
-            Tok::Char(c) => ExprKind::Int(*c as u64 & 0xffff_ffff, Scalar::INT),
+            Tok::Char(c, 32) => ExprKind::Int(*c as u64 & 0xffff_ffff, Scalar::INT),
+            Tok::Char(c, bits) => ExprKind::Int(*c as u64, Scalar::int(*bits, false)),
             Tok::Float(v, single) => {
                 ExprKind::Float(*v, Scalar::float(if *single { 32 } else { 64 }))
             }
