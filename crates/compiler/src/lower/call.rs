@@ -19,21 +19,7 @@ impl<'p> Lower<'p> {
             if let Some(v) = self.gnu_builtin(name, args, loc) {
                 return v;
             }
-            if is_io(name) {
-                return err(
-                    loc,
-                    format!(
-                        "'{name}': input/output and library calls are not supported in a circuit"
-                    ),
-                );
-            }
-            if matches!(name, "malloc" | "calloc" | "realloc" | "free") {
-                return err(loc, format!("'{name}': dynamic memory is not supported"));
-            }
-            return err(
-                loc,
-                format!("call of undeclared (or undefined) function '{name}'"),
-            );
+            return unknown_function(name, loc);
         };
         if f.params.len() != args.len() {
             return err(
@@ -274,4 +260,28 @@ fn abs_width(name: &str) -> Option<u32> {
         "labs" | "llabs" => Some(64),
         _ => None,
     }
+}
+
+/// The error of a call of `name`, a function neither the program nor
+/// twofold defines: what kind of function it is, where that is known.
+pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
+    let why = match name {
+        "printf" | "scanf" | "puts" | "putchar" | "getchar" | "fprintf" | "sprintf"
+        | "snprintf" | "fscanf" | "sscanf" | "fopen" | "fclose" | "fread" | "fwrite" | "gets"
+        | "fgets" | "fputs" | "perror" | "exit" | "abort" | "assert" | "rand" | "srand"
+        | "time" => "input/output and library calls are not supported in a circuit",
+        "malloc" | "calloc" | "realloc" | "free" => "dynamic memory is not supported",
+        "strlen" | "strcmp" | "strncmp" | "strcpy" | "strncpy" | "strcat" | "strncat"
+        | "strchr" | "strrchr" | "strstr" | "memcmp" | "memchr" => {
+            "a C library function twofold does not provide (it provides memcpy, memmove and \
+             memset): write it as a loop"
+        }
+        _ => {
+            return err(
+                loc,
+                format!("call of undeclared (or undefined) function '{name}'"),
+            )
+        }
+    };
+    err(loc, format!("'{name}': {why}"))
 }

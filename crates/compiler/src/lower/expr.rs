@@ -361,12 +361,7 @@ impl<'p> Lower<'p> {
                 Some(f) => f.ret.clone(),
                 None => match call::builtin_type(name) {
                     Some(t) => t,
-                    None => {
-                        return err(
-                            e.loc,
-                            format!("call of undeclared (or undefined) function '{name}'"),
-                        )
-                    }
+                    None => return call::unknown_function(name, e.loc),
                 },
             },
             ExprKind::Member(a, m) => {

@@ -189,36 +189,6 @@ struct Lower<'p> {
     reduce_at: HashSet<Loc>,
 }
 
-fn is_io(name: &str) -> bool {
-    matches!(
-        name,
-        "printf"
-            | "scanf"
-            | "puts"
-            | "putchar"
-            | "getchar"
-            | "fprintf"
-            | "sprintf"
-            | "snprintf"
-            | "fscanf"
-            | "sscanf"
-            | "fopen"
-            | "fclose"
-            | "fread"
-            | "fwrite"
-            | "gets"
-            | "fgets"
-            | "fputs"
-            | "perror"
-            | "exit"
-            | "abort"
-            | "assert"
-            | "rand"
-            | "srand"
-            | "time"
-    )
-}
-
 impl<'p> Lower<'p> {
     /// Fails once the gates held exceed [`crate::Limits::max_gates`]
     /// (checked as each loop iteration ends and each call starts, so a loop
