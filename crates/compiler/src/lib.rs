@@ -108,13 +108,19 @@
 //!
 //! String literals are arrays of `char` (initializers of `char` arrays,
 //! values), compound literals `(T){...}` unnamed objects, and
-//! `_Static_assert` is checked where it stands.
+//! `_Static_assert` is checked where it stands. Wide character constants
+//! take their types (`L'x'` an `int`, `u'x'` an `unsigned short`, `U'x'`
+//! an `unsigned int`); `_Alignof` (and `<stdalign.h>`'s `alignof`) gives
+//! x86-64 alignments; `__FILE__` and `__LINE__` expand; `$` may appear in
+//! names, as gcc allows.
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, unions, goto and labels, function pointers, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
-//! index), non-const `static` locals, bit-fields.
+//! index), non-const `static` locals, bit-fields, `typeof`, `_Generic`,
+//! `_Alignas`, wide string literals, nested designators (`.a.b = 1`) and
+//! designators naming a member of an anonymous member.
 
 pub mod ast;
 pub mod error;
