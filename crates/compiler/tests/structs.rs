@@ -142,3 +142,31 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 "#;
     agree("anonymous_members", src);
 }
+
+/// Nested designators (`.a.b = x`, `[2].y = x`, `.v[1] = x`) and
+/// designators naming a member of an anonymous member (`.lo = x`): the
+/// member is initialized as if its braces were elided from that item on,
+/// so the items after it go on inside it (`{ .a.y = 1, 2 }` sets `a.z`),
+/// then after it. All were refused ("nested designators are not
+/// supported", "no member named"); a designated member filled by brace
+/// elision (`{ .a = 1, 2, 3 }`, `{ [1] = 3, 4 }` of a 2-D array) hung
+/// the compiler.
+#[test]
+fn nested_and_anonymous_designators() {
+    let src = r#"
+typedef struct { int x, y, z; } P;
+typedef struct { P a; int v[3]; struct { int lo, hi; }; int w; } S;
+typedef struct { S s[2]; P p[3]; int t; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    S one = { .a.y = INPUT_A, INPUT_B, .v[1] = INPUT_A + 1, 7, .lo = INPUT_B, 9, 10 };
+    S two = { .hi = INPUT_A, INPUT_B, .a = { 1, 2 }, .a.z = 3, .v = { 4 }, .v[2] = 5 };
+    Out o = { { one, two }, { [2].y = INPUT_B, [0].x = 6, 7, 8, INPUT_A }, .t = 11 };
+    S three = { .a = INPUT_A, 6, 7, INPUT_B };
+    int grid[2][2] = { [1] = INPUT_B, 4 };
+    o.t += three.a.y * three.a.z + three.v[0] + grid[1][0] * grid[1][1];
+    return o;
+}
+"#;
+    agree("nested_designators", src);
+}

@@ -152,7 +152,7 @@ impl<'p> Lower<'p> {
             }
             Init::List(items, loc) => {
                 let mut it = 0usize;
-                self.init_list(obj, leaf, ty, items, &mut it, *loc, true)?;
+                self.init_list(obj, leaf, ty, items, &mut it, *loc, Braces::Own)?;
                 if it < items.len() {
                     return err(*loc, "too many initializers");
                 }
@@ -200,8 +200,8 @@ impl<'p> Lower<'p> {
         Ok(())
     }
 
-    /// Initializes an aggregate from list items starting at `*it` (brace
-    /// elision when `braced` is false).
+    /// Initializes an aggregate from list items starting at `*it`, within
+    /// `braces`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn init_list(
         &mut self,
@@ -211,88 +211,109 @@ impl<'p> Lower<'p> {
         items: &[(Vec<Designator>, Init)],
         it: &mut usize,
         loc: Loc,
-        braced: bool,
+        braces: Braces,
     ) -> DResult<()> {
-        match ty {
-            CType::Array(elem, n) => {
-                let stride = elem.leaves();
-                let mut k = 0usize;
-                while *it < items.len() {
-                    let (des, init) = &items[*it];
-                    if let Some(d) = des.first() {
-                        if !braced {
-                            return Ok(());
-                        }
-                        let Designator::Index(e) = d else {
-                            return err(loc, "field designator in an array initializer");
-                        };
-                        let v = const_eval(e)
-                            .ok_or_else(|| diag(e.loc, "designator is not a constant"))?;
-                        if v < 0 || v >= *n as i128 {
-                            return err(e.loc, "designator index out of bounds");
-                        }
-                        k = v as usize;
-                        if des.len() > 1 {
-                            return err(loc, "nested designators are not supported");
-                        }
-                    }
-                    if k >= *n as usize {
-                        if braced {
-                            return err(loc, "too many initializers for the array");
-                        }
-                        return Ok(());
-                    }
-                    self.init_member(obj, leaf + k * stride, elem, init, items, it, loc)?;
-                    k += 1;
-                }
-                Ok(())
-            }
+        // Where each struct member starts, in leaves.
+        let mut offs = Vec::new();
+        let count = match ty {
+            CType::Array(_, n) => *n as usize,
             CType::Struct(s) => {
-                let mut offs = Vec::new();
                 let mut at = 0;
                 for (_, t) in &s.fields {
                     offs.push(at);
                     at += t.leaves();
                 }
-                let mut k = 0usize;
-                while *it < items.len() {
-                    let (des, init) = &items[*it];
-                    if let Some(d) = des.first() {
-                        if !braced {
-                            return Ok(());
-                        }
-                        let Designator::Field(name, floc) = d else {
-                            return err(loc, "index designator in a struct initializer");
-                        };
-                        k = s
-                            .fields
-                            .iter()
-                            .position(|(n, _)| n == name)
-                            .ok_or_else(|| diag(*floc, format!("no member named '{name}'")))?;
-                        if des.len() > 1 {
-                            return err(loc, "nested designators are not supported");
-                        }
-                    }
-                    if k >= s.fields.len() {
-                        if braced {
-                            return err(loc, "too many initializers for the struct");
-                        }
-                        return Ok(());
-                    }
-                    let ft = s.fields[k].1.clone();
-                    self.init_member(obj, leaf + offs[k], &ft, init, items, it, loc)?;
-                    k += 1;
-                }
-                Ok(())
+                s.fields.len()
             }
             _ => {
                 // A scalar in braces: `{5}`.
+                if braces != Braces::Own {
+                    return err(loc, "a designator names a member of a scalar");
+                }
                 if let Some((_, init)) = items.get(*it) {
                     *it += 1;
                     self.initialize(obj, leaf, ty, init)?;
                 }
-                Ok(())
+                return Ok(());
             }
+        };
+        let start = *it;
+        let mut k = 0usize;
+        while *it < items.len() {
+            let (des, init) = &items[*it];
+            // Designators the lists around this one took already, and
+            // whether the rest name this aggregate's members (else they
+            // are the enclosing list's).
+            let (taken, ours) = match braces {
+                Braces::Own => (0, true),
+                Braces::Designated(n) if *it == start => (n, true),
+                _ => (0, false),
+            };
+            let des = &des[taken.min(des.len())..];
+            let mut nested = None;
+            if let Some(d) = des.first() {
+                if !ours {
+                    return Ok(());
+                }
+                let (at, inner) = self.designated(ty, d, loc)?;
+                k = at;
+                if inner || des.len() > 1 {
+                    // `.a.b = x`, or `.x` of an anonymous member: the
+                    // member is initialized as if its braces were
+                    // elided, from this item on.
+                    nested = Some(Braces::Designated(taken + usize::from(!inner)));
+                }
+            }
+            if k >= count {
+                // (An item a designator led here is this aggregate's: one
+                // left over would be led here again.)
+                if braces == Braces::Own || ours {
+                    let what = if matches!(ty, CType::Array(..)) {
+                        "array"
+                    } else {
+                        "struct"
+                    };
+                    return err(loc, format!("too many initializers for the {what}"));
+                }
+                return Ok(());
+            }
+            let (off, member) = member_at(ty, &offs, k);
+            match nested {
+                Some(b) => self.init_list(obj, leaf + off, &member, items, it, loc, b)?,
+                None => self.init_member(obj, leaf + off, &member, init, items, it, loc)?,
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// The member of aggregate `ty` designator `d` names: its number, and
+    /// whether the name is a member of an anonymous member (then the
+    /// number is that member's).
+    fn designated(&mut self, ty: &CType, d: &Designator, loc: Loc) -> DResult<(usize, bool)> {
+        match (ty, d) {
+            (CType::Array(_, n), Designator::Index(e)) => {
+                let v = const_eval(e).ok_or_else(|| diag(e.loc, "designator is not a constant"))?;
+                if v < 0 || v >= *n as i128 {
+                    return err(e.loc, "designator index out of bounds");
+                }
+                Ok((v as usize, false))
+            }
+            (CType::Struct(s), Designator::Field(name, floc)) => {
+                if let Some(k) = s.fields.iter().position(|(n, _)| n == name) {
+                    return Ok((k, false));
+                }
+                let anonymous = s.fields.iter().position(|(n, t)| {
+                    matches!(t, CType::Struct(inner) if n.is_empty() && inner.member(name).is_some())
+                });
+                anonymous
+                    .map(|k| (k, true))
+                    .ok_or_else(|| diag(*floc, format!("no member named '{name}'")))
+            }
+            (CType::Array(..), Designator::Field(..)) => {
+                err(loc, "field designator in an array initializer")
+            }
+            _ => err(loc, "index designator in a struct initializer"),
         }
     }
 
@@ -328,7 +349,13 @@ impl<'p> Lower<'p> {
                     }
                 }
                 // Brace elision: the items fill the aggregate's members.
-                self.init_list(obj, leaf, ty, items, it, loc, false)
+                // This item's designators (if any) led here: the first
+                // item is the aggregate's, as in `{ .a = 1, 2 }`.
+                let braces = match items.get(*it).map_or(0, |(des, _)| des.len()) {
+                    0 => Braces::Elided,
+                    n => Braces::Designated(n),
+                };
+                self.init_list(obj, leaf, ty, items, it, loc, braces)
             }
             _ => {
                 *it += 1;
@@ -368,4 +395,28 @@ fn braced_string<'e>(ty: &CType, items: &'e [(Vec<Designator>, Init)]) -> Option
         }
         _ => None,
     }
+}
+
+/// Member `k` of aggregate `ty` (whose struct members start at `offs`):
+/// its first leaf and its type.
+fn member_at(ty: &CType, offs: &[usize], k: usize) -> (usize, CType) {
+    match ty {
+        CType::Array(elem, _) => (k * elem.leaves(), (**elem).clone()),
+        CType::Struct(s) => (offs[k], s.fields[k].1.clone()),
+        t => (0, t.clone()),
+    }
+}
+
+/// How the items of an aggregate's initializer are delimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Braces {
+    /// By its own braces: designators name its members.
+    Own,
+    /// By none (elided): the items of the braces around fill it, up to
+    /// a designator (theirs).
+    Elided,
+    /// By none, entered through a designator (`.a.b = x`, or a member of
+    /// an anonymous member): the first item's designators after the first
+    /// `n` name its members.
+    Designated(usize),
 }

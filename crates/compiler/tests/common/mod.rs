@@ -84,7 +84,11 @@ pub fn c_printers(ty: &CType, expr: &str, out: &mut String) {
         }
         CType::Struct(s) => {
             for (name, t) in &s.fields {
-                c_printers(t, &format!("{expr}.{name}"), out);
+                // An anonymous member's members are the struct's own.
+                match name.as_str() {
+                    "" => c_printers(t, expr, out),
+                    _ => c_printers(t, &format!("{expr}.{name}"), out),
+                }
             }
         }
         CType::Float { bits } => {
