@@ -186,3 +186,39 @@ fn stats_estimates_for_three_parties() {
         .unwrap();
     assert!(!err.status.success());
 }
+
+/// A factor narrowed from a wider additive lane (`(uint8_t)` of a 16-bit
+/// value: joined in the garbled sharing, zero-extended) times a factor
+/// widened from a narrower lane: CP3 gave the public zero bit after the
+/// lanes to widen instead of before them, so the widened lane's wrap
+/// count read the wrong bits (259 or -66045 for 1 × 3, varying run to
+/// run). Now the outputs are the two-party run's.
+#[test]
+fn a_narrowed_factor_times_a_widened_one() {
+    let src = "#include <stdint.h>
+typedef struct { int32_t p; int64_t q; int32_t dot; } Out;
+Out mpc_main(uint16_t INPUT_A_a[4], uint8_t INPUT_B_b[4]) {
+    Out o;
+    o.p = (uint8_t)INPUT_A_a[0] * INPUT_B_b[0];
+    o.q = (uint64_t)(uint8_t)INPUT_A_a[1] * (uint16_t)INPUT_B_b[1];
+    o.dot = 0;
+    for (int i = 0; i < 4; i++)
+        o.dot += (uint8_t)INPUT_A_a[i] * INPUT_B_b[i];
+    return o;
+}
+";
+    let dir = workspace("mixed3-narrowed", &[("narrow.c", src)]);
+    let program = common::path(&dir, "narrow.c");
+    let inputs = [
+        "INPUT_A_a={511, 1, 300, 65535}",
+        "INPUT_B_b={3, 255, 7, 200}",
+    ];
+    let want = two_party(&program, inputs[0], inputs[1]);
+    // 255·3; 1·255; 255·3 + 1·255 + 44·7 + 255·200.
+    assert_eq!(want.trim(), "{765, 255, 52328}");
+    for _ in 0..3 {
+        let (got, report) = three_party(&program, inputs, "add", "mixed");
+        assert_eq!(got, want, "{report}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

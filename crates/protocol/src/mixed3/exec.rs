@@ -241,12 +241,15 @@ impl<'a, G: Garbled> Exec<'a, G> {
         };
         let mut cp3_bits = cp3_bits;
         if zero_extended {
-            // A wire of public 0 (its bit 0 from CP1 and from CP3).
+            // A wire of public 0 (its bit 0 from CP1 and from CP3), after
+            // the values joined and before the lanes to widen (CP3 has
+            // combined those already: the bit goes between).
             parts.push(JoinPart::value(ShareKind::Xor, 1, 1));
-            for (role, bits) in [(Role::Cp1, &mut cp1_bits), (Role::Cp3, &mut cp3_bits)] {
-                if self.role == role {
-                    bits.push(false);
-                }
+            let at = needed.iter().map(|&v| shares[v].len()).sum::<usize>();
+            match self.role {
+                Role::Cp1 => cp1_bits.push(false),
+                Role::Cp3 => cp3_bits.insert(at, false),
+                Role::Cp2 => {}
             }
         }
         for (k, src) in &widened {
