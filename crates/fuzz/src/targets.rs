@@ -498,6 +498,7 @@ fn value_programs() -> &'static [Loaded; 2] {
             compiled: true,
             secret_products: compiled.secret_products,
             mixed: None,
+            declined: None,
         };
         let circuit = read_bristol("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt")
             .expect("the AND circuit reads");
@@ -510,6 +511,7 @@ fn value_programs() -> &'static [Loaded; 2] {
             compiled: false,
             secret_products: 0,
             mixed: None,
+            declined: None,
         };
         [c, int]
     })

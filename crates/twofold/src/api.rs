@@ -100,7 +100,7 @@ impl SecureProgram {
     pub fn compile_as(source: &str, protocol: Protocol) -> Result<SecureProgram> {
         let opts = CompileOptions::default();
         let compiled = compile(source, "input.c", &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mixed = choose(
+        let choice = choose(
             protocol,
             (&Network::LAN, &Parties::Two),
             &compiled.program,
@@ -117,7 +117,7 @@ impl SecureProgram {
             program: compiled.program,
             inputs: compiled.inputs,
             outputs: compiled.outputs,
-            mixed,
+            mixed: choice.chosen,
         })
     }
 

@@ -265,6 +265,16 @@ impl<F: FnMut(Option<u64>, Option<Arc<[u32]>>) -> CompileResult> CompileMixed fo
 /// What compiling a mixed program gives.
 pub type CompileResult = Result<MixedCompiled, CompileError>;
 
+/// What [`choose`] decided.
+#[derive(Debug, Default)]
+pub struct Choice {
+    /// The mixed program to run instead of the Boolean one, if chosen.
+    pub chosen: Option<Chosen>,
+    /// `auto`: the estimates of the mixed program it weighed and declined
+    /// (garbled circuits estimated faster), if it compiled one.
+    pub declined: Option<Comparison>,
+}
+
 /// Mixed programs `auto` compiles at most beside the first, each with
 /// more sums of products given their Boolean circuits.
 const BOOLEAN_TRIES: usize = 3;
@@ -286,14 +296,17 @@ pub fn choose(
     boolean: &Program,
     secret_products: u64,
     mut mixed: impl CompileMixed,
-) -> Result<Option<Chosen>> {
+) -> Result<Choice> {
     match protocol {
-        Protocol::Yao => Ok(None),
-        Protocol::Auto if secret_products == 0 => Ok(None),
+        Protocol::Yao => Ok(Choice::default()),
+        Protocol::Auto if secret_products == 0 => Ok(Choice::default()),
         Protocol::Mixed => {
             let compiled = mixed(None, None).map_err(|e| anyhow!("{e}"))?;
             let estimate = Comparison::of(&compiled, boolean, network, parties)?;
-            Ok(Some(Chosen { compiled, estimate }))
+            Ok(Choice {
+                chosen: Some(Chosen { compiled, estimate }),
+                declined: None,
+            })
         }
         Protocol::Auto => {
             let yao = YaoCost::of(boolean, network, parties)?;
@@ -303,20 +316,29 @@ pub fn choose(
             // A program the partition cannot take, or not within the
             // budget, runs as garbled circuits.
             let Ok(compiled) = mixed(Some(budget), None) else {
-                return Ok(None);
+                return Ok(Choice::default());
             };
             // A mixed compilation that ran beside the Boolean one learnt
             // its bound late: what it made decides (lowering flat only
             // adds gates, so one bounded from the start stopped exactly
             // when it made more), and both parties choose alike.
             if compiled.built_gates > budget {
-                return Ok(None);
+                return Ok(Choice::default());
             }
             let estimate = Comparison::against(&compiled, boolean, yao, network, parties)?;
             let first = Chosen { compiled, estimate };
             let weigh = |c: &MixedCompiled| Comparison::against(c, boolean, yao, network, parties);
             let best = with_boolean_sums(first, network, budget, &mut mixed, weigh)?;
-            Ok(best.estimate.prefers_mixed().then_some(best))
+            Ok(match best.estimate.prefers_mixed() {
+                true => Choice {
+                    chosen: Some(best),
+                    declined: None,
+                },
+                false => Choice {
+                    chosen: None,
+                    declined: Some(best.estimate),
+                },
+            })
         }
     }
 }

@@ -17,7 +17,7 @@ use twofold_compiler::{
 };
 use twofold_protocol::mixed::network::Network;
 
-use crate::choice::{choose, Chosen, CompileMixed, Parties, Protocol};
+use crate::choice::{choose, Chosen, Comparison, CompileMixed, Parties, Protocol};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -49,6 +49,9 @@ pub struct Loaded {
     /// C only: the mixed program to run instead of `program`, if chosen
     /// (`--protocol`).
     pub mixed: Option<Chosen>,
+    /// C only, `--protocol auto`: the estimates of a mixed program weighed
+    /// and declined for garbled circuits, if one was compiled.
+    pub declined: Option<Comparison>,
 }
 
 impl Loaded {
@@ -423,7 +426,7 @@ fn from_c(
             }
         }
     };
-    let mixed = choose(
+    let choice = choose(
         opts.protocol,
         (&opts.network, &parties),
         &compiled.program,
@@ -446,7 +449,8 @@ fn from_c(
             .map(|(_, t)| ValueKind::C(t))
             .collect(),
         program: compiled.program,
-        mixed,
+        mixed: choice.chosen,
+        declined: choice.declined,
     })
 }
 
@@ -461,6 +465,7 @@ fn from_circuit(program: Program) -> Loaded {
         output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
         program,
         mixed: None,
+        declined: None,
     }
 }
 
@@ -653,7 +658,7 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
             )
             .expect("estimates")
         };
-        assert!(choose_with(bound).is_some());
-        assert!(choose_with(bound + 1).is_none());
+        assert!(choose_with(bound).chosen.is_some());
+        assert!(choose_with(bound + 1).chosen.is_none());
     }
 }

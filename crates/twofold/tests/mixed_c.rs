@@ -390,3 +390,38 @@ fn a_compiled_mixed_program_runs_on_the_c_programs_values() {
     assert!(fails(&["run", &tfm, "--local"]).contains("twofold mixed"));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A chain of products and comparisons on a slow, far link: `auto` weighs
+/// the mixed programs and keeps garbled circuits, and `stats` says so
+/// with the estimates it weighed (it said nothing before).
+#[test]
+fn stats_shows_the_estimates_auto_declined() {
+    let src = "#include <stdint.h>
+int32_t mpc_main(int32_t INPUT_A_x[4], int32_t INPUT_B_y[4]) {
+    int32_t s = INPUT_A_x[0] * INPUT_B_y[0];
+    for (int i = 1; i < 4; i++) { s = s * INPUT_A_x[i] + INPUT_B_y[i]; if (s > 1000) s -= 1000; }
+    return s;
+}
+";
+    let dir = common::workspace("declined", &[("chain.c", src)]);
+    let file = common::path(&dir, "chain.c");
+    let stats = |json: bool| {
+        let mut args = vec!["stats", &file, "--network", "10mbit,100ms"];
+        if json {
+            args.push("--json");
+        }
+        twofold_ok(&args)
+    };
+    let v: Value = serde_json::from_str(&stats(true)).unwrap();
+    assert!(v.get("mixed").is_none(), "{v}");
+    let choice = &v["choice"];
+    let mixed = choice["mixed_seconds"].as_f64().unwrap();
+    let yao = choice["yao_seconds"].as_f64().unwrap();
+    assert!(yao < mixed, "{choice}");
+    let text = stats(false);
+    assert!(
+        text.contains("runs as garbled circuits, estimated faster"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

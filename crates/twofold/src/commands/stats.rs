@@ -226,6 +226,9 @@ impl ProgramStats {
             });
             stats.choice = Some(chosen.estimate.clone());
         }
+        if let Some(declined) = &loaded.declined {
+            stats.choice = Some(declined.clone());
+        }
         Ok(stats)
     }
 
@@ -454,6 +457,10 @@ impl Report for ProgramStats {
             out += &format!("words a party computes alone, in the clear: {n}\n");
         }
         if let Some(choice) = &self.choice {
+            if self.mixed.is_none() && self.sums.is_none() {
+                out += "runs as garbled circuits, estimated faster than the best mixed \
+                        program weighed:\n";
+            }
             out += &choice.text();
             out += "\n";
         }
