@@ -69,7 +69,7 @@ use twofold_protocol::{PartyInputs, Peer, Schedule, SessionOptions};
 
 pub use crate::choice::Protocol;
 use crate::choice::{choose, Chosen, Parties};
-use crate::load::at_most;
+use crate::load::with_sums;
 
 pub use twofold_circuit::{Party, Program};
 
@@ -105,13 +105,7 @@ impl SecureProgram {
             (&Network::LAN, &Parties::Two),
             &compiled.program,
             compiled.secret_products,
-            |max, sums| {
-                let opts = CompileOptions {
-                    boolean_sums: sums,
-                    ..at_most(&opts, max)
-                };
-                compile_mixed(source, "input.c", &opts)
-            },
+            |max, sums| compile_mixed(source, "input.c", &with_sums(&opts, max, sums)),
         )?;
         Ok(SecureProgram {
             program: compiled.program,

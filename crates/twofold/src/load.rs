@@ -360,7 +360,7 @@ fn bounded(e: &CompileError, max: Option<u64>) -> bool {
 }
 
 /// `opts` making at most `max_gates` gates (if given).
-pub fn at_most(opts: &CompileOptions, max_gates: Option<u64>) -> CompileOptions {
+fn at_most(opts: &CompileOptions, max_gates: Option<u64>) -> CompileOptions {
     let mut opts = opts.clone();
     if let Some(max) = max_gates {
         opts.limits.max_gates = opts.limits.max_gates.min(max);
@@ -370,7 +370,7 @@ pub fn at_most(opts: &CompileOptions, max_gates: Option<u64>) -> CompileOptions 
 
 /// `opts` making at most `max_gates` gates (if given), the sums of
 /// products `boolean_sums` names (if any) given their Boolean circuits.
-fn with_sums(
+pub fn with_sums(
     opts: &CompileOptions,
     max_gates: Option<u64>,
     boolean_sums: Option<Arc<[u32]>>,
