@@ -205,6 +205,25 @@ fn other_unsupported_constructs() {
     );
 }
 
+/// A `case` label inside a block or loop of the switch body (Duff's
+/// device) is refused whether the selector is secret or public: with a
+/// public one it was skipped (`switch (1) { case 0: ...; { case 1: r +=
+/// x; } }` gave 0).
+#[test]
+fn case_labels_below_the_switch_body() {
+    check(
+        "int mpc_main(int INPUT_A)\n{\n    int r = 0;\n    switch (1) {\n    case 0:\n        r += 1;\n        { case 1: r += INPUT_A; }\n    }\n    return r;\n}\n",
+        "prog.c:7:11: error: case label not directly inside a switch body (unsupported)",
+    );
+    check(
+        "int mpc_main(int INPUT_A[10])\n{\n    int to = 0, i = 0, cnt = 3;\n    switch (2) {\n    case 0: do { to += INPUT_A[i++];\n    case 2: to += INPUT_A[i++];\n    } while (--cnt > 0);\n    }\n    return to;\n}\n",
+        "prog.c:6:5: error: case label not directly inside a switch body (unsupported)",
+    );
+    // A nested switch's own labels are its own.
+    let src = "int mpc_main(int INPUT_A)\n{\n    int r = 0;\n    switch (1) {\n    case 1: switch (INPUT_A & 1) { case 1: r = 5; }\n    }\n    return r;\n}\n";
+    compile(src, "prog.c", &CompileOptions::default()).expect("a nested switch");
+}
+
 /// Compiles `src`; any outcome but an internal error (a caught panic) is fine.
 fn no_panic(src: &str) {
     if let Err(e) = compile(src, "g.c", &CompileOptions::default()) {

@@ -119,3 +119,93 @@ int mpc_main(int INPUT_A[4], int INPUT_B)
 "#;
     agree("one_past_the_end", src, &CompileOptions::default());
 }
+
+/// Writes through a pointer under a secret loop bound (`p[t]` for `t <
+/// k`, `k` secret, and a merge helper taking `int *a`): the iterations
+/// past the array run on a path that may never run, as `a[t]` does; they
+/// were "pointer dereference outside the object".
+#[test]
+fn pointer_writes_under_a_secret_bound() {
+    let opts = CompileOptions {
+        unwind: Some(12),
+        ..CompileOptions::default()
+    };
+    agree(
+        "bounded_writes",
+        "int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int a[4] = {0};
+    int *p = a;
+    int k = INPUT_A & 7;
+    if (k > 4)
+        k = 4;
+    for (int t = 0; t < k; t++)
+        p[t] = t + 1 + INPUT_B;
+    return a[0] + a[1] * 10 + a[2] * 100 + a[3] * 1000;
+}",
+        &opts,
+    );
+    agree(
+        "merge_helper",
+        "static void merge(int *a, int lo, int mid, int hi)
+{
+    int tmp[8];
+    int i = lo, j = mid, k = 0;
+    while (i < mid && j < hi) {
+        if (a[i] <= a[j]) tmp[k++] = a[i++];
+        else tmp[k++] = a[j++];
+    }
+    while (i < mid) tmp[k++] = a[i++];
+    while (j < hi) tmp[k++] = a[j++];
+    for (int t = 0; t < k; t++) a[lo + t] = tmp[t];
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int a[8];
+    for (int i = 0; i < 4; i++) {
+        a[i] = (INPUT_A >> (8 * i) & 0x7f) + 128 * i;
+        a[i + 4] = (INPUT_B >> (8 * i) & 0x7f) + 128 * i;
+    }
+    merge(a, 0, 4, 8);
+    int h = 0;
+    for (int i = 0; i < 8; i++) h = h * 3 + a[i];
+    return h;
+}",
+        &opts,
+    );
+}
+
+/// Pointers cast to `char *` may be passed on (`memcpy`), but arithmetic
+/// on them over memory of another layout counts elements, not bytes: it
+/// is refused (it gave `(char *)&a[3] - (char *)&a[0]` as 3, not 12).
+#[test]
+fn byte_pointers_are_passed_on_but_not_moved() {
+    agree(
+        "char_memcpy",
+        "#include <string.h>
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int a[2] = {INPUT_A, INPUT_B}, b[2];
+    memcpy((char *)b, (char *)a, sizeof b);
+    unsigned char *view = (unsigned char *)b;
+    return b[1] - b[0] + (view == (unsigned char *)b);
+}",
+        &CompileOptions::default(),
+    );
+    for (body, at) in [
+        ("return (char *)&a[3] - (char *)&a[0] + INPUT_A;", "5:26"),
+        ("char *p = (char *)a; p += 4; return *(int *)p;", "5:28"),
+        (
+            "char *p = (char *)a + 4; return INPUT_A + (p != 0);",
+            "5:25",
+        ),
+    ] {
+        let src = format!("int mpc_main(int INPUT_A)\n{{\n    int a[4] = {{0}};\n    a[1] = INPUT_A;\n    {body}\n}}\n");
+        let e = compile(&src, "p.c", &CompileOptions::default()).expect_err(body);
+        assert_eq!(
+            e.to_string(),
+            format!("p.c:{at}: error: arithmetic on a pointer to char into memory holding int: twofold's pointers count elements, not bytes (byte-level pointer arithmetic is not supported)"),
+            "{body}"
+        );
+    }
+}

@@ -232,7 +232,14 @@ impl<'p> Lower<'p> {
                 let (x, y) = if a.has_side_effects() || b.has_side_effects() {
                     self.fork(cv, loc, |me| me.eval(a), |me| me.eval(b))?
                 } else {
-                    (self.eval(a)?, self.eval(b)?)
+                    // Each side is a path that may never run (`j == 0 ?
+                    // x : d[j - 1]` in a kept loop whose condition is an
+                    // input of its template): a public index out of
+                    // bounds there selects some element, as under a fork.
+                    self.secret_depth += 1;
+                    let sides = self.eval(a).and_then(|x| Ok((x, self.eval(b)?)));
+                    self.secret_depth -= 1;
+                    sides?
                 };
                 let picks = extremum(c, a, b);
                 if let (Val::Int(s, wx), Val::Int(t, wy), Some(greater)) = (&x, &y, picks) {

@@ -91,6 +91,10 @@ impl Lower<'_> {
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
+                if op == BinOp::Sub {
+                    self.counts_elements(&t, &p, loc)?;
+                    self.counts_elements(&t, &q, loc)?;
+                }
                 // Where pointers point may move with a loop variable.
                 self.fail_probes("pointers are compared or subtracted");
                 if (!p.sec.is_empty() || !q.sec.is_empty()) && p.obj == q.obj {
@@ -132,10 +136,36 @@ impl Lower<'_> {
         }
     }
 
+    /// Fails unless the elements of type `t` that `p` points to have the
+    /// layout of the memory there: a pointer counts elements (`char *`
+    /// arithmetic over `int`s would count `int`s, not bytes).
+    fn counts_elements(&self, t: &CType, p: &Ptr, loc: Loc) -> DResult<()> {
+        if p.obj == usize::MAX || *t == CType::Void {
+            return Ok(());
+        }
+        // (One past the end: the element before.)
+        let len = self.objs[p.obj].slots.len() as i64;
+        let base = p.leaf.min(len - t.leaves() as i64).max(0) as usize;
+        match self.punned(p.obj, base, t) {
+            None => Ok(()),
+            Some(have) => err(
+                loc,
+                format!(
+                    "arithmetic on a pointer to {} into memory holding {}: twofold's pointers count elements, not bytes (byte-level pointer arithmetic is not supported)",
+                    t.name(),
+                    have.name()
+                ),
+            ),
+        }
+    }
+
     /// The pointer `p` to elements of type `t` moved by `off` elements.
     pub(super) fn ptr_add(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
         if p.obj == usize::MAX {
             return err(loc, "arithmetic on a null pointer");
+        }
+        if off.as_const() != Some(0) {
+            self.counts_elements(&t, &p, loc)?;
         }
         let stride = t.leaves().max(1);
         let len = self.objs[p.obj].slots.len() as i64;
@@ -149,11 +179,14 @@ impl Lower<'_> {
                     .unwrap_or(-1);
                 if (0..=len).contains(&nl) {
                     p.leaf = nl;
-                } else if p.sec.is_empty() {
+                } else if p.sec.is_empty() && self.secret_depth == 0 {
                     return err(loc, "pointer arithmetic leaves the object it points into");
                 } else {
                     // The public part leaves the object, the secret part
-                    // may bring it back (`q = a + 4 + (x & 3); q -= 5`).
+                    // may bring it back (`q = a + 4 + (x & 3); q -= 5`);
+                    // or on a secret path, which may never run (as a
+                    // public index out of bounds is there), a position
+                    // outside selects some element.
                     return self.ptr_moved(t, p, off, loc);
                 }
             }
@@ -187,7 +220,7 @@ impl Lower<'_> {
     /// in steps of an element where every term moves by whole elements.
     /// A position outside the object selects some element of it, as a
     /// secret index out of bounds does.
-    fn ptr_moved(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
+    pub(super) fn ptr_moved(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
         let stride = t.leaves().max(1);
         let len = self.objs[p.obj].slots.len() as i64;
         let step = if p.sec.iter().all(|s| s.stride % stride == 0) {

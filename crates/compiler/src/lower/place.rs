@@ -3,6 +3,24 @@
 use super::*;
 
 impl<'p> Lower<'p> {
+    /// The type of the first leaf of object `obj` from `base` on whose
+    /// scalar width differs from `t`'s laid over them (`None` if `t` fits
+    /// them, or if they end first): pointers count leaves, so a pointer of
+    /// another layout (a `char *` into `int`s) would be read, moved and
+    /// subtracted by the wrong amounts.
+    pub(super) fn punned(&self, obj: usize, base: usize, t: &CType) -> Option<CType> {
+        let mut tys = Vec::new();
+        t.leaf_types(&mut tys);
+        let have = self.objs[obj].leaf_tys.get(base..)?;
+        tys.iter().zip(have).find_map(|(lt, have)| {
+            let ok = match (have, lt) {
+                (CType::Pointer(_), CType::Pointer(_)) => true,
+                (a, b) => a.scalar().map(|s| s.width) == b.scalar().map(|s| s.width),
+            };
+            (!ok).then(|| have.clone())
+        })
+    }
+
     // ----- places -----------------------------------------------------------
 
     pub(super) fn place(&mut self, e: &Expr) -> DResult<Place> {
@@ -128,38 +146,38 @@ impl<'p> Lower<'p> {
         }
     }
 
-    pub(super) fn deref_place(&mut self, t: CType, p: Ptr, loc: Loc) -> DResult<Place> {
+    pub(super) fn deref_place(&mut self, t: CType, mut p: Ptr, loc: Loc) -> DResult<Place> {
         if p.obj == usize::MAX {
             return err(loc, "dereferencing a null pointer");
         }
         if t == CType::Void {
             return err(loc, "dereferencing a void pointer");
         }
-        let obj = &self.objs[p.obj];
         let n = t.leaves() as i64;
-        if p.leaf < 0 || p.leaf + n > obj.slots.len() as i64 {
+        let outside = |p: &Ptr, len: usize| p.leaf < 0 || p.leaf + n > len as i64;
+        if outside(&p, self.objs[p.obj].slots.len()) && self.secret_depth > 0 {
+            // On a secret path, which may never run, as a secret index
+            // out of bounds: some element of the object.
+            let zero = Word::konst(0, 64);
+            let Val::Ptr(_, moved) = self.ptr_moved(t.clone(), p, zero, loc)? else {
+                return err(loc, "a pointer's position is not a pointer");
+            };
+            p = moved;
+        }
+        let obj = &self.objs[p.obj];
+        if outside(&p, obj.slots.len()) {
             return err(loc, "pointer dereference outside the object it points into");
         }
         // The leaves must have the pointed-to layout.
-        let mut tys = Vec::new();
-        t.leaf_types(&mut tys);
-        let base = p.leaf as usize;
-        for (i, lt) in tys.iter().enumerate() {
-            let have = &obj.leaf_tys[base + i];
-            let ok = match (have, lt) {
-                (CType::Pointer(_), CType::Pointer(_)) => true,
-                (a, b) => a.scalar().map(|s| s.width) == b.scalar().map(|s| s.width),
-            };
-            if !ok {
-                return err(
-                    loc,
-                    format!(
-                        "access as {} of memory holding {} (type punning) is not supported",
-                        t.name(),
-                        have.name()
-                    ),
-                );
-            }
+        if let Some(have) = self.punned(p.obj, p.leaf as usize, &t) {
+            return err(
+                loc,
+                format!(
+                    "access as {} of memory holding {} (type punning) is not supported",
+                    t.name(),
+                    have.name()
+                ),
+            );
         }
         Ok(Place {
             obj: p.obj,

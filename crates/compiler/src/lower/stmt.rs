@@ -439,6 +439,14 @@ impl<'p> Lower<'p> {
             StmtKind::Block(items) => items.iter().collect(),
             _ => vec![body],
         };
+        // A label below the top level (Duff's device) would be skipped
+        // where the selector is public: refused as where it is secret.
+        if let Some(loc) = items.iter().find_map(|it| nested_label(it, true)) {
+            return err(
+                loc,
+                "case label not directly inside a switch body (unsupported)",
+            );
+        }
         // Collect the case values.
         let mut cases = Vec::new();
         for it in &items {
@@ -501,5 +509,25 @@ impl<'p> Lower<'p> {
         self.set_flag(SKIP, Bit::Const(false));
         self.set_flag(BRK, Bit::Const(false));
         r
+    }
+}
+
+/// Where a `case` or `default` label sits inside `s` below a switch body's
+/// top level (`top`: `s` is a top-level item, whose own labels are the
+/// switch's), not counting the labels of nested `switch` statements.
+fn nested_label(s: &Stmt, top: bool) -> Option<Loc> {
+    match &s.kind {
+        StmtKind::Case(_, inner) | StmtKind::Default(inner) => match top {
+            true => nested_label(inner, true),
+            false => Some(s.loc),
+        },
+        StmtKind::Block(items) => items.iter().find_map(|i| nested_label(i, false)),
+        StmtKind::If(_, a, b) => {
+            nested_label(a, false).or_else(|| b.as_deref().and_then(|b| nested_label(b, false)))
+        }
+        StmtKind::While(_, b) | StmtKind::DoWhile(b, _) | StmtKind::For(_, _, _, b) => {
+            nested_label(b, false)
+        }
+        _ => None,
     }
 }

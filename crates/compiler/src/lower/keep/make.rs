@@ -511,7 +511,11 @@ impl<'p> Lower<'p> {
         }
         frame.gates = kept_gates;
         frame.blocks = kept_blocks;
-        shared.extend(hoisted.into_iter().map(|w| (w, map[&w])));
+        // Each wire once: a hoisted loop may give one wire in several
+        // iterations' outputs (a value each iteration overwrites).
+        let mut seen: HashSet<Wire> = shared.iter().map(|&(w, _)| w).collect();
+        let new = hoisted.into_iter().filter(|&w| seen.insert(w));
+        shared.extend(new.map(|w| (w, map[&w])).collect::<Vec<_>>());
         Ok(())
     }
 
