@@ -12,6 +12,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use twofold::commands::channel_options;
+use twofold::commands::mixed::stats_of_compiled;
 use twofold::commands::run::parse_schedule;
 use twofold::commands::run3::{run_three_parties, ThreeParties};
 use twofold::commands::secure::SecureArgs;
@@ -27,7 +28,7 @@ use twofold_protocol::mixed::network::Network;
 use twofold_protocol::mixed::{run_mixed_local, MixedOptions};
 use twofold_protocol::run_mixed_remote;
 use twofold_protocol::{
-    run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, SessionOptions,
+    run_local, run_remote, Endpoint, HybridOptions, IppMode, ProtocolError, Reveal, SessionOptions,
 };
 
 use crate::background::{self, Reporter};
@@ -74,11 +75,24 @@ fn mixed_options(opts: &SessionOptions) -> MixedOptions {
     }
 }
 
+/// The AND gates `stats` and a run's progress count: those of the program's
+/// garbled circuits (as `stats` gives them), or of its mixed program's
+/// Boolean steps where it has no garbled circuits.
+fn and_gates_of(loaded: &Loaded) -> u64 {
+    (loaded.program.as_ref()).map_or_else(|| loaded.and_gates(), |p| p.and_count())
+}
+
+/// The garbled circuits `loaded` runs when no mixed program is chosen
+/// (always compiled then).
+fn garbled(loaded: &Loaded) -> Result<&twofold_circuit::Program, ProtocolError> {
+    (loaded.program.as_ref()).ok_or_else(|| ProtocolError::Malformed("no garbled circuits".into()))
+}
+
 /// A mixed run reports no progress as it goes: the whole of the
 /// program's AND gates once it has ended.
 fn ended(opts: &SessionOptions, loaded: &Loaded) {
     if let Some(progress) = &opts.progress {
-        progress(loaded.program.and_count());
+        progress(and_gates_of(loaded));
     }
 }
 
@@ -133,9 +147,11 @@ impl Program {
     /// each would not fit in the memory limit.
     fn check_memory(&self, threads: u32, parties: u32) -> PyResult<()> {
         match self.max_memory {
-            Some(limit) => {
-                check_session(&self.loaded.program, threads, parties, limit).map_err(error)
-            }
+            Some(limit) => match &self.loaded.program {
+                Some(program) => check_session(program, threads, parties, limit).map_err(error),
+                // (A mixed program alone: its session is not estimated.)
+                None => Ok(()),
+            },
             None => Ok(()),
         }
     }
@@ -164,7 +180,7 @@ impl Program {
     /// `ctype`, `width` and, for structs, `members`.
     #[getter]
     fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let values = self.loaded.program.main.inputs.iter();
+        let values = self.loaded.inputs.iter();
         let named = values.map(|v| (v.name.as_str(), v.width, Some(v.party)));
         describe_all(py, named, &self.loaded.input_kinds)
     }
@@ -172,8 +188,8 @@ impl Program {
     /// The outputs, in order: each a dict as for `inputs`, without `party`.
     #[getter]
     fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let values = self.loaded.program.main.outputs.iter();
-        let named = values.map(|v| (v.name.as_str(), v.wires.len() as u32, None));
+        let values = self.loaded.outputs.iter();
+        let named = values.map(|(name, width)| (name.as_str(), *width, None));
         describe_all(py, named, &self.loaded.output_kinds)
     }
 
@@ -183,9 +199,17 @@ impl Program {
     fn stats(&self, py: Python<'_>, levels: bool) -> PyResult<Py<PyAny>> {
         let loaded = Arc::clone(&self.loaded);
         let stats = py.detach(move || {
-            let widths = levels_of(&loaded.program, levels);
+            let network = Network::default();
+            let Some(program) = &loaded.program else {
+                // Only the mixed program compiled within the limits.
+                let chosen = loaded.mixed.as_ref().context("no program compiled")?;
+                let why = loaded.not_garbled.as_deref().unwrap_or("not compiled");
+                let summary = stats_of_compiled(&chosen.compiled, why, &network)?;
+                return Ok::<_, anyhow::Error>(serde_json::to_value(&summary)?);
+            };
+            let widths = levels_of(program, levels);
             let mut stats =
-                ProgramStats::of_loaded(&loaded, widths.as_deref(), &Network::default())?;
+                ProgramStats::of_loaded((&loaded, program), widths.as_deref(), &network)?;
             if levels {
                 stats.ands_per_level = widths;
             }
@@ -214,7 +238,7 @@ impl Program {
         let (a, b) = split(&self.loaded, &all);
         let mut opts = session(threads, schedule, scheme, reveal_to, ipp)?;
         self.check_memory(opts.threads, 2)?;
-        let reporter = Reporter::new(progress, self.loaded.program.and_count());
+        let reporter = Reporter::new(progress, and_gates_of(&self.loaded));
         opts.progress = reporter.hook();
         let loaded = Arc::clone(&self.loaded);
         let channel = channel_options(Duration::from_secs(60), Security::Plain);
@@ -231,7 +255,7 @@ impl Program {
                 Ok([ra.outputs, rb.outputs].map(|o| o.map(|o| c.c_outputs(&o))))
             }
             None => {
-                let (ra, rb) = run_local(&loaded.program, &a, &b, &opts, &channel)?;
+                let (ra, rb) = run_local(garbled(&loaded)?, &a, &b, &opts, &channel)?;
                 Ok([ra.outputs, rb.outputs])
             }
         })?
@@ -293,7 +317,7 @@ impl Program {
         let given = party_inputs(&self.loaded, inputs, Givers::Only(party))?;
         let mut opts = session(threads, schedule, scheme, reveal_to, ipp)?;
         self.check_memory(opts.threads, 1)?;
-        let reporter = Reporter::new(progress, self.loaded.program.and_count());
+        let reporter = Reporter::new(progress, and_gates_of(&self.loaded));
         opts.progress = reporter.hook();
         let wait = timeout_of(timeout)?;
         let channel = channel_options(wait, security);
@@ -315,7 +339,7 @@ impl Program {
                     wait,
                     &channel,
                     party,
-                    &loaded.program,
+                    garbled(&loaded)?,
                     &given,
                     &opts,
                 )?;
@@ -356,7 +380,7 @@ impl Program {
         };
         let (ins, outs) = (specs(ins), specs(outs));
         let threads = threads_or_cores(threads)?;
-        let reporter = Reporter::new(progress, self.loaded.program.and_count());
+        let reporter = Reporter::new(progress, and_gates_of(&self.loaded));
         let opts = HybridOptions {
             input_kinds: Vec::new(),
             input_lanes: Vec::new(),
@@ -393,15 +417,18 @@ impl Program {
     }
 
     fn __repr__(&self) -> String {
-        let main = &self.loaded.program.main;
-        let inputs: Vec<&str> = main.inputs.iter().map(|v| v.name.as_str()).collect();
-        let outputs: Vec<&str> = main.outputs.iter().map(|v| v.name.as_str()).collect();
+        let inputs: Vec<&str> = (self.loaded.inputs.iter())
+            .map(|v| v.name.as_str())
+            .collect();
+        let outputs: Vec<&str> = (self.loaded.outputs.iter())
+            .map(|(name, _)| name.as_str())
+            .collect();
         format!(
             "<twofold.Program {} inputs=[{}] outputs=[{}] and_gates={}>",
             self.origin,
             inputs.join(", "),
             outputs.join(", "),
-            self.loaded.program.and_count()
+            and_gates_of(&self.loaded)
         )
     }
 }

@@ -263,9 +263,9 @@ pub fn outputs_to_py<'py>(
     outputs: &[Vec<bool>],
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
-    let values = loaded.program.main.outputs.iter().zip(&loaded.output_kinds);
-    for ((value, kind), bits) in values.zip(outputs) {
-        dict.set_item(&value.name, to_py(py, kind, bits)?)?;
+    let values = loaded.outputs.iter().zip(&loaded.output_kinds);
+    for (((name, _), kind), bits) in values.zip(outputs) {
+        dict.set_item(name, to_py(py, kind, bits)?)?;
     }
     Ok(dict)
 }

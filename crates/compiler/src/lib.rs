@@ -312,6 +312,10 @@ pub struct CompiledProgram {
     /// met them): 0 when an arithmetic sharing has nothing to do
     /// ([`compile_mixed`]).
     pub secret_products: u64,
+    /// The compile-time work lowering did, as [`Limits::max_steps`] counts
+    /// it: the same for every compilation of the program with the same
+    /// options (on any machine).
+    pub work: u64,
 }
 
 /// Stack size of the compiling thread (deeply nested inlining recurses).
@@ -478,5 +482,6 @@ fn compile_inner(
         inputs: lowered.inputs,
         outputs: lowered.outputs,
         secret_products,
+        work: lowered.work,
     })
 }

@@ -22,6 +22,8 @@ struct Shared {
     /// The most bytes it may hold, as lowering estimates them (lowered
     /// at any time).
     max_memory: AtomicU64,
+    /// The most compile-time work it may do (lowered at any time).
+    max_work: AtomicU64,
     /// What happened: a product of secrets seen, the compilation ended.
     state: Mutex<Seen>,
     /// Signalled when `state` changes.
@@ -39,6 +41,7 @@ impl Default for Watch {
         Watch(Arc::new(Shared {
             max_gates: AtomicU64::new(u64::MAX),
             max_memory: AtomicU64::new(u64::MAX),
+            max_work: AtomicU64::new(u64::MAX),
             state: Mutex::new(Seen::default()),
             changed: Condvar::new(),
         }))
@@ -72,6 +75,18 @@ impl Watch {
     /// The most bytes the compilation may hold.
     pub fn max_memory(&self) -> u64 {
         self.0.max_memory.load(Ordering::Relaxed)
+    }
+
+    /// Bounds the compile-time work (as [`crate::Limits::max_steps`]
+    /// counts it, which still applies) from now on; past it the
+    /// compilation fails with [`crate::error::Exceeded::Steps`].
+    pub fn set_max_work(&self, max: u64) {
+        self.0.max_work.store(max, Ordering::Relaxed);
+    }
+
+    /// The most compile-time work the compilation may do.
+    pub fn max_work(&self) -> u64 {
+        self.0.max_work.load(Ordering::Relaxed)
     }
 
     /// Marks the compilation ended (its caller does, whether it succeeded,

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use rand::SeedableRng;
 use std::sync::OnceLock;
 
+use twofold::choice::Protocol;
 use twofold::inputs::{assign, format_outputs, Givers};
-use twofold::load::{Loaded, ValueKind};
+use twofold::load::{load_source, LoadOptions, Loaded};
 use twofold_circuit::bristol::read_bristol;
 use twofold_circuit::mixed::format::write_mixed;
 use twofold_circuit::prepare::prepare;
@@ -479,40 +480,13 @@ int mpc_main(In INPUT_A, Matrix INPUT_B) {
 fn value_programs() -> &'static [Loaded; 2] {
     static PROGRAMS: OnceLock<[Loaded; 2]> = OnceLock::new();
     PROGRAMS.get_or_init(|| {
-        let compiled = compile(VALUE_PROGRAM, "value.c", &CompileOptions::default())
-            .expect("the value program compiles");
-        let c = Loaded {
-            input_kinds: compiled
-                .inputs
-                .iter()
-                .map(|(_, t)| ValueKind::C(t.clone()))
-                .collect(),
-            output_kinds: compiled
-                .outputs
-                .iter()
-                .map(|(_, t)| ValueKind::C(t.clone()))
-                .collect(),
-            program: compiled.program,
-            loops: compiled.loops,
-            load_time: std::time::Duration::ZERO,
-            compiled: true,
-            secret_products: compiled.secret_products,
-            mixed: None,
-            declined: None,
+        let opts = LoadOptions {
+            protocol: Protocol::Yao,
+            ..LoadOptions::default()
         };
-        let circuit = read_bristol("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt")
-            .expect("the AND circuit reads");
-        let int = Loaded {
-            program: Program::from(circuit),
-            input_kinds: vec![ValueKind::Int; 2],
-            output_kinds: vec![ValueKind::Int],
-            loops: Vec::new(),
-            load_time: std::time::Duration::ZERO,
-            compiled: false,
-            secret_products: 0,
-            mixed: None,
-            declined: None,
-        };
+        let c = load_source(VALUE_PROGRAM, "value.c", &opts).expect("the value program compiles");
+        let and = "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n";
+        let int = load_source(and, "and.txt", &opts).expect("the AND circuit reads");
         [c, int]
     })
 }
@@ -524,8 +498,8 @@ fn value(data: &[u8]) -> bool {
     for loaded in value_programs() {
         if let Ok(given) = assign(loaded, &args, Givers::Everyone) {
             let bits: Vec<Vec<bool>> = given.into_iter().flatten().collect();
-            let outputs = loaded
-                .program
+            let outputs = (loaded.program.as_ref())
+                .expect("compiled as garbled circuits")
                 .eval(&bits)
                 .expect("assign checks the widths");
             format_outputs(loaded, &outputs);

@@ -103,7 +103,7 @@ impl SecureProgram {
         let choice = choose(
             protocol,
             (&Network::LAN, &Parties::Two),
-            &compiled.program,
+            (&compiled.program, compiled.work),
             compiled.secret_products,
             |max, sums| compile_mixed(source, "input.c", &with_sums(&opts, max, sums)),
         )?;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
-use twofold_circuit::{MixedProgram, Program};
+use twofold_circuit::{InputValue, MixedProgram, Program};
 use twofold_compiler::mixed::{MixedCompiled, OutBit};
 use twofold_compiler::CompileError;
 use twofold_protocol::mixed::cost::estimate;
@@ -86,12 +86,13 @@ pub struct Comparison {
     /// [`FLAT_GATES_PER_SECOND`] counts the gates lowering made; each
     /// party pays them each run.
     pub mixed_compile_seconds: f64,
-    /// The garbled circuit's bytes (both ways).
-    pub yao_bytes: u64,
+    /// The garbled circuit's bytes (both ways); `None` (as its messages
+    /// and seconds) if its compilation exceeded the compile limits.
+    pub yao_bytes: Option<u64>,
     /// Its messages waited for.
-    pub yao_messages: u64,
+    pub yao_messages: Option<u64>,
     /// Its seconds on the network.
-    pub yao_seconds: f64,
+    pub yao_seconds: Option<f64>,
 }
 
 /// Gates a flat compilation makes per second, for the estimate of its
@@ -137,20 +138,18 @@ impl YaoCost {
 /// The three-party form of a C program's mixed program: its inputs are
 /// slices of the values held as shares (`boolean`'s inputs), its outputs
 /// the C outputs.
-pub fn shared_mixed(compiled: &MixedCompiled, boolean: &Program) -> SharedMixed {
+pub fn shared_mixed(
+    compiled: &MixedCompiled,
+    (inputs, outputs): (&[InputValue], &[(String, u32)]),
+) -> SharedMixed {
     let mut program = compiled.program.clone();
     program.parties = 3;
     for v in &mut program.inputs {
         v.owner = 0;
     }
-    let main = &boolean.main;
     SharedMixed {
         program,
-        input_values: main
-            .inputs
-            .iter()
-            .map(|v| (v.name.clone(), v.width))
-            .collect(),
+        input_values: inputs.iter().map(|v| (v.name.clone(), v.width)).collect(),
         sources: compiled
             .sources
             .iter()
@@ -161,16 +160,15 @@ pub fn shared_mixed(compiled: &MixedCompiled, boolean: &Program) -> SharedMixed 
                 signed: s.signed,
             })
             .collect(),
-        output_values: main
-            .outputs
+        output_values: outputs
             .iter()
             .zip(&compiled.output_bits)
-            .map(|(v, bits)| {
+            .map(|((name, _), bits)| {
                 let bits = bits.iter().map(|b| match *b {
                     OutBit::Const(c) => OutputBit::Const(c),
                     OutBit::Of(o, i) => OutputBit::Of(o, i),
                 });
-                (v.name.clone(), bits.collect())
+                (name.clone(), bits.collect())
             })
             .collect(),
     }
@@ -196,6 +194,24 @@ impl Comparison {
         network: &Network,
         parties: &Parties,
     ) -> Result<Comparison> {
+        let outputs = crate::load::output_shapes(boolean);
+        let values = (boolean.main.inputs.as_slice(), outputs.as_slice());
+        Ok(Comparison {
+            yao_bytes: Some(yao.bytes),
+            yao_messages: Some(yao.messages),
+            yao_seconds: Some(yao.seconds),
+            ..Comparison::mixed_only(mixed, values, network, parties)?
+        })
+    }
+
+    /// The estimate of `mixed` alone, whose garbled circuits exceeded the
+    /// compile limits (`values`: the C program's inputs and outputs).
+    pub fn mixed_only(
+        mixed: &MixedCompiled,
+        values: (&[InputValue], &[(String, u32)]),
+        network: &Network,
+        parties: &Parties,
+    ) -> Result<Comparison> {
         let (m, rounds) = match parties {
             Parties::Two => {
                 let m = estimate(&mixed.program, Default::default(), Reveal::Both)?;
@@ -205,7 +221,7 @@ impl Comparison {
                 input_lanes,
                 output_lanes,
             } => {
-                let shared = shared_mixed(mixed, boolean);
+                let shared = shared_mixed(mixed, values);
                 let scheme = Default::default();
                 cost3::mixed(&shared, input_lanes, output_lanes, scheme)?
             }
@@ -217,15 +233,16 @@ impl Comparison {
             mixed_rounds: rounds,
             mixed_seconds: network.seconds(m.bytes, m.flights),
             mixed_compile_seconds: mixed.built_gates as f64 / FLAT_GATES_PER_SECOND,
-            yao_bytes: yao.bytes,
-            yao_messages: yao.messages,
-            yao_seconds: yao.seconds,
+            yao_bytes: None,
+            yao_messages: None,
+            yao_seconds: None,
         })
     }
 
-    /// Whether the mixed program, compiled and run, is estimated faster.
+    /// Whether the mixed program, compiled and run, is estimated faster
+    /// (or the only one compiled).
     pub fn prefers_mixed(&self) -> bool {
-        self.mixed_total() < self.yao_seconds
+        self.yao_seconds.is_none_or(|yao| self.mixed_total() < yao)
     }
 
     /// The mixed program's estimated seconds, compiled and run.
@@ -240,17 +257,20 @@ impl Comparison {
 
     /// One line for people.
     pub fn text(&self) -> String {
+        let yao = match (self.yao_bytes, self.yao_messages, self.yao_seconds) {
+            (Some(bytes), Some(messages), Some(seconds)) => {
+                format!("{bytes} bytes, {messages} messages, {seconds:.3} s")
+            }
+            _ => "beyond the compile limits".to_string(),
+        };
         format!(
-            "estimate on {}: mixed {} bytes, {} messages, {} rounds, {:.3} s (and {:.3} s compiling); garbled circuits {} bytes, {} messages, {:.3} s",
+            "estimate on {}: mixed {} bytes, {} messages, {} rounds, {:.3} s (and {:.3} s compiling); garbled circuits {yao}",
             self.network,
             self.mixed_bytes,
             self.mixed_messages,
             self.mixed_rounds,
             self.mixed_seconds,
             self.mixed_compile_seconds,
-            self.yao_bytes,
-            self.yao_messages,
-            self.yao_seconds
         )
     }
 }
@@ -279,8 +299,25 @@ pub struct Choice {
 /// more sums of products given their Boolean circuits.
 const BOOLEAN_TRIES: usize = 3;
 
+/// Compile-time work (as the compiler counts it: [`CompiledProgram::work`])
+/// a Boolean compilation does per second, taken high (a flat compile of
+/// a network did 5 million a second, the kept loops of k-means 18 million
+/// on the development machine, a 2-vCPU Xeon VM), so that its time is not
+/// overestimated.
+///
+/// [`CompiledProgram::work`]: twofold_compiler::CompiledProgram::work
+pub const WORK_PER_SECOND: f64 = 20e6;
+
+/// The compile-time work past which a Boolean compilation has taken longer
+/// than `mixed`'s estimate, compiled and run: the mixed program is then
+/// faster, whatever the garbled circuits would cost.
+pub fn work_outrunning(mixed: &Comparison) -> u64 {
+    (mixed.mixed_total() * WORK_PER_SECOND) as u64
+}
+
 /// The mixed program to run for a C program whose Boolean compilation is
-/// `boolean` (with `secret_products` products of secrets), if `protocol`
+/// `boolean` (with `secret_products` products of secrets, and `work` its
+/// compile-time work), if `protocol`
 /// asks for one or (`auto`) the estimate prefers it. `mixed` compiles it,
 /// making at most the gates it is given (if any; the first compilation may
 /// have started before the bound was known, and is then judged by the
@@ -288,12 +325,16 @@ const BOOLEAN_TRIES: usize = 3;
 /// than half the garbled circuit's run. `--protocol mixed` runs every sum
 /// of products arithmetically; `auto` also weighs giving the sums that
 /// read converted words their Boolean circuits (see
-/// [`with_boolean_sums`]). The choice depends on the program and the
+/// [`with_boolean_sums`]). A Boolean compilation whose work outran the
+/// all-arithmetic mixed program (see [`work_outrunning`]) chooses that
+/// program at once: a party whose Boolean compilation is still going when
+/// its mixed one ends stops it there and runs the same program
+/// (`load::compile_auto`). The choice depends on the program and the
 /// options only, so both parties make it alike.
 pub fn choose(
     protocol: Protocol,
     (network, parties): (&Network, &Parties),
-    boolean: &Program,
+    (boolean, work): (&Program, u64),
     secret_products: u64,
     mut mixed: impl CompileMixed,
 ) -> Result<Choice> {
@@ -313,11 +354,21 @@ pub fn choose(
             // Compiling flat may take at most half the garbled run (the
             // mixed run needs time too): what auto loses at worst.
             let budget = (yao.seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
+            // (A mixed program that the Boolean compilation's work may have
+            // outrun compiles in fewer gates than this.)
+            let outrun = (work as f64 / WORK_PER_SECOND * FLAT_GATES_PER_SECOND) as u64;
             // A program the partition cannot take, or not within the
             // budget, runs as garbled circuits.
-            let Ok(compiled) = mixed(Some(budget), None) else {
+            let Ok(compiled) = mixed(Some(budget.max(outrun)), None) else {
                 return Ok(Choice::default());
             };
+            let estimate = Comparison::against(&compiled, boolean, yao, network, parties)?;
+            if work > work_outrunning(&estimate) {
+                return Ok(Choice {
+                    chosen: Some(Chosen { compiled, estimate }),
+                    declined: None,
+                });
+            }
             // A mixed compilation that ran beside the Boolean one learnt
             // its bound late: what it made decides (lowering flat only
             // adds gates, so one bounded from the start stopped exactly
@@ -325,7 +376,6 @@ pub fn choose(
             if compiled.built_gates > budget {
                 return Ok(Choice::default());
             }
-            let estimate = Comparison::against(&compiled, boolean, yao, network, parties)?;
             let first = Chosen { compiled, estimate };
             let weigh = |c: &MixedCompiled| Comparison::against(c, boolean, yao, network, parties);
             let best = with_boolean_sums(first, network, budget, &mut mixed, weigh)?;

@@ -87,7 +87,7 @@ pub fn assign_given<G: GivenValue>(
     args: &[G],
     givers: Givers,
 ) -> Result<PartyInputs> {
-    let values = &loaded.program.main.inputs;
+    let values = &loaded.inputs;
     let expected: Vec<bool> = values
         .iter()
         .map(|v| {
@@ -157,7 +157,7 @@ fn describe(loaded: &Loaded, ks: &[usize]) -> String {
     let lines: Vec<String> = ks
         .iter()
         .map(|&k| {
-            let v = &loaded.program.main.inputs[k];
+            let v = &loaded.inputs[k];
             let ty = match &loaded.input_kinds[k] {
                 ValueKind::Int => format!("{} bits", v.width),
                 ValueKind::C(t) => t.name(),
@@ -171,7 +171,7 @@ fn describe(loaded: &Loaded, ks: &[usize]) -> String {
 /// The error for a name the program has no input of: the closest name and
 /// the program's inputs.
 fn unknown_name(loaded: &Loaded, name: &str) -> String {
-    let values = &loaded.program.main.inputs;
+    let values = &loaded.inputs;
     let closest = values
         .iter()
         .min_by_key(|v| edit_distance(&v.name, name))
@@ -207,8 +207,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
 pub fn split(loaded: &Loaded, all: &PartyInputs) -> (PartyInputs, PartyInputs) {
     let pick = |party| {
         loaded
-            .program
-            .main
             .inputs
             .iter()
             .zip(all)
@@ -235,11 +233,11 @@ fn output_values<'a>(
     loaded: &'a Loaded,
     outputs: &'a [Vec<bool>],
 ) -> impl Iterator<Item = (&'a str, &'a ValueKind, &'a [bool])> {
-    let values = loaded.program.main.outputs.iter();
+    let values = loaded.outputs.iter();
     values
         .zip(&loaded.output_kinds)
         .zip(outputs)
-        .map(|((v, kind), bits)| (v.name.as_str(), kind, bits.as_slice()))
+        .map(|(((name, _), kind), bits)| (name.as_str(), kind, bits.as_slice()))
 }
 
 /// Output values as text lines `NAME = VALUE`… in order.

@@ -17,6 +17,7 @@ pub mod infile;
 pub mod inputs;
 pub mod load;
 pub mod memory;
+pub mod outrun;
 pub mod plot;
 pub mod progress;
 pub mod store;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use twofold_circuit::bristol::read_bristol;
-use twofold_circuit::{binary, Party, Program};
+use twofold_circuit::{binary, InputValue, Party, Program};
 use twofold_compiler::error::Exceeded;
 use twofold_compiler::mixed::MixedCompiled;
 use twofold_compiler::signature::read_signature;
@@ -18,6 +18,7 @@ use twofold_compiler::{
 use twofold_protocol::mixed::network::Network;
 
 use crate::choice::{choose, Chosen, Comparison, CompileMixed, Parties, Protocol};
+use crate::outrun::{from_mixed, outrun_by, why_stopped};
 
 /// How the values of an input or output are written on the command line.
 #[derive(Clone, Debug)]
@@ -31,11 +32,19 @@ pub enum ValueKind {
 /// A loaded program and how to read and print its values.
 #[derive(Clone, Debug)]
 pub struct Loaded {
-    /// The program both parties run.
-    pub program: Program,
-    /// One entry per input value of `program.main.inputs`.
+    /// The program as garbled circuits: `None` for a C program whose
+    /// Boolean compilation exceeded the compile limits where its mixed
+    /// program compiled (`mixed` is then `Some`; see [`Loaded::garbled`]).
+    pub program: Option<Program>,
+    /// Why `program` is `None`: the Boolean compilation's error.
+    pub not_garbled: Option<String>,
+    /// The input values: name, party and width, in order.
+    pub inputs: Vec<InputValue>,
+    /// The output values: name and width, in order.
+    pub outputs: Vec<(String, u32)>,
+    /// One entry per input value.
     pub input_kinds: Vec<ValueKind>,
-    /// One entry per output value of `program.main.outputs`.
+    /// One entry per output value.
     pub output_kinds: Vec<ValueKind>,
     /// C only: how each loop was lowered.
     pub loops: Vec<LoopVerdict>,
@@ -55,10 +64,40 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The program as garbled circuits, or why there is none (its Boolean
+    /// compilation exceeded the compile limits; its mixed program runs).
+    pub fn garbled(&self) -> Result<&Program> {
+        self.program.as_ref().ok_or_else(|| self.no_garbled())
+    }
+
+    /// [`Loaded::garbled`], consuming the loaded program.
+    pub fn into_garbled(self) -> Result<Program> {
+        let error = self.no_garbled();
+        self.program.ok_or(error)
+    }
+
+    fn no_garbled(&self) -> anyhow::Error {
+        anyhow::anyhow!(
+            "the program has no garbled-circuit form: {} (its mixed program runs with --protocol mixed or auto)",
+            self.not_garbled.as_deref().unwrap_or("not compiled")
+        )
+    }
+
+    /// The AND gates the run garbles: the mixed program's Boolean steps'
+    /// if one is chosen, else the garbled circuits'.
+    pub fn and_gates(&self) -> u64 {
+        match (&self.mixed, &self.program) {
+            (Some(chosen), _) => (chosen.compiled.program.programs.iter())
+                .map(|p| p.and_count())
+                .sum(),
+            (None, Some(program)) => program.and_count(),
+            (None, None) => 0,
+        }
+    }
+
     /// The lane of each input value (see [`lane_of`]).
     pub fn input_lanes(&self) -> Vec<u32> {
-        let values = self.program.main.inputs.iter();
-        let widths = values.map(|v| v.width);
+        let widths = self.inputs.iter().map(|v| v.width);
         self.input_kinds
             .iter()
             .zip(widths)
@@ -68,8 +107,7 @@ impl Loaded {
 
     /// The lane of each output value (see [`lane_of`]).
     pub fn output_lanes(&self) -> Vec<u32> {
-        let values = self.program.main.outputs.iter();
-        let widths = values.map(|v| v.wires.len() as u32);
+        let widths = self.outputs.iter().map(|(_, width)| *width);
         self.output_kinds
             .iter()
             .zip(widths)
@@ -177,7 +215,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
             let mut loaded = from_circuit(program);
             if let Some(signature) = signature {
                 signature
-                    .check(&loaded.program.main)
+                    .check(&loaded.garbled()?.main)
                     .map_err(anyhow::Error::msg)
                     .with_context(invalid)?;
                 let kinds = |values: Vec<(String, CType)>| {
@@ -243,11 +281,27 @@ fn compile_c(
         ..c.clone()
     };
     if opts.protocol == Protocol::Mixed {
+        let seen = Watch::new();
         let (compiled, early) = std::thread::scope(|s| {
-            let early = s.spawn(|| mixed(&half));
-            (boolean(&half), early.join())
+            let early = s.spawn(|| {
+                let compiled = mixed(&half);
+                if let Ok(m) = &compiled {
+                    outrun_by(&seen, m, opts);
+                }
+                compiled
+            });
+            let watched = CompileOptions {
+                watch: Some(seen.clone()),
+                ..half.clone()
+            };
+            (boolean(&watched), early.join())
         });
         let early = early.map_err(|_| anyhow::anyhow!("internal compiler error"))?;
+        if let (Err(e), Ok(_)) = (&compiled, &early) {
+            if e.exceeded.is_some() {
+                return from_mixed(early.map_err(error)?, why_stopped(e, &seen), opts);
+            }
+        }
         if !compiled.as_ref().is_err_and(exceeded) && !early.as_ref().is_err_and(exceeded) {
             let mut early = Some(early);
             return from_c(compiled.map_err(error)?, opts, |max, sums| {
@@ -263,8 +317,15 @@ fn compile_c(
             return Ok(loaded);
         }
     }
-    let compiled = boolean(&c).map_err(error)?;
-    from_c(compiled, opts, |max, sums| mixed(&with_sums(&c, max, sums)))
+    match boolean(&c) {
+        Ok(compiled) => from_c(compiled, opts, |max, sums| mixed(&with_sums(&c, max, sums))),
+        // (`auto` gets here only if the program has products of secrets.)
+        Err(e) if e.exceeded.is_some() && opts.protocol != Protocol::Yao => {
+            let compiled = mixed(&c).map_err(|_| error(e.clone()))?;
+            from_mixed(compiled, e.to_string(), opts)
+        }
+        Err(e) => Err(error(e)),
+    }
 }
 
 /// Whether a compilation stopped at its memory or gate limit (so that it
@@ -295,10 +356,14 @@ fn compile_auto(
                 return None;
             }
             seen.set_max_memory(half.limits.max_memory);
-            Some(mixed(&CompileOptions {
+            let compiled = mixed(&CompileOptions {
                 watch: Some(bound.clone()),
                 ..half.clone()
-            }))
+            });
+            if let Ok(m) = &compiled {
+                outrun_by(&seen, m, opts);
+            }
+            Some(compiled)
         });
         let compiled = {
             let _ended = Ended(&seen);
@@ -316,13 +381,24 @@ fn compile_auto(
         };
         let compiled = match compiled {
             Ok(compiled) => compiled,
-            Err(e) => {
-                let started = join(0).transpose()?.flatten().is_some();
-                return if started && exceeded(&e) {
-                    Ok(None)
-                } else {
-                    Err(anyhow::anyhow!("{e}"))
+            // Past a compile limit the garbled circuits are out of reach:
+            // the mixed program, if it compiles, is the one to run.
+            Err(e) if e.exceeded.is_some() => {
+                return match join(u64::MAX).transpose()?.flatten() {
+                    Some(Ok(m)) => from_mixed(m, why_stopped(&e, &seen), opts).map(Some),
+                    // Alone, in all of the memory limit: both, if the
+                    // Boolean one may fit there.
+                    Some(Err(_)) if exceeded(&e) => Ok(None),
+                    Some(Err(_)) => {
+                        let m = mixed(c).map_err(|_| anyhow::anyhow!("{e}"))?;
+                        from_mixed(m, e.to_string(), opts).map(Some)
+                    }
+                    None => Err(anyhow::anyhow!("{e}")),
                 };
+            }
+            Err(e) => {
+                join(0).transpose()?;
+                return Err(anyhow::anyhow!("{e}"));
             }
         };
         let loaded = from_c(compiled, opts, |max, sums| {
@@ -429,7 +505,7 @@ fn from_c(
     let choice = choose(
         opts.protocol,
         (&opts.network, &parties),
-        &compiled.program,
+        (&compiled.program, compiled.work),
         compiled.secret_products,
         mixed,
     )?;
@@ -438,20 +514,28 @@ fn from_c(
         compiled: true,
         secret_products: compiled.secret_products,
         loops: compiled.loops,
-        input_kinds: compiled
-            .inputs
-            .into_iter()
-            .map(|(_, t)| ValueKind::C(t))
-            .collect(),
-        output_kinds: compiled
-            .outputs
-            .into_iter()
-            .map(|(_, t)| ValueKind::C(t))
-            .collect(),
-        program: compiled.program,
+        input_kinds: c_kinds(compiled.inputs),
+        output_kinds: c_kinds(compiled.outputs),
+        inputs: compiled.program.main.inputs.clone(),
+        outputs: output_shapes(&compiled.program),
+        program: Some(compiled.program),
+        not_garbled: None,
         mixed: choice.chosen,
         declined: choice.declined,
     })
+}
+
+/// The kinds of C values of these types.
+pub(crate) fn c_kinds(values: Vec<(String, CType)>) -> Vec<ValueKind> {
+    values.into_iter().map(|(_, t)| ValueKind::C(t)).collect()
+}
+
+/// Each output value of `program`: its name and width.
+pub fn output_shapes(program: &Program) -> Vec<(String, u32)> {
+    let outputs = program.main.outputs.iter();
+    outputs
+        .map(|v| (v.name.clone(), v.wires.len() as u32))
+        .collect()
 }
 
 /// A program read from a circuit file: its values are integers.
@@ -463,7 +547,10 @@ fn from_circuit(program: Program) -> Loaded {
         loops: Vec::new(),
         input_kinds: vec![ValueKind::Int; program.main.inputs.len()],
         output_kinds: vec![ValueKind::Int; program.main.outputs.len()],
-        program,
+        inputs: program.main.inputs.clone(),
+        outputs: output_shapes(&program),
+        program: Some(program),
+        not_garbled: None,
         mixed: None,
         declined: None,
     }
@@ -477,14 +564,15 @@ fn finish(mut loaded: Loaded, start: std::time::Instant, opts: &LoadOptions) -> 
         bail!("--protocol mixed partitions C programs; this one is a circuit (run a .tfm with `twofold mixed`)");
     }
     for (name, party) in &opts.owners {
-        let value = loaded
-            .program
-            .main
-            .inputs
-            .iter_mut()
-            .find(|v| &v.name == name)
-            .with_context(|| format!("--owner: the program has no input `{name}`"))?;
-        value.party = *party;
+        let garbled = loaded.program.iter_mut().flat_map(|p| &mut p.main.inputs);
+        for value in loaded.inputs.iter_mut().chain(garbled) {
+            if &value.name == name {
+                value.party = *party;
+            }
+        }
+        if !loaded.inputs.iter().any(|v| &v.name == name) {
+            bail!("--owner: the program has no input `{name}`");
+        }
     }
     Ok(loaded)
 }
@@ -641,7 +729,7 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
         let mixed = compile_mixed(&source, "matmul16.c", &CompileOptions::default()).unwrap();
         let network = (&opts.network, &Parties::Two);
         let yao = Comparison::of(&mixed, &boolean.program, network.0, network.1).unwrap();
-        let bound = (yao.yao_seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
+        let bound = (yao.yao_seconds.unwrap() / 2.0 * FLAT_GATES_PER_SECOND) as u64;
         let choose_with = |built_gates| {
             let compiled = MixedCompiled {
                 built_gates,
@@ -652,7 +740,7 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
             choose(
                 Protocol::Auto,
                 network,
-                &boolean.program,
+                (&boolean.program, boolean.work),
                 products,
                 |_, _| Ok(compiled.take().expect("a LAN tries no more programs")),
             )

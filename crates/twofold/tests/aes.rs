@@ -94,7 +94,10 @@ fn bristol_bits(bytes: &[u8]) -> Vec<bool> {
 fn same_function_as_the_published_bristol_circuit() {
     let Some(data) = shared_data() else { return };
     let bristol = read_bristol_file(&data.join("bristol/aes_128.txt")).unwrap();
-    let c = load(&aes128(), &LoadOptions::default()).unwrap().program;
+    let c = load(&aes128(), &LoadOptions::default())
+        .unwrap()
+        .into_garbled()
+        .unwrap();
     let mut rng = rand::rngs::StdRng::seed_from_u64(197);
     for _ in 0..64 {
         let key: [u8; 16] = rng.gen();

@@ -40,7 +40,10 @@ fn every_example_round_trips_through_bristol() {
     assert!(files.len() >= 10, "examples/ has {} programs", files.len());
     for file in files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let program = load(&file, &LoadOptions::default()).unwrap().program;
+        let program = load(&file, &LoadOptions::default())
+            .unwrap()
+            .into_garbled()
+            .unwrap();
         let mut text = Vec::new();
         let gates = write_bristol_program(&program, &mut text).unwrap();
         let outputs = program.main.output_bits() as u64;

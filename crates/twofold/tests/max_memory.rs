@@ -127,7 +127,7 @@ fn the_default_lets_every_example_compile_and_run() {
     for path in sources {
         let loaded = load(&path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for threads in [1, 16] {
-            check_session(&loaded.program, threads, 2, limit)
+            check_session(loaded.garbled().unwrap(), threads, 2, limit)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
     }

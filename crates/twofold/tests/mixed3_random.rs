@@ -6,7 +6,7 @@
 
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use twofold::choice::shared_mixed;
-use twofold::load::{lane_of, ValueKind};
+use twofold::load::{lane_of, output_shapes, ValueKind};
 use twofold_compiler::{compile, compile_mixed, CompileOptions};
 use twofold_crypto::Prg;
 use twofold_net::ChannelOptions;
@@ -26,7 +26,8 @@ fn random_mixed_programs_on_shares_equal_plaintext() {
         let opts = CompileOptions::default();
         let p = compile(&src, "random.c", &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
         let m = compile_mixed(&src, "random.c", &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
-        let shared = shared_mixed(&m, &p.program);
+        let outputs = output_shapes(&p.program);
+        let shared = shared_mixed(&m, (&p.program.main.inputs, &outputs));
         let main = &p.program.main;
         let lanes = |types: &[(String, twofold_compiler::CType)], widths: Vec<u32>| -> Vec<u32> {
             let kinds = types.iter().map(|(_, t)| ValueKind::C(t.clone()));

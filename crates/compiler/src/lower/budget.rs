@@ -19,6 +19,10 @@ use crate::range::Tape;
 /// Steps between two checks of the budgets.
 const CHECK_EVERY: u64 = 1 << 12;
 
+/// Gates asked of the builder after which the next step checks the
+/// budgets, however few steps made them.
+const CHECK_EVERY_GATES: u64 = 1 << 18;
+
 /// Steps a gate asked of the builder while probing counts for: it is
 /// hashed, kept in the probe's frame, put in its canonical form and its
 /// ranges taped, and all of it is thrown away if the probe does not match
@@ -82,7 +86,10 @@ impl Lower<'_> {
     /// fails if the work or the memory held went past the limits.
     pub(super) fn step(&mut self, loc: Loc) -> DResult<()> {
         self.steps += 1;
-        if self.steps.is_multiple_of(CHECK_EVERY) {
+        // (A step may make millions of gates: reducing a long sum.)
+        let made = self.b.requested_gates();
+        if self.steps.is_multiple_of(CHECK_EVERY) || made >= self.next_check {
+            self.next_check = made + CHECK_EVERY_GATES;
             self.check_budgets(loc)?;
         }
         Ok(())
@@ -91,13 +98,10 @@ impl Lower<'_> {
     /// Fails if the steps or the memory held went past the limits.
     pub(super) fn check_budgets(&self, loc: Loc) -> DResult<()> {
         let limits = &self.opts.limits;
-        if self.work() > limits.max_steps {
-            return exceeded(
-                loc,
-                Exceeded::Steps {
-                    max: limits.max_steps,
-                },
-            );
+        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_work);
+        let max = limits.max_steps.min(watched);
+        if self.work() > max {
+            return exceeded(loc, Exceeded::Steps { max });
         }
         let held = self.held_bytes();
         let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_memory);
@@ -128,7 +132,7 @@ impl Lower<'_> {
     /// probing, [`PROBE_GATE_STEPS`] steps each (speculative work, undone
     /// when iterations do not match; the gates of the program itself are
     /// bounded by [`crate::Limits::max_gates`]).
-    fn work(&self) -> u64 {
+    pub(super) fn work(&self) -> u64 {
         let probing = self
             .probes
             .first()

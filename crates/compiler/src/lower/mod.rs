@@ -106,6 +106,8 @@ pub struct Lowered {
     /// several times, e.g. inside an unrolled loop, is reported once, as
     /// lowered the last time).
     pub loops: Vec<(Loc, LoopReport)>,
+    /// The compile-time work lowering did (see [`crate::Limits::max_steps`]).
+    pub work: u64,
 }
 
 /// Lowers a parsed program.
@@ -127,6 +129,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         joins_paths: false,
         depth: 0,
         steps: 0,
+        next_check: 0,
         speculative: 0,
         leaves: 0,
         merges: Merges::default(),
@@ -139,6 +142,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
     };
     l.run(prog)?;
     Ok(Lowered {
+        work: l.work(),
         builder: l.b,
         inputs: l.inputs,
         outputs: l.outputs,
@@ -168,6 +172,9 @@ struct Lower<'p> {
     depth: usize,
     /// Steps of work so far (see [`budget`]).
     steps: u64,
+    /// The gates asked of the builder at which the next step checks the
+    /// budgets (see [`budget`]).
+    next_check: u64,
     /// Gates asked of the builder while probing, by probes that ended.
     speculative: u64,
     /// Leaves of the objects in `objs`.

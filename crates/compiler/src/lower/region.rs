@@ -111,6 +111,13 @@ impl<'p> Lower<'p> {
         loc: Loc,
         vars: &[String],
     ) -> DResult<Option<String>> {
+        // Sums still lazy in what the loop reads are reduced now, before
+        // the first iteration (else each iteration would reduce them).
+        for name in plan.iter().flat_map(|p| &p.outer_refs) {
+            if let Some((obj, _)) = self.lookup(name) {
+                self.reduce_object(obj, loc)?;
+            }
+        }
         let Some((reds, privs)) = self.region_setup(plan) else {
             return Ok(Some("a reduction variable is not a scalar".into()));
         };
@@ -187,13 +194,6 @@ impl<'p> Lower<'p> {
         let Some(plan) = plan else {
             return Some((Vec::new(), Vec::new()));
         };
-        // Sums still lazy in what the loop reads are reduced now, before
-        // the first iteration (else each iteration would reduce them).
-        for name in &plan.outer_refs {
-            if let Some((obj, _)) = self.lookup(name) {
-                self.reduce_object(obj);
-            }
-        }
         let mut reds = Vec::new();
         for (name, op) in &plan.reductions {
             let (obj, ty) = self.lookup(name)?;
@@ -419,15 +419,17 @@ impl<'p> Lower<'p> {
     }
 
     /// Reduces the lazy sums held by an object to bits (reading only the
-    /// locations that hold one).
-    fn reduce_object(&mut self, obj: usize) {
+    /// locations that hold one), a step of work each.
+    fn reduce_object(&mut self, obj: usize, loc: Loc) -> DResult<()> {
         for k in 0..self.objs[obj].slots.len() {
             if matches!(self.objs[obj].slots[k], Slot::Val(Word::Sum(_))) {
                 if let Slot::Val(w) = self.slot(obj, k) {
                     w.range(&mut self.b);
                 }
+                self.step(loc)?;
             }
         }
+        Ok(())
     }
 }
 

@@ -65,7 +65,7 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
         ));
     }
     let signature = c_signature(&loaded);
-    let program = loaded.program;
+    let program = loaded.into_garbled()?;
     let and_gates = program.and_count();
     let file = std::fs::File::create(output).with_context(cannot)?;
     let mut out = std::io::BufWriter::new(file);
@@ -111,14 +111,13 @@ fn c_signature(loaded: &Loaded) -> Option<Signature> {
             })
             .collect::<Option<Vec<_>>>()
     };
-    let main = &loaded.program.main;
     Some(Signature {
         inputs: c_values(
-            main.inputs.iter().map(|v| &v.name).collect(),
+            loaded.inputs.iter().map(|v| &v.name).collect(),
             &loaded.input_kinds,
         )?,
         outputs: c_values(
-            main.outputs.iter().map(|v| &v.name).collect(),
+            loaded.outputs.iter().map(|(name, _)| name).collect(),
             &loaded.output_kinds,
         )?,
     })

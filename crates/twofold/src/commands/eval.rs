@@ -54,7 +54,7 @@ pub fn evaluate(loaded: &Loaded, inputs: &[String]) -> Result<Evaluation> {
         .into_iter()
         .map(|b| b.expect("all values assigned"))
         .collect();
-    let outputs = loaded.program.eval(&bits)?;
+    let outputs = loaded.garbled()?.eval(&bits)?;
     Ok(Evaluation {
         outputs: outputs_json(loaded, &outputs),
         lines: format_outputs(loaded, &outputs)

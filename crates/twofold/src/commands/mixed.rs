@@ -118,6 +118,10 @@ pub struct MixedSummary {
     yao_seconds: f64,
     /// A local run, if asked for.
     run: Option<RunFigures>,
+    /// C only: why the program's garbled circuits did not compile (the
+    /// compile limit they exceeded), if they did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_garbled: Option<String>,
     #[serde(skip)]
     text: String,
 }
@@ -167,6 +171,25 @@ pub fn stats(path: &Path, network: &Network, json: bool) -> Result<String> {
     let program = file.program();
     let est = estimate(program, Default::default(), Reveal::Both)?;
     summary((program, file.compiled()), &est, network, None).render(json)
+}
+
+/// `stats` of a C program whose garbled circuits exceeded the compile
+/// limits (`why`, the Boolean compilation's error): the partition and
+/// estimate of its mixed program, `compiled`.
+pub fn stats_of_compiled(
+    compiled: &MixedCompiled,
+    why: &str,
+    network: &Network,
+) -> Result<MixedSummary> {
+    let program = &compiled.program;
+    let est = estimate(program, Default::default(), Reveal::Both)?;
+    let mut summary = summary((program, Some(compiled)), &est, network, None);
+    summary.text = format!(
+        "garbled circuits: beyond the compile limits ({why}); the mixed program runs\n{}",
+        summary.text
+    );
+    summary.not_garbled = Some(why.to_string());
+    Ok(summary)
 }
 
 /// A mixed program's partition and estimate for `network`.
@@ -490,6 +513,7 @@ fn summary(
         yao_bytes: est.yao.bytes,
         yao_seconds,
         run,
+        not_garbled: None,
         text,
     }
 }

@@ -72,6 +72,13 @@ impl ProgramArgs {
         self.load_as(Protocol::Yao)
     }
 
+    /// Reads (for C, compiles) the program as `run --parties 3` does, for
+    /// its values: those of its mixed program if its garbled circuits
+    /// exceed the compile limits.
+    pub fn load_three(&self) -> Result<Loaded> {
+        self.load_for(self.protocol.unwrap_or_default(), Parties::three())
+    }
+
     /// Reads (for C, compiles) the program for `protocol`.
     pub fn load_as(&self, protocol: Protocol) -> Result<Loaded> {
         self.load_for(protocol, Parties::Two)

@@ -49,7 +49,7 @@ impl Report for Reconstructed {
 
 /// Combines the stored output shares.
 pub fn reconstruct(args: &ReconstructArgs) -> Result<String> {
-    let loaded = args.program.load_boolean()?;
+    let loaded = args.program.load_three()?;
     let cap = store_cap(args.program.max_memory());
     let outputs = reconstruct_outputs(&loaded, &args.store, &args.outs, cap)?;
     Reconstructed {
@@ -74,8 +74,7 @@ pub fn reconstruct_outputs(
     outs: &[String],
     store_cap: u64,
 ) -> Result<Vec<Vec<bool>>> {
-    let main = &loaded.program.main;
-    let names = StoredNames::parse(outs, main.outputs.iter().map(|v| v.name.as_str()))?;
+    let names = StoredNames::parse(outs, loaded.outputs.iter().map(|(name, _)| name.as_str()))?;
     let stores = party_stores(dir, store_cap);
     refuse_shared_stores(&stores, &["CP1", "CP2", "CP3"])?;
     let all = stores
@@ -83,8 +82,8 @@ pub fn reconstruct_outputs(
         .map(|s| s.read_all())
         .collect::<Result<Vec<_>>>()?;
     let mut outputs = Vec::new();
-    for (value, lane) in main.outputs.iter().zip(loaded.output_lanes()) {
-        let stored = names.get(&value.name);
+    for ((name, width), lane) in loaded.outputs.iter().zip(loaded.output_lanes()) {
+        let stored = names.get(name);
         let shares: Vec<_> = stores
             .iter()
             .zip(&all)
@@ -100,12 +99,12 @@ pub fn reconstruct_outputs(
         let kind = shares[0].kind;
         if shares
             .iter()
-            .any(|s| s.kind != kind || s.bits.len() != value.wires.len())
+            .any(|s| s.kind != kind || s.bits.len() != *width as usize)
         {
             bail!(
                 "the shares of `{stored}` differ in kind or width between the stores (output `{}` has {} bits)",
-                value.name,
-                value.wires.len()
+                name,
+                *width as usize
             );
         }
         if let Some(p) = (1..3).find(|&p| shares[p].run != shares[0].run) {
@@ -120,7 +119,7 @@ pub fn reconstruct_outputs(
             if let Some(p) = (0..3).find(|&p| shares[p].lane != lane) {
                 bail!(
                     "output `{}` (stored as `{stored}`): CP{}'s additive share is in lanes of {} bits, but this program's output takes lanes of {lane} bits; reconstruct with the program that made it, loaded the same way (C source, not a circuit file)",
-                    value.name,
+                    name,
                     p + 1,
                     shares[p].lane
                 );

@@ -273,9 +273,9 @@ fn run_two(args: &RunArgs) -> Result<String> {
     let threads = args.threads.unwrap_or_else(cores).max(1);
     if let Some(limit) = args.program.max_memory() {
         let parties = if endpoint.is_none() { 2 } else { 1 };
-        check_session(&loaded.program, threads, parties, limit)?;
+        check_session(loaded.garbled()?, threads, parties, limit)?;
     }
-    let (progress, bar) = and_gate_bar(loaded.program.and_count(), args.json);
+    let (progress, bar) = and_gate_bar(loaded.garbled()?.and_count(), args.json);
     let session = SessionOptions {
         reveal,
         schedule: args.schedule,
@@ -294,7 +294,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
         None => {
             let all = assign(&loaded, &args.inputs, Givers::Everyone)?;
             let (a, b) = split(&loaded, &all);
-            let (ra, rb) = run_local(&loaded.program, &a, &b, &session, &channel)?;
+            let (ra, rb) = run_local(loaded.garbled()?, &a, &b, &session, &channel)?;
             (Party::A, ra, Some(rb))
         }
         Some(endpoint) => {
@@ -305,7 +305,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
                 timeout,
                 &channel,
                 party,
-                &loaded.program,
+                loaded.garbled()?,
                 &given,
                 &session,
             )
@@ -358,21 +358,13 @@ fn run_hybrid(args: &RunArgs) -> Result<String> {
     let protocol = args.program.protocol.unwrap_or_default();
     let loaded = args.program.load_for(protocol, Parties::three())?;
     let threads = args.threads.unwrap_or_else(cores).max(1);
-    if let Some(limit) = args.program.max_memory() {
+    // (A mixed program's session is not estimated: its Boolean programs
+    // are a part of the garbled circuits checked here.)
+    if let (Some(limit), Some(program)) = (args.program.max_memory(), &loaded.program) {
         let parties = if role.is_none() { 3 } else { 1 };
-        check_session(&loaded.program, threads, parties, limit)?;
+        check_session(program, threads, parties, limit)?;
     }
-    let ands = match &loaded.mixed {
-        Some(chosen) => chosen
-            .compiled
-            .program
-            .programs
-            .iter()
-            .map(|p| p.and_count())
-            .sum(),
-        None => loaded.program.and_count(),
-    };
-    let (progress, bar) = and_gate_bar(ands, args.json);
+    let (progress, bar) = and_gate_bar(loaded.and_gates(), args.json);
     let how = ThreeParties {
         role,
         security,

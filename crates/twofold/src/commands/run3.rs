@@ -158,18 +158,17 @@ pub fn run_three(loaded: &Loaded, how: ThreeParties, json: bool) -> Result<Strin
 /// Runs the hybrid mode on `loaded` as `how` says: reads the input shares
 /// from the store(s), runs, and writes the output shares there.
 pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePartyReport> {
-    let main = &loaded.program.main;
-    let ins = StoredNames::parse(how.ins, main.inputs.iter().map(|v| v.name.as_str()))?;
-    let outs = StoredNames::parse(how.outs, main.outputs.iter().map(|v| v.name.as_str()))?;
+    let (inputs, output_names) = (&loaded.inputs, loaded.outputs.iter().map(|o| o.0.as_str()));
+    let ins = StoredNames::parse(how.ins, inputs.iter().map(|v| v.name.as_str()))?;
+    let outs = StoredNames::parse(how.outs, output_names)?;
     let channel = channel_options(how.timeout, how.security.clone());
-    let stored: BTreeMap<String, String> = main
-        .outputs
-        .iter()
-        .map(|v| (v.name.clone(), outs.get(&v.name).to_string()))
+    // Each output's name, and the name it is stored as.
+    let stored: Vec<(String, String)> = (loaded.outputs.iter())
+        .map(|(name, _)| (name.clone(), outs.get(name).to_string()))
         .collect();
     // An output stored over an input of the same run would lose the input.
     for (output, name) in &stored {
-        if let Some(input) = main.inputs.iter().find(|v| ins.get(&v.name) == name) {
+        if let Some(input) = inputs.iter().find(|v| ins.get(&v.name) == name) {
             bail!(
                 "output `{output}` would replace input `{}` (stored as `{name}`); store it under another name with --out {output}=NAME",
                 input.name
@@ -181,7 +180,7 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
     let mixed = loaded
         .mixed
         .as_ref()
-        .map(|chosen| shared_mixed(&chosen.compiled, &loaded.program));
+        .map(|chosen| shared_mixed(&chosen.compiled, (inputs, &loaded.outputs)));
     let (reports, store) = match how.role {
         None => {
             if how.peers.is_some() {
@@ -211,13 +210,13 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
             let shares = [0, 1, 2].map(|p| read[p].shares.clone());
             let reports = match &mixed {
                 Some(m) => run_mixed3_local(m, &shares, &opts, &channel)?,
-                None => run_hybrid_local(&loaded.program, &shares, &opts, &channel)?,
+                None => run_hybrid_local(loaded.garbled()?, &shares, &opts, &channel)?,
             };
             // All three stores or none: a run that cannot write one store
             // leaves all three as they were.
             let values: Vec<_> = reports
                 .iter()
-                .map(|report| outputs(&stored, report, &opts, main))
+                .map(|report| outputs(&stored, report, &opts))
                 .collect();
             write_all_or_none(&stores, &values)?;
             let dirs = format!("{}/cp1, cp2, cp3", how.store.display());
@@ -266,9 +265,9 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
             };
             let report = match &mixed {
                 Some(m) => run_mixed3(role, &peers, m, &shares, &opts)?,
-                None => run_hybrid(role, &peers, &loaded.program, &shares, &opts)?,
+                None => run_hybrid(role, &peers, loaded.garbled()?, &shares, &opts)?,
             };
-            store.write(&outputs(&stored, &report, &opts, main))?;
+            store.write(&outputs(&stored, &report, &opts))?;
             (vec![report], how.store.display().to_string())
         }
     };
@@ -276,7 +275,7 @@ pub fn run_three_parties(loaded: &Loaded, how: ThreeParties) -> Result<ThreePart
         protocol: if mixed.is_some() { "mixed" } else { "yao" }.into(),
         estimate: loaded.mixed.as_ref().map(|chosen| chosen.estimate.clone()),
         parties: reports.iter().map(PartyFigures::of).collect(),
-        stored,
+        stored: stored.into_iter().collect(),
         peak_rss_bytes: crate::peak_rss_bytes(),
         store,
     })
@@ -305,7 +304,7 @@ fn read_shares(loaded: &Loaded, ins: &StoredNames, store: &Store) -> Result<Inpu
         runs: Vec::new(),
         store_id: contents.id,
     };
-    for (v, lane) in loaded.program.main.inputs.iter().zip(loaded.input_lanes()) {
+    for (v, lane) in loaded.inputs.iter().zip(loaded.input_lanes()) {
         let stored = ins.get(&v.name);
         let share = contents.values.get(stored).with_context(|| {
             format!(
@@ -339,7 +338,7 @@ fn read_shares(loaded: &Loaded, ins: &StoredNames, store: &Store) -> Result<Inpu
 
 /// Fails unless the three parties' shares of every input come from one run.
 fn same_runs(loaded: &Loaded, ins: &StoredNames, read: &[Inputs]) -> Result<()> {
-    for (k, v) in loaded.program.main.inputs.iter().enumerate() {
+    for (k, v) in loaded.inputs.iter().enumerate() {
         if let Some(p) = (1..3).find(|&p| read[p].runs[k] != read[0].runs[k]) {
             bail!(
                 "input `{}` (stored as `{}`): the shares of CP1 and CP{} come from different runs ({} and {}), as a run that failed in one store leaves them; share the value again, or rerun the program that made it",
@@ -357,23 +356,22 @@ fn same_runs(loaded: &Loaded, ins: &StoredNames, read: &[Inputs]) -> Result<()> 
 /// A party's output shares as stored values, each carrying the run's id
 /// and its lane, shared as `opts` says.
 fn outputs(
-    stored: &BTreeMap<String, String>,
+    stored: &[(String, String)],
     report: &HybridReport,
     opts: &HybridOptions,
-    main: &twofold_circuit::Circuit,
 ) -> BTreeMap<String, StoredShare> {
-    main.outputs
+    stored
         .iter()
         .zip(&report.output_shares)
         .zip(&opts.output_lanes)
-        .map(|((v, bits), &lane)| {
+        .map(|(((_, stored), bits), &lane)| {
             let share = StoredShare {
                 kind: opts.output_kind,
                 lane,
                 bits: bits.clone(),
                 run: report.run_id,
             };
-            (stored[&v.name].clone(), share)
+            (stored.clone(), share)
         })
         .collect()
 }

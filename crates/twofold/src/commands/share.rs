@@ -37,7 +37,7 @@ pub struct ShareArgs {
 
 /// Shares the values given; returns a line on what was stored.
 pub fn share(args: &ShareArgs) -> Result<String> {
-    let loaded = args.program.load_boolean()?;
+    let loaded = args.program.load_three()?;
     let given = assign(&loaded, &args.inputs, Givers::Any)?;
     let cap = store_cap(args.program.max_memory());
     let names = share_values(&loaded, &given, args.kind, &args.out, cap)?;
@@ -71,7 +71,7 @@ pub fn share_values(
     // One run id for all three parties' shares of this sharing.
     let run = random_id()?;
     let mut per_party: [BTreeMap<String, StoredShare>; 3] = Default::default();
-    let values = loaded.program.main.inputs.iter().zip(loaded.input_lanes());
+    let values = loaded.inputs.iter().zip(loaded.input_lanes());
     for ((value, lane), bits) in values.zip(given) {
         let Some(bits) = bits else { continue };
         for (p, share) in split(kind, lane, bits, &mut prg).into_iter().enumerate() {

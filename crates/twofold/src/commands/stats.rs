@@ -46,13 +46,21 @@ pub fn stats(args: &StatsArgs) -> Result<String> {
     };
     let protocol = args.program.protocol.unwrap_or_default();
     let loaded = args.program.load_for(protocol, parties.clone())?;
-    let widths = levels_of(&loaded.program, args.levels || args.plot.is_some());
+    let Some(program) = &loaded.program else {
+        // Only the mixed program compiled within the limits.
+        let chosen = loaded.mixed.as_ref().context("no program compiled")?;
+        let why = loaded.not_garbled.as_deref().unwrap_or("not compiled");
+        return super::mixed::stats_of_compiled(&chosen.compiled, why, &args.program.network)?
+            .render(args.json);
+    };
+    let widths = levels_of(program, args.levels || args.plot.is_some());
     if let (Some(svg), Some(widths)) = (&args.plot, &widths) {
         let title = format!("AND gates per level: {}", args.program.file.display());
         std::fs::write(svg, levels_svg(widths, &title))
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
-    let mut stats = ProgramStats::of_loaded(&loaded, widths.as_deref(), &args.program.network)?;
+    let mut stats =
+        ProgramStats::of_loaded((&loaded, program), widths.as_deref(), &args.program.network)?;
     if parties != Parties::Two {
         // The partition's summary weighs two parties' protocols; the
         // estimates that chose (`choice`) are the three parties'.
@@ -209,14 +217,15 @@ pub struct KeptBlock {
 }
 
 impl ProgramStats {
-    /// The statistics of a loaded program, with the partition of the
-    /// mixed program chosen for it (if any) weighed for `network`.
+    /// The statistics of a loaded program (`program`, its garbled
+    /// circuits), with the partition of the mixed program chosen for it
+    /// (if any) weighed for `network`.
     pub fn of_loaded(
-        loaded: &Loaded,
+        (loaded, program): (&Loaded, &Program),
         levels: Option<&[u64]>,
         network: &Network,
     ) -> Result<ProgramStats> {
-        let mut stats = ProgramStats::of(&loaded.program, levels, &loaded.loops);
+        let mut stats = ProgramStats::of(program, levels, &loaded.loops);
         if let Some(chosen) = &loaded.mixed {
             stats.mixed = Some(summary_of(&chosen.compiled.program, network)?);
             stats.local_words = Some(chosen.compiled.locals.len());

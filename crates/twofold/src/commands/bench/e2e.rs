@@ -87,7 +87,6 @@ pub fn e2e(
             Link::Loopback => "lan",
             Link::Netns => "wan",
         };
-        let program = loaded.program;
         // A C program takes initializers, other programs integers.
         let zero = if file.extension().is_some_and(|e| e == "c") {
             "{0}"
@@ -95,8 +94,8 @@ pub fn e2e(
             "0"
         };
         let inputs = PerParty {
-            a: zero_inputs(&program, Party::A, zero),
-            b: zero_inputs(&program, Party::B, zero),
+            a: zero_inputs(&loaded.inputs, Party::A, zero),
+            b: zero_inputs(&loaded.inputs, Party::B, zero),
         };
         for &protocol in protocols {
             log(&format!("{} ...", file.display()));

@@ -69,13 +69,14 @@ pub fn hybrid(
             ..LoadOptions::default()
         };
         let loaded = load(file, &boolean)?;
-        let program = loaded.program;
+        let products = loaded.secret_products;
+        let program = loaded.into_garbled()?;
         log(&format!(
             "{}: {} AND gates ...",
             file.display(),
             program.and_count()
         ));
-        let (protocols, kind): (&[Protocol], &str) = if loaded.secret_products > 0 {
+        let (protocols, kind): (&[Protocol], &str) = if products > 0 {
             (&[Protocol::Yao, Protocol::Mixed], "add")
         } else {
             (&[Protocol::Auto], "xor")

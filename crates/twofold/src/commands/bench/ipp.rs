@@ -86,10 +86,10 @@ pub fn ipp(
         log(&format!(
             "{}: {} AND gates ...",
             file.display(),
-            loaded.program.and_count()
+            loaded.garbled()?.and_count()
         ));
         // Compiled and prepared once, here; the parties load the result.
-        let program = twofold_circuit::prepare::prepared(&loaded.program);
+        let program = twofold_circuit::prepare::prepared(loaded.garbled()?);
         // In a private directory of a random name (see `files`).
         let dir = crate::files::private_temp_dir("twofold-ipp")?;
         let tfc = dir.join("program.tfc");
@@ -98,8 +98,8 @@ pub fn ipp(
             &mut std::io::BufWriter::new(std::fs::File::create(&tfc)?),
         )?;
         let inputs = PerParty {
-            a: zero_inputs(&program, Party::A, "0"),
-            b: zero_inputs(&program, Party::B, "0"),
+            a: zero_inputs(&program.main.inputs, Party::A, "0"),
+            b: zero_inputs(&program.main.inputs, Party::B, "0"),
         };
         // The modes take turns in every round, so drifting machine load
         // touches them alike.
@@ -134,8 +134,8 @@ pub fn ipp(
             .sum();
         rows.push(IppRow {
             program: file.display().to_string(),
-            and_gates: loaded.program.and_count(),
-            regions: loaded.program.parallel_blocks().count(),
+            and_gates: loaded.garbled()?.and_count(),
+            regions: loaded.garbled()?.parallel_blocks().count(),
             main_and_gates_during_regions: during,
             speedup: without.seconds / with.seconds,
             overlap_speedup: no_overlap.seconds / with.seconds,

@@ -127,7 +127,7 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
         .map(|f| (f, false))
         .or(args.evaluate_only.as_ref().map(|f| (f, true)))
     {
-        let program = load(file, &LoadOptions::default())?.program;
+        let program = load(file, &LoadOptions::default())?.into_garbled()?;
         return garble_only::measure(&program, args.schedule, args.threads, runs, evaluate)?
             .render(args.json);
     }
@@ -137,7 +137,7 @@ pub fn bench(args: &BenchArgs) -> Result<String> {
             let name = file
                 .file_stem()
                 .map_or("?".into(), |s| s.to_string_lossy().into_owned());
-            programs.push((name, load(file, &LoadOptions::default())?.program));
+            programs.push((name, load(file, &LoadOptions::default())?.into_garbled()?));
         }
         let results = speedups(&programs, runs, log)?;
         plot(results.svg())?;

@@ -128,8 +128,8 @@ fn streamed(and_gates: u64, runs: usize) -> Result<StreamedFigures> {
         .with_context(|| format!("cannot write {}", path.display()));
     let measured = written.and_then(|()| {
         let inputs = PerParty {
-            a: zero_inputs(&program, Party::A, "0"),
-            b: zero_inputs(&program, Party::B, "0"),
+            a: zero_inputs(&program.main.inputs, Party::A, "0"),
+            b: zero_inputs(&program.main.inputs, Party::B, "0"),
         };
         (0..runs)
             .map(|_| run_two(&path, &[], &inputs, Placement::LOOPBACK))

@@ -6,7 +6,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use twofold_circuit::{Party, Program};
+use twofold_circuit::{InputValue, Party};
 
 use crate::commands::run::RunReport;
 use crate::commands::PerParty;
@@ -46,10 +46,8 @@ pub struct TwoParties {
 }
 
 /// Zero for every input value of `party`, as `-i NAME=ZERO` arguments.
-pub fn zero_inputs(program: &Program, party: Party, zero: &str) -> Vec<String> {
-    program
-        .main
-        .inputs
+pub fn zero_inputs(inputs: &[InputValue], party: Party, zero: &str) -> Vec<String> {
+    inputs
         .iter()
         .filter(|v| v.party == party)
         .flat_map(|v| ["-i".to_string(), format!("{}={zero}", v.name)])

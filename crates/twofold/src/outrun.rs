@@ -1,0 +1,98 @@
+//! A C program whose garbled circuits are out of reach: its Boolean
+//! compilation stopped at a compile limit, or was outrun by its mixed
+//! compilation (it had worked longer than the mixed program takes to
+//! compile and run), while the mixed program compiled. The mixed program
+//! then runs alone, its values those of its C interface (docs/mixed.md,
+//! "When garbled circuits are out of reach").
+
+use anyhow::Result;
+use twofold_circuit::InputValue;
+use twofold_compiler::error::Exceeded;
+use twofold_compiler::mixed::MixedCompiled;
+use twofold_compiler::{CType, CompileError, Watch};
+
+use crate::choice::{work_outrunning, Chosen, Comparison, Parties, WORK_PER_SECOND};
+use crate::load::{c_kinds, lane_of, LoadOptions, Loaded, ValueKind};
+
+/// A C program whose Boolean compilation stopped (`why`: at a compile
+/// limit, or outrun by the mixed compilation) while its mixed program
+/// compiled: the mixed program runs, all of its sums of products
+/// arithmetic. Both parties reach it alike if their limits agree (if not,
+/// the handshake finds their programs differ).
+pub fn from_mixed(compiled: MixedCompiled, why: String, opts: &LoadOptions) -> Result<Loaded> {
+    let (inputs, outputs) = values_of(&compiled);
+    let estimate = mixed_estimate(&compiled, opts)?;
+    Ok(Loaded {
+        load_time: std::time::Duration::ZERO,
+        compiled: true,
+        secret_products: compiled.arithmetic_sums as u64,
+        loops: Vec::new(),
+        input_kinds: c_kinds(compiled.inputs.clone()),
+        output_kinds: c_kinds(compiled.outputs.clone()),
+        inputs,
+        outputs,
+        program: None,
+        not_garbled: Some(why),
+        mixed: Some(Chosen { compiled, estimate }),
+        declined: None,
+    })
+}
+
+/// The C program's input values (name, party, width) and output values
+/// (name, width), as its mixed program takes and gives them.
+fn values_of(compiled: &MixedCompiled) -> (Vec<InputValue>, Vec<(String, u32)>) {
+    let inputs = (compiled.inputs.iter().zip(&compiled.input_parties))
+        .map(|((name, t), party)| InputValue {
+            name: name.clone(),
+            party: *party,
+            width: t.width(),
+        })
+        .collect();
+    let outputs = (compiled.outputs.iter().zip(&compiled.output_bits))
+        .map(|((name, _), bits)| (name.clone(), bits.len() as u32))
+        .collect();
+    (inputs, outputs)
+}
+
+/// The estimate of the mixed program alone (all of its sums of products
+/// arithmetic) for the network and parties of `opts`.
+fn mixed_estimate(compiled: &MixedCompiled, opts: &LoadOptions) -> Result<Comparison> {
+    let (inputs, outputs) = values_of(compiled);
+    let parties = match opts.parties {
+        Parties::Two => Parties::Two,
+        Parties::Three { .. } => {
+            let lanes = |types: &[(String, CType)], widths: &mut dyn Iterator<Item = u32>| {
+                let kinds = types.iter().map(|(_, t)| ValueKind::C(t.clone()));
+                kinds.zip(widths).map(|(k, w)| lane_of(&k, w)).collect()
+            };
+            Parties::Three {
+                input_lanes: lanes(&compiled.inputs, &mut inputs.iter().map(|v| v.width)),
+                output_lanes: lanes(&compiled.outputs, &mut outputs.iter().map(|o| o.1)),
+            }
+        }
+    };
+    let values = (inputs.as_slice(), outputs.as_slice());
+    Comparison::mixed_only(compiled, values, &opts.network, &parties)
+}
+
+/// Bounds the work of the Boolean compilation `watch` watches by what
+/// `mixed` takes to compile and run (see [`work_outrunning`]): past it,
+/// the mixed program is faster whatever the garbled circuits cost, and
+/// `choose` would choose it.
+pub fn outrun_by(watch: &Watch, mixed: &MixedCompiled, opts: &LoadOptions) {
+    if let Ok(estimate) = mixed_estimate(mixed, opts) {
+        watch.set_max_work(work_outrunning(&estimate));
+    }
+}
+
+/// Why the Boolean compilation `watch` watched stopped with `e`: outrun
+/// by the mixed program (see [`outrun_by`]), or at a compile limit.
+pub fn why_stopped(e: &CompileError, watch: &Watch) -> String {
+    match e.exceeded {
+        Some(Exceeded::Steps { max }) if max == watch.max_work() => format!(
+            "compiling them took longer than the mixed program takes to compile and run ({max} steps of compile-time work, at least {:.3} s)",
+            max as f64 / WORK_PER_SECOND
+        ),
+        _ => e.to_string(),
+    }
+}
