@@ -611,11 +611,16 @@ fn nests_overwriting_a_value_keep_their_loops() {
         "int mpc_main(int INPUT_A[8], int INPUT_B[8]) {\n    int w = 0;\n    for (int i = 0; i < 2; i++)\n        for (int j = 0; j < 2; j++)\n            for (int k = 0; k < 2; k++)\n                w = INPUT_A[(k + 5) & 7] == INPUT_B[k];\n    return w;\n}\n",
         "int mpc_main(int INPUT_A, int INPUT_B[2]) {\n    int g = INPUT_A, r = 0;\n    struct { int y; } s[2];\n    for (int i = 0; i < 2; i++) {\n        for (int j = 0; j < 2; j++) {\n            int v = g;\n            for (int k = 0; k < 2; k++) {\n                r = !v;\n                s[i].y = v;\n            }\n        }\n        g = INPUT_B[i];\n    }\n    return r + s[1].y;\n}\n",
     ];
-    for (n, src) in srcs.into_iter().enumerate() {
-        let name = format!("overwrite{n}");
+    kept_and_unrolled_agree_with_gcc(&srcs, "overwrite", 31);
+}
+
+/// Each of `srcs`, kept and unrolled, agrees with gcc on random inputs.
+fn kept_and_unrolled_agree_with_gcc(srcs: &[&str], tag: &str, seed: u64) {
+    for (n, src) in srcs.iter().enumerate() {
+        let name = format!("{tag}{n}");
         let kept = compiled(src, &format!("{name}.c"), &CompileOptions::default());
         let flat = unrolled(src, &format!("{name}.c"));
-        agree_with_gcc(src, &[&kept, &flat], 8, 31 + n as u64, &name);
+        agree_with_gcc(src, &[&kept, &flat], 8, seed + n as u64, &name);
     }
 }
 
@@ -631,10 +636,5 @@ fn a_first_iteration_guarded_by_the_counter() {
         "int mpc_main(int INPUT_A[8], int INPUT_B) {\n    int r = INPUT_B;\n    for (int i = 0; i < 9; i++)\n        if (i > 0) r += INPUT_A[i - 1]; else r += 5;\n    return r;\n}\n",
         "int mpc_main(int INPUT_A, int INPUT_B) {\n    int d[8];\n    for (int j = 0; j < 8; j++)\n        d[j] = j == 0 ? INPUT_A : d[j - 1] + INPUT_B;\n    return d[7];\n}\n",
     ];
-    for (n, src) in srcs.into_iter().enumerate() {
-        let name = format!("first{n}");
-        let kept = compiled(src, &format!("{name}.c"), &CompileOptions::default());
-        let flat = unrolled(src, &format!("{name}.c"));
-        agree_with_gcc(src, &[&kept, &flat], 8, 41 + n as u64, &name);
-    }
+    kept_and_unrolled_agree_with_gcc(&srcs, "first", 41);
 }
