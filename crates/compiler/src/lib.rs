@@ -312,9 +312,11 @@ pub struct CompiledProgram {
     /// met them): 0 when an arithmetic sharing has nothing to do
     /// ([`compile_mixed`]).
     pub secret_products: u64,
-    /// The compile-time work lowering did, as [`Limits::max_steps`] counts
-    /// it: the same for every compilation of the program with the same
-    /// options (on any machine).
+    /// The compile-time effort lowering spent: its work as
+    /// [`Limits::max_steps`] counts it, plus one step for every gate asked
+    /// of the builder (reducing a long sum makes millions within one
+    /// step). The same for every compilation of the program with the same
+    /// options, on any machine; [`Watch::set_max_work`] bounds it.
     pub work: u64,
 }
 

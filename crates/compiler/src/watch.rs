@@ -77,9 +77,10 @@ impl Watch {
         self.0.max_memory.load(Ordering::Relaxed)
     }
 
-    /// Bounds the compile-time work (as [`crate::Limits::max_steps`]
-    /// counts it, which still applies) from now on; past it the
-    /// compilation fails with [`crate::error::Exceeded::Steps`].
+    /// Bounds the compile-time effort (see [`crate::CompiledProgram::work`];
+    /// [`crate::Limits::max_steps`] still applies to the work) from now
+    /// on; past it the compilation fails with
+    /// [`crate::error::Exceeded::Steps`].
     pub fn set_max_work(&self, max: u64) {
         self.0.max_work.store(max, Ordering::Relaxed);
     }

@@ -98,10 +98,13 @@ impl Lower<'_> {
     /// Fails if the steps or the memory held went past the limits.
     pub(super) fn check_budgets(&self, loc: Loc) -> DResult<()> {
         let limits = &self.opts.limits;
-        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_work);
-        let max = limits.max_steps.min(watched);
-        if self.work() > max {
+        if self.work() > limits.max_steps {
+            let max = limits.max_steps;
             return exceeded(loc, Exceeded::Steps { max });
+        }
+        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_work);
+        if self.effort() > watched {
+            return exceeded(loc, Exceeded::Steps { max: watched });
         }
         let held = self.held_bytes();
         let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_memory);
@@ -139,6 +142,13 @@ impl Lower<'_> {
             .map_or(0, |p| self.b.requested_gates() - p.requested);
         let gates = self.speculative + probing;
         self.steps + gates.saturating_mul(PROBE_GATE_STEPS)
+    }
+
+    /// The work so far and every gate asked of the builder, a step each
+    /// (see [`crate::CompiledProgram::work`]): what [`Watch::max_work`]
+    /// bounds.
+    pub(super) fn effort(&self) -> u64 {
+        self.work() + self.b.requested_gates()
     }
 
     /// Notes that a probe begun when the builder had been asked for

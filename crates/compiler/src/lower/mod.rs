@@ -106,7 +106,8 @@ pub struct Lowered {
     /// several times, e.g. inside an unrolled loop, is reported once, as
     /// lowered the last time).
     pub loops: Vec<(Loc, LoopReport)>,
-    /// The compile-time work lowering did (see [`crate::Limits::max_steps`]).
+    /// The compile-time effort lowering spent (see
+    /// [`crate::CompiledProgram::work`]).
     pub work: u64,
 }
 
@@ -142,7 +143,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
     };
     l.run(prog)?;
     Ok(Lowered {
-        work: l.work(),
+        work: l.effort(),
         builder: l.b,
         inputs: l.inputs,
         outputs: l.outputs,
