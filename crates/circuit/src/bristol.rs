@@ -6,7 +6,8 @@
 //! By default the first input value belongs to party A and the others to B.
 //!
 //! `EQW` (copy) becomes two INV gates, `EQ` (constant) is built from the first
-//! input wire (`x ^ x`, then INV for 1), `MAND` becomes one AND per pair.
+//! input wire (`x ^ x`, then INV for 1), `MAND` becomes one AND per pair,
+//! and `OR` (which HyCC's circuits have) `(a ^ b) ^ (a & b)`.
 
 use std::io::Write;
 
@@ -242,6 +243,20 @@ impl<'t> Parser<'t> {
                     Gate::Xor { a, b, out }
                 } else {
                     Gate::And { a, b, out }
+                });
+            }
+            "OR" => {
+                // a | b = (a ^ b) ^ (a & b): one AND gate.
+                arity(2, 1)?;
+                let (a, b, out) = (read(0, list)?, read(1, list)?, wire(2)?);
+                let mut temporary = || list.temporary().ok_or_else(|| self.error("too many wires"));
+                let (either, both) = (temporary()?, temporary()?);
+                list.push(Gate::Xor { a, b, out: either });
+                list.push(Gate::And { a, b, out: both });
+                list.push(Gate::Xor {
+                    a: either,
+                    b: both,
+                    out,
                 });
             }
             "INV" | "NOT" => {

@@ -178,6 +178,24 @@ fn eq_eqw_mand_and_old_format_are_read() {
     );
 }
 
+/// HyCC writes OR gates (its `int16_in_range` circuit has them): `a | b`
+/// is read as `(a ^ b) ^ (a & b)`, one AND gate.
+#[test]
+fn or_gates_are_read() {
+    for text in [
+        "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 OR\n",
+        "1 3\n1 1 1\n2 1 0 1 2 OR\n",
+    ] {
+        let c = read_bristol(text, "or").unwrap();
+        assert_eq!(c.and_count(), 1);
+        for x in 0..4u32 {
+            let (a, b) = (x & 1 == 1, x & 2 == 2);
+            let out = c.eval(&[vec![a], vec![b]]).unwrap();
+            assert_eq!(out, vec![vec![a | b]], "{a} | {b}");
+        }
+    }
+}
+
 #[test]
 fn random_bristol_text_never_panics() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
