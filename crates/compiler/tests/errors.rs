@@ -199,6 +199,12 @@ fn other_unsupported_constructs() {
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int *p = INPUT_B ? &INPUT_A : &INPUT_B;\n    return *p;\n}\n",
         "prog.c:3:22: error: a pointer whose target object depends on a secret condition is not supported",
     );
+    for t in ["__int128", "__int128_t", "__uint128_t"] {
+        check(
+            &format!("void mpc_main()\n{{\n  {t} INPUT_A_x;\n}}\n"),
+            &format!("prog.c:3:3: error: {t} is not supported (128-bit integers)"),
+        );
+    }
     check(
         "int mpc_main(int INPUT_A, int x)\n{\n    return INPUT_A;\n}\n",
         "prog.c:1:27: error: parameter 'x' of the entry function must be an input named INPUT_A..., INPUT_B...",

@@ -308,11 +308,17 @@ const BOOLEAN_TRIES: usize = 3;
 /// [`CompiledProgram::work`]: twofold_compiler::CompiledProgram::work
 pub const WORK_PER_SECOND: f64 = 20e6;
 
-/// The compile-time work past which a Boolean compilation has taken longer
-/// than `mixed`'s estimate, compiled and run: the mixed program is then
-/// faster, whatever the garbled circuits would cost.
+/// Compile-time effort every Boolean compilation may spend, whatever the
+/// mixed program's estimate (a second's worth): a program that compiles
+/// to garbled circuits in less keeps them, to be weighed and shown.
+pub const OUTRUN_FLOOR: u64 = WORK_PER_SECOND as u64;
+
+/// The compile-time effort past which a Boolean compilation has taken
+/// longer than `mixed`'s estimate, compiled and run (and at least
+/// [`OUTRUN_FLOOR`]): the mixed program is then faster, whatever the
+/// garbled circuits would cost.
 pub fn work_outrunning(mixed: &Comparison) -> u64 {
-    (mixed.mixed_total() * WORK_PER_SECOND) as u64
+    ((mixed.mixed_total() * WORK_PER_SECOND) as u64).max(OUTRUN_FLOOR)
 }
 
 /// The mixed program to run for a C program whose Boolean compilation is
@@ -356,7 +362,10 @@ pub fn choose(
             let budget = (yao.seconds / 2.0 * FLAT_GATES_PER_SECOND) as u64;
             // (A mixed program that the Boolean compilation's work may have
             // outrun compiles in fewer gates than this.)
-            let outrun = (work as f64 / WORK_PER_SECOND * FLAT_GATES_PER_SECOND) as u64;
+            let outrun = match work > OUTRUN_FLOOR {
+                true => (work as f64 / WORK_PER_SECOND * FLAT_GATES_PER_SECOND) as u64,
+                false => 0,
+            };
             // A program the partition cannot take, or not within the
             // budget, runs as garbled circuits.
             let Ok(compiled) = mixed(Some(budget.max(outrun)), None) else {

@@ -51,6 +51,8 @@ const TYPE_WORDS: &[&str] = &[
     "__const",
     "_Noreturn",
     "__int128",
+    "__int128_t",
+    "__uint128_t",
     "_Complex",
 ];
 
@@ -282,7 +284,9 @@ impl Parser<'_> {
                     });
                 }
                 "_Complex" => return err(wloc, "complex types ('_Complex') are not supported"),
-                "__int128" => return err(wloc, "__int128 is not supported"),
+                "__int128" | "__int128_t" | "__uint128_t" => {
+                    return err(wloc, format!("{w} is not supported (128-bit integers)"))
+                }
                 "union" => return err(wloc, "unions are not supported"),
                 "struct" => {
                     self.pos += 1;

@@ -4,6 +4,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{OutputArgs, ProgramArgs, Report};
+use crate::choice::Protocol;
 use crate::inputs::{assign, format_outputs, outputs_json, Givers};
 use crate::load::Loaded;
 
@@ -40,9 +41,13 @@ impl Report for Evaluation {
     }
 }
 
-/// Evaluates the program on the inputs given.
+/// Evaluates the program on the inputs given: its garbled circuits, or
+/// with `--protocol mixed` or `auto` the mixed program chosen (the only
+/// one where the garbled circuits are out of reach).
 pub fn eval(args: &EvalArgs) -> Result<String> {
-    let loaded = args.program.load_boolean()?;
+    let loaded = args
+        .program
+        .load_as(args.program.protocol.unwrap_or(Protocol::Yao))?;
     let text = evaluate(&loaded, &args.inputs)?.render(args.json)?;
     args.output.deliver(text)
 }
@@ -50,11 +55,16 @@ pub fn eval(args: &EvalArgs) -> Result<String> {
 /// Evaluates `loaded` on the values `inputs` (as given to `-i`).
 pub fn evaluate(loaded: &Loaded, inputs: &[String]) -> Result<Evaluation> {
     let given = assign(loaded, inputs, Givers::Everyone)?;
-    let bits: Vec<Vec<bool>> = given
-        .into_iter()
-        .map(|b| b.expect("all values assigned"))
-        .collect();
-    let outputs = loaded.garbled()?.eval(&bits)?;
+    let all = |given: Vec<Option<Vec<bool>>>| -> Vec<Vec<bool>> {
+        given.into_iter().map(|b| b.unwrap_or_default()).collect()
+    };
+    let outputs = match &loaded.mixed {
+        Some(chosen) => {
+            let c = &chosen.compiled;
+            c.c_outputs(&c.program.eval(&all(c.mixed_inputs(&given)))?)
+        }
+        None => loaded.garbled()?.eval(&all(given))?,
+    };
     Ok(Evaluation {
         outputs: outputs_json(loaded, &outputs),
         lines: format_outputs(loaded, &outputs)
