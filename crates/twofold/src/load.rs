@@ -33,10 +33,11 @@ pub enum ValueKind {
 #[derive(Clone, Debug)]
 pub struct Loaded {
     /// The program as garbled circuits: `None` for a C program whose
-    /// Boolean compilation exceeded the compile limits where its mixed
-    /// program compiled (`mixed` is then `Some`; see [`Loaded::garbled`]).
+    /// Boolean compilation stopped at a compile limit, or was outrun by
+    /// its mixed compilation, where the mixed program compiled (`mixed` is
+    /// then `Some`; see [`Loaded::garbled`] and [`crate::outrun`]).
     pub program: Option<Program>,
-    /// Why `program` is `None`: the Boolean compilation's error.
+    /// Why `program` is `None`: the limit, or the outrunning.
     pub not_garbled: Option<String>,
     /// The input values: name, party and width, in order.
     pub inputs: Vec<InputValue>,
@@ -64,8 +65,8 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The program as garbled circuits, or why there is none (its Boolean
-    /// compilation exceeded the compile limits; its mixed program runs).
+    /// The program as garbled circuits, or why there is none (its mixed
+    /// program runs instead).
     pub fn garbled(&self) -> Result<&Program> {
         self.program.as_ref().ok_or_else(|| self.no_garbled())
     }
