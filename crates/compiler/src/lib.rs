@@ -91,7 +91,7 @@
 //!   counter stepped inside secret branches that `continue` and after
 //!   them (`if (x) { i++; continue; } i++;`) stays public too.
 //!
-//! Built-in functions: `memcpy`, `memmove`, `memset` (over whole scalars,
+//! Built-in functions: `memcpy`, `memmove`, `memset` (also as `__builtin_memcpy`…; over whole scalars,
 //! public sizes), `abs`, `labs`, `llabs`, and `<math.h>`'s `sqrt`, `fabs`,
 //! `floor`, `ceil`, `trunc`, `round`, `fmin`, `fmax`, `copysign` (and their
 //! `float` forms), and GCC's integer built-ins `__builtin_popcount`,

@@ -138,6 +138,27 @@ Out mpc_main(In INPUT_A, In INPUT_B)
 
 /// Wrong argument counts, arguments of the wrong kind, and a result that
 /// is no integer are errors that name the built-in.
+/// GCC's spellings of the memory functions (`__builtin_memcpy`,
+/// `__builtin_memmove`, `__builtin_memset`, as macros and generated code
+/// call them) are the functions themselves; they were "call of undeclared
+/// function".
+#[test]
+fn builtin_memory_functions() {
+    agree(
+        "builtin_mem",
+        "typedef struct { int a[4]; } V;
+V mpc_main(V INPUT_A, V INPUT_B)
+{
+    V r;
+    __builtin_memset(&r, 0, sizeof r);
+    __builtin_memcpy(r.a, INPUT_A.a, 2 * sizeof(int));
+    __builtin_memmove(&r.a[2], &INPUT_B.a[1], 2 * sizeof(int));
+    r.a[3] += r.a[0];
+    return r;
+}",
+    );
+}
+
 #[test]
 fn argument_errors() {
     let cases = [

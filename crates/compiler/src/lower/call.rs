@@ -6,7 +6,7 @@ impl<'p> Lower<'p> {
     // ----- calls ------------------------------------------------------------
 
     pub(super) fn call(&mut self, name: &str, args: &[Expr], loc: Loc) -> DResult<Val> {
-        if name == "memcpy" || name == "memmove" || name == "memset" {
+        if let Some(name) = mem_function(name) {
             return self.mem_builtin(name, args, loc);
         }
         let Some(f) = self.funcs.get(name).copied() else {
@@ -239,9 +239,20 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// `memcpy`, `memmove` or `memset`, called by that name or as GCC's
+/// built-in (`__builtin_memcpy`…).
+fn mem_function(name: &str) -> Option<&'static str> {
+    match name.strip_prefix("__builtin_").unwrap_or(name) {
+        "memcpy" => Some("memcpy"),
+        "memmove" => Some("memmove"),
+        "memset" => Some("memset"),
+        _ => None,
+    }
+}
+
 /// The type of a call of the built-in function `name`, if it is one.
 pub(super) fn builtin_type(name: &str) -> Option<CType> {
-    if matches!(name, "memcpy" | "memmove" | "memset") {
+    if mem_function(name).is_some() {
         return Some(CType::Pointer(Arc::new(CType::Void)));
     }
     if let Some(width) = abs_width(name) {
