@@ -508,27 +508,21 @@ fn from_c(
     opts: &LoadOptions,
     mixed: impl CompileMixed,
 ) -> Result<Loaded> {
-    // Three parties' estimates take the values' lanes (their C types).
-    let parties = match opts.parties {
-        Parties::Two => Parties::Two,
-        Parties::Three { .. } => {
-            let main = &compiled.program.main;
-            let lanes = |types: &[(String, CType)], widths: Vec<u32>| {
-                let types = types.iter().map(|(_, t)| ValueKind::C(t.clone()));
-                types.zip(widths).map(|(k, w)| lane_of(&k, w)).collect()
-            };
-            Parties::Three {
-                input_lanes: lanes(
-                    &compiled.inputs,
-                    main.inputs.iter().map(|v| v.width).collect(),
-                ),
-                output_lanes: lanes(
-                    &compiled.outputs,
-                    main.outputs.iter().map(|v| v.wires.len() as u32).collect(),
-                ),
-            }
-        }
-    };
+    let main = &compiled.program.main;
+    let parties = with_lanes(
+        &opts.parties,
+        (
+            &compiled.inputs,
+            main.inputs.iter().map(|v| v.width).collect(),
+        ),
+        (
+            &compiled.outputs,
+            output_shapes(&compiled.program)
+                .iter()
+                .map(|o| o.1)
+                .collect(),
+        ),
+    );
     let choice = choose(
         opts.protocol,
         (&opts.network, &parties),
@@ -550,6 +544,26 @@ fn from_c(
         mixed: choice.chosen,
         declined: choice.declined,
     })
+}
+
+/// Who runs a C program: three parties' estimates take the lanes of its
+/// values (their C types and widths: inputs, then outputs).
+pub(crate) fn with_lanes(
+    parties: &Parties,
+    (inputs, input_widths): (&[(String, CType)], Vec<u32>),
+    (outputs, output_widths): (&[(String, CType)], Vec<u32>),
+) -> Parties {
+    let lanes = |types: &[(String, CType)], widths: Vec<u32>| {
+        let kinds = types.iter().map(|(_, t)| ValueKind::C(t.clone()));
+        kinds.zip(widths).map(|(k, w)| lane_of(&k, w)).collect()
+    };
+    match parties {
+        Parties::Two => Parties::Two,
+        Parties::Three { .. } => Parties::Three {
+            input_lanes: lanes(inputs, input_widths),
+            output_lanes: lanes(outputs, output_widths),
+        },
+    }
 }
 
 /// The kinds of C values of these types.

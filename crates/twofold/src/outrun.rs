@@ -9,10 +9,10 @@ use anyhow::Result;
 use twofold_circuit::InputValue;
 use twofold_compiler::error::Exceeded;
 use twofold_compiler::mixed::MixedCompiled;
-use twofold_compiler::{CType, CompileError, Watch};
+use twofold_compiler::{CompileError, Watch};
 
-use crate::choice::{work_outrunning, Chosen, Comparison, Parties, WORK_PER_SECOND};
-use crate::load::{c_kinds, lane_of, LoadOptions, Loaded, ValueKind};
+use crate::choice::{work_outrunning, Chosen, Comparison, WORK_PER_SECOND};
+use crate::load::{c_kinds, with_lanes, LoadOptions, Loaded};
 
 /// A C program whose Boolean compilation stopped (`why`: at a compile
 /// limit, or outrun by the mixed compilation) while its mixed program
@@ -58,19 +58,11 @@ fn values_of(compiled: &MixedCompiled) -> (Vec<InputValue>, Vec<(String, u32)>) 
 /// arithmetic) for the network and parties of `opts`.
 fn mixed_estimate(compiled: &MixedCompiled, opts: &LoadOptions) -> Result<Comparison> {
     let (inputs, outputs) = values_of(compiled);
-    let parties = match opts.parties {
-        Parties::Two => Parties::Two,
-        Parties::Three { .. } => {
-            let lanes = |types: &[(String, CType)], widths: &mut dyn Iterator<Item = u32>| {
-                let kinds = types.iter().map(|(_, t)| ValueKind::C(t.clone()));
-                kinds.zip(widths).map(|(k, w)| lane_of(&k, w)).collect()
-            };
-            Parties::Three {
-                input_lanes: lanes(&compiled.inputs, &mut inputs.iter().map(|v| v.width)),
-                output_lanes: lanes(&compiled.outputs, &mut outputs.iter().map(|o| o.1)),
-            }
-        }
-    };
+    let parties = with_lanes(
+        &opts.parties,
+        (&compiled.inputs, inputs.iter().map(|v| v.width).collect()),
+        (&compiled.outputs, outputs.iter().map(|o| o.1).collect()),
+    );
     let values = (inputs.as_slice(), outputs.as_slice());
     Comparison::mixed_only(compiled, values, &opts.network, &parties)
 }
