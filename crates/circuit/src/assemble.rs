@@ -11,6 +11,7 @@
 //! stage before the last one wrote, and a program of many stages needs
 //! slots for two or three, not for all.
 
+mod flat;
 mod liveness;
 mod prune;
 #[cfg(test)]
@@ -22,6 +23,7 @@ use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
 use crate::wiring::{Segment, Wiring};
 use crate::CircuitError;
+pub(crate) use flat::single_assignment;
 use liveness::Liveness;
 
 /// A block placed by the builder: its body finished, its wiring over

@@ -4,7 +4,7 @@ mod cone;
 mod index;
 mod store;
 
-use crate::assemble::{PendingBlock, RawFrame};
+use crate::assemble::{single_assignment, PendingBlock, RawFrame};
 use crate::circuit::{Circuit, InputValue, Party};
 use crate::gate::{Gate, Wire};
 use crate::program::Program;
@@ -355,9 +355,10 @@ impl Builder {
     }
 
     /// The finished program: inputs at wires `0..n` in declaration order,
-    /// dead gates removed, wire slots reused. Constant output bits are made
-    /// from the first input wire (`x ^ x`), so a program with a constant
-    /// output needs at least one input bit.
+    /// dead gates removed, wire slots reused; a program without blocks is
+    /// levelled, ready to run (see [`Circuit::into_levelized`]). Constant
+    /// output bits are made from the first input wire (`x ^ x`), so a
+    /// program with a constant output needs at least one input bit.
     pub fn finish_program(mut self) -> Result<Program, CircuitError> {
         assert!(self.outer.is_empty(), "every frame has ended");
         let needs_const = self
@@ -398,6 +399,15 @@ impl Builder {
         } = self.frame;
         drop(index);
         let gates = gates.into_gates();
+        if blocks.is_empty() {
+            // Levelled from single assignment, as running it needs: one
+            // renumbering of its wires, not two.
+            let circuit = single_assignment(gates, self.inputs, outputs)?;
+            return Ok(Program {
+                main: circuit.levelize_ssa(),
+                blocks: Vec::new(),
+            });
+        }
         let raw = RawFrame { gates, blocks };
         let a = raw.assemble(self.inputs, outputs, &[])?;
         Ok(Program {
@@ -459,5 +469,44 @@ mod tests {
         let made = b.gate_count();
         assert_eq!(b.and(x[1], x[0]), first);
         assert_eq!(b.gate_count(), made);
+    }
+
+    /// A program without blocks comes out ready to run: levelled (its
+    /// chains' gates made one chain after the other, interleaved by
+    /// level), dead gates gone, and computing what it was built to.
+    #[test]
+    fn a_flat_program_comes_out_levelled() {
+        let mut b = Builder::new();
+        let x = b.input("x", Party::A, 8);
+        let y = b.input("y", Party::B, 8);
+        let mut outs = Vec::new();
+        for k in 0..8 {
+            let mut acc = x[k];
+            for j in 0..300 {
+                let t = b.and(acc, y[(j + k) % 8]);
+                acc = b.xor(t, x[(j * 3 + k) % 8]);
+            }
+            _ = b.and(acc, x[0]);
+            outs.push(acc);
+        }
+        b.output("z", &outs);
+        let c = b.finish().unwrap();
+        assert!(c.is_level_ordered());
+        c.validate().unwrap();
+        assert_eq!(c.and_count(), 8 * 300);
+        let bits = |v: u32| (0..8).map(|i| v >> i & 1 == 1).collect::<Vec<bool>>();
+        for (xv, yv) in [(0u32, 0u32), (0xa5, 0x3c), (0xff, 0xff), (0x12, 0xfe)] {
+            let want: Vec<bool> = (0..8)
+                .map(|k| {
+                    let (xb, yb) = (bits(xv), bits(yv));
+                    let mut acc = xb[k];
+                    for j in 0..300 {
+                        acc = (acc & yb[(j + k) % 8]) ^ xb[(j * 3 + k) % 8];
+                    }
+                    acc
+                })
+                .collect();
+            assert_eq!(c.eval(&[bits(xv), bits(yv)]).unwrap(), vec![want]);
+        }
     }
 }

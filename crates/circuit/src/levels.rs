@@ -3,7 +3,7 @@
 mod order;
 
 use crate::circuit::Circuit;
-use crate::gate::Gate;
+use crate::gate::{Gate, Wire};
 
 /// The level of every gate: `level(AND) = 1 + max(level(inputs))`,
 /// `level(XOR/INV) = max(level(inputs))`, inputs are level 0.
@@ -41,8 +41,8 @@ const WINDOW_GATES: u64 = 8192;
 /// count it among the levels they must fill.
 const WIDE_LEVEL: u32 = 16;
 
-/// The locality window of every gate (see [`Circuit::levelize`]), and
-/// the circuit's depth.
+/// The locality window and the level of every gate of a circuit in
+/// single assignment (see [`Circuit::into_ssa`]), and the circuit's depth.
 ///
 /// A gate's key is the latest input its value depends on, inputs taken in
 /// the order the gates first read them: the gates that consume the same
@@ -53,50 +53,59 @@ const WIDE_LEVEL: u32 = 16;
 /// hold [`WINDOW_GATES`] gates and their AND gates fill the wide AND
 /// levels they span [`WINDOW_RUN`] wide on average. Keys, levels and
 /// what each key's gates and each level's AND gates count are found in
-/// one pass over the gates; the keys, made windows in place, are the one
-/// array as long as the gates.
-fn gate_windows(circuit: &Circuit) -> (Vec<u32>, u32) {
+/// one pass over the gates (a gate's value is looked up by its position:
+/// gate `i` writes wire `input_bits + i`).
+///
+/// The keys, made windows in place, are returned, the one array as long
+/// as the gates; each gate's level is left in its output field, which
+/// single assignment makes redundant ([`order::SortKeys::pack`] puts the
+/// outputs back): a 40 M-gate circuit's levels took 160 MB more.
+fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, u32) {
     const UNREAD: u32 = u32::MAX;
-    let mut wire_key = vec![UNREAD; circuit.num_wires as usize];
-    let mut wire_level = vec![0u32; circuit.num_wires as usize];
+    let input_bits = circuit.input_bits();
+    let gates = &mut circuit.gates;
+    let mut input_key = vec![UNREAD; input_bits];
     let mut first_reads = 0u32;
     // Per key, then per window: gates, AND gates, lowest and highest AND
     // level.
     let mut groups: Vec<Group> = Vec::new();
     // AND gates per level (level 0 has none).
     let mut ands_at = vec![0u32];
-    let mut keys: Vec<u32> = circuit
-        .gates
-        .iter()
-        .map(|g| {
-            let (mut key, mut level) = (0, 0);
-            for w in g.inputs() {
+    let mut keys: Vec<u32> = Vec::with_capacity(gates.len());
+    for i in 0..gates.len() {
+        let g = gates[i];
+        debug_assert_eq!(g.out() as usize, input_bits + i, "single assignment");
+        let (mut key, mut level) = (0, 0);
+        for w in g.inputs() {
+            let w = w as usize;
+            if let Some(gate) = w.checked_sub(input_bits) {
+                key = key.max(keys[gate]);
+                level = level.max(gates[gate].out());
+            } else {
                 // Only an input is read before it is written.
-                let k = &mut wire_key[w as usize];
+                let k = &mut input_key[w];
                 if *k == UNREAD {
                     *k = first_reads;
                     first_reads += 1;
                 }
                 key = key.max(*k);
-                level = level.max(wire_level[w as usize]);
             }
-            let and = g.is_and();
-            level += and as u32;
-            wire_key[g.out() as usize] = key;
-            wire_level[g.out() as usize] = level;
-            if key as usize >= groups.len() {
-                groups.resize(key as usize + 1, Group::EMPTY);
+        }
+        let and = g.is_and();
+        level += and as u32;
+        keys.push(key);
+        gates[i] = g.rewire(|w| w, level);
+        if key as usize >= groups.len() {
+            groups.resize(key as usize + 1, Group::EMPTY);
+        }
+        groups[key as usize].add(and, level);
+        if and {
+            if level as usize >= ands_at.len() {
+                ands_at.resize(level as usize + 1, 0);
             }
-            groups[key as usize].add(and, level);
-            if and {
-                if level as usize >= ands_at.len() {
-                    ands_at.resize(level as usize + 1, 0);
-                }
-                ands_at[level as usize] += 1;
-            }
-            key
-        })
-        .collect();
+            ands_at[level as usize] += 1;
+        }
+    }
     let depth = ands_at.len() as u32 - 1;
     let wide = wide_levels(ands_at);
     let mut window = 0u32;
@@ -196,19 +205,25 @@ impl Circuit {
 
     /// [`Circuit::levelize`], consuming the circuit: its gates are
     /// reordered and renumbered in place, so that levelling holds one copy
-    /// of them (and two or three integers a gate besides), not three.
+    /// of them (and an integer a gate besides), not three.
     pub fn into_levelized(self) -> Circuit {
         // Already in order (e.g. generated that way): nothing to do.
         if self.is_level_ordered() {
             return self;
         }
-        let (windows, depth) = gate_windows(&self);
-        let keys = order::SortKeys::of(&self, windows, depth);
-        // Single assignment keeps levels and windows: they do not depend
-        // on which slots hold a gate's inputs.
-        let mut ssa = self.into_ssa();
-        keys.sort(&mut ssa.gates);
-        ssa.compact_ssa()
+        self.into_ssa().levelize_ssa()
+    }
+
+    /// [`Circuit::into_levelized`] of a circuit in single assignment (see
+    /// [`Circuit::into_ssa`]), whether in order already or not: its gates
+    /// are sorted in place, then its wires compacted (gates whose value
+    /// reaches no output removed).
+    pub(crate) fn levelize_ssa(mut self) -> Circuit {
+        let (windows, depth) = gate_windows(&mut self);
+        let input_bits = self.input_bits() as Wire;
+        let keys = order::SortKeys::pack(windows, depth, &mut self.gates, input_bits);
+        keys.sort(&mut self.gates);
+        self.compact_ssa()
     }
 
     /// Whether the gates are in level order window by window, as
@@ -399,17 +414,26 @@ mod tests {
         use crate::synthetic::{chains, layered};
         let mut shuffled = layered(3000, 12, 64, 5).ssa();
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-        // Swapping gates of the same level keeps the order topological.
-        let levels = gate_levels(&shuffled);
-        for _ in 0..20_000 {
-            let (i, j) = (
-                rng.gen_range(0..levels.len()),
-                rng.gen_range(0..levels.len()),
-            );
-            if levels[i] == levels[j] {
-                shuffled.gates.swap(i, j);
-            }
+        // Gates of one depth (every gate counted) read none of each other:
+        // in order of depth, ties in random order, the gates stay in a
+        // topological order whose AND levels interleave.
+        let mut depth = vec![0u32; shuffled.num_wires as usize];
+        let depths: Vec<u32> = (shuffled.gates.iter())
+            .map(|g| {
+                let d = 1 + g.inputs().map(|w| depth[w as usize]).max().unwrap_or(0);
+                depth[g.out() as usize] = d;
+                d
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..depths.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.gen_range(0..=i));
         }
+        order.sort_by_key(|&i| depths[i]);
+        let made = std::mem::take(&mut shuffled.gates);
+        shuffled.gates = order.iter().map(|&i| made[i]).collect();
+        shuffled.validate().expect("topological");
+        assert_ne!(shuffled.gates, made);
         for c in [
             Circuit::default(),
             layered(20, 3, 8, 1),
@@ -418,12 +442,19 @@ mod tests {
             chains(40, 3000),
             far_levels(),
         ] {
-            let ((windows, depth), levels) = (gate_windows(&c), gate_levels(&c));
+            let ssa = c.ssa();
+            let levels = gate_levels(&c);
+            let mut levelled = ssa.clone();
+            let (windows, depth) = gate_windows(&mut levelled);
+            let left: Vec<u32> = levelled.gates.iter().map(Gate::out).collect();
+            assert_eq!(left, levels);
             assert_eq!(depth, levels.iter().copied().max().unwrap_or(0));
-            let keys = order::SortKeys::of(&c, windows.clone(), depth);
+            let input_bits = c.input_bits() as Wire;
+            let keys =
+                order::SortKeys::pack(windows.clone(), depth, &mut levelled.gates, input_bits);
+            assert_eq!(levelled.gates, ssa.gates);
             let mut order: Vec<usize> = (0..c.gates.len()).collect();
             order.sort_by_key(|&i| (windows[i], levels[i], !c.gates[i].is_and()));
-            let ssa = c.ssa();
             let want: Vec<Gate> = order.iter().map(|&i| ssa.gates[i]).collect();
             let mut got = ssa.gates.clone();
             keys.sort(&mut got);

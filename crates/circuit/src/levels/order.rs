@@ -8,8 +8,7 @@
 //! its key at a time: 256 buckets, whose places the caches and the TLB
 //! hold, where one bucket per level (thousands) missed both on every move.
 
-use super::{counting_sort, levels_in_turn};
-use crate::circuit::Circuit;
+use super::counting_sort;
 use crate::gate::{Gate, Wire};
 
 /// Key bits a pass of the radix sort sorts by.
@@ -42,35 +41,33 @@ pub(super) enum SortKeys {
 }
 
 impl SortKeys {
-    /// The keys of `circuit`'s gates, given their `windows` (the array
-    /// made the keys, if they fit) and the circuit's `depth`.
-    pub(super) fn of(circuit: &Circuit, windows: Vec<u32>, depth: u32) -> SortKeys {
-        SortKeys::pack(windows, levels_in_turn(circuit), depth, &circuit.gates)
-    }
-
-    /// The keys of `gates` of the given `windows` and `levels` (at most
-    /// `depth`).
-    fn pack(
+    /// The keys of `gates` of the given `windows`, each gate's level (at
+    /// most `depth`) in its output field, as `gate_windows` leaves them:
+    /// the outputs are put back (gate `i` writes `input_bits + i`), and
+    /// the windows' array made the keys, if they fit.
+    pub(super) fn pack(
         windows: Vec<u32>,
-        levels: impl Iterator<Item = u32>,
         depth: u32,
-        gates: &[Gate],
+        gates: &mut [Gate],
+        input_bits: Wire,
     ) -> SortKeys {
         let bits = |max: u32| u32::BITS - max.leading_zeros();
         let level_bits = bits(depth) + 1;
         let key_bits = bits(windows.iter().copied().max().unwrap_or(0)) + level_bits;
-        let key = |window: u32, level: u32, g: &Gate| {
+        let key = |window: u32, (i, g): (usize, &mut Gate)| {
+            let level = g.out();
+            *g = g.rewire(|w| w, input_bits + i as Wire);
             u64::from(window) << level_bits | u64::from(level) << 1 | u64::from(!g.is_and())
         };
         if key_bits <= u32::BITS {
             let mut keys = windows;
-            for ((k, level), g) in keys.iter_mut().zip(levels).zip(gates) {
-                *k = key(*k, level, g) as u32;
+            for (k, g) in keys.iter_mut().zip(gates.iter_mut().enumerate()) {
+                *k = key(*k, g) as u32;
             }
             SortKeys::Narrow(keys, key_bits)
         } else {
-            let keys = (windows.iter().zip(levels).zip(gates))
-                .map(|((&w, level), g)| key(w, level, g))
+            let keys = (windows.iter().zip(gates.iter_mut().enumerate()))
+                .map(|(&w, g)| key(w, g))
                 .collect();
             SortKeys::Wide(keys, key_bits)
         }
@@ -324,7 +321,12 @@ mod tests {
                 let i = g.out() as usize;
                 (windows[i], levels[i], !g.is_and())
             });
-            let keys = SortKeys::pack(windows, levels.into_iter(), max_level, &gates);
+            // Levels in the outputs' fields, as `gate_windows` leaves them
+            // (inputs at none: gate `i` writes wire `i`).
+            for (g, &level) in gates.iter_mut().zip(&levels) {
+                *g = g.rewire(|w| w, level);
+            }
+            let keys = SortKeys::pack(windows, max_level, &mut gates, 0);
             assert_eq!(matches!(keys, SortKeys::Wide(..)), max_window == u32::MAX);
             keys.sort(&mut gates);
             assert_eq!(gates, want);
