@@ -300,7 +300,8 @@ fn compile_c(
         let early = early.map_err(|_| anyhow::anyhow!("internal compiler error"))?;
         if let (Err(e), Ok(_)) = (&compiled, &early) {
             if e.exceeded.is_some() {
-                return from_mixed(early.map_err(error)?, why_stopped(e, &seen), opts);
+                let why = why_stopped(e, &seen, c.limits.max_memory);
+                return from_mixed(early.map_err(error)?, why, opts);
             }
         }
         if !compiled.as_ref().is_err_and(exceeded) && !early.as_ref().is_err_and(exceeded) {
@@ -406,7 +407,10 @@ fn compile_auto(
             // the mixed program, if it compiles, is the one to run.
             Err(e) if e.exceeded.is_some() => {
                 return match join(u64::MAX).transpose()?.flatten() {
-                    Some(Ok(m)) => from_mixed(m, why_stopped(&e, &seen), opts).map(Some),
+                    Some(Ok(m)) => {
+                        let why = why_stopped(&e, &seen, c.limits.max_memory);
+                        from_mixed(m, why, opts).map(Some)
+                    }
                     // Alone, in all of the memory limit: both, if the
                     // Boolean one may fit there.
                     Some(Err(_)) if exceeded(&e) => Ok(None),

@@ -6,6 +6,7 @@
 //! "When garbled circuits are out of reach").
 
 use anyhow::Result;
+use twofold_circuit::size::show;
 use twofold_circuit::InputValue;
 use twofold_compiler::error::Exceeded;
 use twofold_compiler::mixed::MixedCompiled;
@@ -78,12 +79,23 @@ pub fn outrun_by(watch: &Watch, mixed: &MixedCompiled, opts: &LoadOptions) {
 }
 
 /// Why the Boolean compilation `watch` watched stopped with `e`: outrun
-/// by the mixed program (see [`outrun_by`]), or at a compile limit.
-pub fn why_stopped(e: &CompileError, watch: &Watch) -> String {
+/// by the mixed program (see [`outrun_by`]), at the part of the memory
+/// limit (`max_memory`, as given) it had beside the mixed compilation,
+/// or at another compile limit.
+pub fn why_stopped(e: &CompileError, watch: &Watch, max_memory: u64) -> String {
     match e.exceeded {
         Some(Exceeded::Steps { max }) if max == watch.max_work() => format!(
             "compiling them took longer than the mixed program takes to compile and run ({max} steps of compile-time work, at least {:.3} s)",
             max as f64 / WORK_PER_SECOND
+        ),
+        Some(Exceeded::Memory { max, held }) if max < max_memory => format!(
+            "{}:{}:{}: compiling them beside the mixed program would need more than the {} of --max-memory ({}) they have (about {} held while lowering)",
+            e.file,
+            e.line,
+            e.col,
+            show(max),
+            show(max_memory),
+            show(held)
         ),
         _ => e.to_string(),
     }
