@@ -16,6 +16,8 @@ pub enum TypeExpr {
     Pointer(Box<TypeExpr>),
     /// Array of a type; `None` = size from the initializer.
     Array(Box<TypeExpr>, Option<Box<Expr>>),
+    /// `typeof(expr)`: the type of an expression, which is not evaluated.
+    Typeof(Box<Expr>),
 }
 
 /// Unary operators.

@@ -184,6 +184,8 @@ impl Names {
     fn type_expr(&mut self, t: &TypeExpr) -> Option<()> {
         match t {
             TypeExpr::Known(_) => Some(()),
+            // Its operand's names may not be where a key is evaluated.
+            TypeExpr::Typeof(_) => None,
             TypeExpr::Pointer(inner) => self.type_expr(inner),
             TypeExpr::Array(inner, size) => {
                 if let Some(e) = size {
@@ -289,7 +291,8 @@ impl Planner<'_> {
 
     fn type_expr(&mut self, t: &TypeExpr) {
         match t {
-            TypeExpr::Known(_) => {}
+            // `typeof`'s operand is not evaluated.
+            TypeExpr::Known(_) | TypeExpr::Typeof(_) => {}
             TypeExpr::Pointer(inner) => self.type_expr(inner),
             TypeExpr::Array(inner, size) => {
                 if let Some(e) = size {

@@ -358,7 +358,8 @@ fn writes_in(e: &Expr, bound: &Expr) -> bool {
 /// Calls `f` on the array sizes written in a type (`int a[n][2]`).
 fn array_sizes(ty: &TypeExpr, f: &mut impl FnMut(&Expr)) {
     match ty {
-        TypeExpr::Known(_) => {}
+        // `typeof`'s operand is not evaluated.
+        TypeExpr::Known(_) | TypeExpr::Typeof(_) => {}
         TypeExpr::Pointer(t) => array_sizes(t, f),
         TypeExpr::Array(t, size) => {
             if let Some(size) = size {

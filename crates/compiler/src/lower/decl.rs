@@ -75,6 +75,7 @@ impl<'p> Lower<'p> {
                 };
                 CType::Array(Arc::new(elem), n)
             }
+            TypeExpr::Typeof(e) => self.static_type(e)?,
         })
     }
 

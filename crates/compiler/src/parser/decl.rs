@@ -12,7 +12,7 @@ use crate::types::{CType, Scalar, StructDef};
 
 /// Declaration specifiers: the base type and storage facts.
 struct Specs {
-    ty: CType,
+    ty: TypeExpr,
     typedef: bool,
     is_static: bool,
     is_const: bool,
@@ -54,6 +54,11 @@ const TYPE_WORDS: &[&str] = &[
     "__int128_t",
     "__uint128_t",
     "_Complex",
+    "typeof",
+    "__typeof__",
+    "__typeof",
+    "typeof_unqual",
+    "__typeof_unqual__",
 ];
 
 impl Parser<'_> {
@@ -105,7 +110,7 @@ impl Parser<'_> {
                 continue; // struct or enum declaration only
             }
             loop {
-                let (name, ty, loc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+                let (name, ty, loc) = self.declarator(specs.ty.clone(), false)?;
                 let Some((name, nloc)) = name else {
                     return err(loc, "expected a declarator name");
                 };
@@ -179,7 +184,7 @@ impl Parser<'_> {
                 return err(loc, "variadic functions are not supported");
             }
             let specs = self.specs()?;
-            let (name, ty, _) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+            let (name, ty, _) = self.declarator(specs.ty, true)?;
             // An array of constant size, as declared (a size that is no
             // constant is only checked where it matters, in `known`).
             let declared = match &ty {
@@ -228,6 +233,7 @@ impl Parser<'_> {
                     None => return err(l, "array size is not a compile-time constant here"),
                 }
             }
+            TypeExpr::Typeof(e) => return Self::typeof_here(&e),
         })
     }
 
@@ -257,7 +263,7 @@ impl Parser<'_> {
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
         let mut longs = 0;
-        let mut ty: Option<CType> = None;
+        let mut ty: Option<TypeExpr> = None;
         while let Some(w) = self.peek().and_then(|t| t.ident()) {
             let wloc = self.loc();
             match w {
@@ -290,18 +296,23 @@ impl Parser<'_> {
                 "union" => return err(wloc, "unions are not supported"),
                 "struct" => {
                     self.pos += 1;
-                    ty = Some(self.nested(|p| p.struct_spec(wloc))?);
+                    ty = Some(TypeExpr::Known(self.nested(|p| p.struct_spec(wloc))?));
                     continue;
                 }
                 "enum" => {
                     self.pos += 1;
-                    ty = Some(self.enum_spec(wloc)?);
+                    ty = Some(TypeExpr::Known(self.enum_spec(wloc)?));
+                    continue;
+                }
+                "typeof" | "__typeof__" | "__typeof" | "typeof_unqual" | "__typeof_unqual__" => {
+                    self.pos += 1;
+                    ty = Some(self.nested(Self::typeof_spec)?);
                     continue;
                 }
                 _ => {
                     if ty.is_none() && base.is_none() && signed.is_none() && longs == 0 {
                         if let Some(t) = self.typedef_of(w) {
-                            ty = Some(t.clone());
+                            ty = Some(TypeExpr::Known(t.clone()));
                             self.pos += 1;
                             continue;
                         }
@@ -329,7 +340,7 @@ impl Parser<'_> {
                 {
                     return err(loc, "invalid combination of type specifiers");
                 }
-                match (base, longs) {
+                TypeExpr::Known(match (base, longs) {
                     (Some("double"), 1) => {
                         return err(loc, "'long double' is not supported (use double)")
                     }
@@ -350,7 +361,7 @@ impl Parser<'_> {
                         bits: 64,
                         signed: s,
                     },
-                }
+                })
             }
         };
         Ok(Specs {
@@ -397,16 +408,16 @@ impl Parser<'_> {
                 // C11: a struct without a tag and without a name is an
                 // anonymous member, whose members are the outer struct's.
                 match &specs.ty {
-                    CType::Struct(inner) if inner.name.is_none() => {
-                        fields.push((String::new(), specs.ty.clone()));
+                    TypeExpr::Known(t @ CType::Struct(inner)) if inner.name.is_none() => {
+                        fields.push((String::new(), t.clone()));
                     }
-                    CType::Struct(_) => {} // Declares a tag only.
+                    TypeExpr::Known(CType::Struct(_)) => {} // Declares a tag only.
                     _ => return err(specs.loc, "struct member needs a name"),
                 }
                 continue;
             }
             loop {
-                let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+                let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
                 if self.is(":") {
                     return err(self.loc(), "bit-fields are not supported");
                 }
@@ -681,7 +692,7 @@ impl Parser<'_> {
             );
         }
         loop {
-            let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+            let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
             let Some((name, nloc)) = name else {
                 return err(dloc, "expected a name");
             };
@@ -705,7 +716,7 @@ impl Parser<'_> {
 
     pub(super) fn type_name(&mut self) -> DResult<TypeExpr> {
         let specs = self.specs()?;
-        let (name, ty, loc) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+        let (name, ty, loc) = self.declarator(specs.ty, true)?;
         if name.is_some() {
             return err(loc, "unexpected name in a type");
         }

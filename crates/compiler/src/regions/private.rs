@@ -87,6 +87,7 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
 fn type_names(t: &TypeExpr, out: &mut BTreeSet<String>) {
     match t {
         TypeExpr::Known(_) => {}
+        TypeExpr::Typeof(e) => expr_names(e, out),
         TypeExpr::Pointer(t) => type_names(t, out),
         TypeExpr::Array(t, n) => {
             if let Some(n) = n {
