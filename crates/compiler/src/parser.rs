@@ -7,6 +7,7 @@
 mod decl;
 mod expr;
 mod stmt;
+mod stmt_expr;
 mod typeof_spec;
 
 pub use expr::const_eval;

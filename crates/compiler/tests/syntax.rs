@@ -77,3 +77,64 @@ fn typeof_of_an_expression_in_a_typedef() {
         "prog.c:3:20: error: typeof of an expression is supported in declarations of variables, casts, sizeof and compound literals, not in a parameter, return type, typedef, struct member or _Alignof (write typeof(type-name))"
     );
 }
+
+/// GNU statement expressions: the MAX idiom on secret values, in kept and
+/// unrolled loops, nested, with declarations hiding outer names, with
+/// their own loops and `break`, void ones, under a secret `?:`, in
+/// `sizeof` and `typeof`, and as a function's value.
+#[test]
+fn statement_expressions() {
+    agree(
+        "stmt_expr",
+        r#"
+#define MAX(a,b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
+#define MIN(a,b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a < _b ? _a : _b; })
+int f(int x) { return ({ int t = x * 2; if (t > 10) t -= 3; t; }); }
+long mpc_main(int INPUT_A, int INPUT_B)
+{
+    long s = 0;
+    int _a = 100;
+    int a[4] = {3, 1, 4, 1};
+    for (int i = 0; i < 4; i++) {
+        s += MAX(INPUT_A + i, INPUT_B);
+        s ^= MIN(MAX(INPUT_A, a[i]), MAX(INPUT_B, _a));
+    }
+    int k = 0;
+    while (k < 3) {
+        s += ({ int k2 = k; k2 * INPUT_A; });
+        k++;
+    }
+    int v = ({ int _a = INPUT_A; { int _a = 5; s += _a; } _a + 1; });
+    ({ s += 1; });
+    ({ if (INPUT_A > INPUT_B) s += 7; });
+    s += ({ int r = 0; for (int j = 0; j < 5; j++) { if (j == 3) break; r += j; } r; });
+    s += (int)sizeof(({ char c = 1; c; })) + (int)sizeof(MAX(1L, 2));
+    typeof(MAX(INPUT_A, 2L)) w = MAX(INPUT_A, 2L);
+    s += INPUT_A > 0 ? ({ int q = INPUT_B; q * 3; }) : ({ 4; });
+    s += ({ unsigned char u = INPUT_A; u; }) + ({ struct { int x, y; } p = {INPUT_B, 2}; p; }).x;
+    return s + v + f(INPUT_B) + _a + (int)sizeof(w) + w
+        + MAX(MAX(1, INPUT_B), MAX(INPUT_A, ({ int z = 3; z; })));
+}
+"#,
+    );
+}
+
+/// A statement expression may not jump out of itself.
+#[test]
+fn statement_expressions_that_jump_out() {
+    let wrap = |body: &str| {
+        format!("int mpc_main(int INPUT_A, int INPUT_B)\n{{\n    for (int i = 0; i < 2; i++)\n        INPUT_A += ({{ {body} }});\n    return INPUT_A;\n}}\n")
+    };
+    let cases = [
+        ("return 1; 2;", "4:23: error: 'return' inside a statement expression, jumping out of it, is not supported"),
+        ("if (INPUT_B) break; 2;", "4:36: error: 'break' inside a statement expression, jumping out of it, is not supported"),
+        ("continue; 2;", "4:23: error: 'continue' inside a statement expression, jumping out of it, is not supported"),
+        ("goto out; 2;", "4:23: error: goto is not supported"),
+    ];
+    for (body, expected) in cases {
+        assert_eq!(error_of(&wrap(body)), format!("prog.c:{expected}"));
+    }
+    // A loop or switch of its own may be left.
+    let src = wrap("int r = 0; switch (INPUT_B & 3) { case 1: r = 4; break; default: r = 2; } while (r < 9) { r += 3; if (r == 7) break; } r;");
+    compile(&src, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -202,6 +202,7 @@ impl Names {
             | ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
             | ExprKind::Arrow(..)
             | ExprKind::Compound(..)
+            | ExprKind::StmtExpr(_)
             | ExprKind::Str(_)
             | ExprKind::Cast(TypeExpr::Pointer(_) | TypeExpr::Array(..), _) => return None,
             ExprKind::Assign(_, t, _) | ExprKind::IncDec { e: t, .. } => {

@@ -134,6 +134,7 @@ impl<'p> Lower<'p> {
                 let ty = self.static_type(a)?;
                 Ok(Self::size_val(&ty))
             }
+            ExprKind::StmtExpr(items) => self.stmt_expr(items),
         }
     }
 
@@ -387,6 +388,7 @@ impl<'p> Lower<'p> {
                 bits: 64,
                 signed: false,
             },
+            ExprKind::StmtExpr(items) => self.stmt_expr_type(items)?,
         })
     }
 

@@ -41,6 +41,7 @@ mod probe;
 mod reads;
 mod region;
 mod stmt;
+mod stmt_expr;
 mod strength;
 
 pub use budget::GATE_BYTES;

@@ -409,7 +409,7 @@ impl Parser<'_> {
             Tok::Punct("(") => {
                 self.pos += 1;
                 if self.is("{") {
-                    return err(loc, "statement expressions are not supported");
+                    return self.nested(|p| p.stmt_expr(loc));
                 }
                 let e = self.expr()?;
                 self.expect(")")?;

@@ -144,6 +144,7 @@ impl Callee<'_> {
                 self.expr(c)
             }
             ExprKind::Compound(..) => no("makes a compound literal".to_string()),
+            ExprKind::StmtExpr(_) => no("has a statement expression".to_string()),
         }
     }
 

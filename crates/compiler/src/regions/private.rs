@@ -149,5 +149,6 @@ fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
             type_names(t, out);
             init.for_each_expr(&mut |e| expr_names(e, out));
         }
+        ExprKind::StmtExpr(items) => items.iter().for_each(|s| stmt_names(s, out)),
     }
 }

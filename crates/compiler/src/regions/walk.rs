@@ -299,6 +299,7 @@ impl<'a> Walk<'a> {
                 self.callee(name)
             }
             ExprKind::Compound(..) => no("the body makes a compound literal"),
+            ExprKind::StmtExpr(_) => no("the body has a statement expression"),
         }
     }
 
