@@ -164,6 +164,10 @@ pub enum ExprKind {
     /// expression statement (else it is void). No `return`, `break`,
     /// `continue` or label leaves it (the parser refuses them).
     StmtExpr(Vec<Stmt>),
+    /// `_Generic(e, T1: e1, ..., default: d)`: the association whose type
+    /// is that of `e` (not evaluated) after lvalue conversion, else the
+    /// default (`None` for its type).
+    Generic(Box<Expr>, Vec<(Option<TypeExpr>, Expr)>),
 }
 
 /// One declarator of a declaration.
@@ -302,6 +306,7 @@ impl Expr {
             ExprKind::Cond(a, b, c) => {
                 a.has_side_effects() || b.has_side_effects() || c.has_side_effects()
             }
+            ExprKind::Generic(_, assocs) => assocs.iter().any(|(_, e)| e.has_side_effects()),
             ExprKind::Compound(_, init) => {
                 let mut any = false;
                 init.for_each_expr(&mut |e| any |= e.has_side_effects());

@@ -61,6 +61,12 @@ macro_rules! for_children {
             }
             ExprKind::Compound(_, init) => $init(init),
             ExprKind::StmtExpr(items) => $stmts(items),
+            ExprKind::Generic(c, assocs) => {
+                $f(c);
+                for (_, a) in assocs {
+                    $f(a);
+                }
+            }
         }
     };
 }

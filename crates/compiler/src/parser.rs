@@ -6,6 +6,7 @@
 
 mod decl;
 mod expr;
+mod generic;
 mod stmt;
 mod stmt_expr;
 mod typeof_spec;

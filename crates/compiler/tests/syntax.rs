@@ -138,3 +138,60 @@ fn statement_expressions_that_jump_out() {
     let src = wrap("int r = 0; switch (INPUT_B & 3) { case 1: r = 4; break; default: r = 2; } while (r < 9) { r += 3; if (r == 7) break; } r;");
     compile(&src, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// `_Generic` selects by the type after lvalue conversion (`'a'` is an
+/// `int`, `(char)1` a `char`, an array a pointer); only the chosen
+/// association is evaluated; the result has the chosen one's type.
+#[test]
+fn generic_selections() {
+    agree(
+        "generic",
+        r#"
+#define T(x) _Generic((x), int: 1, long: 2, unsigned char: 3, char: 4, short: 5, unsigned: 6, \
+    unsigned long: 7, int *: 8, double: 9, _Bool: 10, float: 11, default: 0)
+struct S { int a; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    char c = 1;
+    unsigned char uc = 2;
+    short sh = 3;
+    long l = 4;
+    int arr[3] = {0};
+    struct S s = {INPUT_A};
+    int n = 0;
+    int r = T(INPUT_A) + 10 * T('a') + 100 * T((char)1) + 1000 * T(c) + 10000 * T(+c)
+        + 100000 * T(uc);
+    r += T(sh) * 3 + T(l) * 5 + T(arr) * 7 + T(s) * 11 + T(1u) * 13 + T(sizeof(int)) * 17
+        + T(1.0) * 19 + T(1.0f) * 23 + T((_Bool)1) * 29 + T(&arr[0]) * 31 + T(uc + uc) * 37
+        + T(INPUT_A < INPUT_B) * 41 + T(INPUT_B + 1L) * 43;
+    r += _Generic(n++, int: INPUT_B, default: 0) + n;
+    r += _Generic(INPUT_A, long: INPUT_A / 0, int: INPUT_A * 2);
+    r += _Generic(s.a, int: 1, default: 2);
+    r += sizeof(_Generic(c, char: l, default: c));
+    for (int i = 0; i < 3; i++)
+        r += _Generic(arr[i], int: INPUT_A > INPUT_B ? i : INPUT_B, default: 99);
+    return r;
+}
+"#,
+    );
+}
+
+/// A selection that matches nothing, or that twofold's types cannot tell
+/// apart, is refused.
+#[test]
+fn generic_selections_refused() {
+    let wrap =
+        |sel: &str| format!("int mpc_main(int INPUT_A, int INPUT_B)\n{{\n    return {sel};\n}}\n");
+    assert_eq!(
+        error_of(&wrap("_Generic(INPUT_A, long: 1, char: 2)")),
+        "prog.c:3:12: error: _Generic: no association matches the type 'int' and there is no default"
+    );
+    assert_eq!(
+        error_of(&wrap("_Generic(1L, long: 1, long long: 2)")),
+        "prog.c:3:12: error: _Generic: two associations match the type 'long long' (twofold does not tell 'long' from 'long long', nor 'char' from 'signed char')"
+    );
+    assert_eq!(
+        error_of(&wrap("_Generic(INPUT_A, default: 1, default: 2)")),
+        "prog.c:3:42: error: _Generic has more than one default association"
+    );
+}

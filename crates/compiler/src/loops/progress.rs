@@ -281,8 +281,8 @@ impl Walk<'_, '_> {
                 p
             }
             ExprKind::Cond(c, a, b) => self.expr(c)? + self.expr(a)?.min(self.expr(b)?),
-            // Its statements may move a counter on some paths only.
-            ExprKind::StmtExpr(_) => return None,
+            // Their parts may move a counter on some paths only.
+            ExprKind::StmtExpr(_) | ExprKind::Generic(..) => return None,
             _ => {
                 let mut p = Some(0u64);
                 children(e, &mut |c| p = p.zip(self.expr(c)).map(|(a, b)| a + b));

@@ -135,6 +135,10 @@ impl<'p> Lower<'p> {
                 Ok(Self::size_val(&ty))
             }
             ExprKind::StmtExpr(items) => self.stmt_expr(items),
+            ExprKind::Generic(c, assocs) => {
+                let chosen = self.generic_choice(c, assocs, e.loc)?;
+                self.eval(chosen)
+            }
         }
     }
 
@@ -389,6 +393,10 @@ impl<'p> Lower<'p> {
                 signed: false,
             },
             ExprKind::StmtExpr(items) => self.stmt_expr_type(items)?,
+            ExprKind::Generic(c, assocs) => {
+                let chosen = self.generic_choice(c, assocs, e.loc)?;
+                self.static_type(chosen)?
+            }
         })
     }
 

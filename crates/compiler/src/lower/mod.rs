@@ -31,6 +31,7 @@ mod call;
 mod decl;
 mod expr;
 mod floating;
+mod generic;
 mod gnu;
 mod keep;
 mod merges;

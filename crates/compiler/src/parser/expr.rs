@@ -213,6 +213,10 @@ impl Parser<'_> {
             self.pos += 1;
             return self.alignof(loc);
         }
+        if t.ident() == Some("_Generic") {
+            self.pos += 1;
+            return self.generic(loc);
+        }
         if t.ident() == Some("sizeof") {
             self.pos += 1;
             if self.is("(") {

@@ -145,6 +145,7 @@ impl Callee<'_> {
             }
             ExprKind::Compound(..) => no("makes a compound literal".to_string()),
             ExprKind::StmtExpr(_) => no("has a statement expression".to_string()),
+            ExprKind::Generic(..) => no("has a _Generic selection".to_string()),
         }
     }
 

@@ -150,5 +150,12 @@ fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
             init.for_each_expr(&mut |e| expr_names(e, out));
         }
         ExprKind::StmtExpr(items) => items.iter().for_each(|s| stmt_names(s, out)),
+        ExprKind::Generic(c, assocs) => {
+            expr_names(c, out);
+            for (t, a) in assocs {
+                t.iter().for_each(|t| type_names(t, out));
+                expr_names(a, out);
+            }
+        }
     }
 }

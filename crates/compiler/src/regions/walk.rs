@@ -300,6 +300,7 @@ impl<'a> Walk<'a> {
             }
             ExprKind::Compound(..) => no("the body makes a compound literal"),
             ExprKind::StmtExpr(_) => no("the body has a statement expression"),
+            ExprKind::Generic(..) => no("the body has a _Generic selection"),
         }
     }
 
