@@ -4,6 +4,8 @@
 //! `decl` (declarations and the top level), `stmt` (statements) and `expr`
 //! (expressions and constant evaluation).
 
+mod alignas;
+mod assertion;
 mod decl;
 mod expr;
 mod generic;

@@ -195,3 +195,69 @@ fn generic_selections_refused() {
         "prog.c:3:42: error: _Generic has more than one default association"
     );
 }
+
+/// `_Alignas` / `alignas` on struct members changes the C layout as gcc
+/// lays it out (`sizeof`, `offsetof`, `_Alignof`, arrays of them); on
+/// variables it changes no value.
+#[test]
+fn alignment_specifiers() {
+    agree(
+        "alignas",
+        r#"
+#include <stdalign.h>
+#include <stddef.h>
+struct A { char c; _Alignas(16) int x; short s; };
+struct B { char c; alignas(double) char d; alignas(long) char e[3]; };
+struct C { struct A a; char z; _Alignas(0) int w; };
+struct D { _Alignas(8) struct { char p; }; char q; };
+struct E { alignas(32) char big; alignas(4) alignas(8) short t; };
+_Alignas(32) int g = 5;
+long mpc_main(int INPUT_A, int INPUT_B)
+{
+    alignas(64) int v = INPUT_A;
+    _Alignas(long) char w = (char)INPUT_B;
+    struct A a = {1, INPUT_A, (short)INPUT_B};
+    struct A arr[2];
+    arr[1] = a;
+    long r = sizeof(struct A) + 100 * offsetof(struct A, x) + 1000 * offsetof(struct A, s)
+        + 10000 * alignof(struct A);
+    r = r * 7 + sizeof(struct B) + 3 * offsetof(struct B, d) + 5 * offsetof(struct B, e)
+        + 11 * _Alignof(struct B);
+    r = r * 7 + sizeof(struct C) + 3 * offsetof(struct C, z) + 5 * offsetof(struct C, w)
+        + 11 * _Alignof(struct C);
+    r = r * 7 + sizeof(struct D) + 3 * offsetof(struct D, q) + 5 * offsetof(struct D, p);
+    r = r * 7 + sizeof(struct E) + 3 * offsetof(struct E, t) + 5 * alignof(struct E)
+        + sizeof(arr);
+    return r + v + w + g + arr[1].x + a.s;
+}
+"#,
+    );
+}
+
+/// Alignments that are no power of 2, that would loosen a type's own, or
+/// that are given to a typedef are refused.
+#[test]
+fn alignment_specifiers_refused() {
+    let cases = [
+        (
+            "_Alignas(3) int x;",
+            "1:10: error: requested alignment 3 is not a positive power of 2 (up to 2^28)",
+        ),
+        (
+            "_Alignas(2) int x;",
+            "1:17: error: _Alignas(2) cannot reduce the alignment of 'x' (4 bytes)",
+        ),
+        (
+            "struct S { char c; _Alignas(char) long y; };",
+            "1:40: error: _Alignas(1) cannot reduce the alignment of 'y' (8 bytes)",
+        ),
+        (
+            "typedef _Alignas(8) int T;",
+            "1:25: error: _Alignas on the typedef 'T'",
+        ),
+    ];
+    for (decl, expected) in cases {
+        let src = format!("{decl}\nint mpc_main(int INPUT_A, int INPUT_B) {{ return INPUT_A; }}\n");
+        assert_eq!(error_of(&src), format!("prog.c:{expected}"));
+    }
+}

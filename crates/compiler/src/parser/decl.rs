@@ -6,8 +6,7 @@ use std::sync::Arc;
 use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
-use crate::error::{err, static_assertion_failed, DResult, Loc};
-use crate::lexer::Tok;
+use crate::error::{err, DResult, Loc};
 use crate::types::{CType, Scalar, StructDef};
 
 /// Declaration specifiers: the base type and storage facts.
@@ -16,6 +15,8 @@ struct Specs {
     typedef: bool,
     is_static: bool,
     is_const: bool,
+    /// The alignment `_Alignas` asks (0: none).
+    align: u64,
     loc: Loc,
 }
 
@@ -59,6 +60,8 @@ const TYPE_WORDS: &[&str] = &[
     "__typeof",
     "typeof_unqual",
     "__typeof_unqual__",
+    "_Alignas",
+    "alignas",
 ];
 
 impl Parser<'_> {
@@ -74,12 +77,13 @@ impl Parser<'_> {
     /// (`None`), a variable gets its optional `= initializer`.
     fn declared(
         &mut self,
-        typedef: bool,
+        specs: &Specs,
         name: String,
         ty: TypeExpr,
         loc: Loc,
     ) -> DResult<Option<Decl>> {
-        if typedef {
+        self.check_alignas(specs.align, specs.typedef, &ty, &name, loc)?;
+        if specs.typedef {
             let t = self.known(ty)?;
             if let Some(s) = self.typedefs.last_mut() {
                 s.insert(name, t);
@@ -150,7 +154,7 @@ impl Parser<'_> {
                         break;
                     }
                     // A prototype.
-                } else if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+                } else if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
                     prog.globals.push(decl);
                 }
                 if self.eat(",") {
@@ -260,6 +264,7 @@ impl Parser<'_> {
         let mut typedef = false;
         let mut is_static = false;
         let mut is_const = false;
+        let mut align = 0;
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
         let mut longs = 0;
@@ -302,6 +307,11 @@ impl Parser<'_> {
                 "enum" => {
                     self.pos += 1;
                     ty = Some(TypeExpr::Known(self.enum_spec(wloc)?));
+                    continue;
+                }
+                "_Alignas" | "alignas" => {
+                    self.pos += 1;
+                    align = self.alignas_spec()?.max(align);
                     continue;
                 }
                 "typeof" | "__typeof__" | "__typeof" | "typeof_unqual" | "__typeof_unqual__" => {
@@ -369,6 +379,7 @@ impl Parser<'_> {
             typedef,
             is_static,
             is_const,
+            align,
             loc,
         })
     }
@@ -394,11 +405,13 @@ impl Parser<'_> {
                 Arc::new(StructDef {
                     name: Some(tag),
                     fields: Vec::new(),
+                    aligns: Vec::new(),
                 })
             });
             return Ok(CType::Struct(def.clone()));
         }
         let mut fields: Vec<(String, CType)> = Vec::new();
+        let mut aligns = Vec::new();
         while !self.eat("}") {
             if self.peek().is_none() {
                 return err(loc, "unterminated struct");
@@ -410,6 +423,7 @@ impl Parser<'_> {
                 match &specs.ty {
                     TypeExpr::Known(t @ CType::Struct(inner)) if inner.name.is_none() => {
                         fields.push((String::new(), t.clone()));
+                        aligns.push(specs.align);
                     }
                     TypeExpr::Known(CType::Struct(_)) => {} // Declares a tag only.
                     _ => return err(specs.loc, "struct member needs a name"),
@@ -431,7 +445,9 @@ impl Parser<'_> {
                 if fields.iter().any(|(n, _)| *n == name) {
                     return err(nloc, format!("duplicate member '{name}'"));
                 }
+                self.check_alignas(specs.align, false, &TypeExpr::Known(t.clone()), &name, nloc)?;
                 fields.push((name, t));
+                aligns.push(specs.align);
                 if self.eat(",") {
                     continue;
                 }
@@ -442,9 +458,13 @@ impl Parser<'_> {
         if fields.is_empty() {
             return err(loc, "a struct needs at least one member");
         }
+        if aligns.iter().all(|&a| a == 0) {
+            aligns.clear();
+        }
         let def = Arc::new(StructDef {
             name: tag.clone(),
             fields,
+            aligns,
         });
         if let Some(tag) = tag {
             self.structs.insert(tag.clone(), def.clone());
@@ -629,41 +649,6 @@ impl Parser<'_> {
         Ok((name, ty, loc))
     }
 
-    /// A `_Static_assert(condition, "message");` (or `static_assert`, the
-    /// message optional as in C23) at the current token, if there is one:
-    /// checked here when the condition is a constant the parser can
-    /// evaluate; else, in a block, left to the lowering as a statement
-    /// (`sizeof x` needs the type of `x`), and at file scope an error.
-    pub(super) fn static_assertion(&mut self, in_block: bool) -> DResult<Option<Assertion>> {
-        if !(self.is_word("_Static_assert") || self.is_word("static_assert")) {
-            return Ok(None);
-        }
-        let loc = self.loc();
-        self.pos += 1;
-        self.expect("(")?;
-        let condition = self.cond_expr()?;
-        let message = match self.eat(",") {
-            true => match self.peek().map(|t| &t.tok) {
-                Some(Tok::Str(_)) => String::from_utf8_lossy(&self.string_bytes()).into_owned(),
-                _ => return err(self.loc(), "expected the message of the static assertion"),
-            },
-            false => String::new(),
-        };
-        self.expect(")")?;
-        self.expect(";")?;
-        match const_eval(&condition) {
-            Some(0) => err(loc, static_assertion_failed(&message)),
-            Some(_) => Ok(Some(Assertion::Checked)),
-            None if in_block => Ok(Some(Assertion::Deferred(StmtKind::StaticAssert(
-                condition, message,
-            )))),
-            None => err(
-                condition.loc,
-                "the static assertion's condition is not a constant",
-            ),
-        }
-    }
-
     /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).
     fn skip_qualifiers(&mut self) {
         while matches!(
@@ -699,7 +684,7 @@ impl Parser<'_> {
             if self.is("(") {
                 return err(self.loc(), "local function declarations are not supported");
             }
-            if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+            if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
                 decls.push(decl);
             }
             if self.eat(",") {
@@ -758,14 +743,6 @@ impl Parser<'_> {
         }
         Ok(Init::List(items, loc))
     }
-}
-
-/// A static assertion the parser read (see [`Parser::static_assertion`]).
-pub(super) enum Assertion {
-    /// Checked (and it holds).
-    Checked,
-    /// Left to the lowering, as this statement.
-    Deferred(StmtKind),
 }
 
 /// A parameter as [`Parser::take_params`] reads it.
