@@ -261,3 +261,79 @@ fn alignment_specifiers_refused() {
         assert_eq!(error_of(&src), format!("prog.c:{expected}"));
     }
 }
+
+/// Static local variables: one object shared by every (inlined) call,
+/// initialized once (zero without an initializer), updated under secret
+/// conditions as a global is, in kept and unrolled loops; two functions'
+/// statics of one name are two objects; an inner declaration hides one.
+#[test]
+fn static_local_variables() {
+    agree(
+        "statics",
+        r#"
+struct P { int x, y; };
+int counter(void) { static int n; return ++n; }
+int acc(int x) { static int total = 100; total += x; return total; }
+int other(void) { static int n = 50; n += 2; return n; }
+int mix(int s)
+{
+    static int hist[4] = {1, 2, 3, 4};
+    static int k;
+    static int *at = &hist[1];
+    static struct P p = {.y = 3};
+    static const unsigned char table[4] = {9, 8, 7, 6};
+    hist[k & 3] += s;
+    *at += 1;
+    p.x += s & 7;
+    k++;
+    return hist[0] + hist[1] * 3 + hist[2] * 5 + hist[3] * 7 + p.x * p.y + table[s & 3];
+}
+int shadow(int y)
+{
+    static int v = 7;
+    {
+        int v = y;
+        v++;
+    }
+    {
+        static int v = 3;
+        v += y;
+        if (v > 1000)
+            v = 0;
+    }
+    return v++;
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = 0;
+    for (int i = 0; i < 5; i++) {
+        r += counter();
+        if (INPUT_A > i)
+            r += acc(INPUT_B);
+        r ^= other();
+        r += mix(INPUT_A + i);
+    }
+    if (INPUT_A < INPUT_B)
+        acc(5);
+    else
+        counter();
+    int j = 0;
+    while (j < INPUT_A % 4 + 2 && j < 10) {
+        r += shadow(INPUT_B);
+        j++;
+    }
+    return r + counter() * 1000 + acc(0) + other() + shadow(1) + mix(0);
+}
+"#,
+    );
+}
+
+/// A static local's initializer must be a constant: reading an automatic
+/// variable or a parameter is refused.
+#[test]
+fn static_local_with_a_variable_initializer() {
+    assert_eq!(
+        error_of("int f(int x)\n{\n    static int s = x + 1;\n    return s;\n}\nint mpc_main(int INPUT_A, int INPUT_B) { return f(INPUT_A); }\n"),
+        "prog.c:3:20: error: the initializer of the static variable 's' is not a constant: it reads the local 'x'"
+    );
+}

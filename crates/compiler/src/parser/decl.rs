@@ -14,7 +14,6 @@ struct Specs {
     ty: TypeExpr,
     typedef: bool,
     is_static: bool,
-    is_const: bool,
     /// The alignment `_Alignas` asks (0: none).
     align: u64,
     loc: Loc,
@@ -141,8 +140,10 @@ impl Parser<'_> {
                             }
                         }
                         self.push_scope();
+                        params.iter().for_each(|p| self.declare_local(&p.0));
                         let body = self.block()?;
                         self.pop_scope();
+                        prog.globals.append(&mut self.hoisted);
                         prog.functions.push(Function {
                             name,
                             ret,
@@ -263,7 +264,6 @@ impl Parser<'_> {
         let loc = self.loc();
         let mut typedef = false;
         let mut is_static = false;
-        let mut is_const = false;
         let mut align = 0;
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
@@ -274,9 +274,9 @@ impl Parser<'_> {
             match w {
                 "typedef" => typedef = true,
                 "static" => is_static = true,
-                "const" | "__const" => is_const = true,
-                "volatile" | "extern" | "register" | "inline" | "auto" | "restrict"
-                | "__restrict" | "__inline" | "__inline__" | "__extension__" | "_Noreturn" => {}
+                "const" | "__const" | "volatile" | "extern" | "register" | "inline" | "auto"
+                | "restrict" | "__restrict" | "__inline" | "__inline__" | "__extension__"
+                | "_Noreturn" => {}
                 "__attribute__" => {
                     self.pos += 1;
                     self.skip_attribute()?;
@@ -378,7 +378,6 @@ impl Parser<'_> {
             ty,
             typedef,
             is_static,
-            is_const,
             align,
             loc,
         })
@@ -670,12 +669,6 @@ impl Parser<'_> {
                 loc,
             });
         }
-        if specs.is_static && !specs.is_const && !specs.typedef {
-            return err(
-                specs.loc,
-                "non-const static local variables are not supported",
-            );
-        }
         loop {
             let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
             let Some((name, nloc)) = name else {
@@ -684,8 +677,13 @@ impl Parser<'_> {
             if self.is("(") {
                 return err(self.loc(), "local function declarations are not supported");
             }
-            if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
-                decls.push(decl);
+            match self.declared(&specs, name, ty, nloc)? {
+                Some(decl) if specs.is_static => self.hoist_static(decl)?,
+                Some(decl) => {
+                    self.declare_local(&decl.name);
+                    decls.push(decl);
+                }
+                None => {}
             }
             if self.eat(",") {
                 continue;

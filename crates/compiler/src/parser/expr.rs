@@ -408,7 +408,7 @@ impl Parser<'_> {
             }
             Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
                 Some((v, ty)) => ExprKind::Int(v as u64 & ty.mask(), ty),
-                None => ExprKind::Ident(s.clone()),
+                None => ExprKind::Ident(self.variable(s)),
             },
             Tok::Punct("(") => {
                 self.pos += 1;
