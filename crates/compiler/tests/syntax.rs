@@ -188,7 +188,7 @@ fn generic_selections_refused() {
     );
     assert_eq!(
         error_of(&wrap("_Generic(1L, long: 1, long long: 2)")),
-        "prog.c:3:12: error: _Generic: two associations match the type 'long long' (twofold does not tell 'long' from 'long long', nor 'char' from 'signed char')"
+        "prog.c:3:12: error: _Generic: two associations match the type 'long long' (twofold's types have no qualifiers, and do not tell 'long' from 'long long' nor 'char' from 'signed char')"
     );
     assert_eq!(
         error_of(&wrap("_Generic(INPUT_A, default: 1, default: 2)")),

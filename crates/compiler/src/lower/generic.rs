@@ -6,9 +6,10 @@ use super::*;
 
 impl<'p> Lower<'p> {
     /// The expression of the association `_Generic(c, assocs)` (at `loc`)
-    /// selects. Twofold's types do not tell `long` from `long long` nor
-    /// `char` from `signed char`: where two associations match for that
-    /// reason, the selection is refused rather than guessed.
+    /// selects. Twofold's types have no qualifiers and do not tell `long`
+    /// from `long long` nor `char` from `signed char`: where two
+    /// associations match for that reason, the selection is refused rather
+    /// than guessed.
     pub(super) fn generic_choice<'e>(
         &mut self,
         c: &Expr,
@@ -29,7 +30,7 @@ impl<'p> Lower<'p> {
             if chosen.is_some() {
                 return err(
                     loc,
-                    format!("_Generic: two associations match the type '{ty}' (twofold does not tell 'long' from 'long long', nor 'char' from 'signed char')"),
+                    format!("_Generic: two associations match the type '{ty}' (twofold's types have no qualifiers, and do not tell 'long' from 'long long' nor 'char' from 'signed char')"),
                 );
             }
             chosen = Some(e);
