@@ -13,6 +13,7 @@ mod statics;
 mod stmt;
 mod stmt_expr;
 mod typeof_spec;
+mod wide;
 
 pub use expr::const_eval;
 
@@ -115,7 +116,7 @@ impl<'a> Parser<'a> {
             Some(Tok::Punct(p)) => format!("'{p}'"),
             Some(Tok::Int(v, ..)) => format!("'{v}'"),
             Some(Tok::Char(..)) => "a character constant".into(),
-            Some(Tok::Str(_)) => "a string literal".into(),
+            Some(Tok::Str(_) | Tok::WideStr(..)) => "a string literal".into(),
             Some(Tok::Float(..)) => "a floating-point constant".into(),
         }
     }

@@ -337,3 +337,35 @@ fn static_local_with_a_variable_initializer() {
         "prog.c:3:20: error: the initializer of the static variable 's' is not a constant: it reads the local 'x'"
     );
 }
+
+/// Wide and Unicode literals with the types gcc gives them: `L` of
+/// `wchar_t` (`int`), `u` of `char16_t` (UTF-16), `U` of `char32_t`,
+/// `u8` of `char` (UTF-8 bytes); joined with adjacent plain literals.
+#[test]
+fn wide_and_unicode_literals() {
+    agree(
+        "wide",
+        r#"
+#include <stddef.h>
+#include <uchar.h>
+long mpc_main(int INPUT_A, int INPUT_B)
+{
+    wchar_t w[] = L"héllo";
+    const wchar_t *p = L"ab" "c";
+    char16_t u[] = u"x€𝄞";
+    char32_t U32[8] = U"a𝄞";
+    char s8[] = u8"é!";
+    long r = sizeof(w) + 10 * sizeof(L"ab") + 100 * sizeof(u"ab") + 1000 * sizeof(U"a")
+        + 10000 * sizeof(u8"é");
+    r += w[INPUT_A & 3] + w[5] + p[INPUT_B & 3] + u[INPUT_B & 3] + U32[INPUT_A & 7] + s8[0] + s8[1];
+    r += L'é' + u'€' + U'𝄞' + sizeof(L'x') + sizeof(u'x') * 3 + sizeof(U'x') * 5 + L'\xffff';
+    r += _Generic(L"x", int *: 1, default: 2) + _Generic(u"x", unsigned short *: 10, default: 20)
+        + _Generic(U"x", unsigned int *: 100, default: 200)
+        + _Generic(u8"x", char *: 1000, default: 2000);
+    r += _Generic(L'x', int: 1, default: 2) * 3 + _Generic(u'x', unsigned short: 1, default: 2) * 5
+        + _Generic(U'x', unsigned int: 1, default: 2) * 7;
+    return r;
+}
+"#,
+    );
+}

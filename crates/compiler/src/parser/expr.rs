@@ -400,12 +400,13 @@ impl Parser<'_> {
             Tok::Float(v, single) => {
                 ExprKind::Float(*v, Scalar::float(if *single { 32 } else { 64 }))
             }
-            Tok::Str(_) => {
+            Tok::Str(_) if !self.wide_string_ahead() => {
                 return Ok(Expr {
                     kind: ExprKind::Str(self.string_bytes()),
                     loc,
                 });
             }
+            Tok::Str(_) | Tok::WideStr(..) => return self.wide_string(loc),
             Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
                 Some((v, ty)) => ExprKind::Int(v as u64 & ty.mask(), ty),
                 None => ExprKind::Ident(self.variable(s)),
