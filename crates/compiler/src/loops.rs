@@ -442,7 +442,8 @@ impl Check<'_> {
                 self.expr(a)
             }
             ExprKind::SizeofType(t) => self.type_expr(t),
-            ExprKind::StmtExpr(_) => Err("the body has a statement expression".into()),
+            // Its items are checked as the body's statements are.
+            ExprKind::StmtExpr(items) => items.iter().try_for_each(|s| self.stmt(s)),
             ExprKind::Compound(t, init) => {
                 self.type_expr(t)?;
                 let mut r = Ok(());

@@ -119,6 +119,38 @@ long mpc_main(int INPUT_A, int INPUT_B)
     );
 }
 
+/// A loop whose body uses statement expressions (the MAX idiom) is kept as
+/// a loop, and agrees with gcc kept and unrolled.
+#[test]
+fn statement_expressions_in_kept_loops() {
+    let p = agree(
+        "stmt_expr_loops",
+        r#"
+#define MAX(a,b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
+int mpc_main(int INPUT_A[64], int INPUT_B[64])
+{
+    int m = 0;
+    for (int i = 0; i < 64; i++)
+        m = MAX(m, INPUT_A[i] + INPUT_B[i]);
+    int s = 0;
+    for (int i = 0; i < 32; i++)
+        s += ({ int t = INPUT_A[2 * i]; int i2 = i; t > INPUT_B[i] ? t : i2; });
+    for (int i = 0; i < 48; i++)
+        s ^= ({ int j = (i * 5) & 63; INPUT_B[j] - INPUT_A[i]; }) << (i & 7);
+    for (int i = 0; i < 40; i++)
+        s += ({ int i = 9; INPUT_A[i]; }) + INPUT_B[i];
+    return m + s;
+}
+"#,
+    );
+    let first = p
+        .loops
+        .iter()
+        .find(|l| l.line == 6)
+        .expect("the first loop");
+    assert!(first.kept(), "{first:?}");
+}
+
 /// A statement expression may not jump out of itself.
 #[test]
 fn statement_expressions_that_jump_out() {
