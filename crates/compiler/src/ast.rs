@@ -16,6 +16,8 @@ pub enum TypeExpr {
     Pointer(Box<TypeExpr>),
     /// Array of a type; `None` = size from the initializer.
     Array(Box<TypeExpr>, Option<Box<Expr>>),
+    /// `typeof(expr)`: the type of an expression, which is not evaluated.
+    Typeof(Box<Expr>),
 }
 
 /// Unary operators.
@@ -157,6 +159,15 @@ pub enum ExprKind {
     SizeofType(TypeExpr),
     /// `sizeof e`
     SizeofExpr(Box<Expr>),
+    /// GNU `({ ... })`: the items of a compound statement, in a scope of
+    /// their own; its value is that of the last item if that is an
+    /// expression statement (else it is void). No `return`, `break`,
+    /// `continue` or label leaves it (the parser refuses them).
+    StmtExpr(Vec<Stmt>),
+    /// `_Generic(e, T1: e1, ..., default: d)`: the association whose type
+    /// is that of `e` (not evaluated) after lvalue conversion, else the
+    /// default (`None` for its type).
+    Generic(Box<Expr>, Vec<(Option<TypeExpr>, Expr)>),
 }
 
 /// One declarator of a declaration.
@@ -273,7 +284,10 @@ impl Expr {
     /// `++`/`--`, calls).
     pub fn has_side_effects(&self) -> bool {
         match &self.kind {
-            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => true,
+            ExprKind::Assign(..)
+            | ExprKind::IncDec { .. }
+            | ExprKind::Call(..)
+            | ExprKind::StmtExpr(_) => true,
             ExprKind::Int(..)
             | ExprKind::Float(..)
             | ExprKind::Ident(_)
@@ -292,6 +306,7 @@ impl Expr {
             ExprKind::Cond(a, b, c) => {
                 a.has_side_effects() || b.has_side_effects() || c.has_side_effects()
             }
+            ExprKind::Generic(_, assocs) => assocs.iter().any(|(_, e)| e.has_side_effects()),
             ExprKind::Compound(_, init) => {
                 let mut any = false;
                 init.for_each_expr(&mut |e| any |= e.has_side_effects());
@@ -318,6 +333,68 @@ impl Expr {
             }
             (K::Cond(a, b, c), K::Cond(d, e, f)) => a.same_as(d) && b.same_as(e) && c.same_as(f),
             _ => false,
+        }
+    }
+}
+
+impl Stmt {
+    /// Calls `f` on the expressions of this statement and of the
+    /// statements in it (conditions, initializers, array sizes, values
+    /// returned), not on their sub-expressions.
+    pub fn for_each_expr(&self, f: &mut impl FnMut(&Expr)) {
+        match &self.kind {
+            StmtKind::Empty | StmtKind::Break | StmtKind::Continue => {}
+            StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => f(e),
+            StmtKind::Return(e) => e.iter().for_each(f),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    d.ty.for_each_size(f);
+                    if let Some(init) = &d.init {
+                        init.for_each_expr(f);
+                    }
+                }
+            }
+            StmtKind::Block(items) => items.iter().for_each(|s| s.for_each_expr(f)),
+            StmtKind::If(c, t, e) => {
+                f(c);
+                t.for_each_expr(f);
+                if let Some(e) = e {
+                    e.for_each_expr(f);
+                }
+            }
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
+                f(c);
+                b.for_each_expr(f);
+            }
+            StmtKind::For(init, c, step, b) => {
+                if let Some(i) = init {
+                    i.for_each_expr(f);
+                }
+                c.iter().chain(step).for_each(&mut *f);
+                b.for_each_expr(f);
+            }
+            StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+                f(e);
+                b.for_each_expr(f);
+            }
+            StmtKind::Default(b) => b.for_each_expr(f),
+        }
+    }
+}
+
+impl TypeExpr {
+    /// Calls `f` on the array sizes written in the type (evaluated where
+    /// the declaration runs).
+    pub fn for_each_size(&self, f: &mut impl FnMut(&Expr)) {
+        match self {
+            TypeExpr::Known(_) | TypeExpr::Typeof(_) => {}
+            TypeExpr::Pointer(t) => t.for_each_size(f),
+            TypeExpr::Array(t, n) => {
+                if let Some(n) = n {
+                    f(n);
+                }
+                t.for_each_size(f);
+            }
         }
     }
 }

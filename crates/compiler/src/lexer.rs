@@ -16,6 +16,10 @@ pub enum Tok {
     Char(i64, u32),
     /// A string literal's characters (escapes resolved, one byte each).
     Str(String),
+    /// A wide string literal (`L"..."`, `u"..."`, `U"..."`): its
+    /// characters (UTF-16 code units for `u`) and its element type's width
+    /// and signedness.
+    WideStr(Vec<u32>, u32, bool),
     /// A floating-point constant: its bit pattern and whether it is a
     /// `float` (suffix `f`) rather than a `double`.
     Float(u64, bool),
@@ -199,6 +203,14 @@ impl Cursor<'_> {
             if matches!(word, "L" | "u" | "U") && self.at(0) == Some(b'\'') {
                 return self.prefixed_char(word, loc);
             }
+            if matches!(word, "L" | "u" | "U") && self.at(0) == Some(b'"') {
+                return self.wide_string(word, loc);
+            }
+            if word == "u8" && self.at(0) == Some(b'"') {
+                // UTF-8 bytes, as a plain string holds them: `char[]`.
+                let vals = self.quoted(b'"', loc, "unterminated string literal", false)?;
+                return Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()));
+            }
             Ok(Tok::Ident(word.to_string()))
         } else if c.is_ascii_digit()
             || (c == b'.' && self.at(1).is_some_and(|d| d.is_ascii_digit()))
@@ -208,14 +220,14 @@ impl Cursor<'_> {
             }
             number(&self.src[start..self.i], loc)
         } else if c == b'\'' {
-            let vals = self.quoted(b'\'', loc, "unterminated character constant")?;
+            let vals = self.quoted(b'\'', loc, "unterminated character constant", false)?;
             if vals.len() != 1 {
                 return err(loc, "character constants must hold exactly one character");
             }
             // A plain `char` is signed: '\xff' is -1.
             Ok(Tok::Char(vals[0] as u8 as i8 as i64, 32))
         } else if c == b'"' {
-            let vals = self.quoted(b'"', loc, "unterminated string literal")?;
+            let vals = self.quoted(b'"', loc, "unterminated string literal", false)?;
             Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()))
         } else {
             self.punct(loc)
@@ -226,7 +238,7 @@ impl Cursor<'_> {
     /// `u` (`char16_t`: `unsigned short`) or `U` (`char32_t`: `unsigned
     /// int`), its quote at the cursor.
     fn prefixed_char(&mut self, prefix: &str, loc: Loc) -> DResult<Tok> {
-        let vals = self.quoted(b'\'', loc, "unterminated character constant")?;
+        let vals = self.quoted(b'\'', loc, "unterminated character constant", true)?;
         if vals.len() != 1 {
             return err(loc, "character constants must hold exactly one character");
         }
@@ -235,6 +247,30 @@ impl Cursor<'_> {
             "L" => Tok::Char(i64::from(v as i32), 32),
             "u" => Tok::Char(i64::from(v as u16), 16),
             _ => Tok::Int(u64::from(v), true, 0, false),
+        })
+    }
+
+    /// A string literal with its prefix `L` (of `wchar_t`, `int` here),
+    /// `u` (of `char16_t`, UTF-16) or `U` (of `char32_t`), its quote at the
+    /// cursor.
+    fn wide_string(&mut self, prefix: &str, loc: Loc) -> DResult<Tok> {
+        let vals = self.quoted(b'"', loc, "unterminated string literal", true)?;
+        Ok(match prefix {
+            "L" => Tok::WideStr(vals, 32, true),
+            "U" => Tok::WideStr(vals, 32, false),
+            _ => {
+                let mut units = Vec::with_capacity(vals.len());
+                for v in vals {
+                    match char::from_u32(v) {
+                        Some(c) if v > 0xffff => {
+                            let mut pair = [0u16; 2];
+                            units.extend(c.encode_utf16(&mut pair).iter().map(|&u| u32::from(u)));
+                        }
+                        _ => units.push(v & 0xffff),
+                    }
+                }
+                Tok::WideStr(units, 16, false)
+            }
         })
     }
 
@@ -254,8 +290,10 @@ impl Cursor<'_> {
     }
 
     /// The characters of a literal quoted by `quote` starting at the cursor
-    /// (at `loc`), escapes decoded; `unterminated` if it ends early.
-    fn quoted(&mut self, quote: u8, loc: Loc, unterminated: &str) -> DResult<Vec<u32>> {
+    /// (at `loc`), escapes decoded; `unterminated` if it ends early. A
+    /// `wide` literal takes a UTF-8 sequence as one character (its code
+    /// point), a plain one as its bytes.
+    fn quoted(&mut self, quote: u8, loc: Loc, unterminated: &str, wide: bool) -> DResult<Vec<u32>> {
         self.adv();
         let mut vals = Vec::new();
         loop {
@@ -265,6 +303,14 @@ impl Cursor<'_> {
             if self.b[self.i] == quote {
                 self.adv();
                 return Ok(vals);
+            }
+            let utf8 = (wide && !self.b[self.i].is_ascii())
+                .then(|| self.src[self.i..].chars().next())
+                .flatten();
+            if let Some(c) = utf8 {
+                self.adv_n(c.len_utf8());
+                vals.push(c as u32);
+                continue;
             }
             let (v, n) = escape(&self.b[self.i..], loc)?;
             self.adv_n(n);
@@ -286,6 +332,18 @@ impl Cursor<'_> {
             }
         }
     }
+}
+
+/// The spelling of a wide string literal of characters `v` whose
+/// elements have `bits` and `signed` (for `#` and `##`).
+pub fn spell_wide(v: &[u32], bits: u32, signed: bool) -> String {
+    let prefix = match (bits, signed) {
+        (32, true) => "L",
+        (32, false) => "U",
+        _ => "u",
+    };
+    let text: String = v.iter().filter_map(|&c| char::from_u32(c)).collect();
+    format!("{prefix}{text:?}")
 }
 
 /// One (possibly escaped) character of a literal: its value and byte

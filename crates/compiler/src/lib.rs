@@ -108,19 +108,26 @@
 //!
 //! String literals are arrays of `char` (initializers of `char` arrays,
 //! values), compound literals `(T){...}` unnamed objects, and
-//! `_Static_assert` is checked where it stands. Wide character constants
-//! take their types (`L'x'` an `int`, `u'x'` an `unsigned short`, `U'x'`
-//! an `unsigned int`); `_Alignof` (and `<stdalign.h>`'s `alignof`) gives
-//! x86-64 alignments; `__FILE__` and `__LINE__` expand; `$` may appear in
-//! names, as gcc allows.
+//! `_Static_assert` is checked where it stands. Wide and Unicode literals
+//! take gcc's types (`L'x'` an `int`, `u'x'` an `unsigned short`, `U'x'`
+//! an `unsigned int`; `L"..."`, `u"..."` (UTF-16), `U"..."` arrays of
+//! them, `u8"..."` of `char`); `_Alignof` (and `<stdalign.h>`'s `alignof`)
+//! gives x86-64 alignments, and `_Alignas` on a struct member changes the
+//! layout as gcc's; `__FILE__` and `__LINE__` expand; `$` may appear in
+//! names, as gcc allows. `typeof` (`__typeof__`) of an expression (not
+//! evaluated) or a type; GNU statement expressions `({ ... })`, from which
+//! nothing may jump out; `_Generic` (twofold's types do not tell `long`
+//! from `long long`, `char` from `signed char`, nor record qualifiers: a
+//! selection those decide is an error); `static` locals, one object each
+//! for the whole program, initialized before the entry function runs.
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, unions, goto and labels, function pointers, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
-//! index), non-const `static` locals, bit-fields, `typeof`, `_Generic`,
-//! `_Alignas`, wide string literals, nested designators (`.a.b = 1`) and
-//! designators naming a member of an anonymous member.
+//! index), bit-fields, `typeof(expression)` in a typedef, parameter or
+//! struct member, nested designators (`.a.b = 1`) and designators naming a
+//! member of an anonymous member.
 
 pub mod ast;
 pub mod error;

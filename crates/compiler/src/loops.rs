@@ -25,8 +25,9 @@
 /// Passes the direct sub-expressions in an expression's `kind` (a
 /// reference, shared or not) to `f`, and a compound literal's initializer
 /// to `init`: one walk for readers and for rewriters.
+/// A statement expression's items go to `stmts`.
 macro_rules! for_children {
-    ($kind:expr, $f:expr, $init:expr) => {
+    ($kind:expr, $f:expr, $init:expr, $stmts:expr) => {
         match $kind {
             ExprKind::Int(..)
             | ExprKind::Float(..)
@@ -59,6 +60,13 @@ macro_rules! for_children {
                 }
             }
             ExprKind::Compound(_, init) => $init(init),
+            ExprKind::StmtExpr(items) => $stmts(items),
+            ExprKind::Generic(c, assocs) => {
+                $f(c);
+                for (_, a) in assocs {
+                    $f(a);
+                }
+            }
         }
     };
 }
@@ -434,6 +442,8 @@ impl Check<'_> {
                 self.expr(a)
             }
             ExprKind::SizeofType(t) => self.type_expr(t),
+            // Its items are checked as the body's statements are.
+            ExprKind::StmtExpr(items) => items.iter().try_for_each(|s| self.stmt(s)),
             ExprKind::Compound(t, init) => {
                 self.type_expr(t)?;
                 let mut r = Ok(());
@@ -491,5 +501,10 @@ impl Check<'_> {
 
 /// Calls `f` on the direct sub-expressions of `e`.
 pub(crate) fn children(e: &Expr, f: &mut impl FnMut(&Expr)) {
-    for_children!(&e.kind, f, |init: &Init| init.for_each_expr(f));
+    for_children!(
+        &e.kind,
+        f,
+        |init: &Init| init.for_each_expr(f),
+        |items: &Vec<Stmt>| items.iter().for_each(|s| s.for_each_expr(f))
+    );
 }

@@ -4,9 +4,16 @@
 //! `decl` (declarations and the top level), `stmt` (statements) and `expr`
 //! (expressions and constant evaluation).
 
+mod alignas;
+mod assertion;
 mod decl;
 mod expr;
+mod generic;
+mod statics;
 mod stmt;
+mod stmt_expr;
+mod typeof_spec;
+mod wide;
 
 pub use expr::const_eval;
 
@@ -30,6 +37,9 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         enum_types: HashMap::new(),
         depth: 0,
         max_nesting,
+        locals: vec![HashMap::new()],
+        hoisted: Vec::new(),
+        statics_made: 0,
     };
     p.program()
 }
@@ -46,6 +56,14 @@ struct Parser<'a> {
     /// How deeply the construct being parsed is nested.
     depth: usize,
     max_nesting: usize,
+    /// Local variables in scope: for a static one, the name of the global
+    /// object it is (see [`statics`]).
+    locals: Vec<HashMap<String, Option<String>>>,
+    /// The static local variables of the function being parsed, as
+    /// globals.
+    hoisted: Vec<Decl>,
+    /// Static locals hoisted so far, in the whole program.
+    statics_made: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -98,7 +116,7 @@ impl<'a> Parser<'a> {
             Some(Tok::Punct(p)) => format!("'{p}'"),
             Some(Tok::Int(v, ..)) => format!("'{v}'"),
             Some(Tok::Char(..)) => "a character constant".into(),
-            Some(Tok::Str(_)) => "a string literal".into(),
+            Some(Tok::Str(_) | Tok::WideStr(..)) => "a string literal".into(),
             Some(Tok::Float(..)) => "a floating-point constant".into(),
         }
     }
@@ -153,11 +171,13 @@ impl<'a> Parser<'a> {
     fn push_scope(&mut self) {
         self.typedefs.push(HashMap::new());
         self.enums.push(HashMap::new());
+        self.locals.push(HashMap::new());
     }
 
     fn pop_scope(&mut self) {
         self.typedefs.pop();
         self.enums.pop();
+        self.locals.pop();
     }
 }
 

@@ -643,6 +643,7 @@ pub fn spell(t: &Token) -> String {
         ),
         Tok::Char(c, _) => format!("{c}"),
         Tok::Str(s) => format!("{s:?}"),
+        Tok::WideStr(v, bits, signed) => crate::lexer::spell_wide(v, *bits, *signed),
         Tok::Float(v, single) => {
             let bits = if *single { 32 } else { 64 };
             let f = if *single { "f" } else { "" };

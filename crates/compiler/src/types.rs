@@ -11,12 +11,21 @@ pub struct StructDef {
     pub name: Option<String>,
     /// Members: name and type, in declaration order.
     pub fields: Vec<(String, CType)>,
+    /// Per member, the alignment in bytes its `_Alignas` asks (0: none);
+    /// empty when no member has one.
+    pub aligns: Vec<u64>,
 }
 
 impl StructDef {
     /// Whether the struct is defined (has members).
     pub fn is_complete(&self) -> bool {
         !self.fields.is_empty()
+    }
+
+    /// The alignment in bytes of member `k` (of type `t`): its type's, or
+    /// the stricter one its `_Alignas` asks.
+    fn member_align(&self, k: usize, t: &CType) -> u64 {
+        t.align().max(self.aligns.get(k).copied().unwrap_or(0))
     }
 
     /// Member `name`, or a member of an anonymous struct member (named
@@ -289,7 +298,10 @@ impl CType {
     pub fn align(&self) -> u64 {
         match self {
             CType::Array(e, _) => e.align(),
-            CType::Struct(s) => s.fields.iter().map(|(_, t)| t.align()).max().unwrap_or(1),
+            CType::Struct(s) => (s.fields.iter().enumerate())
+                .map(|(k, (_, t))| s.member_align(k, t))
+                .max()
+                .unwrap_or(1),
             t => t.size().max(1),
         }
     }
@@ -320,8 +332,8 @@ impl CType {
         };
         let mut offs = Vec::new();
         let mut at = 0u64;
-        for (_, t) in &s.fields {
-            let a = t.align();
+        for (k, (_, t)) in s.fields.iter().enumerate() {
+            let a = s.member_align(k, t);
             at = at.div_ceil(a) * a;
             offs.push(at);
             at += t.size();

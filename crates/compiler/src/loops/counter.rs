@@ -184,6 +184,8 @@ impl Names {
     fn type_expr(&mut self, t: &TypeExpr) -> Option<()> {
         match t {
             TypeExpr::Known(_) => Some(()),
+            // Its operand's names may not be where a key is evaluated.
+            TypeExpr::Typeof(_) => None,
             TypeExpr::Pointer(inner) => self.type_expr(inner),
             TypeExpr::Array(inner, size) => {
                 if let Some(e) = size {
@@ -200,6 +202,7 @@ impl Names {
             | ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
             | ExprKind::Arrow(..)
             | ExprKind::Compound(..)
+            | ExprKind::StmtExpr(_)
             | ExprKind::Str(_)
             | ExprKind::Cast(TypeExpr::Pointer(_) | TypeExpr::Array(..), _) => return None,
             ExprKind::Assign(_, t, _) | ExprKind::IncDec { e: t, .. } => {
@@ -289,7 +292,8 @@ impl Planner<'_> {
 
     fn type_expr(&mut self, t: &TypeExpr) {
         match t {
-            TypeExpr::Known(_) => {}
+            // `typeof`'s operand is not evaluated.
+            TypeExpr::Known(_) | TypeExpr::Typeof(_) => {}
             TypeExpr::Pointer(inner) => self.type_expr(inner),
             TypeExpr::Array(inner, size) => {
                 if let Some(e) = size {

@@ -26,7 +26,7 @@
 //! `lower::stmt`).
 
 use super::{children, condition, mentions, offset_var};
-use crate::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, TypeExpr, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
 use crate::parser::const_eval;
 
 /// A counter the loop's condition bounds: `var + offset op bound`.
@@ -198,7 +198,7 @@ impl Walk<'_, '_> {
                         return None; // Another variable of that name.
                     }
                     let mut sized = true;
-                    array_sizes(&d.ty, &mut |e| sized &= !e.has_side_effects());
+                    d.ty.for_each_size(&mut |e| sized &= !e.has_side_effects());
                     sized.then_some(())?;
                     if let Some(init) = &d.init {
                         let mut ok = true;
@@ -281,6 +281,8 @@ impl Walk<'_, '_> {
                 p
             }
             ExprKind::Cond(c, a, b) => self.expr(c)? + self.expr(a)?.min(self.expr(b)?),
+            // Their parts may move a counter on some paths only.
+            ExprKind::StmtExpr(_) | ExprKind::Generic(..) => return None,
             _ => {
                 let mut p = Some(0u64);
                 children(e, &mut |c| p = p.zip(self.expr(c)).map(|(a, b)| a + b));
@@ -355,61 +357,9 @@ fn writes_in(e: &Expr, bound: &Expr) -> bool {
     found
 }
 
-/// Calls `f` on the array sizes written in a type (`int a[n][2]`).
-fn array_sizes(ty: &TypeExpr, f: &mut impl FnMut(&Expr)) {
-    match ty {
-        TypeExpr::Known(_) => {}
-        TypeExpr::Pointer(t) => array_sizes(t, f),
-        TypeExpr::Array(t, size) => {
-            if let Some(size) = size {
-                f(size);
-            }
-            array_sizes(t, f);
-        }
-    }
-}
-
 /// Calls `f` on every expression in `s`, sub-expressions included.
 fn each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
-    match &s.kind {
-        StmtKind::Expr(e) | StmtKind::StaticAssert(e, _) | StmtKind::Return(Some(e)) => {
-            super::visit(e, f)
-        }
-        StmtKind::Decl(ds) => {
-            for d in ds {
-                if let Some(init) = &d.init {
-                    init.for_each_expr(&mut |e| super::visit(e, f));
-                }
-                array_sizes(&d.ty, &mut |e| super::visit(e, f));
-            }
-        }
-        StmtKind::Block(items) => items.iter().for_each(|i| each_expr(i, f)),
-        StmtKind::If(c, t, e) => {
-            super::visit(c, f);
-            each_expr(t, f);
-            if let Some(e) = e {
-                each_expr(e, f);
-            }
-        }
-        StmtKind::While(c, b)
-        | StmtKind::DoWhile(b, c)
-        | StmtKind::Switch(c, b)
-        | StmtKind::Case(c, b) => {
-            super::visit(c, f);
-            each_expr(b, f);
-        }
-        StmtKind::For(init, c, step, b) => {
-            if let Some(init) = init {
-                each_expr(init, f);
-            }
-            for e in [c, step].into_iter().flatten() {
-                super::visit(e, f);
-            }
-            each_expr(b, f);
-        }
-        StmtKind::Default(b) => each_expr(b, f),
-        StmtKind::Empty | StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
-    }
+    s.for_each_expr(&mut |e| super::visit(e, f));
 }
 
 /// Whether `s` (a function's body) takes the address of a variable named

@@ -266,6 +266,7 @@ fn expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
     for_children!(
         &mut e.kind,
         |a: &mut Expr| expr_mut(a, f),
-        |init: &mut Init| init_mut(init, f)
+        |init: &mut Init| init_mut(init, f),
+        |items: &mut Vec<Stmt>| items.iter_mut().for_each(|s| for_each_expr_mut(s, f))
     );
 }

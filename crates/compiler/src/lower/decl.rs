@@ -70,11 +70,16 @@ impl<'p> Lower<'p> {
                             kind: ExprKind::Str(bytes),
                             ..
                         })) => bytes.len() as u32 + 1,
+                        Some(Init::Expr(Expr {
+                            kind: ExprKind::Compound(TypeExpr::Known(CType::Array(_, n)), _),
+                            ..
+                        })) => *n,
                         _ => return err(loc, "array size is missing"),
                     },
                 };
                 CType::Array(Arc::new(elem), n)
             }
+            TypeExpr::Typeof(e) => self.static_type(e)?,
         })
     }
 
@@ -135,6 +140,11 @@ impl<'p> Lower<'p> {
             Init::Expr(e) => {
                 if let (CType::Array(elem, n), ExprKind::Str(bytes)) = (ty, &e.kind) {
                     return self.initialize_chars(obj, leaf, elem, *n, bytes, e.loc);
+                }
+                // An array from an array literal (a wide string is one):
+                // from its elements.
+                if let (CType::Array(..), ExprKind::Compound(_, list)) = (ty, &e.kind) {
+                    return self.initialize(obj, leaf, ty, list);
                 }
                 let v = self.eval(e)?;
                 if let CType::Array(..) = ty {

@@ -134,6 +134,11 @@ impl<'p> Lower<'p> {
                 let ty = self.static_type(a)?;
                 Ok(Self::size_val(&ty))
             }
+            ExprKind::StmtExpr(items) => self.stmt_expr(items),
+            ExprKind::Generic(c, assocs) => {
+                let chosen = self.generic_choice(c, assocs, e.loc)?;
+                self.eval(chosen)
+            }
         }
     }
 
@@ -387,6 +392,11 @@ impl<'p> Lower<'p> {
                 bits: 64,
                 signed: false,
             },
+            ExprKind::StmtExpr(items) => self.stmt_expr_type(items)?,
+            ExprKind::Generic(c, assocs) => {
+                let chosen = self.generic_choice(c, assocs, e.loc)?;
+                self.static_type(chosen)?
+            }
         })
     }
 

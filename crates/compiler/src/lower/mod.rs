@@ -31,6 +31,7 @@ mod call;
 mod decl;
 mod expr;
 mod floating;
+mod generic;
 mod gnu;
 mod keep;
 mod merges;
@@ -41,6 +42,7 @@ mod probe;
 mod reads;
 mod region;
 mod stmt;
+mod stmt_expr;
 mod strength;
 
 pub use budget::GATE_BYTES;

@@ -6,16 +6,16 @@ use std::sync::Arc;
 use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
-use crate::error::{err, static_assertion_failed, DResult, Loc};
-use crate::lexer::Tok;
+use crate::error::{err, DResult, Loc};
 use crate::types::{CType, Scalar, StructDef};
 
 /// Declaration specifiers: the base type and storage facts.
 struct Specs {
-    ty: CType,
+    ty: TypeExpr,
     typedef: bool,
     is_static: bool,
-    is_const: bool,
+    /// The alignment `_Alignas` asks (0: none).
+    align: u64,
     loc: Loc,
 }
 
@@ -54,6 +54,13 @@ const TYPE_WORDS: &[&str] = &[
     "__int128_t",
     "__uint128_t",
     "_Complex",
+    "typeof",
+    "__typeof__",
+    "__typeof",
+    "typeof_unqual",
+    "__typeof_unqual__",
+    "_Alignas",
+    "alignas",
 ];
 
 impl Parser<'_> {
@@ -69,12 +76,13 @@ impl Parser<'_> {
     /// (`None`), a variable gets its optional `= initializer`.
     fn declared(
         &mut self,
-        typedef: bool,
+        specs: &Specs,
         name: String,
         ty: TypeExpr,
         loc: Loc,
     ) -> DResult<Option<Decl>> {
-        if typedef {
+        self.check_alignas(specs.align, specs.typedef, &ty, &name, loc)?;
+        if specs.typedef {
             let t = self.known(ty)?;
             if let Some(s) = self.typedefs.last_mut() {
                 s.insert(name, t);
@@ -105,7 +113,7 @@ impl Parser<'_> {
                 continue; // struct or enum declaration only
             }
             loop {
-                let (name, ty, loc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+                let (name, ty, loc) = self.declarator(specs.ty.clone(), false)?;
                 let Some((name, nloc)) = name else {
                     return err(loc, "expected a declarator name");
                 };
@@ -132,8 +140,10 @@ impl Parser<'_> {
                             }
                         }
                         self.push_scope();
+                        params.iter().for_each(|p| self.declare_local(&p.0));
                         let body = self.block()?;
                         self.pop_scope();
+                        prog.globals.append(&mut self.hoisted);
                         prog.functions.push(Function {
                             name,
                             ret,
@@ -145,7 +155,7 @@ impl Parser<'_> {
                         break;
                     }
                     // A prototype.
-                } else if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
+                } else if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
                     prog.globals.push(decl);
                 }
                 if self.eat(",") {
@@ -179,7 +189,7 @@ impl Parser<'_> {
                 return err(loc, "variadic functions are not supported");
             }
             let specs = self.specs()?;
-            let (name, ty, _) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+            let (name, ty, _) = self.declarator(specs.ty, true)?;
             // An array of constant size, as declared (a size that is no
             // constant is only checked where it matters, in `known`).
             let declared = match &ty {
@@ -228,6 +238,7 @@ impl Parser<'_> {
                     None => return err(l, "array size is not a compile-time constant here"),
                 }
             }
+            TypeExpr::Typeof(e) => return Self::typeof_here(&e),
         })
     }
 
@@ -253,19 +264,19 @@ impl Parser<'_> {
         let loc = self.loc();
         let mut typedef = false;
         let mut is_static = false;
-        let mut is_const = false;
+        let mut align = 0;
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
         let mut longs = 0;
-        let mut ty: Option<CType> = None;
+        let mut ty: Option<TypeExpr> = None;
         while let Some(w) = self.peek().and_then(|t| t.ident()) {
             let wloc = self.loc();
             match w {
                 "typedef" => typedef = true,
                 "static" => is_static = true,
-                "const" | "__const" => is_const = true,
-                "volatile" | "extern" | "register" | "inline" | "auto" | "restrict"
-                | "__restrict" | "__inline" | "__inline__" | "__extension__" | "_Noreturn" => {}
+                "const" | "__const" | "volatile" | "extern" | "register" | "inline" | "auto"
+                | "restrict" | "__restrict" | "__inline" | "__inline__" | "__extension__"
+                | "_Noreturn" => {}
                 "__attribute__" => {
                     self.pos += 1;
                     self.skip_attribute()?;
@@ -290,18 +301,28 @@ impl Parser<'_> {
                 "union" => return err(wloc, "unions are not supported"),
                 "struct" => {
                     self.pos += 1;
-                    ty = Some(self.nested(|p| p.struct_spec(wloc))?);
+                    ty = Some(TypeExpr::Known(self.nested(|p| p.struct_spec(wloc))?));
                     continue;
                 }
                 "enum" => {
                     self.pos += 1;
-                    ty = Some(self.enum_spec(wloc)?);
+                    ty = Some(TypeExpr::Known(self.enum_spec(wloc)?));
+                    continue;
+                }
+                "_Alignas" | "alignas" => {
+                    self.pos += 1;
+                    align = self.alignas_spec()?.max(align);
+                    continue;
+                }
+                "typeof" | "__typeof__" | "__typeof" | "typeof_unqual" | "__typeof_unqual__" => {
+                    self.pos += 1;
+                    ty = Some(self.nested(Self::typeof_spec)?);
                     continue;
                 }
                 _ => {
                     if ty.is_none() && base.is_none() && signed.is_none() && longs == 0 {
                         if let Some(t) = self.typedef_of(w) {
-                            ty = Some(t.clone());
+                            ty = Some(TypeExpr::Known(t.clone()));
                             self.pos += 1;
                             continue;
                         }
@@ -329,7 +350,7 @@ impl Parser<'_> {
                 {
                     return err(loc, "invalid combination of type specifiers");
                 }
-                match (base, longs) {
+                TypeExpr::Known(match (base, longs) {
                     (Some("double"), 1) => {
                         return err(loc, "'long double' is not supported (use double)")
                     }
@@ -350,14 +371,14 @@ impl Parser<'_> {
                         bits: 64,
                         signed: s,
                     },
-                }
+                })
             }
         };
         Ok(Specs {
             ty,
             typedef,
             is_static,
-            is_const,
+            align,
             loc,
         })
     }
@@ -383,11 +404,13 @@ impl Parser<'_> {
                 Arc::new(StructDef {
                     name: Some(tag),
                     fields: Vec::new(),
+                    aligns: Vec::new(),
                 })
             });
             return Ok(CType::Struct(def.clone()));
         }
         let mut fields: Vec<(String, CType)> = Vec::new();
+        let mut aligns = Vec::new();
         while !self.eat("}") {
             if self.peek().is_none() {
                 return err(loc, "unterminated struct");
@@ -397,16 +420,17 @@ impl Parser<'_> {
                 // C11: a struct without a tag and without a name is an
                 // anonymous member, whose members are the outer struct's.
                 match &specs.ty {
-                    CType::Struct(inner) if inner.name.is_none() => {
-                        fields.push((String::new(), specs.ty.clone()));
+                    TypeExpr::Known(t @ CType::Struct(inner)) if inner.name.is_none() => {
+                        fields.push((String::new(), t.clone()));
+                        aligns.push(specs.align);
                     }
-                    CType::Struct(_) => {} // Declares a tag only.
+                    TypeExpr::Known(CType::Struct(_)) => {} // Declares a tag only.
                     _ => return err(specs.loc, "struct member needs a name"),
                 }
                 continue;
             }
             loop {
-                let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+                let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
                 if self.is(":") {
                     return err(self.loc(), "bit-fields are not supported");
                 }
@@ -420,7 +444,9 @@ impl Parser<'_> {
                 if fields.iter().any(|(n, _)| *n == name) {
                     return err(nloc, format!("duplicate member '{name}'"));
                 }
+                self.check_alignas(specs.align, false, &TypeExpr::Known(t.clone()), &name, nloc)?;
                 fields.push((name, t));
+                aligns.push(specs.align);
                 if self.eat(",") {
                     continue;
                 }
@@ -431,9 +457,13 @@ impl Parser<'_> {
         if fields.is_empty() {
             return err(loc, "a struct needs at least one member");
         }
+        if aligns.iter().all(|&a| a == 0) {
+            aligns.clear();
+        }
         let def = Arc::new(StructDef {
             name: tag.clone(),
             fields,
+            aligns,
         });
         if let Some(tag) = tag {
             self.structs.insert(tag.clone(), def.clone());
@@ -618,41 +648,6 @@ impl Parser<'_> {
         Ok((name, ty, loc))
     }
 
-    /// A `_Static_assert(condition, "message");` (or `static_assert`, the
-    /// message optional as in C23) at the current token, if there is one:
-    /// checked here when the condition is a constant the parser can
-    /// evaluate; else, in a block, left to the lowering as a statement
-    /// (`sizeof x` needs the type of `x`), and at file scope an error.
-    pub(super) fn static_assertion(&mut self, in_block: bool) -> DResult<Option<Assertion>> {
-        if !(self.is_word("_Static_assert") || self.is_word("static_assert")) {
-            return Ok(None);
-        }
-        let loc = self.loc();
-        self.pos += 1;
-        self.expect("(")?;
-        let condition = self.cond_expr()?;
-        let message = match self.eat(",") {
-            true => match self.peek().map(|t| &t.tok) {
-                Some(Tok::Str(_)) => String::from_utf8_lossy(&self.string_bytes()).into_owned(),
-                _ => return err(self.loc(), "expected the message of the static assertion"),
-            },
-            false => String::new(),
-        };
-        self.expect(")")?;
-        self.expect(";")?;
-        match const_eval(&condition) {
-            Some(0) => err(loc, static_assertion_failed(&message)),
-            Some(_) => Ok(Some(Assertion::Checked)),
-            None if in_block => Ok(Some(Assertion::Deferred(StmtKind::StaticAssert(
-                condition, message,
-            )))),
-            None => err(
-                condition.loc,
-                "the static assertion's condition is not a constant",
-            ),
-        }
-    }
-
     /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).
     fn skip_qualifiers(&mut self) {
         while matches!(
@@ -674,22 +669,21 @@ impl Parser<'_> {
                 loc,
             });
         }
-        if specs.is_static && !specs.is_const && !specs.typedef {
-            return err(
-                specs.loc,
-                "non-const static local variables are not supported",
-            );
-        }
         loop {
-            let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
+            let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
             let Some((name, nloc)) = name else {
                 return err(dloc, "expected a name");
             };
             if self.is("(") {
                 return err(self.loc(), "local function declarations are not supported");
             }
-            if let Some(decl) = self.declared(specs.typedef, name, ty, nloc)? {
-                decls.push(decl);
+            match self.declared(&specs, name, ty, nloc)? {
+                Some(decl) if specs.is_static => self.hoist_static(decl)?,
+                Some(decl) => {
+                    self.declare_local(&decl.name);
+                    decls.push(decl);
+                }
+                None => {}
             }
             if self.eat(",") {
                 continue;
@@ -705,7 +699,7 @@ impl Parser<'_> {
 
     pub(super) fn type_name(&mut self) -> DResult<TypeExpr> {
         let specs = self.specs()?;
-        let (name, ty, loc) = self.declarator(TypeExpr::Known(specs.ty), true)?;
+        let (name, ty, loc) = self.declarator(specs.ty, true)?;
         if name.is_some() {
             return err(loc, "unexpected name in a type");
         }
@@ -747,14 +741,6 @@ impl Parser<'_> {
         }
         Ok(Init::List(items, loc))
     }
-}
-
-/// A static assertion the parser read (see [`Parser::static_assertion`]).
-pub(super) enum Assertion {
-    /// Checked (and it holds).
-    Checked,
-    /// Left to the lowering, as this statement.
-    Deferred(StmtKind),
 }
 
 /// A parameter as [`Parser::take_params`] reads it.

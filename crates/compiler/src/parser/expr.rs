@@ -213,6 +213,10 @@ impl Parser<'_> {
             self.pos += 1;
             return self.alignof(loc);
         }
+        if t.ident() == Some("_Generic") {
+            self.pos += 1;
+            return self.generic(loc);
+        }
         if t.ident() == Some("sizeof") {
             self.pos += 1;
             if self.is("(") {
@@ -396,20 +400,21 @@ impl Parser<'_> {
             Tok::Float(v, single) => {
                 ExprKind::Float(*v, Scalar::float(if *single { 32 } else { 64 }))
             }
-            Tok::Str(_) => {
+            Tok::Str(_) if !self.wide_string_ahead() => {
                 return Ok(Expr {
                     kind: ExprKind::Str(self.string_bytes()),
                     loc,
                 });
             }
+            Tok::Str(_) | Tok::WideStr(..) => return self.wide_string(loc),
             Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
                 Some((v, ty)) => ExprKind::Int(v as u64 & ty.mask(), ty),
-                None => ExprKind::Ident(s.clone()),
+                None => ExprKind::Ident(self.variable(s)),
             },
             Tok::Punct("(") => {
                 self.pos += 1;
                 if self.is("{") {
-                    return err(loc, "statement expressions are not supported");
+                    return self.nested(|p| p.stmt_expr(loc));
                 }
                 let e = self.expr()?;
                 self.expect(")")?;

@@ -1,6 +1,6 @@
 //! Statements: blocks and control flow.
 
-use super::decl::Assertion;
+use super::assertion::Assertion;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult};

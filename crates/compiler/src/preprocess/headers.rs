@@ -11,7 +11,8 @@ pub(super) fn builtin_header(name: &str) -> Option<&'static str> {
         "stdlib.h" => STDLIB,
         "limits.h" => LIMITS,
         "math.h" => MATH,
-        "stdalign.h" => "#ifndef __TWOFOLD_STDALIGN\n#define __TWOFOLD_STDALIGN\n#define alignof _Alignof\n#define __alignof_is_defined 1\n#endif\n",
+        "stdalign.h" => "#ifndef __TWOFOLD_STDALIGN\n#define __TWOFOLD_STDALIGN\n#define alignas _Alignas\n#define alignof _Alignof\n#define __alignas_is_defined 1\n#define __alignof_is_defined 1\n#endif\n",
+        "uchar.h" => "#ifndef __TWOFOLD_UCHAR\n#define __TWOFOLD_UCHAR\n#include <stddef.h>\ntypedef unsigned short char16_t;\ntypedef unsigned int char32_t;\n#endif\n",
         "stdio.h" | "assert.h" => "",
         _ => return None,
     })

@@ -144,6 +144,8 @@ impl Callee<'_> {
                 self.expr(c)
             }
             ExprKind::Compound(..) => no("makes a compound literal".to_string()),
+            ExprKind::StmtExpr(_) => no("has a statement expression".to_string()),
+            ExprKind::Generic(..) => no("has a _Generic selection".to_string()),
         }
     }
 

@@ -87,6 +87,7 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
 fn type_names(t: &TypeExpr, out: &mut BTreeSet<String>) {
     match t {
         TypeExpr::Known(_) => {}
+        TypeExpr::Typeof(e) => expr_names(e, out),
         TypeExpr::Pointer(t) => type_names(t, out),
         TypeExpr::Array(t, n) => {
             if let Some(n) = n {
@@ -147,6 +148,14 @@ fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
         ExprKind::Compound(t, init) => {
             type_names(t, out);
             init.for_each_expr(&mut |e| expr_names(e, out));
+        }
+        ExprKind::StmtExpr(items) => items.iter().for_each(|s| stmt_names(s, out)),
+        ExprKind::Generic(c, assocs) => {
+            expr_names(c, out);
+            for (t, a) in assocs {
+                t.iter().for_each(|t| type_names(t, out));
+                expr_names(a, out);
+            }
         }
     }
 }

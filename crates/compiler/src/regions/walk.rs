@@ -222,7 +222,8 @@ impl<'a> Walk<'a> {
 
     fn type_expr(&mut self, t: &TypeExpr) -> Res {
         match t {
-            TypeExpr::Known(_) => Ok(()),
+            // `typeof`'s operand is not evaluated.
+            TypeExpr::Known(_) | TypeExpr::Typeof(_) => Ok(()),
             TypeExpr::Pointer(t) => self.type_expr(t),
             TypeExpr::Array(t, n) => {
                 if let Some(n) = n {
@@ -298,6 +299,8 @@ impl<'a> Walk<'a> {
                 self.callee(name)
             }
             ExprKind::Compound(..) => no("the body makes a compound literal"),
+            ExprKind::StmtExpr(_) => no("the body has a statement expression"),
+            ExprKind::Generic(..) => no("the body has a _Generic selection"),
         }
     }
 

@@ -1,0 +1,46 @@
+//! C11 generic selections, `_Generic(e, T1: e1, ..., default: d)`. Which
+//! association is chosen depends on the type of `e`, known where the
+//! selection is lowered.
+
+use super::Parser;
+use crate::ast::{Expr, ExprKind};
+use crate::error::{err, DResult, Loc};
+
+impl Parser<'_> {
+    /// A generic selection after the `_Generic` keyword at `loc`.
+    pub(super) fn generic(&mut self, loc: Loc) -> DResult<Expr> {
+        self.expect("(")?;
+        let controlling = self.assign_expr()?;
+        let mut assocs = Vec::new();
+        let mut has_default = false;
+        while self.eat(",") {
+            let at = self.loc();
+            let ty = if self.is_word("default") {
+                if has_default {
+                    return err(at, "_Generic has more than one default association");
+                }
+                has_default = true;
+                self.pos += 1;
+                None
+            } else if self.starts_type() {
+                Some(self.type_name()?)
+            } else {
+                let found = self.describe();
+                return err(
+                    at,
+                    format!("expected a type name or 'default' in _Generic but found {found}"),
+                );
+            };
+            self.expect(":")?;
+            assocs.push((ty, self.assign_expr()?));
+        }
+        self.expect(")")?;
+        if assocs.is_empty() {
+            return err(loc, "_Generic needs at least one association");
+        }
+        Ok(Expr {
+            kind: ExprKind::Generic(Box::new(controlling), assocs),
+            loc,
+        })
+    }
+}
