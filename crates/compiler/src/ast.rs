@@ -166,8 +166,20 @@ pub enum ExprKind {
     StmtExpr(Vec<Stmt>),
     /// `_Generic(e, T1: e1, ..., default: d)`: the association whose type
     /// is that of `e` (not evaluated) after lvalue conversion, else the
-    /// default (`None` for its type).
-    Generic(Box<Expr>, Vec<(Option<TypeExpr>, Expr)>),
+    /// default.
+    Generic(Box<Expr>, Vec<Association>),
+}
+
+/// An association of a `_Generic` selection.
+#[derive(Clone, Debug)]
+pub struct Association {
+    /// Its type; `None` for `default`.
+    pub ty: Option<TypeExpr>,
+    /// Whether the type was spelled with a qualifier (`const`, `volatile`,
+    /// `restrict`, `_Atomic`), which [`CType`] does not record.
+    pub qualified: bool,
+    /// The expression chosen with it.
+    pub value: Expr,
 }
 
 /// One declarator of a declaration.
@@ -306,7 +318,7 @@ impl Expr {
             ExprKind::Cond(a, b, c) => {
                 a.has_side_effects() || b.has_side_effects() || c.has_side_effects()
             }
-            ExprKind::Generic(_, assocs) => assocs.iter().any(|(_, e)| e.has_side_effects()),
+            ExprKind::Generic(_, assocs) => assocs.iter().any(|a| a.value.has_side_effects()),
             ExprKind::Compound(_, init) => {
                 let mut any = false;
                 init.for_each_expr(&mut |e| any |= e.has_side_effects());

@@ -63,8 +63,8 @@ macro_rules! for_children {
             ExprKind::StmtExpr(items) => $stmts(items),
             ExprKind::Generic(c, assocs) => {
                 $f(c);
-                for (_, a) in assocs {
-                    $f(a);
+                for $crate::ast::Association { value, .. } in assocs {
+                    $f(value);
                 }
             }
         }

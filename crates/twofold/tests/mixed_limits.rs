@@ -117,7 +117,10 @@ fn two_parties_run_the_mixed_program_of_a_program_beyond_the_limits() {
     // Stopped at memory, they name the limit given, not the half of it
     // they had beside the mixed compilation.
     if text.contains("--max-memory") {
-        assert!(text.contains("the 32 MiB of --max-memory (64 MiB)"), "{text}");
+        assert!(
+            text.contains("the 32 MiB of --max-memory (64 MiB)"),
+            "{text}"
+        );
     }
     args.push("--json".into());
     let json: Value = serde_json::from_str(&twofold_ok(&args)).unwrap();

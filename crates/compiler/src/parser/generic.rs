@@ -3,8 +3,20 @@
 //! selection is lowered.
 
 use super::Parser;
-use crate::ast::{Expr, ExprKind};
+use crate::ast::{Association, Expr, ExprKind};
 use crate::error::{err, DResult, Loc};
+
+/// The type qualifiers (and GNU's spellings of them).
+const QUALIFIERS: [&str; 8] = [
+    "const",
+    "volatile",
+    "restrict",
+    "_Atomic",
+    "__const",
+    "__volatile__",
+    "__restrict",
+    "__restrict__",
+];
 
 impl Parser<'_> {
     /// A generic selection after the `_Generic` keyword at `loc`.
@@ -15,6 +27,7 @@ impl Parser<'_> {
         let mut has_default = false;
         while self.eat(",") {
             let at = self.loc();
+            let first = self.pos;
             let ty = if self.is_word("default") {
                 if has_default {
                     return err(at, "_Generic has more than one default association");
@@ -31,8 +44,16 @@ impl Parser<'_> {
                     format!("expected a type name or 'default' in _Generic but found {found}"),
                 );
             };
+            let qualified = self.toks[first..self.pos]
+                .iter()
+                .any(|t| t.ident().is_some_and(|w| QUALIFIERS.contains(&w)));
             self.expect(":")?;
-            assocs.push((ty, self.assign_expr()?));
+            let value = self.assign_expr()?;
+            assocs.push(Association {
+                ty,
+                qualified,
+                value,
+            });
         }
         self.expect(")")?;
         if assocs.is_empty() {

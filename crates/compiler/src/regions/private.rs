@@ -152,9 +152,9 @@ fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
         ExprKind::StmtExpr(items) => items.iter().for_each(|s| stmt_names(s, out)),
         ExprKind::Generic(c, assocs) => {
             expr_names(c, out);
-            for (t, a) in assocs {
-                t.iter().for_each(|t| type_names(t, out));
-                expr_names(a, out);
+            for Association { ty, value, .. } in assocs {
+                ty.iter().for_each(|t| type_names(t, out));
+                expr_names(value, out);
             }
         }
     }
