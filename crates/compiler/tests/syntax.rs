@@ -425,6 +425,11 @@ long mpc_main(int INPUT_A, int INPUT_B)
         + _Generic(U"x"[0], unsigned int: 100, default: 200) + 1000 * sizeof(u8"x"[0]);
     r += _Generic(L'x', int: 1, default: 2) * 3 + _Generic(u'x', unsigned short: 1, default: 2) * 5
         + _Generic(U'x', unsigned int: 1, default: 2) * 7;
+    // Arrays just long enough (no room for the NUL), and strings in braces.
+    char16_t exact[2] = u"xy";
+    wchar_t rows[2][3] = { L"ab", L"cd" };
+    struct { int k; char32_t name[3]; } rec = { 7, U"z" };
+    r += exact[INPUT_A & 1] + rows[INPUT_B & 1][INPUT_A & 1] + rec.name[INPUT_B & 1] + rec.k;
     return r;
 }
 "#,

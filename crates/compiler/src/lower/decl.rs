@@ -142,8 +142,18 @@ impl<'p> Lower<'p> {
                     return self.initialize_chars(obj, leaf, elem, *n, bytes, e.loc);
                 }
                 // An array from an array literal (a wide string is one):
-                // from its elements.
-                if let (CType::Array(..), ExprKind::Compound(_, list)) = (ty, &e.kind) {
+                // from its elements, its terminating NUL dropped where the
+                // array has no room for it (as for a string).
+                if let (CType::Array(_, n), ExprKind::Compound(t, list)) = (ty, &e.kind) {
+                    if let (TypeExpr::Known(CType::Array(_, m)), Init::List(items, at)) =
+                        (t, &**list)
+                    {
+                        let nul = matches!(items.last(), Some((d, Init::Expr(Expr { kind: ExprKind::Int(0, _), .. }))) if d.is_empty());
+                        if *m == *n + 1 && nul {
+                            let kept = Init::List(items[..items.len() - 1].to_vec(), *at);
+                            return self.initialize(obj, leaf, ty, &kept);
+                        }
+                    }
                     return self.initialize(obj, leaf, ty, list);
                 }
                 let v = self.eval(e)?;
@@ -341,10 +351,11 @@ impl<'p> Lower<'p> {
         let aggregate = matches!(ty, CType::Array(..) | CType::Struct(_));
         match init {
             Init::Expr(Expr {
-                kind: ExprKind::Str(_),
+                kind: ExprKind::Str(_) | ExprKind::Compound(TypeExpr::Known(CType::Array(..)), _),
                 ..
             }) if matches!(ty, CType::Array(..)) => {
-                // A string for an array of characters, not its first one.
+                // A string (or wide string) for an array of characters,
+                // not its first one.
                 *it += 1;
                 self.initialize(obj, leaf, ty, init)
             }
