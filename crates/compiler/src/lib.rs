@@ -115,7 +115,8 @@
 //! names, as gcc allows.
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
-//! `_Complex`, unions, goto and labels, function pointers, I/O and other library calls,
+//! `_Complex`, pointers in unions and unions as inputs or outputs, goto
+//! and labels, function pointers, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
 //! index), non-const `static` locals, bit-fields, `typeof`, `_Generic`,

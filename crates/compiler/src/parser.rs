@@ -6,6 +6,7 @@
 
 mod decl;
 mod expr;
+mod record;
 mod stmt;
 
 pub use expr::const_eval;

@@ -181,7 +181,11 @@ pub(crate) fn get_type(input: &mut impl BufRead, depth: u32) -> Result<CType, Ci
             for _ in 0..get_u32(input)? {
                 fields.push((get_name(input)?, get_type(input, depth + 1)?));
             }
-            CType::Struct(Arc::new(StructDef { name, fields }))
+            CType::Struct(Arc::new(StructDef {
+                name,
+                fields,
+                union: false,
+            }))
         }
         t => return invalid(format!("bad C type tag {t}")),
     };

@@ -2,15 +2,21 @@
 
 use std::sync::Arc;
 
-/// A struct type: its tag (if any) and members in order. A struct that is
-/// declared but not (yet) defined, `struct Node;`, is incomplete: it has no
-/// members (a definition needs at least one).
+/// A struct or union type: its tag (if any) and members in order. One
+/// that is declared but not (yet) defined, `struct Node;`, is incomplete:
+/// it has no members (a definition needs at least one).
+///
+/// A union's members all start at its first byte; in a circuit a union is
+/// laid out as its bytes (`unsigned char` leaves), and a member is read and
+/// written as a view of them (see `lower::punning`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructDef {
     /// The struct tag, if it has one.
     pub name: Option<String>,
     /// Members: name and type, in declaration order.
     pub fields: Vec<(String, CType)>,
+    /// A union rather than a struct.
+    pub union: bool,
 }
 
 impl StructDef {
@@ -19,24 +25,73 @@ impl StructDef {
         !self.fields.is_empty()
     }
 
-    /// Member `name`, or a member of an anonymous struct member (named
-    /// `""`; C11): its type and its offset in leaves.
+    /// Member `name`, or a member of an anonymous struct or union member
+    /// (named `""`; C11): its type and its offset in leaves.
     pub fn member(&self, name: &str) -> Option<(&CType, usize)> {
-        let mut leaves = 0;
-        for (n, t) in &self.fields {
+        self.locate(name, false).map(|(t, at, _)| (t, at as usize))
+    }
+
+    /// Member `name` (as [`Self::member`]) of a value whose leaves are
+    /// bytes if `bytes`: its type, its offset (in bytes if it lies in a
+    /// union or `bytes`, else in leaves) and whether it does.
+    pub fn locate(&self, name: &str, bytes: bool) -> Option<(&CType, u64, bool)> {
+        let bytes = bytes || self.union;
+        let offsets = self.offsets(bytes);
+        for ((n, t), at) in self.fields.iter().zip(offsets) {
             if n == name {
-                return Some((t, leaves));
+                return Some((t, at, bytes));
             }
             if let (true, CType::Struct(inner)) = (n.is_empty(), t) {
-                if let Some((t, l)) = inner.member(name) {
-                    return Some((t, leaves + l));
+                if let Some((t, o, b)) = inner.locate(name, bytes) {
+                    return Some((t, at + o, b));
                 }
             }
-            leaves += t.leaves();
         }
         None
     }
+
+    /// Where each member starts: in bytes (C layout) if `bytes`, else in
+    /// leaves (a union's members all start at 0).
+    fn offsets(&self, bytes: bool) -> Vec<u64> {
+        let mut offs = Vec::with_capacity(self.fields.len());
+        let mut at = 0u64;
+        for (_, t) in &self.fields {
+            if bytes {
+                let a = t.align();
+                at = at.div_ceil(a) * a;
+            }
+            offs.push(if self.union { 0 } else { at });
+            at += if bytes { t.size() } else { t.leaves() as u64 };
+        }
+        offs
+    }
+
+    /// The size in bytes of the members laid out in order (a struct) or
+    /// of the largest member (a union), before the final padding.
+    fn extent(&self) -> u64 {
+        let sizes = self.fields.iter().map(|(_, t)| t.size());
+        if self.union {
+            return sizes.max().unwrap_or(0);
+        }
+        let offs = self.offsets(true);
+        offs.last().copied().unwrap_or(0) + self.fields.last().map_or(0, |(_, t)| t.size())
+    }
+
+    /// `struct` or `union`.
+    pub fn keyword(&self) -> &'static str {
+        if self.union {
+            "union"
+        } else {
+            "struct"
+        }
+    }
 }
+
+/// `unsigned char`: a byte of a union (see [`StructDef`]).
+const BYTE: CType = CType::Int {
+    bits: 8,
+    signed: false,
+};
 
 /// A C type of the supported subset.
 ///
@@ -222,6 +277,7 @@ impl CType {
             CType::Bool => 1,
             CType::Int { bits, .. } | CType::Float { bits } => *bits,
             CType::Array(e, n) => e.width().saturating_mul(*n),
+            CType::Struct(s) if s.union => (self.size() as u32).saturating_mul(8),
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.width()).sum(),
             CType::Pointer(_) => 64,
         }
@@ -250,6 +306,7 @@ impl CType {
         match self {
             CType::Void => 0,
             CType::Array(e, n) => e.leaves().saturating_mul(*n as usize),
+            CType::Struct(s) if s.union => self.size() as usize,
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.leaves()).sum(),
             _ => 1,
         }
@@ -263,6 +320,9 @@ impl CType {
                 for _ in 0..*n {
                     e.leaf_types(out);
                 }
+            }
+            CType::Struct(s) if s.union => {
+                out.extend((0..self.size()).map(|_| BYTE));
             }
             CType::Struct(s) => {
                 for (_, t) in &s.fields {
@@ -294,40 +354,22 @@ impl CType {
         }
     }
 
-    /// The type and byte offset (C layout) of member `name` of a struct.
+    /// The type and byte offset (C layout) of member `name` of a struct
+    /// or union.
     pub fn member_offset(&self, name: &str) -> Option<(CType, u64)> {
         let CType::Struct(s) = self else {
             return None;
         };
-        let offsets = self.struct_layout().0;
-        for ((n, t), at) in s.fields.iter().zip(offsets) {
-            if n == name {
-                return Some((t.clone(), at));
-            }
-            if n.is_empty() {
-                if let Some((t, inner)) = t.member_offset(name) {
-                    return Some((t, at + inner));
-                }
-            }
-        }
-        None
+        s.locate(name, true).map(|(t, at, _)| (t.clone(), at))
     }
 
-    /// Member byte offsets and total size of a struct.
+    /// Member byte offsets and total size of a struct or union.
     fn struct_layout(&self) -> (Vec<u64>, u64) {
         let CType::Struct(s) = self else {
             return (Vec::new(), self.size());
         };
-        let mut offs = Vec::new();
-        let mut at = 0u64;
-        for (_, t) in &s.fields {
-            let a = t.align();
-            at = at.div_ceil(a) * a;
-            offs.push(at);
-            at += t.size();
-        }
         let a = self.align();
-        (offs, at.div_ceil(a) * a)
+        (s.offsets(true), s.extent().div_ceil(a) * a)
     }
 
     /// Byte offset of every leaf within a value of this type (C layout).
@@ -339,6 +381,7 @@ impl CType {
                     e.leaf_offsets(base + k * e.size(), out);
                 }
             }
+            CType::Struct(s) if s.union => out.extend(base..base + self.size()),
             CType::Struct(s) => {
                 let (offs, _) = self.struct_layout();
                 for ((_, t), o) in s.fields.iter().zip(offs) {
@@ -349,12 +392,34 @@ impl CType {
         }
     }
 
-    /// Whether values of this type can be inputs or outputs of a circuit.
+    /// Whether values of this type can be inputs or outputs of a circuit
+    /// (unions cannot).
     pub fn is_data(&self) -> bool {
         match self {
             CType::Bool | CType::Int { .. } | CType::Float { .. } => true,
             CType::Array(e, _) => e.is_data(),
-            CType::Struct(s) => s.fields.iter().all(|(_, t)| t.is_data()),
+            CType::Struct(s) => !s.union && s.fields.iter().all(|(_, t)| t.is_data()),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of this type holds a pointer (is one, or has one as
+    /// a member or element): a write into it may be a write through it.
+    pub fn holds_pointer(&self) -> bool {
+        match self {
+            CType::Pointer(_) => true,
+            CType::Array(e, _) => e.holds_pointer(),
+            CType::Struct(s) => s.fields.iter().any(|(_, f)| f.holds_pointer()),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of this type holds a union (is one, or has one as
+    /// a member or element).
+    pub fn holds_union(&self) -> bool {
+        match self {
+            CType::Array(e, _) => e.holds_union(),
+            CType::Struct(s) => s.union || s.fields.iter().any(|(_, t)| t.holds_union()),
             _ => false,
         }
     }
@@ -389,7 +454,8 @@ impl CType {
                 format!("{}{dims}", t.name())
             }
             CType::Struct(s) => format!(
-                "struct {}",
+                "{} {}",
+                s.keyword(),
                 s.name.clone().unwrap_or_else(|| "<anonymous>".into())
             ),
             CType::Pointer(e) => format!("{} *", e.name()),

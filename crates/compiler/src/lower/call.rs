@@ -44,14 +44,7 @@ impl<'p> Lower<'p> {
                 CType::Void => Val::Void,
                 t => {
                     let obj = self.new_object(t, loc)?;
-                    let p = Place {
-                        obj,
-                        terms: Vec::new(),
-                        leaf: 0,
-                        sec: Vec::new(),
-                        ty: t.clone(),
-                    };
-                    self.read(&p, loc)?
+                    self.read(&Place::whole(obj, t.clone()), loc)?
                 }
             });
         }
@@ -88,16 +81,7 @@ impl<'p> Lower<'p> {
         self.merges.end_objects(ctl);
         match ret {
             None => Ok(Val::Void),
-            Some((obj, t)) => {
-                let p = Place {
-                    obj,
-                    terms: Vec::new(),
-                    leaf: 0,
-                    sec: Vec::new(),
-                    ty: t,
-                };
-                self.read(&p, loc)
-            }
+            Some((obj, t)) => self.read(&Place::whole(obj, t), loc),
         }
     }
 

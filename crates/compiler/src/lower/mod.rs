@@ -38,6 +38,7 @@ mod names;
 mod operator;
 mod place;
 mod probe;
+mod punning;
 mod reads;
 mod region;
 mod stmt;
@@ -92,6 +93,24 @@ struct Place {
     ty: CType,
     /// The counter keys that placed it (see [`keep::Recording`]).
     terms: Vec<keep::Term>,
+    /// Whether it lies inside a union's bytes, viewed as `ty`: then
+    /// `leaf` counts bytes, and it is read and written through them (see
+    /// [`punning`]).
+    bytes: bool,
+}
+
+impl Place {
+    /// All of object `obj`, of type `ty`.
+    fn whole(obj: usize, ty: CType) -> Place {
+        Place {
+            obj,
+            leaf: 0,
+            sec: Vec::new(),
+            ty,
+            terms: Vec::new(),
+            bytes: false,
+        }
+    }
 }
 
 /// The result of lowering: the builder and the I/O description.
@@ -507,6 +526,7 @@ impl<'p> Lower<'p> {
         let ret = if entry.ret == CType::Void {
             None
         } else {
+            punning::refuse_union_io("the entry function's result", &entry.ret, entry.loc)?;
             if !entry.ret.is_data() {
                 return err(
                     entry.loc,
@@ -570,6 +590,7 @@ impl<'p> Lower<'p> {
     }
 
     fn input_object(&mut self, name: &str, ty: &CType, loc: Loc) -> DResult<usize> {
+        punning::refuse_union_io(&format!("input '{name}'"), ty, loc)?;
         if !ty.is_data() {
             return err(
                 loc,

@@ -26,13 +26,7 @@ impl<'p> Lower<'p> {
     pub(super) fn place(&mut self, e: &Expr) -> DResult<Place> {
         match &e.kind {
             ExprKind::Ident(n) => match self.lookup(n) {
-                Some((obj, ty)) => Ok(Place {
-                    obj,
-                    terms: Vec::new(),
-                    leaf: 0,
-                    sec: Vec::new(),
-                    ty,
-                }),
+                Some((obj, ty)) => Ok(Place::whole(obj, ty)),
                 None => {
                     if self.funcs.contains_key(n) {
                         err(e.loc, format!("function '{n}' used as a value (function pointers are not supported)"))
@@ -74,7 +68,11 @@ impl<'p> Lower<'p> {
                 if is_lvalue(a) {
                     let mut p = self.place(a)?;
                     if let CType::Array(elem, n) = p.ty.clone() {
-                        let stride = elem.leaves();
+                        // Inside a union's bytes, elements are bytes apart.
+                        let stride = match p.bytes {
+                            true => elem.size() as usize,
+                            false => elem.leaves(),
+                        };
                         let array = iw.as_const().map(|_| (stride as i64, n as i64));
                         if let Some(rec) = self.recording.as_mut() {
                             p.terms.extend(rec.subscript(i, array));
@@ -118,22 +116,16 @@ impl<'p> Lower<'p> {
                 self.deref_place(t, ptr, e.loc)
             }
             ExprKind::Member(a, m) => {
-                let mut p = self.place(a)?;
-                let (ft, off) = self.field_type(p.ty.clone(), m, e.loc)?;
-                p.leaf += off as i64;
-                p.ty = ft;
-                Ok(p)
+                let p = self.place(a)?;
+                self.member_place(p, m, e.loc)
             }
             ExprKind::Arrow(a, m) => {
                 let v = self.eval(a)?;
                 let Val::Ptr(t, ptr) = v else {
                     return err(e.loc, "'->' on a non-pointer");
                 };
-                let mut p = self.deref_place(t, ptr, e.loc)?;
-                let (ft, off) = self.field_type(p.ty.clone(), m, e.loc)?;
-                p.leaf += off as i64;
-                p.ty = ft;
-                Ok(p)
+                let p = self.deref_place(t, ptr, e.loc)?;
+                self.member_place(p, m, e.loc)
             }
             ExprKind::Unary(UnOp::Deref, a) => {
                 let v = self.eval(a)?;
@@ -185,6 +177,7 @@ impl<'p> Lower<'p> {
             leaf: p.leaf,
             sec: p.sec,
             ty: t,
+            bytes: false,
         })
     }
 
@@ -198,16 +191,13 @@ impl<'p> Lower<'p> {
     ) -> DResult<Place> {
         let obj = self.new_object(&ty, loc)?;
         fill(self, obj, &ty)?;
-        Ok(Place {
-            obj,
-            terms: Vec::new(),
-            leaf: 0,
-            sec: Vec::new(),
-            ty,
-        })
+        Ok(Place::whole(obj, ty))
     }
 
     pub(super) fn read(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        if p.bytes && !matches!(p.ty, CType::Array(..)) {
+            return self.read_bytes(p, loc);
+        }
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, p.ty.leaves(), matches!(p.ty, CType::Array(..)));
         }
@@ -223,14 +213,7 @@ impl<'p> Lower<'p> {
         }
         let n = p.ty.leaves();
         let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
-        Ok(match (&p.ty, slots.first()) {
-            (t, Some(Slot::Val(w))) if t.arith().is_some() => {
-                Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
-            }
-            (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
-            (CType::Struct(_), _) => Val::Agg(p.ty.clone(), slots),
-            _ => return err(loc, format!("cannot read a value of type {}", p.ty.name())),
-        })
+        value_of(&p.ty, slots, loc)
     }
 
     /// The `n` slots at leaf `base` of `obj`, moved by the secret index
@@ -305,6 +288,9 @@ impl<'p> Lower<'p> {
         };
         if matches!(p.ty, CType::Array(..)) {
             return err(loc, "arrays cannot be assigned");
+        }
+        if p.bytes {
+            return self.write_bytes(p, &slots, loc);
         }
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, slots.len(), false);
@@ -386,4 +372,16 @@ impl<'p> Lower<'p> {
         }
         Ok(())
     }
+}
+
+/// The value of type `ty` whose leaves are `slots`.
+pub(super) fn value_of(ty: &CType, slots: Vec<Slot>, loc: Loc) -> DResult<Val> {
+    Ok(match (ty, slots.first()) {
+        (t, Some(Slot::Val(w))) if t.arith().is_some() => {
+            Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
+        }
+        (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
+        (CType::Struct(_), _) => Val::Agg(ty.clone(), slots),
+        _ => return err(loc, format!("cannot read a value of type {}", ty.name())),
+    })
 }

@@ -1,0 +1,166 @@
+//! Unions: a union's memory is its bytes (one `unsigned char` leaf each).
+//! A member of a union, or anything inside one, is a place in those bytes
+//! viewed as its type: a read gathers its bytes and cuts them into its
+//! leaves at their C offsets, a write splits its leaves into bytes and
+//! writes those (padding bytes keep what they held). Little-endian, as gcc
+//! on x86-64: a byte of an integer is a slice of its bits, a float is its
+//! IEEE bits, a `_Bool` is a byte holding 0 or 1. It is wiring only.
+
+use super::decl::Braces;
+use super::place::value_of;
+use super::*;
+
+impl Lower<'_> {
+    /// Member `m` of the struct or union at place `p` (a place in a
+    /// union's bytes if the member lies in a union).
+    pub(super) fn member_place(&self, mut p: Place, m: &str, loc: Loc) -> DResult<Place> {
+        let (ft, off, bytes) = self.field_type(p.ty.clone(), m, p.bytes, loc)?;
+        p.leaf += off as i64;
+        p.ty = ft;
+        p.bytes = bytes;
+        Ok(p)
+    }
+
+    /// Reads place `p`, which lies in a union's bytes.
+    pub(super) fn read_bytes(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        let size = p.ty.size() as usize;
+        if let Some(rec) = self.recording.as_mut() {
+            rec.access(p, size, false);
+        }
+        let bytes = self.gather(p.obj, p.leaf, &p.sec, size, loc)?;
+        let mut bits = Vec::with_capacity(size * 8);
+        for s in &bytes {
+            let Slot::Val(w) = s else {
+                return err(loc, "a union's bytes hold a pointer");
+            };
+            let mut b = w.bits(&mut self.b);
+            b.resize(8, Bit::Const(false));
+            bits.extend(b);
+        }
+        let mut tys = Vec::new();
+        p.ty.leaf_types(&mut tys);
+        let mut offs = Vec::new();
+        p.ty.leaf_offsets(0, &mut offs);
+        let mut slots = Vec::with_capacity(tys.len());
+        for (t, at) in tys.iter().zip(offs) {
+            if matches!(t, CType::Pointer(_)) {
+                return err(loc, "a pointer in a union is not supported");
+            }
+            let at = at as usize * 8;
+            let leaf = bits[at..at + t.width() as usize].to_vec();
+            slots.push(Slot::Val(Word::from_bits(leaf)));
+        }
+        value_of(&p.ty, slots, loc)
+    }
+
+    /// Writes `slots` (a value of `p`'s type) at place `p`, which lies in
+    /// a union's bytes: its leaves' bytes, in runs between padding.
+    pub(super) fn write_bytes(&mut self, p: &Place, slots: &[Slot], loc: Loc) -> DResult<()> {
+        if let Some(rec) = self.recording.as_mut() {
+            rec.access(p, p.ty.size() as usize, false);
+        }
+        let bytes = self.bytes_of(&p.ty, slots, loc)?;
+        let mut k = 0;
+        while k < bytes.len() {
+            let run: Vec<Slot> = bytes[k..].iter().map_while(|b| b.clone()).collect();
+            if !run.is_empty() {
+                let at = p.leaf + k as i64;
+                self.scatter(p.obj, at, &p.sec, &run, Bit::Const(true), loc)?;
+            }
+            k += run.len().max(1);
+        }
+        Ok(())
+    }
+
+    /// The bytes of a value of type `ty` whose leaves are `slots`, in C's
+    /// layout (`None` for padding).
+    fn bytes_of(&mut self, ty: &CType, slots: &[Slot], loc: Loc) -> DResult<Vec<Option<Slot>>> {
+        let mut tys = Vec::new();
+        ty.leaf_types(&mut tys);
+        let mut offs = Vec::new();
+        ty.leaf_offsets(0, &mut offs);
+        let mut bytes = vec![None; ty.size() as usize];
+        for ((t, at), s) in tys.iter().zip(offs).zip(slots) {
+            let Slot::Val(w) = s else {
+                return err(loc, "a pointer cannot be stored in a union");
+            };
+            let mut bits = w.bits(&mut self.b);
+            // A `_Bool` fills its byte with 0 or 1.
+            bits.resize(t.size() as usize * 8, Bit::Const(false));
+            for (k, byte) in bits.chunks(8).enumerate() {
+                bytes[at as usize + k] = Some(Slot::Val(Word::from_bits(byte.to_vec())));
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// Initializes union `ty` at leaf `leaf` of `obj` from list items
+    /// from `*it` on, within `braces` (as [`Self::init_list`]): the first
+    /// member, or each designated one in turn.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn init_union(
+        &mut self,
+        obj: usize,
+        leaf: usize,
+        ty: &CType,
+        items: &[(Vec<Designator>, Init)],
+        it: &mut usize,
+        loc: Loc,
+        braces: Braces,
+    ) -> DResult<()> {
+        let CType::Struct(s) = ty else {
+            return err(loc, format!("{} is not a union", ty.name()));
+        };
+        let start = *it;
+        while *it < items.len() {
+            let (des, init) = &items[*it];
+            let (taken, ours) = match braces {
+                Braces::Own => (0, true),
+                Braces::Designated(n) if *it == start => (n, true),
+                _ => (0, false),
+            };
+            let des = &des[taken.min(des.len())..];
+            let mut nested = None;
+            let k = match des.first() {
+                Some(_) if !ours => return Ok(()),
+                Some(d) => {
+                    let (k, inner) = self.designated(ty, d, loc)?;
+                    if inner || des.len() > 1 {
+                        nested = Some(Braces::Designated(taken + usize::from(!inner)));
+                    }
+                    k
+                }
+                None if *it == start => 0,
+                None if braces == Braces::Own => {
+                    return err(loc, "too many initializers for the union")
+                }
+                None => return Ok(()),
+            };
+            let member = s.fields[k].1.clone();
+            let tmp = self.new_object(&member, loc)?;
+            match nested {
+                Some(b) => self.init_list(tmp, 0, &member, items, it, loc, b)?,
+                None => self.init_member(tmp, 0, &member, init, items, it, loc)?,
+            }
+            let slots = self.objs[tmp].slots.clone();
+            for (at, byte) in self.bytes_of(&member, &slots, loc)?.into_iter().enumerate() {
+                if let Some(byte) = byte {
+                    self.write_slot(obj, leaf + at, byte);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a union as an input or output of the entry function (`what`
+/// names it: "input 'INPUT_A'").
+pub(super) fn refuse_union_io(what: &str, ty: &CType, loc: Loc) -> DResult<()> {
+    if ty.holds_union() {
+        return err(
+            loc,
+            format!("{what} has type {}, which holds a union: unions cannot be inputs or outputs (use a member's type)", ty.name()),
+        );
+    }
+    Ok(())
+}
