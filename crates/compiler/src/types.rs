@@ -9,7 +9,11 @@ use std::sync::Arc;
 /// A union's members all start at its first byte; in a circuit a union is
 /// laid out as its bytes (`unsigned char` leaves), and a member is read and
 /// written as a view of them (see `lower::punning`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// A bit-field member's type in `fields` is its promoted type (`int`, or
+/// `unsigned int` for an unsigned one of 32 bits; `_Bool` stays), which
+/// its one leaf holds, already reduced to its width.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StructDef {
     /// The struct tag, if it has one.
     pub name: Option<String>,
@@ -17,6 +21,29 @@ pub struct StructDef {
     pub fields: Vec<(String, CType)>,
     /// A union rather than a struct.
     pub union: bool,
+    /// Per member, its declared type and width if it is a bit-field
+    /// (empty if no member is).
+    pub bit_fields: Vec<Option<BitField>>,
+    /// Unnamed bit-fields (padding, `int : 4;`, `int : 0;`), each with
+    /// the number of the member it comes before.
+    pub padding: Vec<(usize, BitField)>,
+}
+
+/// A bit-field's declared (integer or `_Bool`) type and width in bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BitField {
+    /// The declared type (its storage unit).
+    pub ty: CType,
+    /// The width in bits.
+    pub width: u32,
+}
+
+/// A struct's C layout: where each member starts, in bits; where the last
+/// ends; its alignment.
+struct Layout {
+    starts: Vec<u64>,
+    end: u64,
+    align: u64,
 }
 
 impl StructDef {
@@ -50,31 +77,76 @@ impl StructDef {
         None
     }
 
-    /// Where each member starts: in bytes (C layout) if `bytes`, else in
-    /// leaves (a union's members all start at 0).
+    /// Where each member starts: in bytes (C layout; a bit-field's first
+    /// byte) if `bytes`, else in leaves (a union's members all start at 0).
     fn offsets(&self, bytes: bool) -> Vec<u64> {
+        if bytes {
+            return self.layout().starts.iter().map(|b| b / 8).collect();
+        }
         let mut offs = Vec::with_capacity(self.fields.len());
         let mut at = 0u64;
         for (_, t) in &self.fields {
-            if bytes {
-                let a = t.align();
-                at = at.div_ceil(a) * a;
-            }
             offs.push(if self.union { 0 } else { at });
-            at += if bytes { t.size() } else { t.leaves() as u64 };
+            at += t.leaves() as u64;
         }
         offs
     }
 
-    /// The size in bytes of the members laid out in order (a struct) or
-    /// of the largest member (a union), before the final padding.
-    fn extent(&self) -> u64 {
-        let sizes = self.fields.iter().map(|(_, t)| t.size());
-        if self.union {
-            return sizes.max().unwrap_or(0);
+    /// The C layout (gcc's on x86-64): members in order at their
+    /// alignment; a bit-field right after the one before unless it would
+    /// cross a storage unit of its declared type (then at the next one),
+    /// an unnamed `: 0` moves to the next unit, and unnamed bit-fields do
+    /// not align the struct. A union's members all start at 0.
+    fn layout(&self) -> Layout {
+        let mut l = Layout {
+            starts: Vec::with_capacity(self.fields.len()),
+            end: 0,
+            align: 1,
+        };
+        let mut padding = self.padding.iter().peekable();
+        for (k, (_, t)) in self.fields.iter().enumerate() {
+            while let Some((_, bf)) = padding.next_if(|(at, _)| *at == k) {
+                l.end = bf.place(l.end);
+            }
+            let base = if self.union { 0 } else { l.end };
+            let (start, end) = match self.bit_field_at(k) {
+                Some(bf) => {
+                    l.align = l.align.max(bf.ty.align());
+                    let end = bf.place(base);
+                    (end - u64::from(bf.width), end)
+                }
+                None => {
+                    let a = t.align();
+                    l.align = l.align.max(a);
+                    let start = base.div_ceil(a * 8) * a * 8;
+                    (start, start + t.size() * 8)
+                }
+            };
+            l.starts.push(start);
+            l.end = l.end.max(end);
         }
-        let offs = self.offsets(true);
-        offs.last().copied().unwrap_or(0) + self.fields.last().map_or(0, |(_, t)| t.size())
+        for (_, bf) in padding {
+            l.end = bf.place(l.end);
+        }
+        l
+    }
+
+    /// Member `k`'s bit-field, if it is one.
+    pub fn bit_field_at(&self, k: usize) -> Option<&BitField> {
+        self.bit_fields.get(k).and_then(Option::as_ref)
+    }
+
+    /// The bit-field named `name` (a member, or one of an anonymous
+    /// member), if it is one.
+    pub fn bit_field(&self, name: &str) -> Option<&BitField> {
+        self.fields
+            .iter()
+            .enumerate()
+            .find_map(|(k, (n, t))| match t {
+                _ if n == name => self.bit_field_at(k),
+                CType::Struct(inner) if n.is_empty() => inner.bit_field(name),
+                _ => None,
+            })
     }
 
     /// `struct` or `union`.
@@ -83,6 +155,34 @@ impl StructDef {
             "union"
         } else {
             "struct"
+        }
+    }
+}
+
+impl BitField {
+    /// Where a bit-field placed at the first bit free, `at`, ends (see
+    /// [`StructDef::layout`]).
+    fn place(&self, at: u64) -> u64 {
+        let unit = self.ty.size() * 8;
+        let width = u64::from(self.width);
+        if width == 0 || at / unit != (at + width - 1) / unit {
+            at.div_ceil(unit) * unit + width
+        } else {
+            at + width
+        }
+    }
+
+    /// The type its value has in expressions (the integer promotion of a
+    /// bit-field): `int` if it holds every value, else `unsigned int`;
+    /// `_Bool` stays `_Bool`.
+    pub fn promoted(&self) -> CType {
+        match self.ty.scalar() {
+            Some(s) if s.width == 1 => CType::Bool,
+            Some(s) if self.width == 32 && !s.signed => CType::Int {
+                bits: 32,
+                signed: false,
+            },
+            _ => CType::INT,
         }
     }
 }
@@ -349,7 +449,7 @@ impl CType {
     pub fn align(&self) -> u64 {
         match self {
             CType::Array(e, _) => e.align(),
-            CType::Struct(s) => s.fields.iter().map(|(_, t)| t.align()).max().unwrap_or(1),
+            CType::Struct(s) => s.layout().align,
             t => t.size().max(1),
         }
     }
@@ -368,8 +468,12 @@ impl CType {
         let CType::Struct(s) = self else {
             return (Vec::new(), self.size());
         };
-        let a = self.align();
-        (s.offsets(true), s.extent().div_ceil(a) * a)
+        let l = s.layout();
+        let end = l.end.div_ceil(8);
+        (
+            l.starts.iter().map(|b| b / 8).collect(),
+            end.div_ceil(l.align) * l.align,
+        )
     }
 
     /// Byte offset of every leaf within a value of this type (C layout).
@@ -420,6 +524,19 @@ impl CType {
         match self {
             CType::Array(e, _) => e.holds_union(),
             CType::Struct(s) => s.union || s.fields.iter().any(|(_, t)| t.holds_union()),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of this type holds a bit-field (named or not).
+    pub fn holds_bit_field(&self) -> bool {
+        match self {
+            CType::Array(e, _) => e.holds_bit_field(),
+            CType::Struct(s) => {
+                !s.padding.is_empty()
+                    || s.bit_fields.iter().any(Option::is_some)
+                    || s.fields.iter().any(|(_, t)| t.holds_bit_field())
+            }
             _ => false,
         }
     }

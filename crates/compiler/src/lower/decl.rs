@@ -93,7 +93,7 @@ impl<'p> Lower<'p> {
         self.bind(&d.name, obj, ty.clone());
         if entry && d.name.starts_with("OUTPUT_") {
             let what = format!("output '{}'", d.name);
-            super::punning::refuse_union_io(&what, &ty, d.loc)?;
+            super::punning::refuse_io(&what, &ty, d.loc)?;
             if !ty.is_data() {
                 return err(
                     d.loc,
@@ -287,6 +287,7 @@ impl<'p> Lower<'p> {
                 Some(b) => self.init_list(obj, leaf + off, &member, items, it, loc, b)?,
                 None => self.init_member(obj, leaf + off, &member, init, items, it, loc)?,
             }
+            self.fit_initialized(obj, leaf + off, ty, k);
             k += 1;
         }
         Ok(())

@@ -131,6 +131,7 @@ impl<'p> Lower<'p> {
                 Ok(Self::size_val(&ty))
             }
             ExprKind::SizeofExpr(a) => {
+                self.refuse_bit_field(a, "'sizeof'")?;
                 let ty = self.static_type(a)?;
                 Ok(Self::size_val(&ty))
             }
@@ -150,6 +151,7 @@ impl<'p> Lower<'p> {
             loc,
         )?;
         let new = self.convert(new, &p.ty, loc)?;
+        let new = self.fit_bit_field(&p, new);
         self.write(&p, new.clone(), loc)?;
         Ok(if pre { new } else { old })
     }
@@ -199,7 +201,8 @@ impl<'p> Lower<'p> {
                 }
             }
         };
-        let mut v = self.convert(v, &p.ty, loc)?;
+        let v = self.convert(v, &p.ty, loc)?;
+        let mut v = self.fit_bit_field(&p, v);
         if let Val::Int(s, w) = &v {
             if self.reduce_at.contains(&loc) {
                 v = Val::Int(*s, w.reduced_for_readers(&mut self.b));

@@ -26,6 +26,7 @@ use crate::CompileOptions;
 use merges::Merges;
 use names::{Binding, Names};
 
+mod bitfield;
 mod budget;
 mod call;
 mod decl;
@@ -97,20 +98,8 @@ struct Place {
     /// `leaf` counts bytes, and it is read and written through them (see
     /// [`punning`]).
     bytes: bool,
-}
-
-impl Place {
-    /// All of object `obj`, of type `ty`.
-    fn whole(obj: usize, ty: CType) -> Place {
-        Place {
-            obj,
-            leaf: 0,
-            sec: Vec::new(),
-            ty,
-            terms: Vec::new(),
-            bytes: false,
-        }
-    }
+    /// The bit-field it is, if it is one (see [`bitfield`]).
+    bit_field: Option<crate::types::BitField>,
 }
 
 /// The result of lowering: the builder and the I/O description.
@@ -526,7 +515,7 @@ impl<'p> Lower<'p> {
         let ret = if entry.ret == CType::Void {
             None
         } else {
-            punning::refuse_union_io("the entry function's result", &entry.ret, entry.loc)?;
+            punning::refuse_io("the entry function's result", &entry.ret, entry.loc)?;
             if !entry.ret.is_data() {
                 return err(
                     entry.loc,
@@ -590,7 +579,7 @@ impl<'p> Lower<'p> {
     }
 
     fn input_object(&mut self, name: &str, ty: &CType, loc: Loc) -> DResult<usize> {
-        punning::refuse_union_io(&format!("input '{name}'"), ty, loc)?;
+        punning::refuse_io(&format!("input '{name}'"), ty, loc)?;
         if !ty.is_data() {
             return err(
                 loc,

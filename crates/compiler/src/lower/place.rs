@@ -2,6 +2,21 @@
 
 use super::*;
 
+impl Place {
+    /// All of object `obj`, of type `ty`.
+    pub(super) fn whole(obj: usize, ty: CType) -> Place {
+        Place {
+            obj,
+            leaf: 0,
+            sec: Vec::new(),
+            ty,
+            terms: Vec::new(),
+            bytes: false,
+            bit_field: None,
+        }
+    }
+}
+
 impl<'p> Lower<'p> {
     /// The type of the first leaf of object `obj` from `base` on whose
     /// scalar width differs from `t`'s laid over them (`None` if `t` fits
@@ -178,6 +193,7 @@ impl<'p> Lower<'p> {
             sec: p.sec,
             ty: t,
             bytes: false,
+            bit_field: None,
         })
     }
 

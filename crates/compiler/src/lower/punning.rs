@@ -15,6 +15,9 @@ impl Lower<'_> {
     /// union's bytes if the member lies in a union).
     pub(super) fn member_place(&self, mut p: Place, m: &str, loc: Loc) -> DResult<Place> {
         let (ft, off, bytes) = self.field_type(p.ty.clone(), m, p.bytes, loc)?;
+        if let CType::Struct(s) = &p.ty {
+            p.bit_field = s.bit_field(m).cloned();
+        }
         p.leaf += off as i64;
         p.ty = ft;
         p.bytes = bytes;
@@ -153,14 +156,21 @@ impl Lower<'_> {
     }
 }
 
-/// Refuses a union as an input or output of the entry function (`what`
-/// names it: "input 'INPUT_A'").
-pub(super) fn refuse_union_io(what: &str, ty: &CType, loc: Loc) -> DResult<()> {
-    if ty.holds_union() {
-        return err(
-            loc,
-            format!("{what} has type {}, which holds a union: unions cannot be inputs or outputs (use a member's type)", ty.name()),
-        );
-    }
-    Ok(())
+/// Refuses a union or a bit-field as (part of) an input or output of the
+/// entry function (`what` names it: "input 'INPUT_A'").
+pub(super) fn refuse_io(what: &str, ty: &CType, loc: Loc) -> DResult<()> {
+    let (held, instead) = if ty.holds_union() {
+        ("a union: unions", "use a member's type")
+    } else if ty.holds_bit_field() {
+        ("a bit-field: bit-fields", "use a struct without bit-fields")
+    } else {
+        return Ok(());
+    };
+    err(
+        loc,
+        format!(
+            "{what} has type {}, which holds {held} cannot be inputs or outputs ({instead})",
+            ty.name()
+        ),
+    )
 }

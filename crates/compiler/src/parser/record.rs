@@ -1,11 +1,13 @@
-//! Struct and union specifiers: tags, member lists, anonymous members.
+//! Struct and union specifiers: tags, member lists, anonymous members,
+//! bit-fields.
 
 use std::sync::Arc;
 
+use super::expr::const_eval;
 use super::Parser;
 use crate::ast::TypeExpr;
 use crate::error::{err, DResult, Loc};
-use crate::types::{CType, StructDef};
+use crate::types::{BitField, CType, StructDef};
 
 impl Parser<'_> {
     /// A struct (or, if `union`, a union) specifier after its keyword: a
@@ -21,8 +23,8 @@ impl Parser<'_> {
             let def = self.structs.entry(tag.clone()).or_insert_with(|| {
                 Arc::new(StructDef {
                     name: Some(tag.clone()),
-                    fields: Vec::new(),
                     union,
+                    ..StructDef::default()
                 })
             });
             if def.union != union {
@@ -35,17 +37,30 @@ impl Parser<'_> {
             return Ok(CType::Struct(def.clone()));
         }
         let mut fields: Vec<(String, CType)> = Vec::new();
+        let mut bit_fields = Vec::new();
+        let mut padding = Vec::new();
         while !self.eat("}") {
             if self.peek().is_none() {
                 return err(loc, format!("unterminated {keyword}"));
             }
             let specs = self.specs()?;
+            if self.is(":") {
+                // An unnamed bit-field: padding.
+                let bf = self.bit_field(&specs.ty, None, union)?;
+                padding.push((fields.len(), bf));
+                self.expect(";")?;
+                continue;
+            }
             if self.eat(";") {
                 // C11: a struct or union without a tag and without a name
                 // is an anonymous member, whose members are the outer one's.
                 match &specs.ty {
                     CType::Struct(inner) if inner.name.is_none() => {
+                        if union && specs.ty.holds_bit_field() {
+                            return err(specs.loc, "bit-fields in unions are not supported");
+                        }
                         fields.push((String::new(), specs.ty.clone()));
+                        bit_fields.push(None);
                     }
                     CType::Struct(_) => {} // Declares a tag only.
                     _ => return err(specs.loc, format!("{keyword} member needs a name")),
@@ -54,13 +69,14 @@ impl Parser<'_> {
             }
             loop {
                 let (name, ty, dloc) = self.declarator(TypeExpr::Known(specs.ty.clone()), false)?;
-                if self.is(":") {
-                    return err(self.loc(), "bit-fields are not supported");
-                }
                 let Some((name, nloc)) = name else {
                     return err(dloc, format!("{keyword} member needs a name"));
                 };
-                let t = self.known(ty)?;
+                let mut t = self.known(ty)?;
+                let bf = match self.is(":") {
+                    true => Some(self.bit_field(&t, Some(&name), union)?),
+                    false => None,
+                };
                 if let Some(t) = t.incomplete() {
                     return err(nloc, format!("member '{name}' has incomplete type '{t}'"));
                 }
@@ -73,7 +89,14 @@ impl Parser<'_> {
                         format!("union member '{name}' holds a pointer (pointers in unions are not supported)"),
                     );
                 }
+                if union && t.holds_bit_field() {
+                    return err(nloc, "bit-fields in unions are not supported");
+                }
+                if let Some(bf) = &bf {
+                    t = bf.promoted();
+                }
                 fields.push((name, t));
+                bit_fields.push(bf);
                 if self.eat(",") {
                     continue;
                 }
@@ -84,10 +107,15 @@ impl Parser<'_> {
         if fields.is_empty() {
             return err(loc, format!("a {keyword} needs at least one member"));
         }
+        if bit_fields.iter().all(Option::is_none) {
+            bit_fields.clear();
+        }
         let def = Arc::new(StructDef {
             name: tag.clone(),
             fields,
             union,
+            bit_fields,
+            padding,
         });
         if let Some(tag) = tag {
             if let Some(old) = self.structs.get(&tag).filter(|d| d.union != union) {
@@ -101,6 +129,48 @@ impl Parser<'_> {
             self.complete_typedefs(&tag, &def);
         }
         Ok(CType::Struct(def))
+    }
+
+    /// The width after `:` of a bit-field of type `ty` (named `name`, if it
+    /// has one) in a struct (or a union: refused).
+    fn bit_field(&mut self, ty: &CType, name: Option<&str>, union: bool) -> DResult<BitField> {
+        let loc = self.loc();
+        self.expect(":")?;
+        let what = name.map_or("an unnamed bit-field".into(), |n| {
+            format!("bit-field '{n}'")
+        });
+        if union {
+            return err(loc, "bit-fields in unions are not supported");
+        }
+        let Some(s) = ty.scalar() else {
+            return err(
+                loc,
+                format!("{what} has type {ty}, which is not an integer type"),
+            );
+        };
+        let e = self.cond_expr()?;
+        let Some(width) = const_eval(&e) else {
+            return err(e.loc, format!("the width of {what} is not a constant"));
+        };
+        if width < 0 || width > i128::from(s.width) {
+            return err(
+                e.loc,
+                format!("the width of {what} ({width}) is not within its type ({ty})"),
+            );
+        }
+        if width > 32 {
+            return err(
+                e.loc,
+                format!("{what} is wider than 32 bits, which is not supported"),
+            );
+        }
+        if width == 0 && name.is_some() {
+            return err(e.loc, format!("{what} has width 0"));
+        }
+        Ok(BitField {
+            ty: ty.clone(),
+            width: width as u32,
+        })
     }
 
     /// Typedefs made while `struct tag` was incomplete (`typedef struct
