@@ -47,8 +47,9 @@ impl Lower<'_> {
         }
     }
 
-    /// Fails if `e` names a bit-field (`what` takes its address or size).
-    pub(super) fn refuse_bit_field(&mut self, e: &Expr, what: &str) -> DResult<()> {
+    /// Fails if `e` names a bit-field (`what`, at `loc`, takes its address
+    /// or size).
+    pub(super) fn refuse_bit_field(&mut self, e: &Expr, what: &str, loc: Loc) -> DResult<()> {
         let (ExprKind::Member(a, m) | ExprKind::Arrow(a, m)) = &e.kind else {
             return Ok(());
         };
@@ -58,7 +59,7 @@ impl Lower<'_> {
         };
         match &ty {
             CType::Struct(s) if s.bit_field(m).is_some() => {
-                err(e.loc, format!("{what} of bit-field '{m}'"))
+                err(loc, format!("{what} of bit-field '{m}'"))
             }
             _ => Ok(()),
         }

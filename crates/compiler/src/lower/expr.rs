@@ -131,7 +131,7 @@ impl<'p> Lower<'p> {
                 Ok(Self::size_val(&ty))
             }
             ExprKind::SizeofExpr(a) => {
-                self.refuse_bit_field(a, "'sizeof'")?;
+                self.refuse_bit_field(a, "'sizeof'", e.loc)?;
                 let ty = self.static_type(a)?;
                 Ok(Self::size_val(&ty))
             }
