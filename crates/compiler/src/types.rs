@@ -496,6 +496,36 @@ impl CType {
         }
     }
 
+    /// Where each leaf's bits lie in C's layout, from bit `base` on: its
+    /// first bit, how many (a bit-field's width; a `_Bool`'s whole byte;
+    /// else its size), and whether it is a signed bit-field (whose leaf
+    /// extends its sign).
+    pub fn leaf_bits(&self, base: u64, out: &mut Vec<(u64, u32, bool)>) {
+        match self {
+            CType::Void => {}
+            CType::Array(e, n) => {
+                for k in 0..*n as u64 {
+                    e.leaf_bits(base + k * e.size() * 8, out);
+                }
+            }
+            CType::Struct(s) if s.union => {
+                out.extend((0..self.size()).map(|k| (base + k * 8, 8, false)))
+            }
+            CType::Struct(s) => {
+                for (k, ((_, t), at)) in s.fields.iter().zip(s.layout().starts).enumerate() {
+                    match s.bit_field_at(k) {
+                        Some(bf) => {
+                            let signed = bf.ty.scalar().is_some_and(|s| s.signed);
+                            out.push((base + at, bf.width, signed));
+                        }
+                        None => t.leaf_bits(base + at, out),
+                    }
+                }
+            }
+            t => out.push((base, t.size() as u32 * 8, false)),
+        }
+    }
+
     /// Whether values of this type can be inputs or outputs of a circuit
     /// (unions cannot).
     pub fn is_data(&self) -> bool {

@@ -283,6 +283,63 @@ Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
     agree("union_arrays", src);
 }
 
+/// `memcpy` and `memset` between objects of different layouts (and over
+/// parts of values, and over bit-fields) go through C's layout of the
+/// bytes: a float's bits, words from a byte buffer at any offset, a
+/// struct's defined bytes. Each was "between objects of different layouts
+/// is not supported" or "the size does not cover whole values".
+#[test]
+fn memcpy_between_layouts() {
+    let src = r#"
+#include <stdint.h>
+#include <string.h>
+struct S { char a; int b; short c; };
+struct BF { unsigned x : 3; int y : 5; unsigned char z; };
+typedef struct { uint32_t r[12]; } Out;
+Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
+{
+    Out o;
+    float f = (float)INPUT_A / 7.0f;
+    memcpy(&o.r[0], &f, sizeof f);
+    uint8_t buf[8];
+    memcpy(buf, &INPUT_A, 4);
+    memcpy(buf + 4, &INPUT_B, 4);
+    memcpy(&o.r[1], buf + 2, 4);
+    uint16_t h[3];
+    memcpy(h, buf + 1, 6);
+    o.r[2] = h[0] + h[2] * 3;
+    double d = INPUT_B * 0.5;
+    uint64_t q;
+    memcpy(&q, &d, 8);
+    o.r[3] = q >> 29;
+    struct S s = { INPUT_A, INPUT_B, INPUT_A - INPUT_B };
+    uint8_t raw[sizeof s];
+    memcpy(raw, &s, sizeof s);
+    o.r[4] = raw[0] + raw[4] * 3 + raw[5] + raw[7] * 5 + raw[8] + raw[9] * 7;
+    struct S t;
+    memcpy(&t, raw, sizeof t);
+    o.r[5] = t.a + t.b + t.c;
+    struct BF bf;
+    memset(&bf, 0xff, sizeof bf);
+    o.r[6] = bf.x + bf.y * 3 + bf.z;
+    memcpy(&bf, buf + 3, 2);
+    o.r[7] = bf.x * 5 + bf.y * 7 + bf.z;
+    memcpy(buf, &bf, 2);
+    o.r[8] = buf[0] + buf[1] * 256;
+    int32_t x = INPUT_A;
+    memset(&x, 0, 2);
+    o.r[9] = x;
+    memmove(buf + 1, buf, 6);
+    memcpy(&o.r[10], buf + 1, 4);
+    float g;
+    memcpy(&g, &o.r[1], 4);
+    o.r[11] = g > 0;
+    return o;
+}
+"#;
+    agree("memcpy_layouts", src);
+}
+
 /// What is refused, with a clear message: pointers in unions, unions as
 /// inputs and outputs, a pointer of another layout into a union's bytes,
 /// a tag used as the other kind.
@@ -308,6 +365,10 @@ fn refused_union_uses() {
     assert_eq!(
         error_of("union U { int a; float f; };\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    union U u;\n    float *p = &u.f;\n    *p = INPUT_A;\n    return u.a;\n}\n"),
         "prog.c:6:5: error: access as float of memory holding unsigned char (type punning) is not supported"
+    );
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = 0;\n    int *p = &x;\n    char b[8];\n    __builtin_memcpy(b, &p, 8);\n    return b[0];\n}\n"),
+        "prog.c:6:5: error: 'memcpy' of a pointer into memory of another layout is not supported"
     );
     assert_eq!(
         error_of(&format!("union U {{ int a; }};\nstruct U *p;\n{main}")),

@@ -174,3 +174,123 @@ pub(super) fn refuse_io(what: &str, ty: &CType, loc: Loc) -> DResult<()> {
         ),
     )
 }
+
+/// Where each leaf of an object lies in C's layout (see
+/// [`CType::leaf_bits`]).
+type Spans = Vec<(u64, u32, bool)>;
+
+impl Lower<'_> {
+    /// `memcpy` (`name`) of `n` bytes from `src` to `dst` (of pointee
+    /// type `dt`) whose leaves differ: the source's bytes in C's layout
+    /// (padding as 0) written over the destination's.
+    pub(super) fn copy_bytes(
+        &mut self,
+        name: &str,
+        (dt, dst): (CType, Ptr),
+        (src, n): (&Ptr, i128),
+        loc: Loc,
+    ) -> DResult<Val> {
+        let (spans, start) = self.spans(src, n, loc)?;
+        let mut image = vec![Bit::Const(false); n as usize * 8];
+        let end = start + image.len() as u64;
+        for (leaf, &(at, width, _)) in spans.iter().enumerate().skip(src.leaf as usize) {
+            if at >= end {
+                break;
+            }
+            let Slot::Val(w) = self.slot(src.obj, leaf) else {
+                return err(
+                    loc,
+                    format!("'{name}' of a pointer into memory of another layout is not supported"),
+                );
+            };
+            let mut bits = w.bits(&mut self.b);
+            bits.resize(width as usize, Bit::Const(false));
+            for (k, bit) in bits.into_iter().enumerate() {
+                if let Some(i) = (at + k as u64)
+                    .checked_sub(start)
+                    .filter(|&i| i < end - start)
+                {
+                    image[i as usize] = bit;
+                }
+            }
+        }
+        self.write_object_bits(&dst, &image, name, loc)?;
+        Ok(Val::Ptr(dt, dst))
+    }
+
+    /// `memset` (`name`) of `n` bytes at `dst` to `byte`, in C's layout.
+    pub(super) fn set_bytes(
+        &mut self,
+        dst: &Ptr,
+        byte: &Word,
+        n: i128,
+        name: &str,
+        loc: Loc,
+    ) -> DResult<()> {
+        self.spans(dst, n, loc)?;
+        let bits = byte.bits(&mut self.b);
+        let image: Vec<Bit> = (0..n as usize * 8).map(|i| bits[i % 8]).collect();
+        self.write_object_bits(dst, &image, name, loc)
+    }
+
+    /// Writes `image` (whole bytes' bits) over the object `dst` points
+    /// into, from its leaf on, in C's layout (for `name`).
+    pub(super) fn write_object_bits(
+        &mut self,
+        dst: &Ptr,
+        image: &[Bit],
+        name: &str,
+        loc: Loc,
+    ) -> DResult<()> {
+        let (spans, start) = self.spans(dst, (image.len() / 8) as i128, loc)?;
+        let end = start + image.len() as u64;
+        for (leaf, &(at, width, signed)) in spans.iter().enumerate().skip(dst.leaf as usize) {
+            if at >= end {
+                break;
+            }
+            let Slot::Val(w) = self.slot(dst.obj, leaf) else {
+                return err(
+                    loc,
+                    format!("'{name}' over a pointer in memory of another layout is not supported"),
+                );
+            };
+            let mut bits = w.bits(&mut self.b);
+            bits.resize(width as usize, Bit::Const(false));
+            for (k, bit) in bits.iter_mut().enumerate() {
+                if let Some(i) = (at + k as u64)
+                    .checked_sub(start)
+                    .filter(|&i| i < end - start)
+                {
+                    *bit = image[i as usize];
+                }
+            }
+            // The leaf's own width: a `_Bool` its low bit, a bit-field
+            // extended.
+            let fill = match signed {
+                true => bits[width as usize - 1],
+                false => Bit::Const(false),
+            };
+            bits.resize(self.objs[dst.obj].leaf_tys[leaf].width() as usize, fill);
+            self.write_slot(dst.obj, leaf, Slot::Val(Word::from_bits(bits)));
+        }
+        Ok(())
+    }
+
+    /// The C layout of the object `p` points into, and the bit where
+    /// `p`'s leaf starts, checking that `n` bytes from there lie inside.
+    fn spans(&self, p: &Ptr, n: i128, loc: Loc) -> DResult<(Spans, u64)> {
+        let ty = &self.objs[p.obj].ty;
+        let mut spans = Vec::new();
+        ty.leaf_bits(0, &mut spans);
+        let size = ty.size() as i128 * 8;
+        let start = match spans.get(p.leaf as usize) {
+            _ if p.leaf < 0 => return err(loc, "memory access outside the object"),
+            Some(&(at, ..)) => at,
+            None => size as u64,
+        };
+        if n < 0 || start as i128 + n * 8 > size {
+            return err(loc, "memory access outside the object");
+        }
+        Ok((spans, start))
+    }
+}
