@@ -119,8 +119,8 @@
 //! and labels, function pointers, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
-//! index), non-const `static` locals, bit-fields wider than 32 bits or in unions
-//! (and as inputs or outputs), `typeof`, `_Generic`,
+//! index), non-const `static` locals, bit-fields wider than 32 bits (and
+//! as inputs or outputs), `typeof`, `_Generic`,
 //! `_Alignas`, wide string literals, nested designators (`.a.b = 1`) and
 //! designators naming a member of an anonymous member.
 

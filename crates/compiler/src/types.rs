@@ -136,6 +136,20 @@ impl StructDef {
         self.bit_fields.get(k).and_then(Option::as_ref)
     }
 
+    /// The bit where member `name` (or a member of an anonymous member)
+    /// starts, in C's layout.
+    pub fn bit_start(&self, name: &str) -> Option<u64> {
+        let starts = self.layout().starts;
+        self.fields
+            .iter()
+            .zip(starts)
+            .find_map(|((n, t), at)| match t {
+                _ if n == name => Some(at),
+                CType::Struct(inner) if n.is_empty() => inner.bit_start(name).map(|b| at + b),
+                _ => None,
+            })
+    }
+
     /// The bit-field named `name` (a member, or one of an anonymous
     /// member), if it is one.
     pub fn bit_field(&self, name: &str) -> Option<&BitField> {

@@ -11,7 +11,7 @@ impl Lower<'_> {
     /// itself if `p` is no bit-field).
     pub(super) fn fit_bit_field(&mut self, p: &Place, v: Val) -> Val {
         match (&p.bit_field, v) {
-            (Some(bf), Val::Int(s, w)) => Val::Int(s, self.reduce_to_width(&w, bf)),
+            (Some((bf, _)), Val::Int(s, w)) => Val::Int(s, self.reduce_to_width(&w, bf)),
             (_, v) => v,
         }
     }

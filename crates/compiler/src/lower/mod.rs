@@ -98,8 +98,9 @@ struct Place {
     /// `leaf` counts bytes, and it is read and written through them (see
     /// [`punning`]).
     bytes: bool,
-    /// The bit-field it is, if it is one (see [`bitfield`]).
-    bit_field: Option<crate::types::BitField>,
+    /// The bit-field it is, if it is one (see [`bitfield`]), and in a
+    /// union's bytes the bit of its first byte where it starts.
+    bit_field: Option<(crate::types::BitField, u64)>,
 }
 
 /// The result of lowering: the builder and the I/O description.

@@ -16,7 +16,11 @@ impl Lower<'_> {
     pub(super) fn member_place(&self, mut p: Place, m: &str, loc: Loc) -> DResult<Place> {
         let (ft, off, bytes) = self.field_type(p.ty.clone(), m, p.bytes, loc)?;
         if let CType::Struct(s) = &p.ty {
-            p.bit_field = s.bit_field(m).cloned();
+            let shift = match bytes {
+                true => s.bit_start(m).unwrap_or(0) % 8,
+                false => 0,
+            };
+            p.bit_field = s.bit_field(m).map(|bf| (bf.clone(), shift));
         }
         p.leaf += off as i64;
         p.ty = ft;
@@ -26,43 +30,67 @@ impl Lower<'_> {
 
     /// Reads place `p`, which lies in a union's bytes.
     pub(super) fn read_bytes(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
-        let size = p.ty.size() as usize;
+        let (spans, n) = view(p);
         if let Some(rec) = self.recording.as_mut() {
-            rec.access(p, size, false);
+            rec.access(p, n, false);
         }
-        let bytes = self.gather(p.obj, p.leaf, &p.sec, size, loc)?;
-        let mut bits = Vec::with_capacity(size * 8);
-        for s in &bytes {
-            let Slot::Val(w) = s else {
-                return err(loc, "a union's bytes hold a pointer");
-            };
-            let mut b = w.bits(&mut self.b);
-            b.resize(8, Bit::Const(false));
-            bits.extend(b);
-        }
+        let bytes = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
+        let bits = self.bits_of(&bytes, loc)?;
         let mut tys = Vec::new();
         p.ty.leaf_types(&mut tys);
-        let mut offs = Vec::new();
-        p.ty.leaf_offsets(0, &mut offs);
         let mut slots = Vec::with_capacity(tys.len());
-        for (t, at) in tys.iter().zip(offs) {
+        for (t, (at, width, signed)) in tys.iter().zip(spans) {
             if matches!(t, CType::Pointer(_)) {
                 return err(loc, "a pointer in a union is not supported");
             }
-            let at = at as usize * 8;
-            let leaf = bits[at..at + t.width() as usize].to_vec();
+            let mut leaf = bits[at as usize..(at + u64::from(width)) as usize].to_vec();
+            let fill = match signed {
+                true => leaf[width as usize - 1],
+                false => Bit::Const(false),
+            };
+            // The leaf's own width: a `_Bool` its low bit, a bit-field
+            // extended.
+            leaf.resize(t.width() as usize, fill);
             slots.push(Slot::Val(Word::from_bits(leaf)));
         }
         value_of(&p.ty, slots, loc)
     }
 
     /// Writes `slots` (a value of `p`'s type) at place `p`, which lies in
-    /// a union's bytes: its leaves' bytes, in runs between padding.
+    /// a union's bytes: the bytes its leaves cover, in runs between
+    /// padding (the rest of a byte a bit-field shares keeps its bits).
     pub(super) fn write_bytes(&mut self, p: &Place, slots: &[Slot], loc: Loc) -> DResult<()> {
+        let (spans, n) = view(p);
         if let Some(rec) = self.recording.as_mut() {
-            rec.access(p, p.ty.size() as usize, false);
+            rec.access(p, n, false);
         }
-        let bytes = self.bytes_of(&p.ty, slots, loc)?;
+        let mut image = vec![None; n * 8];
+        for ((at, width, _), s) in spans.into_iter().zip(slots) {
+            let Slot::Val(w) = s else {
+                return err(loc, "a pointer cannot be stored in a union");
+            };
+            let mut bits = w.bits(&mut self.b);
+            // A `_Bool` fills its byte with 0 or 1.
+            bits.resize(width as usize, Bit::Const(false));
+            for (k, bit) in bits.into_iter().enumerate() {
+                image[at as usize + k] = Some(bit);
+            }
+        }
+        if p.bit_field.is_some() {
+            let old = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
+            for (new, old) in image.iter_mut().zip(self.bits_of(&old, loc)?) {
+                new.get_or_insert(old);
+            }
+        }
+        // Bytes written, `None` for padding (bits of padding are 0).
+        let bytes: Vec<Option<Slot>> = image
+            .chunks(8)
+            .map(|byte| {
+                let bits = byte.iter().map(|b| b.unwrap_or(Bit::Const(false)));
+                let any = byte.iter().any(Option::is_some);
+                any.then(|| Slot::Val(Word::from_bits(bits.collect())))
+            })
+            .collect();
         let mut k = 0;
         while k < bytes.len() {
             let run: Vec<Slot> = bytes[k..].iter().map_while(|b| b.clone()).collect();
@@ -75,26 +103,18 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// The bytes of a value of type `ty` whose leaves are `slots`, in C's
-    /// layout (`None` for padding).
-    fn bytes_of(&mut self, ty: &CType, slots: &[Slot], loc: Loc) -> DResult<Vec<Option<Slot>>> {
-        let mut tys = Vec::new();
-        ty.leaf_types(&mut tys);
-        let mut offs = Vec::new();
-        ty.leaf_offsets(0, &mut offs);
-        let mut bytes = vec![None; ty.size() as usize];
-        for ((t, at), s) in tys.iter().zip(offs).zip(slots) {
+    /// The bits of `bytes`, a union's bytes.
+    fn bits_of(&mut self, bytes: &[Slot], loc: Loc) -> DResult<Vec<Bit>> {
+        let mut bits = Vec::with_capacity(bytes.len() * 8);
+        for s in bytes {
             let Slot::Val(w) = s else {
-                return err(loc, "a pointer cannot be stored in a union");
+                return err(loc, "a union's bytes hold a pointer");
             };
-            let mut bits = w.bits(&mut self.b);
-            // A `_Bool` fills its byte with 0 or 1.
-            bits.resize(t.size() as usize * 8, Bit::Const(false));
-            for (k, byte) in bits.chunks(8).enumerate() {
-                bytes[at as usize + k] = Some(Slot::Val(Word::from_bits(byte.to_vec())));
-            }
+            let mut b = w.bits(&mut self.b);
+            b.resize(8, Bit::Const(false));
+            bits.extend(b);
         }
-        Ok(bytes)
+        Ok(bits)
     }
 
     /// Initializes union `ty` at leaf `leaf` of `obj` from list items
@@ -146,13 +166,29 @@ impl Lower<'_> {
                 None => self.init_member(tmp, 0, &member, init, items, it, loc)?,
             }
             let slots = self.objs[tmp].slots.clone();
-            for (at, byte) in self.bytes_of(&member, &slots, loc)?.into_iter().enumerate() {
-                if let Some(byte) = byte {
-                    self.write_slot(obj, leaf + at, byte);
-                }
-            }
+            let mut p = Place::whole(obj, member);
+            p.leaf = leaf as i64;
+            p.bytes = true;
+            self.write_bytes(&p, &slots, loc)?;
         }
         Ok(())
+    }
+}
+
+/// The bits place `p` in a union's bytes covers, per leaf of its type
+/// (see [`CType::leaf_bits`]), and how many bytes they span.
+fn view(p: &Place) -> (Spans, usize) {
+    match &p.bit_field {
+        Some((bf, shift)) => {
+            let signed = bf.ty.scalar().is_some_and(|s| s.signed);
+            let n = (shift + u64::from(bf.width)).div_ceil(8) as usize;
+            (vec![(*shift, bf.width, signed)], n)
+        }
+        None => {
+            let mut spans = Vec::new();
+            p.ty.leaf_bits(0, &mut spans);
+            (spans, p.ty.size() as usize)
+        }
     }
 }
 

@@ -46,7 +46,7 @@ impl Parser<'_> {
             let specs = self.specs()?;
             if self.is(":") {
                 // An unnamed bit-field: padding.
-                let bf = self.bit_field(&specs.ty, None, union)?;
+                let bf = self.bit_field(&specs.ty, None)?;
                 padding.push((fields.len(), bf));
                 self.expect(";")?;
                 continue;
@@ -56,9 +56,6 @@ impl Parser<'_> {
                 // is an anonymous member, whose members are the outer one's.
                 match &specs.ty {
                     CType::Struct(inner) if inner.name.is_none() => {
-                        if union && specs.ty.holds_bit_field() {
-                            return err(specs.loc, "bit-fields in unions are not supported");
-                        }
                         fields.push((String::new(), specs.ty.clone()));
                         bit_fields.push(None);
                     }
@@ -74,7 +71,7 @@ impl Parser<'_> {
                 };
                 let mut t = self.known(ty)?;
                 let bf = match self.is(":") {
-                    true => Some(self.bit_field(&t, Some(&name), union)?),
+                    true => Some(self.bit_field(&t, Some(&name))?),
                     false => None,
                 };
                 if let Some(t) = t.incomplete() {
@@ -88,9 +85,6 @@ impl Parser<'_> {
                         nloc,
                         format!("union member '{name}' holds a pointer (pointers in unions are not supported)"),
                     );
-                }
-                if union && t.holds_bit_field() {
-                    return err(nloc, "bit-fields in unions are not supported");
                 }
                 if let Some(bf) = &bf {
                     t = bf.promoted();
@@ -132,16 +126,13 @@ impl Parser<'_> {
     }
 
     /// The width after `:` of a bit-field of type `ty` (named `name`, if it
-    /// has one) in a struct (or a union: refused).
-    fn bit_field(&mut self, ty: &CType, name: Option<&str>, union: bool) -> DResult<BitField> {
+    /// has one).
+    fn bit_field(&mut self, ty: &CType, name: Option<&str>) -> DResult<BitField> {
         let loc = self.loc();
         self.expect(":")?;
         let what = name.map_or("an unnamed bit-field".into(), |n| {
             format!("bit-field '{n}'")
         });
-        if union {
-            return err(loc, "bit-fields in unions are not supported");
-        }
         let Some(s) = ty.scalar() else {
             return err(
                 loc,
