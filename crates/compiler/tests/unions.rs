@@ -340,6 +340,45 @@ Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
     agree("memcpy_layouts", src);
 }
 
+/// A scalar read and written through a pointer of another type at a
+/// public position views the memory's bytes in C's layout, as gcc does
+/// (without strict aliasing): `*(uint32_t *)&f`, a byte of an `int`, a
+/// `float` over an `int`. Each was "type punning is not supported".
+#[test]
+fn scalar_views_through_pointers() {
+    let src = r#"
+#include <stdint.h>
+struct S { char a; int b; };
+typedef struct { int32_t r[8]; } Out;
+Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
+{
+    Out o;
+    float f = (float)INPUT_A * 0.75f;
+    uint32_t bits = *(uint32_t *)&f;
+    *(uint32_t *)&f = bits ^ 0x80000000u;
+    o.r[0] = bits;
+    o.r[1] = (int)f;
+    o.r[2] = *(uint8_t *)&INPUT_B;
+    int32_t x = INPUT_A;
+    *(uint8_t *)&x = 0x7f;
+    *((uint16_t *)&x) ^= 0x1234;
+    o.r[3] = x;
+    struct S s = { 1, INPUT_B };
+    o.r[4] = *(uint16_t *)&s.b;
+    double d = INPUT_B;
+    o.r[5] = *(uint64_t *)&d >> 40;
+    float *fp = (float *)&x;
+    *fp += 1.0f;
+    o.r[6] = x;
+    if (INPUT_A > INPUT_B)
+        *(int16_t *)&s.b = -3;
+    o.r[7] = s.b;
+    return o;
+}
+"#;
+    agree("scalar_views", src);
+}
+
 /// What is refused, with a clear message: pointers in unions, unions as
 /// inputs and outputs, a pointer of another layout into a union's bytes,
 /// a tag used as the other kind.
@@ -363,8 +402,12 @@ fn refused_union_uses() {
         "prog.c:4:14: error: output 'OUTPUT_s' has type struct S, which holds a union: unions cannot be inputs or outputs (use a member's type)"
     );
     assert_eq!(
-        error_of("union U { int a; float f; };\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    union U u;\n    float *p = &u.f;\n    *p = INPUT_A;\n    return u.a;\n}\n"),
-        "prog.c:6:5: error: access as float of memory holding unsigned char (type punning) is not supported"
+        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[2] = { INPUT_A, INPUT_B };\n    float *p = (float *)&a[INPUT_A & 1];\n    return *p;\n}\n"),
+        "prog.c:5:12: error: access as float of memory holding int (type punning) is not supported"
+    );
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    unsigned char *p = (unsigned char *)&INPUT_A;\n    return p[1];\n}\n"),
+        "prog.c:4:13: error: arithmetic on a pointer to unsigned char into memory holding int: twofold's pointers count elements, not bytes (byte-level pointer arithmetic is not supported)"
     );
     assert_eq!(
         error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = 0;\n    int *p = &x;\n    char b[8];\n    __builtin_memcpy(b, &p, 8);\n    return b[0];\n}\n"),

@@ -101,6 +101,9 @@ struct Place {
     /// The bit-field it is, if it is one (see [`bitfield`]), and in a
     /// union's bytes the bit of its first byte where it starts.
     bit_field: Option<(crate::types::BitField, u64)>,
+    /// Whether it is a scalar viewing memory of another layout through
+    /// its bytes, at a public position (see [`punning`]).
+    view: bool,
 }
 
 /// The result of lowering: the builder and the I/O description.

@@ -13,6 +13,7 @@ impl Place {
             terms: Vec::new(),
             bytes: false,
             bit_field: None,
+            view: false,
         }
     }
 }
@@ -175,8 +176,13 @@ impl<'p> Lower<'p> {
         if outside(&p, obj.slots.len()) {
             return err(loc, "pointer dereference outside the object it points into");
         }
-        // The leaves must have the pointed-to layout.
+        // The leaves must have the pointed-to layout, or be viewed as a
+        // scalar's bytes at a public position.
+        let mut view = false;
         if let Some(have) = self.punned(p.obj, p.leaf as usize, &t) {
+            view = p.sec.is_empty() && t.arith().is_some() && !matches!(have, CType::Pointer(_));
+        }
+        if let (Some(have), false) = (self.punned(p.obj, p.leaf as usize, &t), view) {
             return err(
                 loc,
                 format!(
@@ -194,6 +200,7 @@ impl<'p> Lower<'p> {
             ty: t,
             bytes: false,
             bit_field: None,
+            view,
         })
     }
 
@@ -213,6 +220,9 @@ impl<'p> Lower<'p> {
     pub(super) fn read(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
         if p.bytes && !matches!(p.ty, CType::Array(..)) {
             return self.read_bytes(p, loc);
+        }
+        if p.view {
+            return self.read_view(p, loc);
         }
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, p.ty.leaves(), matches!(p.ty, CType::Array(..)));
@@ -307,6 +317,9 @@ impl<'p> Lower<'p> {
         }
         if p.bytes {
             return self.write_bytes(p, &slots, loc);
+        }
+        if p.view {
+            return self.write_view(p, &slots, loc);
         }
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, slots.len(), false);

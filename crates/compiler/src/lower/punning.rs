@@ -226,30 +226,7 @@ impl Lower<'_> {
         (src, n): (&Ptr, i128),
         loc: Loc,
     ) -> DResult<Val> {
-        let (spans, start) = self.spans(src, n, loc)?;
-        let mut image = vec![Bit::Const(false); n as usize * 8];
-        let end = start + image.len() as u64;
-        for (leaf, &(at, width, _)) in spans.iter().enumerate().skip(src.leaf as usize) {
-            if at >= end {
-                break;
-            }
-            let Slot::Val(w) = self.slot(src.obj, leaf) else {
-                return err(
-                    loc,
-                    format!("'{name}' of a pointer into memory of another layout is not supported"),
-                );
-            };
-            let mut bits = w.bits(&mut self.b);
-            bits.resize(width as usize, Bit::Const(false));
-            for (k, bit) in bits.into_iter().enumerate() {
-                if let Some(i) = (at + k as u64)
-                    .checked_sub(start)
-                    .filter(|&i| i < end - start)
-                {
-                    image[i as usize] = bit;
-                }
-            }
-        }
+        let image = self.object_image(src, n, &format!("'{name}'"), loc)?;
         self.write_object_bits(&dst, &image, name, loc)?;
         Ok(Val::Ptr(dt, dst))
     }
@@ -267,6 +244,70 @@ impl Lower<'_> {
         let bits = byte.bits(&mut self.b);
         let image: Vec<Bit> = (0..n as usize * 8).map(|i| bits[i % 8]).collect();
         self.write_object_bits(dst, &image, name, loc)
+    }
+
+    /// The bits of the `n` bytes from where `src` points on, in C's
+    /// layout (padding as 0); `what` reads them.
+    fn object_image(&mut self, src: &Ptr, n: i128, what: &str, loc: Loc) -> DResult<Vec<Bit>> {
+        let (spans, start) = self.spans(src, n, loc)?;
+        let mut image = vec![Bit::Const(false); n as usize * 8];
+        let end = start + image.len() as u64;
+        for (leaf, &(at, width, _)) in spans.iter().enumerate().skip(src.leaf as usize) {
+            if at >= end {
+                break;
+            }
+            let Slot::Val(w) = self.slot(src.obj, leaf) else {
+                return err(
+                    loc,
+                    format!("{what} of a pointer into memory of another layout is not supported"),
+                );
+            };
+            let mut bits = w.bits(&mut self.b);
+            bits.resize(width as usize, Bit::Const(false));
+            for (k, bit) in bits.into_iter().enumerate() {
+                if let Some(i) = (at + k as u64)
+                    .checked_sub(start)
+                    .filter(|&i| i < end - start)
+                {
+                    image[i as usize] = bit;
+                }
+            }
+        }
+        Ok(image)
+    }
+
+    /// Reads the scalar place `p`, a view of memory of another layout at a
+    /// public position (`*(uint32_t *)&f`): its bytes in C's layout.
+    pub(super) fn read_view(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        let at = Ptr {
+            obj: p.obj,
+            leaf: p.leaf,
+            sec: Vec::new(),
+        };
+        let what = format!("access as {}", p.ty.name());
+        let mut bits = self.object_image(&at, p.ty.size() as i128, &what, loc)?;
+        bits.truncate(p.ty.width() as usize);
+        value_of(&p.ty, vec![Slot::Val(Word::from_bits(bits))], loc)
+    }
+
+    /// Writes the scalar `slots` at place `p`, a view of memory of another
+    /// layout at a public position: over its bytes in C's layout.
+    pub(super) fn write_view(&mut self, p: &Place, slots: &[Slot], loc: Loc) -> DResult<()> {
+        let [Slot::Val(w)] = slots else {
+            return err(
+                loc,
+                format!("cannot store a value of type {} there", p.ty.name()),
+            );
+        };
+        let at = Ptr {
+            obj: p.obj,
+            leaf: p.leaf,
+            sec: Vec::new(),
+        };
+        let mut bits = w.bits(&mut self.b);
+        // A `_Bool` fills its byte with 0 or 1.
+        bits.resize(p.ty.size() as usize * 8, Bit::Const(false));
+        self.write_object_bits(&at, &bits, &format!("access as {}", p.ty.name()), loc)
     }
 
     /// Writes `image` (whole bytes' bits) over the object `dst` points
