@@ -379,6 +379,46 @@ Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
     agree("scalar_views", src);
 }
 
+/// Unions and views of bytes in loops over arrays (kept as loops by
+/// default): byte views of words at the loop counter, union members
+/// written at it, under secret conditions.
+#[test]
+fn unions_and_views_in_loops() {
+    let src = r#"
+#include <stdint.h>
+typedef union { uint32_t w; uint8_t b[4]; float f; } U;
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    uint32_t arr[16];
+    U us[16];
+    for (int i = 0; i < 16; i++) {
+        arr[i] = INPUT_A * (i + 3) + INPUT_B;
+        us[i].w = arr[i] ^ INPUT_B;
+    }
+    int s = 0;
+    for (int i = 0; i < 16; i++)
+        s += *(uint8_t *)&arr[i];
+    for (int i = 0; i < 16; i++)
+        *(uint16_t *)&arr[i] = (uint16_t)(i * INPUT_B);
+    for (int i = 0; i < 16; i++)
+        s = s * 3 + arr[i];
+    for (int i = 0; i < 16; i++) {
+        us[i].b[i & 3] = i;
+        s += us[i].w;
+    }
+    for (int i = 0; i < 16; i++) {
+        if (us[i].b[0] > 100)
+            us[i].f = 2.0f;
+        s ^= us[i].w;
+    }
+    for (int i = 0; i < 16; i++)
+        s += *(int8_t *)&us[i].w;
+    return s;
+}
+"#;
+    agree("union_loops", src);
+}
+
 /// What is refused, with a clear message: pointers in unions, unions as
 /// inputs and outputs, a pointer of another layout into a union's bytes,
 /// a tag used as the other kind.

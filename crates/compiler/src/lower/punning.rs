@@ -1,10 +1,17 @@
-//! Unions: a union's memory is its bytes (one `unsigned char` leaf each).
-//! A member of a union, or anything inside one, is a place in those bytes
-//! viewed as its type: a read gathers its bytes and cuts them into its
-//! leaves at their C offsets, a write splits its leaves into bytes and
-//! writes those (padding bytes keep what they held). Little-endian, as gcc
-//! on x86-64: a byte of an integer is a slice of its bits, a float is its
-//! IEEE bits, a `_Bool` is a byte holding 0 or 1. It is wiring only.
+//! Memory read as another type than it holds (type punning), through C's
+//! byte layout. Little-endian, as gcc on x86-64: a byte of an integer is a
+//! slice of its bits, a float is its IEEE bits, a `_Bool` is a byte
+//! holding 0 or 1. It is wiring only.
+//!
+//! - Unions: a union's memory is its bytes (one `unsigned char` leaf
+//!   each). A member of a union, or anything inside one, is a place in
+//!   those bytes viewed as its type: a read gathers its bytes and cuts
+//!   them into its leaves at their bits ([`CType::leaf_bits`]), a write
+//!   splits its leaves into bytes and writes those (padding keeps what it
+//!   held; a bit-field keeps the other bits of its bytes).
+//! - `memcpy` and `memset` between layouts, and a scalar through a
+//!   pointer of another type at a public position (`*(uint32_t *)&f`):
+//!   the bytes of any object, read and written at their C offsets.
 
 use super::decl::Braces;
 use super::place::value_of;
