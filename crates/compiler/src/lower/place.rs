@@ -178,11 +178,11 @@ impl<'p> Lower<'p> {
         }
         // The leaves must have the pointed-to layout, or be viewed as a
         // scalar's bytes at a public position.
-        let mut view = false;
-        if let Some(have) = self.punned(p.obj, p.leaf as usize, &t) {
-            view = p.sec.is_empty() && t.arith().is_some() && !matches!(have, CType::Pointer(_));
-        }
-        if let (Some(have), false) = (self.punned(p.obj, p.leaf as usize, &t), view) {
+        let punned = self.punned(p.obj, p.leaf as usize, &t);
+        let view = punned.as_ref().is_some_and(|have| {
+            p.sec.is_empty() && t.arith().is_some() && !matches!(have, CType::Pointer(_))
+        });
+        if let (Some(have), false) = (punned, view) {
             return err(
                 loc,
                 format!(
