@@ -419,6 +419,47 @@ int mpc_main(int INPUT_A, int INPUT_B)
     agree("union_loops", src);
 }
 
+/// A union of an anonymous struct (holding an anonymous union and a
+/// bit-field), bytes and a word, in an array in a struct: initialized by
+/// designators, written at public and secret indices, selected by a
+/// secret condition, passed down a recursion.
+#[test]
+fn nested_unions_in_arrays_in_structs() {
+    let src = r#"
+#include <stdint.h>
+typedef union {
+    struct { union { int32_t i; float f; }; char c; uint16_t h : 9; };
+    uint8_t raw[12];
+    uint64_t q;
+} N;
+struct Box { int n; N items[3]; };
+int64_t walk(N x, int d)
+{
+    if (d == 0)
+        return x.q;
+    x.i += d;
+    return walk(x, d - 1) + x.c;
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct Box b = { 3, { { .i = INPUT_A }, { .raw = { 1, 2, 3, 4, 5 } }, { .q = (uint64_t)INPUT_B << 20 } } };
+    int64_t r = 0;
+    for (int k = 0; k < 3; k++) {
+        b.items[k].c = k * INPUT_A;
+        b.items[k].h = INPUT_B + k;
+    }
+    b.items[INPUT_A & 1].f = (float)INPUT_B * 0.5f;
+    b.items[((unsigned)INPUT_B >> 1) % 3].raw[INPUT_A & 7] ^= 0x55;
+    for (int k = 0; k < 3; k++)
+        r = r * 7 + b.items[k].q + b.items[k].raw[8] + b.items[k].h;
+    N m = INPUT_A < INPUT_B ? b.items[0] : b.items[2];
+    r += m.i + walk(b.items[1], 3);
+    return (int)(r ^ (r >> 32));
+}
+"#;
+    agree("union_nested", src);
+}
+
 /// What is refused, with a clear message: pointers in unions, unions as
 /// inputs and outputs, a pointer of another layout into a union's bytes,
 /// a tag used as the other kind.
