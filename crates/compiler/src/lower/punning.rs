@@ -286,11 +286,7 @@ impl Lower<'_> {
     /// Reads the scalar place `p`, a view of memory of another layout at a
     /// public position (`*(uint32_t *)&f`): its bytes in C's layout.
     pub(super) fn read_view(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
-        let at = Ptr {
-            obj: p.obj,
-            leaf: p.leaf,
-            sec: Vec::new(),
-        };
+        let at = self.view_start(p, loc)?;
         let what = format!("access as {}", p.ty.name());
         let mut bits = self.object_image(&at, p.ty.size() as i128, &what, loc)?;
         bits.truncate(p.ty.width() as usize);
@@ -306,15 +302,33 @@ impl Lower<'_> {
                 format!("cannot store a value of type {} there", p.ty.name()),
             );
         };
+        let at = self.view_start(p, loc)?;
+        let mut bits = w.bits(&mut self.b);
+        // A `_Bool` fills its byte with 0 or 1.
+        bits.resize(p.ty.size() as usize * 8, Bit::Const(false));
+        self.write_object_bits(&at, &bits, &format!("access as {}", p.ty.name()), loc)
+    }
+
+    /// Where view `p` starts, as a pointer; notes its access (the leaves
+    /// its bytes cover) for a probe's replays.
+    fn view_start(&mut self, p: &Place, loc: Loc) -> DResult<Ptr> {
         let at = Ptr {
             obj: p.obj,
             leaf: p.leaf,
             sec: Vec::new(),
         };
-        let mut bits = w.bits(&mut self.b);
-        // A `_Bool` fills its byte with 0 or 1.
-        bits.resize(p.ty.size() as usize * 8, Bit::Const(false));
-        self.write_object_bits(&at, &bits, &format!("access as {}", p.ty.name()), loc)
+        if self.recording.is_some() {
+            let (spans, start) = self.spans(&at, p.ty.size() as i128, loc)?;
+            let end = start + p.ty.size() * 8;
+            let covered = spans[p.leaf as usize..]
+                .iter()
+                .take_while(|s| s.0 < end)
+                .count();
+            if let Some(rec) = self.recording.as_mut() {
+                rec.access(p, covered, false);
+            }
+        }
+        Ok(at)
     }
 
     /// Writes `image` (whole bytes' bits) over the object `dst` points
