@@ -343,13 +343,15 @@ Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
 /// A scalar read and written through a pointer of another type at a
 /// public position views the memory's bytes in C's layout, as gcc does
 /// (without strict aliasing): `*(uint32_t *)&f`, a byte of an `int`, a
-/// `float` over an `int`. Each was "type punning is not supported".
+/// `float` over an `int` (also at a secret index, and moved: a leaf of
+/// the same width), a `double` over two `float`s. Each was "type punning
+/// is not supported".
 #[test]
 fn scalar_views_through_pointers() {
     let src = r#"
 #include <stdint.h>
 struct S { char a; int b; };
-typedef struct { int32_t r[8]; } Out;
+typedef struct { int32_t r[10]; } Out;
 Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
 {
     Out o;
@@ -373,6 +375,13 @@ Out mpc_main(int32_t INPUT_A, int32_t INPUT_B)
     if (INPUT_A > INPUT_B)
         *(int16_t *)&s.b = -3;
     o.r[7] = s.b;
+    float g[2] = { INPUT_A * 0.5f, INPUT_B * 0.25f };
+    double dg = *(double *)g;
+    o.r[8] = dg > 0;
+    int32_t ai[2] = { INPUT_A, INPUT_B };
+    float *fa = (float *)ai;
+    fa[1] = 1.5f;
+    o.r[9] = ai[1] + ((float *)ai)[INPUT_B & 1] * 2.0f;
     return o;
 }
 "#;
@@ -483,8 +492,8 @@ fn refused_union_uses() {
         "prog.c:4:14: error: output 'OUTPUT_s' has type struct S, which holds a union: unions cannot be inputs or outputs (use a member's type)"
     );
     assert_eq!(
-        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[2] = { INPUT_A, INPUT_B };\n    float *p = (float *)&a[INPUT_A & 1];\n    return *p;\n}\n"),
-        "prog.c:5:12: error: access as float of memory holding int (type punning) is not supported"
+        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[4] = { INPUT_A, INPUT_B };\n    double *p = (double *)&a[INPUT_A & 1];\n    return *p;\n}\n"),
+        "prog.c:5:12: error: access as double of memory holding int (type punning) is not supported"
     );
     assert_eq!(
         error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    unsigned char *p = (unsigned char *)&INPUT_A;\n    return p[1];\n}\n"),

@@ -23,7 +23,9 @@ impl<'p> Lower<'p> {
     /// scalar width differs from `t`'s laid over them (`None` if `t` fits
     /// them, or if they end first): pointers count leaves, so a pointer of
     /// another layout (a `char *` into `int`s) would be read, moved and
-    /// subtracted by the wrong amounts.
+    /// subtracted by the wrong amounts. (A leaf holds its bits: a `float`
+    /// over an `int` reads them as they are; a `double` over a `float` is
+    /// another layout.)
     pub(super) fn punned(&self, obj: usize, base: usize, t: &CType) -> Option<CType> {
         let mut tys = Vec::new();
         t.leaf_types(&mut tys);
@@ -31,7 +33,7 @@ impl<'p> Lower<'p> {
         tys.iter().zip(have).find_map(|(lt, have)| {
             let ok = match (have, lt) {
                 (CType::Pointer(_), CType::Pointer(_)) => true,
-                (a, b) => a.scalar().map(|s| s.width) == b.scalar().map(|s| s.width),
+                (a, b) => a.arith().map(|s| s.width) == b.arith().map(|s| s.width),
             };
             (!ok).then(|| have.clone())
         })
