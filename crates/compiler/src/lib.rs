@@ -122,12 +122,14 @@
 //! for the whole program, initialized before the entry function runs.
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
-//! `_Complex`, unions, goto and labels, function pointers, I/O and other library calls,
+//! `_Complex`, pointers in unions and unions as inputs or outputs, goto
+//! and labels, function pointers, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
-//! index), bit-fields, `typeof(expression)` in a typedef, parameter or
-//! struct member, nested designators (`.a.b = 1`) and designators naming a
-//! member of an anonymous member.
+//! index), bit-fields wider than 32 bits (and as inputs or outputs),
+//! `typeof(expression)` in a typedef, parameter or struct member, nested
+//! designators (`.a.b = 1`) and designators naming a member of an
+//! anonymous member.
 
 pub mod ast;
 pub mod error;

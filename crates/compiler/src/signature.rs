@@ -184,7 +184,7 @@ pub(crate) fn get_type(input: &mut impl BufRead, depth: u32) -> Result<CType, Ci
             CType::Struct(Arc::new(StructDef {
                 name,
                 fields,
-                aligns: Vec::new(),
+                ..Default::default()
             }))
         }
         t => return invalid(format!("bad C type tag {t}")),

@@ -2,18 +2,51 @@
 
 use std::sync::Arc;
 
-/// A struct type: its tag (if any) and members in order. A struct that is
-/// declared but not (yet) defined, `struct Node;`, is incomplete: it has no
-/// members (a definition needs at least one).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A struct or union type: its tag (if any) and members in order. One
+/// that is declared but not (yet) defined, `struct Node;`, is incomplete:
+/// it has no members (a definition needs at least one).
+///
+/// A union's members all start at its first byte; in a circuit a union is
+/// laid out as its bytes (`unsigned char` leaves), and a member is read and
+/// written as a view of them (see `lower::punning`).
+///
+/// A bit-field member's type in `fields` is its promoted type (`int`, or
+/// `unsigned int` for an unsigned one of 32 bits; `_Bool` stays), which
+/// its one leaf holds, already reduced to its width.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StructDef {
     /// The struct tag, if it has one.
     pub name: Option<String>,
     /// Members: name and type, in declaration order.
     pub fields: Vec<(String, CType)>,
+    /// A union rather than a struct.
+    pub union: bool,
+    /// Per member, its declared type and width if it is a bit-field
+    /// (empty if no member is).
+    pub bit_fields: Vec<Option<BitField>>,
+    /// Unnamed bit-fields (padding, `int : 4;`, `int : 0;`), each with
+    /// the number of the member it comes before.
+    pub padding: Vec<(usize, BitField)>,
     /// Per member, the alignment in bytes its `_Alignas` asks (0: none);
     /// empty when no member has one.
     pub aligns: Vec<u64>,
+}
+
+/// A bit-field's declared (integer or `_Bool`) type and width in bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BitField {
+    /// The declared type (its storage unit).
+    pub ty: CType,
+    /// The width in bits.
+    pub width: u32,
+}
+
+/// A struct's C layout: where each member starts, in bits; where the last
+/// ends; its alignment.
+struct Layout {
+    starts: Vec<u64>,
+    end: u64,
+    align: u64,
 }
 
 impl StructDef {
@@ -28,24 +61,160 @@ impl StructDef {
         t.align().max(self.aligns.get(k).copied().unwrap_or(0))
     }
 
-    /// Member `name`, or a member of an anonymous struct member (named
-    /// `""`; C11): its type and its offset in leaves.
+    /// Member `name`, or a member of an anonymous struct or union member
+    /// (named `""`; C11): its type and its offset in leaves.
     pub fn member(&self, name: &str) -> Option<(&CType, usize)> {
-        let mut leaves = 0;
-        for (n, t) in &self.fields {
+        self.locate(name, false).map(|(t, at, _)| (t, at as usize))
+    }
+
+    /// Member `name` (as [`Self::member`]) of a value whose leaves are
+    /// bytes if `bytes`: its type, its offset (in bytes if it lies in a
+    /// union or `bytes`, else in leaves) and whether it does.
+    pub fn locate(&self, name: &str, bytes: bool) -> Option<(&CType, u64, bool)> {
+        let bytes = bytes || self.union;
+        let offsets = self.offsets(bytes);
+        for ((n, t), at) in self.fields.iter().zip(offsets) {
             if n == name {
-                return Some((t, leaves));
+                return Some((t, at, bytes));
             }
             if let (true, CType::Struct(inner)) = (n.is_empty(), t) {
-                if let Some((t, l)) = inner.member(name) {
-                    return Some((t, leaves + l));
+                if let Some((t, o, b)) = inner.locate(name, bytes) {
+                    return Some((t, at + o, b));
                 }
             }
-            leaves += t.leaves();
         }
         None
     }
+
+    /// Where each member starts: in bytes (C layout; a bit-field's first
+    /// byte) if `bytes`, else in leaves (a union's members all start at 0).
+    fn offsets(&self, bytes: bool) -> Vec<u64> {
+        if bytes {
+            return self.layout().starts.iter().map(|b| b / 8).collect();
+        }
+        let mut offs = Vec::with_capacity(self.fields.len());
+        let mut at = 0u64;
+        for (_, t) in &self.fields {
+            offs.push(if self.union { 0 } else { at });
+            at += t.leaves() as u64;
+        }
+        offs
+    }
+
+    /// The C layout (gcc's on x86-64): members in order at their
+    /// alignment; a bit-field right after the one before unless it would
+    /// cross a storage unit of its declared type (then at the next one),
+    /// an unnamed `: 0` moves to the next unit, and unnamed bit-fields do
+    /// not align the struct. A union's members all start at 0.
+    fn layout(&self) -> Layout {
+        let mut l = Layout {
+            starts: Vec::with_capacity(self.fields.len()),
+            end: 0,
+            align: 1,
+        };
+        let mut padding = self.padding.iter().peekable();
+        for (k, (_, t)) in self.fields.iter().enumerate() {
+            while let Some((_, bf)) = padding.next_if(|(at, _)| *at == k) {
+                l.end = bf.place(l.end);
+            }
+            let base = if self.union { 0 } else { l.end };
+            let (start, end) = match self.bit_field_at(k) {
+                Some(bf) => {
+                    l.align = l.align.max(bf.ty.align());
+                    let end = bf.place(base);
+                    (end - u64::from(bf.width), end)
+                }
+                None => {
+                    let a = self.member_align(k, t);
+                    l.align = l.align.max(a);
+                    let start = base.div_ceil(a * 8) * a * 8;
+                    (start, start + t.size() * 8)
+                }
+            };
+            l.starts.push(start);
+            l.end = l.end.max(end);
+        }
+        for (_, bf) in padding {
+            l.end = bf.place(l.end);
+        }
+        l
+    }
+
+    /// Member `k`'s bit-field, if it is one.
+    pub fn bit_field_at(&self, k: usize) -> Option<&BitField> {
+        self.bit_fields.get(k).and_then(Option::as_ref)
+    }
+
+    /// The bit where member `name` (or a member of an anonymous member)
+    /// starts, in C's layout.
+    pub fn bit_start(&self, name: &str) -> Option<u64> {
+        let starts = self.layout().starts;
+        self.fields
+            .iter()
+            .zip(starts)
+            .find_map(|((n, t), at)| match t {
+                _ if n == name => Some(at),
+                CType::Struct(inner) if n.is_empty() => inner.bit_start(name).map(|b| at + b),
+                _ => None,
+            })
+    }
+
+    /// The bit-field named `name` (a member, or one of an anonymous
+    /// member), if it is one.
+    pub fn bit_field(&self, name: &str) -> Option<&BitField> {
+        self.fields
+            .iter()
+            .enumerate()
+            .find_map(|(k, (n, t))| match t {
+                _ if n == name => self.bit_field_at(k),
+                CType::Struct(inner) if n.is_empty() => inner.bit_field(name),
+                _ => None,
+            })
+    }
+
+    /// `struct` or `union`.
+    pub fn keyword(&self) -> &'static str {
+        if self.union {
+            "union"
+        } else {
+            "struct"
+        }
+    }
 }
+
+impl BitField {
+    /// Where a bit-field placed at the first bit free, `at`, ends (see
+    /// [`StructDef::layout`]).
+    fn place(&self, at: u64) -> u64 {
+        let unit = self.ty.size() * 8;
+        let width = u64::from(self.width);
+        if width == 0 || at / unit != (at + width - 1) / unit {
+            at.div_ceil(unit) * unit + width
+        } else {
+            at + width
+        }
+    }
+
+    /// The type its value has in expressions (the integer promotion of a
+    /// bit-field): `int` if it holds every value, else `unsigned int`;
+    /// `_Bool` stays `_Bool`.
+    pub fn promoted(&self) -> CType {
+        match self.ty.scalar() {
+            Some(s) if s.width == 1 => CType::Bool,
+            Some(s) if self.width == 32 && !s.signed => CType::Int {
+                bits: 32,
+                signed: false,
+            },
+            _ => CType::INT,
+        }
+    }
+}
+
+/// `unsigned char`: a byte of a union (see [`StructDef`]).
+const BYTE: CType = CType::Int {
+    bits: 8,
+    signed: false,
+};
 
 /// A C type of the supported subset.
 ///
@@ -231,6 +400,7 @@ impl CType {
             CType::Bool => 1,
             CType::Int { bits, .. } | CType::Float { bits } => *bits,
             CType::Array(e, n) => e.width().saturating_mul(*n),
+            CType::Struct(s) if s.union => (self.size() as u32).saturating_mul(8),
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.width()).sum(),
             CType::Pointer(_) => 64,
         }
@@ -259,6 +429,7 @@ impl CType {
         match self {
             CType::Void => 0,
             CType::Array(e, n) => e.leaves().saturating_mul(*n as usize),
+            CType::Struct(s) if s.union => self.size() as usize,
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.leaves()).sum(),
             _ => 1,
         }
@@ -272,6 +443,9 @@ impl CType {
                 for _ in 0..*n {
                     e.leaf_types(out);
                 }
+            }
+            CType::Struct(s) if s.union => {
+                out.extend((0..self.size()).map(|_| BYTE));
             }
             CType::Struct(s) => {
                 for (_, t) in &s.fields {
@@ -298,48 +472,31 @@ impl CType {
     pub fn align(&self) -> u64 {
         match self {
             CType::Array(e, _) => e.align(),
-            CType::Struct(s) => (s.fields.iter().enumerate())
-                .map(|(k, (_, t))| s.member_align(k, t))
-                .max()
-                .unwrap_or(1),
+            CType::Struct(s) => s.layout().align,
             t => t.size().max(1),
         }
     }
 
-    /// The type and byte offset (C layout) of member `name` of a struct.
+    /// The type and byte offset (C layout) of member `name` of a struct
+    /// or union.
     pub fn member_offset(&self, name: &str) -> Option<(CType, u64)> {
         let CType::Struct(s) = self else {
             return None;
         };
-        let offsets = self.struct_layout().0;
-        for ((n, t), at) in s.fields.iter().zip(offsets) {
-            if n == name {
-                return Some((t.clone(), at));
-            }
-            if n.is_empty() {
-                if let Some((t, inner)) = t.member_offset(name) {
-                    return Some((t, at + inner));
-                }
-            }
-        }
-        None
+        s.locate(name, true).map(|(t, at, _)| (t.clone(), at))
     }
 
-    /// Member byte offsets and total size of a struct.
+    /// Member byte offsets and total size of a struct or union.
     fn struct_layout(&self) -> (Vec<u64>, u64) {
         let CType::Struct(s) = self else {
             return (Vec::new(), self.size());
         };
-        let mut offs = Vec::new();
-        let mut at = 0u64;
-        for (k, (_, t)) in s.fields.iter().enumerate() {
-            let a = s.member_align(k, t);
-            at = at.div_ceil(a) * a;
-            offs.push(at);
-            at += t.size();
-        }
-        let a = self.align();
-        (offs, at.div_ceil(a) * a)
+        let l = s.layout();
+        let end = l.end.div_ceil(8);
+        (
+            l.starts.iter().map(|b| b / 8).collect(),
+            end.div_ceil(l.align) * l.align,
+        )
     }
 
     /// Byte offset of every leaf within a value of this type (C layout).
@@ -351,6 +508,7 @@ impl CType {
                     e.leaf_offsets(base + k * e.size(), out);
                 }
             }
+            CType::Struct(s) if s.union => out.extend(base..base + self.size()),
             CType::Struct(s) => {
                 let (offs, _) = self.struct_layout();
                 for ((_, t), o) in s.fields.iter().zip(offs) {
@@ -361,12 +519,77 @@ impl CType {
         }
     }
 
-    /// Whether values of this type can be inputs or outputs of a circuit.
+    /// Where each leaf's bits lie in C's layout, from bit `base` on: its
+    /// first bit, how many (a bit-field's width; a `_Bool`'s whole byte;
+    /// else its size), and whether it is a signed bit-field (whose leaf
+    /// extends its sign).
+    pub fn leaf_bits(&self, base: u64, out: &mut Vec<(u64, u32, bool)>) {
+        match self {
+            CType::Void => {}
+            CType::Array(e, n) => {
+                for k in 0..*n as u64 {
+                    e.leaf_bits(base + k * e.size() * 8, out);
+                }
+            }
+            CType::Struct(s) if s.union => {
+                out.extend((0..self.size()).map(|k| (base + k * 8, 8, false)))
+            }
+            CType::Struct(s) => {
+                for (k, ((_, t), at)) in s.fields.iter().zip(s.layout().starts).enumerate() {
+                    match s.bit_field_at(k) {
+                        Some(bf) => {
+                            let signed = bf.ty.scalar().is_some_and(|s| s.signed);
+                            out.push((base + at, bf.width, signed));
+                        }
+                        None => t.leaf_bits(base + at, out),
+                    }
+                }
+            }
+            t => out.push((base, t.size() as u32 * 8, false)),
+        }
+    }
+
+    /// Whether values of this type can be inputs or outputs of a circuit
+    /// (unions cannot).
     pub fn is_data(&self) -> bool {
         match self {
             CType::Bool | CType::Int { .. } | CType::Float { .. } => true,
             CType::Array(e, _) => e.is_data(),
-            CType::Struct(s) => s.fields.iter().all(|(_, t)| t.is_data()),
+            CType::Struct(s) => !s.union && s.fields.iter().all(|(_, t)| t.is_data()),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of this type holds a pointer (is one, or has one as
+    /// a member or element): a write into it may be a write through it.
+    pub fn holds_pointer(&self) -> bool {
+        match self {
+            CType::Pointer(_) => true,
+            CType::Array(e, _) => e.holds_pointer(),
+            CType::Struct(s) => s.fields.iter().any(|(_, f)| f.holds_pointer()),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of this type holds a union (is one, or has one as
+    /// a member or element).
+    pub fn holds_union(&self) -> bool {
+        match self {
+            CType::Array(e, _) => e.holds_union(),
+            CType::Struct(s) => s.union || s.fields.iter().any(|(_, t)| t.holds_union()),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of this type holds a bit-field (named or not).
+    pub fn holds_bit_field(&self) -> bool {
+        match self {
+            CType::Array(e, _) => e.holds_bit_field(),
+            CType::Struct(s) => {
+                !s.padding.is_empty()
+                    || s.bit_fields.iter().any(Option::is_some)
+                    || s.fields.iter().any(|(_, t)| t.holds_bit_field())
+            }
             _ => false,
         }
     }
@@ -401,7 +624,8 @@ impl CType {
                 format!("{}{dims}", t.name())
             }
             CType::Struct(s) => format!(
-                "struct {}",
+                "{} {}",
+                s.keyword(),
                 s.name.clone().unwrap_or_else(|| "<anonymous>".into())
             ),
             CType::Pointer(e) => format!("{} *", e.name()),

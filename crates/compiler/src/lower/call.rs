@@ -44,14 +44,7 @@ impl<'p> Lower<'p> {
                 CType::Void => Val::Void,
                 t => {
                     let obj = self.new_object(t, loc)?;
-                    let p = Place {
-                        obj,
-                        terms: Vec::new(),
-                        leaf: 0,
-                        sec: Vec::new(),
-                        ty: t.clone(),
-                    };
-                    self.read(&p, loc)?
+                    self.read(&Place::whole(obj, t.clone()), loc)?
                 }
             });
         }
@@ -88,16 +81,7 @@ impl<'p> Lower<'p> {
         self.merges.end_objects(ctl);
         match ret {
             None => Ok(Val::Void),
-            Some((obj, t)) => {
-                let p = Place {
-                    obj,
-                    terms: Vec::new(),
-                    leaf: 0,
-                    sec: Vec::new(),
-                    ty: t,
-                };
-                self.read(&p, loc)
-            }
+            Some((obj, t)) => self.read(&Place::whole(obj, t), loc),
         }
     }
 
@@ -119,7 +103,9 @@ impl<'p> Lower<'p> {
         Ok(Val::Int(t, r))
     }
 
-    /// `memcpy`, `memmove`, `memset` over whole scalars.
+    /// `memcpy`, `memmove`, `memset`: over whole scalars of one layout
+    /// leaf by leaf, else through C's layout of the bytes (see
+    /// [`Self::copy_bytes`]).
     pub(super) fn mem_builtin(&mut self, name: &str, args: &[Expr], loc: Loc) -> DResult<Val> {
         if args.len() != 3 {
             return err(loc, format!("'{name}' takes 3 arguments"));
@@ -145,13 +131,18 @@ impl<'p> Lower<'p> {
                 format!("'{name}' needs a pointer with a public offset into an object"),
             );
         }
-        let dleaves = self.leaf_span(dp.obj, dp.leaf, nbytes, args[0].loc)?;
         if name == "memset" {
             let cv = self.eval(&args[1])?;
             let Val::Int(cs, cw) = cv else {
                 return err(args[1].loc, "memset value is not an integer");
             };
             let byte = cw.convert(&mut self.b, cs, Scalar::int(8, false));
+            let span = self.leaf_span(dp.obj, dp.leaf, nbytes, args[0].loc);
+            let (Ok(dleaves), false) = (span, self.objs[dp.obj].ty.holds_bit_field()) else {
+                // Parts of values, or bit-fields: through C's layout.
+                self.set_bytes(&dp, &byte, nbytes, name, args[0].loc)?;
+                return Ok(Val::Ptr(dt, dp));
+            };
             for leaf in dleaves {
                 let t = self.objs[dp.obj].leaf_tys[leaf].clone();
                 // A floating leaf takes the bytes as its IEEE bits.
@@ -182,24 +173,29 @@ impl<'p> Lower<'p> {
                 format!("'{name}' needs a pointer with a public offset into an object"),
             );
         }
-        let sleaves = self.leaf_span(sp.obj, sp.leaf, nbytes, args[1].loc)?;
-        if sleaves.len() != dleaves.len() {
-            return err(
-                loc,
-                format!("'{name}' between objects of different layouts is not supported"),
-            );
+        let spans = (
+            self.leaf_span(dp.obj, dp.leaf, nbytes, args[0].loc),
+            self.leaf_span(sp.obj, sp.leaf, nbytes, args[1].loc),
+        );
+        let (Ok(dleaves), Ok(sleaves)) = spans else {
+            // Not whole values: through C's layout.
+            return self.copy_bytes(name, (dt, dp), (&sp, nbytes), loc);
+        };
+        let same = sleaves.len() == dleaves.len()
+            && dleaves.iter().zip(&sleaves).all(|(&d, &s)| {
+                let (d, s) = (
+                    &self.objs[dp.obj].leaf_tys[d],
+                    &self.objs[sp.obj].leaf_tys[s],
+                );
+                d.width() == s.width()
+                    && matches!(d, CType::Pointer(_)) == matches!(s, CType::Pointer(_))
+            });
+        if !same || self.objs[dp.obj].ty.holds_bit_field() {
+            return self.copy_bytes(name, (dt, dp), (&sp, nbytes), loc);
         }
         let vals: Vec<Slot> = sleaves.iter().map(|&l| self.slot(sp.obj, l)).collect();
-        for (k, (&dl, &sl)) in dleaves.iter().zip(&sleaves).enumerate() {
-            let dt2 = &self.objs[dp.obj].leaf_tys[dl];
-            let st2 = &self.objs[sp.obj].leaf_tys[sl];
-            if dt2.size() != st2.size() {
-                return err(
-                    loc,
-                    format!("'{name}' between objects of different layouts is not supported"),
-                );
-            }
-            self.write_slot(dp.obj, dl, vals[k].clone());
+        for (&dl, v) in dleaves.iter().zip(vals) {
+            self.write_slot(dp.obj, dl, v);
         }
         Ok(Val::Ptr(dt, dp))
     }

@@ -97,6 +97,8 @@ impl<'p> Lower<'p> {
         let obj = self.new_object(&ty, d.loc)?;
         self.bind(&d.name, obj, ty.clone());
         if entry && d.name.starts_with("OUTPUT_") {
+            let what = format!("output '{}'", d.name);
+            super::punning::refuse_io(&what, &ty, d.loc)?;
             if !ty.is_data() {
                 return err(
                     d.loc,
@@ -233,6 +235,9 @@ impl<'p> Lower<'p> {
         loc: Loc,
         braces: Braces,
     ) -> DResult<()> {
+        if matches!(ty, CType::Struct(s) if s.union) {
+            return self.init_union(obj, leaf, ty, items, it, loc, braces);
+        }
         // Where each struct member starts, in leaves.
         let mut offs = Vec::new();
         let count = match ty {
@@ -302,6 +307,7 @@ impl<'p> Lower<'p> {
                 Some(b) => self.init_list(obj, leaf + off, &member, items, it, loc, b)?,
                 None => self.init_member(obj, leaf + off, &member, init, items, it, loc)?,
             }
+            self.fit_initialized(obj, leaf + off, ty, k);
             k += 1;
         }
         Ok(())
@@ -310,7 +316,12 @@ impl<'p> Lower<'p> {
     /// The member of aggregate `ty` designator `d` names: its number, and
     /// whether the name is a member of an anonymous member (then the
     /// number is that member's).
-    fn designated(&mut self, ty: &CType, d: &Designator, loc: Loc) -> DResult<(usize, bool)> {
+    pub(super) fn designated(
+        &mut self,
+        ty: &CType,
+        d: &Designator,
+        loc: Loc,
+    ) -> DResult<(usize, bool)> {
         match (ty, d) {
             (CType::Array(_, n), Designator::Index(e)) => {
                 let v = const_eval(e).ok_or_else(|| diag(e.loc, "designator is not a constant"))?;

@@ -131,6 +131,7 @@ impl<'p> Lower<'p> {
                 Ok(Self::size_val(&ty))
             }
             ExprKind::SizeofExpr(a) => {
+                self.refuse_bit_field(a, "'sizeof'", e.loc)?;
                 let ty = self.static_type(a)?;
                 Ok(Self::size_val(&ty))
             }
@@ -155,6 +156,7 @@ impl<'p> Lower<'p> {
             loc,
         )?;
         let new = self.convert(new, &p.ty, loc)?;
+        let new = self.fit_bit_field(&p, new);
         self.write(&p, new.clone(), loc)?;
         Ok(if pre { new } else { old })
     }
@@ -204,7 +206,8 @@ impl<'p> Lower<'p> {
                 }
             }
         };
-        let mut v = self.convert(v, &p.ty, loc)?;
+        let v = self.convert(v, &p.ty, loc)?;
+        let mut v = self.fit_bit_field(&p, v);
         if let Val::Int(s, w) = &v {
             if self.reduce_at.contains(&loc) {
                 v = Val::Int(*s, w.reduced_for_readers(&mut self.b));
@@ -378,11 +381,11 @@ impl<'p> Lower<'p> {
             },
             ExprKind::Member(a, m) => {
                 let t = self.static_type(a)?;
-                self.field_type(t, m, e.loc)?.0
+                self.field_type(t, m, false, e.loc)?.0
             }
             ExprKind::Arrow(a, m) => match self.static_type(a)? {
                 CType::Pointer(t) | CType::Array(t, _) => {
-                    self.field_type(Arc::unwrap_or_clone(t), m, e.loc)?.0
+                    self.field_type(Arc::unwrap_or_clone(t), m, false, e.loc)?.0
                 }
                 _ => return err(e.loc, "'->' on a non-pointer"),
             },
@@ -400,9 +403,16 @@ impl<'p> Lower<'p> {
         })
     }
 
-    /// The type of member `m` of the struct type `ty` and its offset in
-    /// leaves.
-    pub(super) fn field_type(&self, ty: CType, m: &str, loc: Loc) -> DResult<(CType, usize)> {
+    /// The type of member `m` of the struct or union type `ty` (whose
+    /// leaves are bytes if `bytes`), its offset, and whether it lies in a
+    /// union's bytes (see [`StructDef::locate`]).
+    pub(super) fn field_type(
+        &self,
+        ty: CType,
+        m: &str,
+        bytes: bool,
+        loc: Loc,
+    ) -> DResult<(CType, u64, bool)> {
         let CType::Struct(s) = &ty else {
             return err(
                 loc,
@@ -415,13 +425,17 @@ impl<'p> Lower<'p> {
                 format!("'{}' is an incomplete type (not defined)", ty.name()),
             );
         }
-        let Some((t, off)) = s.member(m) else {
+        let Some((t, off, bytes)) = s.locate(m, bytes) else {
             return err(loc, format!("{} has no member named '{m}'", ty.name()));
         };
         // A pointer to a struct that was incomplete where the member was
         // declared (`struct Node *next`) points to its definition.
         let definition = |tag: &str| self.structs.get(tag).cloned();
-        Ok((t.completed(&definition).unwrap_or_else(|| t.clone()), off))
+        Ok((
+            t.completed(&definition).unwrap_or_else(|| t.clone()),
+            off,
+            bytes,
+        ))
     }
 
     /// Member `m` of a struct value (one that is not an lvalue).
@@ -429,8 +443,19 @@ impl<'p> Lower<'p> {
         let Val::Agg(ty, slots) = v else {
             return err(loc, format!("member '{m}' of a non-struct value"));
         };
-        let (ft, off) = self.field_type(ty, m, loc)?;
-        let n = ft.leaves();
+        let (ft, off, bytes) = self.field_type(ty.clone(), m, false, loc)?;
+        if bytes {
+            // A member in a union's bytes: read through a copy.
+            let v = Val::Agg(ty.clone(), slots);
+            let fill = |l: &mut Self, obj, _: &CType| {
+                l.store(obj, 0, v);
+                Ok(())
+            };
+            let whole = self.unnamed_object(ty, loc, fill)?;
+            let p = self.member_place(whole, m, loc)?;
+            return self.read(&p, loc);
+        }
+        let (off, n) = (off as usize, ft.leaves());
         let part: Vec<Slot> = slots[off..off + n].to_vec();
         Ok(match (&ft, part.first()) {
             (t, Some(Slot::Val(w))) if t.arith().is_some() => {

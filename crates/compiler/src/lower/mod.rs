@@ -26,6 +26,7 @@ use crate::CompileOptions;
 use merges::Merges;
 use names::{Binding, Names};
 
+mod bitfield;
 mod budget;
 mod call;
 mod decl;
@@ -39,6 +40,7 @@ mod names;
 mod operator;
 mod place;
 mod probe;
+mod punning;
 mod reads;
 mod region;
 mod stmt;
@@ -94,6 +96,16 @@ struct Place {
     ty: CType,
     /// The counter keys that placed it (see [`keep::Recording`]).
     terms: Vec<keep::Term>,
+    /// Whether it lies inside a union's bytes, viewed as `ty`: then
+    /// `leaf` counts bytes, and it is read and written through them (see
+    /// [`punning`]).
+    bytes: bool,
+    /// The bit-field it is, if it is one (see [`bitfield`]), and in a
+    /// union's bytes the bit of its first byte where it starts.
+    bit_field: Option<(crate::types::BitField, u64)>,
+    /// Whether it is a scalar viewing memory of another layout through
+    /// its bytes, at a public position (see [`punning`]).
+    view: bool,
 }
 
 /// The result of lowering: the builder and the I/O description.
@@ -509,6 +521,7 @@ impl<'p> Lower<'p> {
         let ret = if entry.ret == CType::Void {
             None
         } else {
+            punning::refuse_io("the entry function's result", &entry.ret, entry.loc)?;
             if !entry.ret.is_data() {
                 return err(
                     entry.loc,
@@ -572,6 +585,7 @@ impl<'p> Lower<'p> {
     }
 
     fn input_object(&mut self, name: &str, ty: &CType, loc: Loc) -> DResult<usize> {
+        punning::refuse_io(&format!("input '{name}'"), ty, loc)?;
         if !ty.is_data() {
             return err(
                 loc,

@@ -13,6 +13,7 @@ impl Lower<'_> {
                     return err(loc, "function pointers are not supported");
                 }
             }
+            self.refuse_bit_field(a, "taking the address", loc)?;
             if let Some(v) = self.one_past_the_end(a, loc)? {
                 return Ok(v);
             }

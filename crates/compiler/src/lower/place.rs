@@ -2,12 +2,30 @@
 
 use super::*;
 
+impl Place {
+    /// All of object `obj`, of type `ty`.
+    pub(super) fn whole(obj: usize, ty: CType) -> Place {
+        Place {
+            obj,
+            leaf: 0,
+            sec: Vec::new(),
+            ty,
+            terms: Vec::new(),
+            bytes: false,
+            bit_field: None,
+            view: false,
+        }
+    }
+}
+
 impl<'p> Lower<'p> {
     /// The type of the first leaf of object `obj` from `base` on whose
     /// scalar width differs from `t`'s laid over them (`None` if `t` fits
     /// them, or if they end first): pointers count leaves, so a pointer of
     /// another layout (a `char *` into `int`s) would be read, moved and
-    /// subtracted by the wrong amounts.
+    /// subtracted by the wrong amounts. (A leaf holds its bits: a `float`
+    /// over an `int` reads them as they are; a `double` over a `float` is
+    /// another layout.)
     pub(super) fn punned(&self, obj: usize, base: usize, t: &CType) -> Option<CType> {
         let mut tys = Vec::new();
         t.leaf_types(&mut tys);
@@ -15,7 +33,7 @@ impl<'p> Lower<'p> {
         tys.iter().zip(have).find_map(|(lt, have)| {
             let ok = match (have, lt) {
                 (CType::Pointer(_), CType::Pointer(_)) => true,
-                (a, b) => a.scalar().map(|s| s.width) == b.scalar().map(|s| s.width),
+                (a, b) => a.arith().map(|s| s.width) == b.arith().map(|s| s.width),
             };
             (!ok).then(|| have.clone())
         })
@@ -26,13 +44,7 @@ impl<'p> Lower<'p> {
     pub(super) fn place(&mut self, e: &Expr) -> DResult<Place> {
         match &e.kind {
             ExprKind::Ident(n) => match self.lookup(n) {
-                Some((obj, ty)) => Ok(Place {
-                    obj,
-                    terms: Vec::new(),
-                    leaf: 0,
-                    sec: Vec::new(),
-                    ty,
-                }),
+                Some((obj, ty)) => Ok(Place::whole(obj, ty)),
                 None => {
                     if self.funcs.contains_key(n) {
                         err(e.loc, format!("function '{n}' used as a value (function pointers are not supported)"))
@@ -74,7 +86,11 @@ impl<'p> Lower<'p> {
                 if is_lvalue(a) {
                     let mut p = self.place(a)?;
                     if let CType::Array(elem, n) = p.ty.clone() {
-                        let stride = elem.leaves();
+                        // Inside a union's bytes, elements are bytes apart.
+                        let stride = match p.bytes {
+                            true => elem.size() as usize,
+                            false => elem.leaves(),
+                        };
                         let array = iw.as_const().map(|_| (stride as i64, n as i64));
                         if let Some(rec) = self.recording.as_mut() {
                             p.terms.extend(rec.subscript(i, array));
@@ -118,22 +134,16 @@ impl<'p> Lower<'p> {
                 self.deref_place(t, ptr, e.loc)
             }
             ExprKind::Member(a, m) => {
-                let mut p = self.place(a)?;
-                let (ft, off) = self.field_type(p.ty.clone(), m, e.loc)?;
-                p.leaf += off as i64;
-                p.ty = ft;
-                Ok(p)
+                let p = self.place(a)?;
+                self.member_place(p, m, e.loc)
             }
             ExprKind::Arrow(a, m) => {
                 let v = self.eval(a)?;
                 let Val::Ptr(t, ptr) = v else {
                     return err(e.loc, "'->' on a non-pointer");
                 };
-                let mut p = self.deref_place(t, ptr, e.loc)?;
-                let (ft, off) = self.field_type(p.ty.clone(), m, e.loc)?;
-                p.leaf += off as i64;
-                p.ty = ft;
-                Ok(p)
+                let p = self.deref_place(t, ptr, e.loc)?;
+                self.member_place(p, m, e.loc)
             }
             ExprKind::Unary(UnOp::Deref, a) => {
                 let v = self.eval(a)?;
@@ -168,8 +178,13 @@ impl<'p> Lower<'p> {
         if outside(&p, obj.slots.len()) {
             return err(loc, "pointer dereference outside the object it points into");
         }
-        // The leaves must have the pointed-to layout.
-        if let Some(have) = self.punned(p.obj, p.leaf as usize, &t) {
+        // The leaves must have the pointed-to layout, or be viewed as a
+        // scalar's bytes at a public position.
+        let punned = self.punned(p.obj, p.leaf as usize, &t);
+        let view = punned.as_ref().is_some_and(|have| {
+            p.sec.is_empty() && t.arith().is_some() && !matches!(have, CType::Pointer(_))
+        });
+        if let (Some(have), false) = (punned, view) {
             return err(
                 loc,
                 format!(
@@ -185,6 +200,9 @@ impl<'p> Lower<'p> {
             leaf: p.leaf,
             sec: p.sec,
             ty: t,
+            bytes: false,
+            bit_field: None,
+            view,
         })
     }
 
@@ -198,16 +216,16 @@ impl<'p> Lower<'p> {
     ) -> DResult<Place> {
         let obj = self.new_object(&ty, loc)?;
         fill(self, obj, &ty)?;
-        Ok(Place {
-            obj,
-            terms: Vec::new(),
-            leaf: 0,
-            sec: Vec::new(),
-            ty,
-        })
+        Ok(Place::whole(obj, ty))
     }
 
     pub(super) fn read(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        if p.bytes && !matches!(p.ty, CType::Array(..)) {
+            return self.read_bytes(p, loc);
+        }
+        if p.view {
+            return self.read_view(p, loc);
+        }
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, p.ty.leaves(), matches!(p.ty, CType::Array(..)));
         }
@@ -223,14 +241,7 @@ impl<'p> Lower<'p> {
         }
         let n = p.ty.leaves();
         let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
-        Ok(match (&p.ty, slots.first()) {
-            (t, Some(Slot::Val(w))) if t.arith().is_some() => {
-                Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
-            }
-            (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
-            (CType::Struct(_), _) => Val::Agg(p.ty.clone(), slots),
-            _ => return err(loc, format!("cannot read a value of type {}", p.ty.name())),
-        })
+        value_of(&p.ty, slots, loc)
     }
 
     /// The `n` slots at leaf `base` of `obj`, moved by the secret index
@@ -305,6 +316,12 @@ impl<'p> Lower<'p> {
         };
         if matches!(p.ty, CType::Array(..)) {
             return err(loc, "arrays cannot be assigned");
+        }
+        if p.bytes {
+            return self.write_bytes(p, &slots, loc);
+        }
+        if p.view {
+            return self.write_view(p, &slots, loc);
         }
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, slots.len(), false);
@@ -386,4 +403,16 @@ impl<'p> Lower<'p> {
         }
         Ok(())
     }
+}
+
+/// The value of type `ty` whose leaves are `slots`.
+pub(super) fn value_of(ty: &CType, slots: Vec<Slot>, loc: Loc) -> DResult<Val> {
+    Ok(match (ty, slots.first()) {
+        (t, Some(Slot::Val(w))) if t.arith().is_some() => {
+            Val::Int(t.arith().unwrap_or(Scalar::INT), w.clone())
+        }
+        (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
+        (CType::Struct(_), _) => Val::Agg(ty.clone(), slots),
+        _ => return err(loc, format!("cannot read a value of type {}", ty.name())),
+    })
 }

@@ -31,7 +31,7 @@ impl Lower<'_> {
             return Ok(None);
         };
         let mut planned = Vec::new();
-        let pointer = |n: &str| self.lookup(n).is_some_and(|(_, t)| holds_pointer(&t));
+        let pointer = |n: &str| self.lookup(n).is_some_and(|(_, t)| t.holds_pointer());
         for p in reduce::products(body, &ind.var, &pointer) {
             let Val::Int(scalar, word) = self.eval(&p.factor)? else {
                 continue;
@@ -115,17 +115,6 @@ impl Lower<'_> {
             }
         }
         Ok(Some(reduced))
-    }
-}
-
-/// Whether a value of type `t` holds a pointer (itself, an element or a
-/// member): a write into it may be a write through it.
-fn holds_pointer(t: &CType) -> bool {
-    match t {
-        CType::Pointer(_) => true,
-        CType::Array(e, _) => holds_pointer(e),
-        CType::Struct(s) => s.fields.iter().any(|(_, f)| holds_pointer(f)),
-        _ => false,
     }
 }
 

@@ -7,16 +7,16 @@ use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
-use crate::types::{CType, Scalar, StructDef};
+use crate::types::{CType, Scalar};
 
 /// Declaration specifiers: the base type and storage facts.
-struct Specs {
-    ty: TypeExpr,
+pub(super) struct Specs {
+    pub(super) ty: TypeExpr,
     typedef: bool,
     is_static: bool,
     /// The alignment `_Alignas` asks (0: none).
-    align: u64,
-    loc: Loc,
+    pub(super) align: u64,
+    pub(super) loc: Loc,
 }
 
 const TYPE_WORDS: &[&str] = &[
@@ -260,7 +260,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn specs(&mut self) -> DResult<Specs> {
+    pub(super) fn specs(&mut self) -> DResult<Specs> {
         let loc = self.loc();
         let mut typedef = false;
         let mut is_static = false;
@@ -298,10 +298,10 @@ impl Parser<'_> {
                 "__int128" | "__int128_t" | "__uint128_t" => {
                     return err(wloc, format!("{w} is not supported (128-bit integers)"))
                 }
-                "union" => return err(wloc, "unions are not supported"),
-                "struct" => {
+                "struct" | "union" => {
                     self.pos += 1;
-                    ty = Some(TypeExpr::Known(self.nested(|p| p.struct_spec(wloc))?));
+                    let record = self.nested(|p| p.record_spec(wloc, w == "union"))?;
+                    ty = Some(TypeExpr::Known(record));
                     continue;
                 }
                 "enum" => {
@@ -383,106 +383,14 @@ impl Parser<'_> {
         })
     }
 
-    /// The tag after `struct` or `enum`, if there is one.
-    fn tag(&mut self) -> Option<String> {
+    /// The tag after `struct`, `union` or `enum`, if there is one.
+    pub(super) fn tag(&mut self) -> Option<String> {
         let tag = self
             .peek()
             .and_then(|t| t.ident())
             .filter(|s| !is_keyword(s))?;
         self.pos += 1;
         Some(tag.to_string())
-    }
-
-    fn struct_spec(&mut self, loc: Loc) -> DResult<CType> {
-        let tag = self.tag();
-        if !self.eat("{") {
-            let Some(tag) = tag else {
-                return err(loc, "expected a struct tag or '{'");
-            };
-            // A struct not defined yet is incomplete until its definition.
-            let def = self.structs.entry(tag.clone()).or_insert_with(|| {
-                Arc::new(StructDef {
-                    name: Some(tag),
-                    fields: Vec::new(),
-                    aligns: Vec::new(),
-                })
-            });
-            return Ok(CType::Struct(def.clone()));
-        }
-        let mut fields: Vec<(String, CType)> = Vec::new();
-        let mut aligns = Vec::new();
-        while !self.eat("}") {
-            if self.peek().is_none() {
-                return err(loc, "unterminated struct");
-            }
-            let specs = self.specs()?;
-            if self.eat(";") {
-                // C11: a struct without a tag and without a name is an
-                // anonymous member, whose members are the outer struct's.
-                match &specs.ty {
-                    TypeExpr::Known(t @ CType::Struct(inner)) if inner.name.is_none() => {
-                        fields.push((String::new(), t.clone()));
-                        aligns.push(specs.align);
-                    }
-                    TypeExpr::Known(CType::Struct(_)) => {} // Declares a tag only.
-                    _ => return err(specs.loc, "struct member needs a name"),
-                }
-                continue;
-            }
-            loop {
-                let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
-                if self.is(":") {
-                    return err(self.loc(), "bit-fields are not supported");
-                }
-                let Some((name, nloc)) = name else {
-                    return err(dloc, "struct member needs a name");
-                };
-                let t = self.known(ty)?;
-                if let Some(t) = t.incomplete() {
-                    return err(nloc, format!("member '{name}' has incomplete type '{t}'"));
-                }
-                if fields.iter().any(|(n, _)| *n == name) {
-                    return err(nloc, format!("duplicate member '{name}'"));
-                }
-                self.check_alignas(specs.align, false, &TypeExpr::Known(t.clone()), &name, nloc)?;
-                fields.push((name, t));
-                aligns.push(specs.align);
-                if self.eat(",") {
-                    continue;
-                }
-                self.expect(";")?;
-                break;
-            }
-        }
-        if fields.is_empty() {
-            return err(loc, "a struct needs at least one member");
-        }
-        if aligns.iter().all(|&a| a == 0) {
-            aligns.clear();
-        }
-        let def = Arc::new(StructDef {
-            name: tag.clone(),
-            fields,
-            aligns,
-        });
-        if let Some(tag) = tag {
-            self.structs.insert(tag.clone(), def.clone());
-            self.complete_typedefs(&tag, &def);
-        }
-        Ok(CType::Struct(def))
-    }
-
-    /// Typedefs made while `struct tag` was incomplete (`typedef struct
-    /// Node Node;`) name its definition from now on.
-    fn complete_typedefs(&mut self, tag: &str, def: &Arc<StructDef>) {
-        let definition = |name: &str| (name == tag).then(|| def.clone());
-        for scope in &mut self.typedefs {
-            for t in scope.values_mut() {
-                if let Some(c) = t.completed(&definition) {
-                    *t = c;
-                }
-            }
-        }
     }
 
     /// An enumeration specifier; its type is what gcc gives it: `unsigned
@@ -556,7 +464,7 @@ impl Parser<'_> {
     /// A declarator over `base`: returns the name (if any), the type and the
     /// position where it starts.
     #[allow(clippy::type_complexity)]
-    fn declarator(
+    pub(super) fn declarator(
         &mut self,
         base: TypeExpr,
         allow_abstract: bool,

@@ -274,6 +274,9 @@ impl Parser<'_> {
                 let Some((t, o)) = ty.member_offset(&name) else {
                     return err(at, format!("'{ty}' has no member named '{name}'"));
                 };
+                if matches!(&ty, CType::Struct(s) if s.bit_field(&name).is_some()) {
+                    return err(at, format!("offsetof of bit-field '{name}'"));
+                }
                 offset += o as i128;
                 ty = t;
             } else if self.eat(".") {

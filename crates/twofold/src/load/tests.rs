@@ -21,14 +21,14 @@ fn arrays_of_one_integer_type_have_the_integers_lane_and_the_rest_one() {
     let point = CType::Struct(std::sync::Arc::new(twofold_compiler::types::StructDef {
         name: Some("point".into()),
         fields: vec![("x".into(), int(32)), ("y".into(), int(32))],
-        aligns: Vec::new(),
+        ..Default::default()
     }));
     // A struct whose members all have one element width: that width.
     assert_eq!(c(array(point, 3)), 32);
     let mixed = CType::Struct(std::sync::Arc::new(twofold_compiler::types::StructDef {
         name: None,
         fields: vec![("a".into(), int(32)), ("b".into(), int(8))],
-        aligns: Vec::new(),
+        ..Default::default()
     }));
     assert_eq!(c(mixed), 40);
     assert_eq!(lane_of(&ValueKind::Int, 8192), 8192);
