@@ -507,4 +507,47 @@ fn refused_union_uses() {
         error_of(&format!("union U {{ int a; }};\nstruct U *p;\n{main}")),
         "prog.c:2:1: error: 'U' is a union tag, used here as a struct"
     );
+    // Padding written as bytes is not kept: reading it back is refused
+    // (gcc gives the bytes written: 171 here, not 0).
+    assert_eq!(
+        error_of("#include <string.h>\nstruct P { char c; int i; };\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    struct P p;\n    unsigned char b[8];\n    memset(&p, INPUT_A, sizeof p);\n    memcpy(b, &p, sizeof p);\n    return b[1];\n}\n"),
+        "prog.c:8:5: error: 'memcpy' reads padding of struct P that was written as bytes: twofold keeps no padding (copy the members instead)"
+    );
+    assert_eq!(
+        error_of("#include <string.h>\nstruct B { unsigned a : 4; };\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    struct B s;\n    unsigned r;\n    memcpy(&s, &INPUT_A, 4);\n    memcpy(&r, &s, 4);\n    return r;\n}\n"),
+        "prog.c:8:5: error: 'memcpy' reads padding of struct B that was written as bytes: twofold keeps no padding (copy the members instead)"
+    );
+}
+
+/// Padding as 0, as `memset(.., 0, ..)` leaves it, copied to and from
+/// bytes, with bit-fields too.
+#[test]
+fn zeroed_padding_through_bytes() {
+    agree(
+        "padding",
+        r#"
+#include <string.h>
+#include <stdint.h>
+struct P { char c; int i; };
+struct BF { unsigned a : 4; unsigned b : 9; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct P p;
+    unsigned char b[8];
+    memset(&p, 0, sizeof p);
+    p.c = INPUT_A;
+    p.i = INPUT_B;
+    memcpy(b, &p, sizeof p);
+    struct P q;
+    memcpy(&q, b, sizeof q);
+    struct BF s;
+    memset(&s, 0, sizeof s);
+    s.a = INPUT_A;
+    s.b = INPUT_B;
+    uint32_t r;
+    memcpy(&r, &s, 4);
+    return b[0] + b[1] * 3 + b[4] * 7 + b[5] * 11 + q.i + q.c + (int)r;
+}
+"#,
+    );
 }

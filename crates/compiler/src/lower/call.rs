@@ -138,8 +138,9 @@ impl<'p> Lower<'p> {
             };
             let byte = cw.convert(&mut self.b, cs, Scalar::int(8, false));
             let span = self.leaf_span(dp.obj, dp.leaf, nbytes, args[0].loc);
-            let (Ok(dleaves), false) = (span, self.objs[dp.obj].ty.holds_bit_field()) else {
-                // Parts of values, or bit-fields: through C's layout.
+            let (Ok(dleaves), true) = (span, self.whole_values(&dp, nbytes)) else {
+                // Parts of values, bit-fields or padding: through C's
+                // layout.
                 self.set_bytes(&dp, &byte, nbytes, name, args[0].loc)?;
                 return Ok(Val::Ptr(dt, dp));
             };
@@ -190,7 +191,7 @@ impl<'p> Lower<'p> {
                 d.width() == s.width()
                     && matches!(d, CType::Pointer(_)) == matches!(s, CType::Pointer(_))
             });
-        if !same || self.objs[dp.obj].ty.holds_bit_field() {
+        if !same || !self.whole_values(&dp, nbytes) || !self.whole_values(&sp, nbytes) {
             return self.copy_bytes(name, (dt, dp), (&sp, nbytes), loc);
         }
         let vals: Vec<Slot> = sleaves.iter().map(|&l| self.slot(sp.obj, l)).collect();

@@ -65,6 +65,10 @@ struct Object {
     ty: CType,
     leaf_tys: Rc<Vec<CType>>,
     slots: Vec<Slot>,
+    /// Some of its padding (bytes or bits no member holds) was written
+    /// with values that may not be 0, as bytes (`memset`, `memcpy`, a
+    /// view): twofold keeps no padding, so reading it back is refused.
+    padding_written: bool,
 }
 
 struct Frame {
@@ -255,6 +259,7 @@ impl<'p> Lower<'p> {
             ty: ty.clone(),
             leaf_tys: Rc::new(tys),
             slots,
+            padding_written: false,
         });
         self.leaves += n as u64;
         self.check_object(n, loc)?;

@@ -254,11 +254,19 @@ impl Lower<'_> {
     }
 
     /// The bits of the `n` bytes from where `src` points on, in C's
-    /// layout (padding as 0); `what` reads them.
+    /// layout (padding as 0, as it is unless written as bytes: reading
+    /// padding written so is refused); `what` reads them.
     fn object_image(&mut self, src: &Ptr, n: i128, what: &str, loc: Loc) -> DResult<Vec<Bit>> {
         let (spans, start) = self.spans(src, n, loc)?;
         let mut image = vec![Bit::Const(false); n as usize * 8];
         let end = start + image.len() as u64;
+        if self.objs[src.obj].padding_written && !covers(&spans, start, end) {
+            let ty = self.objs[src.obj].ty.name();
+            return err(
+                loc,
+                format!("{what} reads padding of {ty} that was written as bytes: twofold keeps no padding (copy the members instead)"),
+            );
+        }
         for (leaf, &(at, width, _)) in spans.iter().enumerate().skip(src.leaf as usize) {
             if at >= end {
                 break;
@@ -281,6 +289,14 @@ impl Lower<'_> {
             }
         }
         Ok(image)
+    }
+
+    /// Whether the `n` bytes from where `p` points on are whole values
+    /// (no padding, no part of a bit-field's unit), which `memcpy` and
+    /// `memset` may copy value by value.
+    pub(super) fn whole_values(&self, p: &Ptr, n: i128) -> bool {
+        self.spans(p, n, Loc::default())
+            .is_ok_and(|(spans, start)| covers(&spans, start, start + n as u64 * 8))
     }
 
     /// Reads the scalar place `p`, a view of memory of another layout at a
@@ -342,6 +358,10 @@ impl Lower<'_> {
     ) -> DResult<()> {
         let (spans, start) = self.spans(dst, (image.len() / 8) as i128, loc)?;
         let end = start + image.len() as u64;
+        let zero = |i: u64| image[(i - start) as usize] == Bit::Const(false);
+        if !covers(&spans, start, end) && !uncovered(&spans, start, end).all(zero) {
+            self.objs[dst.obj].padding_written = true;
+        }
         for (leaf, &(at, width, signed)) in spans.iter().enumerate().skip(dst.leaf as usize) {
             if at >= end {
                 break;
@@ -391,4 +411,22 @@ impl Lower<'_> {
         }
         Ok((spans, start))
     }
+}
+
+/// Whether the leaves (`spans`, in order) hold every bit of `start..end`.
+fn covers(spans: &Spans, start: u64, end: u64) -> bool {
+    uncovered(spans, start, end).next().is_none()
+}
+
+/// The bits of `start..end` no leaf (`spans`, in order) holds: padding.
+fn uncovered(spans: &Spans, start: u64, end: u64) -> impl Iterator<Item = u64> + '_ {
+    let mut at = 0;
+    (start..end).filter(move |&bit| {
+        while at < spans.len() && spans[at].0 + u64::from(spans[at].1) <= bit {
+            at += 1;
+        }
+        !spans
+            .get(at)
+            .is_some_and(|&(first, width, _)| first <= bit && bit < first + u64::from(width))
+    })
 }
