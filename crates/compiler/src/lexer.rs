@@ -208,7 +208,7 @@ impl Cursor<'_> {
             }
             if word == "u8" && self.at(0) == Some(b'"') {
                 // UTF-8 bytes, as a plain string holds them: `char[]`.
-                let vals = self.quoted(b'"', loc, "unterminated string literal", false)?;
+                let vals = self.quoted(b'"', loc, "unterminated string literal", 8)?;
                 return Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()));
             }
             Ok(Tok::Ident(word.to_string()))
@@ -220,14 +220,14 @@ impl Cursor<'_> {
             }
             number(&self.src[start..self.i], loc)
         } else if c == b'\'' {
-            let vals = self.quoted(b'\'', loc, "unterminated character constant", false)?;
+            let vals = self.quoted(b'\'', loc, "unterminated character constant", 8)?;
             if vals.len() != 1 {
                 return err(loc, "character constants must hold exactly one character");
             }
             // A plain `char` is signed: '\xff' is -1.
             Ok(Tok::Char(vals[0] as u8 as i8 as i64, 32))
         } else if c == b'"' {
-            let vals = self.quoted(b'"', loc, "unterminated string literal", false)?;
+            let vals = self.quoted(b'"', loc, "unterminated string literal", 8)?;
             Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()))
         } else {
             self.punct(loc)
@@ -238,7 +238,12 @@ impl Cursor<'_> {
     /// `u` (`char16_t`: `unsigned short`) or `U` (`char32_t`: `unsigned
     /// int`), its quote at the cursor.
     fn prefixed_char(&mut self, prefix: &str, loc: Loc) -> DResult<Tok> {
-        let vals = self.quoted(b'\'', loc, "unterminated character constant", true)?;
+        let vals = self.quoted(
+            b'\'',
+            loc,
+            "unterminated character constant",
+            unit_bits(prefix),
+        )?;
         if vals.len() != 1 {
             return err(loc, "character constants must hold exactly one character");
         }
@@ -254,7 +259,7 @@ impl Cursor<'_> {
     /// `u` (of `char16_t`, UTF-16) or `U` (of `char32_t`), its quote at the
     /// cursor.
     fn wide_string(&mut self, prefix: &str, loc: Loc) -> DResult<Tok> {
-        let vals = self.quoted(b'"', loc, "unterminated string literal", true)?;
+        let vals = self.quoted(b'"', loc, "unterminated string literal", unit_bits(prefix))?;
         Ok(match prefix {
             "L" => Tok::WideStr(vals, 32, true),
             "U" => Tok::WideStr(vals, 32, false),
@@ -291,9 +296,11 @@ impl Cursor<'_> {
 
     /// The characters of a literal quoted by `quote` starting at the cursor
     /// (at `loc`), escapes decoded; `unterminated` if it ends early. A
-    /// `wide` literal takes a UTF-8 sequence as one character (its code
-    /// point), a plain one as its bytes.
-    fn quoted(&mut self, quote: u8, loc: Loc, unterminated: &str, wide: bool) -> DResult<Vec<u32>> {
+    /// wide literal (code units of `unit` bits, more than 8) takes a UTF-8
+    /// sequence as one character (its code point), a plain one as its
+    /// bytes.
+    fn quoted(&mut self, quote: u8, loc: Loc, unterminated: &str, unit: u32) -> DResult<Vec<u32>> {
+        let wide = unit > 8;
         self.adv();
         let mut vals = Vec::new();
         loop {
@@ -312,9 +319,12 @@ impl Cursor<'_> {
                 vals.push(c as u32);
                 continue;
             }
+            // A numeric escape is a code unit, cut to its width as gcc cuts
+            // it (`u"\x12345"` holds 0x2345), where a character of the
+            // source is a code point.
             let (v, n) = escape(&self.b[self.i..], loc)?;
             self.adv_n(n);
-            vals.push(v);
+            vals.push(if unit < 32 { v & ((1 << unit) - 1) } else { v });
         }
     }
 
@@ -344,6 +354,14 @@ pub fn spell_wide(v: &[u32], bits: u32, signed: bool) -> String {
     };
     let text: String = v.iter().filter_map(|&c| char::from_u32(c)).collect();
     format!("{prefix}{text:?}")
+}
+
+/// The bits of a code unit of a literal with `prefix` (`L`, `u` or `U`).
+fn unit_bits(prefix: &str) -> u32 {
+    match prefix {
+        "u" => 16,
+        _ => 32,
+    }
 }
 
 /// One (possibly escaped) character of a literal: its value and byte

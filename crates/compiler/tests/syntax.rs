@@ -430,6 +430,8 @@ long mpc_main(int INPUT_A, int INPUT_B)
     wchar_t rows[2][3] = { L"ab", L"cd" };
     struct { int k; char32_t name[3]; } rec = { 7, U"z" };
     r += exact[INPUT_A & 1] + rows[INPUT_B & 1][INPUT_A & 1] + rec.name[INPUT_B & 1] + rec.k;
+    // A numeric escape is a code unit, cut to its width.
+    r += u"\x12345"[0] + u"\xd800"[0] * 3 + U"\x12345"[0] * 5;
     return r;
 }
 "#,
