@@ -549,6 +549,36 @@ impl CType {
         }
     }
 
+    /// For each leaf of a value of this type at bit `base`, where a
+    /// pointer to it points: the start of the outermost value that begins
+    /// at that leaf (before it only if the value starts with padding, as
+    /// a struct whose first member is an unnamed bit-field does), `begin`
+    /// for the first leaf.
+    pub fn leaf_pointees(&self, base: u64, begin: u64, out: &mut Vec<u64>) {
+        match self {
+            CType::Void => {}
+            CType::Array(e, n) => {
+                for k in 0..*n as u64 {
+                    let at = base + k * e.size() * 8;
+                    e.leaf_pointees(at, if k == 0 { begin } else { at }, out);
+                }
+            }
+            CType::Struct(s) if s.union => {
+                out.extend((0..self.size()).map(|k| if k == 0 { begin } else { base + k * 8 }))
+            }
+            CType::Struct(s) => {
+                for (k, ((_, t), at)) in s.fields.iter().zip(s.layout().starts).enumerate() {
+                    let first = if k == 0 { begin } else { base + at };
+                    match s.bit_field_at(k) {
+                        Some(_) => out.push(first),
+                        None => t.leaf_pointees(base + at, first, out),
+                    }
+                }
+            }
+            _ => out.push(begin),
+        }
+    }
+
     /// Whether values of this type can be inputs or outputs of a circuit
     /// (unions cannot).
     pub fn is_data(&self) -> bool {

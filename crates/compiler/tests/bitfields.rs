@@ -275,3 +275,32 @@ fn refused_bit_field_uses() {
         "prog.c:2:14: error: input 'INPUT_A' has type struct S, which holds a bit-field: bit-fields cannot be inputs or outputs (use a struct without bit-fields)"
     );
 }
+
+/// A struct that begins with an unnamed bit-field (padding before its
+/// first member) is set and copied whole through `memset` and `memcpy`,
+/// also as elements of an array.
+#[test]
+fn leading_padding_through_bytes() {
+    agree(
+        "leading",
+        r#"
+#include <string.h>
+#include <stdint.h>
+struct S { unsigned : 2; unsigned f : 4; unsigned g : 7; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct S s, t, arr[3];
+    memset(&s, 0, sizeof s);
+    s.f = INPUT_A;
+    s.g = INPUT_B;
+    memcpy(&t, &s, sizeof s);
+    memset(arr, 0, sizeof arr);
+    memcpy(&arr[1], &t, sizeof t);
+    arr[2].g = INPUT_A + INPUT_B;
+    uint32_t w[3];
+    memcpy(w, arr, sizeof arr);
+    return t.f + 16 * t.g + arr[1].f * 3 + arr[1].g * 5 + (int)(w[1] ^ w[2]);
+}
+"#,
+    );
+}

@@ -395,15 +395,18 @@ impl Lower<'_> {
     }
 
     /// The C layout of the object `p` points into, and the bit where
-    /// `p`'s leaf starts, checking that `n` bytes from there lie inside.
+    /// `p` points (see [`CType::leaf_pointees`]), checking that `n` bytes
+    /// from there lie inside.
     fn spans(&self, p: &Ptr, n: i128, loc: Loc) -> DResult<(Spans, u64)> {
         let ty = &self.objs[p.obj].ty;
         let mut spans = Vec::new();
         ty.leaf_bits(0, &mut spans);
+        let mut pointees = Vec::new();
+        ty.leaf_pointees(0, 0, &mut pointees);
         let size = ty.size() as i128 * 8;
-        let start = match spans.get(p.leaf as usize) {
+        let start = match pointees.get(p.leaf as usize) {
             _ if p.leaf < 0 => return err(loc, "memory access outside the object"),
-            Some(&(at, ..)) => at,
+            Some(&at) => at,
             None => size as u64,
         };
         if n < 0 || start as i128 + n * 8 > size {
