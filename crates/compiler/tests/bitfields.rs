@@ -6,29 +6,11 @@
 
 mod common;
 
-use common::agree_with_gcc;
-use twofold_compiler::{compile, CompileOptions};
+use common::{agree_kept_and_unrolled, error_of};
 
+/// [`agree_kept_and_unrolled`], with this file's seed.
 fn agree(name: &str, src: &str) {
-    let opts = [
-        CompileOptions::default(),
-        CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    ];
-    let programs: Vec<_> = opts
-        .iter()
-        .map(|o| compile(src, &format!("{name}.c"), o).unwrap_or_else(|e| panic!("{e}")))
-        .collect();
-    agree_with_gcc(src, &programs.iter().collect::<Vec<_>>(), 24, 9, name);
-}
-
-fn error_of(src: &str) -> String {
-    match compile(src, "prog.c", &CompileOptions::default()) {
-        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
-        Err(e) => e.to_string(),
-    }
+    agree_kept_and_unrolled(name, src, 9);
 }
 
 /// Unsigned, signed, `_Bool` and `char`-typed bit-fields written from

@@ -4,25 +4,12 @@
 
 mod common;
 
-use common::{accepted, agree_with_gcc, output_scalars, run};
+use common::{accepted, agree_kept_and_unrolled, output_scalars, run};
 use twofold_compiler::{compile, CompileOptions, CompiledProgram};
 
-/// Compiles `src` with loops kept and unrolled, checks both against gcc
-/// and returns the first.
+/// [`agree_kept_and_unrolled`], with this file's seed.
 fn agree(name: &str, src: &str) -> CompiledProgram {
-    let opts = [
-        CompileOptions::default(),
-        CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    ];
-    let programs: Vec<_> = opts
-        .iter()
-        .map(|o| compile(src, &format!("{name}.c"), o).unwrap_or_else(|e| panic!("{e}")))
-        .collect();
-    agree_with_gcc(src, &programs.iter().collect::<Vec<_>>(), 24, 11, name);
-    programs.into_iter().next().expect("two programs")
+    agree_kept_and_unrolled(name, src, 11)
 }
 
 /// Every bit-count built-in on secret words of both widths, shifted by

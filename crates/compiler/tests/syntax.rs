@@ -5,33 +5,12 @@
 
 mod common;
 
-use common::agree_with_gcc;
+use common::{agree_kept_and_unrolled, error_of};
 use twofold_compiler::{compile, CompileOptions, CompiledProgram};
 
-/// Compiles `src` with loops kept and unrolled, checks both against gcc
-/// and returns the first.
+/// [`agree_kept_and_unrolled`], with this file's seed.
 fn agree(name: &str, src: &str) -> CompiledProgram {
-    let opts = [
-        CompileOptions::default(),
-        CompileOptions {
-            loops: false,
-            ..CompileOptions::default()
-        },
-    ];
-    let programs: Vec<_> = opts
-        .iter()
-        .map(|o| compile(src, &format!("{name}.c"), o).unwrap_or_else(|e| panic!("{e}")))
-        .collect();
-    agree_with_gcc(src, &programs.iter().collect::<Vec<_>>(), 24, 7, name);
-    programs.into_iter().next().expect("two programs")
-}
-
-/// The error compiling `src` gives.
-fn error_of(src: &str) -> String {
-    match compile(src, "prog.c", &CompileOptions::default()) {
-        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
-        Err(e) => e.to_string(),
-    }
+    agree_kept_and_unrolled(name, src, 7)
 }
 
 /// `typeof` of expressions (not evaluated) and of type names, in

@@ -435,3 +435,31 @@ fn find_decl(src: &str, name: &str) -> Option<(usize, usize, String, Option<Stri
     }
     None
 }
+
+/// Compiles `src` (as `name.c`) with loops kept and with every loop
+/// unrolled, checks both against gcc on 24 random input sets drawn from
+/// `seed`, and returns the first.
+pub fn agree_kept_and_unrolled(name: &str, src: &str, seed: u64) -> CompiledProgram {
+    use twofold_compiler::{compile, CompileOptions};
+    let opts = [
+        CompileOptions::default(),
+        CompileOptions {
+            loops: false,
+            ..CompileOptions::default()
+        },
+    ];
+    let programs: Vec<_> = opts
+        .iter()
+        .map(|o| compile(src, &format!("{name}.c"), o).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    agree_with_gcc(src, &programs.iter().collect::<Vec<_>>(), 24, seed, name);
+    programs.into_iter().next().expect("two programs")
+}
+
+/// The error compiling `src` (as `prog.c`, default options) gives.
+pub fn error_of(src: &str) -> String {
+    match twofold_compiler::compile(src, "prog.c", &twofold_compiler::CompileOptions::default()) {
+        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
+        Err(e) => e.to_string(),
+    }
+}
