@@ -286,3 +286,35 @@ int mpc_main(int INPUT_A, int INPUT_B)
 "#,
     );
 }
+
+/// Bit-fields that fill their units exactly are still bit-fields to
+/// `memset` (the fill cut to each field's width) and to a pointer of the
+/// unit's type, read and written through C's bytes.
+#[test]
+fn full_units_through_bytes_and_pointers() {
+    agree(
+        "full_units",
+        r#"
+#include <string.h>
+struct F { unsigned a : 16; unsigned c : 16; int d; };
+struct G { unsigned short a : 5, c : 11; short d; };
+struct T { unsigned a : 3; unsigned b : 13; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct F f;
+    struct G g;
+    memset(&f, INPUT_A, sizeof f);
+    memset(&g, INPUT_B, sizeof g);
+    struct T t;
+    memset(&t, 0, sizeof t);
+    t.a = INPUT_A;
+    t.b = INPUT_B;
+    unsigned before = *(unsigned *)&t;
+    unsigned *p = (unsigned *)&t;
+    *p = (unsigned)INPUT_A * 1000u;
+    return (int)(f.a + f.c * 3u + (unsigned)f.d + g.a * 5u + g.c * 7u + (unsigned)g.d + before
+        + t.a * 100000u + t.b);
+}
+"#,
+    );
+}

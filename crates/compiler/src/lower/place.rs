@@ -30,13 +30,23 @@ impl<'p> Lower<'p> {
         let mut tys = Vec::new();
         t.leaf_types(&mut tys);
         let have = self.objs[obj].leaf_tys.get(base..)?;
-        tys.iter().zip(have).find_map(|(lt, have)| {
-            let ok = match (have, lt) {
-                (CType::Pointer(_), CType::Pointer(_)) => true,
-                (a, b) => a.arith().map(|s| s.width) == b.arith().map(|s| s.width),
-            };
-            (!ok).then(|| have.clone())
-        })
+        // A bit-field's leaf has its promoted type, but fewer bits: it is
+        // another layout than a value of that type.
+        let (stored, wanted) = (bits_held(&self.objs[obj].ty), bits_held(t));
+        let held = |bits: &Option<Vec<u32>>, k: usize, t: &CType| {
+            bits.as_ref().map_or(t.size() as u32 * 8, |b| b[k])
+        };
+        tys.iter()
+            .zip(have)
+            .enumerate()
+            .find_map(|(k, (lt, have))| {
+                let ok = match (have, lt) {
+                    (CType::Pointer(_), CType::Pointer(_)) => true,
+                    (a, b) => a.arith().map(|s| s.width) == b.arith().map(|s| s.width),
+                };
+                let same_bits = held(&stored, base + k, have) == held(&wanted, k, lt);
+                (!ok || !same_bits).then(|| have.clone())
+            })
     }
 
     // ----- places -----------------------------------------------------------
@@ -414,5 +424,15 @@ pub(super) fn value_of(ty: &CType, slots: Vec<Slot>, loc: Loc) -> DResult<Val> {
         (CType::Pointer(t), Some(Slot::Ptr(ptr))) => Val::Ptr((**t).clone(), ptr.clone()),
         (CType::Struct(_), _) => Val::Agg(ty.clone(), slots),
         _ => return err(loc, format!("cannot read a value of type {}", ty.name())),
+    })
+}
+
+/// The bits each leaf of a value of type `ty` holds in C's layout, if it
+/// has bit-fields (else every leaf holds all of its type's).
+fn bits_held(ty: &CType) -> Option<Vec<u32>> {
+    ty.holds_bit_field().then(|| {
+        let mut spans = Vec::new();
+        ty.leaf_bits(0, &mut spans);
+        spans.iter().map(|s| s.1).collect()
     })
 }

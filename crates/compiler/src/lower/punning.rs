@@ -292,11 +292,19 @@ impl Lower<'_> {
     }
 
     /// Whether the `n` bytes from where `p` points on are whole values
-    /// (no padding, no part of a bit-field's unit), which `memcpy` and
-    /// `memset` may copy value by value.
+    /// (no padding, no bit-field), which `memcpy` and `memset` may copy
+    /// value by value.
     pub(super) fn whole_values(&self, p: &Ptr, n: i128) -> bool {
-        self.spans(p, n, Loc::default())
-            .is_ok_and(|(spans, start)| covers(&spans, start, start + n as u64 * 8))
+        let Ok((spans, start)) = self.spans(p, n, Loc::default()) else {
+            return false;
+        };
+        let end = start + n as u64 * 8;
+        let tys = &self.objs[p.obj].leaf_tys;
+        let in_range = spans.iter().zip(tys.iter());
+        let bit_field = in_range
+            .filter(|((at, width, _), _)| *at < end && at + u64::from(*width) > start)
+            .any(|((_, width, _), t)| u64::from(*width) != t.size() * 8);
+        covers(&spans, start, end) && !bit_field
     }
 
     /// Reads the scalar place `p`, a view of memory of another layout at a
