@@ -1,10 +1,10 @@
 //! GCC's integer built-ins (bit counts, byte swaps, overflow checks,
-//! `__builtin_expect`) compared with gcc on random inputs, kept loops and
-//! unrolled, and their argument errors.
+//! `__builtin_expect`) and `<assert.h>`'s `assert`, compared with gcc on
+//! random inputs, kept loops and unrolled, and their errors.
 
 mod common;
 
-use common::{accepted, agree_kept_and_unrolled, output_scalars, run};
+use common::{accepted, agree_kept_and_unrolled, error_of, output_scalars, run};
 use twofold_compiler::{compile, CompileOptions, CompiledProgram};
 
 /// [`agree_kept_and_unrolled`], with this file's seed.
@@ -230,4 +230,51 @@ int mpc_main(int INPUT_A, int INPUT_B)
 }
 "#;
     agree("sizes", src);
+}
+
+/// `<assert.h>`'s `assert`: conditions known while compiling are checked
+/// there, secret ones (and those on secret paths) are not, as with
+/// `NDEBUG`; a program whose asserts hold agrees with gcc, kept loops and
+/// unrolled.
+#[test]
+fn asserts() {
+    let src = r#"
+#include <assert.h>
+#define N 8
+static int sum(const int *a, int n)
+{
+    assert(n <= N);
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        assert(i < N && a);
+        s += a[i];
+    }
+    return s;
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int a[N] = {INPUT_A, INPUT_B, 3};
+    assert(sizeof(a) == N * sizeof(int) && 0.5);
+    assert((INPUT_A & 1) < 2);
+    if (INPUT_A > INPUT_B)
+        assert(INPUT_A != INPUT_B);
+    static_assert(N == 8, "eight");
+    return sum(a, N);
+}
+"#;
+    agree("asserts", src);
+    let main = |body: &str| {
+        format!("#include <assert.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{{\n    {body}\n    return INPUT_A;\n}}\n")
+    };
+    assert_eq!(
+        error_of(&main("int n = 3; assert(n == 4);")),
+        "prog.c:4:16: error: assertion failed: the condition is false here in every run (the program would abort)"
+    );
+    // Not checked on a path a secret chooses, nor with NDEBUG.
+    for ok in [
+        main("if (INPUT_A > 3) assert(0);"),
+        format!("#define NDEBUG\n{}", main("assert(0);")),
+    ] {
+        compile(&ok, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    }
 }

@@ -9,6 +9,9 @@ impl<'p> Lower<'p> {
         if let Some(name) = mem_function(name) {
             return self.mem_builtin(name, args, loc);
         }
+        if name == ASSERT {
+            return self.assert_builtin(args, loc);
+        }
         let Some(f) = self.funcs.get(name).copied() else {
             if let Some(width) = abs_width(name) {
                 return self.abs_builtin(name, width, args, loc);
@@ -101,6 +104,36 @@ impl<'p> Lower<'p> {
         let minus = zero.add(&mut self.b, &w, true);
         let r = mux_word(&mut self.b, neg, &minus, &w);
         Ok(Val::Int(t, r))
+    }
+
+    /// `assert(e)` (which `<assert.h>` makes [`ASSERT`] unless `NDEBUG`):
+    /// a condition known while compiling, on a path every run takes, is
+    /// checked there (false is an error: a run would abort); one that
+    /// depends on a secret, or on a path a secret chooses, is not checked,
+    /// as with `NDEBUG` (a garbled circuit cannot stop halfway).
+    fn assert_builtin(&mut self, args: &[Expr], loc: Loc) -> DResult<Val> {
+        let [cond] = args else {
+            return err(loc, "'assert' takes 1 argument");
+        };
+        let known = match self.eval(cond)? {
+            Val::Int(s, Word::Const { v, .. }) => {
+                // (A floating zero may have its sign bit set.)
+                let value_bits = match s.float {
+                    true => !(1u64 << (s.width - 1)),
+                    false => u64::MAX,
+                };
+                Some(v & value_bits != 0)
+            }
+            Val::Ptr(_, p) if p.sec.is_empty() => Some(p.obj != usize::MAX),
+            _ => None,
+        };
+        if known == Some(false) && self.secret_depth == 0 {
+            return err(
+                cond.loc,
+                "assertion failed: the condition is false here in every run (the program would abort)",
+            );
+        }
+        Ok(Val::Void)
     }
 
     /// `memcpy`, `memmove`, `memset`: over whole scalars of one layout
@@ -272,6 +305,9 @@ fn abs_width(name: &str) -> Option<u32> {
 
 /// The error of a call of `name`, a function neither the program nor
 /// twofold defines: what kind of function it is, where that is known.
+/// What `<assert.h>`'s `assert` calls (a name no C program declares).
+const ASSERT: &str = "__twofold_assert";
+
 pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
     let why = match name {
         "printf" | "scanf" | "puts" | "putchar" | "getchar" | "fprintf" | "sprintf"

@@ -13,7 +13,9 @@ pub(super) fn builtin_header(name: &str) -> Option<&'static str> {
         "math.h" => MATH,
         "stdalign.h" => "#ifndef __TWOFOLD_STDALIGN\n#define __TWOFOLD_STDALIGN\n#define alignas _Alignas\n#define alignof _Alignof\n#define __alignas_is_defined 1\n#define __alignof_is_defined 1\n#endif\n",
         "uchar.h" => "#ifndef __TWOFOLD_UCHAR\n#define __TWOFOLD_UCHAR\n#include <stddef.h>\ntypedef unsigned short char16_t;\ntypedef unsigned int char32_t;\n#endif\n",
-        "stdio.h" | "assert.h" => "",
+        // Included again, it follows `NDEBUG` anew, as C asks.
+        "assert.h" => "#undef assert\n#ifdef NDEBUG\n#define assert(e) ((void)0)\n#else\n#define assert(e) __twofold_assert(e)\n#endif\n#ifndef static_assert\n#define static_assert _Static_assert\n#endif\n",
+        "stdio.h" => "",
         _ => return None,
     })
 }
