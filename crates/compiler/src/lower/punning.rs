@@ -267,28 +267,35 @@ impl Lower<'_> {
                 format!("{what} reads padding of {ty} that was written as bytes: twofold keeps no padding (copy the members instead)"),
             );
         }
-        for (leaf, &(at, width, _)) in spans.iter().enumerate().skip(src.leaf as usize) {
-            if at >= end {
-                break;
-            }
-            let Slot::Val(w) = self.slot(src.obj, leaf) else {
-                return err(
-                    loc,
-                    format!("{what} of a pointer into memory of another layout is not supported"),
-                );
-            };
-            let mut bits = w.bits(&mut self.b);
-            bits.resize(width as usize, Bit::Const(false));
+        for (leaf, &(at, width, _)) in leaves_from(&spans, src.leaf, end) {
+            let refused =
+                || format!("{what} of a pointer into memory of another layout is not supported");
+            let bits = self.stored_bits(src.obj, leaf, width, refused, loc)?;
             for (k, bit) in bits.into_iter().enumerate() {
-                if let Some(i) = (at + k as u64)
-                    .checked_sub(start)
-                    .filter(|&i| i < end - start)
-                {
-                    image[i as usize] = bit;
+                if let Some(i) = image_index(at + k as u64, start, end) {
+                    image[i] = bit;
                 }
             }
         }
         Ok(image)
+    }
+
+    /// The `width` bits leaf `leaf` of `obj` holds in C's layout (a
+    /// pointer's are `refused`).
+    fn stored_bits(
+        &mut self,
+        obj: usize,
+        leaf: usize,
+        width: u32,
+        refused: impl FnOnce() -> String,
+        loc: Loc,
+    ) -> DResult<Vec<Bit>> {
+        let Slot::Val(w) = self.slot(obj, leaf) else {
+            return err(loc, refused());
+        };
+        let mut bits = w.bits(&mut self.b);
+        bits.resize(width as usize, Bit::Const(false));
+        Ok(bits)
     }
 
     /// Whether the `n` bytes from where `p` points on are whole values
@@ -370,24 +377,13 @@ impl Lower<'_> {
         if !covers(&spans, start, end) && !uncovered(&spans, start, end).all(zero) {
             self.objs[dst.obj].padding_written = true;
         }
-        for (leaf, &(at, width, signed)) in spans.iter().enumerate().skip(dst.leaf as usize) {
-            if at >= end {
-                break;
-            }
-            let Slot::Val(w) = self.slot(dst.obj, leaf) else {
-                return err(
-                    loc,
-                    format!("'{name}' over a pointer in memory of another layout is not supported"),
-                );
-            };
-            let mut bits = w.bits(&mut self.b);
-            bits.resize(width as usize, Bit::Const(false));
+        for (leaf, &(at, width, signed)) in leaves_from(&spans, dst.leaf, end) {
+            let refused =
+                || format!("'{name}' over a pointer in memory of another layout is not supported");
+            let mut bits = self.stored_bits(dst.obj, leaf, width, refused, loc)?;
             for (k, bit) in bits.iter_mut().enumerate() {
-                if let Some(i) = (at + k as u64)
-                    .checked_sub(start)
-                    .filter(|&i| i < end - start)
-                {
-                    *bit = image[i as usize];
+                if let Some(i) = image_index(at + k as u64, start, end) {
+                    *bit = image[i];
                 }
             }
             // The leaf's own width: a `_Bool` its low bit, a bit-field
@@ -440,4 +436,23 @@ fn uncovered(spans: &Spans, start: u64, end: u64) -> impl Iterator<Item = u64> +
             .get(at)
             .is_some_and(|&(first, width, _)| first <= bit && bit < first + u64::from(width))
     })
+}
+
+/// The leaves (`spans`) from `first` on that start before bit `end`.
+fn leaves_from(
+    spans: &Spans,
+    first: i64,
+    end: u64,
+) -> impl Iterator<Item = (usize, &(u64, u32, bool))> {
+    let first = usize::try_from(first).unwrap_or(0);
+    spans
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take_while(move |(_, s)| s.0 < end)
+}
+
+/// Where bit `bit` of an object lies in an image of its bits `start..end`.
+fn image_index(bit: u64, start: u64, end: u64) -> Option<usize> {
+    (start..end).contains(&bit).then(|| (bit - start) as usize)
 }
