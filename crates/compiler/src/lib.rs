@@ -132,6 +132,7 @@
 //! anonymous member.
 
 pub mod ast;
+pub mod definitions;
 pub mod error;
 pub mod floats;
 pub mod gates;
@@ -424,7 +425,9 @@ fn lowered(
         opts.limits.max_tokens,
     )
     .map_err(|(d, files)| d.into_error(&files))?;
-    let prog = parser::parse(&toks, opts.limits.max_nesting).map_err(|d| d.into_error(&files))?;
+    let mut prog =
+        parser::parse(&toks, opts.limits.max_nesting).map_err(|d| d.into_error(&files))?;
+    definitions::choose(&mut prog, &files).map_err(|d| d.into_error(&files))?;
     let lowered = lower::lower(&prog, opts).map_err(|d| d.into_error(&files))?;
     Ok((lowered, files))
 }

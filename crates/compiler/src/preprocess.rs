@@ -11,6 +11,7 @@ use crate::error::{diag, err, DResult, Diag, Loc};
 use crate::lexer::{binary_precedence, lex, Tok, Token};
 
 mod headers;
+mod libc;
 mod lines;
 use headers::builtin_header;
 use lines::renumber;
@@ -290,7 +291,7 @@ impl Preprocessor {
             self.depth += 1;
             let file = self.files.len() as u32;
             self.files.push(format!("<{name}>"));
-            let toks = lex(text, file)?;
+            let toks = lex(&text, file)?;
             self.process(toks, None, out)?;
             self.depth -= 1;
             return Ok(());
@@ -300,9 +301,9 @@ impl Preprocessor {
             Ok(None) => None,
             Err(why) => return err(loc, format!("cannot include \"{name}\": {why}")),
         };
-        let Some((path, text)) = text.or_else(|| {
-            builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t.to_string()))
-        }) else {
+        let Some((path, text)) =
+            text.or_else(|| builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t)))
+        else {
             return err(loc, format!("cannot include \"{name}\": no such file"));
         };
         let file = self.files.len() as u32;

@@ -99,15 +99,16 @@ fn io_calls() {
         "#include <stdio.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    printf(\"%d\\n\", INPUT_A);\n    return INPUT_B;\n}\n",
         "prog.c:4:5: error: 'printf': input/output and library calls are not supported in a circuit",
     );
-    // A string function is named as one, in a statement or in an
-    // expression whose type is asked for (`sizeof`).
+    // A string function twofold does not provide is named as one, in a
+    // statement or in an expression whose type is asked for (`sizeof`);
+    // one its headers define asks for the header.
     check(
-        "#include <string.h>\nint mpc_main(char INPUT_A[8], int INPUT_B)\n{\n    return strlen(INPUT_A) + INPUT_B;\n}\n",
-        "prog.c:4:12: error: 'strlen': a C library function twofold does not provide (it provides memcpy, memmove and memset): write it as a loop",
+        "#include <string.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    char s[4] = \"abc\";\n    return strchr(s, INPUT_A) != 0;\n}\n",
+        "prog.c:5:12: error: 'strchr': a C library function twofold does not provide (it provides memcpy, memmove, memset, memcmp and <string.h>'s comparisons, copies and lengths of strings): write it as a loop",
     );
     check(
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return sizeof(strcmp(0, 0)) + INPUT_A;\n}\n",
-        "prog.c:3:19: error: 'strcmp': a C library function twofold does not provide (it provides memcpy, memmove and memset): write it as a loop",
+        "prog.c:3:19: error: 'strcmp': a C library function twofold defines in its header: include <string.h> or <stdlib.h>",
     );
 }
 

@@ -12,6 +12,10 @@ impl<'p> Lower<'p> {
         if name == ASSERT {
             return self.assert_builtin(args, loc);
         }
+        if name == ELEMENTS_LEFT {
+            return self.elements_left(args, loc);
+        }
+        let name = library_name(name, &self.funcs);
         let Some(f) = self.funcs.get(name).copied() else {
             if let Some(width) = abs_width(name) {
                 return self.abs_builtin(name, width, args, loc);
@@ -104,6 +108,48 @@ impl<'p> Lower<'p> {
         let minus = zero.add(&mut self.b, &w, true);
         let r = mux_word(&mut self.b, neg, &minus, &w);
         Ok(Val::Int(t, r))
+    }
+
+    /// [`ELEMENTS_LEFT`]`(p)`: the elements of `p`'s type from where `p`
+    /// points to the end of its object (bytes, up to the end of its last
+    /// value, for a `void *`), as a `size_t` known while compiling: how
+    /// far the functions of twofold's `<string.h>` may read. With a second
+    /// argument `n` known while compiling, at most `n`.
+    fn elements_left(&mut self, args: &[Expr], loc: Loc) -> DResult<Val> {
+        let (a, most) = match args {
+            [a] => (a, None),
+            [a, n] => (a, Some(n)),
+            _ => return err(loc, format!("'{ELEMENTS_LEFT}' takes 1 or 2 arguments")),
+        };
+        let most = match most.map(|n| self.eval(n)).transpose()? {
+            Some(Val::Int(s, Word::Const { v, .. })) => Some(s.to_i128(v)),
+            _ => None,
+        };
+        let Val::Ptr(t, p) = self.eval(a)? else {
+            return err(a.loc, "a string function's argument is not a pointer");
+        };
+        if p.obj == usize::MAX || !p.sec.is_empty() {
+            return err(
+                a.loc,
+                "a string function needs a pointer with a public offset into an object \
+                 (it reads up to the end of the object)",
+            );
+        }
+        let o = &self.objs[p.obj];
+        let leaf = usize::try_from(p.leaf).unwrap_or(usize::MAX);
+        let left = if t == CType::Void {
+            let mut offsets = Vec::new();
+            o.ty.leaf_offsets(0, &mut offsets);
+            let end = |l: usize| offsets[l] as i128 + o.leaf_tys[l].size() as i128;
+            match offsets.len().checked_sub(1) {
+                Some(last) if leaf <= last => end(last) - offsets[leaf] as i128,
+                _ => 0,
+            }
+        } else {
+            (o.slots.len().saturating_sub(leaf) / t.leaves().max(1)) as i128
+        };
+        let left = most.map_or(left, |n| left.min(n.max(0)));
+        Ok(Self::int(left, Scalar::int(64, false)))
     }
 
     /// `assert(e)` (which `<assert.h>` makes [`ASSERT`] unless `NDEBUG`):
@@ -269,6 +315,15 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// The function a call of `name` calls: GCC's `__builtin_strlen`… are
+/// the functions of that name, where the program or its headers define
+/// them.
+pub(super) fn library_name<'n, V>(name: &'n str, funcs: &HashMap<String, V>) -> &'n str {
+    name.strip_prefix("__builtin_")
+        .filter(|n| funcs.contains_key(*n))
+        .unwrap_or(name)
+}
+
 /// `memcpy`, `memmove` or `memset`, called by that name or as GCC's
 /// built-in (`__builtin_memcpy`…).
 fn mem_function(name: &str) -> Option<&'static str> {
@@ -285,6 +340,9 @@ pub(super) fn builtin_type(name: &str) -> Option<CType> {
     if mem_function(name).is_some() {
         return Some(CType::Pointer(Arc::new(CType::Void)));
     }
+    if name == ELEMENTS_LEFT {
+        return Some(Scalar::int(64, false).ctype());
+    }
     if let Some(width) = abs_width(name) {
         return Some(Scalar::int(width, true).ctype());
     }
@@ -296,7 +354,7 @@ pub(super) fn builtin_type(name: &str) -> Option<CType> {
 
 /// The width of the built-in absolute-value functions.
 fn abs_width(name: &str) -> Option<u32> {
-    match name {
+    match name.strip_prefix("__builtin_").unwrap_or(name) {
         "abs" => Some(32),
         "labs" | "llabs" => Some(64),
         _ => None,
@@ -308,6 +366,10 @@ fn abs_width(name: &str) -> Option<u32> {
 /// What `<assert.h>`'s `assert` calls (a name no C program declares).
 const ASSERT: &str = "__twofold_assert";
 
+/// The built-in the C library of twofold's headers reads objects' sizes
+/// with (see [`Lower::elements_left`]).
+const ELEMENTS_LEFT: &str = "__twofold_elements_left";
+
 pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
     let why = match name {
         "printf" | "scanf" | "puts" | "putchar" | "getchar" | "fprintf" | "sprintf"
@@ -315,10 +377,15 @@ pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
         | "fgets" | "fputs" | "perror" | "exit" | "abort" | "assert" | "rand" | "srand"
         | "time" => "input/output and library calls are not supported in a circuit",
         "malloc" | "calloc" | "realloc" | "free" => "dynamic memory is not supported",
-        "strlen" | "strcmp" | "strncmp" | "strcpy" | "strncpy" | "strcat" | "strncat"
-        | "strchr" | "strrchr" | "strstr" | "memcmp" | "memchr" => {
-            "a C library function twofold does not provide (it provides memcpy, memmove and \
-             memset): write it as a loop"
+        "strlen" | "strnlen" | "strcmp" | "strncmp" | "strcpy" | "strncpy" | "strcat"
+        | "strncat" | "memcmp" | "div" | "ldiv" | "lldiv" => {
+            "a C library function twofold defines in its header: include <string.h> or <stdlib.h>"
+        }
+        "strchr" | "strrchr" | "strstr" | "memchr" | "strpbrk" | "strspn" | "strcspn"
+        | "strtok" => {
+            "a C library function twofold does not provide (it provides memcpy, memmove, \
+             memset, memcmp and <string.h>'s comparisons, copies and lengths of strings): \
+             write it as a loop"
         }
         _ => {
             return err(

@@ -372,13 +372,15 @@ impl<'p> Lower<'p> {
                 }
             }
             ExprKind::Comma(_, b) => self.static_type(b)?,
-            ExprKind::Call(name, _) => match self.funcs.get(name.as_str()) {
-                Some(f) => f.ret.clone(),
-                None => match call::builtin_type(name) {
-                    Some(t) => t,
-                    None => return call::unknown_function(name, e.loc),
-                },
-            },
+            ExprKind::Call(name, _) => {
+                match self.funcs.get(call::library_name(name, &self.funcs)) {
+                    Some(f) => f.ret.clone(),
+                    None => match call::builtin_type(name) {
+                        Some(t) => t,
+                        None => return call::unknown_function(name, e.loc),
+                    },
+                }
+            }
             ExprKind::Member(a, m) => {
                 let t = self.static_type(a)?;
                 self.field_type(t, m, false, e.loc)?.0

@@ -1,14 +1,17 @@
 //! The standard headers the compiler provides (`stdint.h`, `limits.h`, ...),
 //! so that compiling needs no system C library.
 
+use super::libc::{STDLIB_FUNCTIONS, STRING_FUNCTIONS};
+
 /// The standard headers the compiler provides itself, so that compiling
 /// needs no system C library.
-pub(super) fn builtin_header(name: &str) -> Option<&'static str> {
+pub(super) fn builtin_header(name: &str) -> Option<String> {
     Some(match name {
+        "string.h" => return Some(format!("{STDDEF}{STRING_FUNCTIONS}")),
+        "stdlib.h" => return Some(format!("{STDLIB}{STDLIB_FUNCTIONS}")),
         "stdint.h" | "inttypes.h" => STDINT,
         "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#endif\n",
-        "stddef.h" | "string.h" => STDDEF,
-        "stdlib.h" => STDLIB,
+        "stddef.h" => STDDEF,
         "limits.h" => LIMITS,
         "math.h" => MATH,
         "stdalign.h" => "#ifndef __TWOFOLD_STDALIGN\n#define __TWOFOLD_STDALIGN\n#define alignas _Alignas\n#define alignof _Alignof\n#define __alignas_is_defined 1\n#define __alignof_is_defined 1\n#endif\n",
@@ -17,7 +20,8 @@ pub(super) fn builtin_header(name: &str) -> Option<&'static str> {
         "assert.h" => "#undef assert\n#ifdef NDEBUG\n#define assert(e) ((void)0)\n#else\n#define assert(e) __twofold_assert(e)\n#endif\n#ifndef static_assert\n#define static_assert _Static_assert\n#endif\n",
         "stdio.h" => "",
         _ => return None,
-    })
+    }
+    .to_string())
 }
 
 const STDINT: &str = "#ifndef __TWOFOLD_STDINT
@@ -114,7 +118,7 @@ typedef unsigned long long uintmax_t;
 #endif
 ";
 
-/// `<stddef.h>` (and `<string.h>`'s types; its functions are built in),
+/// `<stddef.h>` (and `<string.h>`'s types; its functions are in [`super::libc`]),
 /// as gcc's on x86-64.
 const STDDEF: &str = "#ifndef __TWOFOLD_STDDEF
 #define __TWOFOLD_STDDEF

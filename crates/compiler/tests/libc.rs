@@ -1,0 +1,146 @@
+//! The C library twofold's headers define in C: `<string.h>`'s lengths,
+//! comparisons and copies of strings, `memcmp`, and `<stdlib.h>`'s `div`,
+//! compared with gcc (and glibc) on random inputs, kept loops and
+//! unrolled; a program's own definition of such a function, and the
+//! errors.
+
+mod common;
+
+use common::{agree_kept_and_unrolled, error_of, output_scalars, run};
+use twofold_compiler::{compile, CompileOptions};
+
+/// Strings over a small alphabet made from the inputs, so that equal
+/// prefixes, early ends and empty strings are all common.
+const STRINGS: &str = r#"
+#include <string.h>
+#include <stdlib.h>
+#include <stdint.h>
+typedef struct { uint8_t c[8]; int n; } In;
+static void make(char *s, const In *in)
+{
+    for (int i = 0; i < 8; i++)
+        s[i] = (in->c[i] & 3) ? 'a' + (in->c[i] >> 7) : 0;
+}
+static int sign(int x) { return (x > 0) - (x < 0); }
+"#;
+
+/// Every function on secret strings: what each returns, and the bytes
+/// the copies leave (glibc's comparisons return the difference of the
+/// first bytes that differ, as twofold's do).
+#[test]
+fn string_functions_agree_with_gcc() {
+    let src = format!(
+        "{STRINGS}
+typedef struct {{
+    int len_a, len_b, nlen, cmp, sgn, ncmp, mcmp, mcmp_int, cat_len, q, r;
+    long lq; long long llr;
+    char cpy[12], ncpy[6], cat[12];
+}} Out;
+Out mpc_main(In INPUT_A, In INPUT_B)
+{{
+    Out o;
+    char a[8], b[8];
+    make(a, &INPUT_A);
+    make(b, &INPUT_B);
+    a[7] = 0;
+    b[7] = 0;
+    o.len_a = strlen(a);
+    o.len_b = __builtin_strlen(b);
+    o.nlen = strnlen(a, 3);
+    o.cmp = strcmp(a, b);
+    o.sgn = sign(strcmp(b, a));
+    o.ncmp = strncmp(a, b, 2);
+    o.mcmp = memcmp(a, b, 5);
+    o.mcmp_int = sign(memcmp(&INPUT_A.n, &INPUT_B.n, sizeof(int)));
+    memset(o.cpy, 'x', sizeof o.cpy);
+    strcpy(o.cpy, a);
+    memset(o.ncpy, 'y', sizeof o.ncpy);
+    strncpy(o.ncpy, b, sizeof o.ncpy);
+    memset(o.cat, 'z', sizeof o.cat);
+    strcpy(o.cat, a);
+    strncat(o.cat, b, 4);
+    o.cat_len = strlen(o.cat);
+    div_t d = div(INPUT_A.n, (INPUT_B.n & 15) + 1);
+    o.q = d.quot;
+    o.r = d.rem;
+    o.lq = ldiv(-(long)INPUT_A.n, 7).quot;
+    o.llr = lldiv((long long)INPUT_B.n * 3, -5).rem;
+    return o;
+}}"
+    );
+    agree_kept_and_unrolled("strings", &src, 3);
+}
+
+/// The functions called in a loop over public counts, on rows of an
+/// array, and from a function of the program: `strcat` onto a string
+/// of secret length, `strcmp` against every row.
+#[test]
+fn string_functions_in_loops() {
+    let src = format!(
+        "{STRINGS}
+typedef struct {{ int equal, less, total; char joined[20]; }} Out;
+static int equals(const char *x, const char *y) {{ return strcmp(x, y) == 0; }}
+Out mpc_main(In INPUT_A, In INPUT_B)
+{{
+    Out o = {{ 0, 0, 0, {{ 0 }} }};
+    char rows[4][4];
+    char key[8];
+    for (int r = 0; r < 4; r++) {{
+        make(key, &INPUT_A);
+        for (int i = 0; i < 3; i++)
+            rows[r][i] = key[(i + r) % 4];
+        rows[r][3] = 0;
+    }}
+    make(key, &INPUT_B);
+    key[3] = 0;
+    for (int r = 0; r < 4; r++) {{
+        o.equal += equals(rows[r], key);
+        o.less += strcmp(rows[r], key) < 0;
+        o.total += strlen(rows[r]);
+        strcat(o.joined, rows[r]);
+    }}
+    return o;
+}}"
+    );
+    agree_kept_and_unrolled("string_loops", &src, 5);
+}
+
+/// A program's own `strlen` is the one it calls, header or not.
+#[test]
+fn a_program_defines_its_own() {
+    let src = "#include <string.h>
+size_t strlen(const char *s) { return 42; }
+int mpc_main(int INPUT_A, int INPUT_B) { char s[4] = \"ab\"; return strlen(s) + INPUT_A - INPUT_B; }";
+    let p = compile(src, "own.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let inputs = [
+        ("INPUT_A".to_string(), "5".to_string()),
+        ("INPUT_B".to_string(), "2".to_string()),
+    ];
+    assert_eq!(output_scalars(&p, &run(&p, &inputs)), vec![45]);
+}
+
+#[test]
+fn errors() {
+    let cases = [
+        (
+            "int f(int x) { return x; }\nint f(int x) { return -x; }\nint mpc_main(int INPUT_A, int INPUT_B) { return f(INPUT_A); }",
+            "redefinition of 'f' (first defined at line 1)",
+        ),
+        (
+            "int mpc_main(int INPUT_A, int INPUT_B) { char s[4] = \"ab\"; return strlen(s); }",
+            "include <string.h>",
+        ),
+        (
+            "#include <string.h>\nint mpc_main(int INPUT_A, int INPUT_B) { char s[4] = \"abc\"; return strlen(&s[INPUT_A & 3]); }",
+            "a string function needs a pointer with a public offset",
+        ),
+        (
+            "#include <string.h>\nint mpc_main(int INPUT_A, int INPUT_B) { char s[4] = \"abc\"; return strchr(s, 'b') != 0; }",
+            "'strchr': a C library function twofold does not provide",
+        ),
+    ];
+    for (src, want) in cases {
+        let e = error_of(src);
+        assert!(e.contains(want), "{src}: {e}");
+    }
+}
