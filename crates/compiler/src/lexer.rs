@@ -319,6 +319,17 @@ impl Cursor<'_> {
                 vals.push(c as u32);
                 continue;
             }
+            if let Some((c, n)) = universal(&self.b[self.i..], loc)? {
+                // A universal character name is a character: its code
+                // point in a wide literal, its UTF-8 bytes in a plain one.
+                self.adv_n(n);
+                if wide {
+                    vals.push(c as u32);
+                } else {
+                    vals.extend(c.to_string().bytes().map(u32::from));
+                }
+                continue;
+            }
             // A numeric escape is a code unit, cut to its width as gcc cuts
             // it (`u"\x12345"` holds 0x2345), where a character of the
             // source is a code point.
@@ -361,6 +372,35 @@ fn unit_bits(prefix: &str) -> u32 {
     match prefix {
         "u" => 16,
         _ => 32,
+    }
+}
+
+/// The character a universal character name (`\u00e9`, `\U0001F600`) at
+/// the start of `b` names, and its length; `None` if `b` starts otherwise.
+fn universal(b: &[u8], loc: Loc) -> DResult<Option<(char, usize)>> {
+    let digits = match b {
+        [b'\\', b'u', ..] => 4,
+        [b'\\', b'U', ..] => 8,
+        _ => return Ok(None),
+    };
+    let hex = b
+        .get(2..2 + digits)
+        .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+    let Some(hex) = hex else {
+        return err(
+            loc,
+            format!("\\{} needs {digits} hexadecimal digits", b[1] as char),
+        );
+    };
+    let v = hex
+        .iter()
+        .fold(0u32, |v, &h| v * 16 + (h as char).to_digit(16).unwrap_or(0));
+    match char::from_u32(v) {
+        Some(c) => Ok(Some((c, 2 + digits))),
+        None => err(
+            loc,
+            format!("\\{} names no character (U+{v:04X})", b[1] as char),
+        ),
     }
 }
 

@@ -411,8 +411,29 @@ long mpc_main(int INPUT_A, int INPUT_B)
     r += exact[INPUT_A & 1] + rows[INPUT_B & 1][INPUT_A & 1] + rec.name[INPUT_B & 1] + rec.k;
     // A numeric escape is a code unit, cut to its width.
     r += u"\x12345"[0] + u"\xd800"[0] * 3 + U"\x12345"[0] * 5;
+    // A universal character name is a character: UTF-8 bytes in a plain
+    // string, a code point (UTF-16 units in `u""`) in a wide one.
+    const char *un = "\u00e9x\U0001F600";
+    r += un[INPUT_A & 7] * 7 + sizeof("\u00e9\U0001F600") * 11 + u"\U0001F600"[INPUT_B & 1]
+        + U"\u20ac"[0] + L'\u00e9' * 13 + sizeof(u"\u00e9\U0001D11E") * 17;
     return r;
 }
 "#,
     );
+}
+
+/// A universal character name that names no character, or is short of
+/// digits, is an error.
+#[test]
+fn universal_character_names_refused() {
+    for (lit, want) in [
+        ("\"\\ud800\"", "\\u names no character (U+D800)"),
+        ("\"\\U00110000\"", "\\U names no character (U+110000)"),
+        ("\"\\u12\"", "\\u needs 4 hexadecimal digits"),
+    ] {
+        let src =
+            format!("int mpc_main(int INPUT_A, int INPUT_B) {{ return {lit}[0] + INPUT_A; }}");
+        let e = error_of(&src);
+        assert!(e.contains(want), "{lit}: {e}");
+    }
 }
