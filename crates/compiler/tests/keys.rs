@@ -150,3 +150,29 @@ fn the_key_evaluator_gives_gcc_values() {
         }
     }
 }
+
+/// A condition that looks like a key (the counter beside a value the loop
+/// does not write) but is secret, as the value is: the loop is lowered
+/// iteration by iteration. It was an internal error.
+#[test]
+fn a_secret_beside_the_counter_is_no_key() {
+    common::agree_kept_and_unrolled(
+        "secret_key",
+        "typedef struct { int r[32]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o;
+    unsigned char s = INPUT_A;
+    for (int i = 0; i < 32; i++)
+        o.r[i] = INPUT_B;
+    for (int i = 0; i < 32; i++)
+        if (i + s == 5)
+            o.r[i] = i;
+    for (int i = 0; i < 32; i++)
+        if ((i << (s & 31)) == -1 || i * s == 12 || i + s > 300)
+            o.r[i] += 100;
+    return o;
+}",
+        17,
+    );
+}

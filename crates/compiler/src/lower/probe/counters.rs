@@ -93,7 +93,15 @@ impl Lower<'_> {
                 }
                 Ok(self.fresh_counter(p, s, hull, Some((class, hull))))
             }
-            Ok(_) => err(e.loc, "internal: a counter key is not a public integer"),
+            // A secret after all (a loop-invariant secret beside the
+            // counter, `i + s`): iterations are not told apart by it, so
+            // the loop is lowered iteration by iteration.
+            Ok(v) => {
+                self.probes[p].failed.get_or_insert_with(|| {
+                    "a value computed from the loop variable is also secret".to_string()
+                });
+                Ok(v)
+            }
             Err(e) => Err(e),
         })
     }
