@@ -437,3 +437,39 @@ fn universal_character_names_refused() {
         assert!(e.contains(want), "{lit}: {e}");
     }
 }
+
+/// A declaration a `switch` jumps over (before the first label, or after
+/// a `break`) is in scope for the rest of the body, its initializer not
+/// run; with a secret selector and a public one. It was "undeclared
+/// identifier".
+#[test]
+fn declarations_a_switch_jumps_over() {
+    agree(
+        "switch_decl",
+        "int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = 0;
+    switch (INPUT_A & 3) {
+        int t;
+    case 0:
+        t = INPUT_B;
+        r = t + 1;
+        break;
+        int u;
+    case 1:
+        u = INPUT_B * 2;
+        r = u;
+    case 2:
+        t = 5;
+        r += t;
+    }
+    switch (2) {
+        int v;
+    case 2:
+        v = INPUT_A;
+        r ^= v;
+    }
+    return r;
+}",
+    );
+}

@@ -84,6 +84,12 @@ impl<'p> Lower<'p> {
     }
 
     pub(super) fn declare(&mut self, d: &Decl) -> DResult<()> {
+        self.declare_with(d, true)
+    }
+
+    /// Declares `d`, running its initializer if `initialized` (else, as
+    /// where a `switch` jumps over it, its value is indeterminate).
+    pub(super) fn declare_with(&mut self, d: &Decl, initialized: bool) -> DResult<()> {
         let ty = self.resolve_type(&d.ty, d.init.as_ref(), d.loc)?;
         if ty == CType::Void {
             return err(d.loc, format!("variable '{}' has type void", d.name));
@@ -118,7 +124,7 @@ impl<'p> Lower<'p> {
             self.output_objs
                 .push((d.name.clone(), obj, ty.clone(), d.loc));
         }
-        if let Some(init) = &d.init {
+        if let Some(init) = d.init.as_ref().filter(|_| initialized) {
             self.initialize(obj, 0, &ty, init)?;
             if self.reduce_at.contains(&d.loc) {
                 if let Slot::Val(w) = &self.objs[obj].slots[0] {

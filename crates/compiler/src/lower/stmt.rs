@@ -500,7 +500,16 @@ impl<'p> Lower<'p> {
                         _ => break,
                     }
                 }
-                self.exec_guarded(s)?;
+                match &s.kind {
+                    // Jumped over, a declaration is still in scope for
+                    // the rest of the body (its initializer not run).
+                    StmtKind::Decl(ds) if self.alive() == Bit::Const(false) => {
+                        for d in ds {
+                            self.declare_with(d, false)?;
+                        }
+                    }
+                    _ => self.exec_guarded(s)?,
+                }
             }
             Ok(())
         })();
