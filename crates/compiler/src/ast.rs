@@ -246,8 +246,9 @@ pub enum StmtKind {
     For(Option<Box<Stmt>>, Option<Expr>, Option<Expr>, Box<Stmt>),
     /// `switch (e) s`
     Switch(Expr, Box<Stmt>),
-    /// `case k: s`
-    Case(Expr, Box<Stmt>),
+    /// `case k: s`, or GNU's `case k ... hi: s` (every value from `k` to
+    /// `hi`)
+    Case(Expr, Option<Expr>, Box<Stmt>),
     /// `default: s`
     Default(Box<Stmt>),
     /// `break;`
@@ -385,8 +386,13 @@ impl Stmt {
                 c.iter().chain(step).for_each(&mut *f);
                 b.for_each_expr(f);
             }
-            StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+            StmtKind::Switch(e, b) => {
                 f(e);
+                b.for_each_expr(f);
+            }
+            StmtKind::Case(k, hi, b) => {
+                f(k);
+                hi.iter().for_each(&mut *f);
                 b.for_each_expr(f);
             }
             StmtKind::Default(b) => b.for_each_expr(f),

@@ -345,7 +345,7 @@ impl Check<'_> {
                 self.switches -= 1;
                 r
             }
-            StmtKind::Case(_, inner) | StmtKind::Default(inner) => self.stmt(inner),
+            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner),
             StmtKind::Break if self.loops > 0 || self.switches > 0 => Ok(()),
             StmtKind::Break => Err("the body breaks out of the loop".into()),
             StmtKind::Return(_) => Err("the body returns".into()),

@@ -473,3 +473,36 @@ fn declarations_a_switch_jumps_over() {
 }",
     );
 }
+
+/// GNU case ranges `case lo ... hi:` on secret and public selectors,
+/// signed and unsigned, with fall-through and an empty range; two labels
+/// taking one value are an error, as in C.
+#[test]
+fn case_ranges() {
+    agree(
+        "case_ranges",
+        "typedef struct { int a, b, c; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o = { 0, 0, 0 };
+    switch (INPUT_A % 130) {
+    case -5 ... 5: o.a = 10; break;
+    case 'a' ... 'z': o.a = 20;
+    case 123: o.a += 1; break;
+    case 9 ... 3: o.a = 99; break;
+    default: o.a = INPUT_B;
+    }
+    switch ((unsigned)INPUT_B) {
+    case 0 ... 2000000000u: o.b = 1; break;
+    case 4000000000u ... 4294967295u: o.b = 2; break;
+    default: o.b = 3;
+    }
+    switch (7) { case 1 ... 9: o.c = INPUT_A; break; default: o.c = -1; }
+    return o;
+}",
+    );
+    let e = error_of(
+        "int mpc_main(int INPUT_A, int INPUT_B) { switch (INPUT_A) { case 1 ... 5: return 1; case 5: return 2; } return 0; }",
+    );
+    assert!(e.contains("1:90: error: duplicate case value"), "{e}");
+}

@@ -175,7 +175,7 @@ impl Names {
                 self.expr(e)?;
                 self.stmt(b)
             }
-            StmtKind::Case(_, inner) | StmtKind::Default(inner) => self.stmt(inner),
+            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner),
             StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => None,
             StmtKind::Return(_) => None,
         }
@@ -285,7 +285,7 @@ impl Planner<'_> {
                 self.expr(e, false);
                 self.stmt(b, locals);
             }
-            StmtKind::Case(_, inner) | StmtKind::Default(inner) => self.stmt(inner, locals),
+            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner, locals),
             _ => {}
         }
     }

@@ -381,7 +381,7 @@ fn continues(s: &Stmt) -> bool {
         StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => false,
         StmtKind::Block(items) => items.iter().any(continues),
         StmtKind::If(_, t, e) => continues(t) || e.as_deref().is_some_and(continues),
-        StmtKind::Switch(_, b) | StmtKind::Case(_, b) | StmtKind::Default(b) => continues(b),
+        StmtKind::Switch(_, b) | StmtKind::Case(_, _, b) | StmtKind::Default(b) => continues(b),
         _ => false,
     }
 }

@@ -176,7 +176,7 @@ impl Scan {
                 c.iter().chain(step).try_for_each(|e| self.expr(e))?;
                 self.stmt(b, loops + 1)
             }
-            StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+            StmtKind::Switch(e, b) | StmtKind::Case(e, _, b) => {
                 self.expr(e)?;
                 self.stmt(b, loops)
             }
@@ -240,8 +240,13 @@ fn for_each_expr_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr)) {
             c.iter_mut().chain(step).for_each(|e| expr_mut(e, f));
             for_each_expr_mut(b, f);
         }
-        StmtKind::Switch(e, b) | StmtKind::Case(e, b) => {
+        StmtKind::Switch(e, b) => {
             expr_mut(e, f);
+            for_each_expr_mut(b, f);
+        }
+        StmtKind::Case(k, hi, b) => {
+            expr_mut(k, f);
+            hi.iter_mut().for_each(|e| expr_mut(e, f));
             for_each_expr_mut(b, f);
         }
         StmtKind::Default(b) => for_each_expr_mut(b, f),

@@ -66,7 +66,9 @@ fn continues_loop(s: &Stmt) -> bool {
         StmtKind::Continue => true,
         StmtKind::Block(items) => items.iter().any(continues_loop),
         StmtKind::If(_, t, e) => continues_loop(t) || e.as_deref().is_some_and(continues_loop),
-        StmtKind::Switch(_, b) | StmtKind::Case(_, b) | StmtKind::Default(b) => continues_loop(b),
+        StmtKind::Switch(_, b) | StmtKind::Case(_, _, b) | StmtKind::Default(b) => {
+            continues_loop(b)
+        }
         StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => false,
         StmtKind::Empty
         | StmtKind::StaticAssert(..)

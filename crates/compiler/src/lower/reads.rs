@@ -59,7 +59,7 @@ fn visit_stmt(s: &Stmt, sites: &mut HashSet<Loc>) {
         StmtKind::While(_, body)
         | StmtKind::DoWhile(body, _)
         | StmtKind::Switch(_, body)
-        | StmtKind::Case(_, body)
+        | StmtKind::Case(_, _, body)
         | StmtKind::Default(body) => visit_stmt(body, sites),
         StmtKind::For(init, _, _, body) => {
             if let Some(init) = init {
@@ -148,7 +148,7 @@ fn in_stmt(name: &str, s: &Stmt, weight: u32) -> u32 {
                 + b.as_ref().map_or(0, |b| in_stmt(name, b, weight))
         }
         StmtKind::Switch(c, body) => in_expr(name, c, weight) + in_stmt(name, body, weight),
-        StmtKind::Case(_, body) | StmtKind::Default(body) => in_stmt(name, body, weight),
+        StmtKind::Case(_, _, body) | StmtKind::Default(body) => in_stmt(name, body, weight),
         StmtKind::While(c, body) | StmtKind::DoWhile(body, c) => {
             in_expr(name, c, loop_weight) + in_stmt(name, body, loop_weight)
         }

@@ -453,10 +453,16 @@ impl<'p> Lower<'p> {
             let mut s: &Stmt = it;
             loop {
                 match &s.kind {
-                    StmtKind::Case(k, inner) => {
-                        let kv = const_eval(k)
-                            .ok_or_else(|| diag(k.loc, "case label is not a constant"))?;
-                        cases.push(Word::konst(kv as u64, pty.width));
+                    StmtKind::Case(k, hi, inner) => {
+                        // The label's value as the promoted selector's type
+                        // holds it.
+                        let value = |k: &Expr| {
+                            const_eval(k)
+                                .map(|v| pty.to_i128(v as u64 & pty.mask()))
+                                .ok_or_else(|| diag(k.loc, "case label is not a constant"))
+                        };
+                        let lo = value(k)?;
+                        cases.push((lo, hi.as_ref().map(value).transpose()?, k.loc));
                         s = inner;
                     }
                     StmtKind::Default(inner) => s = inner,
@@ -464,10 +470,23 @@ impl<'p> Lower<'p> {
                 }
             }
         }
+        refuse_duplicate_cases(&cases)?;
         let mut none = Bit::Const(true);
         let mut matches = Vec::new();
-        for k in &cases {
-            let m = self.word_eq(&w, k);
+        for &(lo, hi, _) in &cases {
+            let konst = |v: i128| Word::konst(v as u64, pty.width);
+            let k = &konst(lo);
+            let m = match hi.map(konst) {
+                None => self.word_eq(&w, k),
+                // `k ... hi`: neither below `k` nor above `hi` (none, if
+                // `hi` is below `k`).
+                Some(hi) => {
+                    let below = self.compare_lt(pty, &w, k);
+                    let above = self.compare_lt(pty, &hi, &w);
+                    let out = self.b.or(below, above);
+                    self.b.not(out)
+                }
+            };
             matches.push(m);
             let nm = self.b.not(m);
             none = self.b.and(none, nm);
@@ -481,7 +500,7 @@ impl<'p> Lower<'p> {
                 let mut s: &Stmt = it;
                 loop {
                     match &s.kind {
-                        StmtKind::Case(_, inner) => {
+                        StmtKind::Case(_, _, inner) => {
                             let m = matches[ci];
                             ci += 1;
                             let skip = self.flag(SKIP);
@@ -521,12 +540,31 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// Refuses two `case` labels (values or GNU ranges `lo ... hi`) that take
+/// the same value, as C does; a range whose `hi` is below its `lo` takes
+/// none.
+fn refuse_duplicate_cases(cases: &[(i128, Option<i128>, Loc)]) -> DResult<()> {
+    let mut spans: Vec<(i128, i128, Loc)> = cases
+        .iter()
+        .map(|&(lo, hi, loc)| (lo, hi.unwrap_or(lo), loc))
+        .filter(|(lo, hi, _)| lo <= hi)
+        .collect();
+    spans.sort_by_key(|&(lo, hi, loc)| (lo, hi, loc.line, loc.col));
+    for pair in spans.windows(2) {
+        if pair[1].0 <= pair[0].1 {
+            let later = pair.iter().map(|s| s.2).max_by_key(|l| (l.line, l.col));
+            return err(later.unwrap_or(pair[1].2), "duplicate case value");
+        }
+    }
+    Ok(())
+}
+
 /// Where a `case` or `default` label sits inside `s` below a switch body's
 /// top level (`top`: `s` is a top-level item, whose own labels are the
 /// switch's), not counting the labels of nested `switch` statements.
 fn nested_label(s: &Stmt, top: bool) -> Option<Loc> {
     match &s.kind {
-        StmtKind::Case(_, inner) | StmtKind::Default(inner) => match top {
+        StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => match top {
             true => nested_label(inner, true),
             false => Some(s.loc),
         },

@@ -89,11 +89,15 @@ impl Parser<'_> {
             Some("case") => {
                 self.pos += 1;
                 let k = self.cond_expr()?;
-                if self.is("...") {
-                    return err(self.loc(), "case ranges are not supported");
-                }
+                // GNU's case range `case lo ... hi:`.
+                let hi = if self.is("...") {
+                    self.pos += 1;
+                    Some(self.cond_expr()?)
+                } else {
+                    None
+                };
                 self.expect(":")?;
-                StmtKind::Case(k, Box::new(self.label_body()?))
+                StmtKind::Case(k, hi, Box::new(self.label_body()?))
             }
             Some("default") => {
                 self.pos += 1;

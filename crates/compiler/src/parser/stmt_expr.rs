@@ -62,7 +62,7 @@ fn stays(s: &Stmt, within: Enclosing) -> DResult<()> {
                 ..within
             },
         ),
-        StmtKind::Case(_, b) | StmtKind::Default(b) => stays(b, within),
+        StmtKind::Case(_, _, b) | StmtKind::Default(b) => stays(b, within),
         _ => Ok(()),
     }
 }

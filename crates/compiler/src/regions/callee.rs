@@ -75,7 +75,7 @@ impl Callee<'_> {
                 self.scopes.pop();
                 r
             }
-            StmtKind::Case(_, b) | StmtKind::Default(b) => self.stmt(b),
+            StmtKind::Case(_, _, b) | StmtKind::Default(b) => self.stmt(b),
             StmtKind::Return(Some(e)) => self.expr(e),
             StmtKind::Empty
             | StmtKind::StaticAssert(..)

@@ -76,8 +76,9 @@ fn stmt_names(s: &Stmt, out: &mut BTreeSet<String>) {
             }
             stmt_names(b, out);
         }
-        StmtKind::Case(c, b) => {
+        StmtKind::Case(c, hi, b) => {
             expr_names(c, out);
+            hi.iter().for_each(|e| expr_names(e, out));
             stmt_names(b, out);
         }
         StmtKind::Default(b) => stmt_names(b, out),

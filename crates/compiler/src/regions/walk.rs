@@ -203,7 +203,7 @@ impl<'a> Walk<'a> {
                 self.switches -= 1;
                 r
             }
-            StmtKind::Case(_, b) | StmtKind::Default(b) => self.stmt(b),
+            StmtKind::Case(_, _, b) | StmtKind::Default(b) => self.stmt(b),
             StmtKind::Break if self.loops > 0 || self.switches > 0 => Ok(()),
             StmtKind::Continue if self.loops > 0 => Ok(()),
             StmtKind::Break | StmtKind::Continue => {
