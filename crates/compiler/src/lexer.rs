@@ -221,11 +221,18 @@ impl Cursor<'_> {
             number(&self.src[start..self.i], loc)
         } else if c == b'\'' {
             let vals = self.quoted(b'\'', loc, "unterminated character constant", 8)?;
-            if vals.len() != 1 {
-                return err(loc, "character constants must hold exactly one character");
+            match vals[..] {
+                [] => err(loc, "empty character constant"),
+                // A plain `char` is signed: '\xff' is -1.
+                [v] => Ok(Tok::Char(v as u8 as i8 as i64, 32)),
+                // A multi-character constant (`'ab'`) is an `int` of its
+                // bytes, the last one lowest, as gcc makes it (of more than
+                // four, the last four).
+                _ => {
+                    let v = vals.iter().fold(0u32, |v, &c| v << 8 | (c & 0xff));
+                    Ok(Tok::Char(i64::from(v as i32), 32))
+                }
             }
-            // A plain `char` is signed: '\xff' is -1.
-            Ok(Tok::Char(vals[0] as u8 as i8 as i64, 32))
         } else if c == b'"' {
             let vals = self.quoted(b'"', loc, "unterminated string literal", 8)?;
             Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()))

@@ -506,3 +506,21 @@ Out mpc_main(int INPUT_A, int INPUT_B)
     );
     assert!(e.contains("1:90: error: duplicate case value"), "{e}");
 }
+
+/// A multi-character constant is an `int` of its bytes, the last one
+/// lowest (of more than four, the last four), as gcc makes it; an empty
+/// one is an error.
+#[test]
+fn multi_character_constants() {
+    agree(
+        "multichar",
+        "int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int t = 'ab' + '\\xff\\xfe' * 3 + 'abcde' * 5 + '\\x80a' * 7 + '\\u00e9' * 11;
+    return t + INPUT_A * ('ab' > 'a') - (INPUT_B == 'xy');
+}",
+    );
+    assert!(
+        error_of("int mpc_main(int INPUT_A) { return ''; }").contains("empty character constant")
+    );
+}
