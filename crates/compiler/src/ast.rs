@@ -273,6 +273,10 @@ pub struct Function {
     /// to a pointer; the entry function takes such a parameter as an input
     /// array).
     pub declared_arrays: Vec<Option<CType>>,
+    /// Per parameter: its type (adjusted to a pointer), if a size in it is
+    /// known only from earlier parameters' values (`int a[n][n]`); it is
+    /// made at each call, and `params` holds `void *` for it.
+    pub variable_params: Vec<Option<TypeExpr>>,
     /// The body.
     pub body: Stmt,
     /// Where the name is.

@@ -524,3 +524,36 @@ fn multi_character_constants() {
         error_of("int mpc_main(int INPUT_A) { return ''; }").contains("empty character constant")
     );
 }
+
+/// Parameters of variably modified type (`int a[n][k]`, sizes from
+/// earlier parameters), square and not, declared first in a prototype:
+/// each call makes the type from the values it passes. They were "array
+/// size is not a compile-time constant".
+#[test]
+fn variable_length_array_parameters() {
+    agree(
+        "vla_params",
+        "typedef struct { int m[3][3]; } M;
+static void mul(int n, int k, const int a[n][k], const int b[k][n], int c[n][n]);
+static int trace(int n, int m[n][n]) { int s = 0; for (int i = 0; i < n; i++) s += m[i][i]; return s; }
+int mpc_main(M INPUT_A, M INPUT_B)
+{
+    int c[3][3], d[2][2];
+    mul(3, 3, INPUT_A.m, INPUT_B.m, c);
+    int a2[2][3] = { { INPUT_A.m[0][0], 1, 2 }, { 3, INPUT_B.m[1][1], 5 } };
+    int b2[3][2] = { { 1, 2 }, { 3, 4 }, { 5, INPUT_A.m[2][2] } };
+    mul(2, 3, a2, b2, d);
+    return trace(3, c) * 7 + trace(2, d) - c[2][1] + d[1][0];
+}
+static void mul(int n, int k, const int a[n][k], const int b[k][n], int c[n][n])
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            int s = 0;
+            for (int t = 0; t < k; t++)
+                s += a[i][t] * b[t][j];
+            c[i][j] = s;
+        }
+}",
+    );
+}

@@ -39,9 +39,14 @@ impl<'p> Lower<'p> {
             );
         }
         let mut vals = Vec::with_capacity(args.len());
-        for (a, (_, t, _)) in args.iter().zip(&f.params) {
+        for ((a, (_, t, _)), variable) in args.iter().zip(&f.params).zip(&f.variable_params) {
             let v = self.eval(a)?;
-            vals.push(self.convert(v, t, a.loc)?);
+            // (A parameter of variable type is converted once its type is
+            // made, below.)
+            vals.push(match variable {
+                None => self.convert(v, t, a.loc)?,
+                Some(_) => v,
+            });
         }
         let same = self.frames.iter().filter(|fr| fr.func == name).count();
         let cut = self.secret_depth > 0 && self.opts.unwind.is_some_and(|u| same > u as usize);
@@ -67,14 +72,8 @@ impl<'p> Lower<'p> {
             CType::Void => None,
             t => Some((self.new_object(t, loc)?, t.clone())),
         };
-        let mut names = Names::with_scope();
-        for ((pname, t, ploc), v) in f.params.iter().zip(vals) {
-            let obj = self.new_object(t, *ploc)?;
-            self.store(obj, 0, v);
-            names.bind(pname, (obj, t.clone()));
-        }
         self.frames.push(Frame {
-            names,
+            names: Names::with_scope(),
             ctl,
             ret: ret.clone(),
             loops: 0,
@@ -82,7 +81,7 @@ impl<'p> Lower<'p> {
             entry: false,
             func: name.to_string(),
         });
-        let r = self.exec(&f.body);
+        let r = self.bind_params(f, vals).and_then(|()| self.exec(&f.body));
         self.frames.pop();
         r?;
         self.merges.end_objects(ctl);
@@ -90,6 +89,27 @@ impl<'p> Lower<'p> {
             None => Ok(Val::Void),
             Some((obj, t)) => self.read(&Place::whole(obj, t), loc),
         }
+    }
+
+    /// Binds `f`'s parameters to `vals` in the frame just pushed, in order:
+    /// a parameter's type whose sizes are earlier parameters (`int
+    /// a[n][n]`) is made from their values.
+    fn bind_params(&mut self, f: &Function, vals: Vec<Val>) -> DResult<()> {
+        let params = f.params.iter().zip(&f.variable_params);
+        for (((pname, t, ploc), variable), v) in params.zip(vals) {
+            let (t, v) = match variable {
+                None => (t.clone(), v),
+                Some(texpr) => {
+                    let t = self.resolve_type(texpr, None, *ploc)?;
+                    let v = self.convert(v, &t, *ploc)?;
+                    (t, v)
+                }
+            };
+            let obj = self.new_object(&t, *ploc)?;
+            self.store(obj, 0, v);
+            self.frame_mut().names.bind(pname, (obj, t));
+        }
+        Ok(())
     }
 
     /// `abs`, `labs`, `llabs` (as `x < 0 ? -x : x`, wrapping).

@@ -121,6 +121,7 @@ impl Parser<'_> {
                     let ret = self.known(ty)?;
                     if self.is("{") {
                         let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
+                        let variable_params = params.iter().map(|p| p.variable.clone()).collect();
                         let params = params
                             .into_iter()
                             .map(|p| {
@@ -149,6 +150,7 @@ impl Parser<'_> {
                             ret,
                             params,
                             declared_arrays,
+                            variable_params,
                             body,
                             loc: nloc,
                         });
@@ -201,6 +203,22 @@ impl Parser<'_> {
                 TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
                 t => t,
             };
+            // A size known only from earlier parameters (`int a[n][n]`):
+            // the type is made at each call (a pointer until then).
+            if variable_size(&ty) {
+                ps.push(Param {
+                    name: name.map(|n| n.0),
+                    ty: CType::Pointer(Arc::new(CType::Void)),
+                    declared: None,
+                    variable: Some(ty),
+                    loc,
+                });
+                if self.eat(",") {
+                    continue;
+                }
+                self.expect(")")?;
+                break;
+            }
             // Arrays (also through typedefs) decay to pointers.
             let (ty, declared) = match self.known(ty)? {
                 CType::Array(e, n) => (CType::Pointer(e.clone()), Some(CType::Array(e, n))),
@@ -210,6 +228,7 @@ impl Parser<'_> {
                 name: name.map(|n| n.0),
                 ty,
                 declared,
+                variable: None,
                 loc,
             });
             if self.eat(",") {
@@ -659,6 +678,21 @@ struct Param {
     ty: CType,
     /// The array type it was declared with, if an array of constant size.
     declared: Option<CType>,
+    /// Its type, if a size in it is not constant (see
+    /// [`Function::variable_params`]).
+    variable: Option<TypeExpr>,
     /// Where it starts.
     loc: Loc,
+}
+
+/// Whether a size in the (adjusted) parameter type `t` is not a constant
+/// (`int a[n][m]` is a pointer to `int[m]`, `m` a parameter).
+fn variable_size(t: &TypeExpr) -> bool {
+    match t {
+        TypeExpr::Pointer(e) => variable_size(e),
+        TypeExpr::Array(e, n) => {
+            n.as_ref().is_some_and(|n| const_eval(n).is_none()) || variable_size(e)
+        }
+        TypeExpr::Known(_) | TypeExpr::Typeof(_) => false,
+    }
 }
