@@ -120,15 +120,16 @@
 //! from `long long`, `char` from `signed char`, nor record qualifiers: a
 //! selection those decide is an error); `static` locals, one object each
 //! for the whole program, initialized before the entry function runs; GNU
-//! case ranges (`case 'a' ... 'z':`); universal character names. The
+//! case ranges (`case 'a' ... 'z':`); universal character names;
+//! old-style (K&R) definitions; parameters of variably modified type
+//! (`int a[n][n]`), made at each call. The
 //! headers define part of the C library in C (`preprocess::libc`: string
 //! lengths, comparisons and copies, `memcmp`, `div`).
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, pointers in unions and unions as inputs or outputs, goto
 //! and labels, function pointers, `case` labels below a switch body's top
-//! level (Duff's device), K&R-style definitions, `__int128`, I/O and
-//! other library calls,
+//! level (Duff's device), `__int128`, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
 //! index), bit-fields wider than 32 bits (and as inputs or outputs),

@@ -9,6 +9,7 @@ mod assertion;
 mod decl;
 mod expr;
 mod generic;
+mod knr;
 mod record;
 mod statics;
 mod stmt;

@@ -557,3 +557,44 @@ static void mul(int n, int k, const int a[n][k], const int b[k][n], int c[n][n])
 }",
     );
 }
+
+/// Old-style (K&R) definitions, valid C99 and C11: names in a list, their
+/// types declared before the body (a name not declared is an `int`).
+#[test]
+fn old_style_definitions() {
+    agree(
+        "knr",
+        "int old_style(a, b) int a; int b; { return a * 3 - b; }
+static long mix(x, p, n, c)
+    unsigned char c;
+    int *p;
+    long n;
+{
+    return x + p[1] * n + c;
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int arr[2] = { INPUT_A, INPUT_B };
+    return old_style(INPUT_A, INPUT_B) + (int)mix(7, arr, 100000L, INPUT_A + 250);
+}",
+    );
+    for (src, want) in [
+        (
+            "int f(a) int b; { return a; }",
+            "'b' is declared but is not a parameter",
+        ),
+        (
+            "int f(a) int a; int a; { return a; }",
+            "parameter 'a' is declared twice",
+        ),
+        (
+            "int f(a) a = 1; { return a; }",
+            "expected a parameter's declaration or the function's body",
+        ),
+    ] {
+        let e = error_of(&format!(
+            "{src}\nint mpc_main(int INPUT_A) {{ return f(INPUT_A); }}"
+        ));
+        assert!(e.contains(want), "{src}: {e}");
+    }
+}

@@ -185,6 +185,10 @@ impl Parser<'_> {
         if self.eat(")") {
             return Ok(Some(ps));
         }
+        // An old-style (K&R) definition's list of names.
+        if self.names_ahead() {
+            return self.old_style_params().map(Some);
+        }
         loop {
             let loc = self.loc();
             if self.is("...") {
@@ -192,45 +196,7 @@ impl Parser<'_> {
             }
             let specs = self.specs()?;
             let (name, ty, _) = self.declarator(specs.ty, true)?;
-            // An array of constant size, as declared (a size that is no
-            // constant is only checked where it matters, in `known`).
-            let declared = match &ty {
-                TypeExpr::Array(_, Some(_)) => self.known(ty.clone()).ok(),
-                _ => None,
-            };
-            // Arrays decay to pointers.
-            let ty = match ty {
-                TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
-                t => t,
-            };
-            // A size known only from earlier parameters (`int a[n][n]`):
-            // the type is made at each call (a pointer until then).
-            if variable_size(&ty) {
-                ps.push(Param {
-                    name: name.map(|n| n.0),
-                    ty: CType::Pointer(Arc::new(CType::Void)),
-                    declared: None,
-                    variable: Some(ty),
-                    loc,
-                });
-                if self.eat(",") {
-                    continue;
-                }
-                self.expect(")")?;
-                break;
-            }
-            // Arrays (also through typedefs) decay to pointers.
-            let (ty, declared) = match self.known(ty)? {
-                CType::Array(e, n) => (CType::Pointer(e.clone()), Some(CType::Array(e, n))),
-                t => (t, declared),
-            };
-            ps.push(Param {
-                name: name.map(|n| n.0),
-                ty,
-                declared,
-                variable: None,
-                loc,
-            });
+            ps.push(self.param(name.map(|n| n.0), ty, loc)?);
             if self.eat(",") {
                 continue;
             }
@@ -238,6 +204,43 @@ impl Parser<'_> {
             break;
         }
         Ok(Some(ps))
+    }
+
+    /// Parameter `name` declared of type `ty` (at `loc`), adjusted as C
+    /// adjusts parameters: arrays (also through typedefs) to pointers.
+    pub(super) fn param(&self, name: Option<String>, ty: TypeExpr, loc: Loc) -> DResult<Param> {
+        // An array of constant size, as declared (a size that is no
+        // constant is only checked where it matters, in `known`).
+        let declared = match &ty {
+            TypeExpr::Array(_, Some(_)) => self.known(ty.clone()).ok(),
+            _ => None,
+        };
+        let ty = match ty {
+            TypeExpr::Array(e, _) => TypeExpr::Pointer(e),
+            t => t,
+        };
+        // A size known only from earlier parameters (`int a[n][n]`): the
+        // type is made at each call (a pointer until then).
+        if variable_size(&ty) {
+            return Ok(Param {
+                name,
+                ty: CType::Pointer(Arc::new(CType::Void)),
+                declared: None,
+                variable: Some(ty),
+                loc,
+            });
+        }
+        let (ty, declared) = match self.known(ty)? {
+            CType::Array(e, n) => (CType::Pointer(e.clone()), Some(CType::Array(e, n))),
+            t => (t, declared),
+        };
+        Ok(Param {
+            name,
+            ty,
+            declared,
+            variable: None,
+            loc,
+        })
     }
 
     /// A type with constant sizes (struct members, parameters, typedefs, casts).
@@ -671,7 +674,7 @@ impl Parser<'_> {
 }
 
 /// A parameter as [`Parser::take_params`] reads it.
-struct Param {
+pub(super) struct Param {
     /// Its name (none in a prototype without one).
     name: Option<String>,
     /// Its type, arrays adjusted to pointers.
