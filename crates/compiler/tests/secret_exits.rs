@@ -624,3 +624,24 @@ int mpc_main(int INPUT_A, int INPUT_B)
     };
     agree("one_condition", src, &opts);
 }
+
+/// A loop cut at `--unwind` says so in its report (`stats`): an input
+/// that needs more iterations gets the values after the bound.
+#[test]
+fn a_loop_cut_at_the_bound_is_reported() {
+    let src = "unsigned mpc_main(unsigned INPUT_A, unsigned INPUT_B)
+{
+    unsigned a = INPUT_A, b = INPUT_B;
+    while (b != 0) { unsigned t = a % b; a = b; b = t; }
+    return a;
+}";
+    let opts = CompileOptions {
+        unwind: Some(45),
+        ..CompileOptions::default()
+    };
+    let p = compile(src, "gcd.c", &opts).unwrap_or_else(|e| panic!("{e}"));
+    let cut: Vec<_> = p.loops.iter().filter(|l| l.line == 4).collect();
+    assert_eq!(cut.len(), 1, "{:?}", p.loops);
+    let why = cut[0].why.as_deref().unwrap_or_default();
+    assert!(why.contains("cut at 45 iterations (--unwind)"), "{why}");
+}

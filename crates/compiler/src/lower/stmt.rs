@@ -313,6 +313,7 @@ impl<'p> Lower<'p> {
                         secret_iters += 1;
                         if secret_iters > limit && (most.is_none() || self.opts.unwind.is_some()) {
                             if self.opts.unwind.is_some() {
+                                self.note_unwound(loc, limit.into());
                                 break;
                             }
                             return err(loc, format!("the loop's exit depends on a secret value and it did not end within {limit} iterations; bound it with --unwind N"));
@@ -360,6 +361,7 @@ impl<'p> Lower<'p> {
                 secret_iters += 1;
                 if secret_iters > limit {
                     if self.opts.unwind.is_some() {
+                        self.note_unwound(loc, limit.into());
                         break;
                     }
                     return err(loc, format!("the loop's exit depends on a secret value and it did not end within {limit} iterations; bound it with --unwind N"));
@@ -367,6 +369,18 @@ impl<'p> Lower<'p> {
             }
         }
         Ok(())
+    }
+
+    /// Notes in the loop's report (`stats`) that the loop at `loc`, whose
+    /// exit depends on a secret, was cut at `--unwind`'s `limit`: an input
+    /// that needs more gets the values after `limit` iterations.
+    fn note_unwound(&mut self, loc: Loc, limit: u64) {
+        let mut report = super::keep::LoopReport::new(format!("line {}", loc.line), limit);
+        report.unrolled = limit;
+        report.why = Some(format!(
+            "its exit depends on a secret value: cut at {limit} iterations (--unwind); an input that needs more gets the values after {limit}"
+        ));
+        self.loops.insert(loc, report);
     }
 
     /// The most iterations `while (cond)` (or a `for` loop with `step`)

@@ -446,7 +446,7 @@ impl Report for ProgramStats {
         line(&mut out, "output widths", list(&self.output_widths));
         blocks_text(&mut out, &self.blocks, "", &self.regions);
         for l in &self.loops {
-            let at = format!("for at line {}", l.line);
+            let at = format!("loop at line {}", l.line);
             out.push_str(&format!("{at:<30}{}\n", l.text()));
         }
         if let Some(widths) = &self.ands_per_level {
