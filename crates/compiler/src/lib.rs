@@ -128,7 +128,7 @@
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, pointers in unions and unions as inputs or outputs, goto
-//! and labels, function pointers, `case` labels below a switch body's top
+//! (a label no goto names is accepted), function pointers, `case` labels below a switch body's top
 //! level (Duff's device), `__int128`, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret

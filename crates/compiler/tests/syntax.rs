@@ -598,3 +598,23 @@ int mpc_main(int INPUT_A, int INPUT_B)
         assert!(e.contains(want), "{src}: {e}");
     }
 }
+
+/// A label that no `goto` names (`goto` is refused) is the statement it
+/// labels, in a loop's body and before a block.
+#[test]
+fn labels_without_goto() {
+    agree(
+        "labels",
+        "int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = 0;
+start:
+    for (int i = 0; i < 4; i++) {
+    inner:
+        r += INPUT_A > i ? INPUT_B : 1;
+    }
+done: { r *= 2; }
+    return r;
+}",
+    );
+}

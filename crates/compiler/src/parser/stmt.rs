@@ -126,8 +126,11 @@ impl Parser<'_> {
             }
             Some("goto") => return err(loc, "goto is not supported"),
             Some("asm") | Some("__asm__") => return err(loc, "inline assembly is not supported"),
+            // A label: no `goto` can name it (they are refused), so it is
+            // the statement it labels.
             Some(w) if !is_keyword(w) && self.peek_at(1).is_some_and(|t| t.is(":")) => {
-                return err(loc, "labels (and goto) are not supported");
+                self.pos += 2;
+                return self.label_body();
             }
             _ => {
                 let e = self.expr()?;
