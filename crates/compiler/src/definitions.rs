@@ -4,7 +4,7 @@
 //! with a C library linked after it. Two definitions in the program are
 //! an error, as in C.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::Program;
 use crate::error::{err, DResult};
@@ -30,7 +30,7 @@ pub fn choose(prog: &mut Program, files: &[String]) -> DResult<()> {
             );
         }
     }
-    let own: std::collections::HashSet<String> = own.keys().map(|n| n.to_string()).collect();
+    let own: HashSet<String> = own.into_keys().map(str::to_string).collect();
     prog.functions
         .retain(|f| !built_in(f.loc.file) || !own.contains(&f.name));
     Ok(())
