@@ -277,6 +277,9 @@ pub struct Function {
     /// known only from earlier parameters' values (`int a[n][n]`); it is
     /// made at each call, and `params` holds `void *` for it.
     pub variable_params: Vec<Option<TypeExpr>>,
+    /// Whether twofold's headers define it (their part of the C library;
+    /// see [`crate::definitions`]).
+    pub library: bool,
     /// The body.
     pub body: Stmt,
     /// Where the name is.

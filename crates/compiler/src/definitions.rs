@@ -10,7 +10,8 @@ use crate::ast::Program;
 use crate::error::{err, DResult};
 
 /// Drops the functions a built-in header defines that the program defines
-/// too, and refuses a function the program defines twice. `files` names
+/// too, marks the rest of them [`crate::ast::Function::library`], and refuses a
+/// function the program defines twice. `files` names
 /// the source files by index (a built-in header is `<name.h>`).
 pub fn choose(prog: &mut Program, files: &[String]) -> DResult<()> {
     let built_in = |file: u32| {
@@ -33,5 +34,8 @@ pub fn choose(prog: &mut Program, files: &[String]) -> DResult<()> {
     let own: HashSet<String> = own.into_keys().map(str::to_string).collect();
     prog.functions
         .retain(|f| !built_in(f.loc.file) || !own.contains(&f.name));
+    for f in &mut prog.functions {
+        f.library = built_in(f.loc.file);
+    }
     Ok(())
 }

@@ -431,6 +431,22 @@ fn lowered(
         opts.limits.max_tokens,
     )
     .map_err(|(d, files)| d.into_error(&files))?;
+    // Library functions called without their header: the header is read
+    // after the program.
+    let wanted = preprocess::headers_called(&toks, &files);
+    let (toks, files) = if wanted.is_empty() {
+        (toks, files)
+    } else {
+        let includes: String = wanted.iter().map(|h| format!("\n#include <{h}>")).collect();
+        preprocess::preprocess(
+            &format!("{source}{includes}\n"),
+            file_name,
+            dir,
+            &opts.include_dirs,
+            opts.limits.max_tokens,
+        )
+        .map_err(|(d, files)| d.into_error(&files))?
+    };
     let mut prog =
         parser::parse(&toks, opts.limits.max_nesting).map_err(|d| d.into_error(&files))?;
     definitions::choose(&mut prog, &files).map_err(|d| d.into_error(&files))?;

@@ -12,6 +12,7 @@ use crate::lexer::{binary_precedence, lex, Tok, Token};
 
 mod headers;
 mod libc;
+pub use libc::headers_called;
 mod lines;
 use headers::builtin_header;
 use lines::renumber;

@@ -83,7 +83,18 @@ impl<'p> Lower<'p> {
         });
         let r = self.bind_params(f, vals).and_then(|()| self.exec(&f.body));
         self.frames.pop();
-        r?;
+        // An error inside the C library of twofold's headers is the
+        // program's call's.
+        let caller = self.frames.last().and_then(|fr| self.funcs.get(&fr.func));
+        let from_program = !caller.is_some_and(|c| c.library);
+        r.map_err(|d| match f.library && from_program {
+            true => crate::error::Diag {
+                loc,
+                message: format!("in '{name}': {}", d.message),
+                ..d
+            },
+            false => d,
+        })?;
         self.merges.end_objects(ctl);
         match ret {
             None => Ok(Val::Void),
@@ -155,6 +166,8 @@ impl<'p> Lower<'p> {
                  (it reads up to the end of the object)",
             );
         }
+        // A `char *` over an `int` would count the `int` as one char.
+        self.counts_elements(&t, &p, a.loc)?;
         let o = &self.objs[p.obj];
         let leaf = usize::try_from(p.leaf).unwrap_or(usize::MAX);
         let left = if t == CType::Void {

@@ -140,7 +140,7 @@ impl Lower<'_> {
     /// Fails unless the elements of type `t` that `p` points to have the
     /// layout of the memory there: a pointer counts elements (`char *`
     /// arithmetic over `int`s would count `int`s, not bytes).
-    fn counts_elements(&self, t: &CType, p: &Ptr, loc: Loc) -> DResult<()> {
+    pub(super) fn counts_elements(&self, t: &CType, p: &Ptr, loc: Loc) -> DResult<()> {
         if p.obj == usize::MAX || *t == CType::Void {
             return Ok(());
         }

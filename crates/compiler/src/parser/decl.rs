@@ -151,6 +151,7 @@ impl Parser<'_> {
                             params,
                             declared_arrays,
                             variable_params,
+                            library: false,
                             body,
                             loc: nloc,
                         });

@@ -10,97 +10,114 @@
 //! at most `n` where `n` is known), and what it returns or writes is selected by where the first
 //! zero is. `memcmp` compares the bytes of any values (through `memcpy`).
 //! Each returns what glibc's does (the comparisons the difference of the
-//! first bytes that differ, as `unsigned char`).
+//! first bytes that differ, as `unsigned char`). Names are reserved ones
+//! (`__s`), so that a program's macros do not reach into the bodies, and
+//! the functions call each other through `__twofold_` copies, so that a
+//! program's own `strlen` does not change what `strcat` does.
+
+use crate::lexer::{Tok, Token};
 
 /// `<string.h>`'s functions.
 pub(super) const STRING_FUNCTIONS: &str = "#ifndef __TWOFOLD_STRING
 #define __TWOFOLD_STRING
-size_t strlen(const char *s)
+static size_t __twofold_strlen(const char *__s)
 {
-    size_t len = __twofold_elements_left(s);
-    for (size_t i = len; i > 0; i--)
-        if (s[i - 1] == 0)
-            len = i - 1;
-    return len;
+    size_t __len = __twofold_elements_left(__s);
+    for (size_t __i = __len; __i > 0; __i--)
+        if (__s[__i - 1] == 0)
+            __len = __i - 1;
+    return __len;
 }
-size_t strnlen(const char *s, size_t n)
+static int __twofold_strncmp(const char *__a, const char *__b, size_t __n)
 {
-    size_t len = strlen(s);
-    return len < n ? len : n;
+    const unsigned char *__p = (const unsigned char *)__a, *__q = (const unsigned char *)__b;
+    size_t __la = __twofold_elements_left(__a), __lb = __twofold_elements_left(__b);
+    int __r = 0;
+    for (size_t __i = __la < __lb ? __la : __lb; __i > 0; __i--)
+        if (__i <= __n && (__p[__i - 1] != __q[__i - 1] || __p[__i - 1] == 0))
+            __r = __p[__i - 1] - __q[__i - 1];
+    return __r;
 }
-int memcmp(const void *a, const void *b, size_t n)
+static char *__twofold_strncat(char *__d, const char *__s, size_t __n)
 {
-    size_t la = __twofold_elements_left(a, n), lb = __twofold_elements_left(b, n);
-    size_t m = la < lb ? la : lb;
-    unsigned char p[m + 1], q[m + 1];
-    memcpy(p, a, m);
-    memcpy(q, b, m);
-    int r = 0;
-    for (size_t i = m; i > 0; i--)
-        if (i <= n && p[i - 1] != q[i - 1])
-            r = p[i - 1] - q[i - 1];
-    return r;
-}
-int strncmp(const char *a, const char *b, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
-    size_t la = __twofold_elements_left(a), lb = __twofold_elements_left(b);
-    int r = 0;
-    for (size_t i = la < lb ? la : lb; i > 0; i--)
-        if (i <= n && (p[i - 1] != q[i - 1] || p[i - 1] == 0))
-            r = p[i - 1] - q[i - 1];
-    return r;
-}
-int strcmp(const char *a, const char *b)
-{
-    return strncmp(a, b, __twofold_elements_left(a));
-}
-char *strncpy(char *d, const char *s, size_t n)
-{
-    size_t ld = __twofold_elements_left(d), ls = __twofold_elements_left(s);
-    _Bool ended = 0;
-    for (size_t i = 0; i < ld; i++) {
-        if (i < n) {
-            char c = i < ls ? s[i] : 0;
-            d[i] = ended ? 0 : c;
-            if (c == 0)
-                ended = 1;
+    size_t __start = __twofold_strlen(__d), __ld = __twofold_elements_left(__d);
+    size_t __ls = __twofold_elements_left(__s);
+    _Bool __ended = 0;
+    for (size_t __i = 0; __i <= __ls; __i++) {
+        if (__i <= __n) {
+            char __c = __i < __n && __i < __ls ? __s[__i] : 0;
+            if (!__ended && __start + __i < __ld)
+                __d[__start + __i] = __c;
+            if (__c == 0)
+                __ended = 1;
         }
     }
-    return d;
+    return __d;
 }
-char *strcpy(char *d, const char *s)
+size_t strlen(const char *__s)
 {
-    size_t ld = __twofold_elements_left(d), ls = __twofold_elements_left(s);
-    _Bool ended = 0;
-    for (size_t i = 0; i < (ld < ls ? ld : ls); i++) {
-        char c = s[i];
-        if (!ended)
-            d[i] = c;
-        if (c == 0)
-            ended = 1;
-    }
-    return d;
+    return __twofold_strlen(__s);
 }
-char *strncat(char *d, const char *s, size_t n)
+size_t strnlen(const char *__s, size_t __n)
 {
-    size_t start = strlen(d), ld = __twofold_elements_left(d);
-    size_t ls = __twofold_elements_left(s);
-    _Bool ended = 0;
-    for (size_t i = 0; i <= ls; i++) {
-        if (i <= n) {
-            char c = i < n && i < ls ? s[i] : 0;
-            if (!ended && start + i < ld)
-                d[start + i] = c;
-            if (c == 0)
-                ended = 1;
+    size_t __len = __twofold_strlen(__s);
+    return __len < __n ? __len : __n;
+}
+int memcmp(const void *__a, const void *__b, size_t __n)
+{
+    size_t __la = __twofold_elements_left(__a, __n), __lb = __twofold_elements_left(__b, __n);
+    size_t __m = __la < __lb ? __la : __lb;
+    unsigned char __p[__m + 1], __q[__m + 1];
+    memcpy(__p, __a, __m);
+    memcpy(__q, __b, __m);
+    int __r = 0;
+    for (size_t __i = __m; __i > 0; __i--)
+        if (__i <= __n && __p[__i - 1] != __q[__i - 1])
+            __r = __p[__i - 1] - __q[__i - 1];
+    return __r;
+}
+int strncmp(const char *__a, const char *__b, size_t __n)
+{
+    return __twofold_strncmp(__a, __b, __n);
+}
+int strcmp(const char *__a, const char *__b)
+{
+    return __twofold_strncmp(__a, __b, __twofold_elements_left(__a));
+}
+char *strncpy(char *__d, const char *__s, size_t __n)
+{
+    size_t __ld = __twofold_elements_left(__d), __ls = __twofold_elements_left(__s);
+    _Bool __ended = 0;
+    for (size_t __i = 0; __i < __ld; __i++) {
+        if (__i < __n) {
+            char __c = __i < __ls ? __s[__i] : 0;
+            __d[__i] = __ended ? 0 : __c;
+            if (__c == 0)
+                __ended = 1;
         }
     }
-    return d;
+    return __d;
 }
-char *strcat(char *d, const char *s)
+char *strcpy(char *__d, const char *__s)
 {
-    return strncat(d, s, __twofold_elements_left(s));
+    size_t __ld = __twofold_elements_left(__d), __ls = __twofold_elements_left(__s);
+    _Bool __ended = 0;
+    for (size_t __i = 0; __i < (__ld < __ls ? __ld : __ls); __i++) {
+        char __c = __s[__i];
+        if (!__ended)
+            __d[__i] = __c;
+        if (__c == 0)
+            __ended = 1;
+    }
+    return __d;
+}
+char *strncat(char *__d, const char *__s, size_t __n)
+{
+    return __twofold_strncat(__d, __s, __n);
+}
+char *strcat(char *__d, const char *__s)
+{
+    return __twofold_strncat(__d, __s, __twofold_elements_left(__s));
 }
 #endif
 ";
@@ -111,20 +128,58 @@ pub(super) const STDLIB_FUNCTIONS: &str = "#ifndef __TWOFOLD_STDLIB_FUNCTIONS
 typedef struct { int quot; int rem; } div_t;
 typedef struct { long quot; long rem; } ldiv_t;
 typedef struct { long long quot; long long rem; } lldiv_t;
-div_t div(int n, int d)
+div_t div(int __n, int __d)
 {
-    div_t r = { n / d, n % d };
-    return r;
+    div_t __r = { __n / __d, __n % __d };
+    return __r;
 }
-ldiv_t ldiv(long n, long d)
+ldiv_t ldiv(long __n, long __d)
 {
-    ldiv_t r = { n / d, n % d };
-    return r;
+    ldiv_t __r = { __n / __d, __n % __d };
+    return __r;
 }
-lldiv_t lldiv(long long n, long long d)
+lldiv_t lldiv(long long __n, long long __d)
 {
-    lldiv_t r = { n / d, n % d };
-    return r;
+    lldiv_t __r = { __n / __d, __n % __d };
+    return __r;
 }
 #endif
 ";
+
+/// The functions of [`STRING_FUNCTIONS`] and [`STDLIB_FUNCTIONS`] a
+/// program may call, with their headers.
+const CALLABLE: &[(&str, &str)] = &[
+    ("strlen", "string.h"),
+    ("strnlen", "string.h"),
+    ("strcmp", "string.h"),
+    ("strncmp", "string.h"),
+    ("strcpy", "string.h"),
+    ("strncpy", "string.h"),
+    ("strcat", "string.h"),
+    ("strncat", "string.h"),
+    ("memcmp", "string.h"),
+    ("div", "stdlib.h"),
+    ("ldiv", "stdlib.h"),
+    ("lldiv", "stdlib.h"),
+];
+
+/// The headers of this C library whose functions the program calls (also
+/// as GCC's `__builtin_strlen`…) without including them: C lets a program
+/// declare a library function itself, and GCC's built-ins need no header.
+pub fn headers_called(toks: &[Token], files: &[String]) -> Vec<&'static str> {
+    let mut wanted = Vec::new();
+    for (t, next) in toks.iter().zip(toks.iter().skip(1)) {
+        let (Tok::Ident(name), true) = (&t.tok, next.tok == Tok::Punct("(")) else {
+            continue;
+        };
+        let name = name.strip_prefix("__builtin_").unwrap_or(name);
+        let Some(&(_, header)) = CALLABLE.iter().find(|(f, _)| *f == name) else {
+            continue;
+        };
+        let included = files.iter().any(|f| f.trim_matches(['<', '>']) == header);
+        if !included && !wanted.contains(&header) {
+            wanted.push(header);
+        }
+    }
+    wanted
+}
