@@ -14,8 +14,11 @@ pub enum Tok {
     /// A character constant: its value, and its type's width (32: `int`;
     /// 16: `u'x'`, an `unsigned short`).
     Char(i64, u32),
-    /// A string literal's characters (escapes resolved, one byte each).
-    Str(String),
+    /// A string literal's characters (escapes resolved, one byte each),
+    /// and, where joining it to a wide literal would read it otherwise
+    /// (a `\u` name, a character beyond ASCII, an escape beyond a byte),
+    /// its characters as a wide literal's: of 32 and of 16 bits.
+    Str(String, Option<Box<[Vec<u32>; 2]>>),
     /// A wide string literal (`L"..."`, `u"..."`, `U"..."`): its
     /// characters (UTF-16 code units for `u`) and its element type's width
     /// and signedness.
@@ -25,6 +28,14 @@ pub enum Tok {
     Float(u64, bool),
     /// A punctuator such as `+=` or `(`.
     Punct(&'static str),
+}
+
+impl Tok {
+    /// A string literal of the characters `s` (bytes), read alike where
+    /// joined to a wide literal.
+    pub fn str(s: String) -> Tok {
+        Tok::Str(s, None)
+    }
 }
 
 /// A token with its position and layout facts the preprocessor needs.
@@ -209,7 +220,7 @@ impl Cursor<'_> {
             if word == "u8" && self.at(0) == Some(b'"') {
                 // UTF-8 bytes, as a plain string holds them: `char[]`.
                 let vals = self.quoted(b'"', loc, "unterminated string literal", 8)?;
-                return Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()));
+                return Ok(Tok::str(vals.iter().map(|&v| v as u8 as char).collect()));
             }
             Ok(Tok::Ident(word.to_string()))
         } else if c.is_ascii_digit()
@@ -234,8 +245,18 @@ impl Cursor<'_> {
                 }
             }
         } else if c == b'"' {
-            let vals = self.quoted(b'"', loc, "unterminated string literal", 8)?;
-            Ok(Tok::Str(vals.iter().map(|&v| v as u8 as char).collect()))
+            // Read twice: as its bytes, and as a wide literal's characters
+            // (which it takes where it is joined to one).
+            let (i, col) = (self.i, self.col);
+            let read = |me: &mut Self, unit| {
+                (me.i, me.col) = (i, col);
+                me.quoted(b'"', loc, "unterminated string literal", unit)
+            };
+            let wide = [read(self, 32)?, utf16(read(self, 16)?)];
+            let vals = read(self, 8)?;
+            let bytes: String = vals.iter().map(|&v| v as u8 as char).collect();
+            let same = bytes.chars().map(u32::from).eq(wide[0].iter().copied());
+            Ok(Tok::Str(bytes, (!same).then(|| Box::new(wide))))
         } else {
             self.punct(loc)
         }
@@ -270,19 +291,7 @@ impl Cursor<'_> {
         Ok(match prefix {
             "L" => Tok::WideStr(vals, 32, true),
             "U" => Tok::WideStr(vals, 32, false),
-            _ => {
-                let mut units = Vec::with_capacity(vals.len());
-                for v in vals {
-                    match char::from_u32(v) {
-                        Some(c) if v > 0xffff => {
-                            let mut pair = [0u16; 2];
-                            units.extend(c.encode_utf16(&mut pair).iter().map(|&u| u32::from(u)));
-                        }
-                        _ => units.push(v & 0xffff),
-                    }
-                }
-                Tok::WideStr(units, 16, false)
-            }
+            _ => Tok::WideStr(utf16(vals), 16, false),
         })
     }
 
@@ -372,6 +381,23 @@ pub fn spell_wide(v: &[u32], bits: u32, signed: bool) -> String {
     };
     let text: String = v.iter().filter_map(|&c| char::from_u32(c)).collect();
     format!("{prefix}{text:?}")
+}
+
+/// The UTF-16 code units of the characters `vals` of a `u""` literal (as
+/// [`Cursor::quoted`] reads them with 16-bit units: a value beyond 16 bits
+/// is a character, made a surrogate pair).
+fn utf16(vals: Vec<u32>) -> Vec<u32> {
+    let mut units = Vec::with_capacity(vals.len());
+    for v in vals {
+        match char::from_u32(v) {
+            Some(c) if v > 0xffff => {
+                let mut pair = [0u16; 2];
+                units.extend(c.encode_utf16(&mut pair).iter().map(|&u| u32::from(u)));
+            }
+            _ => units.push(v & 0xffff),
+        }
+    }
+    units
 }
 
 /// The bits of a code unit of a literal with `prefix` (`L`, `u` or `U`).

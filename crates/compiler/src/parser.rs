@@ -118,7 +118,7 @@ impl<'a> Parser<'a> {
             Some(Tok::Punct(p)) => format!("'{p}'"),
             Some(Tok::Int(v, ..)) => format!("'{v}'"),
             Some(Tok::Char(..)) => "a character constant".into(),
-            Some(Tok::Str(_) | Tok::WideStr(..)) => "a string literal".into(),
+            Some(Tok::Str(..) | Tok::WideStr(..)) => "a string literal".into(),
             Some(Tok::Float(..)) => "a floating-point constant".into(),
         }
     }

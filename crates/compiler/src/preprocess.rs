@@ -266,7 +266,7 @@ impl Preprocessor {
         out: &mut Vec<Token>,
     ) -> DResult<()> {
         let (name, system) = match line.first().map(|t| &t.tok) {
-            Some(Tok::Str(s)) => (s.clone(), false),
+            Some(Tok::Str(s, _)) => (s.clone(), false),
             Some(Tok::Punct("<")) => {
                 let mut s = String::new();
                 for t in &line[1..] {
@@ -435,7 +435,7 @@ impl Preprocessor {
             let Some(m) = self.macros.get(name) else {
                 let tok = match name {
                     "__LINE__" => Some(Tok::Int(u64::from(t.loc.line), false, 0, true)),
-                    "__FILE__" => self.files.get(t.loc.file as usize).cloned().map(Tok::Str),
+                    "__FILE__" => self.files.get(t.loc.file as usize).cloned().map(Tok::str),
                     _ => None,
                 };
                 out.push(match tok {
@@ -531,7 +531,7 @@ impl Preprocessor {
                 if let Some(p) = body.get(k + 1).and_then(index) {
                     let s: Vec<String> = args[p].iter().map(spell).collect();
                     out.push(Token {
-                        tok: Tok::Str(s.join(" ")),
+                        tok: Tok::str(s.join(" ")),
                         loc,
                         line_start: false,
                         space_before: true,
@@ -644,7 +644,7 @@ pub fn spell(t: &Token) -> String {
             "l".repeat(*l as usize)
         ),
         Tok::Char(c, _) => format!("{c}"),
-        Tok::Str(s) => format!("{s:?}"),
+        Tok::Str(s, _) => format!("{s:?}"),
         Tok::WideStr(v, bits, signed) => crate::lexer::spell_wide(v, *bits, *signed),
         Tok::Float(v, single) => {
             let bits = if *single { 32 } else { 64 };

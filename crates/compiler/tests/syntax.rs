@@ -416,6 +416,13 @@ long mpc_main(int INPUT_A, int INPUT_B)
     const char *un = "\u00e9x\U0001F600";
     r += un[INPUT_A & 7] * 7 + sizeof("\u00e9\U0001F600") * 11 + u"\U0001F600"[INPUT_B & 1]
         + U"\u20ac"[0] + L'\u00e9' * 13 + sizeof(u"\u00e9\U0001D11E") * 17;
+    // A plain literal joined to a wide one is read as one: its names,
+    // characters and escapes whole (surrogate pairs in `u""`), whichever
+    // comes first.
+    const wchar_t *jw = L"x" "\u00e9" "é\x100" "\U0001F600";
+    const char16_t *ju = "a\U0001F600" u"\x12345";
+    r += jw[(INPUT_A & 3) + 1] * 19 + sizeof(L"x" "\u00e9" "é\x100") * 23 + ju[INPUT_B & 3] * 29
+        + sizeof("a\U0001F600" u"b") * 31;
     return r;
 }
 "#,

@@ -23,7 +23,7 @@ impl Parser<'_> {
         let condition = self.cond_expr()?;
         let message = match self.eat(",") {
             true => match self.peek().map(|t| &t.tok) {
-                Some(Tok::Str(_)) => String::from_utf8_lossy(&self.string_bytes()).into_owned(),
+                Some(Tok::Str(..)) => String::from_utf8_lossy(&self.string_bytes()).into_owned(),
                 _ => return err(self.loc(), "expected the message of the static assertion"),
             },
             false => String::new(),

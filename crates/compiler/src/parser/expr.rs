@@ -384,7 +384,7 @@ impl Parser<'_> {
     /// adjacent ones joined (none if there is no string literal here).
     pub(super) fn string_bytes(&mut self) -> Vec<u8> {
         let mut bytes = Vec::new();
-        while let Some(Tok::Str(s)) = self.peek().map(|t| &t.tok) {
+        while let Some(Tok::Str(s, _)) = self.peek().map(|t| &t.tok) {
             bytes.extend(s.chars().map(|c| c as u32 as u8));
             self.pos += 1;
         }
@@ -403,13 +403,13 @@ impl Parser<'_> {
             Tok::Float(v, single) => {
                 ExprKind::Float(*v, Scalar::float(if *single { 32 } else { 64 }))
             }
-            Tok::Str(_) if !self.wide_string_ahead() => {
+            Tok::Str(..) if !self.wide_string_ahead() => {
                 return Ok(Expr {
                     kind: ExprKind::Str(self.string_bytes()),
                     loc,
                 });
             }
-            Tok::Str(_) | Tok::WideStr(..) => return self.wide_string(loc),
+            Tok::Str(..) | Tok::WideStr(..) => return self.wide_string(loc),
             Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
                 Some((v, ty)) => ExprKind::Int(v as u64 & ty.mask(), ty),
                 None => ExprKind::Ident(self.variable(s)),

@@ -20,7 +20,7 @@ impl Parser<'_> {
         while let Some(t) = self.peek_at(k) {
             match t.tok {
                 Tok::WideStr(..) => return true,
-                Tok::Str(_) => k += 1,
+                Tok::Str(..) => k += 1,
                 _ => break,
             }
         }
@@ -30,24 +30,38 @@ impl Parser<'_> {
     /// The adjacent string literals from the current token on (at `loc`),
     /// one of them wide, as an array of their characters and a NUL.
     pub(super) fn wide_string(&mut self, loc: Loc) -> DResult<Expr> {
-        let mut chars: Vec<u32> = Vec::new();
+        // The element type is the wide pieces' (a plain piece may come
+        // first); each plain piece is then read as a literal of it.
+        let mut pieces = Vec::new();
         let mut elem: Option<Scalar> = None;
         while let Some(t) = self.peek() {
             match &t.tok {
-                Tok::Str(s) => chars.extend(s.chars().map(|c| c as u32)),
-                Tok::WideStr(v, bits, signed) => {
+                Tok::Str(..) => {}
+                Tok::WideStr(_, bits, signed) => {
                     let s = Scalar::int(*bits, *signed);
                     if elem.is_some_and(|e| e != s) {
                         return err(t.loc, "adjacent wide string literals of different kinds");
                     }
                     elem = Some(s);
-                    chars.extend(v);
                 }
                 _ => break,
             }
+            pieces.push(t.tok.clone());
             self.pos += 1;
         }
         let elem = elem.unwrap_or(Scalar::INT);
+        let mut chars: Vec<u32> = Vec::new();
+        for piece in pieces {
+            match piece {
+                Tok::Str(_, Some(wide)) => {
+                    let [utf32, utf16] = *wide;
+                    chars.extend(if elem.width == 16 { utf16 } else { utf32 });
+                }
+                Tok::Str(s, None) => chars.extend(s.chars().map(u32::from)),
+                Tok::WideStr(v, ..) => chars.extend(v),
+                _ => {}
+            }
+        }
         let items = (chars.iter().chain(&[0]))
             .map(|&c| {
                 let e = Expr {
