@@ -245,18 +245,24 @@ impl Cursor<'_> {
                 }
             }
         } else if c == b'"' {
-            // Read twice: as its bytes, and as a wide literal's characters
-            // (which it takes where it is joined to one).
+            // A literal with escapes or characters beyond ASCII is read
+            // as a wide literal's characters too (of 32 and of 16 bits),
+            // which it takes where it is joined to one.
             let (i, col) = (self.i, self.col);
             let read = |me: &mut Self, unit| {
                 (me.i, me.col) = (i, col);
                 me.quoted(b'"', loc, "unterminated string literal", unit)
             };
-            let wide = [read(self, 32)?, utf16(read(self, 16)?)];
+            let text = self.b[i + 1..].split(|&b| b == b'"' || b == b'\n').next();
+            let plain = text.is_some_and(|t| t.iter().all(|&b| b.is_ascii() && b != b'\\'));
+            let wide = match plain {
+                true => None,
+                false => Some([read(self, 32)?, utf16(read(self, 16)?)]),
+            };
             let vals = read(self, 8)?;
             let bytes: String = vals.iter().map(|&v| v as u8 as char).collect();
-            let same = bytes.chars().map(u32::from).eq(wide[0].iter().copied());
-            Ok(Tok::Str(bytes, (!same).then(|| Box::new(wide))))
+            let wide = wide.filter(|w| !bytes.chars().map(u32::from).eq(w[0].iter().copied()));
+            Ok(Tok::Str(bytes, wide.map(Box::new)))
         } else {
             self.punct(loc)
         }
