@@ -4,7 +4,7 @@ mod cone;
 mod index;
 mod store;
 
-use crate::assemble::{single_assignment, PendingBlock, RawFrame};
+use crate::assemble::{outputs_read, single_assignment, PendingBlock, RawFrame};
 use crate::circuit::{Circuit, InputValue, Party};
 use crate::gate::{Gate, Wire};
 use crate::program::Program;
@@ -376,7 +376,7 @@ impl Builder {
                 })?;
             consts = [false, true].map(|v| Some(self.constant_wire(v, first)));
         }
-        let outputs = std::mem::take(&mut self.outputs)
+        let outputs: Vec<(String, Vec<Wire>)> = std::mem::take(&mut self.outputs)
             .into_iter()
             .map(|(name, bits)| {
                 let wires = bits
@@ -398,17 +398,22 @@ impl Builder {
             ..
         } = self.frame;
         drop(index);
-        let gates = gates.into_gates();
         if blocks.is_empty() {
             // Levelled from single assignment, as running it needs: one
-            // renumbering of its wires, not two.
-            let circuit = single_assignment(gates, self.inputs, outputs)?;
+            // renumbering of its wires, not two. The gates whose values
+            // are read are found as they are unpacked.
+            let mut read = outputs_read(0, self.next_wire, &outputs);
+            let gates = gates.into_read_gates(&mut read);
+            let circuit = single_assignment(gates, &read, 0, self.next_wire, self.inputs, outputs)?;
             return Ok(Program {
                 main: circuit.levelize_ssa(),
                 blocks: Vec::new(),
             });
         }
-        let raw = RawFrame { gates, blocks };
+        let raw = RawFrame {
+            gates: gates.into_gates(),
+            blocks,
+        };
         let a = raw.assemble(self.inputs, outputs, &[])?;
         Ok(Program {
             main: a.circuit,

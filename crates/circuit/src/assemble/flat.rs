@@ -12,29 +12,32 @@ use crate::circuit::{Circuit, InputValue, OutputValue};
 use crate::gate::{Gate, Wire};
 use crate::CircuitError;
 
-/// The circuit in single assignment (see the module docs) of the `gates`
-/// of a frame without blocks (in single assignment over builder-wide wire
-/// numbers, in the order made), with `inputs` and `outputs` given by their
-/// wires. Every wire read must be an input's or a gate's.
-pub fn single_assignment(
-    mut gates: Vec<Gate>,
-    inputs: Vec<(InputValue, Vec<Wire>)>,
-    outputs: Vec<(String, Vec<Wire>)>,
-) -> Result<Circuit, CircuitError> {
-    let (lo, hi) = span(&gates, &inputs, &outputs);
-    // Backwards from the outputs: the values read.
+/// The wires `lo..hi` with the outputs' marked read: where the pass
+/// backwards over a frame's gates that finds the values read starts.
+pub(crate) fn outputs_read(lo: Wire, hi: Wire, outputs: &[(String, Vec<Wire>)]) -> Bits {
     let mut read = Bits::new((hi - lo) as usize);
-    for (_, wires) in &outputs {
+    for (_, wires) in outputs {
         wires
             .iter()
             .for_each(|&w| _ = read.insert((w - lo) as usize));
     }
-    for g in gates.iter().rev() {
-        if read.get((g.out() - lo) as usize) {
-            g.inputs().for_each(|w| _ = read.insert((w - lo) as usize));
-        }
-    }
-    // Forwards: inputs first, then the gates read, renumbered in place.
+    read
+}
+
+/// The circuit in single assignment (see the module docs) of the `gates`
+/// of a frame without blocks (in single assignment over builder-wide wire
+/// numbers `lo..hi`, in the order made), with `inputs` and `outputs` given
+/// by their wires, and `read` flagging the wires read (indexed from `lo`;
+/// the gates writing others are left out). Every wire read must be an
+/// input's or a gate's.
+pub(crate) fn single_assignment(
+    mut gates: Vec<Gate>,
+    read: &Bits,
+    lo: Wire,
+    hi: Wire,
+    inputs: Vec<(InputValue, Vec<Wire>)>,
+    outputs: Vec<(String, Vec<Wire>)>,
+) -> Result<Circuit, CircuitError> {
     let mut at = WireMap::new(lo, hi);
     let mut next: Wire = 0;
     for (_, wires) in &inputs {
@@ -79,28 +82,45 @@ pub fn single_assignment(
     })
 }
 
-/// The range `lo..hi` of the wire numbers the frame mentions.
-fn span(
-    gates: &[Gate],
-    inputs: &[(InputValue, Vec<Wire>)],
-    outputs: &[(String, Vec<Wire>)],
-) -> (Wire, Wire) {
-    let values = inputs
-        .iter()
-        .map(|(_, w)| w)
-        .chain(outputs.iter().map(|(_, w)| w));
-    let named = values.flatten().copied();
-    let gate_wires = gates.iter().flat_map(|g| g.inputs().chain([g.out()]));
-    let (lo, hi) = named
-        .chain(gate_wires)
-        .fold((Wire::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w + 1)));
-    (lo.min(hi), hi)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::circuit::Party;
+
+    /// [`single_assignment`] of gates over the wires they mention, the
+    /// values read found by a pass backwards.
+    fn single_assignment(
+        gates: Vec<Gate>,
+        inputs: Vec<(InputValue, Vec<Wire>)>,
+        outputs: Vec<(String, Vec<Wire>)>,
+    ) -> Result<Circuit, CircuitError> {
+        let (lo, hi) = span(&gates, &inputs, &outputs);
+        let mut read = outputs_read(lo, hi, &outputs);
+        for g in gates.iter().rev() {
+            if read.get((g.out() - lo) as usize) {
+                g.inputs().for_each(|w| _ = read.insert((w - lo) as usize));
+            }
+        }
+        super::single_assignment(gates, &read, lo, hi, inputs, outputs)
+    }
+
+    /// The range `lo..hi` of the wire numbers the frame mentions.
+    fn span(
+        gates: &[Gate],
+        inputs: &[(InputValue, Vec<Wire>)],
+        outputs: &[(String, Vec<Wire>)],
+    ) -> (Wire, Wire) {
+        let values = inputs
+            .iter()
+            .map(|(_, w)| w)
+            .chain(outputs.iter().map(|(_, w)| w));
+        let named = values.flatten().copied();
+        let gate_wires = gates.iter().flat_map(|g| g.inputs().chain([g.out()]));
+        let (lo, hi) = named
+            .chain(gate_wires)
+            .fold((Wire::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w + 1)));
+        (lo.min(hi), hi)
+    }
 
     fn input(name: &str, wires: Vec<Wire>) -> (InputValue, Vec<Wire>) {
         let value = InputValue {

@@ -14,6 +14,7 @@
 //! given back as they are read, so that the two forms are not held whole
 //! at once.
 
+use crate::bits::Bits;
 use crate::gate::{Gate, Wire};
 
 /// Gates converted between giving the pairs' memory back.
@@ -137,7 +138,27 @@ impl Gates {
     /// The gates in order, as [`Gate`]s. They are made from the last, and
     /// the pairs read are given back every [`GIVE_BACK`] gates: the two
     /// forms together take little more than the gates.
-    pub(super) fn into_gates(mut self) -> Vec<Gate> {
+    pub(super) fn into_gates(self) -> Vec<Gate> {
+        self.into_gates_where(|_| true)
+    }
+
+    /// The gates whose values are read, in order, as [`Gate`]s, found in
+    /// the same pass backwards from the last gate: `read` flags the wires
+    /// read (indexed by wire; the outputs' set beforehand), and the inputs
+    /// of every gate kept are added to it.
+    pub(super) fn into_read_gates(self, read: &mut Bits) -> Vec<Gate> {
+        self.into_gates_where(|g| {
+            let kept = read.get(g.out() as usize);
+            if kept {
+                g.inputs().for_each(|w| _ = read.insert(w as usize));
+            }
+            kept
+        })
+    }
+
+    /// The gates for which `keep` (called from the last gate to the first)
+    /// holds, in order, as [`Gate`]s (see [`Gates::into_gates`]).
+    fn into_gates_where(mut self, mut keep: impl FnMut(&Gate) -> bool) -> Vec<Gate> {
         let mut gates = Vec::with_capacity(self.pairs.len());
         // The run of the gates being made: `runs[..run]` holds it last.
         let mut run = self.runs.len();
@@ -149,7 +170,10 @@ impl Gates {
                     run -= 1;
                 }
                 let (first, out) = self.runs[run - 1];
-                gates.push(self.decode(i, out + (i as u32 - first)));
+                let g = self.decode(i, out + (i as u32 - first));
+                if keep(&g) {
+                    gates.push(g);
+                }
             }
             self.pairs.truncate(start);
             self.pairs.shrink_to_fit();
