@@ -137,3 +137,40 @@ fn a_small_memory_limit_bounds_the_gates_held() {
         Limits::default().max_gates
     );
 }
+
+/// A matrix product unrolled: every cell is a sum of products, reduced
+/// where it is read, and the output reads them all in one statement. The
+/// gate limit stops it there: before, nothing was checked while the
+/// output was made (about 12 M gates and 250 MB, where a 16 MiB budget
+/// allows 233 K gates).
+#[test]
+fn an_output_of_many_sums_stops_at_the_gate_limit() {
+    let src = "
+typedef struct { int m[16][16]; } M;
+M mpc_main(M INPUT_A, M INPUT_B) {
+    M c;
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) {
+            int acc = 0;
+            for (int k = 0; k < 16; k++)
+                acc += INPUT_A.m[i][k] * INPUT_B.m[k][j];
+            c.m[i][j] = acc;
+        }
+    return c;
+}
+";
+    let limits = Limits::for_memory(16 << 20);
+    let opts = CompileOptions {
+        loops: false,
+        limits: limits.clone(),
+        ..CompileOptions::default()
+    };
+    let (e, _) = error_of(src, opts, Duration::from_secs(120));
+    assert_eq!(
+        e.exceeded,
+        Some(Exceeded::Gates {
+            max: limits.max_gates
+        }),
+        "{e}"
+    );
+}

@@ -571,11 +571,11 @@ impl<'p> Lower<'p> {
         self.exec(&entry.body)?;
         if let Some((obj, ty)) = ret {
             if entry.name == "mpc_main" || self.output_objs.is_empty() {
-                self.output("return", obj, &ty);
+                self.output("return", obj, &ty, entry.loc)?;
             }
         }
-        for (name, obj, ty, _) in std::mem::take(&mut self.output_objs) {
-            self.output(&name, obj, &ty);
+        for (name, obj, ty, loc) in std::mem::take(&mut self.output_objs) {
+            self.output(&name, obj, &ty, loc)?;
         }
         if self.outputs.is_empty() {
             return err(entry.loc, "the program has no output: return a value from mpc_main or declare OUTPUT_* variables");
@@ -632,15 +632,22 @@ impl<'p> Lower<'p> {
         Ok(obj)
     }
 
-    fn output(&mut self, name: &str, obj: usize, ty: &CType) {
+    /// Makes object `obj` (of type `ty`, declared at `loc`) the output
+    /// `name`. Its values' bits are made here (a sum of products is
+    /// reduced where it is read), so the limits are checked value by
+    /// value: a matrix product's output alone can be millions of gates.
+    fn output(&mut self, name: &str, obj: usize, ty: &CType, loc: Loc) -> DResult<()> {
         let mut bits = Vec::new();
         for s in self.objs[obj].slots.clone() {
             if let Slot::Val(w) = s {
                 bits.extend(w.bits(&mut self.b));
+                self.step(loc)?;
+                self.check_gates(loc)?;
             }
         }
         self.b.output(name, &bits);
         self.outputs.push((name.to_string(), ty.clone()));
+        Ok(())
     }
 
     fn bind(&mut self, name: &str, obj: usize, ty: CType) {
