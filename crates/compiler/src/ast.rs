@@ -293,10 +293,10 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// Global variables in order.
     pub globals: Vec<Decl>,
-    /// Struct definitions by tag, as at the end of the translation unit
-    /// (a pointer member to a struct defined later is followed through
-    /// them).
-    pub structs: HashMap<String, Arc<StructDef>>,
+    /// Struct definitions by [`StructDef::id`], as at the end of the
+    /// translation unit (a pointer to a struct incomplete where it was
+    /// declared is followed through them).
+    pub structs: HashMap<u32, Arc<StructDef>>,
 }
 
 impl Expr {

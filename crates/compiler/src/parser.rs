@@ -34,7 +34,9 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         toks,
         pos: 0,
         typedefs: vec![HashMap::new()],
-        structs: HashMap::new(),
+        tags: vec![HashMap::new()],
+        definitions: HashMap::new(),
+        structs_made: 0,
         enums: vec![HashMap::new()],
         enum_types: HashMap::new(),
         depth: 0,
@@ -50,7 +52,12 @@ struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
     typedefs: Vec<HashMap<String, CType>>,
-    structs: HashMap<String, Arc<StructDef>>,
+    /// Struct and union tags in scope, innermost scope last.
+    tags: Vec<HashMap<String, Arc<StructDef>>>,
+    /// Every struct and union defined, by [`StructDef::id`].
+    definitions: HashMap<u32, Arc<StructDef>>,
+    /// Struct and union types numbered so far.
+    structs_made: u32,
     /// Enumeration constants in scope: value and type.
     enums: Vec<HashMap<String, (i64, Scalar)>>,
     /// The integer type of each tagged enumeration.
@@ -172,12 +179,14 @@ impl<'a> Parser<'a> {
 
     fn push_scope(&mut self) {
         self.typedefs.push(HashMap::new());
+        self.tags.push(HashMap::new());
         self.enums.push(HashMap::new());
         self.locals.push(HashMap::new());
     }
 
     fn pop_scope(&mut self) {
         self.typedefs.pop();
+        self.tags.pop();
         self.enums.pop();
         self.locals.pop();
     }

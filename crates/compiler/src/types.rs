@@ -13,10 +13,21 @@ use std::sync::Arc;
 /// A bit-field member's type in `fields` is its promoted type (`int`, or
 /// `unsigned int` for an unsigned one of 32 bits; `_Bool` stays), which
 /// its one leaf holds, already reduced to its width.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// Two definitions are equal, and hash alike, where they have the same
+/// tag and the same members, whatever their [`StructDef::id`]s: what a
+/// value of the type is, and how it is laid out, is the same (a type read
+/// back from a file's signature equals the one compiled).
+#[derive(Clone, Debug, Default)]
 pub struct StructDef {
     /// The struct tag, if it has one.
     pub name: Option<String>,
+    /// Which struct or union type this is: the parser numbers them as it
+    /// meets them (a tag declared again in an inner scope, or in another
+    /// function, is another type); a type's incomplete declaration and its
+    /// definition share the number. 0 where no parser made it (a file's
+    /// signature).
+    pub id: u32,
     /// Members: name and type, in declaration order.
     pub fields: Vec<(String, CType)>,
     /// A union rather than a struct.
@@ -30,6 +41,20 @@ pub struct StructDef {
     /// Per member, the alignment in bytes its `_Alignas` asks (0: none);
     /// empty when no member has one.
     pub aligns: Vec<u64>,
+}
+
+impl PartialEq for StructDef {
+    fn eq(&self, other: &StructDef) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl Eq for StructDef {}
+
+impl std::hash::Hash for StructDef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity().hash(state);
+    }
 }
 
 /// A bit-field's declared (integer or `_Bool`) type and width in bits.
@@ -50,6 +75,28 @@ struct Layout {
 }
 
 impl StructDef {
+    /// All but the [`StructDef::id`].
+    #[allow(clippy::type_complexity)]
+    fn identity(
+        &self,
+    ) -> (
+        &Option<String>,
+        &[(String, CType)],
+        bool,
+        &[Option<BitField>],
+        &[(usize, BitField)],
+        &[u64],
+    ) {
+        (
+            &self.name,
+            &self.fields,
+            self.union,
+            &self.bit_fields,
+            &self.padding,
+            &self.aligns,
+        )
+    }
+
     /// Whether the struct is defined (has members).
     pub fn is_complete(&self) -> bool {
         !self.fields.is_empty()
@@ -379,13 +426,11 @@ impl CType {
     }
 
     /// This type with the incomplete structs in it (behind pointers and in
-    /// arrays) replaced by the definitions `definition` gives by tag;
-    /// `None` where nothing changes.
-    pub fn completed(&self, definition: &dyn Fn(&str) -> Option<Arc<StructDef>>) -> Option<CType> {
+    /// arrays) replaced by the definitions `definition` gives by
+    /// [`StructDef::id`]; `None` where nothing changes.
+    pub fn completed(&self, definition: &dyn Fn(u32) -> Option<Arc<StructDef>>) -> Option<CType> {
         match self {
-            CType::Struct(s) if !s.is_complete() => {
-                definition(s.name.as_deref()?).map(CType::Struct)
-            }
+            CType::Struct(s) if !s.is_complete() => definition(s.id).map(CType::Struct),
             CType::Array(e, n) => Some(CType::Array(Arc::new(e.completed(definition)?), *n)),
             CType::Pointer(e) => Some(CType::Pointer(Arc::new(e.completed(definition)?))),
             _ => None,

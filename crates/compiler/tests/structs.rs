@@ -170,3 +170,50 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 "#;
     agree("nested_designators", src);
 }
+
+/// Tags are scoped as in C: a struct tag declared in a block (`struct U
+/// *p;` before its definition there) is that block's type, not one of the
+/// same tag defined in another function, and a list node's `next` points
+/// to its own function's `struct Node`. Tags were one namespace for the
+/// whole file: `p->x` read `f`'s layout (345 where gcc gives 435), and a
+/// tag declared before its definition in a block was "incomplete".
+#[test]
+fn struct_tags_are_scoped() {
+    let src = r#"
+struct Node { int v; struct Node *next; };
+int f(int a) { struct U { int x; int y; } u = {a, 1}; return u.x + u.y; }
+int g(int a)
+{
+    struct Node { int pad; int v; struct Node *next; } n2 = {5, a, 0}, n1 = {7, 2 * a, &n2};
+    int s = 0;
+    for (struct Node *q = &n1; q; q = q->next)
+        s = s * 3 + q->v + q->pad;
+    return s;
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct U *p;
+    struct U { int y; int x; } v = {INPUT_B, INPUT_A};
+    p = &v;
+    struct Node b = {INPUT_B, 0}, a = {INPUT_A, &b};
+    int s = 0;
+    for (struct Node *q = &a; q; q = q->next)
+        s = s * 5 + q->v;
+    {
+        struct U { int z; } w = {3};
+        s += w.z;
+    }
+    return p->x * 10 + f(INPUT_B) + p->y * 100 + g(INPUT_A) + s;
+}
+"#;
+    agree("tag_scopes", src);
+}
+
+/// A struct defined twice in one scope is an error, as in C.
+#[test]
+fn a_struct_defined_twice_in_a_scope_is_an_error() {
+    let src = "struct P { int a; }; struct P { int b; };
+int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A + INPUT_B; }";
+    let e = compile(src, "twice.c", &CompileOptions::default()).unwrap_err();
+    assert!(e.message.contains("redefinition of 'struct P'"), "{e}");
+}

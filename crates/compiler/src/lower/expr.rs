@@ -415,6 +415,11 @@ impl<'p> Lower<'p> {
         bytes: bool,
         loc: Loc,
     ) -> DResult<(CType, u64, bool)> {
+        // A pointer to a struct that was incomplete where the pointer or
+        // the member was declared (`struct Node *next`, or `struct U *p;`
+        // before `struct U { ... }` in a block) points to its definition.
+        let definition = |id: u32| self.structs.get(&id).cloned();
+        let ty = ty.completed(&definition).unwrap_or(ty);
         let CType::Struct(s) = &ty else {
             return err(
                 loc,
@@ -430,9 +435,6 @@ impl<'p> Lower<'p> {
         let Some((t, off, bytes)) = s.locate(m, bytes) else {
             return err(loc, format!("{} has no member named '{m}'", ty.name()));
         };
-        // A pointer to a struct that was incomplete where the member was
-        // declared (`struct Node *next`) points to its definition.
-        let definition = |tag: &str| self.structs.get(tag).cloned();
         Ok((
             t.completed(&definition).unwrap_or_else(|| t.clone()),
             off,

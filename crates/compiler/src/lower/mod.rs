@@ -172,7 +172,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
 struct Lower<'p> {
     funcs: HashMap<String, &'p Function>,
     /// Struct definitions by tag (see [`Program::structs`]).
-    structs: &'p std::collections::HashMap<String, Arc<StructDef>>,
+    structs: &'p std::collections::HashMap<u32, Arc<StructDef>>,
     b: Builder,
     objs: Vec<Object>,
     globals: HashMap<String, Binding>,

@@ -168,7 +168,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        prog.structs = self.structs.clone();
+        prog.structs = std::mem::take(&mut self.definitions);
         Ok(prog)
     }
 

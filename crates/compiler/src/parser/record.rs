@@ -1,6 +1,7 @@
 //! Struct and union specifiers: tags, member lists, anonymous members,
 //! bit-fields.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::expr::const_eval;
@@ -19,14 +20,21 @@ impl Parser<'_> {
             let Some(tag) = tag else {
                 return err(loc, format!("expected a {keyword} tag or '{{'"));
             };
-            // A record not defined yet is incomplete until its definition.
-            let def = self.structs.entry(tag.clone()).or_insert_with(|| {
-                Arc::new(StructDef {
-                    name: Some(tag.clone()),
-                    union,
-                    ..StructDef::default()
-                })
-            });
+            // The tag in scope, or else a record declared here, incomplete
+            // until its definition.
+            let def = match self.tag_in_scope(&tag) {
+                Some(def) => def,
+                None => {
+                    let def = Arc::new(StructDef {
+                        name: Some(tag.clone()),
+                        id: self.new_struct_id(),
+                        union,
+                        ..StructDef::default()
+                    });
+                    self.innermost_tags().insert(tag.clone(), def.clone());
+                    def
+                }
+            };
             if def.union != union {
                 let other = def.keyword();
                 return err(
@@ -115,8 +123,25 @@ impl Parser<'_> {
         if aligns.iter().all(|&a| a == 0) {
             aligns.clear();
         }
+        // The definition of a record declared in this scope (`struct Node;`
+        // or `struct Node *next;` before it) is that record's.
+        let declared = tag
+            .as_ref()
+            .and_then(|t| self.innermost_tags().get(t).cloned());
+        let id = match &declared {
+            Some(old) if old.is_complete() => {
+                let other = old.keyword();
+                return err(
+                    loc,
+                    format!("redefinition of '{other} {}'", tag.unwrap_or_default()),
+                );
+            }
+            Some(old) => old.id,
+            None => self.new_struct_id(),
+        };
         let def = Arc::new(StructDef {
             name: tag.clone(),
+            id,
             fields,
             union,
             bit_fields,
@@ -124,16 +149,17 @@ impl Parser<'_> {
             aligns,
         });
         if let Some(tag) = tag {
-            if let Some(old) = self.structs.get(&tag).filter(|d| d.union != union) {
+            if let Some(old) = declared.filter(|d| d.union != union) {
                 let other = old.keyword();
                 return err(
                     loc,
                     format!("'{tag}' is a {other} tag, defined here as a {keyword}"),
                 );
             }
-            self.structs.insert(tag.clone(), def.clone());
-            self.complete_typedefs(&tag, &def);
+            self.innermost_tags().insert(tag, def.clone());
+            self.complete_typedefs(&def);
         }
+        self.definitions.insert(id, def.clone());
         Ok(CType::Struct(def))
     }
 
@@ -176,10 +202,26 @@ impl Parser<'_> {
         })
     }
 
-    /// Typedefs made while `struct tag` was incomplete (`typedef struct
-    /// Node Node;`) name its definition from now on.
-    fn complete_typedefs(&mut self, tag: &str, def: &Arc<StructDef>) {
-        let definition = |name: &str| (name == tag).then(|| def.clone());
+    /// The struct or union `tag` names where the parser is.
+    fn tag_in_scope(&self, tag: &str) -> Option<Arc<StructDef>> {
+        self.tags.iter().rev().find_map(|s| s.get(tag)).cloned()
+    }
+
+    /// The tags of the innermost scope.
+    fn innermost_tags(&mut self) -> &mut HashMap<String, Arc<StructDef>> {
+        self.tags.last_mut().expect("the file scope is never left")
+    }
+
+    /// A number for a struct or union type not met before.
+    fn new_struct_id(&mut self) -> u32 {
+        self.structs_made += 1;
+        self.structs_made
+    }
+
+    /// Typedefs made while the record `def` defines was incomplete
+    /// (`typedef struct Node Node;`) name its definition from now on.
+    fn complete_typedefs(&mut self, def: &Arc<StructDef>) {
+        let definition = |id: u32| (id == def.id).then(|| def.clone());
         for scope in &mut self.typedefs {
             for t in scope.values_mut() {
                 if let Some(c) = t.completed(&definition) {
