@@ -3,8 +3,11 @@
 //!
 //! A `for` loop is a candidate when it counts a loop variable from a public
 //! start by a constant step while a comparison with a bound holds
-//! (`i < n`, `i <= n`, `i > n`, `i >= n`, `i != n`; the bound read by
-//! nothing the body writes), and the body uses the loop variable only to
+//! (`i < n`, `i <= n`, `i > n`, `i >= n`, `i != n`, `i + c < n`; the bound
+//! read by nothing the body writes). The step and the constant `c` may
+//! read variables that hold public values where the loop starts and that
+//! the body does not change (`j += 2 * k`, `j + k < n`, with `k` set by an
+//! enclosing loop). The body uses the loop variable only to
 //! say *where* it reads and writes:
 //! - in an array subscript or pointer index that is affine in it
 //!   (`a[i]`, `m[2 * i + 1][j]`, `p[n - i]`), and
@@ -82,6 +85,7 @@ use rustc_hash::FxHashSet as HashSet;
 use crate::ast::*;
 use crate::error::Loc;
 use crate::parser::const_eval;
+use crate::types::Scalar;
 
 /// A loop's variable, how it moves and where the body uses it.
 #[derive(Clone, Debug)]
@@ -116,10 +120,34 @@ pub struct Induction {
 /// Whether the loop `for (...; cond; step) body` may be kept, and how its
 /// variable moves; otherwise why not.
 pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<Induction, String> {
+    analyze_with(cond, step, body, &|_| None)
+}
+
+/// [`analyze`], where `public(v)` is the type and value of a variable that
+/// holds a public integer where the loop starts: such a variable in the
+/// condition or the step counts as its value there (`j += 2 * k`, `j + k
+/// < n`, with `k` set by an enclosing loop), provided the body does not
+/// change it.
+pub fn analyze_with(
+    cond: Option<&Expr>,
+    step: Option<&Expr>,
+    body: &Stmt,
+    public: &dyn Fn(&str) -> Option<(Scalar, u64)>,
+) -> Result<Induction, String> {
     let cond = cond.ok_or("the loop has no condition")?;
+    // The variable the step changes is the loop's; the others read there
+    // and in the condition may be public values.
+    let stepped = step.and_then(stepped_var);
+    let mut fixed = HashSet::default();
+    let cond = &with_values(cond, stepped, public, &mut fixed);
     let (var, offset, op, bound) =
         condition(cond).ok_or("the condition is not a comparison of a variable with a bound")?;
-    let step = step.ok_or("the loop has no step")?;
+    let step = &with_values(
+        step.ok_or("the loop has no step")?,
+        stepped,
+        public,
+        &mut fixed,
+    );
     let step = step_of(step, var).ok_or(format!("the step is not a constant change of '{var}'"))?;
     if step == 0 {
         return Err("the step is zero".into());
@@ -127,9 +155,11 @@ pub fn analyze(cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Result<
     if mentions(bound, var) || bound.has_side_effects() {
         return Err("the bound depends on the loop variable or has side effects".into());
     }
+    let mut bound_vars = idents(bound);
+    bound_vars.extend(fixed);
     let mut check = Check {
         var,
-        bound_vars: idents(bound),
+        bound_vars,
         shifts: HashSet::default(),
         stored: HashSet::default(),
         each: false,
@@ -194,6 +224,40 @@ fn offset_var(e: &Expr) -> Option<(&str, i128)> {
         ExprKind::Binary(BinOp::Sub, a, c) => Some((ident(a)?, -small(c)?)),
         _ => None,
     }
+}
+
+/// The variable a step assigns or increments (`j++`, `j += k`).
+fn stepped_var(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::IncDec { e: t, .. } | ExprKind::Assign(_, t, _) => match &t.kind {
+            ExprKind::Ident(v) => Some(v.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `e` with the variables other than `var` for which `public` gives a
+/// value made that constant; their names are added to `fixed`.
+fn with_values(
+    e: &Expr,
+    var: Option<&str>,
+    public: &dyn Fn(&str) -> Option<(Scalar, u64)>,
+    fixed: &mut HashSet<String>,
+) -> Expr {
+    let mut out = e.clone();
+    reduce::expr_mut(&mut out, &mut |x| {
+        let ExprKind::Ident(v) = &x.kind else {
+            return;
+        };
+        if Some(v.as_str()) != var {
+            if let Some((s, value)) = public(v) {
+                fixed.insert(v.clone());
+                x.kind = ExprKind::Int(value, s);
+            }
+        }
+    });
+    out
 }
 
 /// The constant a step adds to `var`: `var++`, `var -= 2`, `var = var + 3`.

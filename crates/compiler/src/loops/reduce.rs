@@ -262,7 +262,7 @@ fn init_mut(init: &mut Init, f: &mut impl FnMut(&mut Expr)) {
 }
 
 /// `f` on `e` and, if it left `e` as it was, on its sub-expressions.
-fn expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
+pub(crate) fn expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
     let before = std::mem::discriminant(&e.kind);
     f(e);
     if std::mem::discriminant(&e.kind) != before {

@@ -41,7 +41,9 @@ impl<'p> Lower<'p> {
         let why = if self.alive() != Bit::Const(true) {
             "it runs under a secret condition (after a secret break or return)".to_string()
         } else {
-            match (loops::analyze(cond, step, body), cond, step) {
+            let public = |n: &str| self.public_scalar(n);
+            let analyzed = loops::analyze_with(cond, step, body, &public);
+            match (analyzed, cond, step) {
                 (Ok(ind), Some(cond), Some(step)) => {
                     // Products of the variable with secrets become
                     // variables that follow them (else each iteration
@@ -53,7 +55,9 @@ impl<'p> Lower<'p> {
                     let (ind, kept) = match &reduced {
                         // (Probed each still: its sums carried on are
                         // reduced only there.)
-                        Some(b) => match loops::analyze(Some(cond), Some(step), b) {
+                        Some(b) => match loops::analyze_with(Some(cond), Some(step), b, &|n| {
+                            self.public_scalar(n)
+                        }) {
                             Ok(reduced) => (
                                 loops::Induction {
                                     each: true,
@@ -96,6 +100,16 @@ impl<'p> Lower<'p> {
         };
         self.loops.insert(loc, report);
         self.exec_loop(cond, step, body, false, loc, vars)
+    }
+
+    /// The type and value of variable `n` if it holds a public integer.
+    fn public_scalar(&self, n: &str) -> Option<(Scalar, u64)> {
+        let (obj, ty) = self.lookup(n)?;
+        let s = ty.scalar()?;
+        match self.objs[obj].slots.first() {
+            Some(Slot::Val(Word::Const { v, .. })) => Some((s, *v)),
+            _ => None,
+        }
     }
 
     /// Lowers a candidate loop through [`Lower::keep_loop`]; `None` when
