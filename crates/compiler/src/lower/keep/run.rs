@@ -341,15 +341,36 @@ impl Run {
         self.obs_delta = steps.observations;
         self.write_delta = steps.writes;
         self.derived_delta = steps.amounts;
-        let p = &self.probe;
         // A read after a write to the same object, at another step, may
-        // meet it in some iteration.
+        // meet it in some iteration; at the same step, where it is the
+        // same leaf. The writes are found by object and step (an outer
+        // loop over a large array reads and writes tens of thousands of
+        // leaves, all at step 0: trying every pair took seconds).
+        let p = &self.probe;
+        let mut steps_of: HashMap<usize, HashMap<i64, Vec<usize>>> = HashMap::default();
+        let mut at_leaf: HashMap<(usize, i64, i64), Vec<usize>> = HashMap::default();
+        for (w, wr) in p.writes.iter().enumerate() {
+            let (obj, step) = (wr.at.obj, self.write_delta[w]);
+            steps_of
+                .entry(obj)
+                .or_default()
+                .entry(step)
+                .or_default()
+                .push(w);
+            at_leaf.entry((obj, step, wr.at.leaf)).or_default().push(w);
+        }
         for (o, obs) in p.observations.iter().enumerate() {
-            for (w, wr) in p.writes.iter().enumerate() {
-                if wr.seq < obs.seq
-                    && wr.at.obj == obs.at.obj
-                    && (self.write_delta[w] != self.obs_delta[o] || wr.at.leaf == obs.at.leaf)
-                {
+            let (obj, step) = (obs.at.obj, self.obs_delta[o]);
+            let Some(steps) = steps_of.get(&obj) else {
+                continue;
+            };
+            let other_steps = steps.iter().filter(|&(&s, _)| s != step);
+            let same_leaf = at_leaf.get(&(obj, step, obs.at.leaf));
+            let met = other_steps
+                .flat_map(|(_, ws)| ws)
+                .chain(same_leaf.into_iter().flatten());
+            for &w in met {
+                if p.writes[w].seq < obs.seq {
                     self.alias_pairs.push((o, w));
                 }
             }
