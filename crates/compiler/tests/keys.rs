@@ -176,3 +176,45 @@ Out mpc_main(int INPUT_A, int INPUT_B)
         17,
     );
 }
+
+/// A key that guards what is evaluated (`i > 0 && a[i - 1]`, `c >= w &&
+/// dp[c - w]`, `i == 0 || ...`, `i + 1 < n ? a[i + 1] : 0`) stays a
+/// constant in each template: read as a fresh input, the guarded operand
+/// was evaluated where the key is false, and the program was refused
+/// ("array index -1 is out of bounds"), the textbook knapsack among them.
+#[test]
+fn keys_that_guard_an_access_are_not_read_as_inputs() {
+    common::agree_kept_and_unrolled(
+        "guards",
+        "typedef struct { int v[16]; } Arr;
+static const int W[8] = {3, 1, 4, 1, 5, 2, 6, 2};
+typedef struct { int r[16]; int k[16]; int g[16]; } Out;
+Out mpc_main(Arr INPUT_A, Arr INPUT_B)
+{
+    Out o;
+    for (int i = 0; i < 16; i++) {
+        o.r[i] = INPUT_A.v[i] & 1;
+        if (i > 0 && INPUT_A.v[i - 1] > INPUT_B.v[i])
+            o.r[i] = 2;
+        if (i == 0 || INPUT_B.v[i - 1] > 3)
+            o.r[i] += 4;
+        o.g[i] = i + 1 < 16 ? INPUT_A.v[i + 1] : INPUT_B.v[0];
+    }
+    int dp[9][17];
+    for (int c = 0; c <= 16; c++)
+        dp[0][c] = 0;
+    for (int i = 1; i <= 8; i++) {
+        int w = W[i - 1], v = INPUT_A.v[i - 1] & 255;
+        for (int c = 0; c <= 16; c++) {
+            dp[i][c] = dp[i - 1][c];
+            if (c >= w && dp[i - 1][c - w] + v > dp[i][c])
+                dp[i][c] = dp[i - 1][c - w] + v;
+        }
+    }
+    for (int c = 0; c < 16; c++)
+        o.k[c] = dp[8][c + 1];
+    return o;
+}",
+        23,
+    );
+}

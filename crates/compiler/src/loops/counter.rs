@@ -41,6 +41,11 @@ pub struct Key {
     pub id: usize,
     /// Whether it is an array subscript.
     pub subscript: bool,
+    /// Whether it decides whether another expression is evaluated: the
+    /// left operand of `&&` or `||`, or the condition of `?:`
+    /// (`i > 0 && a[i - 1]`). Read as a fresh input, it would evaluate
+    /// what the program guards (`a[-1]`).
+    pub guard: bool,
     /// The first key written the same way (its own index if none is
     /// before it): keys of one class always have one value.
     pub class: usize,
@@ -305,6 +310,11 @@ impl Planner<'_> {
     }
 
     fn expr(&mut self, e: &Expr, subscript: bool) {
+        self.key_or_parts(e, subscript, false);
+    }
+
+    /// [`Planner::expr`], `e` a guard (see [`Key::guard`]) if `guard`.
+    fn key_or_parts(&mut self, e: &Expr, subscript: bool, guard: bool) {
         if self.counter(e) {
             let text = written(e);
             let class = match self.keys.iter().position(|k| written(&k.expr) == text) {
@@ -315,16 +325,27 @@ impl Planner<'_> {
                 expr: e.clone(),
                 id: e as *const Expr as usize,
                 subscript,
+                guard,
                 class,
             });
             return;
         }
-        if let ExprKind::Index(a, i) = &e.kind {
-            self.expr(a, false);
-            self.expr(i, true);
-            return;
+        match &e.kind {
+            ExprKind::Index(a, i) => {
+                self.expr(a, false);
+                self.expr(i, true);
+            }
+            ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
+                self.key_or_parts(a, false, true);
+                self.expr(b, false);
+            }
+            ExprKind::Cond(c, a, b) => {
+                self.key_or_parts(c, false, true);
+                self.expr(a, false);
+                self.expr(b, false);
+            }
+            _ => children(e, &mut |c| self.expr(c, false)),
         }
-        children(e, &mut |c| self.expr(c, false));
     }
 }
 

@@ -253,13 +253,18 @@ impl Replay {
     }
 
     /// The key classes whose values differ between `a` and `b` that could
-    /// be read as fresh inputs (decisions, neither subscripts nor refused),
+    /// be read as fresh inputs (decisions, neither subscripts, guards nor
+    /// refused; none if a guard differs),
     /// with the values they may take: 0 or 1 if both are, else any value
     /// of their type ([`ANY`]); a class read as 0 or 1 already widens.
     pub(super) fn differing(&self, a: &[i128], b: &[i128]) -> Vec<Class> {
         let mut out: Vec<Class> = Vec::new();
         for (k, (&x, &y)) in self.plan.keys.iter().zip(a.iter().zip(b)) {
             let class = k.class as u32;
+            if x != y && k.guard {
+                // (What it guards must stay unevaluated where it is false.)
+                return Vec::new();
+            }
             if x != y && !k.subscript && !out.iter().any(|(c, _)| *c == class) {
                 let bit = (0..=1).contains(&x) && (0..=1).contains(&y);
                 let hull = if bit { (0, 1) } else { ANY };
