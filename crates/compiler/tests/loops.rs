@@ -638,3 +638,33 @@ fn a_first_iteration_guarded_by_the_counter() {
     ];
     kept_and_unrolled_agree_with_gcc(&srcs, "first", 41);
 }
+
+/// A loop that runs once is lowered as written, without a probe (around
+/// a region of 8,192 exchanges it took 0.3 s and 130 MB instead of 0.08 s
+/// and 37 MB), and `stats` says why; the region inside is still kept.
+#[test]
+fn a_loop_run_once_is_not_probed() {
+    let src = "typedef struct { unsigned v[512]; } All;
+All mpc_main(All INPUT_A, int INPUT_B)
+{
+    All a = INPUT_A;
+    for (int k = 1; k <= 1; k++)
+        for (int j = 0; j < 511; j += 2) {
+            unsigned x = a.v[j], y = a.v[j + k];
+            if (x > y) {
+                a.v[j] = y;
+                a.v[j + k] = x;
+            }
+        }
+    return a;
+}";
+    let p = common::agree_kept_and_unrolled("once", src, 5);
+    let once = p.loops.iter().find(|l| l.line == 5).expect("the loop");
+    assert_eq!(once.why.as_deref(), Some("it runs once"), "{once:?}");
+    let inner = p
+        .loops
+        .iter()
+        .find(|l| l.line == 6)
+        .expect("the inner loop");
+    assert!(inner.is_region(), "{inner:?}");
+}

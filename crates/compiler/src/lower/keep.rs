@@ -202,6 +202,14 @@ impl<'p> Lower<'p> {
         let mut setup = Rc::new(first_setup(ind, &counted));
         let mut report = LoopReport::new(format!("line {}", loc.line), counted.trips);
         let mut extras = Vec::new();
+        if counted.trips == 1 {
+            // Nothing repeats: lowered as written, without a probe (a loop
+            // run once around a large region lowered it twice, and held
+            // the probe's record of every element it read).
+            let outcome = Outcome::Unroll(0, "it runs once".into());
+            self.end_loop(&counted, &outcome, None, &mut report);
+            return Ok(Some((outcome, extras, report)));
+        }
         if ind.each {
             let found = (&mut extras, &mut report);
             let outcome = self.keep_each(&counted, (&setup, counters), &mut each, found)?;
