@@ -336,6 +336,9 @@ pub struct CompiledProgram {
     pub work: u64,
 }
 
+/// Why a loop was unrolled when [`CompileOptions::loops`] is off.
+pub const NO_LOOPS: &str = "--no-loops";
+
 /// Stack size of the compiling thread (deeply nested inlining recurses).
 const STACK: usize = 256 << 20;
 

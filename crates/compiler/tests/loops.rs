@@ -668,3 +668,25 @@ All mpc_main(All INPUT_A, int INPUT_B)
         .expect("the inner loop");
     assert!(inner.is_region(), "{inner:?}");
 }
+
+/// With every loop unrolled, each loop still has its verdict, saying
+/// why: `stats --no-loops` (and a program compiled again flat after its
+/// kept compilation passed the work limit) listed no loops at all.
+#[test]
+fn unrolled_programs_list_their_loops() {
+    let src = "int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int s = 0;
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < i; j++)
+            s += (INPUT_A >> j) & INPUT_B;
+    return s;
+}";
+    let p = unrolled(src, "flat.c");
+    let lines: Vec<u32> = p.loops.iter().map(|l| l.line).collect();
+    assert_eq!(lines, [4, 5]);
+    for l in &p.loops {
+        assert!(!l.kept(), "{l:?}");
+        assert_eq!(l.why.as_deref(), Some(twofold_compiler::NO_LOOPS), "{l:?}");
+    }
+}

@@ -333,7 +333,8 @@ fn compile_c(
 /// A Boolean compilation that kept loops and stopped (`e`) at the limit of
 /// compile-time work compiled again with every loop unrolled: probing
 /// iterations that differ (k-means's, whose 4.7 M AND gates compile flat
-/// in 2 s) can take more work than unrolling them; else `e`.
+/// in 2 s) can take more work than unrolling them; else `e`. Its loops
+/// say why they were unrolled.
 fn unrolled_if_kept_too_long(
     c: &CompileOptions,
     boolean: &impl Fn(&CompileOptions) -> Result<CompiledProgram, CompileError>,
@@ -341,10 +342,18 @@ fn unrolled_if_kept_too_long(
 ) -> Result<CompiledProgram, CompileError> {
     match e.exceeded {
         Some(Exceeded::Steps { max }) if c.loops && max == c.limits.max_steps => {
-            boolean(&CompileOptions {
+            let mut compiled = boolean(&CompileOptions {
                 loops: false,
                 ..c.clone()
-            })
+            })?;
+            let why = format!(
+                "keeping the loops took more than {max} steps of compile-time work, \
+                 so the program was compiled again with every loop unrolled"
+            );
+            for l in &mut compiled.loops {
+                l.why = Some(why.clone());
+            }
+            Ok(compiled)
         }
         _ => Err(e),
     }

@@ -36,6 +36,11 @@ impl<'p> Lower<'p> {
         vars: &[String],
     ) -> DResult<()> {
         if !self.opts.loops {
+            let report = LoopReport {
+                why: Some(crate::NO_LOOPS.to_string()),
+                ..LoopReport::new(String::new(), 0)
+            };
+            self.loops.insert(loc, report);
             return self.exec_loop(cond, step, body, false, loc, vars);
         }
         let why = if self.alive() != Bit::Const(true) {
