@@ -690,3 +690,54 @@ fn unrolled_programs_list_their_loops() {
         assert_eq!(l.why.as_deref(), Some(twofold_compiler::NO_LOOPS), "{l:?}");
     }
 }
+
+/// A kept loop counts its iterations from its condition and step once, so
+/// a body that changes what they read where the source does not show it
+/// (through a pointer, in a function it calls) makes the rest of the loop
+/// run as written. The count stayed: 200 iterations where gcc runs 60
+/// (a bound cut through a pointer or a called function), or the old step
+/// kept after a called function changed it.
+#[test]
+fn a_body_that_changes_its_count_behind_the_scenes_runs_as_written() {
+    let src = "int n = 200, k = 1;
+static void cut(void) { n = 60; }
+static void bump(void) { k++; }
+typedef struct { int r[4]; } Out;
+Out mpc_main(int INPUT_A, int INPUT_B)
+{
+    Out o = {{0, 0, 0, 0}};
+    for (int j = 0; j < n; j++) {
+        o.r[0] += (INPUT_A >> (j & 7)) & INPUT_B;
+        if (j > 50)
+            cut();
+    }
+    int m = 200;
+    int *p = &m;
+    for (int j = 0; j < m; j++) {
+        o.r[1] += (INPUT_A >> (j & 7)) & INPUT_B;
+        if (j > 50)
+            *p = 70;
+    }
+    for (int j = 0; j < 200; j += k) {
+        o.r[2] += (INPUT_A >> (j & 7)) & INPUT_B;
+        if (j > 50)
+            bump();
+    }
+    int s = 1;
+    int *q = &s;
+    for (int j = 0; j < 300; j += 2 * s) {
+        o.r[3] += (INPUT_B >> (j & 7)) & INPUT_A;
+        if (j > 100)
+            *q = 3;
+    }
+    return o;
+}";
+    let p = common::agree_kept_and_unrolled("changed_count", src, 9);
+    for line in [8, 15] {
+        let l = p.loops.iter().find(|l| l.line == line).expect("the loop");
+        assert!(
+            l.why.as_deref().is_some_and(|w| w.contains("changes")),
+            "{l:?}"
+        );
+    }
+}

@@ -84,6 +84,9 @@ pub(super) enum Outcome {
     /// Iterations from this one on must be unrolled as usual, for the
     /// reason given.
     Unroll(u64, String),
+    /// This iteration, lowered plainly, changed what the loop counts with
+    /// (see [`Frozen`]): the loop goes on as written from its step.
+    Changed(u64),
 }
 
 /// The loop's public shape: its variable's location and type, first value
@@ -137,6 +140,10 @@ const FRUITLESS: &str = "32 probes in a row kept no run of iterations";
 
 /// Why iterations are unrolled when their probes differ.
 const DIFFERENT: &str = "consecutive iterations lower to different gates";
+
+/// Why a loop is lowered as written from an iteration on that changed
+/// what the loop counts with (see [`Frozen`]).
+const COUNT_CHANGED: &str = "the body changes what its condition or step reads";
 
 /// Why iterations are unrolled when they make no gates (their values are
 /// sums and products reduced where something reads their bits).
@@ -241,7 +248,10 @@ impl<'p> Lower<'p> {
                 // lowering them does: lower the next ones plainly (twice as
                 // many each time), then probe again.
                 let end = (m + skip).min(counted.trips);
-                self.unroll(&counted, m..end, &mut each, &mut extras)?;
+                if let Some(changed) = self.unroll(&counted, m..end, &mut each, &mut extras)? {
+                    outcome = changed;
+                    break;
+                }
                 report.unrolled += end - m;
                 m = end;
                 skip = skip.saturating_mul(2);
@@ -319,20 +329,25 @@ impl<'p> Lower<'p> {
     }
 
     /// Lowers iterations `range` of the loop plainly, one after the other,
-    /// adding what each yields to `extras`.
+    /// adding what each yields to `extras`; stops after an iteration that
+    /// changed what the loop counts with (see [`Frozen`]), saying so.
     fn unroll(
         &mut self,
         c: &Counted,
         range: std::ops::Range<u64>,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
         extras: &mut Vec<Vec<Slot>>,
-    ) -> DResult<()> {
+    ) -> DResult<Option<Outcome>> {
+        self.frozen.take_changed();
         for m in range {
             self.set_induction(c, m);
             extras.push(each(self)?);
             self.check_gates(c.loc)?;
+            if self.frozen.take_changed() {
+                return Ok(Some(Outcome::Changed(m)));
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Applies `run`'s template to iterations from `m` on, as long as they
@@ -405,6 +420,10 @@ impl<'p> Lower<'p> {
             report.unrolled += c.trips - from;
             report.why = Some(w.clone());
             self.set_induction(c, *from);
+        } else if let Outcome::Changed(at) = outcome {
+            report.unrolled += c.trips - at;
+            report.why = Some(COUNT_CHANGED.to_string());
+            self.set_induction(c, *at);
         } else {
             if report.unrolled > 0 && report.why.is_none() {
                 report.why = why.map(str::to_string);
@@ -531,6 +550,49 @@ impl<'p> Lower<'p> {
         self.begin_probe(setup.clone());
         let extras = each(self)?;
         Ok(self.end_probe(extras))
+    }
+}
+
+/// The variables the conditions and steps of the kept loops being lowered
+/// read, with their objects: a kept loop counts its iterations from them
+/// once, so its body must not change them, also where the source analysis
+/// cannot see it (through a pointer, in a function it calls). A write to
+/// one fails the probes open (the rest of the loop is lowered as written)
+/// and is noted for the iterations lowered plainly (see [`Lower::unroll`]).
+#[derive(Default)]
+pub(super) struct Frozen {
+    objs: Vec<(usize, String)>,
+    changed: bool,
+}
+
+impl Frozen {
+    /// Adds `objs` for a loop about to be lowered; returns what to give
+    /// [`Frozen::thaw`] when it is done.
+    pub(super) fn freeze(&mut self, objs: Vec<(usize, String)>) -> usize {
+        let before = self.objs.len();
+        self.objs.extend(objs);
+        before
+    }
+
+    /// Drops the objects a loop added (`before`: what
+    /// [`Frozen::freeze`] returned).
+    pub(super) fn thaw(&mut self, before: usize) {
+        self.objs.truncate(before);
+    }
+
+    /// Why a write to `obj` breaks the count of a loop being lowered, if
+    /// it does (noted).
+    pub(super) fn written(&mut self, obj: usize) -> Option<String> {
+        let (_, name) = self.objs.iter().find(|(o, _)| *o == obj)?;
+        self.changed = true;
+        Some(format!(
+            "the body changes '{name}', which the loop's condition or step reads"
+        ))
+    }
+
+    /// Whether a write broke a count since the last call.
+    fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
     }
 }
 

@@ -363,3 +363,16 @@ impl Lower<'_> {
         }
     }
 }
+
+/// Drops from a branch's writes the values that `assume` gave and the
+/// branch left unchanged: the location keeps its merged value.
+pub(super) fn forget_assumed(
+    vals: &mut BTreeMap<(usize, usize), Slot>,
+    assumed: &[((usize, usize), Slot)],
+) {
+    for (k, v) in assumed {
+        if vals.get(k) == Some(v) {
+            vals.remove(k);
+        }
+    }
+}

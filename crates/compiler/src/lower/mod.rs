@@ -157,6 +157,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         first_input: None,
         loops: BTreeMap::new(),
         fruitless_runs: HashMap::default(),
+        frozen: keep::Frozen::default(),
         reduce_at: reads::reduce_at_store(prog),
     };
     l.run(prog)?;
@@ -211,6 +212,8 @@ struct Lower<'p> {
     /// Per loop, its runs in a row that probed and kept nothing (see
     /// [`Lower::keep_loop`]).
     fruitless_runs: HashMap<Loc, u32>,
+    /// What the kept loops being lowered count with (see [`keep::Frozen`]).
+    frozen: keep::Frozen,
     /// Stores whose sums are reduced there (see [`reads`]).
     reduce_at: HashSet<Loc>,
 }
@@ -275,6 +278,9 @@ impl<'p> Lower<'p> {
 
     fn write_slot(&mut self, obj: usize, leaf: usize, s: Slot) {
         self.note_write(obj, leaf);
+        if let Some(why) = self.frozen.written(obj) {
+            self.fail_probes(&why);
+        }
         if let Some(level) = self.journal.last_mut() {
             if obj < level.start {
                 let old = &self.objs[obj].slots[leaf];
@@ -367,7 +373,7 @@ impl<'p> Lower<'p> {
         let assumed = self.assume(c, true);
         let tv = tf(self)?;
         let mut then_vals = self.undo();
-        forget_assumed(&mut then_vals, &assumed);
+        merges::forget_assumed(&mut then_vals, &assumed);
         self.journal.push(Level {
             start,
             saved: BTreeMap::new(),
@@ -375,7 +381,7 @@ impl<'p> Lower<'p> {
         let assumed = self.assume(c, false);
         let ev = ef(self)?;
         let mut else_vals = self.undo();
-        forget_assumed(&mut else_vals, &assumed);
+        merges::forget_assumed(&mut else_vals, &assumed);
         self.secret_depth -= 1;
         let mut keys: Vec<(usize, usize)> = then_vals.keys().copied().collect();
         keys.extend(else_vals.keys().filter(|k| !then_vals.contains_key(k)));
@@ -666,16 +672,6 @@ fn gcd(a: u64, b: u64) -> u64 {
     match b {
         0 => a,
         _ => gcd(b, a % b),
-    }
-}
-
-/// Drops from a branch's writes the values that `assume` gave and the
-/// branch left unchanged: the location keeps its merged value.
-fn forget_assumed(vals: &mut BTreeMap<(usize, usize), Slot>, assumed: &[((usize, usize), Slot)]) {
-    for (k, v) in assumed {
-        if vals.get(k) == Some(v) {
-            vals.remove(k);
-        }
     }
 }
 

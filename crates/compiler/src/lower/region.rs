@@ -160,6 +160,14 @@ impl<'p> Lower<'p> {
         });
         let counters = counters.flatten();
         self.frame_mut().loops += 1;
+        let mut read = Vec::new();
+        loops::idents_of(cond, &mut read);
+        loops::idents_of(step, &mut read);
+        let counted_with: Vec<(usize, String)> = (read.into_iter())
+            .filter(|n| *n != ind.var)
+            .filter_map(|n| Some((self.lookup(&n)?.0, n)))
+            .collect();
+        let frozen = self.frozen.freeze(counted_with);
         let kept = if plan.is_some() {
             self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
                 me.region_iteration(&reds, &privs, &items, loc)
@@ -171,6 +179,7 @@ impl<'p> Lower<'p> {
                 Ok(Vec::new())
             })
         };
+        self.frozen.thaw(frozen);
         self.frame_mut().loops -= 1;
         let Some((outcome, extras, mut report)) = kept? else {
             return Ok(Some(
@@ -194,7 +203,12 @@ impl<'p> Lower<'p> {
         }
         report.at = format!("line {}", loc.line);
         self.loops.insert(loc, report);
-        if let keep::Outcome::Unroll(..) = outcome {
+        if let keep::Outcome::Changed(_) = outcome {
+            // The variable holds the iteration that changed what the loop
+            // counts with: the step as written leads to the next.
+            self.eval(step)?;
+        }
+        if !matches!(outcome, keep::Outcome::Done) {
             // The variable holds the first iteration not kept. The body as
             // written serves the rest (a strength-reduced one computes the
             // same values; its running sums are just no longer read).

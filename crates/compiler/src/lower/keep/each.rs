@@ -111,7 +111,9 @@ impl Lower<'_> {
                 // Runs stay short here: lower the next iterations plainly
                 // (twice as many each time), then probe again.
                 let end = (m + at.skip).min(c.trips);
-                self.unroll(c, m..end, each, extras)?;
+                if let Some(changed) = self.unroll(c, m..end, each, extras)? {
+                    return Ok(changed);
+                }
                 report.unrolled += end - m;
                 report.why.get_or_insert_with(|| DIFFERENT.to_string());
                 (m, at.skip, at.short) = (end, at.skip.saturating_mul(2), 0);
