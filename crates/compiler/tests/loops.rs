@@ -695,17 +695,18 @@ fn unrolled_programs_list_their_loops() {
 /// a body that changes what they read where the source does not show it
 /// (through a pointer, in a function it calls) makes the rest of the loop
 /// run as written. The count stayed: 200 iterations where gcc runs 60
-/// (a bound cut through a pointer or a called function), or the old step
-/// kept after a called function changed it.
+/// (a bound cut through a pointer or a called function), the old step
+/// kept after a called function changed it, or the loop variable moved
+/// through a pointer.
 #[test]
 fn a_body_that_changes_its_count_behind_the_scenes_runs_as_written() {
     let src = "int n = 200, k = 1;
 static void cut(void) { n = 60; }
 static void bump(void) { k++; }
-typedef struct { int r[4]; } Out;
+typedef struct { int r[5]; } Out;
 Out mpc_main(int INPUT_A, int INPUT_B)
 {
-    Out o = {{0, 0, 0, 0}};
+    Out o = {{0, 0, 0, 0, 0}};
     for (int j = 0; j < n; j++) {
         o.r[0] += (INPUT_A >> (j & 7)) & INPUT_B;
         if (j > 50)
@@ -729,6 +730,13 @@ Out mpc_main(int INPUT_A, int INPUT_B)
         o.r[3] += (INPUT_B >> (j & 7)) & INPUT_A;
         if (j > 100)
             *q = 3;
+    }
+    int i;
+    int *pi = &i;
+    for (i = 0; i < 200; i++) {
+        o.r[4] += (INPUT_A >> (i & 7)) & INPUT_B;
+        if (i == 50)
+            *pi = 150;
     }
     return o;
 }";

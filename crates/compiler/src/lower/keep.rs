@@ -421,9 +421,9 @@ impl<'p> Lower<'p> {
             report.why = Some(w.clone());
             self.set_induction(c, *from);
         } else if let Outcome::Changed(at) = outcome {
+            // (The variable holds what iteration `at` left in it.)
             report.unrolled += c.trips - at;
             report.why = Some(COUNT_CHANGED.to_string());
-            self.set_induction(c, *at);
         } else {
             if report.unrolled > 0 && report.why.is_none() {
                 report.why = why.map(str::to_string);
@@ -513,7 +513,9 @@ impl<'p> Lower<'p> {
     fn set_induction(&mut self, c: &Counted, m: u64) {
         let v = c.first + c.step * m as i128;
         let w = Word::konst(v as u64, c.scalar.width);
+        self.frozen.inducing = true;
         self.write_slot(c.at.0, c.at.1, Slot::Val(w));
+        self.frozen.inducing = false;
     }
 
     /// Restores what `run`'s iterations overwrote; returns its first
@@ -563,6 +565,9 @@ impl<'p> Lower<'p> {
 pub(super) struct Frozen {
     objs: Vec<(usize, String)>,
     changed: bool,
+    /// Whether a loop variable is being set to an iteration's value (the
+    /// one write to it that is not the body's).
+    inducing: bool,
 }
 
 impl Frozen {
@@ -583,6 +588,9 @@ impl Frozen {
     /// Why a write to `obj` breaks the count of a loop being lowered, if
     /// it does (noted).
     pub(super) fn written(&mut self, obj: usize) -> Option<String> {
+        if self.inducing {
+            return None;
+        }
         let (_, name) = self.objs.iter().find(|(o, _)| *o == obj)?;
         self.changed = true;
         Some(format!(

@@ -163,8 +163,9 @@ impl<'p> Lower<'p> {
         let mut read = Vec::new();
         loops::idents_of(cond, &mut read);
         loops::idents_of(step, &mut read);
+        // (The loop variable too: the body may not write it, but a pointer
+        // to it may.)
         let counted_with: Vec<(usize, String)> = (read.into_iter())
-            .filter(|n| *n != ind.var)
             .filter_map(|n| Some((self.lookup(&n)?.0, n)))
             .collect();
         let frozen = self.frozen.freeze(counted_with);
