@@ -217,3 +217,51 @@ int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A + INPUT_B; }";
     let e = compile(src, "twice.c", &CompileOptions::default()).unwrap_err();
     assert!(e.message.contains("redefinition of 'struct P'"), "{e}");
 }
+
+/// A pointer declared while its struct is incomplete (at file scope or
+/// in a block, `struct V *gp;` before `struct V { ... }`) is a pointer to
+/// the definition once it exists: for members, `sizeof(*p)` and pointer
+/// arithmetic (its element size was 0: `gp + 1` read the first element).
+/// `struct U;` alone in a block declares a new type there, hiding the
+/// file's `struct U` (it took the file's layout: 4 where gcc gives 1).
+#[test]
+fn pointers_declared_before_their_struct_is_defined() {
+    let src = r#"
+typedef struct { int v[4]; } Arr;
+typedef struct { int v[7]; } Out;
+struct V *gp;
+static int f(struct V *p);
+struct V { int y; int a; };
+static int f(struct V *p) { return p[1].a + (int)sizeof(*p); }
+struct U { int a; int b; };
+Out mpc_main(Arr INPUT_A, int INPUT_B)
+{
+    Out r = {{0}};
+    struct V v[3];
+    for (int i = 0; i < 3; i++) {
+        v[i].y = INPUT_A.v[i];
+        v[i].a = INPUT_B + i;
+    }
+    gp = v;
+    r.v[0] = (gp + 1)->y;
+    r.v[1] = gp[2].a;
+    r.v[2] = (int)sizeof(*gp) + f(v);
+    {
+        struct U;
+        struct U *p;
+        struct U { int c; int a; int b; } u;
+        u.c = INPUT_B;
+        u.a = INPUT_A.v[0];
+        u.b = INPUT_A.v[1];
+        p = &u;
+        r.v[3] = p->a;
+        r.v[4] = p->b;
+        r.v[5] = sizeof(*p);
+        struct U w = *p;
+        r.v[6] = w.c + (p + 0)->a;
+    }
+    return r;
+}
+"#;
+    agree("fwd_pointers", src);
+}

@@ -660,10 +660,16 @@ impl<'p> Lower<'p> {
         self.frame_mut().names.bind(name, (obj, ty));
     }
 
+    /// The object and type `name` is bound to; a struct incomplete where
+    /// it was declared (`struct V *p;` before `struct V { ... }`) is
+    /// its definition.
     fn lookup(&self, name: &str) -> Option<Binding> {
-        (self.frame().names.get(name))
-            .or_else(|| self.globals.get(name))
-            .cloned()
+        let (obj, ty) = (self.frame().names.get(name)).or_else(|| self.globals.get(name))?;
+        let definition = |id: u32| self.structs.get(&id).cloned();
+        Some((
+            *obj,
+            ty.completed(&definition).unwrap_or_else(|| ty.clone()),
+        ))
     }
 }
 

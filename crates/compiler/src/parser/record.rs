@@ -21,8 +21,14 @@ impl Parser<'_> {
                 return err(loc, format!("expected a {keyword} tag or '{{'"));
             };
             // The tag in scope, or else a record declared here, incomplete
-            // until its definition.
-            let def = match self.tag_in_scope(&tag) {
+            // until its definition. `struct U;` alone declares one here,
+            // hiding any outer `struct U`.
+            let declared_alone = self.is(";");
+            let visible = match declared_alone {
+                true => self.innermost_tags().get(&tag).cloned(),
+                false => self.tag_in_scope(&tag),
+            };
+            let def = match visible {
                 Some(def) => def,
                 None => {
                     let def = Arc::new(StructDef {
