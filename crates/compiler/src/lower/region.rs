@@ -147,15 +147,7 @@ impl<'p> Lower<'p> {
         // What the body computes from its counter, for a loop whose every
         // iteration is probed.
         let counters = ind.each.then(|| {
-            let invariant = |n: &str| {
-                self.lookup(n).is_some_and(|(obj, ty)| {
-                    ty.scalar().is_some()
-                        && matches!(
-                            self.objs[obj].slots.first(),
-                            Some(Slot::Val(Word::Const { .. }))
-                        )
-                })
-            };
+            let invariant = |n: &str| self.public_scalar(n).is_some();
             loops::counter::plan(body, &ind.var, &invariant)
         });
         let counters = counters.flatten();
