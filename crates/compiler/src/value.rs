@@ -10,6 +10,7 @@ use crate::types::{CType, Scalar};
 
 mod common;
 mod shape;
+pub use shape::WireNames;
 mod sum;
 
 pub(crate) use shape::is_distinct_word;

@@ -2,11 +2,56 @@
 //! ranges and constant bits, each wire named by where it first appears),
 //! and whether a slot has a given shape once its ranges are relaxed.
 
+use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::{Bit, Wire};
 
 use super::sum::RowKind;
 use super::{Slot, Word};
 use crate::gates::{self, Range, Widening};
+
+/// Names wires by the order they first appear in (0, 1, ...), as shapes
+/// do. A wire above every one seen is new (a word's bits are mostly
+/// increasing wires); the others are looked up, in a hash map once many
+/// have been seen (a sum of many rows names thousands).
+#[derive(Debug, Default)]
+pub struct WireNames {
+    seen: Vec<Wire>,
+    /// The names of `seen`'s first wires, once they are many.
+    index: HashMap<Wire, usize>,
+    highest: Option<Wire>,
+}
+
+/// How many wires [`WireNames`] looks up by scanning.
+const SCANNED_NAMES: usize = 16;
+
+impl WireNames {
+    /// Forgets every wire named.
+    pub fn clear(&mut self) {
+        self.seen.clear();
+        self.index.clear();
+        self.highest = None;
+    }
+
+    /// `w`'s name (a new one if it has none).
+    fn name(&mut self, w: Wire) -> usize {
+        if self.highest.is_none_or(|h| w > h) {
+            self.highest = Some(w);
+        } else if self.seen.len() <= SCANNED_NAMES {
+            if let Some(i) = self.seen.iter().position(|&s| s == w) {
+                return i;
+            }
+        } else {
+            for (i, &s) in self.seen.iter().enumerate().skip(self.index.len()) {
+                self.index.entry(s).or_insert(i);
+            }
+            if let Some(&i) = self.index.get(&w) {
+                return i;
+            }
+        }
+        self.seen.push(w);
+        self.seen.len() - 1
+    }
+}
 
 /// An encoding compared with `want` as it is made (see
 /// [`Slot::relaxed_shape_is`]).
@@ -202,7 +247,7 @@ impl Slot {
         &self,
         how: Widening,
         (want, distinct): (&[i128], bool),
-        seen: &mut Vec<Wire>,
+        names: &mut WireNames,
     ) -> bool {
         match self {
             Slot::Val(Word::Bits(bits, r)) => {
@@ -214,26 +259,8 @@ impl Slot {
             Slot::Val(Word::Const { v, w }) => return want == [0, *v as i128, *w as i128],
             _ => {}
         }
-        seen.clear();
-        // A wire above every one seen is new (a word's bits are mostly
-        // increasing wires): only the others are looked up.
-        let mut highest = None;
-        let mut wire = |w| {
-            let new = highest.is_none_or(|h| w > h);
-            let found = if new {
-                None
-            } else {
-                seen.iter().position(|&s| s == w)
-            };
-            match found {
-                Some(i) => i as i128,
-                None => {
-                    highest = highest.max(Some(w));
-                    seen.push(w);
-                    seen.len() as i128 - 1
-                }
-            }
-        };
+        names.clear();
+        let mut wire = |w| names.name(w) as i128;
         // The relaxed slot's encoding, compared as it is made, without
         // making the relaxed slot or the encoding.
         let mut compare = Compare {
@@ -251,15 +278,9 @@ impl Slot {
     /// first appears in the slot. Two slots of the same shape make the
     /// lowering do the same, up to which wires it reads.
     pub fn shape(&self) -> Vec<i128> {
-        let mut seen: Vec<Wire> = Vec::new();
+        let mut names = WireNames::default();
         let mut out = Vec::new();
-        self.encode(&mut out, &mut |w| match seen.iter().position(|&s| s == w) {
-            Some(i) => i as i128,
-            None => {
-                seen.push(w);
-                seen.len() as i128 - 1
-            }
-        });
+        self.encode(&mut out, &mut |w| names.name(w) as i128);
         out
     }
 }
@@ -293,7 +314,7 @@ mod tests {
     #[test]
     fn the_distinct_word_check_agrees_with_the_general_one() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        let mut seen = Vec::new();
+        let mut names = WireNames::default();
         let (mut distinct, mut same) = (0, 0);
         for _ in 0..4000 {
             let n = rng.gen_range(1..40);
@@ -302,8 +323,8 @@ mod tests {
             let flag = is_distinct_word(&want);
             distinct += usize::from(flag);
             for how in [Widening::Fine, Widening::Wide, Widening::Bits] {
-                let told = a.relaxed_shape_is(how, (&want, flag), &mut seen);
-                let general = a.relaxed_shape_is(how, (&want, false), &mut seen);
+                let told = a.relaxed_shape_is(how, (&want, flag), &mut names);
+                let general = a.relaxed_shape_is(how, (&want, false), &mut names);
                 assert_eq!(told, general, "{a:?} against {want:?}, {how:?}");
                 same += usize::from(told);
             }

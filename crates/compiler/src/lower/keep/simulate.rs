@@ -234,7 +234,7 @@ pub(super) struct Scratch {
     /// Per observation, the leaf it read in the iteration before.
     leaves: Vec<Option<i64>>,
     /// Wires seen, comparing shapes.
-    seen: Vec<Wire>,
+    seen: crate::value::WireNames,
     /// The origin of each input of the template, where known.
     origin: Vec<Option<Bit>>,
     /// The ranges the iteration reads (the tape's inputs).
