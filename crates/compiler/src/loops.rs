@@ -316,7 +316,7 @@ pub(crate) fn idents_of(e: &Expr, out: &mut Vec<String>) {
 }
 
 /// Calls `f` on `e` and every expression inside it.
-fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
+pub(crate) fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
     f(e);
     children(e, &mut |c| visit(c, f));
 }

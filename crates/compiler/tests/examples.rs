@@ -341,7 +341,9 @@ fn dijkstra50() {
         Some(1_196_810),
         Some(2.0),
         2,
-        Some(&[50]),
+        // Marking the node done (`done[v] | (v == u)`, `v == u` computed
+        // ahead of each iteration) and relaxing its edges.
+        Some(&[50, 50]),
         false,
     );
     let mut rng = rand::rngs::StdRng::seed_from_u64(50);

@@ -24,8 +24,32 @@ pub struct CounterPlan {
     /// Locals the body declares at its top level from counter values
     /// alone (`int l = i ^ j;`).
     pub locals: Vec<String>,
-    /// The keys, in the order the body has them.
+    /// The keys, in the order the body has them (none inside a hoist).
     pub keys: Vec<Key>,
+    /// The expressions computed ahead of each iteration.
+    pub hoists: Vec<Hoist>,
+    /// The plan without hoists, if this one has some: its keys include
+    /// those inside them.
+    pub plain: Option<Box<CounterPlan>>,
+    /// The names the body writes (but its own locals).
+    pub written: Vec<String>,
+}
+
+/// An expression of the counter and of secrets the body does not write
+/// (`wt[i] == c - d`, `(A ^ i * i) & B`), computed ahead of its iteration
+/// outside the loop's templates: the template reads its value as an
+/// input wired per iteration, and the gates computing it are the
+/// enclosing frame's, where structural hashing shares them between
+/// iterations that compute the same (as it does unrolled). Left in the
+/// template, the counter in it would be a fresh input, and each instance
+/// would compute it anew.
+#[derive(Clone, Debug)]
+pub struct Hoist {
+    /// The expression, with the locals declared from counter values
+    /// replaced as in keys.
+    pub expr: Expr,
+    /// Where it is in the body's syntax tree (its address).
+    pub id: usize,
 }
 
 /// A key: a maximal expression of counter values and invariants.
@@ -55,6 +79,25 @@ pub struct Key {
 /// `invariant(name)` says whether a name the body does not declare holds
 /// a public scalar now.
 pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<CounterPlan> {
+    let plain = planned(body, var, invariant, false)?;
+    let hoisting = planned(body, var, invariant, true)?;
+    Some(if hoisting.hoists.is_empty() {
+        plain
+    } else {
+        CounterPlan {
+            plain: Some(Box::new(plain)),
+            ..hoisting
+        }
+    })
+}
+
+/// [`plan`], with hoists if `hoisting`.
+fn planned(
+    body: &Stmt,
+    var: &str,
+    invariant: &dyn Fn(&str) -> bool,
+    hoisting: bool,
+) -> Option<CounterPlan> {
     let mut names = Names::default();
     names.stmt(body)?;
     let mut plan = Planner {
@@ -62,6 +105,8 @@ pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<
         tainted: HashSet::from_iter([var.to_string()]),
         invariant,
         keys: Vec::new(),
+        hoists: Vec::new(),
+        conditional: u32::from(!hoisting),
     };
     let items: Vec<&Stmt> = match &body.kind {
         StmtKind::Block(items) => items.iter().collect(),
@@ -101,9 +146,26 @@ pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<
             ..k
         })
         .collect();
+    let hoists = plan
+        .hoists
+        .into_iter()
+        .map(|h| Hoist {
+            expr: substituted(&h.expr, &locals),
+            ..h
+        })
+        .collect();
+    let declared = &plan.names.declared;
+    let mut written: Vec<String> = (plan.names.written.iter())
+        .filter(|n| !declared.contains(n))
+        .cloned()
+        .collect();
+    written.sort();
     Some(CounterPlan {
         locals: locals.into_iter().map(|(n, _)| n).collect(),
         keys,
+        hoists,
+        plain: None,
+        written,
     })
 }
 
@@ -134,7 +196,12 @@ fn substituted(e: &Expr, locals: &[(String, Expr)]) -> Expr {
             Box::new(substituted(b, locals)),
         ),
         ExprKind::Cast(t, a) => ExprKind::Cast(t.clone(), Box::new(substituted(a, locals))),
-        // Keys are built of the kinds above only.
+        ExprKind::Index(a, i) => ExprKind::Index(
+            Box::new(substituted(a, locals)),
+            Box::new(substituted(i, locals)),
+        ),
+        ExprKind::Member(a, m) => ExprKind::Member(Box::new(substituted(a, locals)), m.clone()),
+        // Keys and hoists are built of the kinds above only.
         k => k.clone(),
     };
     Expr { kind, loc: e.loc }
@@ -233,6 +300,24 @@ struct Planner<'a> {
     tainted: HashSet<String>,
     invariant: &'a dyn Fn(&str) -> bool,
     keys: Vec<Key>,
+    hoists: Vec<Hoist>,
+    /// Above 0 where an expression may not be evaluated (the right
+    /// operand of `&&` or `||`, a branch of `?:` or of a public `if`):
+    /// nothing there is hoisted.
+    conditional: u32,
+}
+
+/// Where an expression is, for [`Planner::key_or_parts`].
+#[derive(Clone, Copy, Default)]
+struct At {
+    /// An array subscript.
+    subscript: bool,
+    /// A guard (see [`Key::guard`]).
+    guard: bool,
+    /// An operand of a sum or product (`+`, `-`, `*`, `+=`), which
+    /// unrolled lowering keeps in carry-save form with the rest of the
+    /// sum: a sum or product there is not hoisted whole.
+    additive: bool,
 }
 
 impl Planner<'_> {
@@ -262,6 +347,71 @@ impl Planner<'_> {
         self.public(e) && self.tainted.iter().any(|t| mentions(e, t))
     }
 
+    /// Whether `e` reads only counter values, constants and names the
+    /// body neither declares nor writes, and writes nothing.
+    fn pure(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(..) => true,
+            ExprKind::Ident(n) => {
+                self.tainted.contains(n)
+                    || (!self.names.declared.contains(n) && !self.names.written.contains(n))
+            }
+            ExprKind::Index(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::LogAnd(a, b)
+            | ExprKind::LogOr(a, b) => self.pure(a) && self.pure(b),
+            ExprKind::Member(a, _)
+            | ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::BitNot, a) => self.pure(a),
+            ExprKind::Cond(c, a, b) => self.pure(c) && self.pure(a) && self.pure(b),
+            ExprKind::Cast(TypeExpr::Known(t), a) => t.scalar().is_some() && self.pure(a),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` reads an element at a place that moves with the
+    /// counter. Such a value is another in every iteration: a comparison
+    /// of it (`a[j] < a[i]`) computed ahead would share no gate with
+    /// another iteration's, and the iterations would cost what unrolling
+    /// them does; only a sum of it is hoisted (its adder is needed
+    /// anyway, and an enclosing loop may add the same again).
+    fn moves(&self, e: &Expr) -> bool {
+        let mut moves = false;
+        super::visit(e, &mut |x| {
+            if let ExprKind::Index(_, i) = &x.kind {
+                moves |= self.tainted.iter().any(|t| mentions(i, t));
+            }
+        });
+        moves
+    }
+
+    /// Whether `e` has an operation on a secret that costs AND gates
+    /// (any but `^`, `~`, `+` of a sign and conversions).
+    fn costs(&self, e: &Expr) -> bool {
+        let secret = |x: &Expr| !self.public(x);
+        match &e.kind {
+            ExprKind::Binary(BinOp::Xor, a, b) => self.costs(a) || self.costs(b),
+            ExprKind::Binary(_, a, b) | ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
+                secret(a) || secret(b) || self.costs(a) || self.costs(b)
+            }
+            ExprKind::Cond(c, a, b) => secret(e) || self.costs(c) || self.costs(a) || self.costs(b),
+            ExprKind::Unary(UnOp::Neg | UnOp::Not, a) => secret(a) || self.costs(a),
+            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) => self.costs(a),
+            _ => false,
+        }
+    }
+
+    /// Whether `e`, at `at`, is hoisted (see [`Hoist`]): a pure
+    /// computation (not a mere read) of the counter and of secrets, where
+    /// it is always evaluated.
+    fn hoisted(&self, e: &Expr, at: At) -> bool {
+        self.conditional == 0
+            && self.costs(e)
+            && !(at.additive && additive(e))
+            && (additive(e) || !self.moves(e))
+            && self.pure(e)
+            && self.tainted.iter().any(|t| mentions(e, t))
+    }
+
     /// Collects the keys of `s` (but for the initializers of the locals
     /// declared from counter values, listed in `locals`).
     fn stmt(&mut self, s: &Stmt, locals: &HashSet<usize>) {
@@ -281,14 +431,20 @@ impl Planner<'_> {
             StmtKind::Block(items) => items.iter().for_each(|i| self.stmt(i, locals)),
             StmtKind::If(c, t, e) => {
                 self.expr(c, false);
+                let public = u32::from(self.public(c));
+                self.conditional += public;
                 self.stmt(t, locals);
                 if let Some(e) = e {
                     self.stmt(e, locals);
                 }
+                self.conditional -= public;
             }
             StmtKind::Switch(e, b) => {
                 self.expr(e, false);
+                let public = u32::from(self.public(e));
+                self.conditional += public;
                 self.stmt(b, locals);
+                self.conditional -= public;
             }
             StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner, locals),
             _ => {}
@@ -310,11 +466,18 @@ impl Planner<'_> {
     }
 
     fn expr(&mut self, e: &Expr, subscript: bool) {
-        self.key_or_parts(e, subscript, false);
+        let at = At {
+            subscript,
+            ..At::default()
+        };
+        self.key_or_parts(e, at);
     }
 
-    /// [`Planner::expr`], `e` a guard (see [`Key::guard`]) if `guard`.
-    fn key_or_parts(&mut self, e: &Expr, subscript: bool, guard: bool) {
+    /// Collects the keys and hoists of `e`, which is `at`.
+    fn key_or_parts(&mut self, e: &Expr, at: At) {
+        let At {
+            subscript, guard, ..
+        } = at;
         if self.counter(e) {
             let text = written(e);
             let class = match self.keys.iter().position(|k| written(&k.expr) == text) {
@@ -330,22 +493,61 @@ impl Planner<'_> {
             });
             return;
         }
+        if self.hoisted(e, at) {
+            self.hoists.push(Hoist {
+                expr: e.clone(),
+                id: e as *const Expr as usize,
+            });
+            return;
+        }
+        let guarding = At {
+            guard: true,
+            ..At::default()
+        };
+        let summed = At {
+            additive: true,
+            ..At::default()
+        };
         match &e.kind {
             ExprKind::Index(a, i) => {
                 self.expr(a, false);
                 self.expr(i, true);
             }
             ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
-                self.key_or_parts(a, false, true);
+                self.key_or_parts(a, guarding);
+                self.conditional += 1;
                 self.expr(b, false);
+                self.conditional -= 1;
             }
             ExprKind::Cond(c, a, b) => {
-                self.key_or_parts(c, false, true);
+                self.key_or_parts(c, guarding);
+                self.conditional += 1;
                 self.expr(a, false);
                 self.expr(b, false);
+                self.conditional -= 1;
+            }
+            ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, a, b) => {
+                self.key_or_parts(a, summed);
+                self.key_or_parts(b, summed);
+            }
+            ExprKind::Unary(UnOp::Neg, a) => self.key_or_parts(a, summed),
+            ExprKind::Assign(Some(BinOp::Add | BinOp::Sub), t, v) => {
+                self.expr(t, false);
+                self.key_or_parts(v, summed);
             }
             _ => children(e, &mut |c| self.expr(c, false)),
         }
+    }
+}
+
+/// Whether `e` is a sum or product (possibly converted), which lowering
+/// keeps in carry-save form.
+fn additive(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, ..)
+        | ExprKind::Unary(UnOp::Neg, _) => true,
+        ExprKind::Cast(_, a) => additive(a),
+        _ => false,
     }
 }
 

@@ -82,6 +82,18 @@ impl Drop for Charge {
 }
 
 impl Lower<'_> {
+    /// Fails once the gates held exceed [`crate::Limits::max_gates`]
+    /// (checked as each loop iteration ends and each call starts, so a loop
+    /// or a recursion that would build gates without end stops early).
+    pub(super) fn check_gates(&self, loc: Loc) -> DResult<()> {
+        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_gates);
+        let max = self.opts.limits.max_gates.min(watched);
+        if self.b.held_gates() as u64 > max {
+            return exceeded(loc, Exceeded::Gates { max });
+        }
+        Ok(())
+    }
+
     /// Counts one step of work at `loc`; every [`CHECK_EVERY`] steps,
     /// fails if the work or the memory held went past the limits.
     pub(super) fn step(&mut self, loc: Loc) -> DResult<()> {

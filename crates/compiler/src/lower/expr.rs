@@ -77,6 +77,9 @@ impl<'p> Lower<'p> {
     }
 
     fn eval_level(&mut self, e: &Expr) -> DResult<Val> {
+        if let Some(v) = self.hoisted_value(e) {
+            return v;
+        }
         if let Some(v) = self.general_key(e) {
             return v;
         }

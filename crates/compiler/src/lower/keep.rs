@@ -24,6 +24,8 @@
 //! no more to compile than one of three.
 
 mod each;
+mod hoist;
+pub(super) use hoist::Hoisting;
 mod make;
 mod replay;
 mod run;

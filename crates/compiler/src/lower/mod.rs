@@ -16,7 +16,7 @@ use std::sync::Arc;
 use twofold_circuit::{Bit, Builder, FrameMark, Gate, Party, Wire};
 
 use crate::ast::*;
-use crate::error::{diag, err, exceeded, DResult, Exceeded, Loc};
+use crate::error::{diag, err, DResult, Loc};
 use crate::gates::{self, Bits};
 use crate::parser::const_eval;
 use crate::types::{CType, Scalar, StructDef};
@@ -154,6 +154,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         merges: Merges::default(),
         probes: Vec::new(),
         recording: None,
+        hoisting: None,
         first_input: None,
         loops: BTreeMap::new(),
         fruitless_runs: HashMap::default(),
@@ -205,6 +206,8 @@ struct Lower<'p> {
     probes: Vec<probe::ProbeState>,
     /// What the probe of a replayable loop's iteration records.
     recording: Option<keep::Recording>,
+    /// The hoists of the loop being lowered (see [`keep::Hoisting`]).
+    hoisting: Option<keep::Hoisting>,
     /// The program's first input wire (to make constants from).
     first_input: Option<Wire>,
     /// How each loop was lowered.
@@ -219,18 +222,6 @@ struct Lower<'p> {
 }
 
 impl<'p> Lower<'p> {
-    /// Fails once the gates held exceed [`crate::Limits::max_gates`]
-    /// (checked as each loop iteration ends and each call starts, so a loop
-    /// or a recursion that would build gates without end stops early).
-    fn check_gates(&self, loc: Loc) -> DResult<()> {
-        let watched = self.opts.watch.as_ref().map_or(u64::MAX, Watch::max_gates);
-        let max = self.opts.limits.max_gates.min(watched);
-        if self.b.held_gates() as u64 > max {
-            return exceeded(loc, Exceeded::Gates { max });
-        }
-        Ok(())
-    }
-
     /// Runs `step` one level deeper into the program, failing past
     /// [`MAX_LOWER_DEPTH`] (deep expressions inside deep recursion); counts
     /// a step of work (see [`budget`]).

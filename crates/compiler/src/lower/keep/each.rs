@@ -17,6 +17,10 @@ use super::run::{Explicit, Run};
 use super::*;
 use crate::loops::counter::CounterPlan;
 
+/// Why a loop is lowered as written from an iteration whose hoists (see
+/// [`super::hoist`]) could not be computed ahead.
+const UNHOISTED: &str = "a value it computes from the counter cannot be computed ahead";
+
 /// The fewest iterations of a run worth a block of its own in a loop
 /// whose iterations are probed; shorter runs are lowered plainly, where
 /// the builder shares their gates with the rest.
@@ -78,6 +82,15 @@ impl Lower<'_> {
             ));
         }
         let mut replay = counters.and_then(|plan| self.replay(plan, c));
+        if let Some(r) = replay.as_mut() {
+            if r.hoists.any() && !self.compute_hoists(&mut r.hoists, c, 0) {
+                // Not computed ahead even in the first iteration (a
+                // pointer where an array decays): the keys of the plain
+                // plan, with no hoists.
+                let plain = counters.and_then(|plan| plan.plain.as_deref());
+                replay = plain.and_then(|plan| self.replay(plan, c));
+            }
+        }
         if replay.is_none() && c.trips < MIN_PROBED_TRIPS {
             // Every iteration would be lowered at least twice: only a long
             // loop repays that.
@@ -86,6 +99,26 @@ impl Lower<'_> {
                 format!("fewer than {MIN_PROBED_TRIPS} iterations, each to be probed"),
             ));
         }
+        let hoisting = (replay.as_ref())
+            .filter(|r| r.hoists.any())
+            .map(|r| r.hoists.hoisting());
+        if let (Some(_), Some(plan)) = (&hoisting, counters) {
+            self.settle_long_sums(&plan.written);
+        }
+        let outer = std::mem::replace(&mut self.hoisting, hoisting);
+        let outcome = self.probe_each(c, (setup, replay), each, (extras, report));
+        self.hoisting = outer;
+        outcome
+    }
+
+    /// [`Lower::keep_each`] once its replays (if any) are made.
+    fn probe_each(
+        &mut self,
+        c: &Counted,
+        (setup, mut replay): (&Rc<Setup>, Option<Replay>),
+        each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+        (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
+    ) -> DResult<Outcome> {
         let mut setup = setup.clone();
         let mut at = Progress {
             run: None,
@@ -119,6 +152,12 @@ impl Lower<'_> {
                 (m, at.skip, at.short) = (end, at.skip.saturating_mul(2), 0);
                 continue;
             }
+            if let Some(r) = replay.as_mut() {
+                if r.hoists.any() && !self.compute_hoists(&mut r.hoists, c, m) {
+                    self.close_open(&mut at, c, each, (extras, report))?;
+                    return Ok(Outcome::Unroll(m, UNHOISTED.to_string()));
+                }
+            }
             let keys: Option<&[i128]> = match &replay {
                 Some(r) if self.key_values(r, c, m, &mut key_buf) => Some(&key_buf),
                 _ => None,
@@ -135,7 +174,9 @@ impl Lower<'_> {
                 self.settle_objects(&at.carried);
             }
             self.recording = replay.as_ref().map(Replay::recording);
+            self.hoisting.iter_mut().for_each(|h| h.in_probe = true);
             let probe = self.probe_iteration(c, m, &setup, each);
+            self.hoisting.iter_mut().for_each(|h| h.in_probe = false);
             let recording = self.recording.take();
             let probe = probe?;
             at.carried = carried_objects(&probe);
@@ -217,6 +258,7 @@ impl Lower<'_> {
             };
             let mut r = Run::new(probe, m);
             r.explicit = Some(explicit);
+            r.volatile = replay.as_ref().map_or(Vec::new(), |rp| rp.hoists.objects());
             if !self.simulate(&mut r, (c, m))? {
                 // Only if tokens ran out: the iteration is lowered as usual.
                 return Ok(Outcome::Unroll(m, "too many iterations to check".into()));

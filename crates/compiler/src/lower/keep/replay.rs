@@ -11,6 +11,7 @@
 //! template whose locations are reached in two ways, or whose keys leave a
 //! place (a pointer to an element), is not replayed.
 
+use super::hoist::Hoists;
 use super::run::Explicit;
 use super::*;
 use crate::loops::counter::CounterPlan;
@@ -139,6 +140,8 @@ pub(super) struct Replay {
     compiled: Vec<Compiled>,
     /// Their values over the batch of iterations evaluated last.
     table: RefCell<KeyTable>,
+    /// The expressions computed ahead of each iteration.
+    pub(super) hoists: Hoists,
 }
 
 /// The compiled keys' values over a batch of consecutive iterations.
@@ -545,6 +548,7 @@ impl Lower<'_> {
         Some(Replay {
             compiled,
             table: RefCell::default(),
+            hoists: Hoists::new(&plan.hoists),
             plan: plan.clone(),
             keys: Rc::new(keys),
             general: Rc::default(),

@@ -141,6 +141,8 @@ pub(super) struct Run {
     pub extras: Vec<Vec<Slot>>,
     /// Observation/write pairs that may meet in some iteration.
     pub alias_pairs: Vec<(usize, usize)>,
+    /// Objects written between its iterations (see `super::hoist`).
+    pub volatile: Vec<usize>,
     /// The ranges of what the last two simulated iterations left, in
     /// order (a steady run leaves the same ones every iteration).
     left: [Vec<Range>; 2],
@@ -328,6 +330,7 @@ impl Run {
             obs_inputs,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
+            volatile: Vec::new(),
             left: [Vec::new(), Vec::new()],
             overwritten: Vec::new(),
             written: HashSet::default(),

@@ -213,7 +213,8 @@ fn note_origins(
 
 /// Per observation of `run`'s template, whether a location it read stays
 /// as it was while the run goes on: a read of a public value (no input of
-/// the template) in no object the template writes, not padded.
+/// the template) in no object the template writes or that is written
+/// between iterations, not padded.
 fn may_stay_unchanged(run: &Run) -> Vec<bool> {
     let p = &run.probe;
     (p.observations.iter().zip(&run.obs_inputs))
@@ -221,6 +222,7 @@ fn may_stay_unchanged(run: &Run) -> Vec<bool> {
             inputs.is_empty()
                 && obs.pad.is_none()
                 && !p.writes.iter().any(|w| w.at.obj == obs.at.obj)
+                && !run.volatile.contains(&obs.at.obj)
         })
         .collect()
 }
