@@ -82,11 +82,12 @@ impl Lower<'_> {
             ));
         }
         let mut replay = counters.and_then(|plan| self.replay(plan, c));
-        if let Some(r) = replay.as_mut() {
-            if r.hoists.any() && !self.compute_hoists(&mut r.hoists, c, 0) {
-                // Not computed ahead even in the first iteration (a
-                // pointer where an array decays): the keys of the plain
-                // plan, with no hoists.
+        if let (Some(r), Some(plan)) = (replay.as_mut(), counters) {
+            if r.hoists.any()
+                && !(self.hoists_by_name(plan) && self.compute_hoists(&mut r.hoists, c, 0))
+            {
+                // Pointers about, or not computed ahead even in the first
+                // iteration: the keys of the plain plan, with no hoists.
                 let plain = counters.and_then(|plan| plan.plain.as_deref());
                 replay = plain.and_then(|plan| self.replay(plan, c));
             }

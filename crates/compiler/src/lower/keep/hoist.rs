@@ -10,7 +10,7 @@
 //! template, each instance would compute its own.
 
 use super::*;
-use crate::loops::counter::Hoist;
+use crate::loops::counter::{CounterPlan, Hoist};
 use crate::types::Scalar;
 
 /// The rows past which [`Lower::settle_long_sums`] reduces a sum.
@@ -57,6 +57,20 @@ impl Hoists {
 }
 
 impl Lower<'_> {
+    /// Whether no name the hoists of `plan` read, and none its body
+    /// writes, holds a pointer: the hoists were found by names (what the
+    /// body writes cannot change them), which a write through a pointer
+    /// to the same array would belie.
+    pub(super) fn hoists_by_name(&self, plan: &CounterPlan) -> bool {
+        let mut names = plan.written.clone();
+        for h in &plan.hoists {
+            crate::loops::idents_of(&h.expr, &mut names);
+        }
+        names
+            .iter()
+            .all(|n| self.lookup(n).is_none_or(|(_, ty)| !ty.holds_pointer()))
+    }
+
     /// Computes the hoists of iteration `m` of loop `c` into their slots;
     /// `false` if one cannot be computed ahead (an element out of bounds
     /// where the body would not read it, a pointer): the iteration must
