@@ -79,15 +79,16 @@ pub struct Key {
 /// `invariant(name)` says whether a name the body does not declare holds
 /// a public scalar now.
 pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<CounterPlan> {
-    let plain = planned(body, var, invariant, false)?;
+    // (Without hoists, the plan is the plain one: hoisting only stops the
+    // search for keys at a hoist.)
     let hoisting = planned(body, var, invariant, true)?;
-    Some(if hoisting.hoists.is_empty() {
-        plain
-    } else {
-        CounterPlan {
-            plain: Some(Box::new(plain)),
-            ..hoisting
-        }
+    if hoisting.hoists.is_empty() {
+        return Some(hoisting);
+    }
+    let plain = planned(body, var, invariant, false)?;
+    Some(CounterPlan {
+        plain: Some(Box::new(plain)),
+        ..hoisting
     })
 }
 

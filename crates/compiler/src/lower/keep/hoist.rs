@@ -17,9 +17,10 @@ use crate::types::Scalar;
 const LONG_SUM: usize = 16;
 
 /// A loop's hoists and their slots.
-#[derive(Default)]
 pub(super) struct Hoists {
     exprs: Vec<Hoist>,
+    /// The iteration whose values the slots hold.
+    computed: Option<u64>,
     /// Per hoist, its object and type, once computed.
     slots: Vec<Option<(usize, Scalar)>>,
     /// The slots by the hoists' places in the syntax tree, for probes.
@@ -31,6 +32,7 @@ impl Hoists {
     pub(super) fn new(exprs: &[Hoist]) -> Hoists {
         Hoists {
             exprs: exprs.to_vec(),
+            computed: None,
             slots: vec![None; exprs.len()],
             by_place: Rc::default(),
         }
@@ -76,6 +78,10 @@ impl Lower<'_> {
     /// where the body would not read it, a pointer): the iteration must
     /// then be lowered as written.
     pub(super) fn compute_hoists(&mut self, h: &mut Hoists, c: &Counted, m: u64) -> bool {
+        if h.computed == Some(m) {
+            return true;
+        }
+        h.computed = None;
         self.set_induction(c, m);
         let mut made = false;
         for k in 0..h.exprs.len() {
@@ -107,6 +113,7 @@ impl Lower<'_> {
                     .collect(),
             );
         }
+        h.computed = Some(m);
         true
     }
 
