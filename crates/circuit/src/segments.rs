@@ -26,15 +26,17 @@ fn renamable(circuit: &Circuit) -> bool {
 /// A segment's gates as levelling sees them: each gate's level, the values
 /// it reads and the value it writes. Values are slots (the value a slot
 /// holds when the segment starts, or its last value in the segment) or
-/// `num_wires + i` (the renamed value gate `i` writes).
+/// `num_wires + i` (the renamed value gate `i` writes; only gates of the
+/// segment read it).
+#[derive(Default)]
 struct Analysis {
     levels: Vec<u32>,
     inputs: Vec<[Wire; 2]>,
     outputs: Vec<Wire>,
 }
 
-/// A gate's kind, all [`Circuit::level_segments`] keeps of the old gates
-/// while it makes the new ones.
+/// A gate's kind, all [`Circuit::level_segments`] keeps of a segment's old
+/// gates while it writes the new ones over them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Xor,
@@ -80,87 +82,33 @@ fn segments(len: usize, positions: &[usize]) -> impl Iterator<Item = std::ops::R
         })
 }
 
-/// The level and values of every gate (see [`Analysis`]).
-fn analyse(circuit: &Circuit, positions: &[usize]) -> Analysis {
-    let len = circuit.gates.len();
-    let mut analysis = Analysis {
-        levels: Vec::with_capacity(len),
-        inputs: Vec::with_capacity(len),
-        outputs: Vec::with_capacity(len),
-    };
-    walk_levels(circuit, positions, |_, level, ins, out| {
-        analysis.levels.push(level);
-        analysis.inputs.push(ins);
-        analysis.outputs.push(out);
-        true
-    });
-    analysis
-}
-
-/// Calls `visit(gate, level, values read, value written)` on every gate in
-/// order (see [`Analysis`]) until it returns false. A gate's level is at
-/// least that of the gates whose values it reads, and, if it writes a
-/// slot's last value, that of every gate reading the slot's value from
-/// before the segment; an AND gate's is one more.
-fn walk_levels(
-    circuit: &Circuit,
-    positions: &[usize],
-    mut visit: impl FnMut(usize, u32, [Wire; 2], Wire) -> bool,
-) {
-    let n = circuit.num_wires as usize;
-    let gates = &circuit.gates;
-    let last_write = last_writes(circuit, positions);
-    let mut slots = Slots::new(n);
-    for (segment, range) in (1u32..).zip(segments(gates.len(), positions)) {
-        slots.segment = segment;
-        for i in range {
-            let g = gates[i];
-            let out = slots.slot(g.out());
-            let a = slots.slot(g.inputs().next().expect("an input"));
-            let b = slots.slot(g.inputs().last().expect("an input"));
-            let mut after = slots.level[a].max(slots.level[b]);
-            if last_write[i] {
-                after = after.max(slots.before_read[out]);
-            }
-            let l = after + g.is_and() as u32;
-            let ins = [slots.value[a], slots.value[b]];
-            for w in [a, b] {
-                if slots.value[w] == w as Wire {
-                    slots.before_read[w] = slots.before_read[w].max(l);
-                }
-            }
-            let written = if last_write[i] {
-                out as Wire
-            } else {
-                circuit.num_wires + i as Wire
-            };
-            (slots.value[out], slots.level[out]) = (written, l);
-            if !visit(i, l, ins, written) {
-                return;
-            }
-        }
-    }
-}
-
-/// Per slot, in the current segment (`seen`; else as at the segment's
-/// start): its current value and that value's level, and the highest
-/// level of a gate reading its value from before the segment.
-struct Slots {
+/// What walking the segments of a frame of `n` slots keeps from one
+/// segment to the next: per slot, in the current segment (`seen`; else as
+/// at the segment's start), its current value and that value's level, and
+/// the highest level of a gate reading its value from before the segment;
+/// and the segment a slot was last written in, looking backwards (see
+/// [`Walker::last_writes`]).
+struct Walker {
+    n: Wire,
     segment: u32,
     seen: Vec<u32>,
     value: Vec<Wire>,
     level: Vec<u32>,
     before_read: Vec<u32>,
+    written: Vec<u32>,
 }
 
-impl Slots {
-    fn new(n: usize) -> Slots {
-        Slots {
+impl Walker {
+    fn new(n: Wire) -> Walker {
+        let slots = n as usize;
+        Walker {
+            n,
             segment: 0,
-            seen: vec![0; n],
-            value: vec![0; n],
-            level: vec![0; n],
-            before_read: vec![0; n],
+            seen: vec![0; slots],
+            value: vec![0; slots],
+            level: vec![0; slots],
+            before_read: vec![0; slots],
+            written: vec![0; slots],
         }
     }
 
@@ -174,35 +122,169 @@ impl Slots {
         }
         i
     }
+
+    /// Whether each gate of the next segment (`gates`) writes the last
+    /// value its slot takes in the segment.
+    fn last_writes(&mut self, gates: &[Gate]) -> Vec<bool> {
+        let segment = self.segment + 1;
+        let mut last = vec![false; gates.len()];
+        for (i, g) in gates.iter().enumerate().rev() {
+            let out = g.out() as usize;
+            last[i] = self.written[out] != segment;
+            self.written[out] = segment;
+        }
+        last
+    }
+
+    /// Calls `visit(gate, level, values read, value written)` on every
+    /// gate of the next segment (`gates`, the first at `first` in the
+    /// frame) in order (see [`Analysis`]) until it returns false; returns
+    /// whether it never did. A gate's level is at least that of the gates
+    /// whose values it reads, and, if it writes a slot's last value, that
+    /// of every gate reading the slot's value from before the segment; an
+    /// AND gate's is one more.
+    fn walk(
+        &mut self,
+        gates: &[Gate],
+        first: usize,
+        mut visit: impl FnMut(usize, u32, [Wire; 2], Wire) -> bool,
+    ) -> bool {
+        let last_write = self.last_writes(gates);
+        self.segment += 1;
+        for (i, &g) in gates.iter().enumerate() {
+            let out = self.slot(g.out());
+            let a = self.slot(g.inputs().next().expect("an input"));
+            let b = self.slot(g.inputs().last().expect("an input"));
+            let mut after = self.level[a].max(self.level[b]);
+            if last_write[i] {
+                after = after.max(self.before_read[out]);
+            }
+            let l = after + g.is_and() as u32;
+            let ins = [self.value[a], self.value[b]];
+            for w in [a, b] {
+                if self.value[w] == w as Wire {
+                    self.before_read[w] = self.before_read[w].max(l);
+                }
+            }
+            let written = if last_write[i] {
+                out as Wire
+            } else {
+                self.n + (first + i) as Wire
+            };
+            (self.value[out], self.level[out]) = (written, l);
+            if !visit(i, l, ins, written) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The level and values of every gate of the next segment (see
+    /// [`Analysis`]).
+    fn analyse(&mut self, gates: &[Gate], first: usize) -> Analysis {
+        let mut analysis = Analysis::default();
+        self.walk(gates, first, |_, level, ins, out| {
+            analysis.levels.push(level);
+            analysis.inputs.push(ins);
+            analysis.outputs.push(out);
+            true
+        });
+        analysis
+    }
 }
 
-/// Whether each gate writes the last value its slot takes in its segment.
-fn last_writes(circuit: &Circuit, positions: &[usize]) -> Vec<bool> {
-    let mut last = vec![false; circuit.gates.len()];
-    let mut seen = vec![0u32; circuit.num_wires as usize];
-    for (k, range) in (1u32..).zip(segments(circuit.gates.len(), positions)) {
-        for i in range.rev() {
-            let out = circuit.gates[i].out() as usize;
-            last[i] = seen[out] != k;
-            seen[out] = k;
+/// The slots renamed values take: from the frame's `num_wires` up, each
+/// reused once free (a slot freed inside an AND run only after the run).
+struct Renaming {
+    /// The frame's slots before renaming.
+    n: Wire,
+    num_wires: Wire,
+    free: Vec<Wire>,
+    freed_in_run: Vec<Wire>,
+}
+
+impl Renaming {
+    /// Rewrites the segment `gates` (the first at `first` in the frame),
+    /// of `analysis`, in level order: by level, AND first, stably.
+    fn level(&mut self, gates: &mut [Gate], first: usize, analysis: Analysis) {
+        // A block runs before the segment: the AND run ends there.
+        self.free.append(&mut self.freed_in_run);
+        let kinds: Vec<Kind> = gates.iter().map(Kind::of).collect();
+        let key = |i: u32| {
+            let i = i as usize;
+            2 * analysis.levels[i] as usize + usize::from(!kinds[i].is_and())
+        };
+        let order = counting_sort(&(0..gates.len() as u32).collect::<Vec<_>>(), key);
+        let Analysis {
+            levels,
+            inputs,
+            outputs,
+        } = analysis;
+        drop(levels);
+        // The value gate `i` of the segment writes, renamed, is
+        // `renamed + i`.
+        let renamed = self.n + first as Wire;
+        let local = |v: Wire| v.checked_sub(renamed).map(|i| i as usize);
+        // In the new order: where each renamed value is read last.
+        let mut last_read = vec![u32::MAX; gates.len()];
+        for (at, &i) in order.iter().enumerate().rev() {
+            let reads = kinds[i as usize].reads();
+            for &v in &inputs[i as usize][..reads] {
+                if let Some(v) = local(v) {
+                    if last_read[v] == u32::MAX {
+                        last_read[v] = at as u32;
+                    }
+                }
+            }
+        }
+        // Renamed value -> its slot, while it lives.
+        let mut slot = vec![Wire::MAX; gates.len()];
+        for (at, &i) in order.iter().enumerate() {
+            let (i, g) = (i as usize, kinds[i as usize]);
+            if !g.is_and() {
+                self.free.append(&mut self.freed_in_run);
+            }
+            let ins = inputs[i];
+            let place = |v: Wire| local(v).map_or(v, |v| slot[v]);
+            let (a, b) = (place(ins[0]), place(ins[1]));
+            for (k, &v) in ins[..g.reads()].iter().enumerate() {
+                let repeated = k == 1 && ins[0] == v;
+                if let Some(v) = local(v).filter(|&v| last_read[v] == at as u32 && !repeated) {
+                    self.release(slot[v], g);
+                }
+            }
+            let out = match local(outputs[i]) {
+                None => outputs[i],
+                Some(v) => {
+                    let s = self.free.pop().unwrap_or_else(|| {
+                        self.num_wires += 1;
+                        self.num_wires - 1
+                    });
+                    slot[v] = s;
+                    if last_read[v] == u32::MAX {
+                        // Never read: free again at once.
+                        self.release(s, g);
+                    }
+                    s
+                }
+            };
+            gates[at] = match g {
+                Kind::Xor => Gate::Xor { a, b, out },
+                Kind::And => Gate::And { a, b, out },
+                Kind::Inv => Gate::Inv { a, out },
+            };
         }
     }
-    last
-}
 
-/// The gate indices in level order segment by segment: by level, AND
-/// first, stably.
-fn level_order(circuit: &Circuit, positions: &[usize], levels: &[u32]) -> Vec<u32> {
-    let key = |i: u32| {
-        let i = i as usize;
-        2 * levels[i] as usize + usize::from(!circuit.gates[i].is_and())
-    };
-    let mut order = Vec::with_capacity(circuit.gates.len());
-    for range in segments(circuit.gates.len(), positions) {
-        let segment: Vec<u32> = (range.start as u32..range.end as u32).collect();
-        order.extend(counting_sort(&segment, key));
+    /// Slot `s` is free once the current AND run ends (at once after a
+    /// gate of another kind `g`).
+    fn release(&mut self, s: Wire, g: Kind) {
+        if g.is_and() {
+            self.freed_in_run.push(s);
+        } else {
+            self.free.push(s);
+        }
     }
-    order
 }
 
 impl Circuit {
@@ -212,100 +294,29 @@ impl Circuit {
     /// same value at every position and at the end, and every maximal run
     /// of consecutive AND gates is independent gates. Renamed values take
     /// slots from `num_wires` up, reused once free (a slot freed inside an
-    /// AND run only after the run, see [`Circuit::compact`]). Consumes the
-    /// circuit: its gates are let go (their kinds kept, a byte each) before
-    /// the new ones are made, so that a large main circuit between blocks
-    /// is not held twice.
-    pub fn level_segments(self, positions: &[usize]) -> Circuit {
+    /// AND run only after the run, see [`Circuit::compact`]). Segment by
+    /// segment, in place: what levelling a segment holds besides the gates
+    /// is about twice its gates' size, so a main circuit between many
+    /// blocks is not held twice.
+    pub fn level_segments(mut self, positions: &[usize]) -> Circuit {
         if !renamable(&self) {
             return self;
         }
-        let Analysis {
-            levels,
-            inputs: renamed_inputs,
-            outputs: renamed_outputs,
-        } = analyse(&self, positions);
-        let order = level_order(&self, positions, &levels);
-        drop(levels);
-        let Circuit {
+        let n = self.num_wires;
+        let mut walker = Walker::new(n);
+        let mut renaming = Renaming {
+            n,
             num_wires: n,
-            inputs,
-            outputs,
-            gates: old,
-        } = self;
-        let kinds: Vec<Kind> = old.iter().map(Kind::of).collect();
-        drop(old);
-        // In the new order: where each renamed value is read last.
-        let mut last_read = vec![u32::MAX; kinds.len()];
-        for (at, &i) in order.iter().enumerate().rev() {
-            let reads = kinds[i as usize].reads();
-            for &v in &renamed_inputs[i as usize][..reads] {
-                if v >= n && last_read[(v - n) as usize] == u32::MAX {
-                    last_read[(v - n) as usize] = at as u32;
-                }
-            }
+            free: Vec::new(),
+            freed_in_run: Vec::new(),
+        };
+        for range in segments(self.gates.len(), positions) {
+            let gates = &mut self.gates[range.clone()];
+            let analysis = walker.analyse(gates, range.start);
+            renaming.level(gates, range.start, analysis);
         }
-        // Renamed value -> its slot, while it lives.
-        let mut slot = vec![Wire::MAX; kinds.len()];
-        let (mut free, mut freed_in_run) = (Vec::new(), Vec::new());
-        let mut num_wires = n;
-        let mut starts = positions.iter().peekable();
-        let mut gates = Vec::with_capacity(kinds.len());
-        for (at, &i) in order.iter().enumerate() {
-            let (i, g) = (i as usize, kinds[i as usize]);
-            // Frees wait for the end of an AND run (and so of a segment).
-            let segment_start = starts.next_if(|&&p| p <= at).is_some();
-            while starts.next_if(|&&p| p <= at).is_some() {}
-            if !g.is_and() || segment_start {
-                free.append(&mut freed_in_run);
-            }
-            let ins = renamed_inputs[i];
-            let place = |v: Wire| if v < n { v } else { slot[(v - n) as usize] };
-            let (a, b) = (place(ins[0]), place(ins[1]));
-            let reads = g.reads();
-            for (k, &v) in ins[..reads].iter().enumerate() {
-                let repeated = k == 1 && ins[0] == v;
-                if v >= n && last_read[(v - n) as usize] == at as u32 && !repeated {
-                    let list = if g.is_and() {
-                        &mut freed_in_run
-                    } else {
-                        &mut free
-                    };
-                    list.push(slot[(v - n) as usize]);
-                }
-            }
-            let v = renamed_outputs[i];
-            let out = if v < n {
-                v
-            } else {
-                let s = free.pop().unwrap_or_else(|| {
-                    num_wires += 1;
-                    num_wires - 1
-                });
-                slot[(v - n) as usize] = s;
-                if last_read[(v - n) as usize] == u32::MAX {
-                    // Never read: free again at once.
-                    let list = if g.is_and() {
-                        &mut freed_in_run
-                    } else {
-                        &mut free
-                    };
-                    list.push(s);
-                }
-                s
-            };
-            gates.push(match g {
-                Kind::Xor => Gate::Xor { a, b, out },
-                Kind::And => Gate::And { a, b, out },
-                Kind::Inv => Gate::Inv { a, out },
-            });
-        }
-        Circuit {
-            num_wires,
-            inputs,
-            outputs,
-            gates,
-        }
+        self.num_wires = renaming.num_wires;
+        self
     }
 
     /// Whether every segment between `positions` is in the order
@@ -315,21 +326,19 @@ impl Circuit {
         if !renamable(self) {
             return true;
         }
-        let mut starts = positions.iter().peekable();
-        let mut last = (0, false);
-        let mut ordered = true;
-        walk_levels(self, positions, |i, level, _, _| {
-            let key = (level, !self.gates[i].is_and());
-            let segment_start = starts.next_if(|&&p| p <= i).is_some();
-            while starts.next_if(|&&p| p <= i).is_some() {}
-            ordered = i == 0 || segment_start || last <= key;
-            last = key;
-            ordered
-        });
-        ordered
+        let mut walker = Walker::new(self.num_wires);
+        segments(self.gates.len(), positions).all(|range| {
+            let gates = &self.gates[range.clone()];
+            let mut last = (0, false);
+            walker.walk(gates, range.start, |i, level, _, _| {
+                let key = (level, !gates[i].is_and());
+                let ordered = i == 0 || last <= key;
+                last = key;
+                ordered
+            })
+        })
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,7 +428,10 @@ mod tests {
                 "round {round}"
             );
             // Batches cut AND runs only between levels.
-            let levels = analyse(&levelled, &positions).levels;
+            let mut walker = Walker::new(levelled.num_wires);
+            let levels: Vec<u32> = segments(levelled.gates.len(), &positions)
+                .flat_map(|r| walker.analyse(&levelled.gates[r.clone()], r.start).levels)
+                .collect();
             let batches = Batches::of(&levelled.gates, levelled.num_wires, &positions);
             for &i in &batches.cuts {
                 if levelled.gates[i - 1].is_and() && levelled.gates[i].is_and() {
