@@ -28,7 +28,6 @@ fn renamable(circuit: &Circuit) -> bool {
 /// holds when the segment starts, or its last value in the segment) or
 /// `num_wires + i` (the renamed value gate `i` writes; only gates of the
 /// segment read it).
-#[derive(Default)]
 struct Analysis {
     levels: Vec<u32>,
     inputs: Vec<[Wire; 2]>,
@@ -182,7 +181,11 @@ impl Walker {
     /// The level and values of every gate of the next segment (see
     /// [`Analysis`]).
     fn analyse(&mut self, gates: &[Gate], first: usize) -> Analysis {
-        let mut analysis = Analysis::default();
+        let mut analysis = Analysis {
+            levels: Vec::with_capacity(gates.len()),
+            inputs: Vec::with_capacity(gates.len()),
+            outputs: Vec::with_capacity(gates.len()),
+        };
         self.walk(gates, first, |_, level, ins, out| {
             analysis.levels.push(level);
             analysis.inputs.push(ins);
