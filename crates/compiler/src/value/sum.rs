@@ -128,13 +128,6 @@ impl Lazy {
         self.rows.len
     }
 
-    /// Whether it adds at most two words (no products, nothing
-    /// subtracted): its own carry-save form.
-    pub(super) fn is_two_words(&self) -> bool {
-        let rows = self.rows();
-        rows.len() <= 2 && (rows.iter()).all(|r| matches!(r.kind, RowKind::Word(..)) && !r.neg)
-    }
-
     /// The sum of `w` bits of these rows followed by `more` (shared, see
     /// `Rows`).
     pub(super) fn append(&self, w: u32, more: Vec<Row>) -> Word {
