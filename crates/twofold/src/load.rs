@@ -71,6 +71,18 @@ impl Loaded {
         self.program.as_ref().ok_or_else(|| self.no_garbled())
     }
 
+    /// Puts the garbled program, if there is one, in the order it runs in
+    /// (see [`twofold_circuit::prepare::into_prepared`]), in place: a
+    /// session then runs it as it is, where it would prepare a copy and
+    /// hold both. Returns how long that took.
+    pub fn prepare_garbled(&mut self) -> std::time::Duration {
+        let start = std::time::Instant::now();
+        if let Some(program) = self.program.take() {
+            self.program = Some(twofold_circuit::prepare::into_prepared(program));
+        }
+        start.elapsed()
+    }
+
     /// [`Loaded::garbled`], consuming the loaded program.
     pub fn into_garbled(self) -> Result<Program> {
         let error = self.no_garbled();

@@ -2,7 +2,7 @@
 //! 10^5 iterations (10^8 AND gates) runs, both parties in one process,
 //! within a fixed bound that does not grow when the trip count grows 10x;
 //! a 4,096-value sort, whose stages are loops of their own, in 256 MiB a
-//! party.
+//! party; a program of many regions is prepared once, not once a party.
 
 use std::process::Command;
 
@@ -110,4 +110,77 @@ fn a_4096_value_sort_runs_in_256_mib_a_party() {
             peak as f64 / (1u64 << 20) as f64
         );
     }
+}
+
+/// A histogram whose loop over 64 buckets becomes a region for each of
+/// 1,024 values: the main circuit between the regions (the counts' sums)
+/// holds most of the gates. Preparing it (levelling the gates between
+/// blocks) is done once, in place: each party's session prepared a copy
+/// of its own and held it beside the program (249 MiB for both parties
+/// in one process, now about 160).
+#[test]
+fn a_program_of_many_regions_is_prepared_once_in_place() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        eprintln!("skipping: peak memory is read from /proc (Linux only)");
+        return;
+    }
+    const N: usize = 1024;
+    const B: usize = 64;
+    let dir = std::env::temp_dir().join(format!("twofold-memory-hist-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("histogram.c");
+    std::fs::write(
+        &path,
+        format!(
+            "#include <stdint.h>\n#define N {N}\n#define B {B}\n\
+             typedef struct {{ uint8_t idx[N]; }} Idx;\n\
+             typedef struct {{ uint16_t w[N]; }} W;\n\
+             typedef struct {{ uint32_t c[B]; }} Hist;\n\
+             Hist mpc_main(Idx INPUT_A, W INPUT_B) {{\n\
+             \x20   Hist h;\n\
+             \x20   for (int b = 0; b < B; b++) h.c[b] = 0;\n\
+             \x20   for (int i = 0; i < N; i++)\n\
+             \x20       for (int b = 0; b < B; b++)\n\
+             \x20           if (INPUT_A.idx[i] == b) h.c[b] += INPUT_B.w[i];\n\
+             \x20   return h;\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+    let idx: Vec<usize> = (0..N).map(|i| (i * 37 + 11) % 71).collect();
+    let w: Vec<usize> = (0..N).map(|i| (i * 7919) % 65_536).collect();
+    let list = |v: &[usize]| {
+        let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        format!("{{ {{{}}} }}", items.join(","))
+    };
+    std::fs::write(dir.join("a.txt"), list(&idx)).unwrap();
+    std::fs::write(dir.join("b.txt"), list(&w)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .current_dir(&dir)
+        .arg("run")
+        .arg(&path)
+        .args(["--local", "--json", "--protocol", "yao"])
+        .args(["-i", "INPUT_A=@a.txt", "-i", "INPUT_B=@b.txt"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut want = vec![0u64; B];
+    for (&i, &x) in idx.iter().zip(&w) {
+        if i < B {
+            want[i] += x as u64;
+        }
+    }
+    assert_eq!(v["outputs"]["return"], serde_json::json!([want]), "{v}");
+    let peak = v["peak_rss_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= 200 << 20,
+        "both parties peak at {:.1} MiB",
+        peak as f64 / (1u64 << 20) as f64
+    );
 }

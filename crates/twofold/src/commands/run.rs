@@ -12,7 +12,7 @@ use twofold_circuit::Party;
 use twofold_crypto::Scheme;
 use twofold_protocol::mixed::{MixedOptions, MixedReport};
 use twofold_protocol::{
-    run_local, run_remote, Endpoint, HybridOptions, IppMode, Reveal, Role, Schedule,
+    run_local, run_remote, Endpoint, HybridOptions, IppMode, Phase, Reveal, Role, Schedule,
     SessionOptions, SessionReport, ShareKind,
 };
 
@@ -232,7 +232,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
         }
         Some(_) => args.secure.two_parties(remote_party(args)?)?,
     };
-    let loaded = args.program.load()?;
+    let mut loaded = args.program.load()?;
     let reveal = match args.reveal_to {
         None => Reveal::Both,
         Some(RevealTo::A) => Reveal::A,
@@ -275,6 +275,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
         let parties = if endpoint.is_none() { 2 } else { 1 };
         check_session(loaded.garbled()?, threads, parties, limit)?;
     }
+    let prepared_in = loaded.prepare_garbled();
     let (progress, bar) = and_gate_bar(loaded.garbled()?.and_count(), args.json);
     let session = SessionOptions {
         reveal,
@@ -316,8 +317,22 @@ fn run_two(args: &RunArgs) -> Result<String> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let (mut report, mut peer) = (report, peer);
+    for r in std::iter::once(&mut report).chain(peer.as_mut()) {
+        count_prepare(r, prepared_in);
+    }
     let report = run_report(&loaded, party, &report, peer.as_ref(), reveal, args.scheme)?;
     report.render(args.json)
+}
+
+/// Counts `time`, spent preparing the program before the session began,
+/// in the session's prepare phase and in its total.
+fn count_prepare(report: &mut SessionReport, time: Duration) {
+    match report.phases.iter_mut().find(|(p, _)| *p == Phase::Prepare) {
+        Some((_, d)) => *d += time,
+        None => report.phases.insert(0, (Phase::Prepare, time)),
+    }
+    report.total += time;
 }
 
 /// The party (a or b) of a two-party run between processes.
