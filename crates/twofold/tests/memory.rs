@@ -8,34 +8,45 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// Peak memory and AND gates of `twofold run --local --json` on a chain of
-/// `n` iterations, and its output.
-fn chain(n: u64) -> (u64, u64, Value) {
-    let dir = std::env::temp_dir().join(format!("twofold-memory-{}-{n}", std::process::id()));
+/// `twofold run --local --json --protocol yao` of the C `source` with the
+/// `inputs` given, in a directory of its own (`tag`) holding the `files`
+/// (name, text) the inputs may read.
+fn run_local(tag: &str, source: &str, files: &[(&str, String)], inputs: &[&str]) -> Value {
+    let dir = std::env::temp_dir().join(format!("twofold-memory-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("chain.c");
-    std::fs::write(
-        &path,
-        format!(
-            "#include <stdint.h>\nuint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {{\n    uint32_t acc = 0;\n    for (int i = 0; i < {n}; i++)\n        acc = acc * INPUT_B + INPUT_A;\n    return acc;\n}}\n"
-        ),
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
-        .arg("run")
-        .arg(&path)
-        // Garbled circuits: the chain as a mixed program has no AND gate.
-        .args(["--local", "--json", "--protocol", "yao"])
-        .args(["-i", "INPUT_A=3", "-i", "INPUT_B=5"])
-        .output()
-        .unwrap();
+    std::fs::write(dir.join("program.c"), source).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
+    cmd.current_dir(&dir).args(["run", "program.c"]);
+    // Garbled circuits (a chain as a mixed program has no AND gate).
+    cmd.args(["--local", "--json", "--protocol", "yao"]);
+    for i in inputs {
+        cmd.args(["-i", i]);
+    }
+    let out = cmd.output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Peak memory and AND gates of `twofold run --local --json` on a chain of
+/// `n` iterations, and its output.
+fn chain(n: u64) -> (u64, u64, Value) {
+    let source = format!(
+        "#include <stdint.h>\nuint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {{\n    uint32_t acc = 0;\n    for (int i = 0; i < {n}; i++)\n        acc = acc * INPUT_B + INPUT_A;\n    return acc;\n}}\n"
+    );
+    let v = run_local(
+        &format!("chain-{n}"),
+        &source,
+        &[],
+        &["INPUT_A=3", "INPUT_B=5"],
+    );
     (
         v["peak_rss_bytes"].as_u64().unwrap(),
         v["and_gates"].as_u64().unwrap(),
@@ -126,50 +137,33 @@ fn a_program_of_many_regions_is_prepared_once_in_place() {
     }
     const N: usize = 1024;
     const B: usize = 64;
-    let dir = std::env::temp_dir().join(format!("twofold-memory-hist-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("histogram.c");
-    std::fs::write(
-        &path,
-        format!(
-            "#include <stdint.h>\n#define N {N}\n#define B {B}\n\
-             typedef struct {{ uint8_t idx[N]; }} Idx;\n\
-             typedef struct {{ uint16_t w[N]; }} W;\n\
-             typedef struct {{ uint32_t c[B]; }} Hist;\n\
-             Hist mpc_main(Idx INPUT_A, W INPUT_B) {{\n\
-             \x20   Hist h;\n\
-             \x20   for (int b = 0; b < B; b++) h.c[b] = 0;\n\
-             \x20   for (int i = 0; i < N; i++)\n\
-             \x20       for (int b = 0; b < B; b++)\n\
-             \x20           if (INPUT_A.idx[i] == b) h.c[b] += INPUT_B.w[i];\n\
-             \x20   return h;\n\
-             }}\n"
-        ),
-    )
-    .unwrap();
+    let source = format!(
+        "#include <stdint.h>\n#define N {N}\n#define B {B}\n\
+         typedef struct {{ uint8_t idx[N]; }} Idx;\n\
+         typedef struct {{ uint16_t w[N]; }} W;\n\
+         typedef struct {{ uint32_t c[B]; }} Hist;\n\
+         Hist mpc_main(Idx INPUT_A, W INPUT_B) {{\n\
+         \x20   Hist h;\n\
+         \x20   for (int b = 0; b < B; b++) h.c[b] = 0;\n\
+         \x20   for (int i = 0; i < N; i++)\n\
+         \x20       for (int b = 0; b < B; b++)\n\
+         \x20           if (INPUT_A.idx[i] == b) h.c[b] += INPUT_B.w[i];\n\
+         \x20   return h;\n\
+         }}\n"
+    );
     let idx: Vec<usize> = (0..N).map(|i| (i * 37 + 11) % 71).collect();
     let w: Vec<usize> = (0..N).map(|i| (i * 7919) % 65_536).collect();
     let list = |v: &[usize]| {
         let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
         format!("{{ {{{}}} }}", items.join(","))
     };
-    std::fs::write(dir.join("a.txt"), list(&idx)).unwrap();
-    std::fs::write(dir.join("b.txt"), list(&w)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_twofold"))
-        .current_dir(&dir)
-        .arg("run")
-        .arg(&path)
-        .args(["--local", "--json", "--protocol", "yao"])
-        .args(["-i", "INPUT_A=@a.txt", "-i", "INPUT_B=@b.txt"])
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let files = [("a.txt", list(&idx)), ("b.txt", list(&w))];
+    let v = run_local(
+        "histogram",
+        &source,
+        &files,
+        &["INPUT_A=@a.txt", "INPUT_B=@b.txt"],
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut want = vec![0u64; B];
     for (&i, &x) in idx.iter().zip(&w) {
         if i < B {
