@@ -291,7 +291,7 @@ fn run_two(args: &RunArgs) -> Result<String> {
         progress,
         ..SessionOptions::default()
     };
-    let (party, report, peer) = match endpoint {
+    let (party, mut report, mut peer) = match endpoint {
         None => {
             let all = assign(&loaded, &args.inputs, Givers::Everyone)?;
             let (a, b) = split(&loaded, &all);
@@ -317,7 +317,6 @@ fn run_two(args: &RunArgs) -> Result<String> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let (mut report, mut peer) = (report, peer);
     for r in std::iter::once(&mut report).chain(peer.as_mut()) {
         count_prepare(r, prepared_in);
     }
