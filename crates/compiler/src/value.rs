@@ -259,27 +259,11 @@ impl Word {
         let Word::Sum(l) = self else {
             return self.clone();
         };
-        if l.cache.borrow().is_some() {
-            return self.clone();
-        }
-        let all = l.rows();
-        let rows: Vec<&Row> = all
-            .iter()
-            .filter(|r| !matches!(&r.kind, RowKind::Word(x, _) if x.iter().all(|b| *b == Bit::Const(false))))
-            .collect();
-        if rows.len() <= 2
-            && rows
-                .iter()
-                .all(|r| matches!(r.kind, RowKind::Word(..)) && !r.neg)
-        {
-            if let [Row {
-                kind: RowKind::Word(x, r),
-                ..
-            }] = rows[..]
-            {
-                return Word::Bits(x.clone(), *r);
-            }
-            return Lazy::word(l.w, rows.into_iter().cloned().collect());
+        // At most two words added: they are their own carry-save form.
+        let short = self.without_zero_rows();
+        match &short {
+            Word::Sum(s) if s.cache.borrow().is_none() && !s.is_two_words() => {}
+            _ => return short,
         }
         let mut s = gates::Sum::new(l.w as usize);
         for r in l.rows().iter() {
@@ -304,6 +288,30 @@ impl Word {
                 }
             })
             .collect();
+        Lazy::word(l.w, rows)
+    }
+
+    /// The same sum without its rows of zeros (a sum started from zero,
+    /// `s = 0; s += x`, holds one), the word itself if one word is left:
+    /// no gates are made.
+    pub fn without_zero_rows(&self) -> Word {
+        let Word::Sum(l) = self else {
+            return self.clone();
+        };
+        if l.cache.borrow().is_some() {
+            return self.clone();
+        }
+        let rows: Vec<Row> = (l.rows().iter())
+            .filter(|r| !matches!(&r.kind, RowKind::Word(x, _) if x.iter().all(|b| *b == Bit::Const(false))))
+            .cloned()
+            .collect();
+        if let [Row {
+            kind: RowKind::Word(x, r),
+            neg: false,
+        }] = &rows[..]
+        {
+            return Word::Bits(x.clone(), *r);
+        }
         Lazy::word(l.w, rows)
     }
 

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::{Bit, Builder};
 
 use super::digits::{const_digits, digits, digits_of, value_range, value_range_in, Digit};
@@ -15,6 +16,9 @@ pub struct Sum {
     cols: Vec<Vec<Bit>>,
     constant: i128,
     range: Range,
+    /// The bits of negative digits put in as their complements
+    /// (`-bit = ~bit - 1`): complement -> bit.
+    complements: HashMap<Bit, Bit>,
 }
 
 impl Sum {
@@ -25,6 +29,7 @@ impl Sum {
             cols: vec![Vec::new(); w],
             constant: 0,
             range: Range::new(0, 0),
+            complements: HashMap::default(),
         }
     }
 
@@ -50,6 +55,9 @@ impl Sum {
         if d.neg {
             // -bit = ~bit - 1
             let nb = b.not(d.bit);
+            if let (Bit::Wire(_), Bit::Wire(_)) = (nb, d.bit) {
+                self.complements.insert(nb, d.bit);
+            }
             self.push(nb, c);
             self.constant -= weight;
         } else {
@@ -63,6 +71,77 @@ impl Sum {
             Bit::Const(true) => self.constant += 1i128 << c,
             w => self.cols[c].push(w),
         }
+    }
+
+    /// Collects like terms, column after column from the lowest: a bit
+    /// and its complement in one column add up to 1 (the constant takes
+    /// it), and two copies of a bit in column `c` are one copy in column
+    /// `c + 1`. A sum of rows that repeat or cancel (`s += A - A`, `A`
+    /// added 32 times) is reduced as what it adds up to; a column without
+    /// repeats keeps its order, so its full adders are the ones it made
+    /// before.
+    ///
+    /// Not in a mixed compilation: there a sum of products made Boolean
+    /// (`--protocol auto`'s choice, recompiled) must leave the program's
+    /// sums as the compilation that chose it met them, and one that folds
+    /// to a constant here (`v * v - v * v`) would change what follows.
+    fn collect_like_terms(&mut self) {
+        if crate::mixed::notes::recording() {
+            return;
+        }
+        for c in 0..self.w {
+            if !self.has_like_terms(c) {
+                continue;
+            }
+            let col = std::mem::take(&mut self.cols[c]);
+            // Each bit's copies, in the order the bits first appear.
+            let mut order: Vec<Bit> = Vec::new();
+            let mut copies: HashMap<Bit, usize> = HashMap::default();
+            for bit in col {
+                *copies.entry(bit).or_insert_with(|| {
+                    order.push(bit);
+                    0
+                }) += 1;
+            }
+            for bit in &order {
+                let Some(&of) = self.complements.get(bit) else {
+                    continue;
+                };
+                let (Some(&k), Some(&j)) = (copies.get(bit), copies.get(&of)) else {
+                    continue;
+                };
+                let pairs = k.min(j);
+                copies.insert(*bit, k - pairs);
+                copies.insert(of, j - pairs);
+                self.constant += (pairs as i128) << c;
+            }
+            for bit in order {
+                let k = copies[&bit];
+                if k % 2 == 1 {
+                    self.cols[c].push(bit);
+                }
+                if c + 1 < self.w {
+                    let up = &mut self.cols[c + 1];
+                    up.extend(std::iter::repeat_n(bit, k / 2));
+                }
+            }
+        }
+    }
+
+    /// Whether column `c` holds a bit twice, or a bit and its complement.
+    fn has_like_terms(&self, c: usize) -> bool {
+        let col = &self.cols[c];
+        let complement_in =
+            |bit: &Bit| (self.complements.get(bit)).is_some_and(|of| col.contains(of));
+        if !self.complements.is_empty() && col.iter().any(complement_in) {
+            return true;
+        }
+        let mut seen: HashMap<Bit, usize> = HashMap::default();
+        col.iter().any(|bit| {
+            let k = seen.entry(*bit).or_insert(0);
+            *k += 1;
+            *k >= 4
+        })
     }
 
     /// The range a word may contribute: its digits' range, tightened by a
@@ -164,6 +243,46 @@ impl Sum {
         }
     }
 
+    /// Adds `k` times the low half of the product `x · y`, each factor with
+    /// its known range (if any): the product is reduced to two words once
+    /// (carry-save), and those are added `k` times; its partial products
+    /// are not added `k` times each.
+    pub fn add_product_times(
+        &mut self,
+        b: &mut Builder,
+        x: (&[Bit], Option<Range>),
+        y: (&[Bit], Option<Range>),
+        k: i128,
+    ) {
+        let (rx, ry) = (self.operand_range(x.0, x.1), self.operand_range(y.0, y.1));
+        self.account(rx * ry * Range::new(k, k), false);
+        let mut product = Sum::new(self.w);
+        product.add_product_ranged(b, x, y, false);
+        let (lo, hi) = product.finish_carry_save(b);
+        self.put_times(b, &lo, k);
+        self.put_times(b, &hi, k);
+    }
+
+    /// Puts the digits of `k · x` into the columns (the range is accounted
+    /// by the caller): a copy of `x` shifted by each bit set in `|k|`. (Not
+    /// the fewer signed digits of a constant factor: `3x` as `4x - x` would
+    /// cost the complement's constant, where three copies of a bit cost
+    /// no AND gate.)
+    fn put_times(&mut self, b: &mut Builder, x: &[Bit], k: i128) {
+        let m = k.unsigned_abs();
+        let shifts = (0..self.w.min(128)).filter(|j| (m >> j) & 1 == 1);
+        for j in shifts {
+            for a in digits(x, self.w) {
+                let d = Digit {
+                    col: a.col + j as u32,
+                    neg: a.neg != (k < 0),
+                    ..a
+                };
+                self.digit(b, d);
+            }
+        }
+    }
+
     /// The sum modulo `2^w` as a word: columns reduced with full adders,
     /// only up to the width the sum can reach.
     pub fn finish(self, b: &mut Builder) -> Bits {
@@ -173,18 +292,15 @@ impl Sum {
     /// The sum modulo `2^w` in carry-save form: two words whose sum it is,
     /// each column reduced to two bits with full adders (no carry chain).
     pub fn finish_carry_save(mut self, b: &mut Builder) -> (Bits, Bits) {
+        self.collect_like_terms();
         let w = self.w;
         let c = self.constant.rem_euclid(1i128 << w.min(127));
-        for i in 0..w.min(127) {
-            if (c >> i) & 1 == 1 {
-                self.cols[i].push(Bit::Const(true));
-            }
-        }
         let (mut x, mut y) = (Vec::with_capacity(w), Vec::with_capacity(w));
         let mut carry_in: Vec<Bit> = Vec::new();
         for i in 0..w {
             let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
             q.extend(carry_in.drain(..));
+            push_constant(&mut q, c, i);
             while q.len() >= 3 {
                 let (Some(p), Some(r), Some(t)) = (q.pop_front(), q.pop_front(), q.pop_front())
                 else {
@@ -262,21 +378,18 @@ impl Sum {
 
     /// [`Sum::finish`] and the range of the result's value.
     pub fn finish_ranged(mut self, b: &mut Builder) -> (Bits, Range) {
+        self.collect_like_terms();
         let (signed, n) = self.narrowed();
         if n == 0 {
             return (konst(0, self.w), Range::new(0, 0));
         }
         let c = self.constant.rem_euclid(1i128 << n);
-        for i in 0..n {
-            if (c >> i) & 1 == 1 {
-                self.cols[i].push(Bit::Const(true));
-            }
-        }
         let mut out = Vec::with_capacity(self.w);
         let mut carry_in: Vec<Bit> = Vec::new();
         for i in 0..n {
             let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
             q.extend(carry_in.drain(..));
+            push_constant(&mut q, c, i);
             if i + 1 == n {
                 let mut s = Bit::Const(false);
                 for x in q {
@@ -312,6 +425,14 @@ impl Sum {
     pub fn finish_wrapping(mut self, b: &mut Builder) -> Bits {
         self.range = Range::new(0, (1i128 << self.w) - 1);
         self.finish(b)
+    }
+}
+
+/// Puts bit `i` of the constant `c`, if set, last in column `i`'s queue:
+/// added to one bit by a half adder it costs no AND gate.
+fn push_constant(q: &mut VecDeque<Bit>, c: i128, i: usize) {
+    if (c >> i) & 1 == 1 {
+        q.push_back(Bit::Const(true));
     }
 }
 

@@ -140,6 +140,10 @@ const FRUITLESS_RUNS: &str = "its last 3 runs probed and kept nothing";
 /// Why a loop is unrolled after [`MAX_FRUITLESS`] probes.
 const FRUITLESS: &str = "32 probes in a row kept no run of iterations";
 
+/// Why a loop whose products were strength-reduced is unrolled when it is
+/// shorter than [`MIN_SETTLED_TRIPS`] (followed by that number).
+const SHORT_REDUCED: &str = "its sums would be reduced each iteration, which pays only over";
+
 /// Why iterations are unrolled when their probes differ.
 const DIFFERENT: &str = "consecutive iterations lower to different gates";
 
@@ -607,8 +611,12 @@ impl Frozen {
 }
 
 /// The fewest iterations left for which a loop probed each reduces the
-/// sums it carries on each iteration (see [`Setup::settle_sums`]).
-const MIN_SETTLED_TRIPS: u64 = 256;
+/// sums it carries on each iteration (see [`Setup::settle_sums`]). Fewer
+/// are unrolled: there the sum of all iterations' rows collects its like
+/// terms (`t += i * x + (y ^ i)` over 20,000 iterations: 20,811 AND gates
+/// against 92 an iteration kept), and unrolling compiles in about a second
+/// (about 8 µs an iteration). Beyond, keeping bounds the compile time.
+const MIN_SETTLED_TRIPS: u64 = 1 << 17;
 
 /// The setup of a loop's first probe: the loop variable where `c` found
 /// it, stored (each iteration's value wired in from a table) if the loop

@@ -161,9 +161,13 @@ impl<'p> Lower<'p> {
             .filter_map(|n| Some((self.lookup(&n)?.0, n)))
             .collect();
         let frozen = self.frozen.freeze(counted_with);
+        // (Probes of this loop's iterations are those past the ones open
+        // now.)
+        let outer_probes = self.probes.len();
         let kept = if plan.is_some() {
             self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
-                me.region_iteration(&reds, &privs, &items, loc)
+                let probed = me.probes.len() > outer_probes;
+                me.region_iteration(&reds, &privs, &items, (loc, probed))
             })
         } else {
             self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
@@ -243,12 +247,14 @@ impl<'p> Lower<'p> {
     /// One iteration of a region: private scalars and reduction partials
     /// fresh, the body run, what it leaves in outer objects reduced to bits.
     /// Yields each reduction's partial, then each private scalar's value.
+    /// `probed`: whether the loop probes the iteration (else it is lowered
+    /// as written).
     fn region_iteration(
         &mut self,
         reds: &[Red],
         privs: &[(String, usize, CType)],
         items: &[&Stmt],
-        loc: Loc,
+        (loc, probed): (Loc, bool),
     ) -> DResult<Vec<Slot>> {
         self.frame_mut().names.push_scope();
         let mut fresh = Vec::with_capacity(privs.len());
@@ -257,7 +263,7 @@ impl<'p> Lower<'p> {
             self.bind(name, obj, ty.clone());
             fresh.push(obj);
         }
-        let partials = self.iteration(reds, items, loc);
+        let partials = self.iteration(reds, items, (loc, probed));
         let mut out = Vec::new();
         let r = partials.map(|partials| {
             for p in partials {
@@ -308,8 +314,14 @@ impl<'p> Lower<'p> {
 
     /// One iteration: reduction variables bound to fresh partials, the body
     /// run; returns each reduction's partial (a minimum's or maximum's
-    /// candidate) as bits, if the iteration made one.
-    fn iteration(&mut self, reds: &[Red], items: &[&Stmt], loc: Loc) -> DResult<Vec<Option<Word>>> {
+    /// candidate) as bits, if the iteration made one. A sum's partial is
+    /// left lazy in an iteration lowered as written (`probed` false).
+    fn iteration(
+        &mut self,
+        reds: &[Red],
+        items: &[&Stmt],
+        (loc, probed): (Loc, bool),
+    ) -> DResult<Vec<Option<Word>>> {
         let mut fresh = Vec::with_capacity(reds.len());
         for r in reds {
             let Some(id) = identity(r.op, r.scalar) else {
@@ -336,12 +348,17 @@ impl<'p> Lower<'p> {
             if let Some(obj) = obj {
                 if let Slot::Val(w) = self.slot(obj, 0) {
                     // A sum's partial is left in carry-save form: the carry
-                    // chain is made once, after the loop.
-                    let w = if reds[k].op == RedOp::Add {
-                        w.carry_save(&mut self.b)
-                    } else {
+                    // chain is made once, after the loop. (Lowered as
+                    // written, its rows join the total's as they are: the
+                    // sum of `t += a * k` for many public `k` is then what
+                    // unrolling makes, not two full words an iteration.)
+                    let w = if reds[k].op != RedOp::Add {
                         w.range(&mut self.b);
                         w
+                    } else if probed {
+                        w.carry_save(&mut self.b)
+                    } else {
+                        w.without_zero_rows()
                     };
                     partials[k] = Some(w);
                 }

@@ -91,7 +91,7 @@ pub(crate) fn product_sum() -> Option<u32> {
 /// Whether sums are being noted: then a [`noted`] sum with a product of two
 /// secret words gets no Boolean circuit, only fresh wires for its bits and
 /// a note.
-fn recording() -> bool {
+pub(crate) fn recording() -> bool {
     NOTES.with(|n| n.borrow().is_some())
 }
 

@@ -2,7 +2,10 @@
 //! bits together (carry-save) when their bits are first needed.
 
 use std::cell::{Cell, Ref, RefCell};
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+
+use rustc_hash::{FxHashMap as HashMap, FxHasher};
 
 use twofold_circuit::{Bit, Builder};
 
@@ -128,6 +131,13 @@ impl Lazy {
         self.rows.len
     }
 
+    /// Whether it adds at most two words (no products, nothing
+    /// subtracted): its own carry-save form.
+    pub(super) fn is_two_words(&self) -> bool {
+        let rows = self.rows();
+        rows.len() <= 2 && (rows.iter()).all(|r| matches!(r.kind, RowKind::Word(..)) && !r.neg)
+    }
+
     /// The sum of `w` bits of these rows followed by `more` (shared, see
     /// `Rows`).
     pub(super) fn append(&self, w: u32, more: Vec<Row>) -> Word {
@@ -171,12 +181,14 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
         notes::record(note);
         return (bits, range);
     }
-    for r in rows {
-        match &r.kind {
-            RowKind::Word(x, rx) => s.add_ranged(b, x, r.neg, Some(*rx)),
-            RowKind::Product((x, rx), (y, ry)) => {
-                s.add_product_ranged(b, (x, Some(*rx)), (y, Some(*ry)), r.neg)
-            }
+    if noted {
+        // (Row by row: the note's terms are the rows.)
+        for r in rows {
+            add_row(b, &mut s, &r.kind, if r.neg { -1 } else { 1 });
+        }
+    } else {
+        for (kind, k) in like_rows(rows) {
+            add_row(b, &mut s, kind, k);
         }
     }
     let exact = s.range();
@@ -192,6 +204,54 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
         notes::record(note);
     }
     (bits, range)
+}
+
+/// Adds `k` times the row `kind` to `s`: a word as `|k|` rows (the sum
+/// collects their like terms; as copies shifted by `k`'s bits, the full
+/// adders would pair them less well), a product added more than once
+/// reduced once and multiplied by `k`.
+fn add_row(b: &mut Builder, s: &mut gates::Sum, kind: &RowKind, k: i128) {
+    match kind {
+        RowKind::Word(x, rx) => {
+            for _ in 0..k.unsigned_abs() {
+                s.add_ranged(b, x, k < 0, Some(*rx));
+            }
+        }
+        RowKind::Product((x, rx), (y, ry)) if k.abs() > 1 => {
+            s.add_product_times(b, (x, Some(*rx)), (y, Some(*ry)), k)
+        }
+        RowKind::Product((x, rx), (y, ry)) => {
+            if k != 0 {
+                s.add_product_ranged(b, (x, Some(*rx)), (y, Some(*ry)), k < 0);
+            }
+        }
+    }
+}
+
+/// The distinct rows of `rows`, each with the times it is added less the
+/// times it is subtracted, in the order they first appear: a row added
+/// `k` times costs one row times `k` (a product is reduced once, not its
+/// partial products `k` times), one added and subtracted costs nothing.
+fn like_rows(rows: &[Row]) -> Vec<(&RowKind, i128)> {
+    let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::default();
+    let mut out: Vec<(&RowKind, i128)> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let sign = if r.neg { -1 } else { 1 };
+        let mut h = FxHasher::default();
+        match &r.kind {
+            RowKind::Word(x, _) => x.hash(&mut h),
+            RowKind::Product((x, _), (y, _)) => (x, y).hash(&mut h),
+        }
+        let same = by_hash.entry(h.finish()).or_default();
+        match same.iter().find(|&&i| *out[i].0 == r.kind) {
+            Some(&i) => out[i].1 += sign,
+            None => {
+                same.push(out.len());
+                out.push((&r.kind, sign));
+            }
+        }
+    }
+    out
 }
 
 /// Products of two secret words among `rows`.

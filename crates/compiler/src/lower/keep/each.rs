@@ -73,6 +73,12 @@ impl Lower<'_> {
                 format!("fewer than {MIN_RUN} iterations"),
             ));
         }
+        if setup.may_settle && c.trips < MIN_SETTLED_TRIPS {
+            // Its sums could be kept only reduced each iteration: unrolled,
+            // their rows collect like terms (and are not probed first).
+            let why = format!("{SHORT_REDUCED} {MIN_SETTLED_TRIPS} iterations");
+            return Ok(Outcome::Unroll(0, why));
+        }
         if c.trips > self.opts.limits.max_iterations {
             // Probing costs what lowering does: past the limit on
             // iterations lowered, the loop is unrolled (and refused there).
