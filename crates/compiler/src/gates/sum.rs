@@ -73,13 +73,14 @@ impl Sum {
         }
     }
 
-    /// Collects like terms, column after column from the lowest: a bit
-    /// and its complement in one column add up to 1 (the constant takes
-    /// it), and two copies of a bit in column `c` are one copy in column
-    /// `c + 1`. A sum of rows that repeat or cancel (`s += A - A`, `A`
-    /// added 32 times) is reduced as what it adds up to; a column without
-    /// repeats keeps its order, so its full adders are the ones it made
-    /// before.
+    /// Collects like terms, column after column from the lowest, in a
+    /// column that holds a bit and its complement or four copies of a bit:
+    /// a bit and its complement add up to 1 (the constant takes it), and
+    /// two copies of a bit in column `c` are one copy in column `c + 1`. A
+    /// sum of rows that repeat or cancel (`s += A - A`, `A` added 32 times)
+    /// is reduced as what it adds up to; another column keeps its order, so
+    /// its full adders are the ones it made before (three copies of a bit
+    /// cost one full adder without an AND gate).
     ///
     /// Not in a mixed compilation: there a sum of products made Boolean
     /// (`--protocol auto`'s choice, recompiled) must leave the program's
@@ -89,19 +90,26 @@ impl Sum {
         if crate::mixed::notes::recording() {
             return;
         }
+        // Each bit's copies in the column at hand, and the bits in the
+        // order they first appear (reused from column to column).
+        let mut copies: HashMap<Bit, usize> = HashMap::default();
+        let mut order: Vec<Bit> = Vec::new();
         for c in 0..self.w {
-            if !self.has_like_terms(c) {
+            if self.cols[c].len() < 2 {
                 continue;
             }
-            let col = std::mem::take(&mut self.cols[c]);
-            // Each bit's copies, in the order the bits first appear.
-            let mut order: Vec<Bit> = Vec::new();
-            let mut copies: HashMap<Bit, usize> = HashMap::default();
-            for bit in col {
+            copies.clear();
+            order.clear();
+            for &bit in &self.cols[c] {
                 *copies.entry(bit).or_insert_with(|| {
                     order.push(bit);
                     0
                 }) += 1;
+            }
+            let complement_in =
+                |bit: &Bit| (self.complements.get(bit)).is_some_and(|of| copies.contains_key(of));
+            if !order.iter().any(|b| copies[b] >= 4 || complement_in(b)) {
+                continue;
             }
             for bit in &order {
                 let Some(&of) = self.complements.get(bit) else {
@@ -115,33 +123,18 @@ impl Sum {
                 copies.insert(of, j - pairs);
                 self.constant += (pairs as i128) << c;
             }
-            for bit in order {
-                let k = copies[&bit];
+            self.cols[c].clear();
+            for bit in &order {
+                let k = copies[bit];
                 if k % 2 == 1 {
-                    self.cols[c].push(bit);
+                    self.cols[c].push(*bit);
                 }
                 if c + 1 < self.w {
                     let up = &mut self.cols[c + 1];
-                    up.extend(std::iter::repeat_n(bit, k / 2));
+                    up.extend(std::iter::repeat_n(*bit, k / 2));
                 }
             }
         }
-    }
-
-    /// Whether column `c` holds a bit twice, or a bit and its complement.
-    fn has_like_terms(&self, c: usize) -> bool {
-        let col = &self.cols[c];
-        let complement_in =
-            |bit: &Bit| (self.complements.get(bit)).is_some_and(|of| col.contains(of));
-        if !self.complements.is_empty() && col.iter().any(complement_in) {
-            return true;
-        }
-        let mut seen: HashMap<Bit, usize> = HashMap::default();
-        col.iter().any(|bit| {
-            let k = seen.entry(*bit).or_insert(0);
-            *k += 1;
-            *k >= 4
-        })
     }
 
     /// The range a word may contribute: its digits' range, tightened by a
