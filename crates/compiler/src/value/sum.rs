@@ -206,10 +206,12 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     (bits, range)
 }
 
-/// Adds `k` times the row `kind` to `s`: a word as `|k|` rows (the sum
-/// collects their like terms; as copies shifted by `k`'s bits, the full
-/// adders would pair them less well), a product added more than once
-/// reduced once and multiplied by `k`.
+/// Adds `k` times the row `kind` to `s`: a product of two secrets added
+/// more than once reduced once and multiplied by `k`; another row as `|k|`
+/// rows. (The sum collects their like terms; a word times `k` as copies
+/// shifted by `k`'s bits would pair less well in the full adders, and a
+/// product by a public value is shifted copies already, which reducing
+/// would cost AND gates.)
 fn add_row(b: &mut Builder, s: &mut gates::Sum, kind: &RowKind, k: i128) {
     match kind {
         RowKind::Word(x, rx) => {
@@ -217,11 +219,11 @@ fn add_row(b: &mut Builder, s: &mut gates::Sum, kind: &RowKind, k: i128) {
                 s.add_ranged(b, x, k < 0, Some(*rx));
             }
         }
-        RowKind::Product((x, rx), (y, ry)) if k.abs() > 1 => {
+        RowKind::Product((x, rx), (y, ry)) if k.abs() > 1 && secret(x) && secret(y) => {
             s.add_product_times(b, (x, Some(*rx)), (y, Some(*ry)), k)
         }
         RowKind::Product((x, rx), (y, ry)) => {
-            if k != 0 {
+            for _ in 0..k.unsigned_abs() {
                 s.add_product_ranged(b, (x, Some(*rx)), (y, Some(*ry)), k < 0);
             }
         }
