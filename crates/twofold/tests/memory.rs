@@ -2,7 +2,9 @@
 //! 10^5 iterations (10^8 AND gates) runs, both parties in one process,
 //! within a fixed bound that does not grow when the trip count grows 10x;
 //! a 4,096-value sort, whose stages are loops of their own, in 256 MiB a
-//! party; a program of many regions is prepared once, not once a party.
+//! party; a program of many regions is prepared once, not once a party; a
+//! long chain of linear sums compiles as a mixed program in memory that
+//! grows with it, not with its square.
 
 use std::process::Command;
 
@@ -12,6 +14,18 @@ use serde_json::Value;
 /// `inputs` given, in a directory of its own (`tag`) holding the `files`
 /// (name, text) the inputs may read.
 fn run_local(tag: &str, source: &str, files: &[(&str, String)], inputs: &[&str]) -> Value {
+    // Garbled circuits (a chain as a mixed program has no AND gate).
+    run_local_as(tag, source, files, inputs, "yao")
+}
+
+/// [`run_local`] with `--protocol protocol`.
+fn run_local_as(
+    tag: &str,
+    source: &str,
+    files: &[(&str, String)],
+    inputs: &[&str],
+    protocol: &str,
+) -> Value {
     let dir = std::env::temp_dir().join(format!("twofold-memory-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("program.c"), source).unwrap();
@@ -20,8 +34,7 @@ fn run_local(tag: &str, source: &str, files: &[(&str, String)], inputs: &[&str])
     }
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_twofold"));
     cmd.current_dir(&dir).args(["run", "program.c"]);
-    // Garbled circuits (a chain as a mixed program has no AND gate).
-    cmd.args(["--local", "--json", "--protocol", "yao"]);
+    cmd.args(["--local", "--json", "--protocol", protocol]);
     for i in inputs {
         cmd.args(["-i", i]);
     }
@@ -174,6 +187,44 @@ fn a_program_of_many_regions_is_prepared_once_in_place() {
     let peak = v["peak_rss_bytes"].as_u64().unwrap();
     assert!(
         peak <= 200 << 20,
+        "both parties peak at {:.1} MiB",
+        peak as f64 / (1u64 << 20) as f64
+    );
+}
+
+/// A chain of 3,000 linear sums, each a term of the next with a word of
+/// its own (`INPUT_B ^ i`), compiled as a mixed program: each sum's
+/// combination held every term of the chain before it (870 MiB for both
+/// parties in one process; 5,000 links took 4.8 GB and 20,000 ran out of
+/// memory), now a sum of more than 64 terms is converted instead.
+#[test]
+fn a_chain_of_linear_sums_compiles_mixed_in_memory_that_grows_with_it() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        eprintln!("skipping: peak memory is read from /proc (Linux only)");
+        return;
+    }
+    let source = "#include <stdint.h>\n\
+        int16_t mpc_main(uint16_t INPUT_A, uint16_t INPUT_B) {\n\
+        \x20   int16_t t = 0;\n\
+        \x20   for (int i = 3000; i > 0; i--)\n\
+        \x20       t = (int16_t)(t + i * INPUT_A + (INPUT_B ^ i));\n\
+        \x20   return t;\n\
+        }\n";
+    let (a, b) = (12_345i32, 54_321i32);
+    let want = (1..=3000)
+        .rev()
+        .fold(0i16, |t, i| (t as i32 + i * a + (b ^ i)) as i16);
+    let v = run_local_as(
+        "linear-chain",
+        source,
+        &[],
+        &["INPUT_A=12345", "INPUT_B=54321"],
+        "mixed",
+    );
+    assert_eq!(v["outputs"]["return"], serde_json::json!(want), "{v}");
+    let peak = v["peak_rss_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= 256 << 20,
         "both parties peak at {:.1} MiB",
         peak as f64 / (1u64 << 20) as f64
     );

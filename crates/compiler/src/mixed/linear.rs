@@ -95,12 +95,23 @@ pub(super) fn flatten(words: &[(Operand, u64)], mask: u64) -> Vec<(Operand, u64)
     all.finish()
 }
 
+/// The most terms a combination a linear sum's bits stand for may have.
+/// Each linear sum holds its combination, multiplied out: a chain of sums,
+/// each a term of the next with a term of its own (`t = (int16_t)(t + (y ^
+/// i))` over many iterations, where each `y ^ i` is a word of its own),
+/// would hold combinations that grow by a term a link (4.8 GB compiling
+/// 5,000 links, out of memory at 20,000).
+const MAX_COMBINATION_TERMS: usize = 64;
+
 /// The operand a linear sum's bits stand for: the combination of its
 /// words, unless one is gathered from a Boolean phase (then its bits are
-/// converted, one conversion rather than one per gathered word).
+/// converted, one conversion rather than one per gathered word) or it has
+/// more than [`MAX_COMBINATION_TERMS`] terms (converted too).
 pub(super) fn combination(words: &[(Operand, u64)], mask: u64) -> Option<Operand> {
     let terms = flatten(words, mask);
-    if terms.iter().any(|(x, _)| matches!(x, Operand::Gathered(_))) {
+    if terms.len() > MAX_COMBINATION_TERMS
+        || terms.iter().any(|(x, _)| matches!(x, Operand::Gathered(_)))
+    {
         return None;
     }
     Some(match terms.as_slice() {
