@@ -95,23 +95,3 @@ fn repeated_products_are_reduced_once() {
         "{kept} kept, {flat} unrolled"
     );
 }
-
-/// Products by a public value (`A * (i & 7)`) repeat too: they are
-/// shifted copies of `A`, collected as such (measured: 23,144 AND gates
-/// kept and 21,873 unrolled before like terms, 2,632 when each product
-/// counted several times was reduced first; 1,174 now).
-#[test]
-fn repeated_products_by_public_values_stay_rows() {
-    let src = "#include <stdint.h>\n\
-        uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B) {\n\
-        \x20   uint32_t t = INPUT_B;\n\
-        \x20   for (int i = 0; i < 2000; i++)\n\
-        \x20       t += INPUT_A * (uint32_t)(i & 7);\n\
-        \x20   return t;\n\
-        }\n";
-    let (kept, flat) = and_gates("periodic", src, 35);
-    assert!(
-        kept <= 1_500 && flat <= 1_500,
-        "{kept} kept, {flat} unrolled"
-    );
-}

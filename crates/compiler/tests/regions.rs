@@ -441,7 +441,11 @@ All mpc_main(Half INPUT_A, Half INPUT_B)
 /// its rows (the product by a public constant), as unrolled: it was
 /// reduced to two full words an iteration (and a sum started from zero
 /// held a row of zeros), and the loop cost 1.05 times the AND gates of
-/// `--no-loops` at 2,000 iterations, 1.27 times at 20,000.
+/// `--no-loops` at 2,000 iterations, 1.27 times at 20,000. The products
+/// are shifted copies of `A`, whose like terms the total collects
+/// (measured: 23,144 AND gates kept and 21,873 unrolled before like terms,
+/// 2,632 when each product counted several times was reduced first; 1,174
+/// now).
 #[test]
 fn a_reduction_lowered_as_written_costs_what_unrolling_does() {
     let src = "#include <stdint.h>\n\
@@ -457,10 +461,9 @@ fn a_reduction_lowered_as_written_costs_what_unrolling_does() {
         ..CompileOptions::default()
     };
     let flat = compile(src, "periodic.c", &flat).unwrap_or_else(|e| panic!("{e}"));
+    let (kept, flat) = (kept.program.and_count(), flat.program.and_count());
     assert!(
-        kept.program.and_count() <= flat.program.and_count(),
-        "{} AND gates kept, {} unrolled",
-        kept.program.and_count(),
-        flat.program.and_count()
+        kept <= flat && flat <= 1_500,
+        "{kept} AND gates kept, {flat} unrolled"
     );
 }
