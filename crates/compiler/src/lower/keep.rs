@@ -613,7 +613,7 @@ impl Frozen {
 /// The fewest iterations left for which a loop probed each reduces the
 /// sums it carries on each iteration (see [`Setup::settle_sums`]). Fewer
 /// are unrolled: there the sum of all iterations' rows collects its like
-/// terms (`t += i * x + (y ^ i)` over 20,000 iterations: 20,811 AND gates
+/// terms (`t += i * x + (y ^ i)` over 20,000 iterations: 20,933 AND gates
 /// against 92 an iteration kept), and unrolling compiles in about a second
 /// (about 8 µs an iteration). Beyond, keeping bounds the compile time.
 const MIN_SETTLED_TRIPS: u64 = 1 << 17;
