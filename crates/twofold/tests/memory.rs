@@ -196,7 +196,8 @@ fn a_program_of_many_regions_is_prepared_once_in_place() {
 /// its own (`INPUT_B ^ i`), compiled as a mixed program: each sum's
 /// combination held every term of the chain before it (870 MiB for both
 /// parties in one process; 5,000 links took 4.8 GB and 20,000 ran out of
-/// memory), now a sum of more than 64 terms is converted instead.
+/// memory); now, once the combinations held pass a budget of terms, a
+/// longer one is converted instead.
 #[test]
 fn a_chain_of_linear_sums_compiles_mixed_in_memory_that_grows_with_it() {
     if !std::path::Path::new("/proc/self/status").exists() {

@@ -9,6 +9,8 @@
 //! where `(a − b)·(a − b)` is a product of two shared words (a Beaver
 //! triple, about two cross products and an opening).
 
+use std::cell::Cell;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use super::partition::Operand;
@@ -95,24 +97,34 @@ pub(super) fn flatten(words: &[(Operand, u64)], mask: u64) -> Vec<(Operand, u64)
     all.finish()
 }
 
-/// The most terms a combination a linear sum's bits stand for may have.
-/// Each linear sum holds its combination, multiplied out: a chain of sums,
-/// each a term of the next with a term of its own (`t = (int16_t)(t + (y ^
-/// i))` over many iterations, where each `y ^ i` is a word of its own),
-/// would hold combinations that grow by a term a link (4.8 GB compiling
-/// 5,000 links, out of memory at 20,000).
-const MAX_COMBINATION_TERMS: usize = 64;
+/// Terms the combinations of a program's linear sums may hold together,
+/// beyond [`FREE_TERMS`] each. Each linear sum holds its combination,
+/// multiplied out: a chain of sums, each a term of the next with a term of
+/// its own (`t = (int16_t)(t + (y ^ i))` over many iterations, where each
+/// `y ^ i` is a word of its own), held combinations that grew by a term a
+/// link (4.8 GB compiling 5,000 links, out of memory at 20,000). Past the
+/// budget, a longer combination's bits are converted instead.
+pub(super) const COMBINATION_BUDGET: usize = 1 << 18;
+
+/// Terms a combination may have without drawing on the budget.
+const FREE_TERMS: usize = 64;
 
 /// The operand a linear sum's bits stand for: the combination of its
 /// words, unless one is gathered from a Boolean phase (then its bits are
 /// converted, one conversion rather than one per gathered word) or it has
-/// more than [`MAX_COMBINATION_TERMS`] terms (converted too).
-pub(super) fn combination(words: &[(Operand, u64)], mask: u64) -> Option<Operand> {
+/// more than [`FREE_TERMS`] terms and `budget` (terms left, see
+/// [`COMBINATION_BUDGET`]) has fewer (converted too).
+pub(super) fn combination(
+    words: &[(Operand, u64)],
+    mask: u64,
+    budget: &Cell<usize>,
+) -> Option<Operand> {
     let terms = flatten(words, mask);
-    if terms.len() > MAX_COMBINATION_TERMS
-        || terms.iter().any(|(x, _)| matches!(x, Operand::Gathered(_)))
-    {
+    if terms.iter().any(|(x, _)| matches!(x, Operand::Gathered(_))) {
         return None;
+    }
+    if terms.len() > FREE_TERMS {
+        budget.set(budget.get().checked_sub(terms.len())?);
     }
     Some(match terms.as_slice() {
         [] => Operand::Const(0),

@@ -13,7 +13,7 @@
 //! latest gathered operand. Gates no output needs are left out. Each phase
 //! becomes one Boolean program of the mixed program.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -241,6 +241,7 @@ fn arith_sums(
         wide: HashMap::default(),
         widths: Vec::new(),
         widened: RefCell::default(),
+        terms_left: Cell::new(linear::COMBINATION_BUDGET),
     };
     for (i, note) in notes.iter().enumerate() {
         let w = note.w;
@@ -248,7 +249,7 @@ fn arith_sums(
         let mask = u64::MAX >> (64 - w);
         let (pairs, mut words) = r.terms(i, w);
         if pairs.is_empty() {
-            if let Some(x) = linear::combination(&words, mask) {
+            if let Some(x) = linear::combination(&words, mask, &r.terms_left) {
                 r.by_bits.entry(bits.clone()).or_insert(x);
             }
             if note.bounds.is_some() {
@@ -318,6 +319,9 @@ struct Reader<'a> {
     /// Linear notes read wider: what they are at each width (kept, so that
     /// a chain of them, each a term of the next, is read once each).
     widened: RefCell<HashMap<(usize, u32), Option<Operand>>>,
+    /// Terms the combinations held may still add (see
+    /// [`linear::COMBINATION_BUDGET`]).
+    terms_left: Cell<usize>,
 }
 
 impl Reader<'_> {
@@ -388,7 +392,7 @@ impl Reader<'_> {
                     return x.clone();
                 }
                 let (_, words) = self.terms(i, w);
-                let x = linear::combination(&words, u64::MAX >> (64 - w));
+                let x = linear::combination(&words, u64::MAX >> (64 - w), &self.terms_left);
                 self.widened.borrow_mut().insert((i, w), x.clone());
                 return x;
             }
