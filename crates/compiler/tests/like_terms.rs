@@ -6,18 +6,12 @@
 
 mod common;
 
-use common::agree_kept_and_unrolled;
-use twofold_compiler::{compile, CompileOptions};
+use common::kept_and_unrolled;
 
 /// The AND gates of `src` with loops kept and with `--no-loops`, each
 /// checked against gcc on random inputs.
 fn and_gates(name: &str, src: &str, seed: u64) -> (u64, u64) {
-    let kept = agree_kept_and_unrolled(name, src, seed);
-    let flat = CompileOptions {
-        loops: false,
-        ..CompileOptions::default()
-    };
-    let flat = compile(src, &format!("{name}.c"), &flat).unwrap_or_else(|e| panic!("{e}"));
+    let (kept, flat) = kept_and_unrolled(name, src, seed);
     (kept.program.and_count(), flat.program.and_count())
 }
 

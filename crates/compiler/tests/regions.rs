@@ -455,12 +455,7 @@ fn a_reduction_lowered_as_written_costs_what_unrolling_does() {
         \x20       t += INPUT_A * (uint32_t)(i & 7);\n\
         \x20   return t;\n\
         }\n";
-    let kept = common::agree_kept_and_unrolled("periodic", src, 23);
-    let flat = CompileOptions {
-        loops: false,
-        ..CompileOptions::default()
-    };
-    let flat = compile(src, "periodic.c", &flat).unwrap_or_else(|e| panic!("{e}"));
+    let (kept, flat) = common::kept_and_unrolled("periodic", src, 23);
     let (kept, flat) = (kept.program.and_count(), flat.program.and_count());
     assert!(
         kept <= flat && flat <= 1_500,

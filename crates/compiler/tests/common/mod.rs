@@ -440,6 +440,11 @@ fn find_decl(src: &str, name: &str) -> Option<(usize, usize, String, Option<Stri
 /// unrolled, checks both against gcc on 24 random input sets drawn from
 /// `seed`, and returns the first.
 pub fn agree_kept_and_unrolled(name: &str, src: &str, seed: u64) -> CompiledProgram {
+    kept_and_unrolled(name, src, seed).0
+}
+
+/// [`agree_kept_and_unrolled`]'s two programs: kept, then unrolled.
+pub fn kept_and_unrolled(name: &str, src: &str, seed: u64) -> (CompiledProgram, CompiledProgram) {
     use twofold_compiler::{compile, CompileOptions};
     let opts = [
         CompileOptions::default(),
@@ -453,7 +458,9 @@ pub fn agree_kept_and_unrolled(name: &str, src: &str, seed: u64) -> CompiledProg
         .map(|o| compile(src, &format!("{name}.c"), o).unwrap_or_else(|e| panic!("{e}")))
         .collect();
     agree_with_gcc(src, &programs.iter().collect::<Vec<_>>(), 24, seed, name);
-    programs.into_iter().next().expect("two programs")
+    let mut programs = programs.into_iter();
+    let kept = programs.next().expect("two programs");
+    (kept, programs.next().expect("two programs"))
 }
 
 /// The error compiling `src` (as `prog.c`, default options) gives.
