@@ -1,6 +1,7 @@
 //! Building circuits gate by gate, with constant folding and structural hashing.
 
 mod cone;
+mod continued;
 mod index;
 mod store;
 
@@ -66,6 +67,8 @@ struct FrameState {
     index: index::Index,
     /// Wires of this frame holding 0 and 1, once made.
     constants: [Option<Wire>; 2],
+    /// Its latest blocks that a new block may continue.
+    chains: Vec<continued::Chain>,
 }
 
 /// A program built without blocks, not assembled (see
@@ -325,10 +328,14 @@ impl Builder {
         }
     }
 
-    /// Places a block in the current frame, after the gates made so far.
-    pub fn add_block(&mut self, mut block: PendingBlock) {
+    /// Places a block in the current frame, after the gates made so far;
+    /// a block that repeats an earlier one's iterations and goes on runs
+    /// only the iterations after them. Returns how many it skips.
+    pub fn add_block(&mut self, mut block: PendingBlock) -> u64 {
         block.position = self.frame.gates.len();
+        let skipped = self.continue_earlier(&mut block);
         self.frame.blocks.push(block);
+        skipped
     }
 
     /// A wire of the current frame holding `value`, made from `any` (a wire

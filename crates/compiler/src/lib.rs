@@ -291,6 +291,10 @@ pub struct LoopVerdict {
     /// Iterations that do nothing (a public condition disabled them), so
     /// that no block has an instance for them.
     pub disabled: u64,
+    /// Iterations of its blocks that an earlier block ran already (a loop
+    /// run again over more of the same values: a block for each run goes
+    /// on from where the last one ended).
+    pub continued: u64,
     /// Why it was not kept, or not all of it.
     pub why: Option<String>,
 }
@@ -512,6 +516,7 @@ fn compile_inner(
             blocks: r.blocks,
             unrolled: r.unrolled,
             disabled: r.disabled,
+            continued: r.continued,
             why: r.why,
         })
         .collect();

@@ -57,6 +57,9 @@ pub struct LoopReport {
     /// Iterations that do nothing (a public condition disabled them): no
     /// block has an instance for them.
     pub disabled: u64,
+    /// Iterations that an earlier block ran already (the same body from
+    /// the same start over the same wires): the block goes on from there.
+    pub continued: u64,
     /// Why iterations were unrolled (or the loop was not kept at all).
     pub why: Option<String>,
 }
@@ -70,6 +73,7 @@ impl LoopReport {
             blocks: Vec::new(),
             unrolled: 0,
             disabled: 0,
+            continued: 0,
             why: None,
         }
     }

@@ -203,6 +203,9 @@ pub struct LoopStats {
     /// Iterations that do nothing (a public condition disabled them): no
     /// block has an instance for them.
     pub disabled: u64,
+    /// Iterations of its blocks that an earlier block ran already (the
+    /// blocks go on from where that one ended).
+    pub continued: u64,
     /// Why it was (partly) unrolled.
     pub why: Option<String>,
 }
@@ -325,6 +328,7 @@ impl LoopStats {
                 .collect(),
             unrolled: l.unrolled,
             disabled: l.disabled,
+            continued: l.continued,
             why: l.why.clone(),
         }
     }
@@ -365,6 +369,12 @@ impl LoopStats {
         }
         if self.disabled > 0 {
             text += &format!("; {} iterations do nothing", self.disabled);
+        }
+        if self.continued > 0 {
+            text += &format!(
+                "; {} iterations an earlier run did (its blocks go on from there)",
+                self.continued
+            );
         }
         if let Some(why) = &self.why {
             text += &format!(" ({why})");

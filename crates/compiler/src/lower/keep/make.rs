@@ -22,6 +22,9 @@ struct Made {
     /// The instance of each iteration, where iterations that read the
     /// same wires share one (see [`distinct_iterations`]).
     instance_of: Option<Vec<u32>>,
+    /// Iterations an earlier block of the frame ran already, which the
+    /// block continues (see `Builder::add_block`).
+    continued: u64,
 }
 
 impl Made {
@@ -231,6 +234,7 @@ impl<'p> Lower<'p> {
         let (made, parallel) = self.make_block(&mut run, &needed)?;
         let mut extras = std::mem::take(&mut run.extras);
         report.blocks.push((run.count, parallel));
+        report.continued += made.continued;
         // Tokens left in the state and extras by simulated iterations.
         let runs = made.consecutive();
         let touched: Vec<(usize, usize)> = run.written().collect();
@@ -336,7 +340,7 @@ impl<'p> Lower<'p> {
             .into_body(&inputs, &outputs, &next)
             .map_err(|e| diag(Loc::default(), format!("internal: a kept loop's body: {e}")))?;
         let parallel = parallel && kinds.carried.is_empty();
-        self.b.add_block(PendingBlock {
+        made.continued = self.b.add_block(PendingBlock {
             position: 0,
             count,
             parallel,
@@ -390,6 +394,7 @@ impl<'p> Lower<'p> {
         let mut made = Made {
             outputs: vec![None; run.outputs.len()],
             instance_of: None,
+            continued: 0,
         };
         let first = unit.first().copied().unwrap_or(0);
         for (k, &q) in every_q.iter().enumerate() {
@@ -684,6 +689,7 @@ mod tests {
                 Some((24, 5)),
             ],
             instance_of: None,
+            continued: 0,
         };
         assert_eq!(made.consecutive(), vec![3, 2, 1, 0, 2, 1, 1, 1]);
     }

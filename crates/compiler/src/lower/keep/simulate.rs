@@ -1,8 +1,8 @@
 //! Simulating an iteration: applying a run's template to it without
 //! lowering it, when what it reads has the template's shapes.
 
-use super::super::probe::{padded_form, MARKER_BASE};
-use super::run::Run;
+use super::super::probe::{padded_form, Observation, MARKER_BASE};
+use super::run::{Run, TOKEN_BASE};
 use super::*;
 use crate::range::Range;
 use crate::value::SharedBits;
@@ -136,6 +136,7 @@ impl Lower<'_> {
             }
             // (Read in place, not cloned: most reads are words.)
             self.observe(obs.at.obj, leaf as usize);
+            self.reduce_where_bits_were_read(obs, (obs.at.obj, leaf as usize));
             let stored = &self.objs[obs.at.obj].slots[leaf as usize];
             // A value read padded: its marked bits are wired in, its own
             // range is the tape's input.
@@ -190,6 +191,35 @@ impl Lower<'_> {
             leaves[o] = Some(leaf);
         }
         true
+    }
+}
+
+impl Lower<'_> {
+    /// A sum not yet reduced where the template read a word's bits (the
+    /// newest element of a triangle, read for the first time) is reduced
+    /// in place, as lowering the iteration would when reading it; else the
+    /// iteration would not match, and would be lowered again beside the
+    /// run of a loop run once more over it. Only outside probes, where the
+    /// state and the gates are the program's.
+    fn reduce_where_bits_were_read(&mut self, obs: &Observation, (obj, leaf): (usize, usize)) {
+        if !self.probes.is_empty() || !matches!(obs.fresh, Slot::Val(Word::Bits(..))) {
+            return;
+        }
+        let stored = &self.objs[obj].slots[leaf];
+        let Slot::Val(sum @ Word::Sum(_)) = stored else {
+            return;
+        };
+        // (Not a value of the run's own iterations: its tokens are
+        // replaced where values are stored, not in gates.)
+        let mut tokens = false;
+        stored.for_each_bit(&mut |b| tokens |= matches!(b, Bit::Wire(w) if w >= TOKEN_BASE));
+        if tokens {
+            return;
+        }
+        let reduced = sum.reduced_for_readers(&mut self.b);
+        if matches!(reduced, Word::Bits(..)) {
+            self.objs[obj].slots[leaf] = Slot::Val(reduced);
+        }
     }
 }
 
