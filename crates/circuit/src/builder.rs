@@ -331,10 +331,12 @@ impl Builder {
     /// Places a block in the current frame, after the gates made so far;
     /// a block that repeats an earlier one's iterations and goes on runs
     /// only the iterations after them. Returns how many it skips.
-    pub fn add_block(&mut self, mut block: PendingBlock) -> u64 {
-        block.position = self.frame.gates.len();
-        let skipped = self.continue_earlier(&mut block);
-        self.frame.blocks.push(block);
+    pub fn add_block(&mut self, block: PendingBlock) -> u64 {
+        let (block, skipped) = self.continue_earlier(block);
+        if let Some(mut block) = block {
+            block.position = self.frame.gates.len();
+            self.frame.blocks.push(block);
+        }
         skipped
     }
 

@@ -6,6 +6,7 @@
 
 use super::Builder;
 use crate::assemble::PendingBlock;
+use crate::gate::{Gate, Wire};
 
 /// Recent blocks of a frame that a new block may continue.
 const LOOK_BACK: usize = 4;
@@ -20,61 +21,104 @@ pub(super) struct Chain {
 }
 
 impl Builder {
-    /// If a recent block of the current frame ran the first iterations of
-    /// `block` (the same body, shared wires and carried start, the same
-    /// wires read iteration by iteration) and `block` writes nothing per
-    /// iteration, `block` is made to run only the iterations after those,
-    /// from the values the earlier block carried out. Returns how many
-    /// iterations it skips.
-    pub(super) fn continue_earlier(&mut self, block: &mut PendingBlock) -> u64 {
-        if block.parallel || block.carried.is_empty() || block.outputs.width() != 0 {
-            return 0;
+    /// `block` as it is placed: if a recent block of the current frame ran
+    /// its first iterations (the same body, shared wires and carried start,
+    /// the same wires read iteration by iteration), only the iterations
+    /// after those, from the values that block carried out — or no block
+    /// at all if that block ran them all. What those iterations would have
+    /// written is copied from the earlier block's wires (XOR gates with
+    /// zero, free to garble). Returns the block to place, if any, and how
+    /// many iterations it skips.
+    pub(super) fn continue_earlier(
+        &mut self,
+        mut block: PendingBlock,
+    ) -> (Option<PendingBlock>, u64) {
+        if block.parallel || block.carried.is_empty() {
+            return (Some(block), 0);
+        }
+        let found = (self.frame.chains.iter().rev())
+            .find(|c| repeats(&c.whole, &block))
+            .map(|c| (c.whole.count, c.whole.outputs.clone(), c.ends));
+        let Some((skipped, earlier_outputs, ends)) = found else {
+            self.note_chain(&block, self.frame.blocks.len());
+            return (Some(block), 0);
+        };
+        // The earlier iterations' outputs, from the earlier block's.
+        for k in 0..skipped {
+            for (from, to) in earlier_outputs
+                .wires(k)
+                .into_iter()
+                .zip(block.outputs.wires(k))
+            {
+                self.copy(from, to);
+            }
+        }
+        let mut carried_out = Vec::with_capacity(block.carried.len());
+        for k in 0..block.carried.len() {
+            let last = match self.frame.blocks[ends].carried[k].last {
+                Some(w) => w,
+                None => {
+                    // (The earlier block hands the value out now.)
+                    let w = self.fresh();
+                    self.frame.blocks[ends].carried[k].last = Some(w);
+                    w
+                }
+            };
+            carried_out.push(last);
+        }
+        if skipped == block.count {
+            for (c, from) in block.carried.iter().zip(carried_out) {
+                if let Some(to) = c.last {
+                    self.copy(from, to);
+                }
+            }
+            return (None, skipped);
         }
         let whole = block.clone();
-        let found = (self.frame.chains.iter().rev())
-            .find(|c| repeats(&c.whole, block))
-            .map(|c| (c.whole.count, c.ends));
-        let skipped = match found {
-            Some((skipped, ends)) => {
-                for k in 0..block.carried.len() {
-                    let last = match self.frame.blocks[ends].carried[k].last {
-                        Some(w) => w,
-                        None => {
-                            // (The earlier block hands the value out now.)
-                            let w = self.fresh();
-                            self.frame.blocks[ends].carried[k].last = Some(w);
-                            w
-                        }
-                    };
-                    block.carried[k].init = last;
-                }
-                block.count -= skipped;
-                block.inputs = block.inputs.slice(skipped, block.count);
-                skipped
-            }
-            None => 0,
-        };
+        for (c, from) in block.carried.iter_mut().zip(carried_out) {
+            c.init = from;
+        }
+        block.count -= skipped;
+        block.inputs = block.inputs.slice(skipped, block.count);
+        block.outputs = block.outputs.slice(skipped, block.count);
+        self.note_chain(&whole, self.frame.blocks.len());
+        (Some(block), skipped)
+    }
+
+    /// Notes `whole` (a block as it was given) as one a later block may
+    /// continue, its iterations ending with block `ends` of the frame.
+    fn note_chain(&mut self, whole: &PendingBlock, ends: usize) {
         let chains = &mut self.frame.chains;
         if chains.len() == LOOK_BACK {
             chains.remove(0);
         }
         chains.push(Chain {
-            whole,
-            ends: self.frame.blocks.len(),
+            whole: whole.clone(),
+            ends,
         });
-        skipped
+    }
+
+    /// Wire `to` (written by nothing yet) made to hold `from`'s value.
+    fn copy(&mut self, from: Wire, to: Wire) {
+        let zero = self.constant_wire(false, from);
+        self.frame.gates.push(Gate::Xor {
+            a: from,
+            b: zero,
+            out: to,
+        });
     }
 }
 
-/// Whether `later`'s first iterations are exactly `earlier`'s (and it has
-/// more).
+/// Whether `later`'s first iterations are exactly `earlier`'s (all of
+/// them, or more).
 fn repeats(earlier: &PendingBlock, later: &PendingBlock) -> bool {
-    earlier.count < later.count
+    earlier.count <= later.count
         && earlier.shared == later.shared
         && earlier.carried.len() == later.carried.len()
         && (earlier.carried.iter().zip(&later.carried))
             .all(|(a, b)| a.init == b.init && a.next == b.next)
         && earlier.inputs.width() == later.inputs.width()
+        && earlier.outputs.width() == later.outputs.width()
         && earlier.body == later.body
         && {
             // (Compressed alike, the same wires read alike.)
@@ -95,14 +139,28 @@ mod tests {
     /// Places a block of `xs.len()` iterations of `c = c & x` from `init`
     /// over `xs`; its skipped iterations and the wire of its last `c`.
     fn running_and(b: &mut Builder, init: Wire, xs: &[Wire]) -> (u64, Wire) {
+        let (skipped, last, _) = running_and_each(b, init, xs, false);
+        (skipped, last)
+    }
+
+    /// [`running_and`], also writing each iteration's `c` if `every`: with
+    /// those wires.
+    fn running_and_each(
+        b: &mut Builder,
+        init: Wire,
+        xs: &[Wire],
+        every: bool,
+    ) -> (u64, Wire, Vec<Wire>) {
         let mark = b.begin_frame();
         let (c, x) = (b.fresh_wire(), b.fresh_wire());
         let Bit::Wire(next) = b.and(Bit::Wire(c), Bit::Wire(x)) else {
             unreachable!("an AND of two wires")
         };
+        let outs = if every { vec![next] } else { Vec::new() };
         let (body, next) = (b.end_frame(mark))
-            .into_body(&[c, x], &[], &[next])
+            .into_body(&[c, x], &outs, &[next])
             .expect("a body");
+        let each: Vec<Wire> = (0..xs.len() * outs.len()).map(|_| b.fresh_wire()).collect();
         let last = b.fresh_wire();
         let skipped = b.add_block(PendingBlock {
             position: 0,
@@ -116,15 +174,16 @@ mod tests {
                 last: Some(last),
             }],
             inputs: Wiring::compress(xs.len(), 1, xs),
-            outputs: Wiring::empty(),
+            outputs: Wiring::compress(xs.len(), outs.len(), &each),
         });
-        (skipped, last)
+        (skipped, last, each)
     }
 
     /// Two running ANDs over bits 1..=3 and 1..=5 of one input from bit
-    /// 0, and (if `third`) one over bits 1, 2, 4, 3, 5: the second runs
-    /// on from the first, the third (another order) computes all its own.
-    fn program(third: bool) -> (crate::Program, Vec<u64>) {
+    /// 0, then one over bits 1, 2, 4, 3, 5 (`other`) or one over bits
+    /// 1..=3 again: the second runs on from the first, the third computes
+    /// all its own if in another order, else none.
+    fn program(other: bool) -> (crate::Program, Vec<u64>) {
         let mut b = Builder::new();
         let bits = b.input("a", Party::A, 6);
         let w: Vec<Wire> = (bits.iter())
@@ -138,25 +197,57 @@ mod tests {
         let mut skipped = vec![s1, s2];
         b.output("first", &[Bit::Wire(first)]);
         b.output("second", &[Bit::Wire(second)]);
-        if third {
-            let (s3, other) = running_and(&mut b, w[0], &[w[1], w[2], w[4], w[3], w[5]]);
-            skipped.push(s3);
-            b.output("third", &[Bit::Wire(other)]);
-        }
+        let xs = match other {
+            true => vec![w[1], w[2], w[4], w[3], w[5]],
+            false => w[1..4].to_vec(),
+        };
+        let (s3, third) = running_and(&mut b, w[0], &xs);
+        skipped.push(s3);
+        b.output("third", &[Bit::Wire(third)]);
         (b.finish_program().expect("a program"), skipped)
     }
 
     #[test]
-    fn a_block_over_more_of_the_same_wires_runs_on_from_the_earlier_one() {
+    fn a_block_over_the_same_wires_runs_on_from_the_earlier_one_or_not_at_all() {
         let (p, skipped) = program(false);
-        assert_eq!(skipped, [0, 3]);
+        assert_eq!(skipped, [0, 3, 3]);
         let counts: Vec<u64> = p.blocks.iter().map(|b| b.count).collect();
         assert_eq!(counts, [3, 2]);
         for v in 0..64u32 {
             let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
             let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
-            let all = |n: usize| bits[..=n].iter().all(|&x| x);
-            assert_eq!(out, [vec![all(3)], vec![all(5)]], "inputs {v:06b}");
+            let all = |n: usize| vec![bits[..=n].iter().all(|&x| x)];
+            assert_eq!(out, [all(3), all(5), all(3)], "inputs {v:06b}");
+        }
+    }
+
+    /// Prefix ANDs written every iteration: those of the iterations an
+    /// earlier block ran are copied from its outputs.
+    #[test]
+    fn what_repeated_iterations_write_is_the_earlier_blocks() {
+        let mut b = Builder::new();
+        let bits = b.input("a", Party::A, 6);
+        let w: Vec<Wire> = (bits.iter())
+            .map(|&x| match x {
+                Bit::Wire(w) => w,
+                Bit::Const(_) => unreachable!("inputs are wires"),
+            })
+            .collect();
+        let (_, _, first) = running_and_each(&mut b, w[0], &w[1..4], true);
+        let (skipped, _, second) = running_and_each(&mut b, w[0], &w[1..6], true);
+        assert_eq!(skipped, 3);
+        let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
+        b.output("first", &wires(&first));
+        b.output("second", &wires(&second));
+        let p = b.finish_program().expect("a program");
+        assert_eq!(p.blocks.iter().map(|b| b.count).collect::<Vec<_>>(), [3, 2]);
+        for v in 0..64u32 {
+            let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
+            let prefix = |n: usize| -> Vec<bool> {
+                (1..=n).map(|k| bits[..=k].iter().all(|&x| x)).collect()
+            };
+            let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
+            assert_eq!(out, [prefix(3), prefix(5)], "inputs {v:06b}");
         }
     }
 
@@ -164,6 +255,7 @@ mod tests {
     fn a_block_over_other_wires_computes_its_own() {
         let (p, skipped) = program(true);
         assert_eq!(skipped, [0, 3, 0]);
+        assert_eq!(p.blocks.len(), 3);
         let out = p.eval(&[vec![true; 6]]).expect("evaluates");
         assert_eq!(out, [vec![true], vec![true], vec![true]]);
         let out = p.eval(&[vec![true, true, true, true, false, true]]);

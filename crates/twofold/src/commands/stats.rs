@@ -372,7 +372,7 @@ impl LoopStats {
         }
         if self.continued > 0 {
             text += &format!(
-                "; {} iterations an earlier run did (its blocks go on from there)",
+                "; {} iterations an earlier run did (taken from it, not done again)",
                 self.continued
             );
         }
