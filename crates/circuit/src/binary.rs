@@ -32,7 +32,7 @@ pub const MAGIC: &[u8; 8] = b"TWOFOLD\0";
 pub const VERSION: u32 = 2;
 
 /// Longest name accepted when reading (bytes).
-const MAX_NAME: u32 = 4096;
+pub const MAX_NAME: u32 = 4096;
 
 /// Writes a program in the binary format.
 pub fn write_program(program: &Program, out: &mut impl Write) -> Result<(), CircuitError> {

@@ -223,7 +223,7 @@ impl Preprocessor {
                     out.extend(expanded);
                     self.include(&line[1..], name_tok.loc, dir, out)?;
                 }
-                "error" => return err(hash_loc, "#error directive"),
+                "error" => return err(hash_loc, format!("#error{}", message(&line[1..]))),
                 "line" => {
                     let number = self.expand(line[1..].to_vec())?;
                     renumber(&mut toks[i..], &number, hash_loc)?;
@@ -654,6 +654,26 @@ pub fn spell(t: &Token) -> String {
         Tok::Punct(p) => p.to_string(),
     }
 }
+
+/// The text of an `#error` (its tokens as spelled, a space where one was),
+/// shortened past [`MAX_MESSAGE`] characters.
+fn message(toks: &[Token]) -> String {
+    let mut text = String::new();
+    for t in toks {
+        if t.space_before || text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&spell(t));
+        if text.chars().count() > MAX_MESSAGE {
+            let cut: String = text.chars().take(MAX_MESSAGE).collect();
+            return format!("{cut}...");
+        }
+    }
+    text
+}
+
+/// The most characters of an `#error`'s text an error shows.
+const MAX_MESSAGE: usize = 200;
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.
 const MAX_IF_NESTING: usize = 256;

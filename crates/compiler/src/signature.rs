@@ -16,7 +16,7 @@
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
-use twofold_circuit::binary::{get_name, get_u32, get_u8, put_name, put_u32};
+use twofold_circuit::binary::{get_name, get_u32, get_u8, put_name, put_u32, MAX_NAME};
 use twofold_circuit::{Circuit, CircuitError};
 
 use crate::types::{CType, StructDef};
@@ -142,6 +142,39 @@ pub(crate) fn put_type(out: &mut impl Write, ty: &CType) -> Result<(), CircuitEr
         }
     }
     Ok(())
+}
+
+/// Why a C input or output named `name` of type `ty` could not be written
+/// to a program file and read back (see [`get_type`]), if it could not:
+/// arrays and structs nested more than [`MAX_TYPE_DEPTH`] deep, or a name
+/// (its own, a struct's tag, a member's) longer than a file holds.
+pub(crate) fn unstorable(name: &str, ty: &CType) -> Option<String> {
+    long_name(name).or_else(|| unstorable_type(ty, 0))
+}
+
+fn long_name(name: &str) -> Option<String> {
+    (name.len() > MAX_NAME as usize).then(|| {
+        format!(
+            "a name of {} bytes (a program file holds at most {MAX_NAME})",
+            name.len()
+        )
+    })
+}
+
+fn unstorable_type(ty: &CType, depth: u32) -> Option<String> {
+    if depth > MAX_TYPE_DEPTH {
+        return Some(format!(
+            "its type nests arrays and structs more than {MAX_TYPE_DEPTH} deep"
+        ));
+    }
+    match ty {
+        CType::Array(e, _) => unstorable_type(e, depth + 1),
+        CType::Struct(s) => (s.name.as_deref().and_then(long_name)).or_else(|| {
+            (s.fields.iter())
+                .find_map(|(n, t)| long_name(n).or_else(|| unstorable_type(t, depth + 1)))
+        }),
+        _ => None,
+    }
 }
 
 /// A C type as [`put_type`] writes it, nested `depth` deep: only the types

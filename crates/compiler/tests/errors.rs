@@ -402,3 +402,72 @@ fn gnu_conditional_with_side_effects() {
         "prog.c:3:22: error: 'c ?: b' with side effects in 'c' is not supported",
     );
 }
+
+/// `#error` shows its text (shortened when long).
+#[test]
+fn error_directives_show_their_text() {
+    let err = error_of(
+        "#error this program needs HAVE_FOO\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n",
+        &CompileOptions::default(),
+    );
+    assert!(err.ends_with("#error this program needs HAVE_FOO"), "{err}");
+    let long = format!("#error {}\nint x;\n", "word ".repeat(100));
+    let err = error_of(&long, &CompileOptions::default());
+    assert!(err.len() < 300 && err.ends_with("..."), "{err}");
+}
+
+/// Inputs and outputs a program file could not hold are refused when
+/// compiling (a file was written that no run could read, and a result
+/// nested 127 structs deep made the JSON writer give up).
+#[test]
+fn values_too_deep_for_a_program_file_are_refused() {
+    let nested = |depth: usize| {
+        let mut src = String::from("typedef struct { int v; } S0;\n");
+        for d in 1..depth {
+            src += &format!("typedef struct {{ S{} s; }} S{d};\n", d - 1);
+        }
+        src
+    };
+    let ok = format!(
+        "{}int mpc_main(S63 INPUT_A, int INPUT_B) {{ return INPUT_B; }}\n",
+        nested(64)
+    );
+    compile(&ok, "prog.c", &CompileOptions::default()).expect("64 levels compile");
+    let input = format!(
+        "{}int mpc_main(S64 INPUT_A, int INPUT_B) {{ return INPUT_B; }}\n",
+        nested(65)
+    );
+    let err = error_of(&input, &CompileOptions::default());
+    assert!(err.contains("input 'INPUT_A': its type nests"), "{err}");
+    let output = format!(
+        "{}S64 mpc_main(int INPUT_A, int INPUT_B) {{ S64 r = {{0}}; return r; }}\n",
+        nested(65)
+    );
+    let err = error_of(&output, &CompileOptions::default());
+    assert!(err.contains("output 'return': its type nests"), "{err}");
+}
+
+/// A variable named as an input where no input can be declared, or an
+/// input with an initializer, is refused: it read as zeros (or as its
+/// party's value, the initializer dropped) without a word.
+#[test]
+fn inputs_are_declared_only_where_they_can_be() {
+    let helper = "int f(void) { int INPUT_A_z; return INPUT_A_z; }\n\
+        int mpc_main(int INPUT_A_x, int INPUT_B_y) { return f() + INPUT_A_x; }\n";
+    let err = error_of(helper, &CompileOptions::default());
+    assert!(
+        err.contains("'INPUT_A_z' is named as an input, but only the entry function"),
+        "{err}"
+    );
+    let init =
+        "int mpc_main(void) { int INPUT_A_x = 5; int INPUT_B_y; return INPUT_A_x + INPUT_B_y; }\n";
+    let err = error_of(init, &CompileOptions::default());
+    assert!(
+        err.contains("input 'INPUT_A_x' has an initializer"),
+        "{err}"
+    );
+    // (An initialized local of a helper is an ordinary variable.)
+    let local = "int f(int v) { int INPUT_A_copy = v; return INPUT_A_copy; }\n\
+        int mpc_main(int INPUT_A_x, int INPUT_B_y) { return f(INPUT_A_x) + INPUT_B_y; }\n";
+    compile(local, "prog.c", &CompileOptions::default()).expect("compiles");
+}

@@ -305,7 +305,8 @@ impl Channel {
                 Err(e) => e,
             };
             let remaining = deadline.saturating_sub(start.elapsed());
-            if remaining.is_zero() {
+            // (An address that does not parse never will: no waiting.)
+            if remaining.is_zero() || err.kind() == io::ErrorKind::InvalidInput {
                 return Err(NetError::Connect {
                     addr: addr.to_string(),
                     waited: start.elapsed(),

@@ -343,6 +343,21 @@ fn connect_gives_up_at_the_deadline() {
     assert!(start.elapsed() < Duration::from_secs(3));
 }
 
+/// An address that does not parse (no port, a port out of range) fails at
+/// once instead of being retried until the deadline.
+#[test]
+fn an_address_that_does_not_parse_fails_at_once() {
+    for addr in ["foo", "127.0.0.1", "127.0.0.1:99999"] {
+        let start = Instant::now();
+        let res = Channel::connect(addr, Duration::from_secs(30), ChannelOptions::default());
+        assert!(
+            matches!(res, Err(NetError::Connect { .. })),
+            "{addr}: {res:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(3), "{addr}");
+    }
+}
+
 #[test]
 fn accept_gives_up_at_the_deadline() {
     let (l, _) = listener();

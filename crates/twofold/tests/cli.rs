@@ -288,6 +288,19 @@ fn bad_usage_gives_clear_errors() {
             vec!["eval", "--owner", "7=a", "-i", "1", "-i", "2"],
             "no input `7`",
         ),
+        (
+            vec![
+                "run",
+                "--local",
+                "--timeout",
+                "18446744073709551615",
+                "-i",
+                "1",
+                "-i",
+                "2",
+            ],
+            "--timeout",
+        ),
     ];
     for (args, needle) in cases {
         let out = twofold()

@@ -95,7 +95,24 @@ impl<'p> Lower<'p> {
             return err(d.loc, format!("variable '{}' has type void", d.name));
         }
         let entry = self.frame().entry && self.frames.len() == 2;
-        if entry && d.name.starts_with("INPUT_") {
+        let input_name = d.name.starts_with("INPUT_");
+        if input_name && !entry && d.init.is_none() {
+            // (It would read as zeros where its party's value was meant.)
+            return err(
+                d.loc,
+                format!("'{}' is named as an input, but only the entry function declares inputs (its parameters, or variables declared in its body)", d.name),
+            );
+        }
+        if entry && input_name {
+            if d.init.is_some() {
+                return err(
+                    d.loc,
+                    format!(
+                        "input '{}' has an initializer, but its value comes from its party",
+                        d.name
+                    ),
+                );
+            }
             let obj = self.input_object(&d.name, &ty, d.loc)?;
             self.bind(&d.name, obj, ty);
             return Ok(());

@@ -612,6 +612,9 @@ impl<'p> Lower<'p> {
                 }
             }
         };
+        if let Some(why) = crate::signature::unstorable(name, ty) {
+            return err(loc, format!("input '{name}': {why}"));
+        }
         let obj = self.new_object(ty, loc)?;
         let bits = self.b.input(name, party, ty.width());
         if let (None, Some(Bit::Wire(w))) = (self.first_input, bits.first()) {
@@ -634,6 +637,9 @@ impl<'p> Lower<'p> {
     /// reduced where it is read), so the limits are checked value by
     /// value: a matrix product's output alone can be millions of gates.
     fn output(&mut self, name: &str, obj: usize, ty: &CType, loc: Loc) -> DResult<()> {
+        if let Some(why) = crate::signature::unstorable(name, ty) {
+            return err(loc, format!("output '{name}': {why}"));
+        }
         let mut bits = Vec::new();
         for s in self.objs[obj].slots.clone() {
             if let Slot::Val(w) = s {

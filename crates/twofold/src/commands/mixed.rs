@@ -57,8 +57,8 @@ pub struct MixedArgs {
     connect: Option<String>,
     #[command(flatten)]
     secure: SecureArgs,
-    /// Seconds to wait for the peer, and for each message.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds to wait for the peer, and for each message (at most a year).
+    #[arg(long, default_value_t = 60, value_parser = super::timeout_seconds())]
     timeout: u64,
     /// With a run: an input value, `NAME=VALUE` (an integer, decimal or
     /// 0x…; negative values in two's complement; for a program compiled

@@ -143,6 +143,12 @@ pub trait Report: Serialize {
     }
 }
 
+/// The values `--timeout` takes: seconds, at most a year (a deadline
+/// further off overflows the clock).
+pub fn timeout_seconds() -> clap::builder::RangedU64ValueParser {
+    clap::value_parser!(u64).range(..=365 * 24 * 3600)
+}
+
 /// The options of every connection of a run: `security`, and `timeout` to
 /// read and to write (the other settings the defaults).
 pub fn channel_options(timeout: std::time::Duration, security: Security) -> ChannelOptions {

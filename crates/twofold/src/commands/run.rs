@@ -80,8 +80,8 @@ pub struct RunArgs {
     /// Only this party learns the output (default: both).
     #[arg(long, value_enum)]
     reveal_to: Option<RevealTo>,
-    /// Seconds to wait for the peer before giving up.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds to wait for the peer before giving up (at most a year).
+    #[arg(long, default_value_t = 60, value_parser = super::timeout_seconds())]
     timeout: u64,
     /// Threads per party (default: the number of cores; both parties must
     /// agree, but for a mixed program's products, where each chooses its
