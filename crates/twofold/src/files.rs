@@ -117,6 +117,40 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes the temporary file of `path` with `bytes` and `mode`, synced;
 /// returns its name. Remove it or [`commit`] it.
 pub fn stage(path: &Path, bytes: &[u8], mode: u32) -> Result<PathBuf> {
+    let cannot = || format!("cannot write {}", path.display());
+    let (temp, ()) = stage_with(path, mode, |file| {
+        file.write_all(bytes).with_context(cannot)
+    })?;
+    Ok(temp)
+}
+
+/// As [`write_atomically`], for a file `write` writes as it goes (through
+/// a buffer), so that a program of hundreds of megabytes is not held
+/// twice: a failed `write` leaves the old file (or none). Returns what
+/// `write` does.
+pub fn write_atomically_with<T>(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&mut File>) -> Result<T>,
+) -> Result<T> {
+    let (temp, t) = stage_with(path, 0o644, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        let t = write(&mut out)?;
+        out.flush()
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(t)
+    })?;
+    commit(&temp, path)?;
+    Ok(t)
+}
+
+/// Writes the temporary file of `path` by `write`, with `mode`, synced;
+/// returns its name and what `write` did. Remove it or [`commit`] it; a
+/// failed `write` removes it.
+fn stage_with<T>(
+    path: &Path,
+    mode: u32,
+    write: impl FnOnce(&mut File) -> Result<T>,
+) -> Result<(PathBuf, T)> {
     if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() {
             bail!(
@@ -125,6 +159,7 @@ pub fn stage(path: &Path, bytes: &[u8], mode: u32) -> Result<PathBuf> {
             );
         }
     }
+    let cannot = || format!("cannot write {}", path.display());
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let temp = parent(path).join(format!(".{name}.{}.tmp", random_hex()?));
     let mut options = OpenOptions::new();
@@ -133,20 +168,20 @@ pub fn stage(path: &Path, bytes: &[u8], mode: u32) -> Result<PathBuf> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
     #[cfg(not(unix))]
     let _ = mode;
-    let written = (|| -> std::io::Result<()> {
-        let mut out = options.open(&temp)?;
-        out.write_all(bytes)?;
-        out.sync_all()
-    })();
-    if let Err(e) = written {
-        // Only a file this call created is removed (create_new failed on
-        // anything already there).
-        if e.kind() != std::io::ErrorKind::AlreadyExists {
+    // (Only a file this call created is removed: create_new fails on
+    // anything already there.)
+    let mut out = options.open(&temp).with_context(cannot)?;
+    let written = write(&mut out).and_then(|t| {
+        out.sync_all().with_context(cannot)?;
+        Ok(t)
+    });
+    match written {
+        Ok(t) => Ok((temp, t)),
+        Err(e) => {
             let _ = std::fs::remove_file(&temp);
+            Err(e)
         }
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
-    Ok(temp)
 }
 
 /// Renames the staged `temp` over `path` and syncs the directory, so the

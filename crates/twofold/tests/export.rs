@@ -8,7 +8,7 @@ use twofold::load::{load, LoadOptions};
 use twofold_circuit::bristol::{read_bristol, write_bristol_program};
 
 mod common;
-use common::twofold_ok;
+use common::{path, twofold_ok, workspace};
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
@@ -114,4 +114,34 @@ fn compile_writes_bristol_or_binary_as_asked() {
     ]);
     assert_eq!(flat.trim(), format!("{:#x}", a * b));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An export that fails (a loop too long for a Bristol file's wire
+/// numbers) leaves the file it would have replaced as it was, and no
+/// temporary file beside it; it used to empty it.
+#[test]
+fn a_failed_export_leaves_the_old_file() {
+    let long = "int mpc_main(int INPUT_A_x, int INPUT_B_y) { int r = INPUT_A_x; \
+        for (int i = 0; i < 45000000; i++) r = (r ^ INPUT_B_y) + (r >> 1); return r; }\n";
+    let dir = workspace(
+        "failed-export",
+        &[("long.c", long), ("out.txt", "previous\n")],
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(["compile", &path(&dir, "long.c"), "--format", "bristol"])
+        .args(["-o", &path(&dir, "out.txt")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("too many wires"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out.txt")).unwrap(),
+        "previous\n"
+    );
+    let left = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(left, 2, "only long.c and out.txt");
+    let _ = std::fs::remove_dir_all(dir);
 }

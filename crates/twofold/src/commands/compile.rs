@@ -5,7 +5,7 @@
 //! (`--format bristol`) unrolled into a Bristol Fashion circuit for other
 //! frameworks (EMP, MP-SPDZ, mpz, swanky).
 
-use std::io::Write;
+use crate::files;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -52,9 +52,9 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
             bail!("a mixed program has no Bristol form: compile with --protocol yao");
         }
         let mixed = &chosen.compiled.program;
-        let mut out = std::io::BufWriter::new(std::fs::File::create(output).with_context(cannot)?);
-        write_compiled(&chosen.compiled, &mut out).with_context(cannot)?;
-        out.flush().with_context(cannot)?;
+        files::write_atomically_with(output, |out| {
+            write_compiled(&chosen.compiled, out).with_context(cannot)
+        })?;
         return Ok(format!(
             "{}: mixed program, {} sums of products in arithmetic sharing, {} Boolean programs ({} AND gates; {} gates made)\n",
             output.display(),
@@ -67,27 +67,27 @@ pub fn compile(args: &CompileArgs) -> Result<String> {
     let signature = c_signature(&loaded);
     let program = loaded.into_garbled()?;
     let and_gates = program.and_count();
-    let file = std::fs::File::create(output).with_context(cannot)?;
-    let mut out = std::io::BufWriter::new(file);
-    let summary = match args.format {
-        Format::Twofold => {
-            // Ready to run, so that `run` need not prepare it again.
-            let prepared = twofold_circuit::prepare::into_prepared(program);
-            twofold_circuit::binary::write_program(&prepared, &mut out).with_context(cannot)?;
-            if let Some(signature) = &signature {
-                write_signature(signature, &mut out).with_context(cannot)?;
+    // (Written to a file of its own first: a failed write leaves the old.)
+    let summary = files::write_atomically_with(output, |out| {
+        Ok(match args.format {
+            Format::Twofold => {
+                // Ready to run, so that `run` need not prepare it again.
+                let prepared = twofold_circuit::prepare::into_prepared(program);
+                twofold_circuit::binary::write_program(&prepared, out).with_context(cannot)?;
+                if let Some(signature) = &signature {
+                    write_signature(signature, out).with_context(cannot)?;
+                }
+                let regions = prepared.parallel_blocks().count();
+                let loops = prepared.blocks.len() - regions;
+                format!("{regions} regions, {loops} loops")
             }
-            let regions = prepared.parallel_blocks().count();
-            let loops = prepared.blocks.len() - regions;
-            format!("{regions} regions, {loops} loops")
-        }
-        Format::Bristol => {
-            let gates = twofold_circuit::bristol::write_bristol_program(&program, &mut out)
-                .with_context(cannot)?;
-            format!("{gates} gates in Bristol Fashion")
-        }
-    };
-    out.flush().with_context(cannot)?;
+            Format::Bristol => {
+                let gates = twofold_circuit::bristol::write_bristol_program(&program, out)
+                    .with_context(cannot)?;
+                format!("{gates} gates in Bristol Fashion")
+            }
+        })
+    })?;
     Ok(format!(
         "{}: {} AND gates, {summary}\n",
         output.display(),
