@@ -14,8 +14,10 @@ mod headers;
 mod libc;
 pub use libc::headers_called;
 mod lines;
+mod spelling;
 use headers::builtin_header;
 use lines::renumber;
+use spelling::{message, spell};
 
 #[derive(Clone)]
 struct Macro {
@@ -628,52 +630,6 @@ impl Preprocessor {
         Ok(v != 0)
     }
 }
-
-/// The spelling of a token (for `#`, `##` and `<header>` names).
-pub fn spell(t: &Token) -> String {
-    match &t.tok {
-        Tok::Ident(s) => s.clone(),
-        Tok::Int(v, u, l, true) => format!(
-            "{v}{}{}",
-            if *u { "u" } else { "" },
-            "l".repeat(*l as usize)
-        ),
-        Tok::Int(v, u, l, false) => format!(
-            "{v:#x}{}{}",
-            if *u { "u" } else { "" },
-            "l".repeat(*l as usize)
-        ),
-        Tok::Char(c, _) => format!("{c}"),
-        Tok::Str(s, _) => format!("{s:?}"),
-        Tok::WideStr(v, bits, signed) => crate::lexer::spell_wide(v, *bits, *signed),
-        Tok::Float(v, single) => {
-            let bits = if *single { 32 } else { 64 };
-            let f = if *single { "f" } else { "" };
-            format!("{}{f}", crate::floats::format(*v, bits))
-        }
-        Tok::Punct(p) => p.to_string(),
-    }
-}
-
-/// The text of an `#error` (its tokens as spelled, a space where one was),
-/// shortened past [`MAX_MESSAGE`] characters.
-fn message(toks: &[Token]) -> String {
-    let mut text = String::new();
-    for t in toks {
-        if t.space_before || text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str(&spell(t));
-        if text.chars().count() > MAX_MESSAGE {
-            let cut: String = text.chars().take(MAX_MESSAGE).collect();
-            return format!("{cut}...");
-        }
-    }
-    text
-}
-
-/// The most characters of an `#error`'s text an error shows.
-const MAX_MESSAGE: usize = 200;
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.
 const MAX_IF_NESTING: usize = 256;

@@ -179,19 +179,25 @@ mod tests {
         (skipped, last, each)
     }
 
-    /// Two running ANDs over bits 1..=3 and 1..=5 of one input from bit
-    /// 0, then one over bits 1, 2, 4, 3, 5 (`other`) or one over bits
-    /// 1..=3 again: the second runs on from the first, the third computes
-    /// all its own if in another order, else none.
-    fn program(other: bool) -> (crate::Program, Vec<u64>) {
+    /// A builder with an input of 6 bits, and their wires.
+    fn six_input_wires() -> (Builder, Vec<Wire>) {
         let mut b = Builder::new();
         let bits = b.input("a", Party::A, 6);
-        let w: Vec<Wire> = (bits.iter())
+        let wires = (bits.iter())
             .map(|&x| match x {
                 Bit::Wire(w) => w,
                 Bit::Const(_) => unreachable!("inputs are wires"),
             })
             .collect();
+        (b, wires)
+    }
+
+    /// Two running ANDs over bits 1..=3 and 1..=5 of one input from bit
+    /// 0, then one over bits 1, 2, 4, 3, 5 (`other`) or one over bits
+    /// 1..=3 again: the second runs on from the first, the third computes
+    /// all its own if in another order, else none.
+    fn program(other: bool) -> (crate::Program, Vec<u64>) {
+        let (mut b, w) = six_input_wires();
         let (s1, first) = running_and(&mut b, w[0], &w[1..4]);
         let (s2, second) = running_and(&mut b, w[0], &w[1..6]);
         let mut skipped = vec![s1, s2];
@@ -225,14 +231,7 @@ mod tests {
     /// earlier block ran are copied from its outputs.
     #[test]
     fn what_repeated_iterations_write_is_the_earlier_blocks() {
-        let mut b = Builder::new();
-        let bits = b.input("a", Party::A, 6);
-        let w: Vec<Wire> = (bits.iter())
-            .map(|&x| match x {
-                Bit::Wire(w) => w,
-                Bit::Const(_) => unreachable!("inputs are wires"),
-            })
-            .collect();
+        let (mut b, w) = six_input_wires();
         let (_, _, first) = running_and_each(&mut b, w[0], &w[1..4], true);
         let (skipped, _, second) = running_and_each(&mut b, w[0], &w[1..6], true);
         assert_eq!(skipped, 3);
