@@ -312,6 +312,14 @@ fn bad_usage_gives_clear_errors() {
         let err = failure(out);
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    // (Zero runs ran one, and a depth of 0 printed NaN speed-ups.)
+    for (flag, args) in [
+        ("--runs", &["--runs", "0"][..]),
+        ("--depth", &["--artificial", "--depth", "0"][..]),
+    ] {
+        let err = failure(twofold().arg("bench").args(args).output().unwrap());
+        assert!(err.contains(flag), "{err}");
+    }
     let err = failure(
         twofold()
             .args(["stats", "/nonexistent/file.txt"])

@@ -38,7 +38,10 @@ impl StoredNames {
             let (name, stored) = spec
                 .split_once('=')
                 .with_context(|| format!("`{shown}`: expected NAME=STORED"))?;
-            let name = name.trim();
+            let (name, stored) = (name.trim(), stored.trim());
+            if stored.is_empty() {
+                bail!("`{shown}`: the stored name after `=` is empty");
+            }
             if !names.contains(&name) {
                 bail!(
                     "`{shown}`: the program has no value `{}` (it has {})",
@@ -46,10 +49,7 @@ impl StoredNames {
                     names.join(", ")
                 );
             }
-            if map
-                .insert(name.to_string(), stored.trim().to_string())
-                .is_some()
-            {
+            if map.insert(name.to_string(), stored.to_string()).is_some() {
                 bail!("`{shown}`: `{name}` is given twice");
             }
         }
@@ -374,4 +374,18 @@ fn outputs(
             (stored.clone(), share)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StoredNames;
+
+    /// `--out NAME=` stored the shares under an empty name.
+    #[test]
+    fn a_stored_name_may_not_be_empty() {
+        let parse = |spec: &str| StoredNames::parse(&[spec.to_string()], ["OUT"].into_iter());
+        let err = parse("OUT= ").err().expect("refused").to_string();
+        assert!(err.contains("empty"), "{err}");
+        assert_eq!(parse("OUT = kept").expect("parses").get("OUT"), "kept");
+    }
 }

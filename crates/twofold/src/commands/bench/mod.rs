@@ -47,8 +47,8 @@ pub struct BenchArgs {
     /// Bristol Fashion AES-128 circuit for the protocol run.
     #[arg(long, default_value = "../shared/data/bristol/aes_128.txt")]
     aes: PathBuf,
-    /// Runs per figure (the median is reported).
-    #[arg(long, default_value_t = 3)]
+    /// Runs per figure (the median is reported; at least 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     runs: usize,
     /// Garbling only (tables dropped, no peer) of this program, with
     /// --threads and --schedule.
@@ -90,8 +90,8 @@ pub struct BenchArgs {
     /// --depth and widths 16..1024, FGP speed-up on 2 threads.
     #[arg(long)]
     artificial: bool,
-    /// Depth of the artificial circuits.
-    #[arg(long, default_value_t = 1000)]
+    /// Depth of the artificial circuits (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     depth: u32,
     /// Widest artificial circuit (widths double from 16).
     #[arg(long, default_value_t = 1024)]
