@@ -5,7 +5,6 @@
 //! (`--format bristol`) unrolled into a Bristol Fashion circuit for other
 //! frameworks (EMP, MP-SPDZ, mpz, swanky).
 
-use crate::files;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -14,6 +13,7 @@ use twofold_compiler::signature::{write_signature, Signature};
 
 use super::ProgramArgs;
 use crate::choice::Protocol;
+use crate::files;
 use crate::load::{Loaded, ValueKind};
 
 /// The file formats `compile` writes.

@@ -192,9 +192,7 @@ impl Lower<'_> {
         }
         true
     }
-}
 
-impl Lower<'_> {
     /// A sum not yet reduced where the template read a word's bits (the
     /// newest element of a triangle, read for the first time) is reduced
     /// in place, as lowering the iteration would when reading it; else the
