@@ -7,8 +7,9 @@
 //! checked against a template; a gate asked of the builder while probing
 //! an iteration counts as [`PROBE_GATE_STEPS`] steps. The memory estimate counts what grows with
 //! the work: the gates of the frames being built, the range tapes being
-//! recorded, the objects (their leaves), and the probes that loops hold
-//! (their frames, canonical forms and tapes, charged while they live).
+//! recorded, the objects (their leaves), the probes that loops hold
+//! (their frames, canonical forms and tapes, charged while they live), and
+//! the sums a mixed compilation notes.
 
 use std::cell::Cell;
 
@@ -43,9 +44,20 @@ const PROBE_GATE_BYTES: u64 = 120;
 /// Bytes an object holds besides its leaves.
 const OBJECT_BYTES: u64 = std::mem::size_of::<Object>() as u64 + 64;
 
-/// Bytes a leaf of an object holds (its slot; words of secret bits add
-/// their bits, counted as gates where they are made).
-const LEAF_BYTES: u64 = std::mem::size_of::<Slot>() as u64;
+/// Bytes a leaf of an object holds: its slot and its type (words of
+/// secret bits add their bits, counted as gates where they are made).
+const LEAF_BYTES: u64 = (std::mem::size_of::<Slot>() + std::mem::size_of::<CType>()) as u64;
+
+/// Bytes a word kept apart from objects holds (a region's partial).
+const WORD_BYTES: u64 = std::mem::size_of::<Word>() as u64;
+
+/// Bytes a bit of a word kept apart from objects holds.
+const BIT_BYTES: u64 = std::mem::size_of::<Bit>() as u64;
+
+/// Bytes an input bit costs: its bit in its word and its wire (measured:
+/// 8.5 bytes a bit for the words of an input of 1,000,000 `int`s), and
+/// the copies a kept loop reading it makes.
+const INPUT_BIT_BYTES: u64 = 16;
 
 /// Objects of at least this many leaves check the budgets when made.
 const BIG_OBJECT: usize = 1 << 16;
@@ -67,6 +79,12 @@ impl Charge {
     /// its tape.
     pub(super) fn probe(gates: u64, tape: &Tape) -> Charge {
         Charge::new(gates * PROBE_GATE_BYTES + tape.bytes())
+    }
+
+    /// The charge of `n` words of `bits` bits in all, kept apart from
+    /// objects (a region's partials).
+    pub(super) fn words(n: usize, bits: u64) -> Charge {
+        Charge::new(n as u64 * WORD_BYTES + bits * BIT_BYTES)
     }
 
     fn new(bytes: u64) -> Charge {
@@ -183,7 +201,10 @@ impl Lower<'_> {
     /// The estimate of the bytes lowering holds (see the module docs).
     pub(super) fn held_bytes(&self) -> u64 {
         let gates = self.b.held_gates() as u64 * GATE_BYTES;
-        let objects = self.objs.len() as u64 * OBJECT_BYTES + self.leaves * LEAF_BYTES;
-        gates + objects + Tape::held_bytes() + CHARGED.with(Cell::get)
+        let objects = self.objs.len() as u64 * OBJECT_BYTES
+            + self.leaves * LEAF_BYTES
+            + self.input_bits * INPUT_BIT_BYTES;
+        let noted = crate::mixed::notes::held_bytes();
+        gates + objects + Tape::held_bytes() + CHARGED.with(Cell::get) + noted
     }
 }

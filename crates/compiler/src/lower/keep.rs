@@ -79,9 +79,13 @@ impl LoopReport {
     }
 }
 
-/// A kept loop: what became of it, the extras of every iteration kept, and
-/// its report.
-pub(super) type Kept = (Outcome, Vec<Vec<Slot>>, LoopReport);
+/// A kept loop: what became of it, and its report.
+pub(super) type Kept = (Outcome, LoopReport);
+
+/// Takes what each iteration lowered yields (a region's partials), in
+/// iteration order, as the iterations are lowered: a loop of millions of
+/// iterations holds none of it itself.
+pub(super) type Sink<'s> = dyn FnMut(Vec<Slot>) + 's;
 
 /// What became of a kept loop.
 pub(super) enum Outcome {
@@ -118,6 +122,10 @@ const MIN_PADDED_TRIPS: u64 = 32;
 /// The most iterations of a loop that stores its variable's value (each
 /// iteration's value is wired in from a table).
 const MAX_STORED_TRIPS: u64 = 1 << 16;
+
+/// The longest a run whose template makes no gates grows (see
+/// [`Run::gateless_and_long`]); it is then ended, and lowered plainly.
+const MAX_GATELESS_RUN: u64 = 1 << 12;
 
 /// After this many iterations in a row that match no neighbour, the next
 /// ones are lowered without probing (see [`Lower::keep_loop`]).
@@ -164,7 +172,8 @@ impl<'p> Lower<'p> {
     /// Lowers the `for` loop whose variable moves as `ind` says, keeping it
     /// as blocks where its iterations allow (see the module docs). `each`
     /// lowers one iteration and returns what it yields (a region's
-    /// partials); the loop variable holds the iteration's value. Returns
+    /// partials), which `extras` takes, the kept iterations' too; the loop
+    /// variable holds the iteration's value. Returns
     /// `None` if the loop cannot be counted (it is then unrolled as usual).
     ///
     /// A loop run again and again (an inner loop) whose last
@@ -176,7 +185,7 @@ impl<'p> Lower<'p> {
         ind: &Induction,
         cond: &Expr,
         (loc, counters): (Loc, Option<&CounterPlan>),
-        each: impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+        (each, extras): (impl FnMut(&mut Self) -> DResult<Vec<Slot>>, &mut Sink<'_>),
     ) -> DResult<Option<Kept>> {
         let top = self.probes.is_empty();
         if top && self.fruitless_runs.get(&loc) >= Some(&MAX_FRUITLESS_RUNS) {
@@ -186,10 +195,10 @@ impl<'p> Lower<'p> {
             let mut report = LoopReport::new(format!("line {}", loc.line), counted.trips);
             let outcome = Outcome::Unroll(0, FRUITLESS_RUNS.to_string());
             self.end_loop(&counted, &outcome, None, &mut report);
-            return Ok(Some((outcome, Vec::new(), report)));
+            return Ok(Some((outcome, report)));
         }
-        let kept = self.try_keep_loop(ind, cond, (loc, counters), each)?;
-        if let (true, Some((_, _, report))) = (top, &kept) {
+        let kept = self.try_keep_loop(ind, cond, (loc, counters), (each, extras))?;
+        if let (true, Some((_, report))) = (top, &kept) {
             // (Not a run too short to keep, or whose repeats were too
             // small for a block: a later, longer run may keep them.)
             let matched_nothing = report
@@ -211,27 +220,26 @@ impl<'p> Lower<'p> {
         ind: &Induction,
         cond: &Expr,
         (loc, counters): (Loc, Option<&CounterPlan>),
-        mut each: impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
+        (mut each, extras): (impl FnMut(&mut Self) -> DResult<Vec<Slot>>, &mut Sink<'_>),
     ) -> DResult<Option<Kept>> {
         let Some(counted) = self.count_trips(ind, cond)? else {
             return Ok(None);
         };
         let mut setup = Rc::new(first_setup(ind, &counted));
         let mut report = LoopReport::new(format!("line {}", loc.line), counted.trips);
-        let mut extras = Vec::new();
         if counted.trips == 1 {
             // Nothing repeats: lowered as written, without a probe (a loop
             // run once around a large region lowered it twice, and held
             // the probe's record of every element it read).
             let outcome = Outcome::Unroll(0, "it runs once".into());
             self.end_loop(&counted, &outcome, None, &mut report);
-            return Ok(Some((outcome, extras, report)));
+            return Ok(Some((outcome, report)));
         }
         if ind.each {
-            let found = (&mut extras, &mut report);
+            let found = (&mut *extras, &mut report);
             let outcome = self.keep_each(&counted, (&setup, counters), &mut each, found)?;
             self.end_loop(&counted, &outcome, None, &mut report);
-            return Ok(Some((outcome, extras, report)));
+            return Ok(Some((outcome, report)));
         }
         // The template of the previous iteration, if it was inlined alone
         // (a run starts if the next one matches it).
@@ -258,7 +266,7 @@ impl<'p> Lower<'p> {
                 // lowering them does: lower the next ones plainly (twice as
                 // many each time), then probe again.
                 let end = (m + skip).min(counted.trips);
-                if let Some(changed) = self.unroll(&counted, m..end, &mut each, &mut extras)? {
+                if let Some(changed) = self.unroll(&counted, m..end, &mut each, extras)? {
                     outcome = changed;
                     break;
                 }
@@ -327,7 +335,7 @@ impl<'p> Lower<'p> {
                 misses = 0;
                 m = self.extend_run(&mut run, &counted, m, &mut why)?;
             }
-            let found = (&mut extras, &mut report);
+            let found = (&mut *extras, &mut report);
             let (kept, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
             if kept {
                 fruitless = 0;
@@ -335,7 +343,7 @@ impl<'p> Lower<'p> {
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
         self.end_loop(&counted, &outcome, why, &mut report);
-        Ok(Some((outcome, extras, report)))
+        Ok(Some((outcome, report)))
     }
 
     /// Lowers iterations `range` of the loop plainly, one after the other,
@@ -346,12 +354,12 @@ impl<'p> Lower<'p> {
         c: &Counted,
         range: std::ops::Range<u64>,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-        extras: &mut Vec<Vec<Slot>>,
+        extras: &mut Sink<'_>,
     ) -> DResult<Option<Outcome>> {
         self.frozen.take_changed();
         for m in range {
             self.set_induction(c, m);
-            extras.push(each(self)?);
+            extras(each(self)?);
             self.check_gates(c.loc)?;
             if self.frozen.take_changed() {
                 return Ok(Some(Outcome::Changed(m)));
@@ -370,7 +378,7 @@ impl<'p> Lower<'p> {
         mut m: u64,
         why: &mut Option<&str>,
     ) -> DResult<u64> {
-        while m < c.trips {
+        while m < c.trips && !run.gateless_and_long() {
             if !self.simulate(run, (c, m))? {
                 why.get_or_insert(
                     "an iteration's values differ in shape (constants, widths or ranges)",
@@ -396,12 +404,12 @@ impl<'p> Lower<'p> {
         (run, min_run): (Run, u64),
         c: &Counted,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-        (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
+        (extras, report): (&mut Sink<'_>, &mut LoopReport),
     ) -> DResult<(bool, Probe)> {
         let long_enough = run.count >= min_run;
         if long_enough && self.keeps(&run) {
             let (rows, probe) = self.materialise(run, report)?;
-            extras.extend(rows);
+            rows.into_iter().for_each(&mut *extras);
             return Ok((true, probe));
         }
         let frame = &run.probe.frame;

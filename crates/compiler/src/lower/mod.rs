@@ -151,6 +151,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         next_check: 0,
         speculative: 0,
         leaves: 0,
+        input_bits: 0,
         merges: Merges::default(),
         probes: Vec::new(),
         recording: None,
@@ -200,6 +201,8 @@ struct Lower<'p> {
     speculative: u64,
     /// Leaves of the objects in `objs`.
     leaves: u64,
+    /// Bits of the inputs (their words hold them, apart from any gate).
+    input_bits: u64,
     /// Locations holding secret merges, and implied conditions.
     merges: Merges,
     /// The probes running (see [`probe`]), innermost last.
@@ -246,6 +249,9 @@ impl<'p> Lower<'p> {
         if n > MAX_LEAVES {
             return err(loc, format!("object of type {} is too large", ty.name()));
         }
+        // (Counted, and a big one checked, before it is made.)
+        self.leaves += n as u64;
+        self.check_object(n, loc)?;
         let mut tys = Vec::with_capacity(n);
         ty.leaf_types(&mut tys);
         let slots = tys.iter().map(zero_slot).collect();
@@ -255,8 +261,6 @@ impl<'p> Lower<'p> {
             slots,
             padding_written: false,
         });
-        self.leaves += n as u64;
-        self.check_object(n, loc)?;
         Ok(self.objs.len() - 1)
     }
 
@@ -615,6 +619,8 @@ impl<'p> Lower<'p> {
         if let Some(why) = crate::signature::unstorable(name, ty) {
             return err(loc, format!("input '{name}': {why}"));
         }
+        // (Counted first: making a big object checks the budgets.)
+        self.input_bits += u64::from(ty.width());
         let obj = self.new_object(ty, loc)?;
         let bits = self.b.input(name, party, ty.width());
         if let (None, Some(Bit::Wire(w))) = (self.first_input, bits.first()) {

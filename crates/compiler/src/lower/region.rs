@@ -10,6 +10,7 @@
 //! scalars get a copy per iteration. After the loop, the partials are
 //! combined with a balanced tree and the result is assigned.
 
+use super::budget::Charge;
 use super::*;
 use crate::loops;
 use crate::regions::{self, minmax_parts, Plan, RedOp};
@@ -21,6 +22,111 @@ struct Red {
     obj: usize,
     ty: CType,
     scalar: Scalar,
+}
+
+/// The objects (private scalars', then partials') that a region's
+/// iterations lowered as written reuse: each made its own before, and a
+/// public loop of millions of iterations held them all.
+#[derive(Default)]
+struct Spare {
+    objs: Vec<usize>,
+    /// The next to hand out in the iteration at hand.
+    next: usize,
+}
+
+/// A region's partials, taken as its iterations are lowered. Public ones
+/// are folded at once into one constant a reduction (a public loop of
+/// millions of iterations holds nothing an iteration); the others are kept
+/// in order for the combining tree. The last row is kept for the private
+/// scalars' values.
+struct Gathered {
+    /// Each reduction's operator and type.
+    ops: Vec<(RedOp, Scalar)>,
+    /// Each reduction's partials that are not public.
+    words: Vec<Vec<Word>>,
+    /// Each reduction's public partials, folded.
+    folded: Vec<Option<Word>>,
+    /// The last iteration's row.
+    last: Option<Vec<Slot>>,
+    /// How many partials are kept, and their bits.
+    kept: (usize, u64),
+    /// The memory the kept partials stand for, in the budget.
+    held: Option<Charge>,
+}
+
+impl Gathered {
+    fn new(reds: &[Red]) -> Gathered {
+        Gathered {
+            ops: reds.iter().map(|r| (r.op, r.scalar)).collect(),
+            words: vec![Vec::new(); reds.len()],
+            folded: vec![None; reds.len()],
+            last: None,
+            kept: (0, 0),
+            held: None,
+        }
+    }
+
+    /// Takes an iteration's row: its partials, then its private scalars.
+    fn take(&mut self, row: Vec<Slot>) {
+        for (k, slot) in row.iter().take(self.ops.len()).enumerate() {
+            let Slot::Val(w) = slot else { continue };
+            match fold(self.ops[k], self.folded[k].as_ref(), w) {
+                Some(c) => self.folded[k] = Some(c),
+                None => {
+                    self.kept = (self.kept.0 + 1, self.kept.1 + u64::from(w.width()));
+                    self.words[k].push(w.clone());
+                    self.held = Some(Charge::words(self.kept.0, self.kept.1));
+                }
+            }
+        }
+        self.last = Some(row);
+    }
+
+    /// Each reduction's partials (the folded constant last), and the last
+    /// row's private scalars.
+    fn finish(self) -> (Vec<Vec<Word>>, Option<Vec<Slot>>) {
+        let n = self.ops.len();
+        let mut partials = self.words;
+        for (parts, c) in partials.iter_mut().zip(self.folded) {
+            parts.extend(c);
+        }
+        let last = self
+            .last
+            .map(|row| row.get(n..).unwrap_or_default().to_vec());
+        (partials, last)
+    }
+}
+
+/// `acc op w` when both are public constants of the reduction's type
+/// (`w` alone when there is no `acc` yet); `None` if either is not.
+fn fold((op, t): (RedOp, Scalar), acc: Option<&Word>, w: &Word) -> Option<Word> {
+    let &Word::Const { v, w: width } = w else {
+        return None;
+    };
+    if t.float || width != t.width {
+        return None;
+    }
+    let Some(acc) = acc else {
+        return Some(w.clone());
+    };
+    let &Word::Const { v: a, w: aw } = acc else {
+        return None;
+    };
+    if aw != width {
+        return None;
+    }
+    // (Signed order: flipping the sign bit maps it onto unsigned order.)
+    let flip = if t.signed { 1u64 << (width - 1) } else { 0 };
+    let r = match op {
+        RedOp::Add => a.wrapping_add(v),
+        RedOp::Mul => a.wrapping_mul(v),
+        RedOp::Xor => a ^ v,
+        RedOp::Or => a | v,
+        RedOp::And => a & v,
+        RedOp::Min => std::cmp::min_by_key(a, v, |x| x ^ flip),
+        RedOp::Max => std::cmp::max_by_key(a, v, |x| x ^ flip),
+    };
+    Some(Word::konst(r, width))
 }
 
 impl<'p> Lower<'p> {
@@ -164,35 +270,35 @@ impl<'p> Lower<'p> {
         // (Probes of this loop's iterations are those past the ones open
         // now.)
         let outer_probes = self.probes.len();
+        let mut gathered = Gathered::new(&reds);
+        let mut extras = |row: Vec<Slot>| gathered.take(row);
+        let mut spare = Spare::default();
         let kept = if plan.is_some() {
-            self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
+            let each = |me: &mut Self| {
+                // (An iteration lowered as written reuses the objects of
+                // the last one lowered so; a probed one makes its own.)
                 let probed = me.probes.len() > outer_probes;
-                me.region_iteration(&reds, &privs, &items, (loc, probed))
-            })
+                let spare = (!probed).then_some(&mut spare);
+                me.region_iteration(&reds, &privs, &items, (loc, spare))
+            };
+            self.keep_loop(ind, cond, (loc, counters.as_ref()), (each, &mut extras))
         } else {
-            self.keep_loop(ind, cond, (loc, counters.as_ref()), |me| {
+            let each = |me: &mut Self| {
                 me.exec_guarded(body)?;
                 me.set_flag(CONT, Bit::Const(false));
                 Ok(Vec::new())
-            })
+            };
+            self.keep_loop(ind, cond, (loc, counters.as_ref()), (each, &mut extras))
         };
         self.frozen.thaw(frozen);
         self.frame_mut().loops -= 1;
-        let Some((outcome, extras, mut report)) = kept? else {
+        let Some((outcome, mut report)) = kept? else {
             return Ok(Some(
                 "its trip count is not public, or its variable could wrap".into(),
             ));
         };
         if plan.is_some() {
-            let mut partials: Vec<Vec<Word>> = vec![Vec::new(); reds.len()];
-            for row in &extras {
-                for (k, slot) in row.iter().take(reds.len()).enumerate() {
-                    if let Slot::Val(w) = slot {
-                        partials[k].push(w.clone());
-                    }
-                }
-            }
-            let last = extras.last().map(|row| row[reds.len()..].to_vec());
+            let (partials, last) = gathered.finish();
             self.combine(&reds, partials, loc)?;
             if let Some(last) = last {
                 self.keep_last(&privs, last.into_iter().map(Some).collect());
@@ -247,24 +353,27 @@ impl<'p> Lower<'p> {
     /// One iteration of a region: private scalars and reduction partials
     /// fresh, the body run, what it leaves in outer objects reduced to bits.
     /// Yields each reduction's partial, then each private scalar's value.
-    /// `probed`: whether the loop probes the iteration (else it is lowered
-    /// as written).
+    /// `spare`: the objects to reuse, if the iteration is lowered as
+    /// written (else the loop probes it).
     fn region_iteration(
         &mut self,
         reds: &[Red],
         privs: &[(String, usize, CType)],
         items: &[&Stmt],
-        (loc, probed): (Loc, bool),
+        (loc, mut spare): (Loc, Option<&mut Spare>),
     ) -> DResult<Vec<Slot>> {
+        if let Some(spare) = spare.as_deref_mut() {
+            spare.next = 0;
+        }
         self.frame_mut().names.push_scope();
         let mut fresh = Vec::with_capacity(privs.len());
         for (name, _, ty) in privs {
-            let obj = self.new_object(ty, loc)?;
+            let obj = self.iteration_object(ty, spare.as_deref_mut(), loc)?;
             self.bind(name, obj, ty.clone());
             fresh.push(obj);
         }
-        let partials = self.iteration(reds, items, (loc, probed));
-        let mut out = Vec::new();
+        let partials = self.iteration(reds, items, (loc, spare));
+        let mut out = Vec::with_capacity(reds.len() + privs.len());
         let r = partials.map(|partials| {
             for p in partials {
                 match p {
@@ -303,6 +412,36 @@ impl<'p> Lower<'p> {
         Ok(out)
     }
 
+    /// An object of type `ty` for an iteration: the next of `spare`'s,
+    /// zeroed, if there is one; else a new one (added to `spare`).
+    fn iteration_object(
+        &mut self,
+        ty: &CType,
+        spare: Option<&mut Spare>,
+        loc: Loc,
+    ) -> DResult<usize> {
+        let Some(spare) = spare else {
+            return self.new_object(ty, loc);
+        };
+        let obj = match spare.objs.get(spare.next) {
+            Some(&obj) => {
+                let o = &mut self.objs[obj];
+                for (s, t) in o.slots.iter_mut().zip(o.leaf_tys.iter()) {
+                    *s = zero_slot(t);
+                }
+                o.padding_written = false;
+                obj
+            }
+            None => {
+                let obj = self.new_object(ty, loc)?;
+                spare.objs.push(obj);
+                obj
+            }
+        };
+        spare.next += 1;
+        Ok(obj)
+    }
+
     /// Gives the private scalars the values of the last iteration.
     fn keep_last(&mut self, privs: &[(String, usize, CType)], last: Vec<Option<Slot>>) {
         for ((_, obj, _), s) in privs.iter().zip(last) {
@@ -315,20 +454,21 @@ impl<'p> Lower<'p> {
     /// One iteration: reduction variables bound to fresh partials, the body
     /// run; returns each reduction's partial (a minimum's or maximum's
     /// candidate) as bits, if the iteration made one. A sum's partial is
-    /// left lazy in an iteration lowered as written (`probed` false).
+    /// left lazy in an iteration lowered as written (with `spare` objects).
     fn iteration(
         &mut self,
         reds: &[Red],
         items: &[&Stmt],
-        (loc, probed): (Loc, bool),
+        (loc, mut spare): (Loc, Option<&mut Spare>),
     ) -> DResult<Vec<Option<Word>>> {
+        let probed = spare.is_none();
         let mut fresh = Vec::with_capacity(reds.len());
         for r in reds {
             let Some(id) = identity(r.op, r.scalar) else {
                 fresh.push(None);
                 continue;
             };
-            let obj = self.new_object(&r.ty, loc)?;
+            let obj = self.iteration_object(&r.ty, spare.as_deref_mut(), loc)?;
             self.objs[obj].slots[0] = Slot::Val(id);
             self.bind(&r.name, obj, r.ty.clone());
             fresh.push(Some(obj));
@@ -405,6 +545,7 @@ impl<'p> Lower<'p> {
                 };
                 for p in parts {
                     acc = acc.add(&mut self.b, &p, false);
+                    self.step(loc)?;
                 }
                 self.store(r.obj, 0, Val::Int(r.scalar, acc));
                 continue;
@@ -415,7 +556,10 @@ impl<'p> Lower<'p> {
                 let mut it = layer.into_iter();
                 while let Some(a) = it.next() {
                     match it.next() {
-                        Some(b) => next.push(self.reduce_pair(r, a, b, loc)?),
+                        Some(b) => {
+                            next.push(self.reduce_pair(r, a, b, loc)?);
+                            self.step(loc)?;
+                        }
                         None => next.push(a),
                     }
                 }

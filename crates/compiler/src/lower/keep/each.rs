@@ -65,7 +65,7 @@ impl Lower<'_> {
         c: &Counted,
         (setup, counters): (&Rc<Setup>, Option<&CounterPlan>),
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-        (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
+        (extras, report): (&mut Sink<'_>, &mut LoopReport),
     ) -> DResult<Outcome> {
         if c.trips < MIN_RUN {
             return Ok(Outcome::Unroll(
@@ -124,7 +124,7 @@ impl Lower<'_> {
         c: &Counted,
         (setup, mut replay): (&Rc<Setup>, Option<Replay>),
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-        (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
+        (extras, report): (&mut Sink<'_>, &mut LoopReport),
     ) -> DResult<Outcome> {
         let mut setup = setup.clone();
         let mut at = Progress {
@@ -204,6 +204,12 @@ impl Lower<'_> {
                     None => report.disabled += 1,
                 }
                 m += 1;
+                continue;
+            }
+            if at.run.as_ref().is_some_and(|(r, _)| r.gateless_and_long()) {
+                // Never kept (see `Run::gateless_and_long`): the run ends
+                // here, and this iteration is probed again.
+                self.close_open(&mut at, c, each, (extras, report))?;
                 continue;
             }
             if let Some((r, form)) = at.run.as_mut() {
@@ -305,7 +311,7 @@ impl Lower<'_> {
         let Some((run, Some(form))) = at.run.as_mut() else {
             return Ok(false);
         };
-        if !r.explicit(form, &run.probe, keys, &mut at.explicit) {
+        if run.gateless_and_long() || !r.explicit(form, &run.probe, keys, &mut at.explicit) {
             return Ok(false);
         }
         std::mem::swap(
@@ -338,7 +344,7 @@ impl Lower<'_> {
         at: &mut Progress,
         c: &Counted,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-        found: (&mut Vec<Vec<Slot>>, &mut LoopReport),
+        found: (&mut Sink<'_>, &mut LoopReport),
     ) -> DResult<()> {
         let Some((run, _)) = at.run.take() else {
             return Ok(());
@@ -363,7 +369,7 @@ impl Lower<'_> {
         run: Run,
         c: &Counted,
         each: &mut impl FnMut(&mut Self) -> DResult<Vec<Slot>>,
-        (extras, report): (&mut Vec<Vec<Slot>>, &mut LoopReport),
+        (extras, report): (&mut Sink<'_>, &mut LoopReport),
     ) -> DResult<bool> {
         let (kept, _) = self.end_run((run, MIN_RUN), c, each, (extras, report))?;
         if !kept {

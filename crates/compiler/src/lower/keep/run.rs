@@ -565,6 +565,16 @@ impl Run {
             && self.tracks.iter().all(Track::is_steady)
     }
 
+    /// Whether the run has grown as long as a run is let grow whose
+    /// template makes no gates and no blocks: such a run is never kept
+    /// (see [`Lower::keeps`]), and its iterations' records would be held
+    /// for nothing (a public loop of millions of iterations held
+    /// hundreds of bytes an iteration).
+    pub(super) fn gateless_and_long(&self) -> bool {
+        let frame = &self.probe.frame;
+        self.count >= super::MAX_GATELESS_RUN && frame.gates.is_empty() && frame.blocks.is_empty()
+    }
+
     /// Gates executed by one iteration.
     pub(super) fn gates(&self) -> u64 {
         frame_gates(&self.probe.frame)
