@@ -397,27 +397,43 @@ impl Preprocessor {
         Ok(())
     }
 
-    /// Macro-expands a token list (Prosser-style hide sets). Arguments are
-    /// expanded by nested calls: a call `d` deep may hold at most
-    /// `max_tokens >> d` tokens (so all of them together at most twice the
-    /// limit, and the nesting ends), and every call takes its steps from one
-    /// budget of `8 * max_tokens`.
+    /// Macro-expands a token list (Prosser-style hide sets).
     fn expand(&self, toks: Vec<Token>) -> DResult<Vec<Token>> {
+        self.expand_holding(toks, 0)
+    }
+
+    /// Macro-expands `toks` while the expansions it is nested in (of macro
+    /// arguments inside a macro call) hold `held` tokens: all of them
+    /// together hold at most `max_tokens`, arguments nest at most
+    /// [`MAX_MACRO_NESTING`] deep, and every call takes its steps from one
+    /// budget of `8 * max_tokens`.
+    fn expand_holding(&self, toks: Vec<Token>, held: usize) -> DResult<Vec<Token>> {
         let depth = self.expanding.get();
+        if depth >= MAX_MACRO_NESTING {
+            let loc = toks.first().map(|t| t.loc).unwrap_or_default();
+            return err(
+                loc,
+                format!(
+                    "macro expansion does not end within {MAX_MACRO_NESTING} nested macro arguments"
+                ),
+            );
+        }
         self.expanding.set(depth + 1);
-        let result = self.expand_within(toks, self.max_tokens.checked_shr(depth).unwrap_or(0));
+        let result = self.expand_within(toks, held);
         self.expanding.set(depth);
         result
     }
 
-    fn expand_within(&self, toks: Vec<Token>, max_tokens: usize) -> DResult<Vec<Token>> {
+    fn expand_within(&self, toks: Vec<Token>, held: usize) -> DResult<Vec<Token>> {
         let empty: HideSet = Rc::new(Vec::new());
         let mut q: VecDeque<(Token, HideSet)> =
             toks.into_iter().map(|t| (t, empty.clone())).collect();
         let mut out = Vec::new();
         while let Some((t, hs)) = q.pop_front() {
             self.steps.set(self.steps.get() + 1);
-            if self.steps.get() > 8 * self.max_tokens as u64 || q.len() + out.len() > max_tokens {
+            if self.steps.get() > 8 * self.max_tokens as u64
+                || held + q.len() + out.len() > self.max_tokens
+            {
                 return err(
                     t.loc,
                     format!(
@@ -498,7 +514,9 @@ impl Preprocessor {
                             ),
                         );
                     }
-                    self.substitute(m, params, &args, t.loc)?
+                    let held =
+                        held + q.len() + out.len() + args.iter().map(Vec::len).sum::<usize>();
+                    self.substitute(m, params, &args, t.loc, held)?
                 }
             };
             for b in body.into_iter().rev() {
@@ -516,6 +534,7 @@ impl Preprocessor {
         params: &[String],
         args: &[Vec<Token>],
         loc: Loc,
+        held: usize,
     ) -> DResult<Vec<Token>> {
         let index = |t: &Token| -> Option<usize> {
             let id = t.ident()?;
@@ -578,7 +597,7 @@ impl Preprocessor {
                 if pasted {
                     out.extend(args[p].iter().cloned());
                 } else {
-                    out.extend(self.expand(args[p].clone())?);
+                    out.extend(self.expand_holding(args[p].clone(), held + out.len())?);
                 }
                 k += 1;
                 continue;
@@ -630,6 +649,9 @@ impl Preprocessor {
         Ok(v != 0)
     }
 }
+
+/// Deepest nesting of macro calls in the arguments of macro calls.
+const MAX_MACRO_NESTING: u32 = 1000;
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.
 const MAX_IF_NESTING: usize = 256;
