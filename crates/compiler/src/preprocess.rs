@@ -14,6 +14,8 @@ mod headers;
 mod libc;
 pub use libc::headers_called;
 mod lines;
+mod source;
+pub use source::{read_source, utf8, MAX_SOURCE_BYTES};
 mod spelling;
 use headers::builtin_header;
 use lines::renumber;
@@ -45,38 +47,6 @@ fn predefined() -> HashMap<String, Macro> {
     macros.insert("__STDC_VERSION__".to_string(), number(201710, 1));
     macros.insert("__STDC_HOSTED__".to_string(), number(1, 0));
     macros
-}
-
-/// Largest source file read, the main file or an included one (bytes).
-pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
-
-/// Reads a source file: a regular file (not a device, a pipe or a
-/// directory) of at most [`MAX_SOURCE_BYTES`]. The error says why not,
-/// without quoting the file.
-pub fn read_source(path: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let regular = |m: std::fs::Metadata| {
-        if !m.is_file() {
-            Err("not a regular file".to_string())
-        } else if m.len() > MAX_SOURCE_BYTES {
-            Err(format!("larger than {MAX_SOURCE_BYTES} bytes"))
-        } else {
-            Ok(())
-        }
-    };
-    // Checked before opening (opening a pipe blocks) and again on the open
-    // file (the path may have changed in between).
-    regular(std::fs::metadata(path).map_err(|e| e.to_string())?)?;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    regular(file.metadata().map_err(|e| e.to_string())?)?;
-    let mut text = String::new();
-    file.take(MAX_SOURCE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| e.to_string())?;
-    if text.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(format!("larger than {MAX_SOURCE_BYTES} bytes"));
-    }
-    Ok(text)
 }
 
 /// Preprocessor state: the file table and the macro table.
@@ -300,18 +270,18 @@ impl Preprocessor {
             return Ok(());
         }
         let text = match self.find_include(&name, dir) {
-            Ok(Some((path, text))) => Some((path, text)),
+            Ok(Some((path, bytes))) => Some((path, bytes)),
             Ok(None) => None,
             Err(why) => return err(loc, format!("cannot include \"{name}\": {why}")),
         };
-        let Some((path, text)) =
-            text.or_else(|| builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t)))
-        else {
+        let Some((path, bytes)) = text.or_else(|| {
+            builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t.into_bytes()))
+        }) else {
             return err(loc, format!("cannot include \"{name}\": no such file"));
         };
         let file = self.files.len() as u32;
         self.files.push(path.display().to_string());
-        let toks = lex(&text, file)?;
+        let toks = lex(&utf8(bytes, file)?, file)?;
         let sub_dir = path.parent().map(|p| p.to_path_buf());
         self.depth += 1;
         self.process(toks, sub_dir.as_deref(), out)?;
@@ -322,13 +292,13 @@ impl Preprocessor {
     /// Finds `#include "name"`: a relative path (`..` allowed, as in
     /// `"../common.h"`), looked up in `dir` (the including file's folder)
     /// and then in the include folders.
-    /// Returns the path and the text of the first that exists, `None` if
+    /// Returns the path and the bytes of the first that exists, `None` if
     /// none does, or why the name or the file it names is refused.
     fn find_include(
         &self,
         name: &str,
         dir: Option<&Path>,
-    ) -> Result<Option<(PathBuf, String)>, String> {
+    ) -> Result<Option<(PathBuf, Vec<u8>)>, String> {
         use std::path::Component;
         let relative = Path::new(name);
         if name.is_empty()
@@ -348,7 +318,7 @@ impl Preprocessor {
         for folder in std::iter::once(&here).chain(&self.include_dirs) {
             let path = folder.join(relative);
             if std::fs::symlink_metadata(&path).is_ok() {
-                return read_source(&path).map(|text| Some((path, text)));
+                return read_source(&path).map(|bytes| Some((path, bytes)));
             }
         }
         Ok(None)
