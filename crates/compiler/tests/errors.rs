@@ -131,6 +131,43 @@ fn recursion_without_bound() {
     );
 }
 
+/// Each limit on depth names itself: a chain of calls is not recursion, a
+/// long sum is deep because it is long, and no --unwind beyond the call
+/// limit bounds a recursion.
+#[test]
+fn depth_limits_say_which_limit() {
+    let mut chain = String::from("int f1001(int x)\n{\n    return x;\n}\n");
+    for k in (0..1001).rev() {
+        chain += &format!("int f{k}(int x)\n{{\n    return f{}(x);\n}}\n", k + 1);
+    }
+    chain += "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return f0(INPUT_A);\n}\n";
+    let e = error_of(&chain, &CompileOptions::default());
+    assert!(
+        e.ends_with(
+            "error: calls nested deeper than 1000 (a chain of calls of different functions)"
+        ),
+        "{e}"
+    );
+    let sum = format!(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{{\n    return INPUT_A{};\n}}\n",
+        " + INPUT_B".repeat(2001)
+    );
+    let e = error_of(&sum, &CompileOptions::default());
+    assert!(
+        e.contains("error: expression too long or nested too deep"),
+        "{e}"
+    );
+    let recursion = "int depth(int x)\n{\n    if (x <= 0)\n        return 0;\n    return 1 + depth(x - 1);\n}\n\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return depth(INPUT_A) + INPUT_B;\n}\n";
+    let unwound = CompileOptions {
+        unwind: Some(5000),
+        ..CompileOptions::default()
+    };
+    assert_eq!(
+        error_of(recursion, &unwound),
+        "prog.c:5:16: error: recursion deeper than 1000 calls under a secret condition: its depth depends on a secret value: --unwind 5000 does not bound it, as calls nest at most 1000 deep (give a smaller N)"
+    );
+}
+
 #[test]
 fn public_recursion_is_fine() {
     let src = "int fib(int n)\n{\n    return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}\n\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * fib(10) + INPUT_B;\n}\n";
