@@ -362,6 +362,25 @@ fn an_input_must_have_a_size() {
     );
 }
 
+/// A parameter's array size is checked though C adjusts it to a pointer:
+/// negative (as gcc refuses it) or too large, it is the error, not the
+/// pointer it was adjusted to.
+#[test]
+fn an_array_parameter_of_a_bad_size() {
+    check(
+        "int mpc_main(int INPUT_A[-1], int INPUT_B)\n{\n    return INPUT_B;\n}\n",
+        "prog.c:1:26: error: array size is negative",
+    );
+    check(
+        "int mpc_main(int INPUT_A[1u << 31], int INPUT_B)\n{\n    return INPUT_B;\n}\n",
+        "prog.c:1:29: error: array size is too large (more than 1073741824 elements)",
+    );
+    check(
+        "int f(int a[-5])\n{\n    return 1;\n}\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    int z[2];\n    return f(z) + INPUT_A;\n}\n",
+        "prog.c:1:13: error: array size is negative",
+    );
+}
+
 #[test]
 fn function_pointers() {
     check(
