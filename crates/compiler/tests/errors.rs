@@ -248,6 +248,40 @@ fn other_unsupported_constructs() {
     );
 }
 
+/// C11 and C23 words twofold does not support, and `<math.h>` functions it
+/// does not provide, say so (they were "expected ';'" and "call of
+/// undeclared function").
+#[test]
+fn unsupported_keywords_and_math_functions_say_so() {
+    let body = |decl: &str| {
+        format!("{decl}\nint mpc_main(int INPUT_A, int INPUT_B)\n{{\n    return INPUT_A;\n}}\n")
+    };
+    check(
+        &body("_Atomic int z;"),
+        "prog.c:1:1: error: atomic types ('_Atomic') are not supported",
+    );
+    check(
+        &body("int _Atomic z;"),
+        "prog.c:1:5: error: atomic types ('_Atomic') are not supported",
+    );
+    for w in ["_Thread_local", "thread_local", "__thread"] {
+        check(
+            &body(&format!("static {w} int z;")),
+            &format!("prog.c:1:8: error: thread-local storage ('{w}') is not supported"),
+        );
+    }
+    check(
+        &body("unsigned _BitInt(7) z;"),
+        "prog.c:1:10: error: bit-precise integers ('_BitInt') are not supported (use the types of <stdint.h>)",
+    );
+    for f in ["sin", "powf", "sqrtl"] {
+        check(
+            &format!("#include <math.h>\ndouble mpc_main(double INPUT_A, double INPUT_B)\n{{\n    return {f}(INPUT_A);\n}}\n"),
+            &format!("prog.c:4:12: error: '{f}': a <math.h> function twofold does not provide (it provides sqrt, fabs, floor, ceil, trunc, round, fmin, fmax, copysign and their float forms, such as sqrtf)"),
+        );
+    }
+}
+
 /// A `case` label inside a block or loop of the switch body (Duff's
 /// device) is refused whether the selector is secret or public: with a
 /// public one it was skipped (`switch (1) { case 0: ...; { case 1: r +=

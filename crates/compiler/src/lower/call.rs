@@ -420,12 +420,15 @@ pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
              memset, memcmp and <string.h>'s comparisons, copies and lengths of strings): \
              write it as a loop"
         }
-        _ => {
-            return err(
-                loc,
-                format!("call of undeclared (or undefined) function '{name}'"),
-            )
-        }
+        _ => match floating::missing_math(name) {
+            Some(why) => return err(loc, format!("'{name}': {why}")),
+            None => {
+                return err(
+                    loc,
+                    format!("call of undeclared (or undefined) function '{name}'"),
+                )
+            }
+        },
     };
     err(loc, format!("'{name}': {why}"))
 }

@@ -61,6 +61,11 @@ const TYPE_WORDS: &[&str] = &[
     "__typeof_unqual__",
     "_Alignas",
     "alignas",
+    "_Atomic",
+    "_Thread_local",
+    "thread_local",
+    "__thread",
+    "_BitInt",
 ];
 
 impl Parser<'_> {
@@ -320,6 +325,16 @@ impl Parser<'_> {
                     });
                 }
                 "_Complex" => return err(wloc, "complex types ('_Complex') are not supported"),
+                "_Atomic" => return err(wloc, "atomic types ('_Atomic') are not supported"),
+                "_Thread_local" | "thread_local" | "__thread" => {
+                    return err(wloc, format!("thread-local storage ('{w}') is not supported"))
+                }
+                "_BitInt" => {
+                    return err(
+                        wloc,
+                        "bit-precise integers ('_BitInt') are not supported (use the types of <stdint.h>)",
+                    )
+                }
                 "__int128" | "__int128_t" | "__uint128_t" => {
                     return err(wloc, format!("{w} is not supported (128-bit integers)"))
                 }
