@@ -218,6 +218,19 @@ fn inputs_need_an_owner() {
     );
 }
 
+/// Inputs of no bits at all leave the circuit nothing to make its constant
+/// outputs from: a clear error where mpc_main is (it was "cannot finish the
+/// circuit: invalid circuit" at 0:0). One bit, of either party, is enough.
+#[test]
+fn inputs_of_no_bits() {
+    check(
+        "int mpc_main(int INPUT_A[0], int INPUT_B[0])\n{\n    return 5;\n}\n",
+        "prog.c:1:5: error: the program's inputs hold no bits (arrays of no elements): a circuit needs at least one input bit",
+    );
+    let one_bit = "int mpc_main(int INPUT_A[0], _Bool INPUT_B)\n{\n    return 5;\n}\n";
+    compile(one_bit, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn other_unsupported_constructs() {
     check(
