@@ -419,7 +419,8 @@ fn read_file(path: &Path) -> Result<(String, String), CompileError> {
         message: format!("cannot read the file: {e}"),
         exceeded: None,
     })?;
-    let source = preprocess::utf8(bytes, 0).map_err(|d| d.into_error(&[name.clone()]))?;
+    let source =
+        preprocess::utf8(bytes, 0).map_err(|d| d.into_error(std::slice::from_ref(&name)))?;
     Ok((source, name))
 }
 
