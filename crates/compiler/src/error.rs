@@ -125,8 +125,47 @@ impl Diag {
                 .unwrap_or_else(|| "<input>".to_string()),
             line: self.loc.line,
             col: self.loc.col,
-            message: self.message,
+            message: shown(&self.message),
             exceeded: self.exceeded,
         }
     }
+}
+
+/// Longest word (a run of characters but blanks) a message shows whole.
+const LONG_WORD: usize = 100;
+
+/// Bytes of a longer word that a message shows (at most).
+const WORD_START: usize = 60;
+
+/// `message` as shown: each word longer than [`LONG_WORD`] bytes (a long
+/// identifier or literal quoted whole) cut to its start and its length in
+/// bytes, and control characters (a NUL in a literal) as `U+0000`.
+fn shown(message: &str) -> String {
+    use fmt::Write;
+    let quote = |c: char| matches!(c, '\'' | '`' | '"');
+    let after = |c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '_');
+    let mut out = String::new();
+    for word in message.split_inclusive(char::is_whitespace) {
+        let body = word.trim_start_matches(quote);
+        let head = &word[..word.len() - body.len()];
+        let body = body.trim_end_matches(after);
+        let tail = &word[head.len() + body.len()..];
+        let text = if body.len() > LONG_WORD {
+            let end = (0..=WORD_START)
+                .rev()
+                .find(|&k| body.is_char_boundary(k))
+                .unwrap_or(0);
+            format!("{head}{}… ({} bytes){tail}", &body[..end], body.len())
+        } else {
+            word.to_string()
+        };
+        for c in text.chars() {
+            if c.is_control() && c != '\n' {
+                let _ = write!(out, "U+{:04X}", u32::from(c));
+            } else {
+                out.push(c);
+            }
+        }
+    }
+    out
 }

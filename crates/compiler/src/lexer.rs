@@ -80,7 +80,12 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
     let mut cur = Cursor {
         src,
         b: src.as_bytes(),
-        i: 0,
+        // A byte order mark before the first line is skipped, as gcc does.
+        i: if src.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        },
         line: 1,
         col: 1,
         file,
@@ -371,7 +376,17 @@ impl Cursor<'_> {
             }
             None => {
                 let ch = rest.chars().next().unwrap_or('?');
-                err(loc, format!("unexpected character '{ch}'"))
+                let code = format!("U+{:04X}", u32::from(ch));
+                err(
+                    loc,
+                    match ch {
+                        _ if ch.is_ascii_graphic() => format!("unexpected character '{ch}'"),
+                        _ if ch.is_control() || ch.is_whitespace() => {
+                            format!("unexpected character {code}")
+                        }
+                        _ => format!("unexpected character '{ch}' ({code})"),
+                    },
+                )
             }
         }
     }

@@ -412,13 +412,15 @@ pub fn compile_mixed_file(
 /// The text of a C file and its name for errors.
 fn read_file(path: &Path) -> Result<(String, String), CompileError> {
     let name = path.display().to_string();
-    let source = preprocess::read_source(path).map_err(|e| CompileError {
+    let bytes = preprocess::read_source(path).map_err(|e| CompileError {
         file: name.clone(),
         line: 0,
         col: 0,
         message: format!("cannot read the file: {e}"),
         exceeded: None,
     })?;
+    let source =
+        preprocess::utf8(bytes, 0).map_err(|d| d.into_error(std::slice::from_ref(&name)))?;
     Ok((source, name))
 }
 

@@ -161,6 +161,19 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Goes one level deeper for the next operator of a chain (`a + b + c`
+    /// nests to the left, `a[i].x` too): as [`Parser::deeper`], but the
+    /// error says that a long chain is as deep as it is long.
+    fn chained(&mut self) -> DResult<()> {
+        self.deeper(1).map_err(|mut d| {
+            d.message = format!(
+                "expression too long or nested too deep: operators chained or nested more than {} levels deep (each operator of a chain `a + b + ...` is one level; split the expression into parts)",
+                self.max_nesting
+            );
+            d
+        })
+    }
+
     /// Runs `rule` one level deeper (see [`Parser::deeper`]).
     fn nested<T>(&mut self, rule: impl FnOnce(&mut Self) -> DResult<T>) -> DResult<T> {
         let depth = self.depth;

@@ -14,6 +14,8 @@ mod headers;
 mod libc;
 pub use libc::headers_called;
 mod lines;
+mod source;
+pub use source::{read_source, utf8, MAX_SOURCE_BYTES};
 mod spelling;
 use headers::builtin_header;
 use lines::renumber;
@@ -45,38 +47,6 @@ fn predefined() -> HashMap<String, Macro> {
     macros.insert("__STDC_VERSION__".to_string(), number(201710, 1));
     macros.insert("__STDC_HOSTED__".to_string(), number(1, 0));
     macros
-}
-
-/// Largest source file read, the main file or an included one (bytes).
-pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
-
-/// Reads a source file: a regular file (not a device, a pipe or a
-/// directory) of at most [`MAX_SOURCE_BYTES`]. The error says why not,
-/// without quoting the file.
-pub fn read_source(path: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let regular = |m: std::fs::Metadata| {
-        if !m.is_file() {
-            Err("not a regular file".to_string())
-        } else if m.len() > MAX_SOURCE_BYTES {
-            Err(format!("larger than {MAX_SOURCE_BYTES} bytes"))
-        } else {
-            Ok(())
-        }
-    };
-    // Checked before opening (opening a pipe blocks) and again on the open
-    // file (the path may have changed in between).
-    regular(std::fs::metadata(path).map_err(|e| e.to_string())?)?;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    regular(file.metadata().map_err(|e| e.to_string())?)?;
-    let mut text = String::new();
-    file.take(MAX_SOURCE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| e.to_string())?;
-    if text.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(format!("larger than {MAX_SOURCE_BYTES} bytes"));
-    }
-    Ok(text)
 }
 
 /// Preprocessor state: the file table and the macro table.
@@ -300,18 +270,18 @@ impl Preprocessor {
             return Ok(());
         }
         let text = match self.find_include(&name, dir) {
-            Ok(Some((path, text))) => Some((path, text)),
+            Ok(Some((path, bytes))) => Some((path, bytes)),
             Ok(None) => None,
             Err(why) => return err(loc, format!("cannot include \"{name}\": {why}")),
         };
-        let Some((path, text)) =
-            text.or_else(|| builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t)))
-        else {
+        let Some((path, bytes)) = text.or_else(|| {
+            builtin_header(&name).map(|t| (PathBuf::from(format!("<{name}>")), t.into_bytes()))
+        }) else {
             return err(loc, format!("cannot include \"{name}\": no such file"));
         };
         let file = self.files.len() as u32;
         self.files.push(path.display().to_string());
-        let toks = lex(&text, file)?;
+        let toks = lex(&utf8(bytes, file)?, file)?;
         let sub_dir = path.parent().map(|p| p.to_path_buf());
         self.depth += 1;
         self.process(toks, sub_dir.as_deref(), out)?;
@@ -322,13 +292,13 @@ impl Preprocessor {
     /// Finds `#include "name"`: a relative path (`..` allowed, as in
     /// `"../common.h"`), looked up in `dir` (the including file's folder)
     /// and then in the include folders.
-    /// Returns the path and the text of the first that exists, `None` if
+    /// Returns the path and the bytes of the first that exists, `None` if
     /// none does, or why the name or the file it names is refused.
     fn find_include(
         &self,
         name: &str,
         dir: Option<&Path>,
-    ) -> Result<Option<(PathBuf, String)>, String> {
+    ) -> Result<Option<(PathBuf, Vec<u8>)>, String> {
         use std::path::Component;
         let relative = Path::new(name);
         if name.is_empty()
@@ -348,7 +318,7 @@ impl Preprocessor {
         for folder in std::iter::once(&here).chain(&self.include_dirs) {
             let path = folder.join(relative);
             if std::fs::symlink_metadata(&path).is_ok() {
-                return read_source(&path).map(|text| Some((path, text)));
+                return read_source(&path).map(|bytes| Some((path, bytes)));
             }
         }
         Ok(None)
@@ -397,27 +367,43 @@ impl Preprocessor {
         Ok(())
     }
 
-    /// Macro-expands a token list (Prosser-style hide sets). Arguments are
-    /// expanded by nested calls: a call `d` deep may hold at most
-    /// `max_tokens >> d` tokens (so all of them together at most twice the
-    /// limit, and the nesting ends), and every call takes its steps from one
-    /// budget of `8 * max_tokens`.
+    /// Macro-expands a token list (Prosser-style hide sets).
     fn expand(&self, toks: Vec<Token>) -> DResult<Vec<Token>> {
+        self.expand_holding(toks, 0)
+    }
+
+    /// Macro-expands `toks` while the expansions it is nested in (of macro
+    /// arguments inside a macro call) hold `held` tokens: all of them
+    /// together hold at most `max_tokens`, arguments nest at most
+    /// [`MAX_MACRO_NESTING`] deep, and every call takes its steps from one
+    /// budget of `8 * max_tokens`.
+    fn expand_holding(&self, toks: Vec<Token>, held: usize) -> DResult<Vec<Token>> {
         let depth = self.expanding.get();
+        if depth >= MAX_MACRO_NESTING {
+            let loc = toks.first().map(|t| t.loc).unwrap_or_default();
+            return err(
+                loc,
+                format!(
+                    "macro expansion does not end within {MAX_MACRO_NESTING} nested macro arguments"
+                ),
+            );
+        }
         self.expanding.set(depth + 1);
-        let result = self.expand_within(toks, self.max_tokens.checked_shr(depth).unwrap_or(0));
+        let result = self.expand_within(toks, held);
         self.expanding.set(depth);
         result
     }
 
-    fn expand_within(&self, toks: Vec<Token>, max_tokens: usize) -> DResult<Vec<Token>> {
+    fn expand_within(&self, toks: Vec<Token>, held: usize) -> DResult<Vec<Token>> {
         let empty: HideSet = Rc::new(Vec::new());
         let mut q: VecDeque<(Token, HideSet)> =
             toks.into_iter().map(|t| (t, empty.clone())).collect();
         let mut out = Vec::new();
         while let Some((t, hs)) = q.pop_front() {
             self.steps.set(self.steps.get() + 1);
-            if self.steps.get() > 8 * self.max_tokens as u64 || q.len() + out.len() > max_tokens {
+            if self.steps.get() > 8 * self.max_tokens as u64
+                || held + q.len() + out.len() > self.max_tokens
+            {
                 return err(
                     t.loc,
                     format!(
@@ -498,7 +484,9 @@ impl Preprocessor {
                             ),
                         );
                     }
-                    self.substitute(m, params, &args, t.loc)?
+                    let held =
+                        held + q.len() + out.len() + args.iter().map(Vec::len).sum::<usize>();
+                    self.substitute(m, params, &args, t.loc, held)?
                 }
             };
             for b in body.into_iter().rev() {
@@ -516,6 +504,7 @@ impl Preprocessor {
         params: &[String],
         args: &[Vec<Token>],
         loc: Loc,
+        held: usize,
     ) -> DResult<Vec<Token>> {
         let index = |t: &Token| -> Option<usize> {
             let id = t.ident()?;
@@ -578,7 +567,7 @@ impl Preprocessor {
                 if pasted {
                     out.extend(args[p].iter().cloned());
                 } else {
-                    out.extend(self.expand(args[p].clone())?);
+                    out.extend(self.expand_holding(args[p].clone(), held + out.len())?);
                 }
                 k += 1;
                 continue;
@@ -630,6 +619,9 @@ impl Preprocessor {
         Ok(v != 0)
     }
 }
+
+/// Deepest nesting of macro calls in the arguments of macro calls.
+const MAX_MACRO_NESTING: u32 = 1000;
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.
 const MAX_IF_NESTING: usize = 256;

@@ -707,3 +707,17 @@ impl CType {
         }
     }
 }
+
+/// Why `n` cannot be the size of an array of at most `max` elements, if it
+/// cannot.
+pub(crate) fn bad_array_size(n: i128, max: i128) -> Option<String> {
+    if n < 0 {
+        Some("array size is negative".into())
+    } else if n > max {
+        Some(format!(
+            "array size is too large (more than {max} elements)"
+        ))
+    } else {
+        None
+    }
+}

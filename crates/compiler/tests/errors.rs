@@ -131,6 +131,43 @@ fn recursion_without_bound() {
     );
 }
 
+/// Each limit on depth names itself: a chain of calls is not recursion, a
+/// long sum is deep because it is long, and no --unwind beyond the call
+/// limit bounds a recursion.
+#[test]
+fn depth_limits_say_which_limit() {
+    let mut chain = String::from("int f1001(int x)\n{\n    return x;\n}\n");
+    for k in (0..1001).rev() {
+        chain += &format!("int f{k}(int x)\n{{\n    return f{}(x);\n}}\n", k + 1);
+    }
+    chain += "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    return f0(INPUT_A);\n}\n";
+    let e = error_of(&chain, &CompileOptions::default());
+    assert!(
+        e.ends_with(
+            "error: calls nested deeper than 1000 (a chain of calls of different functions)"
+        ),
+        "{e}"
+    );
+    let sum = format!(
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{{\n    return INPUT_A{};\n}}\n",
+        " + INPUT_B".repeat(2001)
+    );
+    let e = error_of(&sum, &CompileOptions::default());
+    assert!(
+        e.contains("error: expression too long or nested too deep"),
+        "{e}"
+    );
+    let recursion = "int depth(int x)\n{\n    if (x <= 0)\n        return 0;\n    return 1 + depth(x - 1);\n}\n\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return depth(INPUT_A) + INPUT_B;\n}\n";
+    let unwound = CompileOptions {
+        unwind: Some(5000),
+        ..CompileOptions::default()
+    };
+    assert_eq!(
+        error_of(recursion, &unwound),
+        "prog.c:5:16: error: recursion deeper than 1000 calls under a secret condition: its depth depends on a secret value: --unwind 5000 does not bound it, as calls nest at most 1000 deep (give a smaller N)"
+    );
+}
+
 #[test]
 fn public_recursion_is_fine() {
     let src = "int fib(int n)\n{\n    return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}\n\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    return INPUT_A * fib(10) + INPUT_B;\n}\n";
@@ -181,6 +218,19 @@ fn inputs_need_an_owner() {
     );
 }
 
+/// Inputs of no bits at all leave the circuit nothing to make its constant
+/// outputs from: a clear error where mpc_main is (it was "cannot finish the
+/// circuit: invalid circuit" at 0:0). One bit, of either party, is enough.
+#[test]
+fn inputs_of_no_bits() {
+    check(
+        "int mpc_main(int INPUT_A[0], int INPUT_B[0])\n{\n    return 5;\n}\n",
+        "prog.c:1:5: error: the program's inputs hold no bits (arrays of no elements): a circuit needs at least one input bit",
+    );
+    let one_bit = "int mpc_main(int INPUT_A[0], _Bool INPUT_B)\n{\n    return 5;\n}\n";
+    compile(one_bit, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn other_unsupported_constructs() {
     check(
@@ -209,6 +259,40 @@ fn other_unsupported_constructs() {
         "int mpc_main(int INPUT_A, int x)\n{\n    return INPUT_A;\n}\n",
         "prog.c:1:27: error: parameter 'x' of the entry function must be an input named INPUT_A..., INPUT_B...",
     );
+}
+
+/// C11 and C23 words twofold does not support, and `<math.h>` functions it
+/// does not provide, say so (they were "expected ';'" and "call of
+/// undeclared function").
+#[test]
+fn unsupported_keywords_and_math_functions_say_so() {
+    let body = |decl: &str| {
+        format!("{decl}\nint mpc_main(int INPUT_A, int INPUT_B)\n{{\n    return INPUT_A;\n}}\n")
+    };
+    check(
+        &body("_Atomic int z;"),
+        "prog.c:1:1: error: atomic types ('_Atomic') are not supported",
+    );
+    check(
+        &body("int _Atomic z;"),
+        "prog.c:1:5: error: atomic types ('_Atomic') are not supported",
+    );
+    for w in ["_Thread_local", "thread_local", "__thread"] {
+        check(
+            &body(&format!("static {w} int z;")),
+            &format!("prog.c:1:8: error: thread-local storage ('{w}') is not supported"),
+        );
+    }
+    check(
+        &body("unsigned _BitInt(7) z;"),
+        "prog.c:1:10: error: bit-precise integers ('_BitInt') are not supported (use the types of <stdint.h>)",
+    );
+    for f in ["sin", "powf", "sqrtl"] {
+        check(
+            &format!("#include <math.h>\ndouble mpc_main(double INPUT_A, double INPUT_B)\n{{\n    return {f}(INPUT_A);\n}}\n"),
+            &format!("prog.c:4:12: error: '{f}': a <math.h> function twofold does not provide (it provides sqrt, fabs, floor, ceil, trunc, round, fmin, fmax, copysign and their float forms, such as sqrtf)"),
+        );
+    }
 }
 
 /// A `case` label inside a block or loop of the switch body (Duff's
@@ -322,6 +406,25 @@ fn an_input_must_have_a_size() {
     check(
         "int mpc_main(int INPUT_A[4], int INPUT_B[])\n{\n    return INPUT_A[0] + INPUT_B[0];\n}\n",
         "prog.c:1:30: error: input 'INPUT_B' has type int *, which cannot be an input (declare an array with its size, e.g. int INPUT_B[8], or pass it inside a struct)",
+    );
+}
+
+/// A parameter's array size is checked though C adjusts it to a pointer:
+/// negative (as gcc refuses it) or too large, it is the error, not the
+/// pointer it was adjusted to.
+#[test]
+fn an_array_parameter_of_a_bad_size() {
+    check(
+        "int mpc_main(int INPUT_A[-1], int INPUT_B)\n{\n    return INPUT_B;\n}\n",
+        "prog.c:1:26: error: array size is negative",
+    );
+    check(
+        "int mpc_main(int INPUT_A[1u << 31], int INPUT_B)\n{\n    return INPUT_B;\n}\n",
+        "prog.c:1:29: error: array size is too large (more than 1073741824 elements)",
+    );
+    check(
+        "int f(int a[-5])\n{\n    return 1;\n}\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    int z[2];\n    return f(z) + INPUT_A;\n}\n",
+        "prog.c:1:13: error: array size is negative",
     );
 }
 

@@ -152,6 +152,28 @@ fn doubling_macros_stop_at_the_token_limit() {
     assert!(e.contains("macro expansion does not end within"), "{e}");
 }
 
+/// Nested calls expand each argument once: the limit counts the tokens
+/// held, not a share halved at each level (19 nested calls of `ADD` were
+/// refused as more than 1048576 tokens).
+#[test]
+fn deeply_nested_macro_calls_expand() {
+    let add = format!(
+        "#define ADD(a, b) ((a) + (b))\n{}",
+        main_returning(&format!(
+            "{}INPUT_A{}",
+            "ADD(".repeat(100),
+            ", 1)".repeat(100)
+        ))
+    );
+    let ident = format!(
+        "#define F(x) x\n{}",
+        main_returning(&format!("{}INPUT_A{}", "F(".repeat(300), ")".repeat(300)))
+    );
+    for src in [add, ident] {
+        compile(&src, "nested.c", &CompileOptions::default()).expect("compiles");
+    }
+}
+
 #[test]
 fn a_macro_whose_arguments_expand_to_its_own_call_stops() {
     // Found by libFuzzer: each argument was expanded afresh, one call

@@ -62,10 +62,10 @@ impl<'p> Lower<'p> {
         }
         self.check_gates(loc)?;
         if self.frames.len() > MAX_CALL_DEPTH {
-            if self.secret_depth > 0 {
-                return err(loc, format!("recursion deeper than {MAX_CALL_DEPTH} calls under a secret condition: its depth depends on a secret value (bound it with --unwind N)"));
-            }
-            return err(loc, format!("recursion deeper than {MAX_CALL_DEPTH} calls"));
+            return err(
+                loc,
+                too_deep(same > 0, self.secret_depth > 0, self.opts.unwind),
+            );
         }
         let ctl = self.new_object(&CType::Array(Arc::new(CType::Bool), 4), loc)?;
         let ret = match &f.ret {
@@ -420,12 +420,32 @@ pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
              memset, memcmp and <string.h>'s comparisons, copies and lengths of strings): \
              write it as a loop"
         }
-        _ => {
-            return err(
-                loc,
-                format!("call of undeclared (or undefined) function '{name}'"),
-            )
-        }
+        _ => match floating::missing_math(name) {
+            Some(why) => return err(loc, format!("'{name}': {why}")),
+            None => {
+                return err(
+                    loc,
+                    format!("call of undeclared (or undefined) function '{name}'"),
+                )
+            }
+        },
     };
     err(loc, format!("'{name}': {why}"))
+}
+
+/// The error of a call nested more than [`MAX_CALL_DEPTH`] deep: of a
+/// function already being called (`recursive`) or not, under a secret
+/// condition (`secret`) or not, with `--unwind` given or not.
+fn too_deep(recursive: bool, secret: bool, unwind: Option<u32>) -> String {
+    if !recursive {
+        return format!(
+            "calls nested deeper than {MAX_CALL_DEPTH} (a chain of calls of different functions)"
+        );
+    }
+    let why = "under a secret condition: its depth depends on a secret value";
+    match (secret, unwind) {
+        (false, _) => format!("recursion deeper than {MAX_CALL_DEPTH} calls"),
+        (true, None) => format!("recursion deeper than {MAX_CALL_DEPTH} calls {why} (bound it with --unwind N)"),
+        (true, Some(n)) => format!("recursion deeper than {MAX_CALL_DEPTH} calls {why}: --unwind {n} does not bound it, as calls nest at most {MAX_CALL_DEPTH} deep (give a smaller N)"),
+    }
 }

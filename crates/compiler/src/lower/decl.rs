@@ -1,6 +1,7 @@
 //! Types of declarations, variables and initializers.
 
 use super::*;
+use crate::types::bad_array_size;
 
 impl<'p> Lower<'p> {
     // ----- types and declarations -----------------------------------------
@@ -40,8 +41,8 @@ impl<'p> Lower<'p> {
                                 }
                             }
                         };
-                        if !(0..=MAX_LEAVES as i128).contains(&v) {
-                            return err(n.loc, "array size is negative or too large");
+                        if let Some(why) = bad_array_size(v, MAX_LEAVES as i128) {
+                            return err(n.loc, why);
                         }
                         v as u32
                     }

@@ -9,6 +9,72 @@ const MATH: &[&str] = &[
     "sqrt", "fabs", "floor", "ceil", "trunc", "round", "fmin", "fmax", "copysign",
 ];
 
+/// The `<math.h>` functions not built in: their name without the `f` (or
+/// `l`) suffix.
+const MATH_MISSING: &[&str] = &[
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "logb",
+    "pow",
+    "cbrt",
+    "hypot",
+    "fmod",
+    "remainder",
+    "remquo",
+    "fma",
+    "fdim",
+    "rint",
+    "nearbyint",
+    "lrint",
+    "llrint",
+    "lround",
+    "llround",
+    "frexp",
+    "ldexp",
+    "scalbn",
+    "modf",
+    "ilogb",
+    "erf",
+    "erfc",
+    "tgamma",
+    "lgamma",
+    "nextafter",
+];
+
+/// Why `name` cannot be called, if it is a `<math.h>` function twofold
+/// does not build in (or a `long double` form of one it does).
+pub(super) fn missing_math(name: &str) -> Option<String> {
+    let is = |m: &&str| {
+        name.strip_prefix(*m)
+            .is_some_and(|s| matches!(s, "" | "f" | "l"))
+    };
+    let long = |m: &&str| name.strip_prefix(*m) == Some("l");
+    (MATH_MISSING.iter().any(is) || MATH.iter().any(long)).then(|| {
+        format!(
+            "a <math.h> function twofold does not provide (it provides {} and their float forms, such as sqrtf)",
+            MATH.join(", ")
+        )
+    })
+}
+
 /// A built-in `<math.h>` function or constant: its base name and the
 /// width of its `float` (32) or `double` (64) operands.
 pub(super) fn math_function(name: &str) -> Option<(&'static str, u32)> {

@@ -581,11 +581,13 @@ impl<'p> Lower<'p> {
         if self.outputs.is_empty() {
             return err(entry.loc, "the program has no output: return a value from mpc_main or declare OUTPUT_* variables");
         }
-        if self.inputs.is_empty() {
-            return err(
-                entry.loc,
-                "the program has no input: name parameters or locals INPUT_A..., INPUT_B...",
-            );
+        if self.first_input.is_none() {
+            let why = if self.inputs.is_empty() {
+                "the program has no input: name parameters or locals INPUT_A..., INPUT_B..."
+            } else {
+                "the program's inputs hold no bits (arrays of no elements): a circuit needs at least one input bit"
+            };
+            return err(entry.loc, why);
         }
         Ok(())
     }

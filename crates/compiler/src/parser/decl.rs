@@ -7,7 +7,7 @@ use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
-use crate::types::{CType, Scalar};
+use crate::types::{bad_array_size, CType, Scalar};
 
 /// Declaration specifiers: the base type and storage facts.
 pub(super) struct Specs {
@@ -61,6 +61,11 @@ const TYPE_WORDS: &[&str] = &[
     "__typeof_unqual__",
     "_Alignas",
     "alignas",
+    "_Atomic",
+    "_Thread_local",
+    "thread_local",
+    "__thread",
+    "_BitInt",
 ];
 
 impl Parser<'_> {
@@ -211,9 +216,13 @@ impl Parser<'_> {
     /// adjusts parameters: arrays (also through typedefs) to pointers.
     pub(super) fn param(&self, name: Option<String>, ty: TypeExpr, loc: Loc) -> DResult<Param> {
         // An array of constant size, as declared (a size that is no
-        // constant is only checked where it matters, in `known`).
+        // constant is only checked where it matters, in `known`; one that
+        // is negative or too large is refused, as gcc refuses `a[-1]`).
         let declared = match &ty {
-            TypeExpr::Array(_, Some(_)) => self.known(ty.clone()).ok(),
+            TypeExpr::Array(_, Some(n)) => {
+                constant_size(n)?;
+                self.known(ty.clone()).ok()
+            }
             _ => None,
         };
         let ty = match ty {
@@ -254,11 +263,9 @@ impl Parser<'_> {
                 let Some(n) = n else {
                     return Ok(CType::Pointer(Arc::new(elem)));
                 };
-                let l = n.loc;
-                match const_eval(&n) {
-                    Some(v) if (0..=1 << 30).contains(&v) => CType::Array(Arc::new(elem), v as u32),
-                    Some(_) => return err(l, "array size is negative or too large"),
-                    None => return err(l, "array size is not a compile-time constant here"),
+                match constant_size(&n)? {
+                    Some(v) => CType::Array(Arc::new(elem), v),
+                    None => return err(n.loc, "array size is not a compile-time constant here"),
                 }
             }
             TypeExpr::Typeof(e) => return Self::typeof_here(&e),
@@ -318,6 +325,16 @@ impl Parser<'_> {
                     });
                 }
                 "_Complex" => return err(wloc, "complex types ('_Complex') are not supported"),
+                "_Atomic" => return err(wloc, "atomic types ('_Atomic') are not supported"),
+                "_Thread_local" | "thread_local" | "__thread" => {
+                    return err(wloc, format!("thread-local storage ('{w}') is not supported"))
+                }
+                "_BitInt" => {
+                    return err(
+                        wloc,
+                        "bit-precise integers ('_BitInt') are not supported (use the types of <stdint.h>)",
+                    )
+                }
                 "__int128" | "__int128_t" | "__uint128_t" => {
                     return err(wloc, format!("{w} is not supported (128-bit integers)"))
                 }
@@ -687,6 +704,18 @@ pub(super) struct Param {
     variable: Option<TypeExpr>,
     /// Where it starts.
     loc: Loc,
+}
+
+/// The size `n` of an array if it is a constant; an error if that is
+/// negative or more than 2^30.
+fn constant_size(n: &Expr) -> DResult<Option<u32>> {
+    match const_eval(n) {
+        None => Ok(None),
+        Some(v) => match bad_array_size(v, 1 << 30) {
+            Some(why) => err(n.loc, why),
+            None => Ok(Some(v as u32)),
+        },
+    }
 }
 
 /// Whether a size in the (adjusted) parameter type `t` is not a constant

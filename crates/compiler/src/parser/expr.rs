@@ -12,7 +12,7 @@ impl Parser<'_> {
         let mut e = self.assign_expr()?;
         let depth = self.depth;
         while self.is(",") {
-            self.deeper(1)?;
+            self.chained()?;
             let loc = self.loc();
             self.pos += 1;
             let r = self.assign_expr()?;
@@ -97,7 +97,7 @@ impl Parser<'_> {
             if prec < min_prec {
                 break;
             }
-            self.deeper(1)?;
+            self.chained()?;
             let op = *op;
             let loc = self.loc();
             self.pos += 1;
@@ -319,7 +319,7 @@ impl Parser<'_> {
         // `a[i].x(...)++` nests to the left: one level a suffix.
         let depth = self.depth;
         loop {
-            self.deeper(1)?;
+            self.chained()?;
             let loc = self.loc();
             if self.eat("[") {
                 let i = self.expr()?;
