@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 use crate::circuit::{Circuit, InputValue, OutputValue, Party};
 use crate::gate::{Gate, Wire};
-use crate::program::{Block, Body, Carried, Frame, Program, MAX_DEPTH};
+use crate::program::{Block, Body, Carried, Frame, Program, MAX_DEPTH, MAX_ITERATIONS};
 use crate::wiring::{Segment, Wiring};
 use crate::CircuitError;
 
@@ -99,6 +99,21 @@ fn write_wiring(w: &Wiring, out: &mut impl Write) -> Result<(), CircuitError> {
 
 /// Reads a program in the binary format, checking its structure.
 pub fn read_program(input: &mut impl BufRead) -> Result<Program, CircuitError> {
+    read_checked(input).map_err(truncated)
+}
+
+/// `e`, or, if the input ended early, an error saying the file is truncated
+/// (rather than the I/O error's "failed to fill whole buffer").
+pub fn truncated(e: CircuitError) -> CircuitError {
+    match e {
+        CircuitError::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            CircuitError::Invalid("the file is truncated (it ends inside the program)".into())
+        }
+        e => e,
+    }
+}
+
+fn read_checked(input: &mut impl BufRead) -> Result<Program, CircuitError> {
     let mut magic = [0u8; 8];
     input.read_exact(&mut magic)?;
     if &magic != MAGIC {
@@ -134,6 +149,11 @@ pub(crate) fn read_frame(
         let position = usize::try_from(get_u64(input)?)
             .map_err(|_| CircuitError::Invalid("block position out of range".into()))?;
         let count = get_u64(input)?;
+        if count > MAX_ITERATIONS {
+            return Err(CircuitError::Invalid(format!(
+                "a block of {count} iterations: a loop may run at most {MAX_ITERATIONS}"
+            )));
+        }
         let parallel = match get_u8(input)? {
             0 => false,
             1 => true,
@@ -203,6 +223,12 @@ fn read_wiring(input: &mut impl Read) -> Result<Wiring, CircuitError> {
 /// Whether `bytes` start with the binary format's magic.
 pub fn is_binary(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
+}
+
+/// Whether `bytes`, shorter than the magic, are its start: a binary
+/// program cut inside its magic.
+pub fn is_cut_magic(bytes: &[u8]) -> bool {
+    !bytes.is_empty() && bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes)
 }
 
 fn write_circuit(c: &Circuit, out: &mut impl Write) -> Result<(), CircuitError> {

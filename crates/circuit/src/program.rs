@@ -13,6 +13,12 @@ use crate::CircuitError;
 /// Deepest nesting of blocks accepted (reading files, validating).
 pub const MAX_DEPTH: usize = 64;
 
+/// Most iterations of one block a program file may ask for: the C
+/// compiler's default bound on one loop's iterations (its
+/// `Limits::max_iterations`), so that every program it writes loads, and a
+/// file patched to loop for hours does not.
+pub const MAX_ITERATIONS: u64 = 50_000_000;
+
 /// Wire slots a frame may have beyond twice those its inputs, gates and
 /// blocks can write (see [`Frame::validate`]).
 const SPARE_WIRES: u64 = 1 << 16;

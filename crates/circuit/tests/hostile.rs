@@ -4,8 +4,10 @@
 
 use twofold_circuit::binary::{read_program, write_program};
 use twofold_circuit::bristol::read_bristol;
+use twofold_circuit::program::MAX_ITERATIONS;
 use twofold_circuit::{
-    Block, Body, Circuit, CircuitError, Gate, InputValue, OutputValue, Party, Program, Wiring,
+    Block, Body, Carried, Circuit, CircuitError, Gate, InputValue, OutputValue, Party, Program,
+    Wiring,
 };
 
 fn bristol_error(text: &str) -> String {
@@ -115,5 +117,84 @@ fn a_block_without_wires_is_refused() {
     match program.validate() {
         Err(CircuitError::Invalid(m)) => assert!(m.contains("has no wires"), "{m}"),
         other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+/// A valid program whose one loop runs `count` times: 4 carried bits,
+/// each iteration ANDs them with the input's other 4.
+fn program_with_loop(count: u64) -> Vec<u8> {
+    let input = || InputValue {
+        name: "a".into(),
+        party: Party::A,
+        width: 8,
+    };
+    let body = Circuit {
+        num_wires: 12,
+        inputs: vec![input()],
+        outputs: vec![],
+        gates: (0..4)
+            .map(|i| Gate::And {
+                a: 4 + i,
+                b: i,
+                out: 8 + i,
+            })
+            .collect(),
+    };
+    let program = Program {
+        main: Circuit {
+            num_wires: 12,
+            inputs: vec![input()],
+            outputs: vec![OutputValue {
+                name: "out".into(),
+                wires: (8..12).collect(),
+            }],
+            gates: vec![],
+        },
+        blocks: vec![Block {
+            position: 0,
+            count,
+            parallel: false,
+            body: Body::from(body),
+            shared: (0..4).collect(),
+            carried: (0..4)
+                .map(|i| Carried {
+                    init: 4 + i,
+                    next: 8 + i,
+                    last: Some(8 + i),
+                })
+                .collect(),
+            inputs: Wiring::empty(),
+            outputs: Wiring::empty(),
+        }],
+    };
+    let mut bytes = Vec::new();
+    write_program(&program, &mut bytes).expect("writes to memory");
+    bytes
+}
+
+#[test]
+fn a_loop_longer_than_the_compiler_allows_is_refused() {
+    // The compiler's bound loads (a program it writes); 2^40 iterations,
+    // patched into a small file, ran for hours.
+    let bytes = program_with_loop(MAX_ITERATIONS);
+    assert_eq!(
+        read_program(&mut &bytes[..]).unwrap().and_count(),
+        4 * MAX_ITERATIONS
+    );
+    let bytes = program_with_loop(1 << 40);
+    match read_program(&mut &bytes[..]) {
+        Err(CircuitError::Invalid(m)) => assert!(m.contains("at most 50000000"), "{m}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_truncated_binary_program_is_called_truncated() {
+    let bytes = program_with_loop(3);
+    for cut in [9, 20, bytes.len() - 1] {
+        match read_program(&mut &bytes[..cut]) {
+            Err(CircuitError::Invalid(m)) => assert!(m.contains("truncated"), "{cut}: {m}"),
+            other => panic!("expected an error, got {other:?}"),
+        }
     }
 }

@@ -123,6 +123,7 @@ impl P<'_> {
                         return Err(verr(st, "expected a member name after '.'"));
                     }
                     let name = String::from_utf8_lossy(&self.s[st..self.i]).to_string();
+                    self.one_designator(&format!(".{name}"))?;
                     if !self.eat(b'=') {
                         return Err(verr(self.i, "expected '=' after a designator"));
                     }
@@ -131,8 +132,12 @@ impl P<'_> {
                     let Node::Num(k, _) = self.number()? else {
                         return Err(verr(dpos, "bad index designator"));
                     };
-                    if !self.eat(b']') || !self.eat(b'=') {
-                        return Err(verr(self.i, "expected '] =' in a designator"));
+                    if !self.eat(b']') {
+                        return Err(verr(self.i, "expected ']' in a designator"));
+                    }
+                    self.one_designator(&format!("[{k}]"))?;
+                    if !self.eat(b'=') {
+                        return Err(verr(self.i, "expected '=' after a designator"));
                     }
                     Some(Des::Index(k, dpos))
                 } else {
@@ -228,7 +233,7 @@ impl P<'_> {
             };
             match parsed {
                 Ok(v) if !body.is_empty() => v,
-                _ => return Err(verr(st, format!("invalid number '{text}'"))),
+                _ => return Err(self.not_a_number(st)),
             }
         };
         Ok(Node::Num(if neg { -v } else { v }, start))
@@ -236,6 +241,39 @@ impl P<'_> {
 }
 
 impl P<'_> {
+    /// Fails if another designator follows `first` (C's `.v[2] = 5`),
+    /// which values do not support, saying how to write it.
+    fn one_designator(&mut self, first: &str) -> Result<(), CompileError> {
+        self.ws();
+        match self.s.get(self.i) {
+            Some(b'.' | b'[') => Err(verr(
+                self.i,
+                format!(
+                    "nested designators are not supported: write `{first} = {{...}}` with the \
+                     rest inside the braces (`.v = {{[2] = 5}}` for `.v[2] = 5`)"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The error for the token at `st`, which is no number: quoted as
+    /// given, up to the next space or punctuation of the value's syntax.
+    fn not_a_number(&self, st: usize) -> CompileError {
+        let rest = &self.s[st..];
+        let end = rest
+            .iter()
+            .position(|c| c.is_ascii_whitespace() || b",{}=[]\"".contains(c))
+            .unwrap_or(rest.len());
+        match &rest[..end] {
+            [] => verr(st, "expected a number"),
+            token => verr(
+                st,
+                format!("invalid number '{}'", String::from_utf8_lossy(token)),
+            ),
+        }
+    }
+
     /// Whether the byte at the cursor continues the number that started at
     /// `st`: letters and digits, a point, a sign after an exponent letter.
     fn in_number(&self, st: usize) -> bool {

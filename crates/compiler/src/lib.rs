@@ -250,7 +250,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_gates: 1 << 26,
-            max_iterations: 50_000_000,
+            max_iterations: twofold_circuit::program::MAX_ITERATIONS,
             max_nesting: 2000,
             max_tokens: 1 << 20,
             max_steps: DEFAULT_MAX_STEPS,

@@ -490,6 +490,24 @@ fn values_round_trip() {
     assert!(t.parse_value("{300}").is_err());
     let e = t.parse_value("{1, {2, x}}").expect_err("bad number");
     assert_eq!(e.to_string(), "<value>:1:9: error: invalid number 'x'");
+    // The token as given: it was lowercased and cut at '_' or '.'
+    // ('int', 'nope', 'input'), or empty before a parenthesis.
+    for (value, token) in [
+        ("{1, {2, INT_MAX}}", "'INT_MAX'"),
+        ("{1, {2, Nope}}", "'Nope'"),
+        ("INPUT_B.s=3", "'INPUT_B.s'"),
+        ("(1)", "'(1)'"),
+    ] {
+        let e = t.parse_value(value).expect_err(value).to_string();
+        assert!(e.ends_with(&format!("invalid number {token}")), "{e}");
+    }
+    let e = t.parse_value("{1, -}").expect_err("no number").to_string();
+    assert!(e.ends_with("expected a number"), "{e}");
+    // C's nested designators: not supported, and said so.
+    for value in ["{.s[1] = 5}", "{.s.x = 5}", "{[1][0] = 5}"] {
+        let e = t.parse_value(value).expect_err(value).to_string();
+        assert!(e.contains("nested designators are not supported"), "{e}");
+    }
     let out = p
         .program
         .eval(&[

@@ -14,8 +14,16 @@ use crate::{Channel, ChannelOptions, NetError, Result};
 /// listening address.
 pub struct InProcess {
     opts: ChannelOptions,
-    waiting: Mutex<VecDeque<Channel>>,
+    waiting: Mutex<Meeting>,
     ready: Condvar,
+}
+
+/// The connections made and not yet accepted, and whether making one
+/// failed (the connecting side then gives up: no more will come).
+#[derive(Default)]
+struct Meeting {
+    made: VecDeque<Channel>,
+    failed: bool,
 }
 
 impl InProcess {
@@ -24,31 +32,44 @@ impl InProcess {
         opts.validate()?;
         Ok(InProcess {
             opts,
-            waiting: Mutex::new(VecDeque::new()),
+            waiting: Mutex::new(Meeting::default()),
             ready: Condvar::new(),
         })
     }
 
     /// Opens a connection: this end is returned, the other waits for
     /// [`accept`](InProcess::accept) (in the order connections were made).
+    /// If that fails, the side accepting is told at once that the other
+    /// gave up, rather than waiting for a connection that will not come.
     pub fn connect(&self) -> Result<Channel> {
-        let (near, far) = Channel::pair(&self.opts)?;
-        self.waiting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push_back(far);
-        self.ready.notify_one();
-        Ok(near)
+        let made = Channel::pair(&self.opts);
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let near = match made {
+            Ok((near, far)) => {
+                waiting.made.push_back(far);
+                Ok(near)
+            }
+            Err(e) => {
+                waiting.failed = true;
+                Err(e)
+            }
+        };
+        self.ready.notify_all();
+        near
     }
 
     /// The next connection made by [`connect`](InProcess::connect), waiting
-    /// at most `wait` for one.
+    /// at most `wait` for one; [`NetError::Disconnected`] once making one
+    /// failed (the other side's error says why).
     pub fn accept(&self, wait: Duration) -> Result<Channel> {
         let deadline = Instant::now() + wait;
         let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(chan) = waiting.pop_front() {
+            if let Some(chan) = waiting.made.pop_front() {
                 return Ok(chan);
+            }
+            if waiting.failed {
+                return Err(NetError::Disconnected);
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {

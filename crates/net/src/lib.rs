@@ -111,6 +111,10 @@ pub enum NetError {
         /// The last error seen.
         cause: io::Error,
     },
+    /// This process (or the system) has no file descriptor left for a
+    /// connection.
+    #[error("too many open files: raise `ulimit -n` or use fewer threads (--threads)")]
+    TooManyOpenFiles,
     /// No peer connected before the deadline.
     #[error("no peer connected within {0:?}")]
     AcceptTimeout(Duration),
@@ -243,7 +247,7 @@ impl Channel {
     /// address and needs no listening socket.
     #[cfg(unix)]
     pub fn pair(opts: &ChannelOptions) -> Result<(Channel, Channel)> {
-        let (near, far) = std::os::unix::net::UnixStream::pair().map_err(NetError::Io)?;
+        let (near, far) = std::os::unix::net::UnixStream::pair().map_err(io_error)?;
         thread::scope(|scope| {
             let accepting =
                 scope.spawn(|| Channel::establish(Socket::Pair(far), opts.clone(), true));
@@ -255,17 +259,17 @@ impl Channel {
 
     fn establish(stream: Socket, opts: ChannelOptions, server: bool) -> Result<Channel> {
         opts.validate()?;
-        stream.set_nonblocking(false).map_err(NetError::Io)?;
-        stream.set_nodelay().map_err(NetError::Io)?;
+        stream.set_nonblocking(false).map_err(io_error)?;
+        stream.set_nodelay().map_err(io_error)?;
         stream
             .set_read_timeout(Some(opts.read_timeout))
-            .map_err(NetError::Io)?;
+            .map_err(io_error)?;
         stream
             .set_write_timeout(Some(opts.write_timeout))
-            .map_err(NetError::Io)?;
+            .map_err(io_error)?;
         let wire = match &opts.security {
             Security::Plain => {
-                let read_half = stream.try_clone().map_err(NetError::Io)?;
+                let read_half = stream.try_clone().map_err(io_error)?;
                 Wire::Plain {
                     reader: BufReader::with_capacity(opts.buffer_size, read_half),
                     writer: deadline::Writer::new(stream, opts.buffer_size),
@@ -302,6 +306,9 @@ impl Channel {
             let remaining = deadline.saturating_sub(start.elapsed());
             let err = match try_connect(&addr, remaining) {
                 Ok(stream) => return Channel::new(stream, opts),
+                Err(e) if matches!(e.raw_os_error(), Some(EMFILE | ENFILE)) => {
+                    return Err(NetError::TooManyOpenFiles)
+                }
                 Err(e) => e,
             };
             let remaining = deadline.saturating_sub(start.elapsed());
@@ -325,12 +332,12 @@ impl Channel {
 
     /// The local address of the connection.
     pub fn local_addr(&self) -> Result<SocketAddr> {
-        self.wire.stream().local_addr().map_err(NetError::Io)
+        self.wire.stream().local_addr().map_err(io_error)
     }
 
     /// The peer's address.
     pub fn peer_addr(&self) -> Result<SocketAddr> {
-        self.wire.stream().peer_addr().map_err(NetError::Io)
+        self.wire.stream().peer_addr().map_err(io_error)
     }
 
     /// Whether this channel is a TLS connection with an authenticated peer.
@@ -373,7 +380,7 @@ impl Channel {
             reader
                 .get_ref()
                 .set_read_timeout(Some(timeout))
-                .map_err(NetError::Io)?;
+                .map_err(io_error)?;
         }
         self.opts.read_timeout = timeout;
         Ok(())
@@ -563,9 +570,23 @@ fn classify(e: io::Error, timeout: Duration) -> NetError {
         WouldBlock | TimedOut => NetError::Timeout(timeout),
         UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe | NotConnected
         | WriteZero => NetError::Disconnected,
+        _ => io_error(e),
+    }
+}
+
+/// `e` as a network error; running out of file descriptors (`EMFILE`, the
+/// process's limit, or `ENFILE`, the system's) says what to do, at once.
+fn io_error(e: io::Error) -> NetError {
+    match e.raw_os_error() {
+        Some(EMFILE | ENFILE) => NetError::TooManyOpenFiles,
         _ => NetError::Io(e),
     }
 }
+
+/// `EMFILE`: the process has no descriptor left (Linux and macOS).
+const EMFILE: i32 = 24;
+/// `ENFILE`: the system has no descriptor left (Linux and macOS).
+const ENFILE: i32 = 23;
 
 /// One connection attempt to every address `addr` resolves to.
 fn try_connect<A: ToSocketAddrs>(addr: &A, remaining: Duration) -> io::Result<TcpStream> {
@@ -592,8 +613,8 @@ impl Listener {
     /// [`local_addr`](Listener::local_addr)). Accepted channels use the
     /// default [`ChannelOptions`].
     pub fn bind<A: ToSocketAddrs>(addr: A) -> Result<Listener> {
-        let inner = TcpListener::bind(addr).map_err(NetError::Io)?;
-        inner.set_nonblocking(true).map_err(NetError::Io)?;
+        let inner = TcpListener::bind(addr).map_err(io_error)?;
+        inner.set_nonblocking(true).map_err(io_error)?;
         Ok(Listener {
             inner,
             opts: ChannelOptions::default(),
@@ -609,7 +630,7 @@ impl Listener {
 
     /// The bound address.
     pub fn local_addr(&self) -> Result<SocketAddr> {
-        self.inner.local_addr().map_err(NetError::Io)
+        self.inner.local_addr().map_err(io_error)
     }
 
     /// Waits until a peer connects, at most `deadline`.
@@ -620,7 +641,7 @@ impl Listener {
                 Ok((stream, _)) => return Channel::accepted(stream, self.opts.clone()),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(NetError::Io(e)),
+                Err(e) => return Err(io_error(e)),
             }
             let remaining = deadline.saturating_sub(start.elapsed());
             if remaining.is_zero() {

@@ -10,7 +10,7 @@ use twofold_ot::Extension;
 
 use crate::engine::FGP_MIN_ANDS;
 use crate::error::ProtocolError;
-use crate::messages::{Hello, LinkBinding, HELLO_SLACK};
+use crate::messages::{recv_hello, Hello, LinkBinding, HELLO_SLACK};
 use crate::options::SessionOptions;
 use crate::PROTOCOL_VERSION;
 
@@ -48,7 +48,7 @@ pub fn handshake(
     chan.send_frame(&ours.encode())?;
     chan.flush()?;
     let mut buf = Vec::new();
-    chan.recv_frame_at_most(&mut buf, ours.encode().len() + HELLO_SLACK)?;
+    recv_hello(chan, &mut buf, ours.encode().len() + HELLO_SLACK, "party")?;
     let theirs = Hello::decode(&buf)?;
     let mismatch =
         |what, ours: String, theirs: String| Err(ProtocolError::Mismatch { what, ours, theirs });

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use twofold_circuit::{Party, Program};
-use twofold_net::{ChannelOptions, InProcess};
+use twofold_net::{ChannelOptions, InProcess, NetError};
 
 use crate::error::ProtocolError;
 use crate::options::{PartyInputs, SessionOptions};
@@ -46,6 +46,7 @@ pub fn run_local(
         match (a, b) {
             (Ok(a), Ok(b)) => Ok((a, b)),
             (Err(ProtocolError::Net(_)), Err(e)) if !matches!(e, ProtocolError::Net(_)) => Err(e),
+            (Err(ProtocolError::Net(NetError::Disconnected)), Err(e)) => Err(e),
             (Err(e), _) | (_, Err(e)) => Err(e),
         }
     })

@@ -17,7 +17,7 @@
 
 use twofold_circuit::Party;
 use twofold_crypto::{blocks_as_bytes, blocks_as_bytes_mut, Block, Scheme};
-use twofold_net::{NetError, Transport};
+use twofold_net::{Channel, NetError, Transport};
 
 use crate::error::ProtocolError;
 use crate::options::{IppMode, Reveal, Role, Schedule, ShareKind};
@@ -34,6 +34,30 @@ const HELLO_LEN: usize = 8 + 4 + 1 + 32 + 1 + 4 + 1 + 1 + 16 + 1 + 8;
 /// allocate no more), a shorter excess still decodes far enough to say what
 /// differs (another version, more inputs).
 pub const HELLO_SLACK: usize = 4096;
+
+/// Receives the peer's hello into `buf`: a frame of at most `max` bytes.
+/// A longer one is no hello, so the peer is not a twofold `party` (an HTTP
+/// server's answer announces 1,347,703,880 bytes, its `HTTP`): said so,
+/// with the length's bytes if they are printable text.
+pub(crate) fn recv_hello(
+    chan: &mut Channel,
+    buf: &mut Vec<u8>,
+    max: usize,
+    party: &str,
+) -> Result<(), ProtocolError> {
+    chan.recv_frame_at_most(buf, max).map_err(|e| match e {
+        NetError::FrameTooLarge { len, .. } => {
+            let head = (len as u32).to_le_bytes();
+            let sent = if head.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+                format!(": it sent `{}`", String::from_utf8_lossy(&head))
+            } else {
+                String::new()
+            };
+            ProtocolError::Malformed(format!("the peer is not a twofold {party}{sent} ({e})"))
+        }
+        e => e.into(),
+    })
+}
 
 /// What each party announces at the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]

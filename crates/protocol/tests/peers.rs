@@ -109,6 +109,19 @@ fn garbage_from_the_peer_is_rejected() {
 }
 
 #[test]
+fn an_http_server_is_not_a_twofold_party() {
+    let err = party_a_against(|mut s| {
+        s.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+    });
+    let message = err.to_string();
+    assert!(
+        message.contains("the peer is not a twofold party: it sent `HTTP`"),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_oversized_frame_is_rejected_without_allocating_it() {
     let err = party_a_against(|mut s| {
         s.write_all(&u32::MAX.to_le_bytes()).unwrap();

@@ -30,17 +30,31 @@ pub fn read_value(kind: &ValueKind, width: u32, path: &Path) -> Result<Vec<bool>
     let ty = Ty::of(kind, width);
     let name = path.display().to_string();
     let (what, cap) = ("the input file", file_cap(width));
+    let opened = || -> Result<_> {
+        let mut reader = BufReader::new(open_regular(path, what, cap)?);
+        let head = reader
+            .fill_buf()
+            .with_context(|| format!("cannot read {name}"))?;
+        if head.starts_with(BOM) {
+            reader.consume(BOM.len());
+        }
+        Ok(reader)
+    };
     match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => read_json(ty, BufReader::new(open_regular(path, what, cap)?), &name),
-        Some("csv") => read_csv(ty, BufReader::new(open_regular(path, what, cap)?), &name),
+        Some("json") => read_json(ty, opened()?, &name),
+        Some("csv") => read_csv(ty, opened()?, &name),
         _ => {
             let bytes = read_regular(path, what, cap)?;
-            let text =
-                String::from_utf8(bytes).with_context(|| format!("{name}: not UTF-8 text"))?;
-            read_initializer(ty, &text, &name)
+            let text = std::str::from_utf8(bytes.strip_prefix(BOM).unwrap_or(&bytes))
+                .with_context(|| format!("{name}: not UTF-8 text"))?;
+            read_initializer(ty, text, &name)
         }
     }
 }
+
+/// A UTF-8 byte order mark, skipped at the start of a file (Excel's "CSV
+/// UTF-8" writes one).
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The type a value is read as: a Bristol value of some bits, or a C type.
 #[derive(Clone, Copy)]

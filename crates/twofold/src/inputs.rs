@@ -152,10 +152,12 @@ fn named(arg: &str) -> Option<(&str, &str)> {
     word.then_some((name, text))
 }
 
-/// Input values `ks`, one a line: name, owner and type.
+/// Input values `ks`, one a line: name, owner and type; past the first
+/// [`LISTED`], how many more (a program of 20,000 inputs listed 600 KB).
 fn describe(loaded: &Loaded, ks: &[usize]) -> String {
-    let lines: Vec<String> = ks
+    let mut lines: Vec<String> = ks
         .iter()
+        .take(LISTED)
         .map(|&k| {
             let v = &loaded.inputs[k];
             let ty = match &loaded.input_kinds[k] {
@@ -165,8 +167,14 @@ fn describe(loaded: &Loaded, ks: &[usize]) -> String {
             format!("  {} (party {}, {ty})", v.name, v.party)
         })
         .collect();
+    if ks.len() > LISTED {
+        lines.push(format!("  … and {} more", ks.len() - LISTED));
+    }
     lines.join("\n")
 }
+
+/// Most input values an error lists.
+const LISTED: usize = 10;
 
 /// The error for a name the program has no input of: the closest name and
 /// the program's inputs.
@@ -311,6 +319,24 @@ mod tests {
             json(r#"{"v": [1, 2]}"#, "256").unwrap_err(),
             "input `INPUT_B`: value 256 does not fit in unsigned char"
         );
+    }
+
+    #[test]
+    fn errors_list_the_first_ten_inputs_and_count_the_rest() {
+        let params: Vec<String> = (0..30).map(|k| format!("int INPUT_A_{k}")).collect();
+        let source = format!("int mpc_main({}) {{ return 0; }}", params.join(", "));
+        let loaded = load_source(&source, "many.c", &LoadOptions::default()).unwrap();
+        for args in [vec![], vec!["INPUT_B=1".to_string()]] {
+            let e = format!(
+                "{:#}",
+                assign(&loaded, &args, Givers::Everyone).unwrap_err()
+            );
+            assert!(
+                e.contains("INPUT_A_9 ") && !e.contains("INPUT_A_10 "),
+                "{e}"
+            );
+            assert!(e.ends_with("\n  … and 20 more"), "{e}");
+        }
     }
 
     #[test]

@@ -218,13 +218,21 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
                 path.display()
             );
         }
+        if binary::is_cut_magic(&head) {
+            bail!(
+                "{}: a truncated twofold binary program (it ends inside its first 8 bytes)",
+                path.display()
+            );
+        }
         let mut file = head.as_slice().chain(file);
         if binary::is_binary(&head) {
             // Read as it comes: a flat program's file is as large as its
             // gates, and holding both doubled the peak memory.
             let invalid = || format!("{}: not a valid binary program", path.display());
             let program = binary::read_program(&mut file).with_context(invalid)?;
-            let signature = read_signature(&mut file).with_context(invalid)?;
+            let signature = read_signature(&mut file)
+                .map_err(binary::truncated)
+                .with_context(invalid)?;
             let mut loaded = from_circuit(program);
             if let Some(signature) = signature {
                 signature

@@ -312,10 +312,16 @@ fn bad_usage_gives_clear_errors() {
         let err = failure(out);
         assert!(err.contains(needle), "{args:?}: {err}");
     }
-    // (Zero runs ran one, and a depth of 0 printed NaN speed-ups.)
+    // (Zero runs ran one, a depth of 0 printed NaN speed-ups, and a plot
+    // of what is not drawn was ignored, even where it cannot be written.)
+    let garble_only = ["--garble-only", adder.to_str().unwrap()];
     for (flag, args) in [
         ("--runs", &["--runs", "0"][..]),
         ("--depth", &["--artificial", "--depth", "0"][..]),
+        (
+            "--plot",
+            &[&["--plot", "/nonexistent/x.svg"][..], &garble_only].concat()[..],
+        ),
     ] {
         let err = failure(twofold().arg("bench").args(args).output().unwrap());
         assert!(err.contains(flag), "{err}");

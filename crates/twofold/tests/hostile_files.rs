@@ -270,3 +270,26 @@ fn a_stored_name_given_twice_is_refused() {
     assert!(!err.contains("panicked"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_truncated_binary_program_is_called_truncated() {
+    let dir = scratch("truncated");
+    let full = dir.join("full.tfp");
+    let compiled = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .args(["compile", &millionaires(), "-o", full.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(compiled.status.success(), "{compiled:?}");
+    let bytes = std::fs::read(&full).unwrap();
+    // Inside the magic (it was read as a Bristol circuit), inside the
+    // program, and inside the C values after it.
+    for (cut, says) in [
+        (5, "truncated twofold binary program"),
+        (40, "the file is truncated"),
+        (bytes.len() - 1, "the file is truncated"),
+    ] {
+        let path = dir.join(format!("cut{cut}.tfp"));
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        fails_within(&["stats", path.to_str().unwrap()], 10 * SECOND, &[says]);
+    }
+}

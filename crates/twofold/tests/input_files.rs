@@ -112,6 +112,15 @@ fn every_format_gives_the_value_of_the_command_line() {
             "v2.csv",
             "1\n2\n3\n4\n",
         ),
+        (
+            // A byte order mark (Excel's "CSV UTF-8" writes one) is skipped.
+            "bom.csv",
+            "\u{feff}1,2,3\n4,5,6\n",
+            "bom.json",
+            "\u{feff}[-2, 7]",
+            "bom.txt",
+            "\u{feff}{1, 2, 3, 4}",
+        ),
     ];
     for (m, mt, p, pt, v, vt) in files {
         let (m, p, v) = (put(&dir, m, mt), put(&dir, p, pt), put(&dir, v, vt));

@@ -118,3 +118,24 @@ fn local_runs_open_no_tcp_socket() {
     assert_eq!(most, 0, "three parties: a TCP socket");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn running_out_of_descriptors_is_said_at_once() {
+    // 64 threads need more socketpairs than 64 descriptors allow: it was
+    // "no peer connected within 10s", after waiting that long.
+    let dotproduct = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dotproduct.c");
+    let run = format!(
+        "ulimit -n 64 && exec {} run --local {dotproduct} --protocol yao --threads 64 \
+         --schedule cgp -i 'INPUT_A={{1}}' -i 'INPUT_B={{2}}'",
+        env!("CARGO_BIN_EXE_twofold")
+    );
+    let started = std::time::Instant::now();
+    let out = Command::new("sh").args(["-c", &run]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("too many open files: raise `ulimit -n`"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(8), "{err}");
+}

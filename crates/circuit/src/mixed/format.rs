@@ -28,7 +28,7 @@ use std::io::{BufRead, Read, Write};
 use super::{Kind, MixedInput, MixedOutput, MixedProgram, Step, ValueId};
 use crate::binary::{
     get_name, get_u32, get_u64, get_u8, get_wires, put_name, put_u32, put_wires, read_frame,
-    sha256_of, write_frame,
+    sha256_of, truncated, write_frame,
 };
 use crate::program::Program;
 use crate::CircuitError;
@@ -117,6 +117,10 @@ fn put_step(out: &mut impl Write, step: &Step) -> std::io::Result<()> {
 
 /// Reads a mixed program in the binary format and validates it.
 pub fn read_mixed(input: &mut impl BufRead) -> Result<MixedProgram, CircuitError> {
+    read_checked(input).map_err(truncated)
+}
+
+fn read_checked(input: &mut impl BufRead) -> Result<MixedProgram, CircuitError> {
     let invalid = |m: String| Err(CircuitError::Invalid(m));
     let mut magic = [0u8; 8];
     input.read_exact(&mut magic)?;

@@ -11,7 +11,7 @@ use twofold_net::{Channel, ChannelOptions, InProcess, Listener, NetError, Public
 
 use crate::error::ProtocolError;
 use crate::handshake::hex;
-use crate::messages::{HybridHello, HELLO_SLACK};
+use crate::messages::{recv_hello, HybridHello, HELLO_SLACK};
 use crate::options::{Role, ShareKind};
 
 /// Every connection of one computing party, by the peer's role.
@@ -161,7 +161,8 @@ impl Meeting<'_> {
         let timeout = self.channel.read_timeout;
         chan.set_read_timeout(self.wait.min(timeout))?;
         let mut buf = Vec::new();
-        chan.recv_frame_at_most(&mut buf, self.hello.encoded_len() + HELLO_SLACK)?;
+        let max = self.hello.encoded_len() + HELLO_SLACK;
+        recv_hello(chan, &mut buf, max, "computing party")?;
         chan.set_read_timeout(timeout)?;
         HybridHello::decode(&buf)
     }

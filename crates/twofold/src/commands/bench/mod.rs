@@ -114,6 +114,10 @@ pub struct BenchArgs {
 pub fn bench(args: &BenchArgs) -> Result<String> {
     let log = |line: &str| eprintln!("{line}");
     let runs = args.runs.max(1);
+    if args.plot.is_some() && args.speedup.is_empty() && !args.artificial {
+        // Else the path was ignored, even one that cannot be written.
+        bail!("--plot draws the results of --speedup or --artificial");
+    }
     let plot = |svg: String| -> Result<()> {
         match &args.plot {
             Some(path) => std::fs::write(path, svg)
