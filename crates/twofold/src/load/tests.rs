@@ -43,7 +43,7 @@ fn arrays_of_one_integer_type_have_the_integers_lane_and_the_rest_one() {
 fn mixed_compiles_fall_back_to_one_at_a_time_past_half_the_memory() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/matmul16.c");
     let source = std::fs::read_to_string(path).expect("the example");
-    let limit = 256 << 10;
+    let limit = 512 << 10;
     let half = CompileOptions {
         limits: Limits::for_memory(limit / 2),
         ..CompileOptions::default()
@@ -110,7 +110,7 @@ fn auto_compiles_the_mixed_program_beside_the_boolean_one() {
         ..LoadOptions::default()
     };
     let alone = compile_mixed(&source, "matmul16.c", &CompileOptions::default()).unwrap();
-    for max_memory in [None, Some(256 << 10)] {
+    for max_memory in [None, Some(512 << 10)] {
         let auto = load_source(&source, "matmul16.c", &opts(Protocol::Auto, max_memory));
         let chosen = auto.expect("compiles").mixed.expect("mixed is cheaper");
         assert_eq!(chosen.compiled.program, alone.program, "{max_memory:?}");
