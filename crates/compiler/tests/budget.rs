@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use cap::Cap;
+use twofold_circuit::binary::{read_program, write_program};
 use twofold_compiler::error::Exceeded;
 use twofold_compiler::{compile, CompileError, CompileOptions, Limits};
 
@@ -173,4 +174,34 @@ M mpc_main(M INPUT_A, M INPUT_B) {
         }),
         "{e}"
     );
+}
+
+/// A kept loop may run no more iterations than an unrolled one: a
+/// product taken 2^31 times compiled to a `.tfp` file that no run could
+/// load (blocks of 67,108,863 iterations). The longest loop allowed
+/// compiles, and its file loads.
+#[test]
+fn a_kept_loop_runs_at_most_the_iterations_of_a_loop() {
+    let src = |n: u64| {
+        format!(
+            "unsigned mpc_main(unsigned INPUT_A, unsigned INPUT_B) {{\n\
+            \x20   unsigned long long r = INPUT_B;\n\
+            \x20   for (int i = 0; i < {n}; i++) r = r * INPUT_A;\n\
+            \x20   return r;\n\
+            }}\n"
+        )
+    };
+    let max = Limits::default().max_iterations;
+    let e = compile(&src(max + 1), "long.c", &CompileOptions::default()).expect_err("too long");
+    assert!(
+        e.message
+            .contains(&format!("did not end within {max} iterations")),
+        "{e}"
+    );
+    let kept = compile(&src(max), "long.c", &CompileOptions::default()).expect("compiles");
+    assert!(kept.loops.iter().all(|l| l.kept()), "{:?}", kept.loops);
+    let mut bytes = Vec::new();
+    write_program(&kept.program, &mut bytes).expect("writes to memory");
+    let read = read_program(&mut &bytes[..]).expect("loads");
+    assert_eq!(read, kept.program);
 }

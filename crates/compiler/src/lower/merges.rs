@@ -131,6 +131,28 @@ impl Merges {
         }
     }
 
+    /// Forgets the merges of objects `objs` (a region's iteration objects,
+    /// which nothing reads once its loop ends). Without this, each run of
+    /// a region inside a loop under a secret condition added its partial's
+    /// location to the selectors every run shares (`y > j`), and each
+    /// branch on one went through all of them: cubic compile time.
+    pub(super) fn end_these(&mut self, objs: &[usize]) {
+        let mut sels = HashSet::default();
+        for &obj in objs {
+            let keys: Vec<Key> = self
+                .merged
+                .range((obj, 0)..(obj + 1, 0))
+                .map(|(k, _)| *k)
+                .collect();
+            for k in keys {
+                sels.extend(self.merged.remove(&k).into_iter().flatten().map(|m| m.0));
+            }
+        }
+        for sel in sels {
+            self.unlist(sel, |k| !objs.contains(&k.0));
+        }
+    }
+
     /// Keeps in `by_sel` only the locations of `sel` that `keep` says.
     fn unlist(&mut self, sel: Bit, keep: impl Fn(&Key) -> bool) {
         let Some(keys) = self.by_sel.get_mut(&sel) else {
@@ -247,7 +269,10 @@ impl Lower<'_> {
         for _ in 0..MERGES_KEPT {
             let mut changed = false;
             for &(sel, value) in &known {
-                for k in self.merges.keys_of(sel) {
+                let keys = self.merges.keys_of(sel);
+                // (Each location looked at is a step of work.)
+                self.steps += keys.len() as u64;
+                for k in keys {
                     let now = &self.objs[k.0].slots[k.1];
                     let Some(v) = self.merges.side(k, now, sel, value) else {
                         continue;
@@ -374,5 +399,31 @@ pub(super) fn forget_assumed(
         if vals.get(k) == Some(v) {
             vals.remove(k);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Locations of ended objects leave their selectors' lists (which
+    /// every branch on the selector goes through), and only those.
+    #[test]
+    fn ended_objects_leave_their_selectors_lists() {
+        let slot = |v| Slot::Val(Word::konst(v, 8));
+        let merge = |sel| (sel, slot(1), slot(2), slot(3));
+        let (sel, other) = (Bit::Wire(7), Bit::Wire(8));
+        let mut m = Merges::default();
+        for obj in [3, 5, 9] {
+            m.insert((obj, 0), merge(sel), false);
+        }
+        m.insert((5, 1), merge(other), false);
+        m.end_these(&[5, 9]);
+        assert_eq!(m.keys_of(sel), vec![(3, 0)]);
+        assert!(m.keys_of(other).is_empty());
+        assert_eq!(m.merged.keys().copied().collect::<Vec<_>>(), vec![(3, 0)]);
+        // Merged again, a location is listed again.
+        m.insert((5, 0), merge(sel), false);
+        assert_eq!(m.keys_of(sel), vec![(3, 0), (5, 0)]);
     }
 }

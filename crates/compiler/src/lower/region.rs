@@ -292,11 +292,17 @@ impl<'p> Lower<'p> {
         };
         self.frozen.thaw(frozen);
         self.frame_mut().loops -= 1;
+        self.merges.end_these(&spare.objs);
         let Some((outcome, mut report)) = kept? else {
             return Ok(Some(
                 "its trip count is not public, or its variable could wrap".into(),
             ));
         };
+        let max = self.opts.limits.max_iterations;
+        if matches!(outcome, keep::Outcome::Done) && report.iterations > max {
+            // (As unrolled: a `.tfp` file may not hold a longer loop.)
+            return err(loc, format!("the loop did not end within {max} iterations"));
+        }
         if plan.is_some() {
             let (partials, last) = gathered.finish();
             self.combine(&reds, partials, loc)?;
