@@ -43,7 +43,7 @@ pub enum Exceeded {
         max: u64,
     },
     /// More than [`crate::Limits::max_memory`] bytes held while compiling.
-    #[error("compiling the program would need more than --max-memory ({}) of memory (about {} held while lowering by gates, inputs, objects and range tapes); make the loops keepable or the program smaller", twofold_circuit::size::show(*max), twofold_circuit::size::show(*held))]
+    #[error("compiling the program would need more than --max-memory ({}) of memory (about {} held while lowering by gates, inputs, objects, kept loops' records and range tapes); make the loops keepable or the program smaller", twofold_circuit::size::show(*max), twofold_circuit::size::show(*held))]
     Memory {
         /// The limit, in bytes.
         max: u64,

@@ -193,9 +193,18 @@ fn a_kept_loop_runs_at_most_the_iterations_of_a_loop() {
     };
     let max = Limits::default().max_iterations;
     let e = compile(&src(max + 1), "long.c", &CompileOptions::default()).expect_err("too long");
+    let runs = format!("the loop runs {} iterations: more than {max}", max + 1);
+    assert!(e.message.contains(&runs), "{e}");
+    // A region (a count) too, at once: one of 60,000,000 iterations held
+    // 20 GB before reaching the limit.
+    let region = "int mpc_main(int INPUT_A, int INPUT_B) {\n\
+        \x20   int r = 0;\n\
+        \x20   for (int i = 0; i < 60000000; i++) { if (INPUT_A > INPUT_B) r++; }\n\
+        \x20   return r;\n\
+        }\n";
+    let e = compile(region, "region.c", &CompileOptions::default()).expect_err("too long");
     assert!(
-        e.message
-            .contains(&format!("did not end within {max} iterations")),
+        e.message.contains("the loop runs 60000000 iterations"),
         "{e}"
     );
     let kept = compile(&src(max), "long.c", &CompileOptions::default()).expect("compiles");

@@ -115,3 +115,17 @@ fn a_mixed_compilation_counts_the_sums_it_notes() {
     let e = compile_mixed(src, "products.c", &limited(64 << 20)).expect_err("too big");
     over(&e, 64 << 20);
 }
+
+/// A region kept over 2,000,000 iterations records each iteration's
+/// partial (a word of bits): 965 MB held under a 100 MiB limit before;
+/// the records are counted now.
+#[test]
+fn a_kept_runs_records_are_counted() {
+    let src = "int mpc_main(int INPUT_A_x, int INPUT_B_y) {\n\
+        \x20   int r = 0;\n\
+        \x20   for (int i = 0; i < 2000000; i++) { if (INPUT_A_x > INPUT_B_y) r++; }\n\
+        \x20   return r;\n\
+        }\n";
+    let e = compile(src, "region.c", &limited(100 << 20)).expect_err("too big");
+    over(&e, 100 << 20);
+}

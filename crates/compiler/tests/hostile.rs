@@ -283,6 +283,16 @@ fn a_loop_of_too_many_iterations_is_an_error() {
         max_iterations: 1_000_000,
         ..Limits::default()
     });
+    // Counted: refused at once, saying how many it runs.
+    let e = error_of(src, "loop.c", opts.clone());
+    let runs = "the loop runs 2000000 iterations: more than 1000000, the most a loop may run";
+    assert!(e.contains(runs), "{e}");
+    // Not counted (it steps past its bound): refused when unrolling it
+    // gets there.
+    let src = main_returning("0").replace(
+        "return 0;",
+        "int s = 0; for (int i = 0; i != 2000001; i += 2) s += i; return s + INPUT_A;",
+    );
     let e = error_of(src, "loop.c", opts);
     assert!(e.contains("did not end within 1000000 iterations"), "{e}");
 }

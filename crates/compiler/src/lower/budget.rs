@@ -87,7 +87,8 @@ impl Charge {
         Charge::new(n as u64 * WORD_BYTES + bits * BIT_BYTES)
     }
 
-    fn new(bytes: u64) -> Charge {
+    /// The charge of `bytes` bytes.
+    pub(super) fn new(bytes: u64) -> Charge {
         CHARGED.with(|c| c.set(c.get() + bytes));
         Charge(bytes)
     }

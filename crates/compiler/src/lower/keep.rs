@@ -525,6 +525,20 @@ impl<'p> Lower<'p> {
             holds &= self.cond(cond)? == Bit::Const(want);
         }
         self.set_induction(&counted, 0);
+        let max = self.opts.limits.max_iterations;
+        if holds && counted.trips > max {
+            // Refused at once, as unrolling would be after `max`: the body
+            // neither breaks nor writes what the loop counts with (see
+            // `loops::analyze_with`), so it runs them all (a region of
+            // 60,000,000 iterations held 20 GB before reaching the limit).
+            let trips = counted.trips;
+            return err(
+                cond.loc,
+                format!(
+                    "the loop runs {trips} iterations: more than {max}, the most a loop may run"
+                ),
+            );
+        }
         Ok(holds.then_some(counted))
     }
 

@@ -298,11 +298,6 @@ impl<'p> Lower<'p> {
                 "its trip count is not public, or its variable could wrap".into(),
             ));
         };
-        let max = self.opts.limits.max_iterations;
-        if matches!(outcome, keep::Outcome::Done) && report.iterations > max {
-            // (As unrolled: a `.tfp` file may not hold a longer loop.)
-            return err(loc, format!("the loop did not end within {max} iterations"));
-        }
         if plan.is_some() {
             let (partials, last) = gathered.finish();
             self.combine(&reds, partials, loc)?;

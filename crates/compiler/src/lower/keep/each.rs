@@ -79,14 +79,6 @@ impl Lower<'_> {
             let why = format!("{SHORT_REDUCED} {MIN_SETTLED_TRIPS} iterations");
             return Ok(Outcome::Unroll(0, why));
         }
-        if c.trips > self.opts.limits.max_iterations {
-            // Probing costs what lowering does: past the limit on
-            // iterations lowered, the loop is unrolled (and refused there).
-            return Ok(Outcome::Unroll(
-                0,
-                "too many iterations to probe each".into(),
-            ));
-        }
         let mut replay = counters.and_then(|plan| self.replay(plan, c));
         if let (Some(r), Some(plan)) = (replay.as_mut(), counters) {
             if r.hoists.any()

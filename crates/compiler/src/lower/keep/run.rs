@@ -2,6 +2,7 @@
 //! comes from, iteration after iteration, and the tokens naming its
 //! outputs until the run is materialised.
 
+use super::super::budget::Charge;
 use super::super::probe::Probe;
 use super::super::*;
 use super::simulate::Scratch;
@@ -152,7 +153,13 @@ pub(super) struct Run {
     written: HashSet<(usize, usize)>,
     /// Space simulating an iteration reuses from the last one's.
     pub(super) scratch: Scratch,
+    /// The bytes the records of its simulated iterations hold (their
+    /// inputs' origins and extras), and their charge in the budget.
+    recorded: (u64, Option<Charge>),
 }
+
+/// Iterations a run records between two updates of its charge.
+const RECHARGE_EVERY: u64 = 1 << 10;
 
 /// The first of `bits` if they are consecutive wires (`w`, `w + 1`, …).
 fn first_of_consecutive(bits: &[Bit]) -> Option<Wire> {
@@ -335,6 +342,7 @@ impl Run {
             overwritten: Vec::new(),
             written: HashSet::default(),
             scratch: Scratch::default(),
+            recorded: (0, None),
         }
     }
 
@@ -484,6 +492,18 @@ impl Run {
         extras: Vec<Slot>,
         left: Vec<Range>,
     ) {
+        let mut bytes =
+            std::mem::size_of::<Vec<Slot>>() + extras.len() * std::mem::size_of::<Slot>();
+        let last = self.extras.last();
+        for (k, e) in extras.iter().enumerate() {
+            if let Slot::Val(Word::Bits(bits, _)) = e {
+                let shared = matches!(last.and_then(|l| l.get(k)),
+                    Some(Slot::Val(Word::Bits(b, _))) if Rc::ptr_eq(b, bits));
+                if !shared {
+                    bytes += bits.len() * std::mem::size_of::<Bit>();
+                }
+            }
+        }
         self.extras.push(extras);
         self.left.swap(0, 1);
         self.left[1] = left;
@@ -500,9 +520,17 @@ impl Run {
             let o = origin[i].expect("every input's origin is known");
             match &mut self.tracks[i] {
                 // (Most tracks of a long run, in a plain loop.)
-                Track::Table(v) => v.push(o),
+                Track::Table(v) => {
+                    v.push(o);
+                    bytes += std::mem::size_of::<Bit>();
+                }
                 t => t.push(j, o, &own, own_q),
             }
+        }
+        self.recorded.0 += bytes as u64;
+        if self.simulated.is_multiple_of(RECHARGE_EVERY) {
+            // (A run of millions of iterations holds gigabytes of them.)
+            self.recorded.1 = Some(Charge::new(self.recorded.0));
         }
         let mut regroup = false;
         for (g, group) in self.groups.iter_mut().enumerate() {
