@@ -494,14 +494,9 @@ impl Run {
     ) {
         let mut bytes =
             std::mem::size_of::<Vec<Slot>>() + extras.len() * std::mem::size_of::<Slot>();
-        let last = self.extras.last();
-        for (k, e) in extras.iter().enumerate() {
+        for e in &extras {
             if let Slot::Val(Word::Bits(bits, _)) = e {
-                let shared = matches!(last.and_then(|l| l.get(k)),
-                    Some(Slot::Val(Word::Bits(b, _))) if Rc::ptr_eq(b, bits));
-                if !shared {
-                    bytes += bits.len() * std::mem::size_of::<Bit>();
-                }
+                bytes += bits.len() * std::mem::size_of::<Bit>();
             }
         }
         self.extras.push(extras);

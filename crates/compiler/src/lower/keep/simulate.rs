@@ -338,18 +338,9 @@ fn apply_template(
         };
         writes.push(((write.at.obj, leaf), value));
     }
-    // (An extra equal to the last iteration's shares its bits: a region's
-    // partial is often the same bit every iteration, and a run of millions
-    // held a word of bits for each.)
-    let last = run.extras.last();
-    (coded_extras.iter().enumerate())
-        .map(|(k, e)| {
-            let v = own(&e.map_bits(&mut resolve), 0, false);
-            match last.and_then(|l| l.get(k)) {
-                Some(l) if *l == v => l.clone(),
-                _ => v,
-            }
-        })
+    coded_extras
+        .iter()
+        .map(|e| own(&e.map_bits(&mut resolve), 0, false))
         .collect()
 }
 
