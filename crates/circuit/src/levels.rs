@@ -57,10 +57,11 @@ const WIDE_LEVEL: u32 = 16;
 /// gate `i` writes wire `input_bits + i`).
 ///
 /// The keys, made windows in place, are returned, the one array as long
-/// as the gates; each gate's level is left in its output field, which
-/// single assignment makes redundant ([`order::SortKeys::pack`] puts the
-/// outputs back): a 40 M-gate circuit's levels took 160 MB more.
-fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, u32) {
+/// as the gates; each gate's level and chain place (see [`Levels`]) are
+/// left in its output field, which single assignment makes redundant
+/// ([`order::SortKeys::pack`] puts the outputs back): a 40 M-gate
+/// circuit's levels took 160 MB more.
+fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, Levels) {
     const UNREAD: u32 = u32::MAX;
     let input_bits = circuit.input_bits();
     let gates = &mut circuit.gates;
@@ -72,15 +73,16 @@ fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, u32) {
     // AND gates per level (level 0 has none).
     let mut ands_at = vec![0u32];
     let mut keys: Vec<u32> = Vec::with_capacity(gates.len());
+    let mut levels = Levels::new();
     for i in 0..gates.len() {
         let g = gates[i];
         debug_assert_eq!(g.out() as usize, input_bits + i, "single assignment");
-        let (mut key, mut level) = (0, 0);
+        let (mut key, mut packed) = (0, 0u32);
         for w in g.inputs() {
             let w = w as usize;
             if let Some(gate) = w.checked_sub(input_bits) {
                 key = key.max(keys[gate]);
-                level = level.max(gates[gate].out());
+                packed = packed.max(gates[gate].out());
             } else {
                 // Only an input is read before it is written.
                 let k = &mut input_key[w];
@@ -92,9 +94,10 @@ fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, u32) {
             }
         }
         let and = g.is_and();
-        level += and as u32;
+        let packed = levels.next(packed, and, &mut gates[..i]);
+        let level = packed >> levels.shift;
         keys.push(key);
-        gates[i] = g.rewire(|w| w, level);
+        gates[i] = g.rewire(|w| w, packed);
         if key as usize >= groups.len() {
             groups.resize(key as usize + 1, Group::EMPTY);
         }
@@ -106,7 +109,7 @@ fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, u32) {
             ands_at[level as usize] += 1;
         }
     }
-    let depth = ands_at.len() as u32 - 1;
+    levels.depth = ands_at.len() as u32 - 1;
     let wide = wide_levels(ands_at);
     let mut window = 0u32;
     let mut open = Group::EMPTY;
@@ -125,7 +128,76 @@ fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, u32) {
     for k in &mut keys {
         *k = window_of[*k as usize];
     }
-    (keys, depth)
+    (keys, levels)
+}
+
+/// Bits of a gate's chain place (see [`Levels`]).
+const PLACE_BITS: u32 = 8;
+
+/// The levels [`gate_windows`] leaves in the gates' output fields, as
+/// `level << shift | place`. A gate's *place* orders the XOR and INV gates
+/// of one level, which may read each other: 0 for an AND gate, one more
+/// than the place of the input of its level with the highest for any
+/// other (an input of a lower level counts as place 0). Gates of one
+/// window, level, kind and place read none of each other, so sorting by
+/// all four needs no other order among them. Places stop at the highest
+/// that [`PLACE_BITS`] hold, and a circuit too deep to hold them beside its
+/// levels has none (`shift` 0, every place 0): those gates are
+/// `saturated`, and are put back in their order before.
+pub(super) struct Levels {
+    /// The circuit's depth.
+    pub(super) depth: u32,
+    /// Where the level starts in a packed value.
+    shift: u32,
+    /// The highest place made.
+    pub(super) max_place: u32,
+    /// Whether gates of the highest place may read each other.
+    pub(super) saturated: bool,
+}
+
+impl Levels {
+    fn new() -> Levels {
+        Levels {
+            depth: 0,
+            shift: PLACE_BITS,
+            max_place: 0,
+            saturated: false,
+        }
+    }
+
+    /// The packed level and place of a gate whose inputs' highest packed
+    /// value is `inputs` (0 for circuit inputs), made after the gates
+    /// `made`.
+    fn next(&mut self, mut inputs: u32, and: bool, made: &mut [Gate]) -> u32 {
+        if and && self.shift > 0 && inputs >> self.shift == u32::MAX >> self.shift {
+            // Too deep for places beside the levels: levels alone.
+            inputs >>= self.shift;
+            self.drop_places(made);
+        }
+        let mask = (1 << self.shift) - 1;
+        if and {
+            return ((inputs >> self.shift) + 1) << self.shift;
+        }
+        if inputs & mask == mask {
+            self.saturated = true;
+            return inputs;
+        }
+        self.max_place = self.max_place.max((inputs & mask) + 1);
+        inputs + 1
+    }
+
+    /// Keeps levels alone from now on, in `made` (the gates before) too.
+    fn drop_places(&mut self, made: &mut [Gate]) {
+        for g in made {
+            *g = g.rewire(|w| w, g.out() >> self.shift);
+        }
+        (self.shift, self.max_place, self.saturated) = (0, 0, true);
+    }
+
+    /// The level and place packed in `v`.
+    pub(super) fn unpack(&self, v: u32) -> (u32, u32) {
+        (v >> self.shift, v & ((1 << self.shift) - 1))
+    }
 }
 
 /// `wide[l]`: how many of the levels `1..=l` have at least [`WIDE_LEVEL`]
@@ -219,9 +291,9 @@ impl Circuit {
     /// are sorted in place, then its wires compacted (gates whose value
     /// reaches no output removed).
     pub(crate) fn levelize_ssa(mut self) -> Circuit {
-        let (windows, depth) = gate_windows(&mut self);
+        let (windows, levels) = gate_windows(&mut self);
         let input_bits = self.input_bits() as Wire;
-        let keys = order::SortKeys::pack(windows, depth, &mut self.gates, input_bits);
+        let keys = order::SortKeys::pack(windows, &levels, &mut self.gates, input_bits);
         keys.sort(&mut self.gates);
         self.compact_ssa()
     }
@@ -405,12 +477,77 @@ mod tests {
         }
     }
 
-    /// Sorting in place gives the stable order by (window, level, AND
-    /// first), with windows and levels computed apart: wide and deep
-    /// circuits, shuffled (levels far apart in a window, sorted by
-    /// comparing), chains (one long window).
+    /// Two chains of 600 XOR gates in level 0, read by AND gates, each
+    /// chain's gates alternating with the other's and with INV gates.
+    fn xor_chains() -> Circuit {
+        use crate::circuit::{InputValue, OutputValue, Party};
+        let mut gates = Vec::new();
+        let (mut last, mut w) = ([0, 1], 4);
+        for k in 0..600 {
+            for (c, l) in last.iter_mut().enumerate() {
+                gates.push(Gate::Xor {
+                    a: *l,
+                    b: 2 + c as Wire,
+                    out: w,
+                });
+                *l = w;
+                w += 1;
+            }
+            if k % 7 == 0 {
+                gates.push(Gate::Inv { a: last[0], out: w });
+                gates.push(Gate::And {
+                    a: w,
+                    b: last[1],
+                    out: w + 1,
+                });
+                last[0] = w + 1;
+                w += 2;
+            }
+        }
+        Circuit {
+            num_wires: w,
+            inputs: vec![InputValue {
+                name: "x".into(),
+                party: Party::A,
+                width: 4,
+            }],
+            outputs: vec![OutputValue {
+                name: "y".into(),
+                wires: last.to_vec(),
+            }],
+            gates,
+        }
+    }
+
+    /// A circuit too deep for places beside its levels keeps levels alone,
+    /// the gates made before too, and its XOR gates are saturated.
     #[test]
-    fn gates_sorted_in_place_are_in_the_stable_order() {
+    fn levels_too_deep_for_places_are_kept_alone() {
+        let mut levels = Levels::new();
+        let top = u32::MAX >> PLACE_BITS;
+        let mut made = vec![Gate::Xor {
+            a: 0,
+            b: 1,
+            out: top << PLACE_BITS | 3,
+        }];
+        assert_eq!(
+            levels.next(5 << PLACE_BITS | 2, false, &mut made),
+            5 << PLACE_BITS | 3
+        );
+        let packed = levels.next(top << PLACE_BITS | 3, true, &mut made);
+        assert_eq!(levels.unpack(packed), (top + 1, 0));
+        assert_eq!(made[0].out(), top);
+        assert!(levels.saturated);
+        assert_eq!(levels.next(packed, false, &mut made), packed);
+    }
+
+    /// Sorting in place gives an order by (window, level, AND first) that
+    /// is topological, with windows and levels computed apart: wide and
+    /// deep circuits, shuffled (levels far apart in a window, sorted by
+    /// comparing), chains (one long window), chains of XOR gates in one
+    /// level longer than places go.
+    #[test]
+    fn gates_sorted_in_place_are_in_level_order() {
         use crate::synthetic::{chains, layered};
         let mut shuffled = layered(3000, 12, 64, 5).ssa();
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
@@ -441,24 +578,37 @@ mod tests {
             shuffled,
             chains(40, 3000),
             far_levels(),
+            xor_chains(),
         ] {
             let ssa = c.ssa();
             let levels = gate_levels(&c);
             let mut levelled = ssa.clone();
-            let (windows, depth) = gate_windows(&mut levelled);
-            let left: Vec<u32> = levelled.gates.iter().map(Gate::out).collect();
+            let (windows, found) = gate_windows(&mut levelled);
+            let left: Vec<u32> = (levelled.gates.iter())
+                .map(|g| found.unpack(g.out()).0)
+                .collect();
             assert_eq!(left, levels);
-            assert_eq!(depth, levels.iter().copied().max().unwrap_or(0));
+            assert_eq!(found.depth, levels.iter().copied().max().unwrap_or(0));
             let input_bits = c.input_bits() as Wire;
             let keys =
-                order::SortKeys::pack(windows.clone(), depth, &mut levelled.gates, input_bits);
+                order::SortKeys::pack(windows.clone(), &found, &mut levelled.gates, input_bits);
             assert_eq!(levelled.gates, ssa.gates);
-            let mut order: Vec<usize> = (0..c.gates.len()).collect();
-            order.sort_by_key(|&i| (windows[i], levels[i], !c.gates[i].is_and()));
-            let want: Vec<Gate> = order.iter().map(|&i| ssa.gates[i]).collect();
             let mut got = ssa.gates.clone();
             keys.sort(&mut got);
-            assert_eq!(got, want);
+            // By (window, level, AND first), in a topological order: the
+            // same function.
+            let key = |g: &Gate| {
+                let i = g.out() as usize - input_bits as usize;
+                (windows[i], levels[i], !g.is_and())
+            };
+            assert!(got.windows(2).all(|p| key(&p[0]) <= key(&p[1])));
+            let mut sorted = Circuit {
+                gates: got.clone(),
+                ..ssa.clone()
+            };
+            sorted.validate().expect("topological");
+            sorted.gates.sort_by_key(Gate::out);
+            assert_eq!(sorted.gates, ssa.gates);
         }
     }
 }
