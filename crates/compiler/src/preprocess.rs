@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::error::{diag, err, DResult, Diag, Loc};
-use crate::lexer::{binary_precedence, lex, Tok, Token};
+use crate::lexer::{lex, Tok, Token};
 
+mod condition;
 mod headers;
 mod libc;
 pub use libc::headers_called;
@@ -69,6 +70,26 @@ pub struct Preprocessor {
 
 /// The macros a token came from (they are not expanded again in it).
 type HideSet = Rc<Vec<Rc<str>>>;
+
+/// A token with the names of the macros it may not expand.
+type Hidden = (Token, HideSet);
+
+/// `hs` with `name` too.
+fn with(hs: &HideSet, name: &str) -> HideSet {
+    let mut more = (**hs).clone();
+    more.push(Rc::from(name));
+    Rc::new(more)
+}
+
+/// The names of `a` and of `b`.
+fn union(a: &HideSet, b: &HideSet) -> HideSet {
+    if a.is_empty() {
+        return b.clone();
+    }
+    let mut both = (**b).clone();
+    both.extend(a.iter().filter(|h| !b.contains(h)).cloned());
+    Rc::new(both)
+}
 
 impl Default for Preprocessor {
     fn default() -> Self {
@@ -183,16 +204,20 @@ impl Preprocessor {
                     }
                 }
                 _ if !active => {}
-                "define" => self.define(&line[1..], name_tok.loc)?,
+                // (The text before a directive that changes the macros is
+                // expanded with the macros as they were there.)
+                "define" => {
+                    self.flush(&mut pending, hash_loc, out)?;
+                    self.define(&line[1..], name_tok.loc)?;
+                }
                 "undef" => {
+                    self.flush(&mut pending, hash_loc, out)?;
                     if let Some(id) = line.get(1).and_then(|t| t.ident()) {
                         self.macros.remove(id);
                     }
                 }
                 "include" => {
-                    let expanded = self.expand(std::mem::take(&mut pending))?;
-                    self.count(expanded.len(), hash_loc)?;
-                    out.extend(expanded);
+                    self.flush(&mut pending, hash_loc, out)?;
                     self.include(&line[1..], name_tok.loc, dir, out)?;
                 }
                 "error" => return err(hash_loc, format!("#error{}", message(&line[1..]))),
@@ -208,8 +233,13 @@ impl Preprocessor {
             let loc = toks.last().map(|t| t.loc).unwrap_or_default();
             return err(loc, "unterminated #if");
         }
-        let expanded = self.expand(pending)?;
         let loc = toks.last().map(|t| t.loc).unwrap_or_default();
+        self.flush(&mut pending, loc, out)
+    }
+
+    /// Expands the text `pending` and moves it to `out`.
+    fn flush(&mut self, pending: &mut Vec<Token>, loc: Loc, out: &mut Vec<Token>) -> DResult<()> {
+        let expanded = self.expand(std::mem::take(pending))?;
         self.count(expanded.len(), loc)?;
         out.extend(expanded);
         Ok(())
@@ -369,7 +399,10 @@ impl Preprocessor {
 
     /// Macro-expands a token list (Prosser-style hide sets).
     fn expand(&self, toks: Vec<Token>) -> DResult<Vec<Token>> {
-        self.expand_holding(toks, 0)
+        let empty: HideSet = Rc::new(Vec::new());
+        let toks = toks.into_iter().map(|t| (t, empty.clone())).collect();
+        let out = self.expand_holding(toks, 0)?;
+        Ok(out.into_iter().map(|(t, _)| t).collect())
     }
 
     /// Macro-expands `toks` while the expansions it is nested in (of macro
@@ -377,10 +410,10 @@ impl Preprocessor {
     /// together hold at most `max_tokens`, arguments nest at most
     /// [`MAX_MACRO_NESTING`] deep, and every call takes its steps from one
     /// budget of `8 * max_tokens`.
-    fn expand_holding(&self, toks: Vec<Token>, held: usize) -> DResult<Vec<Token>> {
+    fn expand_holding(&self, toks: Vec<Hidden>, held: usize) -> DResult<Vec<Hidden>> {
         let depth = self.expanding.get();
         if depth >= MAX_MACRO_NESTING {
-            let loc = toks.first().map(|t| t.loc).unwrap_or_default();
+            let loc = toks.first().map(|(t, _)| t.loc).unwrap_or_default();
             return err(
                 loc,
                 format!(
@@ -394,11 +427,9 @@ impl Preprocessor {
         result
     }
 
-    fn expand_within(&self, toks: Vec<Token>, held: usize) -> DResult<Vec<Token>> {
-        let empty: HideSet = Rc::new(Vec::new());
-        let mut q: VecDeque<(Token, HideSet)> =
-            toks.into_iter().map(|t| (t, empty.clone())).collect();
-        let mut out = Vec::new();
+    fn expand_within(&self, toks: Vec<Hidden>, held: usize) -> DResult<Vec<Hidden>> {
+        let mut q: VecDeque<Hidden> = toks.into();
+        let mut out: Vec<Hidden> = Vec::new();
         while let Some((t, hs)) = q.pop_front() {
             self.steps.set(self.steps.get() + 1);
             if self.steps.get() > 8 * self.max_tokens as u64
@@ -413,11 +444,11 @@ impl Preprocessor {
                 );
             }
             let Some(name) = t.ident() else {
-                out.push(t);
+                out.push((t, hs));
                 continue;
             };
             if hs.iter().any(|h| **h == *name) {
-                out.push(t);
+                out.push((t, hs));
                 continue;
             }
             let Some(m) = self.macros.get(name) else {
@@ -426,34 +457,40 @@ impl Preprocessor {
                     "__FILE__" => self.files.get(t.loc.file as usize).cloned().map(Tok::str),
                     _ => None,
                 };
-                out.push(match tok {
-                    Some(tok) => Token { tok, ..t },
-                    None => t,
-                });
+                out.push((
+                    match tok {
+                        Some(tok) => Token { tok, ..t },
+                        None => t,
+                    },
+                    hs,
+                ));
                 continue;
             };
-            let mut new_hs = (*hs).clone();
-            new_hs.push(Rc::from(name));
-            let new_hs = Rc::new(new_hs);
-            let body = match &m.params {
-                None => m.body.clone(),
+            let (body, new_hs) = match &m.params {
+                None => {
+                    let body = m.body.iter().map(|b| (b.clone(), hs.clone())).collect();
+                    (body, with(&hs, name))
+                }
                 Some(params) => {
                     if !q.front().is_some_and(|(n, _)| n.is("(")) {
-                        out.push(t);
+                        out.push((t, hs));
                         continue;
                     }
                     q.pop_front();
-                    let mut args: Vec<Vec<Token>> = vec![Vec::new()];
+                    let mut args: Vec<Vec<Hidden>> = vec![Vec::new()];
                     let mut depth = 0;
-                    loop {
-                        let Some((a, _)) = q.pop_front() else {
+                    // (The call's hide set: the name's and the closing
+                    // parenthesis's, as gcc and Prosser's algorithm have
+                    // it.)
+                    let closing = loop {
+                        let Some((a, a_hs)) = q.pop_front() else {
                             return err(t.loc, format!("unterminated call of macro '{name}'"));
                         };
                         if a.is("(") {
                             depth += 1;
                         } else if a.is(")") {
                             if depth == 0 {
-                                break;
+                                break a_hs;
                             }
                             depth -= 1;
                         } else if a.is(",")
@@ -464,9 +501,9 @@ impl Preprocessor {
                             continue;
                         }
                         if let Some(last) = args.last_mut() {
-                            last.push(a);
+                            last.push((a, a_hs));
                         }
-                    }
+                    };
                     if args.len() == 1 && args[0].is_empty() && params.is_empty() {
                         args.clear();
                     }
@@ -486,26 +523,33 @@ impl Preprocessor {
                     }
                     let held =
                         held + q.len() + out.len() + args.iter().map(Vec::len).sum::<usize>();
-                    self.substitute(m, params, &args, t.loc, held)?
+                    let body = self.substitute(m, params, &args, t.loc, held)?;
+                    let both: Vec<Rc<str>> = (hs.iter())
+                        .filter(|h| closing.contains(h))
+                        .cloned()
+                        .collect();
+                    (body, with(&Rc::new(both), name))
                 }
             };
-            for b in body.into_iter().rev() {
-                let mut b = b;
+            for (mut b, b_hs) in body.into_iter().rev() {
                 b.loc = t.loc;
-                q.push_front((b, new_hs.clone()));
+                q.push_front((b, union(&b_hs, &new_hs)));
             }
         }
         Ok(out)
     }
 
+    /// The body of a call of `m` with `args` in place of its `params`,
+    /// each token with the hide set of its own (an argument's, as it
+    /// expanded; none for the body's and for the tokens `#` and `##` make).
     fn substitute(
         &self,
         m: &Macro,
         params: &[String],
-        args: &[Vec<Token>],
+        args: &[Vec<Hidden>],
         loc: Loc,
         held: usize,
-    ) -> DResult<Vec<Token>> {
+    ) -> DResult<Vec<Hidden>> {
         let index = |t: &Token| -> Option<usize> {
             let id = t.ident()?;
             if id == "__VA_ARGS__" && m.variadic {
@@ -513,30 +557,32 @@ impl Preprocessor {
             }
             params.iter().position(|p| p == id)
         };
+        let none: HideSet = Rc::new(Vec::new());
         let body = &m.body;
-        let mut out: Vec<Token> = Vec::new();
+        let mut out: Vec<Hidden> = Vec::new();
         let mut k = 0;
         while k < body.len() {
             let t = &body[k];
             if t.is("#") {
                 if let Some(p) = body.get(k + 1).and_then(index) {
-                    let s: Vec<String> = args[p].iter().map(spell).collect();
-                    out.push(Token {
+                    let s: Vec<String> = args[p].iter().map(|(a, _)| spell(a)).collect();
+                    let string = Token {
                         tok: Tok::str(s.join(" ")),
                         loc,
                         line_start: false,
                         space_before: true,
-                    });
+                    };
+                    out.push((string, none.clone()));
                     k += 2;
                     continue;
                 }
             }
             if t.is("##") {
                 // Paste the previous output token with the next operand.
-                let next: Vec<Token> = match body.get(k + 1) {
+                let next: Vec<Hidden> = match body.get(k + 1) {
                     Some(n) => match index(n) {
                         Some(p) => args[p].clone(),
-                        None => vec![n.clone()],
+                        None => vec![(n.clone(), none.clone())],
                     },
                     None => return err(loc, "'##' at the end of a macro"),
                 };
@@ -545,7 +591,7 @@ impl Preprocessor {
                 let mut rest = next.into_iter();
                 let first = rest.next();
                 match (left, first) {
-                    (Some(l), Some(r)) => {
+                    (Some((l, _)), Some((r, _))) => {
                         let text = format!("{}{}", spell(&l), spell(&r));
                         let mut toks = lex(&text, loc.file).map_err(|_| {
                             diag(loc, format!("'##' forms an invalid token '{text}'"))
@@ -553,7 +599,7 @@ impl Preprocessor {
                         for tk in &mut toks {
                             tk.loc = loc;
                         }
-                        out.extend(toks);
+                        out.extend(toks.into_iter().map(|tk| (tk, none.clone())));
                     }
                     (Some(l), None) => out.push(l),
                     (None, Some(r)) => out.push(r),
@@ -572,7 +618,7 @@ impl Preprocessor {
                 k += 1;
                 continue;
             }
-            out.push(t.clone());
+            out.push((t.clone(), none.clone()));
             k += 1;
         }
         Ok(out)
@@ -606,144 +652,12 @@ impl Preprocessor {
             k += 1;
         }
         let toks = self.expand(toks)?;
-        let mut p = IfEval {
-            toks: &toks,
-            pos: 0,
-            loc,
-            depth: 0,
-        };
-        let v = p.expr(0)?;
-        if p.pos != toks.len() {
-            return err(toks[p.pos].loc, "unexpected token in #if expression");
-        }
-        Ok(v != 0)
+        condition::value(&toks, loc)
     }
 }
 
 /// Deepest nesting of macro calls in the arguments of macro calls.
 const MAX_MACRO_NESTING: u32 = 1000;
-
-/// Deepest nesting of parentheses and unary operators in an `#if`.
-const MAX_IF_NESTING: usize = 256;
-
-struct IfEval<'a> {
-    toks: &'a [Token],
-    pos: usize,
-    loc: Loc,
-    /// Unary operators and parentheses entered.
-    depth: usize,
-}
-
-impl IfEval<'_> {
-    fn peek_punct(&self) -> Option<&'static str> {
-        match self.toks.get(self.pos).map(|t| &t.tok) {
-            Some(Tok::Punct(p)) => Some(p),
-            _ => None,
-        }
-    }
-
-    fn here(&self) -> Loc {
-        self.toks.get(self.pos).map(|t| t.loc).unwrap_or(self.loc)
-    }
-
-    /// Runs `rule` one level deeper, failing past [`MAX_IF_NESTING`].
-    fn nested(&mut self, rule: impl FnOnce(&mut Self) -> DResult<i64>) -> DResult<i64> {
-        if self.depth >= MAX_IF_NESTING {
-            return err(
-                self.here(),
-                format!("#if expression nested more than {MAX_IF_NESTING} deep"),
-            );
-        }
-        self.depth += 1;
-        let v = rule(self);
-        self.depth -= 1;
-        v
-    }
-
-    fn unary(&mut self) -> DResult<i64> {
-        self.nested(Self::operand)
-    }
-
-    fn operand(&mut self) -> DResult<i64> {
-        let Some(t) = self.toks.get(self.pos) else {
-            return err(self.loc, "incomplete #if expression");
-        };
-        self.pos += 1;
-        match &t.tok {
-            Tok::Int(v, ..) => Ok(*v as i64),
-            Tok::Char(c, _) => Ok(*c),
-            Tok::Ident(_) => Ok(0),
-            Tok::Punct("(") => {
-                let v = self.expr(0)?;
-                if self.peek_punct() != Some(")") {
-                    return err(self.here(), "expected ')' in #if expression");
-                }
-                self.pos += 1;
-                Ok(v)
-            }
-            Tok::Punct("-") => Ok(self.unary()?.wrapping_neg()),
-            Tok::Punct("+") => self.unary(),
-            Tok::Punct("!") => Ok((self.unary()? == 0) as i64),
-            Tok::Punct("~") => Ok(!self.unary()?),
-            _ => err(t.loc, "bad token in #if expression"),
-        }
-    }
-
-    fn expr(&mut self, min_prec: u8) -> DResult<i64> {
-        self.nested(|p| p.binary(min_prec))
-    }
-
-    fn binary(&mut self, min_prec: u8) -> DResult<i64> {
-        let mut lhs = self.unary()?;
-        while let Some(op) = self.peek_punct() {
-            if op == "?" {
-                if min_prec > 1 {
-                    break;
-                }
-                self.pos += 1;
-                let a = self.expr(0)?;
-                if self.peek_punct() != Some(":") {
-                    return err(self.here(), "expected ':' in #if expression");
-                }
-                self.pos += 1;
-                let b = self.expr(1)?;
-                lhs = if lhs != 0 { a } else { b };
-                continue;
-            }
-            let Some(prec) = binary_precedence(op) else {
-                break;
-            };
-            if prec < min_prec.max(1) {
-                break;
-            }
-            let loc = self.here();
-            self.pos += 1;
-            let rhs = self.expr(prec + 1)?;
-            lhs = match op {
-                "*" => lhs.wrapping_mul(rhs),
-                "/" | "%" if rhs == 0 => return err(loc, "division by zero in #if"),
-                "/" => lhs.wrapping_div(rhs),
-                "%" => lhs.wrapping_rem(rhs),
-                "+" => lhs.wrapping_add(rhs),
-                "-" => lhs.wrapping_sub(rhs),
-                "<<" => lhs.wrapping_shl(rhs as u32),
-                ">>" => lhs.wrapping_shr(rhs as u32),
-                "<" => (lhs < rhs) as i64,
-                "<=" => (lhs <= rhs) as i64,
-                ">" => (lhs > rhs) as i64,
-                ">=" => (lhs >= rhs) as i64,
-                "==" => (lhs == rhs) as i64,
-                "!=" => (lhs != rhs) as i64,
-                "&" => lhs & rhs,
-                "^" => lhs ^ rhs,
-                "|" => lhs | rhs,
-                "&&" => (lhs != 0 && rhs != 0) as i64,
-                _ => (lhs != 0 || rhs != 0) as i64,
-            };
-        }
-        Ok(lhs)
-    }
-}
 
 /// Tokens and file table, or an error and the file table.
 pub type PResult = Result<(Vec<Token>, Vec<String>), (Diag, Vec<String>)>;

@@ -128,3 +128,65 @@ fn string_values_for_character_arrays() {
         "unterminated string"
     );
 }
+
+/// Macros expand with the definitions in force where they are used (an
+/// `#undef` and a new `#define` later do not reach back: X-macros), and
+/// hide sets follow tokens through macro arguments: the C standard's
+/// example (C11 6.10.3.5), a macro whose argument names itself, and a
+/// macro name passed as an argument, all as gcc has them.
+#[test]
+fn macros_expand_where_used_with_their_hide_sets() {
+    let src = r#"
+int zz[1];
+int N = 4;
+int f(int a) { return a + 1000; }
+int t(int a) { return a * 7; }
+int m(int a, int b) { return a * 3 + b; }
+#define X 1
+int a = X;
+#undef X
+#define X 2
+#define LIST ITEM(p, 3) ITEM(q, 5)
+#define ITEM(name, v) int name = v;
+LIST
+#undef ITEM
+#define ITEM(name, v) + name * v
+#define x 3
+#define f(a) f(x * (a))
+#undef x
+#define x 2
+#define g f
+#define z zz[0]
+#define h g(~
+#define m(a) a(w)
+#define w 0,1
+#define t(a) a
+#define q(x) x
+#define N F(N)
+#define F(v) (v + 5)
+#define k(a) a*j
+#define j(a) k(a)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    zz[0] = INPUT_B;
+    int y = INPUT_A;
+    int j = 3;
+    int r = f(y+1) + f(f(z)) % t(t(g)(0) + t)(1);
+    int s = g(x+(3,4)-w) | h 5) & m
+(f)^m(m);
+    return r * 31 + s + N + q(q(N)) + a * 10 + X LIST + k(2)(9);
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 6, 7, "macros_where_used");
+    let r = run(
+        &p,
+        &[
+            ("INPUT_A".into(), "5".into()),
+            ("INPUT_B".into(), "9".into()),
+        ],
+    );
+    // gcc's value: 33726 + a * 10 + X (12) + p * 3 + q * 5 (34) + 2*9*j
+    // (54).
+    assert_eq!(circuit_lines(&p, &r), ["33826"]);
+}
