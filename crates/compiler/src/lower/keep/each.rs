@@ -47,6 +47,12 @@ struct Progress {
     /// Key classes just read as fresh inputs, and the AND gates of the
     /// template they replaced (checked on the next template made).
     pending: Option<(usize, Vec<Class>)>,
+    /// The AND gates of the template that read a sum the one before left,
+    /// once sums are reduced where they are left (see
+    /// [`settling_moves_only`]; checked on the next template made).
+    settling: Option<usize>,
+    /// Whether reducing sums where they are left cost AND gates once.
+    settle_refused: bool,
     /// The objects the last probe both read and wrote (see
     /// [`Setup::settle_sums`]).
     carried: Vec<usize>,
@@ -126,6 +132,8 @@ impl Lower<'_> {
             skip: MAX_MISMATCHES as u64,
             disabled: HashMap::default(),
             pending: None,
+            settling: None,
+            settle_refused: false,
             carried: Vec::new(),
             explicit: Explicit::default(),
             decisions: Vec::new(),
@@ -237,6 +245,22 @@ impl Lower<'_> {
                     .may_settle
                     .then(|| super::widened(&setup, (&r.probe, &probe), c.trips - m))
                     .flatten();
+                // Elsewhere, sums an iteration leaves that the next one
+                // reduces anyway are reduced where they are left (the same
+                // gates, moved), if that costs no AND gate.
+                let settle = !setup.settle_sums
+                    && !setup.may_settle
+                    && !at.settle_refused
+                    && settling_moves_only(&r.probe, &probe);
+                let wider = wider.or_else(|| {
+                    settle.then(|| {
+                        at.settling = Some(ands(&probe));
+                        Setup {
+                            settle_sums: true,
+                            ..(*setup).clone()
+                        }
+                    })
+                });
                 if let Some(wider) = wider {
                     setup = Rc::new(wider);
                     let (run, _) = at.run.take().expect("a run is open");
@@ -248,6 +272,17 @@ impl Lower<'_> {
                 // state the run leaves once kept or lowered.
                 self.close_open(&mut at, c, each, (extras, report))?;
                 continue;
+            }
+            if let Some(before) = at.settling.take() {
+                if ands(&probe) > before {
+                    // Reducing where they are left costs AND gates here.
+                    at.settle_refused = true;
+                    setup = Rc::new(Setup {
+                        settle_sums: false,
+                        ..(*setup).clone()
+                    });
+                    continue;
+                }
             }
             if let (Some((before, classes)), Some(rp)) = (at.pending.take(), replay.as_mut()) {
                 if ands(&probe) > before {
@@ -401,4 +436,35 @@ fn carried_objects(probe: &Probe) -> Vec<usize> {
         .collect();
     objs.dedup();
     objs
+}
+
+/// Whether reducing, at the end of each iteration, the sums `a` leaves
+/// where it read only moves work the next iteration `b` does anyway: `a`
+/// leaves such a sum, and `b` leaves no more rows in any of those places
+/// than `a` did, so `b` reduced what it read there rather than carrying
+/// its rows on (`r = (r ^ y) + (x ^ i)`: each iteration reads the bits of
+/// the sum the last one left). Loops whose sums do carry on (`t += i * x`)
+/// are left to [`super::widened`].
+fn settling_moves_only(a: &Probe, b: &Probe) -> bool {
+    let mut any = false;
+    for w in &a.writes {
+        let Slot::Val(left @ Word::Sum(_)) = &w.value else {
+            continue;
+        };
+        if !a.observations.iter().any(|o| o.at == w.at) {
+            continue;
+        }
+        let rows = |p: &Probe| {
+            let at = p.writes.iter().find(|x| x.at == w.at)?;
+            Some(match &at.value {
+                Slot::Val(v) => v.row_count(),
+                _ => 0,
+            })
+        };
+        match rows(b) {
+            Some(n) if n <= left.row_count() => any = true,
+            _ => return false,
+        }
+    }
+    any
 }
