@@ -44,9 +44,10 @@ struct Progress {
     /// The decisions of iterations found disabled, with the public values
     /// they read (at locations their keys do not move).
     disabled: HashMap<Vec<i128>, Vec<Read>>,
-    /// Key classes just read as fresh inputs, and the AND gates of the
-    /// template they replaced (checked on the next template made).
-    pending: Option<(usize, Vec<Class>)>,
+    /// Key classes just read as fresh inputs, and the AND gates and all
+    /// gates of the template they replaced (checked on the next template
+    /// made).
+    pending: Option<(usize, usize, Vec<Class>)>,
     /// The AND gates of the template that read a sum the one before left,
     /// once sums are reduced where they are left (see
     /// [`settling_moves_only`]; checked on the next template made).
@@ -228,7 +229,8 @@ impl Lower<'_> {
                     _ => Vec::new(),
                 };
                 if let (Some(rp), false) = (replay.as_mut(), differing.is_empty()) {
-                    at.pending = Some((ands(&r.probe), differing.clone()));
+                    let gates = r.probe.frame.gates.len();
+                    at.pending = Some((ands(&r.probe), gates, differing.clone()));
                     rp.generalize(&differing, false);
                     let (run, _) = at.run.take().expect("a run is open");
                     at.skipped = 0;
@@ -284,8 +286,9 @@ impl Lower<'_> {
                     continue;
                 }
             }
-            if let (Some((before, classes)), Some(rp)) = (at.pending.take(), replay.as_mut()) {
-                if ands(&probe) > before {
+            if let (Some((before, gates, classes)), Some(rp)) = (at.pending.take(), replay.as_mut())
+            {
+                if ands(&probe) > before && !self.too_long_to_unroll(gates, c.trips - m) {
                     // Fresh inputs cost AND gates here: constants again.
                     rp.generalize(&classes, true);
                     continue;
@@ -405,6 +408,18 @@ impl Lower<'_> {
                 .get_or_insert_with(|| format!("{SHORT_RUNS} {MIN_RUN}"));
         }
         Ok(kept)
+    }
+}
+
+impl Lower<'_> {
+    /// Whether the `left` iterations of a loop, unrolled at `gates` gates
+    /// each, would hold more than a quarter of the gates a compile may
+    /// hold: keys read as fresh inputs then keep the loop even where they
+    /// cost AND gates (`r += (x + i) * y` over 200,000 iterations: twice
+    /// the AND gates of the products unrolled, where unrolling ran out of
+    /// memory after 40 s).
+    fn too_long_to_unroll(&self, gates: usize, left: u64) -> bool {
+        (gates as u64).saturating_mul(left) > self.opts.limits.max_gates / 4
     }
 }
 
