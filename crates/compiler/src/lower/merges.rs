@@ -7,7 +7,7 @@
 //! forgotten when it ends; the facts it added are logged, so forgetting
 //! costs what the probe added, not what the whole program has.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use twofold_circuit::{Bit, Wire};
@@ -42,7 +42,9 @@ pub(super) struct Merges {
     /// first.
     /// (Ordered, so that a call's objects, the newest, are dropped at
     /// once when it returns.)
-    merged: BTreeMap<Key, Vec<Merge>>,
+    /// (A queue: the oldest leaves as a new one comes, without moving
+    /// the others.)
+    merged: BTreeMap<Key, VecDeque<Merge>>,
     /// The locations of `merged` by selector, each once.
     by_sel: HashMap<Bit, Vec<Key>>,
     /// The pairs of `by_sel` (a location merged again on a selector, as a
@@ -66,9 +68,9 @@ impl Merges {
         let sel = merge.0;
         let merges = self.merged.entry(k).or_default();
         if merges.len() == MERGES_KEPT {
-            merges.remove(0);
+            merges.pop_front();
         }
-        merges.push(merge);
+        merges.push_back(merge);
         if self.listed.insert((sel, k)) {
             self.by_sel.entry(sel).or_default().push(k);
         }
