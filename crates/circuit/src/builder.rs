@@ -213,7 +213,7 @@ impl Builder {
                 // `!w` made before is found, and costs nothing.
                 let (out, made) = self.find_or_make(Gate::Inv { a: w, out: 0 });
                 self.requested += made as u64;
-                out
+                Bit::Wire(out)
             }
         }
     }
@@ -286,16 +286,16 @@ impl Builder {
 
     fn emit(&mut self, gate: Gate) -> Bit {
         self.requested += 1;
-        self.find_or_make(gate).0
+        Bit::Wire(self.find_or_make(gate).0)
     }
 
     /// The wire of the frame's gate computing `gate` (made by
     /// [`Builder::emit`] or [`Builder::not`]), made now if there is none;
     /// and whether it was made now.
-    fn find_or_make(&mut self, gate: Gate) -> (Bit, bool) {
+    fn find_or_make(&mut self, gate: Gate) -> (Wire, bool) {
         let FrameState { gates, index, .. } = &mut self.frame;
         let listed = match index.find(gates.pairs(), &store::pair(&gate)) {
-            Ok(made) => return (Bit::Wire(gates.get(made).out()), false),
+            Ok(made) => return (gates.get(made).out(), false),
             Err(listed) => listed,
         };
         let i = gates.len() as u32;
@@ -303,7 +303,7 @@ impl Builder {
         let FrameState { gates, index, .. } = &mut self.frame;
         gates.push(gate.rewire(|w| w, out));
         index.insert(gates.pairs(), i, listed);
-        (Bit::Wire(out), true)
+        (out, true)
     }
 
     /// Starts a frame: the gates made until [`Builder::end_frame`] form the

@@ -7,7 +7,7 @@
 //! forgotten when it ends; the facts it added are logged, so forgetting
 //! costs what the probe added, not what the whole program has.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use twofold_circuit::{Bit, Wire};
@@ -28,6 +28,10 @@ const MERGES_KEPT: usize = 8;
 /// At most this many conditions are taken as known along with one.
 const KNOWN: usize = 16;
 
+/// A selector's list of at most this many locations is searched; a
+/// longer one's are found in [`Merges::listed`].
+const SHORT_LIST: usize = 4;
+
 /// A fact added while a probe ran.
 #[derive(Clone, Copy)]
 enum Added {
@@ -42,12 +46,17 @@ pub(super) struct Merges {
     /// first.
     /// (Ordered, so that a call's objects, the newest, are dropped at
     /// once when it returns.)
-    merged: BTreeMap<Key, Vec<Merge>>,
+    /// (A queue: the oldest leaves as a new one comes, without moving
+    /// the others.)
+    merged: BTreeMap<Key, VecDeque<Merge>>,
     /// The locations of `merged` by selector, each once.
     by_sel: HashMap<Bit, Vec<Key>>,
-    /// The pairs of `by_sel` (a location merged again on a selector, as a
-    /// loop's iterations do on a condition that stays the same, is listed
-    /// once: each branch on it goes through the list).
+    /// The pairs of `by_sel` whose list grew past [`SHORT_LIST`]
+    /// locations (a location merged again on a selector, as a loop's
+    /// iterations do on a condition that stays the same, is listed once:
+    /// each branch on it goes through the list). A short list is searched
+    /// instead: most selectors (a fresh comparison each) merge a location
+    /// or two, and were hashed twice a merge for them.
     listed: HashSet<(Bit, Key)>,
     /// "Still running" conditions and the earlier ones each implies.
     implied: HashMap<Bit, Vec<Bit>>,
@@ -66,11 +75,19 @@ impl Merges {
         let sel = merge.0;
         let merges = self.merged.entry(k).or_default();
         if merges.len() == MERGES_KEPT {
-            merges.remove(0);
+            merges.pop_front();
         }
-        merges.push(merge);
-        if self.listed.insert((sel, k)) {
-            self.by_sel.entry(sel).or_default().push(k);
+        merges.push_back(merge);
+        let keys = self.by_sel.entry(sel).or_default();
+        let new = match keys.len() < SHORT_LIST {
+            true => !keys.contains(&k),
+            false => self.listed.insert((sel, k)),
+        };
+        if new {
+            keys.push(k);
+            if keys.len() == SHORT_LIST {
+                self.listed.extend(keys.iter().map(|&k| (sel, k)));
+            }
         }
         if logged {
             self.log.push(Added::Merge(k, sel));
@@ -158,7 +175,13 @@ impl Merges {
         let Some(keys) = self.by_sel.get_mut(&sel) else {
             return;
         };
-        keys.retain(|k| keep(k) || !self.listed.remove(&(sel, *k)));
+        keys.retain(|k| {
+            let kept = keep(k);
+            if !kept {
+                self.listed.remove(&(sel, *k));
+            }
+            kept
+        });
         if keys.is_empty() {
             self.by_sel.remove(&sel);
         }
@@ -425,5 +448,33 @@ mod tests {
         // Merged again, a location is listed again.
         m.insert((5, 0), merge(sel), false);
         assert_eq!(m.keys_of(sel), vec![(3, 0), (5, 0)]);
+    }
+
+    /// A location merged again on a selector is listed once, whether
+    /// its list is short (searched) or long (hashed), and after the list
+    /// shrank and grew again.
+    #[test]
+    fn a_location_is_listed_once_a_selector() {
+        let slot = |v| Slot::Val(Word::konst(v, 8));
+        let merge = |sel| (sel, slot(1), slot(2), slot(3));
+        let sel = Bit::Wire(7);
+        let mut m = Merges::default();
+        let objs: Vec<usize> = (0..3 * SHORT_LIST).collect();
+        for _ in 0..2 {
+            for &obj in &objs {
+                m.insert((obj, 0), merge(sel), false);
+                m.insert((obj, 0), merge(sel), false);
+            }
+        }
+        let keys = |n: usize| objs[..n].iter().map(|&o| (o, 0)).collect::<Vec<_>>();
+        assert_eq!(m.keys_of(sel), keys(objs.len()));
+        m.end_these(&objs[2..]);
+        assert_eq!(m.keys_of(sel), keys(2));
+        for _ in 0..2 {
+            for &obj in &objs {
+                m.insert((obj, 0), merge(sel), false);
+            }
+        }
+        assert_eq!(m.keys_of(sel), keys(objs.len()));
     }
 }

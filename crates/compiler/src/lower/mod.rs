@@ -152,6 +152,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         next_check: 0,
         speculative: 0,
         leaves: 0,
+        scalar_leaf_tys: HashMap::default(),
         input_bits: 0,
         merges: Merges::default(),
         probes: Vec::new(),
@@ -202,6 +203,10 @@ struct Lower<'p> {
     speculative: u64,
     /// Leaves of the objects in `objs`.
     leaves: u64,
+    /// The leaf types of a scalar object, by its type: shared by the
+    /// objects of the type (a declaration in an unrolled loop's body made
+    /// them each time).
+    scalar_leaf_tys: HashMap<CType, Rc<Vec<CType>>>,
     /// Bits of the inputs (their words hold them, apart from any gate).
     input_bits: u64,
     /// Locations holding secret merges, and implied conditions.
@@ -253,12 +258,21 @@ impl<'p> Lower<'p> {
         // (Counted, and a big one checked, before it is made.)
         self.leaves += n as u64;
         self.check_object(n, loc)?;
-        let mut tys = Vec::with_capacity(n);
-        ty.leaf_types(&mut tys);
-        let slots = tys.iter().map(zero_slot).collect();
+        let leaf_tys = match ty {
+            CType::Bool | CType::Int { .. } | CType::Float { .. } => Rc::clone(
+                (self.scalar_leaf_tys.entry(ty.clone()))
+                    .or_insert_with(|| Rc::new(vec![ty.clone()])),
+            ),
+            _ => {
+                let mut tys = Vec::with_capacity(n);
+                ty.leaf_types(&mut tys);
+                Rc::new(tys)
+            }
+        };
+        let slots = leaf_tys.iter().map(zero_slot).collect();
         self.objs.push(Object {
             ty: ty.clone(),
-            leaf_tys: Rc::new(tys),
+            leaf_tys,
             slots,
             padding_written: false,
         });

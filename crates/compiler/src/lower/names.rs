@@ -1,5 +1,7 @@
 //! The names a function's frame binds, in nested scopes.
 
+use std::rc::Rc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::types::CType;
@@ -11,11 +13,13 @@ pub(super) type Binding = (usize, CType);
 /// of the scope that made each, and per open scope the names it bound (so
 /// that leaving it drops them). A name is found with one lookup however
 /// deeply the scopes nest (a loop nest's body looked a name up in every
-/// scope around it).
+/// scope around it). A name keeps its entry once its bindings are gone,
+/// so that binding it again (a declaration in an unrolled loop's body)
+/// allocates nothing.
 #[derive(Default)]
 pub(super) struct Names {
-    bound: HashMap<String, Vec<(usize, Binding)>>,
-    scopes: Vec<Vec<String>>,
+    bound: HashMap<Rc<str>, Vec<(usize, Binding)>>,
+    scopes: Vec<Vec<Rc<str>>>,
 }
 
 impl Names {
@@ -38,9 +42,6 @@ impl Names {
         for name in self.scopes.pop().unwrap_or_default() {
             if let Some(stack) = self.bound.get_mut(&name) {
                 stack.pop();
-                if stack.is_empty() {
-                    self.bound.remove(&name);
-                }
             }
         }
     }
@@ -52,12 +53,16 @@ impl Names {
         let Some(scope) = self.scopes.last_mut() else {
             return;
         };
-        let stack = self.bound.entry(name.to_string()).or_default();
+        let key = match self.bound.get_key_value(name) {
+            Some((key, _)) => Rc::clone(key),
+            None => Rc::from(name),
+        };
+        let stack = self.bound.entry(Rc::clone(&key)).or_default();
         match stack.last_mut() {
             Some((d, b)) if *d == depth => *b = binding,
             _ => {
                 stack.push((depth, binding));
-                scope.push(name.to_string());
+                scope.push(key);
             }
         }
     }
