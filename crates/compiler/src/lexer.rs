@@ -1,5 +1,7 @@
 //! The C lexer: source text to tokens with positions.
 
+use std::rc::Rc;
+
 use crate::error::{err, DResult, Loc};
 
 /// What a token is.
@@ -28,6 +30,10 @@ pub enum Tok {
     Float(u64, bool),
     /// A punctuator such as `+=` or `(`.
     Punct(&'static str),
+    /// A preprocessing number that is no C constant (`0x`, `1e`, or one
+    /// too large): `##` may paste it into one (`0x ## 1F`), as gcc does;
+    /// the preprocessor refuses one left in its output.
+    PpNumber(String),
 }
 
 impl Tok {
@@ -49,6 +55,10 @@ pub struct Token {
     pub line_start: bool,
     /// Whitespace precedes it (for `#define F(x)` versus `#define F (x)`).
     pub space_before: bool,
+    /// A constant's or literal's spelling in the source, which `#` and
+    /// `##` use as gcc does (`010` stays `010`, `'a'` stays `'a'`); none
+    /// for identifiers, punctuators and tokens the preprocessor made.
+    pub text: Option<Rc<str>>,
 }
 
 impl Token {
@@ -100,12 +110,18 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
             continue;
         }
         let loc = cur.loc();
+        let start = cur.i;
         let tok = cur.token(loc)?;
+        let text = match tok {
+            Tok::Ident(_) | Tok::Punct(_) => None,
+            _ => Some(Rc::from(&src[start..cur.i])),
+        };
         toks.push(Token {
             tok,
             loc,
             line_start,
             space_before: space,
+            text,
         });
         line_start = false;
         space = false;
@@ -234,7 +250,10 @@ impl Cursor<'_> {
             while self.i < self.b.len() && self.in_number(start) {
                 self.adv();
             }
-            number(&self.src[start..self.i], loc)
+            // A preprocessing number that is no constant is an error only
+            // if it is left after preprocessing.
+            let text = &self.src[start..self.i];
+            Ok(number(text, loc).unwrap_or_else(|_| Tok::PpNumber(text.to_string())))
         } else if c == b'\'' {
             let vals = self.quoted(b'\'', loc, "unterminated character constant", 8)?;
             match vals[..] {
@@ -510,7 +529,7 @@ fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
 }
 
 /// Parses an integer constant with its suffix, or a floating one.
-fn number(text: &str, loc: Loc) -> DResult<Tok> {
+pub(crate) fn number(text: &str, loc: Loc) -> DResult<Tok> {
     let lower = text.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
     if !is_hex && (lower.contains('.') || lower.contains('e'))

@@ -20,7 +20,7 @@ pub use source::{read_source, utf8, MAX_SOURCE_BYTES};
 mod spelling;
 use headers::builtin_header;
 use lines::renumber;
-use spelling::{message, spell};
+use spelling::{message, spell, stringify};
 
 #[derive(Clone)]
 struct Macro {
@@ -41,6 +41,7 @@ fn predefined() -> HashMap<String, Macro> {
             loc: Loc::default(),
             line_start: false,
             space_before: true,
+            text: None,
         }],
     };
     let mut macros = HashMap::default();
@@ -240,6 +241,7 @@ impl Preprocessor {
     /// Expands the text `pending` and moves it to `out`.
     fn flush(&mut self, pending: &mut Vec<Token>, loc: Loc, out: &mut Vec<Token>) -> DResult<()> {
         let expanded = self.expand(std::mem::take(pending))?;
+        constants(&expanded)?;
         self.count(expanded.len(), loc)?;
         out.extend(expanded);
         Ok(())
@@ -531,8 +533,12 @@ impl Preprocessor {
                     (body, with(&Rc::new(both), name))
                 }
             };
-            for (mut b, b_hs) in body.into_iter().rev() {
+            // The expansion is spaced as the macro's name is (for `#`).
+            for (k, (mut b, b_hs)) in body.into_iter().enumerate().rev() {
                 b.loc = t.loc;
+                if k == 0 {
+                    b.space_before = t.space_before;
+                }
                 q.push_front((b, union(&b_hs, &new_hs)));
             }
         }
@@ -565,12 +571,23 @@ impl Preprocessor {
             let t = &body[k];
             if t.is("#") {
                 if let Some(p) = body.get(k + 1).and_then(index) {
-                    let s: Vec<String> = args[p].iter().map(|(a, _)| spell(a)).collect();
+                    let arg: Vec<&Token> = args[p].iter().map(|(a, _)| a).collect();
+                    let s = stringify(&arg);
+                    // (Read as the literal `"s"` would be: escapes resolved.)
+                    let quoted = format!("\"{s}\"");
+                    let tok = match lex(&quoted, loc.file)?.pop() {
+                        Some(Token {
+                            tok: tok @ Tok::Str(..),
+                            ..
+                        }) => tok,
+                        _ => Tok::str(s),
+                    };
                     let string = Token {
-                        tok: Tok::str(s.join(" ")),
+                        tok,
                         loc,
                         line_start: false,
                         space_before: true,
+                        text: Some(Rc::from(quoted.as_str())),
                     };
                     out.push((string, none.clone()));
                     k += 2;
@@ -610,10 +627,15 @@ impl Preprocessor {
             }
             if let Some(p) = index(t) {
                 let pasted = body.get(k + 1).is_some_and(|n| n.is("##"));
+                let from = out.len();
                 if pasted {
                     out.extend(args[p].iter().cloned());
                 } else {
                     out.extend(self.expand_holding(args[p].clone(), held + out.len())?);
+                }
+                // The argument is spaced as its parameter is (for `#`).
+                if let Some((first, _)) = out.get_mut(from) {
+                    first.space_before = t.space_before;
                 }
                 k += 1;
                 continue;
@@ -644,6 +666,7 @@ impl Preprocessor {
                     loc: line[k].loc,
                     line_start: false,
                     space_before: true,
+                    text: None,
                 });
                 k += skip;
                 continue;
@@ -652,8 +675,21 @@ impl Preprocessor {
             k += 1;
         }
         let toks = self.expand(toks)?;
+        constants(&toks)?;
         condition::value(&toks, loc)
     }
+}
+
+/// Refuses a preprocessing number left in `toks` that is no constant,
+/// with the lexer's reason (`0x` pasted to nothing, `1e`, `1.0L`).
+fn constants(toks: &[Token]) -> DResult<()> {
+    for t in toks {
+        if let Tok::PpNumber(text) = &t.tok {
+            crate::lexer::number(text, t.loc)?;
+            return err(t.loc, format!("invalid integer constant '{text}'"));
+        }
+    }
+    Ok(())
 }
 
 /// Deepest nesting of macro calls in the arguments of macro calls.

@@ -18,6 +18,59 @@ fn error_of(src: &str) -> String {
     }
 }
 
+/// `#` spells its argument as written (`010`, `'a'`, `1.50`, a string
+/// with its escapes), with a space only where the argument had
+/// whitespace, and escapes `"` and `\` in literals; `##` pastes the
+/// spellings (`x ## 010` is `x010`, not `x0x8`).
+#[test]
+fn stringizing_and_pasting_keep_spellings() {
+    let src = r#"
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define CAT(a, b) a##b
+#define LEN(s) (sizeof(s) - 1)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int x010 = 5, x0x8 = 7;
+    int r = LEN(STR(a+b)) + 10 * LEN(STR(010)) + 100 * LEN(STR('a'))
+        + 1000 * LEN(STR(1.50)) + 10000 * LEN(STR("a\n"));
+    r += STR('a')[0] + STR("\\")[1] + STR('\'')[2] + XSTR(CAT(1, 2))[1];
+    r += LEN(STR( a /* c */ + b )) * 3 + LEN(STR(a
+        b)) * 7 + LEN(XSTR(XSTR(1))) * 11 + LEN(STR(1ULL)) * 13;
+    return r + CAT(x, 010) * INPUT_A + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 1, "stringizing_and_pasting_keep_spellings");
+}
+
+/// A preprocessing number that is no constant (`0x`, `1e`) may be pasted
+/// into one, as gcc allows; one left after preprocessing is an error, and
+/// one in a skipped group is none.
+#[test]
+fn pasting_preprocessing_numbers() {
+    let src = r#"
+#define CAT(a, b) a##b
+#if 0
+int skipped = 0x;
+#endif
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return CAT(0x, 1F) + CAT(1e, 3) + CAT(0, x10) * INPUT_A + (int)CAT(2.5, f) + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 2, "pasting_preprocessing_numbers");
+    assert_eq!(
+        error_of("#define CAT(a, b) a##b\nint mpc_main(int INPUT_A, int INPUT_B) { return CAT(0x, ); }\n"),
+        "prog.c:2:49: error: invalid or too large integer constant '0x'"
+    );
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B) { return 1e; }\n"),
+        "prog.c:1:49: error: invalid floating constant '1e'"
+    );
+}
+
 /// `#if` computes in `intmax_t`, or `uintmax_t` where an operand is
 /// unsigned (`-1 < 0u` is false), evaluates the operands it needs only
 /// (`0 && 1 / 0`), and takes the comma operator, as gcc does.
