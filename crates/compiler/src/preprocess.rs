@@ -363,6 +363,8 @@ impl Preprocessor {
         let mut k = 1;
         let mut params = None;
         let mut variadic = false;
+        // GNU's named variadic parameter (`args...`), read as `__VA_ARGS__`.
+        let mut named_rest = None;
         if line.get(1).is_some_and(|t| t.is("(") && !t.space_before) {
             let mut ps = Vec::new();
             k = 2;
@@ -379,6 +381,9 @@ impl Preprocessor {
                 }
                 if t.is("...") {
                     variadic = true;
+                    if line[k - 2].ident().is_some() {
+                        named_rest = ps.pop();
+                    }
                     continue;
                 }
                 match t.ident() {
@@ -388,12 +393,20 @@ impl Preprocessor {
             }
             params = Some(ps);
         }
+        let mut body = line[k..].to_vec();
+        if let Some(rest) = named_rest {
+            for t in &mut body {
+                if t.ident() == Some(rest.as_str()) {
+                    t.tok = Tok::Ident("__VA_ARGS__".into());
+                }
+            }
+        }
         self.macros.insert(
             name.to_string(),
             Macro {
                 params,
                 variadic,
-                body: line[k..].to_vec(),
+                body,
             },
         );
         Ok(())

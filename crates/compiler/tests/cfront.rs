@@ -107,3 +107,20 @@ fn if_arithmetic_is_unsigned_where_c_says() {
     let p = compiled(&src);
     agree_with_gcc(&src, &[&p], 4, 3, "if_arithmetic_is_unsigned_where_c_says");
 }
+
+/// GNU's named variadic parameter (`args...`) is `__VA_ARGS__` by
+/// another name, `, ## args` included.
+#[test]
+fn named_variadic_parameters() {
+    let src = r#"
+#define COUNT(...) (sizeof((int[]){0, ##__VA_ARGS__}) / sizeof(int))
+#define V(x, args...) (x * 10 + COUNT(args))
+#define W(args...) COUNT(args)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return V(1) + V(2, 3, 4) * 100 + W() * 1000 + W(INPUT_A, INPUT_B) * 10000 + INPUT_A;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 4, "named_variadic_parameters");
+}
