@@ -483,7 +483,11 @@ impl Preprocessor {
             };
             let (body, new_hs) = match &m.params {
                 None => {
-                    let body = m.body.iter().map(|b| (b.clone(), hs.clone())).collect();
+                    // `##` pastes in an object-like macro too (`# ## #`).
+                    let body = match m.body.iter().any(|b| b.is("##")) {
+                        true => self.substitute(m, &[], &[], t.loc, held + q.len() + out.len())?,
+                        false => m.body.iter().map(|b| (b.clone(), hs.clone())).collect(),
+                    };
                     (body, with(&hs, name))
                 }
                 Some(params) => {

@@ -124,3 +124,27 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 4, "named_variadic_parameters");
 }
+
+/// `##` pastes in an object-like macro too, and `#` spaces an argument
+/// as its parameter stands in the body: C11 6.10.3.3's example
+/// (`hash_hash`) makes `"x ## y"`, as gcc does.
+#[test]
+fn pasting_in_object_like_macros() {
+    let src = r#"
+#define hash_hash # ## #
+#define mkstr(a) # a
+#define in_between(a) mkstr(a)
+#define join(c, d) in_between(c hash_hash d)
+#define AB a ## b
+#define STR(x) #x
+#define TWO(x, y) STR(x y)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int ab = 7;
+    int r = sizeof(join(x, y)) * 1000 + join(x, y)[2] * 10 + join(x, y)[3] + AB;
+    return r + sizeof(TWO(a,b)) * 100000 + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 7, "pasting_in_object_like_macros");
+}
