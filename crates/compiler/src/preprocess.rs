@@ -240,8 +240,9 @@ impl Preprocessor {
 
     /// Expands the text `pending` and moves it to `out`.
     fn flush(&mut self, pending: &mut Vec<Token>, loc: Loc, out: &mut Vec<Token>) -> DResult<()> {
-        let expanded = self.expand(std::mem::take(pending))?;
+        let mut expanded = self.expand(std::mem::take(pending))?;
         constants(&expanded)?;
+        drop_pragmas(&mut expanded);
         self.count(expanded.len(), loc)?;
         out.extend(expanded);
         Ok(())
@@ -269,6 +270,14 @@ impl Preprocessor {
         dir: Option<&Path>,
         out: &mut Vec<Token>,
     ) -> DResult<()> {
+        // A computed `#include NAME`: the line's macros expanded (C11
+        // 6.10.2p4) must give one of the forms below.
+        if line.first().is_some_and(|t| t.ident().is_some()) {
+            let expanded = self.expand(line.to_vec())?;
+            if expanded.first().is_some_and(|t| t.ident().is_none()) {
+                return self.include(&expanded, loc, dir, out);
+            }
+        }
         let (name, system) = match line.first().map(|t| &t.tok) {
             Some(Tok::Str(s, _)) => (s.clone(), false),
             Some(Tok::Punct("<")) => {
@@ -707,6 +716,31 @@ fn constants(toks: &[Token]) -> DResult<()> {
         }
     }
     Ok(())
+}
+
+/// Removes the operators `_Pragma ( "..." )` from `toks`: a pragma
+/// changes nothing twofold computes, as `#pragma` lines do not.
+fn drop_pragmas(toks: &mut Vec<Token>) {
+    let pragma = |w: &[Token]| {
+        w[0].ident() == Some("_Pragma")
+            && w[1].is("(")
+            && matches!(w[2].tok, Tok::Str(..))
+            && w[3].is(")")
+    };
+    if !toks.windows(4).any(pragma) {
+        return;
+    }
+    let mut kept = Vec::with_capacity(toks.len());
+    let mut k = 0;
+    while k < toks.len() {
+        if toks.len() - k >= 4 && pragma(&toks[k..k + 4]) {
+            k += 4;
+            continue;
+        }
+        kept.push(toks[k].clone());
+        k += 1;
+    }
+    *toks = kept;
 }
 
 /// Deepest nesting of macro calls in the arguments of macro calls.

@@ -125,6 +125,25 @@ int mpc_main(int INPUT_A, int INPUT_B)
     agree_with_gcc(src, &[&p], 4, 4, "named_variadic_parameters");
 }
 
+/// `_Pragma("...")` is a pragma, which changes nothing, as `#pragma`
+/// lines; `#include NAME` takes the header its macros expand to.
+#[test]
+fn pragma_operators_and_computed_includes() {
+    let src = r#"
+#define HEADER <limits.h>
+#include HEADER
+#define QUIET(x) _Pragma("GCC diagnostic push") x _Pragma("GCC diagnostic pop")
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = INT_MAX / 1000;
+    QUIET(r += INPUT_A;)
+    _Pragma("once") return r - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 6, "pragma_operators_and_computed_includes");
+}
+
 /// `##` pastes in an object-like macro too, and `#` spaces an argument
 /// as its parameter stands in the body: C11 6.10.3.3's example
 /// (`hash_hash`) makes `"x ## y"`, as gcc does.
