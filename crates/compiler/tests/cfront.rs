@@ -125,6 +125,22 @@ int mpc_main(int INPUT_A, int INPUT_B)
     agree_with_gcc(src, &[&p], 4, 4, "named_variadic_parameters");
 }
 
+/// A backslash ending a line joins it to the next before tokens are
+/// read (C11 5.1.1.2, phase 2): inside names, numbers, strings,
+/// operators and `//` comments, as gcc has it; lines still count as
+/// written.
+#[test]
+fn line_splices_inside_tokens() {
+    // (`#line 1`: gcc's harness adds lines before the program.)
+    let src = "#line 1\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    int lo\\\nng_name = 4;\n    int r = long_name + 0x1\\\n0 + \"ab\\\ncd\"[2];\n    r +\\\n= INPUT_A; // a comment \\\n    r = 0;\n    return r * 100 + __LINE__ - INPUT_B;\n}\n";
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 5, "line_splices_inside_tokens");
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x\\\n = 1;\n    return INPUT_A + ;\n}\n"),
+        "prog.c:5:22: error: expected an expression but found ';'"
+    );
+}
+
 /// `_Pragma("...")` is a pragma, which changes nothing, as `#pragma`
 /// lines; `#include NAME` takes the header its macros expand to.
 #[test]
@@ -166,4 +182,22 @@ int mpc_main(int INPUT_A, int INPUT_B)
 "#;
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 7, "pasting_in_object_like_macros");
+}
+
+/// Digraphs (`<: :> <% %> %: %:%:`) are the punctuators they spell, and
+/// `<stdbool.h>` defines `__bool_true_false_are_defined`, as C99 asks.
+#[test]
+fn digraphs_and_stdbool() {
+    let src = r#"
+#include <stdbool.h>
+%:define CAT(a, b) a %:%: b
+int mpc_main(int INPUT_A, int INPUT_B)
+<%
+    int d<:2:> = <% INPUT_A, 2 %>;
+    int CAT(x, y) = __bool_true_false_are_defined + true;
+    return d<:0:> * 3 + d<:1:> + xy - INPUT_B;
+%>
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 8, "digraphs_and_stdbool");
 }
