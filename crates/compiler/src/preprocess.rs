@@ -67,6 +67,9 @@ pub struct Preprocessor {
     expanding: Cell<u32>,
     /// Steps of macro expansion so far.
     steps: Cell<u64>,
+    /// Expanding an `#if` line: a `defined` a macro makes keeps its
+    /// operand unexpanded, as gcc has it.
+    in_if: Cell<bool>,
 }
 
 /// The macros a token came from (they are not expanded again in it).
@@ -117,6 +120,7 @@ impl Preprocessor {
             produced: 0,
             expanding: Cell::new(0),
             steps: Cell::new(0),
+            in_if: Cell::new(false),
         }
     }
 
@@ -471,6 +475,16 @@ impl Preprocessor {
                 out.push((t, hs));
                 continue;
             };
+            if name == "defined" && self.in_if.get() {
+                let n = if q.front().is_some_and(|(n, _)| n.is("(")) {
+                    3
+                } else {
+                    1
+                };
+                out.push((t, hs));
+                out.extend(q.drain(..n.min(q.len())));
+                continue;
+            }
             if hs.iter().any(|h| **h == *name) {
                 out.push((t, hs));
                 continue;
@@ -673,7 +687,18 @@ impl Preprocessor {
     }
 
     fn eval_if(&self, line: &[Token], loc: Loc) -> DResult<bool> {
-        // Replace `defined X` / `defined(X)` first.
+        // `defined X` / `defined(X)` first, then those the macros make.
+        let toks = self.replace_defined(line)?;
+        self.in_if.set(true);
+        let toks = self.expand(toks);
+        self.in_if.set(false);
+        let toks = self.replace_defined(&toks?)?;
+        constants(&toks)?;
+        condition::value(&toks, loc)
+    }
+
+    /// `line` with each `defined X` or `defined(X)` replaced by 1 or 0.
+    fn replace_defined(&self, line: &[Token]) -> DResult<Vec<Token>> {
         let mut toks = Vec::new();
         let mut k = 0;
         while k < line.len() {
@@ -700,9 +725,7 @@ impl Preprocessor {
             toks.push(line[k].clone());
             k += 1;
         }
-        let toks = self.expand(toks)?;
-        constants(&toks)?;
-        condition::value(&toks, loc)
+        Ok(toks)
     }
 }
 

@@ -201,3 +201,31 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 8, "digraphs_and_stdbool");
 }
+
+/// A `defined` that a macro makes in `#if` tests its operand unexpanded,
+/// as gcc has it (C leaves it undefined; `#define HAS_X defined(X)` is
+/// common).
+#[test]
+fn defined_made_by_macros_in_if() {
+    let src = r#"
+#define R1 1
+#define R2
+#define HAS(x) defined(x)
+#define D1 defined(R1)
+#define D2 defined R2
+#define D3 defined(NOPE)
+#if D1 && D2 && !D3 && !HAS(NOPE)
+#define A 1
+#else
+#define A 2
+#endif
+#if D1 + D2 + HAS(NOPE2) == 2 && (D3 ? 0 : 1)
+#define B 10
+#else
+#define B 20
+#endif
+int mpc_main(int INPUT_A, int INPUT_B) { return A + B + INPUT_A - INPUT_B; }
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 9, "defined_made_by_macros_in_if");
+}
