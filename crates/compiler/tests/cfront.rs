@@ -229,3 +229,32 @@ int mpc_main(int INPUT_A, int INPUT_B) { return A + B + INPUT_A - INPUT_B; }
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 9, "defined_made_by_macros_in_if");
 }
+
+/// `extern int g;` names the global `g`, in a block too and whether `g`
+/// is defined above or below; a declaration without an initializer after
+/// a definition (`int g = 17; int g;`) keeps its value: C11 6.9.2 makes
+/// them one object, as gcc does.
+#[test]
+fn extern_and_tentative_declarations_name_one_global() {
+    let src = r#"
+int early = 17;
+int early;
+extern int early;
+int later_read(void) { extern int late; return late; }
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    extern int early;
+    early += INPUT_B;
+    return early * 1000 + later_read() + INPUT_A;
+}
+int late = 5;
+"#;
+    let p = compiled(src);
+    agree_with_gcc(
+        src,
+        &[&p],
+        4,
+        10,
+        "extern_and_tentative_declarations_name_one_global",
+    );
+}
