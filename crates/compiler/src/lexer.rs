@@ -1,5 +1,7 @@
 //! The C lexer: source text to tokens with positions.
 
+use std::rc::Rc;
+
 use crate::error::{err, DResult, Loc};
 
 /// What a token is.
@@ -28,6 +30,10 @@ pub enum Tok {
     Float(u64, bool),
     /// A punctuator such as `+=` or `(`.
     Punct(&'static str),
+    /// A preprocessing number that is no C constant (`0x`, `1e`, or one
+    /// too large): `##` may paste it into one (`0x ## 1F`), as gcc does;
+    /// the preprocessor refuses one left in its output.
+    PpNumber(String),
 }
 
 impl Tok {
@@ -49,6 +55,10 @@ pub struct Token {
     pub line_start: bool,
     /// Whitespace precedes it (for `#define F(x)` versus `#define F (x)`).
     pub space_before: bool,
+    /// A constant's or literal's spelling in the source, which `#` and
+    /// `##` use as gcc does (`010` stays `010`, `'a'` stays `'a'`); none
+    /// for identifiers, punctuators and tokens the preprocessor made.
+    pub text: Option<Rc<str>>,
 }
 
 impl Token {
@@ -75,11 +85,26 @@ const PUNCTS: &[&str] = &[
     "@", "`", "\\",
 ];
 
+/// C's digraphs (C11 6.4.6p3) and the punctuators they spell, the
+/// longest first.
+const DIGRAPHS: &[(&str, &str)] = &[
+    ("%:%:", "##"),
+    ("<:", "["),
+    (":>", "]"),
+    ("<%", "{"),
+    ("%>", "}"),
+    ("%:", "#"),
+];
+
 /// Splits `src` (file number `file`) into tokens.
 pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
+    let (spliced, splices) = splice_lines(src);
+    let src: &str = &spliced;
     let mut cur = Cursor {
         src,
         b: src.as_bytes(),
+        splices: &splices,
+        next_splice: 0,
         // A byte order mark before the first line is skipped, as gcc does.
         i: if src.starts_with('\u{feff}') {
             '\u{feff}'.len_utf8()
@@ -90,6 +115,7 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
         col: 1,
         file,
     };
+    cur.settle();
     let mut toks = Vec::new();
     let mut line_start = true;
     let mut space = false;
@@ -100,12 +126,18 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
             continue;
         }
         let loc = cur.loc();
+        let start = cur.i;
         let tok = cur.token(loc)?;
+        let text = match tok {
+            Tok::Ident(_) | Tok::Punct(_) => None,
+            _ => Some(Rc::from(&src[start..cur.i])),
+        };
         toks.push(Token {
             tok,
             loc,
             line_start,
             space_before: space,
+            text,
         });
         line_start = false;
         space = false;
@@ -113,10 +145,43 @@ pub fn lex(src: &str, file: u32) -> DResult<Vec<Token>> {
     Ok(toks)
 }
 
+/// `src` without its line splices (a backslash ending a line joins it
+/// to the next, before anything else: C11 5.1.1.2, phase 2), and where
+/// each splice was in the result (ascending).
+fn splice_lines(src: &str) -> (std::borrow::Cow<'_, str>, Vec<usize>) {
+    if !src.contains("\\\n") && !src.contains("\\\r\n") {
+        return (src.into(), Vec::new());
+    }
+    let b = src.as_bytes();
+    let (mut out, mut at) = (Vec::with_capacity(b.len()), Vec::new());
+    let mut k = 0;
+    while k < b.len() {
+        let n = match (b[k], b.get(k + 1), b.get(k + 2)) {
+            (b'\\', Some(b'\n'), _) => 2,
+            (b'\\', Some(b'\r'), Some(b'\n')) => 3,
+            _ => 0,
+        };
+        if n > 0 {
+            at.push(out.len());
+            k += n;
+        } else {
+            out.push(b[k]);
+            k += 1;
+        }
+    }
+    // (Only ASCII bytes were removed: still UTF-8.)
+    let text = String::from_utf8(out).unwrap_or_else(|_| src.to_string());
+    (text.into(), at)
+}
+
 /// The lexer's position in the source: byte index, line and column.
 struct Cursor<'s> {
     src: &'s str,
     b: &'s [u8],
+    /// Where the source's line splices were removed, and the next one
+    /// the cursor has not passed: lines are counted as written.
+    splices: &'s [usize],
+    next_splice: usize,
     i: usize,
     line: u32,
     col: u32,
@@ -147,6 +212,16 @@ impl Cursor<'_> {
             self.col += 1;
         }
         self.i += 1;
+        self.settle();
+    }
+
+    /// Counts the lines of the splices the cursor has reached.
+    fn settle(&mut self) {
+        while matches!(self.splices.get(self.next_splice), Some(&at) if at <= self.i) {
+            self.line += 1;
+            self.col = 1;
+            self.next_splice += 1;
+        }
     }
 
     /// Moves past `n` bytes.
@@ -234,7 +309,10 @@ impl Cursor<'_> {
             while self.i < self.b.len() && self.in_number(start) {
                 self.adv();
             }
-            number(&self.src[start..self.i], loc)
+            // A preprocessing number that is no constant is an error only
+            // if it is left after preprocessing.
+            let text = &self.src[start..self.i];
+            Ok(number(text, loc).unwrap_or_else(|_| Tok::PpNumber(text.to_string())))
         } else if c == b'\'' {
             let vals = self.quoted(b'\'', loc, "unterminated character constant", 8)?;
             match vals[..] {
@@ -253,9 +331,9 @@ impl Cursor<'_> {
             // A literal with escapes or characters beyond ASCII is read
             // as a wide literal's characters too (of 32 and of 16 bits),
             // which it takes where it is joined to one.
-            let (i, col) = (self.i, self.col);
+            let (i, col, line, next) = (self.i, self.col, self.line, self.next_splice);
             let read = |me: &mut Self, unit| {
-                (me.i, me.col) = (i, col);
+                (me.i, me.col, me.line, me.next_splice) = (i, col, line, next);
                 me.quoted(b'"', loc, "unterminated string literal", unit)
             };
             let text = self.b[i + 1..].split(|&b| b == b'"' || b == b'\n').next();
@@ -369,6 +447,10 @@ impl Cursor<'_> {
     /// The punctuator at the cursor (at `loc`).
     fn punct(&mut self, loc: Loc) -> DResult<Tok> {
         let rest = &self.src[self.i..];
+        if let Some((d, p)) = DIGRAPHS.iter().find(|(d, _)| rest.starts_with(d)) {
+            self.adv_n(d.len());
+            return Ok(Tok::Punct(p));
+        }
         match PUNCTS.iter().find(|p| rest.starts_with(**p)) {
             Some(p) => {
                 self.adv_n(p.len());
@@ -510,7 +592,7 @@ fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
 }
 
 /// Parses an integer constant with its suffix, or a floating one.
-fn number(text: &str, loc: Loc) -> DResult<Tok> {
+pub(crate) fn number(text: &str, loc: Loc) -> DResult<Tok> {
     let lower = text.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
     if !is_hex && (lower.contains('.') || lower.contains('e'))

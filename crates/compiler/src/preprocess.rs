@@ -20,7 +20,7 @@ pub use source::{read_source, utf8, MAX_SOURCE_BYTES};
 mod spelling;
 use headers::builtin_header;
 use lines::renumber;
-use spelling::{message, spell};
+use spelling::{message, spell, stringify};
 
 #[derive(Clone)]
 struct Macro {
@@ -41,6 +41,7 @@ fn predefined() -> HashMap<String, Macro> {
             loc: Loc::default(),
             line_start: false,
             space_before: true,
+            text: None,
         }],
     };
     let mut macros = HashMap::default();
@@ -66,6 +67,9 @@ pub struct Preprocessor {
     expanding: Cell<u32>,
     /// Steps of macro expansion so far.
     steps: Cell<u64>,
+    /// Expanding an `#if` line: a `defined` a macro makes keeps its
+    /// operand unexpanded, as gcc has it.
+    in_if: Cell<bool>,
 }
 
 /// The macros a token came from (they are not expanded again in it).
@@ -116,6 +120,7 @@ impl Preprocessor {
             produced: 0,
             expanding: Cell::new(0),
             steps: Cell::new(0),
+            in_if: Cell::new(false),
         }
     }
 
@@ -239,7 +244,9 @@ impl Preprocessor {
 
     /// Expands the text `pending` and moves it to `out`.
     fn flush(&mut self, pending: &mut Vec<Token>, loc: Loc, out: &mut Vec<Token>) -> DResult<()> {
-        let expanded = self.expand(std::mem::take(pending))?;
+        let mut expanded = self.expand(std::mem::take(pending))?;
+        constants(&expanded)?;
+        drop_pragmas(&mut expanded);
         self.count(expanded.len(), loc)?;
         out.extend(expanded);
         Ok(())
@@ -267,6 +274,14 @@ impl Preprocessor {
         dir: Option<&Path>,
         out: &mut Vec<Token>,
     ) -> DResult<()> {
+        // A computed `#include NAME`: the line's macros expanded (C11
+        // 6.10.2p4) must give one of the forms below.
+        if line.first().is_some_and(|t| t.ident().is_some()) {
+            let expanded = self.expand(line.to_vec())?;
+            if expanded.first().is_some_and(|t| t.ident().is_none()) {
+                return self.include(&expanded, loc, dir, out);
+            }
+        }
         let (name, system) = match line.first().map(|t| &t.tok) {
             Some(Tok::Str(s, _)) => (s.clone(), false),
             Some(Tok::Punct("<")) => {
@@ -361,6 +376,8 @@ impl Preprocessor {
         let mut k = 1;
         let mut params = None;
         let mut variadic = false;
+        // GNU's named variadic parameter (`args...`), read as `__VA_ARGS__`.
+        let mut named_rest = None;
         if line.get(1).is_some_and(|t| t.is("(") && !t.space_before) {
             let mut ps = Vec::new();
             k = 2;
@@ -377,6 +394,9 @@ impl Preprocessor {
                 }
                 if t.is("...") {
                     variadic = true;
+                    if line[k - 2].ident().is_some() {
+                        named_rest = ps.pop();
+                    }
                     continue;
                 }
                 match t.ident() {
@@ -386,12 +406,20 @@ impl Preprocessor {
             }
             params = Some(ps);
         }
+        let mut body = line[k..].to_vec();
+        if let Some(rest) = named_rest {
+            for t in &mut body {
+                if t.ident() == Some(rest.as_str()) {
+                    t.tok = Tok::Ident("__VA_ARGS__".into());
+                }
+            }
+        }
         self.macros.insert(
             name.to_string(),
             Macro {
                 params,
                 variadic,
-                body: line[k..].to_vec(),
+                body,
             },
         );
         Ok(())
@@ -447,6 +475,16 @@ impl Preprocessor {
                 out.push((t, hs));
                 continue;
             };
+            if name == "defined" && self.in_if.get() {
+                let n = if q.front().is_some_and(|(n, _)| n.is("(")) {
+                    3
+                } else {
+                    1
+                };
+                out.push((t, hs));
+                out.extend(q.drain(..n.min(q.len())));
+                continue;
+            }
             if hs.iter().any(|h| **h == *name) {
                 out.push((t, hs));
                 continue;
@@ -468,7 +506,11 @@ impl Preprocessor {
             };
             let (body, new_hs) = match &m.params {
                 None => {
-                    let body = m.body.iter().map(|b| (b.clone(), hs.clone())).collect();
+                    // `##` pastes in an object-like macro too (`# ## #`).
+                    let body = match m.body.iter().any(|b| b.is("##")) {
+                        true => self.substitute(m, &[], &[], t.loc, held + q.len() + out.len())?,
+                        false => m.body.iter().map(|b| (b.clone(), hs.clone())).collect(),
+                    };
                     (body, with(&hs, name))
                 }
                 Some(params) => {
@@ -531,8 +573,12 @@ impl Preprocessor {
                     (body, with(&Rc::new(both), name))
                 }
             };
-            for (mut b, b_hs) in body.into_iter().rev() {
+            // The expansion is spaced as the macro's name is (for `#`).
+            for (k, (mut b, b_hs)) in body.into_iter().enumerate().rev() {
                 b.loc = t.loc;
+                if k == 0 {
+                    b.space_before = t.space_before;
+                }
                 q.push_front((b, union(&b_hs, &new_hs)));
             }
         }
@@ -565,12 +611,23 @@ impl Preprocessor {
             let t = &body[k];
             if t.is("#") {
                 if let Some(p) = body.get(k + 1).and_then(index) {
-                    let s: Vec<String> = args[p].iter().map(|(a, _)| spell(a)).collect();
+                    let arg: Vec<&Token> = args[p].iter().map(|(a, _)| a).collect();
+                    let s = stringify(&arg);
+                    // (Read as the literal `"s"` would be: escapes resolved.)
+                    let quoted = format!("\"{s}\"");
+                    let tok = match lex(&quoted, loc.file)?.pop() {
+                        Some(Token {
+                            tok: tok @ Tok::Str(..),
+                            ..
+                        }) => tok,
+                        _ => Tok::str(s),
+                    };
                     let string = Token {
-                        tok: Tok::str(s.join(" ")),
+                        tok,
                         loc,
                         line_start: false,
                         space_before: true,
+                        text: Some(Rc::from(quoted.as_str())),
                     };
                     out.push((string, none.clone()));
                     k += 2;
@@ -610,10 +667,15 @@ impl Preprocessor {
             }
             if let Some(p) = index(t) {
                 let pasted = body.get(k + 1).is_some_and(|n| n.is("##"));
+                let from = out.len();
                 if pasted {
                     out.extend(args[p].iter().cloned());
                 } else {
                     out.extend(self.expand_holding(args[p].clone(), held + out.len())?);
+                }
+                // The argument is spaced as its parameter is (for `#`).
+                if let Some((first, _)) = out.get_mut(from) {
+                    first.space_before = t.space_before;
                 }
                 k += 1;
                 continue;
@@ -625,7 +687,18 @@ impl Preprocessor {
     }
 
     fn eval_if(&self, line: &[Token], loc: Loc) -> DResult<bool> {
-        // Replace `defined X` / `defined(X)` first.
+        // `defined X` / `defined(X)` first, then those the macros make.
+        let toks = self.replace_defined(line)?;
+        self.in_if.set(true);
+        let toks = self.expand(toks);
+        self.in_if.set(false);
+        let toks = self.replace_defined(&toks?)?;
+        constants(&toks)?;
+        condition::value(&toks, loc)
+    }
+
+    /// `line` with each `defined X` or `defined(X)` replaced by 1 or 0.
+    fn replace_defined(&self, line: &[Token]) -> DResult<Vec<Token>> {
         let mut toks = Vec::new();
         let mut k = 0;
         while k < line.len() {
@@ -644,6 +717,7 @@ impl Preprocessor {
                     loc: line[k].loc,
                     line_start: false,
                     space_before: true,
+                    text: None,
                 });
                 k += skip;
                 continue;
@@ -651,9 +725,45 @@ impl Preprocessor {
             toks.push(line[k].clone());
             k += 1;
         }
-        let toks = self.expand(toks)?;
-        condition::value(&toks, loc)
+        Ok(toks)
     }
+}
+
+/// Refuses a preprocessing number left in `toks` that is no constant,
+/// with the lexer's reason (`0x` pasted to nothing, `1e`, `1.0L`).
+fn constants(toks: &[Token]) -> DResult<()> {
+    for t in toks {
+        if let Tok::PpNumber(text) = &t.tok {
+            crate::lexer::number(text, t.loc)?;
+            return err(t.loc, format!("invalid integer constant '{text}'"));
+        }
+    }
+    Ok(())
+}
+
+/// Removes the operators `_Pragma ( "..." )` from `toks`: a pragma
+/// changes nothing twofold computes, as `#pragma` lines do not.
+fn drop_pragmas(toks: &mut Vec<Token>) {
+    let pragma = |w: &[Token]| {
+        w[0].ident() == Some("_Pragma")
+            && w[1].is("(")
+            && matches!(w[2].tok, Tok::Str(..))
+            && w[3].is(")")
+    };
+    if !toks.windows(4).any(pragma) {
+        return;
+    }
+    let mut kept = Vec::with_capacity(toks.len());
+    let mut k = 0;
+    while k < toks.len() {
+        if toks.len() - k >= 4 && pragma(&toks[k..k + 4]) {
+            k += 4;
+            continue;
+        }
+        kept.push(toks[k].clone());
+        k += 1;
+    }
+    *toks = kept;
 }
 
 /// Deepest nesting of macro calls in the arguments of macro calls.

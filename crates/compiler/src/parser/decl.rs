@@ -14,6 +14,9 @@ pub(super) struct Specs {
     pub(super) ty: TypeExpr,
     typedef: bool,
     is_static: bool,
+    /// `extern`: a declaration without an initializer names a global
+    /// defined elsewhere.
+    is_extern: bool,
     /// The alignment `_Alignas` asks (0: none).
     pub(super) align: u64,
     pub(super) loc: Loc,
@@ -149,7 +152,9 @@ impl Parser<'_> {
                         params.iter().for_each(|p| self.declare_local(&p.0));
                         let body = self.block()?;
                         self.pop_scope();
-                        prog.globals.append(&mut self.hoisted);
+                        for decl in std::mem::take(&mut self.hoisted) {
+                            add_global(&mut prog.globals, decl);
+                        }
                         prog.functions.push(Function {
                             name,
                             ret,
@@ -164,7 +169,7 @@ impl Parser<'_> {
                     }
                     // A prototype.
                 } else if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
-                    prog.globals.push(decl);
+                    add_global(&mut prog.globals, decl);
                 }
                 if self.eat(",") {
                     continue;
@@ -294,6 +299,7 @@ impl Parser<'_> {
         let loc = self.loc();
         let mut typedef = false;
         let mut is_static = false;
+        let mut is_extern = false;
         let mut align = 0;
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
@@ -304,7 +310,8 @@ impl Parser<'_> {
             match w {
                 "typedef" => typedef = true,
                 "static" => is_static = true,
-                "const" | "__const" | "volatile" | "extern" | "register" | "inline" | "auto"
+                "extern" => is_extern = true,
+                "const" | "__const" | "volatile" | "register" | "inline" | "auto"
                 | "restrict" | "__restrict" | "__inline" | "__inline__" | "__extension__"
                 | "_Noreturn" => {}
                 "__attribute__" => {
@@ -418,6 +425,7 @@ impl Parser<'_> {
             ty,
             typedef,
             is_static,
+            is_extern,
             align,
             loc,
         })
@@ -627,6 +635,14 @@ impl Parser<'_> {
             }
             match self.declared(&specs, name, ty, nloc)? {
                 Some(decl) if specs.is_static => self.hoist_static(decl)?,
+                // The global itself, declared at file scope too (it may be
+                // defined below).
+                Some(decl) if specs.is_extern && decl.init.is_none() => {
+                    if let Some(scope) = self.locals.last_mut() {
+                        scope.insert(decl.name.clone(), Some(decl.name.clone()));
+                    }
+                    self.hoisted.push(decl);
+                }
                 Some(decl) => {
                     self.declare_local(&decl.name);
                     decls.push(decl);
@@ -728,4 +744,16 @@ fn variable_size(t: &TypeExpr) -> bool {
         }
         TypeExpr::Known(_) | TypeExpr::Typeof(_) => false,
     }
+}
+
+/// Adds the file-scope declaration `decl` to `globals`: one without an
+/// initializer (`extern int g;`, a tentative `int g;`) of a global an
+/// earlier definition initialized adds nothing, so it does not reset that
+/// value (C11 6.9.2: they are one object).
+fn add_global(globals: &mut Vec<Decl>, decl: Decl) {
+    let defined = |g: &Decl| g.name == decl.name && g.init.is_some();
+    if decl.init.is_none() && globals.iter().any(defined) {
+        return;
+    }
+    globals.push(decl);
 }

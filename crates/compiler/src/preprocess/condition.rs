@@ -1,5 +1,5 @@
 //! The value of an `#if` expression, its macros expanded: C's integer
-//! arithmetic on `long`s.
+//! arithmetic on `intmax_t` and `uintmax_t` (64 bits).
 
 use crate::error::{err, DResult, Loc};
 use crate::lexer::{binary_precedence, Tok, Token};
@@ -11,12 +11,13 @@ pub(super) fn value(toks: &[Token], loc: Loc) -> DResult<bool> {
         pos: 0,
         loc,
         depth: 0,
+        dead: false,
     };
-    let v = p.expr(0)?;
+    let v = p.comma()?;
     if p.pos != toks.len() {
         return err(toks[p.pos].loc, "unexpected token in #if expression");
     }
-    Ok(v != 0)
+    Ok(v.0 != 0)
 }
 
 /// Deepest nesting of parentheses and unary operators in an `#if`.
@@ -28,6 +29,8 @@ struct IfEval<'a> {
     loc: Loc,
     /// Unary operators and parentheses entered.
     depth: usize,
+    /// Inside an operand that is not evaluated (`0 && ...`).
+    dead: bool,
 }
 
 impl IfEval<'_> {
@@ -43,7 +46,7 @@ impl IfEval<'_> {
     }
 
     /// Runs `rule` one level deeper, failing past [`MAX_IF_NESTING`].
-    fn nested(&mut self, rule: impl FnOnce(&mut Self) -> DResult<i64>) -> DResult<i64> {
+    fn nested(&mut self, rule: impl FnOnce(&mut Self) -> DResult<Val>) -> DResult<Val> {
         if self.depth >= MAX_IF_NESTING {
             return err(
                 self.here(),
@@ -56,40 +59,67 @@ impl IfEval<'_> {
         v
     }
 
-    fn unary(&mut self) -> DResult<i64> {
+    fn unary(&mut self) -> DResult<Val> {
         self.nested(Self::operand)
     }
 
-    fn operand(&mut self) -> DResult<i64> {
+    fn operand(&mut self) -> DResult<Val> {
         let Some(t) = self.toks.get(self.pos) else {
             return err(self.loc, "incomplete #if expression");
         };
         self.pos += 1;
         match &t.tok {
-            Tok::Int(v, ..) => Ok(*v as i64),
-            Tok::Char(c, _) => Ok(*c),
-            Tok::Ident(_) => Ok(0),
+            // A constant too large for `intmax_t` is a `uintmax_t`, as gcc
+            // has it (decimal ones too, with a warning).
+            Tok::Int(v, u, ..) => Ok(Val(*v as i64, *u || *v > i64::MAX as u64)),
+            Tok::Char(c, _) => Ok(Val(*c, false)),
+            Tok::Ident(_) => Ok(Val(0, false)),
             Tok::Punct("(") => {
-                let v = self.expr(0)?;
+                let v = self.comma()?;
                 if self.peek_punct() != Some(")") {
                     return err(self.here(), "expected ')' in #if expression");
                 }
                 self.pos += 1;
                 Ok(v)
             }
-            Tok::Punct("-") => Ok(self.unary()?.wrapping_neg()),
+            Tok::Punct("-") => self.unary().map(|v| Val(v.0.wrapping_neg(), v.1)),
             Tok::Punct("+") => self.unary(),
-            Tok::Punct("!") => Ok((self.unary()? == 0) as i64),
-            Tok::Punct("~") => Ok(!self.unary()?),
+            Tok::Punct("!") => self.unary().map(|v| Val((v.0 == 0) as i64, false)),
+            Tok::Punct("~") => self.unary().map(|v| Val(!v.0, v.1)),
             _ => err(t.loc, "bad token in #if expression"),
         }
     }
 
-    fn expr(&mut self, min_prec: u8) -> DResult<i64> {
+    /// Expressions separated by commas (gcc allows them in `#if`): the
+    /// last one's value.
+    fn comma(&mut self) -> DResult<Val> {
+        let mut v = self.expr(0)?;
+        while self.peek_punct() == Some(",") {
+            self.pos += 1;
+            v = self.expr(0)?;
+        }
+        Ok(v)
+    }
+
+    fn expr(&mut self, min_prec: u8) -> DResult<Val> {
         self.nested(|p| p.binary(min_prec))
     }
 
-    fn binary(&mut self, min_prec: u8) -> DResult<i64> {
+    /// Parses with `dead` (an operand not evaluated: `0 && 1 / 0` is no
+    /// division by zero) set to `skip`, restoring it after.
+    fn operand_of(
+        &mut self,
+        skip: bool,
+        rule: impl FnOnce(&mut Self) -> DResult<Val>,
+    ) -> DResult<Val> {
+        let was = self.dead;
+        self.dead |= skip;
+        let v = rule(self);
+        self.dead = was;
+        v
+    }
+
+    fn binary(&mut self, min_prec: u8) -> DResult<Val> {
         let mut lhs = self.unary()?;
         while let Some(op) = self.peek_punct() {
             if op == "?" {
@@ -97,13 +127,15 @@ impl IfEval<'_> {
                     break;
                 }
                 self.pos += 1;
-                let a = self.expr(0)?;
+                let a = self.operand_of(lhs.0 == 0, Self::comma)?;
                 if self.peek_punct() != Some(":") {
                     return err(self.here(), "expected ':' in #if expression");
                 }
                 self.pos += 1;
-                let b = self.expr(1)?;
-                lhs = if lhs != 0 { a } else { b };
+                let b = self.operand_of(lhs.0 != 0, |p| p.expr(1))?;
+                // Of the usual arithmetic conversions' type.
+                let v = if lhs.0 != 0 { a.0 } else { b.0 };
+                lhs = Val(v, a.1 || b.1);
                 continue;
             }
             let Some(prec) = binary_precedence(op) else {
@@ -114,29 +146,80 @@ impl IfEval<'_> {
             }
             let loc = self.here();
             self.pos += 1;
-            let rhs = self.expr(prec + 1)?;
-            lhs = match op {
-                "*" => lhs.wrapping_mul(rhs),
-                "/" | "%" if rhs == 0 => return err(loc, "division by zero in #if"),
-                "/" => lhs.wrapping_div(rhs),
-                "%" => lhs.wrapping_rem(rhs),
-                "+" => lhs.wrapping_add(rhs),
-                "-" => lhs.wrapping_sub(rhs),
-                "<<" => lhs.wrapping_shl(rhs as u32),
-                ">>" => lhs.wrapping_shr(rhs as u32),
-                "<" => (lhs < rhs) as i64,
-                "<=" => (lhs <= rhs) as i64,
-                ">" => (lhs > rhs) as i64,
-                ">=" => (lhs >= rhs) as i64,
-                "==" => (lhs == rhs) as i64,
-                "!=" => (lhs != rhs) as i64,
-                "&" => lhs & rhs,
-                "^" => lhs ^ rhs,
-                "|" => lhs | rhs,
-                "&&" => (lhs != 0 && rhs != 0) as i64,
-                _ => (lhs != 0 || rhs != 0) as i64,
+            let skip = match op {
+                "&&" => lhs.0 == 0,
+                "||" => lhs.0 != 0,
+                _ => false,
             };
+            let rhs = self.operand_of(skip, |p| p.expr(prec + 1))?;
+            lhs = self.apply(op, lhs, rhs, loc)?;
         }
         Ok(lhs)
     }
+
+    /// `lhs op rhs` in `intmax_t`, or in `uintmax_t` if either operand
+    /// is unsigned (a shift: if its left operand is), as C's usual
+    /// arithmetic conversions have it.
+    fn apply(&self, op: &str, lhs: Val, rhs: Val, loc: Loc) -> DResult<Val> {
+        let unsigned = lhs.1 || rhs.1;
+        let (a, b) = (lhs.0, rhs.0);
+        let (ua, ub) = (a as u64, b as u64);
+        let truth = |c: bool| Ok(Val(c as i64, false));
+        let arith = |v: i64| Ok(Val(v, unsigned));
+        match op {
+            "*" => arith(a.wrapping_mul(b)),
+            "/" | "%" if b == 0 => match self.dead {
+                true => arith(0),
+                false => err(loc, "division by zero in #if"),
+            },
+            "/" if unsigned => arith((ua / ub) as i64),
+            "%" if unsigned => arith((ua % ub) as i64),
+            "/" => arith(a.wrapping_div(b)),
+            "%" => arith(a.wrapping_rem(b)),
+            "+" => arith(a.wrapping_add(b)),
+            "-" => arith(a.wrapping_sub(b)),
+            "<<" | ">>" => {
+                // A negative count shifts the other way; a count past the
+                // width leaves 0 (or -1: a negative signed value shifted
+                // right), as gcc's preprocessor computes.
+                let left = (op == "<<") != (!rhs.1 && b < 0);
+                let n = if !rhs.1 && b < 0 {
+                    b.unsigned_abs()
+                } else {
+                    ub
+                };
+                let v = match (left, n >= 64) {
+                    (true, true) => 0,
+                    (true, false) => a << n,
+                    (false, true) => match !lhs.1 && a < 0 {
+                        true => -1,
+                        false => 0,
+                    },
+                    (false, false) if lhs.1 => (ua >> n) as i64,
+                    (false, false) => a >> n,
+                };
+                Ok(Val(v, lhs.1))
+            }
+            "<" if unsigned => truth(ua < ub),
+            "<=" if unsigned => truth(ua <= ub),
+            ">" if unsigned => truth(ua > ub),
+            ">=" if unsigned => truth(ua >= ub),
+            "<" => truth(a < b),
+            "<=" => truth(a <= b),
+            ">" => truth(a > b),
+            ">=" => truth(a >= b),
+            "==" => truth(a == b),
+            "!=" => truth(a != b),
+            "&" => arith(a & b),
+            "^" => arith(a ^ b),
+            "|" => arith(a | b),
+            "&&" => truth(a != 0 && b != 0),
+            _ => truth(a != 0 || b != 0),
+        }
+    }
 }
+
+/// A value of an `#if` expression: its bits, and whether its type is
+/// `uintmax_t` (else `intmax_t`).
+#[derive(Clone, Copy)]
+struct Val(i64, bool);

@@ -10,7 +10,7 @@ pub(super) fn builtin_header(name: &str) -> Option<String> {
         "string.h" => return Some(format!("{STDDEF}{STRING_FUNCTIONS}")),
         "stdlib.h" => return Some(format!("{STDLIB}{STDLIB_FUNCTIONS}")),
         "stdint.h" | "inttypes.h" => STDINT,
-        "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#endif\n",
+        "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#define __bool_true_false_are_defined 1\n#endif\n",
         "stddef.h" => STDDEF,
         "limits.h" => LIMITS,
         "math.h" => MATH,

@@ -5,6 +5,9 @@ use crate::lexer::{Tok, Token};
 
 /// The spelling of a token (for `#`, `##` and `<header>` names).
 pub(super) fn spell(t: &Token) -> String {
+    if let Some(text) = &t.text {
+        return text.to_string();
+    }
     match &t.tok {
         Tok::Ident(s) => s.clone(),
         Tok::Int(v, u, l, true) => format!(
@@ -26,7 +29,33 @@ pub(super) fn spell(t: &Token) -> String {
             format!("{}{f}", crate::floats::format(*v, bits))
         }
         Tok::Punct(p) => p.to_string(),
+        Tok::PpNumber(t) => t.clone(),
     }
+}
+
+/// The string literal `#` makes of an argument's tokens, as gcc spells
+/// it: a space where the argument had whitespace between tokens, and `\`
+/// and `"` escaped inside string literals and character constants.
+pub(super) fn stringify(toks: &[&Token]) -> String {
+    let mut s = String::new();
+    for (k, t) in toks.iter().enumerate() {
+        if k > 0 && t.space_before {
+            s.push(' ');
+        }
+        let text = spell(t);
+        match t.tok {
+            Tok::Str(..) | Tok::WideStr(..) | Tok::Char(..) => {
+                for c in text.chars() {
+                    if matches!(c, '\\' | '"') {
+                        s.push('\\');
+                    }
+                    s.push(c);
+                }
+            }
+            _ => s.push_str(&text),
+        }
+    }
+    s
 }
 
 /// The text of an `#error` (its tokens as spelled, a space where one was),

@@ -1,0 +1,260 @@
+//! C front-end details found by comparing twofold with gcc on small
+//! programs: how `#` and `##` spell tokens, `#if` arithmetic in
+//! `uintmax_t`, GNU's named variadic macro parameters.
+
+mod common;
+
+use common::agree_with_gcc;
+use twofold_compiler::{compile, CompileOptions};
+
+fn compiled(src: &str) -> twofold_compiler::CompiledProgram {
+    compile(src, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error_of(src: &str) -> String {
+    match compile(src, "prog.c", &CompileOptions::default()) {
+        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// `#` spells its argument as written (`010`, `'a'`, `1.50`, a string
+/// with its escapes), with a space only where the argument had
+/// whitespace, and escapes `"` and `\` in literals; `##` pastes the
+/// spellings (`x ## 010` is `x010`, not `x0x8`).
+#[test]
+fn stringizing_and_pasting_keep_spellings() {
+    let src = r#"
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define CAT(a, b) a##b
+#define LEN(s) (sizeof(s) - 1)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int x010 = 5, x0x8 = 7;
+    int r = LEN(STR(a+b)) + 10 * LEN(STR(010)) + 100 * LEN(STR('a'))
+        + 1000 * LEN(STR(1.50)) + 10000 * LEN(STR("a\n"));
+    r += STR('a')[0] + STR("\\")[1] + STR('\'')[2] + XSTR(CAT(1, 2))[1];
+    r += LEN(STR( a /* c */ + b )) * 3 + LEN(STR(a
+        b)) * 7 + LEN(XSTR(XSTR(1))) * 11 + LEN(STR(1ULL)) * 13;
+    return r + CAT(x, 010) * INPUT_A + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 1, "stringizing_and_pasting_keep_spellings");
+}
+
+/// A preprocessing number that is no constant (`0x`, `1e`) may be pasted
+/// into one, as gcc allows; one left after preprocessing is an error, and
+/// one in a skipped group is none.
+#[test]
+fn pasting_preprocessing_numbers() {
+    let src = r#"
+#define CAT(a, b) a##b
+#if 0
+int skipped = 0x;
+#endif
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return CAT(0x, 1F) + CAT(1e, 3) + CAT(0, x10) * INPUT_A + (int)CAT(2.5, f) + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 2, "pasting_preprocessing_numbers");
+    assert_eq!(
+        error_of("#define CAT(a, b) a##b\nint mpc_main(int INPUT_A, int INPUT_B) { return CAT(0x, ); }\n"),
+        "prog.c:2:49: error: invalid or too large integer constant '0x'"
+    );
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B) { return 1e; }\n"),
+        "prog.c:1:49: error: invalid floating constant '1e'"
+    );
+}
+
+/// `#if` computes in `intmax_t`, or `uintmax_t` where an operand is
+/// unsigned (`-1 < 0u` is false), evaluates the operands it needs only
+/// (`0 && 1 / 0`), and takes the comma operator, as gcc does.
+#[test]
+fn if_arithmetic_is_unsigned_where_c_says() {
+    let conditions = [
+        "-1 < 0u",
+        "0x8000000000000000 > 0",
+        "(1 ? -1 : 0u) > 0",
+        "(0u - 1) / 2 == 0x7FFFFFFFFFFFFFFF",
+        "-1 / 2u > 0",
+        "-8u >> 1 > 0",
+        "-8 >> 1 == -4",
+        "1 >> 64 == 0",
+        "!0u - 2 < 0",
+        "0 && 1 / 0",
+        "1 || 1 % 0",
+        "0 ? 1 / 0 : 2",
+        "(1u, -1) > 0",
+        "'\\377' < 0",
+    ];
+    let mut src = String::new();
+    for (k, c) in conditions.iter().enumerate() {
+        src.push_str(&format!(
+            "#if {c}\n#define R{k} {}\n#else\n#define R{k} 0\n#endif\n",
+            1u32 << k
+        ));
+    }
+    let sum: Vec<String> = (0..conditions.len()).map(|k| format!("R{k}")).collect();
+    src.push_str(&format!(
+        "int mpc_main(int INPUT_A, int INPUT_B) {{ return {} + INPUT_A - INPUT_B; }}\n",
+        sum.join(" + ")
+    ));
+    let p = compiled(&src);
+    agree_with_gcc(&src, &[&p], 4, 3, "if_arithmetic_is_unsigned_where_c_says");
+}
+
+/// GNU's named variadic parameter (`args...`) is `__VA_ARGS__` by
+/// another name, `, ## args` included.
+#[test]
+fn named_variadic_parameters() {
+    let src = r#"
+#define COUNT(...) (sizeof((int[]){0, ##__VA_ARGS__}) / sizeof(int))
+#define V(x, args...) (x * 10 + COUNT(args))
+#define W(args...) COUNT(args)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return V(1) + V(2, 3, 4) * 100 + W() * 1000 + W(INPUT_A, INPUT_B) * 10000 + INPUT_A;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 4, "named_variadic_parameters");
+}
+
+/// A backslash ending a line joins it to the next before tokens are
+/// read (C11 5.1.1.2, phase 2): inside names, numbers, strings,
+/// operators and `//` comments, as gcc has it; lines still count as
+/// written.
+#[test]
+fn line_splices_inside_tokens() {
+    // (`#line 1`: gcc's harness adds lines before the program.)
+    let src = "#line 1\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    int lo\\\nng_name = 4;\n    int r = long_name + 0x1\\\n0 + \"ab\\\ncd\"[2];\n    r +\\\n= INPUT_A; // a comment \\\n    r = 0;\n    return r * 100 + __LINE__ - INPUT_B;\n}\n";
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 5, "line_splices_inside_tokens");
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x\\\n = 1;\n    return INPUT_A + ;\n}\n"),
+        "prog.c:5:22: error: expected an expression but found ';'"
+    );
+}
+
+/// `_Pragma("...")` is a pragma, which changes nothing, as `#pragma`
+/// lines; `#include NAME` takes the header its macros expand to.
+#[test]
+fn pragma_operators_and_computed_includes() {
+    let src = r#"
+#define HEADER <limits.h>
+#include HEADER
+#define QUIET(x) _Pragma("GCC diagnostic push") x _Pragma("GCC diagnostic pop")
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = INT_MAX / 1000;
+    QUIET(r += INPUT_A;)
+    _Pragma("once") return r - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 6, "pragma_operators_and_computed_includes");
+}
+
+/// `##` pastes in an object-like macro too, and `#` spaces an argument
+/// as its parameter stands in the body: C11 6.10.3.3's example
+/// (`hash_hash`) makes `"x ## y"`, as gcc does.
+#[test]
+fn pasting_in_object_like_macros() {
+    let src = r#"
+#define hash_hash # ## #
+#define mkstr(a) # a
+#define in_between(a) mkstr(a)
+#define join(c, d) in_between(c hash_hash d)
+#define AB a ## b
+#define STR(x) #x
+#define TWO(x, y) STR(x y)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int ab = 7;
+    int r = sizeof(join(x, y)) * 1000 + join(x, y)[2] * 10 + join(x, y)[3] + AB;
+    return r + sizeof(TWO(a,b)) * 100000 + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 7, "pasting_in_object_like_macros");
+}
+
+/// Digraphs (`<: :> <% %> %: %:%:`) are the punctuators they spell, and
+/// `<stdbool.h>` defines `__bool_true_false_are_defined`, as C99 asks.
+#[test]
+fn digraphs_and_stdbool() {
+    let src = r#"
+#include <stdbool.h>
+%:define CAT(a, b) a %:%: b
+int mpc_main(int INPUT_A, int INPUT_B)
+<%
+    int d<:2:> = <% INPUT_A, 2 %>;
+    int CAT(x, y) = __bool_true_false_are_defined + true;
+    return d<:0:> * 3 + d<:1:> + xy - INPUT_B;
+%>
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 8, "digraphs_and_stdbool");
+}
+
+/// A `defined` that a macro makes in `#if` tests its operand unexpanded,
+/// as gcc has it (C leaves it undefined; `#define HAS_X defined(X)` is
+/// common).
+#[test]
+fn defined_made_by_macros_in_if() {
+    let src = r#"
+#define R1 1
+#define R2
+#define HAS(x) defined(x)
+#define D1 defined(R1)
+#define D2 defined R2
+#define D3 defined(NOPE)
+#if D1 && D2 && !D3 && !HAS(NOPE)
+#define A 1
+#else
+#define A 2
+#endif
+#if D1 + D2 + HAS(NOPE2) == 2 && (D3 ? 0 : 1)
+#define B 10
+#else
+#define B 20
+#endif
+int mpc_main(int INPUT_A, int INPUT_B) { return A + B + INPUT_A - INPUT_B; }
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 9, "defined_made_by_macros_in_if");
+}
+
+/// `extern int g;` names the global `g`, in a block too and whether `g`
+/// is defined above or below; a declaration without an initializer after
+/// a definition (`int g = 17; int g;`) keeps its value: C11 6.9.2 makes
+/// them one object, as gcc does.
+#[test]
+fn extern_and_tentative_declarations_name_one_global() {
+    let src = r#"
+int early = 17;
+int early;
+extern int early;
+int later_read(void) { extern int late; return late; }
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    extern int early;
+    early += INPUT_B;
+    return early * 1000 + later_read() + INPUT_A;
+}
+int late = 5;
+"#;
+    let p = compiled(src);
+    agree_with_gcc(
+        src,
+        &[&p],
+        4,
+        10,
+        "extern_and_tentative_declarations_name_one_global",
+    );
+}
