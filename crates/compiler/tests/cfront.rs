@@ -4,19 +4,7 @@
 
 mod common;
 
-use common::agree_with_gcc;
-use twofold_compiler::{compile, CompileOptions};
-
-fn compiled(src: &str) -> twofold_compiler::CompiledProgram {
-    compile(src, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn error_of(src: &str) -> String {
-    match compile(src, "prog.c", &CompileOptions::default()) {
-        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
-        Err(e) => e.to_string(),
-    }
-}
+use common::{agree_with_gcc, compiled, error_of};
 
 /// `#` spells its argument as written (`010`, `'a'`, `1.50`, a string
 /// with its escapes), with a space only where the argument had

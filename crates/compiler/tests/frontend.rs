@@ -4,19 +4,7 @@
 
 mod common;
 
-use common::{agree_with_gcc, circuit_lines, run};
-use twofold_compiler::{compile, CompileOptions};
-
-fn compiled(src: &str) -> twofold_compiler::CompiledProgram {
-    compile(src, "prog.c", &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn error_of(src: &str) -> String {
-    match compile(src, "prog.c", &CompileOptions::default()) {
-        Ok(_) => panic!("compiled, but an error was expected:\n{src}"),
-        Err(e) => e.to_string(),
-    }
-}
+use common::{agree_with_gcc, circuit_lines, compiled, error_of, run};
 
 /// `#line` renumbers what follows (so `__LINE__` is gcc's, even in gcc's
 /// harness, which adds lines before the program), and messages use it.

@@ -470,3 +470,9 @@ pub fn error_of(src: &str) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+/// `src` compiled as `prog.c` with the default options.
+pub fn compiled(src: &str) -> CompiledProgram {
+    let opts = twofold_compiler::CompileOptions::default();
+    twofold_compiler::compile(src, "prog.c", &opts).unwrap_or_else(|e| panic!("{e}"))
+}
