@@ -82,10 +82,12 @@ pub(super) struct Setup {
     /// its bits at the end of the iteration (else its rows would grow
     /// from one iteration to the next, and no two would lower alike).
     pub settle_sums: bool,
-    /// Whether `settle_sums` may be set: only in a loop whose products were
+    /// Whether `settle_sums` may be set where the sums' rows carry on
+    /// from one iteration to the next: only in a loop whose products were
     /// strength-reduced (a sum of a counter's many constant multiples, or
     /// of its bits, is cheaper unrolled, where carry-save shares rows
-    /// across iterations).
+    /// across iterations). Where each iteration reduces the sum the one
+    /// before left, any loop probed each settles (see `keep/each.rs`).
     pub may_settle: bool,
 }
 
