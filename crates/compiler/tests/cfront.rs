@@ -246,3 +246,56 @@ int late = 5;
         "extern_and_tentative_declarations_name_one_global",
     );
 }
+
+/// All file-scope declarations of a name denote one object (C11 6.2.2,
+/// 6.9.2): a pointer taken from an `extern` declaration points to the
+/// object defined below it, an array declared without its size
+/// (`extern int a[];`) gets it from a later declaration (or has one
+/// element if none gives it), and a struct declared before its
+/// definition is that struct; two definitions, or two types, are errors.
+#[test]
+fn declarations_of_a_global_denote_one_object() {
+    let src = r#"
+extern int g;
+int *p = &g;
+int g = 5;
+extern int arr[];
+int *q = arr;
+int arr[3] = {1, 2, 3};
+static int s;
+static int s = 4;
+int once[];
+struct S;
+extern struct S sv;
+struct S { int a, b; };
+struct S *sp = &sv;
+struct S sv = {3, 4};
+int a2[] = {6, 7, 8, 9};
+extern int a2[];
+int b2[sizeof a2 / sizeof a2[0]];
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    g += INPUT_B;
+    b2[3] = once[0] + 1;
+    return *p * 1000 + q[2] * 100 + (int)sizeof arr + s + sp->b * 10 + a2[1]
+        + b2[3] + (int)sizeof b2 + INPUT_A;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(
+        src,
+        &[&p],
+        4,
+        11,
+        "declarations_of_a_global_denote_one_object",
+    );
+    let main = "int mpc_main(int INPUT_A, int INPUT_B) { return g + INPUT_A; }\n";
+    assert_eq!(
+        error_of(&format!("int g = 1;\nint g = 2;\n{main}")),
+        "prog.c:2:5: error: redefinition of 'g'"
+    );
+    assert_eq!(
+        error_of(&format!("int g;\nunsigned g;\n{main}")),
+        "prog.c:2:10: error: conflicting types for 'g' (unsigned int here, int before)"
+    );
+}

@@ -23,7 +23,12 @@ impl<'p> Lower<'p> {
     }
 
     /// [`Self::resolve_type`], which may also be incomplete.
-    fn resolve_any_type(&mut self, t: &TypeExpr, init: Option<&Init>, loc: Loc) -> DResult<CType> {
+    pub(super) fn resolve_any_type(
+        &mut self,
+        t: &TypeExpr,
+        init: Option<&Init>,
+        loc: Loc,
+    ) -> DResult<CType> {
         Ok(match t {
             TypeExpr::Known(c) => c.clone(),
             TypeExpr::Pointer(e) => CType::Pointer(Arc::new(self.resolve_any_type(e, None, loc)?)),

@@ -33,6 +33,7 @@ mod decl;
 mod expr;
 mod floating;
 mod generic;
+mod globals;
 mod gnu;
 mod keep;
 mod merges;
@@ -515,11 +516,14 @@ impl<'p> Lower<'p> {
     /// its definition.
     fn lookup(&self, name: &str) -> Option<Binding> {
         let (obj, ty) = (self.frame().names.get(name)).or_else(|| self.globals.get(name))?;
+        Some((*obj, self.completed_type(ty)))
+    }
+
+    /// `ty` with its incomplete structs completed by their definitions (a
+    /// struct declared without its members where a pointer to it was).
+    fn completed_type(&self, ty: &CType) -> CType {
         let definition = |id: u32| self.structs.get(&id).cloned();
-        Some((
-            *obj,
-            ty.completed(&definition).unwrap_or_else(|| ty.clone()),
-        ))
+        ty.completed(&definition).unwrap_or_else(|| ty.clone())
     }
 }
 

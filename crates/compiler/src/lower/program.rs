@@ -19,14 +19,7 @@ impl<'p> Lower<'p> {
             entry: false,
             func: String::new(),
         });
-        for g in &prog.globals {
-            let ty = self.resolve_type(&g.ty, g.init.as_ref(), g.loc)?;
-            let obj = self.new_object(&ty, g.loc)?;
-            self.globals.insert(g.name.clone(), (obj, ty.clone()));
-            if let Some(init) = &g.init {
-                self.initialize(obj, 0, &ty, init)?;
-            }
-        }
+        self.declare_globals(&prog.globals)?;
         let entry = self
             .funcs
             .get("mpc_main")

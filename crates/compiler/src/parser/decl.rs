@@ -152,9 +152,7 @@ impl Parser<'_> {
                         params.iter().for_each(|p| self.declare_local(&p.0));
                         let body = self.block()?;
                         self.pop_scope();
-                        for decl in std::mem::take(&mut self.hoisted) {
-                            add_global(&mut prog.globals, decl);
-                        }
+                        prog.globals.append(&mut self.hoisted);
                         prog.functions.push(Function {
                             name,
                             ret,
@@ -169,7 +167,7 @@ impl Parser<'_> {
                     }
                     // A prototype.
                 } else if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
-                    add_global(&mut prog.globals, decl);
+                    prog.globals.push(decl);
                 }
                 if self.eat(",") {
                     continue;
@@ -744,16 +742,4 @@ fn variable_size(t: &TypeExpr) -> bool {
         }
         TypeExpr::Known(_) | TypeExpr::Typeof(_) => false,
     }
-}
-
-/// Adds the file-scope declaration `decl` to `globals`: one without an
-/// initializer (`extern int g;`, a tentative `int g;`) of a global an
-/// earlier definition initialized adds nothing, so it does not reset that
-/// value (C11 6.9.2: they are one object).
-fn add_global(globals: &mut Vec<Decl>, decl: Decl) {
-    let defined = |g: &Decl| g.name == decl.name && g.init.is_some();
-    if decl.init.is_none() && globals.iter().any(defined) {
-        return;
-    }
-    globals.push(decl);
 }
