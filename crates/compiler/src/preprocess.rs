@@ -1,5 +1,6 @@
 //! The C preprocessor: `#include` (with built-in standard headers),
-//! `#define` (object- and function-like, `#`, `##`, `__VA_ARGS__`),
+//! `#define` (object- and function-like, `#`, `##`, `__VA_ARGS__`,
+//! `__VA_OPT__`),
 //! `#undef`, and conditional compilation (`#if`, `#ifdef`, `#elif`, ...).
 
 use std::cell::Cell;
@@ -15,9 +16,11 @@ mod headers;
 mod libc;
 pub use libc::headers_called;
 mod lines;
+mod predefined;
 mod source;
 pub use source::{read_source, utf8, MAX_SOURCE_BYTES};
 mod spelling;
+mod variadic;
 use headers::builtin_header;
 use lines::renumber;
 use spelling::{message, spell, stringify};
@@ -27,28 +30,6 @@ struct Macro {
     params: Option<Vec<String>>,
     variadic: bool,
     body: Vec<Token>,
-}
-
-/// The macros C defines before the first line (as gcc does, with C17):
-/// `__STDC__`, `__STDC_VERSION__`, `__STDC_HOSTED__`. (`__LINE__` and
-/// `__FILE__` are replaced where they are expanded.)
-fn predefined() -> HashMap<String, Macro> {
-    let number = |v: u64, longs: u8| Macro {
-        params: None,
-        variadic: false,
-        body: vec![Token {
-            tok: Tok::Int(v, false, longs, true),
-            loc: Loc::default(),
-            line_start: false,
-            space_before: true,
-            text: None,
-        }],
-    };
-    let mut macros = HashMap::default();
-    macros.insert("__STDC__".to_string(), number(1, 0));
-    macros.insert("__STDC_VERSION__".to_string(), number(201710, 1));
-    macros.insert("__STDC_HOSTED__".to_string(), number(1, 0));
-    macros
 }
 
 /// Preprocessor state: the file table and the macro table.
@@ -70,6 +51,8 @@ pub struct Preprocessor {
     /// Expanding an `#if` line: a `defined` a macro makes keeps its
     /// operand unexpanded, as gcc has it.
     in_if: Cell<bool>,
+    /// The next value of `__COUNTER__`.
+    counter: Cell<u64>,
 }
 
 /// The macros a token came from (they are not expanded again in it).
@@ -102,7 +85,7 @@ impl Default for Preprocessor {
 }
 
 impl Preprocessor {
-    /// A preprocessor with no macros defined, the default limits and no
+    /// A preprocessor with only the predefined macros defined, the default limits and no
     /// include folders but the including file's.
     pub fn new() -> Preprocessor {
         Preprocessor::with(Vec::new(), crate::Limits::default().max_tokens)
@@ -111,9 +94,9 @@ impl Preprocessor {
     /// A preprocessor that also looks for `#include "..."` files in
     /// `include_dirs` and produces at most `max_tokens` tokens.
     pub fn with(include_dirs: Vec<PathBuf>, max_tokens: usize) -> Preprocessor {
-        Preprocessor {
+        let mut pp = Preprocessor {
             files: Vec::new(),
-            macros: predefined(),
+            macros: HashMap::default(),
             depth: 0,
             include_dirs,
             max_tokens,
@@ -121,7 +104,13 @@ impl Preprocessor {
             expanding: Cell::new(0),
             steps: Cell::new(0),
             in_if: Cell::new(false),
+            counter: Cell::new(0),
+        };
+        for line in predefined::definitions(0) {
+            pp.define(&line, Loc::default())
+                .expect("the predefined macros are well formed");
         }
+        pp
     }
 
     /// Preprocesses `src`, named `name`; `dir` is where `#include "..."` looks.
@@ -186,7 +175,7 @@ impl Preprocessor {
                         let Some(id) = line.get(1).and_then(|t| t.ident()) else {
                             return err(name_tok.loc, format!("#{name} needs a macro name"));
                         };
-                        self.macros.contains_key(id) == (name == "ifdef")
+                        self.defined(id) == (name == "ifdef")
                     };
                     conds.push((active && v, v, active));
                 }
@@ -493,6 +482,11 @@ impl Preprocessor {
                 let tok = match name {
                     "__LINE__" => Some(Tok::Int(u64::from(t.loc.line), false, 0, true)),
                     "__FILE__" => self.files.get(t.loc.file as usize).cloned().map(Tok::str),
+                    "__COUNTER__" => {
+                        let n = self.counter.get();
+                        self.counter.set(n + 1);
+                        Some(Tok::Int(n, false, 0, true))
+                    }
                     _ => None,
                 };
                 out.push((
@@ -508,7 +502,14 @@ impl Preprocessor {
                 None => {
                     // `##` pastes in an object-like macro too (`# ## #`).
                     let body = match m.body.iter().any(|b| b.is("##")) {
-                        true => self.substitute(m, &[], &[], t.loc, held + q.len() + out.len())?,
+                        true => self.substitute(
+                            &m.body,
+                            false,
+                            &[],
+                            &[],
+                            t.loc,
+                            held + q.len() + out.len(),
+                        )?,
                         false => m.body.iter().map(|b| (b.clone(), hs.clone())).collect(),
                     };
                     (body, with(&hs, name))
@@ -550,7 +551,8 @@ impl Preprocessor {
                         args.clear();
                     }
                     let want = params.len() + usize::from(m.variadic);
-                    if m.variadic && args.len() == params.len() {
+                    let omitted = m.variadic && args.len() == params.len();
+                    if omitted {
                         args.push(Vec::new());
                     }
                     if args.len() != want {
@@ -565,7 +567,15 @@ impl Preprocessor {
                     }
                     let held =
                         held + q.len() + out.len() + args.iter().map(Vec::len).sum::<usize>();
-                    let body = self.substitute(m, params, &args, t.loc, held)?;
+                    let pasted;
+                    let body: &[Token] = match omitted {
+                        true => {
+                            pasted = variadic::without_comma_pastes(&m.body);
+                            &pasted
+                        }
+                        false => &m.body,
+                    };
+                    let body = self.substitute(body, m.variadic, params, &args, t.loc, held)?;
                     let both: Vec<Rc<str>> = (hs.iter())
                         .filter(|h| closing.contains(h))
                         .cloned()
@@ -585,12 +595,15 @@ impl Preprocessor {
         Ok(out)
     }
 
-    /// The body of a call of `m` with `args` in place of its `params`,
-    /// each token with the hide set of its own (an argument's, as it
-    /// expanded; none for the body's and for the tokens `#` and `##` make).
+    /// The body (or part of it, `body`) of a call of a macro with `args`
+    /// in place of its `params` (and, if `variadic`, the last of `args` in
+    /// place of `__VA_ARGS__`), each token with the hide set of its own
+    /// (an argument's, as it expanded; none for the body's and for the
+    /// tokens `#` and `##` make).
     fn substitute(
         &self,
-        m: &Macro,
+        body: &[Token],
+        variadic: bool,
         params: &[String],
         args: &[Vec<Hidden>],
         loc: Loc,
@@ -598,17 +611,22 @@ impl Preprocessor {
     ) -> DResult<Vec<Hidden>> {
         let index = |t: &Token| -> Option<usize> {
             let id = t.ident()?;
-            if id == "__VA_ARGS__" && m.variadic {
+            if id == "__VA_ARGS__" && variadic {
                 return Some(params.len());
             }
             params.iter().position(|p| p == id)
         };
         let none: HideSet = Rc::new(Vec::new());
-        let body = &m.body;
         let mut out: Vec<Hidden> = Vec::new();
         let mut k = 0;
         while k < body.len() {
             let t = &body[k];
+            if variadic && variadic::is_va_opt(t) {
+                let (group, after) = self.va_opt(body, k, params, args, loc, held + out.len())?;
+                out.extend(group);
+                k = after;
+                continue;
+            }
             if t.is("#") {
                 if let Some(p) = body.get(k + 1).and_then(index) {
                     let arg: Vec<&Token> = args[p].iter().map(|(a, _)| a).collect();
@@ -636,14 +654,17 @@ impl Preprocessor {
             }
             if t.is("##") {
                 // Paste the previous output token with the next operand.
-                let next: Vec<Hidden> = match body.get(k + 1) {
+                let (next, after) = match body.get(k + 1) {
+                    Some(n) if variadic && variadic::is_va_opt(n) => {
+                        self.va_opt(body, k + 1, params, args, loc, held + out.len())?
+                    }
                     Some(n) => match index(n) {
-                        Some(p) => args[p].clone(),
-                        None => vec![(n.clone(), none.clone())],
+                        Some(p) => (args[p].clone(), k + 2),
+                        None => (vec![(n.clone(), none.clone())], k + 2),
                     },
                     None => return err(loc, "'##' at the end of a macro"),
                 };
-                k += 2;
+                k = after;
                 let left = out.pop();
                 let mut rest = next.into_iter();
                 let first = rest.next();
@@ -686,46 +707,26 @@ impl Preprocessor {
         Ok(out)
     }
 
-    fn eval_if(&self, line: &[Token], loc: Loc) -> DResult<bool> {
-        // `defined X` / `defined(X)` first, then those the macros make.
-        let toks = self.replace_defined(line)?;
-        self.in_if.set(true);
-        let toks = self.expand(toks);
-        self.in_if.set(false);
-        let toks = self.replace_defined(&toks?)?;
-        constants(&toks)?;
-        condition::value(&toks, loc)
-    }
-
-    /// `line` with each `defined X` or `defined(X)` replaced by 1 or 0.
-    fn replace_defined(&self, line: &[Token]) -> DResult<Vec<Token>> {
-        let mut toks = Vec::new();
-        let mut k = 0;
-        while k < line.len() {
-            if line[k].ident() == Some("defined") {
-                let (name, skip) = if line.get(k + 1).is_some_and(|t| t.is("(")) {
-                    (line.get(k + 2).and_then(|t| t.ident()), 4)
-                } else {
-                    (line.get(k + 1).and_then(|t| t.ident()), 2)
-                };
-                let Some(name) = name else {
-                    return err(line[k].loc, "bad 'defined'");
-                };
-                let v = self.macros.contains_key(name);
-                toks.push(Token {
-                    tok: Tok::Int(v as u64, false, 0, true),
-                    loc: line[k].loc,
-                    line_start: false,
-                    space_before: true,
-                    text: None,
-                });
-                k += skip;
-                continue;
-            }
-            toks.push(line[k].clone());
-            k += 1;
-        }
-        Ok(toks)
+    /// The replacement of the `__VA_OPT__(...)` at `body[k]` of a call
+    /// (see [`Self::substitute`]): what is in its parentheses if the
+    /// variable arguments expand to some tokens, else nothing (C23
+    /// 6.10.5.2, as gcc has it); and the index after it.
+    fn va_opt(
+        &self,
+        body: &[Token],
+        k: usize,
+        params: &[String],
+        args: &[Vec<Hidden>],
+        loc: Loc,
+        held: usize,
+    ) -> DResult<(Vec<Hidden>, usize)> {
+        let (group, after) = variadic::va_opt_group(body, k, loc)?;
+        let present = !(self.expand_holding(args[params.len()].clone(), held)?).is_empty();
+        let replaced = match present {
+            true => self.substitute(group, true, params, args, loc, held)?,
+            false => Vec::new(),
+        };
+        Ok((replaced, after))
     }
 }
 

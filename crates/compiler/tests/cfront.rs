@@ -299,3 +299,68 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "prog.c:2:10: error: conflicting types for 'g' (unsigned int here, int before)"
     );
 }
+
+/// `__VA_OPT__(...)` (C23, and gcc's) stands for what is in its
+/// parentheses where the variable arguments expand to some tokens, else
+/// for nothing (next to `##` too); GNU's `, ## __VA_ARGS__` drops the
+/// comma where a call omits the variable arguments (not where it gives
+/// empty ones).
+#[test]
+fn va_opt_and_omitted_variadic_arguments() {
+    let src = r#"
+#define E
+#define NARGS(...) (sizeof((int[]){0 __VA_OPT__(,) __VA_ARGS__}) / sizeof(int) - 1)
+#define f(a, ...) (a * 10 + NARGS(__VA_ARGS__))
+#define F(a, ...) f(a __VA_OPT__(,) __VA_ARGS__)
+#define g(a, ...) (a * 10 + NARGS(__VA_ARGS__))
+#define G(fmt, ...) g(fmt, ##__VA_ARGS__)
+#define w(a, ...) (100 + NARGS(__VA_ARGS__))
+#define W(...) w(0, ##__VA_ARGS__)
+#define H(...) (0 __VA_OPT__(+ __VA_ARGS__ + 1))
+#define P(x, ...) x ## __VA_OPT__(y)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int ay = 3, a = 4;
+    int r = G(1) + G(2, 3) * 2 + W() * 3 + W(1, 2) + H() + H(5) * 7 + H(E) * 11;
+    r += P(a) + P(a, 1) * 13 + F(INPUT_A) + F(INPUT_A, 2, 3) * 17 + F(1, E) * 19;
+    return r + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 12, "va_opt_and_omitted_variadic_arguments");
+}
+
+/// gcc's predefined macros that portable code tests (`__SIZEOF_INT__`,
+/// `__INT_MAX__`, `__BYTE_ORDER__`, `__INT8_TYPE__`, ...) are defined,
+/// spelled as gcc spells them and agreeing with `sizeof`; `__COUNTER__`
+/// counts from 0 and is `defined`. (`__GNUC__` is not: code that sees it
+/// takes GNU paths.)
+#[test]
+fn predefined_macros_as_gcc_has_them() {
+    let src = r#"
+#define S(x) #x
+#define XS(x) S(x)
+enum { C0 = __COUNTER__, C1 = __COUNTER__, C2 = __COUNTER__ };
+#if __STDC_VERSION__ == 201710L && __CHAR_BIT__ == 8 && defined(__COUNTER__) \
+    && __SIZEOF_INT__ == 4 && __SIZEOF_LONG__ == 8 && __SIZEOF_POINTER__ == 8
+#define SIZES 1
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && __INT_MAX__ == 2147483647 \
+    && __LONG_MAX__ > __INT_MAX__ && __SCHAR_MAX__ == 127 && __SHRT_MAX__ == 32767 \
+    && __LONG_LONG_MAX__ == __LONG_MAX__
+#define LIMITS 1
+#endif
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    __INT8_TYPE__ i8 = (__INT8_TYPE__)300;
+    __UINT16_TYPE__ u16 = (__UINT16_TYPE__)-1;
+    int r = C0 + C1 * 2 + C2 * 4 + SIZES * 1000 + LIMITS * 2000 + i8 + u16;
+    r += sizeof(XS(__INT_MAX__)) * 10 + sizeof(XS(__LONG_MAX__)) * 100;
+    r += (sizeof(void *) == __SIZEOF_POINTER__) + (sizeof(long) == __SIZEOF_LONG__) * 3
+        + (sizeof(__SIZE_TYPE__) == __SIZEOF_SIZE_T__) * 5 + (sizeof(short) == __SIZEOF_SHORT__) * 7;
+    return r + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 13, "predefined_macros_as_gcc_has_them");
+}

@@ -1,11 +1,64 @@
-//! The value of an `#if` expression, its macros expanded: C's integer
-//! arithmetic on `intmax_t` and `uintmax_t` (64 bits).
+//! The value of an `#if` expression: `defined` replaced, its macros
+//! expanded, and C's integer arithmetic on `intmax_t` and `uintmax_t`
+//! (64 bits).
 
+use super::{constants, predefined, Preprocessor};
 use crate::error::{err, DResult, Loc};
 use crate::lexer::{binary_precedence, Tok, Token};
 
+impl Preprocessor {
+    /// Whether `name` is a macro (for `defined` and `#ifdef`).
+    pub(super) fn defined(&self, name: &str) -> bool {
+        self.macros.contains_key(name) || predefined::DYNAMIC.contains(&name)
+    }
+
+    /// Whether the condition `line` of the `#if` (or `#elif`) at `loc`
+    /// holds.
+    pub(super) fn eval_if(&self, line: &[Token], loc: Loc) -> DResult<bool> {
+        // `defined X` / `defined(X)` first, then those the macros make.
+        let toks = self.replace_defined(line)?;
+        self.in_if.set(true);
+        let toks = self.expand(toks);
+        self.in_if.set(false);
+        let toks = self.replace_defined(&toks?)?;
+        constants(&toks)?;
+        value(&toks, loc)
+    }
+
+    /// `line` with each `defined X` or `defined(X)` replaced by 1 or 0.
+    fn replace_defined(&self, line: &[Token]) -> DResult<Vec<Token>> {
+        let mut toks = Vec::new();
+        let mut k = 0;
+        while k < line.len() {
+            if line[k].ident() == Some("defined") {
+                let (name, skip) = if line.get(k + 1).is_some_and(|t| t.is("(")) {
+                    (line.get(k + 2).and_then(|t| t.ident()), 4)
+                } else {
+                    (line.get(k + 1).and_then(|t| t.ident()), 2)
+                };
+                let Some(name) = name else {
+                    return err(line[k].loc, "bad 'defined'");
+                };
+                let v = self.defined(name);
+                toks.push(Token {
+                    tok: Tok::Int(v as u64, false, 0, true),
+                    loc: line[k].loc,
+                    line_start: false,
+                    space_before: true,
+                    text: None,
+                });
+                k += skip;
+                continue;
+            }
+            toks.push(line[k].clone());
+            k += 1;
+        }
+        Ok(toks)
+    }
+}
+
 /// Whether the expression `toks` (of the `#if` at `loc`) is true.
-pub(super) fn value(toks: &[Token], loc: Loc) -> DResult<bool> {
+fn value(toks: &[Token], loc: Loc) -> DResult<bool> {
     let mut p = IfEval {
         toks,
         pos: 0,
