@@ -562,6 +562,8 @@ fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
         b'\'' => Some(39),
         b'"' => Some(34),
         b'?' => Some(63),
+        // GNU's escape (`\e`, `\E`): the escape character.
+        b'e' | b'E' => Some(27),
         _ => None,
     };
     if let Some(v) = simple {

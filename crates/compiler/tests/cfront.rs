@@ -364,3 +364,17 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 13, "predefined_macros_as_gcc_has_them");
 }
+
+/// GNU's escape `\e` (and `\E`) is the escape character, 27, in
+/// character constants and strings.
+#[test]
+fn escape_e_is_the_escape_character() {
+    let src = r#"
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return '\e' * 100 + "a\E"[1] + sizeof("\e[0m") * 10000 + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 14, "escape_e_is_the_escape_character");
+}
