@@ -378,3 +378,26 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 14, "escape_e_is_the_escape_character");
 }
+
+/// A braced initializer for a member initializes all of it, overriding
+/// what designated items before it wrote there (`.b[1] = 4, .b = {5}`
+/// leaves `b[1]` zero), as C11 6.7.9p19 and gcc have it; a designator
+/// into the member (`.b[1] = 4`) overrides that element only.
+#[test]
+fn braces_override_a_whole_member() {
+    let src = r#"
+struct S { int a; int b[2]; } gs = { .b[1] = 4, .a = 3, .b = {5} };
+struct In { int a[2]; int b; };
+struct Out { struct In s; int c; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct In s = { .a = {1, 2}, .a[0] = INPUT_A, .b = 3 };
+    struct Out t = { .s.a[1] = INPUT_B, .s = { .b = 9 }, 5 };
+    int m[2][2] = { [1] = { 1, 2 }, [1][0] = 3, [0] = { 4 } };
+    return gs.b[1] * 1000000 + gs.b[0] * 100000 + s.a[0] * 100 + s.a[1] * 10 + s.b
+        + t.s.a[1] * 1000 + t.s.b * 10000 + t.c * 7 + m[1][0] * 3 + m[1][1] * 5 + m[0][0] * 11;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 15, "braces_override_a_whole_member");
+}

@@ -419,6 +419,17 @@ impl<'p> Lower<'p> {
                 self.init_list(obj, leaf, ty, items, it, loc, braces)
             }
             _ => {
+                if aggregate && matches!(init, Init::List(..)) {
+                    // Braces initialize the whole member: what items
+                    // before them wrote in it (`.b[1] = 4, .b = {5}`) is
+                    // overridden, with zeros where they give nothing
+                    // (C11 6.7.9p19).
+                    let mut tys = Vec::new();
+                    ty.leaf_types(&mut tys);
+                    for (i, t) in tys.iter().enumerate() {
+                        self.write_slot(obj, leaf + i, zero_slot(t));
+                    }
+                }
                 *it += 1;
                 self.initialize(obj, leaf, ty, init)
             }
