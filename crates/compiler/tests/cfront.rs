@@ -401,3 +401,36 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 15, "braces_override_a_whole_member");
 }
+
+/// An array declared without its size has as many elements as its
+/// initializer fills, braces elided (C11 6.7.9p20): five scalars make
+/// three two-member structs, a designator into an element (`[1].p.y = 5`)
+/// goes on filling that element, and a struct value or a string fills
+/// one element.
+#[test]
+fn array_sizes_count_elided_braces() {
+    let src = r#"
+struct P { int x, y; };
+struct Q { struct P p; int z[2]; };
+struct P gp[] = { 1, 2, 3, 4, 5 };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    struct P v = { INPUT_A, INPUT_B };
+    struct Q q[] = { 1, 2, 3, 4, 5, 6, 7 };
+    struct Q r[] = { [1].p.y = 5, 6, 7, 8, 9 };
+    struct P s[] = { [0].y = 1, 2, [3] = 4 };
+    struct P w[] = { v, v, 1, 2 };
+    char names[][4] = { "ab", "cd", 'x', 'y' };
+    int b[][2] = { {1}, {2, 3}, 4, 5 };
+    union U { int i; char c[4]; } us[] = { 1, 2, {3} };
+    int n = sizeof gp / sizeof gp[0] + sizeof q / sizeof q[0] * 10 + sizeof r / sizeof r[0] * 100
+        + sizeof s / sizeof s[0] * 1000 + sizeof w / sizeof w[0] * 10000
+        + sizeof names / sizeof names[0] * 100000 + sizeof b / sizeof b[0] * 1000000
+        + sizeof us / sizeof us[0] * 10000000;
+    return n + q[1].p.y + r[1].z[1] * 3 + r[2].p.x * 5 + s[1].x * 7 + names[2][1] + w[2].y * 11
+        + b[2][1] * 13 + w[1].x;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 16, "array_sizes_count_elided_braces");
+}

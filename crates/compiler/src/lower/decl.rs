@@ -59,18 +59,7 @@ impl<'p> Lower<'p> {
                             }
                         }
                         Some(Init::List(items, _)) => {
-                            let mut k = 0i128;
-                            let mut max = 0i128;
-                            for (des, _) in items {
-                                if let Some(Designator::Index(e)) = des.first() {
-                                    k = const_eval(e).ok_or_else(|| {
-                                        diag(e.loc, "designator index is not a constant")
-                                    })?;
-                                }
-                                k += 1;
-                                max = max.max(k);
-                            }
-                            max as u32
+                            self.elements_initialized(&elem, items, loc)?
                         }
                         Some(Init::Expr(Expr {
                             kind: ExprKind::Str(bytes),

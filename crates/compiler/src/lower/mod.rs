@@ -30,6 +30,7 @@ mod bitfield;
 mod budget;
 mod call;
 mod decl;
+mod elision;
 mod expr;
 mod floating;
 mod generic;
