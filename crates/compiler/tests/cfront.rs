@@ -434,3 +434,13 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 16, "array_sizes_count_elided_braces");
 }
+
+/// A flexible array member (`int d[];` last in a struct) is refused: it
+/// was read as a pointer, another size and layout than C's.
+#[test]
+fn flexible_array_members_are_refused() {
+    assert_eq!(
+        error_of("struct V { int n; int d[]; };\nint mpc_main(int INPUT_A, int INPUT_B) { return sizeof(struct V) + INPUT_A; }\n"),
+        "prog.c:1:23: error: flexible array member 'd' is not supported (give the array a size)"
+    );
+}

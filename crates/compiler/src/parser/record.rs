@@ -86,6 +86,14 @@ impl Parser<'_> {
                 let Some((name, nloc)) = name else {
                     return err(dloc, format!("{keyword} member needs a name"));
                 };
+                if let TypeExpr::Array(_, None) = ty {
+                    // (It would be read as a pointer: another size and
+                    // layout.)
+                    return err(
+                        nloc,
+                        format!("flexible array member '{name}' is not supported (give the array a size)"),
+                    );
+                }
                 let mut t = self.known(ty)?;
                 let bf = match self.is(":") {
                     true => Some(self.bit_field(&t, Some(&name))?),
