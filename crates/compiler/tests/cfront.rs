@@ -444,3 +444,22 @@ fn flexible_array_members_are_refused() {
         "prog.c:1:23: error: flexible array member 'd' is not supported (give the array a size)"
     );
 }
+
+/// A function declared in a block (`int g(int);`, `extern int h(void);`)
+/// is the file's function, as C has it: the declaration is no error.
+#[test]
+fn functions_declared_in_blocks() {
+    let src = r#"
+int f(int x)
+{
+    int g(int), y = 2;
+    extern int h(void);
+    return g(x) * y + h();
+}
+int g(int x) { return x * 3; }
+int h(void) { return 7; }
+int mpc_main(int INPUT_A, int INPUT_B) { return f(INPUT_A) + INPUT_B; }
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 17, "functions_declared_in_blocks");
+}

@@ -628,10 +628,14 @@ impl Parser<'_> {
             let Some((name, nloc)) = name else {
                 return err(dloc, "expected a name");
             };
-            if self.is("(") {
-                return err(self.loc(), "local function declarations are not supported");
-            }
-            match self.declared(&specs, name, ty, nloc)? {
+            let function = self.take_params()?.is_some();
+            // A function's declaration (`int g(int);`) declares the
+            // file's function, as one at file scope does: nothing here.
+            let declared = match function {
+                true => None,
+                false => self.declared(&specs, name, ty, nloc)?,
+            };
+            match declared {
                 Some(decl) if specs.is_static => self.hoist_static(decl)?,
                 // The global itself, declared at file scope too (it may be
                 // defined below).
