@@ -463,3 +463,31 @@ int mpc_main(int INPUT_A, int INPUT_B) { return f(INPUT_A) + INPUT_B; }
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 17, "functions_declared_in_blocks");
 }
+
+/// Integer constant expressions (enum values, array sizes, case labels,
+/// `_Static_assert`) compute in C's types: operands promoted and brought
+/// to their common type, results wrapped to it (`~0u >> 28` is 15,
+/// `-1 < 0u` is 0), as gcc does, not on mathematical integers.
+#[test]
+fn constant_expressions_compute_in_c_types() {
+    let src = r#"
+enum { A = ~0u >> 28, B = (0u - 1) / 2 > 0, C = -1 < 0u, D = (unsigned char)300,
+       E = -1 / 2u > 0, F = 1 ? -1 : 0u, G = (1 ? -1 : 0u) > 0, H = (unsigned short)-1 + 1,
+       I = 0 ? 1 / 0 : 2, J = sizeof(int) - 5 > 0 };
+int arr[(0u - 1) % 7 + 1];
+_Static_assert((-1 < 0u) == 0, "unsigned compare");
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = 0;
+    switch (INPUT_A & 7) {
+    case ~0u >> 30: r = 100; break;
+    case -1 + 0u - 4294967295u + 4: r = 200; break;
+    default: r = 300;
+    }
+    return A + B * 10 + C * 100 + D * 1000 + E * 3 + F * 7 + G * 11 + H * 13 + I * 17 + J * 19
+        + (int)sizeof arr * 23 + r + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 8, 18, "constant_expressions_compute_in_c_types");
+}

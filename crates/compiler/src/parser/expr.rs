@@ -453,48 +453,77 @@ fn int_literal(v: u64, unsigned: bool, longs: u8, decimal: bool) -> ExprKind {
     ExprKind::Int(v, ty)
 }
 
-/// Evaluates a constant expression (array sizes, enum values, case labels)
-/// as a mathematical integer; `None` if it is not constant.
+/// Evaluates a constant expression (array sizes, enum values, case labels);
+/// `None` if it is not constant.
 pub fn const_eval(e: &Expr) -> Option<i128> {
+    Some(constant(e)?.0)
+}
+
+/// The value and type of the integer constant expression `e`, computed as
+/// C computes it: operands promoted and converted to their common type,
+/// results wrapped to it (`~0u >> 28` is 15, `-1 < 0u` is 0), as gcc
+/// does (signed overflow wraps, as with `-fwrapv`).
+fn constant(e: &Expr) -> Option<(i128, Scalar)> {
+    let int = |v: bool| (v as i128, Scalar::INT);
+    let wrap = |v: i128, t: Scalar| (t.to_i128(v as u64), t);
+    let promoted = |a: &Expr| constant(a).map(|(v, t)| (v, t.promote()));
     Some(match &e.kind {
-        ExprKind::Int(v, t) => t.to_i128(*v),
-        ExprKind::Unary(UnOp::Neg, a) => -const_eval(a)?,
-        ExprKind::Unary(UnOp::Plus, a) => const_eval(a)?,
-        ExprKind::Unary(UnOp::Not, a) => (const_eval(a)? == 0) as i128,
-        ExprKind::Unary(UnOp::BitNot, a) => !const_eval(a)?,
+        ExprKind::Int(v, t) => (t.to_i128(*v), *t),
+        ExprKind::Unary(UnOp::Neg, a) => {
+            let (x, t) = promoted(a)?;
+            wrap(-x, t)
+        }
+        ExprKind::Unary(UnOp::Plus, a) => promoted(a)?,
+        ExprKind::Unary(UnOp::Not, a) => int(constant(a)?.0 == 0),
+        ExprKind::Unary(UnOp::BitNot, a) => {
+            let (x, t) = promoted(a)?;
+            wrap(!x, t)
+        }
+        ExprKind::Binary(op @ (BinOp::Shl | BinOp::Shr), a, b) => {
+            let (x, t) = promoted(a)?;
+            let n = u32::try_from(constant(b)?.0)
+                .ok()
+                .filter(|&n| n < t.width)?;
+            wrap(if *op == BinOp::Shl { x << n } else { x >> n }, t)
+        }
         ExprKind::Binary(op, a, b) => {
-            let (x, y) = (const_eval(a)?, const_eval(b)?);
-            match op {
+            let ((x, s), (y, u)) = (constant(a)?, constant(b)?);
+            let t = Scalar::common(s, u);
+            let (x, y) = (wrap(x, t).0, wrap(y, t).0);
+            let v = match op {
                 BinOp::Add => x + y,
                 BinOp::Sub => x - y,
-                BinOp::Mul => x.checked_mul(y)?,
+                BinOp::Mul => x.wrapping_mul(y),
                 BinOp::Div => x.checked_div(y)?,
                 BinOp::Rem => x.checked_rem(y)?,
-                BinOp::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
-                BinOp::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
                 BinOp::And => x & y,
                 BinOp::Or => x | y,
                 BinOp::Xor => x ^ y,
-                op => op.compare(x, y)? as i128,
-            }
+                op => return Some(int(op.compare(x, y)?)),
+            };
+            wrap(v, t)
         }
-        ExprKind::LogAnd(a, b) => (const_eval(a)? != 0 && const_eval(b)? != 0) as i128,
-        ExprKind::LogOr(a, b) => (const_eval(a)? != 0 || const_eval(b)? != 0) as i128,
+        ExprKind::LogAnd(a, b) => int(const_eval(a)? != 0 && const_eval(b)? != 0),
+        ExprKind::LogOr(a, b) => int(const_eval(a)? != 0 || const_eval(b)? != 0),
         ExprKind::Cond(c, a, b) => {
-            if const_eval(c)? != 0 {
-                const_eval(a)?
-            } else {
-                const_eval(b)?
-            }
+            let (taken, other) = match const_eval(c)? != 0 {
+                true => (a, b),
+                false => (b, a),
+            };
+            // (The other operand is not evaluated: `0 ? 1 / 0 : 2` is 2.)
+            let (v, s) = constant(taken)?;
+            let t = constant(other).map_or(s.promote(), |(_, u)| Scalar::common(s, u));
+            wrap(v, t)
         }
-        ExprKind::SizeofType(TypeExpr::Known(t)) if t.incomplete().is_none() => t.size() as i128,
+        ExprKind::SizeofType(TypeExpr::Known(t)) if t.incomplete().is_none() => {
+            (t.size() as i128, Scalar::int(64, false))
+        }
         ExprKind::Cast(TypeExpr::Known(t), a) => {
             let v = const_eval(a)?;
             let s = t.scalar()?;
-            if s.width == 1 {
-                (v != 0) as i128
-            } else {
-                s.to_i128(v as u64)
+            match s.width {
+                1 => (i128::from(v != 0), s),
+                _ => wrap(v, s),
             }
         }
         _ => return None,
