@@ -44,6 +44,7 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         locals: vec![HashMap::new()],
         hoisted: Vec::new(),
         statics_made: 0,
+        function: String::new(),
     };
     p.program()
 }
@@ -73,6 +74,9 @@ struct Parser<'a> {
     hoisted: Vec<Decl>,
     /// Static locals hoisted so far, in the whole program.
     statics_made: usize,
+    /// The name of the function being parsed (`__func__`), empty outside
+    /// functions.
+    function: String,
 }
 
 impl<'a> Parser<'a> {

@@ -491,3 +491,18 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 8, 18, "constant_expressions_compute_in_c_types");
 }
+
+/// `__func__` (and GNU's `__FUNCTION__`, `__PRETTY_FUNCTION__`) is the
+/// name of the function it is in, a string.
+#[test]
+fn func_is_the_function_name() {
+    let src = r#"
+int named(void) { return sizeof(__func__) * 100 + __FUNCTION__[1]; }
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return named() * 1000 + sizeof __func__ + __PRETTY_FUNCTION__[4] + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 19, "func_is_the_function_name");
+}

@@ -150,7 +150,9 @@ impl Parser<'_> {
                         }
                         self.push_scope();
                         params.iter().for_each(|p| self.declare_local(&p.0));
+                        self.function = name.clone();
                         let body = self.block()?;
+                        self.function.clear();
                         self.pop_scope();
                         prog.globals.append(&mut self.hoisted);
                         prog.functions.push(Function {

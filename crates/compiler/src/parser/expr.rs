@@ -410,6 +410,15 @@ impl Parser<'_> {
                 });
             }
             Tok::Str(..) | Tok::WideStr(..) => return self.wide_string(loc),
+            // The function's name (C99; GNU's names for it too).
+            Tok::Ident(s)
+                if matches!(
+                    s.as_str(),
+                    "__func__" | "__FUNCTION__" | "__PRETTY_FUNCTION__"
+                ) && !self.function.is_empty() =>
+            {
+                ExprKind::Str(self.function.as_bytes().to_vec())
+            }
             Tok::Ident(s) if !is_keyword(s) => match self.enum_of(s) {
                 Some((v, ty)) => ExprKind::Int(v as u64 & ty.mask(), ty),
                 None => ExprKind::Ident(self.variable(s)),
