@@ -443,3 +443,16 @@ impl Init {
         }
     }
 }
+
+/// What an identifier a block-scope `extern` declares is read as: the
+/// file-scope object `name`, even where a local of an enclosing block
+/// hides it (`int g = 1; { extern int g; }` inside a function with a
+/// local `g`).
+pub fn file_scope_alias(name: &str) -> String {
+    format!("{name}#extern")
+}
+
+/// The file-scope name a [`file_scope_alias`] stands for.
+pub fn aliased_file_scope(alias: &str) -> Option<&str> {
+    alias.strip_suffix("#extern")
+}

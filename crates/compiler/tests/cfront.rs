@@ -506,3 +506,44 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 19, "func_is_the_function_name");
 }
+
+/// A block-scope `extern` names the file-scope object even where a local
+/// of an enclosing block hides it, a loop over it included (a function
+/// the loop calls may change it).
+#[test]
+fn block_externs_name_the_global_past_hiding_locals() {
+    let src = r#"
+int g = 3;
+int i;
+void bump(void) { i += 2; }
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = 0, i = 100, g = 50;
+    {
+        extern int i;
+        for (i = 0; i < 10; i++) {
+            r += i;
+            bump();
+        }
+        r += i * 1000;
+    }
+    {
+        int g = 7;
+        {
+            extern int g;
+            r += g * 10;
+        }
+        r += g;
+    }
+    return r + i * 100000 + g * 1000000 + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(
+        src,
+        &[&p],
+        4,
+        20,
+        "block_externs_name_the_global_past_hiding_locals",
+    );
+}

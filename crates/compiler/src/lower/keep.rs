@@ -461,7 +461,7 @@ impl<'p> Lower<'p> {
             return Ok(None);
         };
         // A global could change in a function the body calls.
-        if self.globals.get(&ind.var).map(|g| g.0) == Some(obj) {
+        if self.global(&ind.var).map(|g| g.0) == Some(obj) {
             return Ok(None);
         }
         let Slot::Val(Word::Const { v, .. }) = self.slot(obj, 0) else {

@@ -516,8 +516,14 @@ impl<'p> Lower<'p> {
     /// it was declared (`struct V *p;` before `struct V { ... }`) is
     /// its definition.
     fn lookup(&self, name: &str) -> Option<Binding> {
-        let (obj, ty) = (self.frame().names.get(name)).or_else(|| self.globals.get(name))?;
+        let (obj, ty) = (self.frame().names.get(name)).or_else(|| self.global(name))?;
         Some((*obj, self.completed_type(ty)))
+    }
+
+    /// The global `name` is bound to (the file-scope one a block-scope
+    /// `extern`'s alias names, see [`file_scope_alias`]).
+    fn global(&self, name: &str) -> Option<&Binding> {
+        self.globals.get(aliased_file_scope(name).unwrap_or(name))
     }
 
     /// `ty` with its incomplete structs completed by their definitions (a

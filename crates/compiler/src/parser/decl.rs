@@ -643,7 +643,7 @@ impl Parser<'_> {
                 // defined below).
                 Some(decl) if specs.is_extern && decl.init.is_none() => {
                     if let Some(scope) = self.locals.last_mut() {
-                        scope.insert(decl.name.clone(), Some(decl.name.clone()));
+                        scope.insert(decl.name.clone(), Some(file_scope_alias(&decl.name)));
                     }
                     self.hoisted.push(decl);
                 }
