@@ -10,6 +10,7 @@ mod decl;
 mod expr;
 mod generic;
 mod knr;
+mod ranges;
 mod record;
 mod statics;
 mod stmt;

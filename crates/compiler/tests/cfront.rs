@@ -547,3 +547,38 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "block_externs_name_the_global_past_hiding_locals",
     );
 }
+
+/// GNU's range designators (`[lo ... hi] = x`) initialize every element
+/// of the range, in arrays of scalars, structs and arrays, and inside
+/// designator chains (`[1 ... 3].y`); later items override them, and an
+/// undesignated item goes on after the range's end.
+#[test]
+fn range_designators() {
+    let src = r#"
+struct P { int x, y; };
+static int table[10] = { [0 ... 4] = 1, [5 ... 9] = 2, [3] = 7 };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int a[6] = { [1 ... 3] = INPUT_A, 9 };
+    struct P ps[4] = { [0 ... 2] = { 5, 6 }, [1 ... 3].y = 8 };
+    int m[3][3] = { [0 ... 2][1 ... 2] = 4 };
+    char s[] = { [0 ... 3] = 'a' };
+    int r = 0;
+    for (int i = 0; i < 10; i++) r = r * 3 + table[i];
+    for (int i = 0; i < 6; i++) r += a[i] * (i + 1);
+    for (int i = 0; i < 4; i++) r += ps[i].x * 10 + ps[i].y * 100;
+    for (int i = 0; i < 9; i++) r += m[i / 3][i % 3] * i;
+    return r + (int)sizeof s * 1000 + s[3] + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 21, "range_designators");
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B) { int a[4] = { [2 ... 1] = 1 }; return a[0] + INPUT_A; }\n"),
+        "prog.c:1:62: error: range designator is empty (its end is below its start)"
+    );
+    assert_eq!(
+        error_of("int mpc_main(int INPUT_A, int INPUT_B) { int a[4] = { [0 ... 3] = INPUT_A++ }; return a[0]; }\n"),
+        "prog.c:1:56: error: a range designator's initializer has side effects (not supported: gcc has them happen once)"
+    );
+}

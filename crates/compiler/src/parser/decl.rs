@@ -686,12 +686,14 @@ impl Parser<'_> {
         let mut items = Vec::new();
         while !self.eat("}") {
             let mut des = Vec::new();
+            let mut ranges = Vec::new();
             loop {
                 if self.eat(".") {
                     let (n, l) = self.ident()?;
                     des.push(Designator::Field(n, l));
                 } else if self.eat("[") {
                     let e = self.cond_expr()?;
+                    ranges.extend(self.range_end(&e, des.len())?);
                     self.expect("]")?;
                     des.push(Designator::Index(e));
                 } else {
@@ -701,7 +703,8 @@ impl Parser<'_> {
             if !des.is_empty() {
                 self.expect("=")?;
             }
-            items.push((des, self.initializer()?));
+            let init = self.initializer()?;
+            items.extend(super::ranges::expand(des, &ranges, init)?);
             if !self.eat(",") {
                 self.expect("}")?;
                 break;
