@@ -582,3 +582,19 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "prog.c:1:56: error: a range designator's initializer has side effects (not supported: gcc has them happen once)"
     );
 }
+
+/// The comma operator's result is a value: an array operand becomes a
+/// pointer to its first element, so `sizeof(0, a)` is a pointer's size.
+#[test]
+fn comma_results_decay_arrays() {
+    let src = r#"
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int arr[3] = { INPUT_A, 2, 3 };
+    char cs[5];
+    return (int)sizeof(0, arr) * 100 + (int)sizeof(INPUT_B, cs) * 10 + (0, arr)[0] + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 22, "comma_results_decay_arrays");
+}

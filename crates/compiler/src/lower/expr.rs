@@ -374,7 +374,9 @@ impl<'p> Lower<'p> {
                     _ => ta,
                 }
             }
-            ExprKind::Comma(_, b) => self.static_type(b)?,
+            // (An array operand is a pointer there: `sizeof(0, a)` is a
+            // pointer's size.)
+            ExprKind::Comma(_, b) => decay(self.static_type(b)?),
             ExprKind::Call(name, _) => {
                 match self.funcs.get(call::library_name(name, &self.funcs)) {
                     Some(f) => f.ret.clone(),
