@@ -440,6 +440,15 @@ pub struct SecIdx {
     pub count: usize,
 }
 
+/// A subscript key's part in a place (see `lower::keep::replay`): the
+/// key, the array's element stride in leaves and its length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Term {
+    pub(crate) key: u32,
+    pub(crate) stride: i64,
+    pub(crate) count: i64,
+}
+
 /// A pointer: an object, a leaf position in it, and secret index terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ptr {
@@ -449,16 +458,26 @@ pub struct Ptr {
     pub leaf: i64,
     /// Secret index terms.
     pub sec: Vec<SecIdx>,
+    /// The counter keys that placed what it points to, while a template
+    /// is probed (see `lower::keep::replay`): accesses through it move
+    /// with them.
+    pub(crate) terms: Vec<Term>,
 }
 
 impl Ptr {
+    /// A pointer to leaf `leaf` of object `obj` (moved by `sec`).
+    pub fn new(obj: usize, leaf: i64, sec: Vec<SecIdx>) -> Ptr {
+        Ptr {
+            obj,
+            leaf,
+            sec,
+            terms: Vec::new(),
+        }
+    }
+
     /// The null pointer.
     pub fn null() -> Ptr {
-        Ptr {
-            obj: usize::MAX,
-            leaf: 0,
-            sec: Vec::new(),
-        }
+        Ptr::new(usize::MAX, 0, Vec::new())
     }
 }
 
@@ -660,6 +679,7 @@ impl Slot {
             Slot::Ptr(p) => Slot::Ptr(Ptr {
                 obj: p.obj,
                 leaf: p.leaf,
+                terms: p.terms.clone(),
                 sec: p
                     .sec
                     .iter()
