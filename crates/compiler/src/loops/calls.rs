@@ -129,27 +129,23 @@ struct Callee<'a, 'c> {
     calling: &'c mut Vec<String>,
 }
 
-impl Callee<'_, '_> {
+/// A walk over statements without loops (a loop body's, or a called
+/// function's): `None` where one disqualifies what is walked.
+pub(super) trait Walk {
+    /// An expression statement, condition or initializer.
+    fn expr(&mut self, e: &Expr) -> Option<()>;
+    /// A declaration.
+    fn decl(&mut self, d: &Decl) -> Option<()>;
+    /// A `return` (of a value, if any).
+    fn ret(&mut self, e: Option<&Expr>) -> Option<()>;
+
+    /// Walks `s` (a nested loop disqualifies it).
     fn stmt(&mut self, s: &Stmt) -> Option<()> {
         match &s.kind {
             StmtKind::Empty | StmtKind::Break | StmtKind::Continue => Some(()),
             StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => self.expr(e),
-            StmtKind::Return(e) => e.as_ref().map_or(Some(()), |e| self.expr(e)),
-            StmtKind::Decl(ds) => {
-                for d in ds {
-                    // A local that hides a global would hide its writes.
-                    if self.cx.global(&d.name).is_some() || !matches!(d.ty, TypeExpr::Known(_)) {
-                        return None;
-                    }
-                    self.own.insert(d.name.clone());
-                    let mut ok = Some(());
-                    if let Some(init) = &d.init {
-                        init.for_each_expr(&mut |e| ok = ok.and_then(|_| self.expr(e)));
-                    }
-                    ok?;
-                }
-                Some(())
-            }
+            StmtKind::Return(e) => self.ret(e.as_ref()),
+            StmtKind::Decl(ds) => ds.iter().try_for_each(|d| self.decl(d)),
             StmtKind::Block(items) => items.iter().try_for_each(|i| self.stmt(i)),
             StmtKind::If(c, t, e) => {
                 self.expr(c)?;
@@ -164,7 +160,32 @@ impl Callee<'_, '_> {
             StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => None,
         }
     }
+}
 
+impl Walk for Callee<'_, '_> {
+    fn expr(&mut self, e: &Expr) -> Option<()> {
+        Callee::expr(self, e)
+    }
+
+    fn decl(&mut self, d: &Decl) -> Option<()> {
+        // A local that hides a global would hide its writes.
+        if self.cx.global(&d.name).is_some() || !matches!(d.ty, TypeExpr::Known(_)) {
+            return None;
+        }
+        self.own.insert(d.name.clone());
+        let mut ok = Some(());
+        if let Some(init) = &d.init {
+            init.for_each_expr(&mut |e| ok = ok.and_then(|_| Callee::expr(self, e)));
+        }
+        ok
+    }
+
+    fn ret(&mut self, e: Option<&Expr>) -> Option<()> {
+        e.map_or(Some(()), |e| Callee::expr(self, e))
+    }
+}
+
+impl Callee<'_, '_> {
     fn expr(&mut self, e: &Expr) -> Option<()> {
         match &e.kind {
             ExprKind::StmtExpr(_)

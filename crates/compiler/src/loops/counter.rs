@@ -17,7 +17,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub use super::calls::Context;
-use super::calls::{reached, writes};
+use super::calls::{reached, writes, Walk};
 use super::{children, mentions};
 use crate::ast::*;
 
@@ -238,45 +238,6 @@ impl<'a> Names<'a> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) -> Option<()> {
-        match &s.kind {
-            StmtKind::Empty | StmtKind::Break | StmtKind::Continue => Some(()),
-            StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => self.expr(e),
-            StmtKind::Decl(ds) => {
-                for d in ds {
-                    self.declared.push(d.name.clone());
-                    let (scalar, pointer) = type_kind(&d.ty);
-                    let kind = self.kinds.entry(d.name.clone()).or_insert((true, false));
-                    *kind = (kind.0 && scalar, kind.1 || pointer);
-                    self.type_expr(&d.ty)?;
-                    match &d.init {
-                        Some(Init::Expr(e)) => self.expr(e)?,
-                        Some(init @ Init::List(..)) => {
-                            let mut ok = Some(());
-                            init.for_each_expr(&mut |e| ok = ok.and(self.expr(e)));
-                            ok?
-                        }
-                        None => {}
-                    }
-                }
-                Some(())
-            }
-            StmtKind::Block(items) => items.iter().try_for_each(|i| self.stmt(i)),
-            StmtKind::If(c, t, e) => {
-                self.expr(c)?;
-                self.stmt(t)?;
-                e.as_deref().map_or(Some(()), |e| self.stmt(e))
-            }
-            StmtKind::Switch(e, b) => {
-                self.expr(e)?;
-                self.stmt(b)
-            }
-            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner),
-            StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => None,
-            StmtKind::Return(_) => None,
-        }
-    }
-
     fn type_expr(&mut self, t: &TypeExpr) -> Option<()> {
         match t {
             TypeExpr::Known(_) => Some(()),
@@ -349,6 +310,30 @@ impl<'a> Names<'a> {
         let mut ok = Some(());
         children(e, &mut |c| ok = ok.and(self.expr(c)));
         ok
+    }
+}
+
+impl Walk for Names<'_> {
+    fn expr(&mut self, e: &Expr) -> Option<()> {
+        Names::expr(self, e)
+    }
+
+    fn decl(&mut self, d: &Decl) -> Option<()> {
+        self.declared.push(d.name.clone());
+        let (scalar, pointer) = type_kind(&d.ty);
+        let kind = self.kinds.entry(d.name.clone()).or_insert((true, false));
+        *kind = (kind.0 && scalar, kind.1 || pointer);
+        self.type_expr(&d.ty)?;
+        let mut ok = Some(());
+        if let Some(init) = &d.init {
+            init.for_each_expr(&mut |e| ok = ok.and_then(|_| Names::expr(self, e)));
+        }
+        ok
+    }
+
+    /// A loop body that returns is not planned.
+    fn ret(&mut self, _: Option<&Expr>) -> Option<()> {
+        None
     }
 }
 
