@@ -74,6 +74,7 @@ macro_rules! for_children {
     };
 }
 
+mod calls;
 pub mod counter;
 pub mod progress;
 pub mod public;

@@ -47,9 +47,7 @@ impl PartialEq for Word {
         match (self, other) {
             (Word::Const { v, w }, Word::Const { v: v2, w: w2 }) => v == v2 && w == w2,
             (Word::Bits(a, ra), Word::Bits(b, rb)) => (Rc::ptr_eq(a, b) || a == b) && ra == rb,
-            (Word::Sum(a), Word::Sum(b)) => {
-                Rc::ptr_eq(a, b) || (a.w == b.w && *a.rows() == *b.rows())
-            }
+            (Word::Sum(a), Word::Sum(b)) => Rc::ptr_eq(a, b) || (a.w == b.w && a.same_rows(b)),
             _ => false,
         }
     }
@@ -378,27 +376,56 @@ pub fn mux_word(b: &mut Builder, sel: Bit, t: &Word, f: &Word) -> Word {
         Bit::Const(false) => return f.clone(),
         _ => {}
     }
-    if matches!(t, Word::Sum(_)) || matches!(f, Word::Sum(_)) {
-        let w = t.width();
-        let rt = t.rows(b);
-        let rf = f.rows(b);
-        let common = rt.iter().zip(&rf).take_while(|(x, y)| x == y).count();
-        if common > 0 && rt.len() + rf.len() - 2 * common <= 8 {
-            let (st, rst) = reduce(b, w, &rt[common..]);
-            let (sf, rsf) = reduce(b, w, &rf[common..]);
-            let m = Word::from_bits_ranged(gates::mux(b, sel, &st, &sf), rst.hull(rsf));
-            let mut rows = rt[..common].to_vec();
-            let (mb, mr) = m.shared_bits(b);
-            rows.push(Row {
-                kind: RowKind::Word(mb, mr),
-                neg: false,
-            });
-            return Lazy::word(w, rows);
+    match (t, f) {
+        // Two sums not reduced yet (`if (c) n++;`): their rows, without
+        // copying them.
+        (Word::Sum(lt), Word::Sum(lf)) if !lt.is_reduced() && !lf.is_reduced() => {
+            let common = lt.common_rows(lf);
+            // (The rows are borrowed only while the tails are reduced.)
+            let m = mux_tails(b, sel, t.width(), &lt.rows(), &lf.rows(), common);
+            if let Some(m) = m {
+                return lt.prefix_and(common, m);
+            }
         }
+        (Word::Sum(_), _) | (_, Word::Sum(_)) => {
+            let (rt, rf) = (t.rows(b), f.rows(b));
+            let common = rt.iter().zip(&rf).take_while(|(x, y)| x == y).count();
+            if let Some(m) = mux_tails(b, sel, t.width(), &rt, &rf, common) {
+                let mut rows = rt[..common].to_vec();
+                rows.push(m);
+                return Lazy::word(t.width(), rows);
+            }
+        }
+        _ => {}
     }
     let (rt, rf) = (t.range(b), f.range(b));
     let (tb, fb) = (t.bits(b), f.bits(b));
     Word::from_bits_ranged(gates::mux(b, sel, &tb, &fb), rt.hull(rf))
+}
+
+/// The row `sel ? Σ t[common..] : Σ f[common..]` of `w` bits, where the
+/// rows `t` and `f` agree on their first `common` rows and differ in at
+/// most 8 rows after them; `None` otherwise (then the sums are selected
+/// whole).
+fn mux_tails(
+    b: &mut Builder,
+    sel: Bit,
+    w: u32,
+    t: &[Row],
+    f: &[Row],
+    common: usize,
+) -> Option<Row> {
+    if common == 0 || t.len() + f.len() - 2 * common > 8 {
+        return None;
+    }
+    let (st, rst) = reduce(b, w, &t[common..]);
+    let (sf, rsf) = reduce(b, w, &f[common..]);
+    let m = Word::from_bits_ranged(gates::mux(b, sel, &st, &sf), rst.hull(rsf));
+    let (mb, mr) = m.shared_bits(b);
+    Some(Row {
+        kind: RowKind::Word(mb, mr),
+        neg: false,
+    })
 }
 
 /// A secret index term of a location: element `idx` (of `count`), each
@@ -413,6 +440,15 @@ pub struct SecIdx {
     pub count: usize,
 }
 
+/// A subscript key's part in a place (see `lower::keep::replay`): the
+/// key, the array's element stride in leaves and its length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Term {
+    pub(crate) key: u32,
+    pub(crate) stride: i64,
+    pub(crate) count: i64,
+}
+
 /// A pointer: an object, a leaf position in it, and secret index terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ptr {
@@ -422,16 +458,26 @@ pub struct Ptr {
     pub leaf: i64,
     /// Secret index terms.
     pub sec: Vec<SecIdx>,
+    /// The counter keys that placed what it points to, while a template
+    /// is probed (see `lower::keep::replay`): accesses through it move
+    /// with them.
+    pub(crate) terms: Vec<Term>,
 }
 
 impl Ptr {
+    /// A pointer to leaf `leaf` of object `obj` (moved by `sec`).
+    pub fn new(obj: usize, leaf: i64, sec: Vec<SecIdx>) -> Ptr {
+        Ptr {
+            obj,
+            leaf,
+            sec,
+            terms: Vec::new(),
+        }
+    }
+
     /// The null pointer.
     pub fn null() -> Ptr {
-        Ptr {
-            obj: usize::MAX,
-            leaf: 0,
-            sec: Vec::new(),
-        }
+        Ptr::new(usize::MAX, 0, Vec::new())
     }
 }
 
@@ -633,6 +679,7 @@ impl Slot {
             Slot::Ptr(p) => Slot::Ptr(Ptr {
                 obj: p.obj,
                 leaf: p.leaf,
+                terms: p.terms.clone(),
                 sec: p
                     .sec
                     .iter()

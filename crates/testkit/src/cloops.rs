@@ -59,6 +59,8 @@ struct LoopGen {
     n: usize,
     ty: &'static str,
     acc_ty: &'static str,
+    /// Functions the body calls, before `mpc_main`.
+    functions: String,
     body: String,
     next_var: usize,
 }
@@ -70,6 +72,7 @@ impl LoopGen {
             n: rng.gen_range(3..=12usize),
             ty: TYPES[rng.gen_range(0..TYPES.len())],
             acc_ty: TYPES[rng.gen_range(2..TYPES.len())],
+            functions: String::new(),
             body: String::new(),
             next_var: 0,
         }
@@ -84,6 +87,7 @@ impl LoopGen {
              #define N {n}\n\
              typedef struct {{ {ty} x[N]; {ty} y[N]; {ty} m[N][N]; uint32_t s; }} In;\n\
              typedef struct {{ {acc_ty} r[N]; {acc_ty} t; {acc_ty} u; }} Out;\n\
+             {}\
              Out mpc_main(In INPUT_A, In INPUT_B)\n{{\n\
              \x20   Out out;\n\
              \x20   {acc_ty} a[N];\n\
@@ -94,7 +98,7 @@ impl LoopGen {
              \x20   out.t = t;\n\
              \x20   out.u = u;\n\
              \x20   return out;\n}}\n",
-            self.body
+            self.functions, self.body
         )
     }
 
@@ -202,12 +206,63 @@ impl LoopGen {
     /// inputs (each its own: with repeated values, the unrolled network
     /// would share the gates of repeated compare-swaps): the partner (`i ^ j`), whether a pair is compared
     /// (`l > i`) and its direction (`(i & k) == 0`) are functions of the
-    /// counters. The sorted values are folded into `u`.
+    /// counters. The compare-swap is written in the loop, or called: a
+    /// function swapping through pointers (which may count its swaps in a
+    /// global, folded into `t`, or reach the partner as an offset from the
+    /// first's place), or one comparing values. The sorted
+    /// values are folded into `u`.
     fn sorting_network(&mut self, rng: &mut impl Rng) -> String {
         let acc = self.acc_ty;
         let (b, i, k, j) = (self.var(), self.var(), self.var(), self.var());
         let p = [8, 16, 32][rng.gen_range(0..3)];
         let descending = ["==", "!="][rng.gen_range(0..2)];
+        let f = self.var();
+        let up = format!("((({i} & {k}) == 0) {descending} 1)");
+        let (swap, after) = match rng.gen_range(0..5) {
+            0 => (
+                format!(
+                    "{acc} x = {b}[{i}], y = {b}[l];\n                        \
+                     if ((({i} & {k}) == 0) {descending} (x > y)) {{ {b}[{i}] = y; {b}[l] = x; }}"
+                ),
+                String::new(),
+            ),
+            1 => {
+                self.functions.push_str(&format!(
+                    "static void {f}({acc} *x, {acc} *y, int up) {{\n\
+                     \x20   if ((*x > *y) == up) {{ {acc} t = *x; *x = *y; *y = t; }}\n}}\n"
+                ));
+                (format!("{f}(&{b}[{i}], &{b}[l], {up});"), String::new())
+            }
+            2 => {
+                self.functions.push_str(&format!(
+                    "static uint32_t {f}_swaps = 0;\n\
+                     static void {f}({acc} *x, {acc} *y, int up) {{\n\
+                     \x20   if ((*x > *y) == up) {{ {acc} t = *x; *x = *y; *y = t; {f}_swaps++; }}\n}}\n"
+                ));
+                let fold = format!("        t = t * 5 + {f}_swaps;\n");
+                (format!("{f}(&{b}[{i}], &{b}[l], {up});"), fold)
+            }
+            3 => {
+                // The partner as an offset from the first's place.
+                self.functions.push_str(&format!(
+                    "static void {f}({acc} *x, int d, int up) {{\n\
+                     \x20   if ((x[0] > x[d]) == up) {{ {acc} t = x[0]; x[0] = x[d]; x[d] = t; }}\n}}\n"
+                ));
+                (format!("{f}(&{b}[{i}], l - {i}, {up});"), String::new())
+            }
+            _ => {
+                self.functions.push_str(&format!(
+                    "static int {f}({acc} x, {acc} y) {{ return x > y; }}\n"
+                ));
+                (
+                    format!(
+                        "{acc} x = {b}[{i}], y = {b}[l];\n                        \
+                         if ((({i} & {k}) == 0) {descending} {f}(x, y)) {{ {b}[{i}] = y; {b}[l] = x; }}"
+                    ),
+                    String::new(),
+                )
+            }
+        };
         format!(
             "    {{\n        {acc} {b}[{p}];\n        \
              for (int {i} = 0; {i} < {p}; {i}++)\n            \
@@ -217,11 +272,10 @@ impl LoopGen {
              for (int {i} = 0; {i} < {p}; {i}++) {{\n                    \
              int l = {i} ^ {j};\n                    \
              if (l > {i}) {{\n                        \
-             {acc} x = {b}[{i}], y = {b}[l];\n                        \
-             if ((({i} & {k}) == 0) {descending} (x > y)) {{ {b}[{i}] = y; {b}[l] = x; }}\n                    \
+             {swap}\n                    \
              }}\n                }}\n        \
              for (int {i} = 0; {i} < {p}; {i}++)\n            \
-             u = u * 3 + {b}[{i}];\n    }}\n"
+             u = u * 3 + {b}[{i}];\n{after}    }}\n"
         )
     }
 

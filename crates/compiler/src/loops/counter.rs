@@ -11,10 +11,13 @@
 //! moves by the subscripts' values (see `lower::keep::replay`).
 //!
 //! Only bodies whose every access is a named array, member or variable
-//! qualify: no pointers, no calls, no nested loops.
+//! qualify: no pointers, no nested loops, and calls only of functions
+//! whose writes are known by name (see [`super::calls`]).
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+pub use super::calls::Context;
+use super::calls::{reached, writes, Walk};
 use super::{children, mentions};
 use crate::ast::*;
 
@@ -76,16 +79,15 @@ pub struct Key {
 }
 
 /// The keys of `body`, the body of a loop over `var`, if it qualifies;
-/// `invariant(name)` says whether a name the body does not declare holds
-/// a public scalar now.
-pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<CounterPlan> {
+/// `cx` tells what the program around the loop holds.
+pub fn plan(body: &Stmt, var: &str, cx: &dyn Context) -> Option<CounterPlan> {
     // (Without hoists, the plan is the plain one: hoisting only stops the
     // search for keys at a hoist.)
-    let hoisting = planned(body, var, invariant, true)?;
+    let hoisting = planned(body, var, cx, true)?;
     if hoisting.hoists.is_empty() {
         return Some(hoisting);
     }
-    let plain = planned(body, var, invariant, false)?;
+    let plain = planned(body, var, cx, false)?;
     Some(CounterPlan {
         plain: Some(Box::new(plain)),
         ..hoisting
@@ -93,18 +95,13 @@ pub fn plan(body: &Stmt, var: &str, invariant: &dyn Fn(&str) -> bool) -> Option<
 }
 
 /// [`plan`], with hoists if `hoisting`.
-fn planned(
-    body: &Stmt,
-    var: &str,
-    invariant: &dyn Fn(&str) -> bool,
-    hoisting: bool,
-) -> Option<CounterPlan> {
-    let mut names = Names::default();
+fn planned(body: &Stmt, var: &str, cx: &dyn Context, hoisting: bool) -> Option<CounterPlan> {
+    let mut names = Names::new(cx);
     names.stmt(body)?;
     let mut plan = Planner {
         names,
         tainted: HashSet::from_iter([var.to_string()]),
-        invariant,
+        cx,
         keys: Vec::new(),
         hoists: Vec::new(),
         conditional: u32::from(!hoisting),
@@ -170,6 +167,17 @@ fn planned(
     })
 }
 
+/// Whether a declaration of type `t` declares a scalar, and whether it
+/// may hold a pointer (a type not known yet may).
+fn type_kind(t: &TypeExpr) -> (bool, bool) {
+    match t {
+        TypeExpr::Known(t) => (t.scalar().is_some(), t.holds_pointer()),
+        TypeExpr::Pointer(_) => (false, true),
+        TypeExpr::Array(inner, _) => (false, type_kind(inner).1),
+        TypeExpr::Typeof(_) => (false, true),
+    }
+}
+
 /// `e` with the names of `locals` replaced by their values.
 fn substituted(e: &Expr, locals: &[(String, Expr)]) -> Expr {
     let kind = match &e.kind {
@@ -210,47 +218,23 @@ fn substituted(e: &Expr, locals: &[(String, Expr)]) -> Expr {
 
 /// The names a body declares and writes; `None` if it has a construct
 /// that disqualifies it.
-#[derive(Default)]
-struct Names {
+struct Names<'a> {
+    cx: &'a dyn Context,
     /// Every declaration's name (a name declared twice is listed twice).
     declared: Vec<String>,
+    /// Per name declared, whether every declaration of it is a scalar's
+    /// and whether one holds a pointer.
+    kinds: HashMap<String, (bool, bool)>,
     written: HashSet<String>,
 }
 
-impl Names {
-    fn stmt(&mut self, s: &Stmt) -> Option<()> {
-        match &s.kind {
-            StmtKind::Empty | StmtKind::Break | StmtKind::Continue => Some(()),
-            StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => self.expr(e),
-            StmtKind::Decl(ds) => {
-                for d in ds {
-                    self.declared.push(d.name.clone());
-                    self.type_expr(&d.ty)?;
-                    match &d.init {
-                        Some(Init::Expr(e)) => self.expr(e)?,
-                        Some(init @ Init::List(..)) => {
-                            let mut ok = Some(());
-                            init.for_each_expr(&mut |e| ok = ok.and(self.expr(e)));
-                            ok?
-                        }
-                        None => {}
-                    }
-                }
-                Some(())
-            }
-            StmtKind::Block(items) => items.iter().try_for_each(|i| self.stmt(i)),
-            StmtKind::If(c, t, e) => {
-                self.expr(c)?;
-                self.stmt(t)?;
-                e.as_deref().map_or(Some(()), |e| self.stmt(e))
-            }
-            StmtKind::Switch(e, b) => {
-                self.expr(e)?;
-                self.stmt(b)
-            }
-            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner),
-            StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => None,
-            StmtKind::Return(_) => None,
+impl<'a> Names<'a> {
+    fn new(cx: &'a dyn Context) -> Names<'a> {
+        Names {
+            cx,
+            declared: Vec::new(),
+            kinds: HashMap::default(),
+            written: HashSet::default(),
         }
     }
 
@@ -269,10 +253,44 @@ impl Names {
         }
     }
 
+    /// A call of `f` with `args` (see [`super::calls`]): the objects its
+    /// arguments reach and the names its function writes are written.
+    fn call(&mut self, f: &str, args: &[Expr]) -> Option<()> {
+        if self.kinds.contains_key(f) {
+            // (A local of that name: not the function.)
+            return None;
+        }
+        for a in args {
+            let roots = reached(a, &|n| self.is_scalar(n), &|n| self.holds_pointer(n))?;
+            self.written.extend(roots);
+            // `&x.a[i]` passes a place: what it reads is checked as any.
+            match &a.kind {
+                ExprKind::Unary(UnOp::Addr, place) => self.expr(place)?,
+                _ => self.expr(a)?,
+            }
+        }
+        let written = writes(self.cx, f, &mut Vec::new())?;
+        self.written.extend(written);
+        Some(())
+    }
+
+    /// Whether `n`, where the body reads it, is surely a scalar: every
+    /// declaration of it in the body, and the variable of that name in
+    /// scope around the loop, if any, are scalars.
+    fn is_scalar(&self, n: &str) -> bool {
+        let declared = self.kinds.get(n);
+        declared.is_none_or(|k| k.0) && self.cx.scalar(n).unwrap_or(declared.is_some())
+    }
+
+    /// Whether `n` may hold a pointer where the body reads it.
+    fn holds_pointer(&self, n: &str) -> bool {
+        self.kinds.get(n).is_some_and(|k| k.1) || self.cx.holds_pointer(n)
+    }
+
     fn expr(&mut self, e: &Expr) -> Option<()> {
         match &e.kind {
-            ExprKind::Call(..)
-            | ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
+            ExprKind::Call(f, args) => return self.call(f, args),
+            ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
             | ExprKind::Arrow(..)
             | ExprKind::Compound(..)
             | ExprKind::StmtExpr(_)
@@ -295,11 +313,35 @@ impl Names {
     }
 }
 
+impl Walk for Names<'_> {
+    fn expr(&mut self, e: &Expr) -> Option<()> {
+        Names::expr(self, e)
+    }
+
+    fn decl(&mut self, d: &Decl) -> Option<()> {
+        self.declared.push(d.name.clone());
+        let (scalar, pointer) = type_kind(&d.ty);
+        let kind = self.kinds.entry(d.name.clone()).or_insert((true, false));
+        *kind = (kind.0 && scalar, kind.1 || pointer);
+        self.type_expr(&d.ty)?;
+        let mut ok = Some(());
+        if let Some(init) = &d.init {
+            init.for_each_expr(&mut |e| ok = ok.and_then(|_| Names::expr(self, e)));
+        }
+        ok
+    }
+
+    /// A loop body that returns is not planned.
+    fn ret(&mut self, _: Option<&Expr>) -> Option<()> {
+        None
+    }
+}
+
 struct Planner<'a> {
-    names: Names,
+    names: Names<'a>,
     /// The loop variable and the locals declared from counter values.
     tainted: HashSet<String>,
-    invariant: &'a dyn Fn(&str) -> bool,
+    cx: &'a dyn Context,
     keys: Vec<Key>,
     hoists: Vec<Hoist>,
     /// Above 0 where an expression may not be evaluated (the right
@@ -331,7 +373,7 @@ impl Planner<'_> {
                 self.tainted.contains(n)
                     || (!self.names.declared.contains(n)
                         && !self.names.written.contains(n)
-                        && (self.invariant)(n))
+                        && self.cx.invariant(n))
             }
             ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::BitNot, a) => self.public(a),
             ExprKind::Binary(_, a, b) | ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {

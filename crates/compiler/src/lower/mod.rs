@@ -290,6 +290,9 @@ impl<'p> Lower<'p> {
 
     fn write_slot(&mut self, obj: usize, leaf: usize, s: Slot) {
         self.note_write(obj, leaf);
+        if let Some(rec) = self.recording.as_mut() {
+            rec.store(obj, &s);
+        }
         if let Some(why) = self.frozen.written(obj) {
             self.fail_probes(&why);
         }
@@ -448,6 +451,8 @@ impl<'p> Lower<'p> {
         if p == q {
             return Ok(p.clone());
         }
+        self.pointer_escapes(p);
+        self.pointer_escapes(q);
         if p.obj != q.obj || p.obj == usize::MAX {
             return err(
                 loc,
@@ -485,7 +490,7 @@ impl<'p> Lower<'p> {
             stride: step as usize,
             count,
         }];
-        Ok(Ptr { obj, leaf, sec })
+        Ok(Ptr::new(obj, leaf, sec))
     }
 
     /// How far pointer `x` is from position `base` of its object, in steps

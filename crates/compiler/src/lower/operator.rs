@@ -5,6 +5,14 @@
 use super::*;
 
 impl Lower<'_> {
+    /// Notes for a probe's replays that `p` is used other than to reach
+    /// what it points to (see [`keep::Recording::escape`]).
+    pub(super) fn pointer_escapes(&mut self, p: &Ptr) {
+        if let Some(rec) = self.recording.as_mut() {
+            rec.escape(p);
+        }
+    }
+
     /// A unary operator applied to `a` (`&a` takes its address).
     pub(super) fn unary(&mut self, op: UnOp, a: &Expr, loc: Loc) -> DResult<Val> {
         if op == UnOp::Addr {
@@ -18,14 +26,12 @@ impl Lower<'_> {
                 return Ok(v);
             }
             let p = self.place(a)?;
-            return Ok(Val::Ptr(
-                p.ty.clone(),
-                Ptr {
-                    obj: p.obj,
-                    leaf: p.leaf,
-                    sec: p.sec,
-                },
-            ));
+            // (Accesses through it move with the keys that placed it.)
+            let ptr = Ptr {
+                terms: p.terms,
+                ..Ptr::new(p.obj, p.leaf, p.sec)
+            };
+            return Ok(Val::Ptr(p.ty, ptr));
         }
         let v = self.eval(a)?;
         if let Val::Int(s, w) = &v {
@@ -92,6 +98,8 @@ impl Lower<'_> {
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
+                self.pointer_escapes(&p);
+                self.pointer_escapes(&q);
                 if op == BinOp::Sub {
                     self.counts_elements(&t, &p, loc)?;
                     self.counts_elements(&t, &q, loc)?;
@@ -192,6 +200,7 @@ impl Lower<'_> {
                 }
             }
             None => {
+                self.pointer_escapes(&p);
                 let bits = off.bits(&mut self.b);
                 // A second secret offset, or one that may be negative, is
                 // added to the position the pointer has.
@@ -222,6 +231,7 @@ impl Lower<'_> {
     /// A position outside the object selects some element of it, as a
     /// secret index out of bounds does.
     pub(super) fn ptr_moved(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
+        self.pointer_escapes(&p);
         let stride = t.leaves().max(1);
         let len = self.objs[p.obj].slots.len() as i64;
         let step = if p.sec.iter().all(|s| s.stride % stride == 0) {

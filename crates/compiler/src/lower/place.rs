@@ -206,7 +206,7 @@ impl<'p> Lower<'p> {
         }
         Ok(Place {
             obj: p.obj,
-            terms: Vec::new(),
+            terms: p.terms,
             leaf: p.leaf,
             sec: p.sec,
             ty: t,
@@ -242,11 +242,7 @@ impl<'p> Lower<'p> {
         if let CType::Array(elem, _) = &p.ty {
             return Ok(Val::Ptr(
                 (**elem).clone(),
-                Ptr {
-                    obj: p.obj,
-                    leaf: p.leaf,
-                    sec: p.sec.clone(),
-                },
+                Ptr::new(p.obj, p.leaf, p.sec.clone()),
             ));
         }
         let n = p.ty.leaves();

@@ -62,11 +62,7 @@ impl<'p> Lower<'p> {
                 (CType::Pointer(elem), Some(array)) => {
                     let input = self.input_object(name, array, *loc)?;
                     let obj = self.new_object(ty, *loc)?;
-                    let first = Ptr {
-                        obj: input,
-                        leaf: 0,
-                        sec: Vec::new(),
-                    };
+                    let first = Ptr::new(input, 0, Vec::new());
                     self.store(obj, 0, Val::Ptr((**elem).clone(), first));
                     self.bind(name, obj, ty.clone());
                 }

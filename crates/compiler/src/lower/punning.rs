@@ -343,11 +343,7 @@ impl Lower<'_> {
     /// Where view `p` starts, as a pointer; notes its access (the leaves
     /// its bytes cover) for a probe's replays.
     fn view_start(&mut self, p: &Place, loc: Loc) -> DResult<Ptr> {
-        let at = Ptr {
-            obj: p.obj,
-            leaf: p.leaf,
-            sec: Vec::new(),
-        };
+        let at = Ptr::new(p.obj, p.leaf, Vec::new());
         if self.recording.is_some() {
             let (spans, start) = self.spans(&at, p.ty.size() as i128, loc)?;
             let end = start + p.ty.size() * 8;

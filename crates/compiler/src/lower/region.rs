@@ -252,10 +252,9 @@ impl<'p> Lower<'p> {
         };
         // What the body computes from its counter, for a loop whose every
         // iteration is probed.
-        let counters = ind.each.then(|| {
-            let invariant = |n: &str| self.public_scalar(n).is_some();
-            loops::counter::plan(body, &ind.var, &invariant)
-        });
+        let counters = ind
+            .each
+            .then(|| loops::counter::plan(body, &ind.var, &Around(self)));
         let counters = counters.flatten();
         self.frame_mut().loops += 1;
         let mut read = Vec::new();
@@ -638,5 +637,33 @@ fn extreme(op: RedOp, t: Scalar) -> Option<u64> {
         RedOp::Min => Some(top),
         RedOp::Max => Some(if t.signed { top + 1 } else { 0 }),
         _ => None,
+    }
+}
+
+/// What planning a loop's keys needs of lowering (see
+/// [`loops::counter::Context`]).
+struct Around<'l, 'p>(&'l Lower<'p>);
+
+impl loops::counter::Context for Around<'_, '_> {
+    fn invariant(&self, name: &str) -> bool {
+        self.0.public_scalar(name).is_some()
+    }
+
+    fn scalar(&self, name: &str) -> Option<bool> {
+        self.0.lookup(name).map(|(_, ty)| ty.scalar().is_some())
+    }
+
+    fn holds_pointer(&self, name: &str) -> bool {
+        self.0
+            .lookup(name)
+            .is_some_and(|(_, ty)| ty.holds_pointer())
+    }
+
+    fn global(&self, name: &str) -> Option<&CType> {
+        self.0.globals.get(name).map(|(_, ty)| ty)
+    }
+
+    fn function(&self, name: &str) -> Option<&Function> {
+        self.0.funcs.get(name).copied()
     }
 }

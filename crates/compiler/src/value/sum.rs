@@ -144,6 +144,43 @@ impl Lazy {
         Lazy::of_rows(w, self.rows.append(more))
     }
 
+    /// Whether its bits have been reduced (then it reads as one word).
+    pub(super) fn is_reduced(&self) -> bool {
+        self.cache.borrow().is_some()
+    }
+
+    /// How many first rows this sum and `other` have in common: all the
+    /// shorter one's when one was made by adding to the other (they share
+    /// their rows, see `Rows`), else as many as are equal in turn.
+    pub(super) fn common_rows(&self, other: &Lazy) -> usize {
+        let shorter = self.rows.len.min(other.rows.len);
+        if Rc::ptr_eq(&self.rows.all, &other.rows.all) {
+            return shorter;
+        }
+        let (a, b) = (self.rows(), other.rows());
+        a.iter().zip(b.iter()).take_while(|(x, y)| x == y).count()
+    }
+
+    /// Whether it has the same rows as `other`. Sums that differ mostly
+    /// share their first rows (one was made from the other, or both from a
+    /// third), so the rows are compared from the last.
+    pub(super) fn same_rows(&self, other: &Lazy) -> bool {
+        let (len, other_len) = (self.rows.len, other.rows.len);
+        len == other_len
+            && (Rc::ptr_eq(&self.rows.all, &other.rows.all)
+                || self.rows().iter().rev().eq(other.rows().iter().rev()))
+    }
+
+    /// The sum of `w` bits of its first `n` rows and `row` (sharing the
+    /// rows when no other sum has added to the first `n`).
+    pub(super) fn prefix_and(&self, n: usize, row: Row) -> Word {
+        let first = Rows {
+            all: self.rows.all.clone(),
+            len: n,
+        };
+        Lazy::of_rows(self.w, first.append(vec![row]))
+    }
+
     /// The sum's bits and range, reduced once and kept.
     pub(super) fn resolve(&self, b: &mut Builder) -> (SharedBits, Range) {
         if let Some(c) = self.cache.borrow().as_ref() {
@@ -348,5 +385,41 @@ mod tests {
         assert!(!Rc::ptr_eq(&b.all, &d.all));
         assert_eq!(seen(&d), vec![row(0), row(10), row(40)]);
         assert_eq!(seen(&c), vec![row(0), row(10), row(20), row(30)]);
+    }
+
+    /// The lazy sum of `rows`.
+    fn lazy(rows: Rows) -> Rc<Lazy> {
+        match Lazy::of_rows(8, rows) {
+            Word::Sum(l) => l,
+            _ => unreachable!("of_rows makes a sum"),
+        }
+    }
+
+    #[test]
+    fn sums_compare_and_select_by_their_shared_rows() {
+        let x = lazy(Rows::new(vec![row(0), row(10)]));
+        let plus = lazy(x.rows.append(vec![row(20)]));
+        assert_eq!(x.common_rows(&plus), 2, "one made from the other");
+        // Made apart, equal rows are found in turn.
+        let apart = lazy(Rows::new(vec![row(0), row(10), row(30)]));
+        assert_eq!(apart.common_rows(&plus), 2);
+        assert_eq!(apart.common_rows(&lazy(Rows::new(vec![row(10)]))), 0);
+        assert!(!apart.same_rows(&plus), "the last rows differ");
+        assert!(plus.same_rows(&lazy(Rows::new(vec![row(0), row(10), row(20)]))));
+        assert!(!x.same_rows(&plus), "fewer rows");
+        // `x`'s rows and another row: `plus`'s vector holds a row after
+        // them, which neither it nor `x` sees change.
+        let other = lazy_rows(&x.prefix_and(2, row(40)));
+        assert_eq!(&*other, &[row(0), row(10), row(40)]);
+        assert_eq!(&*plus.rows(), &[row(0), row(10), row(20)]);
+        assert_eq!(&*x.rows(), &[row(0), row(10)]);
+    }
+
+    /// A sum's rows.
+    fn lazy_rows(w: &Word) -> Vec<Row> {
+        match w {
+            Word::Sum(l) => l.rows().to_vec(),
+            _ => panic!("not a sum"),
+        }
     }
 }

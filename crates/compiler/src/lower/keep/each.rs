@@ -181,7 +181,8 @@ impl Lower<'_> {
                 // as its iterations leave them.
                 self.settle_objects(&at.carried);
             }
-            self.recording = replay.as_ref().map(Replay::recording);
+            let first_new = self.objs.len();
+            self.recording = replay.as_ref().map(|r| r.recording(first_new));
             self.hoisting.iter_mut().for_each(|h| h.in_probe = true);
             let probe = self.probe_iteration(c, m, &setup, each);
             self.hoisting.iter_mut().for_each(|h| h.in_probe = false);

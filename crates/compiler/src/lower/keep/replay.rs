@@ -18,14 +18,7 @@ use crate::loops::counter::CounterPlan;
 use crate::loops::public::{Column, Compiled, Public};
 use std::cell::RefCell;
 
-/// A subscript key's part in a place: the key, the array's element stride
-/// in leaves and its length.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(in crate::lower) struct Term {
-    key: u32,
-    stride: i64,
-    count: i64,
-}
+pub(in crate::lower) use crate::value::Term;
 
 /// An access the probe made: a span of an object's leaves and the terms
 /// that placed it.
@@ -57,6 +50,8 @@ pub(in crate::lower) struct Recording {
     accesses: Vec<Access>,
     /// Whether a key escaped its place.
     broken: bool,
+    /// The first object the probe made: older ones outlive it.
+    first_new: usize,
 }
 
 impl Recording {
@@ -79,6 +74,24 @@ impl Recording {
             None => {
                 self.broken = true;
                 None
+            }
+        }
+    }
+
+    /// Notes that pointer `p` is used other than to reach what it points
+    /// to (moved by a secret, selected by one, compared or subtracted,
+    /// stored where it outlives the probe): the keys that placed it leave
+    /// their place.
+    pub(in crate::lower) fn escape(&mut self, p: &Ptr) {
+        self.broken |= !p.terms.is_empty();
+    }
+
+    /// Notes that pointer `s` is written to object `obj`: a pointer placed
+    /// by keys may live in the probe's own objects only.
+    pub(in crate::lower) fn store(&mut self, obj: usize, s: &Slot) {
+        if let Slot::Ptr(p) = s {
+            if obj < self.first_new {
+                self.escape(p);
             }
         }
     }
@@ -223,13 +236,15 @@ impl Form {
 }
 
 impl Replay {
-    /// The recording a probe of the loop makes.
-    pub(super) fn recording(&self) -> Recording {
+    /// The recording a probe of the loop makes, whose objects are made
+    /// from `first_new` on.
+    pub(super) fn recording(&self, first_new: usize) -> Recording {
         Recording {
             keys: self.keys.clone(),
             general: self.general.clone(),
             accesses: Vec::new(),
             broken: false,
+            first_new,
         }
     }
 
