@@ -116,6 +116,17 @@ fn calls_that_write_what_keys_read_agree_with_gcc() {
             "{ mix(a.v[i]); a.v[i] ^= ((s ^ i) & 7) > 3; \
              if (l > i) swap(&a.v[i], &a.v[l], (i & k) == 0); }",
         ),
+        // A global array written through the function's own pointer to
+        // it, then read by a value of the counter.
+        sort(
+            "static uint32_t g[64];\n\
+             static void put(int m, uint32_t x) { uint32_t *q = g; q[m] = x; }\n\
+             static void swap(uint32_t *x, uint32_t *y, int up) {\n\
+             \x20   if ((*x > *y) == up) { uint32_t t = *x; *x = *y; *y = t; }\n\
+             }",
+            "{ put(i, a.v[l]); a.v[i] ^= (g[i] ^ i) > 1000u; \
+             if (l > i) swap(&a.v[i], &a.v[l], (i & k) == 0); }",
+        ),
         // The array is passed whole and its element read after the call.
         sort(
             "static void add(uint32_t *v, int n, uint32_t d) { v[n] += d; }",

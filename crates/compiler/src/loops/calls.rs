@@ -190,11 +190,13 @@ impl Callee<'_, '_> {
         match &e.kind {
             ExprKind::StmtExpr(_)
             | ExprKind::Cast(TypeExpr::Pointer(_) | TypeExpr::Array(..), _) => return None,
-            ExprKind::Ident(n)
-                if !self.own.contains(n) && self.cx.global(n).is_some_and(CType::holds_pointer) =>
-            {
-                return None
-            }
+            ExprKind::Ident(n) if !self.own.contains(n) => match self.cx.global(n) {
+                Some(t) if t.holds_pointer() => return None,
+                // An array or struct may become a pointer into it here
+                // (`int *q = g;`): written, as an argument's object is.
+                Some(t) if t.scalar().is_none() => _ = self.written.insert(n.clone()),
+                _ => {}
+            },
             ExprKind::Call(f, args) => {
                 for a in args {
                     let own = |n: &str| self.own.contains(n);
