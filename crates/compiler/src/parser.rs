@@ -6,7 +6,9 @@
 
 mod alignas;
 mod assertion;
+mod attributes;
 mod decl;
+mod enumeration;
 mod expr;
 mod generic;
 mod knr;
@@ -26,13 +28,33 @@ use std::sync::Arc;
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
 use crate::lexer::{Tok, Token};
+use crate::preprocess::PACK_MARKER;
 use crate::types::{CType, Scalar, StructDef};
 
 /// Parses a preprocessed token stream; constructs nested more than
 /// `max_nesting` deep (see [`crate::Limits::max_nesting`]) are an error.
+/// Where `#pragma pack` changes its value, the preprocessor's markers (see
+/// [`crate::preprocess::PACK_MARKER`]) are taken out of the tokens and
+/// followed.
 pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
+    let mut kept = Vec::with_capacity(toks.len());
+    let mut packs = Vec::new();
+    let mut at = 0;
+    while at < toks.len() {
+        match (&toks[at].tok, toks.get(at + 1).map(|t| &t.tok)) {
+            (Tok::Ident(m), Some(Tok::Int(n, ..))) if m == PACK_MARKER => {
+                packs.push((kept.len(), *n));
+                at += 2;
+            }
+            _ => {
+                kept.push(toks[at].clone());
+                at += 1;
+            }
+        }
+    }
     let mut p = Parser {
-        toks,
+        toks: &kept,
+        packs,
         pos: 0,
         typedefs: vec![HashMap::new()],
         tags: vec![HashMap::new()],
@@ -53,6 +75,9 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
 struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
+    /// Where `#pragma pack` sets a value (0: none): from which token on,
+    /// in order.
+    packs: Vec<(usize, u64)>,
     typedefs: Vec<HashMap<String, CType>>,
     /// Struct and union tags in scope, innermost scope last.
     tags: Vec<HashMap<String, Arc<StructDef>>>,

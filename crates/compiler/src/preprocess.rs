@@ -16,6 +16,8 @@ mod headers;
 mod libc;
 pub use libc::headers_called;
 mod lines;
+mod pack;
+pub use pack::PACK_MARKER;
 mod predefined;
 mod source;
 pub use source::{read_source, utf8, MAX_SOURCE_BYTES};
@@ -53,6 +55,8 @@ pub struct Preprocessor {
     in_if: Cell<bool>,
     /// The next value of `__COUNTER__`.
     counter: Cell<u64>,
+    /// What `#pragma pack` has set.
+    packing: pack::Packing,
 }
 
 /// The macros a token came from (they are not expanded again in it).
@@ -105,6 +109,7 @@ impl Preprocessor {
             steps: Cell::new(0),
             in_if: Cell::new(false),
             counter: Cell::new(0),
+            packing: pack::Packing::default(),
         };
         for line in predefined::definitions(0) {
             pp.define(&line, Loc::default())
@@ -218,6 +223,10 @@ impl Preprocessor {
                 "line" => {
                     let number = self.expand(line[1..].to_vec())?;
                     renumber(&mut toks[i..], &number, hash_loc)?;
+                }
+                "pragma" if line.get(1).is_some_and(|t| t.ident() == Some("pack")) => {
+                    self.flush(&mut pending, hash_loc, out)?;
+                    out.extend(self.packing.pragma(&line[2..], hash_loc)?);
                 }
                 "pragma" | "warning" | "ident" => {}
                 _ => return err(name_tok.loc, format!("unknown directive #{name}")),

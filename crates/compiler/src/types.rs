@@ -38,9 +38,17 @@ pub struct StructDef {
     /// Unnamed bit-fields (padding, `int : 4;`, `int : 0;`), each with
     /// the number of the member it comes before.
     pub padding: Vec<(usize, BitField)>,
-    /// Per member, the alignment in bytes its `_Alignas` asks (0: none);
-    /// empty when no member has one.
+    /// Per member, the alignment in bytes its `_Alignas` (or GNU
+    /// `aligned` attribute) asks (0: none); empty when no member has one.
     pub aligns: Vec<u64>,
+    /// The most alignment in bytes a member takes from its type (0: no
+    /// limit): 1 for a `packed` struct, `n` under `#pragma pack(n)`. The
+    /// bit-fields of such a struct follow one another across storage
+    /// units, as gcc lays them.
+    pub pack: u64,
+    /// The least alignment in bytes of the struct, as an `aligned(n)`
+    /// attribute of its type asks (0: none).
+    pub align: u64,
 }
 
 impl PartialEq for StructDef {
@@ -86,6 +94,7 @@ impl StructDef {
         &[Option<BitField>],
         &[(usize, BitField)],
         &[u64],
+        (u64, u64),
     ) {
         (
             &self.name,
@@ -94,6 +103,7 @@ impl StructDef {
             &self.bit_fields,
             &self.padding,
             &self.aligns,
+            (self.pack, self.align),
         )
     }
 
@@ -102,10 +112,20 @@ impl StructDef {
         !self.fields.is_empty()
     }
 
-    /// The alignment in bytes of member `k` (of type `t`): its type's, or
-    /// the stricter one its `_Alignas` asks.
+    /// The alignment in bytes of member `k` (of type `t`): its type's
+    /// (at most [`Self::pack`]), or the stricter one its `_Alignas` asks.
     fn member_align(&self, k: usize, t: &CType) -> u64 {
-        t.align().max(self.aligns.get(k).copied().unwrap_or(0))
+        self.packed(t.align())
+            .max(self.aligns.get(k).copied().unwrap_or(0))
+    }
+
+    /// The alignment `natural` a member's type has, limited to
+    /// [`Self::pack`].
+    fn packed(&self, natural: u64) -> u64 {
+        match self.pack {
+            0 => natural,
+            p => natural.min(p),
+        }
     }
 
     /// Member `name`, or a member of an anonymous struct or union member
@@ -150,25 +170,28 @@ impl StructDef {
 
     /// The C layout (gcc's on x86-64): members in order at their
     /// alignment; a bit-field right after the one before unless it would
-    /// cross a storage unit of its declared type (then at the next one),
-    /// an unnamed `: 0` moves to the next unit, and unnamed bit-fields do
-    /// not align the struct. A union's members all start at 0.
+    /// cross a storage unit of its declared type (then at the next one;
+    /// in a packed struct it may), an unnamed `: 0` moves to the next
+    /// unit, and unnamed bit-fields do not align the struct. A union's
+    /// members all start at 0. The struct is aligned as its strictest
+    /// member, or as its `aligned` attribute asks if that is stricter.
     fn layout(&self) -> Layout {
         let mut l = Layout {
             starts: Vec::with_capacity(self.fields.len()),
             end: 0,
-            align: 1,
+            align: self.align.max(1),
         };
+        let packed = self.pack != 0;
         let mut padding = self.padding.iter().peekable();
         for (k, (_, t)) in self.fields.iter().enumerate() {
             while let Some((_, bf)) = padding.next_if(|(at, _)| *at == k) {
-                l.end = bf.place(l.end);
+                l.end = bf.place(l.end, packed);
             }
             let base = if self.union { 0 } else { l.end };
             let (start, end) = match self.bit_field_at(k) {
                 Some(bf) => {
-                    l.align = l.align.max(bf.ty.align());
-                    let end = bf.place(base);
+                    l.align = l.align.max(self.packed(bf.ty.align()));
+                    let end = bf.place(base, packed);
                     (end - u64::from(bf.width), end)
                 }
                 None => {
@@ -182,7 +205,7 @@ impl StructDef {
             l.end = l.end.max(end);
         }
         for (_, bf) in padding {
-            l.end = bf.place(l.end);
+            l.end = bf.place(l.end, packed);
         }
         l
     }
@@ -231,11 +254,12 @@ impl StructDef {
 
 impl BitField {
     /// Where a bit-field placed at the first bit free, `at`, ends (see
-    /// [`StructDef::layout`]).
-    fn place(&self, at: u64) -> u64 {
+    /// [`StructDef::layout`]); one of a `packed` struct may cross units.
+    fn place(&self, at: u64, packed: bool) -> u64 {
         let unit = self.ty.size() * 8;
         let width = u64::from(self.width);
-        if width == 0 || at / unit != (at + width - 1) / unit {
+        let crosses = at / unit != (at + width - 1) / unit;
+        if width == 0 || (crosses && !packed) {
             at.div_ceil(unit) * unit + width
         } else {
             at + width

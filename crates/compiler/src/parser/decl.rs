@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
+use super::attributes::Attributes;
 use super::expr::const_eval;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
-use crate::types::{bad_array_size, CType, Scalar};
+use crate::types::{bad_array_size, CType};
 
 /// Declaration specifiers: the base type and storage facts.
 pub(super) struct Specs {
@@ -19,6 +20,9 @@ pub(super) struct Specs {
     is_extern: bool,
     /// The alignment `_Alignas` asks (0: none).
     pub(super) align: u64,
+    /// The attributes among the specifiers (those after a struct's
+    /// members are the struct's).
+    pub(super) attributes: Attributes,
     pub(super) loc: Loc,
 }
 
@@ -51,6 +55,7 @@ const TYPE_WORDS: &[&str] = &[
     "__signed__",
     "__extension__",
     "__attribute__",
+    "__attribute",
     "__const",
     "_Noreturn",
     "__int128",
@@ -80,17 +85,25 @@ impl Parser<'_> {
         }
     }
 
-    /// The rest of a declarator `name` of type `ty`: a typedef is recorded
-    /// (`None`), a variable gets its optional `= initializer`.
+    /// The rest of a declarator `name` of type `ty` (with `attributes`
+    /// after it): a typedef is recorded (`None`), a variable gets its
+    /// optional `= initializer`. An `aligned` attribute of a variable
+    /// changes nothing twofold computes; one of a typedef would make
+    /// another type, which twofold cannot.
     fn declared(
         &mut self,
         specs: &Specs,
-        name: String,
-        ty: TypeExpr,
+        (name, ty, attributes): (String, TypeExpr, Attributes),
         loc: Loc,
     ) -> DResult<Option<Decl>> {
         self.check_alignas(specs.align, specs.typedef, &ty, &name, loc)?;
         if specs.typedef {
+            if specs.attributes.with(attributes).aligned != 0 {
+                return err(
+                    loc,
+                    format!("the attribute 'aligned' on the typedef '{name}' is not supported"),
+                );
+            }
             let t = self.known(ty)?;
             if let Some(s) = self.typedefs.last_mut() {
                 s.insert(name, t);
@@ -121,7 +134,7 @@ impl Parser<'_> {
                 continue; // struct or enum declaration only
             }
             loop {
-                let (name, ty, loc) = self.declarator(specs.ty.clone(), false)?;
+                let (name, ty, loc, attributes) = self.declarator(specs.ty.clone(), false)?;
                 let Some((name, nloc)) = name else {
                     return err(loc, "expected a declarator name");
                 };
@@ -168,7 +181,7 @@ impl Parser<'_> {
                         break;
                     }
                     // A prototype.
-                } else if let Some(decl) = self.declared(&specs, name, ty, nloc)? {
+                } else if let Some(decl) = self.declared(&specs, (name, ty, attributes), nloc)? {
                     prog.globals.push(decl);
                 }
                 if self.eat(",") {
@@ -182,8 +195,19 @@ impl Parser<'_> {
         Ok(prog)
     }
 
-    /// Parameters after a declarator name, if there is a `(`.
+    /// Parameters after a declarator name, if there is a `(`, and the
+    /// attributes after them (`int f(int) __attribute__((const));`: none
+    /// changes what twofold computes of a function).
     fn take_params(&mut self) -> DResult<Option<Vec<Param>>> {
+        let params = self.param_list()?;
+        if params.is_some() {
+            self.attributes()?;
+        }
+        Ok(params)
+    }
+
+    /// Parameters after a declarator name, if there is a `(`.
+    fn param_list(&mut self) -> DResult<Option<Vec<Param>>> {
         if !self.is("(") {
             return Ok(None);
         }
@@ -206,7 +230,7 @@ impl Parser<'_> {
                 return err(loc, "variadic functions are not supported");
             }
             let specs = self.specs()?;
-            let (name, ty, _) = self.declarator(specs.ty, true)?;
+            let (name, ty, _, _) = self.declarator(specs.ty, true)?;
             ps.push(self.param(name.map(|n| n.0), ty, loc)?);
             if self.eat(",") {
                 continue;
@@ -277,24 +301,6 @@ impl Parser<'_> {
         })
     }
 
-    fn skip_attribute(&mut self) -> DResult<()> {
-        // __attribute__((...))
-        self.expect("(")?;
-        let mut depth = 1;
-        while depth > 0 {
-            let Some(t) = self.peek() else {
-                return err(self.loc(), "unterminated __attribute__");
-            };
-            if t.is("(") {
-                depth += 1;
-            } else if t.is(")") {
-                depth -= 1;
-            }
-            self.pos += 1;
-        }
-        Ok(())
-    }
-
     pub(super) fn specs(&mut self) -> DResult<Specs> {
         let loc = self.loc();
         let mut typedef = false;
@@ -305,7 +311,15 @@ impl Parser<'_> {
         let mut base: Option<&str> = None;
         let mut longs = 0;
         let mut ty: Option<TypeExpr> = None;
-        while let Some(w) = self.peek().and_then(|t| t.ident()) {
+        let mut attributes = Attributes::default();
+        loop {
+            if self.at_attribute() {
+                attributes = attributes.with(self.attributes()?);
+                continue;
+            }
+            let Some(w) = self.peek().and_then(|t| t.ident()) else {
+                break;
+            };
             let wloc = self.loc();
             match w {
                 "typedef" => typedef = true,
@@ -314,11 +328,6 @@ impl Parser<'_> {
                 "const" | "__const" | "volatile" | "register" | "inline" | "auto"
                 | "restrict" | "__restrict" | "__inline" | "__inline__" | "__extension__"
                 | "_Noreturn" => {}
-                "__attribute__" => {
-                    self.pos += 1;
-                    self.skip_attribute()?;
-                    continue;
-                }
                 "signed" | "__signed__" => signed = Some(true),
                 "unsigned" => signed = Some(false),
                 "long" => longs += 1,
@@ -427,6 +436,7 @@ impl Parser<'_> {
             is_static,
             is_extern,
             align,
+            attributes,
             loc,
         })
     }
@@ -441,82 +451,14 @@ impl Parser<'_> {
         Some(tag.to_string())
     }
 
-    /// An enumeration specifier; its type is what gcc gives it: `unsigned
-    /// int` without negative values, `int` with them, and the 64-bit type
-    /// of that signedness where values pass 32 bits. A constant that fits
-    /// `int` is an `int`; any other has the enumeration's type.
-    fn enum_spec(&mut self, loc: Loc) -> DResult<CType> {
-        let tag = self.tag();
-        if !self.eat("{") {
-            let Some(tag) = tag else {
-                return err(loc, "expected an enum tag or '{'");
-            };
-            return Ok(self.enum_types.get(&tag).cloned().unwrap_or(CType::INT));
-        }
-        let int_range = i32::MIN as i128..=i32::MAX as i128;
-        let mut values: Vec<(String, i128)> = Vec::new();
-        let mut next = 0i128;
-        while !self.eat("}") {
-            let (name, _) = self.ident()?;
-            if self.eat("=") {
-                let e = self.cond_expr()?;
-                match const_eval(&e) {
-                    Some(v) => next = v,
-                    None => return err(e.loc, "enum value is not a constant"),
-                }
-            }
-            if !(i64::MIN as i128..=u64::MAX as i128).contains(&next) {
-                return err(loc, format!("enumerator '{name}' is out of range"));
-            }
-            let ty = match next {
-                v if int_range.contains(&v) => Scalar::INT,
-                v if (0..=u32::MAX as i128).contains(&v) => Scalar::int(32, false),
-                v if v > i64::MAX as i128 => Scalar::int(64, false),
-                _ => Scalar::int(64, true),
-            };
-            if let Some(s) = self.enums.last_mut() {
-                s.insert(name.clone(), (next as i64, ty));
-            }
-            values.push((name, next));
-            next += 1;
-            if !self.eat(",") {
-                self.expect("}")?;
-                break;
-            }
-        }
-        let signed = values.iter().any(|(_, v)| *v < 0);
-        let wide = if signed {
-            values.iter().any(|(_, v)| !int_range.contains(v))
-        } else {
-            values.iter().any(|(_, v)| *v > u32::MAX as i128)
-        };
-        if signed && values.iter().any(|(_, v)| *v > i64::MAX as i128) {
-            return err(loc, "enumerator values do not fit one integer type");
-        }
-        let ty = Scalar::int(if wide { 64 } else { 32 }, signed);
-        for (name, v) in values.iter().filter(|(_, v)| !int_range.contains(v)) {
-            if let Some(s) = self.enums.last_mut() {
-                s.insert(name.clone(), (*v as i64, ty));
-            }
-        }
-        let ctype = CType::Int {
-            bits: ty.width,
-            signed,
-        };
-        if let Some(tag) = tag {
-            self.enum_types.insert(tag, ctype.clone());
-        }
-        Ok(ctype)
-    }
-
-    /// A declarator over `base`: returns the name (if any), the type and the
-    /// position where it starts.
+    /// A declarator over `base`: returns the name (if any), the type, the
+    /// position where it starts and the attributes after it.
     #[allow(clippy::type_complexity)]
     pub(super) fn declarator(
         &mut self,
         base: TypeExpr,
         allow_abstract: bool,
-    ) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc)> {
+    ) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc, Attributes)> {
         let loc = self.loc();
         let mut ty = base;
         // Each `*` and `[N]` nests the type one level deeper.
@@ -596,12 +538,9 @@ impl Parser<'_> {
         for _ in 0..inner_pointers {
             ty = TypeExpr::Pointer(Box::new(ty));
         }
-        while self.is_word("__attribute__") {
-            self.pos += 1;
-            self.skip_attribute()?;
-        }
+        let attributes = self.attributes()?;
         self.depth = depth;
-        Ok((name, ty, loc))
+        Ok((name, ty, loc, attributes))
     }
 
     /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).
@@ -626,7 +565,7 @@ impl Parser<'_> {
             });
         }
         loop {
-            let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
+            let (name, ty, dloc, attributes) = self.declarator(specs.ty.clone(), false)?;
             let Some((name, nloc)) = name else {
                 return err(dloc, "expected a name");
             };
@@ -635,7 +574,7 @@ impl Parser<'_> {
             // file's function, as one at file scope does: nothing here.
             let declared = match function {
                 true => None,
-                false => self.declared(&specs, name, ty, nloc)?,
+                false => self.declared(&specs, (name, ty, attributes), nloc)?,
             };
             match declared {
                 Some(decl) if specs.is_static => self.hoist_static(decl)?,
@@ -667,7 +606,7 @@ impl Parser<'_> {
 
     pub(super) fn type_name(&mut self) -> DResult<TypeExpr> {
         let specs = self.specs()?;
-        let (name, ty, loc) = self.declarator(specs.ty, true)?;
+        let (name, ty, loc, _) = self.declarator(specs.ty, true)?;
         if name.is_some() {
             return err(loc, "unexpected name in a type");
         }

@@ -41,7 +41,7 @@ impl Parser<'_> {
             }
             let specs = self.specs()?;
             loop {
-                let (name, ty, loc) = self.declarator(specs.ty.clone(), false)?;
+                let (name, ty, loc, _) = self.declarator(specs.ty.clone(), false)?;
                 let Some((name, at)) = name else {
                     return err(loc, "expected a parameter's name");
                 };

@@ -12,9 +12,13 @@ use crate::types::{BitField, CType, StructDef};
 
 impl Parser<'_> {
     /// A struct (or, if `union`, a union) specifier after its keyword: a
-    /// tag, a member list, or both.
+    /// tag, a member list, or both; attributes after the keyword or after
+    /// the member list are the type's (`packed`, `aligned(n)`), and
+    /// `#pragma pack` where the keyword is limits its members' alignment.
     pub(super) fn record_spec(&mut self, loc: Loc, union: bool) -> DResult<CType> {
         let keyword = if union { "union" } else { "struct" };
+        let pack = self.pack_in_effect();
+        let mut attributes = self.attributes()?;
         let tag = self.tag();
         if !self.eat("{") {
             let Some(tag) = tag else {
@@ -74,7 +78,7 @@ impl Parser<'_> {
                     TypeExpr::Known(t @ CType::Struct(inner)) if inner.name.is_none() => {
                         fields.push((String::new(), t.clone()));
                         bit_fields.push(None);
-                        aligns.push(specs.align);
+                        aligns.push(specs.align.max(specs.attributes.aligned));
                     }
                     TypeExpr::Known(CType::Struct(_)) => {} // Declares a tag only.
                     _ => return err(specs.loc, format!("{keyword} member needs a name")),
@@ -82,7 +86,7 @@ impl Parser<'_> {
                 continue;
             }
             loop {
-                let (name, ty, dloc) = self.declarator(specs.ty.clone(), false)?;
+                let (name, ty, dloc, after) = self.declarator(specs.ty.clone(), false)?;
                 let Some((name, nloc)) = name else {
                     return err(dloc, format!("{keyword} member needs a name"));
                 };
@@ -99,6 +103,13 @@ impl Parser<'_> {
                     true => Some(self.bit_field(&t, Some(&name))?),
                     false => None,
                 };
+                let member = specs.attributes.with(after).with(self.attributes()?);
+                if member.packed {
+                    return err(
+                        nloc,
+                        format!("the attribute 'packed' on the member '{name}' is not supported (pack the whole {keyword})"),
+                    );
+                }
                 if let Some(t) = t.incomplete() {
                     return err(nloc, format!("member '{name}' has incomplete type '{t}'"));
                 }
@@ -111,8 +122,11 @@ impl Parser<'_> {
                         format!("union member '{name}' holds a pointer (pointers in unions are not supported)"),
                     );
                 }
-                if bf.is_some() && specs.align != 0 {
-                    return err(nloc, format!("_Alignas on bit-field '{name}'"));
+                if bf.is_some() && specs.align.max(member.aligned) != 0 {
+                    return err(
+                        nloc,
+                        format!("an alignment (_Alignas or 'aligned') on bit-field '{name}'"),
+                    );
                 }
                 self.check_alignas(specs.align, false, &TypeExpr::Known(t.clone()), &name, nloc)?;
                 if let Some(bf) = &bf {
@@ -120,7 +134,7 @@ impl Parser<'_> {
                 }
                 fields.push((name, t));
                 bit_fields.push(bf);
-                aligns.push(specs.align);
+                aligns.push(specs.align.max(member.aligned));
                 if self.eat(",") {
                     continue;
                 }
@@ -131,6 +145,7 @@ impl Parser<'_> {
         if fields.is_empty() {
             return err(loc, format!("a {keyword} needs at least one member"));
         }
+        attributes = attributes.with(self.attributes()?);
         if bit_fields.iter().all(Option::is_none) {
             bit_fields.clear();
         }
@@ -161,6 +176,8 @@ impl Parser<'_> {
             bit_fields,
             padding,
             aligns,
+            pack: if attributes.packed { 1 } else { pack },
+            align: attributes.aligned,
         });
         if let Some(tag) = tag {
             if let Some(old) = declared.filter(|d| d.union != union) {

@@ -32,6 +32,15 @@ impl Parser<'_> {
         if self.is("{") {
             return self.block();
         }
+        // Attributes of a statement (`__attribute__((fallthrough));`,
+        // `[[fallthrough]];`) change nothing twofold computes; those of a
+        // declaration are its specifiers'.
+        let start = self.pos;
+        self.attributes()?;
+        if self.starts_type() {
+            self.pos = start;
+            return self.local_decl();
+        }
         if self.eat(";") {
             return Ok(Stmt {
                 kind: StmtKind::Empty,
@@ -44,9 +53,6 @@ impl Parser<'_> {
                 Assertion::Deferred(kind) => kind,
             };
             return Ok(Stmt { kind, loc });
-        }
-        if self.starts_type() {
-            return self.local_decl();
         }
         let word = self.peek().and_then(|t| t.ident()).map(|s| s.to_string());
         let kind = match word.as_deref() {

@@ -1,0 +1,96 @@
+//! `#pragma pack`: the most alignment a struct member takes from its type
+//! in the structs defined after it, as gcc has it (`pack(n)`, `pack()`,
+//! `pack(push[, label][, n])`, `pack(pop[, label])`).
+//!
+//! Where the value in effect changes, the preprocessor puts
+//! [`PACK_MARKER`] and the new value (0: none) into its output, for the
+//! parser to take out and follow (see `crate::parser::parse`).
+
+use crate::error::{err, DResult, Loc};
+use crate::lexer::{Tok, Token};
+
+/// The identifier that, followed by an integer constant, says where
+/// `#pragma pack` changes the value in effect.
+pub const PACK_MARKER: &str = "__twofold_pragma_pack";
+
+/// The state of `#pragma pack`: the value in effect (0: none) and those
+/// pushed, each with its label.
+#[derive(Default)]
+pub(super) struct Packing {
+    current: u64,
+    pushed: Vec<(Option<String>, u64)>,
+}
+
+impl Packing {
+    /// Follows `#pragma pack` with `args`, the tokens after `pack` (at
+    /// `loc`): the marker tokens of the value in effect after it.
+    pub(super) fn pragma(&mut self, args: &[Token], loc: Loc) -> DResult<Vec<Token>> {
+        let bad = || err(loc, "malformed '#pragma pack'");
+        let [first, items @ .., last] = args else {
+            return bad();
+        };
+        if !first.is("(") || !last.is(")") {
+            return bad();
+        }
+        let mut words = Vec::new();
+        for (k, t) in items.iter().enumerate() {
+            match (k % 2, &t.tok) {
+                (1, _) if t.is(",") => {}
+                (0, Tok::Ident(w)) => words.push(Err(w.as_str())),
+                (0, Tok::Int(n, ..)) if matches!(n, 0 | 1 | 2 | 4 | 8 | 16) => words.push(Ok(*n)),
+                (0, Tok::Int(n, ..)) => {
+                    return err(t.loc, format!("'#pragma pack({n})': not 1, 2, 4, 8 or 16"))
+                }
+                _ => return bad(),
+            }
+        }
+        match words.as_slice() {
+            [] => self.current = 0,
+            [Ok(n)] => self.current = *n,
+            [Err("show")] => {}
+            [Err("push"), rest @ ..] => {
+                let (label, n) = match rest {
+                    [] => (None, None),
+                    [Ok(n)] => (None, Some(*n)),
+                    [Err(l)] => (Some(l.to_string()), None),
+                    [Err(l), Ok(n)] => (Some(l.to_string()), Some(*n)),
+                    _ => return bad(),
+                };
+                self.pushed.push((label, self.current));
+                self.current = n.unwrap_or(self.current);
+            }
+            [Err("pop"), rest @ ..] => {
+                let label = match rest {
+                    [] => None,
+                    [Err(l)] => Some(*l),
+                    _ => return bad(),
+                };
+                // As gcc: a label not pushed pops nothing; nothing pushed
+                // leaves the value as it is.
+                let at = match label {
+                    None => self.pushed.len().checked_sub(1),
+                    Some(l) => self
+                        .pushed
+                        .iter()
+                        .rposition(|(p, _)| p.as_deref() == Some(l)),
+                };
+                if let Some(at) = at {
+                    self.current = self.pushed[at].1;
+                    self.pushed.truncate(at);
+                }
+            }
+            _ => return bad(),
+        }
+        let token = |tok| Token {
+            tok,
+            loc,
+            line_start: false,
+            space_before: true,
+            text: None,
+        };
+        Ok(vec![
+            token(Tok::Ident(PACK_MARKER.to_string())),
+            token(Tok::Int(self.current, false, 0, true)),
+        ])
+    }
+}
