@@ -45,7 +45,8 @@ impl<'p> Lower<'p> {
         Val::Int(Scalar::INT, Word::from_bits(bits))
     }
 
-    /// Converts a value to type `ty` (assignment conversions).
+    /// Converts a value to type `ty` (assignment conversions; a pointer
+    /// converts to `_Bool` only of the integer types).
     pub(super) fn convert(&mut self, v: Val, ty: &CType, loc: Loc) -> DResult<Val> {
         match (v, ty) {
             (Val::Int(s, w), t) if t.arith().is_some() => {
@@ -59,6 +60,12 @@ impl<'p> Lower<'p> {
             (Val::Agg(t1, s), t2) if t1 == *t2 => Ok(Val::Agg(t1, s)),
             (Val::Int(..), CType::Pointer(_)) => {
                 err(loc, "integers cannot be converted to pointers")
+            }
+            // (C11 6.3.1.2: a pointer converts to `_Bool` as it compares
+            // unequal to a null pointer.)
+            (v @ Val::Ptr(..), CType::Bool) => {
+                let b = self.truth(v, loc)?;
+                Ok(Val::Int(Scalar::BOOL, Word::from_bits(vec![b])))
             }
             (Val::Ptr(..), t) if t.scalar().is_some() => {
                 err(loc, "pointers cannot be converted to integers")
