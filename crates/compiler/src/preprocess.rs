@@ -301,7 +301,7 @@ impl Preprocessor {
             let Some(text) = builtin_header(&name) else {
                 return err(
                     loc,
-                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h, math.h)"),
+                    format!("unsupported system header <{name}> (built in: stdint.h, inttypes.h, stdbool.h, string.h, stddef.h, stdlib.h, limits.h, math.h, float.h, ctype.h, iso646.h)"),
                 );
             };
             self.depth += 1;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{agree_with_gcc, compiled, error_of};
+use common::{agree_with_gcc, agree_with_gcc_on, compiled, error_of};
 
 /// `packed` and `aligned(n)` on a struct (after `struct` or after its
 /// members), `aligned` on a member, `#pragma pack` (`push`, `pop`, `()`)
@@ -129,4 +129,95 @@ int mpc_main(int INPUT_A, int INPUT_B)
         ));
         assert!(e.contains(&format!("the attribute '{attribute}'")), "{e}");
     }
+}
+
+/// A pointer converts to `_Bool` (in a cast, an initializer, an
+/// assignment, a return) as it compares unequal to a null pointer.
+#[test]
+fn pointers_convert_to_bool() {
+    let src = r#"
+#include <stdbool.h>
+struct N { int v; struct N *next; };
+bool nz(const int *p) { return p; }
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int a[3] = {INPUT_A, INPUT_B, 3};
+    int *p = a, *q = 0;
+    bool b1 = p, b2 = q;
+    _Bool b3 = (_Bool)(a + 2);
+    struct N n2 = {INPUT_B, 0}, n1 = {INPUT_A, &n2};
+    bool has = n1.next, last = n2.next;
+    b1 = q;
+    b2 = &a[1];
+    return b1 + 2 * b2 + 4 * b3 + 8 * nz(p) + 16 * nz(q) + 32 * has + 64 * last
+        + 128 * (bool)p * INPUT_A;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 4, "pointers_convert_to_bool");
+}
+
+/// `<ctype.h>`, `<float.h>`, `<iso646.h>`, and `<math.h>`'s classification
+/// macros and `M_` constants give what gcc with glibc gives: `isdigit` a
+/// bit of glibc's table, `isinf(-inf)` -1, `signbit` of a `float` its
+/// sign bit in place.
+#[test]
+fn ctype_float_iso646_and_math_classification() {
+    let src = r#"
+#include <ctype.h>
+#include <float.h>
+#include <iso646.h>
+#include <math.h>
+int parse(const char *s)
+{
+    int v = 0, sign = 1;
+    while (isspace(*s))
+        s++;
+    if (*s == '-') {
+        sign = -1;
+        s++;
+    }
+    while (isdigit(*s))
+        v = v * 10 + (*s++ - '0');
+    return v * sign;
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int r = 0;
+    for (int c = -1; c < 130; c++)
+        r = r * 31 + isupper(c) + islower(c) + isalpha(c) + isdigit(c) + isxdigit(c)
+            + isspace(c) + isprint(c) + isgraph(c) + isblank(c) + iscntrl(c) + ispunct(c)
+            + isalnum(c) + isascii(c) + toascii(c) + tolower(c) * 3 + toupper(c) * 5;
+    char buf[8] = {' ', '-', '1', '2', 'x', 0};
+    buf[2] = '0' + (INPUT_A & 7);
+    r += parse(buf) + toupper(INPUT_A & 127) + isalpha(INPUT_B & 127) + isdigit(INPUT_A & 255);
+    r += (FLT_MAX > 1e38) + (DBL_EPSILON < 1e-15) * 2 + FLT_MANT_DIG + DBL_DIG
+        + (int)(DBL_MIN * 1e308) + (FLT_MIN > 0) + (DBL_MAX > 1e308) + (FLT_EPSILON * 1e7 > 1);
+    r += (INPUT_A > 0 and INPUT_B > 0) + (not INPUT_A) * 2 + (INPUT_A xor INPUT_B)
+        + (compl INPUT_A bitand 7);
+    double d = INPUT_A / (double)INPUT_B, inf = INPUT_A * 1e308 * 10;
+    float f = INPUT_B / (float)INPUT_A;
+    r += isnan(d) + isinf(d) * 2 + isfinite(d) * 4 + isnormal(d) * 8 + fpclassify(d) * 16
+        + signbit(d) * 32 + signbit(f);
+    r += isnan(f) + isinf(f) * 2 + isfinite(f) * 4 + isnormal(f) * 8 + fpclassify(f) * 16;
+    r += isinf(inf) * 3 + isinf(-inf) * 5 + isnan(inf - inf) * 7 + fpclassify(inf)
+        + fpclassify(d * 1e-310) * 11 + fpclassify(0.0 * d) * 13 + signbit(-0.0 * INPUT_A) * 17;
+    r += isgreater(d, f) + isless(d, 1.0) * 2 + isunordered(d, inf - inf) * 4
+        + islessgreater(d, f) * 8 + isgreaterequal(f, d) * 16 + islessequal(f, 0) * 32;
+    return r + (int)(M_PI * 1000) + (int)(M_E * 1000) + (int)(M_SQRT2 * 1000);
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc_on(
+        src,
+        &[&p],
+        &[
+            vec!["5".into(), "-7".into()],
+            vec!["0".into(), "0".into()],
+            vec!["-3".into(), "0".into()],
+            vec!["200".into(), "3".into()],
+            vec!["0".into(), "5".into()],
+        ],
+        "ctype_float_iso646_and_math_classification",
+    );
 }

@@ -1,7 +1,7 @@
 //! The standard headers the compiler provides (`stdint.h`, `limits.h`, ...),
 //! so that compiling needs no system C library.
 
-use super::libc::{STDLIB_FUNCTIONS, STRING_FUNCTIONS};
+use super::libc::{CTYPE_FUNCTIONS, STDLIB_FUNCTIONS, STRING_FUNCTIONS};
 
 /// The standard headers the compiler provides itself, so that compiling
 /// needs no system C library.
@@ -9,6 +9,9 @@ pub(super) fn builtin_header(name: &str) -> Option<String> {
     Some(match name {
         "string.h" => return Some(format!("{STDDEF}{STRING_FUNCTIONS}")),
         "stdlib.h" => return Some(format!("{STDLIB}{STDLIB_FUNCTIONS}")),
+        "ctype.h" => CTYPE_FUNCTIONS,
+        "float.h" => FLOAT,
+        "iso646.h" => ISO646,
         "stdint.h" | "inttypes.h" => STDINT,
         "stdbool.h" => "#ifndef __TWOFOLD_STDBOOL\n#define __TWOFOLD_STDBOOL\n#define bool _Bool\n#define true 1\n#define false 0\n#define __bool_true_false_are_defined 1\n#endif\n",
         "stddef.h" => STDDEF,
@@ -18,7 +21,7 @@ pub(super) fn builtin_header(name: &str) -> Option<String> {
         "uchar.h" => "#ifndef __TWOFOLD_UCHAR\n#define __TWOFOLD_UCHAR\n#include <stddef.h>\ntypedef unsigned short char16_t;\ntypedef unsigned int char32_t;\n#endif\n",
         // Included again, it follows `NDEBUG` anew, as C asks.
         "assert.h" => "#undef assert\n#ifdef NDEBUG\n#define assert(e) ((void)0)\n#else\n#define assert(e) __twofold_assert(e)\n#endif\n#ifndef static_assert\n#define static_assert _Static_assert\n#endif\n",
-        "stdio.h" => "",
+        "stdio.h" | "stdnoreturn.h" => "",
         _ => return None,
     }
     .to_string())
@@ -140,14 +143,116 @@ const STDLIB: &str = "#include <stddef.h>
 #endif
 ";
 
-/// `<math.h>`: the constants; its functions (`sqrt`, `fabs`, `floor`, ...)
-/// are built into the lowering.
+/// `<math.h>`: the constants (glibc's `M_PI` and kin too, as gcc's
+/// default GNU mode has them) and the classification macros, which give
+/// what gcc's built-ins give on x86-64 (`isinf` -1 for -inf, `signbit`
+/// of a `float` its sign bit in place); its functions (`sqrt`, `fabs`,
+/// `floor`, ...) are built into the lowering.
 const MATH: &str = "#ifndef __TWOFOLD_MATH
 #define __TWOFOLD_MATH
 #define INFINITY (__builtin_inff())
 #define NAN (__builtin_nanf(\"\"))
 #define HUGE_VALF (__builtin_inff())
 #define HUGE_VAL (__builtin_huge_val())
+#define MAXFLOAT 3.40282347e+38F
+#define FP_NAN 0
+#define FP_INFINITE 1
+#define FP_ZERO 2
+#define FP_SUBNORMAL 3
+#define FP_NORMAL 4
+#define __TWOFOLD_ONCE(x, e) ({ __typeof__(x) __twofold_x = (x); e; })
+#define __TWOFOLD_ABS_X (__twofold_x < 0 ? -__twofold_x : __twofold_x)
+#define __TWOFOLD_MIN_X (sizeof __twofold_x == sizeof(float) ? 1.17549435082228750797e-38F : 2.22507385850720138309e-308)
+#define isnan(x) __TWOFOLD_ONCE(x, __twofold_x != __twofold_x)
+#define isinf(x) __TWOFOLD_ONCE(x, __twofold_x == __builtin_inff() ? 1 : __twofold_x == -__builtin_inff() ? -1 : 0)
+#define isfinite(x) __TWOFOLD_ONCE(x, __twofold_x - __twofold_x == 0)
+#define isnormal(x) __TWOFOLD_ONCE(x, __twofold_x - __twofold_x == 0 && __TWOFOLD_ABS_X >= __TWOFOLD_MIN_X)
+#define fpclassify(x) __TWOFOLD_ONCE(x, __twofold_x != __twofold_x ? FP_NAN : __twofold_x - __twofold_x != 0 ? FP_INFINITE : __twofold_x == 0 ? FP_ZERO : __TWOFOLD_ABS_X < __TWOFOLD_MIN_X ? FP_SUBNORMAL : FP_NORMAL)
+#define signbit(x) __TWOFOLD_ONCE(x, __TWOFOLD_SIGN_X)
+#define __TWOFOLD_SIGN_X ({ union { float __f; double __d; unsigned int __w[2]; } __twofold_s; if (sizeof __twofold_x == sizeof(float)) __twofold_s.__f = __twofold_x; else __twofold_s.__d = __twofold_x; sizeof __twofold_x == sizeof(float) ? (int)(__twofold_s.__w[0] & 0x80000000u) : (int)(__twofold_s.__w[1] >> 31); })
+#define isgreater(x, y) ((x) > (y))
+#define isgreaterequal(x, y) ((x) >= (y))
+#define isless(x, y) ((x) < (y))
+#define islessequal(x, y) ((x) <= (y))
+#define islessgreater(x, y) ((x) < (y) || (x) > (y))
+#define isunordered(x, y) (isnan(x) || isnan(y))
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#endif
+";
+
+/// `<float.h>`, as gcc's on x86-64 (`long double`'s limits are `long
+/// double` constants, which twofold refuses where they are used).
+const FLOAT: &str = "#ifndef __TWOFOLD_FLOAT
+#define __TWOFOLD_FLOAT
+#define FLT_RADIX 2
+#define FLT_ROUNDS 1
+#define FLT_EVAL_METHOD 0
+#define DECIMAL_DIG 21
+#define FLT_MANT_DIG 24
+#define DBL_MANT_DIG 53
+#define LDBL_MANT_DIG 64
+#define FLT_DIG 6
+#define DBL_DIG 15
+#define LDBL_DIG 18
+#define FLT_DECIMAL_DIG 9
+#define DBL_DECIMAL_DIG 17
+#define LDBL_DECIMAL_DIG 21
+#define FLT_MIN_EXP (-125)
+#define DBL_MIN_EXP (-1021)
+#define LDBL_MIN_EXP (-16381)
+#define FLT_MIN_10_EXP (-37)
+#define DBL_MIN_10_EXP (-307)
+#define LDBL_MIN_10_EXP (-4931)
+#define FLT_MAX_EXP 128
+#define DBL_MAX_EXP 1024
+#define LDBL_MAX_EXP 16384
+#define FLT_MAX_10_EXP 38
+#define DBL_MAX_10_EXP 308
+#define LDBL_MAX_10_EXP 4932
+#define FLT_HAS_SUBNORM 1
+#define DBL_HAS_SUBNORM 1
+#define LDBL_HAS_SUBNORM 1
+#define FLT_MAX 3.40282346638528859811704183484516925e+38F
+#define DBL_MAX ((double)1.79769313486231570814527423731704357e+308)
+#define LDBL_MAX 1.18973149535723176502126385303097021e+4932L
+#define FLT_MIN 1.17549435082228750796873653722224568e-38F
+#define DBL_MIN ((double)2.22507385850720138309023271733240406e-308)
+#define LDBL_MIN 3.36210314311209350626267781732175260e-4932L
+#define FLT_EPSILON 1.19209289550781250000000000000000000e-7F
+#define DBL_EPSILON ((double)2.22044604925031308084726333618164062e-16)
+#define LDBL_EPSILON 1.08420217248550443400745280086994171e-19L
+#define FLT_TRUE_MIN 1.40129846432481707092372958328991613e-45F
+#define DBL_TRUE_MIN ((double)4.94065645841246544176568792868221372e-324)
+#define LDBL_TRUE_MIN 3.64519953188247460252840593361941982e-4951L
+#endif
+";
+
+/// `<iso646.h>`: the operators' alternative spellings.
+const ISO646: &str = "#ifndef __TWOFOLD_ISO646
+#define __TWOFOLD_ISO646
+#define and &&
+#define and_eq &=
+#define bitand &
+#define bitor |
+#define compl ~
+#define not !
+#define not_eq !=
+#define or ||
+#define or_eq |=
+#define xor ^
+#define xor_eq ^=
 #endif
 ";
 

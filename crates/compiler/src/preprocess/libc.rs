@@ -1,6 +1,6 @@
 //! The C library functions twofold defines in C, in the headers that
-//! declare them: `<string.h>`'s comparisons and copies of strings and
-//! `<stdlib.h>`'s `div`. A program that defines a function of the same
+//! declare them: `<string.h>`'s comparisons and copies of strings,
+//! `<stdlib.h>`'s `div` and `<ctype.h>`'s classes. A program that defines a function of the same
 //! name uses its own (see [`crate::library`]).
 //!
 //! A string function cannot stop at the terminating zero, which is a
@@ -146,8 +146,43 @@ lldiv_t lldiv(long long __n, long long __d)
 #endif
 ";
 
+/// `<ctype.h>`'s functions in the "C" locale, each returning what glibc's
+/// macro does under gcc: a class's bit of glibc's table (`isdigit('7')` is
+/// 2048), not 1.
+pub(super) const CTYPE_FUNCTIONS: &str = "#ifndef __TWOFOLD_CTYPE
+#define __TWOFOLD_CTYPE
+int isupper(int __c) { return __c >= 'A' && __c <= 'Z' ? 256 : 0; }
+int islower(int __c) { return __c >= 'a' && __c <= 'z' ? 512 : 0; }
+int isalpha(int __c) { return (__c | 32) >= 'a' && (__c | 32) <= 'z' ? 1024 : 0; }
+int isdigit(int __c) { return __c >= '0' && __c <= '9' ? 2048 : 0; }
+int isxdigit(int __c)
+{
+    return (__c >= '0' && __c <= '9') || ((__c | 32) >= 'a' && (__c | 32) <= 'f') ? 4096 : 0;
+}
+int isspace(int __c) { return __c == ' ' || (__c >= 9 && __c <= 13) ? 8192 : 0; }
+int isprint(int __c) { return __c >= 32 && __c <= 126 ? 16384 : 0; }
+int isgraph(int __c) { return __c >= 33 && __c <= 126 ? 32768 : 0; }
+int isblank(int __c) { return __c == ' ' || __c == 9 ? 1 : 0; }
+int iscntrl(int __c) { return (__c >= 0 && __c <= 31) || __c == 127 ? 2 : 0; }
+int ispunct(int __c)
+{
+    return __c >= 33 && __c <= 126 && !((__c | 32) >= 'a' && (__c | 32) <= 'z')
+        && !(__c >= '0' && __c <= '9') ? 4 : 0;
+}
+int isalnum(int __c)
+{
+    return ((__c | 32) >= 'a' && (__c | 32) <= 'z') || (__c >= '0' && __c <= '9') ? 8 : 0;
+}
+int isascii(int __c) { return (__c & ~0x7f) == 0; }
+int toascii(int __c) { return __c & 0x7f; }
+int tolower(int __c) { return __c >= 'A' && __c <= 'Z' ? __c + 32 : __c; }
+int toupper(int __c) { return __c >= 'a' && __c <= 'z' ? __c - 32 : __c; }
+#endif
+";
+
 /// The functions of [`STRING_FUNCTIONS`] and [`STDLIB_FUNCTIONS`] a
-/// program may call, with their headers.
+/// program may call, with their headers. (Not [`CTYPE_FUNCTIONS`]: called
+/// without `<ctype.h>`, gcc's built-in `isdigit` gives 1, not glibc's 2048.)
 const CALLABLE: &[(&str, &str)] = &[
     ("strlen", "string.h"),
     ("strnlen", "string.h"),
