@@ -244,7 +244,7 @@ impl Preprocessor {
     fn flush(&mut self, pending: &mut Vec<Token>, loc: Loc, out: &mut Vec<Token>) -> DResult<()> {
         let mut expanded = self.expand(std::mem::take(pending))?;
         constants(&expanded)?;
-        drop_pragmas(&mut expanded);
+        self.packing.pragma_operators(&mut expanded)?;
         self.count(expanded.len(), loc)?;
         out.extend(expanded);
         Ok(())
@@ -749,31 +749,6 @@ fn constants(toks: &[Token]) -> DResult<()> {
         }
     }
     Ok(())
-}
-
-/// Removes the operators `_Pragma ( "..." )` from `toks`: a pragma
-/// changes nothing twofold computes, as `#pragma` lines do not.
-fn drop_pragmas(toks: &mut Vec<Token>) {
-    let pragma = |w: &[Token]| {
-        w[0].ident() == Some("_Pragma")
-            && w[1].is("(")
-            && matches!(w[2].tok, Tok::Str(..))
-            && w[3].is(")")
-    };
-    if !toks.windows(4).any(pragma) {
-        return;
-    }
-    let mut kept = Vec::with_capacity(toks.len());
-    let mut k = 0;
-    while k < toks.len() {
-        if toks.len() - k >= 4 && pragma(&toks[k..k + 4]) {
-            k += 4;
-            continue;
-        }
-        kept.push(toks[k].clone());
-        k += 1;
-    }
-    *toks = kept;
 }
 
 /// Deepest nesting of macro calls in the arguments of macro calls.

@@ -221,3 +221,34 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "ctype_float_iso646_and_math_classification",
     );
 }
+
+/// `_Pragma("pack(...)")` packs as `#pragma pack` does, and `pop` with a
+/// label pops back to where that label was pushed.
+#[test]
+fn pragma_pack_operators_and_labels() {
+    let src = r#"
+#define PACKED_BEGIN _Pragma("pack(push, 1)")
+#define PACKED_END _Pragma("pack(pop)")
+PACKED_BEGIN
+struct A { char c; int x; short s; };
+PACKED_END
+struct B { char c; int x; };
+_Pragma("pack(2)") struct C { char c; int x; }; _Pragma("pack()")
+struct D { char c; long long y; };
+#pragma pack(push, r1, 4)
+#pragma pack(push, 1)
+struct E { char c; long long y; };
+#pragma pack(pop, r1)
+struct F { char c; long long y; };
+#pragma pack(8)
+struct G { char c; long long y; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    return sizeof(struct A) + 10 * sizeof(struct B) + 100 * sizeof(struct C)
+        + 1000 * sizeof(struct D) + 10000 * sizeof(struct E) + 100000 * sizeof(struct F)
+        + 1000000 * sizeof(struct G) + INPUT_A - INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 2, 6, "pragma_pack_operators_and_labels");
+}

@@ -1,13 +1,14 @@
-//! `#pragma pack`: the most alignment a struct member takes from its type
-//! in the structs defined after it, as gcc has it (`pack(n)`, `pack()`,
-//! `pack(push[, label][, n])`, `pack(pop[, label])`).
+//! `#pragma pack` (or `_Pragma("pack(...)")`): the most alignment a struct
+//! member takes from its type in the structs defined after it, as gcc has
+//! it (`pack(n)`, `pack()`, `pack(push[, label][, n])`, `pack(pop[, label])`).
+//! Other pragmas change nothing twofold computes.
 //!
 //! Where the value in effect changes, the preprocessor puts
 //! [`PACK_MARKER`] and the new value (0: none) into its output, for the
 //! parser to take out and follow (see `crate::parser::parse`).
 
 use crate::error::{err, DResult, Loc};
-use crate::lexer::{Tok, Token};
+use crate::lexer::{lex, Tok, Token};
 
 /// The identifier that, followed by an integer constant, says where
 /// `#pragma pack` changes the value in effect.
@@ -92,5 +93,38 @@ impl Packing {
             token(Tok::Ident(PACK_MARKER.to_string())),
             token(Tok::Int(self.current, false, 0, true)),
         ])
+    }
+
+    /// Takes the operators `_Pragma ( "..." )` out of `toks`, following
+    /// those of `pack` (in their place, the marker tokens).
+    pub(super) fn pragma_operators(&mut self, toks: &mut Vec<Token>) -> DResult<()> {
+        let pragma = |w: &[Token]| {
+            w[0].ident() == Some("_Pragma")
+                && w[1].is("(")
+                && matches!(w[2].tok, Tok::Str(..))
+                && w[3].is(")")
+        };
+        if !toks.windows(4).any(pragma) {
+            return Ok(());
+        }
+        let mut kept = Vec::with_capacity(toks.len());
+        let mut k = 0;
+        while k < toks.len() {
+            if toks.len() - k < 4 || !pragma(&toks[k..k + 4]) {
+                kept.push(toks[k].clone());
+                k += 1;
+                continue;
+            }
+            if let Tok::Str(text, _) = &toks[k + 2].tok {
+                let loc = toks[k].loc;
+                let words = lex(text, loc.file)?;
+                if words.first().is_some_and(|t| t.ident() == Some("pack")) {
+                    kept.extend(self.pragma(&words[1..], loc)?);
+                }
+            }
+            k += 4;
+        }
+        *toks = kept;
+        Ok(())
     }
 }
