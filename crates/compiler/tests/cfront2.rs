@@ -252,3 +252,35 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 2, 6, "pragma_pack_operators_and_labels");
 }
+
+/// A generic selection takes postfix operators: a selection of functions
+/// is called (`_Generic(x, float: fabsf, default: fabs)(x)`, the
+/// arguments evaluated once), a selection of arrays indexed.
+#[test]
+fn generic_selections_of_functions_are_called() {
+    let src = r#"
+#include <math.h>
+#include <stdlib.h>
+static int twice(int x) { return 2 * x; }
+static double half(double x) { return x / 2; }
+#define HALVE(x) _Generic((x), double: half, float: half, default: twice)(x)
+#define FABS(x) _Generic((x), float: fabsf, default: fabs)(x)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int k = 0;
+    int r = HALVE(INPUT_A) + (int)(HALVE(INPUT_B * 1.0) * 10) + (int)FABS(INPUT_A * 0.5f)
+        + (int)FABS(-3.5 * INPUT_B);
+    r += _Generic(k++, int: twice, default: abs)(k++) + k;
+    r += _Generic(INPUT_A, int: (int[]){1, 2, 3})[INPUT_B & 1];
+    return r;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(
+        src,
+        &[&p],
+        4,
+        7,
+        "generic_selections_of_functions_are_called",
+    );
+}

@@ -215,7 +215,8 @@ impl Parser<'_> {
         }
         if t.ident() == Some("_Generic") {
             self.pos += 1;
-            return self.generic(loc);
+            let selection = self.generic(loc)?;
+            return self.suffixes(selection);
         }
         if t.ident() == Some("sizeof") {
             self.pos += 1;
@@ -352,10 +353,6 @@ impl Parser<'_> {
                     loc,
                 };
             } else if self.is("(") {
-                let ExprKind::Ident(name) = &e.kind else {
-                    return err(loc, "only calls of named functions are supported");
-                };
-                let name = name.clone();
                 self.pos += 1;
                 let mut args = Vec::new();
                 if !self.eat(")") {
@@ -368,10 +365,7 @@ impl Parser<'_> {
                         break;
                     }
                 }
-                e = Expr {
-                    kind: ExprKind::Call(name, args),
-                    loc: e.loc,
-                };
+                e = called(e, args, loc)?;
             } else {
                 break;
             }
@@ -536,5 +530,32 @@ fn constant(e: &Expr) -> Option<(i128, Scalar)> {
             }
         }
         _ => return None,
+    })
+}
+
+/// The call of `callee` with `args` (at `loc`): of the function it names,
+/// or, for a generic selection of functions (`_Generic(x, long: labs,
+/// default: abs)(x)`), the selection of their calls, which evaluates the
+/// arguments once, in the call selected.
+fn called(callee: Expr, args: Vec<Expr>, loc: Loc) -> DResult<Expr> {
+    let kind = match callee.kind {
+        ExprKind::Ident(name) => ExprKind::Call(name, args),
+        ExprKind::Generic(controlling, assocs) => {
+            let assocs = assocs
+                .into_iter()
+                .map(|a| {
+                    Ok(Association {
+                        value: called(a.value, args.clone(), loc)?,
+                        ..a
+                    })
+                })
+                .collect::<DResult<Vec<_>>>()?;
+            ExprKind::Generic(controlling, assocs)
+        }
+        _ => return err(loc, "only calls of named functions are supported"),
+    };
+    Ok(Expr {
+        kind,
+        loc: callee.loc,
     })
 }
