@@ -284,3 +284,36 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "generic_selections_of_functions_are_called",
     );
 }
+
+/// `__builtin_unreachable()` does nothing: reaching it is undefined, so
+/// every program gcc defines computes the same without it.
+#[test]
+fn builtin_unreachable_does_nothing() {
+    let src = r#"
+static int sign(int x)
+{
+    if (x > 0)
+        return 1;
+    if (x < 0)
+        return -1;
+    if (x == 0)
+        return 0;
+    __builtin_unreachable();
+}
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    switch (INPUT_A & 3) {
+    case 0: case 1: case 2: case 3:
+        INPUT_B += INPUT_A & 3;
+        break;
+    default:
+        __builtin_unreachable();
+    }
+    if (INPUT_A > 1000000 && INPUT_A < 1000002)
+        __builtin_unreachable();
+    return sign(INPUT_A) * 10 + INPUT_B;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 6, 8, "builtin_unreachable_does_nothing");
+}

@@ -3,8 +3,10 @@
 //! `__builtin_clz`, `__builtin_ffs`, `__builtin_clrsb` (each also with the
 //! `l` and `ll` suffixes, on 64-bit operands), `__builtin_bswap16/32/64`,
 //! `__builtin_add_overflow`, `__builtin_sub_overflow`,
-//! `__builtin_mul_overflow` and `__builtin_expect`. `ctz` and `clz` of zero,
-//! which gcc leaves undefined, are the operand's width here.
+//! `__builtin_mul_overflow`, `__builtin_expect` and
+//! `__builtin_unreachable` (which, as reaching it is undefined, does
+//! nothing). `ctz` and `clz` of zero, which gcc leaves undefined, are the
+//! operand's width here.
 
 use super::*;
 use crate::range::Range;
@@ -39,6 +41,8 @@ enum Builtin {
     Overflow(Checked),
     /// Its first argument, as a `long`.
     Expect,
+    /// Nothing (`void`): a program that reaches it has no defined result.
+    Unreachable,
 }
 
 /// Sums (`gates::Sum`) track their ranges in 128-bit integers: wider
@@ -59,6 +63,7 @@ fn builtin(name: &str) -> Option<Builtin> {
         "sub_overflow" => return Some(Builtin::Overflow(Checked::Sub)),
         "mul_overflow" => return Some(Builtin::Overflow(Checked::Mul)),
         "expect" => return Some(Builtin::Expect),
+        "unreachable" => return Some(Builtin::Unreachable),
         _ => {}
     }
     let (base, width) = match rest.strip_suffix("ll").or_else(|| rest.strip_suffix('l')) {
@@ -90,6 +95,7 @@ pub(super) fn return_type(name: &str) -> Option<CType> {
         Builtin::Bswap(t) => t.ctype(),
         Builtin::Overflow(_) => CType::Bool,
         Builtin::Expect => LONG.ctype(),
+        Builtin::Unreachable => CType::Void,
     })
 }
 
@@ -106,9 +112,13 @@ impl Lower<'_> {
             Builtin::Count(..) | Builtin::Bswap(_) => 1,
             Builtin::Overflow(_) => 3,
             Builtin::Expect => 2,
+            Builtin::Unreachable => 0,
         };
         if args.len() != want {
-            let s = if want == 1 { "" } else { "s" };
+            let s = match want {
+                1 => "",
+                _ => "s",
+            };
             return Some(err(loc, format!("'{name}' takes {want} argument{s}")));
         }
         Some(match b {
@@ -129,6 +139,7 @@ impl Lower<'_> {
                     Ok(Val::Int(LONG, Word::from_bits(v)))
                 })
             }
+            Builtin::Unreachable => Ok(Val::Void),
         })
     }
 
