@@ -35,7 +35,9 @@ use crate::types::{CType, Scalar, StructDef};
 /// `max_nesting` deep (see [`crate::Limits::max_nesting`]) are an error.
 /// Where `#pragma pack` changes its value, the preprocessor's markers (see
 /// [`crate::preprocess::PACK_MARKER`]) are taken out of the tokens and
-/// followed.
+/// followed. GNU's spellings of keywords (`__const`, `__volatile__`,
+/// `__signed`, ...) are read as the keywords, and `__extension__` is
+/// dropped, as gcc does.
 pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
     let mut kept = Vec::with_capacity(toks.len());
     let mut packs = Vec::new();
@@ -45,6 +47,15 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
             (Tok::Ident(m), Some(Tok::Int(n, ..))) if m == PACK_MARKER => {
                 packs.push((kept.len(), *n));
                 at += 2;
+            }
+            (Tok::Ident(w), _) if w == "__extension__" => at += 1,
+            (Tok::Ident(w), _) => {
+                let mut t = toks[at].clone();
+                if let Some(k) = gnu_keyword(w) {
+                    t.tok = Tok::Ident(k.to_string());
+                }
+                kept.push(t);
+                at += 1;
             }
             _ => {
                 kept.push(toks[at].clone());
@@ -234,6 +245,15 @@ impl<'a> Parser<'a> {
         self.enums.pop();
         self.locals.pop();
     }
+}
+
+/// The keyword a GNU alternate spelling (`__const`, `__volatile__`) is.
+fn gnu_keyword(word: &str) -> Option<&'static str> {
+    let bare = word.strip_prefix("__")?;
+    let bare = bare.strip_suffix("__").unwrap_or(bare);
+    ["const", "volatile", "restrict", "signed", "inline"]
+        .into_iter()
+        .find(|k| *k == bare)
 }
 
 fn is_keyword(s: &str) -> bool {

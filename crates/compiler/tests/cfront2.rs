@@ -317,3 +317,28 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 6, 8, "builtin_unreachable_does_nothing");
 }
+
+/// GNU's spellings of keywords (`__signed`, `__volatile__`, `__const__`,
+/// `__restrict__`, `__inline`) are the keywords, and `__extension__` is
+/// read over wherever it stands, in an expression too.
+#[test]
+fn gnu_keyword_spellings() {
+    let src = r#"
+static __inline__ int f(int x) { return x + 1; }
+static __inline int g(const int *__restrict__ p) { return *p * 2; }
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    __signed int s = INPUT_A;
+    __signed__ char c = INPUT_B;
+    __volatile__ int v = 3;
+    __volatile int w = 4;
+    __const int k = 5;
+    __const__ int m = 6;
+    long long x = __extension__ 1LL << 40;
+    __extension__ int e = 2;
+    return f(s) + g(&k) + v + w + m + c + (int)(x >> 38) + e * 100;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 9, "gnu_keyword_spellings");
+}

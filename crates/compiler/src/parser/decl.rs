@@ -48,15 +48,9 @@ const TYPE_WORDS: &[&str] = &[
     "inline",
     "auto",
     "restrict",
-    "__restrict",
-    "__inline",
-    "__inline__",
     "typedef",
-    "__signed__",
-    "__extension__",
     "__attribute__",
     "__attribute",
-    "__const",
     "_Noreturn",
     "__int128",
     "__int128_t",
@@ -325,10 +319,9 @@ impl Parser<'_> {
                 "typedef" => typedef = true,
                 "static" => is_static = true,
                 "extern" => is_extern = true,
-                "const" | "__const" | "volatile" | "register" | "inline" | "auto"
-                | "restrict" | "__restrict" | "__inline" | "__inline__" | "__extension__"
+                "const" | "volatile" | "register" | "inline" | "auto" | "restrict"
                 | "_Noreturn" => {}
-                "signed" | "__signed__" => signed = Some(true),
+                "signed" => signed = Some(true),
                 "unsigned" => signed = Some(false),
                 "long" => longs += 1,
                 "char" | "short" | "int" | "void" | "_Bool" | "float" | "double" => {
@@ -547,7 +540,7 @@ impl Parser<'_> {
     fn skip_qualifiers(&mut self) {
         while matches!(
             self.peek().and_then(|t| t.ident()),
-            Some("const" | "volatile" | "restrict" | "__restrict")
+            Some("const" | "volatile" | "restrict")
         ) {
             self.pos += 1;
         }

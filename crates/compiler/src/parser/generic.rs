@@ -6,17 +6,9 @@ use super::Parser;
 use crate::ast::{Association, Expr, ExprKind};
 use crate::error::{err, DResult, Loc};
 
-/// The type qualifiers (and GNU's spellings of them).
-const QUALIFIERS: [&str; 8] = [
-    "const",
-    "volatile",
-    "restrict",
-    "_Atomic",
-    "__const",
-    "__volatile__",
-    "__restrict",
-    "__restrict__",
-];
+/// The type qualifiers (GNU's spellings of them are read as these: see
+/// [`super::parse`]).
+const QUALIFIERS: [&str; 4] = ["const", "volatile", "restrict", "_Atomic"];
 
 impl Parser<'_> {
     /// A generic selection after the `_Generic` keyword at `loc`.
