@@ -342,3 +342,30 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 9, "gnu_keyword_spellings");
 }
+
+/// GNU's `__auto_type` declares a variable of its initializer's type (an
+/// array's decayed to a pointer), as in the usual `MAX` macro.
+#[test]
+fn auto_type_takes_the_initializers_type() {
+    let src = r#"
+#define MAX(a, b) ({ __auto_type _a = (a); __auto_type _b = (b); _a > _b ? _a : _b; })
+struct P { int x; short y; };
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    __auto_type x = INPUT_A * 2LL;
+    __auto_type c = (char)INPUT_B;
+    int arr[3] = {INPUT_A, 2, 3};
+    __auto_type p = arr;
+    __auto_type s = (struct P){INPUT_A, 7};
+    const __auto_type d = INPUT_B / 2.0;
+    int i = 0;
+    int m = MAX(INPUT_A, i++);
+    for (__auto_type k = 0u; k < 3; k++)
+        i += k - 5 > 0;
+    return sizeof(x) + (int)x + sizeof(c) * 100 + c + sizeof(p) * 1000 + p[2] + s.y
+        + sizeof(s) * 10000 + (int)(d * 4) + m + i;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 10, "auto_type_takes_the_initializers_type");
+}

@@ -59,6 +59,7 @@ const TYPE_WORDS: &[&str] = &[
     "typeof",
     "__typeof__",
     "__typeof",
+    "__auto_type",
     "typeof_unqual",
     "__typeof_unqual__",
     "_Alignas",
@@ -361,6 +362,11 @@ impl Parser<'_> {
                 "_Alignas" | "alignas" => {
                     self.pos += 1;
                     align = self.alignas_spec()?.max(align);
+                    continue;
+                }
+                "__auto_type" => {
+                    self.pos += 1;
+                    ty = Some(self.auto_type()?);
                     continue;
                 }
                 "typeof" | "__typeof__" | "__typeof" | "typeof_unqual" | "__typeof_unqual__" => {

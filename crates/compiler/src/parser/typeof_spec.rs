@@ -1,13 +1,15 @@
 //! `typeof` (C23; GNU `__typeof__`, `__typeof`) and `typeof_unqual`:
-//! a type specifier naming the type of an expression or of a type name.
+//! a type specifier naming the type of an expression or of a type name;
+//! GNU's `__auto_type`, the type of the declarator's initializer.
 //! The expression is not evaluated; its type is found where the
 //! declaration, cast or `sizeof` is lowered (the parser does not know the
 //! types of variables). (No qualifiers are tracked, so `typeof_unqual` is
 //! `typeof`.)
 
 use super::Parser;
-use crate::ast::{Expr, TypeExpr};
+use crate::ast::{Expr, ExprKind, TypeExpr};
 use crate::error::{err, DResult};
+use crate::types::Scalar;
 
 impl Parser<'_> {
     /// The parenthesized operand of `typeof`, after the keyword: a type
@@ -21,6 +23,34 @@ impl Parser<'_> {
         };
         self.expect(")")?;
         Ok(ty)
+    }
+
+    /// The type `__auto_type` (just read) stands for: that of the
+    /// initializer of the declarator after it (`__auto_type x = e`), an
+    /// array's decayed to a pointer, as `typeof((0, e))` has it. The
+    /// initializer is read ahead here, and read again as such.
+    pub(super) fn auto_type(&mut self) -> DResult<TypeExpr> {
+        let start = self.pos;
+        let loc = self.loc();
+        while self
+            .peek()
+            .is_some_and(|t| !t.is("=") && !t.is(";") && !t.is("{"))
+        {
+            self.pos += 1;
+        }
+        if !self.eat("=") {
+            return err(loc, "'__auto_type' needs a declarator with an initializer");
+        }
+        let init = self.assign_expr()?;
+        self.pos = start;
+        let zero = Expr {
+            kind: ExprKind::Int(0, Scalar::INT),
+            loc,
+        };
+        Ok(TypeExpr::Typeof(Box::new(Expr {
+            kind: ExprKind::Comma(Box::new(zero), Box::new(init)),
+            loc,
+        })))
     }
 
     /// The error for `typeof(expr)` where the parser needs the type itself
