@@ -369,3 +369,26 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 10, "auto_type_takes_the_initializers_type");
 }
+
+/// K&R's implicit `int`, which gcc takes: a function defined or declared
+/// at file scope without a type, a declaration with only a storage class
+/// or qualifier (`static x;`, `const y = 3;`).
+#[test]
+fn implicit_int() {
+    let src = r#"
+twice(x) { return x * 2; }
+static thrice(int x) { return x * 3; }
+extern later(int);
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    static calls;
+    const y = 3;
+    register z = INPUT_A;
+    calls++;
+    return twice(INPUT_A) + thrice(INPUT_B) + later(y) + z + calls;
+}
+later(v) short v; { return v + 7; }
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 11, "implicit_int");
+}

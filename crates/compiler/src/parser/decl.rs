@@ -301,6 +301,8 @@ impl Parser<'_> {
         let mut typedef = false;
         let mut is_static = false;
         let mut is_extern = false;
+        // A qualifier or storage class other than those above.
+        let mut qualified = false;
         let mut align = 0;
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
@@ -321,7 +323,7 @@ impl Parser<'_> {
                 "static" => is_static = true,
                 "extern" => is_extern = true,
                 "const" | "volatile" | "register" | "inline" | "auto" | "restrict"
-                | "_Noreturn" => {}
+                | "_Noreturn" => qualified = true,
                 "signed" => signed = Some(true),
                 "unsigned" => signed = Some(false),
                 "long" => longs += 1,
@@ -390,7 +392,17 @@ impl Parser<'_> {
         let ty = match ty {
             Some(t) => t,
             None => {
-                if base.is_none() && signed.is_none() && longs == 0 {
+                // K&R's implicit `int` (which gcc takes): after a storage
+                // class or qualifier (`static x;`), or for a function
+                // declared at file scope without a type (`f(x) { ... }`).
+                let specified = typedef || is_static || is_extern || qualified;
+                let function = self.function.is_empty()
+                    && self
+                        .peek()
+                        .and_then(|t| t.ident())
+                        .is_some_and(|w| !is_keyword(w))
+                    && self.peek_at(1).is_some_and(|t| t.is("("));
+                if base.is_none() && signed.is_none() && longs == 0 && !specified && !function {
                     let found = self.describe();
                     return err(self.loc(), format!("expected a type but found {found}"));
                 }
