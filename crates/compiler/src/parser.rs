@@ -20,6 +20,7 @@ mod stmt_expr;
 mod typeof_spec;
 mod wide;
 
+pub use attributes::supported_attribute;
 pub use expr::const_eval;
 
 use std::collections::HashMap;

@@ -172,23 +172,14 @@ impl Preprocessor {
             };
             match name.as_str() {
                 "if" | "ifdef" | "ifndef" => {
-                    let v = if !active {
-                        false
-                    } else if name == "if" {
-                        self.eval_if(&line[1..], name_tok.loc)?
-                    } else {
-                        let Some(id) = line.get(1).and_then(|t| t.ident()) else {
-                            return err(name_tok.loc, format!("#{name} needs a macro name"));
-                        };
-                        self.defined(id) == (name == "ifdef")
-                    };
-                    conds.push((active && v, v, active));
+                    let v = active && self.condition(&line, name_tok.loc, dir)?;
+                    conds.push((v, v, active));
                 }
-                "elif" => {
+                "elif" | "elifdef" | "elifndef" => {
                     let Some(c) = conds.last().copied() else {
-                        return err(name_tok.loc, "#elif without #if");
+                        return err(name_tok.loc, format!("#{name} without #if"));
                     };
-                    let v = c.2 && !c.1 && self.eval_if(&line[1..], name_tok.loc)?;
+                    let v = c.2 && !c.1 && self.condition(&line, name_tok.loc, dir)?;
                     *conds.last_mut().unwrap_or(&mut (false, false, false)) = (v, c.1 || v, c.2);
                 }
                 "else" => {
@@ -280,19 +271,8 @@ impl Preprocessor {
                 return self.include(&expanded, loc, dir, out);
             }
         }
-        let (name, system) = match line.first().map(|t| &t.tok) {
-            Some(Tok::Str(s, _)) => (s.clone(), false),
-            Some(Tok::Punct("<")) => {
-                let mut s = String::new();
-                for t in &line[1..] {
-                    if t.is(">") {
-                        break;
-                    }
-                    s.push_str(&spell(t));
-                }
-                (s, true)
-            }
-            _ => return err(loc, "#include expects \"file\" or <file>"),
+        let Some((name, system, _)) = header_name(line) else {
+            return err(loc, "#include expects \"file\" or <file>");
         };
         if self.depth > 64 {
             return err(loc, "#include nested too deeply");
@@ -771,5 +751,20 @@ pub fn preprocess(
     match pp.run(src, name, dir) {
         Ok(t) => Ok((t, pp.files)),
         Err(d) => Err((d, pp.files)),
+    }
+}
+
+/// The header a line names (`"file"` or `<file>`, from its first token):
+/// its name, whether it is a system header (`<...>`), and how many tokens
+/// name it.
+fn header_name(line: &[Token]) -> Option<(String, bool, usize)> {
+    match &line.first()?.tok {
+        Tok::Str(s, _) => Some((s.clone(), false, 1)),
+        Tok::Punct("<") => {
+            let end = line.iter().position(|t| t.is(">"))?;
+            let name = line[1..end].iter().map(spell).collect();
+            Some((name, true, end + 1))
+        }
+        _ => None,
     }
 }

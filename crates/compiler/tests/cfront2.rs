@@ -392,3 +392,66 @@ later(v) short v; { return v + 7; }
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 11, "implicit_int");
 }
+
+/// `#elifdef` and `#elifndef` (C23, which gcc 12 takes) test whether a
+/// macro is defined, rather than being skipped.
+#[test]
+fn elifdef_and_elifndef() {
+    let src = r#"
+#define A 1
+#ifdef B
+#define X 1
+#elifdef A
+#define X 2
+#else
+#define X 3
+#endif
+#ifndef A
+#define Y 10
+#elifndef B
+#define Y 20
+#else
+#define Y 30
+#endif
+#if 0
+#elifdef B
+#define Z 100
+#elifndef A
+#define Z 200
+#else
+#define Z 300
+#endif
+int mpc_main(int INPUT_A, int INPUT_B) { return X + Y + Z + INPUT_A - INPUT_B; }
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 2, 12, "elifdef_and_elifndef");
+}
+
+/// `__has_include` finds the headers twofold has (built in, or files
+/// beside the program), and `__has_attribute` the attributes it follows
+/// or reads over; `#ifdef` finds both defined, as gcc does.
+#[test]
+fn has_include_and_has_attribute() {
+    let src = r#"
+#if __has_include(<stdint.h>) && __has_include(<math.h>) && !__has_include("no_such_header.h")
+#include <stdint.h>
+#define H 1
+#else
+#define H 2
+#endif
+#if defined(__has_include) && defined __has_attribute
+#define D 10
+#else
+#define D 20
+#endif
+#if __has_attribute(packed) && __has_attribute(__aligned__) && __has_attribute(gnu::unused)
+#define PACKED __attribute__((packed))
+#else
+#define PACKED
+#endif
+struct PACKED S { char c; int32_t x; };
+int mpc_main(int INPUT_A, int INPUT_B) { return H + D + 100 * sizeof(struct S) + INPUT_A - INPUT_B; }
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 2, 13, "has_include_and_has_attribute");
+}

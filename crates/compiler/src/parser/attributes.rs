@@ -43,6 +43,16 @@ const REFUSED: &[&str] = &[
     "ms_struct",
 ];
 
+/// Whether twofold follows, or reads over, the attribute `name` (for
+/// `__has_attribute`): all but those it refuses.
+pub fn supported_attribute(name: &str) -> bool {
+    let name = name
+        .strip_prefix("__")
+        .and_then(|n| n.strip_suffix("__"))
+        .unwrap_or(name);
+    !REFUSED.contains(&name)
+}
+
 /// The largest alignment x86-64 gcc gives `aligned` without an argument.
 const BIGGEST_ALIGNMENT: u64 = 16;
 
@@ -97,7 +107,7 @@ impl<'a> Parser<'a> {
             .strip_prefix("__")
             .and_then(|n| n.strip_suffix("__"))
             .unwrap_or(name);
-        if REFUSED.contains(&name) {
+        if !supported_attribute(name) {
             return err(loc, format!("the attribute '{name}' is not supported"));
         }
         let mut found = Attributes::default();

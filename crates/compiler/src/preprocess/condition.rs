@@ -1,35 +1,103 @@
-//! The value of an `#if` expression: `defined` replaced, its macros
-//! expanded, and C's integer arithmetic on `intmax_t` and `uintmax_t`
-//! (64 bits).
+//! The value of an `#if` expression: `defined`, `__has_include` and
+//! `__has_attribute` replaced, its macros expanded, and C's integer
+//! arithmetic on `intmax_t` and `uintmax_t` (64 bits).
 
-use super::{constants, predefined, Preprocessor};
+use std::path::Path;
+
+use super::{constants, header_name, headers::builtin_header, predefined, Preprocessor};
 use crate::error::{err, DResult, Loc};
 use crate::lexer::{binary_precedence, Tok, Token};
+
+/// The operators of `#if` besides `defined`, which `#ifdef` finds
+/// defined, as gcc has them.
+const HAS_OPERATORS: [&str; 3] = ["__has_include", "__has_attribute", "__has_c_attribute"];
 
 impl Preprocessor {
     /// Whether `name` is a macro (for `defined` and `#ifdef`).
     pub(super) fn defined(&self, name: &str) -> bool {
-        self.macros.contains_key(name) || predefined::DYNAMIC.contains(&name)
+        self.macros.contains_key(name)
+            || predefined::DYNAMIC.contains(&name)
+            || HAS_OPERATORS.contains(&name)
+    }
+
+    /// Whether the condition of the directive `line` (its tokens after
+    /// `#`: `if`, `ifdef`, `ifndef`, `elif`, `elifdef` or `elifndef`) at
+    /// `loc`, in a file in `dir`, holds.
+    pub(super) fn condition(&self, line: &[Token], loc: Loc, dir: Option<&Path>) -> DResult<bool> {
+        let name = line[0].ident().unwrap_or_default();
+        let kind = name.strip_prefix("el").unwrap_or(name);
+        if kind == "if" {
+            return self.eval_if(&line[1..], loc, dir);
+        }
+        let Some(id) = line.get(1).and_then(|t| t.ident()) else {
+            return err(loc, format!("#{name} needs a macro name"));
+        };
+        Ok(self.defined(id) == (kind == "ifdef"))
     }
 
     /// Whether the condition `line` of the `#if` (or `#elif`) at `loc`
     /// holds.
-    pub(super) fn eval_if(&self, line: &[Token], loc: Loc) -> DResult<bool> {
+    fn eval_if(&self, line: &[Token], loc: Loc, dir: Option<&Path>) -> DResult<bool> {
         // `defined X` / `defined(X)` first, then those the macros make.
-        let toks = self.replace_defined(line)?;
+        let toks = self.replace_defined(line, dir)?;
         self.in_if.set(true);
         let toks = self.expand(toks);
         self.in_if.set(false);
-        let toks = self.replace_defined(&toks?)?;
+        let toks = self.replace_defined(&toks?, dir)?;
         constants(&toks)?;
         value(&toks, loc)
     }
 
-    /// `line` with each `defined X` or `defined(X)` replaced by 1 or 0.
-    fn replace_defined(&self, line: &[Token]) -> DResult<Vec<Token>> {
+    /// Whether `__has_include` finds the header `name` (a system header if
+    /// `system`), from a file in `dir`.
+    fn has_include(&self, name: &str, system: bool, dir: Option<&Path>) -> bool {
+        builtin_header(name).is_some()
+            || (!system && self.find_include(name, dir).is_ok_and(|f| f.is_some()))
+    }
+
+    /// The value of `__has_include` or `__has_attribute` (`op`) whose
+    /// parenthesized operand starts `rest`, and how many tokens it takes.
+    fn has(&self, op: &str, rest: &[Token], dir: Option<&Path>) -> Option<(bool, usize)> {
+        if !rest.first()?.is("(") {
+            return None;
+        }
+        let (v, n) = match op {
+            "__has_include" => {
+                let (name, system, n) = header_name(&rest[1..])?;
+                (self.has_include(&name, system, dir), n)
+            }
+            _ => {
+                // `gnu::packed`: the name is the last word.
+                let n = rest.iter().position(|t| t.is(")"))? - 1;
+                let name = rest[n].ident()?;
+                (crate::parser::supported_attribute(name), n)
+            }
+        };
+        rest.get(n + 1).filter(|t| t.is(")"))?;
+        Some((v, n + 2))
+    }
+
+    /// `line` with each `defined X` or `defined(X)`, `__has_include(...)`
+    /// and `__has_attribute(...)` replaced by 1 or 0.
+    fn replace_defined(&self, line: &[Token], dir: Option<&Path>) -> DResult<Vec<Token>> {
         let mut toks = Vec::new();
         let mut k = 0;
         while k < line.len() {
+            let op = line[k].ident().filter(|w| HAS_OPERATORS.contains(w));
+            if let Some(op) = op {
+                let Some((v, n)) = self.has(op, &line[k + 1..], dir) else {
+                    return err(line[k].loc, format!("bad '{op}'"));
+                };
+                toks.push(Token {
+                    tok: Tok::Int(v as u64, false, 0, true),
+                    loc: line[k].loc,
+                    line_start: false,
+                    space_before: true,
+                    text: None,
+                });
+                k += 1 + n;
+                continue;
+            }
             if line[k].ident() == Some("defined") {
                 let (name, skip) = if line.get(k + 1).is_some_and(|t| t.is("(")) {
                     (line.get(k + 2).and_then(|t| t.ident()), 4)
