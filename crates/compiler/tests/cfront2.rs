@@ -455,3 +455,39 @@ int mpc_main(int INPUT_A, int INPUT_B) { return H + D + 100 * sizeof(struct S) +
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 2, 13, "has_include_and_has_attribute");
 }
+
+/// GCC's math and classification built-ins (`__builtin_fabs`,
+/// `__builtin_isnan`, `__builtin_isinf_sign`, `__builtin_fpclassify`,
+/// ...) and `__builtin_assume_aligned` are what gcc gives, without a
+/// header.
+#[test]
+fn math_and_classification_builtins() {
+    let src = r#"
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    double d = INPUT_A / (double)INPUT_B, inf = INPUT_A * 1e308 * 10;
+    float f = INPUT_B * 0.25f;
+    int r = (int)__builtin_fabs(-2.5 * INPUT_A) + (int)__builtin_sqrt(16.0 + INPUT_B * INPUT_B)
+        + (int)__builtin_floorf(f) + (int)__builtin_copysign(2.0, INPUT_A);
+    r += __builtin_isnan(d) + __builtin_isinf(inf) * 2 + __builtin_isinf(-inf) * 4
+        + __builtin_isinf_sign(-inf) * 8 + __builtin_isfinite(d) * 16 + __builtin_isnormal(f) * 32;
+    r += __builtin_fpclassify(1, 2, 3, 4, 5, d) * 64 + __builtin_fpclassify(1, 2, 3, 4, 5, f * 1e-40f) * 128
+        + (__builtin_signbit(f) != 0) * 256 + __builtin_signbit(d) * 512;
+    r += __builtin_isgreater(d, f) + __builtin_isunordered(d, inf - inf) * 2 + (int)__builtin_huge_val() * 0;
+    int *p = __builtin_assume_aligned(&INPUT_A, 4);
+    return r + *p;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc_on(
+        src,
+        &[&p],
+        &[
+            vec!["5".into(), "-7".into()],
+            vec!["0".into(), "3".into()],
+            vec!["-3".into(), "0".into()],
+            vec!["200".into(), "3".into()],
+        ],
+        "math_and_classification_builtins",
+    );
+}

@@ -75,16 +75,18 @@ pub(super) fn missing_math(name: &str) -> Option<String> {
     })
 }
 
-/// A built-in `<math.h>` function or constant: its base name and the
-/// width of its `float` (32) or `double` (64) operands.
+/// A built-in `<math.h>` function (also as GCC's `__builtin_sqrt`...) or
+/// constant: its base name and the width of its `float` (32) or `double`
+/// (64) operands.
 pub(super) fn math_function(name: &str) -> Option<(&'static str, u32)> {
     match name {
-        "__builtin_inff" => return Some(("inf", 32)),
+        "__builtin_inff" | "__builtin_huge_valf" => return Some(("inf", 32)),
         "__builtin_nanf" => return Some(("nan", 32)),
         "__builtin_inf" | "__builtin_huge_val" => return Some(("inf", 64)),
         "__builtin_nan" => return Some(("nan", 64)),
         _ => {}
     }
+    let name = name.strip_prefix("__builtin_").unwrap_or(name);
     MATH.iter().find_map(|&m| match name.strip_prefix(m) {
         Some("") => Some((m, 64)),
         Some("f") => Some((m, 32)),

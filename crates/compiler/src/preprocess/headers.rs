@@ -144,10 +144,9 @@ const STDLIB: &str = "#include <stddef.h>
 ";
 
 /// `<math.h>`: the constants (glibc's `M_PI` and kin too, as gcc's
-/// default GNU mode has them) and the classification macros, which give
-/// what gcc's built-ins give on x86-64 (`isinf` -1 for -inf, `signbit`
-/// of a `float` its sign bit in place); its functions (`sqrt`, `fabs`,
-/// `floor`, ...) are built into the lowering.
+/// default GNU mode has them) and the classification macros, as glibc's:
+/// gcc's built-ins (see `super::predefined`); its functions (`sqrt`,
+/// `fabs`, `floor`, ...) are built into the lowering.
 const MATH: &str = "#ifndef __TWOFOLD_MATH
 #define __TWOFOLD_MATH
 #define INFINITY (__builtin_inff())
@@ -160,22 +159,18 @@ const MATH: &str = "#ifndef __TWOFOLD_MATH
 #define FP_ZERO 2
 #define FP_SUBNORMAL 3
 #define FP_NORMAL 4
-#define __TWOFOLD_ONCE(x, e) ({ __typeof__(x) __twofold_x = (x); e; })
-#define __TWOFOLD_ABS_X (__twofold_x < 0 ? -__twofold_x : __twofold_x)
-#define __TWOFOLD_MIN_X (sizeof __twofold_x == sizeof(float) ? 1.17549435082228750797e-38F : 2.22507385850720138309e-308)
-#define isnan(x) __TWOFOLD_ONCE(x, __twofold_x != __twofold_x)
-#define isinf(x) __TWOFOLD_ONCE(x, __twofold_x == __builtin_inff() ? 1 : __twofold_x == -__builtin_inff() ? -1 : 0)
-#define isfinite(x) __TWOFOLD_ONCE(x, __twofold_x - __twofold_x == 0)
-#define isnormal(x) __TWOFOLD_ONCE(x, __twofold_x - __twofold_x == 0 && __TWOFOLD_ABS_X >= __TWOFOLD_MIN_X)
-#define fpclassify(x) __TWOFOLD_ONCE(x, __twofold_x != __twofold_x ? FP_NAN : __twofold_x - __twofold_x != 0 ? FP_INFINITE : __twofold_x == 0 ? FP_ZERO : __TWOFOLD_ABS_X < __TWOFOLD_MIN_X ? FP_SUBNORMAL : FP_NORMAL)
-#define signbit(x) __TWOFOLD_ONCE(x, __TWOFOLD_SIGN_X)
-#define __TWOFOLD_SIGN_X ({ union { float __f; double __d; unsigned int __w[2]; } __twofold_s; if (sizeof __twofold_x == sizeof(float)) __twofold_s.__f = __twofold_x; else __twofold_s.__d = __twofold_x; sizeof __twofold_x == sizeof(float) ? (int)(__twofold_s.__w[0] & 0x80000000u) : (int)(__twofold_s.__w[1] >> 31); })
-#define isgreater(x, y) ((x) > (y))
-#define isgreaterequal(x, y) ((x) >= (y))
-#define isless(x, y) ((x) < (y))
-#define islessequal(x, y) ((x) <= (y))
-#define islessgreater(x, y) ((x) < (y) || (x) > (y))
-#define isunordered(x, y) (isnan(x) || isnan(y))
+#define isnan(x) __builtin_isnan(x)
+#define isinf(x) __builtin_isinf_sign(x)
+#define isfinite(x) __builtin_isfinite(x)
+#define isnormal(x) __builtin_isnormal(x)
+#define fpclassify(x) __builtin_fpclassify(FP_NAN, FP_INFINITE, FP_NORMAL, FP_SUBNORMAL, FP_ZERO, x)
+#define signbit(x) __builtin_signbit(x)
+#define isgreater(x, y) __builtin_isgreater(x, y)
+#define isgreaterequal(x, y) __builtin_isgreaterequal(x, y)
+#define isless(x, y) __builtin_isless(x, y)
+#define islessequal(x, y) __builtin_islessequal(x, y)
+#define islessgreater(x, y) __builtin_islessgreater(x, y)
+#define isunordered(x, y) __builtin_isunordered(x, y)
 #define M_E 2.7182818284590452354
 #define M_LOG2E 1.4426950408889634074
 #define M_LOG10E 0.43429448190325182765

@@ -77,9 +77,35 @@ __ORDER_PDP_ENDIAN__ 3412
 __BYTE_ORDER__ __ORDER_LITTLE_ENDIAN__
 ";
 
+/// GCC's floating-point classification built-ins, as macros (each
+/// evaluates its operand once): what gcc gives on x86-64, where
+/// `__builtin_isinf_sign` is -1 for -inf and `__builtin_signbit` of a
+/// `float` its sign bit in place. (`__TWOFOLD_` names are helpers.)
+const CLASSIFICATION: &str = "\
+__TWOFOLD_ONCE(x, e) ({ __typeof__(x) __twofold_x = (x); e; })
+__TWOFOLD_ABS_X (__twofold_x < 0 ? -__twofold_x : __twofold_x)
+__TWOFOLD_MIN_X (sizeof __twofold_x == sizeof(float) ? 1.17549435082228750797e-38F : 2.22507385850720138309e-308)
+__TWOFOLD_FINITE_X (__twofold_x - __twofold_x == 0)
+__builtin_isnan(x) __TWOFOLD_ONCE(x, __twofold_x != __twofold_x)
+__builtin_isinf(x) __TWOFOLD_ONCE(x, !__TWOFOLD_FINITE_X && __twofold_x == __twofold_x)
+__builtin_isinf_sign(x) __TWOFOLD_ONCE(x, __twofold_x == __builtin_inff() ? 1 : __twofold_x == -__builtin_inff() ? -1 : 0)
+__builtin_isfinite(x) __TWOFOLD_ONCE(x, __TWOFOLD_FINITE_X)
+__builtin_isnormal(x) __TWOFOLD_ONCE(x, __TWOFOLD_FINITE_X && __TWOFOLD_ABS_X >= __TWOFOLD_MIN_X)
+__builtin_fpclassify(nan, inf, normal, subnormal, zero, x) __TWOFOLD_ONCE(x, __twofold_x != __twofold_x ? (nan) : !__TWOFOLD_FINITE_X ? (inf) : __twofold_x == 0 ? (zero) : __TWOFOLD_ABS_X < __TWOFOLD_MIN_X ? (subnormal) : (normal))
+__builtin_signbit(x) __TWOFOLD_ONCE(x, ({ union { float __f; double __d; unsigned int __w[2]; } __twofold_s; if (sizeof __twofold_x == sizeof(float)) __twofold_s.__f = __twofold_x; else __twofold_s.__d = __twofold_x; sizeof __twofold_x == sizeof(float) ? (int)(__twofold_s.__w[0] & 0x80000000u) : (int)(__twofold_s.__w[1] >> 31); }))
+__builtin_isgreater(x, y) ((x) > (y))
+__builtin_isgreaterequal(x, y) ((x) >= (y))
+__builtin_isless(x, y) ((x) < (y))
+__builtin_islessequal(x, y) ((x) <= (y))
+__builtin_islessgreater(x, y) ((x) < (y) || (x) > (y))
+__builtin_isunordered(x, y) (__builtin_isnan(x) || __builtin_isnan(y))
+__builtin_assume_aligned(p, ...) ((void *)(p))
+";
+
 /// The predefined macros' `#define` lines, as tokens (of file `file`).
 pub(super) fn definitions(file: u32) -> Vec<Vec<Token>> {
-    let toks = lex(DEFINITIONS, file).expect("the predefined macros are tokens");
+    let toks = lex(&format!("{DEFINITIONS}{CLASSIFICATION}"), file)
+        .expect("the predefined macros are tokens");
     let mut lines: Vec<Vec<Token>> = Vec::new();
     for t in toks {
         match lines.last_mut() {
