@@ -7,6 +7,7 @@
 mod alignas;
 mod assertion;
 mod attributes;
+mod constant_builtins;
 mod decl;
 mod enumeration;
 mod expr;

@@ -491,3 +491,23 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "math_and_classification_builtins",
     );
 }
+
+/// `__builtin_constant_p` tells integer constant expressions (1) from
+/// others (0), as gcc without optimization, and `__builtin_choose_expr`
+/// picks by a constant, evaluating only what it picks.
+#[test]
+fn constant_p_and_choose_expr() {
+    let src = r#"
+#define IS_CONST(x) __builtin_constant_p(x)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    int k = 0;
+    int r = IS_CONST(3) + IS_CONST(2 * 4 + 1) * 2 + IS_CONST(INPUT_A) * 4 + IS_CONST(k++) * 8;
+    r += __builtin_choose_expr(sizeof(long) == 8, INPUT_A, k++) * 16;
+    r += __builtin_choose_expr(0, k++, INPUT_B) + k * 100;
+    return r;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 4, 14, "constant_p_and_choose_expr");
+}

@@ -205,6 +205,15 @@ impl Parser<'_> {
                 loc,
             });
         }
+        if t.ident() == Some("__builtin_constant_p") {
+            self.pos += 1;
+            return self.constant_p(loc);
+        }
+        if t.ident() == Some("__builtin_choose_expr") {
+            self.pos += 1;
+            let chosen = self.choose_expr()?;
+            return self.suffixes(chosen);
+        }
         if t.ident() == Some("__builtin_offsetof") {
             self.pos += 1;
             return self.offsetof(loc);
