@@ -217,7 +217,7 @@ impl Preprocessor {
                 }
                 "pragma" if line.get(1).is_some_and(|t| t.ident() == Some("pack")) => {
                     self.flush(&mut pending, hash_loc, out)?;
-                    out.extend(self.packing.pragma(&line[2..], hash_loc)?);
+                    out.extend(self.packing.pragma(&line[2..], hash_loc));
                 }
                 "pragma" | "warning" | "ident" => {}
                 _ => return err(name_tok.loc, format!("unknown directive #{name}")),

@@ -222,11 +222,15 @@ int mpc_main(int INPUT_A, int INPUT_B)
     );
 }
 
-/// `_Pragma("pack(...)")` packs as `#pragma pack` does, and `pop` with a
-/// label pops back to where that label was pushed.
+/// `_Pragma("pack(...)")` packs as `#pragma pack` does, `pop` with a
+/// label pops back to where that label was pushed, and a malformed
+/// `#pragma pack` is read over, as gcc does.
 #[test]
 fn pragma_pack_operators_and_labels() {
     let src = r#"
+#pragma pack(3)
+#pragma pack
+struct Z { char c; int x; };
 #define PACKED_BEGIN _Pragma("pack(push, 1)")
 #define PACKED_END _Pragma("pack(pop)")
 PACKED_BEGIN
@@ -246,7 +250,7 @@ int mpc_main(int INPUT_A, int INPUT_B)
 {
     return sizeof(struct A) + 10 * sizeof(struct B) + 100 * sizeof(struct C)
         + 1000 * sizeof(struct D) + 10000 * sizeof(struct E) + 100000 * sizeof(struct F)
-        + 1000000 * sizeof(struct G) + INPUT_A - INPUT_B;
+        + 1000000 * sizeof(struct G) + 10000000 * sizeof(struct Z) + INPUT_A - INPUT_B;
 }
 "#;
     let p = compiled(src);

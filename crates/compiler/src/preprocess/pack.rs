@@ -7,7 +7,7 @@
 //! [`PACK_MARKER`] and the new value (0: none) into its output, for the
 //! parser to take out and follow (see `crate::parser::parse`).
 
-use crate::error::{err, DResult, Loc};
+use crate::error::{DResult, Loc};
 use crate::lexer::{lex, Tok, Token};
 
 /// The identifier that, followed by an integer constant, says where
@@ -24,14 +24,16 @@ pub(super) struct Packing {
 
 impl Packing {
     /// Follows `#pragma pack` with `args`, the tokens after `pack` (at
-    /// `loc`): the marker tokens of the value in effect after it.
-    pub(super) fn pragma(&mut self, args: &[Token], loc: Loc) -> DResult<Vec<Token>> {
-        let bad = || err(loc, "malformed '#pragma pack'");
+    /// `loc`): the marker tokens of the value in effect after it. A
+    /// malformed one (`pack(3)`, `pack` alone) changes nothing, as gcc
+    /// warns and reads over it.
+    pub(super) fn pragma(&mut self, args: &[Token], loc: Loc) -> Vec<Token> {
+        let ignored = Vec::new;
         let [first, items @ .., last] = args else {
-            return bad();
+            return ignored();
         };
         if !first.is("(") || !last.is(")") {
-            return bad();
+            return ignored();
         }
         let mut words = Vec::new();
         for (k, t) in items.iter().enumerate() {
@@ -39,10 +41,7 @@ impl Packing {
                 (1, _) if t.is(",") => {}
                 (0, Tok::Ident(w)) => words.push(Err(w.as_str())),
                 (0, Tok::Int(n, ..)) if matches!(n, 0 | 1 | 2 | 4 | 8 | 16) => words.push(Ok(*n)),
-                (0, Tok::Int(n, ..)) => {
-                    return err(t.loc, format!("'#pragma pack({n})': not 1, 2, 4, 8 or 16"))
-                }
-                _ => return bad(),
+                _ => return ignored(),
             }
         }
         match words.as_slice() {
@@ -55,7 +54,7 @@ impl Packing {
                     [Ok(n)] => (None, Some(*n)),
                     [Err(l)] => (Some(l.to_string()), None),
                     [Err(l), Ok(n)] => (Some(l.to_string()), Some(*n)),
-                    _ => return bad(),
+                    _ => return ignored(),
                 };
                 self.pushed.push((label, self.current));
                 self.current = n.unwrap_or(self.current);
@@ -64,7 +63,7 @@ impl Packing {
                 let label = match rest {
                     [] => None,
                     [Err(l)] => Some(*l),
-                    _ => return bad(),
+                    _ => return ignored(),
                 };
                 // As gcc: a label not pushed pops nothing; nothing pushed
                 // leaves the value as it is.
@@ -80,7 +79,7 @@ impl Packing {
                     self.pushed.truncate(at);
                 }
             }
-            _ => return bad(),
+            _ => return ignored(),
         }
         let token = |tok| Token {
             tok,
@@ -89,10 +88,10 @@ impl Packing {
             space_before: true,
             text: None,
         };
-        Ok(vec![
+        vec![
             token(Tok::Ident(PACK_MARKER.to_string())),
             token(Tok::Int(self.current, false, 0, true)),
-        ])
+        ]
     }
 
     /// Takes the operators `_Pragma ( "..." )` out of `toks`, following
@@ -119,7 +118,7 @@ impl Packing {
                 let loc = toks[k].loc;
                 let words = lex(text, loc.file)?;
                 if words.first().is_some_and(|t| t.ident() == Some("pack")) {
-                    kept.extend(self.pragma(&words[1..], loc)?);
+                    kept.extend(self.pragma(&words[1..], loc));
                 }
             }
             k += 4;
