@@ -515,3 +515,27 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 4, 14, "constant_p_and_choose_expr");
 }
+
+/// `atoi`, `atol` and `atoll` read strings with secret characters as
+/// glibc does: white space, a sign, digits up to the first other
+/// character.
+#[test]
+fn atoi_and_kin() {
+    let src = r#"
+#include <stdlib.h>
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    char buf[12] = "  -12a4";
+    buf[2] = " -+9"[INPUT_A & 3];
+    buf[3] = '0' + (INPUT_B & 7);
+    buf[5] = (INPUT_A & 4) ? 0 : '7';
+    char big[16] = "4000000000";
+    big[0] = '0' + (INPUT_B & 7);
+    const char *lit = "\t\n+42x";
+    return atoi(buf) * 1000 + atoi(lit) + (int)(atol(big) % 100000)
+        + (int)(atoll("-9000000000") / 1000000) + atoi(big) + atoi("") + atoi("-") + atoi("+-3");
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 8, 15, "atoi_and_kin");
+}

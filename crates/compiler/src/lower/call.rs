@@ -411,7 +411,7 @@ pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
         | "time" => "input/output and library calls are not supported in a circuit",
         "malloc" | "calloc" | "realloc" | "free" => "dynamic memory is not supported",
         "strlen" | "strnlen" | "strcmp" | "strncmp" | "strcpy" | "strncpy" | "strcat"
-        | "strncat" | "memcmp" | "div" | "ldiv" | "lldiv" => {
+        | "strncat" | "memcmp" | "div" | "ldiv" | "lldiv" | "atoi" | "atol" | "atoll" => {
             "a C library function twofold defines in its header: include <string.h> or <stdlib.h>"
         }
         "strchr" | "strrchr" | "strstr" | "memchr" | "strpbrk" | "strspn" | "strcspn"

@@ -1,6 +1,6 @@
 //! The C library functions twofold defines in C, in the headers that
 //! declare them: `<string.h>`'s comparisons and copies of strings,
-//! `<stdlib.h>`'s `div` and `<ctype.h>`'s classes. A program that defines a function of the same
+//! `<stdlib.h>`'s `div` and `atoi` and `<ctype.h>`'s classes. A program that defines a function of the same
 //! name uses its own (see [`crate::library`]).
 //!
 //! A string function cannot stop at the terminating zero, which is a
@@ -122,9 +122,47 @@ char *strcat(char *__d, const char *__s)
 #endif
 ";
 
-/// `<stdlib.h>`'s `div` and its kin.
+/// `<stdlib.h>`'s `div` and its kin, and `atoi` and its kin (which read
+/// the whole object, as the string functions do: leading white space, a
+/// sign, then digits up to the first other character; wrapping as
+/// glibc's `strtol` result converted does, short of its clamping).
 pub(super) const STDLIB_FUNCTIONS: &str = "#ifndef __TWOFOLD_STDLIB_FUNCTIONS
 #define __TWOFOLD_STDLIB_FUNCTIONS
+static long long __twofold_atoll(const char *__s)
+{
+    size_t __n = __twofold_elements_left(__s);
+    unsigned long long __v = 0;
+    _Bool __neg = 0;
+    int __state = 0;
+    for (size_t __i = 0; __i < __n; __i++) {
+        unsigned char __c = __s[__i];
+        _Bool __digit = __c >= '0' && __c <= '9';
+        if (__state == 0 && (__c == ' ' || (__c >= 9 && __c <= 13)))
+            continue;
+        if (__state == 0 && (__c == '-' || __c == '+')) {
+            __neg = __c == '-';
+            __state = 1;
+        } else if (__state < 2 && __digit) {
+            __v = __v * 10 + (__c - '0');
+            __state = 1;
+        } else {
+            __state = 2;
+        }
+    }
+    return (long long)(__neg ? 0 - __v : __v);
+}
+int atoi(const char *__s)
+{
+    return (int)__twofold_atoll(__s);
+}
+long atol(const char *__s)
+{
+    return __twofold_atoll(__s);
+}
+long long atoll(const char *__s)
+{
+    return __twofold_atoll(__s);
+}
 typedef struct { int quot; int rem; } div_t;
 typedef struct { long quot; long rem; } ldiv_t;
 typedef struct { long long quot; long long rem; } lldiv_t;
@@ -196,6 +234,9 @@ const CALLABLE: &[(&str, &str)] = &[
     ("div", "stdlib.h"),
     ("ldiv", "stdlib.h"),
     ("lldiv", "stdlib.h"),
+    ("atoi", "stdlib.h"),
+    ("atol", "stdlib.h"),
+    ("atoll", "stdlib.h"),
 ];
 
 /// The headers of this C library whose functions the program calls (also
