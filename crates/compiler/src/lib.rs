@@ -18,8 +18,8 @@
 //!
 //! # How it works
 //! [`preprocess`] (built-in `<stdint.h>`, `<inttypes.h>`, `<stdbool.h>`,
-//! `<string.h>`, `<stddef.h>`, `<stdlib.h>`, `<limits.h>`; no system
-//! compiler needed) → [`lexer`] → [`parser`] ([`ast`], [`types`]) →
+//! `<string.h>`, `<stddef.h>`, `<stdlib.h>`, `<limits.h>`, `<math.h>`,
+//! `<float.h>`, `<ctype.h>`, `<iso646.h>`; no system compiler needed) → [`lexer`] → [`parser`] ([`ast`], [`types`]) →
 //! [`lower`]: the program is run symbolically. Public values are computed at
 //! compile time; secret ones are words of circuit bits ([`value`]) built by
 //! the word-level library [`gates`]. Calls are inlined and loops unrolled; a
@@ -98,8 +98,11 @@
 //! `__builtin_parity`, `__builtin_ctz`, `__builtin_clz`, `__builtin_ffs`,
 //! `__builtin_clrsb` (with their `l`/`ll` forms), `__builtin_bswap16/32/64`,
 //! `__builtin_add_overflow`, `__builtin_sub_overflow`,
-//! `__builtin_mul_overflow` and `__builtin_expect` (`ctz` and `clz` of zero,
-//! undefined in gcc, are the operand's width).
+//! `__builtin_mul_overflow`, `__builtin_expect` and `__builtin_unreachable`
+//! (`ctz` and `clz` of zero, undefined in gcc, are the operand's width);
+//! the math and classification built-ins (`__builtin_fabs`,
+//! `__builtin_isnan`, `__builtin_fpclassify`, ...), `__builtin_constant_p`
+//! and `__builtin_choose_expr`.
 //!
 //! `float` and `double` are IEEE-754 binary32 and binary64, bit for bit as
 //! gcc's x86-64 SSE code computes them (`docs/floats.md`): rounding to
@@ -121,10 +124,13 @@
 //! selection those decide is an error); `static` locals, one object each
 //! for the whole program, initialized before the entry function runs; GNU
 //! case ranges (`case 'a' ... 'z':`); universal character names;
-//! old-style (K&R) definitions; parameters of variably modified type
-//! (`int a[n][n]`), made at each call. The
+//! old-style (K&R) definitions and implicit `int`; parameters of variably
+//! modified type (`int a[n][n]`), made at each call; GNU `__auto_type`;
+//! the attributes `packed` and `aligned` and `#pragma pack` lay structs
+//! out as gcc's (attributes that change nothing computed are read over,
+//! those that change types otherwise are errors). The
 //! headers define part of the C library in C (`preprocess::libc`: string
-//! lengths, comparisons and copies, `memcmp`, `div`).
+//! lengths, comparisons and copies, `memcmp`, `div`, `atoi`, `<ctype.h>`).
 //!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, pointers in unions and unions as inputs or outputs, goto
