@@ -178,6 +178,10 @@ pub struct Association {
     /// Whether the type was spelled with a qualifier (`const`, `volatile`,
     /// `restrict`, `_Atomic`), which [`CType`] does not record.
     pub qualified: bool,
+    /// Whether the type itself is qualified (`const int`, `char *const`,
+    /// not `const char *`): no controlling type, which lvalue conversion
+    /// leaves unqualified, matches it.
+    pub top_qualified: bool,
     /// The expression chosen with it.
     pub value: Expr,
 }

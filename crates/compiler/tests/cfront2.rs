@@ -539,3 +539,28 @@ int mpc_main(int INPUT_A, int INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 8, 15, "atoi_and_kin");
 }
+
+/// A `_Generic` association of a qualified type (`const int`, not `const
+/// char *`) matches no controlling type, which lvalue conversion leaves
+/// unqualified: `int` is chosen for a `const int` variable.
+#[test]
+fn generic_qualified_associations_never_match() {
+    let src = r#"
+#define KIND(x) _Generic((x), const int: 1, int: 2, volatile unsigned: 3, unsigned: 4, default: 9)
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    const int k = INPUT_A;
+    volatile unsigned v = INPUT_B;
+    return KIND(k) + KIND(INPUT_A) * 10 + KIND(v) * 100 + _Generic(k, const int: 7, default: 8) * 1000
+        + _Generic((const int)INPUT_B, int: 5, default: 6) * 10000 + INPUT_A;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(
+        src,
+        &[&p],
+        4,
+        16,
+        "generic_qualified_associations_never_match",
+    );
+}

@@ -206,8 +206,9 @@ fn generic_selections_refused() {
     );
     // Selections that turn on what twofold's types do not record: gcc
     // chooses the default in each (a `long` is no `long long`, a `char`
-    // no `signed char`, an `int` no `const int`, an `int *` no
-    // `const int *`), so guessing would give another value.
+    // no `signed char`, an `int *` no `const int *`), so guessing would
+    // give another value. (A `const int` association is never chosen:
+    // see cfront2.rs.)
     let undecidable = |sel: &str, why: &str| {
         let col = 12 + sel.find(": 1").unwrap() + 2;
         assert_eq!(
@@ -222,10 +223,6 @@ fn generic_selections_refused() {
     undecidable(
         "_Generic((char)INPUT_A, signed char: 1, default: 0)",
         "'char': twofold's types do not tell 'char' from 'signed char'",
-    );
-    undecidable(
-        "_Generic(INPUT_A, const int: 1, default: 0)",
-        "'int': twofold's types do not record qualifiers",
     );
     undecidable(
         "_Generic(&INPUT_A, const int *: 1, default: 0)",

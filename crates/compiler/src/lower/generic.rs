@@ -6,10 +6,11 @@ use super::*;
 
 impl<'p> Lower<'p> {
     /// The expression of the association `_Generic(c, assocs)` (at `loc`)
-    /// selects. Twofold's types record no qualifiers and do not tell
-    /// `long` from `long long` nor `char` from `signed char`: a selection
-    /// that turns on that is refused rather than guessed (gcc would not
-    /// choose `long long` for a `long`, nor `const int` for an `int`).
+    /// selects. A qualified type (`const int`) matches no controlling
+    /// type, which is unqualified. Twofold's types record no qualifiers
+    /// otherwise and do not tell `long` from `long long` nor `char` from
+    /// `signed char`: a selection that turns on that is refused rather than
+    /// guessed (gcc would not choose `long long` for a `long`).
     pub(super) fn generic_choice<'e>(
         &mut self,
         c: &Expr,
@@ -24,7 +25,7 @@ impl<'p> Lower<'p> {
                 default = Some(&a.value);
                 continue;
             };
-            if self.resolve_type(t, None, a.value.loc)? != ty {
+            if a.top_qualified || self.resolve_type(t, None, a.value.loc)? != ty {
                 continue;
             }
             if chosen.is_some() {

@@ -5,6 +5,7 @@
 use super::Parser;
 use crate::ast::{Association, Expr, ExprKind};
 use crate::error::{err, DResult, Loc};
+use crate::lexer::Token;
 
 /// The type qualifiers (GNU's spellings of them are read as these: see
 /// [`super::parse`]).
@@ -36,14 +37,18 @@ impl Parser<'_> {
                     format!("expected a type name or 'default' in _Generic but found {found}"),
                 );
             };
-            let qualified = self.toks[first..self.pos]
-                .iter()
-                .any(|t| t.ident().is_some_and(|w| QUALIFIERS.contains(&w)));
+            let spelled = &self.toks[first..self.pos];
+            let is_qualifier = |t: &Token| t.ident().is_some_and(|w| QUALIFIERS.contains(&w));
+            let qualified = spelled.iter().any(is_qualifier);
+            // (A qualifier after the last `*` qualifies the type itself.)
+            let outer = spelled.iter().rposition(|t| t.is("*")).map_or(0, |k| k + 1);
+            let top_qualified = spelled[outer..].iter().any(is_qualifier);
             self.expect(":")?;
             let value = self.assign_expr()?;
             assocs.push(Association {
                 ty,
                 qualified,
+                top_qualified,
                 value,
             });
         }
