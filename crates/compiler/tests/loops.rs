@@ -320,6 +320,28 @@ fn an_inner_loop_that_never_keeps_stops_being_probed() {
     agree_with_gcc(src, &[&p, &flat], 4, 15, "selection");
 }
 
+/// A histogram: the inner loop over the bins only adds to lazy counts, so
+/// each of its runs makes no gates and is lowered plainly. After three
+/// such runs it is unrolled without probing: probing each of the 128 runs
+/// cost a third of the compile, and settled the counts' sums early (more
+/// AND gates than unrolled). Now it has the unrolled AND gates and counts
+/// as gcc does.
+#[test]
+fn an_inner_loop_of_gateless_runs_stops_being_probed() {
+    let src = "#include <stdint.h>\ntypedef struct { uint8_t v[128]; } V;\ntypedef struct { int h[16]; } H;\nH mpc_main(V INPUT_A, V INPUT_B) {\n    H r;\n    for (int k = 0; k < 16; k++) r.h[k] = 0;\n    for (int i = 0; i < 128; i++)\n        for (int k = 0; k < 16; k++)\n            if (((INPUT_A.v[i] ^ INPUT_B.v[i]) & 15) == k) r.h[k]++;\n    return r;\n}\n";
+    let p = compiled(src, "histogram.c", &CompileOptions::default());
+    let flat = unrolled(src, "histogram.c");
+    let bins = p
+        .loops
+        .iter()
+        .find(|l| l.line == 8)
+        .expect("the bins' loop");
+    let said = bins.why.as_deref() == Some("its last 3 runs probed and kept nothing");
+    assert!(!bins.kept() && said, "{bins:?}");
+    assert_eq!(p.program.and_count(), flat.program.and_count());
+    agree_with_gcc(src, &[&p, &flat], 4, 16, "histogram");
+}
+
 /// A 0/1 knapsack with public weights (`w` counting down): each row is a
 /// region. Many cells of a row read the same wires (the capacities every
 /// item so far fits in) and are one instance, as structural hashing makes

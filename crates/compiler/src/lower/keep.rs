@@ -177,9 +177,10 @@ impl<'p> Lower<'p> {
     /// `None` if the loop cannot be counted (it is then unrolled as usual).
     ///
     /// A loop run again and again (an inner loop) whose last
-    /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing is unrolled
-    /// without probing from then on (outside other loops' probes, where
-    /// every run must lower alike).
+    /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing (their
+    /// iterations differed, or made no gates) is unrolled without probing
+    /// from then on (outside other loops' probes, where every run must
+    /// lower alike).
     pub(super) fn keep_loop(
         &mut self,
         ind: &Induction,
@@ -201,10 +202,9 @@ impl<'p> Lower<'p> {
         if let (true, Some((_, report))) = (top, &kept) {
             // (Not a run too short to keep, or whose repeats were too
             // small for a block: a later, longer run may keep them.)
-            let matched_nothing = report
-                .why
-                .as_deref()
-                .is_some_and(|w| w == DIFFERENT || w == FRUITLESS || w.starts_with(SHORT_RUNS));
+            let matched_nothing = report.why.as_deref().is_some_and(|w| {
+                w == DIFFERENT || w == FRUITLESS || w == NO_GATES || w.starts_with(SHORT_RUNS)
+            });
             if !report.blocks.is_empty() {
                 self.fruitless_runs.remove(&loc);
             } else if matched_nothing {
