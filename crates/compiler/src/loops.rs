@@ -3,8 +3,10 @@
 //!
 //! A `for` loop is a candidate when it counts a loop variable from a public
 //! start by a constant step while a comparison with a bound holds
-//! (`i < n`, `i <= n`, `i > n`, `i >= n`, `i != n`, `i + c < n`; the bound
-//! read by nothing the body writes). The step and the constant `c` may
+//! (`i < n`, `i <= n`, `i > n`, `i >= n`, `i != n`, `i + c < n`, or a
+//! conjunction of these, `i < k && i + j < n`, which ends where its first
+//! term fails; the bounds read by nothing the body writes). The step and
+//! the constant `c` may
 //! read variables that hold public values where the loop starts and that
 //! the body does not change (`j += 2 * k`, `j + k < n`, with `k` set by an
 //! enclosing loop). The body uses the loop variable only to
@@ -12,7 +14,10 @@
 //! - in an array subscript or pointer index that is affine in it
 //!   (`a[i]`, `m[2 * i + 1][j]`, `p[n - i]`), and
 //! - as the amount of a shift (`x >> i`, `(e >> (31 - i)) & 1`), affine in
-//!   it too.
+//!   it too;
+//! - as a value stored into an array element (`row[0] = i`) or moved into
+//!   a local the body reads nowhere else (`at = i`, `at = c ? i : at`,
+//!   the position of a running best): each iteration's value is wired in.
 //!
 //! A loop whose body uses the variable in any other way (`i ^ j` as an
 //! index, `if (i & k)`, `t += i * x`) is a candidate too, but its
@@ -100,13 +105,20 @@ pub struct Induction {
     pub bound: Expr,
     /// The constant added to the variable in the condition (`j + 1 < n`).
     pub offset: i128,
+    /// The other terms of a condition that is a conjunction (`i < k && i
+    /// + j < n`), each as `var + offset op bound`: the loop ends where the
+    /// first of its terms fails.
+    pub also: Vec<Bound>,
     /// The step added to the variable after each iteration.
     pub step: i128,
     /// The shifts whose amount uses the variable (by location).
     pub shifts: HashSet<Loc>,
     /// Where the variable's value is stored into an array element
-    /// (`row[0] = i`): its uses there, by location.
+    /// (`row[0] = i`) or moved into a local (`at = i`): its uses there, by
+    /// location.
     pub stored: HashSet<Loc>,
+    /// Those of `stored` that move the value into a local (see [`moved`]).
+    pub moved: HashSet<Loc>,
     /// Whether the body uses the variable other than affinely to say where
     /// it reads and writes (or as a shift amount or stored value): then
     /// what an iteration does is known only by lowering it, and every
@@ -116,6 +128,26 @@ pub struct Induction {
     /// [`reduce`]): the sums it then carries on may be reduced each
     /// iteration.
     pub reduced: bool,
+}
+
+impl Induction {
+    /// The terms of the condition, each as (`op`, `bound`, `offset`):
+    /// `var + offset op bound`.
+    pub fn terms(&self) -> impl Iterator<Item = (BinOp, &Expr, i128)> {
+        let first = std::iter::once((self.op, &self.bound, self.offset));
+        first.chain(self.also.iter().map(|b| (b.op, &b.bound, b.offset)))
+    }
+}
+
+/// A term `var + offset op bound` of a loop's condition.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// The comparison.
+    pub op: BinOp,
+    /// The bound.
+    pub bound: Expr,
+    /// The constant added to the variable.
+    pub offset: i128,
 }
 
 /// Whether the loop `for (...; cond; step) body` may be kept, and how its
@@ -141,8 +173,21 @@ pub fn analyze_with(
     let stepped = step.and_then(stepped_var);
     let mut fixed = HashSet::default();
     let cond = &with_values(cond, stepped, public, &mut fixed);
-    let (var, offset, op, bound) =
-        condition(cond).ok_or("the condition is not a comparison of a variable with a bound")?;
+    let not_counted = "the condition is not a comparison of a variable with a bound";
+    let mut terms = Vec::new();
+    conjuncts(cond, &mut terms);
+    let (var, offset, op, bound) = condition(terms[0]).ok_or(not_counted)?;
+    let mut also = Vec::new();
+    for term in &terms[1..] {
+        match condition(term) {
+            Some((v, offset, op, bound)) if v == var => also.push(Bound {
+                op,
+                bound: bound.clone(),
+                offset,
+            }),
+            _ => return Err(not_counted.into()),
+        }
+    }
     let step = &with_values(
         step.ok_or("the loop has no step")?,
         stepped,
@@ -153,32 +198,48 @@ pub fn analyze_with(
     if step == 0 {
         return Err("the step is zero".into());
     }
-    if mentions(bound, var) || bound.has_side_effects() {
+    let bounds = || std::iter::once(bound).chain(also.iter().map(|b| &b.bound));
+    if bounds().any(|b| mentions(b, var) || b.has_side_effects()) {
         return Err("the bound depends on the loop variable or has side effects".into());
     }
-    let mut bound_vars = idents(bound);
+    let mut bound_vars: HashSet<String> = bounds().flat_map(idents).collect();
     bound_vars.extend(fixed);
     let mut check = Check {
         var,
         bound_vars,
         shifts: HashSet::default(),
         stored: HashSet::default(),
+        moves: Vec::new(),
         each: false,
         loops: 0,
         switches: 0,
     };
     check.stmt(body)?;
+    check.settle_moves(body);
     Ok(Induction {
         var: var.to_string(),
         op,
         bound: bound.clone(),
         offset,
+        also,
         step,
         shifts: check.shifts,
         stored: check.stored,
+        moved: check.moves.iter().map(|m| m.at).collect(),
         each: check.each,
         reduced: false,
     })
+}
+
+/// The terms of `c` as a conjunction: `a && b && c` gives `a`, `b`, `c`.
+fn conjuncts<'e>(c: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &c.kind {
+        ExprKind::LogAnd(a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        _ => out.push(c),
+    }
 }
 
 /// `var op bound` (or `bound op var`, mirrored).
@@ -207,24 +268,29 @@ fn condition(c: &Expr) -> Option<(&str, i128, BinOp, &Expr)> {
 }
 
 /// The variable `e` names and the constant added to it: `v` (0), `v + c`,
-/// `c + v` or `v - c`, for a constant `c` of at most 2^16.
+/// `c + v` or `v - c`, and these again (`v + c + d`, a condition's public
+/// values made constants), for constants adding to at most 2^16.
 fn offset_var(e: &Expr) -> Option<(&str, i128)> {
-    fn ident(x: &Expr) -> Option<&str> {
-        match &x.kind {
-            ExprKind::Ident(v) => Some(v.as_str()),
-            _ => None,
-        }
-    }
     let small = |x: &Expr| const_eval(x).filter(|c| c.abs() <= 1 << 16);
-    match &e.kind {
-        ExprKind::Ident(v) => Some((v.as_str(), 0)),
-        ExprKind::Binary(BinOp::Add, a, b) => match ident(a) {
-            Some(v) => Some((v, small(b)?)),
-            None => Some((ident(b)?, small(a)?)),
+    let (v, offset) = match &e.kind {
+        ExprKind::Ident(v) => (v.as_str(), 0),
+        ExprKind::Binary(BinOp::Add, a, b) => match small(b) {
+            Some(c) => {
+                let (v, off) = offset_var(a)?;
+                (v, off + c)
+            }
+            None => {
+                let (v, off) = offset_var(b)?;
+                (v, off + small(a)?)
+            }
         },
-        ExprKind::Binary(BinOp::Sub, a, c) => Some((ident(a)?, -small(c)?)),
-        _ => None,
-    }
+        ExprKind::Binary(BinOp::Sub, a, c) => {
+            let (v, off) = offset_var(a)?;
+            (v, off - small(c)?)
+        }
+        _ => return None,
+    };
+    (offset.abs() <= 1 << 16).then_some((v, offset))
 }
 
 /// The variable a step assigns or increments (`j++`, `j += k`).
@@ -359,12 +425,77 @@ struct Check<'a> {
     bound_vars: HashSet<String>,
     shifts: HashSet<Loc>,
     stored: HashSet<Loc>,
+    /// Assignments that move the variable's value into a local (see
+    /// [`moved`]), kept among `stored` only if the body reads that local
+    /// nowhere else.
+    moves: Vec<Move>,
     each: bool,
     loops: u32,
     switches: u32,
 }
 
+/// The loop variable's value moved into a variable: `target = i`, or
+/// `target = c ? i : target` (a position tracked beside a running best).
+#[derive(Clone)]
+struct Move {
+    target: String,
+    /// Where the variable is read.
+    at: Loc,
+    /// How often the assignment names `target`.
+    mentions: usize,
+}
+
+/// `e` without the casts around it.
+fn uncast(mut e: &Expr) -> &Expr {
+    while let ExprKind::Cast(_, a) = &e.kind {
+        e = a;
+    }
+    e
+}
+
+/// Where `target = v` moves the value of `var` into `target`, with the
+/// condition that selects it and how often the assignment names `target`:
+/// `v` is `var` (cast or not), or `c ? var : target` (or mirrored).
+fn moved<'e>(var: &str, target: &str, v: &'e Expr) -> Option<(Loc, Option<&'e Expr>, usize)> {
+    let is = |e: &Expr, name: &str| matches!(&uncast(e).kind, ExprKind::Ident(x) if x == name);
+    let v = uncast(v);
+    match &v.kind {
+        ExprKind::Ident(x) if x == var => Some((v.loc, None, 1)),
+        ExprKind::Cond(c, a, b) if is(a, var) && is(b, target) => Some((uncast(a).loc, Some(c), 2)),
+        ExprKind::Cond(c, a, b) if is(b, var) && is(a, target) => Some((uncast(b).loc, Some(c), 2)),
+        _ => None,
+    }
+}
+
 impl Check<'_> {
+    /// Keeps the moves of the variable's value into locals that the body
+    /// reads nowhere else (where the value is only carried, a public value
+    /// per iteration costs what the constant does); the others make each
+    /// iteration probed, as any other use.
+    fn settle_moves(&mut self, body: &Stmt) {
+        let moves = std::mem::take(&mut self.moves);
+        let mut kept = Vec::new();
+        for m in &moves {
+            let mut named = 0;
+            body.for_each_expr(&mut |e| {
+                visit(e, &mut |x| {
+                    named += usize::from(matches!(&x.kind, ExprKind::Ident(v) if *v == m.target));
+                })
+            });
+            let moving: usize = (moves.iter())
+                .filter(|o| o.target == m.target)
+                .map(|o| o.mentions)
+                .sum();
+            if named == moving {
+                kept.push(m.clone());
+            } else {
+                self.stored.remove(&m.at);
+                self.each = true;
+            }
+        }
+        self.moves = kept;
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
         match &s.kind {
             StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Continue => Ok(()),
@@ -481,17 +612,24 @@ impl Check<'_> {
                 self.expr(t)?;
                 // The value itself stored into an array element (as a DP
                 // row's first entry is): a public value per iteration.
-                let mut stored = v.as_ref();
-                while let ExprKind::Cast(_, a) = &stored.kind {
-                    stored = a;
-                }
-                match &stored.kind {
-                    ExprKind::Ident(x)
-                        if x == var && op.is_none() && matches!(t.kind, ExprKind::Index(..)) =>
-                    {
+                let stored = uncast(v);
+                match (&stored.kind, &t.kind) {
+                    (ExprKind::Ident(x), ExprKind::Index(..)) if x == var && op.is_none() => {
                         self.stored.insert(stored.loc);
                         Ok(())
                     }
+                    (_, ExprKind::Ident(target)) if op.is_none() => match moved(var, target, v) {
+                        Some((at, guard, mentions)) => {
+                            self.stored.insert(at);
+                            self.moves.push(Move {
+                                target: target.clone(),
+                                at,
+                                mentions,
+                            });
+                            guard.map_or(Ok(()), |g| self.expr(g))
+                        }
+                        None => self.expr(v),
+                    },
                     _ => self.expr(v),
                 }
             }

@@ -7,8 +7,10 @@
 //! still running, so that they end without `--unwind`; loops that compute
 //! with their
 //! variable (sorting networks whose partners and directions are functions
-//! of the counters, counter-affine sums, rankings whose ties the
-//! counters break); merges that read at secret positions.
+//! of the counters, bitonic or odd-even merge sorts bounded by
+//! conjunctions, counter-affine sums, rankings whose ties the
+//! counters break); merges that read at secret positions; positions of
+//! a running best or of the last match, moved from the counter.
 
 use rand::Rng;
 
@@ -50,6 +52,23 @@ pub fn random_ranking_program(rng: &mut impl Rng) -> String {
     g.n = rng.gen_range(16..=40);
     for _ in 0..rng.gen_range(1..=2) {
         let text = g.ranking(rng);
+        g.body.push_str(&text);
+    }
+    g.program()
+}
+
+/// A random program as [`random_loop_program`] makes them whose loops
+/// (one to three) track the position of a running best or of the last
+/// match (the counter moved into a local) or sort by Batcher's odd-even
+/// merge network (inner loops bounded by a conjunction).
+pub fn random_position_program(rng: &mut impl Rng) -> String {
+    let mut g = LoopGen::new(rng);
+    for _ in 0..rng.gen_range(1..=3) {
+        let text = if rng.gen_bool(0.5) {
+            g.position(rng)
+        } else {
+            g.odd_even_network(rng)
+        };
         g.body.push_str(&text);
     }
     g.program()
@@ -276,6 +295,69 @@ impl LoopGen {
              }}\n                }}\n        \
              for (int {i} = 0; {i} < {p}; {i}++)\n            \
              u = u * 3 + {b}[{i}];\n{after}    }}\n"
+        )
+    }
+
+    /// Batcher's odd-even merge sort over 8, 16 or 32 values made from the
+    /// inputs: the inner loop is bounded by a conjunction (`i < k && i + j
+    /// + k < p`), and whether a pair is compared is a quotient of the
+    /// counters. The compare-swap is written in the loop or called through
+    /// pointers. The sorted values are folded into `u`.
+    fn odd_even_network(&mut self, rng: &mut impl Rng) -> String {
+        let acc = self.acc_ty;
+        let (b, q, k, j, i) = (self.var(), self.var(), self.var(), self.var(), self.var());
+        let p = [8, 16, 32][rng.gen_range(0..3)];
+        // (A factor of its own: two networks sorting the same values would
+        // share their gates unrolled.)
+        let salt = 2 * self.next_var + 1;
+        let (x, y) = (format!("{b}[{i} + {j}]"), format!("{b}[{i} + {j} + {k}]"));
+        let swap = if rng.gen_bool(0.5) {
+            format!("{{ {acc} x = {x}, y = {y}; if (x > y) {{ {x} = y; {y} = x; }} }}")
+        } else {
+            let f = self.var();
+            self.functions.push_str(&format!(
+                "static void {f}({acc} *x, {acc} *y) {{\n\
+                 \x20   if (*x > *y) {{ {acc} t = *x; *x = *y; *y = t; }}\n}}\n"
+            ));
+            format!("{f}(&{x}, &{y});")
+        };
+        format!(
+            "    {{\n        {acc} {b}[{p}];\n        \
+             for (int {i} = 0; {i} < {p}; {i}++)\n            \
+             {b}[{i}] = ({acc})INPUT_A.x[{i} % N] * {salt} + ({acc})INPUT_B.y[({i} + 2) % N] + {i};\n        \
+             for (int {q} = 1; {q} < {p}; {q} <<= 1)\n            \
+             for (int {k} = {q}; {k} >= 1; {k} >>= 1)\n                \
+             for (int {j} = {k} % {q}; {j} + {k} < {p}; {j} += 2 * {k})\n                    \
+             for (int {i} = 0; {i} < {k} && {i} + {j} + {k} < {p}; {i}++)\n                        \
+             if (({i} + {j}) / (2 * {q}) == ({i} + {j} + {k}) / (2 * {q}))\n                            \
+             {swap}\n        \
+             for (int {i} = 0; {i} < {p}; {i}++)\n            \
+             u = u * 3 + {b}[{i}];\n    }}\n"
+        )
+    }
+
+    /// The position of a running best or of the last match, moved from the
+    /// loop variable under a secret branch or a selection, from a start of
+    /// 0, -1 or N; folded into `t`, the best into `u`.
+    fn position(&mut self, rng: &mut impl Rng) -> String {
+        let acc = self.acc_ty;
+        let (i, best, pos) = (self.var(), self.var(), self.var());
+        let start = ["0", "-1", "N"][rng.gen_range(0..3)];
+        let better = ["<", ">", "<=", ">="][rng.gen_range(0..4)];
+        let x = self.value(rng, &i, None);
+        let step = match rng.gen_range(0..3) {
+            0 => format!("if (({acc}){x} {better} {best}) {{ {best} = ({acc}){x}; {pos} = {i}; }}"),
+            1 => format!(
+                "_Bool c = ({acc}){x} {better} {best};\n            \
+                 {best} = c ? ({acc}){x} : {best};\n            \
+                 {pos} = c ? {i} : {pos};"
+            ),
+            _ => format!("if ((({x}) & 3) == 1) {pos} = {i};"),
+        };
+        format!(
+            "    {{\n        {acc} {best} = a[0];\n        int {pos} = {start};\n        \
+             for (int {i} = 1; {i} < N; {i}++) {{\n            {step}\n        }}\n        \
+             t += ({acc}){pos};\n        u ^= {best};\n    }}\n"
         )
     }
 

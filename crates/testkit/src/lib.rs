@@ -8,7 +8,10 @@ mod mixed;
 pub mod relay;
 
 pub use cfloats::random_float_program;
-pub use cloops::{random_loop_program, random_ranking_program, random_secret_exit_program};
+pub use cloops::{
+    random_loop_program, random_position_program, random_ranking_program,
+    random_secret_exit_program,
+};
 pub use cmixed::random_mixed_c_program;
 pub use mixed::{
     matmul_c, matrix_initializer, mixed_matmul, mixed_parts, mixed_party_inputs,

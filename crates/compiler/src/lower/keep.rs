@@ -99,6 +99,24 @@ pub(super) enum Outcome {
     Changed(u64),
 }
 
+/// How many values `first`, `first + step`, ... satisfy `var + offset op
+/// bound` before the first that does not, given `span = bound - offset -
+/// first`; `None` where the comparison does not end the loop that way (a
+/// step away from the bound, or `!=` a value the variable steps over).
+fn trips_until(op: BinOp, span: i128, step: i128) -> Option<i128> {
+    let s = step;
+    Some(match (op, s > 0) {
+        (BinOp::Lt, true) => (span + s - 1).div_euclid(s).max(0),
+        (BinOp::Le, true) => (span + s).div_euclid(s).max(0),
+        // Counting down: in terms of the distance down and the step's
+        // size (`div_euclid` by a negative step does not round down).
+        (BinOp::Gt, false) => (-span - s - 1).div_euclid(-s).max(0),
+        (BinOp::Ge, false) => (-span - s).div_euclid(-s).max(0),
+        (BinOp::Ne, _) if span % s == 0 && span / s >= 0 => span / s,
+        _ => return None,
+    })
+}
+
 /// The loop's public shape: its variable's location and type, first value
 /// and trip count.
 struct Counted {
@@ -131,11 +149,11 @@ const MAX_GATELESS_RUN: u64 = 1 << 12;
 /// ones are lowered without probing (see [`Lower::keep_loop`]).
 const MAX_MISMATCHES: u32 = 4;
 
-/// The most probes a loop makes without keeping a run: where every
-/// iteration is probed (a merge's, whose positions' ranges grow, match
-/// their neighbours' probes but never once simulated), probing would
-/// double the loop's compile, and a long loop's ran out of budget. The
-/// rest of the loop is unrolled.
+/// The most probes a loop makes without a run that repeated: where every
+/// iteration is probed (probes that match their neighbours' but never
+/// once apply to another iteration), probing would double the loop's
+/// compile, and a long loop's ran out of budget. The rest of the loop is
+/// unrolled.
 const MAX_FRUITLESS: u32 = 32;
 
 /// Runs of a loop in a row that probed and kept nothing after which its
@@ -177,9 +195,10 @@ impl<'p> Lower<'p> {
     /// `None` if the loop cannot be counted (it is then unrolled as usual).
     ///
     /// A loop run again and again (an inner loop) whose last
-    /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing is unrolled
-    /// without probing from then on (outside other loops' probes, where
-    /// every run must lower alike).
+    /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing (their
+    /// iterations differed, or made no gates) is unrolled without probing
+    /// from then on (outside other loops' probes, where every run must
+    /// lower alike).
     pub(super) fn keep_loop(
         &mut self,
         ind: &Induction,
@@ -201,10 +220,9 @@ impl<'p> Lower<'p> {
         if let (true, Some((_, report))) = (top, &kept) {
             // (Not a run too short to keep, or whose repeats were too
             // small for a block: a later, longer run may keep them.)
-            let matched_nothing = report
-                .why
-                .as_deref()
-                .is_some_and(|w| w == DIFFERENT || w == FRUITLESS || w.starts_with(SHORT_RUNS));
+            let matched_nothing = report.why.as_deref().is_some_and(|w| {
+                w == DIFFERENT || w == FRUITLESS || w == NO_GATES || w.starts_with(SHORT_RUNS)
+            });
             if !report.blocks.is_empty() {
                 self.fruitless_runs.remove(&loc);
             } else if matched_nothing {
@@ -335,9 +353,15 @@ impl<'p> Lower<'p> {
                 misses = 0;
                 m = self.extend_run(&mut run, &counted, m, &mut why)?;
             }
+            // (A run of gates that repeated, kept or too small to keep,
+            // shows the loop's probes serve other iterations: runs grow
+            // as the values' widths settle, as a position's from -1 does.
+            // A gateless one is lowered plainly whatever its length.)
+            let frame = &run.probe.frame;
+            let repeated = run.count >= 2 && !(frame.gates.is_empty() && frame.blocks.is_empty());
             let found = (&mut *extras, &mut report);
             let (kept, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
-            if kept {
+            if kept || repeated {
                 fruitless = 0;
             }
             prev = (!repeats && pending.is_none()).then_some(probe);
@@ -468,22 +492,21 @@ impl<'p> Lower<'p> {
             return Ok(None);
         };
         let first = scalar.to_i128(v);
-        let (bound, bound_scalar) = match self.eval(&ind.bound)? {
-            Val::Int(s, Word::Const { v, .. }) => (s.to_i128(v), s),
-            _ => return Ok(None),
-        };
         let s = ind.step;
-        let span = bound - ind.offset - first;
-        let trips: i128 = match (ind.op, s > 0) {
-            (BinOp::Lt, true) => (span + s - 1).div_euclid(s).max(0),
-            (BinOp::Le, true) => (span + s).div_euclid(s).max(0),
-            // Counting down: in terms of the distance down and the step's
-            // size (`div_euclid` by a negative step does not round down).
-            (BinOp::Gt, false) => (-span - s - 1).div_euclid(-s).max(0),
-            (BinOp::Ge, false) => (-span - s).div_euclid(-s).max(0),
-            (BinOp::Ne, _) if span % s == 0 && span / s >= 0 => span / s,
-            _ => return Ok(None),
-        };
+        // The loop ends where the first term of its condition fails.
+        let mut trips = MAX_TRIPS as i128;
+        let mut terms = Vec::new();
+        for (op, bound, offset) in ind.terms() {
+            let (bound, bound_scalar) = match self.eval(bound)? {
+                Val::Int(s, Word::Const { v, .. }) => (s.to_i128(v), s),
+                _ => return Ok(None),
+            };
+            let Some(t) = trips_until(op, bound - offset - first, s) else {
+                return Ok(None);
+            };
+            trips = trips.min(t);
+            terms.push((offset, bound_scalar));
+        }
         if trips as u128 > MAX_TRIPS as u128 {
             return Ok(None);
         }
@@ -497,13 +520,15 @@ impl<'p> Lower<'p> {
         } else {
             (0, (1i128 << scalar.width) - 1)
         };
-        // (The variable plus the condition's offset too: no wrap there.)
-        if lo.min(lo + ind.offset) < min || hi.max(hi + ind.offset) > max {
-            return Ok(None);
-        }
-        // A negative value compared as unsigned is not in order.
-        if lo < 0 && !Scalar::common(scalar.promote(), bound_scalar.promote()).signed {
-            return Ok(None);
+        for (offset, bound_scalar) in terms {
+            // (The variable plus the condition's offset too: no wrap there.)
+            if lo.min(lo + offset) < min || hi.max(hi + offset) > max {
+                return Ok(None);
+            }
+            // A negative value compared as unsigned is not in order.
+            if lo < 0 && !Scalar::common(scalar.promote(), bound_scalar.promote()).signed {
+                return Ok(None);
+            }
         }
         let counted = Counted {
             at: (obj, 0),
@@ -659,6 +684,7 @@ fn first_setup(ind: &Induction, c: &Counted) -> Setup {
             } else {
                 HashSet::default()
             },
+            moved: ind.moved.clone(),
             scalar: c.scalar,
             hull: (c.first.min(last), c.first.max(last)),
         },

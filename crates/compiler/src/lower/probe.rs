@@ -97,6 +97,9 @@ pub(super) struct Setup {
 pub(super) struct Stored {
     /// The uses of the variable so stored, by location.
     pub at: HashSet<Loc>,
+    /// Those that move it into a local (`at = c ? i : at`): read as wide
+    /// as the iteration's own value (see `probe::counters`).
+    pub moved: HashSet<Loc>,
     /// Its type.
     pub scalar: Scalar,
     /// The least and greatest value it takes in the loop.
@@ -440,6 +443,12 @@ impl<'p> Lower<'p> {
             self.objs[obj].slots[leaf] = fresh.clone();
             let st = &mut self.probes[p];
             st.seq += 1;
+            // A write here undone since (a secret branch's, before the
+            // branches merge) is not what this read sees: the first write
+            // that stays comes after it (else the read would seem to read
+            // what the iteration wrote, and no other iteration could be
+            // applied by the template).
+            st.written.remove(&key);
             st.inputs.extend(made);
             st.observed.insert(key, st.observations.len());
             let mut bits = Vec::new();

@@ -50,11 +50,14 @@ impl Lower<'_> {
         for counter in &run.probe.counters {
             let value = match counter.key {
                 None => value,
-                Some((class, (lo, hi))) => match run.key(class) {
-                    Some(v) if lo <= v && v <= hi => v,
-                    _ => return false,
+                Some((class, _)) => match run.key(class) {
+                    Some(v) => v,
+                    None => return false,
                 },
             };
+            if value < counter.hull.0 || value > counter.hull.1 {
+                return false;
+            }
             for (k, b) in counter.bits.iter().enumerate() {
                 if let Bit::Wire(f) = *b {
                     origin[run.roles.input(f)] = Some(Bit::Const((value >> k) & 1 == 1));

@@ -17,6 +17,24 @@ pub(in crate::lower) struct Counter {
     pub range: usize,
     /// The key's class and the values it may take, for a key's value.
     pub key: Option<(u32, (i128, i128))>,
+    /// The values its bits hold: an iteration whose value lies outside
+    /// them is not one the template serves.
+    pub hull: (i128, i128),
+}
+
+/// The values of the loop's `hull` that take no more bits than `v` does
+/// (for `v = 17`, those in `[-32, 31]`): a counter moved into a local
+/// (`at = c ? i : at`) is read as fresh inputs as wide as the iteration's
+/// own value, as the constant it stands for is where the loop is unrolled,
+/// not as its widest value, and then costs what it does unrolled;
+/// iterations whose values need more bits are other runs. (A counter
+/// stored into an array element, a DP row's first entry, keeps the
+/// hull: bucketed, levenshtein's rows took 0.45% fewer AND gates but 70%
+/// longer to compile.)
+fn bucket(hull: (i128, i128), v: i128) -> (i128, i128) {
+    let magnitude = if v < 0 { !v } else { v };
+    let cap = (1i128 << (i128::BITS - magnitude.leading_zeros())) - 1;
+    (hull.0.max(-cap - 1), hull.1.min(cap))
 }
 
 impl Lower<'_> {
@@ -35,10 +53,17 @@ impl Lower<'_> {
             return None;
         }
         let stored = self.probes[p].setup.stored.clone();
-        if stored.hull.0 == stored.hull.1 {
+        let (obj, leaf) = self.probes[p].setup.induction;
+        let hull = match self.slot(obj, leaf) {
+            Slot::Val(Word::Const { v, .. }) if stored.moved.contains(&loc) => {
+                bucket(stored.hull, stored.scalar.to_i128(v))
+            }
+            _ => stored.hull,
+        };
+        if hull.0 == hull.1 {
             return None;
         }
-        Some(self.fresh_counter(p, stored.scalar, stored.hull, None))
+        Some(self.fresh_counter(p, stored.scalar, hull, None))
     }
 
     /// A value of type `scalar` between `hull`'s ends, given to probe `p`
@@ -66,6 +91,7 @@ impl Lower<'_> {
             bits: bits.clone(),
             range: st.ranges,
             key,
+            hull,
         });
         st.ranges += 1;
         Val::Int(scalar, Word::Bits(Rc::from(bits), range))
