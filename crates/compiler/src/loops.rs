@@ -105,9 +105,9 @@ pub struct Induction {
     pub bound: Expr,
     /// The constant added to the variable in the condition (`j + 1 < n`).
     pub offset: i128,
-    /// The other terms of a condition that is a conjunction (`i < k && i
-    /// + j < n`), each as `var + offset op bound`: the loop ends where the
-    /// first of its terms fails.
+    /// The other terms of a condition that is a conjunction
+    /// (`i < k && i + j < n`), each as `var + offset op bound`: the loop
+    /// ends where the first of its terms fails.
     pub also: Vec<Bound>,
     /// The step added to the variable after each iteration.
     pub step: i128,

@@ -299,9 +299,9 @@ impl LoopGen {
     }
 
     /// Batcher's odd-even merge sort over 8, 16 or 32 values made from the
-    /// inputs: the inner loop is bounded by a conjunction (`i < k && i + j
-    /// + k < p`), and whether a pair is compared is a quotient of the
-    /// counters. The compare-swap is written in the loop or called through
+    /// inputs: the inner loop is bounded by a conjunction
+    /// (`i < k && i + j + k < p`), and whether a pair is compared is a
+    /// quotient of the counters. The compare-swap is written in the loop or called through
     /// pointers. The sorted values are folded into `u`.
     fn odd_even_network(&mut self, rng: &mut impl Rng) -> String {
         let acc = self.acc_ty;
