@@ -175,7 +175,7 @@ pub fn analyze_with(
     let cond = &with_values(cond, stepped, public, &mut fixed);
     let not_counted = "the condition is not a comparison of a variable with a bound";
     let mut terms = Vec::new();
-    conjuncts(cond, &mut terms);
+    progress::conjuncts(cond, &mut terms);
     let (var, offset, op, bound) = condition(terms[0]).ok_or(not_counted)?;
     let mut also = Vec::new();
     for term in &terms[1..] {
@@ -229,17 +229,6 @@ pub fn analyze_with(
         each: check.each,
         reduced: false,
     })
-}
-
-/// The terms of `c` as a conjunction: `a && b && c` gives `a`, `b`, `c`.
-fn conjuncts<'e>(c: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match &c.kind {
-        ExprKind::LogAnd(a, b) => {
-            conjuncts(a, out);
-            conjuncts(b, out);
-        }
-        _ => out.push(c),
-    }
 }
 
 /// `var op bound` (or `bound op var`, mirrored).

@@ -136,8 +136,9 @@ pub fn analyze<'a>(cond: &'a Expr, step: Option<&Expr>, body: &Stmt) -> Option<P
     })
 }
 
-/// The terms of a conjunction, in order.
-fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+/// The terms of a conjunction, in order (`a && b && c` gives `a`, `b`,
+/// `c`).
+pub(super) fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     match &e.kind {
         ExprKind::LogAnd(a, b) => {
             conjuncts(a, out);

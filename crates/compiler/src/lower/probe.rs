@@ -23,10 +23,12 @@ use crate::range::{Range, Tape};
 
 mod canonical;
 mod counters;
+mod wires;
 
 use canonical::CanonicalIds;
 pub(super) use counters::Counter;
 use twofold_circuit::{RawFrame, Wire};
+use wires::{block_writes, outside_wire};
 
 /// What a probe records while it runs.
 pub(super) struct ProbeState {
@@ -694,58 +696,6 @@ impl Probe {
                 .all(|(a, b)| a.body == b.body)
             && self.canonical() == other.canonical()
     }
-}
-
-/// A wire the template reads that is neither one of its inputs nor made by
-/// one of its gates or blocks, if any (a safety net: the lowering must not
-/// let a value from outside the probe reach it unobserved).
-fn outside_wire(
-    frame: &RawFrame,
-    inputs: &[Wire],
-    writes: &[Write],
-    extras: &[Slot],
-) -> Option<Wire> {
-    let mut known: HashSet<Wire> = inputs.iter().copied().collect();
-    let mut bad = None;
-    let mut check = |w: Wire, known: &HashSet<Wire>| {
-        if !known.contains(&w) {
-            bad.get_or_insert(w);
-        }
-    };
-    let mut b = 0;
-    for (i, g) in frame.gates.iter().enumerate() {
-        while b < frame.blocks.len() && frame.blocks[b].position == i {
-            let block = &frame.blocks[b];
-            block.shared.iter().for_each(|&w| check(w, &known));
-            block.carried.iter().for_each(|c| check(c.init, &known));
-            block_writes(block, &mut |w| {
-                known.insert(w);
-            });
-            b += 1;
-        }
-        g.inputs().for_each(|w| check(w, &known));
-        known.insert(g.out());
-    }
-    for block in &frame.blocks[b..] {
-        block.shared.iter().for_each(|&w| check(w, &known));
-        block_writes(block, &mut |w| {
-            known.insert(w);
-        });
-    }
-    for v in writes.iter().map(|w| &w.value).chain(extras) {
-        v.for_each_bit(&mut |bit| {
-            if let Bit::Wire(w) = bit {
-                check(w, &known);
-            }
-        });
-    }
-    bad
-}
-
-/// Calls `add` on the frame wires a block writes.
-fn block_writes(block: &twofold_circuit::PendingBlock, add: &mut impl FnMut(Wire)) {
-    block.outputs.for_all(block.count, &mut *add);
-    block.carried.iter().filter_map(|c| c.last).for_each(add);
 }
 
 /// Wires from here up stand for bits of a padded value (see
