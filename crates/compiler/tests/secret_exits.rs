@@ -579,6 +579,81 @@ int mpc_main(Arr INPUT_A, Arr INPUT_B)
     }
 }
 
+/// A flag the condition tests (`!found`, `found == 0`) that a path sets to
+/// a constant other than 0 ends the loop there, as a `break` would: a
+/// search for a bit of `s` equal to its own low bits, stepping its counter
+/// on every other path, ends by itself, where it needed `--unwind` before
+/// (the counter alone did not stay public on the paths still running). It
+/// finds what gcc finds.
+#[test]
+fn a_flag_set_on_a_path_ends_the_loop_there() {
+    let shapes = [
+        (
+            "!found",
+            "if ((t & 7) == ((s >> k) & 1)) found = 1; else k++;",
+        ),
+        (
+            "found == 0",
+            "if ((t & 7) == ((s >> k) & 1)) { found = 2; continue; } k++;",
+        ),
+        (
+            "0 == found",
+            "if ((t & 7) == ((s >> k) & 1)) { found = 1; } else { k += 1; }",
+        ),
+    ];
+    for (n, (test, shape)) in shapes.iter().enumerate() {
+        let src = format!(
+            "typedef struct {{ int v[8]; }} Arr;
+int mpc_main(Arr INPUT_A, Arr INPUT_B)
+{{
+    unsigned s = INPUT_B.v[0] ^ INPUT_A.v[1], t = s;
+    int k = 0, found = 0;
+    while (k < 10 && {test}) {{
+        {shape}
+    }}
+    return k * 10 + found;
+}}
+"
+        );
+        let name = format!("flag_{n}");
+        let p = compile(&src, &format!("{name}.c"), &default()).unwrap_or_else(|e| panic!("{e}"));
+        agree_with_gcc_on(&src, &[&p], &small_sets(5, 2), &name);
+        agree_with_gcc(&src, &[&p], 8, 5, &name);
+    }
+}
+
+/// A flag written any other way (set back to 0 on a path that does not
+/// step, set through a pointer) proves nothing: the loop still needs
+/// `--unwind`.
+#[test]
+fn a_flag_written_otherwise_needs_unwind() {
+    let shapes = [
+        "int *f = &found; if (a[k] == x) found = 1; else if (a[k] > x) *f = 0; else k++;",
+        "if (a[k] == x) found = 1; else if (a[k] > x) found = 0; else k++;",
+        "if (a[k] == x) found = 1; else if (a[k] > x) found = found; else k++;",
+    ];
+    for shape in shapes {
+        let src = format!(
+            "typedef struct {{ int v[8]; }} Arr;
+int mpc_main(Arr INPUT_A, Arr INPUT_B)
+{{
+    int *a = INPUT_A.v, x = INPUT_B.v[0];
+    int k = 0, found = 0;
+    while (k < 8 && !found) {{
+        {shape}
+    }}
+    return k * 10 + found;
+}}
+"
+        );
+        let e = match compile(&src, "prog.c", &default()) {
+            Ok(_) => panic!("compiled without --unwind:\n{src}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("bound it with --unwind N"), "{e}\n{src}");
+    }
+}
+
 /// Recursion that branches on a secret at every call, both sides calling
 /// again: 2^14 calls, every call at one depth branching on the same bit
 /// (`x >> d & 1`). Each branch went through the merges of every call

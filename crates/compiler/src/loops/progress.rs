@@ -13,7 +13,10 @@
 //! The condition is a conjunction (`&&`) of which some terms compare a
 //! variable with a bound (`i < n`, `j + 1 <= m`, `k >= 0`; the form loops
 //! are kept by, see [`super::condition`]); the other terms only end the
-//! loop sooner. Each counter's *distance* is how far it is from failing
+//! loop sooner. A term `!found` (or `found == 0`) names a *flag*: a path
+//! that sets it to a constant other than 0 (`found = 1`), and writes it
+//! no other way, leaves the loop at the next test, as a `break` does
+//! (`while (i < n && !found) { if (a[i] == x) found = 1; else i++; }`). Each counter's *distance* is how far it is from failing
 //! its term (`n - 1 - i`), at least 0 while the loop runs. The body and
 //! the step only move counters towards their bounds (`i++`, `i += 2`,
 //! `i = i + 1`; `--` for a counter compared from below), and every path
@@ -56,6 +59,8 @@ impl Counter<'_> {
 pub struct Progress<'a> {
     /// The counters, each variable once.
     pub counters: Vec<Counter<'a>>,
+    /// The flags (see the module docs).
+    pub flags: Vec<&'a str>,
     /// The least progress an iteration that goes on makes, at least 1.
     pub per_iteration: Option<u64>,
 }
@@ -87,8 +92,10 @@ pub fn analyze<'a>(cond: &'a Expr, step: Option<&Expr>, body: &Stmt) -> Option<P
     let mut terms = Vec::new();
     conjuncts(cond, &mut terms);
     let mut counters: Vec<Counter<'a>> = Vec::new();
+    let mut flags = Vec::new();
     for t in terms {
         let Some((var, offset, op, bound)) = condition(t) else {
+            flags.extend(flag(t));
             continue;
         };
         if op == BinOp::Ne || mentions(bound, var) || counters.iter().any(|c| c.var == var) {
@@ -111,8 +118,12 @@ pub fn analyze<'a>(cond: &'a Expr, step: Option<&Expr>, body: &Stmt) -> Option<P
     if counters.is_empty() {
         return None;
     }
+    if flags.iter().any(|f| counters.iter().any(|c| c.var == *f)) {
+        return None;
+    }
     let mut walk = Walk {
         counters: &mut counters,
+        flags: &flags,
     };
     let flow = walk.stmt(body)?;
     let stepped = match step {
@@ -132,8 +143,28 @@ pub fn analyze<'a>(cond: &'a Expr, step: Option<&Expr>, body: &Stmt) -> Option<P
     }
     Some(Progress {
         counters,
+        flags,
         per_iteration,
     })
+}
+
+/// The flag a condition's term tests for 0: `!f`, `f == 0` or `0 == f`.
+fn flag(t: &Expr) -> Option<&str> {
+    fn name(e: &Expr) -> Option<&str> {
+        match &e.kind {
+            ExprKind::Ident(v) => Some(v.as_str()),
+            _ => None,
+        }
+    }
+    match &t.kind {
+        ExprKind::Unary(UnOp::Not, f) => name(f),
+        ExprKind::Binary(BinOp::Eq, a, b) => match (const_eval(a), const_eval(b)) {
+            (None, Some(0)) => name(a),
+            (Some(0), None) => name(b),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The terms of a conjunction, in order (`a && b && c` gives `a`, `b`,
@@ -178,6 +209,7 @@ fn least(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 /// moves; `None` where a counter changes in any other way.
 struct Walk<'c, 'a> {
     counters: &'c mut Vec<Counter<'a>>,
+    flags: &'c [&'a str],
 }
 
 impl Walk<'_, '_> {
@@ -191,11 +223,19 @@ impl Walk<'_, '_> {
     fn stmt(&mut self, s: &Stmt) -> Option<Flow> {
         Some(match &s.kind {
             StmtKind::Empty | StmtKind::StaticAssert(..) => Flow::straight(0),
+            // Setting a flag leaves the loop at the next test.
+            StmtKind::Expr(e) if self.sets_flag(e) => Flow {
+                through: None,
+                cont: None,
+            },
             StmtKind::Expr(e) => Flow::straight(self.expr(e)?),
             StmtKind::Decl(ds) => {
                 let mut p = 0;
                 for d in ds {
-                    if self.counters.iter().any(|c| c.var == d.name) {
+                    let named = |v: &str| v == d.name;
+                    if self.counters.iter().any(|c| named(c.var))
+                        || self.flags.iter().any(|f| named(f))
+                    {
                         return None; // Another variable of that name.
                     }
                     let mut sized = true;
@@ -260,17 +300,34 @@ impl Walk<'_, '_> {
         })
     }
 
-    /// `Some` if no counter is written (or has its address taken) in `s`.
+    /// `Some` if no counter or flag is written (or has its address taken)
+    /// in `s`.
     fn untouched(&self, s: &Stmt) -> Option<()> {
         let mut touched = false;
         each_expr(s, &mut |e| {
-            touched |= self.counters.iter().any(|c| written(e, c.var));
+            touched |= self.counters.iter().any(|c| written(e, c.var))
+                || self.flags.iter().any(|f| written(e, f));
         });
         (!touched).then_some(())
     }
 
-    /// The least progress of every evaluation of `e`.
+    /// Whether `e` sets a flag to a constant other than 0.
+    fn sets_flag(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Assign(None, t, v) => {
+                let is_flag = |t: &Expr| matches!(&t.kind, ExprKind::Ident(x) if self.flags.contains(&x.as_str()));
+                is_flag(t) && const_eval(v).is_some_and(|c| c != 0)
+            }
+            _ => false,
+        }
+    }
+
+    /// The least progress of every evaluation of `e`; `None` where it
+    /// writes a flag (other than as a statement setting it).
     fn expr(&mut self, e: &Expr) -> Option<u64> {
+        if self.flags.iter().any(|f| written(e, f)) {
+            return None;
+        }
         if let Some((k, by)) = self.counter_move(e)? {
             self.counters[k].most += by;
             return u64::try_from(by).ok();

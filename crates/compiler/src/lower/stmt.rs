@@ -393,6 +393,13 @@ impl<'p> Lower<'p> {
         let found = progress::analyze(cond, step, body)?;
         let func = *self.funcs.get(&self.frame().func)?;
         let mut distances = Vec::new();
+        // (A flag changed through a pointer could be set back to 0.)
+        let flag_aliased = |f: &&str| {
+            self.frame().names.get(f).is_none() || progress::takes_address(&func.body, f)
+        };
+        if found.flags.iter().any(flag_aliased) {
+            return None;
+        }
         for c in &found.counters {
             let mut names = vec![c.var.to_string()];
             crate::loops::idents_of(c.bound, &mut names);
