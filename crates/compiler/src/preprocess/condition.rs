@@ -88,13 +88,7 @@ impl Preprocessor {
                 let Some((v, n)) = self.has(op, &line[k + 1..], dir) else {
                     return err(line[k].loc, format!("bad '{op}'"));
                 };
-                toks.push(Token {
-                    tok: Tok::Int(v as u64, false, 0, true),
-                    loc: line[k].loc,
-                    line_start: false,
-                    space_before: true,
-                    text: None,
-                });
+                toks.push(truth(v, line[k].loc));
                 k += 1 + n;
                 continue;
             }
@@ -108,13 +102,7 @@ impl Preprocessor {
                     return err(line[k].loc, "bad 'defined'");
                 };
                 let v = self.defined(name);
-                toks.push(Token {
-                    tok: Tok::Int(v as u64, false, 0, true),
-                    loc: line[k].loc,
-                    line_start: false,
-                    space_before: true,
-                    text: None,
-                });
+                toks.push(truth(v, line[k].loc));
                 k += skip;
                 continue;
             }
@@ -344,3 +332,15 @@ impl IfEval<'_> {
 /// `uintmax_t` (else `intmax_t`).
 #[derive(Clone, Copy)]
 struct Val(i64, bool);
+
+/// The token `1` or `0` that a `defined` or `__has_...` operator reads as,
+/// at `loc`.
+fn truth(v: bool, loc: Loc) -> Token {
+    Token {
+        tok: Tok::Int(v as u64, false, 0, true),
+        loc,
+        line_start: false,
+        space_before: true,
+        text: None,
+    }
+}
