@@ -15,6 +15,16 @@
 //!   array elements in order, bit 0 first), without padding; `_Bool` is one
 //!   bit. Types follow gcc on x86-64: `char` is signed, `long` is 64-bit.
 //!   `sizeof`, `memcpy` and `memset` use C's layout (with padding).
+//! - Any object can be read and written byte by byte through `char`
+//!   pointers (`unsigned char *p = (unsigned char *)&v; p[i]`), as gcc
+//!   does on x86-64 (little-endian, structs with gcc's padding): such a
+//!   pointer counts the bytes of the object's C layout, moved, compared
+//!   and subtracted by bytes, at public or secret offsets within the
+//!   object; a wider type read or written through a pointer into bytes of
+//!   another layout (`*(uint32_t *)(buf + k)`) is those bytes. Padding
+//!   holds 0 (twofold keeps none): reading back padding written as bytes
+//!   at a public position is refused, and a write at a secret byte
+//!   position leaves the padding it may reach as it is.
 //!
 //! # How it works
 //! [`preprocess`] (built-in `<stdint.h>`, `<inttypes.h>`, `<stdbool.h>`,
@@ -138,7 +148,7 @@
 //! level (Duff's device), `__int128`, I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
-//! index), bit-fields wider than 32 bits (and as inputs or outputs),
+//! index), pointers read or written as bytes, bit-fields wider than 32 bits (and as inputs or outputs),
 //! `typeof(expression)` in a typedef, parameter or struct member, nested
 //! designators (`.a.b = 1`) and designators naming a member of an
 //! anonymous member.

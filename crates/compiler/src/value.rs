@@ -462,6 +462,9 @@ pub struct Ptr {
     /// is probed (see `lower::keep::replay`): accesses through it move
     /// with them.
     pub(crate) terms: Vec<Term>,
+    /// Whether `leaf` and `sec`'s strides count bytes of the object's C
+    /// layout, not leaves (a `char *` into an `int`: `lower::bytes`).
+    pub bytes: bool,
 }
 
 impl Ptr {
@@ -472,6 +475,7 @@ impl Ptr {
             leaf,
             sec,
             terms: Vec::new(),
+            bytes: false,
         }
     }
 
@@ -680,6 +684,7 @@ impl Slot {
                 obj: p.obj,
                 leaf: p.leaf,
                 terms: p.terms.clone(),
+                bytes: p.bytes,
                 sec: p
                     .sec
                     .iter()

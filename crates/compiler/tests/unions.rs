@@ -451,6 +451,22 @@ int mpc_main(int INPUT_A, int INPUT_B)
     agree("union_nested", src);
 }
 
+/// Views once refused: a `double` over two `int`s at a secret position
+/// ("type punning is not supported"), and a byte of an `int` through an
+/// `unsigned char *` ("byte-level pointer arithmetic is not supported"):
+/// both read the bytes, as gcc does.
+#[test]
+fn views_once_refused() {
+    agree(
+        "double_over_ints",
+        "#include <string.h>\nint mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[4] = { INPUT_A, INPUT_B };\n    double *p = (double *)&a[INPUT_A & 1];\n    double d = *p;\n    long long bits;\n    memcpy(&bits, &d, 8);\n    return (int)(bits >> 21);\n}\n",
+    );
+    agree(
+        "byte_of_an_int",
+        "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    unsigned char *p = (unsigned char *)&INPUT_A;\n    return p[1];\n}\n",
+    );
+}
+
 /// What is refused, with a clear message: pointers in unions, unions as
 /// inputs and outputs, a pointer of another layout into a union's bytes,
 /// a tag used as the other kind.
@@ -472,14 +488,6 @@ fn refused_union_uses() {
     assert_eq!(
         error_of("struct S { union { int a; float f; }; };\nvoid mpc_main(int INPUT_A, int INPUT_B)\n{\n    struct S OUTPUT_s;\n    OUTPUT_s.a = INPUT_A;\n}\n"),
         "prog.c:4:14: error: output 'OUTPUT_s' has type struct S, which holds a union: unions cannot be inputs or outputs (use a member's type)"
-    );
-    assert_eq!(
-        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int a[4] = { INPUT_A, INPUT_B };\n    double *p = (double *)&a[INPUT_A & 1];\n    return *p;\n}\n"),
-        "prog.c:5:12: error: access as double of memory holding int (type punning) is not supported"
-    );
-    assert_eq!(
-        error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    unsigned char *p = (unsigned char *)&INPUT_A;\n    return p[1];\n}\n"),
-        "prog.c:4:13: error: arithmetic on a pointer to unsigned char into memory holding int: twofold's pointers count elements, not bytes (byte-level pointer arithmetic is not supported)"
     );
     assert_eq!(
         error_of("int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = 0;\n    int *p = &x;\n    char b[8];\n    __builtin_memcpy(b, &p, 8);\n    return b[0];\n}\n"),

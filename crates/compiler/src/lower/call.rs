@@ -166,11 +166,14 @@ impl<'p> Lower<'p> {
                  (it reads up to the end of the object)",
             );
         }
-        // A `char *` over an `int` would count the `int` as one char.
-        self.counts_elements(&t, &p, a.loc)?;
+        // A `char *` over an `int` counts its bytes.
+        let p = self.counted(&t, p, None, a.loc)?;
         let o = &self.objs[p.obj];
         let leaf = usize::try_from(p.leaf).unwrap_or(usize::MAX);
-        let left = if t == CType::Void {
+        let left = if p.bytes {
+            let (len, stride, _) = self.units(&t, &p);
+            (len - p.leaf).max(0) as i128 / stride as i128
+        } else if t == CType::Void {
             let mut offsets = Vec::new();
             o.ty.leaf_offsets(0, &mut offsets);
             let end = |l: usize| offsets[l] as i128 + o.leaf_tys[l].size() as i128;

@@ -28,6 +28,7 @@ use names::{Binding, Names};
 
 mod bitfield;
 mod budget;
+mod bytes;
 mod call;
 mod decl;
 mod elision;
@@ -103,15 +104,17 @@ struct Place {
     ty: CType,
     /// The counter keys that placed it (see [`keep::Recording`]).
     terms: Vec<keep::Term>,
-    /// Whether it lies inside a union's bytes, viewed as `ty`: then
-    /// `leaf` counts bytes, and it is read and written through them (see
-    /// [`punning`]).
+    /// Whether `leaf` (and the strides of `sec`) count bytes, and it is
+    /// read and written through them (see [`punning`]): it lies inside a
+    /// union's bytes, viewed as `ty`, or (with `view`) in the bytes of
+    /// memory of another layout (see [`bytes`]).
     bytes: bool,
     /// The bit-field it is, if it is one (see [`bitfield`]), and in a
     /// union's bytes the bit of its first byte where it starts.
     bit_field: Option<(crate::types::BitField, u64)>,
-    /// Whether it is a scalar viewing memory of another layout through
-    /// its bytes, at a public position (see [`punning`]).
+    /// Whether it views memory of another layout through its bytes: a
+    /// scalar at a public leaf position (see [`punning`]), or with
+    /// `bytes` a value at a byte position (see [`bytes`]).
     view: bool,
 }
 
@@ -459,6 +462,10 @@ impl<'p> Lower<'p> {
                 "a pointer whose target object depends on a secret condition is not supported",
             );
         }
+        if p.bytes != q.bytes {
+            let (p, q) = (self.byte_pointer(p, loc)?, self.byte_pointer(q, loc)?);
+            return self.mux_pointer(c, &p, &q, loc);
+        }
         let base = p.leaf.min(q.leaf);
         let (obj, leaf) = (p.obj, base);
         // Each pointer's distance from `base`, in steps of `step`, as a
@@ -490,7 +497,10 @@ impl<'p> Lower<'p> {
             stride: step as usize,
             count,
         }];
-        Ok(Ptr::new(obj, leaf, sec))
+        Ok(Ptr {
+            bytes: p.bytes,
+            ..Ptr::new(obj, leaf, sec)
+        })
     }
 
     /// How far pointer `x` is from position `base` of its object, in steps

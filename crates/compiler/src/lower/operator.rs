@@ -27,11 +27,8 @@ impl Lower<'_> {
             }
             let p = self.place(a)?;
             // (Accesses through it move with the keys that placed it.)
-            let ptr = Ptr {
-                terms: p.terms,
-                ..Ptr::new(p.obj, p.leaf, p.sec)
-            };
-            return Ok(Val::Ptr(p.ty, ptr));
+            let ty = p.ty.clone();
+            return Ok(Val::Ptr(ty, p.pointer()));
         }
         let v = self.eval(a)?;
         if let Val::Int(s, w) = &v {
@@ -100,10 +97,7 @@ impl Lower<'_> {
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
                 self.pointer_escapes(&p);
                 self.pointer_escapes(&q);
-                if op == BinOp::Sub {
-                    self.counts_elements(&t, &p, loc)?;
-                    self.counts_elements(&t, &q, loc)?;
-                }
+                let (p, q) = self.comparable(&t, p, q, loc)?;
                 // Where pointers point may move with a loop variable.
                 self.fail_probes("pointers are compared or subtracted");
                 if (!p.sec.is_empty() || !q.sec.is_empty()) && p.obj == q.obj {
@@ -115,8 +109,11 @@ impl Lower<'_> {
                         "pointers into different objects cannot be compared or subtracted",
                     );
                 }
-                let stride = t.leaves().max(1) as i64;
                 let same = p.obj == q.obj;
+                let stride = match same {
+                    true => self.units(&t, &p).1 as i64,
+                    false => 1,
+                };
                 let r = match op {
                     BinOp::Sub => {
                         return Ok(Self::int(
@@ -145,40 +142,16 @@ impl Lower<'_> {
         }
     }
 
-    /// Fails unless the elements of type `t` that `p` points to have the
-    /// layout of the memory there: a pointer counts elements (`char *`
-    /// arithmetic over `int`s would count `int`s, not bytes).
-    pub(super) fn counts_elements(&self, t: &CType, p: &Ptr, loc: Loc) -> DResult<()> {
-        if p.obj == usize::MAX || *t == CType::Void {
-            return Ok(());
-        }
-        // (One past the end: the element before.)
-        let len = self.objs[p.obj].slots.len() as i64;
-        let base = p.leaf.min(len - t.leaves() as i64).max(0) as usize;
-        match self.punned(p.obj, base, t) {
-            None => Ok(()),
-            Some(have) => err(
-                loc,
-                format!(
-                    "arithmetic on a pointer to {} into memory holding {}: twofold's pointers count elements, not bytes (byte-level pointer arithmetic is not supported)",
-                    t.name(),
-                    have.name()
-                ),
-            ),
-        }
-    }
-
     /// The pointer `p` to elements of type `t` moved by `off` elements.
     pub(super) fn ptr_add(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
         if p.obj == usize::MAX {
             return err(loc, "arithmetic on a null pointer");
         }
         if off.as_const() != Some(0) {
-            self.counts_elements(&t, &p, loc)?;
+            let k = off.as_const().map(|v| v as i64);
+            p = self.counted(&t, p, k, loc)?;
         }
-        let stride = t.leaves().max(1);
-        let len = self.objs[p.obj].slots.len() as i64;
-        let leaves = t.leaves() as i64;
+        let (len, stride, leaves) = self.units(&t, &p);
         match off.as_const() {
             Some(v) => {
                 let k = v as i64;
@@ -232,15 +205,14 @@ impl Lower<'_> {
     /// secret index out of bounds does.
     pub(super) fn ptr_moved(&mut self, t: CType, mut p: Ptr, off: Word, loc: Loc) -> DResult<Val> {
         self.pointer_escapes(&p);
-        let stride = t.leaves().max(1);
-        let len = self.objs[p.obj].slots.len() as i64;
+        let (len, stride, leaves) = self.units(&t, &p);
         let step = if p.sec.iter().all(|s| s.stride % stride == 0) {
             stride
         } else {
             1
         };
         let base = p.leaf.rem_euclid(step as i64);
-        let count = (len - base - t.leaves() as i64).div_euclid(step as i64) + 1;
+        let count = (len - base - leaves).div_euclid(step as i64) + 1;
         if count < 1 {
             return err(loc, "pointer arithmetic leaves the object it points into");
         }
@@ -310,7 +282,7 @@ impl Lower<'_> {
         match op {
             BinOp::Sub => {
                 let apart = self.binop(BinOp::Sub, at_p, at_q, loc)?;
-                let size = Self::int(t.leaves().max(1) as i128, i64);
+                let size = Self::int(self.units(t, p).1 as i128, i64);
                 self.binop(BinOp::Div, apart, size, loc)
             }
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {

@@ -173,6 +173,9 @@ impl<'p> Lower<'p> {
         if t == CType::Void {
             return err(loc, "dereferencing a void pointer");
         }
+        if p.bytes {
+            return self.byte_place(t, p, loc);
+        }
         let n = t.leaves() as i64;
         let outside = |p: &Ptr, len: usize| p.leaf < 0 || p.leaf + n > len as i64;
         if outside(&p, self.objs[p.obj].slots.len()) && self.secret_depth > 0 {
@@ -195,6 +198,9 @@ impl<'p> Lower<'p> {
             p.sec.is_empty() && t.arith().is_some() && !matches!(have, CType::Pointer(_))
         });
         if let (Some(have), false) = (punned, view) {
+            if !matches!(have, CType::Pointer(_)) {
+                return self.bytes_view(t, p, loc);
+            }
             return err(
                 loc,
                 format!(
@@ -240,10 +246,11 @@ impl<'p> Lower<'p> {
             rec.access(p, p.ty.leaves(), matches!(p.ty, CType::Array(..)));
         }
         if let CType::Array(elem, _) = &p.ty {
-            return Ok(Val::Ptr(
-                (**elem).clone(),
-                Ptr::new(p.obj, p.leaf, p.sec.clone()),
-            ));
+            let ptr = Ptr {
+                terms: Vec::new(),
+                ..p.clone().pointer()
+            };
+            return Ok(Val::Ptr((**elem).clone(), ptr));
         }
         let n = p.ty.leaves();
         let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
@@ -290,9 +297,21 @@ impl<'p> Lower<'p> {
             let at = base + (k * s.stride) as i64;
             layer.push(self.gather_at(obj, at, rest, n, loc, true)?);
         }
+        self.select_slots(&s.idx, layer, n, loc)
+    }
+
+    /// The candidate `layer[k]` (each `n` slots) that the index `idx`
+    /// (bit 0 first) selects: a multiplexer tree.
+    pub(super) fn select_slots(
+        &mut self,
+        idx: &[Bit],
+        mut layer: Vec<Vec<Slot>>,
+        n: usize,
+        loc: Loc,
+    ) -> DResult<Vec<Slot>> {
         let mut j = 0;
         while layer.len() > 1 {
-            let sel = s.idx.get(j).copied().unwrap_or(Bit::Const(false));
+            let sel = idx.get(j).copied().unwrap_or(Bit::Const(false));
             let mut next = Vec::with_capacity(layer.len().div_ceil(2));
             let mut it = layer.into_iter();
             while let Some(lo) = it.next() {
@@ -383,11 +402,22 @@ impl<'p> Lower<'p> {
             }
             return Ok(());
         };
+        for (k, e) in self.decoder(en, s).into_iter().enumerate().take(s.count) {
+            if e == Bit::Const(false) {
+                continue;
+            }
+            self.scatter_at(obj, base + (k * s.stride) as i64, rest, vals, e, loc, true)?;
+        }
+        Ok(())
+    }
+
+    /// One-hot decoder of the low bits of secret term `s`'s index (one
+    /// enable per position it may give, and `en`).
+    pub(super) fn decoder(&mut self, en: Bit, s: &SecIdx) -> Vec<Bit> {
         let mut nbits = 0;
         while (1usize << nbits) < s.count {
             nbits += 1;
         }
-        // One-hot decoder of the index's low bits.
         let mut dec = vec![en];
         for j in 0..nbits {
             let x = s.idx.get(j).copied().unwrap_or(Bit::Const(false));
@@ -401,13 +431,7 @@ impl<'p> Lower<'p> {
             }
             dec = next;
         }
-        for (k, &e) in dec.iter().enumerate().take(s.count) {
-            if e == Bit::Const(false) {
-                continue;
-            }
-            self.scatter_at(obj, base + (k * s.stride) as i64, rest, vals, e, loc, true)?;
-        }
-        Ok(())
+        dec
     }
 }
 

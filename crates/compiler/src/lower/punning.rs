@@ -38,10 +38,10 @@ impl Lower<'_> {
     /// Reads place `p`, which lies in a union's bytes.
     pub(super) fn read_bytes(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
         let (spans, n) = view(p);
-        if let Some(rec) = self.recording.as_mut() {
+        if let (Some(rec), false) = (self.recording.as_mut(), p.view) {
             rec.access(p, n, false);
         }
-        let bytes = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
+        let bytes = self.gather_bytes(p, n, loc)?;
         let bits = self.bits_of(&bytes, loc)?;
         let mut tys = Vec::new();
         p.ty.leaf_types(&mut tys);
@@ -68,7 +68,7 @@ impl Lower<'_> {
     /// padding (the rest of a byte a bit-field shares keeps its bits).
     pub(super) fn write_bytes(&mut self, p: &Place, slots: &[Slot], loc: Loc) -> DResult<()> {
         let (spans, n) = view(p);
-        if let Some(rec) = self.recording.as_mut() {
+        if let (Some(rec), false) = (self.recording.as_mut(), p.view) {
             rec.access(p, n, false);
         }
         let mut image = vec![None; n * 8];
@@ -84,7 +84,7 @@ impl Lower<'_> {
             }
         }
         if p.bit_field.is_some() {
-            let old = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
+            let old = self.gather_bytes(p, n, loc)?;
             for (new, old) in image.iter_mut().zip(self.bits_of(&old, loc)?) {
                 new.get_or_insert(old);
             }
@@ -102,8 +102,7 @@ impl Lower<'_> {
         while k < bytes.len() {
             let run: Vec<Slot> = bytes[k..].iter().map_while(|b| b.clone()).collect();
             if !run.is_empty() {
-                let at = p.leaf + k as i64;
-                self.scatter(p.obj, at, &p.sec, &run, Bit::Const(true), loc)?;
+                self.scatter_bytes(p, p.leaf + k as i64, &run, loc)?;
             }
             k += run.len().max(1);
         }
@@ -256,7 +255,13 @@ impl Lower<'_> {
     /// The bits of the `n` bytes from where `src` points on, in C's
     /// layout (padding as 0, as it is unless written as bytes: reading
     /// padding written so is refused); `what` reads them.
-    fn object_image(&mut self, src: &Ptr, n: i128, what: &str, loc: Loc) -> DResult<Vec<Bit>> {
+    pub(super) fn object_image(
+        &mut self,
+        src: &Ptr,
+        n: i128,
+        what: &str,
+        loc: Loc,
+    ) -> DResult<Vec<Bit>> {
         let (spans, start) = self.spans(src, n, loc)?;
         let mut image = vec![Bit::Const(false); n as usize * 8];
         let end = start + image.len() as u64;
@@ -267,7 +272,7 @@ impl Lower<'_> {
                 format!("{what} reads padding of {ty} that was written as bytes: twofold keeps no padding (copy the members instead)"),
             );
         }
-        for (leaf, &(at, width, _)) in leaves_from(&spans, src.leaf, end) {
+        for (leaf, &(at, width, _)) in leaves_from(&spans, start, end) {
             let refused =
                 || format!("{what} of a pointer into memory of another layout is not supported");
             let bits = self.stored_bits(src.obj, leaf, width, refused, loc)?;
@@ -302,6 +307,9 @@ impl Lower<'_> {
     /// (no padding, no bit-field), which `memcpy` and `memset` may copy
     /// value by value.
     pub(super) fn whole_values(&self, p: &Ptr, n: i128) -> bool {
+        if p.bytes {
+            return false;
+        }
         let Ok((spans, start)) = self.spans(p, n, Loc::default()) else {
             return false;
         };
@@ -373,7 +381,7 @@ impl Lower<'_> {
         if !covers(&spans, start, end) && !uncovered(&spans, start, end).all(zero) {
             self.objs[dst.obj].padding_written = true;
         }
-        for (leaf, &(at, width, signed)) in leaves_from(&spans, dst.leaf, end) {
+        for (leaf, &(at, width, signed)) in leaves_from(&spans, start, end) {
             let refused =
                 || format!("'{name}' over a pointer in memory of another layout is not supported");
             let mut bits = self.stored_bits(dst.obj, leaf, width, refused, loc)?;
@@ -394,18 +402,36 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// `image` (whole bytes' bits from where `at` points on) with the
+    /// bits of padding there 0.
+    pub(super) fn without_padding(
+        &self,
+        at: &Ptr,
+        mut image: Vec<Bit>,
+        loc: Loc,
+    ) -> DResult<Vec<Bit>> {
+        let (spans, start) = self.spans(at, (image.len() / 8) as i128, loc)?;
+        for bit in uncovered(&spans, start, start + image.len() as u64) {
+            image[(bit - start) as usize] = Bit::Const(false);
+        }
+        Ok(image)
+    }
+
     /// The C layout of the object `p` points into, and the bit where
-    /// `p` points (see [`CType::leaf_pointees`]), checking that `n` bytes
-    /// from there lie inside.
+    /// `p` points (see [`CType::leaf_pointees`]; a pointer counting bytes
+    /// at its byte), checking that `n` bytes from there lie inside.
     fn spans(&self, p: &Ptr, n: i128, loc: Loc) -> DResult<(Spans, u64)> {
         let ty = &self.objs[p.obj].ty;
         let mut spans = Vec::new();
         ty.leaf_bits(0, &mut spans);
         let mut pointees = Vec::new();
-        ty.leaf_pointees(0, 0, &mut pointees);
+        if !p.bytes {
+            ty.leaf_pointees(0, 0, &mut pointees);
+        }
         let size = ty.size() as i128 * 8;
         let start = match pointees.get(p.leaf as usize) {
             _ if p.leaf < 0 => return err(loc, "memory access outside the object"),
+            _ if p.bytes => p.leaf as u64 * 8,
             Some(&at) => at,
             None => size as u64,
         };
@@ -434,17 +460,16 @@ fn uncovered(spans: &Spans, start: u64, end: u64) -> impl Iterator<Item = u64> +
     })
 }
 
-/// The leaves (`spans`) from `first` on that start before bit `end`.
+/// The leaves (`spans`, in order) holding bits of `start..end`.
 fn leaves_from(
     spans: &Spans,
-    first: i64,
+    start: u64,
     end: u64,
 ) -> impl Iterator<Item = (usize, &(u64, u32, bool))> {
-    let first = usize::try_from(first).unwrap_or(0);
     spans
         .iter()
         .enumerate()
-        .skip(first)
+        .skip_while(move |(_, s)| s.0 + u64::from(s.1) <= start)
         .take_while(move |(_, s)| s.0 < end)
 }
 
