@@ -26,7 +26,7 @@ pub use compare::{equal, less, nonzero};
 pub use count::{first_set, popcount};
 pub use digits::{distinct_wires_range, value_range};
 pub use divide::{sdivrem, udivrem};
-pub use ranges::{bucket, bucket_in, fits, narrow, narrows, Widening};
+pub use ranges::{bucket, bucket_in, fits, narrow, narrows, Widening, WIDEST_RANGED};
 pub use shift::{shl_var, shr_var};
 pub use sum::{add, add_or_sub, full_adder, mul, neg, sub, Sum};
 

@@ -62,6 +62,19 @@ impl Word {
         Word::Const { v: v & m, w }
     }
 
+    /// A public constant of width `w`, `v` modulo `2^w`: wider than 64
+    /// bits, constant bits (a [`Word::Const`] holds at most 64).
+    pub fn konst_wide(v: i128, w: u32) -> Word {
+        match w {
+            0..=64 => Word::konst(v as u64, w),
+            _ => Word::from_bits(
+                (0..w)
+                    .map(|i| Bit::Const(v >> i.min(127) & 1 == 1))
+                    .collect(),
+            ),
+        }
+    }
+
     /// Wraps bits, folding them into a constant when they all are.
     pub fn from_bits(bits: Bits) -> Word {
         let r = gates::value_range(&bits);
@@ -330,7 +343,7 @@ impl Word {
             };
         }
         match self {
-            Word::Const { v, .. } => Word::konst(from.to_i128(*v) as u64, to.width),
+            Word::Const { v, .. } => Word::konst_wide(from.to_i128(*v), to.width),
             _ if self.width() == to.width => self.clone(),
             Word::Sum(l) if to.width < l.w && l.cache.borrow().is_none() => {
                 // Truncation keeps the sum: it is computed modulo 2^to.width.
@@ -767,33 +780,4 @@ impl Slot {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A word of wires `first..first + n`, in its natural range.
-    fn wires(first: u32, n: u32) -> Word {
-        Word::from_bits((first..first + n).map(Bit::Wire).collect())
-    }
-
-    #[test]
-    fn remapping_bits_in_place_leaves_a_shared_copy_alone_and_folds_constants() {
-        let shared = Slot::Val(wires(10, 4));
-        let mut slot = shared.clone();
-        slot.remap_bits(&mut |b| match b {
-            Bit::Wire(w) => Bit::Wire(w + 100),
-            c => c,
-        });
-        assert_eq!(slot, Slot::Val(wires(110, 4)));
-        assert_eq!(
-            shared,
-            Slot::Val(wires(10, 4)),
-            "the copy it shared bits with"
-        );
-        // Bits that all become constants fold to a public value.
-        slot.remap_bits(&mut |b| match b {
-            Bit::Wire(w) => Bit::Const(w % 2 == 1),
-            c => c,
-        });
-        assert_eq!(slot, Slot::Val(Word::konst(0b1010, 4)));
-    }
-}
+mod tests;

@@ -119,6 +119,10 @@ pub(super) fn value_range_in(x: &[Bit], w: usize) -> Range {
     } else {
         below_sign_masks::<u128>(&x[..k - 1])
     };
+    if k >= 128 {
+        // (Beyond an `i128`'s bounds: any value modulo `2^128`.)
+        return Range::new(i128::MIN, i128::MAX);
+    }
     let (mut lo, mut hi) = (ones as i128, (ones | free) as i128);
     let wgt = 1i128 << (k - 1);
     match x.last() {

@@ -5,6 +5,12 @@ use twofold_circuit::Bit;
 
 use super::{bitlen, extend, value_range, Bits, Range};
 
+/// The widest words (C's integer types up to 64 bits) that ranges narrow
+/// and whose sums are reduced to their range's bits: a range's `i128`
+/// bounds saturate near `2^126`, so they do not bound the values of
+/// 128-bit integers, which keep all their bits.
+pub const WIDEST_RANGED: usize = 64;
+
 /// Buckets per power of two, as a shift: `2^BUCKET_SHIFT` of them.
 const BUCKET_SHIFT: usize = 3;
 
@@ -75,7 +81,7 @@ pub fn bucket_in(r: Range, natural: Range, n: u32, how: Widening) -> Range {
 pub fn narrow(x: &[Bit], r: Range) -> Bits {
     let w = x.len();
     let (signed, need) = needed_bits(r);
-    if need >= w {
+    if need >= w || w > WIDEST_RANGED {
         return x.to_vec();
     }
     extend(&x[..need], w, signed)

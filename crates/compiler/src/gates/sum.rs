@@ -6,8 +6,10 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::{Bit, Builder};
 
-use super::digits::{const_digits, digits, digits_of, value_range, value_range_in, Digit};
-use super::{bitlen, const_value, extend, konst, Bits, Range};
+use super::digits::{
+    const_digits, digits, digits_of, distinct_wires_range, value_range, value_range_in, Digit,
+};
+use super::{bitlen, const_value, extend, konst, Bits, Range, WIDEST_RANGED};
 
 /// A multi-operand sum being collected: signed bits per column, a constant,
 /// and the exact range of the mathematical sum.
@@ -59,7 +61,7 @@ impl Sum {
                 self.complements.insert(nb, d.bit);
             }
             self.push(nb, c);
-            self.constant -= weight;
+            self.constant = self.constant.wrapping_sub(weight);
         } else {
             self.push(d.bit, c);
         }
@@ -68,7 +70,7 @@ impl Sum {
     fn push(&mut self, bit: Bit, c: usize) {
         match bit {
             Bit::Const(false) => {}
-            Bit::Const(true) => self.constant += 1i128 << c,
+            Bit::Const(true) => self.constant = self.constant.wrapping_add(1i128 << c),
             w => self.cols[c].push(w),
         }
     }
@@ -121,7 +123,7 @@ impl Sum {
                 let pairs = k.min(j);
                 copies.insert(*bit, k - pairs);
                 copies.insert(of, j - pairs);
-                self.constant += (pairs as i128) << c;
+                self.constant = self.constant.wrapping_add((pairs as i128) << c);
             }
             self.cols[c].clear();
             for bit in &order {
@@ -287,7 +289,7 @@ impl Sum {
     pub fn finish_carry_save(mut self, b: &mut Builder) -> (Bits, Bits) {
         self.collect_like_terms();
         let w = self.w;
-        let c = self.constant.rem_euclid(1i128 << w.min(127));
+        let c = low_bits(self.constant, w);
         let (mut x, mut y) = (Vec::with_capacity(w), Vec::with_capacity(w));
         let mut carry_in: Vec<Bit> = Vec::new();
         for i in 0..w {
@@ -333,6 +335,9 @@ impl Sum {
     /// Whether the result is signed and how many of its bits can vary (its
     /// range's), at most `w`.
     fn narrowed(&self) -> (bool, usize) {
+        if self.w > WIDEST_RANGED {
+            return (false, self.w);
+        }
         let exact = self.range;
         let (signed, need) = if exact.lo >= 0 {
             (false, bitlen(exact.hi as u128))
@@ -376,7 +381,7 @@ impl Sum {
         if n == 0 {
             return (konst(0, self.w), Range::new(0, 0));
         }
-        let c = self.constant.rem_euclid(1i128 << n);
+        let c = low_bits(self.constant, n);
         let mut out = Vec::with_capacity(self.w);
         let mut carry_in: Vec<Bit> = Vec::new();
         for i in 0..n {
@@ -416,8 +421,16 @@ impl Sum {
     /// The sum modulo `2^w` computed over all `w` columns (for adders whose
     /// operands are not exact values, like the divider's register).
     pub fn finish_wrapping(mut self, b: &mut Builder) -> Bits {
-        self.range = Range::new(0, (1i128 << self.w) - 1);
+        self.range = distinct_wires_range(self.w).unwrap_or(Range::new(i128::MIN, i128::MAX));
         self.finish(b)
+    }
+}
+
+/// The constant `c` modulo `2^n` (its two's complement bits from 128 on).
+fn low_bits(c: i128, n: usize) -> i128 {
+    match n {
+        0..=127 => c.rem_euclid(1i128 << n),
+        _ => c,
     }
 }
 

@@ -35,7 +35,7 @@ impl<'p> Lower<'p> {
 
     /// The public integer `v` of type `ty`.
     pub(super) fn int(v: i128, ty: Scalar) -> Val {
-        Val::Int(ty, Word::konst(v as u64, ty.width))
+        Val::Int(ty, Word::konst_wide(v, ty.width))
     }
 
     /// The `int` 0 or 1 that the bit `b` says.

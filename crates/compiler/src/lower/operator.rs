@@ -424,6 +424,9 @@ impl Lower<'_> {
         }
         // The ranges bound the C values only where the two readings agree.
         let w = t.width;
+        if w as usize > gates::WIDEST_RANGED {
+            return None;
+        }
         let (lo, hi) = if t.signed {
             (-(1i128 << (w - 1)), 1i128 << (w - 1))
         } else {

@@ -121,6 +121,21 @@ fn cvtt(b: &mut Builder, fmt: Fmt, x: &[Bit], n: usize) -> Bits {
 /// bits of the 64-bit conversion, `unsigned long` 0 for values at or above
 /// `2^64` and `LONG_MIN` for NaN and values at or below `-2^63`.
 pub fn to_int(b: &mut Builder, fmt: Fmt, x: &[Bit], bits: usize, signed: bool) -> Bits {
+    if bits > 64 {
+        // A 128-bit integer, through libgcc's `__fixdfti`/`__fixunsdfti`
+        // (and the `sf` ones): out of range (undefined in C) 0 here.
+        let (mag, fits) = trunc_mag(b, fmt, x, bits - usize::from(signed));
+        let sign = x[x.len() - 1];
+        let (sign, ok) = match signed {
+            true => (sign, fits),
+            false => {
+                let positive = b.not(sign);
+                (Bit::Const(false), b.and(fits, positive))
+            }
+        };
+        let v = add_or_sub(b, &konst(0, bits), &extend(&mag, bits, false), sign);
+        return mux(b, ok, &v, &konst(0, bits));
+    }
     if bits == 64 && !signed {
         let (mag, fits) = trunc_mag(b, fmt, x, 64);
         let p = Parts::of(b, fmt, x);
