@@ -114,6 +114,13 @@
 //! `__builtin_isnan`, `__builtin_fpclassify`, ...), `__builtin_constant_p`
 //! and `__builtin_choose_expr`.
 //!
+//! `__int128` and `unsigned __int128` (`__int128_t`, `__uint128_t`) are
+//! gcc's 128-bit integers (size and alignment 16, `__SIZEOF_INT128__`
+//! defined): arithmetic, shifts, comparisons and conversions, to and
+//! from `float` and `double` as libgcc's. Their words are never narrowed
+//! by value ranges (whose `i128` bounds do not bound them). They cannot
+//! be inputs or outputs (use two 64-bit halves).
+//!
 //! `float` and `double` are IEEE-754 binary32 and binary64, bit for bit as
 //! gcc's x86-64 SSE code computes them (`docs/floats.md`): rounding to
 //! nearest even, subnormals, NaNs as SSE makes them, conversions to
@@ -145,10 +152,11 @@
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, pointers in unions and unions as inputs or outputs, goto
 //! (a label no goto names is accepted), function pointers, `case` labels below a switch body's top
-//! level (Duff's device), `__int128`, I/O and other library calls,
+//! level (Duff's device), I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret
-//! index), pointers read or written as bytes, bit-fields wider than 32 bits (and as inputs or outputs),
+//! index), pointers read or written as bytes, 128-bit integers as inputs
+//! or outputs, bit-fields wider than 32 bits (and as inputs or outputs),
 //! `typeof(expression)` in a typedef, parameter or struct member, nested
 //! designators (`.a.b = 1`) and designators naming a member of an
 //! anonymous member.

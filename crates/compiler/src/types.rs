@@ -703,7 +703,8 @@ impl CType {
                     8 => "char",
                     16 => "short",
                     32 => "int",
-                    _ => "long long",
+                    64 => "long long",
+                    _ => "__int128",
                 };
                 if *signed {
                     base.into()

@@ -246,10 +246,19 @@ uint32_t mpc_main(uint32_t INPUT_A[6], uint32_t INPUT_B[6])
     agree_kept_and_unrolled("bytes_in_loops_and_padding", src, 7);
 }
 
-/// What stays refused: pointers read as bytes, and a byte pointer whose
-/// target object depends on a secret.
+/// What stays refused: pointers read as bytes, a byte pointer whose
+/// target object depends on a secret, and 128-bit integers as inputs or
+/// outputs (their values cannot be spelled there).
 #[test]
-fn byte_access_errors() {
+fn refusals_that_remain() {
+    assert_eq!(
+        error_of("__int128 mpc_main(long INPUT_A, long INPUT_B) { return (__int128)INPUT_A * INPUT_B; }"),
+        "prog.c:1:10: error: the entry function's result has type __int128, which holds a 128-bit integer: 128-bit integers cannot be inputs or outputs (use two 64-bit halves)"
+    );
+    assert_eq!(
+        error_of("struct P { unsigned __int128 x; };\nlong mpc_main(struct P INPUT_A, long INPUT_B) { return INPUT_B; }"),
+        "prog.c:2:15: error: input 'INPUT_A' has type struct P, which holds a 128-bit integer: 128-bit integers cannot be inputs or outputs (use two 64-bit halves)"
+    );
     let pointer_bytes = error_of(
         r#"
 int mpc_main(int INPUT_A, int INPUT_B)
@@ -309,4 +318,123 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
 "#;
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 16, 8, "wider_values_over_bytes");
+}
+
+/// `__int128` and `unsigned __int128` (and `__int128_t`, `__uint128_t`):
+/// a 64x64→128 product, + - * / % and shifts, signed and unsigned
+/// comparisons, casts to and from narrower types, constants from 64-bit
+/// literals, in locals, an array and a struct; the halves printed.
+#[test]
+fn int128_arithmetic() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint64_t v[25]; } Out;
+struct W { __int128_t s; __uint128_t u; };
+static uint64_t mulhi(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#else
+    return 0;
+#endif
+}
+Out mpc_main(uint64_t INPUT_A, uint64_t INPUT_B)
+{
+    Out o;
+    int k = 0;
+    o.v[k++] = mulhi(INPUT_A, INPUT_B ^ 0x9e3779b97f4a7c15ull);
+    unsigned __int128 a = INPUT_A, b = INPUT_B;
+    unsigned __int128 p = (unsigned __int128)INPUT_A * INPUT_B;
+    o.v[k++] = (uint64_t)p;
+    o.v[k++] = (uint64_t)(p >> 64);
+    o.v[k++] = (uint64_t)((a + b) >> 64);
+    __int128 s = -(__int128)INPUT_A;
+    __int128 m = -1;
+    o.v[k++] = (uint64_t)(m >> 64);
+    o.v[k++] = (uint64_t)(s >> 64) + (uint64_t)s;
+    o.v[k++] = (uint64_t)(p / 3);
+    o.v[k++] = (uint64_t)((p / (b | 1)) >> 1);
+    o.v[k++] = (uint64_t)(p % (a | 1));
+    __int128 q = (__int128)p - ((__int128)INPUT_B << 70);
+    o.v[k++] = (uint64_t)(q / -7);
+    o.v[k++] = (uint64_t)((q / -7) >> 64);
+    o.v[k++] = (uint64_t)(q % 1000003);
+    o.v[k++] = (uint64_t)(q >> 100);
+    o.v[k++] = (q < 0) + 2 * (p > a) + 4 * (s < (__int128)INPUT_B) + 8 * (q == q + 1);
+    o.v[k++] = (uint64_t)(p << (INPUT_A & 63) >> 64);
+    o.v[k++] = (uint64_t)(q >> (INPUT_B & 127));
+    o.v[k++] = (uint32_t)(p >> 40) + (int8_t)(q >> 3);
+    unsigned __int128 arr[3] = { p, a, 0x123456789abcdefULL };
+    arr[INPUT_A % 3] += ~(unsigned __int128)0;
+    for (int i = 0; i < 3; i++) {
+        o.v[k++] = (uint64_t)arr[i] ^ (uint64_t)(arr[i] >> 64);
+    }
+    struct W w = { q, p * p };
+    o.v[k++] = (uint64_t)(w.u >> 64) ^ (uint64_t)w.u;
+    o.v[k++] = (uint64_t)(w.s >> 64) ^ (uint64_t)(w.s / 5);
+    o.v[k++] = sizeof(__int128) + _Alignof(unsigned __int128) * 100 + sizeof(struct W) * 10000;
+    o.v[k++] = (uint64_t)(p % 0xfffffffbu) + (uint64_t)(q % -0x7fffffffffll);
+    return o;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 24, 9, "int128_arithmetic");
+}
+
+/// A 128-bit accumulator of 64x64-bit products over arrays, in loops
+/// kept and unrolled, and the bytes of a 128-bit value.
+#[test]
+fn int128_in_loops() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint64_t lo, hi, b; } Out;
+Out mpc_main(uint64_t INPUT_A[8], uint64_t INPUT_B[8])
+{
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < 8; i++)
+        acc += (unsigned __int128)INPUT_A[i] * INPUT_B[i];
+    __int128 diff = 0;
+    for (int i = 0; i < 8; i++)
+        diff -= (__int128)(int64_t)INPUT_A[i] * (int64_t)INPUT_B[7 - i];
+    const unsigned char *p = (const unsigned char *)&diff;
+    uint64_t b = 0;
+    for (int i = 0; i < 16; i++)
+        b = b * 257 + p[i];
+    Out o = { (uint64_t)acc, (uint64_t)(acc >> 64), b ^ (uint64_t)(diff >> 64) };
+    return o;
+}
+"#;
+    agree_kept_and_unrolled("int128_in_loops", src, 11);
+}
+
+/// `__int128` to and from `double` and `float` (libgcc's conversions:
+/// rounded to nearest, truncated toward zero).
+#[test]
+fn int128_floating_conversions() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint64_t v[5]; } Out;
+Out mpc_main(int64_t INPUT_A, int64_t INPUT_B)
+{
+    Out o;
+    __int128 x = INPUT_A;
+    x *= INPUT_B;
+    unsigned __int128 u = (unsigned __int128)(uint64_t)INPUT_A << 60;
+    double d = (double)x;
+    float f = (float)u;
+    uint64_t bits;
+    __builtin_memcpy(&bits, &d, 8);
+    o.v[0] = bits;
+    uint32_t fb;
+    __builtin_memcpy(&fb, &f, 4);
+    o.v[1] = fb;
+    __int128 back = (__int128)(d / 3.0);
+    o.v[2] = (uint64_t)back;
+    o.v[3] = (uint64_t)(back >> 64);
+    o.v[4] = (uint64_t)(unsigned __int128)(f * 0.5f);
+    return o;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 24, 10, "int128_floating_conversions");
 }

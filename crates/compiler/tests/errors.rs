@@ -249,10 +249,18 @@ fn other_unsupported_constructs() {
         "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int *p = INPUT_B ? &INPUT_A : &INPUT_B;\n    return *p;\n}\n",
         "prog.c:3:22: error: a pointer whose target object depends on a secret condition is not supported",
     );
-    for t in ["__int128", "__int128_t", "__uint128_t"] {
+    // 128-bit integers are supported, but not as inputs or outputs.
+    for (t, name) in [
+        ("__int128", "__int128"),
+        ("__int128_t", "__int128"),
+        ("__uint128_t", "unsigned __int128"),
+    ] {
         check(
             &format!("void mpc_main()\n{{\n  {t} INPUT_A_x;\n}}\n"),
-            &format!("prog.c:3:3: error: {t} is not supported (128-bit integers)"),
+            &format!(
+                "prog.c:3:{}: error: input 'INPUT_A_x' has type {name}, which holds a 128-bit integer: 128-bit integers cannot be inputs or outputs (use two 64-bit halves)",
+                t.len() + 4
+            ),
         );
     }
     check(

@@ -198,13 +198,19 @@ fn view(p: &Place) -> (Spans, usize) {
     }
 }
 
-/// Refuses a union or a bit-field as (part of) an input or output of the
-/// entry function (`what` names it: "input 'INPUT_A'").
+/// Refuses a union, a bit-field or a 128-bit integer (whose values
+/// inputs and outputs cannot spell) as (part of) an input or output of
+/// the entry function (`what` names it: "input 'INPUT_A'").
 pub(super) fn refuse_io(what: &str, ty: &CType, loc: Loc) -> DResult<()> {
     let (held, instead) = if ty.holds_union() {
         ("a union: unions", "use a member's type")
     } else if ty.holds_bit_field() {
         ("a bit-field: bit-fields", "use a struct without bit-fields")
+    } else if holds_int128(ty) {
+        (
+            "a 128-bit integer: 128-bit integers",
+            "use two 64-bit halves",
+        )
     } else {
         return Ok(());
     };
@@ -215,6 +221,15 @@ pub(super) fn refuse_io(what: &str, ty: &CType, loc: Loc) -> DResult<()> {
             ty.name()
         ),
     )
+}
+
+/// Whether a value of type `ty` holds an `__int128`.
+fn holds_int128(ty: &CType) -> bool {
+    match ty {
+        CType::Array(e, _) => holds_int128(e),
+        CType::Struct(s) => s.fields.iter().any(|(_, t)| holds_int128(t)),
+        t => t.scalar().is_some_and(|s| s.width > 64),
+    }
 }
 
 /// Where each leaf of an object lies in C's layout (see

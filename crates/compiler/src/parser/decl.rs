@@ -348,7 +348,13 @@ impl Parser<'_> {
                     )
                 }
                 "__int128" | "__int128_t" | "__uint128_t" => {
-                    return err(wloc, format!("{w} is not supported (128-bit integers)"))
+                    if w == "__uint128_t" {
+                        signed = Some(false);
+                    }
+                    base = Some(match base {
+                        None => "__int128",
+                        _ => return err(wloc, "invalid combination of type specifiers"),
+                    });
                 }
                 "struct" | "union" => {
                     self.pos += 1;
@@ -409,7 +415,7 @@ impl Parser<'_> {
                 let s = signed.unwrap_or(true);
                 let floating = matches!(base, Some("float" | "double"));
                 let plain = matches!(base, Some("void" | "_Bool"));
-                let short = matches!(base, Some("char" | "short"));
+                let short = matches!(base, Some("char" | "short" | "__int128"));
                 if floating && (signed.is_some() || longs > usize::from(base == Some("double")))
                     || (plain && (signed.is_some() || longs > 0))
                     || (short && longs > 0)
@@ -426,6 +432,10 @@ impl Parser<'_> {
                     (Some("void"), _) => CType::Void,
                     (Some("_Bool"), _) => CType::Bool,
                     (Some("char"), _) => CType::Int { bits: 8, signed: s },
+                    (Some("__int128"), _) => CType::Int {
+                        bits: 128,
+                        signed: s,
+                    },
                     (Some("short"), _) => CType::Int {
                         bits: 16,
                         signed: s,
