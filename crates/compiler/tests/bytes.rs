@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{agree_kept_and_unrolled, agree_with_gcc, compiled, error_of};
+use common::{agree_kept_and_unrolled, agree_with_gcc, agree_with_gcc_on, compiled, error_of};
 
 /// The bytes of a scalar read and written through an `unsigned char *`,
 /// at public offsets and by pointer arithmetic.
@@ -405,6 +405,57 @@ Out mpc_main(uint64_t INPUT_A[8], uint64_t INPUT_B[8])
 }
 "#;
     agree_kept_and_unrolled("int128_in_loops", src, 11);
+}
+
+/// `__int128` at the edges: products of the extreme 64-bit values,
+/// signed division and remainder of negative values, shifts across the
+/// halves, comparisons near the sign bit.
+#[test]
+fn int128_edge_values() {
+    let src = r#"
+#include <stdint.h>
+typedef struct { uint64_t v[12]; } Out;
+Out mpc_main(int64_t INPUT_A, int64_t INPUT_B)
+{
+    Out o;
+    __int128 x = (__int128)INPUT_A * INPUT_B;
+    unsigned __int128 u = (unsigned __int128)(uint64_t)INPUT_A * (uint64_t)INPUT_B;
+    __int128 d = x / (INPUT_B | 1);
+    __int128 r = x % (INPUT_A | 3);
+    o.v[0] = (uint64_t)x;
+    o.v[1] = (uint64_t)(x >> 64);
+    o.v[2] = (uint64_t)(u >> 64);
+    o.v[3] = (uint64_t)d ^ (uint64_t)(d >> 64);
+    o.v[4] = (uint64_t)r ^ (uint64_t)(r >> 64);
+    o.v[5] = (uint64_t)(x >> 127) + (uint64_t)(u >> 127) * 2;
+    o.v[6] = (uint64_t)((u << 63) >> 64);
+    o.v[7] = (x < 0) + 2 * (x > (__int128)INPUT_A) + 4 * (u >= (unsigned __int128)1 << 126);
+    o.v[8] = (uint64_t)(u / ((unsigned __int128)(uint64_t)INPUT_B | 1));
+    o.v[9] = (uint64_t)(-x >> 64);
+    o.v[10] = (uint64_t)((__int128)(int32_t)INPUT_B << 96 >> 64);
+    o.v[11] = (uint64_t)(x + (__int128)0x7fffffffffffffffLL * 2);
+    return o;
+}
+"#;
+    let p = compiled(src);
+    let edges = [
+        "0",
+        "1",
+        "-1",
+        "0x7fffffffffffffff",
+        "-9223372036854775808",
+        "-7",
+        "3037000499",
+    ];
+    let sets: Vec<Vec<String>> = edges
+        .iter()
+        .flat_map(|a| {
+            edges
+                .iter()
+                .map(move |b| vec![a.to_string(), b.to_string()])
+        })
+        .collect();
+    agree_with_gcc_on(src, &[&p], &sets, "int128_edge_values");
 }
 
 /// `__int128` to and from `double` and `float` (libgcc's conversions:
