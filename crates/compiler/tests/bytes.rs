@@ -489,3 +489,28 @@ Out mpc_main(int64_t INPUT_A, int64_t INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 24, 10, "int128_floating_conversions");
 }
+
+/// A struct holding a pointer: the bytes of its other members through a
+/// byte pointer.
+#[test]
+fn bytes_beside_pointers() {
+    let src = r#"
+#include <stdint.h>
+#include <string.h>
+struct N { char name[8]; const int *ref; uint32_t id; };
+uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
+{
+    int x = (int)INPUT_B;
+    struct N n = { "abc", &x, INPUT_A };
+    n.name[INPUT_B & 3] = 0;
+    const unsigned char *id = (const unsigned char *)&n.id;
+    uint32_t r = (uint32_t)n.name[1] * 1000 + *n.ref;
+    for (int i = 0; i < 4; i++)
+        r = r * 31 + id[i];
+    unsigned char *b = (unsigned char *)&n;
+    return r + b[1] + b[16] + b[19];
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 16, 12, "bytes_beside_pointers");
+}

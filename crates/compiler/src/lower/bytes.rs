@@ -98,6 +98,17 @@ impl Lower<'_> {
             && (from..=to).all(|k| bit_of(k) == Some(first + 8 * (k - from) as u64))
     }
 
+    /// Whether a pointer of object `obj` lies in its bytes `from..to`.
+    fn pointer_between(&self, obj: usize, from: i64, to: i64) -> bool {
+        let o = &self.objs[obj];
+        let mut offsets = Vec::new();
+        o.ty.leaf_offsets(0, &mut offsets);
+        (offsets.iter().zip(o.leaf_tys.iter())).any(|(&at, t)| {
+            let at = at as i64;
+            matches!(t, CType::Pointer(_)) && at < to && from < at + 8
+        })
+    }
+
     /// Whether object `obj`'s leaves are its bytes in order (a `char`
     /// array, a union's bytes): there leaves and bytes count alike.
     fn leaves_are_bytes(&self, obj: usize) -> bool {
@@ -204,8 +215,13 @@ impl Lower<'_> {
     /// bytes, or made to) as type `t`.
     pub(super) fn bytes_view(&mut self, t: CType, p: Ptr, loc: Loc) -> DResult<Place> {
         let mut p = self.byte_pointer(&p, loc)?;
-        let held = self.objs[p.obj].leaf_tys.iter().any(|l| l.holds_pointer());
-        if t.holds_pointer() || held {
+        let size = t.size() as i64;
+        // A secret position may give any byte of the object.
+        let (from, to) = match p.sec.is_empty() {
+            true => (p.leaf, p.leaf + size),
+            false => (0, i64::MAX),
+        };
+        if t.holds_pointer() || self.pointer_between(p.obj, from, to) {
             return err(
                 loc,
                 format!(
@@ -215,7 +231,6 @@ impl Lower<'_> {
                 ),
             );
         }
-        let size = t.size() as i64;
         let outside = |p: &Ptr, len: i64| p.leaf < 0 || p.leaf + size > len;
         let len = self.objs[p.obj].ty.size() as i64;
         if p.sec.is_empty() && outside(&p, len) && self.secret_depth > 0 {
