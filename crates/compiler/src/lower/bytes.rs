@@ -137,7 +137,7 @@ impl Lower<'_> {
             // A term's steps must cover the same bytes each (elements of
             // an array).
             let at = |k: usize| byte_at(p.leaf + (k * s.stride) as i64).map(|b| b as i64);
-            let step = at(1.min(s.count - 1)).ok_or_else(outside)? - start;
+            let step = at(s.count.saturating_sub(1).min(1)).ok_or_else(outside)? - start;
             let even = (0..s.count).all(|k| at(k).is_none_or(|b| b - start == k as i64 * step));
             if !even || step < 0 {
                 return err(
