@@ -33,6 +33,7 @@ mod decl;
 mod elision;
 mod expr;
 mod floating;
+mod fnptr;
 mod generic;
 mod globals;
 mod gnu;
@@ -165,6 +166,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         fruitless_runs: HashMap::default(),
         frozen: keep::Frozen::default(),
         reduce_at: reads::reduce_at_store(prog),
+        function_table: fnptr::FunctionTable::default(),
     };
     l.run(prog)?;
     Ok(Lowered {
@@ -230,6 +232,8 @@ struct Lower<'p> {
     frozen: keep::Frozen,
     /// Stores whose sums are reduced there (see [`reads`]).
     reduce_at: HashSet<Loc>,
+    /// What function pointers point into (see [`fnptr`]).
+    function_table: fnptr::FunctionTable,
 }
 
 impl<'p> Lower<'p> {
@@ -576,10 +580,12 @@ fn string_type(bytes: &[u8]) -> CType {
     CType::Array(Arc::new(char), bytes.len() as u32 + 1)
 }
 
-/// Arrays used as values become pointers to their first element.
+/// Arrays used as values become pointers to their first element,
+/// functions pointers to them.
 fn decay(t: CType) -> CType {
     match t {
         CType::Array(e, _) => CType::Pointer(e),
+        f @ CType::Function(_) => CType::Pointer(Arc::new(f)),
         t => t,
     }
 }

@@ -16,11 +16,6 @@ impl Lower<'_> {
     /// A unary operator applied to `a` (`&a` takes its address).
     pub(super) fn unary(&mut self, op: UnOp, a: &Expr, loc: Loc) -> DResult<Val> {
         if op == UnOp::Addr {
-            if let ExprKind::Ident(n) = &a.kind {
-                if self.lookup(n).is_none() && self.funcs.contains_key(n) {
-                    return err(loc, "function pointers are not supported");
-                }
-            }
             self.refuse_bit_field(a, "taking the address", loc)?;
             if let Some(v) = self.one_past_the_end(a, loc)? {
                 return Ok(v);
