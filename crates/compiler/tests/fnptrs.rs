@@ -1,11 +1,11 @@
 //! Function pointers, compared with gcc: declarations of every kind
 //! (variables, parameters, arrays, struct members, typedefs, `const`),
-//! calls through them, pointers chosen by a secret, and the errors of
-//! what twofold refuses.
+//! calls through them, pointers chosen by a secret, `qsort`, and the
+//! errors of what twofold refuses.
 
 mod common;
 
-use common::{agree_with_gcc, compiled, error_of};
+use common::{agree_with_gcc, agree_with_gcc_on, compiled, error_of};
 
 /// Declarations of function pointer type and the ways of calling through
 /// them: a variable, `&f`, `*f`, `(*f)(x)`, an array indexed by a public
@@ -134,10 +134,12 @@ int mpc_main(int INPUT_A, int INPUT_B)
 
 /// Calls through pointers in loops that twofold keeps as loops (a public
 /// index into an array of pointers, a pointer chosen by a secret in each
-/// iteration) and unrolls, and recursion through a pointer.
+/// iteration) and unrolls, recursion through a pointer, and a comparator
+/// for `qsort` chosen by a secret.
 #[test]
 fn pointers_in_loops_and_recursion() {
     let src = r#"
+#include <stdlib.h>
 static int add(int a, int b) { return a + b; }
 static int mul(int a, int b) { return a * b; }
 static int xor(int a, int b) { return a ^ b; }
@@ -145,6 +147,8 @@ static int fold(int (*f)(int, int), const int *v, int n)
 {
     return n == 1 ? v[0] : f(v[n - 1], fold(f, v, n - 1));
 }
+static int up(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+static int down(const void *a, const void *b) { return *(const int *)b - *(const int *)a; }
 int mpc_main(short INPUT_A[16], short INPUT_B[16])
 {
     int (*ops[3])(int, int) = {add, mul, xor};
@@ -159,6 +163,7 @@ int mpc_main(short INPUT_A[16], short INPUT_B[16])
     for (int i = 0; i < 6; i++)
         v[i] = INPUT_A[i];
     int t = fold(mul, v, 4) + fold(ops[INPUT_A[0] & 1 ? 0 : 2], v, 6);
+    qsort(v, 6, sizeof(int), INPUT_B[0] > 0 ? up : down);
     for (int i = 0; i < 6; i++)
         t = t * 3 + v[i];
     return r ^ s ^ t;
@@ -182,6 +187,114 @@ int mpc_main(short INPUT_A[16], short INPUT_B[16])
         6,
         "pointers_in_loops_and_recursion",
     );
+}
+
+/// `qsort` over an `int` array: a sorting network of compare-swaps, each
+/// calling the comparator, for lengths that are no power of two. Random
+/// 32-bit inputs are distinct (C's qsort is not stable: only then must
+/// the results agree).
+#[test]
+fn qsort_of_ints() {
+    let src = r#"
+#include <stdlib.h>
+static int ascending(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+static int descending(const void *a, const void *b)
+{
+    return ascending(b, a);
+}
+int mpc_main(int INPUT_A[7], int INPUT_B[7])
+{
+    int v[7], w[7];
+    for (int i = 0; i < 7; i++) {
+        v[i] = INPUT_A[i];
+        w[i] = INPUT_B[i];
+    }
+    qsort(v, 7, sizeof v[0], ascending);
+    qsort(w, 7, sizeof(int), descending);
+    qsort(v + 1, 0, sizeof(int), ascending);
+    int r = 0;
+    for (int i = 0; i < 7; i++)
+        r = r * 33 + v[i] + 5 * w[i];
+    return r;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 16, 4, "qsort_of_ints");
+}
+
+/// `qsort` over structs by a key: whole elements move together.
+#[test]
+fn qsort_of_structs_by_a_key() {
+    let src = r#"
+#include <stdlib.h>
+struct item { int key; short tag; char name[3]; };
+static int by_key(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    if (x->key < y->key)
+        return -1;
+    return x->key > y->key;
+}
+int mpc_main(int INPUT_A[5], short INPUT_B[5])
+{
+    struct item items[5];
+    for (int i = 0; i < 5; i++) {
+        items[i].key = INPUT_A[i];
+        items[i].tag = INPUT_B[i];
+        for (int j = 0; j < 3; j++)
+            items[i].name[j] = (char)(INPUT_B[i] >> j);
+    }
+    qsort(items, 5, sizeof(struct item), by_key);
+    int r = 0;
+    for (int i = 0; i < 5; i++)
+        r = r * 37 + items[i].key + items[i].tag * 11 + items[i].name[2];
+    return r;
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 16, 5, "qsort_of_structs_by_a_key");
+}
+
+/// `qsort`'s cost is that of its network's compare-swaps: 19 for 8
+/// elements (Batcher's odd-even merge sort), each a comparison and a
+/// swap of 32-bit words, so some hundreds of AND gates per compare-swap,
+/// not more.
+#[test]
+fn qsort_costs_its_compare_swaps() {
+    let src = r#"
+#include <stdlib.h>
+static int cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x > y;
+}
+int mpc_main(int INPUT_A[8])
+{
+    int v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = INPUT_A[i];
+    qsort(v, 8, sizeof(int), cmp);
+    return v[0] ^ v[3] ^ v[7];
+}
+"#;
+    let p = compiled(src);
+    let ands = p.program.and_count();
+    // A signed 32-bit comparison is about 32 AND gates, a swap 32.
+    assert!(ands <= 19 * 64, "{ands} AND gates for 19 compare-swaps");
+    assert!(ands >= 19 * 32, "{ands} AND gates for 19 compare-swaps");
+    let sets: Vec<Vec<String>> = [
+        "{5, 3, 8, 1, 9, 2, 7, 4}",
+        "{-1, 0, 2147483647, -2147483647, 3, 4, 5, 6}",
+        "{8, 7, 6, 5, 4, 3, 2, 1}",
+    ]
+    .iter()
+    .map(|s| vec![s.to_string()])
+    .collect();
+    agree_with_gcc_on(src, &[&p], &sets, "qsort_costs_its_compare_swaps");
 }
 
 /// What twofold refuses about function pointers, each a clear error.
@@ -234,6 +347,36 @@ fn function_pointer_errors() {
             "static int neg(int a) { return -a; }\n\
              int mpc_main(int INPUT_A, int INPUT_B) { neg = 0; return INPUT_A; }",
             "'neg' is a function, not an object",
+        ),
+        (
+            "#include <stdlib.h>\n\
+             static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n\
+             int mpc_main(int INPUT_A[4], int INPUT_B) { qsort(INPUT_A, INPUT_B, sizeof(int), cmp); return INPUT_A[0]; }",
+            "qsort's number of elements must be known at compile time",
+        ),
+        (
+            "#include <stdlib.h>\n\
+             static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n\
+             int mpc_main(int INPUT_A[4], int INPUT_B) { void *p = INPUT_A; qsort(p, 4, sizeof(int), cmp); return INPUT_A[0]; }",
+            "not a void pointer",
+        ),
+        (
+            "#include <stdlib.h>\n\
+             static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n\
+             int mpc_main(int INPUT_A[4], int INPUT_B) { qsort(INPUT_A, 4, 2, cmp); return INPUT_A[0]; }",
+            "qsort's element size 2 is not the size of int (4)",
+        ),
+        (
+            "#include <stdlib.h>\n\
+             static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n\
+             int mpc_main(int INPUT_A[4], int INPUT_B) { qsort(INPUT_A, 5, sizeof(int), cmp); return INPUT_A[0]; }",
+            "qsort's elements go past the end of the object",
+        ),
+        (
+            "#include <stdlib.h>\n\
+             static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n\
+             int mpc_main(int INPUT_A[4], int INPUT_B) { int *p = bsearch(&INPUT_B, INPUT_A, 4, sizeof(int), cmp); return p ? *p : 0; }",
+            "'bsearch': its result points to the element found",
         ),
     ];
     for (src, want) in cases {

@@ -45,6 +45,7 @@ mod place;
 mod probe;
 mod program;
 mod punning;
+mod qsort;
 mod reads;
 mod region;
 mod stmt;
