@@ -340,6 +340,11 @@ fn function_pointer_errors() {
             "union member 'f' holds a pointer (pointers in unions are not supported)",
         ),
         (
+            "struct s { int (*make(int))(int); };\n\
+             int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }",
+            "prog.c:1:16: error: a function cannot be declared here",
+        ),
+        (
             "int mpc_main(int INPUT_A, int INPUT_B) { int x = 1; return x(INPUT_A); }",
             "called object is not a function or a function pointer",
         ),

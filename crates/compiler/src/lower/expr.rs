@@ -347,6 +347,8 @@ impl<'p> Lower<'p> {
             },
             ExprKind::Unary(UnOp::Deref, a) => match self.static_type(a)? {
                 CType::Array(t, _) | CType::Pointer(t) => Arc::unwrap_or_clone(t),
+                // (`*f` of a function designator is the function.)
+                f @ CType::Function(_) => f,
                 _ => return err(e.loc, "dereferenced value is not a pointer"),
             },
             ExprKind::Unary(UnOp::Addr, a) => CType::Pointer(Arc::new(self.static_type(a)?)),

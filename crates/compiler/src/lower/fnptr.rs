@@ -95,19 +95,14 @@ impl<'p> Lower<'p> {
     }
 
     /// The type of `e` if only function pointers give it one (see
-    /// [`Lower::function_value`]): a function's name, or `*` of one, is
-    /// of its function type; a call through a variable of what the
-    /// function returns.
+    /// [`Lower::function_value`]): a function's name is of its function
+    /// type; a call through a variable of what the function returns.
     pub(super) fn function_value_type(&mut self, e: &Expr) -> Option<DResult<CType>> {
         match &e.kind {
             ExprKind::Ident(n) => {
                 let f = self.named_function(n)?;
                 Some(Ok(CType::Function(function_type(f))))
             }
-            ExprKind::Unary(UnOp::Deref, a) => match self.static_type(a) {
-                Ok(t @ CType::Function(_)) => Some(Ok(t)),
-                _ => None,
-            },
             ExprKind::Call(name, _) if self.is_variable(name) => {
                 let (_, t) = self.lookup(name)?;
                 Some(returned(t, e.loc))

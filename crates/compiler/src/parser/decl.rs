@@ -235,7 +235,11 @@ impl Parser<'_> {
             let specs = self.specs()?;
             let (name, mut ty, _, _) = self.declarator(specs.ty, true)?;
             // A parameter of function type (`int cmp(int, int)`).
-            if let Some(params) = self.param_list()? {
+            let params = match self.name_params.take() {
+                Some(params) => Some(params),
+                None => self.param_list()?,
+            };
+            if let Some(params) = params {
                 ty = self.function_of(ty, params)?;
             }
             ps.push(self.param(name.map(|n| n.0), ty, loc)?);

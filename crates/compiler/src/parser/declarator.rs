@@ -117,7 +117,10 @@ impl Parser<'_> {
             } else if self.is("(") && (nested || !inner.is_empty()) {
                 self.deeper(1)?;
                 let unspecified = self.peek_at(1).is_some_and(|t| t.is(")"));
+                // (The name's own parameters wait for the caller meanwhile.)
+                let own = self.name_params.take();
                 let params = self.param_list()?;
+                self.name_params = own;
                 suffixes.push(Derivation::Function(params.filter(|_| !unspecified)));
             } else {
                 break;
@@ -149,6 +152,16 @@ impl Parser<'_> {
     /// type: `typedef int binop(int, int);`).
     pub(super) fn function_of(&self, ret: TypeExpr, params: Vec<Param>) -> DResult<TypeExpr> {
         self.derive(ret, vec![Derivation::Function(Some(params))])
+    }
+
+    /// Fails if the declarator just read declared a function by a name in
+    /// parentheses (`int (*f(int))(int)`) where no function may be
+    /// declared (a struct member, an old-style parameter).
+    pub(super) fn refuse_function(&mut self, loc: Loc) -> DResult<()> {
+        match self.name_params.take() {
+            Some(_) => err(loc, "a function cannot be declared here"),
+            None => Ok(()),
+        }
     }
 
     /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).
