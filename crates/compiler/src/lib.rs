@@ -139,9 +139,12 @@
 //! public, so a call through one is a direct call; where its target
 //! depends on a secret (`f = s > 0 ? add : mul`, or assigned in a secret
 //! branch), the call runs each candidate under its condition, as
-//! `if (s > 0) r = add(x, y); else r = mul(x, y);` does. A call through a
-//! null pointer, with the wrong number of arguments, or of a pointer that
-//! may be null by a secret condition is an error. `qsort(base, n, size,
+//! `if (s > 0) r = add(x, y); else r = mul(x, y);` does. One a secret
+//! leaves null or not (`f = NULL; if (s) f = add;`) is tested by `if (f)`
+//! and `f == NULL`; a call through it calls one of the functions it may
+//! point to (a call through null is undefined in C). A call through a
+//! pointer that is null where every path runs, or with the wrong number
+//! of arguments, is an error. `qsort(base, n, size,
 //! cmp)` with public `n` and `size` and `base` typed by its elements is
 //! built in as Batcher's odd-even merge sort: each compare-swap calls
 //! `cmp` and swaps when it returns more than 0. Like C's `qsort` it is

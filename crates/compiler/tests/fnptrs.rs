@@ -46,6 +46,7 @@ int mpc_main(int INPUT_A, int INPUT_B)
     r += global_op(INPUT_A, 100);
     global_op = add;
     r += global_op(INPUT_A, 100);
+    r += (&add)(INPUT_A, 1) + (*add)(2, INPUT_B) + (**f)(INPUT_B, 3) + (*&*f)(1, 1);
     binop_t none = NULL, zero = 0;
     r += (f == mul) + 2 * (f != add) + 4 * (none == NULL) + 8 * (zero == 0) + 16 * (f != 0)
         + 32 * (ops[0] == add) + 64 * (ops[1] == ops[2]) + 128 * !none + 256 * (g == pick(1));
@@ -95,16 +96,25 @@ int mpc_main(int INPUT_A[5], int INPUT_B[5])
 }
 
 /// A pointer whose target depends on a secret — chosen by `?:` on a
-/// secret, or assigned in a secret branch — calls each candidate under
-/// its condition: the side effects of the one not chosen (a global
-/// counter, a write through a pointer) do not happen.
+/// secret, assigned in a secret branch, returned under a secret
+/// condition, read at a secret index — calls each candidate under its
+/// condition: the side effects of the one not chosen (a global counter,
+/// a write through a pointer) do not happen. One a secret leaves null or
+/// not is tested by `if (f)`, `== NULL`, `!f`.
 #[test]
 fn pointers_chosen_by_a_secret() {
     let src = r#"
+#include <stddef.h>
 static int calls;
 static int add(int a, int b) { calls += 1; return a + b; }
 static int mul(int a, int b) { calls += 10; return a * b; }
 static int sub(int a, int b) { calls += 100; return a - b; }
+static int (*choose(int s))(int, int)
+{
+    if (s > 0)
+        return add;
+    return mul;
+}
 static void twice(int *x) { *x *= 2; }
 static void negate(int *x) { *x = -*x; }
 int mpc_main(int INPUT_A, int INPUT_B)
@@ -125,6 +135,17 @@ int mpc_main(int INPUT_A, int INPUT_B)
     int (*ops[3])(int, int) = {add, mul, sub};
     int k = INPUT_B & 1;
     int (*chosen)(int, int) = k ? ops[2] : ops[0];
+    r += ops[INPUT_A & 1](INPUT_B, 2) * 7 + ops[(INPUT_B & 3) % 3](INPUT_A, INPUT_B);
+    struct { int (*op)(int, int); int arg; } table[2] = {{mul, 3}, {sub, 4}};
+    r += table[INPUT_B > INPUT_A].op(INPUT_A, table[INPUT_B > INPUT_A].arg);
+    r += choose(INPUT_A)(INPUT_B, 5) + (choose(INPUT_B) == mul);
+    int (*maybe)(int, int) = NULL;
+    if (INPUT_A & 4)
+        maybe = sub;
+    r += maybe ? maybe(INPUT_A, 1) : -1;
+    r += (maybe == NULL) * 3 + (maybe != 0) * 5 + !maybe * 7 + (maybe == sub) * 11;
+    if (maybe)
+        r += maybe(2, INPUT_B);
     return r + x * 3 + calls * 1000 + chosen(INPUT_A, 3) + (f == add) + 2 * (g != sub);
 }
 "#;
@@ -321,7 +342,7 @@ fn function_pointer_errors() {
         ),
         (
             "static int neg(int a) { return -a; }\n\
-             int mpc_main(int INPUT_A, int INPUT_B) { int (*f)(int) = 0; if (INPUT_A) f = neg; return f(INPUT_B); }",
+             int mpc_main(int INPUT_A, int INPUT_B) { int (*f)(int) = neg; int x[2]; int *p = (int *)f; if (INPUT_A) p = x; return *p; }",
             "a pointer whose target object depends on a secret condition is not supported",
         ),
         (

@@ -17,7 +17,7 @@ impl<'p> Lower<'p> {
         match v {
             Val::Int(s, w) if s.float => Ok(self.float_truth(&w)),
             Val::Int(_, w) => Ok(w.truth(&mut self.b)),
-            Val::Ptr(_, p) => Ok(Bit::Const(p.obj != usize::MAX)),
+            Val::Ptr(_, p) => self.pointer_truth(&p, loc),
             _ => err(loc, "a struct or void value used as a condition"),
         }
     }

@@ -7,7 +7,10 @@
 //! [`Lower::mux_pointer`] makes it) calls each candidate function under
 //! the condition that it is the one, as `if (c) r = add(x, y); else r =
 //! mul(x, y);` would: the side effects of each happen only under its
-//! condition.
+//! condition. A pointer that a secret leaves null or not (`f = NULL; if
+//! (s) f = add;`) is null at the table's last position: `if (f)` tests
+//! it, and a call through it calls one of the functions it may point to
+//! (a call through null is undefined in C).
 
 use super::*;
 use crate::types::FunctionType;
@@ -39,6 +42,34 @@ fn function_type(f: &Function) -> Arc<FunctionType> {
 }
 
 impl<'p> Lower<'p> {
+    /// The pointers `p` and `q`, to be merged or compared, with a null
+    /// one made the table's null position if the other points into the
+    /// table (a function pointer that a secret leaves null or not); `None`
+    /// where that changes nothing.
+    pub(super) fn nullable_functions(&self, p: &Ptr, q: &Ptr) -> Option<(Ptr, Ptr)> {
+        let table = &self.function_table;
+        let null = || Ptr::new(table.obj, table.names.len() as i64, Vec::new());
+        match (p.obj, q.obj) {
+            (usize::MAX, o) if o == table.obj => Some((null(), q.clone())),
+            (o, usize::MAX) if o == table.obj => Some((p.clone(), null())),
+            _ => None,
+        }
+    }
+
+    /// Whether pointer `p` is not null, as a bit: a secret one for a
+    /// function pointer that a secret leaves null or not.
+    pub(super) fn pointer_truth(&mut self, p: &Ptr, loc: Loc) -> DResult<Bit> {
+        let table = &self.function_table;
+        let null = table.names.len() as u64;
+        if p.obj != table.obj || p.sec.is_empty() {
+            let null_in_table = p.obj == table.obj && p.leaf as u64 == null;
+            return Ok(Bit::Const(p.obj != usize::MAX && !null_in_table));
+        }
+        let position = self.distance(p, 0, 1, loc)?;
+        let is_null = self.word_eq(&position, &Word::konst(null, 64));
+        Ok(self.b.not(is_null))
+    }
+
     /// Makes the function table of the program's functions.
     pub(super) fn make_function_table(&mut self, prog: &'p Program) -> DResult<()> {
         let names: Vec<String> = prog.functions.iter().map(|f| f.name.clone()).collect();
@@ -46,7 +77,9 @@ impl<'p> Lower<'p> {
             bits: 8,
             signed: false,
         };
-        let ty = CType::Array(Arc::new(byte), names.len().max(1) as u32);
+        // (Its last position, past the functions, is a null pointer's
+        // where a secret leaves one null or not.)
+        let ty = CType::Array(Arc::new(byte), names.len() as u32 + 1);
         let obj = self.new_object(&ty, Loc::default())?;
         self.function_table = FunctionTable { obj, names };
         Ok(())
@@ -161,7 +194,7 @@ impl<'p> Lower<'p> {
         let Val::Ptr(CType::Function(ty), p) = pointer else {
             return Err(not_a_function(at));
         };
-        if p.obj == usize::MAX {
+        if self.pointer_truth(&p, at)? == Bit::Const(false) {
             return err(
                 at,
                 "call through a null function pointer (or one never assigned)",

@@ -456,6 +456,9 @@ impl<'p> Lower<'p> {
         if p == q {
             return Ok(p.clone());
         }
+        if let Some((p, q)) = self.nullable_functions(p, q) {
+            return self.mux_pointer(c, &p, &q, loc);
+        }
         self.pointer_escapes(p);
         self.pointer_escapes(q);
         if p.obj != q.obj || p.obj == usize::MAX {
