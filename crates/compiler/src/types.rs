@@ -2,6 +2,9 @@
 
 use std::sync::Arc;
 
+mod function;
+pub use function::FunctionType;
+
 /// A struct or union type: its tag (if any) and members in order. One
 /// that is declared but not (yet) defined, `struct Node;`, is incomplete:
 /// it has no members (a definition needs at least one).
@@ -320,16 +323,6 @@ pub enum CType {
     /// A function type: what a function pointer points to (a function
     /// designator decays to a pointer to it; no object has this type).
     Function(Arc<FunctionType>),
-}
-
-/// The type of a function: its return type and its parameters' types
-/// (`None` for `int f()`, whose parameters are not declared).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FunctionType {
-    /// The return type.
-    pub ret: CType,
-    /// The parameters' types (adjusted: arrays and functions to pointers).
-    pub params: Option<Vec<CType>>,
 }
 
 /// A scalar's type as the lowering sees it: width and signedness
@@ -759,29 +752,6 @@ impl CType {
                 e => format!("{} *", e.name()),
             },
             CType::Function(f) => f.spelling(""),
-        }
-    }
-}
-
-impl FunctionType {
-    /// The C spelling of the type with `inner` where a declarator's name
-    /// would be: `int (*)(int, int)`.
-    fn spelling(&self, inner: &str) -> String {
-        let params = match &self.params {
-            None => String::new(),
-            Some(ps) if ps.is_empty() => "void".into(),
-            Some(ps) => ps.iter().map(CType::name).collect::<Vec<_>>().join(", "),
-        };
-        format!("{} {inner}({params})", self.ret.name())
-    }
-
-    /// Whether a function of type `other` may be called through a
-    /// pointer of this type: the same number of parameters (where both
-    /// declare them).
-    pub fn arity_matches(&self, other: &FunctionType) -> bool {
-        match (&self.params, &other.params) {
-            (Some(a), Some(b)) => a.len() == b.len(),
-            _ => true,
         }
     }
 }

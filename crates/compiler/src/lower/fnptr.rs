@@ -217,7 +217,7 @@ impl<'p> Lower<'p> {
                 );
             }
         }
-        let candidates = self.candidates(&p, &ty, vals.len(), at)?;
+        let candidates = self.candidates(&p, vals.len(), at)?;
         if let [(_, f)] = candidates[..] {
             return self.call_returning(f, vals, &ty.ret, loc);
         }
@@ -233,17 +233,11 @@ impl<'p> Lower<'p> {
         self.call_one_of(&conditions, &vals, &ty.ret, loc)
     }
 
-    /// The functions a pointer `p` into the table, of type `ty`, may point
-    /// to, with their positions: every position its secret index terms
-    /// reach, but those of functions that do not take `args` arguments
-    /// (which no pointer of its type would hold).
-    fn candidates(
-        &self,
-        p: &Ptr,
-        ty: &FunctionType,
-        args: usize,
-        loc: Loc,
-    ) -> DResult<Vec<(usize, &'p Function)>> {
+    /// The functions a pointer `p` into the table may point to, with
+    /// their positions: every position its secret index terms reach, but
+    /// those of functions that do not take `args` arguments (which no
+    /// pointer of its type would hold).
+    fn candidates(&self, p: &Ptr, args: usize, loc: Loc) -> DResult<Vec<(usize, &'p Function)>> {
         let n = self.function_table.names.len() as i64;
         let mut positions = vec![p.leaf];
         for s in &p.sec {
@@ -283,7 +277,7 @@ impl<'p> Lower<'p> {
         let found: Vec<(usize, &Function)> = positions
             .into_iter()
             .filter_map(function)
-            .filter(|(_, f)| f.params.len() == args && function_type(f).arity_matches(ty))
+            .filter(|(_, f)| f.params.len() == args)
             .collect();
         if found.is_empty() {
             return err(
