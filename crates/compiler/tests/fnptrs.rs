@@ -41,6 +41,8 @@ int mpc_main(int INPUT_A, int INPUT_B)
     struct calc *pc = &c;
     r += c.op(INPUT_B, c.bias) + pc->op(INPUT_A, 1) + (*pc->op)(2, INPUT_B);
     binop_t const g = pick(1);
+    int (*const volatile cf)(int, int) = sub;
+    r -= cf(INPUT_B, INPUT_A);
     r ^= g(INPUT_A, 3) + pick(2)(INPUT_B, 9) + pick_raw(1)(INPUT_A, 2) + pick_raw(0)(1, 2);
     r += apply(add, INPUT_A, 1) + apply(&sub, 1, INPUT_B) + apply_param(mul, INPUT_A, 2);
     r += global_op(INPUT_A, 100);
