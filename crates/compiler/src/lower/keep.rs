@@ -64,6 +64,12 @@ pub struct LoopReport {
     pub continued: u64,
     /// Why iterations were unrolled (or the loop was not kept at all).
     pub why: Option<String>,
+    /// Of a loop whose iterations are probed each (see `keep::each`): its
+    /// iterations probed, and those replayed from their keys instead (see
+    /// `keep::replay`).
+    pub(super) probed: u64,
+    /// See [`LoopReport::probed`].
+    pub(super) replayed: u64,
 }
 
 impl LoopReport {
@@ -77,6 +83,8 @@ impl LoopReport {
             disabled: 0,
             continued: 0,
             why: None,
+            probed: 0,
+            replayed: 0,
         }
     }
 }
@@ -206,7 +214,9 @@ impl<'p> Lower<'p> {
     /// A loop run again and again (an inner loop) whose last
     /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing (their
     /// iterations differed, or made no gates) is unrolled without probing
-    /// from then on (outside other loops' probes, where every run must
+    /// from then on, or, if every such run found only runs of iterations
+    /// too short to keep, for the next 3, 6, 12, ... runs (see
+    /// [`Fruitless`]; outside other loops' probes, where every run must
     /// lower alike).
     pub(super) fn keep_loop(
         &mut self,
@@ -216,7 +226,9 @@ impl<'p> Lower<'p> {
         (each, extras): (impl FnMut(&mut Self) -> DResult<Vec<Slot>>, &mut Sink<'_>),
     ) -> DResult<Option<Kept>> {
         let top = self.probes.is_empty();
-        if top && self.fruitless_runs.get(&loc) >= Some(&MAX_FRUITLESS_RUNS) {
+        let given_up =
+            top && (self.fruitless_runs.get_mut(&loc)).is_some_and(Fruitless::skips_this_run);
+        if given_up {
             let Some(counted) = self.count_trips(ind, cond)? else {
                 return Ok(None);
             };
@@ -239,7 +251,12 @@ impl<'p> Lower<'p> {
             if !report.blocks.is_empty() {
                 self.fruitless_runs.remove(&loc);
             } else if matched_nothing {
-                *self.fruitless_runs.entry(loc).or_insert(0) += 1;
+                // (Only where iterations are mostly replayed from their
+                // keys: probing each costs more than lowering it.)
+                let why = report.why.as_deref();
+                let short = why.is_some_and(|w| w.starts_with(SHORT_RUNS));
+                let retry = short && report.replayed * 4 >= report.probed;
+                self.fruitless_runs.entry(loc).or_default().add(retry);
             }
         }
         Ok(kept)
@@ -632,6 +649,58 @@ impl<'p> Lower<'p> {
         self.begin_probe(setup.clone());
         let extras = each(self)?;
         Ok(self.end_probe(extras))
+    }
+}
+
+/// What a loop run again and again (an inner loop) showed of its runs
+/// that probed and kept nothing (see [`Lower::keep_loop`]). Once
+/// [`MAX_FRUITLESS_RUNS`] in a row did, its later runs are unrolled
+/// without probing; but runs that found only runs of iterations too short
+/// to keep may outgrow that where the loop's bounds change (a bitonic
+/// sort's `if ((i & k) == 0) cs(i, l); else cs(l, i);` alternates every
+/// `k / 2` active iterations, so its first stages' runs are short, its
+/// later ones long): such a loop is probed again after 3, 6, 12, ...
+/// runs unrolled, where a fifth of its iterations or more were replayed
+/// from their keys (see `keep::replay`; probing every iteration costs more
+/// than lowering it).
+#[derive(Default)]
+pub(super) struct Fruitless {
+    /// Runs in a row that probed and kept nothing.
+    runs: u32,
+    /// Whether any of them probed iterations that matched none alike.
+    unmatched: bool,
+    /// Runs to unroll before probing again (once `runs` reached the most).
+    skip: u64,
+    /// The runs to skip after the next fruitless one.
+    backoff: u64,
+}
+
+impl Fruitless {
+    /// Notes a run that kept nothing; `retry` if it found runs of
+    /// iterations lowering alike, too short to keep, and replays
+    /// iterations.
+    fn add(&mut self, retry: bool) {
+        self.runs += 1;
+        self.unmatched |= !retry;
+        if self.runs >= MAX_FRUITLESS_RUNS {
+            self.backoff = self.backoff.max(u64::from(MAX_FRUITLESS_RUNS));
+            self.skip = self.backoff;
+            self.backoff = self.backoff.saturating_mul(2);
+        }
+    }
+
+    /// Whether the loop's run about to start is unrolled without probing
+    /// (counted as skipped if so).
+    fn skips_this_run(&mut self) -> bool {
+        if self.runs < MAX_FRUITLESS_RUNS {
+            return false;
+        }
+        if self.unmatched {
+            return true;
+        }
+        let skip = self.skip > 0;
+        self.skip = self.skip.saturating_sub(1);
+        skip
     }
 }
 
