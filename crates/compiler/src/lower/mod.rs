@@ -228,7 +228,7 @@ struct Lower<'p> {
     loops: BTreeMap<Loc, LoopReport>,
     /// Per loop, its runs in a row that probed and kept nothing (see
     /// [`Lower::keep_loop`]).
-    fruitless_runs: HashMap<Loc, u32>,
+    fruitless_runs: HashMap<Loc, keep::Fruitless>,
     /// What the kept loops being lowered count with (see [`keep::Frozen`]).
     frozen: keep::Frozen,
     /// Stores whose sums are reduced there (see [`reads`]).
