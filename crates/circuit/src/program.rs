@@ -5,6 +5,8 @@
 //! the source nests. A program's size follows its source, not the number of
 //! gates it executes: a loop is stored once, whatever its trip count.
 
+use std::fmt;
+
 use crate::circuit::Circuit;
 use crate::gate::Wire;
 use crate::wiring::Wiring;
@@ -243,7 +245,7 @@ impl<'p> Frame<'p> {
             }
             defined.gates(&c.gates[next_gate..], next_gate)?;
             for w in c.output_wires().chain(extra.iter().copied()) {
-                defined.read(w, "an output")?;
+                defined.read(w, format_args!("an output"))?;
             }
         }
         if self.checked_counts().is_none() {
@@ -292,7 +294,7 @@ impl Defined {
         Ok(Defined { bits })
     }
 
-    fn read(&self, w: Wire, what: &str) -> Result<(), CircuitError> {
+    fn read(&self, w: Wire, what: fmt::Arguments<'_>) -> Result<(), CircuitError> {
         match self.bits.get(w as usize) {
             Some(true) => Ok(()),
             Some(false) => Err(CircuitError::Invalid(format!(
@@ -305,7 +307,7 @@ impl Defined {
         }
     }
 
-    fn write(&mut self, w: Wire, what: &str) -> Result<(), CircuitError> {
+    fn write(&mut self, w: Wire, what: fmt::Arguments<'_>) -> Result<(), CircuitError> {
         let n = self.bits.len();
         match self.bits.get_mut(w as usize) {
             Some(b) => {
@@ -321,9 +323,9 @@ impl Defined {
     fn gates(&mut self, gates: &[crate::Gate], first: usize) -> Result<(), CircuitError> {
         for (i, g) in (first..).zip(gates) {
             for w in g.inputs() {
-                self.read(w, &format!("gate {i}"))?;
+                self.read(w, format_args!("gate {i}"))?;
             }
-            self.write(g.out(), &format!("gate {i}"))?;
+            self.write(g.out(), format_args!("gate {i}"))?;
         }
         Ok(())
     }
@@ -422,16 +424,16 @@ impl Block {
         // The shared and carried values are read even by a block that runs
         // no iteration (its carried values then pass through unchanged).
         for &w in &self.shared {
-            defined.read(w, "a shared input")?;
+            defined.read(w, format_args!("a shared input"))?;
         }
         for c in &self.carried {
-            defined.read(c.init, "a carried value")?;
+            defined.read(c.init, format_args!("a carried value"))?;
         }
         if self.count > 0 {
             let mut first = Ok(());
             self.inputs.for_each(0, |_, w| {
                 if first.is_ok() {
-                    first = defined.read(w, "an input");
+                    first = defined.read(w, format_args!("an input"));
                 }
             });
             first?;
@@ -441,14 +443,14 @@ impl Block {
             let mut wrote = Ok(());
             for_each_written(&self.outputs, self.count, |w| {
                 if wrote.is_ok() {
-                    wrote = defined.write(w, "an output");
+                    wrote = defined.write(w, format_args!("an output"));
                 }
             });
             wrote?;
         }
         for c in &self.carried {
             if let Some(w) = c.last {
-                defined.write(w, "a carried value")?;
+                defined.write(w, format_args!("a carried value"))?;
             }
         }
         Ok(())

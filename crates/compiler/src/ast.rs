@@ -143,8 +143,12 @@ pub enum ExprKind {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `a, b`
     Comma(Box<Expr>, Box<Expr>),
-    /// A call of a named function.
+    /// A call of a named function (or of the function a variable of
+    /// function pointer type of that name points to).
     Call(String, Vec<Expr>),
+    /// A call through a function pointer other than a name: `(*f)(x)`,
+    /// `ops[i](a, b)`, `s.op(a, b)`.
+    CallPointer(Box<Expr>, Vec<Expr>),
     /// `a[i]`
     Index(Box<Expr>, Box<Expr>),
     /// `a.m`
@@ -311,6 +315,7 @@ impl Expr {
             ExprKind::Assign(..)
             | ExprKind::IncDec { .. }
             | ExprKind::Call(..)
+            | ExprKind::CallPointer(..)
             | ExprKind::StmtExpr(_) => true,
             ExprKind::Int(..)
             | ExprKind::Float(..)

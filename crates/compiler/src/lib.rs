@@ -149,9 +149,31 @@
 //! headers define part of the C library in C (`preprocess::libc`: string
 //! lengths, comparisons and copies, `memcmp`, `div`, `atoi`, `<ctype.h>`).
 //!
+//! Function pointers (`lower::fnptr`): variables, parameters, arrays,
+//! struct members, typedefs and returned values of function pointer type;
+//! a function name decays to a pointer; `&f`, `*f`, `(*f)(x)`, `f(x)`,
+//! `ops[i](x)`, `s.op(x)`, `p->op(x)`, `==`/`!=`, `sizeof` 8. A pointer is
+//! public, so a call through one is a direct call; where its target
+//! depends on a secret (`f = s > 0 ? add : mul`, or assigned in a secret
+//! branch), the call runs each candidate under its condition, as
+//! `if (s > 0) r = add(x, y); else r = mul(x, y);` does. One a secret
+//! leaves null or not (`f = NULL; if (s) f = add;`) is tested by `if (f)`
+//! and `f == NULL`; a call through it calls one of the functions it may
+//! point to (a call through null is undefined in C). A call through a
+//! pointer that is null where every path runs, or with the wrong number
+//! of arguments, is an error. `qsort(base, n, size,
+//! cmp)` with public `n` and `size` and `base` typed by its elements is
+//! built in as Batcher's odd-even merge sort: each compare-swap calls
+//! `cmp` and swaps when it returns more than 0. Like C's `qsort` it is
+//! not stable: elements `cmp` finds equal may end in another order than
+//! the C library's (results agree whenever no two distinct elements
+//! compare equal). `bsearch` is refused: the element it points to
+//! depends on the secret values, and pointers are public.
+//!
 //! Unsupported (reported as `file:line:col: error: ...`): `long double`,
 //! `_Complex`, pointers in unions and unions as inputs or outputs, goto
-//! (a label no goto names is accepted), function pointers, `case` labels below a switch body's top
+//! (a label no goto names is accepted), variadic functions, `bsearch`,
+//! `case` labels below a switch body's top
 //! level (Duff's device), I/O and other library calls,
 //! dynamic memory, pointers that leave their object or whose target object
 //! depends on a secret (a secret position within one object is a secret

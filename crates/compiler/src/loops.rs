@@ -67,6 +67,12 @@ macro_rules! for_children {
                     $f(a);
                 }
             }
+            ExprKind::CallPointer(callee, args) => {
+                $f(callee);
+                for a in args {
+                    $f(a);
+                }
+            }
             ExprKind::Compound(_, init) => $init(init),
             ExprKind::StmtExpr(items) => $stmts(items),
             ExprKind::Generic(c, assocs) => {

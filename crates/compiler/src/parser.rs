@@ -9,6 +9,7 @@ mod assertion;
 mod attributes;
 mod constant_builtins;
 mod decl;
+mod declarator;
 mod enumeration;
 mod expr;
 mod generic;
@@ -81,6 +82,7 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         hoisted: Vec::new(),
         statics_made: 0,
         function: String::new(),
+        name_params: None,
     };
     p.program()
 }
@@ -116,6 +118,10 @@ struct Parser<'a> {
     /// The name of the function being parsed (`__func__`), empty outside
     /// functions.
     function: String,
+    /// The parameters of a function declared by a name in parentheses
+    /// (`int (*pick(int k))(int)`), read by the declarator and taken by
+    /// [`Parser::take_params`].
+    name_params: Option<Vec<decl::Param>>,
 }
 
 impl<'a> Parser<'a> {

@@ -134,7 +134,7 @@ pub(crate) fn put_type(out: &mut impl Write, ty: &CType) -> Result<(), CircuitEr
                 put_type(out, t)?;
             }
         }
-        CType::Void | CType::Pointer(_) => {
+        CType::Void | CType::Pointer(_) | CType::Function(_) => {
             return Err(CircuitError::Invalid(format!(
                 "an input or output of type {} has no value to write",
                 ty.name()

@@ -2,6 +2,9 @@
 
 use std::sync::Arc;
 
+mod function;
+pub use function::FunctionType;
+
 /// A struct or union type: its tag (if any) and members in order. One
 /// that is declared but not (yet) defined, `struct Node;`, is incomplete:
 /// it has no members (a definition needs at least one).
@@ -317,6 +320,9 @@ pub enum CType {
     Struct(Arc<StructDef>),
     /// A pointer (only inside the program, never an input or output).
     Pointer(Arc<CType>),
+    /// A function type: what a function pointer points to (a function
+    /// designator decays to a pointer to it; no object has this type).
+    Function(Arc<FunctionType>),
 }
 
 /// A scalar's type as the lowering sees it: width and signedness
@@ -439,6 +445,18 @@ impl CType {
         signed: true,
     };
 
+    /// The function type this pointer type points to, if it is a
+    /// function pointer.
+    pub fn pointed_function(&self) -> Option<&Arc<FunctionType>> {
+        match self {
+            CType::Pointer(t) => match &**t {
+                CType::Function(f) => Some(f),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The incomplete struct a value of this type would hold (itself, or
     /// its element type), if any: such a type has no size.
     pub fn incomplete(&self) -> Option<&CType> {
@@ -472,6 +490,7 @@ impl CType {
             CType::Struct(s) if s.union => (self.size() as u32).saturating_mul(8),
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.width()).sum(),
             CType::Pointer(_) => 64,
+            CType::Function(_) => 0,
         }
     }
 
@@ -496,7 +515,7 @@ impl CType {
     /// Number of scalar slots (leaves) in a value of this type.
     pub fn leaves(&self) -> usize {
         match self {
-            CType::Void => 0,
+            CType::Void | CType::Function(_) => 0,
             CType::Array(e, n) => e.leaves().saturating_mul(*n as usize),
             CType::Struct(s) if s.union => self.size() as usize,
             CType::Struct(s) => s.fields.iter().map(|(_, t)| t.leaves()).sum(),
@@ -507,7 +526,7 @@ impl CType {
     /// The leaf types in order (scalars and pointers).
     pub fn leaf_types(&self, out: &mut Vec<CType>) {
         match self {
-            CType::Void => {}
+            CType::Void | CType::Function(_) => {}
             CType::Array(e, n) => {
                 for _ in 0..*n {
                     e.leaf_types(out);
@@ -528,7 +547,8 @@ impl CType {
     /// `sizeof` in bytes (C layout, LP64).
     pub fn size(&self) -> u64 {
         match self {
-            CType::Void => 1,
+            // (`sizeof` of a function is 1, as gcc makes it.)
+            CType::Void | CType::Function(_) => 1,
             CType::Bool => 1,
             CType::Int { bits, .. } | CType::Float { bits } => (*bits / 8) as u64,
             CType::Array(e, n) => e.size() * *n as u64,
@@ -571,7 +591,7 @@ impl CType {
     /// Byte offset of every leaf within a value of this type (C layout).
     pub fn leaf_offsets(&self, base: u64, out: &mut Vec<u64>) {
         match self {
-            CType::Void => {}
+            CType::Void | CType::Function(_) => {}
             CType::Array(e, n) => {
                 for k in 0..*n as u64 {
                     e.leaf_offsets(base + k * e.size(), out);
@@ -594,7 +614,7 @@ impl CType {
     /// extends its sign).
     pub fn leaf_bits(&self, base: u64, out: &mut Vec<(u64, u32, bool)>) {
         match self {
-            CType::Void => {}
+            CType::Void | CType::Function(_) => {}
             CType::Array(e, n) => {
                 for k in 0..*n as u64 {
                     e.leaf_bits(base + k * e.size() * 8, out);
@@ -625,7 +645,7 @@ impl CType {
     /// for the first leaf.
     pub fn leaf_pointees(&self, base: u64, begin: u64, out: &mut Vec<u64>) {
         match self {
-            CType::Void => {}
+            CType::Void | CType::Function(_) => {}
             CType::Array(e, n) => {
                 for k in 0..*n as u64 {
                     let at = base + k * e.size() * 8;
@@ -728,7 +748,11 @@ impl CType {
                 s.keyword(),
                 s.name.clone().unwrap_or_else(|| "<anonymous>".into())
             ),
-            CType::Pointer(e) => format!("{} *", e.name()),
+            CType::Pointer(e) => match &**e {
+                CType::Function(f) => f.spelling("(*)"),
+                e => format!("{} *", e.name()),
+            },
+            CType::Function(f) => f.spelling(""),
         }
     }
 }

@@ -36,6 +36,9 @@ fn ipp(schedule: Schedule, threads: u32) -> SessionOptions {
         threads,
         ipp: IppMode::On,
         reveal: Reveal::Both,
+        // Split every AND level and region between threads, however small
+        // (these programs' regions are a few gates).
+        fgp_min_ands: Some(1),
         ..SessionOptions::default()
     }
 }

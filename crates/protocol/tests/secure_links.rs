@@ -29,6 +29,8 @@ fn opts() -> SessionOptions {
         reveal: Reveal::Both,
         threads: 2,
         schedule: Schedule::Cgp,
+        // Split the regions between threads, however small.
+        fgp_min_ands: Some(1),
         ..SessionOptions::default()
     }
 }

@@ -65,6 +65,27 @@ fn e2e_reports_both_parties_of_each_program() {
     assert_eq!(bytes(&rows[3]), bytes(&rows[2]), "{rows:?}");
 }
 
+/// A program file compiled from C takes its inputs as C values, struct
+/// inputs as initializers (`{0}`), as its source does (it was given `0`,
+/// which a struct refuses).
+#[test]
+fn e2e_runs_a_program_file_compiled_from_c() {
+    let source = "examples/smith_waterman.c";
+    let file = std::env::temp_dir().join(format!("twofold-e2e-{}.tfp", std::process::id()));
+    let file = file.to_str().unwrap();
+    let compiled = Command::new(env!("CARGO_BIN_EXE_twofold"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(["compile", source, "-o", file])
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    let v = bench_json(&["bench", "--runs", "1", "--e2e", file]);
+    _ = std::fs::remove_file(file);
+    let rows = v["e2e"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["and_gates"].as_u64().unwrap(), and_gates(source));
+}
+
 #[test]
 fn garble_only_and_speedups_measure_the_program_given() {
     let file = "examples/mvmul.c";

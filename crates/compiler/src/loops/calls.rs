@@ -189,6 +189,7 @@ impl Callee<'_, '_> {
     fn expr(&mut self, e: &Expr) -> Option<()> {
         match &e.kind {
             ExprKind::StmtExpr(_)
+            | ExprKind::CallPointer(..)
             | ExprKind::Cast(TypeExpr::Pointer(_) | TypeExpr::Array(..), _) => return None,
             ExprKind::Ident(n) if !self.own.contains(n) => match self.cx.global(n) {
                 Some(t) if t.holds_pointer() => return None,
@@ -197,6 +198,8 @@ impl Callee<'_, '_> {
                 Some(t) if t.scalar().is_none() => _ = self.written.insert(n.clone()),
                 _ => {}
             },
+            // (A parameter or local of that name is a function pointer.)
+            ExprKind::Call(f, _) if self.own.contains(f) => return None,
             ExprKind::Call(f, args) => {
                 for a in args {
                     let own = |n: &str| self.own.contains(n);

@@ -256,8 +256,9 @@ impl<'a> Names<'a> {
     /// A call of `f` with `args` (see [`super::calls`]): the objects its
     /// arguments reach and the names its function writes are written.
     fn call(&mut self, f: &str, args: &[Expr]) -> Option<()> {
-        if self.kinds.contains_key(f) {
-            // (A local of that name: not the function.)
+        if self.kinds.contains_key(f) || self.cx.scalar(f).is_some() {
+            // (A variable of that name, a function pointer: not the
+            // function.)
             return None;
         }
         for a in args {
@@ -290,7 +291,8 @@ impl<'a> Names<'a> {
     fn expr(&mut self, e: &Expr) -> Option<()> {
         match &e.kind {
             ExprKind::Call(f, args) => return self.call(f, args),
-            ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
+            ExprKind::CallPointer(..)
+            | ExprKind::Unary(UnOp::Deref | UnOp::Addr, _)
             | ExprKind::Arrow(..)
             | ExprKind::Compound(..)
             | ExprKind::StmtExpr(_)

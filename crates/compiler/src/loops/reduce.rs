@@ -186,7 +186,7 @@ impl Scan {
 
     fn expr(&mut self, e: &Expr) -> Option<()> {
         match &e.kind {
-            ExprKind::Call(..) | ExprKind::Arrow(..) => return None,
+            ExprKind::Call(..) | ExprKind::CallPointer(..) | ExprKind::Arrow(..) => return None,
             ExprKind::Unary(UnOp::Deref | UnOp::Addr, _) => return None,
             ExprKind::Assign(_, target, _) | ExprKind::IncDec { e: target, .. } => {
                 self.changed.push(written(target)?.to_string());

@@ -26,6 +26,9 @@ impl<'p> Lower<'p> {
             if let Some(v) = self.gnu_builtin(name, args, loc) {
                 return v;
             }
+            if name == QSORT {
+                return self.qsort_builtin(args, loc);
+            }
             return unknown_function(name, loc);
         };
         if f.params.len() != args.len() {
@@ -38,13 +41,32 @@ impl<'p> Lower<'p> {
                 ),
             );
         }
+        let vals = self.arguments(args)?;
+        self.invoke(f, vals, loc)
+    }
+
+    /// The values of a call's arguments, in order, with where each is.
+    pub(super) fn arguments(&mut self, args: &[Expr]) -> DResult<Vec<(Val, Loc)>> {
+        args.iter().map(|a| Ok((self.eval(a)?, a.loc))).collect()
+    }
+
+    /// Calls `f` (inlined) on the arguments' values `args` (as many as it
+    /// has parameters), converted to its parameters' types.
+    pub(super) fn invoke(
+        &mut self,
+        f: &'p Function,
+        args: Vec<(Val, Loc)>,
+        loc: Loc,
+    ) -> DResult<Val> {
+        let name = f.name.as_str();
         let mut vals = Vec::with_capacity(args.len());
-        for ((a, (_, t, _)), variable) in args.iter().zip(&f.params).zip(&f.variable_params) {
-            let v = self.eval(a)?;
+        for (((v, at), (_, t, _)), variable) in
+            args.into_iter().zip(&f.params).zip(&f.variable_params)
+        {
             // (A parameter of variable type is converted once its type is
             // made, below.)
             vals.push(match variable {
-                None => self.convert(v, t, a.loc)?,
+                None => self.convert(v, t, at)?,
                 Some(_) => v,
             });
         }
@@ -379,6 +401,9 @@ pub(super) fn builtin_type(name: &str) -> Option<CType> {
     if name == ELEMENTS_LEFT {
         return Some(Scalar::int(64, false).ctype());
     }
+    if name == QSORT {
+        return Some(CType::Void);
+    }
     if let Some(width) = abs_width(name) {
         return Some(Scalar::int(width, true).ctype());
     }
@@ -397,8 +422,9 @@ fn abs_width(name: &str) -> Option<u32> {
     }
 }
 
-/// The error of a call of `name`, a function neither the program nor
-/// twofold defines: what kind of function it is, where that is known.
+/// `<stdlib.h>`'s sort, built in (see [`Lower::qsort_builtin`]).
+const QSORT: &str = "qsort";
+
 /// What `<assert.h>`'s `assert` calls (a name no C program declares).
 const ASSERT: &str = "__twofold_assert";
 
@@ -406,6 +432,8 @@ const ASSERT: &str = "__twofold_assert";
 /// with (see [`Lower::elements_left`]).
 const ELEMENTS_LEFT: &str = "__twofold_elements_left";
 
+/// The error of a call of `name`, a function neither the program nor
+/// twofold defines: what kind of function it is, where that is known.
 pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
     let why = match name {
         "printf" | "scanf" | "puts" | "putchar" | "getchar" | "fprintf" | "sprintf"
@@ -416,6 +444,9 @@ pub(super) fn unknown_function<T>(name: &str, loc: Loc) -> DResult<T> {
         "strlen" | "strnlen" | "strcmp" | "strncmp" | "strcpy" | "strncpy" | "strcat"
         | "strncat" | "memcmp" | "div" | "ldiv" | "lldiv" | "atoi" | "atol" | "atoll" => {
             "a C library function twofold defines in its header: include <string.h> or <stdlib.h>"
+        }
+"bsearch" => {
+            "its result points to the element found, which depends on the secret values              (twofold's pointers are public): write the search as a loop over indices"
         }
         "strchr" | "strrchr" | "strstr" | "memchr" | "strpbrk" | "strspn" | "strcspn"
         | "strtok" => {

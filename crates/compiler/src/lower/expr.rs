@@ -17,7 +17,7 @@ impl<'p> Lower<'p> {
         match v {
             Val::Int(s, w) if s.float => Ok(self.float_truth(&w)),
             Val::Int(_, w) => Ok(w.truth(&mut self.b)),
-            Val::Ptr(_, p) => Ok(Bit::Const(p.obj != usize::MAX)),
+            Val::Ptr(_, p) => self.pointer_truth(&p, loc),
             _ => err(loc, "a struct or void value used as a condition"),
         }
     }
@@ -90,6 +90,9 @@ impl<'p> Lower<'p> {
         if let Some(v) = self.general_key(e) {
             return v;
         }
+        if let Some(v) = self.function_value(e) {
+            return v;
+        }
         if let ExprKind::Ident(_) = e.kind {
             if let Some(v) = self.stored_counter(e.loc) {
                 return Ok(v);
@@ -113,6 +116,9 @@ impl<'p> Lower<'p> {
                     }
                 }
                 let p = self.place(e)?;
+                if let CType::Function(_) = p.ty {
+                    return Ok(Self::function_at(p));
+                }
                 self.read(&p, e.loc)
             }
             ExprKind::Unary(op, a) => self.unary(*op, a, e.loc),
@@ -135,6 +141,7 @@ impl<'p> Lower<'p> {
                 self.eval(b)
             }
             ExprKind::Call(name, args) => self.call(name, args, e.loc),
+            ExprKind::CallPointer(callee, args) => self.call_pointer(callee, args, e.loc),
             ExprKind::Cast(t, a) => self.cast(t, a, e.loc),
             ExprKind::SizeofType(t) => {
                 let ty = self.resolve_type(t, None, e.loc)?;
@@ -321,6 +328,9 @@ impl<'p> Lower<'p> {
     pub(super) fn static_type(&mut self, e: &Expr) -> DResult<CType> {
         // Floating types take part in the usual arithmetic conversions.
         let scalar = |t: &CType| t.arith();
+        if let Some(t) = self.function_value_type(e) {
+            return t;
+        }
         Ok(match &e.kind {
             ExprKind::Int(_, s) | ExprKind::Float(_, s) => s.ctype(),
             ExprKind::Str(bytes) => string_type(bytes),
@@ -337,6 +347,8 @@ impl<'p> Lower<'p> {
             },
             ExprKind::Unary(UnOp::Deref, a) => match self.static_type(a)? {
                 CType::Array(t, _) | CType::Pointer(t) => Arc::unwrap_or_clone(t),
+                // (`*f` of a function designator is the function.)
+                f @ CType::Function(_) => f,
                 _ => return err(e.loc, "dereferenced value is not a pointer"),
             },
             ExprKind::Unary(UnOp::Addr, a) => CType::Pointer(Arc::new(self.static_type(a)?)),
@@ -393,6 +405,7 @@ impl<'p> Lower<'p> {
                     },
                 }
             }
+            ExprKind::CallPointer(callee, _) => self.call_pointer_type(callee)?,
             ExprKind::Member(a, m) => {
                 let t = self.static_type(a)?;
                 self.field_type(t, m, false, e.loc)?.0

@@ -31,6 +31,7 @@ mod replay;
 mod run;
 mod simulate;
 mod track;
+mod widen;
 
 pub(super) use replay::{Recording, Term};
 pub(super) use run::Address;
@@ -41,6 +42,7 @@ use crate::gates::Widening;
 use crate::loops::counter::CounterPlan;
 use crate::loops::Induction;
 use run::{Run, Steps};
+use widen::widened;
 
 /// How a loop was lowered, for `twofold stats`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +64,12 @@ pub struct LoopReport {
     pub continued: u64,
     /// Why iterations were unrolled (or the loop was not kept at all).
     pub why: Option<String>,
+    /// Of a loop whose iterations are probed each (see `keep::each`): its
+    /// iterations probed, and those replayed from their keys instead (see
+    /// `keep::replay`).
+    pub(super) probed: u64,
+    /// See [`LoopReport::probed`].
+    pub(super) replayed: u64,
 }
 
 impl LoopReport {
@@ -75,6 +83,8 @@ impl LoopReport {
             disabled: 0,
             continued: 0,
             why: None,
+            probed: 0,
+            replayed: 0,
         }
     }
 }
@@ -156,6 +166,13 @@ const MAX_MISMATCHES: u32 = 4;
 /// unrolled.
 const MAX_FRUITLESS: u32 = 32;
 
+/// Gates of probes that kept nothing past which a loop that probed more
+/// iterations than it lowered stops probing (see [`COSTLY`]).
+const FRUITLESS_GATES: usize = 1 << 18;
+
+/// Why a loop is unrolled once its probes cost more than its iterations.
+const COSTLY: &str = "its probes kept nothing and cost more than lowering its iterations";
+
 /// Runs of a loop in a row that probed and kept nothing after which its
 /// later runs are unrolled without probing (see [`Lower::keep_loop`]).
 const MAX_FRUITLESS_RUNS: u32 = 3;
@@ -197,7 +214,9 @@ impl<'p> Lower<'p> {
     /// A loop run again and again (an inner loop) whose last
     /// [`MAX_FRUITLESS_RUNS`] runs probed and kept nothing (their
     /// iterations differed, or made no gates) is unrolled without probing
-    /// from then on (outside other loops' probes, where every run must
+    /// from then on, or, if every such run found only runs of iterations
+    /// too short to keep, for the next 3, 6, 12, ... runs (see
+    /// [`Fruitless`]; outside other loops' probes, where every run must
     /// lower alike).
     pub(super) fn keep_loop(
         &mut self,
@@ -207,7 +226,9 @@ impl<'p> Lower<'p> {
         (each, extras): (impl FnMut(&mut Self) -> DResult<Vec<Slot>>, &mut Sink<'_>),
     ) -> DResult<Option<Kept>> {
         let top = self.probes.is_empty();
-        if top && self.fruitless_runs.get(&loc) >= Some(&MAX_FRUITLESS_RUNS) {
+        let given_up =
+            top && (self.fruitless_runs.get_mut(&loc)).is_some_and(Fruitless::skips_this_run);
+        if given_up {
             let Some(counted) = self.count_trips(ind, cond)? else {
                 return Ok(None);
             };
@@ -221,12 +242,21 @@ impl<'p> Lower<'p> {
             // (Not a run too short to keep, or whose repeats were too
             // small for a block: a later, longer run may keep them.)
             let matched_nothing = report.why.as_deref().is_some_and(|w| {
-                w == DIFFERENT || w == FRUITLESS || w == NO_GATES || w.starts_with(SHORT_RUNS)
+                w == DIFFERENT
+                    || w == FRUITLESS
+                    || w == COSTLY
+                    || w == NO_GATES
+                    || w.starts_with(SHORT_RUNS)
             });
             if !report.blocks.is_empty() {
                 self.fruitless_runs.remove(&loc);
             } else if matched_nothing {
-                *self.fruitless_runs.entry(loc).or_insert(0) += 1;
+                // (Only where iterations are mostly replayed from their
+                // keys: probing each costs more than lowering it.)
+                let why = report.why.as_deref();
+                let short = why.is_some_and(|w| w.starts_with(SHORT_RUNS));
+                let retry = short && report.replayed * 4 >= report.probed;
+                self.fruitless_runs.entry(loc).or_default().add(retry);
             }
         }
         Ok(kept)
@@ -271,12 +301,19 @@ impl<'p> Lower<'p> {
         let mut skip = MAX_MISMATCHES as u64;
         // Probes made since a run was last kept.
         let mut fruitless = 0;
+        // Gates of those probes.
+        let mut fruitless_gates = 0;
         while m < counted.trips {
             // (Not inside another loop's probe: there an iteration's
             // lowering must not depend on how long its own probing went.)
             let probing = !self.probes.is_empty();
             if fruitless >= MAX_FRUITLESS && pending.is_none() && !probing {
                 outcome = Outcome::Unroll(m, FRUITLESS.to_string());
+                break;
+            }
+            let costly = fruitless_gates >= FRUITLESS_GATES && u64::from(fruitless) > m;
+            if costly && pending.is_none() && !probing {
+                outcome = Outcome::Unroll(m, COSTLY.to_string());
                 break;
             }
             if misses >= MAX_MISMATCHES {
@@ -298,7 +335,9 @@ impl<'p> Lower<'p> {
                 Some(p) => p,
                 None => {
                     fruitless += 1;
-                    self.probe_iteration(&counted, m, &setup, &mut each)?
+                    let probe = self.probe_iteration(&counted, m, &setup, &mut each)?;
+                    fruitless_gates += probe.frame.gates.len();
+                    probe
                 }
             };
             if let Some(failed) = &probe.failed {
@@ -333,6 +372,7 @@ impl<'p> Lower<'p> {
                 // this one wrote, it is the next probe anyway.
                 fruitless += 1;
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
+                fruitless_gates += next.frame.gates.len();
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
                 } else if let Some(wider) = widened(&setup, (&run.probe, &next), counted.trips - m)
@@ -362,7 +402,7 @@ impl<'p> Lower<'p> {
             let found = (&mut *extras, &mut report);
             let (kept, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
             if kept || repeated {
-                fruitless = 0;
+                (fruitless, fruitless_gates) = (0, 0);
             }
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
@@ -612,6 +652,58 @@ impl<'p> Lower<'p> {
     }
 }
 
+/// What a loop run again and again (an inner loop) showed of its runs
+/// that probed and kept nothing (see [`Lower::keep_loop`]). Once
+/// [`MAX_FRUITLESS_RUNS`] in a row did, its later runs are unrolled
+/// without probing; but runs that found only runs of iterations too short
+/// to keep may outgrow that where the loop's bounds change (a bitonic
+/// sort's `if ((i & k) == 0) cs(i, l); else cs(l, i);` alternates every
+/// `k / 2` active iterations, so its first stages' runs are short, its
+/// later ones long): such a loop is probed again after 3, 6, 12, ...
+/// runs unrolled, where a fifth of its iterations or more were replayed
+/// from their keys (see `keep::replay`; probing every iteration costs more
+/// than lowering it).
+#[derive(Default)]
+pub(super) struct Fruitless {
+    /// Runs in a row that probed and kept nothing.
+    runs: u32,
+    /// Whether any of them probed iterations that matched none alike.
+    unmatched: bool,
+    /// Runs to unroll before probing again (once `runs` reached the most).
+    skip: u64,
+    /// The runs to skip after the next fruitless one.
+    backoff: u64,
+}
+
+impl Fruitless {
+    /// Notes a run that kept nothing; `retry` if it found runs of
+    /// iterations lowering alike, too short to keep, and replays
+    /// iterations.
+    fn add(&mut self, retry: bool) {
+        self.runs += 1;
+        self.unmatched |= !retry;
+        if self.runs >= MAX_FRUITLESS_RUNS {
+            self.backoff = self.backoff.max(u64::from(MAX_FRUITLESS_RUNS));
+            self.skip = self.backoff;
+            self.backoff = self.backoff.saturating_mul(2);
+        }
+    }
+
+    /// Whether the loop's run about to start is unrolled without probing
+    /// (counted as skipped if so).
+    fn skips_this_run(&mut self) -> bool {
+        if self.runs < MAX_FRUITLESS_RUNS {
+            return false;
+        }
+        if self.unmatched {
+            return true;
+        }
+        let skip = self.skip > 0;
+        self.skip = self.skip.saturating_sub(1);
+        skip
+    }
+}
+
 /// The variables the conditions and steps of the kept loops being lowered
 /// read, with their objects: a kept loop counts its iterations from them
 /// once, so its body must not change them, also where the source analysis
@@ -700,99 +792,4 @@ fn first_setup(ind: &Induction, c: &Counted) -> Setup {
         settle_sums: false,
         may_settle: ind.reduced,
     }
-}
-
-/// A more general setup under which probes `a` and `b` (of consecutive
-/// iterations, which do not match) may: public values the two read
-/// differently at the same location read as inputs; values of one object
-/// whose widths differ read padded to the widest (if `left` iterations are
-/// enough to pay for it); sums carried on reduced each iteration (see
-/// [`Setup::settle_sums`]); or, if only ranges differ in what they read,
-/// ranges widened further. `None` if none applies.
-pub(super) fn widened(setup: &Setup, (a, b): (&Probe, &Probe), left: u64) -> Option<Setup> {
-    if a.observations.len() != b.observations.len() {
-        return None;
-    }
-    let pairs = || a.observations.iter().zip(&b.observations);
-    let mut wider = setup.clone();
-    for (x, y) in pairs() {
-        if x.at == y.at && (x.public || y.public) && x.shape != y.shape {
-            wider.general.insert((x.at.obj, x.at.leaf as usize));
-        }
-    }
-    let mut grew = wider.general.len() > setup.general.len();
-    // Values of one object whose widths differ: read padded to the widest
-    // (computing on wider values than some iterations need, which pays
-    // only over many iterations).
-    for (x, y) in pairs().filter(|_| left >= MIN_PADDED_TRIPS) {
-        if let (Some(nx), Some(ny), true) = (x.significant, y.significant, x.at.obj == y.at.obj) {
-            // A public value wider than the secret one read in its place
-            // (a sentinel such as `-1000` before the first secret value)
-            // is better left to its own iteration than made every
-            // iteration's width.
-            let want = match (x.public, y.public) {
-                (true, false) => ny,
-                (false, true) => nx,
-                _ => nx.max(ny),
-            };
-            if x.class_shape != y.class_shape && nx != ny && want > 0 {
-                let k = wider.widths.entry(x.at.obj).or_insert(0);
-                if want > *k {
-                    *k = want;
-                    grew = true;
-                }
-            }
-        }
-    }
-    if grew {
-        return Some(wider);
-    }
-    // Reducing a sum each iteration costs about what unrolled carry-save
-    // does, but loses the sharing it finds across iterations: only over
-    // many iterations does keeping the loop pay for that.
-    let long = left >= MIN_SETTLED_TRIPS;
-    if setup.may_settle && long && !setup.settle_sums && (carries_sum(a) || carries_sum(b)) {
-        return Some(Setup {
-            settle_sums: true,
-            ..wider
-        });
-    }
-    let only_ranges = pairs().all(|(x, y)| x.class_shape == y.class_shape);
-    let further = match setup.widening {
-        Widening::Exact => Widening::Fine,
-        Widening::Fine => Widening::Wide,
-        Widening::Wide => Widening::Bits,
-        Widening::Bits => return None,
-    };
-    // Ranges widened cost AND gates in every iteration (a mux over more
-    // positions, a wider comparison): only over many iterations does that
-    // pay for itself in compile time.
-    (only_ranges && left >= MIN_PADDED_TRIPS).then(|| Setup {
-        widening: further,
-        ..wider
-    })
-}
-
-/// Whether `probe` leaves sums not reduced where it read (carried
-/// accumulators, whose rows grow from one iteration to the next) that are
-/// worth reducing each iteration: reducing costs about a full-width row of
-/// full adders for each row added, unrolled lowering about one AND gate
-/// for each secret bit added. This rules out sums of narrow rows (a count
-/// of bits), where reducing each iteration would cost many times more.
-fn carries_sum(probe: &Probe) -> bool {
-    let (mut reduce, mut added) = (0, 0);
-    for w in &probe.writes {
-        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
-            continue;
-        };
-        let Some(o) = probe.observations.iter().find(|o| o.at == w.at) else {
-            continue;
-        };
-        let Slot::Val(old) = &o.fresh else {
-            continue;
-        };
-        reduce += new.row_count().saturating_sub(old.row_count().max(1)) * new.width() as usize;
-        added += new.held_bits().saturating_sub(old.held_bits());
-    }
-    reduce > 0 && reduce <= 2 * added
 }

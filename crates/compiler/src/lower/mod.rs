@@ -34,6 +34,7 @@ mod decl;
 mod elision;
 mod expr;
 mod floating;
+mod fnptr;
 mod generic;
 mod globals;
 mod gnu;
@@ -45,6 +46,7 @@ mod place;
 mod probe;
 mod program;
 mod punning;
+mod qsort;
 mod reads;
 mod region;
 mod stmt;
@@ -168,6 +170,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         fruitless_runs: HashMap::default(),
         frozen: keep::Frozen::default(),
         reduce_at: reads::reduce_at_store(prog),
+        function_table: fnptr::FunctionTable::default(),
     };
     l.run(prog)?;
     Ok(Lowered {
@@ -228,11 +231,13 @@ struct Lower<'p> {
     loops: BTreeMap<Loc, LoopReport>,
     /// Per loop, its runs in a row that probed and kept nothing (see
     /// [`Lower::keep_loop`]).
-    fruitless_runs: HashMap<Loc, u32>,
+    fruitless_runs: HashMap<Loc, keep::Fruitless>,
     /// What the kept loops being lowered count with (see [`keep::Frozen`]).
     frozen: keep::Frozen,
     /// Stores whose sums are reduced there (see [`reads`]).
     reduce_at: HashSet<Loc>,
+    /// What function pointers point into (see [`fnptr`]).
+    function_table: fnptr::FunctionTable,
 }
 
 impl<'p> Lower<'p> {
@@ -454,6 +459,9 @@ impl<'p> Lower<'p> {
         if p == q {
             return Ok(p.clone());
         }
+        if let Some((p, q)) = self.nullable_functions(p, q) {
+            return self.mux_pointer(c, &p, &q, loc);
+        }
         self.pointer_escapes(p);
         self.pointer_escapes(q);
         if p.obj != q.obj || p.obj == usize::MAX {
@@ -586,10 +594,12 @@ fn string_type(bytes: &[u8]) -> CType {
     CType::Array(Arc::new(char), bytes.len() as u32 + 1)
 }
 
-/// Arrays used as values become pointers to their first element.
+/// Arrays used as values become pointers to their first element,
+/// functions pointers to them.
 fn decay(t: CType) -> CType {
     match t {
         CType::Array(e, _) => CType::Pointer(e),
+        f @ CType::Function(_) => CType::Pointer(Arc::new(f)),
         t => t,
     }
 }

@@ -16,11 +16,6 @@ impl Lower<'_> {
     /// A unary operator applied to `a` (`&a` takes its address).
     pub(super) fn unary(&mut self, op: UnOp, a: &Expr, loc: Loc) -> DResult<Val> {
         if op == UnOp::Addr {
-            if let ExprKind::Ident(n) = &a.kind {
-                if self.lookup(n).is_none() && self.funcs.contains_key(n) {
-                    return err(loc, "function pointers are not supported");
-                }
-            }
             self.refuse_bit_field(a, "taking the address", loc)?;
             if let Some(v) = self.one_past_the_end(a, loc)? {
                 return Ok(v);
@@ -39,7 +34,8 @@ impl Lower<'_> {
         let Val::Int(s, w) = v else {
             if op == UnOp::Not {
                 if let Val::Ptr(_, p) = v {
-                    return Ok(Self::bool_val(Bit::Const(p.obj == usize::MAX)));
+                    let not_null = self.pointer_truth(&p, loc)?;
+                    return Ok(Self::bool_val(self.b.not(not_null)));
                 }
             }
             return err(loc, "operand of a unary operator is not an integer");
@@ -95,6 +91,7 @@ impl Lower<'_> {
                 self.ptr_add(t, p, w, loc)
             }
             (Val::Ptr(t, p), Val::Ptr(_, q)) => {
+                let (p, q) = self.nullable_functions(&p, &q).unwrap_or((p, q));
                 self.pointer_escapes(&p);
                 self.pointer_escapes(&q);
                 let (p, q) = self.comparable(&t, p, q, loc)?;
@@ -135,8 +132,12 @@ impl Lower<'_> {
             | (Val::Int(_, Word::Const { v: 0, .. }), Val::Ptr(_, p))
                 if matches!(op, BinOp::Eq | BinOp::Ne) =>
             {
-                let is_null = p.obj == usize::MAX;
-                Ok(Self::bool_val(Bit::Const(is_null == (op == BinOp::Eq))))
+                let not_null = self.pointer_truth(&p, loc)?;
+                let r = match op {
+                    BinOp::Eq => self.b.not(not_null),
+                    _ => not_null,
+                };
+                Ok(Self::bool_val(r))
             }
             _ => err(loc, "invalid operands of a binary operator"),
         }

@@ -57,7 +57,7 @@ impl<'p> Lower<'p> {
                 Some((obj, ty)) => Ok(Place::whole(obj, ty)),
                 None => {
                     if self.funcs.contains_key(n) {
-                        err(e.loc, format!("function '{n}' used as a value (function pointers are not supported)"))
+                        err(e.loc, format!("'{n}' is a function, not an object (it cannot be assigned or changed)"))
                     } else {
                         err(e.loc, format!("undeclared identifier '{n}'"))
                     }

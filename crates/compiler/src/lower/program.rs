@@ -19,6 +19,7 @@ impl<'p> Lower<'p> {
             entry: false,
             func: String::new(),
         });
+        self.make_function_table(prog)?;
         self.declare_globals(&prog.globals)?;
         let entry = self
             .funcs

@@ -133,7 +133,11 @@ impl Parser<'_> {
                 let Some((name, nloc)) = name else {
                     return err(loc, "expected a declarator name");
                 };
-                if let Some(params) = self.take_params()? {
+                let params = self.take_params()?;
+                if let (Some(params), true) = (&params, specs.typedef) {
+                    let ty = self.function_of(ty, params.clone())?;
+                    self.declared(&specs, (name, ty, attributes), nloc)?;
+                } else if let Some(params) = params {
                     let ret = self.known(ty)?;
                     if self.is("{") {
                         let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
@@ -194,6 +198,10 @@ impl Parser<'_> {
     /// attributes after them (`int f(int) __attribute__((const));`: none
     /// changes what twofold computes of a function).
     fn take_params(&mut self) -> DResult<Option<Vec<Param>>> {
+        // (Those a declarator in parentheses read after the name.)
+        if let Some(params) = self.name_params.take() {
+            return Ok(Some(params));
+        }
         let params = self.param_list()?;
         if params.is_some() {
             self.attributes()?;
@@ -202,7 +210,7 @@ impl Parser<'_> {
     }
 
     /// Parameters after a declarator name, if there is a `(`.
-    fn param_list(&mut self) -> DResult<Option<Vec<Param>>> {
+    pub(super) fn param_list(&mut self) -> DResult<Option<Vec<Param>>> {
         if !self.is("(") {
             return Ok(None);
         }
@@ -225,7 +233,15 @@ impl Parser<'_> {
                 return err(loc, "variadic functions are not supported");
             }
             let specs = self.specs()?;
-            let (name, ty, _, _) = self.declarator(specs.ty, true)?;
+            let (name, mut ty, _, _) = self.declarator(specs.ty, true)?;
+            // A parameter of function type (`int cmp(int, int)`).
+            let params = match self.name_params.take() {
+                Some(params) => Some(params),
+                None => self.param_list()?,
+            };
+            if let Some(params) = params {
+                ty = self.function_of(ty, params)?;
+            }
             ps.push(self.param(name.map(|n| n.0), ty, loc)?);
             if self.eat(",") {
                 continue;
@@ -266,6 +282,8 @@ impl Parser<'_> {
         }
         let (ty, declared) = match self.known(ty)? {
             CType::Array(e, n) => (CType::Pointer(e.clone()), Some(CType::Array(e, n))),
+            // A function parameter is a pointer to the function.
+            f @ CType::Function(_) => (CType::Pointer(Arc::new(f)), None),
             t => (t, declared),
         };
         Ok(Param {
@@ -472,108 +490,6 @@ impl Parser<'_> {
         Some(tag.to_string())
     }
 
-    /// A declarator over `base`: returns the name (if any), the type, the
-    /// position where it starts and the attributes after it.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn declarator(
-        &mut self,
-        base: TypeExpr,
-        allow_abstract: bool,
-    ) -> DResult<(Option<(String, Loc)>, TypeExpr, Loc, Attributes)> {
-        let loc = self.loc();
-        let mut ty = base;
-        // Each `*` and `[N]` nests the type one level deeper.
-        let depth = self.depth;
-        while self.eat("*") {
-            self.deeper(1)?;
-            ty = TypeExpr::Pointer(Box::new(ty));
-            self.skip_qualifiers();
-        }
-        // `(*p)[4]`: a pointer to what the suffixes after the parentheses
-        // make of `base` (an array of 4), not an array of pointers.
-        let mut inner_pointers = 0;
-        let name = if self.is("(") && self.peek_at(1).is_some_and(|t| t.is("*")) {
-            self.pos += 1;
-            while self.eat("*") {
-                self.deeper(1)?;
-                inner_pointers += 1;
-                self.skip_qualifiers();
-            }
-            let name = match self.peek().and_then(|t| t.ident()) {
-                Some(s) if !is_keyword(s) => Some(self.ident()?),
-                _ if allow_abstract => None,
-                _ => {
-                    let found = self.describe();
-                    return err(
-                        self.loc(),
-                        format!("expected an identifier but found {found}"),
-                    );
-                }
-            };
-            self.expect(")")?;
-            if self.is("(") {
-                return err(self.loc(), "function pointers are not supported");
-            }
-            name
-        } else if self.is("(") && !allow_abstract {
-            self.pos += 1;
-            let n = self.ident()?;
-            self.expect(")")?;
-            Some(n)
-        } else {
-            match self.peek().and_then(|t| t.ident()) {
-                Some(s) if !is_keyword(s) => Some(self.ident()?),
-                _ => {
-                    if !allow_abstract && !self.is("[") {
-                        let found = self.describe();
-                        return err(
-                            self.loc(),
-                            format!("expected an identifier but found {found}"),
-                        );
-                    }
-                    None
-                }
-            }
-        };
-        // Array suffixes: `a[2][3]` is an array of 2 arrays of 3.
-        let mut dims = Vec::new();
-        while self.eat("[") {
-            self.deeper(1)?;
-            if self.eat("]") {
-                dims.push(None);
-                continue;
-            }
-            while matches!(
-                self.peek().and_then(|t| t.ident()),
-                Some("const" | "static" | "restrict")
-            ) {
-                self.pos += 1;
-            }
-            let e = self.expr()?;
-            self.expect("]")?;
-            dims.push(Some(Box::new(e)));
-        }
-        for d in dims.into_iter().rev() {
-            ty = TypeExpr::Array(Box::new(ty), d);
-        }
-        for _ in 0..inner_pointers {
-            ty = TypeExpr::Pointer(Box::new(ty));
-        }
-        let attributes = self.attributes()?;
-        self.depth = depth;
-        Ok((name, ty, loc, attributes))
-    }
-
-    /// Skips the qualifiers after a `*` (`const`, `volatile`, `restrict`).
-    fn skip_qualifiers(&mut self) {
-        while matches!(
-            self.peek().and_then(|t| t.ident()),
-            Some("const" | "volatile" | "restrict")
-        ) {
-            self.pos += 1;
-        }
-    }
-
     /// A local declaration statement (one or more declarators).
     pub(super) fn local_decl(&mut self) -> DResult<Stmt> {
         let loc = self.loc();
@@ -590,12 +506,15 @@ impl Parser<'_> {
             let Some((name, nloc)) = name else {
                 return err(dloc, "expected a name");
             };
-            let function = self.take_params()?.is_some();
             // A function's declaration (`int g(int);`) declares the
             // file's function, as one at file scope does: nothing here.
-            let declared = match function {
-                true => None,
-                false => self.declared(&specs, (name, ty, attributes), nloc)?,
+            let declared = match self.take_params()? {
+                Some(params) if specs.typedef => {
+                    let ty = self.function_of(ty, params)?;
+                    self.declared(&specs, (name, ty, attributes), nloc)?
+                }
+                Some(_) => None,
+                None => self.declared(&specs, (name, ty, attributes), nloc)?,
             };
             match declared {
                 Some(decl) if specs.is_static => self.hoist_static(decl)?,
@@ -675,11 +594,12 @@ impl Parser<'_> {
 }
 
 /// A parameter as [`Parser::take_params`] reads it.
+#[derive(Clone)]
 pub(super) struct Param {
     /// Its name (none in a prototype without one).
     name: Option<String>,
-    /// Its type, arrays adjusted to pointers.
-    ty: CType,
+    /// Its type, arrays (and functions) adjusted to pointers.
+    pub(super) ty: CType,
     /// The array type it was declared with, if an array of constant size.
     declared: Option<CType>,
     /// Its type, if a size in it is not constant (see

@@ -374,7 +374,7 @@ impl Parser<'_> {
                         break;
                     }
                 }
-                e = called(e, args, loc)?;
+                e = called(e, args);
             } else {
                 break;
             }
@@ -542,29 +542,25 @@ fn constant(e: &Expr) -> Option<(i128, Scalar)> {
     })
 }
 
-/// The call of `callee` with `args` (at `loc`): of the function it names,
-/// or, for a generic selection of functions (`_Generic(x, long: labs,
-/// default: abs)(x)`), the selection of their calls, which evaluates the
-/// arguments once, in the call selected.
-fn called(callee: Expr, args: Vec<Expr>, loc: Loc) -> DResult<Expr> {
+/// The call of `callee` with `args`: of the function it names, through
+/// the function pointer it is, or, for a generic selection of functions
+/// (`_Generic(x, long: labs, default: abs)(x)`), the selection of their
+/// calls, which evaluates the arguments once, in the call selected.
+fn called(callee: Expr, args: Vec<Expr>) -> Expr {
+    let loc = callee.loc;
     let kind = match callee.kind {
         ExprKind::Ident(name) => ExprKind::Call(name, args),
         ExprKind::Generic(controlling, assocs) => {
             let assocs = assocs
                 .into_iter()
-                .map(|a| {
-                    Ok(Association {
-                        value: called(a.value, args.clone(), loc)?,
-                        ..a
-                    })
+                .map(|a| Association {
+                    value: called(a.value, args.clone()),
+                    ..a
                 })
-                .collect::<DResult<Vec<_>>>()?;
+                .collect();
             ExprKind::Generic(controlling, assocs)
         }
-        _ => return err(loc, "only calls of named functions are supported"),
+        callee => ExprKind::CallPointer(Box::new(Expr { kind: callee, loc }), args),
     };
-    Ok(Expr {
-        kind,
-        loc: callee.loc,
-    })
+    Expr { kind, loc }
 }

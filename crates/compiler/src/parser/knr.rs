@@ -42,6 +42,7 @@ impl Parser<'_> {
             let specs = self.specs()?;
             loop {
                 let (name, ty, loc, _) = self.declarator(specs.ty.clone(), false)?;
+                self.refuse_function(loc)?;
                 let Some((name, at)) = name else {
                     return err(loc, "expected a parameter's name");
                 };

@@ -87,6 +87,7 @@ impl Parser<'_> {
             }
             loop {
                 let (name, ty, dloc, after) = self.declarator(specs.ty.clone(), false)?;
+                self.refuse_function(dloc)?;
                 let Some((name, nloc)) = name else {
                     return err(dloc, format!("{keyword} member needs a name"));
                 };

@@ -140,6 +140,7 @@ const STDLIB: &str = "#include <stddef.h>
 #define EXIT_SUCCESS 0
 #define EXIT_FAILURE 1
 #define RAND_MAX 2147483647
+void qsort(void *__base, size_t __n, size_t __size, int (*__compare)(const void *, const void *));
 #endif
 ";
 

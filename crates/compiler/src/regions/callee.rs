@@ -109,9 +109,13 @@ impl Callee<'_> {
                 self.target(a)?;
                 self.expr(a)
             }
+            ExprKind::CallPointer(..) => no("calls through a function pointer"),
             ExprKind::Call(name, args) => {
                 if matches!(name.as_str(), "memcpy" | "memmove" | "memset") {
                     return no(format!("calls {name}"));
+                }
+                if self.local(name).is_some() {
+                    return no("calls through a function pointer");
                 }
                 if !matches!(name.as_str(), "abs" | "labs" | "llabs") && !is_pure_builtin(name) {
                     if !self.funcs.contains_key(name) {

@@ -146,6 +146,10 @@ fn expr_names(e: &Expr, out: &mut BTreeSet<String>) {
             expr_names(c, out);
         }
         ExprKind::Call(_, args) => args.iter().for_each(|a| expr_names(a, out)),
+        ExprKind::CallPointer(callee, args) => {
+            expr_names(callee, out);
+            args.iter().for_each(|a| expr_names(a, out));
+        }
         ExprKind::Compound(t, init) => {
             type_names(t, out);
             init.for_each_expr(&mut |e| expr_names(e, out));

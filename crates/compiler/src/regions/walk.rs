@@ -292,12 +292,18 @@ impl<'a> Walk<'a> {
                 self.expr(a)?;
                 self.expr(b)
             }
+            ExprKind::Call(name, _)
+                if self.local(name).is_some() || (self.outer)(name).is_some() =>
+            {
+                no("the body calls through a function pointer")
+            }
             ExprKind::Call(name, args) => {
                 for a in args {
                     self.expr(a)?;
                 }
                 self.callee(name)
             }
+            ExprKind::CallPointer(..) => no("the body calls through a function pointer"),
             ExprKind::Compound(..) => no("the body makes a compound literal"),
             ExprKind::StmtExpr(_) => no("the body has a statement expression"),
             ExprKind::Generic(..) => no("the body has a _Generic selection"),

@@ -172,6 +172,7 @@ impl Lower<'_> {
             };
             if let (Some(r), Some(keys)) = (&replay, &keys) {
                 if self.replayed(r, keys, (c, m), &mut at, report)? {
+                    report.replayed += 1;
                     m += 1;
                     continue;
                 }
@@ -185,6 +186,7 @@ impl Lower<'_> {
             self.recording = replay.as_ref().map(|r| r.recording(first_new));
             self.hoisting.iter_mut().for_each(|h| h.in_probe = true);
             let probe = self.probe_iteration(c, m, &setup, each);
+            report.probed += 1;
             self.hoisting.iter_mut().for_each(|h| h.in_probe = false);
             let recording = self.recording.take();
             let probe = probe?;

@@ -21,7 +21,7 @@ use super::parties::{run_two, zero_inputs, Link, Placement};
 use super::{median, mib};
 use crate::choice::Protocol;
 use crate::commands::{PerParty, Report};
-use crate::load::{load, LoadOptions};
+use crate::load::{load, LoadOptions, ValueKind};
 
 /// The end-to-end figures of each program.
 #[derive(Debug, Serialize)]
@@ -84,8 +84,9 @@ pub fn e2e(
             Link::Loopback => "lan",
             Link::Netns => "wan",
         };
-        // A C program takes initializers, other programs integers.
-        let zero = if file.extension().is_some_and(|e| e == "c") {
+        // A C program (its source, or a file compiled from it) takes
+        // initializers, other programs integers.
+        let zero = if (loaded.input_kinds.iter()).any(|k| matches!(k, ValueKind::C(_))) {
             "{0}"
         } else {
             "0"

@@ -1,0 +1,112 @@
+//! Probing a loop's iterations pays only where runs of them lower alike.
+//! Where none do and each iteration is large (it holds a loop of its own),
+//! the probes stop once they cost more than lowering the iterations did:
+//! a kept compilation then costs a few times the unrolled one, not the
+//! compile-time budget. An inner loop whose first runs found only runs of
+//! iterations too short to keep is probed again later, where its bounds
+//! may make them long.
+
+mod common;
+
+use common::{agree_kept_and_unrolled, agree_with_gcc};
+use twofold_compiler::{compile, CompileOptions, Limits};
+
+/// A 0/1 knapsack over 32 items with secret weights: each cell reads the
+/// row at a secret distance, and the row's values widen item after item,
+/// so no two items lower alike.
+const KNAPSACK: &str = r#"
+#include <stdint.h>
+#define N 32
+#define W 128
+typedef struct { uint8_t w[N]; } Weights;
+typedef struct { uint16_t v[N]; } Values;
+int mpc_main(Weights INPUT_A, Values INPUT_B)
+{
+    int dp[W + 1];
+    for (int c = 0; c <= W; c++) dp[c] = 0;
+    for (int i = 0; i < N; i++) {
+        int wt = INPUT_A.w[i] % 16 + 1;
+        int val = INPUT_B.v[i] % 1000;
+        for (int c = W; c >= 1; c--) {
+            int take = c >= wt ? dp[c - wt] + val : 0;
+            if (take > dp[c]) dp[c] = take;
+        }
+    }
+    return dp[W];
+}
+"#;
+
+/// The knapsack compiles with its loops kept within 25 M steps of
+/// compile-time work (unrolled, it takes about 2 M; kept, about 16 M, where
+/// probing item after item took past the default 100 M and the compile
+/// failed), to the unrolled AND gates; the items' loop says why it stopped
+/// probing; both agree with gcc.
+#[test]
+fn probes_that_cost_more_than_the_iterations_stop() {
+    let limits = Limits {
+        max_steps: 25_000_000,
+        ..Limits::default()
+    };
+    let opts = CompileOptions {
+        limits,
+        ..CompileOptions::default()
+    };
+    let kept = compile(KNAPSACK, "knapsack.c", &opts).unwrap_or_else(|e| panic!("{e}"));
+    let flat_opts = CompileOptions {
+        loops: false,
+        ..opts
+    };
+    let flat = compile(KNAPSACK, "knapsack.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kept.program.and_count(), flat.program.and_count());
+    let items = (kept.loops.iter().find(|l| l.iterations == 32)).expect("the items' loop");
+    let why = items.why.as_deref().unwrap_or_default();
+    assert!(
+        why.contains("cost more than lowering its iterations"),
+        "the items' loop: {why}"
+    );
+    agree_with_gcc(KNAPSACK, &[&kept, &flat], 6, 68, "knapsack");
+}
+
+/// A bitonic sort of 256 values written with the direction as a branch
+/// between two calls: `if ((i & k) == 0) cs(&a[i], &a[l]); else cs(&a[l],
+/// &a[i]);`. Its inner loop's runs alike are `k / 2` active iterations
+/// long, too short to keep in the first three stages, which stopped its
+/// probing for good: every stage was unrolled (1.1 s for 1,024 values
+/// against 0.27 s now). It is probed again after 3, 6, ... runs, so the
+/// later stages are kept as regions, with the unrolled AND gates; it sorts
+/// as gcc does.
+#[test]
+fn short_runs_of_a_loop_replayed_from_its_keys_are_probed_again_later() {
+    let src = r#"
+#include <stdint.h>
+#define N 256
+typedef struct { uint32_t v[N / 2]; } Half;
+typedef struct { uint32_t v[N]; } All;
+static void cs(uint32_t *x, uint32_t *y) { if (*x > *y) { uint32_t t = *x; *x = *y; *y = t; } }
+All mpc_main(Half INPUT_A, Half INPUT_B)
+{
+    All a;
+    for (int i = 0; i < N / 2; i++) { a.v[i] = INPUT_A.v[i]; a.v[i + N / 2] = INPUT_B.v[i]; }
+    for (int k = 2; k <= N; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1)
+            for (int i = 0; i < N; i++) {
+                int l = i ^ j;
+                if (l > i) {
+                    if ((i & k) == 0) cs(&a.v[i], &a.v[l]); else cs(&a.v[l], &a.v[i]);
+                }
+            }
+    return a;
+}
+"#;
+    let kept = agree_kept_and_unrolled("bitonic_branches", src, 68);
+    let flat_opts = CompileOptions {
+        loops: false,
+        ..CompileOptions::default()
+    };
+    let flat = compile(src, "bitonic_branches.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kept.program.and_count(), flat.program.and_count());
+    let inner = (kept.loops.iter().find(|l| l.iterations == 256)).expect("the inner loop");
+    assert!(inner.kept(), "{inner:?}");
+    // The last stage's 128 compare-swaps are one region.
+    assert!(inner.blocks.contains(&(128, true)), "{inner:?}");
+}
