@@ -514,3 +514,26 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
     let p = compiled(src);
     agree_with_gcc(src, &[&p], 16, 12, "bytes_beside_pointers");
 }
+
+/// Null pointers compared and subtracted with each other and with
+/// pointers into objects, byte pointers among them (an object's length
+/// was looked up for the null pointer, which has none: a panic).
+#[test]
+fn null_pointers_compare() {
+    let src = r#"
+#include <stddef.h>
+#include <stdint.h>
+int mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
+{
+    int *p = NULL, *q = NULL;
+    unsigned char *b = NULL, *c = 0;
+    uint32_t v = INPUT_A;
+    unsigned char *w = (unsigned char *)&v;
+    int r = (p == q) + 2 * (p != q) + 4 * (b == c) + 8 * (w != b) + 16 * (int)(p - q);
+    b = w + 1;
+    return r + 32 * (b == NULL) + (b ? b[INPUT_B & 1] : 7);
+}
+"#;
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 8, 13, "null_pointers_compare");
+}

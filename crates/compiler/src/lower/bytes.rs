@@ -29,19 +29,17 @@ impl Place {
 impl Lower<'_> {
     /// The object's length and a step of an element of type `t`, in the
     /// units `p` counts (bytes or leaves), and how many units an element
-    /// covers.
+    /// covers (a null pointer's object has length 0).
     pub(super) fn units(&self, t: &CType, p: &Ptr) -> (i64, usize, i64) {
+        let obj = self.objs.get(p.obj);
         match p.bytes {
             true => {
                 let size = t.size().max(1);
-                (
-                    self.objs[p.obj].ty.size() as i64,
-                    size as usize,
-                    size as i64,
-                )
+                let len = obj.map_or(0, |o| o.ty.size() as i64);
+                (len, size as usize, size as i64)
             }
             false => (
-                self.objs[p.obj].slots.len() as i64,
+                obj.map_or(0, |o| o.slots.len() as i64),
                 t.leaves().max(1),
                 t.leaves() as i64,
             ),
