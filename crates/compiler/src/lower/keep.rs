@@ -667,7 +667,8 @@ impl<'p> Lower<'p> {
 pub(super) struct Fruitless {
     /// Runs in a row that probed and kept nothing.
     runs: u32,
-    /// Whether any of them probed iterations that matched none alike.
+    /// Whether any of them is not worth probing again: its iterations
+    /// matched none alike, or were mostly probed rather than replayed.
     unmatched: bool,
     /// Runs to unroll before probing again (once `runs` reached the most).
     skip: u64,
