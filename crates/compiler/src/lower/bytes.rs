@@ -12,6 +12,7 @@
 //! byte position is a leaf of the pointed-to layout, the pointer counts
 //! leaves again.
 
+use super::place::start_within;
 use super::*;
 
 impl Place {
@@ -261,47 +262,22 @@ impl Lower<'_> {
             return self.gather(p.obj, p.leaf, &p.sec, n, loc);
         }
         self.fail_probes("memory of another layout is accessed through its bytes");
-        self.view_bytes_at(p.obj, p.leaf, &p.sec, n, loc, false)
-    }
-
-    /// The `n` bytes at byte `base` of `obj` moved by the secret terms
-    /// `sec`; `chosen` as in [`Self::gather`]'s positions a secret index
-    /// gives (clamped into the object).
-    fn view_bytes_at(
-        &mut self,
-        obj: usize,
-        base: i64,
-        sec: &[SecIdx],
-        n: usize,
-        loc: Loc,
-        chosen: bool,
-    ) -> DResult<Vec<Slot>> {
-        let Some((s, rest)) = sec.split_first() else {
-            let at = self.byte_start(obj, base, n, chosen, loc)?;
-            let bits = self.object_image(&at, n as i128, "access through bytes", loc)?;
+        let obj = p.obj;
+        self.select_positions(p.leaf, &p.sec, n, loc, &mut |me, at, chosen| {
+            let at = me.byte_start(obj, at, n, chosen, loc)?;
+            let bits = me.object_image(&at, n as i128, "access through bytes", loc)?;
             let byte = |b: &[Bit]| Slot::Val(Word::from_bits(b.to_vec()));
-            return Ok(bits.chunks(8).map(byte).collect());
-        };
-        let mut layer = Vec::with_capacity(s.count);
-        for k in 0..s.count {
-            let at = base + (k * s.stride) as i64;
-            layer.push(self.view_bytes_at(obj, at, rest, n, loc, true)?);
-        }
-        self.select_slots(&s.idx, layer, n, loc)
+            Ok(bits.chunks(8).map(byte).collect())
+        })
     }
 
     /// A pointer counting bytes at byte `base` of `obj`, where `n` bytes
-    /// must lie inside (`chosen`: clamped inside).
+    /// must lie inside (`chosen`: see [`start_within`]).
     fn byte_start(&self, obj: usize, base: i64, n: usize, chosen: bool, loc: Loc) -> DResult<Ptr> {
         let len = self.objs[obj].ty.size() as i64;
-        let base = match base {
-            b if b >= 0 && b + n as i64 <= len => b,
-            b if chosen && n as i64 <= len => b.clamp(0, len - n as i64),
-            _ => return err(loc, "access outside the object"),
-        };
         Ok(Ptr {
             bytes: true,
-            ..Ptr::new(obj, base, Vec::new())
+            ..Ptr::new(obj, start_within(base, n, len, chosen, loc)?, Vec::new())
         })
     }
 

@@ -267,35 +267,46 @@ impl<'p> Lower<'p> {
         n: usize,
         loc: Loc,
     ) -> DResult<Vec<Slot>> {
-        self.gather_at(obj, base, sec, n, loc, false)
+        let len = self.objs[obj].slots.len() as i64;
+        self.select_positions(base, sec, n, loc, &mut |me, at, chosen| {
+            let at = start_within(at, n, len, chosen, loc)? as usize;
+            Ok((at..at + n).map(|leaf| me.slot(obj, leaf)).collect())
+        })
     }
 
-    /// [`Self::gather`]; `chosen`: the position is one a secret index
-    /// may give, read as a secret index out of bounds is (some slots of
-    /// the object) if it is outside the object (`p = a + (x & 1); p[1]`
-    /// with `a[8]` tries `p[1]` at `a[8]`, where `x & 1` would be 7).
-    fn gather_at(
+    /// The `n` slots at position `base` moved by the secret index terms
+    /// `sec`: `read(self, position, chosen)` gives them at each position
+    /// the terms may give, and a multiplexer tree selects (`chosen`: the
+    /// position is one a secret index may give, read as a secret index
+    /// out of bounds is; see [`start_within`]).
+    pub(super) fn select_positions(
         &mut self,
-        obj: usize,
+        base: i64,
+        sec: &[SecIdx],
+        n: usize,
+        loc: Loc,
+        read: &mut ReadAt<'_, 'p>,
+    ) -> DResult<Vec<Slot>> {
+        self.select_positions_at(base, sec, n, loc, false, read)
+    }
+
+    /// [`Self::select_positions`], `chosen` as its positions are.
+    fn select_positions_at(
+        &mut self,
         base: i64,
         sec: &[SecIdx],
         n: usize,
         loc: Loc,
         chosen: bool,
+        read: &mut ReadAt<'_, 'p>,
     ) -> DResult<Vec<Slot>> {
-        let len = self.objs[obj].slots.len() as i64;
         let Some((s, rest)) = sec.split_first() else {
-            let base = match base {
-                b if b >= 0 && b + n as i64 <= len => b,
-                b if chosen && n as i64 <= len => b.clamp(0, len - n as i64),
-                _ => return err(loc, "access outside the object"),
-            } as usize;
-            return Ok((base..base + n).map(|leaf| self.slot(obj, leaf)).collect());
+            return read(self, base, chosen);
         };
         let mut layer = Vec::with_capacity(s.count);
         for k in 0..s.count {
             let at = base + (k * s.stride) as i64;
-            layer.push(self.gather_at(obj, at, rest, n, loc, true)?);
+            layer.push(self.select_positions_at(at, rest, n, loc, true, read)?);
         }
         self.select_slots(&s.idx, layer, n, loc)
     }
@@ -370,7 +381,7 @@ impl<'p> Lower<'p> {
 
     /// [`Self::scatter`]; `chosen`: the position is one a secret index
     /// may give, where nothing is written if it is outside the object
-    /// (see [`Self::gather_at`]).
+    /// (see [`start_within`]).
     #[allow(clippy::too_many_arguments)]
     fn scatter_at(
         &mut self,
@@ -455,4 +466,21 @@ fn bits_held(ty: &CType) -> Option<Vec<u32>> {
         ty.leaf_bits(0, &mut spans);
         spans.iter().map(|s| s.1).collect()
     })
+}
+
+/// What [`Lower::select_positions`] reads the slots at one position with
+/// (the position, and whether a secret index chose it).
+pub(super) type ReadAt<'a, 'p> = dyn FnMut(&mut Lower<'p>, i64, bool) -> DResult<Vec<Slot>> + 'a;
+
+/// Where `n` units from `base` start inside an object of `len` units.
+/// A position `chosen` by a secret index is read as a secret index out of
+/// bounds is (some units of the object): clamped inside (`p = a + (x &
+/// 1); p[1]` with `a[8]` tries `p[1]` at `a[8]`, where `x & 1` would be
+/// 7); any other outside the object is an error.
+pub(super) fn start_within(base: i64, n: usize, len: i64, chosen: bool, loc: Loc) -> DResult<i64> {
+    match base {
+        b if b >= 0 && b + n as i64 <= len => Ok(b),
+        b if chosen && n as i64 <= len => Ok(b.clamp(0, len - n as i64)),
+        _ => err(loc, "access outside the object"),
+    }
 }
