@@ -32,18 +32,33 @@ pub struct Batch<'a> {
 }
 
 /// The exchange plans made for the batches of a [`Batches`], by the index
-/// of their first gate (none yet: asked for once, not made): made when a
-/// walk asks again, or when asked to make them ahead, and kept for every
-/// later walk of the same plan — a few cuts of each (the two parties of
-/// one process may cut differently, see [`Split::lead_weight`]).
+/// of their first gate, a few cuts of each (the two parties of one process
+/// may cut differently, see [`Split::lead_weight`]): made when a walk asks
+/// for one the [`ASKS_BEFORE_PLAN`]th time, or when asked to make it
+/// ahead, and kept for every later walk of the same plan.
 #[derive(Debug, Default)]
-pub struct PlanCache(Mutex<HashMap<usize, Vec<Arc<ExchangePlan>>>>);
+pub struct PlanCache(Mutex<HashMap<usize, Vec<Asked>>>);
 
-/// Plans of different cuts a batch keeps at most; a new one replaces the
-/// one least recently asked for (a benchmark's garbling and evaluation
-/// runs ask for theirs in turn: one made ahead for a timed run must not
-/// go before the run asks for it).
+/// A cut asked for of one batch: how often, and its plan once made.
+#[derive(Debug)]
+struct Asked {
+    split: Split,
+    asks: u32,
+    plan: Option<Arc<ExchangePlan>>,
+}
+
+/// Cuts a batch keeps at most; a new one replaces the one least recently
+/// asked for (a benchmark's garbling and evaluation runs ask for theirs in
+/// turn: one made ahead for a timed run must not go before the run asks
+/// for it).
 const PLANS_KEPT: usize = 3;
+
+/// The request that makes a batch's plan. A plan costs about a pass over
+/// the gates, as much as running them on one thread, and saves at most
+/// what the other threads take of a run: a loop body that runs once or
+/// twice never pays for one (a serial bubble-sort pass, run twice in each
+/// of hundreds of loops, spent 0.5 s of its 0.8 s of gates making plans).
+pub const ASKS_BEFORE_PLAN: u32 = 3;
 
 impl Clone for PlanCache {
     /// A new, empty cache (plans are made again as needed).
@@ -124,13 +139,11 @@ impl<'a> Batch<'a> {
     }
 
     /// The plan of this batch over `num_wires` labels cut as `split` says,
-    /// a copy of the labels for each thread (see [`ExchangePlan::of`]), if it is
-    /// a whole batch of a [`Batches`] and was asked for before (or
-    /// `ahead`): made once and kept there. A plan costs a pass over the
-    /// gates, about as much as running them on one thread, so it pays only
-    /// where a batch runs again and again (a loop body, a benchmark's
-    /// runs); a batch made for one walk, as the lanes of a lockstep group,
-    /// gets none.
+    /// a copy of the labels for each thread (see [`ExchangePlan::of`]), if
+    /// it is a whole batch of a [`Batches`] and this cut was asked for
+    /// [`ASKS_BEFORE_PLAN`] times (or `ahead`): made once and kept there.
+    /// A batch made for one walk, as the lanes of a lockstep group, gets
+    /// none.
     pub fn exchange_plan(
         self,
         num_wires: Wire,
@@ -140,26 +153,28 @@ impl<'a> Batch<'a> {
         let (cache, at) = self.plans?;
         // A poisoned lock only loses the cache.
         let mut plans = cache.0.lock().ok()?;
-        let kept = match plans.get_mut(&at) {
-            Some(kept) => kept,
-            None if !ahead => {
-                plans.insert(at, Vec::new());
-                return None;
-            }
-            None => plans.entry(at).or_default(),
-        };
+        let kept = plans.entry(at).or_default();
         // Kept in the order last asked for, the latest at the end.
-        if let Some(i) = kept.iter().position(|p| p.split == split) {
-            let plan = kept.remove(i);
-            kept.push(Arc::clone(&plan));
-            return Some(plan);
+        let mut asked = match kept.iter().position(|a| a.split == split) {
+            Some(i) => kept.remove(i),
+            None => {
+                if kept.len() == PLANS_KEPT {
+                    kept.remove(0);
+                }
+                Asked {
+                    split,
+                    asks: 0,
+                    plan: None,
+                }
+            }
+        };
+        asked.asks = asked.asks.saturating_add(1);
+        if asked.plan.is_none() && (ahead || asked.asks >= ASKS_BEFORE_PLAN) {
+            asked.plan = Some(Arc::new(ExchangePlan::of(self, num_wires, split)));
         }
-        if kept.len() == PLANS_KEPT {
-            kept.remove(0);
-        }
-        let plan = Arc::new(ExchangePlan::of(self, num_wires, split));
-        kept.push(Arc::clone(&plan));
-        Some(plan)
+        let plan = asked.plan.clone();
+        kept.push(asked);
+        plan
     }
 }
 

@@ -190,6 +190,16 @@ impl ExchangePlan {
             "a batch of fewer than 2^32 gates"
         );
         let all = units(batch, num_wires, split);
+        let groups = stretch_groups(&all, stretch_gates);
+        if all.iter().all(|u| u.shape == Shape::First) {
+            // All on part 0 (a serial loop body, say): nothing to copy or
+            // send, so no need analysis.
+            let stretches = groups.iter().map(|units| Stretch::on_part_0(units, k));
+            return ExchangePlan {
+                split,
+                stretches: stretches.collect(),
+            };
+        }
         let mut need = Needs {
             gates,
             wires: vec![WireState::default(); num_wires as usize],
@@ -197,22 +207,11 @@ impl ExchangePlan {
             needed: vec![false; gates.len() + 1],
             elsewhere: Vec::new(),
         };
-        let mut groups = Vec::new();
-        let mut rest = &all[..];
-        while !rest.is_empty() {
-            let mut len = 0;
-            let mut n = 0;
-            while n < rest.len() && len < stretch_gates {
-                len += rest[n].gates.len();
-                n += 1;
-            }
-            let initial = need.pass(&rest[..n]);
-            groups.push((&rest[..n], initial));
-            rest = &rest[n..];
-        }
+        let initials: Vec<_> = groups.iter().map(|units| need.pass(units)).collect();
         need.end();
         let stretches = groups
             .into_iter()
+            .zip(initials)
             .map(|(units, initial)| need.stretch(units, initial, k))
             .collect();
         ExchangePlan { split, stretches }
@@ -228,6 +227,23 @@ impl ExchangePlan {
     pub fn split_ands(&self) -> usize {
         self.stretches.iter().map(|s| s.split_ands).sum()
     }
+}
+
+/// `units` grouped in stretches: whole units, at least `stretch_gates`
+/// gates a group (the last may have fewer).
+fn stretch_groups(units: &[Unit], stretch_gates: usize) -> Vec<&[Unit]> {
+    let mut groups = Vec::new();
+    let mut rest = units;
+    while !rest.is_empty() {
+        let (mut len, mut n) = (0, 0);
+        while n < rest.len() && len < stretch_gates {
+            len += rest[n].gates.len();
+            n += 1;
+        }
+        groups.push(&rest[..n]);
+        rest = &rest[n..];
+    }
+    groups
 }
 
 /// What the need analysis of a batch keeps between stretches.
@@ -371,6 +387,19 @@ impl Needs<'_> {
 }
 
 impl Stretch {
+    /// The stretch of `units` that all run on part 0: nothing is copied
+    /// or sent.
+    fn on_part_0(units: &[Unit], k: usize) -> Stretch {
+        Stretch {
+            threads: k,
+            units: units.to_vec(),
+            initial: Vec::new(),
+            sends: Vec::new(),
+            send_ends: vec![0; units.len() * k],
+            split_ands: 0,
+        }
+    }
+
     /// The units, in order.
     pub fn units(&self) -> &[Unit] {
         &self.units

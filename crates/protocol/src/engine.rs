@@ -106,8 +106,9 @@ fn shares_gaps(split: Split, batch: Batch<'_>) -> bool {
 }
 
 /// Whether an engine hands `batch` (over `num_wires` labels) to its
-/// splitter: it has a run to split, or gaps to share and a plan — asked
-/// for here, so made when the batch comes again. Unplanned, gaps run in
+/// splitter: it has a run to split, or gaps to share and a plan that
+/// shares some ANDs — asked for here, so made when the batch comes again
+/// (see [`Batch::exchange_plan`]). Unplanned, gaps run in
 /// the engine's steps (and report progress step by step), as they would
 /// on the splitter's part 0.
 #[inline]
@@ -122,7 +123,7 @@ fn goes_to_splitter(split: Split, batch: Batch<'_>, num_wires: usize) -> bool {
         || (shares_gaps(split, batch)
             && batch
                 .exchange_plan(num_wires as twofold_circuit::Wire, split, false)
-                .is_some())
+                .is_some_and(|plan| plan.split_ands() > 0))
 }
 
 /// Makes the exchange plans of the main frame's batches that `fgp`

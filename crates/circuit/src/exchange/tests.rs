@@ -1,7 +1,7 @@
 //! Tests of the label exchange plans.
 
 use super::*;
-use crate::batch::Batches;
+use crate::batch::{Batches, ASKS_BEFORE_PLAN};
 use crate::circuit::{eval_gates, Circuit};
 use crate::synthetic::layered;
 
@@ -289,10 +289,10 @@ fn a_plan_cuts_a_batch_as_the_cut_does() {
     }
 }
 
-/// A batch's plan is made when it is asked for again (or ahead), and
-/// then kept; a slice of a batch gets none.
+/// A batch's plan is made when a cut is asked for the third time (or
+/// ahead), and then kept; a slice of a batch gets none.
 #[test]
-fn plans_are_made_on_the_second_request_and_kept() {
+fn plans_are_made_on_the_third_request_and_kept() {
     let c = layered(3000, 4, 64, 9).levelize();
     let batches = Batches::of(&c.gates, c.num_wires, &[]);
     let (two, three) = (split(2, 16, 64, false), split(3, 16, 64, false));
@@ -301,20 +301,25 @@ fn plans_are_made_on_the_second_request_and_kept() {
         .for_each_in(0..c.gates.len(), |batch| {
             if first.is_none() {
                 first = Some(batch.len());
-                assert!(batch.exchange_plan(c.num_wires, two, false).is_none());
+                for _ in 1..ASKS_BEFORE_PLAN {
+                    assert!(batch.exchange_plan(c.num_wires, two, false).is_none());
+                }
                 let made = batch.exchange_plan(c.num_wires, two, false).unwrap();
                 let kept = batch.exchange_plan(c.num_wires, two, false).unwrap();
                 assert!(std::sync::Arc::ptr_eq(&made, &kept));
-                // Other settings: a new plan at once (asked before).
+                // Other settings are counted apart…
+                for _ in 1..ASKS_BEFORE_PLAN {
+                    assert!(batch.exchange_plan(c.num_wires, three, false).is_none());
+                }
                 let other = batch.exchange_plan(c.num_wires, three, false).unwrap();
                 assert_eq!(other.split.threads, 3);
-                // Both kept (two parties of a process may cut apart)…
+                // …and both kept (two parties of a process may cut apart)…
                 let again = batch.exchange_plan(c.num_wires, two, false).unwrap();
                 assert!(std::sync::Arc::ptr_eq(&made, &again));
                 // …up to three cuts, a fourth replacing the one least
                 // recently asked for (`other`, not `two`).
                 let light = |lead_weight| Split { lead_weight, ..two };
-                let plan = |split| batch.exchange_plan(c.num_wires, split, false).unwrap();
+                let plan = |split| batch.exchange_plan(c.num_wires, split, true).unwrap();
                 plan(light(100));
                 assert!(std::sync::Arc::ptr_eq(&plan(two), &made));
                 plan(light(50));
