@@ -2,9 +2,9 @@
 //! gate count: every circuit without blocks is put in level order, window
 //! by window (so its independent AND gates form large batches while the
 //! labels in use stay few, see [`Circuit::levelize`]), and sequential
-//! loops whose bodies are narrow are unrolled a few iterations at a time
-//! and levelled, so iterations overlap (software pipelining) and the
-//! engines still get full batches. Both parties prepare alike: the result depends on the
+//! loops whose bodies are narrow but whose iterations can overlap are
+//! unrolled a few iterations at a time and levelled, so iterations overlap
+//! (software pipelining) and the engines still get full batches. Both parties prepare alike: the result depends on the
 //! program only.
 
 use std::borrow::Cow;
@@ -132,7 +132,15 @@ fn push_unrolled(block: Block, num_wires: &mut Wire, out: &mut Vec<Block>) {
 }
 
 /// How many iterations of `block` to run as one body: 1 unless it is a
-/// sequential loop of plain gates whose AND levels are narrow.
+/// sequential loop of plain gates whose AND levels are narrow, and either
+/// its iterations overlap once run back to back (each adds at most half
+/// its own AND depth, see [`depth_and_step`]) or its body is tiny (fewer
+/// than [`SMALL_BODY`] gates: then only enough to reach that many, which
+/// saves each instance's own cost). Iterations that cannot overlap (a
+/// bubble sort's pass, where every compare-swap reads the one before)
+/// unrolled only made bodies of thousands of gates that levelled no wider:
+/// a 512-value bubble sort's program held half the flat gates, prepared
+/// in 0.7 s and 1.2 GB, and ran its gates slower (0.64 s against 0.38).
 fn unroll_factor(block: &Block) -> u64 {
     if block.parallel || !block.body.blocks.is_empty() || block.count < 4 {
         return 1;
@@ -152,13 +160,53 @@ fn unroll_factor(block: &Block) -> u64 {
     if stats.and_gates == 0 || median >= NARROW {
         return 1;
     }
-    let by_width = TARGET_WIDTH.div_ceil(median.max(1)) as u64;
-    let by_size = (MAX_UNROLLED_GATES / body.gates.len().max(1)) as u64;
-    by_width
-        .min(by_size)
+    let gates = body.gates.len().max(1);
+    let (depth, step) = depth_and_step(block);
+    let wanted = if 2 * step <= depth {
+        TARGET_WIDTH.div_ceil(median.max(1))
+    } else {
+        SMALL_BODY.div_ceil(gates)
+    };
+    (wanted as u64)
+        .min((MAX_UNROLLED_GATES / gates) as u64)
         .min(MAX_UNROLL)
         .min(block.count / 2)
         .max(1)
+}
+
+/// Bodies of fewer gates than this are unrolled to about this many even
+/// where their iterations cannot overlap.
+const SMALL_BODY: usize = 128;
+
+/// Iterations [`depth_and_step`] runs back to back.
+const STEPS: u32 = 4;
+
+/// The AND depth of one iteration of `block`'s body, and how much deeper
+/// each further one makes [`STEPS`] iterations run back to back (each
+/// starting from the carried values the one before left, its other inputs
+/// ready at once): what an iteration adds once iterations overlap.
+fn depth_and_step(block: &Block) -> (u32, u32) {
+    let body = &block.body.circuit;
+    let first_carried = block.shared.len();
+    let mut level = vec![0u32; body.num_wires as usize];
+    let mut carried = vec![0u32; block.carried.len()];
+    let mut deepest = Vec::with_capacity(STEPS as usize);
+    for _ in 0..STEPS {
+        level.fill(0);
+        level[first_carried..first_carried + carried.len()].copy_from_slice(&carried);
+        let mut most = 0;
+        for g in &body.gates {
+            let l = g.inputs().map(|w| level[w as usize]).max().unwrap_or(0) + g.is_and() as u32;
+            level[g.out() as usize] = l;
+            most = most.max(l);
+        }
+        deepest.push(most);
+        for (c, value) in carried.iter_mut().zip(&block.carried) {
+            *c = level[value.next as usize];
+        }
+    }
+    let (one, all) = (deepest[0], deepest[STEPS as usize - 1]);
+    (one, (all - one) / (STEPS - 1))
 }
 
 /// The smallest and one past the largest wire a wiring touches over `count`

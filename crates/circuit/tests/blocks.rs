@@ -99,13 +99,62 @@ fn assert_stays_prepared(prepared: &Program) {
     assert_eq!(read.hash(), prepared.hash());
 }
 
-/// A chain `acc = f(acc, x)` of many iterations of a narrow body: prepare
+/// A program running `body` (inputs: 4 shared bits `x`, then 4 carried
+/// bits `c`; carried on in wires 12..16) `count` times over A's 8 bits.
+fn loop_program(body: &Circuit, count: u64, next: u32) -> Program {
+    use twofold_circuit::{Block, Body, Carried, InputValue, OutputValue, Party, Wiring};
+    Program {
+        main: Circuit {
+            num_wires: 12,
+            inputs: vec![InputValue {
+                name: "a".into(),
+                party: Party::A,
+                width: 8,
+            }],
+            outputs: vec![OutputValue {
+                name: "out".into(),
+                wires: (8..12).collect(),
+            }],
+            gates: vec![],
+        },
+        blocks: vec![Block {
+            position: 0,
+            count,
+            parallel: false,
+            body: Body::from(body.clone()),
+            shared: (0..4).collect(),
+            carried: (0..4)
+                .map(|i| Carried {
+                    init: 4 + i,
+                    next: next + i,
+                    last: Some(8 + i),
+                })
+                .collect(),
+            inputs: Wiring::empty(),
+            outputs: Wiring::empty(),
+        }],
+    }
+}
+
+/// `prepared` computes what `program` does, on random inputs.
+fn assert_prepared_agrees(program: &Program, prepared: &Program, seed: u64) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    for _ in 0..20 {
+        let inputs = random_inputs(&mut rng, &program.main);
+        assert_eq!(
+            prepared.eval(&inputs).unwrap(),
+            reference_eval(program, &inputs)
+        );
+    }
+}
+
+/// A chain `acc = f(acc, x)` of many iterations of a tiny body: prepare
 /// unrolls it a few iterations at a time (and keeps the remainder), and the
 /// result is unchanged.
 #[test]
-fn narrow_loops_are_unrolled_by_prepare() {
-    use twofold_circuit::{Block, Body, Carried, Gate, InputValue, OutputValue, Party, Wiring};
-    // Body: carried 4 bits c, shared 4 bits x: c' = (c & x) ^ rotate(c).
+fn tiny_loop_bodies_are_unrolled_by_prepare() {
+    use twofold_circuit::{Gate, InputValue, Party};
+    // Body: shared 4 bits x, carried 4 bits c: c' = (c & x) ^ rotate(c).
     let body = Circuit {
         num_wires: 16,
         inputs: vec![InputValue {
@@ -128,37 +177,7 @@ fn narrow_loops_are_unrolled_by_prepare() {
             .collect(),
     };
     for count in [0u64, 1, 5, 37, 64, 1000] {
-        let program = Program {
-            main: Circuit {
-                num_wires: 12,
-                inputs: vec![InputValue {
-                    name: "a".into(),
-                    party: Party::A,
-                    width: 8,
-                }],
-                outputs: vec![OutputValue {
-                    name: "out".into(),
-                    wires: (8..12).collect(),
-                }],
-                gates: vec![],
-            },
-            blocks: vec![Block {
-                position: 0,
-                count,
-                parallel: false,
-                body: Body::from(body.clone()),
-                shared: (0..4).collect(),
-                carried: (0..4)
-                    .map(|i| Carried {
-                        init: 4 + i,
-                        next: 12 + i,
-                        last: Some(8 + i),
-                    })
-                    .collect(),
-                inputs: Wiring::empty(),
-                outputs: Wiring::empty(),
-            }],
-        };
+        let program = loop_program(&body, count, 12);
         program.validate().unwrap();
         let prepared = prepare(&program);
         prepared.validate().unwrap();
@@ -168,13 +187,55 @@ fn narrow_loops_are_unrolled_by_prepare() {
             assert!(prepared.blocks[0].body.circuit.and_count() > 4);
         }
         assert_eq!(prepared.and_count(), program.and_count());
-        let mut rng = rand::rngs::StdRng::seed_from_u64(count);
-        for _ in 0..20 {
-            let inputs = random_inputs(&mut rng, &program.main);
-            assert_eq!(
-                prepared.eval(&inputs).unwrap(),
-                reference_eval(&program, &inputs)
-            );
-        }
+        assert_prepared_agrees(&program, &prepared, count);
     }
+}
+
+/// Iterations that cannot overlap — every AND of one waits for the one
+/// before, as in a bubble sort's pass — are not unrolled: the levels would
+/// be no wider, the body only bigger.
+#[test]
+fn loops_whose_iterations_cannot_overlap_stay_as_they_are() {
+    use twofold_circuit::{Gate, InputValue, Party};
+    // Body: a chain of 80 ANDs from c0 through the x bits, each XORed with
+    // a carried bit; every carried bit is the chain's end XOR itself.
+    let mut gates = Vec::new();
+    let mut last = 4;
+    for k in 0..80u32 {
+        let t = 8 + 2 * k;
+        gates.push(Gate::And {
+            a: last,
+            b: k % 4,
+            out: t,
+        });
+        gates.push(Gate::Xor {
+            a: t,
+            b: 4 + k % 4,
+            out: t + 1,
+        });
+        last = t + 1;
+    }
+    gates.extend((0..4).map(|i| Gate::Xor {
+        a: last,
+        b: 4 + i,
+        out: 168 + i,
+    }));
+    let body = Circuit {
+        num_wires: 172,
+        inputs: vec![InputValue {
+            name: "in".into(),
+            party: Party::A,
+            width: 8,
+        }],
+        outputs: vec![],
+        gates,
+    };
+    let program = loop_program(&body, 1000, 168);
+    program.validate().unwrap();
+    let prepared = prepare(&program);
+    prepared.validate().unwrap();
+    assert_stays_prepared(&prepared);
+    assert_eq!(prepared.blocks.len(), 1);
+    assert_eq!(prepared.blocks[0].count, 1000, "not unrolled");
+    assert_prepared_agrees(&program, &prepared, 7);
 }
