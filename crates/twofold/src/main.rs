@@ -1,6 +1,7 @@
 //! The `twofold` command line: parses the arguments and hands them to the
 //! subcommand's module in [`twofold::commands`].
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -65,13 +66,26 @@ fn main() -> ExitCode {
         Cmd::Man(args) => completions::man(&args, Cli::command()),
     };
     match result {
-        Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
-        }
+        Ok(out) => match write_out(&out) {
+            Ok(()) => ExitCode::SUCCESS,
+            // The reader stopped early (`twofold stats F | head`): it has
+            // what it wanted.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("twofold: error: cannot write to standard output: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Err(e) => {
             eprintln!("twofold: error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes a command's result to standard output.
+fn write_out(out: &str) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()
 }

@@ -593,3 +593,35 @@ fn absurd_thread_counts_are_refused_before_anything_is_allocated() {
         assert!(err.contains("not in 1..=256"), "{err}");
     }
 }
+
+/// A reader that stops early (`twofold stats F --levels | head`) ends the
+/// command quietly, not with a panic about a broken pipe.
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    let file = std::env::temp_dir().join(format!("twofold-cli-pipe-{}.c", std::process::id()));
+    // 200,000 AND levels: far more output than a pipe holds.
+    std::fs::write(
+        &file,
+        "#include <stdint.h>\n\
+         uint8_t mpc_main(uint8_t INPUT_A_x, uint8_t INPUT_B_y) {\n\
+             uint8_t acc = INPUT_A_x;\n\
+             for (int i = 0; i < 200000; i++) acc = (acc & INPUT_B_y) ^ (uint8_t)(acc >> 1);\n\
+             return acc;\n\
+         }\n",
+    )
+    .unwrap();
+    let mut child = twofold()
+        .arg("stats")
+        .arg(&file)
+        .args(["--levels", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(&file);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
