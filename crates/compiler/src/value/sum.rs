@@ -2,6 +2,7 @@
 //! bits together (carry-save) when their bits are first needed.
 
 use std::cell::{Cell, Ref, RefCell};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
@@ -34,6 +35,9 @@ pub struct Lazy {
 struct Rows {
     all: Rc<RefCell<Vec<Row>>>,
     len: usize,
+    /// The sums of the vector's first rows reduced so far, by how many:
+    /// shared with the vector (see [`Lazy::resolve`]).
+    reduced: Rc<RefCell<BTreeMap<usize, (SharedBits, Range)>>>,
 }
 
 impl Rows {
@@ -42,6 +46,7 @@ impl Rows {
         Rows {
             all: Rc::new(RefCell::new(rows)),
             len,
+            reduced: Rc::default(),
         }
     }
 
@@ -53,12 +58,21 @@ impl Rows {
             return Rows {
                 all: self.all.clone(),
                 len: all.len(),
+                reduced: self.reduced.clone(),
             };
         }
         let mut rows = Vec::with_capacity(self.len + more.len());
         rows.extend_from_slice(&all[..self.len]);
         rows.extend(more);
         Rows::new(rows)
+    }
+
+    /// The longest of these rows' first rows reduced already, how many
+    /// they are, and their bits and range.
+    fn reduced_prefix(&self) -> Option<(usize, SharedBits, Range)> {
+        let reduced = self.reduced.borrow();
+        let (&n, (bits, r)) = reduced.range(..=self.len).next_back()?;
+        Some((n, bits.clone(), *r))
     }
 }
 
@@ -177,19 +191,78 @@ impl Lazy {
         let first = Rows {
             all: self.rows.all.clone(),
             len: n,
+            reduced: self.rows.reduced.clone(),
         };
         Lazy::of_rows(self.w, first.append(vec![row]))
     }
 
-    /// The sum's bits and range, reduced once and kept.
+    /// The sum's bits and range, reduced once and kept. A sum whose first
+    /// rows another sum (made by adding to it) reduced already adds the
+    /// rest to those bits: a running total stored every step (`s += x[i];
+    /// out[i] = s;`) costs one adder a step, not the sum of all rows so
+    /// far for every output. (Not in a mixed compilation, whose notes
+    /// name the rows.)
     pub(super) fn resolve(&self, b: &mut Builder) -> (SharedBits, Range) {
         if let Some(c) = self.cache.borrow().as_ref() {
             return c.clone();
         }
-        let (bits, r) = reduce(b, self.w, &self.rows());
-        let res = (Rc::from(bits), r);
+        let prefix = self.rows.reduced_prefix().filter(|_| !notes::noted(self.w));
+        let res = match prefix {
+            Some((n, bits, r)) if n == self.rows.len => (bits, r),
+            Some((n, bits, r)) => {
+                let rows = self.rows();
+                let mut from = Vec::with_capacity(1 + rows.len() - n);
+                from.push(Row {
+                    kind: RowKind::Word(bits, r),
+                    neg: false,
+                });
+                from.extend_from_slice(&rows[n..]);
+                let (bits, r) = reduce(b, self.w, &from);
+                (Rc::from(bits), r)
+            }
+            None if Rc::strong_count(&self.rows.all) > 2 && !notes::noted(self.w) => {
+                self.reduce_in_steps(b)
+            }
+            None => {
+                let (bits, r) = reduce(b, self.w, &self.rows());
+                (Rc::from(bits), r)
+            }
+        };
+        (self.rows.reduced.borrow_mut()).insert(self.rows.len, res.clone());
         *self.cache.borrow_mut() = Some(res.clone());
         res
+    }
+}
+
+impl Lazy {
+    /// The sum's bits and range, made as the sums of its first rows in
+    /// turn, each kept for the sums of as many rows that share them (other
+    /// sums hold its first rows: a running total stored every step, made
+    /// to reduce here by a read or by its length). Distinct words cost as
+    /// many AND gates added one by one as all at once (a full adder a bit
+    /// either way); sums with products or like terms are reduced at once.
+    fn reduce_in_steps(&self, b: &mut Builder) -> (SharedBits, Range) {
+        let rows = self.rows();
+        let distinct_words = rows.iter().all(|r| matches!(r.kind, RowKind::Word(..)))
+            && like_rows(&rows).len() == rows.len();
+        if !distinct_words {
+            let (bits, r) = reduce(b, self.w, &rows);
+            return (Rc::from(bits), r);
+        }
+        let (bits, r) = reduce(b, self.w, &rows[..1]);
+        let mut sum: (SharedBits, Range) = (Rc::from(bits), r);
+        let mut reduced = self.rows.reduced.borrow_mut();
+        reduced.insert(1, sum.clone());
+        for (n, row) in rows.iter().enumerate().skip(1) {
+            let so_far = Row {
+                kind: RowKind::Word(sum.0, sum.1),
+                neg: false,
+            };
+            let (bits, r) = reduce(b, self.w, &[so_far, row.clone()]);
+            sum = (Rc::from(bits), r);
+            reduced.insert(n + 1, sum.clone());
+        }
+        sum
     }
 }
 
