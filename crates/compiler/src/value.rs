@@ -239,14 +239,22 @@ impl Word {
                 r.neg = !r.neg;
             }
         }
-        match self {
+        let copied = match y {
+            Word::Sum(l) if !l.is_reduced() => Some((Rc::clone(l), more.len())),
+            _ => None,
+        };
+        let sum = match self {
             Word::Sum(l) if l.cache.borrow().is_none() => l.append(w, more),
             _ => {
                 let mut rows = self.rows(b);
                 rows.extend(more);
                 Lazy::word(w, rows)
             }
+        };
+        if let (Word::Sum(s), Some((from, len))) = (&sum, copied) {
+            s.note_copied(&from, len, neg);
         }
+        sum
     }
 
     /// `self · y` modulo `2^width`, lazily (its rows join later sums).

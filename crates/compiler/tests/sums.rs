@@ -231,6 +231,64 @@ fn a_running_total_stored_every_step_costs_one_adder_a_step() {
     }
 }
 
+/// Recurrences whose values are stored every step and read by later
+/// steps and by the outputs: `s[i] = x[i] + s[i-1] + s[i-2]` and an
+/// integral image, `s[i][j] = x + s[i-1][j] + s[i][j-1] - s[i-1][j-1]`.
+fn recurrence(integral: bool) -> String {
+    let (shape, body) = if integral {
+        (
+            "[N][N]",
+            "for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) {\n\
+             \x20       uint32_t v = INPUT_A.v[i][j] ^ INPUT_B.v[i][j];\n\
+             \x20       if (i > 0) v += s.v[i - 1][j];\n\
+             \x20       if (j > 0) v += s.v[i][j - 1];\n\
+             \x20       if (i > 0 && j > 0) v -= s.v[i - 1][j - 1];\n\
+             \x20       s.v[i][j] = v;\n\
+             \x20   }",
+        )
+    } else {
+        (
+            "[N]",
+            "for (int i = 0; i < N; i++) {\n\
+             \x20       uint32_t v = INPUT_A.v[i] ^ INPUT_B.v[i];\n\
+             \x20       if (i > 0) v += s.v[i - 1];\n\
+             \x20       if (i > 1) v += s.v[i - 2];\n\
+             \x20       s.v[i] = v;\n\
+             \x20   }",
+        )
+    };
+    let n = if integral { 16 } else { 200 };
+    format!(
+        "#include <stdint.h>\n\
+         #define N {n}\n\
+         typedef struct {{ uint16_t v{shape}; }} In;\n\
+         typedef struct {{ uint32_t v{shape}; }} Out;\n\
+         Out mpc_main(In INPUT_A, In INPUT_B)\n\
+         {{\n\
+         \x20   Out s;\n\
+         \x20   {body}\n\
+         \x20   return s;\n\
+         }}\n"
+    )
+}
+
+/// A stored value that a later step adds and the outputs read is reduced
+/// once: the later step adds its bits, not again every row it was made of
+/// (each step cost the sum of all rows before it: 206,672 AND gates for
+/// the 200-step recurrence, 37,543 for the 16 x 16 integral image). All
+/// agree with gcc.
+#[test]
+fn stored_steps_of_a_recurrence_are_added_as_their_bits() {
+    for (integral, steps, adders, seed) in [(false, 200, 3, 5), (true, 256, 4, 6)] {
+        let src = recurrence(integral);
+        let p = compile(&src, "recurrence.c", &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let (ands, most) = (p.program.and_count(), steps * adders * 32);
+        assert!(ands <= most, "{ands} AND gates, at most {most}\n{src}");
+        agree_with_gcc(&src, &[&p], 6, seed, "recurrence");
+    }
+}
+
 /// `v + k` (or `v - k`) and a comparison of it, where `v` is one of two
 /// constants chosen by a secret, for constants of the type's edges: a
 /// choice whose constants read in different windows (`0xFFFFFFFF` is -1

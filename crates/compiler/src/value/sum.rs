@@ -1,6 +1,8 @@
 //! Lazy sums: rows of words and products added modulo `2^w`, reduced to
 //! bits together (carry-save) when their bits are first needed.
 
+mod copies;
+
 use std::cell::{Cell, Ref, RefCell};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -13,6 +15,7 @@ use twofold_circuit::{Bit, Builder};
 use super::{SharedBits, Word};
 use crate::gates::{self, Bits, Range};
 use crate::mixed::notes::{self, secret, SumNote, Term};
+use copies::Copied;
 
 /// Most rows a lazy sum collects before it is reduced.
 pub(super) const MAX_ROWS: usize = 256;
@@ -38,6 +41,8 @@ struct Rows {
     /// The sums of the vector's first rows reduced so far, by how many:
     /// shared with the vector (see [`Lazy::resolve`]).
     reduced: Rc<RefCell<BTreeMap<usize, (SharedBits, Range)>>>,
+    /// Runs of the vector that are other sums' rows (see `copies`).
+    copies: Rc<RefCell<Vec<Copied>>>,
 }
 
 impl Rows {
@@ -47,6 +52,7 @@ impl Rows {
             all: Rc::new(RefCell::new(rows)),
             len,
             reduced: Rc::default(),
+            copies: Rc::default(),
         }
     }
 
@@ -59,12 +65,20 @@ impl Rows {
                 all: self.all.clone(),
                 len: all.len(),
                 reduced: self.reduced.clone(),
+                copies: self.copies.clone(),
             };
         }
         let mut rows = Vec::with_capacity(self.len + more.len());
         rows.extend_from_slice(&all[..self.len]);
         rows.extend(more);
-        Rows::new(rows)
+        let copied = Rows::new(rows);
+        let ours = self.copies.borrow();
+        let within = ours.iter().filter(|c| c.at + c.len <= self.len);
+        copied.copies.borrow_mut().extend(within.map(|c| Copied {
+            from: c.from.clone(),
+            ..*c
+        }));
+        copied
     }
 
     /// The longest of these rows' first rows reduced already, how many
@@ -158,6 +172,14 @@ impl Lazy {
         Lazy::of_rows(w, self.rows.append(more))
     }
 
+    /// Notes that its last `len` rows are `from`'s (subtracted if `neg`),
+    /// copied when added: reduced by then, `from` stands for them (see
+    /// `copies`).
+    pub(super) fn note_copied(&self, from: &Rc<Lazy>, len: usize, neg: bool) {
+        let at = self.rows.len - len;
+        (self.rows.copies.borrow_mut()).push(Copied::of(from, at, len, neg));
+    }
+
     /// Whether its bits have been reduced (then it reads as one word).
     pub(super) fn is_reduced(&self) -> bool {
         self.cache.borrow().is_some()
@@ -192,39 +214,53 @@ impl Lazy {
             all: self.rows.all.clone(),
             len: n,
             reduced: self.rows.reduced.clone(),
+            copies: self.rows.copies.clone(),
         };
         Lazy::of_rows(self.w, first.append(vec![row]))
     }
 
     /// The sum's bits and range, reduced once and kept. A sum whose first
     /// rows another sum (made by adding to it) reduced already adds the
-    /// rest to those bits: a running total stored every step (`s += x[i];
-    /// out[i] = s;`) costs one adder a step, not the sum of all rows so
-    /// far for every output. (Not in a mixed compilation, whose notes
-    /// name the rows.)
+    /// rest to those bits, and rows copied from a sum reduced since are
+    /// added as its bits (see `copies`), where that adds no more secret
+    /// bits: a running total stored every step (`s += x[i]; out[i] = s;`)
+    /// costs one adder a step, not the sum of all rows so far for every
+    /// output. (Not in a mixed compilation, whose notes name the rows.)
     pub(super) fn resolve(&self, b: &mut Builder) -> (SharedBits, Range) {
         if let Some(c) = self.cache.borrow().as_ref() {
             return c.clone();
         }
-        let prefix = self.rows.reduced_prefix().filter(|_| !notes::noted(self.w));
+        let noted = notes::noted(self.w);
+        let prefix = self.rows.reduced_prefix().filter(|_| !noted);
         let res = match prefix {
             Some((n, bits, r)) if n == self.rows.len => (bits, r),
-            Some((n, bits, r)) => {
+            None if Rc::strong_count(&self.rows.all) > 2 && !noted => self.reduce_in_steps(b),
+            _ => {
                 let rows = self.rows();
-                let mut from = Vec::with_capacity(1 + rows.len() - n);
-                from.push(Row {
-                    kind: RowKind::Word(bits, r),
-                    neg: false,
-                });
-                from.extend_from_slice(&rows[n..]);
-                let (bits, r) = reduce(b, self.w, &from);
-                (Rc::from(bits), r)
-            }
-            None if Rc::strong_count(&self.rows.all) > 2 && !notes::noted(self.w) => {
-                self.reduce_in_steps(b)
-            }
-            None => {
-                let (bits, r) = reduce(b, self.w, &self.rows());
+                let (mut from, n) = match prefix {
+                    Some((n, bits, r)) => {
+                        let row = Row {
+                            kind: RowKind::Word(bits, r),
+                            neg: false,
+                        };
+                        (vec![row], n)
+                    }
+                    None => (Vec::new(), 0),
+                };
+                let copies = self.rows.copies.borrow();
+                match copies::with_reduced_copies(&rows, &copies, n).filter(|_| !noted) {
+                    Some(rest) => from.extend(rest),
+                    None => from.extend_from_slice(&rows[n..]),
+                }
+                // Rows that cancel others (`t = a + b; u = t - a;`) stay
+                // rows where that adds fewer secret bits.
+                let reduced =
+                    if from.len() < rows.len() && copies::cost(&from) <= copies::cost(&rows) {
+                        reduce(b, self.w, &from)
+                    } else {
+                        reduce(b, self.w, &rows)
+                    };
+                let (bits, r) = reduced;
                 (Rc::from(bits), r)
             }
         };
