@@ -56,6 +56,12 @@ pub struct Builder {
     outer: Vec<FrameState>,
     /// Gates asked for that constant folding did not answer.
     requested: u64,
+    /// A bit per wire: set where [`Builder::not`] made an INV gate writing
+    /// it. Most wires are not, and the bit tells so without looking the
+    /// wire up among the frame's gates (a search of its runs of outputs,
+    /// many once probes have taken wires between them: a kept loop's
+    /// secret-index reads spent a fifth of compiling there).
+    inverters: Vec<u64>,
 }
 
 /// The gates, blocks and hashing state of one frame.
@@ -213,6 +219,11 @@ impl Builder {
                 // `!w` made before is found, and costs nothing.
                 let (out, made) = self.find_or_make(Gate::Inv { a: w, out: 0 });
                 self.requested += made as u64;
+                let (word, bit) = (out as usize / 64, out % 64);
+                if self.inverters.len() <= word {
+                    self.inverters.resize(word + 1, 0);
+                }
+                self.inverters[word] |= 1 << bit;
                 Bit::Wire(out)
             }
         }
@@ -270,7 +281,9 @@ impl Builder {
     /// in this frame, if any: `!w`. (The frame's constant one, `!zero`, is
     /// not one of them.)
     fn inverted(&self, w: Wire) -> Option<Wire> {
-        if self.frame.constants[1] == Some(w) {
+        let made =
+            (self.inverters.get(w as usize / 64)).is_some_and(|bits| bits >> (w % 64) & 1 == 1);
+        if !made || self.frame.constants[1] == Some(w) {
             return None;
         }
         self.frame.gates.inverted(w)
