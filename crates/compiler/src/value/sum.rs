@@ -74,10 +74,7 @@ impl Rows {
         let copied = Rows::new(rows);
         let ours = self.copies.borrow();
         let within = ours.iter().filter(|c| c.at + c.len <= self.len);
-        copied.copies.borrow_mut().extend(within.map(|c| Copied {
-            from: c.from.clone(),
-            ..*c
-        }));
+        copied.copies.borrow_mut().extend(within.cloned());
         copied
     }
 
@@ -254,13 +251,8 @@ impl Lazy {
                 }
                 // Rows that cancel others (`t = a + b; u = t - a;`) stay
                 // rows where that adds fewer secret bits.
-                let reduced =
-                    if from.len() < rows.len() && copies::cost(&from) <= copies::cost(&rows) {
-                        reduce(b, self.w, &from)
-                    } else {
-                        reduce(b, self.w, &rows)
-                    };
-                let (bits, r) = reduced;
+                let cheaper = from.len() < rows.len() && copies::cost(&from) <= copies::cost(&rows);
+                let (bits, r) = reduce(b, self.w, if cheaper { &from } else { &rows });
                 (Rc::from(bits), r)
             }
         };
@@ -268,9 +260,7 @@ impl Lazy {
         *self.cache.borrow_mut() = Some(res.clone());
         res
     }
-}
 
-impl Lazy {
     /// The sum's bits and range, made as the sums of its first rows in
     /// turn, each kept for the sums of as many rows that share them (other
     /// sums hold its first rows: a running total stored every step, made

@@ -12,7 +12,7 @@ use super::{like_rows, secret_bits, Lazy, Row, RowKind};
 
 /// Rows `at..at + len` of a row vector are the rows of the sum `from`,
 /// subtracted if `neg`: added whole when `from` was not reduced.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Copied {
     pub(super) at: usize,
     pub(super) len: usize,
