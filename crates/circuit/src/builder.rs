@@ -341,6 +341,11 @@ impl Builder {
         }
     }
 
+    /// The block placed last in the current frame, if any.
+    pub fn last_block(&self) -> Option<&PendingBlock> {
+        self.frame.blocks.last()
+    }
+
     /// Places a block in the current frame, after the gates made so far;
     /// a block that repeats an earlier one's iterations and goes on runs
     /// only the iterations after them. Returns how many it skips.

@@ -462,3 +462,34 @@ fn a_reduction_lowered_as_written_costs_what_unrolling_does() {
         "{kept} AND gates kept, {flat} unrolled"
     );
 }
+
+/// A maximum over the pairs `j > i` makes a region per `i`, each of a
+/// different length, so the `i` loop is unrolled and every region's
+/// partials would be combined in the main circuit: after a few such
+/// regions the `j` loops are kept as sequential loops carrying the
+/// maximum instead, with the same AND gates. (A minimum over every `j`,
+/// in a loop kept around it, stays a region.)
+#[test]
+fn extremes_found_again_and_again_outside_kept_loops_are_sequential_loops() {
+    let pairs = "    int64_t best = 0;\n    for (int i = 0; i < N; i++)\n        \
+                 for (int j = i + 1; j < N; j++) {\n            \
+                 int64_t d = (int64_t)INPUT_A.x[i] - INPUT_B.x[j];\n            \
+                 if (d < 0) d = -d;\n            if (d > best) best = d;\n        }\n    \
+                 out.r = best;";
+    let src = program(24, "", pairs, "int64_t r;");
+    let p = agree("pairs", &src, 20);
+    let regions = common::parallel_counts(&p.program.blocks);
+    assert!(regions.len() <= 4, "{regions:?}");
+    let sequential = p.program.blocks.iter().filter(|b| !b.parallel).count();
+    assert!(sequential >= 12, "{sequential} sequential loops");
+    let without = compile(&src, "pairs.c", &opts(false)).unwrap();
+    assert_eq!(p.program.and_count(), without.program.and_count());
+    let every = "    int32_t acc = 0;\n    for (int i = 0; i < N; i++) {\n        \
+                 int32_t m = 2147483647;\n        for (int j = 0; j < N; j++) {\n            \
+                 int32_t d = (INPUT_A.x[i] ^ INPUT_B.x[j]) + acc;\n            \
+                 if (d < m) m = d;\n        }\n        acc = m;\n    }\n    out.r = acc;";
+    let src = program(24, "", every, "int32_t r;");
+    let p = agree("every", &src, 20);
+    let counts = common::parallel_counts(&p.program.blocks);
+    assert_eq!(counts, vec![24], "{counts:?} {:?}", p.loops);
+}

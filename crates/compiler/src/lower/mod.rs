@@ -168,6 +168,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         first_input: None,
         loops: BTreeMap::new(),
         fruitless_runs: HashMap::default(),
+        extreme_regions: HashMap::default(),
         frozen: keep::Frozen::default(),
         reduce_at: reads::reduce_at_store(prog),
         function_table: fnptr::FunctionTable::default(),
@@ -232,6 +233,10 @@ struct Lower<'p> {
     /// Per loop, its runs in a row that probed and kept nothing (see
     /// [`Lower::keep_loop`]).
     fruitless_runs: HashMap<Loc, keep::Fruitless>,
+    /// Per loop that is a region whose reductions are all minima or
+    /// maxima, the regions made of it outside probes (see
+    /// [`region::EXTREME_REGIONS`]).
+    extreme_regions: HashMap<Loc, u32>,
     /// What the kept loops being lowered count with (see [`keep::Frozen`]).
     frozen: keep::Frozen,
     /// Stores whose sums are reduced there (see [`reads`]).
