@@ -133,11 +133,11 @@ fn fold((op, t): (RedOp, Scalar), acc: Option<&Word>, w: &Word) -> Option<Word> 
 /// minima or maxima and their instances small, before its iterations are
 /// kept sequentially instead. Such a region's partials are combined by a
 /// compare-select each where the region is lowered: in a loop kept around
-/// it, once in its body; in an unrolled one, every time. A maximum over pairs `j > i` (a region per
-/// `i`, each of a different length, so the `i` loop is unrolled) held 2 M
-/// AND gates of combines in the main circuit: 2.17 s and 218 MB to run
-/// 256 values with both parties in one process, against 0.69 s and 20 MB
-/// as sequential loops.
+/// it, once in its body; in an unrolled one, every time. A maximum over
+/// pairs `j > i` (a region per `i`, each of a different length, so the
+/// `i` loop is unrolled) held 2 M AND gates of combines in the main
+/// circuit: 2.17 s and 218 MB to run 256 values with both parties in one
+/// process, against 0.69 s and 20 MB as sequential loops.
 pub(super) const EXTREME_REGIONS: u32 = 4;
 
 /// Whether every reduction of `plan` is a minimum or a maximum.
