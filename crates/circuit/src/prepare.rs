@@ -190,8 +190,8 @@ fn depth_and_step(block: &Block) -> (u32, u32) {
     let first_carried = block.shared.len();
     let mut level = vec![0u32; body.num_wires as usize];
     let mut carried = vec![0u32; block.carried.len()];
-    let mut deepest = Vec::with_capacity(STEPS as usize);
-    for _ in 0..STEPS {
+    let (mut one, mut all) = (0, 0);
+    for step in 0..STEPS {
         level.fill(0);
         level[first_carried..first_carried + carried.len()].copy_from_slice(&carried);
         let mut most = 0;
@@ -200,12 +200,14 @@ fn depth_and_step(block: &Block) -> (u32, u32) {
             level[g.out() as usize] = l;
             most = most.max(l);
         }
-        deepest.push(most);
+        if step == 0 {
+            one = most;
+        }
+        all = most;
         for (c, value) in carried.iter_mut().zip(&block.carried) {
             *c = level[value.next as usize];
         }
     }
-    let (one, all) = (deepest[0], deepest[STEPS as usize - 1]);
     (one, (all - one) / (STEPS - 1))
 }
 

@@ -107,8 +107,8 @@ fn shares_gaps(split: Split, batch: Batch<'_>) -> bool {
 
 /// Whether an engine hands `batch` (over `num_wires` labels) to its
 /// splitter: it has a run to split, or gaps to share and a plan that
-/// shares some ANDs — asked for here, so made when the batch comes again
-/// (see [`Batch::exchange_plan`]). Unplanned, gaps run in
+/// shares some ANDs — asked for here, so made once the batch has come a
+/// few times (see [`Batch::exchange_plan`]). Unplanned, gaps run in
 /// the engine's steps (and report progress step by step), as they would
 /// on the splitter's part 0.
 #[inline]

@@ -347,7 +347,10 @@ impl<'p> Lower<'p> {
             ));
         };
         if let Some(plan) = plan {
-            self.count_extreme_region(plan, &reds, loc);
+            // (Only a run made a block is a region; a short one is inlined.)
+            if report.blocks.last().is_some_and(|&(_, parallel)| parallel) {
+                self.count_extreme_region(plan, &reds, loc);
+            }
             let (partials, last) = gathered.finish();
             self.combine(&reds, partials, loc)?;
             if let Some(last) = last {
