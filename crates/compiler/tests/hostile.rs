@@ -276,6 +276,39 @@ fn a_loop_that_builds_too_many_gates_is_an_error() {
     assert!(e.contains("needs more than 100000 gates"), "{e}");
 }
 
+/// A binary search over a secret key (`lo` and `hi` secret after the
+/// first step) runs out of gates before the default bound on loops with
+/// secret exits: the error names that loop and `--unwind`, which bounds
+/// it (11 steps search 1,024 values).
+#[test]
+fn a_secret_exit_loop_that_runs_out_of_gates_names_unwind() {
+    let src = "typedef struct { unsigned v[1024]; } T;\n\
+        int mpc_main(T INPUT_A, unsigned INPUT_B) {\n\
+        \x20   int lo = 0, hi = 1024;\n\
+        \x20   while (lo < hi) {\n\
+        \x20       int mid = (lo + hi) / 2;\n\
+        \x20       if (INPUT_A.v[mid] < INPUT_B) lo = mid + 1; else hi = mid;\n\
+        \x20   }\n\
+        \x20   return lo;\n\
+        }\n";
+    let limits = Limits {
+        max_gates: 1_000_000,
+        ..Limits::default()
+    };
+    let e = error_of(src.to_string(), "search.c", with_limits(limits.clone()));
+    assert!(e.contains("needs more than 1000000 gates"), "{e}");
+    assert!(
+        e.contains("the loop at line 4, whose exit depends on a secret value, was unrolled"),
+        "{e}"
+    );
+    assert!(e.contains("bound it with --unwind N"), "{e}");
+    let bounded = CompileOptions {
+        unwind: Some(11),
+        ..with_limits(limits)
+    };
+    compile(src, "search.c", &bounded).expect("bounded, the search compiles");
+}
+
 #[test]
 fn a_loop_of_too_many_iterations_is_an_error() {
     let src = main_returning("0").replace(

@@ -1,7 +1,7 @@
 //! Statements: blocks, branches, loops, `switch`, `break`/`continue`/`return`.
 
 use super::*;
-use crate::error::static_assertion_failed;
+use crate::error::{static_assertion_failed, Diag};
 use crate::loops::progress;
 
 impl<'p> Lower<'p> {
@@ -215,26 +215,45 @@ impl<'p> Lower<'p> {
     ) -> DResult<()> {
         self.frame_mut().loops += 1;
         self.merges.open_loop();
-        let r = self.loop_body(cond, step, body, do_while, loc, loop_vars);
+        let mut secret_iters = 0;
+        let parts = (cond, step, body);
+        let r = self.loop_body(parts, do_while, loc, loop_vars, &mut secret_iters);
         self.merges.close_loop();
         self.frame_mut().loops -= 1;
         self.set_flag(BRK, Bit::Const(false));
         self.set_flag(CONT, Bit::Const(false));
-        r
+        r.map_err(|d| self.unwind_hint(d, loc, secret_iters))
+    }
+
+    /// A limit gone past while a loop whose exit depends on a secret
+    /// value was unrolled, without `--unwind`: most likely that loop (a
+    /// binary search's `while (lo < hi)`) would not have ended within
+    /// the default bound anyway, so the error says how to bound it.
+    fn unwind_hint(&self, mut d: Diag, loc: Loc, secret_iters: u32) -> Diag {
+        let limit = DEFAULT_SECRET_ITERATIONS;
+        if d.exceeded.is_some()
+            && secret_iters > 0
+            && self.opts.unwind.is_none()
+            && !d.message.contains("--unwind")
+        {
+            d.message += &format!(
+                "; the loop at line {}, whose exit depends on a secret value, was unrolled {secret_iters} times (at most {limit} without --unwind): if it ends sooner, bound it with --unwind N",
+                loc.line
+            );
+        }
+        d
     }
 
     #[allow(clippy::too_many_arguments)]
     pub(super) fn loop_body(
         &mut self,
-        cond: Option<&Expr>,
-        step: Option<&Expr>,
-        body: &Stmt,
+        (cond, step, body): (Option<&Expr>, Option<&Expr>, &Stmt),
         do_while: bool,
         loc: Loc,
         loop_vars: &[String],
+        secret_iters: &mut u32,
     ) -> DResult<()> {
         let mut iters = 0u64;
-        let mut secret_iters = 0u32;
         let limit = self.opts.unwind.unwrap_or(DEFAULT_SECRET_ITERATIONS);
         // A condition that is a nonzero constant (`while (1)`) is no
         // condition: the loop ends by its breaks, counted as `for (;;)`'s.
@@ -272,7 +291,7 @@ impl<'p> Lower<'p> {
                             // condition is true there: the path may never
                             // leave (`while ((x & 1) == 0) x >>= 1;` once
                             // x's bits are all shifted out).
-                            let was_secret = secret_iters > 0;
+                            let was_secret = *secret_iters > 0;
                             let ((secret, holds), _) = self.fork(
                                 alive,
                                 loc,
@@ -310,8 +329,8 @@ impl<'p> Lower<'p> {
                         break;
                     }
                     if secret {
-                        secret_iters += 1;
-                        if secret_iters > limit && (most.is_none() || self.opts.unwind.is_some()) {
+                        *secret_iters += 1;
+                        if *secret_iters > limit && (most.is_none() || self.opts.unwind.is_some()) {
                             if self.opts.unwind.is_some() {
                                 self.note_unwound(loc, limit.into());
                                 break;
@@ -358,8 +377,8 @@ impl<'p> Lower<'p> {
                 && self.alive() != Bit::Const(true)
                 && self.flag(BRK) != Bit::Const(false)
             {
-                secret_iters += 1;
-                if secret_iters > limit {
+                *secret_iters += 1;
+                if *secret_iters > limit {
                     if self.opts.unwind.is_some() {
                         self.note_unwound(loc, limit.into());
                         break;
