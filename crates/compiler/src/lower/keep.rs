@@ -173,6 +173,17 @@ const FRUITLESS_GATES: usize = 1 << 18;
 /// Why a loop is unrolled once its probes cost more than its iterations.
 const COSTLY: &str = "its probes kept nothing and cost more than lowering its iterations";
 
+/// The fewest iterations of a loop probed inside another loop's probe;
+/// a shorter one is lowered as written there. Its probes, and the further
+/// probes of its first iterations that widening asks for, can outnumber
+/// its iterations several times over, in every probe of the loops around
+/// it (where the fruitless counts that stop probing do not apply): a
+/// k-means's 4-iteration loop over the centroids was probed 3,100 times,
+/// and the program compiled in 1.3 s against 0.45 s unrolled. Outside
+/// probes such a loop is kept where it pays (a matrix power's few
+/// squarings).
+const MIN_TRIPS_IN_PROBE: u64 = 8;
+
 /// Runs of a loop in a row that probed and kept nothing after which its
 /// later runs are unrolled without probing (see [`Lower::keep_loop`]).
 const MAX_FRUITLESS_RUNS: u32 = 3;
@@ -280,6 +291,13 @@ impl<'p> Lower<'p> {
             // run once around a large region lowered it twice, and held
             // the probe's record of every element it read).
             let outcome = Outcome::Unroll(0, "it runs once".into());
+            self.end_loop(&counted, &outcome, None, &mut report);
+            return Ok(Some((outcome, report)));
+        }
+        if counted.trips < MIN_TRIPS_IN_PROBE && !self.probes.is_empty() && !ind.each {
+            let why =
+                format!("fewer than {MIN_TRIPS_IN_PROBE} iterations, in another loop's probe");
+            let outcome = Outcome::Unroll(0, why);
             self.end_loop(&counted, &outcome, None, &mut report);
             return Ok(Some((outcome, report)));
         }
