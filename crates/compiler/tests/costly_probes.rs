@@ -116,9 +116,12 @@ All mpc_main(Half INPUT_A, Half INPUT_B)
 /// the points, inside the rounds' loop. Neither outer loop's iterations
 /// lower alike (the centroids' sums grow point after point), but each of
 /// their probes probed the centroids' loop again and again (3,100 probes
-/// in all): the kept compilation took 25 times the work of the unrolled
-/// one (probes' gates count 4 steps each), 2.9 times its time. A loop that
-/// short is lowered as written inside another's probe: 8 times the work.
+/// in all, each widening of its setup probing its first iterations again):
+/// the kept compilation took 25 times the work of the unrolled one
+/// (probes' gates count 4 steps each), 2.9 times its time. Inside another
+/// loop's probe, a loop that short is not probed again more generally, and
+/// lowers the rest as written once two iterations differ: 14 times the
+/// work, 1.9 times the time.
 const KMEANS: &str = r#"
 #include <stdint.h>
 #define N 64
@@ -154,7 +157,7 @@ Centroids mpc_main(Points INPUT_A, Points INPUT_B)
 }
 "#;
 
-/// The k-means compiles kept in at most 10 times the unrolled work, to
+/// The k-means compiles kept in at most 16 times the unrolled work, to
 /// the unrolled AND gates, and agrees with gcc.
 #[test]
 fn short_loops_inside_probes_are_not_probed() {
@@ -167,7 +170,7 @@ fn short_loops_inside_probes_are_not_probed() {
     let flat = compile(KMEANS, "kmeans.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(kept.program.and_count(), flat.program.and_count());
     assert!(
-        kept.work <= flat.work * 10,
+        kept.work <= flat.work * 16,
         "kept work {} against {} unrolled",
         kept.work,
         flat.work

@@ -173,15 +173,15 @@ const FRUITLESS_GATES: usize = 1 << 18;
 /// Why a loop is unrolled once its probes cost more than its iterations.
 const COSTLY: &str = "its probes kept nothing and cost more than lowering its iterations";
 
-/// The fewest iterations of a loop probed inside another loop's probe;
-/// a shorter one is lowered as written there. Its probes, and the further
-/// probes of its first iterations that widening asks for, can outnumber
-/// its iterations several times over, in every probe of the loops around
-/// it (where the fruitless counts that stop probing do not apply): a
-/// k-means's 4-iteration loop over the centroids was probed 3,100 times,
-/// and the program compiled in 1.3 s against 0.45 s unrolled. Outside
-/// probes such a loop is kept where it pays (a matrix power's few
-/// squarings).
+/// The fewest iterations of a loop that, inside another loop's probe, is
+/// probed again more generally where two of its iterations differ (see
+/// [`widened`]); a shorter one lowers the rest as written. Its probes
+/// again, each widening's, could outnumber its iterations several times
+/// over, in every probe of the loops around it (where the counts that
+/// stop fruitless probing do not apply): a k-means's 4-iteration loop
+/// over the centroids was probed 3,100 times, and the program compiled
+/// in 1.3 s against 0.45 s unrolled. Short loops whose iterations match
+/// (a 5 × 5 matrix product's) are kept as before.
 const MIN_TRIPS_IN_PROBE: u64 = 8;
 
 /// Runs of a loop in a row that probed and kept nothing after which its
@@ -294,19 +294,15 @@ impl<'p> Lower<'p> {
             self.end_loop(&counted, &outcome, None, &mut report);
             return Ok(Some((outcome, report)));
         }
-        if counted.trips < MIN_TRIPS_IN_PROBE && !self.probes.is_empty() && !ind.each {
-            let why =
-                format!("fewer than {MIN_TRIPS_IN_PROBE} iterations, in another loop's probe");
-            let outcome = Outcome::Unroll(0, why);
-            self.end_loop(&counted, &outcome, None, &mut report);
-            return Ok(Some((outcome, report)));
-        }
         if ind.each {
             let found = (&mut *extras, &mut report);
             let outcome = self.keep_each(&counted, (&setup, counters), &mut each, found)?;
             self.end_loop(&counted, &outcome, None, &mut report);
             return Ok(Some((outcome, report)));
         }
+        // Inside another loop's probe a short loop is not probed again
+        // more generally, nor further once two iterations differ.
+        let short_in_probe = !self.probes.is_empty() && counted.trips < MIN_TRIPS_IN_PROBE;
         // The template of the previous iteration, if it was inlined alone
         // (a run starts if the next one matches it).
         let mut prev: Option<Probe> = None;
@@ -365,12 +361,19 @@ impl<'p> Lower<'p> {
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
-                    if let Some(wider) = widened(&setup, (&q, &probe), counted.trips - m) {
+                    let wider = (!short_in_probe)
+                        .then(|| widened(&setup, (&q, &probe), counted.trips - m))
+                        .flatten();
+                    if let Some(wider) = wider {
                         // Probe this iteration again, more generally.
                         setup = Rc::new(wider);
                         continue;
                     }
-                    misses += 1;
+                    misses = if short_in_probe {
+                        MAX_MISMATCHES
+                    } else {
+                        misses + 1
+                    };
                     why.get_or_insert(DIFFERENT);
                     None
                 }
@@ -391,16 +394,20 @@ impl<'p> Lower<'p> {
                 fruitless += 1;
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 fruitless_gates += next.frame.gates.len();
+                let wider = || widened(&setup, (&run.probe, &next), counted.trips - m);
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
-                } else if let Some(wider) = widened(&setup, (&run.probe, &next), counted.trips - m)
-                {
+                } else if let Some(wider) = (!short_in_probe).then(wider).flatten() {
                     // Probe the first iteration again, more generally.
                     setup = Rc::new(wider);
                     m = self.undo_run(run).0;
                     continue;
                 } else if !self.reads_run(&next, &run) {
-                    misses += 1;
+                    misses = if short_in_probe {
+                        MAX_MISMATCHES
+                    } else {
+                        misses + 1
+                    };
                     why.get_or_insert(DIFFERENT);
                     pending = Some(next);
                 }
