@@ -205,3 +205,51 @@ int mpc_main(int INPUT_A, int INPUT_B)
         agree(&format!("char_moved_{k}"), &src, &CompileOptions::default());
     }
 }
+
+/// A pointer moved by a secret offset into an array member of a struct
+/// (or into an array of structs), then read and written a constant
+/// further on: the positions tried for offsets the index cannot take lie
+/// past the array, in the members after it, of other types. Selecting
+/// among words of two widths cut the value read to the narrower (a
+/// `short` read as the `char` after its array: 2000 came back as -48),
+/// and a write there cut the `int` after the array to 16 bits, though no
+/// offset the program can take reaches it. Both kept and unrolled.
+#[test]
+fn secret_offsets_past_an_array_member_leave_the_members_after_it_alone() {
+    let src = r#"
+typedef struct { short m[4]; char c; int x; } S;
+typedef struct { int v; char t; } R;
+typedef struct { int s[8]; } Out;
+Out mpc_main(S INPUT_A, unsigned INPUT_B)
+{
+    Out o;
+    S a = INPUT_A;
+    int k = INPUT_B % 3;
+    short *w = a.m + k;
+    o.s[0] = w[1];
+    o.s[1] = *(w + 1) + w[0];
+    w[1] = (short)(INPUT_B >> 8);
+    o.s[2] = a.x;
+    o.s[3] = a.c + a.m[0] + 3 * a.m[1] + 5 * a.m[2] + 7 * a.m[3];
+    R r[4];
+    for (int i = 0; i < 4; i++) {
+        r[i].v = a.x * (i + 1);
+        r[i].t = (char)(a.c + i);
+    }
+    R *p = r + k;
+    o.s[4] = p[1].v;
+    p[1].v = -p[1].v;
+    o.s[5] = r[0].t + r[1].t + r[2].t + r[3].t;
+    o.s[6] = r[1].v + r[2].v + r[3].v;
+    o.s[7] = (p + 1)->t;
+    return o;
+}
+"#;
+    for loops in [true, false] {
+        let opts = CompileOptions {
+            loops,
+            ..CompileOptions::default()
+        };
+        agree("past_a_member", src, &opts);
+    }
+}

@@ -292,7 +292,7 @@ impl Lower<'_> {
         loc: Loc,
     ) -> DResult<()> {
         if !p.view {
-            return self.scatter(p.obj, at, &p.sec, run, Bit::Const(true), loc);
+            return self.scatter((p.obj, at, None), &p.sec, run, Bit::Const(true), loc);
         }
         self.fail_probes("memory of another layout is accessed through its bytes");
         let mut image = Vec::with_capacity(run.len() * 8);

@@ -252,9 +252,29 @@ impl<'p> Lower<'p> {
             };
             return Ok(Val::Ptr((**elem).clone(), ptr));
         }
-        let n = p.ty.leaves();
-        let slots = self.gather(p.obj, p.leaf, &p.sec, n, loc)?;
+        let slots = self.gather_place(p, loc)?;
         value_of(&p.ty, slots, loc)
+    }
+
+    /// The slots of `p`, read at every position its secret terms may give.
+    /// A position where memory has another layout than `p`'s type (past
+    /// the end of an array member, in the members after it: `short m[4];
+    /// char c;` read through `m + k` at `[1]` tries `c`) is one no C
+    /// program reaches; it reads the slots at `p`'s own position instead,
+    /// where the selection of words of two widths would have cut the
+    /// value read to the narrower.
+    fn gather_place(&mut self, p: &Place, loc: Loc) -> DResult<Vec<Slot>> {
+        let (obj, n, ty) = (p.obj, p.ty.leaves(), &p.ty);
+        let len = self.objs[obj].slots.len() as i64;
+        let own = p.leaf;
+        self.select_positions(p.leaf, &p.sec, n, loc, &mut |me, at, chosen| {
+            let mut at = start_within(at, n, len, chosen, loc)?;
+            if chosen && me.punned(obj, at as usize, ty).is_some() {
+                at = start_within(own, n, len, false, loc)?;
+            }
+            let at = at as usize;
+            Ok((at..at + n).map(|leaf| me.slot(obj, leaf)).collect())
+        })
     }
 
     /// The `n` slots at leaf `base` of `obj`, moved by the secret index
@@ -362,31 +382,32 @@ impl<'p> Lower<'p> {
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, slots.len(), false);
         }
-        self.scatter(p.obj, p.leaf, &p.sec, &slots, Bit::Const(true), loc)
+        let at = (p.obj, p.leaf, Some(&p.ty));
+        self.scatter(at, &p.sec, &slots, Bit::Const(true), loc)
     }
 
     /// Writes `vals` at leaf `base` of `obj`, moved by the secret index
-    /// terms `sec`, where `en` holds.
+    /// terms `sec`, where `en` holds: values of type `ty`, if given (a
+    /// position the terms may give where memory has another layout is
+    /// one no C program reaches, and is not written: see
+    /// [`Lower::gather_place`]).
     pub(super) fn scatter(
         &mut self,
-        obj: usize,
-        base: i64,
+        (obj, base, ty): (usize, i64, Option<&CType>),
         sec: &[SecIdx],
         vals: &[Slot],
         en: Bit,
         loc: Loc,
     ) -> DResult<()> {
-        self.scatter_at(obj, base, sec, vals, en, loc, false)
+        self.scatter_at((obj, base, ty), sec, vals, en, loc, false)
     }
 
     /// [`Self::scatter`]; `chosen`: the position is one a secret index
     /// may give, where nothing is written if it is outside the object
-    /// (see [`start_within`]).
-    #[allow(clippy::too_many_arguments)]
+    /// (see [`start_within`]) or of another layout.
     fn scatter_at(
         &mut self,
-        obj: usize,
-        base: i64,
+        (obj, base, ty): (usize, i64, Option<&CType>),
         sec: &[SecIdx],
         vals: &[Slot],
         en: Bit,
@@ -400,6 +421,10 @@ impl<'p> Lower<'p> {
                     return Ok(());
                 }
                 return err(loc, "access outside the object");
+            }
+            let foreign = |me: &Self, t| me.punned(obj, base as usize, t).is_some();
+            if chosen && ty.is_some_and(|t| foreign(self, t)) {
+                return Ok(());
             }
             for (i, v) in vals.iter().enumerate() {
                 let leaf = base as usize + i;
@@ -417,7 +442,8 @@ impl<'p> Lower<'p> {
             if e == Bit::Const(false) {
                 continue;
             }
-            self.scatter_at(obj, base + (k * s.stride) as i64, rest, vals, e, loc, true)?;
+            let at = (obj, base + (k * s.stride) as i64, ty);
+            self.scatter_at(at, rest, vals, e, loc, true)?;
         }
         Ok(())
     }
