@@ -3,8 +3,36 @@
 use twofold_circuit::{Bit, Builder};
 
 use super::{
-    add_or_sub, const_value, extend, konst, mux, nonzero, signed_width, uwidth, Bits, Sum,
+    add_or_sub, const_value, extend, full_adder, konst, mux, nonzero, signed_width, uwidth, Bits,
+    Sum,
 };
+
+/// The widest register a [`Sum`] adds (its constant is an `i128`);
+/// dividing by a divisor of all 128 bits needs one bit more.
+const WIDEST_SUM: usize = 128;
+
+/// `x ± y` (`-` where `sub`) modulo `2^w`, `w` the width of `x`: through
+/// a [`Sum`] up to [`WIDEST_SUM`] bits, else a ripple of full adders (one
+/// AND gate a bit either way).
+fn register_add_or_sub(b: &mut Builder, x: &[Bit], y: &[Bit], sub: Bit) -> Bits {
+    if x.len() <= WIDEST_SUM {
+        return add_or_sub(b, x, y, sub);
+    }
+    let mut carry = sub;
+    let mut out = Vec::with_capacity(x.len());
+    for (i, (&p, &q)) in x.iter().zip(y).enumerate() {
+        let q = b.xor(q, sub);
+        if i + 1 == x.len() {
+            let t = b.xor(p, q);
+            out.push(b.xor(t, carry));
+        } else {
+            let (s, c) = full_adder(b, p, q, carry);
+            out.push(s);
+            carry = c;
+        }
+    }
+    out
+}
 
 /// `(x ^ s) + s` over the low `k` bits, modulo `2^k`.
 fn flip_add(b: &mut Builder, x: &[Bit], s: Bit, k: usize) -> Bits {
@@ -84,17 +112,21 @@ pub fn udivrem(b: &mut Builder, x: &[Bit], d: &[Bit], want_rem: bool) -> (Bits, 
         shifted.push(x[i]);
         shifted.extend_from_slice(&r[..m - 1]);
         // The sum wraps modulo 2^m: the plain adder of width m.
-        r = add_or_sub(b, &shifted, &dm, sub);
+        r = register_add_or_sub(b, &shifted, &dm, sub);
         q[i] = b.not(r[m - 1]);
     }
     let mut rem = Vec::new();
     if want_rem {
         let sign = r[m - 1];
         let fix: Bits = dm.iter().map(|&p| b.and(p, sign)).collect();
-        let mut s = Sum::new(m);
-        s.add(b, &r);
-        s.add(b, &fix);
-        let full = s.finish_wrapping(b);
+        let full = if m <= WIDEST_SUM {
+            let mut s = Sum::new(m);
+            s.add(b, &r);
+            s.add(b, &fix);
+            s.finish_wrapping(b)
+        } else {
+            register_add_or_sub(b, &r, &fix, Bit::Const(false))
+        };
         rem = extend(&full[..nd.min(m)], n, false);
     }
     if dconst.is_none() && (nd < nx || nx < n) {

@@ -333,3 +333,65 @@ fn a_product_added_many_times_is_reduced_once() {
         }
     }
 }
+
+/// Division and remainder of words wider than 64 bits (C's `__int128`),
+/// with divisors of every width: the operands are read as 128-bit values.
+/// A divisor of all 128 bits needs a 129-bit register, past what a `Sum`
+/// adds: `x / 1` gave `2^127 - 1`. Signed too, at 128 bits.
+#[test]
+fn wide_division_and_remainder() {
+    let mut rng = StdRng::seed_from_u64(128);
+    for n in [64u32, 65, 66, 100, 127, 128] {
+        let mut b = Builder::new();
+        let x = b.input("x", Party::A, n);
+        let y = b.input("y", Party::B, n);
+        let (q, _) = udivrem(&mut b, &x, &y, false);
+        let (_, r) = udivrem(&mut b, &x, &y, true);
+        b.output("q", &q);
+        b.output("r", &r);
+        if n == 128 {
+            let (sq, _) = sdivrem(&mut b, &x, &y, false);
+            let (_, sr) = sdivrem(&mut b, &x, &y, true);
+            b.output("sq", &sq);
+            b.output("sr", &sr);
+        }
+        let c = b.finish().expect("circuit");
+        let mask = if n == 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        let bits = |v: u128| (0..n).map(|i| (v >> i) & 1 == 1).collect::<Vec<bool>>();
+        let value = |o: &[bool]| {
+            o.iter()
+                .enumerate()
+                .map(|(i, &t)| (t as u128) << i)
+                .sum::<u128>()
+        };
+        for k in 0..200 {
+            let p = rng.gen::<u128>() & mask;
+            // Divisors of every width up to n bits.
+            let width = 1 + k % n;
+            let d = (rng.gen::<u128>() & mask) >> (n - width);
+            let o = c.eval(&[bits(p), bits(d)]).expect("eval");
+            let (want_q, want_r) = match d {
+                0 => (mask, p),
+                d => (p / d, p % d),
+            };
+            assert_eq!(
+                (value(&o[0]), value(&o[1])),
+                (want_q, want_r),
+                "{n} bits: {p:#x} / {d:#x}"
+            );
+            if n == 128 {
+                let (sp, sd) = (p as i128, d as i128);
+                let want = match sd {
+                    0 if sp < 0 => (1, p),
+                    0 => (u128::MAX, p),
+                    _ => (sp.wrapping_div(sd) as u128, sp.wrapping_rem(sd) as u128),
+                };
+                assert_eq!((value(&o[2]), value(&o[3])), want, "signed: {sp} / {sd}");
+            }
+        }
+    }
+}
