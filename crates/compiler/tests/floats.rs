@@ -277,6 +277,52 @@ Out mpc_main(double INPUT_A, In INPUT_B)
     agree("float_conv", src, 96, 2);
 }
 
+/// Doubles and floats converted to 128-bit integers as libgcc's
+/// `__fixdfti` and `__fixunsdfti` (and the `sf` ones) convert them:
+/// `-2^127`, in range, gave 0 instead of `INT128_MIN`, as did `2^127`
+/// (libgcc's `INT128_MIN`). Unsigned conversions of magnitudes (a negative
+/// value's is undefined in C, and not libgcc's here).
+#[test]
+fn conversions_to_128_bits() {
+    let src = r#"
+typedef struct { unsigned long long hi, lo; } Half;
+typedef struct { Half sd, ud, sf, uf; } Out;
+static Half halves(unsigned __int128 v)
+{
+    Half h = { (unsigned long long)(v >> 64), (unsigned long long)v };
+    return h;
+}
+Out mpc_main(double INPUT_A, float INPUT_B)
+{
+    Out o;
+    o.sd = halves((unsigned __int128)(__int128)INPUT_A);
+    o.ud = halves((unsigned __int128)(INPUT_A < 0 ? -INPUT_A : INPUT_A));
+    o.sf = halves((unsigned __int128)(__int128)INPUT_B);
+    o.uf = halves((unsigned __int128)(INPUT_B < 0 ? -INPUT_B : INPUT_B));
+    return o;
+}
+"#;
+    let p = compiled("float_to_128", src);
+    let values = [
+        "-0x1p127",
+        "0x1p127",
+        "-0x1.fffffffffffffp126",
+        "0x1.fffffffffffffp126",
+        "-1e38",
+        "1e38",
+        "-5.5",
+        "0.75",
+        "-0x1.8p126",
+        "0x1p64",
+    ];
+    let sets: Vec<Vec<String>> = values
+        .iter()
+        .zip(values.iter().rev())
+        .map(|(a, b)| vec![a.to_string(), b.to_string()])
+        .collect();
+    agree_with_gcc_on(src, &[&p], &sets, "float_to_128");
+}
+
 #[test]
 fn literals() {
     let src = r#"

@@ -123,8 +123,11 @@ fn cvtt(b: &mut Builder, fmt: Fmt, x: &[Bit], n: usize) -> Bits {
 pub fn to_int(b: &mut Builder, fmt: Fmt, x: &[Bit], bits: usize, signed: bool) -> Bits {
     if bits > 64 {
         // A 128-bit integer, through libgcc's `__fixdfti`/`__fixunsdfti`
-        // (and the `sf` ones): out of range (undefined in C) 0 here.
-        let (mag, fits) = trunc_mag(b, fmt, x, bits - usize::from(signed));
+        // (and the `sf` ones): the magnitude's 128 bits, negated for a
+        // negative value (so `-2^127` is `INT128_MIN`, and a signed
+        // magnitude from `2^127` on wraps as libgcc's does); from `2^128`
+        // on (undefined in C) 0 here.
+        let (mag, fits) = trunc_mag(b, fmt, x, bits);
         let sign = x[x.len() - 1];
         let (sign, ok) = match signed {
             true => (sign, fits),
