@@ -253,3 +253,40 @@ Out mpc_main(S INPUT_A, unsigned INPUT_B)
         agree("past_a_member", src, &opts);
     }
 }
+
+/// A pointer moved by a secret offset into an array member, then read and
+/// written behind it (`r[-1]`) only where the offset allows: the position
+/// the offset 0 would give lies in the member before the array, of
+/// another type, and was refused ("a secret position in memory of another
+/// layout ... cannot be viewed as bytes") though no run reaches it.
+#[test]
+fn secret_offsets_behind_an_array_member_are_read_where_they_allow() {
+    let src = r#"
+typedef struct { int x; short m[4]; char c; } S;
+typedef struct { int s[5]; } Out;
+Out mpc_main(S INPUT_A, unsigned INPUT_B)
+{
+    Out o = { { 0, 0, 0, 0, 0 } };
+    S a = INPUT_A;
+    int t = INPUT_B % 4;
+    short *r = a.m + t;
+    if (t > 0)
+        o.s[0] = r[-1];
+    if (t >= 2) {
+        o.s[1] = r[-2] + *(r - 1);
+        r[-2] = (short)(INPUT_B >> 4);
+    }
+    o.s[2] = a.x;
+    o.s[3] = a.m[0] + 3 * a.m[1] + 5 * a.m[2] + 7 * a.m[3];
+    o.s[4] = a.c;
+    return o;
+}
+"#;
+    for loops in [true, false] {
+        let opts = CompileOptions {
+            loops,
+            ..CompileOptions::default()
+        };
+        agree("behind_a_member", src, &opts);
+    }
+}

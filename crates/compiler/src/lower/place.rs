@@ -193,7 +193,25 @@ impl<'p> Lower<'p> {
         }
         // The leaves must have the pointed-to layout, or be viewed as a
         // scalar's bytes at a public position.
-        let punned = self.punned(p.obj, p.leaf as usize, &t);
+        let mut punned = self.punned(p.obj, p.leaf as usize, &t);
+        if punned.is_some() && !p.sec.is_empty() {
+            // A position no offset the program can take gives (`r[-1]`
+            // under `if (k > 0)`, before an array member): the place is
+            // read and written where the offsets give `t`'s layout.
+            let place = Place {
+                obj: p.obj,
+                terms: Vec::new(),
+                leaf: p.leaf,
+                sec: p.sec.clone(),
+                ty: t.clone(),
+                bytes: false,
+                bit_field: None,
+                view: false,
+            };
+            if self.first_of_layout(&place).is_some() {
+                punned = None;
+            }
+        }
         let view = punned.as_ref().is_some_and(|have| {
             p.sec.is_empty() && t.arith().is_some() && !matches!(have, CType::Pointer(_))
         });
@@ -262,19 +280,31 @@ impl<'p> Lower<'p> {
     /// char c;` read through `m + k` at `[1]` tries `c`) is one no C
     /// program reaches; it reads the slots at `p`'s own position instead,
     /// where the selection of words of two widths would have cut the
-    /// value read to the narrower.
+    /// value read to the narrower; it reads the slots at the first
+    /// position of `p`'s layout the terms may give instead.
     fn gather_place(&mut self, p: &Place, loc: Loc) -> DResult<Vec<Slot>> {
         let (obj, n, ty) = (p.obj, p.ty.leaves(), &p.ty);
         let len = self.objs[obj].slots.len() as i64;
-        let own = p.leaf;
+        let mut home = None;
         self.select_positions(p.leaf, &p.sec, n, loc, &mut |me, at, chosen| {
             let mut at = start_within(at, n, len, chosen, loc)?;
             if chosen && me.punned(obj, at as usize, ty).is_some() {
-                at = start_within(own, n, len, false, loc)?;
+                let first = || me.first_of_layout(p).unwrap_or(p.leaf);
+                at = *home.get_or_insert_with(first);
             }
             let at = at as usize;
             Ok((at..at + n).map(|leaf| me.slot(obj, leaf)).collect())
         })
+    }
+
+    /// The first position inside its object that `p`'s secret terms may
+    /// give where memory has the layout of `p`'s type, if any.
+    pub(super) fn first_of_layout(&self, p: &Place) -> Option<i64> {
+        let n = p.ty.leaves() as i64;
+        let len = self.objs[p.obj].slots.len() as i64;
+        let fits =
+            |at: i64| at >= 0 && at + n <= len && self.punned(p.obj, at as usize, &p.ty).is_none();
+        first_position(p.leaf, &p.sec, &fits)
     }
 
     /// The `n` slots at leaf `base` of `obj`, moved by the secret index
@@ -497,6 +527,15 @@ fn bits_held(ty: &CType) -> Option<Vec<u32>> {
 /// What [`Lower::select_positions`] reads the slots at one position with
 /// (the position, and whether a secret index chose it).
 pub(super) type ReadAt<'a, 'p> = dyn FnMut(&mut Lower<'p>, i64, bool) -> DResult<Vec<Slot>> + 'a;
+
+/// The first position `base` moved by the secret terms `sec` may give
+/// (in the order of the terms' indices) where `fits` holds.
+fn first_position(base: i64, sec: &[SecIdx], fits: &impl Fn(i64) -> bool) -> Option<i64> {
+    let Some((s, rest)) = sec.split_first() else {
+        return fits(base).then_some(base);
+    };
+    (0..s.count).find_map(|k| first_position(base + (k * s.stride) as i64, rest, fits))
+}
 
 /// Where `n` units from `base` start inside an object of `len` units.
 /// A position `chosen` by a secret index is read as a secret index out of
