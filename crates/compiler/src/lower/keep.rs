@@ -42,7 +42,7 @@ use crate::gates::Widening;
 use crate::loops::counter::CounterPlan;
 use crate::loops::Induction;
 use run::{Run, Steps};
-use widen::widened;
+use widen::{first_setup, widened};
 
 /// How a loop was lowered, for `twofold stats`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,14 +174,9 @@ const FRUITLESS_GATES: usize = 1 << 18;
 const COSTLY: &str = "its probes kept nothing and cost more than lowering its iterations";
 
 /// The fewest iterations of a loop that, inside another loop's probe, is
-/// probed again more generally where two of its iterations differ (see
-/// [`widened`]); a shorter one lowers the rest as written. Its probes
-/// again, each widening's, could outnumber its iterations several times
-/// over, in every probe of the loops around it (where the counts that
-/// stop fruitless probing do not apply): a k-means's 4-iteration loop
-/// over the centroids was probed 3,100 times, and the program compiled
-/// in 1.3 s against 0.45 s unrolled. Short loops whose iterations match
-/// (a 5 × 5 matrix product's) are kept as before.
+/// probed again more generally where two iterations differ ([`widened`]);
+/// a shorter one lowers the rest as written (docs/loops.md, "Short loops
+/// inside probes").
 const MIN_TRIPS_IN_PROBE: u64 = 8;
 
 /// Runs of a loop in a row that probed and kept nothing after which its
@@ -303,6 +298,13 @@ impl<'p> Lower<'p> {
         // Inside another loop's probe a short loop is not probed again
         // more generally, nor further once two iterations differ.
         let short_in_probe = !self.probes.is_empty() && counted.trips < MIN_TRIPS_IN_PROBE;
+        let miss = |misses| {
+            if short_in_probe {
+                MAX_MISMATCHES
+            } else {
+                misses + 1
+            }
+        };
         // The template of the previous iteration, if it was inlined alone
         // (a run starts if the next one matches it).
         let mut prev: Option<Probe> = None;
@@ -361,19 +363,13 @@ impl<'p> Lower<'p> {
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
-                    let wider = (!short_in_probe)
-                        .then(|| widened(&setup, (&q, &probe), counted.trips - m))
-                        .flatten();
-                    if let Some(wider) = wider {
+                    let wider = widened(&setup, (&q, &probe), counted.trips - m);
+                    if let Some(wider) = wider.filter(|_| !short_in_probe) {
                         // Probe this iteration again, more generally.
                         setup = Rc::new(wider);
                         continue;
                     }
-                    misses = if short_in_probe {
-                        MAX_MISMATCHES
-                    } else {
-                        misses + 1
-                    };
+                    misses = miss(misses);
                     why.get_or_insert(DIFFERENT);
                     None
                 }
@@ -397,17 +393,13 @@ impl<'p> Lower<'p> {
                 let wider = || widened(&setup, (&run.probe, &next), counted.trips - m);
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
-                } else if let Some(wider) = (!short_in_probe).then(wider).flatten() {
+                } else if let Some(wider) = wider().filter(|_| !short_in_probe) {
                     // Probe the first iteration again, more generally.
                     setup = Rc::new(wider);
                     m = self.undo_run(run).0;
                     continue;
                 } else if !self.reads_run(&next, &run) {
-                    misses = if short_in_probe {
-                        MAX_MISMATCHES
-                    } else {
-                        misses + 1
-                    };
+                    misses = miss(misses);
                     why.get_or_insert(DIFFERENT);
                     pending = Some(next);
                 }
@@ -786,36 +778,3 @@ impl Frozen {
 /// against 92 an iteration kept), and unrolling compiles in about a second
 /// (about 8 µs an iteration). Beyond, keeping bounds the compile time.
 const MIN_SETTLED_TRIPS: u64 = 1 << 17;
-
-/// The setup of a loop's first probe: the loop variable where `c` found
-/// it, stored (each iteration's value wired in from a table) if the loop
-/// is short enough, and ranges widened finely.
-fn first_setup(ind: &Induction, c: &Counted) -> Setup {
-    let last = c.first + c.step * (c.trips.max(1) as i128 - 1);
-    Setup {
-        induction: c.at,
-        shifts: ind.shifts.clone(),
-        stored: Stored {
-            // Each iteration's value is wired in from a table.
-            at: if c.trips <= MAX_STORED_TRIPS {
-                ind.stored.clone()
-            } else {
-                HashSet::default()
-            },
-            moved: ind.moved.clone(),
-            scalar: c.scalar,
-            hull: (c.first.min(last), c.first.max(last)),
-        },
-        // Every iteration of a loop probed each is lowered alike only
-        // for its own ranges (see `keep::each`).
-        widening: if ind.each {
-            Widening::Exact
-        } else {
-            Widening::Fine
-        },
-        general: HashSet::default(),
-        widths: HashMap::default(),
-        settle_sums: false,
-        may_settle: ind.reduced,
-    }
-}

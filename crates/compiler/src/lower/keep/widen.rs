@@ -1,8 +1,41 @@
-//! Setups more general than a loop's first: what lets the probes of two
+//! A loop's first setup, and setups more general: what lets the probes of two
 //! consecutive iterations that differ (in public values, in widths or in
 //! ranges) lower to one template.
 
 use super::*;
+
+/// The setup of a loop's first probe: the loop variable where `c` found
+/// it, stored (each iteration's value wired in from a table) if the loop
+/// is short enough, and ranges widened finely.
+pub(super) fn first_setup(ind: &Induction, c: &Counted) -> Setup {
+    let last = c.first + c.step * (c.trips.max(1) as i128 - 1);
+    Setup {
+        induction: c.at,
+        shifts: ind.shifts.clone(),
+        stored: Stored {
+            // Each iteration's value is wired in from a table.
+            at: if c.trips <= MAX_STORED_TRIPS {
+                ind.stored.clone()
+            } else {
+                HashSet::default()
+            },
+            moved: ind.moved.clone(),
+            scalar: c.scalar,
+            hull: (c.first.min(last), c.first.max(last)),
+        },
+        // Every iteration of a loop probed each is lowered alike only
+        // for its own ranges (see `keep::each`).
+        widening: if ind.each {
+            Widening::Exact
+        } else {
+            Widening::Fine
+        },
+        general: HashSet::default(),
+        widths: HashMap::default(),
+        settle_sums: false,
+        may_settle: ind.reduced,
+    }
+}
 
 /// A more general setup under which probes `a` and `b` (of consecutive
 /// iterations, which do not match) may: public values the two read
