@@ -284,11 +284,12 @@ impl<'p> Lower<'p> {
     /// position of `p`'s layout the terms may give instead.
     fn gather_place(&mut self, p: &Place, loc: Loc) -> DResult<Vec<Slot>> {
         let (obj, n, ty) = (p.obj, p.ty.leaves(), &p.ty);
+        let bit_field = p.bit_field.is_some();
         let len = self.objs[obj].slots.len() as i64;
         let mut home = None;
         self.select_positions(p.leaf, &p.sec, n, loc, &mut |me, at, chosen| {
             let mut at = start_within(at, n, len, chosen, loc)?;
-            if chosen && me.punned(obj, at as usize, ty).is_some() {
+            if chosen && me.other_layout(obj, at as usize, (ty, bit_field)) {
                 let first = || me.first_of_layout(p).unwrap_or(p.leaf);
                 at = *home.get_or_insert_with(first);
             }
@@ -302,9 +303,21 @@ impl<'p> Lower<'p> {
     pub(super) fn first_of_layout(&self, p: &Place) -> Option<i64> {
         let n = p.ty.leaves() as i64;
         let len = self.objs[p.obj].slots.len() as i64;
+        let layout = (&p.ty, p.bit_field.is_some());
         let fits =
-            |at: i64| at >= 0 && at + n <= len && self.punned(p.obj, at as usize, &p.ty).is_none();
+            |at: i64| at >= 0 && at + n <= len && !self.other_layout(p.obj, at as usize, layout);
         first_position(p.leaf, &p.sec, &fits)
+    }
+
+    /// Whether memory at leaf `at` of `obj` has another layout than values
+    /// of type `ty` (see [`Lower::punned`]); for a bit-field (`true`),
+    /// whose leaf holds fewer bits than its type, another type's width.
+    fn other_layout(&self, obj: usize, at: usize, (ty, bit_field): (&CType, bool)) -> bool {
+        if !bit_field {
+            return self.punned(obj, at, ty).is_some();
+        }
+        let width = |t: &CType| t.arith().map(|s| s.width);
+        self.objs[obj].leaf_tys.get(at).map(width) != Some(width(ty))
     }
 
     /// The `n` slots at leaf `base` of `obj`, moved by the secret index
@@ -412,24 +425,24 @@ impl<'p> Lower<'p> {
         if let Some(rec) = self.recording.as_mut() {
             rec.access(p, slots.len(), false);
         }
-        let at = (p.obj, p.leaf, Some(&p.ty));
+        let at = (p.obj, p.leaf, Some((&p.ty, p.bit_field.is_some())));
         self.scatter(at, &p.sec, &slots, Bit::Const(true), loc)
     }
 
     /// Writes `vals` at leaf `base` of `obj`, moved by the secret index
-    /// terms `sec`, where `en` holds: values of type `ty`, if given (a
-    /// position the terms may give where memory has another layout is
-    /// one no C program reaches, and is not written: see
-    /// [`Lower::gather_place`]).
+    /// terms `sec`, where `en` holds: values of the layout given, if any
+    /// (a type, and whether a bit-field holds it: a position the terms may
+    /// give where memory has another layout is one no C program reaches,
+    /// and is not written; see [`Lower::gather_place`]).
     pub(super) fn scatter(
         &mut self,
-        (obj, base, ty): (usize, i64, Option<&CType>),
+        (obj, base, layout): (usize, i64, Option<(&CType, bool)>),
         sec: &[SecIdx],
         vals: &[Slot],
         en: Bit,
         loc: Loc,
     ) -> DResult<()> {
-        self.scatter_at((obj, base, ty), sec, vals, en, loc, false)
+        self.scatter_at((obj, base, layout), sec, vals, en, loc, false)
     }
 
     /// [`Self::scatter`]; `chosen`: the position is one a secret index
@@ -437,7 +450,7 @@ impl<'p> Lower<'p> {
     /// (see [`start_within`]) or of another layout.
     fn scatter_at(
         &mut self,
-        (obj, base, ty): (usize, i64, Option<&CType>),
+        (obj, base, layout): (usize, i64, Option<(&CType, bool)>),
         sec: &[SecIdx],
         vals: &[Slot],
         en: Bit,
@@ -452,8 +465,7 @@ impl<'p> Lower<'p> {
                 }
                 return err(loc, "access outside the object");
             }
-            let foreign = |me: &Self, t| me.punned(obj, base as usize, t).is_some();
-            if chosen && ty.is_some_and(|t| foreign(self, t)) {
+            if chosen && layout.is_some_and(|l| self.other_layout(obj, base as usize, l)) {
                 return Ok(());
             }
             for (i, v) in vals.iter().enumerate() {
@@ -472,7 +484,7 @@ impl<'p> Lower<'p> {
             if e == Bit::Const(false) {
                 continue;
             }
-            let at = (obj, base + (k * s.stride) as i64, ty);
+            let at = (obj, base + (k * s.stride) as i64, layout);
             self.scatter_at(at, rest, vals, e, loc, true)?;
         }
         Ok(())
