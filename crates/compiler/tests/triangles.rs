@@ -91,3 +91,26 @@ fn a_loop_run_again_over_the_same_values_is_not_done_again() {
         }\n";
     costs_what_unrolling_does("same_max", src, 8, 43);
 }
+
+/// The same maximum taken twice after a loop with a secret choice (the
+/// last position below a secret): the second loop is not placed, its
+/// result copied from the first's. The copy was stored with its inputs
+/// out of order wherever the frame's constant zero was older than the
+/// first loop's result (made by the loop before), which reads as an AND
+/// gate: the second maximum came out 0.
+#[test]
+fn a_maximum_taken_again_after_a_secret_choice_is_the_first_ones() {
+    let src = "#define N 64\n\
+        typedef struct { int r[3]; } Out;\n\
+        Out mpc_main(int INPUT_A[N], int INPUT_B) {\n\
+        \x20   int last = -1;\n\
+        \x20   for (int i = 0; i < N; i++) if (INPUT_A[i] < INPUT_B) last = i;\n\
+        \x20   int m1 = INPUT_A[0];\n\
+        \x20   for (int j = 0; j < N; j++) if (INPUT_A[j] > m1) m1 = INPUT_A[j];\n\
+        \x20   int m2 = INPUT_A[0];\n\
+        \x20   for (int j = 0; j < N; j++) if (INPUT_A[j] > m2) m2 = INPUT_A[j];\n\
+        \x20   Out o = {{m1, m2, last}};\n\
+        \x20   return o;\n\
+        }\n";
+    costs_what_unrolling_does("max_again", src, 9, 44);
+}

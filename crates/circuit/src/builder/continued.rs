@@ -102,8 +102,8 @@ impl Builder {
     fn copy(&mut self, from: Wire, to: Wire) {
         let zero = self.constant_wire(false, from);
         self.frame.gates.push(Gate::Xor {
-            a: from,
-            b: zero,
+            a: from.min(zero),
+            b: from.max(zero),
             out: to,
         });
     }
@@ -247,6 +247,27 @@ mod tests {
             };
             let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
             assert_eq!(out, [prefix(3), prefix(5)], "inputs {v:06b}");
+        }
+    }
+
+    /// A block that repeats an earlier one whole is copied from its
+    /// result after the frame's constant zero was made (older than that
+    /// result): the copy's inputs in order, or it reads as an AND gate.
+    #[test]
+    fn a_repeated_block_is_copied_after_an_older_constant_zero() {
+        let (mut b, w) = six_input_wires();
+        b.constant_wire(false, w[0]);
+        let (_, first) = running_and(&mut b, w[0], &w[1..4]);
+        let (skipped, again) = running_and(&mut b, w[0], &w[1..4]);
+        assert_eq!(skipped, 3);
+        b.output("first", &[Bit::Wire(first)]);
+        b.output("again", &[Bit::Wire(again)]);
+        let p = b.finish_program().expect("a program");
+        for v in 0..64u32 {
+            let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
+            let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
+            let all = vec![bits[..=3].iter().all(|&x| x)];
+            assert_eq!(out, [all.clone(), all], "inputs {v:06b}");
         }
     }
 
