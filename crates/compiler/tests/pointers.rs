@@ -12,6 +12,17 @@ fn agree(name: &str, src: &str, opts: &CompileOptions) {
     agree_with_gcc(src, &[&p], 16, 7, name);
 }
 
+/// [`agree`] with loops kept and with every loop unrolled.
+fn agree_kept_and_unrolled(name: &str, src: &str) {
+    for loops in [true, false] {
+        let opts = CompileOptions {
+            loops,
+            ..CompileOptions::default()
+        };
+        agree(name, src, &opts);
+    }
+}
+
 /// A pointer moved by a secret offset, then read and written a constant
 /// further on (`p = a + (x & 1); p[1]`): the positions tried for offsets
 /// the index cannot take, past the array, are no error (they were
@@ -245,13 +256,7 @@ Out mpc_main(S INPUT_A, unsigned INPUT_B)
     return o;
 }
 "#;
-    for loops in [true, false] {
-        let opts = CompileOptions {
-            loops,
-            ..CompileOptions::default()
-        };
-        agree("past_a_member", src, &opts);
-    }
+    agree_kept_and_unrolled("past_a_member", src);
 }
 
 /// A pointer moved by a secret offset into an array member, then read and
@@ -282,11 +287,5 @@ Out mpc_main(S INPUT_A, unsigned INPUT_B)
     return o;
 }
 "#;
-    for loops in [true, false] {
-        let opts = CompileOptions {
-            loops,
-            ..CompileOptions::default()
-        };
-        agree("behind_a_member", src, &opts);
-    }
+    agree_kept_and_unrolled("behind_a_member", src);
 }

@@ -199,14 +199,9 @@ impl<'p> Lower<'p> {
             // under `if (k > 0)`, before an array member): the place is
             // read and written where the offsets give `t`'s layout.
             let place = Place {
-                obj: p.obj,
-                terms: Vec::new(),
                 leaf: p.leaf,
                 sec: p.sec.clone(),
-                ty: t.clone(),
-                bytes: false,
-                bit_field: None,
-                view: false,
+                ..Place::whole(p.obj, t.clone())
             };
             if self.first_of_layout(&place).is_some() {
                 punned = None;
@@ -278,10 +273,9 @@ impl<'p> Lower<'p> {
     /// A position where memory has another layout than `p`'s type (past
     /// the end of an array member, in the members after it: `short m[4];
     /// char c;` read through `m + k` at `[1]` tries `c`) is one no C
-    /// program reaches; it reads the slots at `p`'s own position instead,
-    /// where the selection of words of two widths would have cut the
-    /// value read to the narrower; it reads the slots at the first
-    /// position of `p`'s layout the terms may give instead.
+    /// program reaches (where the selection of words of two widths would
+    /// have cut the value read to the narrower): it reads the slots at the
+    /// first position of `p`'s layout the terms may give instead.
     fn gather_place(&mut self, p: &Place, loc: Loc) -> DResult<Vec<Slot>> {
         let (obj, n, ty) = (p.obj, p.ty.leaves(), &p.ty);
         let bit_field = p.bit_field.is_some();
