@@ -202,9 +202,9 @@ impl Word {
     /// reduced value, once reduced), else the word itself.
     fn rows(&self, b: &mut Builder) -> Vec<Row> {
         match self {
-            Word::Sum(l) => match l.cache.borrow().as_ref() {
+            Word::Sum(l) => match l.reduced_bits() {
                 Some((c, r)) => vec![Row {
-                    kind: RowKind::Word(c.clone(), *r),
+                    kind: RowKind::Word(c, r),
                     neg: false,
                 }],
                 None => l.rows().to_vec(),
@@ -244,7 +244,7 @@ impl Word {
             _ => None,
         };
         let sum = match self {
-            Word::Sum(l) if l.cache.borrow().is_none() => l.append(w, more),
+            Word::Sum(l) if !l.is_reduced() => l.append(w, more),
             _ => {
                 let mut rows = self.rows(b);
                 rows.extend(more);
@@ -281,7 +281,7 @@ impl Word {
         // At most two words added: they are their own carry-save form.
         let short = self.without_zero_rows();
         match &short {
-            Word::Sum(s) if s.cache.borrow().is_none() && !s.is_two_words() => {}
+            Word::Sum(s) if !s.is_reduced() && !s.is_two_words() => {}
             _ => return short,
         }
         let mut s = gates::Sum::new(l.w as usize);
@@ -317,7 +317,7 @@ impl Word {
         let Word::Sum(l) = self else {
             return self.clone();
         };
-        if l.cache.borrow().is_some() {
+        if l.is_reduced() {
             return self.clone();
         }
         let rows: Vec<Row> = (l.rows().iter())
@@ -353,9 +353,10 @@ impl Word {
         match self {
             Word::Const { v, .. } => Word::konst_wide(from.to_i128(*v), to.width),
             _ if self.width() == to.width => self.clone(),
-            Word::Sum(l) if to.width < l.w && l.cache.borrow().is_none() => {
-                // Truncation keeps the sum: it is computed modulo 2^to.width.
-                Lazy::word(to.width, l.rows().to_vec())
+            Word::Sum(l) if to.width < l.w && !l.is_reduced() => {
+                // Truncation keeps the sum: it is computed modulo 2^to.width
+                // (or is the wider sum's low bits once that is reduced).
+                Lazy::truncation(l, to.width)
             }
             w => {
                 let r = w.range(b);
@@ -533,8 +534,8 @@ impl Word {
     /// reduced is its bits (the lowering treats the two alike).
     fn effective(&self) -> Word {
         match self {
-            Word::Sum(l) => match l.cache.borrow().as_ref() {
-                Some((bits, r)) => Word::Bits(bits.clone(), *r),
+            Word::Sum(l) => match l.reduced_bits() {
+                Some((bits, r)) => Word::Bits(bits, r),
                 None => self.clone(),
             },
             w => w.clone(),
@@ -585,11 +586,7 @@ impl Word {
     /// if this is one.
     pub fn reduced(&self) -> Option<Word> {
         match self {
-            Word::Sum(l) => l
-                .cache
-                .borrow()
-                .as_ref()
-                .map(|(bits, r)| Word::Bits(bits.clone(), *r)),
+            Word::Sum(l) => l.reduced_bits().map(|(bits, r)| Word::Bits(bits, r)),
             _ => None,
         }
     }
@@ -663,8 +660,7 @@ impl Word {
             Word::Bits(bits, r) => f(bits, *r),
             Word::Sum(l) => {
                 // (The cache is not borrowed while `f` runs.)
-                let cached = l.cache.borrow().clone();
-                match cached {
+                match l.reduced_bits() {
                     Some((bits, r)) => f(&bits, r),
                     None => {
                         for row in l.rows().iter() {

@@ -190,8 +190,7 @@ impl Word {
             Word::Const { v, w } => out.extend([0, *v as i128, *w as i128]),
             Word::Bits(bits, r) => word(out, 1, (bits, *r), wire, range),
             Word::Sum(l) => {
-                let cached = l.cache.borrow().clone();
-                if let Some((bits, r)) = cached {
+                if let Some((bits, r)) = l.reduced_bits() {
                     return word(out, 1, (&bits, r), wire, range);
                 }
                 out.extend([2, l.w as i128, l.row_count() as i128]);

@@ -25,9 +25,13 @@ pub(super) const MAX_ROWS: usize = 256;
 pub struct Lazy {
     pub(super) w: u32,
     rows: Rows,
-    pub(super) cache: RefCell<Option<(SharedBits, Range)>>,
+    cache: RefCell<Option<(SharedBits, Range)>>,
     /// Whether a sum took these rows already.
     pub(super) taken: Cell<bool>,
+    /// The wider sum of the same rows this one is the low `w` bits of
+    /// (a conversion to a narrower type before the wider sum was reduced):
+    /// once that one is reduced, these are its low bits, no gates made.
+    wider: Option<Rc<Lazy>>,
 }
 
 /// A lazy sum's rows: the first `len` rows of a vector that the sums made
@@ -143,7 +147,40 @@ impl Lazy {
             rows,
             cache: RefCell::new(None),
             taken: Cell::new(false),
+            wider: None,
         }))
+    }
+
+    /// The low `w` bits of `wider` (not reduced yet), as a sum of its
+    /// rows modulo `2^w` that takes `wider`'s bits once those are made.
+    pub(super) fn truncation(wider: &Rc<Lazy>, w: u32) -> Word {
+        Word::Sum(Rc::new(Lazy {
+            w,
+            rows: Rows::new(wider.rows().to_vec()),
+            cache: RefCell::new(None),
+            taken: Cell::new(false),
+            wider: Some(wider.clone()),
+        }))
+    }
+
+    /// Its bits and range if it is reduced, or is the low bits of a sum
+    /// that is (see `wider`); kept as its own once found.
+    pub(super) fn reduced_bits(&self) -> Option<(SharedBits, Range)> {
+        if let Some(c) = self.cache.borrow().as_ref() {
+            return Some(c.clone());
+        }
+        // (Not in a mixed compilation: there the narrower sum is noted as
+        // its own, which the arithmetic sharing computes at its width.)
+        let wider = self.wider.as_ref().filter(|_| !notes::recording())?;
+        let (bits, r) = wider.reduced_bits()?;
+        let low: Bits = bits[..self.w as usize].to_vec();
+        // The low bits read as the wider value where its range fits in
+        // what they can hold (as a conversion to a narrower type reads).
+        let window = gates::value_range(&low);
+        let r = if window.contains(&r) { r } else { window };
+        let res = (Rc::from(low), r);
+        *self.cache.borrow_mut() = Some(res.clone());
+        Some(res)
     }
 
     /// Its rows.
@@ -179,7 +216,7 @@ impl Lazy {
 
     /// Whether its bits have been reduced (then it reads as one word).
     pub(super) fn is_reduced(&self) -> bool {
-        self.cache.borrow().is_some()
+        self.reduced_bits().is_some()
     }
 
     /// How many first rows this sum and `other` have in common: all the
@@ -224,8 +261,8 @@ impl Lazy {
     /// costs one adder a step, not the sum of all rows so far for every
     /// output. (Not in a mixed compilation, whose notes name the rows.)
     pub(super) fn resolve(&self, b: &mut Builder) -> (SharedBits, Range) {
-        if let Some(c) = self.cache.borrow().as_ref() {
-            return c.clone();
+        if let Some(c) = self.reduced_bits() {
+            return c;
         }
         let noted = notes::noted(self.w);
         let prefix = self.rows.reduced_prefix().filter(|_| !noted);

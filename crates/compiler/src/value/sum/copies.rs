@@ -34,10 +34,9 @@ impl Copied {
     /// The row that stands for the copied rows: the sum's bits, if made.
     fn reduced(&self) -> Option<Row> {
         let from = self.from.upgrade()?;
-        let cache = from.cache.borrow();
-        let (bits, range) = cache.as_ref()?;
+        let (bits, range) = from.reduced_bits()?;
         Some(Row {
-            kind: RowKind::Word(bits.clone(), *range),
+            kind: RowKind::Word(bits, range),
             neg: self.neg,
         })
     }
