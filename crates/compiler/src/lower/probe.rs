@@ -115,6 +115,10 @@ pub(super) struct Observation {
     pub at: Address,
     /// When, among the probe's reads and writes.
     pub seq: u32,
+    /// When it was last read (the latest `seq` then): a write the
+    /// iteration makes between two reads of the value may meet it in
+    /// another iteration, where the second read must see the write.
+    pub last_read: u32,
     /// The value the iteration saw, over fresh inputs.
     pub fresh: Slot,
     /// Its shape (see [`Slot::shape`]), when it was read.
@@ -388,11 +392,18 @@ impl<'p> Lower<'p> {
                     .iter()
                     .any(|l| l.saved.contains_key(&key))
             };
-            if obj >= st.outer_objs
-                || key == st.setup.induction
-                || st.observed.contains_key(&key)
-                || changed()
-            {
+            if obj >= st.outer_objs || key == st.setup.induction {
+                continue;
+            }
+            if let Some(&o) = st.observed.get(&key) {
+                // Read again, as observed unless the iteration wrote it.
+                if !st.written.contains_key(&key) {
+                    let st = &mut self.probes[p];
+                    st.observations[o].last_read = st.seq;
+                }
+                continue;
+            }
+            if changed() {
                 continue;
             }
             let original = self.objs[obj].slots[leaf].clone();
@@ -459,6 +470,7 @@ impl<'p> Lower<'p> {
             st.observations.push(Observation {
                 at: Address::of(key),
                 seq: st.seq,
+                last_read: st.seq,
                 distinct_word: crate::value::is_distinct_word(&shape),
                 shape,
                 bits,

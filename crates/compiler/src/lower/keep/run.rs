@@ -352,9 +352,9 @@ impl Run {
         self.obs_delta = steps.observations;
         self.write_delta = steps.writes;
         self.derived_delta = steps.amounts;
-        // A read after a write to the same object, at another step, may
-        // meet it in some iteration; at the same step, where it is the
-        // same leaf. The writes are found by object and step (an outer
+        // A read after a write to the same object (a read of the value
+        // again after it, too), at another step, may meet it in some
+        // iteration; at the same step, where it is the same leaf. The writes are found by object and step (an outer
         // loop over a large array reads and writes tens of thousands of
         // leaves, all at step 0: trying every pair took seconds).
         let p = &self.probe;
@@ -381,7 +381,7 @@ impl Run {
                 .flat_map(|(_, ws)| ws)
                 .chain(same_leaf.into_iter().flatten());
             for &w in met {
-                if p.writes[w].seq < obs.seq {
+                if p.writes[w].seq <= obs.last_read {
                     self.alias_pairs.push((o, w));
                 }
             }
