@@ -328,7 +328,7 @@ uint32_t mpc_main(uint32_t INPUT_A, uint32_t INPUT_B)
 fn int128_arithmetic() {
     let src = r#"
 #include <stdint.h>
-typedef struct { uint64_t v[25]; } Out;
+typedef struct { uint64_t v[24]; } Out;
 struct W { __int128_t s; __uint128_t u; };
 static uint64_t mulhi(uint64_t a, uint64_t b)
 {
