@@ -142,6 +142,11 @@ pub(super) struct Run {
     pub extras: Vec<Vec<Slot>>,
     /// Observation/write pairs that may meet in some iteration.
     pub alias_pairs: Vec<(usize, usize)>,
+    /// Writes to objects the template writes at more than one step: two
+    /// of them may land on one leaf in some iteration, where the later
+    /// one's value (and what the iteration reads after it) is not the
+    /// template's.
+    pub moving_writes: Vec<usize>,
     /// Objects written between its iterations (see `super::hoist`).
     pub volatile: Vec<usize>,
     /// The ranges of what the last two simulated iterations left, in
@@ -337,6 +342,7 @@ impl Run {
             obs_inputs,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
+            moving_writes: Vec::new(),
             volatile: Vec::new(),
             left: [Vec::new(), Vec::new()],
             overwritten: Vec::new(),
@@ -369,6 +375,9 @@ impl Run {
                 .or_default()
                 .push(w);
             at_leaf.entry((obj, step, wr.at.leaf)).or_default().push(w);
+        }
+        for steps in steps_of.values().filter(|steps| steps.len() > 1) {
+            self.moving_writes.extend(steps.values().flatten());
         }
         for (o, obs) in p.observations.iter().enumerate() {
             let (obj, step) = (obs.at.obj, self.obs_delta[o]);

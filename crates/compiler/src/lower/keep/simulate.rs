@@ -85,12 +85,22 @@ impl Lower<'_> {
         obj < self.objs.len() && leaf >= 0 && (leaf as usize) < self.objs[obj].slots.len()
     }
 
-    /// Whether iteration `j` of `run` writes only leaves that exist, and
-    /// none where a read that may meet it (an alias pair) reads.
+    /// Whether iteration `j` of `run` writes only leaves that exist, none
+    /// where a read that may meet it (an alias pair) reads, and no leaf
+    /// twice.
     fn fits(&self, run: &Run, j: u64) -> bool {
         let p = &run.probe;
         for &(o, w) in &run.alias_pairs {
             if run.obs_leaf(o, j) == run.write_leaf(w, j) {
+                return false;
+            }
+        }
+        if !run.moving_writes.is_empty() {
+            let mut leaves: Vec<(usize, i64)> = (run.moving_writes.iter())
+                .map(|&w| (p.writes[w].at.obj, run.write_leaf(w, j)))
+                .collect();
+            leaves.sort_unstable();
+            if leaves.windows(2).any(|pair| pair[0] == pair[1]) {
                 return false;
             }
         }

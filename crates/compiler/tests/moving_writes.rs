@@ -1,9 +1,10 @@
-//! An iteration that reads a location, writes where a moving subscript
-//! points, and reads the location again: in the iteration where the write
-//! lands on the location, the second read must see what was written. A
-//! kept loop's template reads the location once, as an input; an
-//! iteration where the write meets that input after its first read may
-//! not be applied by the template (it was, and read the old value).
+//! A kept loop's template reads each location once, as an input, and
+//! writes each once, at positions that move with the counter. In an
+//! iteration where a write at a moving subscript lands on a location the
+//! template also reads afterwards, or also writes, C reads (and leaves)
+//! the later write's value, not the template's: such iterations may not
+//! be applied by the template (they were, and read the old value or lost
+//! the later write).
 
 mod common;
 
@@ -60,4 +61,46 @@ fn a_write_moving_by_two_is_seen_where_it_meets_a_read() {
         \x20   return s ^ v[11];\n\
         }\n";
     kept_and_right("by_two", src, 5, 31);
+}
+
+/// Found by a differential scan: `w[i] = i` lands on `w[18]` at `i ==
+/// 18`, after `w[18] += 1` and before a comparison reads it (gave 20 for
+/// gcc's 19 on zeros: the store was lost).
+#[test]
+fn a_moving_write_onto_a_fixed_one_is_the_later_value() {
+    for n in [20, 32] {
+        let src = format!(
+            "int mpc_main(int INPUT_A_a[{n}], int INPUT_B_b) {{\n\
+            \x20   int c = 0;\n\
+            \x20   int w[{n}];\n\
+            \x20   for (int k = 0; k < {n}; k++) w[k] = INPUT_A_a[k];\n\
+            \x20   for (int i = 0; i < {n}; i++) {{\n\
+            \x20       w[{f}] += 1;\n\
+            \x20       w[i] = i;\n\
+            \x20       c ^= INPUT_B_b == w[{f}];\n\
+            \x20   }}\n\
+            \x20   return w[{f}] * 2 + c;\n\
+            }}\n",
+            f = n - 2
+        );
+        kept_and_right("onto_fixed", &src, 5, 41 + n);
+    }
+}
+
+/// The scan's second shape: a fixed element toggled under a secret
+/// condition, then overwritten by a write that trails the counter.
+#[test]
+fn a_trailing_write_onto_a_toggled_value_is_the_later_value() {
+    let src = "int mpc_main(int INPUT_A_a[16], int INPUT_B_b) {\n\
+        \x20   short h = 2;\n\
+        \x20   int w[16];\n\
+        \x20   for (int k = 0; k < 16; k++) w[k] = INPUT_A_a[k];\n\
+        \x20   for (int i = 1; i < 16; i++) {\n\
+        \x20       if (w[12] > INPUT_B_b) h += w[12];\n\
+        \x20       w[12] ^= 1;\n\
+        \x20       w[i - 1] = -1;\n\
+        \x20   }\n\
+        \x20   return w[12] + h;\n\
+        }\n";
+    kept_and_right("trailing", src, 5, 51);
 }
