@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use twofold_circuit::mixed::mask;
 use twofold_circuit::{
@@ -335,6 +335,8 @@ fn inputs(out: &mut Out, flat: &FlatParts, io: &[PhaseIo]) {
 fn local_inputs(out: &mut Out, flat: &FlatParts) {
     let plan = out.plan;
     let mut made_by: Vec<u32> = Vec::new();
+    // Per owner, the wires its words made so far.
+    let mut made: HashMap<u8, HashSet<Wire>> = HashMap::default();
     for (k, s) in plan.sums.iter().enumerate() {
         if !plan.sum_needed[k] {
             continue;
@@ -352,13 +354,15 @@ fn local_inputs(out: &mut Out, flat: &FlatParts) {
                     made_by[g.out() as usize] = i as u32;
                 }
             }
+            let owner = holder.trailing_zeros() as u8;
             out.program.inputs.push(MixedInput {
                 name: format!("local{}", out.locals.len()),
-                owner: holder.trailing_zeros() as u8,
+                owner,
                 kind: Kind::Word(s.w),
             });
-            out.locals
-                .push(cone(e, &flat.gates, &made_by, &plan.inputs_at));
+            let flat_gates = (&flat.gates[..], &made_by[..]);
+            let made = made.entry(owner).or_default();
+            out.locals.push(cone(e, flat_gates, &plan.inputs_at, made));
             out.local_words.insert(e.clone(), out.next);
             out.next += 1;
         }

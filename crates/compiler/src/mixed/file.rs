@@ -30,7 +30,7 @@
 //! (lists grow as data arrives) and validate the interface against the
 //! program.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
 
 use twofold_circuit::binary::{
@@ -279,8 +279,10 @@ impl MixedCompiled {
                 return Err(format!("input {:?} does not fit its C input", v.name));
             }
         }
+        // Per owner, the wires its words made so far (a word may read them).
+        let mut made_by_owner: HashMap<u8, HashSet<Wire>> = HashMap::new();
         for (v, local) in computed.iter().zip(&self.locals) {
-            let mut made: HashSet<Wire> = HashSet::new();
+            let made = made_by_owner.entry(v.owner).or_default();
             for &(input, bit, w) in &local.reads {
                 if input >= widths.len() || bit >= widths[input] || party(input) != v.owner {
                     return Err(format!("input {:?} reads no C input of its owner", v.name));

@@ -147,9 +147,17 @@ fn cost(x: Holders, y: Holders) -> u32 {
     }
 }
 
+/// The most products a product of two combinations is multiplied out
+/// into (to see what that costs); a larger one is kept whole. Multiplying
+/// out pays where terms cancel (`(a + b)(a - b)`), which larger products
+/// of combinations hardly do, and a party's own sum of 3,000 terms
+/// squared took 4.5 million products to weigh (1.2 GB).
+const MAX_EXPANDED: usize = 1 << 12;
+
 /// A sum's products `c·x·y` and words `c·z` with combinations multiplied
-/// out where that costs no more between the parties, given each operand's
-/// holders; the product of a combination kept whole reads it as one word.
+/// out where that costs less between the parties (or as much, into one
+/// product), given each operand's holders; the product of a combination
+/// kept whole reads it as one word.
 pub(super) fn expand(
     pairs: Vec<(Operand, Operand, u64)>,
     words: &mut Vec<(Operand, u64)>,
@@ -164,11 +172,16 @@ pub(super) fn expand(
             out.push((x, y, c));
             continue;
         }
+        let (x_terms, y_terms) = (x.terms(), y.terms());
+        if x_terms.len() * y_terms.len() > MAX_EXPANDED {
+            out.push((x, y, c));
+            continue;
+        }
         let mut terms: Vec<(Operand, Operand, u64)> = Vec::new();
         let mut term_at: HashMap<(Operand, Operand), usize> = HashMap::default();
         let mut linear = Vec::new();
-        for (xi, ci) in x.terms() {
-            for (yj, dj) in y.terms() {
+        for (xi, ci) in x_terms {
+            for (yj, dj) in y_terms.iter().cloned() {
                 let k = c.wrapping_mul(ci).wrapping_mul(dj) & mask;
                 match (&xi, &yj) {
                     (Operand::Const(v), z) | (z, Operand::Const(v)) => {
@@ -183,7 +196,10 @@ pub(super) fn expand(
             .filter(|t| t.2 != 0)
             .map(|(a, b, _)| cost(holders(a), holders(b)))
             .sum();
-        if expanded <= cost(whole(&x), whole(&y)) {
+        // (At the same cost, the fewer products: a party's own sum of
+        // 3,000 terms squared is one local product, not 4.5 million.)
+        let whole_cost = cost(whole(&x), whole(&y));
+        if expanded < whole_cost || (expanded == whole_cost && terms.len() <= 1) {
             for (a, b, k) in terms {
                 merge(&mut out, &mut at, a, b, k, mask);
             }

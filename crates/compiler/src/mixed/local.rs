@@ -5,7 +5,7 @@
 //! every input as shares, so none can; their compilations make no such
 //! inputs (see [`crate::CompileOptions::local_values`]).
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use twofold_circuit::{Bit, Gate, Wire};
 
@@ -13,7 +13,9 @@ use super::linear::{Holders, SHARED};
 use super::partition::InputWires;
 
 /// A word input of the mixed program that its owner computes from its own
-/// C inputs: the gates of the flat program that make its bits.
+/// C inputs: the gates of the flat program that make its bits, but for
+/// those an earlier word of the same owner made (its gates may read their
+/// wires: a running maximum's words share their chain of comparisons).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocalInput {
     /// The input wires the gates read: C input, bit of it, and the wire.
@@ -26,26 +28,30 @@ pub struct LocalInput {
 
 impl LocalInput {
     /// The word's bits from the C inputs' bits, if those it reads are given
-    /// (its owner's are).
-    pub fn eval(&self, c_inputs: &[Option<Vec<bool>>]) -> Option<Vec<bool>> {
-        let mut value: HashMap<Wire, bool> = HashMap::default();
+    /// (its owner's are), and from `made`: the wires the owner's earlier
+    /// words made (this one's are added).
+    pub fn eval(
+        &self,
+        c_inputs: &[Option<Vec<bool>>],
+        made: &mut HashMap<Wire, bool>,
+    ) -> Option<Vec<bool>> {
         for &(input, bit, w) in &self.reads {
             let bits = c_inputs.get(input)?.as_ref()?;
-            value.insert(w, *bits.get(bit as usize)?);
+            made.insert(w, *bits.get(bit as usize)?);
         }
         for g in &self.gates {
             let v = match *g {
-                Gate::And { a, b, .. } => value[&a] & value[&b],
-                Gate::Xor { a, b, .. } => value[&a] ^ value[&b],
-                Gate::Inv { a, .. } => !value[&a],
+                Gate::And { a, b, .. } => made.get(&a)? & made.get(&b)?,
+                Gate::Xor { a, b, .. } => made.get(&a)? ^ made.get(&b)?,
+                Gate::Inv { a, .. } => !made.get(&a)?,
             };
-            value.insert(g.out(), v);
+            made.insert(g.out(), v);
         }
         let bit = |b: &Bit| match *b {
-            Bit::Const(c) => c,
-            Bit::Wire(w) => value[&w],
+            Bit::Const(c) => Some(c),
+            Bit::Wire(w) => made.get(&w).copied(),
         };
-        Some(self.bits.iter().map(bit).collect())
+        self.bits.iter().map(bit).collect()
     }
 }
 
@@ -81,12 +87,13 @@ pub(super) fn sole_holder(e: &[Bit], on: &[Holders]) -> Option<Holders> {
 
 /// The gates of `gates` (a flat program's, each writing a wire of its own;
 /// `made_by` maps a wire to the gate that writes it) that make `bits`,
-/// reading the input wires `inputs_at` places.
+/// reading the input wires `inputs_at` places, but for the wires in
+/// `made` (by the owner's earlier words), to which the cone's are added.
 pub(super) fn cone(
     bits: &[Bit],
-    gates: &[Gate],
-    made_by: &[u32],
+    (gates, made_by): (&[Gate], &[u32]),
     inputs_at: &InputWires,
+    made: &mut HashSet<Wire>,
 ) -> LocalInput {
     let mut todo: Vec<Wire> = bits
         .iter()
@@ -95,10 +102,9 @@ pub(super) fn cone(
             Bit::Const(_) => None,
         })
         .collect();
-    let mut seen: HashMap<Wire, ()> = HashMap::default();
     let (mut taken, mut reads) = (Vec::new(), Vec::new());
     while let Some(w) = todo.pop() {
-        if seen.insert(w, ()).is_some() {
+        if !made.insert(w) {
             continue;
         }
         if let Some((input, bit)) = inputs_at.get(w) {
@@ -142,10 +148,41 @@ mod tests {
         let inputs_at: InputWires = [(0, (0, 0)), (1, (0, 1)), (2, (1, 0))]
             .into_iter()
             .collect();
-        let local = cone(&word, &gates, &made_by, &inputs_at);
+        let local = cone(
+            &word,
+            (&gates, &made_by),
+            &inputs_at,
+            &mut HashSet::default(),
+        );
         assert_eq!(local.gates, gates[..2].to_vec());
         let a = Some(vec![true, true]);
-        assert_eq!(local.eval(&[a, None]), Some(vec![false, true, true]));
-        assert_eq!(local.eval(&[None, Some(vec![true])]), None);
+        let eval = |c: &[Option<Vec<bool>>]| local.eval(c, &mut HashMap::default());
+        assert_eq!(eval(&[a, None]), Some(vec![false, true, true]));
+        assert_eq!(eval(&[None, Some(vec![true])]), None);
+    }
+
+    /// A word made from an earlier word's wires takes only its own gates,
+    /// and is computed after it.
+    #[test]
+    fn a_later_cone_reads_what_an_earlier_one_made() {
+        // Wires 0, 1: A's input bits; 2 = 0 & 1; 3 = !2; 4 = 3 ^ 0.
+        let gates = [
+            Gate::And { a: 0, b: 1, out: 2 },
+            Gate::Inv { a: 2, out: 3 },
+            Gate::Xor { a: 3, b: 0, out: 4 },
+        ];
+        let made_by = [u32::MAX, u32::MAX, 0, 1, 2];
+        let inputs_at: InputWires = [(0, (0, 0)), (1, (0, 1))].into_iter().collect();
+        let mut made = HashSet::default();
+        let first = cone(&[Bit::Wire(3)], (&gates, &made_by), &inputs_at, &mut made);
+        let second = cone(&[Bit::Wire(4)], (&gates, &made_by), &inputs_at, &mut made);
+        assert_eq!(first.gates, gates[..2].to_vec());
+        assert_eq!(second.gates, gates[2..].to_vec());
+        assert!(second.reads.is_empty());
+        let c = [Some(vec![true, false])];
+        let mut values = HashMap::default();
+        assert_eq!(first.eval(&c, &mut values), Some(vec![true]));
+        assert_eq!(second.eval(&c, &mut values), Some(vec![false]));
+        assert_eq!(second.eval(&c, &mut HashMap::default()), None);
     }
 }

@@ -20,7 +20,8 @@ mod partition;
 
 pub use local::LocalInput;
 
-use twofold_circuit::{MixedProgram, Party};
+use rustc_hash::FxHashMap as HashMap;
+use twofold_circuit::{MixedProgram, Party, Wire};
 
 use crate::lower::Lowered;
 use crate::types::CType;
@@ -98,7 +99,11 @@ impl MixedCompiled {
                 word.resize(v.kind.bits() as usize, fill);
                 Some(word)
             });
-        let locals = self.locals.iter().map(|l| l.eval(c_inputs));
+        // (A word may read the wires its owner's earlier words made.)
+        let mut made: HashMap<u8, HashMap<Wire, bool>> = HashMap::default();
+        let owners = self.program.inputs[self.sources.len()..].iter();
+        let locals = (self.locals.iter().zip(owners))
+            .map(|(l, v)| l.eval(c_inputs, made.entry(v.owner).or_default()));
         slices.chain(locals).collect()
     }
 
