@@ -222,6 +222,11 @@ impl Word {
     /// `self + y` (or `self - y`) modulo `2^width`, lazily.
     pub fn add(&self, b: &mut Builder, y: &Word, neg: bool) -> Word {
         let w = self.width();
+        if let (Some(x), Some(z)) = (self.as_const(), y.as_const()) {
+            // (Public values stay public: a count a loop made is a size.)
+            let z = if neg { z.wrapping_neg() } else { z };
+            return Word::konst(x.wrapping_add(z), w);
+        }
         for x in [self, y] {
             if let Word::Sum(l) = x {
                 // Reduce a long operand, or one whose rows another sum took

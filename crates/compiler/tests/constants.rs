@@ -243,3 +243,35 @@ fn file_names_its_file() {
     let value = out[0].iter().rev().fold(0u32, |v, &b| v << 1 | b as u32);
     assert_eq!(value, 7 * 100 + u32::from(b'w'));
 }
+
+/// A count a loop makes (`n++` three times, `n += 2`) is public after
+/// the loop, kept or not: an array's size, `qsort`'s element count. Kept,
+/// the loop's like terms left `0 + 3` as a sum of constant words, read as
+/// a secret ("array size must be known at compile time").
+#[test]
+fn counts_made_by_loops_are_public_sizes() {
+    let src = "#include <stdlib.h>\n\
+        static int cmp(const void *a, const void *b) {\n\
+        \x20   int x = *(const int *)a, y = *(const int *)b;\n\
+        \x20   return (x > y) - (x < y);\n\
+        }\n\
+        int mpc_main(int INPUT_A_a[8], int INPUT_B_b) {\n\
+        \x20   int n = 0, m = 1;\n\
+        \x20   for (int i = 0; i < 3; i++) n++;\n\
+        \x20   for (int i = 0; i < 3; i++) m += 2;\n\
+        \x20   int v[n];\n\
+        \x20   for (int i = 0; i < n; i++) v[i] = INPUT_A_a[i] + INPUT_B_b;\n\
+        \x20   int d[8];\n\
+        \x20   for (int i = 0; i < 8; i++) d[i] = INPUT_A_a[i] ^ INPUT_B_b;\n\
+        \x20   qsort(d, m, sizeof(int), cmp);\n\
+        \x20   return v[n - 1] + d[0] * 3 + d[m - 1];\n\
+        }\n";
+    for loops in [true, false] {
+        let opts = CompileOptions {
+            loops,
+            ..CompileOptions::default()
+        };
+        let p = compile(src, "counts.c", &opts).unwrap_or_else(|e| panic!("{e}"));
+        agree_with_gcc(src, &[&p], 16, 8, "counts");
+    }
+}
