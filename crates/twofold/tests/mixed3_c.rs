@@ -222,3 +222,37 @@ Out mpc_main(uint16_t INPUT_A_a[4], uint8_t INPUT_B_b[4]) {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A product read by two outputs, one at its width and one widened:
+/// with additive output shares the first takes the word's shares, the
+/// second its bits through the garbled sharing. The word was converted to
+/// bits before the first output read it, and the run panicked ("value 2
+/// is a word computed before"); found by a generated three-party scan.
+#[test]
+fn a_word_output_as_itself_and_widened() {
+    let src = "#include <stdint.h>
+void mpc_main(void)
+{
+    int8_t INPUT_A_x;
+    int8_t INPUT_B_y;
+    int8_t OUTPUT_a = 0;
+    int16_t OUTPUT_b = 0;
+    uint32_t OUTPUT_c = 0;
+    int8_t v = INPUT_A_x * INPUT_B_y;
+    OUTPUT_c = (uint8_t)v;
+    OUTPUT_a = v;
+    OUTPUT_b = v;
+}
+";
+    let dir = workspace("mixed3-widened", &[("widened.c", src)]);
+    let program = common::path(&dir, "widened.c");
+    let inputs = ["INPUT_A_x=-3", "INPUT_B_y=5"];
+    let want = two_party(&program, inputs[0], inputs[1]);
+    assert_eq!(
+        want.split_whitespace().collect::<Vec<_>>(),
+        ["-15", "-15", "241"]
+    );
+    let (got, report) = three_party(&program, inputs, "add", "mixed");
+    assert_eq!(got, want, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -658,7 +658,24 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 kind == ShareKind::Add && program.lanes_are_words(&self.plan.kinds, j, lane)
             })
             .collect();
-        // Words read bit by bit go to the garbled sharing first.
+        // Outputs whose lanes are words take those words' shares first: a
+        // word another output reads bit by bit goes to the garbled
+        // sharing below, and is held as bits from then on.
+        let mut shares: Vec<Vec<bool>> = vec![Vec::new(); direct.len()];
+        for (j, bits) in output_bits.iter().enumerate().filter(|&(j, _)| direct[j]) {
+            let (_, lane) = kinds.outputs[j];
+            for chunk in bits.chunks(lane as usize) {
+                let OutputBit::Of(o, _) = chunk[0] else {
+                    unreachable!("checked: a lane is a word");
+                };
+                let share = self
+                    .word(outs[o].value)
+                    .0
+                    .wrapping_add(self.zeros.zero(lane));
+                shares[j].extend(word_bits(share & mask(lane), lane));
+            }
+        }
+        // Words read bit by bit go to the garbled sharing.
         let mut words: Vec<ValueId> = Vec::new();
         for (bits, _) in output_bits.iter().zip(&direct).filter(|(_, d)| !**d) {
             for bit in bits.iter() {
@@ -678,23 +695,9 @@ impl<'a, G: Garbled> Exec<'a, G> {
                 self.hold(v, Held::Bits(l));
             }
         }
-        let mut shares: Vec<Vec<bool>> = vec![Vec::new(); direct.len()];
         let mut masked = Vec::new();
-        for (j, bits) in output_bits.iter().enumerate() {
+        for (j, bits) in output_bits.iter().enumerate().filter(|&(j, _)| !direct[j]) {
             let (kind, lane) = kinds.outputs[j];
-            if direct[j] {
-                for chunk in bits.chunks(lane as usize) {
-                    let OutputBit::Of(o, _) = chunk[0] else {
-                        unreachable!("checked: a lane is a word");
-                    };
-                    let share = self
-                        .word(outs[o].value)
-                        .0
-                        .wrapping_add(self.zeros.zero(lane));
-                    shares[j].extend(word_bits(share & mask(lane), lane));
-                }
-                continue;
-            }
             let srcs = bits
                 .iter()
                 .map(|b| match *b {
