@@ -280,14 +280,6 @@ impl<'p> Lower<'p> {
         let level = self.journal.pop().expect("the probe's journal level");
         debug_assert_eq!(st.level, self.journal.len());
         let mut writes = Vec::new();
-        // Objects the iteration wrote at more than one leaf: there a write
-        // that leaves its value as observed stays a write (another write
-        // of the object may land on it in another iteration, between the
-        // two; see `Run::moving_writes`).
-        let mut leaves_written: HashMap<usize, u32> = HashMap::default();
-        for &(obj, _) in st.written.keys() {
-            *leaves_written.entry(obj).or_default() += 1;
-        }
         for (k, old) in level.saved {
             let new = std::mem::replace(&mut self.objs[k.0].slots[k.1], old);
             let seq = match st.written.get(&k) {
@@ -298,7 +290,7 @@ impl<'p> Lower<'p> {
                 continue;
             }
             if let Some(&o) = st.observed.get(&k) {
-                if st.observations[o].fresh == new && leaves_written[&k.0] < 2 {
+                if st.observations[o].fresh == new {
                     continue;
                 }
             }
