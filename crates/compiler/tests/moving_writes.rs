@@ -104,3 +104,33 @@ fn a_trailing_write_onto_a_toggled_value_is_the_later_value() {
         }\n";
     kept_and_right("trailing", src, 5, 51);
 }
+
+/// A kept outer loop whose template holds the inner loop unrolled: the
+/// fixed element `m[3][2]` is toggled four times an outer iteration, so
+/// the template left it as it found it and had no write there; at `j ==
+/// 3` the secret write to `m[j][i]` lands on it between two toggles. The
+/// read at the moving subscript (first program) got the old value (0 for
+/// gcc's 5 on zeros), and the toggles lost the write (second: 200 for
+/// 184). Found by a scan of nested loops after the fixes above.
+#[test]
+fn a_value_toggled_back_still_meets_a_moving_write() {
+    for read in ["m[j][i]", "m[3][2]"] {
+        let src = format!(
+            "int mpc_main(int INPUT_A_a[16], int INPUT_B_b) {{\n\
+            \x20   short h = 0;\n\
+            \x20   int m[4][4];\n\
+            \x20   for (int k = 0; k < 16; k++) m[k / 4][k % 4] = INPUT_A_a[k];\n\
+            \x20   for (int j = 0; j < 4; j++)\n\
+            \x20       for (int i = 0; i < 4; i++) {{\n\
+            \x20           if (INPUT_A_a[i] > INPUT_B_b) m[j][i] = i;\n\
+            \x20           m[3][2] ^= 5;\n\
+            \x20           h += {read};\n\
+            \x20       }}\n\
+            \x20   return h;\n\
+            }}\n"
+        );
+        let (kept, _) = kept_and_unrolled("toggled", &src, 61);
+        let outer = (kept.loops.iter().find(|l| l.line == 5)).expect("the outer loop");
+        assert!(outer.kept(), "{read}: {outer:?}");
+    }
+}

@@ -196,6 +196,10 @@ pub(super) struct Probe {
     pub frame: RawFrame,
     /// Its reads of older locations, in order.
     pub observations: Vec<Observation>,
+    /// The observations of locations it wrote back to what it read (not
+    /// among its writes: another iteration's write that lands there
+    /// between is an alias, see `Run::set_steps`).
+    pub restored: Vec<usize>,
     /// Its shifts by the loop variable.
     pub derived: Vec<Derived>,
     /// Decisions that depend on where pointers point (must not change).
@@ -279,7 +283,7 @@ impl<'p> Lower<'p> {
         self.end_speculation(st.requested);
         let level = self.journal.pop().expect("the probe's journal level");
         debug_assert_eq!(st.level, self.journal.len());
-        let mut writes = Vec::new();
+        let (mut writes, mut restored) = (Vec::new(), Vec::new());
         for (k, old) in level.saved {
             let new = std::mem::replace(&mut self.objs[k.0].slots[k.1], old);
             let seq = match st.written.get(&k) {
@@ -291,6 +295,7 @@ impl<'p> Lower<'p> {
             }
             if let Some(&o) = st.observed.get(&k) {
                 if st.observations[o].fresh == new {
+                    restored.push(o);
                     continue;
                 }
             }
@@ -348,6 +353,7 @@ impl<'p> Lower<'p> {
             widening: st.setup.widening,
             widths: st.setup.widths.clone(),
             settled,
+            restored,
             canonical: std::cell::OnceCell::new(),
         }
     }

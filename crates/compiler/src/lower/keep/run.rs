@@ -379,6 +379,15 @@ impl Run {
         for steps in steps_of.values().filter(|steps| steps.len() > 1) {
             self.moving_writes.extend(steps.values().flatten());
         }
+        // A location the template wrote back to what it read is written
+        // too: a write at another step that lands there meets it.
+        for &o in &p.restored {
+            let (obj, step) = (p.observations[o].at.obj, self.obs_delta[o]);
+            let others = steps_of.get(&obj).into_iter().flatten();
+            for (_, ws) in others.filter(|&(&s, _)| s != step) {
+                self.alias_pairs.extend(ws.iter().map(|&w| (o, w)));
+            }
+        }
         for (o, obs) in p.observations.iter().enumerate() {
             let (obj, step) = (obs.at.obj, self.obs_delta[o]);
             let Some(steps) = steps_of.get(&obj) else {
