@@ -360,9 +360,10 @@ impl Run {
         self.derived_delta = steps.amounts;
         // A read after a write to the same object (a read of the value
         // again after it, too), at another step, may meet it in some
-        // iteration; at the same step, where it is the same leaf. The writes are found by object and step (an outer
-        // loop over a large array reads and writes tens of thousands of
-        // leaves, all at step 0: trying every pair took seconds).
+        // iteration; at the same step, where it is the same leaf. The
+        // writes are found by object and step (an outer loop over a large
+        // array reads and writes tens of thousands of leaves, all at step
+        // 0: trying every pair took seconds).
         let p = &self.probe;
         let mut steps_of: HashMap<usize, HashMap<i64, Vec<usize>>> = HashMap::default();
         let mut at_leaf: HashMap<(usize, i64, i64), Vec<usize>> = HashMap::default();
