@@ -412,6 +412,11 @@ impl<'p> Lower<'p> {
             if changed() {
                 continue;
             }
+            if self.probes.len() > 1 && too_big_for_nested(&self.objs[obj].slots[leaf]) {
+                self.probes[p]
+                    .failed
+                    .get_or_insert_with(|| BIG_READ.to_string());
+            }
             let original = self.objs[obj].slots[leaf].clone();
             let setup = self.probes[p].setup.clone();
             let public = matches!(original, Slot::Val(Word::Const { .. }));
@@ -714,6 +719,24 @@ impl Probe {
                 .all(|(a, b)| a.body == b.body)
             && self.canonical() == other.canonical()
     }
+}
+
+/// The most bits (a sum's rows, not yet reduced) a value read inside
+/// nested probes may hold: each probe copies and encodes what it reads,
+/// so probes within probes reading a sum that grows with every iteration
+/// (`h += m[i][k]` in a k/i/j nest) cost many times the loops' lowering.
+/// No loop kept in the examples reads more than 128.
+const MAX_NESTED_READ_BITS: usize = 1024;
+
+/// Why a probe fails on reading such a value (see [`MAX_NESTED_READ_BITS`]).
+const BIG_READ: &str =
+    "its probes, within another loop's, read a sum of more than 1024 bits not yet reduced";
+
+/// Whether `v` holds more than [`MAX_NESTED_READ_BITS`].
+fn too_big_for_nested(v: &Slot) -> bool {
+    let mut bits = 0;
+    v.for_each_bit(&mut |_| bits += 1);
+    bits > MAX_NESTED_READ_BITS
 }
 
 /// Wires from here up stand for bits of a padded value (see
