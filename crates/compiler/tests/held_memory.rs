@@ -129,3 +129,34 @@ fn a_kept_runs_records_are_counted() {
     let e = compile(src, "region.c", &limited(100 << 20)).expect_err("too big");
     over(&e, 100 << 20);
 }
+
+/// A loop whose every iteration is probed, with a hoist (`w[i] + (i > 0 ?
+/// w[i - 1] : 0)`) of an array its body reads as bits (`w[i] & 1`): the
+/// body's template reduces `w[i]` and writes its bits back, so while a run
+/// was open, the next iteration's hoist read the run's tokens (wires
+/// standing for values not yet made, numbered from 2^31) and made gates
+/// of them. Dead, they were dropped, but the program's wires spanned 2^31
+/// numbers: assembling it allocated 8 GiB (15 s; an abort under a memory
+/// limit). The run is closed before such a hoist is computed.
+#[test]
+fn hoists_read_no_values_of_an_open_run() {
+    let opts = limited(256 << 20);
+    let src = "
+#include <stdint.h>
+int64_t mpc_main(int INPUT_A[32], int INPUT_B) {
+    unsigned w[32], out[32];
+    int acc = 0;
+    for (int i = 0; i < 32; i++) w[i] = -INPUT_A[i];
+    for (int i = 0; i < 32; i++) {
+        if (w[i] & 1) acc = 0; else acc += i;
+        out[i] = w[i] + (i > 0 ? w[i - 1] : 0);
+    }
+    int64_t h = acc;
+    for (int i = 0; i < 32; i++) h = h * 3 + w[i] + out[i] * 7;
+    return h;
+}
+";
+    // (Within this binary's allocation cap: past it, the test aborts.)
+    compile(src, "hoist.c", &opts).unwrap_or_else(|e| panic!("{e}"));
+    common::agree_kept_and_unrolled("hoist_tokens", src, 9);
+}

@@ -161,6 +161,12 @@ impl Lower<'_> {
                 continue;
             }
             if let Some(r) = replay.as_mut() {
+                let open_writes = at.run.as_ref().map(|(run, _)| run.probe.writes.as_slice());
+                if open_writes.is_some_and(|w| self.hoists_read(&r.hoists, w)) {
+                    // The run's values are not materialised yet: the hoists
+                    // are computed from what its iterations left.
+                    self.close_open(&mut at, c, each, (extras, report))?;
+                }
                 if r.hoists.any() && !self.compute_hoists(&mut r.hoists, c, m) {
                     self.close_open(&mut at, c, each, (extras, report))?;
                     return Ok(Outcome::Unroll(m, UNHOISTED.to_string()));

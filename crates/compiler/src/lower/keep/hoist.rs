@@ -11,6 +11,7 @@
 
 use super::*;
 use crate::loops::counter::{CounterPlan, Hoist};
+use crate::lower::probe::Write;
 use crate::types::Scalar;
 
 /// The rows past which [`Lower::settle_long_sums`] reduces a sum.
@@ -71,6 +72,19 @@ impl Lower<'_> {
         names
             .iter()
             .all(|n| self.lookup(n).is_none_or(|(_, ty)| !ty.holds_pointer()))
+    }
+
+    /// Whether the hoists `h` read an object that `writes` (an open run's)
+    /// write: its iterations' values there are tokens until the run ends
+    /// (and a sum it reduced is written back as its bits, so an object the
+    /// body only reads may be among them).
+    pub(super) fn hoists_read(&self, h: &Hoists, writes: &[Write]) -> bool {
+        let mut names = Vec::new();
+        for e in &h.exprs {
+            crate::loops::idents_of(&e.expr, &mut names);
+        }
+        (names.iter().filter_map(|n| self.lookup(n)))
+            .any(|(obj, _)| writes.iter().any(|w| w.at.obj == obj))
     }
 
     /// Computes the hoists of iteration `m` of loop `c` into their slots;
