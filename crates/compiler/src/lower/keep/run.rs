@@ -142,6 +142,10 @@ pub(super) struct Run {
     pub extras: Vec<Vec<Slot>>,
     /// Observation/write pairs that may meet in some iteration.
     pub alias_pairs: Vec<(usize, usize)>,
+    /// Pairs of an observation and a location the template wrote back to
+    /// what it read, at another step: where they meet, the read may see
+    /// what the iteration wrote there in between.
+    pub restore_pairs: Vec<(usize, usize)>,
     /// Writes to objects the template writes at more than one step: two
     /// of them may land on one leaf in some iteration, where the later
     /// one's value (and what the iteration reads after it) is not the
@@ -342,6 +346,7 @@ impl Run {
             obs_inputs,
             extras: Vec::new(),
             alias_pairs: Vec::new(),
+            restore_pairs: Vec::new(),
             moving_writes: Vec::new(),
             volatile: Vec::new(),
             left: [Vec::new(), Vec::new()],
@@ -382,12 +387,17 @@ impl Run {
         }
         // A location the template wrote back to what it read is written
         // too: a write at another step that lands there meets it.
-        for &o in &p.restored {
-            let (obj, step) = (p.observations[o].at.obj, self.obs_delta[o]);
+        // And a read of another location of its object, at another step,
+        // may be of it, between the write and the write back.
+        for &r in &p.restored {
+            let (obj, step) = (p.observations[r].at.obj, self.obs_delta[r]);
             let others = steps_of.get(&obj).into_iter().flatten();
             for (_, ws) in others.filter(|&(&s, _)| s != step) {
-                self.alias_pairs.extend(ws.iter().map(|&w| (o, w)));
+                self.alias_pairs.extend(ws.iter().map(|&w| (r, w)));
             }
+            let reads = (p.observations.iter().enumerate())
+                .filter(|&(o, obs)| obs.at.obj == obj && self.obs_delta[o] != step);
+            self.restore_pairs.extend(reads.map(|(o, _)| (o, r)));
         }
         for (o, obs) in p.observations.iter().enumerate() {
             let (obj, step) = (obs.at.obj, self.obs_delta[o]);

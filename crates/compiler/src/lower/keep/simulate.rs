@@ -87,11 +87,17 @@ impl Lower<'_> {
 
     /// Whether iteration `j` of `run` writes only leaves that exist, none
     /// where a read that may meet it (an alias pair) reads, and no leaf
-    /// twice.
+    /// twice; and reads no location it wrote back to what it was (a
+    /// restore pair) through another subscript.
     fn fits(&self, run: &Run, j: u64) -> bool {
         let p = &run.probe;
         for &(o, w) in &run.alias_pairs {
             if run.obs_leaf(o, j) == run.write_leaf(w, j) {
+                return false;
+            }
+        }
+        for &(o, r) in &run.restore_pairs {
+            if run.obs_leaf(o, j) == run.obs_leaf(r, j) {
                 return false;
             }
         }
