@@ -1,6 +1,6 @@
 //! Input and output values: C initializers to bits and back, and JSON.
 
-use crate::error::CompileError;
+use crate::error::{CompileError, Loc};
 use crate::floats;
 use crate::types::{CType, Scalar};
 
@@ -169,9 +169,11 @@ impl P<'_> {
                 None => return Err(verr(start, "unterminated string")),
                 Some(b'"') => break,
                 Some(b'\\') => {
-                    let e = self.s.get(self.i + 1).copied();
-                    bytes.push(escaped(e).ok_or_else(|| verr(self.i, "unsupported escape"))?);
-                    self.i += 2;
+                    let (v, n) = self.escape()?;
+                    // (A char of a string keeps a numeric escape's low
+                    // byte, as the compiler's own literals do.)
+                    bytes.push(v as u8);
+                    self.i += n;
                 }
                 Some(&c) => {
                     bytes.push(c);
@@ -181,6 +183,12 @@ impl P<'_> {
         }
         self.i += 1;
         Ok(Node::Str(bytes, start))
+    }
+
+    /// The escape sequence at the cursor (a backslash): its value and
+    /// length, as in C's literals (`\n`, `\x41`, `\101`, ...).
+    fn escape(&mut self) -> Result<(u32, usize), CompileError> {
+        crate::lexer::escape(&self.s[self.i..], Loc::default()).map_err(|e| verr(self.i, e.message))
     }
 
     fn number(&mut self) -> Result<Node, CompileError> {
@@ -199,10 +207,11 @@ impl P<'_> {
                 .get(self.i + 1)
                 .ok_or_else(|| verr(self.i, "bad character constant"))?;
             let (v, n) = if c == b'\\' {
-                let e = self.s.get(self.i + 2).copied();
-                let v = escaped(e)
-                    .ok_or_else(|| verr(self.i, "unsupported escape in a character constant"))?;
-                (i128::from(v), 3)
+                self.i += 1;
+                let (v, n) = self.escape()?;
+                self.i -= 1;
+                // (A char constant is an `int` of a `char`'s value: `'\\xff'` is -1.)
+                (i128::from(v as u8 as i8), n + 1)
             } else {
                 (c as i128, 2)
             };
@@ -289,20 +298,6 @@ impl P<'_> {
                     _ => false,
                 }
     }
-}
-
-/// The character a one-letter escape (`\\n`, `\\0`, ...) stands for.
-fn escaped(e: Option<u8>) -> Option<u8> {
-    Some(match e? {
-        b'n' => b'\n',
-        b't' => b'\t',
-        b'r' => b'\r',
-        b'0' => 0,
-        b'\\' => b'\\',
-        b'\'' => b'\'',
-        b'"' => b'"',
-        _ => return None,
-    })
 }
 
 /// Whether a number's text (in lower case) is a floating value.

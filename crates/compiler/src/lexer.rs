@@ -543,7 +543,7 @@ fn universal(b: &[u8], loc: Loc) -> DResult<Option<(char, usize)>> {
 /// One (possibly escaped) character of a literal: its value and byte
 /// length. A numeric escape's value is whole (`\x1234`): a plain `char`
 /// or string keeps its low byte, a wide character all of it.
-fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
+pub(crate) fn escape(b: &[u8], loc: Loc) -> DResult<(u32, usize)> {
     if b[0] != b'\\' {
         return Ok((b[0] as u32, 1));
     }

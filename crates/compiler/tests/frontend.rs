@@ -109,7 +109,17 @@ fn string_values_for_character_arrays() {
     );
     assert_eq!(
         value("{\"a\\q\"}").expect_err("escape").message,
-        "unsupported escape"
+        "unknown escape sequence '\\q'"
+    );
+    // Numeric escapes, as in C's literals: `"\01A"` is {1, 'A'}, not
+    // {0, '1', 'A'}; a character constant is an `int` of a `char`.
+    assert_eq!(
+        value("{\"\\01A\", \"\\x41\", '\\xff'}").unwrap(),
+        "{{1, 65, 0, 0}, {65, 0}, -1}"
+    );
+    assert_eq!(
+        value("{\"\\101\\x42\", {'\\01', '\\a'}, '\\n'}").unwrap(),
+        "{{65, 66, 0, 0}, {1, 7}, 10}"
     );
     assert_eq!(
         value("{\"ab").expect_err("unterminated").message,
