@@ -179,9 +179,9 @@
 //! depends on a secret (a secret position within one object is a secret
 //! index), pointers read or written as bytes, 128-bit integers as inputs
 //! or outputs, bit-fields wider than 32 bits (and as inputs or outputs),
-//! `typeof(expression)` in a typedef, parameter or struct member, nested
-//! designators (`.a.b = 1`) and designators naming a member of an
-//! anonymous member.
+//! `typeof(expression)` in a typedef, parameter or struct member, and
+//! nested designators (`.a.b = 1`) in input values (in C they are
+//! supported, as are designators naming a member of an anonymous member).
 
 pub mod ast;
 pub mod definitions;

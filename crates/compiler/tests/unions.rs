@@ -541,3 +541,38 @@ int mpc_main(int INPUT_A, int INPUT_B)
 "#,
     );
 }
+
+/// Designators into one member of a union, one after another (found by a
+/// differential scan): each initialized the whole member again, so only
+/// the last one's value stayed (`{ .kind = 1, .w = a, .h = b }` over an
+/// anonymous struct in an anonymous union gave `w = 0`). A designator into
+/// the member written last keeps what the others wrote; one into another
+/// member starts that member from zeros (C11 6.7.9p19, as gcc has it).
+#[test]
+fn designators_into_one_member_of_a_union_add_up() {
+    let src = r#"
+#include <stdint.h>
+struct shape { int kind; union { struct { int w, h; }; int r; }; int z; };
+struct q { int k; union { struct { int w, h; } s; int r; } u; };
+union U { uint32_t u; uint8_t b[4]; };
+union V { struct { int16_t a, b; } s; int32_t x; };
+typedef struct { int v[12]; } Out;
+Out mpc_main(int16_t INPUT_A, int16_t INPUT_B)
+{
+    Out o;
+    struct shape s1 = { .kind = 1, .w = INPUT_A, .h = INPUT_B };
+    struct q s2 = { .u.s.w = INPUT_A, .u.s.h = INPUT_B };
+    struct q s3 = { 7, .u = { .s = { .w = INPUT_B } }, .u.s.h = INPUT_A };
+    union U x = { .b[1] = INPUT_A, .b[2] = INPUT_B };
+    union V y = { .s.a = INPUT_A, .x = INPUT_B };
+    union V z = { .x = INPUT_A * 65536 + 9, .s.b = INPUT_B };
+    o.v[0] = s1.w; o.v[1] = s1.h; o.v[2] = s1.kind;
+    o.v[3] = s2.u.s.w; o.v[4] = s2.u.s.h;
+    o.v[5] = s3.u.s.w; o.v[6] = s3.u.s.h; o.v[7] = s3.k;
+    o.v[8] = (int)x.u;
+    o.v[9] = y.s.b; o.v[10] = z.s.a; o.v[11] = z.s.b;
+    return o;
+}
+"#;
+    agree("union_designators", src);
+}

@@ -137,7 +137,7 @@ impl<'p> Lower<'p> {
                 .push((d.name.clone(), obj, ty.clone(), d.loc));
         }
         if let Some(init) = d.init.as_ref().filter(|_| initialized) {
-            self.initialize(obj, 0, &ty, init)?;
+            self.initialize_object(obj, &ty, init)?;
             if self.reduce_at.contains(&d.loc) {
                 if let Slot::Val(w) = &self.objs[obj].slots[0] {
                     let reduced = w.reduced_for_readers(&mut self.b);
@@ -199,6 +199,16 @@ impl<'p> Lower<'p> {
                 Ok(())
             }
         }
+    }
+
+    /// Initializes a whole object (a declaration's, a global's, a compound
+    /// literal's) from `init`; its unions' members written by designators
+    /// are noted for this initializer only.
+    pub(super) fn initialize_object(&mut self, obj: usize, ty: &CType, init: &Init) -> DResult<()> {
+        let outer = std::mem::take(&mut self.union_members);
+        let done = self.initialize(obj, 0, ty, init);
+        self.union_members = outer;
+        done
     }
 
     /// Writes string `bytes` into the array of `n` elements of type `elem`

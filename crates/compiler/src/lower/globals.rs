@@ -61,7 +61,7 @@ impl<'p> Lower<'p> {
         for g in globals {
             if let Some(init) = &g.init {
                 let (obj, ty) = self.globals[&g.name].clone();
-                self.initialize(obj, 0, &ty, init)?;
+                self.initialize_object(obj, &ty, init)?;
             }
         }
         Ok(())

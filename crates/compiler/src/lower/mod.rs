@@ -168,6 +168,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         first_input: None,
         loops: BTreeMap::new(),
         fruitless_runs: HashMap::default(),
+        union_members: HashMap::default(),
         extreme_regions: HashMap::default(),
         frozen: keep::Frozen::default(),
         reduce_at: reads::reduce_at_store(prog),
@@ -233,6 +234,9 @@ struct Lower<'p> {
     /// Per loop, its runs in a row that probed and kept nothing (see
     /// [`Lower::keep_loop`]).
     fruitless_runs: HashMap<Loc, keep::Fruitless>,
+    /// Per union of the object being initialized (its object and first
+    /// leaf), the member a designator wrote last (see `punning.rs`).
+    union_members: HashMap<(usize, usize), usize>,
     /// Per loop that is a region whose reductions are all minima or
     /// maxima, the regions made of it outside probes (see
     /// [`region::EXTREME_REGIONS`]).

@@ -74,7 +74,7 @@ impl<'p> Lower<'p> {
             }
             ExprKind::Compound(t, init) => {
                 let ty = self.resolve_type(t, Some(init), e.loc)?;
-                self.unnamed_object(ty, e.loc, |l, obj, ty| l.initialize(obj, 0, ty, init))
+                self.unnamed_object(ty, e.loc, |l, obj, ty| l.initialize_object(obj, ty, init))
             }
             ExprKind::Index(a, i) => {
                 // `i[a]` is `a[i]`.

@@ -37,6 +37,12 @@ impl Lower<'_> {
 
     /// Reads place `p`, which lies in a union's bytes.
     pub(super) fn read_bytes(&mut self, p: &Place, loc: Loc) -> DResult<Val> {
+        let slots = self.read_leaves(p, loc)?;
+        value_of(&p.ty, slots, loc)
+    }
+
+    /// The leaves of place `p`, which lies in a union's bytes.
+    fn read_leaves(&mut self, p: &Place, loc: Loc) -> DResult<Vec<Slot>> {
         let (spans, n) = view(p);
         if let (Some(rec), false) = (self.recording.as_mut(), p.view) {
             rec.access(p, n, false);
@@ -60,7 +66,7 @@ impl Lower<'_> {
             leaf.resize(t.width() as usize, fill);
             slots.push(Slot::Val(Word::from_bits(leaf)));
         }
-        value_of(&p.ty, slots, loc)
+        Ok(slots)
     }
 
     /// Writes `slots` (a value of `p`'s type) at place `p`, which lies in
@@ -167,15 +173,23 @@ impl Lower<'_> {
             };
             let member = s.fields[k].1.clone();
             let tmp = self.new_object(&member, loc)?;
+            let mut p = Place::whole(obj, member.clone());
+            p.leaf = leaf as i64;
+            p.bytes = true;
+            if self.union_members.get(&(obj, leaf)) == Some(&k) {
+                // The member written last: what its designators wrote
+                // stays (`.w = a, .h = b` into one struct of the union).
+                for (i, slot) in self.read_leaves(&p, loc)?.into_iter().enumerate() {
+                    self.write_slot(tmp, i, slot);
+                }
+            }
             match nested {
                 Some(b) => self.init_list(tmp, 0, &member, items, it, loc, b)?,
                 None => self.init_member(tmp, 0, &member, init, items, it, loc)?,
             }
             let slots = self.objs[tmp].slots.clone();
-            let mut p = Place::whole(obj, member);
-            p.leaf = leaf as i64;
-            p.bytes = true;
             self.write_bytes(&p, &slots, loc)?;
+            self.union_members.insert((obj, leaf), k);
         }
         Ok(())
     }
