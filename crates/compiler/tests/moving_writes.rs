@@ -174,3 +174,33 @@ fn a_read_between_a_write_and_its_write_back_sees_the_write() {
         }\n";
     kept_and_right("restore", restore, 6, 72);
 }
+
+/// Found by a differential scan: `x[i + 1] = x[i]; x[i] = x[12] > b;`.
+/// At `i == 11` the read of `x[12]` is of what the iteration wrote there,
+/// at `i == 12` of the element it observed as `x[i]`: both probes were
+/// one template that never reads `x[12]` itself, and it was applied to
+/// the iterations after, which must read what iteration 12 left there
+/// (gave 1 1 1 for 0 0 0). Two probes are one template only if the same
+/// accesses served their reads again, and an iteration only where they
+/// still land on them.
+#[test]
+fn a_read_served_within_the_iteration_stays_served_so() {
+    for fixed in [9, 12, 14] {
+        let src = format!(
+            "typedef struct {{ long long v[17]; }} Out;\n\
+            Out mpc_main(int INPUT_A_a[16], int INPUT_B_b) {{\n\
+            \x20   Out o;\n\
+            \x20   int x[17];\n\
+            \x20   for (int k = 0; k < 16; k++) x[k] = INPUT_A_a[k] % 4;\n\
+            \x20   x[16] = 0;\n\
+            \x20   for (int i = 0; i < 16; i++) {{\n\
+            \x20       x[i + 1] = x[i];\n\
+            \x20       x[i] = x[{fixed}] > INPUT_B_b % 3;\n\
+            \x20   }}\n\
+            \x20   for (int k = 0; k < 17; k++) o.v[k] = x[k];\n\
+            \x20   return o;\n\
+            }}\n"
+        );
+        kept_and_right("served", &src, 7, 80 + fixed);
+    }
+}

@@ -23,10 +23,12 @@ use crate::range::{Range, Tape};
 
 mod canonical;
 mod counters;
+mod reread;
 mod wires;
 
 use canonical::CanonicalIds;
 pub(super) use counters::Counter;
+pub(super) use reread::{Reread, Served};
 use twofold_circuit::{RawFrame, Wire};
 use wires::{block_writes, outside_wire};
 
@@ -59,6 +61,9 @@ pub(super) struct ProbeState {
     /// The fresh input standing for each outer wire observed (the same
     /// wire in two locations is the same input).
     fresh_of: HashMap<Wire, Wire>,
+    /// Locations read again, or after a write (see [`Reread`]), with the
+    /// observation that served each if it was one not written yet.
+    reread: Vec<((usize, usize), Option<usize>)>,
     failed: Option<String>,
 }
 
@@ -200,6 +205,8 @@ pub(super) struct Probe {
     /// among its writes: another iteration's write that lands there
     /// between is an alias, see `Run::set_steps`).
     pub restored: Vec<usize>,
+    /// Its reads served within the iteration, in order.
+    pub rereads: Vec<Reread>,
     /// Its shifts by the loop variable.
     pub derived: Vec<Derived>,
     /// Decisions that depend on where pointers point (must not change).
@@ -270,6 +277,7 @@ impl<'p> Lower<'p> {
             counters: Vec::new(),
             ranges: 0,
             fresh_of: HashMap::default(),
+            reread: Vec::new(),
             failed: None,
             requested: self.b.requested_gates(),
         });
@@ -279,7 +287,7 @@ impl<'p> Lower<'p> {
     /// returned as a template; `extras` are values it yields (they stay
     /// over the frame's wires).
     pub(super) fn end_probe(&mut self, extras: Vec<Slot>) -> Probe {
-        let st = self.probes.pop().expect("a probe was begun");
+        let mut st = self.probes.pop().expect("a probe was begun");
         self.end_speculation(st.requested);
         let level = self.journal.pop().expect("the probe's journal level");
         debug_assert_eq!(st.level, self.journal.len());
@@ -328,6 +336,8 @@ impl<'p> Lower<'p> {
             }
         }
         let settled = st.setup.settle_sums && self.settle_sums(&st, &mut writes);
+        let reread = std::mem::take(&mut st.reread);
+        let rereads = reread::resolve(reread, &st.observed, &st.observations, &writes);
         let frame = self.b.end_frame(st.mark);
         let tape = Tape::end();
         self.forget_probe(st.outer_objs, st.inputs.first().copied(), st.merges);
@@ -354,6 +364,7 @@ impl<'p> Lower<'p> {
             widths: st.setup.widths.clone(),
             settled,
             restored,
+            rereads,
             canonical: std::cell::OnceCell::new(),
         }
     }
@@ -401,15 +412,24 @@ impl<'p> Lower<'p> {
             if obj >= st.outer_objs || key == st.setup.induction {
                 continue;
             }
+            // (Rereads of the innermost probe's own body only.)
+            let innermost = p + 1 == self.probes.len();
             if let Some(&o) = st.observed.get(&key) {
                 // Read again, as observed unless the iteration wrote it.
-                if !st.written.contains_key(&key) {
-                    let st = &mut self.probes[p];
+                let unwritten = !st.written.contains_key(&key);
+                let st = &mut self.probes[p];
+                if unwritten {
                     st.observations[o].last_read = st.seq;
+                }
+                if innermost {
+                    st.reread.push((key, unwritten.then_some(o)));
                 }
                 continue;
             }
             if changed() {
+                if innermost {
+                    self.probes[p].reread.push((key, None));
+                }
                 continue;
             }
             if self.probes.len() > 1 && too_big_for_nested(&self.objs[obj].slots[leaf]) {
@@ -690,34 +710,6 @@ impl Probe {
             structure: out,
             wiring: wires,
         }
-    }
-
-    /// Whether `other` (the next iteration's probe) is the same body up to
-    /// wiring, reading and writing the same objects in the same order.
-    pub(super) fn matches(&self, other: &Probe) -> bool {
-        self.failed.is_none()
-            && other.failed.is_none()
-            && self.observations.len() == other.observations.len()
-            && self.writes.len() == other.writes.len()
-            && self.derived.len() == other.derived.len()
-            && self
-                .observations
-                .iter()
-                .zip(&other.observations)
-                .all(|(a, b)| a.at.obj == b.at.obj && a.seq == b.seq)
-            && self
-                .writes
-                .iter()
-                .zip(&other.writes)
-                .all(|(a, b)| a.at.obj == b.at.obj && a.seq == b.seq)
-            && self.frame.blocks.len() == other.frame.blocks.len()
-            && self
-                .frame
-                .blocks
-                .iter()
-                .zip(&other.frame.blocks)
-                .all(|(a, b)| a.body == b.body)
-            && self.canonical() == other.canonical()
     }
 }
 

@@ -41,6 +41,7 @@ pub(super) type Overwritten = Vec<((usize, usize), Slot)>;
 pub(super) struct Steps {
     observations: Vec<i64>,
     writes: Vec<i64>,
+    rereads: Vec<i64>,
     amounts: Vec<i128>,
 }
 
@@ -58,6 +59,9 @@ impl Steps {
                 .writes
                 .iter()
                 .zip(&later.writes)
+                .map(|(a, b)| b.at.leaf - a.at.leaf)
+                .collect(),
+            rereads: (earlier.rereads.iter().zip(&later.rereads))
                 .map(|(a, b)| b.at.leaf - a.at.leaf)
                 .collect(),
             amounts: earlier
@@ -114,6 +118,9 @@ pub(super) struct Run {
     /// Iterations simulated (the rest of a steady run continue the last).
     pub simulated: u64,
     pub obs_delta: Vec<i64>,
+    /// How far each of the template's rereads (see `Probe::rereads`) moves
+    /// an iteration.
+    pub reread_delta: Vec<i64>,
     pub write_delta: Vec<i64>,
     pub derived_delta: Vec<i128>,
     /// Where the next iteration reads and writes, and its shift amounts,
@@ -332,6 +339,7 @@ impl Run {
             groups,
             loose: (0..probe.inputs.len()).collect(),
             obs_delta: vec![0; probe.observations.len()],
+            reread_delta: vec![0; probe.rereads.len()],
             write_delta: vec![0; probe.writes.len()],
             derived_delta: vec![0; probe.derived.len()],
             probe,
@@ -361,6 +369,7 @@ impl Run {
     /// amounts move.
     pub(super) fn set_steps(&mut self, steps: Steps) {
         self.obs_delta = steps.observations;
+        self.reread_delta = steps.rereads;
         self.write_delta = steps.writes;
         self.derived_delta = steps.amounts;
         // A read after a write to the same object (a read of the value

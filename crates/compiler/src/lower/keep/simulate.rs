@@ -1,7 +1,7 @@
 //! Simulating an iteration: applying a run's template to it without
 //! lowering it, when what it reads has the template's shapes.
 
-use super::super::probe::{padded_form, Observation, MARKER_BASE};
+use super::super::probe::{padded_form, Observation, Served, MARKER_BASE};
 use super::run::{Run, TOKEN_BASE};
 use super::*;
 use crate::range::Range;
@@ -87,8 +87,9 @@ impl Lower<'_> {
 
     /// Whether iteration `j` of `run` writes only leaves that exist, none
     /// where a read that may meet it (an alias pair) reads, and no leaf
-    /// twice; and reads no location it wrote back to what it was (a
-    /// restore pair) through another subscript.
+    /// twice; reads no location it wrote back to what it was (a restore
+    /// pair) through another subscript; and reads again where the template
+    /// did (its rereads land where what served them does).
     fn fits(&self, run: &Run, j: u64) -> bool {
         let p = &run.probe;
         for &(o, w) in &run.alias_pairs {
@@ -99,6 +100,19 @@ impl Lower<'_> {
         for &(o, r) in &run.restore_pairs {
             if run.obs_leaf(o, j) == run.obs_leaf(r, j) {
                 return false;
+            }
+        }
+        // (An iteration of its own probe was compared with the template's.)
+        if run.explicit.is_none() {
+            for (r, reread) in p.rereads.iter().enumerate() {
+                let leaf = reread.at.leaf + run.reread_delta[r] * j as i64;
+                let served = match reread.by {
+                    Served::Observation(o) => run.obs_leaf(o, j),
+                    Served::Write(w) => run.write_leaf(w, j),
+                };
+                if leaf != served {
+                    return false;
+                }
             }
         }
         if !run.moving_writes.is_empty() {

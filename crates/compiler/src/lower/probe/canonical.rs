@@ -1,7 +1,10 @@
-//! The canonical numbers of a probe's wires (see `Probe::canonical`).
+//! The canonical numbers of a probe's wires (see `Probe::canonical`), and
+//! whether two probes are one template.
 
 use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::Wire;
+
+use super::{reread, Probe};
 
 /// No canonical number, in [`CanonicalIds::Table`].
 const NONE: u32 = u32::MAX;
@@ -60,6 +63,37 @@ impl CanonicalIds {
             CanonicalIds::Map(ids) => ids.get(&w).copied(),
         };
         id.map_or(-1_000_000 - i64::from(w), i64::from)
+    }
+}
+
+impl Probe {
+    /// Whether `other` (the next iteration's probe) is the same body up to
+    /// wiring, reading and writing the same objects in the same order.
+    pub(in crate::lower) fn matches(&self, other: &Probe) -> bool {
+        self.failed.is_none()
+            && other.failed.is_none()
+            && self.observations.len() == other.observations.len()
+            && self.writes.len() == other.writes.len()
+            && self.derived.len() == other.derived.len()
+            && reread::alike(&self.rereads, &other.rereads)
+            && self
+                .observations
+                .iter()
+                .zip(&other.observations)
+                .all(|(a, b)| a.at.obj == b.at.obj && a.seq == b.seq)
+            && self
+                .writes
+                .iter()
+                .zip(&other.writes)
+                .all(|(a, b)| a.at.obj == b.at.obj && a.seq == b.seq)
+            && self.frame.blocks.len() == other.frame.blocks.len()
+            && self
+                .frame
+                .blocks
+                .iter()
+                .zip(&other.frame.blocks)
+                .all(|(a, b)| a.body == b.body)
+            && self.canonical() == other.canonical()
     }
 }
 
