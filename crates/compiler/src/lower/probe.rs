@@ -63,7 +63,7 @@ pub(super) struct ProbeState {
     fresh_of: HashMap<Wire, Wire>,
     /// Locations read again, or after a write (see [`Reread`]), with the
     /// observation that served each if it was one not written yet.
-    reread: Vec<((usize, usize), Option<usize>)>,
+    reread: reread::Read,
     failed: Option<String>,
 }
 
@@ -277,7 +277,7 @@ impl<'p> Lower<'p> {
             counters: Vec::new(),
             ranges: 0,
             fresh_of: HashMap::default(),
-            reread: Vec::new(),
+            reread: reread::Read::default(),
             failed: None,
             requested: self.b.requested_gates(),
         });
@@ -422,13 +422,13 @@ impl<'p> Lower<'p> {
                     st.observations[o].last_read = st.seq;
                 }
                 if innermost {
-                    st.reread.push((key, unwritten.then_some(o)));
+                    st.reread.note(key, unwritten.then_some(o));
                 }
                 continue;
             }
             if changed() {
                 if innermost {
-                    self.probes[p].reread.push((key, None));
+                    self.probes[p].reread.note(key, None);
                 }
                 continue;
             }

@@ -8,7 +8,7 @@
 //! `x[i]` was observed at `i == 12`, is neither in other iterations).
 
 use super::{Address, Observation, Write};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What served a read within the iteration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,12 +26,31 @@ pub(in crate::lower) struct Reread {
     pub by: Served,
 }
 
-/// The rereads of locations `read` (in order; each with its observation
-/// if it was one not written yet), given the probe's `observations` (by
+/// The locations a probe read again, in order, each with the observation
+/// that served it if it was one not written yet; each such pair once (a
+/// loop lowered as written inside the probe reads its flags again every
+/// iteration: listed each time, a long one's list filled the memory).
+#[derive(Default)]
+pub(super) struct Read {
+    list: Vec<((usize, usize), Option<usize>)>,
+    seen: HashSet<((usize, usize), Option<usize>)>,
+}
+
+impl Read {
+    /// Notes a read of `key` again, served by observation `obs` if it is
+    /// one not written yet.
+    pub(super) fn note(&mut self, key: (usize, usize), obs: Option<usize>) {
+        if self.seen.insert((key, obs)) {
+            self.list.push((key, obs));
+        }
+    }
+}
+
+/// The rereads of locations `read`, given the probe's `observations` (by
 /// location in `observed`) and `writes`. A location written and written
 /// back is served by its observation.
 pub(super) fn resolve(
-    read: Vec<((usize, usize), Option<usize>)>,
+    read: Read,
     observed: &HashMap<(usize, usize), usize>,
     observations: &[Observation],
     writes: &[Write],
@@ -39,7 +58,7 @@ pub(super) fn resolve(
     let written: HashMap<Address, usize> = (writes.iter().enumerate())
         .map(|(w, wr)| (wr.at, w))
         .collect();
-    read.into_iter()
+    (read.list.into_iter())
         .filter_map(|(key, obs)| {
             let at = Address::of(key);
             let by = match obs {
