@@ -34,6 +34,11 @@ pub enum Tok {
     /// too large): `##` may paste it into one (`0x ## 1F`), as gcc does;
     /// the preprocessor refuses one left in its output.
     PpNumber(String),
+    /// A character no token begins with, or a quote its literal does not
+    /// close on its line (`doesn't`): an error only if it is left after
+    /// preprocessing (skipped `#if 0` text may hold one, as gcc allows).
+    /// Its spelling, and the error.
+    Stray(String, String),
 }
 
 impl Tok {
@@ -314,7 +319,15 @@ impl Cursor<'_> {
             let text = &self.src[start..self.i];
             Ok(number(text, loc).unwrap_or_else(|_| Tok::PpNumber(text.to_string())))
         } else if c == b'\'' {
-            let vals = self.quoted(b'\'', loc, "unterminated character constant", 8)?;
+            let at = (self.i, self.col, self.line, self.next_splice);
+            let vals = match self.quoted(b'\'', loc, "unterminated character constant", 8) {
+                Ok(vals) => vals,
+                Err(e) => {
+                    (self.i, self.col, self.line, self.next_splice) = at;
+                    self.adv();
+                    return Ok(Tok::Stray("'".into(), e.message));
+                }
+            };
             match vals[..] {
                 [] => err(loc, "empty character constant"),
                 // A plain `char` is signed: '\xff' is -1.
@@ -347,7 +360,7 @@ impl Cursor<'_> {
             let wide = wide.filter(|w| !bytes.chars().map(u32::from).eq(w[0].iter().copied()));
             Ok(Tok::Str(bytes, wide.map(Box::new)))
         } else {
-            self.punct(loc)
+            Ok(self.punct())
         }
     }
 
@@ -444,23 +457,24 @@ impl Cursor<'_> {
         }
     }
 
-    /// The punctuator at the cursor (at `loc`).
-    fn punct(&mut self, loc: Loc) -> DResult<Tok> {
+    /// The punctuator at the cursor, or the stray character there.
+    fn punct(&mut self) -> Tok {
         let rest = &self.src[self.i..];
         if let Some((d, p)) = DIGRAPHS.iter().find(|(d, _)| rest.starts_with(d)) {
             self.adv_n(d.len());
-            return Ok(Tok::Punct(p));
+            return Tok::Punct(p);
         }
         match PUNCTS.iter().find(|p| rest.starts_with(**p)) {
             Some(p) => {
                 self.adv_n(p.len());
-                Ok(Tok::Punct(p))
+                Tok::Punct(p)
             }
             None => {
                 let ch = rest.chars().next().unwrap_or('?');
                 let code = format!("U+{:04X}", u32::from(ch));
-                err(
-                    loc,
+                self.adv_n(ch.len_utf8());
+                Tok::Stray(
+                    ch.to_string(),
                     match ch {
                         _ if ch.is_ascii_graphic() => format!("unexpected character '{ch}'"),
                         _ if ch.is_control() || ch.is_whitespace() => {

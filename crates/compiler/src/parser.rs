@@ -176,7 +176,7 @@ impl<'a> Parser<'a> {
             Some(Tok::Char(..)) => "a character constant".into(),
             Some(Tok::Str(..) | Tok::WideStr(..)) => "a string literal".into(),
             Some(Tok::Float(..)) => "a floating-point constant".into(),
-            Some(Tok::PpNumber(t)) => format!("'{t}'"),
+            Some(Tok::PpNumber(t) | Tok::Stray(t, _)) => format!("'{t}'"),
         }
     }
 

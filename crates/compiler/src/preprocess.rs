@@ -720,12 +720,16 @@ impl Preprocessor {
 }
 
 /// Refuses a preprocessing number left in `toks` that is no constant,
-/// with the lexer's reason (`0x` pasted to nothing, `1e`, `1.0L`).
+/// with the lexer's reason (`0x` pasted to nothing, `1e`, `1.0L`), and a
+/// stray character or quote.
 fn constants(toks: &[Token]) -> DResult<()> {
     for t in toks {
         if let Tok::PpNumber(text) = &t.tok {
             crate::lexer::number(text, t.loc)?;
             return err(t.loc, format!("invalid integer constant '{text}'"));
+        }
+        if let Tok::Stray(_, why) = &t.tok {
+            return err(t.loc, why.clone());
         }
     }
     Ok(())

@@ -564,3 +564,21 @@ int mpc_main(int INPUT_A, int INPUT_B)
         "generic_qualified_associations_never_match",
     );
 }
+
+/// Text that `#if 0` skips need not be C: an apostrophe (`doesn't`) or a
+/// character no token begins with (`£`) is an error only where it is left
+/// after preprocessing, as gcc has it (it was refused wherever it stood:
+/// "unterminated character constant").
+#[test]
+fn skipped_groups_may_hold_stray_quotes() {
+    let src = "#if 0\nThis block doesn't compile; it's old code (£5).\n#endif\n\
+        int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A - INPUT_B; }\n";
+    let p = compiled(src);
+    agree_with_gcc(src, &[&p], 2, 13, "stray_quotes");
+    let left = "int mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A £ 2; }\n";
+    let e = twofold_compiler::compile(left, "prog.c", &Default::default()).expect_err("stray");
+    assert_eq!(
+        e.to_string(),
+        "prog.c:1:57: error: unexpected character '£' (U+00A3)"
+    );
+}

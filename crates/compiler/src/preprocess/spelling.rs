@@ -29,7 +29,7 @@ pub(super) fn spell(t: &Token) -> String {
             format!("{}{f}", crate::floats::format(*v, bits))
         }
         Tok::Punct(p) => p.to_string(),
-        Tok::PpNumber(t) => t.clone(),
+        Tok::PpNumber(t) | Tok::Stray(t, _) => t.clone(),
     }
 }
 
