@@ -9,7 +9,7 @@
 mod common;
 
 use common::{agree_kept_and_unrolled, agree_with_gcc};
-use twofold_compiler::{compile, CompileOptions, Limits};
+use twofold_compiler::{compile, CompileOptions, CompiledProgram, Limits};
 
 /// A 0/1 knapsack over 32 items with secret weights: each cell reads the
 /// row at a secret distance, and the row's values widen item after item,
@@ -161,21 +161,30 @@ Centroids mpc_main(Points INPUT_A, Points INPUT_B)
 /// the unrolled AND gates, and agrees with gcc.
 #[test]
 fn short_loops_inside_probes_are_not_probed() {
+    kept_within_work(KMEANS, "kmeans", 16, (3, 1));
+}
+
+/// Compiles `src` with its loops kept and unrolled: the same AND gates,
+/// the kept compilation in at most `ratio` times the unrolled work, both
+/// agreeing with gcc on `n` inputs from `seed`. Returns the kept program.
+fn kept_within_work(src: &str, name: &str, ratio: u64, (n, seed): (usize, u64)) -> CompiledProgram {
+    let file = format!("{name}.c");
     let opts = CompileOptions::default();
-    let kept = compile(KMEANS, "kmeans.c", &opts).unwrap_or_else(|e| panic!("{e}"));
+    let kept = compile(src, &file, &opts).unwrap_or_else(|e| panic!("{e}"));
     let flat_opts = CompileOptions {
         loops: false,
         ..opts
     };
-    let flat = compile(KMEANS, "kmeans.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
+    let flat = compile(src, &file, &flat_opts).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(kept.program.and_count(), flat.program.and_count());
     assert!(
-        kept.work <= flat.work * 16,
+        kept.work <= flat.work * ratio,
         "kept work {} against {} unrolled",
         kept.work,
         flat.work
     );
-    agree_with_gcc(KMEANS, &[&kept, &flat], 3, 1, "kmeans");
+    agree_with_gcc(src, &[&kept, &flat], n, seed, name);
+    kept
 }
 
 /// A k/i/j nest over an 8 × 8 array: `h` collects a term every innermost
@@ -207,26 +216,13 @@ int32_t mpc_main(M INPUT_A, int32_t INPUT_B)
 }
 "#;
 
-/// The nest compiles kept in at most 8 times the unrolled work (35 times before), to the
-/// unrolled AND gates; the outer loop says why; both agree with gcc.
+/// The nest compiles kept in at most 8 times the unrolled work (35 times
+/// before), to the unrolled AND gates; the outer loop says why; both agree
+/// with gcc.
 #[test]
 fn nested_probes_reading_large_sums_stop() {
-    let opts = CompileOptions::default();
-    let kept = compile(NEST, "nest.c", &opts).unwrap_or_else(|e| panic!("{e}"));
-    let flat_opts = CompileOptions {
-        loops: false,
-        ..opts
-    };
-    let flat = compile(NEST, "nest.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(kept.program.and_count(), flat.program.and_count());
-    assert!(
-        kept.work <= flat.work * 8,
-        "kept work {} against {} unrolled",
-        kept.work,
-        flat.work
-    );
+    let kept = kept_within_work(NEST, "nest", 8, (4, 8));
     let outer = (kept.loops.iter().find(|l| l.line == 12)).expect("the outer loop");
     let why = outer.why.as_deref().unwrap_or_default();
     assert!(why.contains("read a sum of more than 1024 bits"), "{why}");
-    agree_with_gcc(NEST, &[&kept, &flat], 4, 8, "nest");
 }
