@@ -210,7 +210,7 @@ impl P<'_> {
                 self.i += 1;
                 let (v, n) = self.escape()?;
                 self.i -= 1;
-                // (A char constant is an `int` of a `char`'s value: `'\\xff'` is -1.)
+                // (A char constant is an `int` of a `char`'s value: `'\xff'` is -1.)
                 (i128::from(v as u8 as i8), n + 1)
             } else {
                 (c as i128, 2)
