@@ -164,7 +164,7 @@ impl Preprocessor {
                 Tok::Ident(s) => s.clone(),
                 // `# 1 "file"` line markers
                 Tok::Int(..) if active => {
-                    renumber(&mut toks[i..], &line, hash_loc)?;
+                    renumber(&mut toks[i..], &line, hash_loc, &mut self.files)?;
                     continue;
                 }
                 Tok::Int(..) => continue,
@@ -213,7 +213,7 @@ impl Preprocessor {
                 "error" => return err(hash_loc, format!("#error{}", message(&line[1..]))),
                 "line" => {
                     let number = self.expand(line[1..].to_vec())?;
-                    renumber(&mut toks[i..], &number, hash_loc)?;
+                    renumber(&mut toks[i..], &number, hash_loc, &mut self.files)?;
                 }
                 "pragma" if line.get(1).is_some_and(|t| t.ident() == Some("pack")) => {
                     self.flush(&mut pending, hash_loc, out)?;

@@ -7,7 +7,8 @@ mod common;
 use common::{agree_with_gcc, circuit_lines, compiled, error_of, run};
 
 /// `#line` renumbers what follows (so `__LINE__` is gcc's, even in gcc's
-/// harness, which adds lines before the program), and messages use it.
+/// harness, which adds lines before the program), and messages use it;
+/// with a file name, `__FILE__` and messages name that file.
 #[test]
 fn line_directive() {
     let src = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n#line 100\n    int x = __LINE__;\n# 7 \"other.c\"\n    int y = __LINE__;\n#define L 30\n#line L\n    return x * 1000 + y * 10 + __LINE__ + INPUT_A - INPUT_B;\n}\n";
@@ -30,6 +31,15 @@ fn line_directive() {
     assert_eq!(
         error_of("#line x\nint mpc_main(int INPUT_A, int INPUT_B) { return 0; }\n"),
         "prog.c:1:1: error: #line needs a line number from 1 to 2147483647"
+    );
+    // A file name renames what follows too: `__FILE__` and messages.
+    let named = "#line 100 \"foo.c\"\nint mpc_main(int INPUT_A, int INPUT_B) { return sizeof(__FILE__) * 1000 + __FILE__[0] + __LINE__ + INPUT_A - INPUT_B; }\n";
+    agree_with_gcc(named, &[&compiled(named)], 2, 2, "line_file");
+    assert_eq!(
+        error_of(
+            "# 7 \"other.c\"\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A + ; }\n"
+        ),
+        "other.c:7:59: error: expected an expression but found ';'"
     );
 }
 
