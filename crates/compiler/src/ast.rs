@@ -199,6 +199,9 @@ pub struct Decl {
     pub ty: TypeExpr,
     /// The initializer, if any.
     pub init: Option<Init>,
+    /// Whether it was declared `extern` without an initializer: it names
+    /// an object another declaration defines.
+    pub is_extern: bool,
     /// Where the name is.
     pub loc: Loc,
 }

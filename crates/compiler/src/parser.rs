@@ -15,6 +15,7 @@ mod expr;
 mod generic;
 mod knr;
 mod ranges;
+mod readonly;
 mod record;
 mod statics;
 mod stmt;
@@ -79,6 +80,7 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         depth: 0,
         max_nesting,
         locals: vec![HashMap::new()],
+        readonly: vec![HashMap::new()],
         hoisted: Vec::new(),
         statics_made: 0,
         function: String::new(),
@@ -110,6 +112,10 @@ struct Parser<'a> {
     /// Local variables in scope: for a static one, the name of the global
     /// object it is (see [`statics`]).
     locals: Vec<HashMap<String, Option<String>>>,
+    /// Per scope, the variables declared `const` there (file scope first,
+    /// also holding static locals' globals), with their declared array
+    /// dimensions (see [`readonly`]).
+    readonly: Vec<HashMap<String, u32>>,
     /// The static local variables of the function being parsed, as
     /// globals.
     hoisted: Vec<Decl>,
@@ -245,6 +251,7 @@ impl<'a> Parser<'a> {
         self.tags.push(HashMap::new());
         self.enums.push(HashMap::new());
         self.locals.push(HashMap::new());
+        self.readonly.push(HashMap::new());
     }
 
     fn pop_scope(&mut self) {
@@ -252,6 +259,7 @@ impl<'a> Parser<'a> {
         self.tags.pop();
         self.enums.pop();
         self.locals.pop();
+        self.readonly.pop();
     }
 }
 

@@ -15,6 +15,14 @@ impl<'p> Lower<'p> {
         // first such declaration.
         let mut incomplete: Vec<&Decl> = Vec::new();
         let mut defined: HashSet<&str> = HashSet::default();
+        let declared_here: HashSet<&str> = (globals.iter())
+            .filter(|g| !g.is_extern)
+            .map(|g| g.name.as_str())
+            .collect();
+        self.undefined_externs = (globals.iter())
+            .filter(|g| !declared_here.contains(g.name.as_str()))
+            .map(|g| g.name.clone())
+            .collect();
         for g in globals {
             if g.init.is_some() && !defined.insert(&g.name) {
                 return err(g.loc, format!("redefinition of '{}'", g.name));

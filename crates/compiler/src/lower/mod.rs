@@ -146,6 +146,7 @@ pub fn lower(prog: &Program, opts: &CompileOptions) -> DResult<Lowered> {
         b: Builder::new(),
         objs: Vec::new(),
         globals: HashMap::default(),
+        undefined_externs: HashSet::default(),
         frames: Vec::new(),
         journal: Vec::new(),
         opts,
@@ -191,6 +192,9 @@ struct Lower<'p> {
     b: Builder,
     objs: Vec<Object>,
     globals: HashMap<String, Binding>,
+    /// Globals only ever declared `extern`: their type is known (`sizeof
+    /// g`), but no object is defined, so none may be read or written.
+    undefined_externs: HashSet<String>,
     frames: Vec<Frame>,
     journal: Vec<Level>,
     opts: &'p CompileOptions,
@@ -550,6 +554,12 @@ impl<'p> Lower<'p> {
     fn lookup(&self, name: &str) -> Option<Binding> {
         let (obj, ty) = (self.frame().names.get(name)).or_else(|| self.global(name))?;
         Some((*obj, self.completed_type(ty)))
+    }
+
+    /// Whether `name` names (here) a global only ever declared `extern`.
+    fn undefined_extern(&self, name: &str) -> bool {
+        self.frame().names.get(name).is_none()
+            && (self.undefined_externs).contains(aliased_file_scope(name).unwrap_or(name))
     }
 
     /// The global `name` is bound to (the file-scope one a block-scope

@@ -54,6 +54,10 @@ impl<'p> Lower<'p> {
     pub(super) fn place(&mut self, e: &Expr) -> DResult<Place> {
         match &e.kind {
             ExprKind::Ident(n) => match self.lookup(n) {
+                Some(_) if self.undefined_extern(n) => err(
+                    e.loc,
+                    format!("'{n}' is declared extern but never defined (undefined reference)"),
+                ),
                 Some((obj, ty)) => Ok(Place::whole(obj, ty)),
                 None => {
                     if self.funcs.contains_key(n) {

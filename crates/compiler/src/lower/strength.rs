@@ -105,6 +105,7 @@ impl Lower<'_> {
                     name: name.clone(),
                     ty: TypeExpr::Known(ty.ctype()),
                     init: Some(Init::Expr(init)),
+                    is_extern: false,
                     loc,
                 })?;
                 // As bits, not the rows of the factor's shifted copies:

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::attributes::Attributes;
 use super::expr::const_eval;
+use super::readonly::readonly_dims;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
@@ -18,6 +19,9 @@ pub(super) struct Specs {
     /// `extern`: a declaration without an initializer names a global
     /// defined elsewhere.
     is_extern: bool,
+    /// `const`: the declared object is read-only (unless the declarator
+    /// makes it a pointer).
+    is_const: bool,
     /// The alignment `_Alignas` asks (0: none).
     pub(super) align: u64,
     /// The attributes among the specifiers (those after a struct's
@@ -105,6 +109,7 @@ impl Parser<'_> {
             }
             return Ok(None);
         }
+        self.note_readonly(&name, specs.is_const, &ty);
         let init = if self.eat("=") {
             Some(self.initializer()?)
         } else {
@@ -113,6 +118,7 @@ impl Parser<'_> {
         Ok(Some(Decl {
             name,
             ty,
+            is_extern: specs.is_extern && init.is_none(),
             init,
             loc,
         }))
@@ -142,6 +148,10 @@ impl Parser<'_> {
                     if self.is("{") {
                         let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
                         let variable_params = params.iter().map(|p| p.variable.clone()).collect();
+                        let readonly: Vec<String> = (params.iter())
+                            .filter(|p| p.readonly)
+                            .filter_map(|p| p.name.clone())
+                            .collect();
                         let params = params
                             .into_iter()
                             .map(|p| {
@@ -162,6 +172,7 @@ impl Parser<'_> {
                         }
                         self.push_scope();
                         params.iter().for_each(|p| self.declare_local(&p.0));
+                        readonly.iter().for_each(|n| self.note_readonly_dims(n, 0));
                         self.function = name.clone();
                         let body = self.block()?;
                         self.function.clear();
@@ -234,6 +245,9 @@ impl Parser<'_> {
             }
             let specs = self.specs()?;
             let (name, mut ty, _, _) = self.declarator(specs.ty, true)?;
+            // (An array parameter is a pointer: only scalars and structs
+            // are checked.)
+            let readonly = readonly_dims(specs.is_const, &ty) == Some(0);
             // A parameter of function type (`int cmp(int, int)`).
             let params = match self.name_params.take() {
                 Some(params) => Some(params),
@@ -242,7 +256,8 @@ impl Parser<'_> {
             if let Some(params) = params {
                 ty = self.function_of(ty, params)?;
             }
-            ps.push(self.param(name.map(|n| n.0), ty, loc)?);
+            let param = self.param(name.map(|n| n.0), ty, loc)?;
+            ps.push(Param { readonly, ..param });
             if self.eat(",") {
                 continue;
             }
@@ -277,6 +292,7 @@ impl Parser<'_> {
                 ty: CType::Pointer(Arc::new(CType::Void)),
                 declared: None,
                 variable: Some(ty),
+                readonly: false,
                 loc,
             });
         }
@@ -291,6 +307,7 @@ impl Parser<'_> {
             ty,
             declared,
             variable: None,
+            readonly: false,
             loc,
         })
     }
@@ -319,6 +336,7 @@ impl Parser<'_> {
         let mut typedef = false;
         let mut is_static = false;
         let mut is_extern = false;
+        let mut is_const = false;
         // A qualifier or storage class other than those above.
         let mut qualified = false;
         let mut align = 0;
@@ -340,7 +358,8 @@ impl Parser<'_> {
                 "typedef" => typedef = true,
                 "static" => is_static = true,
                 "extern" => is_extern = true,
-                "const" | "volatile" | "register" | "inline" | "auto" | "restrict"
+                "const" => (is_const, qualified) = (true, true),
+                "volatile" | "register" | "inline" | "auto" | "restrict"
                 | "_Noreturn" => qualified = true,
                 "signed" => signed = Some(true),
                 "unsigned" => signed = Some(false),
@@ -474,6 +493,7 @@ impl Parser<'_> {
             typedef,
             is_static,
             is_extern,
+            is_const,
             align,
             attributes,
             loc,
@@ -506,6 +526,9 @@ impl Parser<'_> {
             let Some((name, nloc)) = name else {
                 return err(dloc, "expected a name");
             };
+            if !specs.typedef {
+                self.refuse_redeclaration(&name, specs.is_extern, nloc)?;
+            }
             // A function's declaration (`int g(int);`) declares the
             // file's function, as one at file scope does: nothing here.
             let declared = match self.take_params()? {
@@ -605,6 +628,8 @@ pub(super) struct Param {
     /// Its type, if a size in it is not constant (see
     /// [`Function::variable_params`]).
     variable: Option<TypeExpr>,
+    /// Whether it was declared `const` (a scalar or a struct).
+    readonly: bool,
     /// Where it starts.
     loc: Loc,
 }

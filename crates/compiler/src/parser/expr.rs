@@ -1,6 +1,7 @@
 //! Expressions by precedence climbing, integer constants and constant
 //! evaluation.
 
+use super::readonly::Modified;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
@@ -50,6 +51,7 @@ impl Parser<'_> {
             _ => None,
         };
         let Some(op) = op else { return Ok(lhs) };
+        self.refuse_readonly(&lhs, Modified::Assignment, loc)?;
         self.pos += 1;
         let rhs = self.assign_expr()?;
         Ok(Expr {
@@ -196,6 +198,7 @@ impl Parser<'_> {
             let inc = t.is("++");
             self.pos += 1;
             let e = self.unary()?;
+            self.refuse_readonly(&e, Modified::of_step(inc), loc)?;
             return Ok(Expr {
                 kind: ExprKind::IncDec {
                     pre: true,
@@ -352,6 +355,7 @@ impl Parser<'_> {
                 };
             } else if self.is("++") || self.is("--") {
                 let inc = self.is("++");
+                self.refuse_readonly(&e, Modified::of_step(inc), loc)?;
                 self.pos += 1;
                 e = Expr {
                     kind: ExprKind::IncDec {

@@ -27,6 +27,7 @@ impl Parser<'_> {
         }
         let global = format!("{}#{}", decl.name, self.statics_made);
         self.statics_made += 1;
+        self.note_readonly_static(&decl.name, &global);
         if let Some(scope) = self.locals.last_mut() {
             scope.insert(decl.name.clone(), Some(global.clone()));
         }
