@@ -585,3 +585,35 @@ fn inputs_are_declared_only_where_they_can_be() {
         int mpc_main(int INPUT_A_x, int INPUT_B_y) { return f(INPUT_A_x) + INPUT_B_y; }\n";
     compile(local, "prog.c", &CompileOptions::default()).expect("compiles");
 }
+
+/// A loop whose condition is always true and that nothing leaves is
+/// refused where lowering reaches it: it made gates (or simulated
+/// iterations) for a minute and a gigabyte until the gate limit stopped
+/// it. A `break` out of a `switch` or of an inner loop does not leave
+/// it; a `break` of its own, a `return`, or a loop never reached does.
+#[test]
+fn loops_that_never_end_are_refused_at_once() {
+    let never = "prog.c:4:5: error: this loop never ends: its condition is always true and nothing in it leaves it (no 'break' out of it, no 'return')";
+    let head = "int mpc_main(int INPUT_A, int INPUT_B)\n{\n    int x = 0;\n";
+    for body in [
+        "    while (1) { x += INPUT_A; }\n",
+        "    for (;;) { switch (x & 3) { case 1: break; default: x += INPUT_A; } }\n",
+        "    do { for (int i = 0; i < 4; i++) if (x > INPUT_B) break; x++; } while (2 > 1);\n",
+    ] {
+        check(&format!("{head}{body}    return x;\n}}\n"), never);
+    }
+    let left = [
+        "    while (1) { x += INPUT_A; if (x > 100) break; }\n    return x;\n}\n",
+        "    for (;;) { x += INPUT_A; if (x > INPUT_B) return x; if (x > 9) return 0; }\n}\n",
+        "    if (0) while (1) x++;\n    return x;\n}\n",
+    ];
+    let opts = CompileOptions {
+        unwind: Some(12),
+        ..CompileOptions::default()
+    };
+    for body in left {
+        compile(&format!("{head}{body}"), "prog.c", &opts).expect("a loop that ends");
+    }
+    let uncalled = "int spin(int v) { while (1) v++; }\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }\n";
+    compile(uncalled, "prog.c", &opts).expect("a loop never reached");
+}

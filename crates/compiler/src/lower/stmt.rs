@@ -213,6 +213,12 @@ impl<'p> Lower<'p> {
         loc: Loc,
         loop_vars: &[String],
     ) -> DResult<()> {
+        if crate::loops::endless::never_ends(cond, body) {
+            return err(
+                loc,
+                "this loop never ends: its condition is always true and nothing in it leaves it (no 'break' out of it, no 'return')",
+            );
+        }
         self.frame_mut().loops += 1;
         self.merges.open_loop();
         let mut secret_iters = 0;
