@@ -126,6 +126,40 @@ int mpc_main(In INPUT_A, In INPUT_B)
     agree("while1", src, &opts);
 }
 
+/// A secret `return` is a secret exit as a secret `break` is: the
+/// iterations after it count toward `--unwind` (and the default bound).
+/// They were not counted, and such a loop made gates until the gate limit
+/// stopped it, whatever `--unwind` said.
+#[test]
+fn loops_left_by_a_secret_return_are_bounded_by_unwind() {
+    let src = r#"
+int mpc_main(int INPUT_A, int INPUT_B)
+{
+    unsigned x = INPUT_A & 7;
+    for (;;) {
+        x += 3;
+        if (x > (unsigned)(INPUT_B & 15) + 8)
+            return (int)x;
+        if (x == 13)
+            return -1;
+    }
+}
+"#;
+    let opts = CompileOptions {
+        unwind: Some(9),
+        ..CompileOptions::default()
+    };
+    agree("for_ever_return", src, &opts);
+    let while_1 = src.replace("for (;;)", "while (1)");
+    agree("while1_return", &while_1, &opts);
+    // (Ranges end that loop by themselves; this one has none to end it.)
+    let unbounded = "int mpc_main(unsigned INPUT_A, unsigned INPUT_B)\n{\n    for (;;) {\n        INPUT_A += 3;\n        if (INPUT_A == INPUT_B)\n            return 1;\n    }\n}\n";
+    let e = compile(unbounded, "unbounded.c", &default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("did not end within 1024 iterations"), "{e}");
+}
+
 #[test]
 fn secret_recursion_depth_with_unwind() {
     let src = r#"

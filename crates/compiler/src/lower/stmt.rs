@@ -269,6 +269,9 @@ impl<'p> Lower<'p> {
         let most = cond
             .filter(|_| !do_while)
             .and_then(|c| self.progress_bound(c, step, body));
+        // (A secret `return` in the loop changes it: then the loop's exit
+        // depends on a secret as a secret `break`'s does.)
+        let returned_before = self.flag(RET);
         loop {
             if most.is_some_and(|most| iters >= most) {
                 break;
@@ -381,7 +384,7 @@ impl<'p> Lower<'p> {
             self.check_gates(loc)?;
             if cond.is_none()
                 && self.alive() != Bit::Const(true)
-                && self.flag(BRK) != Bit::Const(false)
+                && (self.flag(BRK) != Bit::Const(false) || self.flag(RET) != returned_before)
             {
                 *secret_iters += 1;
                 if *secret_iters > limit {
