@@ -118,10 +118,12 @@ impl YaoCost {
     /// both; three: shares in and out).
     fn of(boolean: &Program, network: &Network, parties: &Parties) -> Result<YaoCost> {
         let (bytes, messages) = match parties {
+            // (The garbled protocol alone: not the mixed run of the
+            // Boolean program, whose setup adds the arithmetic base OTs.)
             Parties::Two => {
                 let program = MixedProgram::of_boolean(boolean.clone());
                 let y = estimate(&program, Default::default(), Reveal::Both)?;
-                (y.mixed.bytes, y.mixed.flights)
+                (y.yao.bytes, y.yao.flights)
             }
             Parties::Three {
                 input_lanes,

@@ -425,3 +425,51 @@ int32_t mpc_main(int32_t INPUT_A_x[4], int32_t INPUT_B_y[4]) {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The garbled circuits' estimate `auto` weighs is the garbled run's
+/// bytes: it was the mixed run of the Boolean program, whose setup adds
+/// the arithmetic base OTs (8 KB too many), and small programs ran mixed
+/// for nothing — one whose products of secrets all fold away, so that
+/// its mixed program has no arithmetic, with twice the bytes.
+#[test]
+fn auto_weighs_the_garbled_runs_bytes_and_no_mixed_program_without_arithmetic() {
+    let compared = "#include <stdint.h>
+int32_t mpc_main(int32_t INPUT_A, int32_t INPUT_B) { return (INPUT_A > 10) * (INPUT_B > 20); }
+";
+    let folded = "#include <stdint.h>
+int32_t mpc_main(int32_t INPUT_A, int32_t INPUT_B) {
+    int32_t z = 0;
+    z *= INPUT_A * INPUT_B;
+    return z + (INPUT_A < INPUT_B);
+}
+";
+    let dir = common::workspace(
+        "auto_bytes",
+        &[("compared.c", compared), ("folded.c", folded)],
+    );
+    let run = |file: &str, protocol: &str, network: &str| -> Value {
+        let file = common::path(&dir, file);
+        let args = ["run", &file, "--local", "--json", "--protocol", protocol];
+        let values = ["--network", network, "-i", "INPUT_A=30", "-i", "INPUT_B=7"];
+        serde_json::from_str(&twofold_ok(&[&args[..], &values[..]].concat())).unwrap()
+    };
+    let bytes = |v: &Value| v["bytes"].as_u64().unwrap();
+    for network in ["lan", "wan"] {
+        let yao = run("folded.c", "yao", network);
+        let auto = run("folded.c", "auto", network);
+        assert_eq!(auto["protocol"], "yao", "{network}: {auto}");
+        assert_eq!(bytes(&auto), bytes(&yao), "{network}");
+        assert_eq!(auto["outputs"], yao["outputs"]);
+        assert_eq!(yao["outputs"]["return"], 0);
+    }
+    let yao = run("compared.c", "yao", "lan");
+    let mixed = run("compared.c", "mixed", "lan");
+    assert_eq!(mixed["outputs"], yao["outputs"]);
+    let estimated = mixed["mixed"]["estimate"]["yao_bytes"].as_u64().unwrap();
+    let real = bytes(&yao);
+    assert!(
+        estimated.abs_diff(real) * 10 <= real,
+        "estimated {estimated}, ran {real}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
