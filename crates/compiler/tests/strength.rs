@@ -184,3 +184,40 @@ fn a_loop_too_long_to_unroll_reads_its_keys_as_inputs() {
     }
     assert!(ands[0] < ands[1], "{ands:?}");
 }
+
+/// A loop whose counter is used only in products with secrets, or whose
+/// product's factor is cast (`(int64_t)z * i`), is unrolled without
+/// probing its iterations first: probed, no two lowered alike, and each
+/// probe held its copies (100,000 iterations of `s += (long long)y * i`
+/// took 5.9 s and 407 MB, unrolled at once 2.2 s and 25 MB, the same AND
+/// gates).
+#[test]
+fn loops_whose_iterations_differ_only_in_products_are_unrolled_at_once() {
+    let flat_opts = CompileOptions {
+        loops: false,
+        ..CompileOptions::default()
+    };
+    for (n, body) in [
+        "t += (int64_t)z * i;",
+        "t += (int64_t)z * i + (x & i);",
+        "t += z * i;",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let src = program("int64_t", "for (int i = 0; i < 3000; i++)", body);
+        let p = compile(&src, "unrolled.c", &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let flat = compile(&src, "unrolled.c", &flat_opts).unwrap_or_else(|e| panic!("{e}"));
+        let l = p.loops.iter().find(|l| l.line == 8).expect("the loop");
+        assert!(l.blocks.is_empty(), "{body}: {l:?}");
+        assert_eq!(p.program.and_count(), flat.program.and_count(), "{body}");
+        assert!(
+            p.work <= flat.work * 2,
+            "{body}: work {} against {} unrolled",
+            p.work,
+            flat.work
+        );
+        agree_with_gcc(&src, &[&p], 3, 970 + n as u64, &format!("unrolled{n}"));
+    }
+}

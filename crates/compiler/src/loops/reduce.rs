@@ -17,6 +17,7 @@
 
 use super::children;
 use crate::ast::*;
+use crate::types::CType;
 
 /// A product to replace: its factor other than the loop variable, and
 /// where it was first seen (its value before the first iteration is the
@@ -106,6 +107,7 @@ fn factor_of<'e>(e: &'e Expr, var: &str) -> Option<&'e Expr> {
 fn root(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Ident(v) => Some(v),
+        ExprKind::Cast(t, a) if integer(t) => root(a),
         ExprKind::Member(a, _) => root(a),
         ExprKind::Index(a, k) if matches!(k.kind, ExprKind::Int(..)) => root(a),
         _ => None,
@@ -117,6 +119,10 @@ fn same(a: &Expr, b: &Expr) -> bool {
     match (&a.kind, &b.kind) {
         (ExprKind::Ident(x), ExprKind::Ident(y)) => x == y,
         (ExprKind::Member(x, m), ExprKind::Member(y, n)) => m == n && same(x, y),
+        (ExprKind::Cast(t, x), ExprKind::Cast(u, y)) => match (t, u) {
+            (TypeExpr::Known(t), TypeExpr::Known(u)) => t == u && same(x, y),
+            _ => false,
+        },
         (ExprKind::Index(x, i), ExprKind::Index(y, j)) => match (&i.kind, &j.kind) {
             (ExprKind::Int(i, _), ExprKind::Int(j, _)) => i == j && same(x, y),
             _ => false,
@@ -274,4 +280,10 @@ pub(crate) fn expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
         |init: &mut Init| init_mut(init, f),
         |items: &mut Vec<Stmt>| items.iter_mut().for_each(|s| for_each_expr_mut(s, f))
     );
+}
+
+/// Whether a cast is to an integer type (`(long long)x`: the factor
+/// widened as C widens it before multiplying).
+fn integer(t: &TypeExpr) -> bool {
+    matches!(t, TypeExpr::Known(CType::Int { .. }))
 }

@@ -11,6 +11,7 @@
 //! combined with a balanced tree and the result is assigned.
 
 use super::budget::Charge;
+use super::strength::{Reduction, ONLY_PRODUCTS};
 use super::*;
 use crate::loops;
 use crate::regions::{self, minmax_parts, Plan, RedOp};
@@ -178,7 +179,19 @@ impl<'p> Lower<'p> {
                     // would multiply).
                     let reduced = match ind.each {
                         true => self.strength_reduced(&ind, (cond, step), body)?,
-                        false => None,
+                        false => Reduction::Written,
+                    };
+                    let reduced = match reduced {
+                        Reduction::Unroll => {
+                            return self.unrolled_as_written(
+                                ONLY_PRODUCTS,
+                                (Some(cond), Some(step), body),
+                                loc,
+                                vars,
+                            );
+                        }
+                        Reduction::Reduced(b) => Some(b),
+                        Reduction::Written => None,
                     };
                     let (ind, kept) = match &reduced {
                         // (Probed each still: its sums carried on are
@@ -223,8 +236,19 @@ impl<'p> Lower<'p> {
                 _ => "the loop has no condition or step".to_string(),
             }
         };
+        self.unrolled_as_written(&why, (cond, step, body), loc, vars)
+    }
+
+    /// The loop at `loc` unrolled, reported so for `why`.
+    fn unrolled_as_written(
+        &mut self,
+        why: &str,
+        (cond, step, body): (Option<&Expr>, Option<&Expr>, &Stmt),
+        loc: Loc,
+        vars: &[String],
+    ) -> DResult<()> {
         let report = LoopReport {
-            why: Some(why),
+            why: Some(why.to_string()),
             ..LoopReport::new(String::new(), 0)
         };
         self.loops.insert(loc, report);

@@ -8,6 +8,24 @@ use crate::loops::{self, reduce, Induction};
 /// `long`: the type of the step's constant.
 const LONG: Scalar = Scalar::int(64, true);
 
+/// What strength reduction makes of a loop probed each.
+pub(super) enum Reduction {
+    /// No product worth reducing: the body as written.
+    Written,
+    /// The body with its products replaced (still probed each).
+    Reduced(Stmt),
+    /// The counter's only use that keeps the loop probed each is in
+    /// products with secrets: reduced, the loop would carry sums reduced
+    /// every iteration (many times the AND gates); probed, no two
+    /// iterations lower alike. It is unrolled at once, where its sums
+    /// collect like terms.
+    Unroll,
+}
+
+/// Why a loop [`Reduction::Unroll`] names is unrolled.
+pub(super) const ONLY_PRODUCTS: &str =
+    "the counter is used only in products with secrets: unrolled, their sums collect like terms";
+
 impl Lower<'_> {
     /// The body of the loop `ind` counts (with condition `cond` and step
     /// `step`), its products of the variable with secret values it does not
@@ -20,15 +38,15 @@ impl Lower<'_> {
     /// full words: a narrow factor's few shifted rows cost less than an
     /// addition), and the body computes with the variable besides (its keys
     /// keep the loop probed each, where the sums it carries on are reduced
-    /// each iteration; see `keep::each`).
+    /// each iteration; see `keep::each`); else [`Reduction::Unroll`].
     pub(super) fn strength_reduced(
         &mut self,
         ind: &Induction,
         (cond, step): (&Expr, &Expr),
         body: &Stmt,
-    ) -> DResult<Option<Stmt>> {
+    ) -> DResult<Reduction> {
         let Some(var) = self.lookup(&ind.var).and_then(|(_, t)| t.scalar()) else {
-            return Ok(None);
+            return Ok(Reduction::Written);
         };
         let mut planned = Vec::new();
         let pointer = |n: &str| self.lookup(n).is_some_and(|(_, t)| t.holds_pointer());
@@ -84,8 +102,11 @@ impl Lower<'_> {
             .collect();
         let reduced = reduce::rewrite(body, &ind.var, &products, &replacements, updates);
         let keyed = loops::analyze(Some(cond), Some(step), &reduced).is_ok_and(|i| i.each);
-        if planned.is_empty() || !keyed {
-            return Ok(None);
+        if planned.is_empty() {
+            return Ok(Reduction::Written);
+        }
+        if !keyed {
+            return Ok(Reduction::Unroll);
         }
         for ((p, ty), name) in planned.iter().zip(&names) {
             let loc = p.first.loc;
@@ -115,7 +136,7 @@ impl Lower<'_> {
                 }
             }
         }
-        Ok(Some(reduced))
+        Ok(Reduction::Reduced(reduced))
     }
 }
 
