@@ -164,7 +164,7 @@ impl<'p> Lower<'p> {
                 why: Some(crate::NO_LOOPS.to_string()),
                 ..LoopReport::new(String::new(), 0)
             };
-            self.loops.insert(loc, report);
+            self.note_loop(loc, report);
             return self.exec_loop(cond, step, body, false, loc, vars);
         }
         let why = if self.alive() != Bit::Const(true) {
@@ -251,7 +251,7 @@ impl<'p> Lower<'p> {
             why: Some(why.to_string()),
             ..LoopReport::new(String::new(), 0)
         };
-        self.loops.insert(loc, report);
+        self.note_loop(loc, report);
         self.exec_loop(cond, step, body, false, loc, vars)
     }
 
@@ -382,7 +382,7 @@ impl<'p> Lower<'p> {
             }
         }
         report.at = format!("line {}", loc.line);
-        self.loops.insert(loc, report);
+        self.note_loop(loc, report);
         if let keep::Outcome::Changed(_) = outcome {
             // The variable holds the iteration that changed what the loop
             // counts with: the step as written leads to the next.

@@ -399,6 +399,23 @@ impl<'p> Lower<'p> {
         Ok(())
     }
 
+    /// Records how the loop at `loc` was lowered this time: instead of the
+    /// report of an earlier time it ran (a loop nested in an unrolled
+    /// one), unless that one kept iterations and this one kept none — then
+    /// this one's iterations add to it as unrolled, so that `stats` does
+    /// not call a loop unrolled whose blocks are in the program.
+    pub(super) fn note_loop(&mut self, loc: Loc, report: LoopReport) {
+        match self.loops.get_mut(&loc) {
+            Some(kept) if report.blocks.is_empty() && !kept.blocks.is_empty() => {
+                kept.iterations += report.iterations;
+                kept.unrolled += report.iterations - report.disabled;
+                kept.disabled += report.disabled;
+                kept.why = kept.why.take().or(report.why);
+            }
+            _ => _ = self.loops.insert(loc, report),
+        }
+    }
+
     /// Notes in the loop's report (`stats`) that the loop at `loc`, whose
     /// exit depends on a secret, was cut at `--unwind`'s `limit`: an input
     /// that needs more gets the values after `limit` iterations.
@@ -408,7 +425,7 @@ impl<'p> Lower<'p> {
         report.why = Some(format!(
             "its exit depends on a secret value: cut at {limit} iterations (--unwind); an input that needs more gets the values after {limit}"
         ));
-        self.loops.insert(loc, report);
+        self.note_loop(loc, report);
     }
 
     /// The most iterations `while (cond)` (or a `for` loop with `step`)
