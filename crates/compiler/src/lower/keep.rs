@@ -50,7 +50,7 @@ pub struct LoopReport {
     /// Where the loop is (`file:line`).
     pub at: String,
     /// Iterations in all (for a loop lowered several times, e.g. nested in
-    /// an unrolled one, the last time: see [`Lower::note_loop`]).
+    /// an unrolled one, the last time: see `Lower::note_loop`).
     pub iterations: u64,
     /// The blocks made from it: iterations each, and whether parallel.
     pub blocks: Vec<(u64, bool)>,
