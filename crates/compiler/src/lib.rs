@@ -328,9 +328,8 @@ pub struct LoopVerdict {
     pub file: String,
     /// The line of its `for`.
     pub line: u32,
-    /// Iterations (the last time the loop ran, if it ran several times;
-    /// with those of the times after the last that kept iterations, if
-    /// those kept none).
+    /// Iterations (of every time the loop ran, if it ran several times as
+    /// part of the program; inside a kept loop's template, the last time).
     pub iterations: u64,
     /// The blocks it became: iterations each, and whether parallel.
     pub blocks: Vec<(u64, bool)>,

@@ -39,3 +39,36 @@ Out mpc_main(int INPUT_A[2], int INPUT_B)
     assert_eq!(blocks, vec![64]);
     assert_eq!(inner.unrolled, 61, "{inner:?}");
 }
+
+/// An inner loop lowered once for every iteration of an unrolled outer
+/// loop reports every run: its blocks are the program's, and its
+/// iterations, kept and unrolled, are all the runs' (it reported the last
+/// run alone, "unrolled", with 40-odd blocks in the program).
+#[test]
+fn every_run_of_a_loop_in_an_unrolled_one_is_reported() {
+    let src = "typedef struct { int v[24]; } Out;
+Out mpc_main(Out INPUT_A, int INPUT_B)
+{
+    Out a = INPUT_A;
+    for (int i = 0; i < 23; i++)
+        for (int j = 0; j < 23 - i; j++) {
+            int x = a.v[j], y = a.v[j + 1];
+            int swap = x > y + INPUT_B;
+            a.v[j] = swap ? y : x;
+            a.v[j + 1] = swap ? x : y;
+        }
+    return a;
+}
+";
+    let p = agree_kept_and_unrolled("bubble", src, 82);
+    let inner = (p.loops.iter())
+        .find(|l| l.line == 6)
+        .expect("the inner loop");
+    let blocks: Vec<u64> = p.program.blocks.iter().map(|b| b.count).collect();
+    let reported: Vec<u64> = inner.blocks.iter().map(|&(n, _)| n).collect();
+    assert!(blocks.len() > 1, "{blocks:?}");
+    assert_eq!(reported, blocks, "{inner:?}");
+    let kept: u64 = blocks.iter().sum();
+    assert_eq!(kept + inner.unrolled, 23 * 24 / 2, "{inner:?}");
+    assert_eq!(inner.iterations, 23 * 24 / 2, "{inner:?}");
+}

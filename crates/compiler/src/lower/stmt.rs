@@ -399,13 +399,25 @@ impl<'p> Lower<'p> {
         Ok(())
     }
 
-    /// Records how the loop at `loc` was lowered this time: instead of the
-    /// report of an earlier time it ran (a loop nested in an unrolled
-    /// one), unless that one kept iterations and this one kept none — then
-    /// this one's iterations add to it as unrolled, so that `stats` does
-    /// not call a loop unrolled whose blocks are in the program.
+    /// Records how the loop at `loc` was lowered this time. Outside probes
+    /// (a loop nested in an unrolled one) every time is part of the
+    /// program: its blocks and counts add to those of the times before.
+    /// Inside a probe (a template that may be undone), this time's report
+    /// replaces the last, unless that one kept iterations and this one kept
+    /// none — then this one's iterations add to it as unrolled, so that
+    /// `stats` does not call a loop unrolled whose blocks are in the
+    /// program.
     pub(super) fn note_loop(&mut self, loc: Loc, report: LoopReport) {
+        let probing = !self.probes.is_empty();
         match self.loops.get_mut(&loc) {
+            Some(all) if !probing => {
+                all.iterations += report.iterations;
+                all.blocks.extend(report.blocks);
+                all.unrolled += report.unrolled;
+                all.disabled += report.disabled;
+                all.continued += report.continued;
+                all.why = all.why.take().or(report.why);
+            }
             Some(kept) if report.blocks.is_empty() && !kept.blocks.is_empty() => {
                 kept.iterations += report.iterations;
                 kept.unrolled += report.iterations - report.disabled;

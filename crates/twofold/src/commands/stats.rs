@@ -12,6 +12,10 @@ use super::mixed::{summary_of, MixedSummary};
 use super::{PerParty, ProgramArgs, Report};
 use crate::choice::{Comparison, Parties};
 use crate::load::Loaded;
+
+/// Groups of blocks a loop's line lists one by one; more are summed up
+/// per kind (see `LoopStats::blocks_summed`).
+const MAX_BLOCKS_LISTED: usize = 8;
 use twofold_protocol::mixed::network::Network;
 
 /// Arguments of `stats`.
@@ -333,6 +337,27 @@ impl LoopStats {
         }
     }
 
+    /// The blocks of each kind in one phrase ("47 loops of 17 to 63
+    /// iterations").
+    fn blocks_summed(&self) -> Vec<String> {
+        let mut phrases = Vec::new();
+        for (parallel, kind) in [(false, "loops"), (true, "regions")] {
+            let sizes = || {
+                (self.blocks.iter())
+                    .filter(|b| b.parallel == parallel)
+                    .map(|b| b.iterations)
+            };
+            let (Some(least), Some(most)) = (sizes().min(), sizes().max()) else {
+                continue;
+            };
+            phrases.push(format!(
+                "{} {kind} of {least} to {most} iterations",
+                sizes().count()
+            ));
+        }
+        phrases
+    }
+
     /// One line on how the loop was lowered.
     fn text(&self) -> String {
         // Blocks alike in a row are counted once ("3 x region of 8").
@@ -347,18 +372,21 @@ impl LoopStats {
                 _ => blocks.push((1, b)),
             }
         }
-        let blocks: Vec<String> = blocks
-            .iter()
-            .map(|(n, b)| {
-                let kind = if b.parallel { "region" } else { "loop" };
-                let times = if *n > 1 {
-                    format!("{n} x ")
-                } else {
-                    String::new()
-                };
-                format!("{times}{kind} of {}", b.iterations)
-            })
-            .collect();
+        let blocks: Vec<String> = match blocks.len() > MAX_BLOCKS_LISTED {
+            true => self.blocks_summed(),
+            false => blocks
+                .iter()
+                .map(|(n, b)| {
+                    let kind = if b.parallel { "region" } else { "loop" };
+                    let times = if *n > 1 {
+                        format!("{n} x ")
+                    } else {
+                        String::new()
+                    };
+                    format!("{times}{kind} of {}", b.iterations)
+                })
+                .collect(),
+        };
         let mut text = if blocks.is_empty() {
             "unrolled".to_string()
         } else {
