@@ -493,3 +493,31 @@ fn extremes_found_again_and_again_outside_kept_loops_are_sequential_loops() {
     let counts = common::parallel_counts(&p.program.blocks);
     assert_eq!(counts, vec![24], "{counts:?} {:?}", p.loops);
 }
+
+/// A region whose last instance alone gives a value read later (the
+/// others' bits of it are constant by their ranges: `d[i] * 3` of a
+/// running count) wrote that value to one wire from every instance, in
+/// whatever order they ran; `twofold compile` wrote a program that its
+/// reader then refused ("two instances of a parallel block write wire
+/// 548"). Each instance now writes wires of its own, and the program is
+/// valid (as `agree` checks every program it runs).
+#[test]
+fn every_instance_of_a_region_writes_its_own_wires() {
+    let src = "typedef struct { int v[16]; } Out;
+Out mpc_main(int INPUT_A[16], int INPUT_B)
+{
+    Out o;
+    int d[16];
+    int s = 0;
+    for (int i = 0; i < 16; i++) {
+        s += INPUT_A[i] & 1;
+        d[i] = s;
+    }
+    for (int i = 0; i < 16; i++)
+        o.v[i] = d[i] * 3 + (INPUT_B & 0);
+    return o;
+}
+";
+    let p = agree("running_count", src, 12);
+    assert!(!common::parallel_counts(&p.program.blocks).is_empty());
+}

@@ -157,6 +157,12 @@ pub fn agree_with_gcc_on(
     sets: &[Vec<String>],
     tag: &str,
 ) {
+    // (What `twofold compile` writes is validated when it is read.)
+    for (k, p) in programs.iter().enumerate() {
+        if let Err(e) = p.program.validate() {
+            panic!("{tag} (program {k}) is not a valid program: {e}\n{src}");
+        }
+    }
     if !gcc_available() {
         eprintln!("skipping the gcc comparison of {tag}: gcc is absent");
         return;

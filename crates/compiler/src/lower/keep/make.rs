@@ -274,7 +274,8 @@ impl<'p> Lower<'p> {
     fn make_block(&mut self, run: &mut Run, needed: &Needed) -> DResult<(Made, bool)> {
         let parallel = self.opts.regions && run.parallel();
         let kinds = InputKinds::of(run);
-        let (mut outs, mut made) = self.output_wires(run, &kinds.carried, needed);
+        let alike = parallel && kinds.carried.is_empty();
+        let (mut outs, mut made) = self.output_wires(run, (&kinds.carried, alike), needed);
         // Origins naming this run's own outputs are its output wires.
         let resolve = |b: Bit| match b {
             Bit::Wire(w) => run.decode(w).map_or(b, |(j, q)| made.bit(j, q)),
@@ -362,11 +363,15 @@ impl<'p> Lower<'p> {
     /// Fresh wires for the outputs of `run`'s block: those needed from
     /// every iteration, then those needed from the last one only (carried
     /// values, of the inputs `carried`, leave through their own last
-    /// wires). Returns them with what the run's tokens stand for.
+    /// wires). Returns them with what the run's tokens stand for. In a
+    /// parallel block (`parallel`: its iterations run at once) every
+    /// iteration writes wires of its own: one wire written by all of them
+    /// for the last one's value would be written in any order (and the
+    /// block's wiring is invalid).
     fn output_wires(
         &mut self,
         run: &Run,
-        carried: &[usize],
+        (carried, parallel): (&[usize], bool),
         needed: &Needed,
     ) -> (OutputWires, Made) {
         let mut carried_q = vec![false; run.outputs.len()];
@@ -376,15 +381,13 @@ impl<'p> Lower<'p> {
             }
         }
         let outputs = 0..run.outputs.len() as u32;
+        let last_only = |q: usize| needed.last[q] && !needed.every[q] && !carried_q[q];
         let every_q: Vec<u32> = outputs
             .clone()
-            .filter(|&q| needed.every[q as usize])
+            .filter(|&q| needed.every[q as usize] || (parallel && last_only(q as usize)))
             .collect();
         let last_q: Vec<u32> = outputs
-            .filter(|&q| {
-                let q = q as usize;
-                needed.last[q] && !needed.every[q] && !carried_q[q]
-            })
+            .filter(|&q| !parallel && last_only(q as usize))
             .collect();
         let width = every_q.len() as u32;
         let unit: Vec<Wire> = (0..run.count * width as u64)
