@@ -416,7 +416,7 @@ impl<'p> Lower<'p> {
                 all.unrolled += report.unrolled;
                 all.disabled += report.disabled;
                 all.continued += report.continued;
-                all.why = all.why.take().or(report.why);
+                all.why = report.why.or(all.why.take());
             }
             Some(kept) if report.blocks.is_empty() && !kept.blocks.is_empty() => {
                 kept.iterations += report.iterations;
