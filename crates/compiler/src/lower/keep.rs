@@ -531,6 +531,12 @@ impl<'p> Lower<'p> {
         }
     }
 
+    /// Whether the loop `ind` counts runs fewer than [`MIN_SETTLED_TRIPS`]
+    /// iterations: unrolled, its sums then collect like terms.
+    pub(super) fn short_of_settling(&mut self, ind: &Induction, cond: &Expr) -> DResult<bool> {
+        Ok((self.count_trips(ind, cond)?).is_some_and(|c| c.trips < MIN_SETTLED_TRIPS))
+    }
+
     /// The loop variable's location, first value and the trip count, if
     /// the loop counts publicly, steps without wrapping, and its condition
     /// holds exactly for the first `trips` values.

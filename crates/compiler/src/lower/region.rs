@@ -182,7 +182,7 @@ impl<'p> Lower<'p> {
                         false => Reduction::Written,
                     };
                     let reduced = match reduced {
-                        Reduction::Unroll => {
+                        Reduction::Unroll if self.short_of_settling(&ind, cond)? => {
                             return self.unrolled_as_written(
                                 ONLY_PRODUCTS,
                                 (Some(cond), Some(step), body),
@@ -191,7 +191,7 @@ impl<'p> Lower<'p> {
                             );
                         }
                         Reduction::Reduced(b) => Some(b),
-                        Reduction::Written => None,
+                        Reduction::Unroll | Reduction::Written => None,
                     };
                     let (ind, kept) = match &reduced {
                         // (Probed each still: its sums carried on are

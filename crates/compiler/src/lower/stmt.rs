@@ -410,19 +410,14 @@ impl<'p> Lower<'p> {
     pub(super) fn note_loop(&mut self, loc: Loc, report: LoopReport) {
         let probing = !self.probes.is_empty();
         match self.loops.get_mut(&loc) {
-            Some(all) if !probing => {
+            Some(all) if !probing || (report.blocks.is_empty() && !all.blocks.is_empty()) => {
                 all.iterations += report.iterations;
                 all.blocks.extend(report.blocks);
                 all.unrolled += report.unrolled;
                 all.disabled += report.disabled;
                 all.continued += report.continued;
+                // (The latest reason: a run unrolled says why.)
                 all.why = report.why.or(all.why.take());
-            }
-            Some(kept) if report.blocks.is_empty() && !kept.blocks.is_empty() => {
-                kept.iterations += report.iterations;
-                kept.unrolled += report.iterations - report.disabled;
-                kept.disabled += report.disabled;
-                kept.why = kept.why.take().or(report.why);
             }
             _ => _ = self.loops.insert(loc, report),
         }

@@ -18,7 +18,9 @@ pub(super) enum Reduction {
     /// products with secrets: reduced, the loop would carry sums reduced
     /// every iteration (many times the AND gates); probed, no two
     /// iterations lower alike. It is unrolled at once, where its sums
-    /// collect like terms.
+    /// collect like terms, if short of the iterations where keeping it
+    /// pays (see `keep::MIN_SETTLED_TRIPS`); a longer one is probed each
+    /// as written.
     Unroll,
 }
 

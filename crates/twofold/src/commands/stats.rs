@@ -12,11 +12,11 @@ use super::mixed::{summary_of, MixedSummary};
 use super::{PerParty, ProgramArgs, Report};
 use crate::choice::{Comparison, Parties};
 use crate::load::Loaded;
+use twofold_protocol::mixed::network::Network;
 
 /// Groups of blocks a loop's line lists one by one; more are summed up
 /// per kind (see `LoopStats::blocks_summed`).
 const MAX_BLOCKS_LISTED: usize = 8;
-use twofold_protocol::mixed::network::Network;
 
 /// Arguments of `stats`.
 #[derive(clap::Args, Debug)]
