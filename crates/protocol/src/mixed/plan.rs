@@ -333,30 +333,39 @@ impl CrossLayer {
         P::IntoIter: Clone,
     {
         let pairs = pairs.into_iter();
-        // Per side (A's factors, then B's), indexed by value: how often it
-        // occurs, then its group (tables, not maps: a large matrix
-        // product has millions of pairs).
-        let values = pairs
-            .clone()
-            .map(|(a, b)| a.max(b) as usize + 1)
-            .max()
-            .unwrap_or(0);
-        let mut seen = [vec![0u32; values], vec![0u32; values]];
+        // Per side (A's factors, then B's): the layer's distinct values,
+        // sorted, and per value how often it occurs, then its group
+        // (tables over the layer's own values, not maps and not tables
+        // over the program's: a large matrix product has millions of
+        // pairs, and a long chain of products millions of one-pair layers).
+        let distinct = |side: fn(&(ValueId, ValueId)) -> ValueId| {
+            let mut values: Vec<ValueId> = pairs.clone().map(|p| side(&p)).collect();
+            values.sort_unstable();
+            values.dedup();
+            values
+        };
+        let values = [distinct(|p| p.0), distinct(|p| p.1)];
+        let slot = |side: usize, v: ValueId| {
+            values[side]
+                .binary_search(&v)
+                .expect("a layer's value is among its distinct values")
+        };
+        let mut seen = [vec![0u32; values[0].len()], vec![0u32; values[1].len()]];
         for (a, b) in pairs.clone() {
-            seen[0][a as usize] += 1;
-            seen[1][b as usize] += 1;
+            seen[0][slot(0, a)] += 1;
+            seen[1][slot(1, b)] += 1;
         }
         let mut layer = CrossLayer::default();
         const NONE: u32 = u32::MAX;
-        let mut index = [vec![NONE; values], vec![NONE; values]];
+        let mut index = [vec![NONE; values[0].len()], vec![NONE; values[1].len()]];
         for (k, (a, b)) in pairs.enumerate() {
-            let a_is_scalar = seen[0][a as usize] > seen[1][b as usize];
-            let (groups, side, scalar, word) = if a_is_scalar {
-                (&mut layer.a_scalars, 0, a, b)
+            let (sa, sb) = (slot(0, a), slot(1, b));
+            let a_is_scalar = seen[0][sa] > seen[1][sb];
+            let (groups, g, scalar, word) = if a_is_scalar {
+                (&mut layer.a_scalars, &mut index[0][sa], a, b)
             } else {
-                (&mut layer.b_scalars, 1, b, a)
+                (&mut layer.b_scalars, &mut index[1][sb], b, a)
             };
-            let g = &mut index[side][scalar as usize];
             if *g == NONE {
                 groups.push(Group {
                     scalar,
@@ -396,5 +405,19 @@ mod tests {
         );
         assert_eq!(layer.shape(), ((2, 3), (1, 1)));
         assert_eq!(CrossLayer::of([]), CrossLayer::default());
+    }
+
+    #[test]
+    fn groups_keep_the_order_of_their_first_pair_whatever_the_values() {
+        // Sparse, descending values: the groups follow the pairs.
+        let far = 3_000_000_000;
+        let layer = CrossLayer::of([(far, 7), (5, 7), (far, 2), (far, 1)]);
+        let group = |scalar, words: &[(ValueId, usize)]| Group {
+            scalar,
+            words: words.to_vec(),
+        };
+        let words = [(7, 0), (2, 2), (1, 3)];
+        assert_eq!(layer.a_scalars, vec![group(far, &words)]);
+        assert_eq!(layer.b_scalars, vec![group(7, &[(5, 1)])]);
     }
 }
