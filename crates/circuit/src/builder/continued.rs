@@ -25,10 +25,12 @@ impl Builder {
     /// its first iterations (the same body, shared wires and carried start,
     /// the same wires read iteration by iteration), only the iterations
     /// after those, from the values that block carried out — or no block
-    /// at all if that block ran them all. What those iterations would have
-    /// written is copied from the earlier block's wires (XOR gates with
-    /// zero, free to garble). Returns the block to place, if any, and how
-    /// many iterations it skips.
+    /// at all if that block ran them all, or more (its iterations are then
+    /// split where this block's end, to hand out what they carried
+    /// there). What those iterations would have written is copied from
+    /// the earlier block's wires (XOR gates with zero, free to garble).
+    /// Returns the block to place, if any, and how many iterations it
+    /// skips.
     pub(super) fn continue_earlier(
         &mut self,
         mut block: PendingBlock,
@@ -37,15 +39,16 @@ impl Builder {
             return (Some(block), 0);
         }
         let found = (self.frame.chains.iter().rev())
-            .find(|c| repeats(&c.whole, &block))
-            .map(|c| (c.whole.count, c.whole.outputs.clone(), c.ends));
-        let Some((skipped, earlier_outputs, ends)) = found else {
+            .find(|c| shares_start(&c.whole, &block) && self.carried_at(c, block.count))
+            .map(|c| (c.whole.clone(), c.ends));
+        let Some((earlier, ends)) = found else {
             self.note_chain(&block, self.frame.blocks.len());
             return (Some(block), 0);
         };
+        let skipped = earlier.count.min(block.count);
         // The earlier iterations' outputs, from the earlier block's.
         for k in 0..skipped {
-            for (from, to) in earlier_outputs
+            for (from, to) in (earlier.outputs)
                 .wires(k)
                 .into_iter()
                 .zip(block.outputs.wires(k))
@@ -53,19 +56,10 @@ impl Builder {
                 self.copy(from, to);
             }
         }
-        let mut carried_out = Vec::with_capacity(block.carried.len());
-        for k in 0..block.carried.len() {
-            let last = match self.frame.blocks[ends].carried[k].last {
-                Some(w) => w,
-                None => {
-                    // (The earlier block hands the value out now.)
-                    let w = self.fresh();
-                    self.frame.blocks[ends].carried[k].last = Some(w);
-                    w
-                }
-            };
-            carried_out.push(last);
-        }
+        let carried_out = match block.count < earlier.count {
+            true => self.carried_within(&earlier, ends, block.count),
+            false => self.carried_out_of(ends),
+        };
         if skipped == block.count {
             for (c, from) in block.carried.iter().zip(carried_out) {
                 if let Some(to) = c.last {
@@ -83,6 +77,73 @@ impl Builder {
         block.outputs = block.outputs.slice(skipped, block.count);
         self.note_chain(&whole, self.frame.blocks.len());
         (Some(block), skipped)
+    }
+
+    /// Whether what `chain`'s iterations carried after the first `k` can
+    /// be handed out: after all of them, or within the block of the frame
+    /// that ends them (earlier blocks of the chain are not recorded).
+    fn carried_at(&self, chain: &Chain, k: u64) -> bool {
+        let ends = &self.frame.blocks[chain.ends];
+        k >= chain.whole.count || k >= chain.whole.count - ends.count
+    }
+
+    /// The wires block `ends` of the frame carries out of its last
+    /// iteration (made now where nothing needed them yet).
+    fn carried_out_of(&mut self, ends: usize) -> Vec<Wire> {
+        let count = self.frame.blocks[ends].carried.len();
+        (0..count)
+            .map(|k| match self.frame.blocks[ends].carried[k].last {
+                Some(w) => w,
+                None => {
+                    // (The earlier block hands the value out now.)
+                    let w = self.fresh();
+                    self.frame.blocks[ends].carried[k].last = Some(w);
+                    w
+                }
+            })
+            .collect()
+    }
+
+    /// The wires holding what the chain of `whole`, which block `ends` of
+    /// the frame ends, carried after its first `k` iterations (within that
+    /// block: see [`Builder::carried_at`]). A block that runs past them
+    /// is split there in two; the chain's first `k` iterations are then
+    /// noted as a chain of their own, ending with the first half.
+    fn carried_within(&mut self, whole: &PendingBlock, ends: usize, k: u64) -> Vec<Wire> {
+        let block = self.frame.blocks[ends].clone();
+        let at = k - (whole.count - block.count);
+        if at == 0 {
+            return block.carried.iter().map(|c| c.init).collect();
+        }
+        let (mut first, mut rest) = (block.clone(), block.clone());
+        let handed: Vec<Wire> = (0..block.carried.len()).map(|_| self.fresh()).collect();
+        for ((f, r), &w) in first.carried.iter_mut().zip(&mut rest.carried).zip(&handed) {
+            f.last = Some(w);
+            r.init = w;
+        }
+        first.count = at;
+        first.inputs = block.inputs.slice(0, at);
+        first.outputs = block.outputs.slice(0, at);
+        rest.count -= at;
+        rest.inputs = block.inputs.slice(at, rest.count);
+        rest.outputs = block.outputs.slice(at, rest.count);
+        // (The second half runs right after the first, before the gates
+        // that came after the block.)
+        self.frame.blocks[ends] = first;
+        self.frame.blocks.insert(ends + 1, rest);
+        for c in &mut self.frame.chains {
+            if c.ends >= ends {
+                c.ends += 1;
+            }
+        }
+        let prefix = PendingBlock {
+            count: k,
+            inputs: whole.inputs.slice(0, k),
+            outputs: whole.outputs.slice(0, k),
+            ..whole.clone()
+        };
+        self.note_chain(&prefix, ends);
+        handed
     }
 
     /// Notes `whole` (a block as it was given) as one a later block may
@@ -109,11 +170,10 @@ impl Builder {
     }
 }
 
-/// Whether `later`'s first iterations are exactly `earlier`'s (all of
-/// them, or more).
-fn repeats(earlier: &PendingBlock, later: &PendingBlock) -> bool {
-    earlier.count <= later.count
-        && earlier.shared == later.shared
+/// Whether `earlier` and `later` run the same first iterations (all of
+/// the shorter one's).
+fn shares_start(earlier: &PendingBlock, later: &PendingBlock) -> bool {
+    earlier.shared == later.shared
         && earlier.carried.len() == later.carried.len()
         && (earlier.carried.iter().zip(&later.carried))
             .all(|(a, b)| a.init == b.init && a.next == b.next)
@@ -122,8 +182,9 @@ fn repeats(earlier: &PendingBlock, later: &PendingBlock) -> bool {
         && earlier.body == later.body
         && {
             // (Compressed alike, the same wires read alike.)
-            let n = earlier.count as usize;
-            later.inputs.slice(0, earlier.count).compressed(n) == earlier.inputs.compressed(n)
+            let n = earlier.count.min(later.count);
+            (later.inputs.slice(0, n).compressed(n as usize))
+                == earlier.inputs.slice(0, n).compressed(n as usize)
         }
 }
 
@@ -268,6 +329,39 @@ mod tests {
             let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
             let all = vec![bits[..=3].iter().all(|&x| x)];
             assert_eq!(out, [all.clone(), all], "inputs {v:06b}");
+        }
+    }
+
+    /// Running ANDs over bits 1..=5, then 1..=3, then 1..=2, each writing
+    /// every iteration's value: the later ones are the first one's first
+    /// iterations, which is split where each ends.
+    #[test]
+    fn a_block_that_ends_sooner_is_taken_from_the_earlier_ones_first_iterations() {
+        let (mut b, w) = six_input_wires();
+        let runs: Vec<_> = [6, 4, 3]
+            .iter()
+            .map(|&end| running_and_each(&mut b, w[0], &w[1..end], true))
+            .collect();
+        assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 3, 2]);
+        let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
+        for (k, (_, last, each)) in runs.iter().enumerate() {
+            b.output(&format!("last{k}"), &[Bit::Wire(*last)]);
+            b.output(&format!("each{k}"), &wires(each));
+        }
+        let p = b.finish_program().expect("a program");
+        assert_eq!(
+            p.blocks.iter().map(|b| b.count).collect::<Vec<_>>(),
+            [2, 1, 2]
+        );
+        for v in 0..64u32 {
+            let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
+            let all = |n: usize| bits[..=n].iter().all(|&x| x);
+            let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
+            let expected: Vec<Vec<bool>> = [5, 3, 2]
+                .iter()
+                .flat_map(|&n| [vec![all(n)], (1..=n).map(all).collect()])
+                .collect();
+            assert_eq!(out, expected, "inputs {v:06b}");
         }
     }
 
