@@ -442,14 +442,20 @@ impl<'p> Lower<'p> {
             let public = matches!(original, Slot::Val(Word::Const { .. }));
             // A value read in a form that serves the values of other
             // iterations too (see `Setup::general` and `Setup::widths`).
+            let significant = value_bits(&original).map(|b| significant(&b));
             let pad = match setup.widths.get(&obj) {
+                // A public value wider than the values read padded there
+                // (a sentinel such as `best[v] = 10000` in a DP) stays the
+                // template's constant: read padded, every iteration would
+                // compute with it as an input, and a comparison with it
+                // that ranges decide would be made.
+                Some(&k) if public && significant.is_some_and(|n| n > k) => None,
                 Some(&k) => Some(k),
                 None if public && setup.general.contains(&key) => Some(0),
                 None => None,
             };
             let form = pad.and_then(|k| padded_form(&original, k));
             let pad = pad.filter(|_| form.is_some());
-            let significant = value_bits(&original).map(|b| significant(&b));
             let read = form.as_ref().map_or(&original, |(f, _)| f);
             let class_shape = read.relaxed(Widening::Bits).shape();
             let mut fresh_of = std::mem::take(&mut self.probes[p].fresh_of);
