@@ -345,8 +345,8 @@ mod tests {
         assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 3, 2]);
         let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
         for (k, (_, last, each)) in runs.iter().enumerate() {
-            b.output(&format!("last{k}"), &[Bit::Wire(*last)]);
-            b.output(&format!("each{k}"), &wires(each));
+            b.output(format!("last{k}"), &[Bit::Wire(*last)]);
+            b.output(format!("each{k}"), &wires(each));
         }
         let p = b.finish_program().expect("a program");
         assert_eq!(
