@@ -1,5 +1,7 @@
-//! Bits that are constants though no gate folded them: a bit computed
-//! from a few wires by a few gates is tried on every value of those wires.
+//! What a bit's cone of gates shows. Bits that are constants though no
+//! gate folded them: a bit computed from a few wires by a few gates is
+//! tried on every value of those wires. Bits computed from given wires
+//! alone.
 //! (`c ? 1 : (d ? 1 : 1)` written as merges of paths, the way a counter
 //! stepped on every path of a loop body comes out, is 1 everywhere.)
 
@@ -12,6 +14,10 @@ use crate::gate::{Gate, Wire};
 
 /// At most this many gates are tried (the newest of the bits' cone).
 const MAX_GATES: usize = 256;
+
+/// At most this many gates are followed back by
+/// [`Builder::computed_only_from`].
+const MAX_FOLLOWED: usize = 4096;
 
 /// At most this many wires feed them: `2^12` values are tried.
 const MAX_LEAVES: usize = 12;
@@ -26,6 +32,35 @@ impl Builder {
     /// are few; a secret sum's are many, and rarely all fixed).
     pub fn fixed_values(&self, bits: &[Bit]) -> Option<Vec<bool>> {
         self.fixed_values_where(bits, Bit::Const(true))
+    }
+
+    /// Whether every one of `bits` is a constant, one of `leaves`, or
+    /// computed by gates of the current frame from those alone (at most
+    /// [`MAX_FOLLOWED`] gates followed back; past them, `false`).
+    pub fn computed_only_from(&self, bits: &[Bit], leaves: &HashSet<Wire>) -> bool {
+        let mut todo: Vec<Wire> = (bits.iter())
+            .filter_map(|b| match *b {
+                Bit::Wire(w) if !leaves.contains(&w) => Some(w),
+                _ => None,
+            })
+            .collect();
+        let mut seen: HashSet<Wire> = todo.iter().copied().collect();
+        let mut followed = 0;
+        while let Some(w) = todo.pop() {
+            let Some(i) = self.frame.gates.writer(w) else {
+                return false;
+            };
+            followed += 1;
+            if followed > MAX_FOLLOWED {
+                return false;
+            }
+            for x in self.frame.gates.get(i).inputs() {
+                if !leaves.contains(&x) && seen.insert(x) {
+                    todo.push(x);
+                }
+            }
+        }
+        true
     }
 
     /// [`Builder::fixed_values`] where `given` holds: the value of each of

@@ -189,6 +189,7 @@ impl Lower<'_> {
                 // How many elements a secret index selects from depends on
                 // where the pointer points: it must not move in a kept loop.
                 self.note_fact(&[p.obj as i128, p.leaf as i128, count as i128]);
+                self.check_subscript(&bits);
                 p.sec.push(SecIdx {
                     idx: Rc::new(bits),
                     stride,
@@ -228,8 +229,10 @@ impl Lower<'_> {
         // points: it must not move in a kept loop.
         self.note_fact(&[p.obj as i128, i128::from(p.leaf), count as i128]);
         p.leaf = base;
+        let idx = at.bits(&mut self.b);
+        self.check_subscript(&idx);
         p.sec = vec![SecIdx {
-            idx: Rc::new(at.bits(&mut self.b)),
+            idx: Rc::new(idx),
             stride: step,
             count: count as usize,
         }];

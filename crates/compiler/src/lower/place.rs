@@ -124,11 +124,15 @@ impl<'p> Lower<'p> {
                                     format!("array index {k} is out of bounds [0, {n})"),
                                 );
                             }
-                            _ => p.sec.push(SecIdx {
-                                idx: Rc::new(iw.bits(&mut self.b)),
-                                stride,
-                                count: n as usize,
-                            }),
+                            _ => {
+                                let idx = iw.bits(&mut self.b);
+                                self.check_subscript(&idx);
+                                p.sec.push(SecIdx {
+                                    idx: Rc::new(idx),
+                                    stride,
+                                    count: n as usize,
+                                })
+                            }
                         }
                         p.ty = Arc::unwrap_or_clone(elem);
                         return Ok(p);

@@ -23,11 +23,17 @@ use crate::range::{Range, Tape};
 
 mod canonical;
 mod counters;
+mod nested;
+mod padding;
 mod reread;
+mod subscripts;
 mod wires;
 
 use canonical::CanonicalIds;
 pub(super) use counters::Counter;
+use nested::{too_big_for_nested, BIG_READ};
+pub(in crate::lower) use padding::{padded_form, MARKER_BASE};
+use padding::{sentinel, significant, value_bits};
 pub(super) use reread::{Reread, Served};
 use twofold_circuit::{RawFrame, Wire};
 use wires::{block_writes, outside_wire};
@@ -64,6 +70,9 @@ pub(super) struct ProbeState {
     /// Locations read again, or after a write (see [`Reread`]), with the
     /// observation that served each if it was one not written yet.
     reread: reread::Read,
+    /// The inputs standing for public values read as inputs (see
+    /// [`Setup::general`]; `subscripts`).
+    public_inputs: HashSet<Wire>,
     failed: Option<String>,
 }
 
@@ -278,6 +287,7 @@ impl<'p> Lower<'p> {
             ranges: 0,
             fresh_of: HashMap::default(),
             reread: reread::Read::default(),
+            public_inputs: HashSet::default(),
             failed: None,
             requested: self.b.requested_gates(),
         });
@@ -444,12 +454,15 @@ impl<'p> Lower<'p> {
             // iterations too (see `Setup::general` and `Setup::widths`).
             let significant = value_bits(&original).map(|b| significant(&b));
             let pad = match setup.widths.get(&obj) {
-                // A public value wider than the values read padded there
-                // (a sentinel such as `best[v] = 10000` in a DP) stays the
-                // template's constant: read padded, every iteration would
-                // compute with it as an input, and a comparison with it
-                // that ranges decide would be made.
-                Some(&k) if public && significant.is_some_and(|n| n > k) => None,
+                // A public value far wider than the values read padded
+                // there, the same in every iteration (a sentinel such as
+                // `best[v] = 10000` in a DP), stays the template's
+                // constant: read padded, every iteration would compute
+                // with it as an input, and make a comparison with it that
+                // ranges decide.
+                Some(&k) if public && sentinel(significant, k, setup.general.contains(&key)) => {
+                    None
+                }
                 Some(&k) => Some(k),
                 None if public && setup.general.contains(&key) => Some(0),
                 None => None,
@@ -499,6 +512,9 @@ impl<'p> Lower<'p> {
             // what the iteration wrote, and no other iteration could be
             // applied by the template).
             st.written.remove(&key);
+            if public && pad.is_some() {
+                st.public_inputs.extend(&made);
+            }
             st.inputs.extend(made);
             st.observed.insert(key, st.observations.len());
             let mut bits = Vec::new();
@@ -717,80 +733,4 @@ impl Probe {
             wiring: wires,
         }
     }
-}
-
-/// The most bits (a sum's rows, not yet reduced) a value read inside
-/// nested probes may hold: each probe copies and encodes what it reads,
-/// so probes within probes reading a sum that grows with every iteration
-/// (`h += m[i][k]` in a k/i/j nest) cost many times the loops' lowering.
-/// No loop kept in the examples reads more than 128.
-const MAX_NESTED_READ_BITS: usize = 1024;
-
-/// Why a probe fails on reading such a value (see [`MAX_NESTED_READ_BITS`]).
-const BIG_READ: &str =
-    "its probes, within another loop's, read a sum of more than 1024 bits not yet reduced";
-
-/// Whether `v` holds more than [`MAX_NESTED_READ_BITS`].
-fn too_big_for_nested(v: &Slot) -> bool {
-    let mut bits = 0;
-    v.for_each_bit(&mut |_| bits += 1);
-    bits > MAX_NESTED_READ_BITS
-}
-
-/// Wires from here up stand for bits of a padded value (see
-/// [`padded_form`]); no other wire reaches them.
-pub(super) const MARKER_BASE: Wire = Wire::MAX - (1 << 16);
-
-/// The bits of a value that may be padded (a public value or bits).
-fn value_bits(v: &Slot) -> Option<Bits> {
-    match v {
-        Slot::Val(Word::Const { v, w }) => Some(gates::konst(*v, *w as usize)),
-        Slot::Val(Word::Bits(bits, _)) => Some(bits.to_vec()),
-        _ => None,
-    }
-}
-
-/// How many low bits of `bits` carry the value: the rest are zeros, or
-/// copies of the last of these (its sign).
-fn significant(bits: &[Bit]) -> usize {
-    let w = bits.len();
-    let unsigned = (0..=w)
-        .rev()
-        .find(|&n| n == 0 || bits[n - 1] != Bit::Const(false))
-        .unwrap_or(0);
-    let signed = (1..=w)
-        .find(|&n| bits[n..].iter().all(|&b| b == bits[n - 1]))
-        .unwrap_or(w);
-    unsigned.min(signed)
-}
-
-/// A value read where a loop's iterations read values of different widths
-/// (or different public values): its low `k` bits (at least those it needs;
-/// all of them, if public) as they are or, where they are only zeros or
-/// copies of its sign, as markers (`MARKER_BASE + position`), and the bits
-/// above as the extension of those; with the value's bits (marker
-/// `MARKER_BASE + p` stands for bit `p`). `None` for a sum or a pointer.
-pub(super) fn padded_form(v: &Slot, k: usize) -> Option<(Slot, Vec<Bit>)> {
-    let bits = value_bits(v)?;
-    let public = matches!(v, Slot::Val(Word::Const { .. }));
-    let n = significant(&bits);
-    let k = k.max(n).min(bits.len());
-    let marked = |p: usize| public || p >= n;
-    let signed = n > 0 && n < bits.len() && bits[n] == bits[n - 1];
-    let mut form: Bits = Vec::with_capacity(bits.len());
-    for (p, &b) in bits.iter().enumerate() {
-        form.push(if p >= k {
-            if signed || (public && bits[bits.len() - 1] == Bit::Const(true)) {
-                form[k - 1]
-            } else {
-                Bit::Const(false)
-            }
-        } else if marked(p) {
-            Bit::Wire(MARKER_BASE + p as Wire)
-        } else {
-            b
-        });
-    }
-    let range = gates::value_range(&form);
-    Some((Slot::Val(Word::Bits(Rc::from(form), range)), bits))
 }
