@@ -754,3 +754,27 @@ fn a_loop_cut_at_the_bound_is_reported() {
     let why = cut[0].why.as_deref().unwrap_or_default();
     assert!(why.contains("cut at 45 iterations (--unwind)"), "{why}");
 }
+
+/// A counter's comparison beside comparisons of secrets (`a[i] != x`, a
+/// running sum against a secret budget, in either order) bounds the
+/// loop: such a term made the whole condition count nothing, and the
+/// loop was refused past 1,024 iterations without `--unwind`.
+#[test]
+fn a_counter_beside_secret_comparisons_bounds_the_loop() {
+    let conditions = ["i < N && a[i] != x", "i < N && s < x", "s < x && i < N"];
+    for (n, c) in conditions.iter().enumerate() {
+        let src = format!(
+            "#define N 1100
+int mpc_main(int INPUT_A[N], int INPUT_B)
+{{
+    int *a = INPUT_A, x = INPUT_B, i = 0, s = 0;
+    while ({c}) {{ s += a[i] & 7; i++; }}
+    return i * 8 + (s & 7);
+}}
+"
+        );
+        let name = format!("counted_beside_{n}");
+        let p = compile(&src, &format!("{name}.c"), &default()).unwrap_or_else(|e| panic!("{e}"));
+        agree_with_gcc(&src, &[&p], 4, 5, &name);
+    }
+}

@@ -85,7 +85,12 @@ impl Progress<'_> {
 
 /// The counters of `while (cond) body` (or `for (; cond; step) body`) and
 /// the progress every iteration makes, if it makes some on every path.
-pub fn analyze<'a>(cond: &'a Expr, step: Option<&Expr>, body: &Stmt) -> Option<Progress<'a>> {
+pub fn analyze<'a>(
+    cond: &'a Expr,
+    step: Option<&Expr>,
+    body: &Stmt,
+    counts: &mut impl FnMut(&str, &Expr) -> bool,
+) -> Option<Progress<'a>> {
     if cond.has_side_effects() {
         return None;
     }
@@ -98,8 +103,14 @@ pub fn analyze<'a>(cond: &'a Expr, step: Option<&Expr>, body: &Stmt) -> Option<P
             flags.extend(flag(t));
             continue;
         };
-        if op == BinOp::Ne || mentions(bound, var) || counters.iter().any(|c| c.var == var) {
-            return None;
+        // A comparison that counts nothing (`a[i] != x`, `s < secret`,
+        // a variable compared twice) only ends the loop sooner.
+        let counter = op != BinOp::Ne
+            && !mentions(bound, var)
+            && !counters.iter().any(|c| c.var == var)
+            && counts(var, bound);
+        if !counter {
+            continue;
         }
         if counters
             .iter()

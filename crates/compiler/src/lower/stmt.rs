@@ -442,7 +442,15 @@ impl<'p> Lower<'p> {
     /// start, its bound public and unchanged, and no value passing its
     /// type's range (the comparisons then are the arithmetic ones).
     fn progress_bound(&mut self, cond: &Expr, step: Option<&Expr>, body: &Stmt) -> Option<u64> {
-        let found = progress::analyze(cond, step, body)?;
+        // (Counters and bounds are public where the loop starts.)
+        let mut counts = |var: &str, bound: &Expr| {
+            let var = Expr {
+                kind: ExprKind::Ident(var.to_string()),
+                loc: cond.loc,
+            };
+            self.public_int(&var).is_some() && self.public_int(bound).is_some()
+        };
+        let found = progress::analyze(cond, step, body, &mut counts)?;
         let func = *self.funcs.get(&self.frame().func)?;
         let mut distances = Vec::new();
         // (A flag changed through a pointer could be set back to 0.)
