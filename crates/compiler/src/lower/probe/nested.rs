@@ -1,6 +1,4 @@
-//! Reads within nested probes: each probe copies and encodes what it
-//! reads, so a value that grows with every iteration, read by probes
-//! within probes, costs many times the loops' lowering.
+//! Reads within nested probes (see [`MAX_NESTED_READ_BITS`]).
 
 use super::*;
 
