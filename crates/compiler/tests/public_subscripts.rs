@@ -8,12 +8,12 @@
 
 mod common;
 
-use common::kept_and_unrolled;
+use common::kept_within;
 
 /// Kept, `src` costs the AND gates unrolled does, agreeing with gcc, and
 /// its loop at `line` says why it was unrolled.
 fn costs_what_unrolling_does(name: &str, src: &str, line: u32, seed: u64) {
-    let (kept, flat) = kept_and_unrolled(name, src, seed);
+    let (kept, flat) = kept_within(name, src, seed, 0);
     let (k, f) = (kept.program.and_count(), flat.program.and_count());
     assert_eq!(k, f, "{name}: {k} AND gates kept, {f} unrolled");
     let l = (kept.loops.iter())

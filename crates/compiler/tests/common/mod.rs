@@ -469,6 +469,23 @@ pub fn kept_and_unrolled(name: &str, src: &str, seed: u64) -> (CompiledProgram, 
     (kept, programs.next().expect("two programs"))
 }
 
+/// [`kept_and_unrolled`], kept costing at most `percent`% more AND gates
+/// than unrolled.
+pub fn kept_within(
+    name: &str,
+    src: &str,
+    seed: u64,
+    percent: u64,
+) -> (CompiledProgram, CompiledProgram) {
+    let (kept, flat) = kept_and_unrolled(name, src, seed);
+    let (k, f) = (kept.program.and_count(), flat.program.and_count());
+    assert!(
+        k * 100 <= f * (100 + percent),
+        "{name}: {k} AND gates kept, {f} unrolled"
+    );
+    (kept, flat)
+}
+
 /// The error compiling `src` (as `prog.c`, default options) gives.
 pub fn error_of(src: &str) -> String {
     match twofold_compiler::compile(src, "prog.c", &twofold_compiler::CompileOptions::default()) {
