@@ -88,6 +88,7 @@ macro_rules! for_children {
 mod calls;
 pub mod counter;
 pub(crate) mod endless;
+pub mod expand;
 pub mod progress;
 pub mod public;
 pub mod reduce;

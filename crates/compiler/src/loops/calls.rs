@@ -139,7 +139,7 @@ pub(super) trait Walk {
     /// A `return` (of a value, if any).
     fn ret(&mut self, e: Option<&Expr>) -> Option<()>;
 
-    /// Walks `s` (a nested loop disqualifies it).
+    /// Walks `s` (a nested loop disqualifies it, but `do ... while (0)`).
     fn stmt(&mut self, s: &Stmt) -> Option<()> {
         match &s.kind {
             StmtKind::Empty | StmtKind::Break | StmtKind::Continue => Some(()),
@@ -157,6 +157,9 @@ pub(super) trait Walk {
                 self.stmt(b)
             }
             StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner),
+            // (A nested loop written out wraps a copy that continues so:
+            // it runs once.)
+            StmtKind::DoWhile(b, c) if matches!(c.kind, ExprKind::Int(0, _)) => self.stmt(b),
             StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => None,
         }
     }

@@ -11,14 +11,15 @@
 //! moves by the subscripts' values (see `lower::keep::replay`).
 //!
 //! Only bodies whose every access is a named array, member or variable
-//! qualify: no pointers, no nested loops, and calls only of functions
-//! whose writes are known by name (see [`super::calls`]).
+//! qualify: no pointers, no nested loops (short ones are written out
+//! first, see [`super::expand`]), and calls only of functions whose writes
+//! are known by name (see [`super::calls`]).
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub use super::calls::Context;
 use super::calls::{reached, writes, Walk};
-use super::{children, mentions};
+use super::children;
 use crate::ast::*;
 
 /// The keys of a loop body.
@@ -100,58 +101,15 @@ fn planned(body: &Stmt, var: &str, cx: &dyn Context, hoisting: bool) -> Option<C
     names.stmt(body)?;
     let mut plan = Planner {
         names,
-        tainted: HashSet::from_iter([var.to_string()]),
+        var,
+        scope: Vec::new(),
+        locals: Vec::new(),
         cx,
         keys: Vec::new(),
         hoists: Vec::new(),
         conditional: u32::from(!hoisting),
     };
-    let items: Vec<&Stmt> = match &body.kind {
-        StmtKind::Block(items) => items.iter().collect(),
-        _ => vec![body],
-    };
-    let mut locals: Vec<(String, Expr)> = Vec::new();
-    let mut local_decls: HashSet<usize> = HashSet::default();
-    for item in &items {
-        let StmtKind::Decl(ds) = &item.kind else {
-            continue;
-        };
-        for d in ds {
-            let Some(Init::Expr(e)) = &d.init else {
-                continue;
-            };
-            let scalar = matches!(&d.ty, TypeExpr::Known(t) if t.scalar().is_some());
-            let once = plan.names.declared.iter().filter(|n| *n == &d.name).count() == 1;
-            if scalar && once && !plan.names.written.contains(&d.name) && plan.counter(e) {
-                plan.tainted.insert(d.name.clone());
-                local_decls.insert(d as *const Decl as usize);
-                // Its value: the initializer, converted as the declaration
-                // converts it.
-                let value = Expr {
-                    kind: ExprKind::Cast(d.ty.clone(), Box::new(substituted(e, &locals))),
-                    loc: e.loc,
-                };
-                locals.push((d.name.clone(), value));
-            }
-        }
-    }
-    plan.stmt(body, &local_decls);
-    let keys = plan
-        .keys
-        .into_iter()
-        .map(|k| Key {
-            expr: substituted(&k.expr, &locals),
-            ..k
-        })
-        .collect();
-    let hoists = plan
-        .hoists
-        .into_iter()
-        .map(|h| Hoist {
-            expr: substituted(&h.expr, &locals),
-            ..h
-        })
-        .collect();
+    plan.stmt(body);
     let declared = &plan.names.declared;
     let mut written: Vec<String> = (plan.names.written.iter())
         .filter(|n| !declared.contains(n))
@@ -159,9 +117,9 @@ fn planned(body: &Stmt, var: &str, cx: &dyn Context, hoisting: bool) -> Option<C
         .collect();
     written.sort();
     Some(CounterPlan {
-        locals: locals.into_iter().map(|(n, _)| n).collect(),
-        keys,
-        hoists,
+        locals: plan.locals,
+        keys: plan.keys,
+        hoists: plan.hoists,
         plain: None,
         written,
     })
@@ -178,12 +136,14 @@ fn type_kind(t: &TypeExpr) -> (bool, bool) {
     }
 }
 
-/// `e` with the names of `locals` replaced by their values.
-fn substituted(e: &Expr, locals: &[(String, Expr)]) -> Expr {
+/// `e` with the names of `locals` replaced by their values, where the
+/// innermost declaration of the name in `locals` has one (see
+/// [`Planner::scope`]).
+fn substituted(e: &Expr, locals: &[(String, Option<Expr>)]) -> Expr {
     let kind = match &e.kind {
         ExprKind::Ident(n) => match locals.iter().rev().find(|(l, _)| l == n) {
-            Some((_, v)) => return v.clone(),
-            None => e.kind.clone(),
+            Some((_, Some(v))) => return v.clone(),
+            _ => e.kind.clone(),
         },
         ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(substituted(a, locals))),
         ExprKind::Binary(op, a, b) => ExprKind::Binary(
@@ -341,8 +301,15 @@ impl Walk for Names<'_> {
 
 struct Planner<'a> {
     names: Names<'a>,
-    /// The loop variable and the locals declared from counter values.
-    tainted: HashSet<String>,
+    /// The loop variable.
+    var: &'a str,
+    /// The locals declared so far in the blocks open where the walk is,
+    /// innermost last: with its value for a scalar declared from counter
+    /// values alone and never written (`int l = i ^ j;`, `l > i` is then
+    /// `(int)(i ^ j) > i`), else none (it hides the one outside).
+    scope: Vec<(String, Option<Expr>)>,
+    /// The names of the locals declared from counter values.
+    locals: Vec<String>,
     cx: &'a dyn Context,
     keys: Vec<Key>,
     hoists: Vec<Hoist>,
@@ -371,12 +338,11 @@ impl Planner<'_> {
     fn public(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Int(..) => true,
-            ExprKind::Ident(n) => {
-                self.tainted.contains(n)
-                    || (!self.names.declared.contains(n)
-                        && !self.names.written.contains(n)
-                        && self.cx.invariant(n))
-            }
+            ExprKind::Ident(n) => self.tainted(n).unwrap_or_else(|| {
+                !self.names.declared.contains(n)
+                    && !self.names.written.contains(n)
+                    && self.cx.invariant(n)
+            }),
             ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::BitNot, a) => self.public(a),
             ExprKind::Binary(_, a, b) | ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
                 self.public(a) && self.public(b)
@@ -387,9 +353,30 @@ impl Planner<'_> {
         }
     }
 
+    /// Whether `n`, where the walk is, names the loop variable or a local
+    /// declared from counter values (`Some(false)`: another local).
+    fn tainted(&self, n: &str) -> Option<bool> {
+        match self.scope.iter().rev().find(|(l, _)| l == n) {
+            Some((_, value)) => Some(value.is_some()),
+            None => (n == self.var).then_some(true),
+        }
+    }
+
+    /// Whether `e` mentions the loop variable or a local declared from
+    /// counter values.
+    fn mentions_counter(&self, e: &Expr) -> bool {
+        let mut found = false;
+        super::visit(e, &mut |x| {
+            if let ExprKind::Ident(n) = &x.kind {
+                found |= self.tainted(n) == Some(true);
+            }
+        });
+        found
+    }
+
     /// Whether `e` is a public value that depends on the counter.
     fn counter(&self, e: &Expr) -> bool {
-        self.public(e) && self.tainted.iter().any(|t| mentions(e, t))
+        self.public(e) && self.mentions_counter(e)
     }
 
     /// Whether `e` reads only counter values, constants and names the
@@ -397,10 +384,9 @@ impl Planner<'_> {
     fn pure(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Int(..) => true,
-            ExprKind::Ident(n) => {
-                self.tainted.contains(n)
-                    || (!self.names.declared.contains(n) && !self.names.written.contains(n))
-            }
+            ExprKind::Ident(n) => self.tainted(n).unwrap_or_else(|| {
+                !self.names.declared.contains(n) && !self.names.written.contains(n)
+            }),
             ExprKind::Index(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::LogAnd(a, b)
@@ -423,7 +409,7 @@ impl Planner<'_> {
         let mut moves = false;
         super::visit(e, &mut |x| {
             if let ExprKind::Index(_, i) = &x.kind {
-                moves |= self.tainted.iter().any(|t| mentions(i, t));
+                moves |= self.mentions_counter(i);
             }
         });
         moves
@@ -454,33 +440,27 @@ impl Planner<'_> {
             && !(at.additive && additive(e))
             && (additive(e) || !self.moves(e))
             && self.pure(e)
-            && self.tainted.iter().any(|t| mentions(e, t))
+            && self.mentions_counter(e)
     }
 
     /// Collects the keys of `s` (but for the initializers of the locals
-    /// declared from counter values, listed in `locals`).
-    fn stmt(&mut self, s: &Stmt, locals: &HashSet<usize>) {
+    /// declared from counter values, which enter [`Planner::scope`]).
+    fn stmt(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::StaticAssert(e, _) | StmtKind::Expr(e) => self.expr(e, false),
-            StmtKind::Decl(ds) => {
-                for d in ds {
-                    self.type_expr(&d.ty);
-                    if locals.contains(&(d as *const Decl as usize)) {
-                        continue;
-                    }
-                    if let Some(init) = &d.init {
-                        init.for_each_expr(&mut |e| self.expr(e, false));
-                    }
-                }
+            StmtKind::Decl(ds) => ds.iter().for_each(|d| self.decl(d)),
+            StmtKind::Block(items) => {
+                let open = self.scope.len();
+                items.iter().for_each(|i| self.stmt(i));
+                self.scope.truncate(open);
             }
-            StmtKind::Block(items) => items.iter().for_each(|i| self.stmt(i, locals)),
             StmtKind::If(c, t, e) => {
                 self.expr(c, false);
                 let public = u32::from(self.public(c));
                 self.conditional += public;
-                self.stmt(t, locals);
+                self.stmt(t);
                 if let Some(e) = e {
-                    self.stmt(e, locals);
+                    self.stmt(e);
                 }
                 self.conditional -= public;
             }
@@ -488,12 +468,47 @@ impl Planner<'_> {
                 self.expr(e, false);
                 let public = u32::from(self.public(e));
                 self.conditional += public;
-                self.stmt(b, locals);
+                self.stmt(b);
                 self.conditional -= public;
             }
-            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner, locals),
+            StmtKind::Case(_, _, inner) | StmtKind::Default(inner) => self.stmt(inner),
+            // (`do ... while (0)`, as [`Names`] allows: what follows a
+            // `continue` in it may not run.)
+            StmtKind::DoWhile(b, _) => {
+                self.conditional += 1;
+                self.stmt(b);
+                self.conditional -= 1;
+            }
             _ => {}
         }
+    }
+
+    /// Collects the keys of a declaration, or enters it in the scope as a
+    /// local declared from counter values.
+    fn decl(&mut self, d: &Decl) {
+        self.type_expr(&d.ty);
+        let scalar = matches!(&d.ty, TypeExpr::Known(t) if t.scalar().is_some());
+        let value = match &d.init {
+            Some(Init::Expr(e))
+                if scalar && !self.names.written.contains(&d.name) && self.counter(e) =>
+            {
+                // Its value: the initializer, converted as the
+                // declaration converts it.
+                Some(Expr {
+                    kind: ExprKind::Cast(d.ty.clone(), Box::new(substituted(e, &self.scope))),
+                    loc: e.loc,
+                })
+            }
+            Some(init) => {
+                init.for_each_expr(&mut |e| self.expr(e, false));
+                None
+            }
+            None => None,
+        };
+        if value.is_some() && !self.locals.contains(&d.name) {
+            self.locals.push(d.name.clone());
+        }
+        self.scope.push((d.name.clone(), value));
     }
 
     fn type_expr(&mut self, t: &TypeExpr) {
@@ -524,13 +539,14 @@ impl Planner<'_> {
             subscript, guard, ..
         } = at;
         if self.counter(e) {
-            let text = written(e);
+            let expr = substituted(e, &self.scope);
+            let text = written(&expr);
             let class = match self.keys.iter().position(|k| written(&k.expr) == text) {
                 Some(c) => c,
                 None => self.keys.len(),
             };
             self.keys.push(Key {
-                expr: e.clone(),
+                expr,
                 id: e as *const Expr as usize,
                 subscript,
                 guard,
@@ -540,7 +556,7 @@ impl Planner<'_> {
         }
         if self.hoisted(e, at) {
             self.hoists.push(Hoist {
-                expr: e.clone(),
+                expr: substituted(e, &self.scope),
                 id: e as *const Expr as usize,
             });
             return;

@@ -216,7 +216,7 @@ fn written(e: &Expr) -> Option<&str> {
 
 /// Calls `f` on every expression in `s`, innermost last, letting it
 /// replace them.
-fn for_each_expr_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr)) {
+pub(super) fn for_each_expr_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr)) {
     match &mut s.kind {
         StmtKind::Expr(e) => expr_mut(e, f),
         StmtKind::Return(e) => e.iter_mut().for_each(|e| expr_mut(e, f)),

@@ -211,6 +211,8 @@ impl<'p> Lower<'p> {
                         },
                         None => (ind, body),
                     };
+                    let written_out = self.written_out(&ind, kept);
+                    let kept = written_out.as_ref().unwrap_or(kept);
                     // A loop whose iterations are probed one by one is
                     // kept from runs of its iterations; as a region only
                     // where it reduces (a count whose terms the counter
@@ -237,6 +239,17 @@ impl<'p> Lower<'p> {
             }
         };
         self.unrolled_as_written(&why, (cond, step, body), loc, vars)
+    }
+
+    /// The body of a loop whose iterations are probed one by one, with
+    /// its short nested loops written out (see
+    /// [`loops::expand`]), if only that lets its iterations be replayed.
+    fn written_out(&self, ind: &loops::Induction, body: &Stmt) -> Option<Stmt> {
+        let plan = |b: &Stmt| loops::counter::plan(b, &ind.var, &Around(self));
+        if !ind.each || plan(body).is_some() {
+            return None;
+        }
+        loops::expand::written_out(body).filter(|b| plan(b).is_some())
     }
 
     /// The loop at `loc` unrolled, reported so for `why`.
