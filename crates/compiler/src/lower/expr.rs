@@ -254,6 +254,7 @@ impl<'p> Lower<'p> {
                 }
             }
             _ => {
+                self.check_condition(cv);
                 let (x, y) = if a.has_side_effects() || b.has_side_effects() {
                     self.fork(cv, loc, |me| me.eval(a), |me| me.eval(b))?
                 } else {

@@ -124,6 +124,7 @@ impl<'p> Lower<'p> {
                         None => Ok(()),
                     },
                     _ => {
+                        self.check_condition(cv);
                         self.fork(
                             cv,
                             s.loc,
