@@ -105,21 +105,19 @@ fn round(m: u128, sticky: bool, scale: i64, bits: u32) -> u64 {
 }
 
 /// The shortest decimal that reads back to the value of the `bits`-wide
-/// pattern `v`: `inf`, `-inf` or `nan` for the values without one.
+/// pattern `v`: `inf`, `-inf`, `nan` or `-nan` for the values without one.
 pub fn format(v: u64, bits: u32) -> String {
-    if bits == 32 {
+    let (nan, text) = if bits == 32 {
         let x = f32::from_bits(v as u32);
-        if x.is_nan() {
-            "nan".into()
-        } else {
-            format!("{x:?}")
-        }
+        (x.is_nan(), format!("{x:?}"))
     } else {
         let x = f64::from_bits(v);
-        if x.is_nan() {
-            "nan".into()
-        } else {
-            format!("{x:?}")
-        }
+        (x.is_nan(), format!("{x:?}"))
+    };
+    match (nan, (v >> (bits - 1)) & 1 == 1) {
+        // (As C's printf: SSE's default NaN, `0.0 / 0.0`, is negative.)
+        (true, true) => "-nan".into(),
+        (true, false) => "nan".into(),
+        _ => text,
     }
 }

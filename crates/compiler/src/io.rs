@@ -415,9 +415,12 @@ fn fmt_c(v: &CValue) -> String {
     }
 }
 
+/// Whether `t` is an array of characters (a string initializes it).
+fn chars(t: &CType) -> bool {
+    matches!(t, CType::Array(e, _) if matches!(**e, CType::Int { bits: 8, .. }))
+}
+
 fn fill(ty: &CType, node: &Node, out: &mut [bool]) -> Result<(), CompileError> {
-    let chars =
-        |t: &CType| matches!(t, CType::Array(e, _) if matches!(**e, CType::Int { bits: 8, .. }));
     match (ty, node) {
         // A string, braced or not, for an array of characters (its
         // terminating zero where there is room, as C's initializers).
@@ -564,8 +567,15 @@ fn fill_list(
         let (mt, at) = member(k);
         let slice = &mut out[at..at + mt.width() as usize];
         let aggregate = matches!(mt, CType::Array(..) | CType::Struct(_));
+        // A value that is no list for an aggregate begins it, its braces
+        // elided (a string, unless the aggregate is characters it fills).
+        let elided = match node {
+            Node::Num(..) | Node::Real(..) => aggregate,
+            Node::Str(..) => aggregate && !chars(mt),
+            Node::List(..) => false,
+        };
         match node {
-            Node::Num(..) if aggregate => {
+            _ if elided => {
                 let before = *it;
                 fill_list(mt, items, it, slice, false)?;
                 if *it == before {

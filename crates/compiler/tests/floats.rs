@@ -471,3 +471,49 @@ fn random_float_programs() {
         agree_with_gcc_on(&src, &[&p, &q], &sets, &format!("{tag}_flat"));
     }
 }
+
+/// Outputs print a NaN with its sign, as C's `printf` does (`0.0 / 0.0`
+/// gives SSE's default NaN, which is negative: gcc prints `-nan`), so that
+/// they read back to the same value, in text and in JSON.
+#[test]
+fn a_negative_nan_prints_with_its_sign() {
+    for (ty, bits) in [("double", 64), ("float", 32)] {
+        let src = format!("{ty} mpc_main({ty} INPUT_A, {ty} INPUT_B) {{ return INPUT_A * INPUT_B; }}\n");
+        let p = compiled("nan_sign", &src);
+        let t = &p.outputs[0].1;
+        for text in ["-nan", "nan", "-inf", "-0.0", "1.5"] {
+            let v = t.parse_value(text).expect("a floating value");
+            assert_eq!(t.format_value(&v), text, "{ty}");
+        }
+        let negative = t.parse_value("-nan").expect("-nan");
+        assert!(negative[bits - 1], "{ty}: -nan has its sign bit set");
+        assert_eq!(t.json_value(&negative).to_json_string(), "\"-nan\"");
+    }
+}
+
+/// A floating value or a string begins an aggregate whose braces it elides
+/// in an input value, as an integer does (C11 6.7.9p20): `{1.5, 2, 3}` for
+/// `struct { double x[3]; }`.
+#[test]
+fn input_values_elide_braces_before_floats_and_strings() {
+    let src = "typedef struct { double x[3]; } D;\n\
+        typedef struct { char name[4]; int v; } E;\n\
+        typedef struct { E e[2]; float f[2][2]; } T;\n\
+        double mpc_main(D INPUT_A, T INPUT_B) { return INPUT_A.x[0] + INPUT_B.f[1][0]; }\n";
+    let p = compiled("elided", src);
+    let (d, t) = (&p.inputs[0].1, &p.inputs[1].1);
+    for (text, braced) in [
+        ("{1.5, 2, 3}", "{1.5, 2.0, 3.0}"),
+        ("{{1.5, 2, 3}}", "{1.5, 2.0, 3.0}"),
+        ("{inf, -nan, 0x1p1}", "{inf, -nan, 2.0}"),
+    ] {
+        let v = d.parse_value(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(d.format_value(&v), format!("{{{braced}}}"), "{text}");
+    }
+    let v = (t.parse_value("{\"ab\", 1, \"cd\", 2, 0.5, 1, 2.5}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        t.format_value(&v),
+        "{{{{97, 98, 0, 0}, 1}, {{99, 100, 0, 0}, 2}}, {{0.5, 1.0}, {2.5, 0.0}}}"
+    );
+}

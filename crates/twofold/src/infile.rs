@@ -250,7 +250,9 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         match self.ty {
             Ty::Bits(_) => self.number(v),
-            Ty::C(_) if self.ty.is_float() && matches!(v, "inf" | "-inf" | "nan") => self.number(v),
+            Ty::C(_) if self.ty.is_float() && matches!(v, "inf" | "-inf" | "nan" | "-nan") => {
+                self.number(v)
+            }
             Ty::C(_) => Err(E::custom(format!(
                 "expected a number for {}, found the string \"{}\"",
                 self.ty.name(),

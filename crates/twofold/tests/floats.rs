@@ -36,6 +36,8 @@ fn two_parties_and_json_outputs() {
         ("inf", "-0.0", "-inf".to_string(), Some("\"-inf\"")),
         ("-1", "0", "-inf".to_string(), Some("\"-inf\"")),
         ("nan", "1", "nan".to_string(), Some("\"nan\"")),
+        // (SSE's default NaN is negative, and prints so, as in C.)
+        ("inf", "inf", "-nan".to_string(), Some("\"-nan\"")),
         ("1e308", "1e-30", "inf".to_string(), Some("\"inf\"")),
         ("3", "1.5", "2.5".to_string(), Some("2.5")),
     ] {
@@ -77,6 +79,17 @@ fn inputs_from_json_and_csv_files() {
         s += black_box(v[i]) * black_box(w[i]) as f64 + black_box(b[i]) as f64;
     }
     assert_eq!(out.trim(), format!("{s:?}"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A negative NaN read from a JSON file, as the output prints it.
+#[test]
+fn a_negative_nan_from_a_json_file() {
+    let src = "double mpc_main(double INPUT_A[2], double INPUT_B) { return INPUT_A[0] + INPUT_A[1] * INPUT_B; }\n";
+    let dir = workspace("nan", &[("n.c", src), ("a.json", "[\"-nan\", 1]")]);
+    let ia = format!("INPUT_A=@{}", path(&dir, "a.json"));
+    let out = twofold_ok(&["run", &path(&dir, "n.c"), "--local", "-i", &ia, "-i", "INPUT_B=2"]);
+    assert_eq!(out.trim(), "-nan");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
