@@ -225,6 +225,12 @@ impl P<'_> {
             while self.i < self.s.len() && self.in_number(st) {
                 self.i += 1;
             }
+            // (`true` and `false`, as <stdbool.h> defines them: 1 and 0.)
+            match &self.s[st..self.i] {
+                b"true" => return Ok(Node::Num(if neg { -1 } else { 1 }, start)),
+                b"false" => return Ok(Node::Num(0, start)),
+                _ => {}
+            }
             let text = String::from_utf8_lossy(&self.s[st..self.i]).to_ascii_lowercase();
             if is_real(&text) {
                 let sign = if neg { "-" } else { "" };

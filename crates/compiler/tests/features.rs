@@ -761,3 +761,20 @@ Out mpc_main(int INPUT_A, int INPUT_B)
 "#;
     agree("gnu_forms", src, &default());
 }
+
+/// `true` and `false` in an input value are 1 and 0, as <stdbool.h>
+/// defines them (they were refused as `invalid number 'true'`).
+#[test]
+fn input_values_take_true_and_false() {
+    let src = "#include <stdbool.h>\ntypedef struct { bool f[3]; int n; } T;\nint mpc_main(T INPUT_A, bool INPUT_B) { return INPUT_A.n + INPUT_B; }\n";
+    let p = compile(src, "t.c", &default()).expect("compiles");
+    let t = &p.inputs[0].1;
+    let bits = t
+        .parse_value("{{true, false, true}, 5}")
+        .expect("true and false");
+    assert_eq!(t.format_value(&bits), "{{1, 0, 1}, 5}");
+    let e = t
+        .parse_value("{{True, 0, 0}, 5}")
+        .expect_err("C's spelling only");
+    assert!(e.to_string().contains("invalid number 'True'"), "{e}");
+}

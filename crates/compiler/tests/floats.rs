@@ -478,7 +478,8 @@ fn random_float_programs() {
 #[test]
 fn a_negative_nan_prints_with_its_sign() {
     for (ty, bits) in [("double", 64), ("float", 32)] {
-        let src = format!("{ty} mpc_main({ty} INPUT_A, {ty} INPUT_B) {{ return INPUT_A * INPUT_B; }}\n");
+        let src =
+            format!("{ty} mpc_main({ty} INPUT_A, {ty} INPUT_B) {{ return INPUT_A * INPUT_B; }}\n");
         let p = compiled("nan_sign", &src);
         let t = &p.outputs[0].1;
         for text in ["-nan", "nan", "-inf", "-0.0", "1.5"] {
@@ -507,11 +508,13 @@ fn input_values_elide_braces_before_floats_and_strings() {
         ("{{1.5, 2, 3}}", "{1.5, 2.0, 3.0}"),
         ("{inf, -nan, 0x1p1}", "{inf, -nan, 2.0}"),
     ] {
-        let v = d.parse_value(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let v = d
+            .parse_value(text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(d.format_value(&v), format!("{{{braced}}}"), "{text}");
     }
-    let v = (t.parse_value("{\"ab\", 1, \"cd\", 2, 0.5, 1, 2.5}"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let v =
+        (t.parse_value("{\"ab\", 1, \"cd\", 2, 0.5, 1, 2.5}")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         t.format_value(&v),
         "{{{{97, 98, 0, 0}, 1}, {{99, 100, 0, 0}, 2}}, {{0.5, 1.0}, {2.5, 0.0}}}"

@@ -238,9 +238,19 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
             // A double, as JSON numbers are read (a float is rounded from it).
             return self.number(&format!("{v:?}"));
         }
-        Err(E::custom(format!(
-            "{v} is not an integer (write integers over 64 bits as strings, \"0x…\")"
-        )))
+        // An integral value as JSON writers give it (`1.0`, `1e2`), where a
+        // double holds every integer of its size exactly.
+        const EXACT: f64 = (1u64 << 53) as f64;
+        if v.fract() == 0.0 && v.abs() <= EXACT {
+            return self.number(&(v as i64).to_string());
+        }
+        Err(E::custom(if v.fract() == 0.0 {
+            format!(
+                "{v:e} is too large to be exact as a JSON number (write it as a string, \"0x…\")"
+            )
+        } else {
+            format!("{v} is not an integer, as {} needs", self.ty.name())
+        }))
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {

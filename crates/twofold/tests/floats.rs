@@ -88,7 +88,15 @@ fn a_negative_nan_from_a_json_file() {
     let src = "double mpc_main(double INPUT_A[2], double INPUT_B) { return INPUT_A[0] + INPUT_A[1] * INPUT_B; }\n";
     let dir = workspace("nan", &[("n.c", src), ("a.json", "[\"-nan\", 1]")]);
     let ia = format!("INPUT_A=@{}", path(&dir, "a.json"));
-    let out = twofold_ok(&["run", &path(&dir, "n.c"), "--local", "-i", &ia, "-i", "INPUT_B=2"]);
+    let out = twofold_ok(&[
+        "run",
+        &path(&dir, "n.c"),
+        "--local",
+        "-i",
+        &ia,
+        "-i",
+        "INPUT_B=2",
+    ]);
     assert_eq!(out.trim(), "-nan");
     std::fs::remove_dir_all(&dir).unwrap();
 }

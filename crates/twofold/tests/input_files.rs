@@ -138,6 +138,30 @@ fn every_format_gives_the_value_of_the_command_line() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// JSON writers give integers as `1.0` or `1e2` (Python's floats, numpy,
+/// JavaScript): integral values are read as the integers they are.
+#[test]
+fn integral_json_numbers_for_integers() {
+    let dir = scratch("integral");
+    let m = put(
+        &dir,
+        "m.json",
+        "{\"m\": [[1.0, 2e0, -3.0], [4, 5e1, 6.00]]}",
+    );
+    let p = put(&dir, "p.json", "{\"x\": 1e2, \"y\": 2.5e1}");
+    let named = [format!("INPUT_A_m=@{m}"), format!("INPUT_B_p=@{p}")];
+    let out = eval(&dir, &[&named[0], &named[1], "INPUT_B_v={0}"]).unwrap();
+    let want = [1, 2, -3, 4, 50, 6]
+        .iter()
+        .zip(1..)
+        .map(|(v, k)| v * k)
+        .sum::<i64>()
+        + 100 * 1000
+        + 25 * 100;
+    assert_eq!(out.trim(), want.to_string());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn bad_files_name_the_file_and_line() {
     let dir = scratch("bad");
@@ -150,7 +174,8 @@ fn bad_files_name_the_file_and_line() {
         ("string.json", "{\"m\": [[1, 2, 3],\n [4, \"a\", 6]]}", "string.json:2:8: expected a number for int, found the string \"a\""),
         ("few.json", "{\"m\": [[1, 2, 3]]}", "few.json:1:17: expected 2 elements for int[2][3], found 1"),
         ("many.json", "{\"m\": [[1, 2, 3], [4, 5, 6],\n [7, 8, 9]]}", "many.json:2:11: more than 2 elements for int[2][3]"),
-        ("float.json", "{\"m\": [[1.5, 2, 3], [4, 5, 6]]}", "float.json:1:12: 1.5 is not an integer (write integers over 64 bits as strings, \"0x…\")"),
+        ("float.json", "{\"m\": [[1.5, 2, 3], [4, 5, 6]]}", "float.json:1:12: 1.5 is not an integer, as int needs"),
+        ("huge.json", "{\"m\": [[1e300, 2, 3], [4, 5, 6]]}", "huge.json:1:14: 1e300 is too large to be exact as a JSON number (write it as a string, \"0x…\")"),
         ("member.json", "{\"n\": []}", "member.json:1:5: struct <anonymous> has no member `n` (its members: m)"),
         ("syntax.json", "{\"m\": [[1, 2, 3]\n [4, 5, 6]]}", "syntax.json:2:2: expected `,` or `]`"),
         ("many.txt", "{{{1, 2, 3},\n {4, 5, 6, 7}}}", "many.txt:2:12: too many values"),
