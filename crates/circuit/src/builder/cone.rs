@@ -34,39 +34,33 @@ impl Builder {
         self.fixed_values_where(bits, Bit::Const(true))
     }
 
-    /// The wires of `leaves` that `bits` are computed from, if every one
-    /// of `bits` is a constant, one of `leaves`, or computed by gates of
-    /// the current frame from those alone (at most [`MAX_FOLLOWED`] gates
-    /// followed back; past them, `None`).
-    pub fn computed_only_from(&self, bits: &[Bit], leaves: &HashSet<Wire>) -> Option<Vec<Wire>> {
-        let mut reached = Vec::new();
-        let mut todo: Vec<Wire> = Vec::new();
-        let mut seen: HashSet<Wire> = HashSet::default();
-        let mut visit = |w: Wire, todo: &mut Vec<Wire>| {
-            if seen.insert(w) {
-                match leaves.contains(&w) {
-                    true => reached.push(w),
-                    false => todo.push(w),
-                }
-            }
-        };
-        for b in bits {
-            if let Bit::Wire(w) = *b {
-                visit(w, &mut todo);
-            }
-        }
+    /// Whether every one of `bits` is a constant, one of `leaves`, or
+    /// computed by gates of the current frame from those alone (at most
+    /// [`MAX_FOLLOWED`] gates followed back; past them, `false`).
+    pub fn computed_only_from(&self, bits: &[Bit], leaves: &HashSet<Wire>) -> bool {
+        let mut todo: Vec<Wire> = (bits.iter())
+            .filter_map(|b| match *b {
+                Bit::Wire(w) if !leaves.contains(&w) => Some(w),
+                _ => None,
+            })
+            .collect();
+        let mut seen: HashSet<Wire> = todo.iter().copied().collect();
         let mut followed = 0;
         while let Some(w) = todo.pop() {
-            let i = self.frame.gates.writer(w)?;
+            let Some(i) = self.frame.gates.writer(w) else {
+                return false;
+            };
             followed += 1;
             if followed > MAX_FOLLOWED {
-                return None;
+                return false;
             }
             for x in self.frame.gates.get(i).inputs() {
-                visit(x, &mut todo);
+                if !leaves.contains(&x) && seen.insert(x) {
+                    todo.push(x);
+                }
             }
         }
-        Some(reached)
+        true
     }
 
     /// [`Builder::fixed_values`] where `given` holds: the value of each of

@@ -254,7 +254,6 @@ impl<'p> Lower<'p> {
                 }
             }
             _ => {
-                self.check_condition(cv);
                 let (x, y) = if a.has_side_effects() || b.has_side_effects() {
                     self.fork(cv, loc, |me| me.eval(a), |me| me.eval(b))?
                 } else {

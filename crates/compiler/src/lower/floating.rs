@@ -164,11 +164,6 @@ impl Lower<'_> {
         let fmt = Fmt::of_width(t.width);
         let x = w1.convert(&mut self.b, s1, t).bits(&mut self.b);
         let y = w2.convert(&mut self.b, s2, t).bits(&mut self.b);
-        match op {
-            BinOp::Mul => [&x, &y].into_iter().for_each(|f| self.check_operand(f)),
-            BinOp::Div => self.check_operand(&y),
-            _ => {}
-        }
         let b = &mut self.b;
         let value = |bits: Bits| Ok(Val::Int(t, Word::from_bits(bits)));
         let truth = |bit: Bit| Ok(Self::bool_val(bit));

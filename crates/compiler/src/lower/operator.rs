@@ -337,11 +337,6 @@ impl Lower<'_> {
             });
         }
         match op {
-            BinOp::Mul | BinOp::And | BinOp::Or => self.check_operands([&x, &y]),
-            BinOp::Div | BinOp::Rem => self.check_operands([&y, &y]),
-            _ => {}
-        }
-        match op {
             BinOp::Add => return Ok(Val::Int(t, x.add(&mut self.b, &y, false))),
             BinOp::Sub => return Ok(Val::Int(t, x.add(&mut self.b, &y, true))),
             BinOp::Mul => return Ok(Val::Int(t, x.mul(&mut self.b, &y))),
@@ -517,7 +512,6 @@ impl Lower<'_> {
                 Word::from_bits(bits)
             }
             _ => {
-                self.check_operands([&y, &y]);
                 let bits = if !right {
                     let (xb, yb) = (x.bits(&mut self.b), y.bits(&mut self.b));
                     gates::shl_var(&mut self.b, &xb, &yb)

@@ -26,7 +26,7 @@ mod counters;
 mod nested;
 mod padding;
 mod reread;
-mod tables;
+mod subscripts;
 mod wires;
 
 use canonical::CanonicalIds;
@@ -71,12 +71,8 @@ pub(super) struct ProbeState {
     /// observation that served each if it was one not written yet.
     reread: reread::Read,
     /// The inputs standing for public values read as inputs (see
-    /// [`Setup::general`]; `tables`), with the location each was read at.
-    public_inputs: HashMap<Wire, (usize, usize)>,
-    /// Operations on public values read as inputs alone (see `tables`):
-    /// the locations read, and why the probe fails unless the iteration
-    /// writes one of them (a value carried on, public only so far).
-    suspects: Vec<(Vec<(usize, usize)>, &'static str)>,
+    /// [`Setup::general`]; `subscripts`).
+    public_inputs: HashSet<Wire>,
     failed: Option<String>,
 }
 
@@ -291,8 +287,7 @@ impl<'p> Lower<'p> {
             ranges: 0,
             fresh_of: HashMap::default(),
             reread: reread::Read::default(),
-            public_inputs: HashMap::default(),
-            suspects: Vec::new(),
+            public_inputs: HashSet::default(),
             failed: None,
             requested: self.b.requested_gates(),
         });
@@ -357,11 +352,6 @@ impl<'p> Lower<'p> {
         let tape = Tape::end();
         self.forget_probe(st.outer_objs, st.inputs.first().copied(), st.merges);
         let mut failed = st.failed;
-        for (read, why) in &st.suspects {
-            if !read.iter().any(|at| st.written.contains_key(at)) {
-                failed.get_or_insert_with(|| why.to_string());
-            }
-        }
         if let Some(w) = outside_wire(&frame, &st.inputs, &writes, &extras) {
             failed.get_or_insert_with(|| {
                 format!("internal: the iteration reads wire {w} made outside it")
@@ -523,7 +513,7 @@ impl<'p> Lower<'p> {
             // applied by the template).
             st.written.remove(&key);
             if public && pad.is_some() {
-                st.public_inputs.extend(made.iter().map(|&w| (w, key)));
+                st.public_inputs.extend(&made);
             }
             st.inputs.extend(made);
             st.observed.insert(key, st.observations.len());

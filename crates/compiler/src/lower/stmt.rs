@@ -124,7 +124,6 @@ impl<'p> Lower<'p> {
                         None => Ok(()),
                     },
                     _ => {
-                        self.check_condition(cv);
                         self.fork(
                             cv,
                             s.loc,
