@@ -275,3 +275,30 @@ fn counts_made_by_loops_are_public_sizes() {
         agree_with_gcc(src, &[&p], 16, 8, "counts");
     }
 }
+
+/// A decimal constant past LLONG_MAX without `u` has no standard type;
+/// gcc gives it `__int128` (with a warning), and twofold does too, in
+/// expressions and in constant expressions: `-9223372036854775808`, the
+/// common spelling of INT64_MIN, is negative (it was unsigned long,
+/// silently: `x > -9223372036854775808` was false for 5).
+#[test]
+fn decimal_constants_past_llong_max_are_int128_as_in_gcc() {
+    let src = r#"
+typedef struct { int r[6]; } Out;
+Out mpc_main(long long INPUT_A, int INPUT_B)
+{
+    Out o;
+    enum { E = 1 + (-9223372036854775808 < 0) };
+    int arr[E];
+    o.r[0] = INPUT_A > -9223372036854775808;
+    o.r[1] = (int)sizeof(9223372036854775808) + 100 * (int)sizeof(18446744073709551615);
+    o.r[2] = (int)sizeof(arr);
+    o.r[3] = (int)((INPUT_B - 9223372036854775808) >> 64);
+    o.r[4] = 0;
+    switch (INPUT_B & 1) { case (18446744073709551615 > 5): o.r[4] = 7; break; default: break; }
+    o.r[5] = 18446744073709551615 / 3 > INPUT_A;
+    return o;
+}
+"#;
+    agree("int128_constants", src);
+}

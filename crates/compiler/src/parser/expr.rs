@@ -453,8 +453,9 @@ impl Parser<'_> {
 fn int_literal(v: u64, unsigned: bool, longs: u8, decimal: bool) -> ExprKind {
     // C11 6.4.4.1: the first type of its list that holds the value. A
     // decimal constant without `u` is signed (int, long, long long); a
-    // hexadecimal, octal or binary one may be unsigned at each width. (A
-    // decimal one past LLONG_MAX is unsigned long, as gcc makes it.)
+    // hexadecimal, octal or binary one may be unsigned at each width. A
+    // decimal one past LLONG_MAX has no standard type: gcc makes it
+    // `__int128` (its extended type, with a warning), and so does twofold.
     let int_fits = longs == 0 && v <= i32::MAX as u64 && !unsigned;
     let uint_fits = longs == 0 && v <= u32::MAX as u64 && (unsigned || !decimal);
     let ty = if int_fits {
@@ -463,6 +464,8 @@ fn int_literal(v: u64, unsigned: bool, longs: u8, decimal: bool) -> ExprKind {
         Scalar::int(32, false)
     } else if !unsigned && v <= i64::MAX as u64 {
         Scalar::int(64, true)
+    } else if !unsigned && decimal {
+        Scalar::int(128, true)
     } else {
         Scalar::int(64, false)
     };
@@ -481,13 +484,18 @@ pub fn const_eval(e: &Expr) -> Option<i128> {
 /// does (signed overflow wraps, as with `-fwrapv`).
 fn constant(e: &Expr) -> Option<(i128, Scalar)> {
     let int = |v: bool| (v as i128, Scalar::INT);
-    let wrap = |v: i128, t: Scalar| (t.to_i128(v as u64), t);
+    // (A value of a signed 128-bit type is its own wrap: it is held in
+    // 128 bits.)
+    let wrap = |v: i128, t: Scalar| match t.width {
+        128 if t.signed => (v, t),
+        _ => (t.to_i128(v as u64), t),
+    };
     let promoted = |a: &Expr| constant(a).map(|(v, t)| (v, t.promote()));
     Some(match &e.kind {
         ExprKind::Int(v, t) => (t.to_i128(*v), *t),
         ExprKind::Unary(UnOp::Neg, a) => {
             let (x, t) = promoted(a)?;
-            wrap(-x, t)
+            wrap(x.wrapping_neg(), t)
         }
         ExprKind::Unary(UnOp::Plus, a) => promoted(a)?,
         ExprKind::Unary(UnOp::Not, a) => int(constant(a)?.0 == 0),
@@ -507,8 +515,8 @@ fn constant(e: &Expr) -> Option<(i128, Scalar)> {
             let t = Scalar::common(s, u);
             let (x, y) = (wrap(x, t).0, wrap(y, t).0);
             let v = match op {
-                BinOp::Add => x + y,
-                BinOp::Sub => x - y,
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
                 BinOp::Mul => x.wrapping_mul(y),
                 BinOp::Div => x.checked_div(y)?,
                 BinOp::Rem => x.checked_rem(y)?,
