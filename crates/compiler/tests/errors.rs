@@ -617,3 +617,27 @@ fn loops_that_never_end_are_refused_at_once() {
     let uncalled = "int spin(int v) { while (1) v++; }\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }\n";
     compile(uncalled, "prog.c", &opts).expect("a loop never reached");
 }
+
+/// A type that is not declared (a header not included, a typedef
+/// misspelled) is named as such, with the standard header that declares
+/// it, in a statement, a parameter or at file scope: it was `expected ';'
+/// but found 'x'`.
+#[test]
+fn unknown_type_names() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B) {\n    uint32_t x = INPUT_A;\n    return x;\n}\n",
+        "prog.c:2:5: error: unknown type name 'uint32_t' (is #include <stdint.h> missing?)",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B) { mytype x = 1; return x; }\n",
+        "prog.c:1:42: error: unknown type name 'mytype'",
+    );
+    check(
+        "int f(bool b) { return b; }\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }\n",
+        "prog.c:1:7: error: unknown type name 'bool' (is #include <stdbool.h> missing?)",
+    );
+    check(
+        "size_t n;\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }\n",
+        "prog.c:1:1: error: unknown type name 'size_t' (is #include <stddef.h> missing?)",
+    );
+}

@@ -446,8 +446,17 @@ impl Parser<'_> {
                         .is_some_and(|w| !is_keyword(w))
                     && self.peek_at(1).is_some_and(|t| t.is("("));
                 if base.is_none() && signed.is_none() && longs == 0 && !specified && !function {
-                    let found = self.describe();
-                    return err(self.loc(), format!("expected a type but found {found}"));
+                    let name = self
+                        .peek()
+                        .and_then(|t| t.ident())
+                        .filter(|w| !is_keyword(w));
+                    return err(
+                        self.loc(),
+                        match name {
+                            Some(w) => super::stmt::unknown_type(w),
+                            None => format!("expected a type but found {}", self.describe()),
+                        },
+                    );
                 }
                 let s = signed.unwrap_or(true);
                 let floating = matches!(base, Some("float" | "double"));

@@ -4,6 +4,7 @@ use super::assertion::Assertion;
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult};
+use crate::lexer::Tok;
 
 impl Parser<'_> {
     pub(super) fn block(&mut self) -> DResult<Stmt> {
@@ -138,6 +139,16 @@ impl Parser<'_> {
                 self.pos += 2;
                 return self.label_body();
             }
+            // A name that is no type, followed by a name (`uint32_t x`): a
+            // declaration whose type is unknown.
+            Some(w)
+                if !is_keyword(w)
+                    && self
+                        .peek_at(1)
+                        .is_some_and(|t| matches!(&t.tok, Tok::Ident(n) if !is_keyword(n))) =>
+            {
+                return err(loc, unknown_type(w));
+            }
             _ => {
                 let e = self.expr()?;
                 self.expect(";")?;
@@ -212,5 +223,22 @@ impl Parser<'_> {
         let s = self.stmt();
         self.pop_scope();
         s
+    }
+}
+
+/// The error for a declaration of type `name`, which is no type here,
+/// with the header that declares it if it is a standard one.
+pub(super) fn unknown_type(name: &str) -> String {
+    let header = match name {
+        "bool" => Some("stdbool.h"),
+        "size_t" | "ptrdiff_t" | "max_align_t" | "wchar_t" => Some("stddef.h"),
+        n if (n.starts_with("int") || n.starts_with("uint")) && n.ends_with("_t") => {
+            Some("stdint.h")
+        }
+        _ => None,
+    };
+    match header {
+        Some(h) => format!("unknown type name '{name}' (is #include <{h}> missing?)"),
+        None => format!("unknown type name '{name}'"),
     }
 }
