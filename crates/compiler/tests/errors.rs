@@ -641,3 +641,23 @@ fn unknown_type_names() {
         "prog.c:1:1: error: unknown type name 'size_t' (is #include <stddef.h> missing?)",
     );
 }
+
+/// A pointer walking a string (`for (p = s; *p; p++)`) stops at its
+/// terminating zero on every input that has one; unrolled without
+/// `--unwind`, it goes on past the array's end, and the error says how to
+/// bound the loop (it blamed the pointer arithmetic alone).
+#[test]
+fn a_string_walk_past_the_end_suggests_unwind() {
+    let src = "int mpc_main(char INPUT_A[12], int INPUT_B) {\n    int h = 0;\n    for (const char *p = INPUT_A; *p; p++) h = h * 31 + *p;\n    return h + INPUT_B;\n}\n";
+    let e = error_of(src, &CompileOptions::default());
+    assert!(e.contains("leaves the object"), "{e}");
+    assert!(
+        e.contains("the loop at line 3") && e.contains("--unwind N"),
+        "{e}"
+    );
+    let bounded = CompileOptions {
+        unwind: Some(12),
+        ..CompileOptions::default()
+    };
+    compile(src, "prog.c", &bounded).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// The error for pointer arithmetic that leaves its object (a loop
+/// walking a string past its end: see [`Lower::unwind_hint`]).
+pub(super) const LEAVES_OBJECT: &str = "pointer arithmetic leaves the object it points into";
+
 impl Lower<'_> {
     /// Notes for a probe's replays that `p` is used other than to reach
     /// what it points to (see [`keep::Recording::escape`]).
@@ -163,7 +167,7 @@ impl Lower<'_> {
                 if (0..=len).contains(&nl) {
                     p.leaf = nl;
                 } else if p.sec.is_empty() && self.secret_depth == 0 {
-                    return err(loc, "pointer arithmetic leaves the object it points into");
+                    return err(loc, LEAVES_OBJECT);
                 } else {
                     // The public part leaves the object, the secret part
                     // may bring it back (`q = a + 4 + (x & 3); q -= 5`);
@@ -183,7 +187,7 @@ impl Lower<'_> {
                 }
                 let remaining = len - p.leaf - leaves;
                 if remaining < 0 {
-                    return err(loc, "pointer arithmetic leaves the object it points into");
+                    return err(loc, LEAVES_OBJECT);
                 }
                 let count = remaining as usize / stride + 1;
                 // How many elements a secret index selects from depends on
@@ -216,7 +220,7 @@ impl Lower<'_> {
         let base = p.leaf.rem_euclid(step as i64);
         let count = (len - base - leaves).div_euclid(step as i64) + 1;
         if count < 1 {
-            return err(loc, "pointer arithmetic leaves the object it points into");
+            return err(loc, LEAVES_OBJECT);
         }
         let i64 = Scalar::int(64, true);
         let at = Val::Int(i64, self.distance(&p, base, step as u64, loc)?);

@@ -234,10 +234,13 @@ impl<'p> Lower<'p> {
     /// A limit gone past while a loop whose exit depends on a secret
     /// value was unrolled, without `--unwind`: most likely that loop (a
     /// binary search's `while (lo < hi)`) would not have ended within
-    /// the default bound anyway, so the error says how to bound it.
+    /// the default bound anyway, so the error says how to bound it. So
+    /// too for a pointer that left its object there: a walk over a
+    /// string (`for (p = s; *p; p++)`) stops at its terminating zero on
+    /// every input that has one, but unrolled, it goes on past the end.
     fn unwind_hint(&self, mut d: Diag, loc: Loc, secret_iters: u32) -> Diag {
         let limit = DEFAULT_SECRET_ITERATIONS;
-        if d.exceeded.is_some()
+        if (d.exceeded.is_some() || d.message == super::operator::LEAVES_OBJECT)
             && secret_iters > 0
             && self.opts.unwind.is_none()
             && !d.message.contains("--unwind")
