@@ -112,7 +112,7 @@ impl Expansion {
         if self.copies > MOST_COPIES {
             return None;
         }
-        let continues = continues(body);
+        let continues = super::progress::continues(body);
         let mut copies = Vec::with_capacity(values.len());
         for v in values {
             let mut copy = body.clone();
@@ -200,15 +200,6 @@ fn fixed_in(body: &Stmt, var: &str) -> bool {
         })
     });
     ok
-}
-
-/// Whether `body` has a `continue` of the loop it is the body of.
-fn continues(body: &Stmt) -> bool {
-    let mut found = false;
-    walk(body, (0, 0), &mut |s, (loops, _)| {
-        found |= matches!(s.kind, StmtKind::Continue) && loops == 0;
-    });
-    found
 }
 
 /// Calls `f` on `s` and the statements inside it, with how many loops and

@@ -444,7 +444,7 @@ pub fn takes_address(s: &Stmt, var: &str) -> bool {
 
 /// Whether `s` holds a `continue` of the loop it is in (not of a loop
 /// nested in it).
-fn continues(s: &Stmt) -> bool {
+pub(super) fn continues(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::Continue => true,
         StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => false,

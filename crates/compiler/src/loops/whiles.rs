@@ -55,26 +55,6 @@ fn split_step(c: &Expr, body: &Stmt) -> Option<usize> {
         StmtKind::Decl(ds) => ds.iter().any(|d| d.name == var),
         _ => false,
     });
-    let continues = rest.iter().any(continues_loop);
+    let continues = rest.iter().any(super::progress::continues);
     (!declared && !continues).then_some(rest.len())
-}
-
-/// Whether `s` holds a `continue` of the loop it is in (not of a loop
-/// nested in it).
-fn continues_loop(s: &Stmt) -> bool {
-    match &s.kind {
-        StmtKind::Continue => true,
-        StmtKind::Block(items) => items.iter().any(continues_loop),
-        StmtKind::If(_, t, e) => continues_loop(t) || e.as_deref().is_some_and(continues_loop),
-        StmtKind::Switch(_, b) | StmtKind::Case(_, _, b) | StmtKind::Default(b) => {
-            continues_loop(b)
-        }
-        StmtKind::While(..) | StmtKind::DoWhile(..) | StmtKind::For(..) => false,
-        StmtKind::Empty
-        | StmtKind::StaticAssert(..)
-        | StmtKind::Expr(_)
-        | StmtKind::Decl(_)
-        | StmtKind::Break
-        | StmtKind::Return(_) => false,
-    }
 }
