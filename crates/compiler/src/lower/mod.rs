@@ -30,6 +30,7 @@ mod bitfield;
 mod budget;
 mod bytes;
 mod call;
+mod combine;
 mod decl;
 mod elision;
 mod expr;

@@ -17,12 +17,12 @@ use crate::loops;
 use crate::regions::{self, minmax_parts, Plan, RedOp};
 
 /// A reduction variable during a region: name, operator, object, type.
-struct Red {
-    name: String,
-    op: RedOp,
-    obj: usize,
-    ty: CType,
-    scalar: Scalar,
+pub(super) struct Red {
+    pub(super) name: String,
+    pub(super) op: RedOp,
+    pub(super) obj: usize,
+    pub(super) ty: CType,
+    pub(super) scalar: Scalar,
 }
 
 /// The objects (private scalars', then partials') that a region's
@@ -623,78 +623,6 @@ impl<'p> Lower<'p> {
         self.exec_guarded(s)
     }
 
-    /// Combines the partials of each reduction with a balanced tree and
-    /// assigns the result.
-    fn combine(&mut self, reds: &[Red], partials: Vec<Vec<Word>>, loc: Loc) -> DResult<()> {
-        for (r, parts) in reds.iter().zip(partials) {
-            if r.op == RedOp::Add {
-                // A sum stays lazy: all partials are reduced together with
-                // full adders (a carry-save tree), as the loop would have.
-                let Slot::Val(mut acc) = self.slot(r.obj, 0) else {
-                    continue;
-                };
-                for p in parts {
-                    acc = acc.add(&mut self.b, &p, false);
-                    self.step(loc)?;
-                }
-                self.store(r.obj, 0, Val::Int(r.scalar, acc));
-                continue;
-            }
-            let mut layer: Vec<Val> = parts.into_iter().map(|w| Val::Int(r.scalar, w)).collect();
-            while layer.len() > 1 {
-                let mut next = Vec::with_capacity(layer.len().div_ceil(2));
-                let mut it = layer.into_iter();
-                while let Some(a) = it.next() {
-                    match it.next() {
-                        Some(b) => {
-                            next.push(self.reduce_pair(r, a, b, loc)?);
-                            self.step(loc)?;
-                        }
-                        None => next.push(a),
-                    }
-                }
-                layer = next;
-            }
-            let Some(total) = layer.pop() else {
-                continue;
-            };
-            let Slot::Val(old) = self.slot(r.obj, 0) else {
-                continue;
-            };
-            let new = if old.as_const().is_some() && old.as_const() == extreme(r.op, r.scalar) {
-                // The minimum with the type's largest value (or the
-                // maximum with its smallest) is the other operand.
-                total
-            } else {
-                self.reduce_pair(r, Val::Int(r.scalar, old), total, loc)?
-            };
-            self.store(r.obj, 0, new);
-        }
-        Ok(())
-    }
-
-    /// `a op b` for a reduction, in the variable's type.
-    fn reduce_pair(&mut self, r: &Red, a: Val, b: Val, loc: Loc) -> DResult<Val> {
-        let v = match r.op {
-            RedOp::Add => self.binop(BinOp::Add, a, b, loc)?,
-            RedOp::Mul => self.binop(BinOp::Mul, a, b, loc)?,
-            RedOp::Xor => self.binop(BinOp::Xor, a, b, loc)?,
-            RedOp::Or => self.binop(BinOp::Or, a, b, loc)?,
-            RedOp::And => self.binop(BinOp::And, a, b, loc)?,
-            RedOp::Min | RedOp::Max => {
-                let op = if r.op == RedOp::Min {
-                    BinOp::Lt
-                } else {
-                    BinOp::Gt
-                };
-                let c = self.binop(op, b.clone(), a.clone(), loc)?;
-                let c = self.truth(c, loc)?;
-                self.select(c, b, a, loc)?
-            }
-        };
-        self.convert(v, &r.ty, loc)
-    }
-
     /// Reduces the lazy sums held by an object to bits (reading only the
     /// locations that hold one), a step of work each.
     fn reduce_object(&mut self, obj: usize, loc: Loc) -> DResult<()> {
@@ -717,16 +645,6 @@ fn identity(op: RedOp, t: Scalar) -> Option<Word> {
         RedOp::Mul => Some(Word::konst(1, t.width)),
         RedOp::And => Some(Word::konst(u64::MAX, t.width)),
         RedOp::Min | RedOp::Max => None,
-    }
-}
-
-/// The type's largest value for a minimum, its smallest for a maximum.
-fn extreme(op: RedOp, t: Scalar) -> Option<u64> {
-    let top = if t.signed { t.mask() >> 1 } else { t.mask() };
-    match op {
-        RedOp::Min => Some(top),
-        RedOp::Max => Some(if t.signed { top + 1 } else { 0 }),
-        _ => None,
     }
 }
 

@@ -248,7 +248,7 @@ impl<'p> Lower<'p> {
     }
 
     /// A wire of the current frame holding `b`.
-    fn wire_of(&mut self, b: Bit) -> DResult<Wire> {
+    pub(in crate::lower) fn wire_of(&mut self, b: Bit) -> DResult<Wire> {
         match b {
             Bit::Wire(w) => Ok(w),
             Bit::Const(v) => {
