@@ -30,6 +30,7 @@ mod make;
 mod replay;
 mod run;
 mod simulate;
+mod spent;
 mod track;
 mod widen;
 
@@ -42,6 +43,7 @@ use crate::gates::Widening;
 use crate::loops::counter::CounterPlan;
 use crate::loops::Induction;
 use run::{Run, Steps};
+use spent::{Spent, COSTLY, FRUITLESS};
 use widen::{first_setup, widened};
 
 /// How a loop was lowered, for `twofold stats`.
@@ -159,20 +161,6 @@ const MAX_GATELESS_RUN: u64 = 1 << 12;
 /// ones are lowered without probing (see [`Lower::keep_loop`]).
 const MAX_MISMATCHES: u32 = 4;
 
-/// The most probes a loop makes without a run that repeated: where every
-/// iteration is probed (probes that match their neighbours' but never
-/// once apply to another iteration), probing would double the loop's
-/// compile, and a long loop's ran out of budget. The rest of the loop is
-/// unrolled.
-const MAX_FRUITLESS: u32 = 32;
-
-/// Gates of probes that kept nothing past which a loop that probed more
-/// iterations than it lowered stops probing (see [`COSTLY`]).
-const FRUITLESS_GATES: usize = 1 << 18;
-
-/// Why a loop is unrolled once its probes cost more than its iterations.
-const COSTLY: &str = "its probes kept nothing and cost more than lowering its iterations";
-
 /// The fewest iterations of a loop that, inside another loop's probe, is
 /// probed again more generally where two iterations differ ([`widened`]);
 /// a shorter one lowers the rest as written (docs/loops.md, "Short loops
@@ -189,9 +177,6 @@ const SHORT_RUNS: &str = "runs of iterations that lower alike are shorter than";
 
 /// Why a loop is unrolled after [`MAX_FRUITLESS_RUNS`] such runs.
 const FRUITLESS_RUNS: &str = "its last 3 runs probed and kept nothing";
-
-/// Why a loop is unrolled after [`MAX_FRUITLESS`] probes.
-const FRUITLESS: &str = "32 probes in a row kept no run of iterations";
 
 /// Why a loop whose products were strength-reduced is unrolled when it is
 /// shorter than [`MIN_SETTLED_TRIPS`] (followed by that number).
@@ -316,20 +301,13 @@ impl<'p> Lower<'p> {
         // Iterations to lower plainly after the next run of mismatches.
         let mut skip = MAX_MISMATCHES as u64;
         // Probes made since a run was last kept.
-        let mut fruitless = 0;
-        // Gates of those probes.
-        let mut fruitless_gates = 0;
+        let mut spent = Spent::default();
         while m < counted.trips {
             // (Not inside another loop's probe: there an iteration's
             // lowering must not depend on how long its own probing went.)
             let probing = !self.probes.is_empty();
-            if fruitless >= MAX_FRUITLESS && pending.is_none() && !probing {
-                outcome = Outcome::Unroll(m, FRUITLESS.to_string());
-                break;
-            }
-            let costly = fruitless_gates >= FRUITLESS_GATES && u64::from(fruitless) > m;
-            if costly && pending.is_none() && !probing {
-                outcome = Outcome::Unroll(m, COSTLY.to_string());
+            if let Some(why) = spent.why_stop(m).filter(|_| pending.is_none() && !probing) {
+                outcome = Outcome::Unroll(m, why.to_string());
                 break;
             }
             if misses >= MAX_MISMATCHES {
@@ -350,9 +328,8 @@ impl<'p> Lower<'p> {
             let probe = match pending.take() {
                 Some(p) => p,
                 None => {
-                    fruitless += 1;
                     let probe = self.probe_iteration(&counted, m, &setup, &mut each)?;
-                    fruitless_gates += probe.frame.gates.len();
+                    spent.probed(&probe);
                     probe
                 }
             };
@@ -387,9 +364,8 @@ impl<'p> Lower<'p> {
                 // The next iteration, probed on the state this one left:
                 // if it matches, the run starts here; if it read nothing
                 // this one wrote, it is the next probe anyway.
-                fruitless += 1;
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
-                fruitless_gates += next.frame.gates.len();
+                spent.probed(&next);
                 let wider = || widened(&setup, (&run.probe, &next), counted.trips - m);
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
@@ -419,7 +395,7 @@ impl<'p> Lower<'p> {
             let found = (&mut *extras, &mut report);
             let (kept, probe) = self.end_run((run, 0), &counted, &mut each, found)?;
             if kept || repeated {
-                (fruitless, fruitless_gates) = (0, 0);
+                spent = Spent::default();
             }
             prev = (!repeats && pending.is_none()).then_some(probe);
         }
