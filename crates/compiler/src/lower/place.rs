@@ -368,20 +368,28 @@ impl<'p> Lower<'p> {
         let Some((s, rest)) = sec.split_first() else {
             return read(self, base, chosen);
         };
+        // (Only candidates the index's constant bits let it select are
+        // read: a binary search's probe read all 16,384 elements where
+        // the index could give two.)
+        let selectable = selectable(&s.idx, s.count);
         let mut layer = Vec::with_capacity(s.count);
-        for k in 0..s.count {
+        for (k, &selectable) in selectable.iter().enumerate() {
             let at = base + (k * s.stride) as i64;
-            layer.push(self.select_positions_at(at, rest, n, loc, true, read)?);
+            layer.push(match selectable {
+                true => Some(self.select_positions_at(at, rest, n, loc, true, read)?),
+                false => None,
+            });
         }
         self.select_slots(&s.idx, layer, n, loc)
     }
 
-    /// The candidate `layer[k]` (each `n` slots) that the index `idx`
-    /// (bit 0 first) selects: a multiplexer tree.
-    pub(super) fn select_slots(
+    /// The candidate `layer[k]` (each `n` slots, or `None` where the index
+    /// cannot select it: see [`selectable`]) that the index `idx` (bit 0
+    /// first) selects: a multiplexer tree.
+    fn select_slots(
         &mut self,
         idx: &[Bit],
-        mut layer: Vec<Vec<Slot>>,
+        mut layer: Vec<Option<Vec<Slot>>>,
         n: usize,
         loc: Loc,
     ) -> DResult<Vec<Slot>> {
@@ -391,21 +399,32 @@ impl<'p> Lower<'p> {
             let mut next = Vec::with_capacity(layer.len().div_ceil(2));
             let mut it = layer.into_iter();
             while let Some(lo) = it.next() {
-                match it.next() {
-                    Some(hi) => {
+                let merged = match (it.next(), sel) {
+                    (None, _) => lo,
+                    (Some(hi), Bit::Const(c)) => {
+                        if c {
+                            hi
+                        } else {
+                            lo
+                        }
+                    }
+                    (Some(Some(hi)), _) => {
+                        let lo = lo.ok_or_else(|| diag(loc, "internal: a candidate not read"))?;
                         let mut m = Vec::with_capacity(n);
                         for (a, b) in hi.iter().zip(&lo) {
                             m.push(self.merge_slot(sel, a, b, loc)?);
                         }
-                        next.push(m);
+                        Some(m)
                     }
-                    None => next.push(lo),
-                }
+                    (Some(None), _) if lo.is_none() => None,
+                    (Some(None), _) => return err(loc, "internal: a candidate not read"),
+                };
+                next.push(merged);
             }
             layer = next;
             j += 1;
         }
-        layer.pop().ok_or_else(|| diag(loc, "empty array access"))
+        (layer.pop().flatten()).ok_or_else(|| diag(loc, "empty array access"))
     }
 
     pub(super) fn write(&mut self, p: &Place, v: Val, loc: Loc) -> DResult<()> {
@@ -561,5 +580,63 @@ pub(super) fn start_within(base: i64, n: usize, len: i64, chosen: bool, loc: Loc
         b if b >= 0 && b + n as i64 <= len => Ok(b),
         b if chosen && n as i64 <= len => Ok(b.clamp(0, len - n as i64)),
         _ => err(loc, "access outside the object"),
+    }
+}
+
+/// Which of `count` candidates the multiplexer tree of
+/// [`Lower::select_slots`] may select with index bits `idx` (bits past
+/// its end are zeros): at a level whose bit is constant only one side of
+/// each pair can be, and a candidate left alone at a level's end is passed
+/// on whatever the bit.
+fn selectable(idx: &[Bit], count: usize) -> Vec<bool> {
+    if count == 0 {
+        return Vec::new();
+    }
+    // Level sizes, from the candidates up to the root.
+    let mut sizes = vec![count];
+    while let Some(&len) = sizes.last().filter(|&&len| len > 1) {
+        sizes.push(len.div_ceil(2));
+    }
+    let mut above = vec![true];
+    for j in (0..sizes.len() - 1).rev() {
+        let len = sizes[j];
+        let sel = idx.get(j).copied().unwrap_or(Bit::Const(false));
+        above = (0..len)
+            .map(|p| {
+                let parent = above[p / 2];
+                let alone = p % 2 == 0 && p + 1 == len;
+                match sel {
+                    Bit::Const(c) if !alone => parent && (p % 2 == 1) == c,
+                    _ => parent,
+                }
+            })
+            .collect();
+    }
+    above
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_candidates_the_constant_bits_allow_are_selectable() {
+        let w = Bit::Wire(7);
+        let (zero, one) = (Bit::Const(false), Bit::Const(true));
+        // Odd positions only.
+        assert_eq!(
+            selectable(&[one, w, w], 6),
+            [false, true, false, true, false, true]
+        );
+        // Bit 2 set among 5 candidates: only 4 (5..7 do not exist).
+        assert_eq!(
+            selectable(&[w, w, one], 5),
+            [false, false, false, false, true]
+        );
+        // Bits past the index's end are zeros.
+        assert_eq!(selectable(&[w], 4), [true, true, false, false]);
+        assert_eq!(selectable(&[zero, one], 3), [false, false, true]);
+        assert_eq!(selectable(&[w, w], 0), Vec::<bool>::new());
+        assert_eq!(selectable(&[], 1), [true]);
     }
 }
