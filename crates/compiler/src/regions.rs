@@ -1,7 +1,9 @@
 //! Source analysis of `for` loops for parallel regions: is every iteration
 //! independent of the others?
 //!
-//! A loop is a candidate when each iteration writes only
+//! A loop is a candidate when its variable is the one its initialization
+//! starts (or, without one, its step changes: a counting `while`), and
+//! each iteration writes only
 //! - locals declared inside its body,
 //! - elements of outer arrays indexed by the loop variable itself
 //!   (`y.v[i] = ...`, `c.m[i][j] = ...`), every access to such an array in
@@ -101,12 +103,23 @@ pub fn analyze(
     outer: &dyn Fn(&str) -> Option<CType>,
     funcs: &HashMap<String, &Function>,
 ) -> Result<Plan, String> {
-    let var = match init.map(|s| &s.kind) {
-        Some(StmtKind::Decl(ds)) if ds.len() == 1 => ds[0].name.as_str(),
-        Some(StmtKind::Expr(Expr {
-            kind: ExprKind::Assign(None, lhs, _),
-            ..
-        })) => ident(lhs).ok_or("the loop initializes no variable")?,
+    let var = match (init.map(|s| &s.kind), step.map(|e| &e.kind)) {
+        (Some(StmtKind::Decl(ds)), _) if ds.len() == 1 => ds[0].name.as_str(),
+        (
+            Some(StmtKind::Expr(Expr {
+                kind: ExprKind::Assign(None, lhs, _),
+                ..
+            })),
+            _,
+        ) => ident(lhs).ok_or("the loop initializes no variable")?,
+        // A loop that goes on from where its variable is (a counting
+        // `while`, `for (; i < n; i++)`): the variable its step changes.
+        (None, Some(ExprKind::IncDec { e, .. })) => {
+            ident(e).ok_or("the step changes no variable")?
+        }
+        (None, Some(ExprKind::Assign(Some(BinOp::Add | BinOp::Sub), lhs, _))) => {
+            ident(lhs).ok_or("the step changes no variable")?
+        }
         _ => return no("the loop does not start a single loop variable"),
     };
     if !matches!(outer(var), Some(CType::Int { .. })) {

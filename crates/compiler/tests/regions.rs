@@ -240,6 +240,35 @@ fn dependent_iterations_are_not_regions() {
     }
 }
 
+/// A loop without an initialization goes on from where its variable is:
+/// a counting `while` (made a `for` without one) and `for (; ...)` are
+/// regions too, and leave the variable where the loop ends.
+#[test]
+fn loops_from_where_their_variable_is_are_regions() {
+    let cases = [
+        (
+            "while_up",
+            "    int32_t s = 0; int i = 1;",
+            "    while (i < N) { s += INPUT_A.x[i] > INPUT_B.x[i]; i++; }\n    out.r = s * 100 + i;",
+        ),
+        (
+            "for_from_here",
+            "    int32_t m = INPUT_B.x[0]; int i = 1;",
+            "    for (; i < N; i += 1) { int32_t d = INPUT_A.x[i] * INPUT_B.x[i]; if (d > m) m = d; }\n    out.r = m + i;",
+        ),
+        (
+            "while_down",
+            "    int32_t y[N] = {0}; int32_t s = 0; int i = N - 1;",
+            "    while (i >= 0) { y[i] = INPUT_A.x[i] * 3; s ^= INPUT_B.x[i]; i--; }\n    out.r = y[0] + y[1] - y[2] + (y[3] ^ y[4]) + y[5] + s + i;",
+        ),
+    ];
+    for (name, decls, body) in cases {
+        let src = program(6, decls, body, "int32_t r;");
+        let p = agree(name, &src, 8);
+        assert_eq!(accepted(&p).len(), 1, "{name}: {:?}\n{src}", p.loops);
+    }
+}
+
 #[test]
 fn secret_trip_count_is_not_a_region() {
     let src = program(
