@@ -86,6 +86,7 @@ macro_rules! for_children {
 }
 
 mod calls;
+pub mod countdown;
 pub mod counter;
 pub(crate) mod endless;
 pub mod expand;

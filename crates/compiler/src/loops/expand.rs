@@ -176,7 +176,7 @@ fn zero(loc: crate::error::Loc) -> Expr {
 /// Whether `body` reads `var` only as a value: it neither writes it, nor
 /// takes its address, nor declares another of that name, nor names it in
 /// a type; and it does not `break` out of the loop.
-fn fixed_in(body: &Stmt, var: &str) -> bool {
+pub(super) fn fixed_in(body: &Stmt, var: &str) -> bool {
     let mut ok = true;
     let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == var);
     walk(body, (0, 0), &mut |s, (loops, switches)| match &s.kind {

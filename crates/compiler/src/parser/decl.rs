@@ -174,7 +174,9 @@ impl Parser<'_> {
                         params.iter().for_each(|p| self.declare_local(&p.0));
                         readonly.iter().for_each(|n| self.note_readonly_dims(n, 0));
                         self.function = name.clone();
-                        let body = self.block()?;
+                        let mut body = self.block()?;
+                        let names: Vec<String> = params.iter().map(|p| p.0.clone()).collect();
+                        crate::loops::countdown::rewrite_countdowns(&mut body, &names);
                         self.function.clear();
                         self.pop_scope();
                         prog.globals.append(&mut self.hoisted);
