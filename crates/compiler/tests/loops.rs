@@ -31,8 +31,13 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
     // Kept sorting networks: loops whose skipped iterations make no block
     // instance.
     let mut networks = 0;
+    // Programs with a loop counting down in its condition, and with a
+    // counting `while`.
+    let (mut down, mut whiles) = (0, 0);
     for round in 0..60 {
         let src = random_loop_program(&mut rng);
+        down += usize::from(src.contains("-- > 0") || src.contains("--)") || src.contains("0 < k"));
+        whiles += usize::from(src.contains("while (k"));
         let name = format!("loops{round}.c");
         let with = compiled(&src, &name, &CompileOptions::default());
         let flat = unrolled(&src, &name);
@@ -79,6 +84,10 @@ fn random_loop_programs_agree_with_gcc_and_with_their_unrolled_form() {
     assert!(
         kept > 60 && unrolled_loops > 20 && blocks > 60 && networks >= 3,
         "{kept} kept, {unrolled_loops} unrolled, {blocks} blocks, {networks} networks"
+    );
+    assert!(
+        down >= 5 && whiles >= 5,
+        "{down} counting down, {whiles} whiles"
     );
 }
 

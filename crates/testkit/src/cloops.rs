@@ -149,6 +149,21 @@ impl LoopGen {
         }
     }
 
+    /// A loop running `body` (one statement) for each `i` of `0..N`, in one
+    /// of the forms C programs count with: up in a `for` or a `while`, or
+    /// down in the condition (`i-- > 0`, `while (i--)`), where the
+    /// variable outlives the loop or not. (The form follows the variables
+    /// made so far, not `rng`, whose draws make the rest of the program.)
+    fn over_n(&self, i: &str, body: &str) -> String {
+        match self.next_var % 5 {
+            0 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        {body}\n"),
+            1 => format!("    int {i} = 0;\n    while ({i} < N) {{\n        {body}\n        {i}++;\n    }}\n    t ^= {i};\n"),
+            2 => format!("    for (unsigned {i} = N; {i}-- > 0; )\n        {body}\n"),
+            3 => format!("    int {i} = N;\n    while ({i}--)\n        {body}\n    t += {i};\n"),
+            _ => format!("    int {i} = N;\n    for (; 0 < {i}--; ) {{\n        {body}\n    }}\n    u -= {i};\n"),
+        }
+    }
+
     fn op(rng: &mut impl Rng) -> &'static str {
         ["+", "-", "*", "^", "&", "|"][rng.gen_range(0..6)]
     }
@@ -165,13 +180,13 @@ impl LoopGen {
                 "    for (int {i} = 0; {i} < N; {i}++)\n        t = t * {x} {op} {y};\n"
             ),
             // Independent elements.
-            1 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        a[{i}] = ({acc})({x} {op} {y});\n"),
+            1 => self.over_n(&i, &format!("a[{i}] = ({acc})({x} {op} {y});")),
             // A tape: each element from the one before.
             2 => format!(
                 "    for (int {i} = 1; {i} < N; {i}++)\n        a[{i}] = a[{i} - 1] {op} ({acc}){x};\n"
             ),
             // A reduction.
-            3 => format!("    for (int {i} = 0; {i} < N; {i}++)\n        u += ({acc})({x} {op} {y});\n"),
+            3 => self.over_n(&i, &format!("u += ({acc})({x} {op} {y});")),
             // A secret branch in the body, with continue.
             4 => format!(
                 "    for (int {i} = 0; {i} < N; {i}++) {{\n        if (({x}) & 1) {{ t += {y}; continue; }}\n        u ^= t {op} {x};\n    }}\n"
