@@ -14,6 +14,7 @@ mod enumeration;
 mod expr;
 mod generic;
 mod knr;
+mod prototypes;
 mod ranges;
 mod readonly;
 mod record;
@@ -85,12 +86,16 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         statics_made: 0,
         function: String::new(),
         name_params: None,
+        functions_declared: HashMap::new(),
     };
     p.program()
 }
 
 struct Parser<'a> {
     toks: &'a [Token],
+    /// The type each function was first declared with at file scope (see
+    /// [`prototypes`]).
+    functions_declared: HashMap<String, prototypes::Declared>,
     pos: usize,
     /// Where `#pragma pack` sets a value (0: none): from which token on,
     /// in order.

@@ -661,3 +661,43 @@ fn a_string_walk_past_the_end_suggests_unwind() {
     };
     compile(src, "prog.c", &bounded).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Constraint violations gcc refuses are refused with its words: two
+/// `default` labels in one switch, an enumerator declared twice in one
+/// enum, a parameter declared twice or again in the function's outermost
+/// block, and declarations of one function with conflicting types (the
+/// definition's type was silently used for every call).
+#[test]
+fn conflicting_declarations() {
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B) {\n    switch (INPUT_A) { default: return 1; case 2: default: return 2; }\n    return 0;\n}\n",
+        "prog.c:2:51: error: multiple default labels in one switch",
+    );
+    check(
+        "int mpc_main(int INPUT_A, int INPUT_B) {\n    enum { X1 = 1, X2, X1 = 2 };\n    return INPUT_A + X1;\n}\n",
+        "prog.c:2:24: error: redeclaration of enumerator 'X1'",
+    );
+    check(
+        "int pd(int a, int a) { return a; }\nint mpc_main(int INPUT_A, int INPUT_B) { return pd(INPUT_A, 2); }\n",
+        "prog.c:1:15: error: redefinition of parameter 'a'",
+    );
+    check(
+        "int pr(int a, int b) { int a = 5; return a + b; }\nint mpc_main(int INPUT_A, int INPUT_B) { return pr(INPUT_A, 1); }\n",
+        "prog.c:1:28: error: redeclaration of parameter 'a'",
+    );
+    check(
+        "unsigned char pm(int a);\nint mpc_main(int INPUT_A, int INPUT_B) { return pm(INPUT_A); }\nint pm(int a) { return a; }\n",
+        "prog.c:3:5: error: conflicting types for 'pm' (int pm(int) here, unsigned char pm(int) at line 1)",
+    );
+    check(
+        "int pl(long long a);\nint pl(char a);\nint mpc_main(int INPUT_A, int INPUT_B) { return INPUT_A; }\n",
+        "prog.c:2:5: error: conflicting types for 'pl' (int pl(char) here, int pl(long long) at line 1)",
+    );
+    // Agreeing declarations are no error: a prototype without its
+    // parameters, one with them, `void` for none, a nested switch's own
+    // default, a parameter hidden in an inner block.
+    let ok = "int f();\nint f(int a);\nint f(int b) { { int b = 2; return b; } }\nint g(void);\nint g(void) { return 3; }\n\
+              int mpc_main(int INPUT_A, int INPUT_B) {\n    switch (INPUT_A) { default: switch (INPUT_B) { default: return f(1) + g(); } }\n}\n";
+    let p = twofold_compiler::compile(ok, "ok.c", &CompileOptions::default());
+    assert!(p.is_ok(), "{:?}", p.err().map(|e| e.to_string()));
+}

@@ -145,6 +145,9 @@ impl Parser<'_> {
                     self.declared(&specs, (name, ty, attributes), nloc)?;
                 } else if let Some(params) = params {
                     let ret = self.known(ty)?;
+                    let types = params.iter().map(|p| p.ty.clone()).collect();
+                    let variable = params.iter().any(|p| p.variable.is_some());
+                    self.declare_function(&name, (&ret, types, variable), nloc)?;
                     if self.is("{") {
                         let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
                         let variable_params = params.iter().map(|p| p.variable.clone()).collect();
@@ -160,6 +163,11 @@ impl Parser<'_> {
                                 })
                             })
                             .collect::<DResult<Vec<_>>>()?;
+                        for (k, (name, _, at)) in params.iter().enumerate() {
+                            if params[..k].iter().any(|p| p.0 == *name) {
+                                return err(*at, format!("redefinition of parameter '{name}'"));
+                            }
+                        }
                         let typed =
                             std::iter::once((&ret, nloc)).chain(params.iter().map(|p| (&p.1, p.2)));
                         for (t, at) in typed {
@@ -175,6 +183,9 @@ impl Parser<'_> {
                         readonly.iter().for_each(|n| self.note_readonly_dims(n, 0));
                         self.function = name.clone();
                         let mut body = self.block()?;
+                        if let Some((name, at)) = redeclared_parameter(&body, &params) {
+                            return err(at, format!("redeclaration of parameter '{name}'"));
+                        }
                         let names: Vec<String> = params.iter().map(|p| p.0.clone()).collect();
                         crate::loops::countdown::rewrite_countdowns(&mut body, &names);
                         self.function.clear();
@@ -667,4 +678,20 @@ fn variable_size(t: &TypeExpr) -> bool {
         }
         TypeExpr::Known(_) | TypeExpr::Typeof(_) => false,
     }
+}
+
+/// A declaration in a function's outermost block of one of its parameters
+/// `params` (the two share a scope in C), if there is one: its name and
+/// where it is.
+fn redeclared_parameter(body: &Stmt, params: &[(String, CType, Loc)]) -> Option<(String, Loc)> {
+    let StmtKind::Block(items) = &body.kind else {
+        return None;
+    };
+    let mut declared = items.iter().flat_map(|s| match &s.kind {
+        StmtKind::Decl(ds) => ds.as_slice(),
+        _ => &[],
+    });
+    declared
+        .find(|d| !d.is_extern && params.iter().any(|p| p.0 == d.name))
+        .map(|d| (d.name.clone(), d.loc))
 }

@@ -25,7 +25,10 @@ impl Parser<'_> {
         let mut values: Vec<(String, i128)> = Vec::new();
         let mut next = 0i128;
         while !self.eat("}") {
-            let (name, _) = self.ident()?;
+            let (name, at) = self.ident()?;
+            if values.iter().any(|(n, _)| *n == name) {
+                return err(at, format!("redeclaration of enumerator '{name}'"));
+            }
             if self.eat("=") {
                 let e = self.cond_expr()?;
                 match const_eval(&e) {

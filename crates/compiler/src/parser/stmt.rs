@@ -3,7 +3,7 @@
 use super::assertion::Assertion;
 use super::{is_keyword, Parser};
 use crate::ast::*;
-use crate::error::{err, DResult};
+use crate::error::{err, DResult, Loc};
 use crate::lexer::Tok;
 
 impl Parser<'_> {
@@ -91,7 +91,11 @@ impl Parser<'_> {
                 self.expect("(")?;
                 let c = self.expr()?;
                 self.expect(")")?;
-                StmtKind::Switch(c, Box::new(self.sub_stmt()?))
+                let body = self.sub_stmt()?;
+                if let Some(at) = second_default(&body) {
+                    return err(at, "multiple default labels in one switch");
+                }
+                StmtKind::Switch(c, Box::new(body))
             }
             Some("case") => {
                 self.pos += 1;
@@ -241,4 +245,32 @@ pub(super) fn unknown_type(name: &str) -> String {
         Some(h) => format!("unknown type name '{name}' (is #include <{h}> missing?)"),
         None => format!("unknown type name '{name}'"),
     }
+}
+
+/// Where the second `default` label of the switch whose body is `body`
+/// is, if it has two (those of switches nested in it are theirs).
+fn second_default(body: &Stmt) -> Option<Loc> {
+    fn defaults(s: &Stmt, found: &mut Vec<Loc>) {
+        match &s.kind {
+            StmtKind::Default(b) => {
+                found.push(s.loc);
+                defaults(b, found);
+            }
+            StmtKind::Block(items) => items.iter().for_each(|i| defaults(i, found)),
+            StmtKind::If(_, t, e) => {
+                defaults(t, found);
+                if let Some(e) = e {
+                    defaults(e, found);
+                }
+            }
+            StmtKind::For(_, _, _, b)
+            | StmtKind::While(_, b)
+            | StmtKind::DoWhile(b, _)
+            | StmtKind::Case(_, _, b) => defaults(b, found),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    defaults(body, &mut found);
+    found.get(1).copied()
 }
