@@ -146,7 +146,9 @@ impl Parser<'_> {
                 } else if let Some(params) = params {
                     let ret = self.known(ty)?;
                     let types = params.iter().map(|p| p.ty.clone()).collect();
-                    let variable = params.iter().any(|p| p.variable.is_some());
+                    // (An old-style definition's types are checked as any
+                    // type: they agree with a prototype's promoted ones.)
+                    let variable = params.iter().any(|p| p.variable.is_some() || p.old_style);
                     self.declare_function(&name, (&ret, types, variable), nloc)?;
                     if self.is("{") {
                         let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
@@ -306,6 +308,7 @@ impl Parser<'_> {
                 declared: None,
                 variable: Some(ty),
                 readonly: false,
+                old_style: false,
                 loc,
             });
         }
@@ -321,6 +324,7 @@ impl Parser<'_> {
             declared,
             variable: None,
             readonly: false,
+            old_style: false,
             loc,
         })
     }
@@ -652,8 +656,21 @@ pub(super) struct Param {
     variable: Option<TypeExpr>,
     /// Whether it was declared `const` (a scalar or a struct).
     readonly: bool,
+    /// Whether it is a parameter of an old-style definition (`f(v) short
+    /// v; {...}`), whose type agrees with a prototype's promoted one.
+    old_style: bool,
     /// Where it starts.
     loc: Loc,
+}
+
+impl Param {
+    /// The parameter as one of an old-style definition's.
+    pub(super) fn of_old_style(self) -> Param {
+        Param {
+            old_style: true,
+            ..self
+        }
+    }
 }
 
 /// The size `n` of an array if it is a constant; an error if that is

@@ -64,7 +64,7 @@ impl Parser<'_> {
             .map(|(name, at)| {
                 let int = (TypeExpr::Known(Scalar::INT.ctype()), at);
                 let (ty, loc) = types.remove(&name).unwrap_or(int);
-                self.param(Some(name), ty, loc)
+                Ok(self.param(Some(name), ty, loc)?.of_old_style())
             })
             .collect()
     }
