@@ -694,9 +694,11 @@ fn conflicting_declarations() {
         "prog.c:2:5: error: conflicting types for 'pl' (int pl(char) here, int pl(long long) at line 1)",
     );
     // Agreeing declarations are no error: a prototype without its
-    // parameters, one with them, `void` for none, a nested switch's own
-    // default, a parameter hidden in an inner block.
+    // parameters, one with them, `void` for none, a struct incomplete in
+    // the prototype, a nested switch's own default, a parameter hidden in
+    // an inner block.
     let ok = "int f();\nint f(int a);\nint f(int b) { { int b = 2; return b; } }\nint g(void);\nint g(void) { return 3; }\n\
+              struct node;\nint h(struct node *n);\nstruct node { int v; };\nint h(struct node *n) { return n->v; }\n\
               int mpc_main(int INPUT_A, int INPUT_B) {\n    switch (INPUT_A) { default: switch (INPUT_B) { default: return f(1) + g(); } }\n}\n";
     let p = twofold_compiler::compile(ok, "ok.c", &CompileOptions::default());
     assert!(p.is_ok(), "{:?}", p.err().map(|e| e.to_string()));

@@ -40,9 +40,10 @@ impl Parser<'_> {
             return Ok(());
         };
         let listed = !old.params.is_empty() && !new.params.is_empty();
-        let differ = old.ret != new.ret
+        let same_params = || (old.params.iter().zip(&new.params)).all(|(a, b)| agree(a, b));
+        let differ = !agree(&old.ret, &new.ret)
             || (listed && old.params.len() != new.params.len())
-            || (listed && !old.variable && !new.variable && old.params != new.params);
+            || (listed && !old.variable && !new.variable && !same_params());
         if differ {
             return err(
                 loc,
@@ -65,4 +66,24 @@ impl Parser<'_> {
 fn signature(name: &str, d: &Declared) -> String {
     let params: Vec<String> = d.params.iter().map(CType::name).collect();
     format!("{} {name}({})", d.ret.name(), params.join(", "))
+}
+
+/// Whether two declarations' types agree: the same, a struct or union
+/// declared incomplete in one and defined in the other counting as one.
+fn agree(a: &CType, b: &CType) -> bool {
+    match (a, b) {
+        (CType::Struct(x), CType::Struct(y)) => x.id == y.id && x.union == y.union,
+        (CType::Pointer(x), CType::Pointer(y)) => agree(x, y),
+        (CType::Array(x, n), CType::Array(y, m)) => n == m && agree(x, y),
+        (CType::Function(f), CType::Function(g)) => {
+            let params = match (&f.params, &g.params) {
+                (Some(p), Some(q)) => {
+                    p.len() == q.len() && p.iter().zip(q).all(|(a, b)| agree(a, b))
+                }
+                _ => true,
+            };
+            agree(&f.ret, &g.ret) && params
+        }
+        _ => a == b,
+    }
 }
