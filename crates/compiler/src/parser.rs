@@ -120,7 +120,7 @@ struct Parser<'a> {
     /// Per scope, the variables declared `const` there (file scope first,
     /// also holding static locals' globals), with their declared array
     /// dimensions (see [`readonly`]).
-    readonly: Vec<HashMap<String, u32>>,
+    readonly: Vec<HashMap<String, readonly::Readonly>>,
     /// The static local variables of the function being parsed, as
     /// globals.
     hoisted: Vec<Decl>,

@@ -703,3 +703,50 @@ fn conflicting_declarations() {
     let p = twofold_compiler::compile(ok, "ok.c", &CompileOptions::default());
     assert!(p.is_ok(), "{:?}", p.err().map(|e| e.to_string()));
 }
+
+/// A write through a pointer declared to point to `const` values (`const
+/// T *p`: `*p`, `p[i]`, `p->m`, also a `const T a[]` parameter) is
+/// refused, as gcc refuses it; the pointer itself may change, and a cast
+/// or a copy without `const` writes as C lets it.
+#[test]
+fn writes_through_pointers_to_const() {
+    let refused = [
+        (
+            "int a[2] = {1, 2}; const int *q = a; *q = INPUT_A;",
+            "assignment of a read-only location through 'q' (a pointer to const)",
+        ),
+        (
+            "int a[2] = {1, 2}; const int *q = a; q[1] = INPUT_A;",
+            "assignment of a read-only location through 'q' (a pointer to const)",
+        ),
+        (
+            "int a[2] = {1, 2}; const int *q = a; (*q)++;",
+            "increment of a read-only location through 'q' (a pointer to const)",
+        ),
+        (
+            "struct P { int x; } s = {1}; const struct P *p = &s; p->x = INPUT_A;",
+            "assignment of a read-only location through 'p' (a pointer to const)",
+        ),
+    ];
+    for (body, message) in refused {
+        let src = format!("int mpc_main(int INPUT_A, int INPUT_B) {{ {body} return INPUT_B; }}\n");
+        let e = error_of(&src, &CompileOptions::default());
+        assert!(e.contains(message), "{body}: {e}");
+    }
+    for (params, body) in [("const int *s", "s[0] = 1;"), ("const int s[]", "s[1]--;")] {
+        let src = format!("int f({params}) {{ {body} return 0; }}\nint mpc_main(int INPUT_A, int INPUT_B) {{ int a[2] = {{1, 2}}; return f(a) + INPUT_A; }}\n");
+        let e = error_of(&src, &CompileOptions::default());
+        assert!(
+            e.contains("read-only location through 's'"),
+            "{params}: {e}"
+        );
+    }
+    // Valid C: the pointer moved, a cast or a copy dropping const, a
+    // pointer to pointers to const, a const pointer to writable values,
+    // and another `q` in an inner block.
+    let ok = "int mpc_main(int INPUT_A, int INPUT_B) {\n    int a[2] = {1, 2}, b[2] = {3, 4};\n    const int *q = a;\n    q = b;\n\
+              \x20   *(int *)q = INPUT_A;\n    int *r = (int *)q; r[1] = INPUT_B;\n    const int **pp = &q; *pp = a;\n\
+              \x20   int *const cp = a; *cp = 7;\n    { int *q = b; *q += 1; }\n    return a[0] + b[0] + b[1] + *q;\n}\n";
+    let p = twofold_compiler::compile(ok, "ok.c", &CompileOptions::default());
+    assert!(p.is_ok(), "{:?}", p.err().map(|e| e.to_string()));
+}

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::attributes::Attributes;
 use super::expr::const_eval;
-use super::readonly::readonly_dims;
+use super::readonly::{readonly_part, Readonly};
 use super::{is_keyword, Parser};
 use crate::ast::*;
 use crate::error::{err, DResult, Loc};
@@ -153,9 +153,8 @@ impl Parser<'_> {
                     if self.is("{") {
                         let declared_arrays = params.iter().map(|p| p.declared.clone()).collect();
                         let variable_params = params.iter().map(|p| p.variable.clone()).collect();
-                        let readonly: Vec<String> = (params.iter())
-                            .filter(|p| p.readonly)
-                            .filter_map(|p| p.name.clone())
+                        let readonly: Vec<(String, Readonly)> = (params.iter())
+                            .filter_map(|p| Some((p.name.clone()?, p.readonly?)))
                             .collect();
                         let params = params
                             .into_iter()
@@ -182,7 +181,7 @@ impl Parser<'_> {
                         }
                         self.push_scope();
                         params.iter().for_each(|p| self.declare_local(&p.0));
-                        readonly.iter().for_each(|n| self.note_readonly_dims(n, 0));
+                        (readonly.iter()).for_each(|(n, what)| self.note_readonly_part(n, *what));
                         self.function = name.clone();
                         let mut body = self.block()?;
                         if let Some((name, at)) = redeclared_parameter(&body, &params) {
@@ -260,9 +259,12 @@ impl Parser<'_> {
             }
             let specs = self.specs()?;
             let (name, mut ty, _, _) = self.declarator(specs.ty, true)?;
-            // (An array parameter is a pointer: only scalars and structs
-            // are checked.)
-            let readonly = readonly_dims(specs.is_const, &ty) == Some(0);
+            // (An array parameter is a pointer: `const int a[]` points to
+            // read-only values; one of more dimensions is not checked.)
+            let readonly = match readonly_part(specs.is_const, &ty) {
+                Some(Readonly::Object(1)) => Some(Readonly::Pointee),
+                what => what.filter(|w| matches!(w, Readonly::Object(0) | Readonly::Pointee)),
+            };
             // A parameter of function type (`int cmp(int, int)`).
             let params = match self.name_params.take() {
                 Some(params) => Some(params),
@@ -307,7 +309,7 @@ impl Parser<'_> {
                 ty: CType::Pointer(Arc::new(CType::Void)),
                 declared: None,
                 variable: Some(ty),
-                readonly: false,
+                readonly: None,
                 old_style: false,
                 loc,
             });
@@ -323,7 +325,7 @@ impl Parser<'_> {
             ty,
             declared,
             variable: None,
-            readonly: false,
+            readonly: None,
             old_style: false,
             loc,
         })
@@ -654,8 +656,9 @@ pub(super) struct Param {
     /// Its type, if a size in it is not constant (see
     /// [`Function::variable_params`]).
     variable: Option<TypeExpr>,
-    /// Whether it was declared `const` (a scalar or a struct).
-    readonly: bool,
+    /// What of it was declared `const`: a scalar or a struct, or what a
+    /// pointer points to.
+    readonly: Option<Readonly>,
     /// Whether it is a parameter of an old-style definition (`f(v) short
     /// v; {...}`), whose type agrees with a prototype's promoted one.
     old_style: bool,
