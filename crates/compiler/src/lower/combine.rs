@@ -175,10 +175,11 @@ impl<'p> Lower<'p> {
             }
         }
         let out_width = outputs.len() as Wire;
-        let written: Vec<Wire> = (0..pairs as Wire * out_width)
-            .map(|_| self.b.fresh_wire())
-            .collect();
-        let first = written.first().copied().unwrap_or(0);
+        // The instances' outputs: consecutive fresh wires from `first`.
+        let first = self.b.fresh_wire();
+        for _ in 1..pairs as Wire * out_width {
+            self.b.fresh_wire();
+        }
         self.b.add_block(PendingBlock {
             position: 0,
             count: pairs as u64,
