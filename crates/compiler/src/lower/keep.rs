@@ -36,6 +36,7 @@ mod widen;
 
 pub(super) use replay::{Recording, Term};
 pub(super) use run::Address;
+pub(super) use widen::PublicInputs;
 
 use super::probe::{Probe, Setup, Stored};
 use super::*;
@@ -44,7 +45,7 @@ use crate::loops::counter::CounterPlan;
 use crate::loops::Induction;
 use run::{Run, Steps};
 use spent::{Spent, COSTLY, FRUITLESS};
-use widen::{first_setup, widened};
+use widen::{ands, first_setup, widened, Trial};
 
 /// How a loop was lowered, for `twofold stats`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,6 +303,8 @@ impl<'p> Lower<'p> {
         let mut skip = MAX_MISMATCHES as u64;
         // Probes made since a run was last kept.
         let mut spent = Spent::default();
+        // A widening that read public values as inputs, to be checked.
+        let mut trial: Option<Trial> = None;
         while m < counted.trips {
             // (Not inside another loop's probe: there an iteration's
             // lowering must not depend on how long its own probing went.)
@@ -337,12 +340,19 @@ impl<'p> Lower<'p> {
                 outcome = Outcome::Unroll(m, failed.clone());
                 break;
             }
+            let too_long = || self.too_long_to_unroll(probe.frame.gates.len(), counted.trips - m);
+            let refused = trial.take().filter(|_| !too_long());
+            if let Some(refused) = refused.and_then(|t| t.refused(&probe, m, &setup)) {
+                setup = Rc::new(refused);
+                continue;
+            }
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
-                    let wider = widened(&setup, (&q, &probe), counted.trips - m);
+                    let wider = widened(&setup, (&q, &probe), (counted.trips - m, m == 1));
                     if let Some(wider) = wider.filter(|_| !short_in_probe) {
                         // Probe this iteration again, more generally.
+                        trial = Trial::of(&setup, &wider, (&q, &probe), m);
                         setup = Rc::new(wider);
                         continue;
                     }
@@ -366,11 +376,13 @@ impl<'p> Lower<'p> {
                 // this one wrote, it is the next probe anyway.
                 let next = self.probe_iteration(&counted, m, &setup, &mut each)?;
                 spent.probed(&next);
-                let wider = || widened(&setup, (&run.probe, &next), counted.trips - m);
+                let first = run.start == 0;
+                let wider = || widened(&setup, (&run.probe, &next), (counted.trips - m, first));
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
                 } else if let Some(wider) = wider().filter(|_| !short_in_probe) {
                     // Probe the first iteration again, more generally.
+                    trial = Trial::of(&setup, &wider, (&run.probe, &next), run.start);
                     setup = Rc::new(wider);
                     m = self.undo_run(run).0;
                     continue;

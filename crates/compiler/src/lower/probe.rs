@@ -18,7 +18,7 @@
 
 use super::*;
 use crate::gates::Widening;
-use crate::lower::keep::Address;
+use crate::lower::keep::{Address, PublicInputs};
 use crate::range::{Range, Tape};
 
 mod canonical;
@@ -32,8 +32,8 @@ mod wires;
 use canonical::CanonicalIds;
 pub(super) use counters::Counter;
 use nested::{too_big_for_nested, BIG_READ};
-pub(in crate::lower) use padding::{padded_form, MARKER_BASE};
-use padding::{sentinel, significant, value_bits};
+pub(in crate::lower) use padding::{padded_form, sentinel, MARKER_BASE};
+use padding::{significant, value_bits};
 pub(super) use reread::{Reread, Served};
 use twofold_circuit::{RawFrame, Wire};
 use wires::{block_writes, outside_wire};
@@ -105,6 +105,8 @@ pub(super) struct Setup {
     /// across iterations). Where each iteration reduces the sum the one
     /// before left, any loop probed each settles (see `keep/each.rs`).
     pub may_settle: bool,
+    /// Public values read as inputs that differ as a table's entries do.
+    pub public_inputs: PublicInputs,
 }
 
 /// Where a kept loop stores its variable's value into an array element

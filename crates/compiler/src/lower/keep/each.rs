@@ -254,7 +254,10 @@ impl Lower<'_> {
                 // they have the unrolled form's AND gates.)
                 let wider = setup
                     .may_settle
-                    .then(|| super::widened(&setup, (&r.probe, &probe), c.trips - m))
+                    .then(|| {
+                        let a_first = r.start == 0 && m == 1;
+                        super::widened(&setup, (&r.probe, &probe), (c.trips - m, a_first))
+                    })
                     .flatten();
                 // Elsewhere, sums an iteration leaves that the next one
                 // reduces anyway are reduced where they are left (the same
@@ -427,7 +430,7 @@ impl Lower<'_> {
     /// cost AND gates (`r += (x + i) * y` over 200,000 iterations: twice
     /// the AND gates of the products unrolled, where unrolling ran out of
     /// memory after 40 s).
-    fn too_long_to_unroll(&self, gates: usize, left: u64) -> bool {
+    pub(super) fn too_long_to_unroll(&self, gates: usize, left: u64) -> bool {
         (gates as u64).saturating_mul(left) > self.opts.limits.max_gates / 4
     }
 }
@@ -439,11 +442,6 @@ fn disabled(probe: &Probe) -> bool {
         && probe.extras.is_empty()
         && probe.frame.gates.is_empty()
         && probe.frame.blocks.is_empty()
-}
-
-/// The AND gates of `probe`'s template.
-fn ands(probe: &Probe) -> usize {
-    probe.frame.gates.iter().filter(|g| g.is_and()).count()
 }
 
 /// The objects `probe` both read and wrote, each once, if it reduced the

@@ -3,6 +3,7 @@
 //! ranges) lower to one template.
 
 use super::*;
+use crate::lower::probe::{sentinel, Observation};
 
 /// The setup of a loop's first probe: the loop variable where `c` found
 /// it, stored (each iteration's value wired in from a table) if the loop
@@ -34,6 +35,7 @@ pub(super) fn first_setup(ind: &Induction, c: &Counted) -> Setup {
         widths: HashMap::default(),
         settle_sums: false,
         may_settle: ind.reduced,
+        public_inputs: PublicInputs::default(),
     }
 }
 
@@ -43,16 +45,30 @@ pub(super) fn first_setup(ind: &Induction, c: &Counted) -> Setup {
 /// whose widths differ read padded to the widest (if `left` iterations are
 /// enough to pay for it); sums carried on reduced each iteration (see
 /// [`Setup::settle_sums`]); or, if only ranges differ in what they read,
-/// ranges widened further. `None` if none applies.
-pub(super) fn widened(setup: &Setup, (a, b): (&Probe, &Probe), left: u64) -> Option<Setup> {
+/// ranges widened further. `None` if none applies. `a_first`: whether `a`
+/// is the loop's first iteration (whose reads may be sentinels).
+pub(super) fn widened(
+    setup: &Setup,
+    (a, b): (&Probe, &Probe),
+    (left, a_first): (u64, bool),
+) -> Option<Setup> {
     if a.observations.len() != b.observations.len() {
         return None;
     }
     let pairs = || a.observations.iter().zip(&b.observations);
     let mut wider = setup.clone();
+    let tried = &mut wider.public_inputs.tried;
+    tried.clear();
     for (x, y) in pairs() {
         if x.at == y.at && (x.public || y.public) && x.shape != y.shape {
-            wider.general.insert((x.at.obj, x.at.leaf as usize));
+            let at = (x.at.obj, x.at.leaf as usize);
+            let entries = table_entries((x, y), a_first);
+            if entries && setup.public_inputs.refused.contains(&Table::At(at)) {
+                continue;
+            }
+            if wider.general.insert(at) && entries {
+                tried.push(Table::At(at));
+            }
         }
     }
     let mut grew = wider.general.len() > setup.general.len();
@@ -70,11 +86,16 @@ pub(super) fn widened(setup: &Setup, (a, b): (&Probe, &Probe), left: u64) -> Opt
                 (false, true) => nx,
                 _ => nx.max(ny),
             };
-            if x.class_shape != y.class_shape && nx != ny && want > 0 {
+            let entries = table_entries((x, y), a_first);
+            let refused = entries && setup.public_inputs.refused.contains(&Table::Of(x.at.obj));
+            if x.class_shape != y.class_shape && nx != ny && want > 0 && !refused {
                 let k = wider.widths.entry(x.at.obj).or_insert(0);
                 if want > *k {
                     *k = want;
                     grew = true;
+                    if entries {
+                        wider.public_inputs.tried.push(Table::Of(x.at.obj));
+                    }
                 }
             }
         }
@@ -130,4 +151,94 @@ fn carries_sum(probe: &Probe) -> bool {
         added += new.held_bits().saturating_sub(old.held_bits());
     }
     reduce > 0 && reduce <= 2 * added
+}
+
+/// Whether `x` and `y` (observations of two iterations) read public values
+/// that differ as a table's entries do (`W[i]`, a public value the loop
+/// changes), not a sentinel the loop starts from (`e = -1000` before
+/// `-19`): a value of its first iteration (`a_first`) far wider than the
+/// next one's.
+fn table_entries((x, y): (&Observation, &Observation), a_first: bool) -> bool {
+    let sentinel_first = a_first
+        && y.significant
+            .is_some_and(|n| sentinel(x.significant, n, false));
+    x.public && y.public && !sentinel_first
+}
+
+/// Where a widening read public values as inputs: a location (see
+/// [`Setup::general`]) or an object whose values are read padded (see
+/// [`Setup::widths`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(in crate::lower) enum Table {
+    /// A location (object, leaf) read as an input.
+    At((usize, usize)),
+    /// An object whose values are read padded.
+    Of(usize),
+}
+
+/// Public values that differ between iterations as a table's entries do,
+/// read as inputs so that one template serves them all. Where that makes
+/// the template cost more AND gates than the iterations' own probes with
+/// the values as constants (`x * W[i]`, `x & W[i]`, `x >> S[i]`: a
+/// multiplier or a mask of secrets where a constant's is a few additions
+/// or free), the values stay constants and the iterations are lowered
+/// as they are.
+#[derive(Clone, Default)]
+pub(in crate::lower) struct PublicInputs {
+    /// What the last widening read as inputs (to be checked).
+    tried: Vec<Table>,
+    /// What this loop's iterations read as constants.
+    refused: HashSet<Table>,
+}
+
+/// A widening that read public values as inputs, checked on the template
+/// it makes of iteration `iteration`.
+pub(super) struct Trial {
+    before: Rc<Setup>,
+    iteration: u64,
+    /// The AND gates of the costlier of the two probes it generalises.
+    ands: usize,
+}
+
+impl Trial {
+    /// The trial of `wider`, made from `before` for the probes `a` and `b`,
+    /// whose template is made next of iteration `iteration`; `None` if it
+    /// read no public value as an input.
+    pub(super) fn of(
+        before: &Rc<Setup>,
+        wider: &Setup,
+        (a, b): (&Probe, &Probe),
+        iteration: u64,
+    ) -> Option<Trial> {
+        (!wider.public_inputs.tried.is_empty()).then(|| Trial {
+            before: before.clone(),
+            iteration,
+            ands: ands(a).max(ands(b)),
+        })
+    }
+
+    /// The setup to probe `probe`'s iteration with again, if it is the
+    /// trial's and costs more than an eighth more AND gates than the
+    /// probes with constants did: the one before, with what the widening
+    /// read as inputs refused. `None` if the widening stands (also where
+    /// the probe is of another iteration: the loop went on unrolled).
+    pub(super) fn refused(self, probe: &Probe, m: u64, setup: &Setup) -> Option<Setup> {
+        if m != self.iteration || ands(probe) <= self.ands + self.ands / 8 {
+            return None;
+        }
+        let mut refused = (*self.before).clone();
+        let tried = setup.public_inputs.tried.iter().copied();
+        refused.public_inputs.refused.extend(tried);
+        Some(refused)
+    }
+}
+
+/// The AND gates of `probe`'s template, its blocks' iterations included.
+pub(super) fn ands(probe: &Probe) -> usize {
+    let frame = &probe.frame;
+    let gates = frame.gates.iter().filter(|g| g.is_and()).count() as u64;
+    let blocks = frame.blocks.iter().map(|b| b.body.frame().and_count());
+    let counts = frame.blocks.iter().map(|b| b.count);
+    let in_blocks = blocks.zip(counts).map(|(a, n)| a.saturating_mul(n));
+    in_blocks.fold(gates, u64::saturating_add) as usize
 }

@@ -10,7 +10,7 @@ use super::*;
 /// between iterations (`general`), and at least [`SENTINEL_BITS`] wider
 /// (a DP's first row, `prev[j] = j`, is a bit wider than its cells at
 /// first, and is read padded).
-pub(super) fn sentinel(significant: Option<usize>, k: usize, general: bool) -> bool {
+pub(in crate::lower) fn sentinel(significant: Option<usize>, k: usize, general: bool) -> bool {
     !general && significant.is_some_and(|n| n >= k + SENTINEL_BITS)
 }
 
