@@ -633,22 +633,18 @@ pub(crate) fn number(text: &str, loc: Loc) -> DResult<Tok> {
         .map(|(k, _)| k)
         .unwrap_or(lower.len());
     let (digits, suffix) = lower.split_at(digits_end);
-    let mut unsigned = false;
-    let mut longs = 0u8;
-    let mut rest = suffix;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix("ll") {
-            longs = 2;
-            rest = r;
-        } else if let Some(r) = rest.strip_prefix('l') {
-            longs = 1;
-            rest = r;
-        } else if let Some(r) = rest.strip_prefix('u') {
-            unsigned = true;
-            rest = r;
-        } else {
-            return err(loc, format!("invalid integer constant '{text}'"));
-        }
+    // `u` and `l` or `ll` (not `lL`), each at most once, in either order.
+    let (unsigned, longs) = match suffix {
+        "" => (false, 0),
+        "u" => (true, 0),
+        "l" => (false, 1),
+        "ul" | "lu" => (true, 1),
+        "ll" => (false, 2),
+        "ull" | "llu" => (true, 2),
+        _ => return err(loc, format!("invalid suffix on integer constant '{text}'")),
+    };
+    if longs == 2 && !(text.contains("ll") || text.contains("LL")) {
+        return err(loc, format!("invalid suffix on integer constant '{text}'"));
     }
     let (radix, body) = if is_hex {
         (16, &digits[2..])

@@ -8,6 +8,7 @@ mod alignas;
 mod assertion;
 mod attributes;
 mod constant_builtins;
+mod constant_init;
 mod decl;
 mod declarator;
 mod enumeration;
@@ -27,7 +28,7 @@ mod wide;
 pub use attributes::supported_attribute;
 pub use expr::const_eval;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::ast::*;
@@ -87,6 +88,7 @@ pub fn parse(toks: &[Token], max_nesting: usize) -> DResult<Program> {
         function: String::new(),
         name_params: None,
         functions_declared: HashMap::new(),
+        labels: HashSet::new(),
     };
     p.program()
 }
@@ -133,6 +135,8 @@ struct Parser<'a> {
     /// (`int (*pick(int k))(int)`), read by the declarator and taken by
     /// [`Parser::take_params`].
     name_params: Option<Vec<decl::Param>>,
+    /// The labels of the function being parsed (each names one statement).
+    labels: HashSet<String>,
 }
 
 impl<'a> Parser<'a> {

@@ -96,6 +96,19 @@ impl Parser<'_> {
         loc: Loc,
     ) -> DResult<Option<Decl>> {
         self.check_alignas(specs.align, specs.typedef, &ty, &name, loc)?;
+        // A name is a type or an object in one scope, not both.
+        let (types, objects) = (self.typedefs.last(), self.locals.last());
+        let other = if specs.typedef {
+            objects.is_some_and(|s| s.contains_key(&name))
+        } else {
+            types.is_some_and(|s| s.contains_key(&name))
+        };
+        if other {
+            return err(
+                loc,
+                format!("'{name}' redeclared as a different kind of symbol"),
+            );
+        }
         if specs.typedef {
             if specs.attributes.with(attributes).aligned != 0 {
                 return err(
@@ -145,6 +158,7 @@ impl Parser<'_> {
                     self.declared(&specs, (name, ty, attributes), nloc)?;
                 } else if let Some(params) = params {
                     let ret = self.known(ty)?;
+                    super::declarator::returnable(&ret, nloc)?;
                     let types = params.iter().map(|p| p.ty.clone()).collect();
                     // (An old-style definition's types are checked as any
                     // type: they agree with a prototype's promoted ones.)
@@ -183,6 +197,7 @@ impl Parser<'_> {
                         params.iter().for_each(|p| self.declare_local(&p.0));
                         (readonly.iter()).for_each(|(n, what)| self.note_readonly_part(n, *what));
                         self.function = name.clone();
+                        self.labels.clear();
                         let mut body = self.block()?;
                         if let Some((name, at)) = redeclared_parameter(&body, &params) {
                             return err(at, format!("redeclaration of parameter '{name}'"));
@@ -206,6 +221,9 @@ impl Parser<'_> {
                     }
                     // A prototype.
                 } else if let Some(decl) = self.declared(&specs, (name, ty, attributes), nloc)? {
+                    if let Some(init) = &decl.init {
+                        self.refuse_non_constant(init, &prog.globals)?;
+                    }
                     prog.globals.push(decl);
                 }
                 if self.eat(",") {
@@ -359,6 +377,9 @@ impl Parser<'_> {
         // A qualifier or storage class other than those above.
         let mut qualified = false;
         let mut align = 0;
+        // Where `restrict` qualified the type itself (only a pointer may
+        // be).
+        let mut restrict = None;
         let mut signed: Option<bool> = None;
         let mut base: Option<&str> = None;
         let mut longs = 0;
@@ -378,10 +399,20 @@ impl Parser<'_> {
                 "static" => is_static = true,
                 "extern" => is_extern = true,
                 "const" => (is_const, qualified) = (true, true),
-                "volatile" | "register" | "inline" | "auto" | "restrict"
-                | "_Noreturn" => qualified = true,
-                "signed" => signed = Some(true),
-                "unsigned" => signed = Some(false),
+                "volatile" | "register" | "inline" | "auto" | "_Noreturn" => qualified = true,
+                "restrict" => (restrict, qualified) = (Some(wloc), true),
+                "signed" | "unsigned" => {
+                    signed = match signed {
+                        None => Some(w == "signed"),
+                        Some(s) if s == (w == "signed") => return err(wloc, format!("duplicate '{w}'")),
+                        Some(_) => {
+                            return err(
+                                wloc,
+                                "both 'signed' and 'unsigned' in declaration specifiers",
+                            )
+                        }
+                    }
+                }
                 "long" => longs += 1,
                 "char" | "short" | "int" | "void" | "_Bool" | "float" | "double" => {
                     // `int` goes with `short` (and `long`, counted apart)
@@ -516,6 +547,11 @@ impl Parser<'_> {
                 })
             }
         };
+        if let Some(at) = restrict {
+            if !matches!(ty, TypeExpr::Known(CType::Pointer(_))) {
+                return err(at, "invalid use of 'restrict' (only a pointer type may be)");
+            }
+        }
         Ok(Specs {
             ty,
             typedef,
@@ -564,10 +600,20 @@ impl Parser<'_> {
                     let ty = self.function_of(ty, params)?;
                     self.declared(&specs, (name, ty, attributes), nloc)?
                 }
+                Some(_) if specs.is_static => {
+                    return err(nloc, format!("invalid storage class for function '{name}'"))
+                }
                 Some(_) => None,
                 None => self.declared(&specs, (name, ty, attributes), nloc)?,
             };
             match declared {
+                Some(decl) if specs.is_extern && decl.init.is_some() => {
+                    let name = &decl.name;
+                    return err(
+                        nloc,
+                        format!("'{name}' has both 'extern' and an initializer"),
+                    );
+                }
                 Some(decl) if specs.is_static => self.hoist_static(decl)?,
                 // The global itself, declared at file scope too (it may be
                 // defined below).

@@ -137,9 +137,21 @@ impl Parser<'_> {
         for d in derivations {
             ty = match d {
                 Derivation::Pointer => TypeExpr::Pointer(Box::new(ty)),
-                Derivation::Array(n) => TypeExpr::Array(Box::new(ty), n),
+                Derivation::Array(n) => {
+                    match &ty {
+                        TypeExpr::Known(CType::Void) => {
+                            return err(self.loc(), "declaration of an array of voids")
+                        }
+                        TypeExpr::Known(CType::Function(_)) => {
+                            return err(self.loc(), "declaration of an array of functions")
+                        }
+                        _ => {}
+                    }
+                    TypeExpr::Array(Box::new(ty), n)
+                }
                 Derivation::Function(params) => {
                     let ret = self.known(ty)?;
+                    returnable(&ret, self.loc())?;
                     let params = params.map(|ps| ps.into_iter().map(|p| p.ty).collect());
                     TypeExpr::Known(CType::Function(Arc::new(FunctionType { ret, params })))
                 }
@@ -172,5 +184,14 @@ impl Parser<'_> {
         ) {
             self.pos += 1;
         }
+    }
+}
+
+/// Fails if `ret` is a type no function may return (an array, a function).
+pub(super) fn returnable(ret: &CType, loc: Loc) -> DResult<()> {
+    match ret {
+        CType::Array(..) => err(loc, "a function cannot return an array"),
+        CType::Function(_) => err(loc, "a function cannot return a function"),
+        _ => Ok(()),
     }
 }

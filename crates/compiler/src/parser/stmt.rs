@@ -140,6 +140,9 @@ impl Parser<'_> {
             // A label: no `goto` can name it (they are refused), so it is
             // the statement it labels.
             Some(w) if !is_keyword(w) && self.peek_at(1).is_some_and(|t| t.is(":")) => {
+                if !self.labels.insert(w.to_string()) {
+                    return err(loc, format!("duplicate label '{w}'"));
+                }
                 self.pos += 2;
                 return self.label_body();
             }
