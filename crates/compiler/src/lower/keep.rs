@@ -328,23 +328,30 @@ impl<'p> Lower<'p> {
                 (misses, prev, pending) = (0, None, None);
                 continue;
             }
-            let probe = match pending.take() {
-                Some(p) => p,
-                None => {
-                    let probe = self.probe_iteration(&counted, m, &setup, &mut each)?;
-                    spent.probed(&probe);
-                    probe
-                }
+            // (A trial's probe tells of products of secrets only if it
+            // stands: see `mixed::notes::hold`.)
+            let held = trial.as_ref().map(|_| crate::mixed::notes::hold());
+            let made = match pending.take() {
+                Some(p) => Ok(p),
+                None => (self.probe_iteration(&counted, m, &setup, &mut each))
+                    .inspect(|p| spent.probed(p)),
             };
+            let refused = made.as_ref().ok().and_then(|probe| {
+                let too_long = self.too_long_to_unroll(probe.frame.gates.len(), counted.trips - m);
+                let t = trial.take().filter(|_| !too_long)?;
+                t.refused(probe, m, &setup)
+            });
+            if let Some(mark) = held {
+                crate::mixed::notes::release(mark, refused.is_some());
+            }
+            let probe = made?;
+            if let Some(refused) = refused {
+                setup = Rc::new(refused);
+                continue;
+            }
             if let Some(failed) = &probe.failed {
                 outcome = Outcome::Unroll(m, failed.clone());
                 break;
-            }
-            let too_long = || self.too_long_to_unroll(probe.frame.gates.len(), counted.trips - m);
-            let refused = trial.take().filter(|_| !too_long());
-            if let Some(refused) = refused.and_then(|t| t.refused(&probe, m, &setup)) {
-                setup = Rc::new(refused);
-                continue;
             }
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),

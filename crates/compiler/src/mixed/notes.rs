@@ -62,6 +62,7 @@ thread_local! {
     static BOOLEAN: RefCell<Option<Arc<[u32]>>> = const { RefCell::new(None) };
     static PRODUCT_SUMS: Cell<u32> = const { Cell::new(0) };
     static NOTED_BYTES: Cell<u64> = const { Cell::new(0) };
+    static HELD: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Bytes a bit of a noted sum (its terms' and its own) costs over a mixed
@@ -82,6 +83,7 @@ pub(crate) fn held_bytes() -> u64 {
 /// to `watch`.
 pub(crate) fn start(record: bool, watch: Option<Watch>, boolean: Option<Arc<[u32]>>) {
     PRODUCTS.with(|p| p.set(0));
+    HELD.with(|h| h.set(0));
     PRODUCT_SUMS.with(|p| p.set(0));
     NOTED_BYTES.with(|b| b.set(0));
     NOTES.with(|n| *n.borrow_mut() = record.then(Vec::new));
@@ -136,7 +138,27 @@ pub(crate) fn record(sum: SumNote) {
 /// Counts `products` products of two secret words.
 pub(crate) fn count(products: u64) {
     let before = PRODUCTS.with(|p| p.replace(p.get().saturating_add(products)));
-    if before == 0 && products > 0 {
+    if before == 0 && products > 0 && HELD.with(Cell::get) == 0 {
+        WATCH.with(|w| w.borrow().as_ref().map(Watch::note_product));
+    }
+}
+
+/// Holds what is counted from now on (a kept loop's trial template, which
+/// may be thrown away) from the watch until [`release`]; returns the
+/// products counted so far.
+pub(crate) fn hold() -> u64 {
+    HELD.with(|h| h.set(h.get() + 1));
+    PRODUCTS.with(Cell::get)
+}
+
+/// Ends a [`hold`] that returned `mark`: the products counted since are
+/// forgotten if `discard` (the template was thrown away), else the watch
+/// is told of them (if no other hold is on).
+pub(crate) fn release(mark: u64, discard: bool) {
+    HELD.with(|h| h.set(h.get().saturating_sub(1)));
+    if discard {
+        PRODUCTS.with(|p| p.set(mark));
+    } else if mark == 0 && PRODUCTS.with(Cell::get) > 0 && HELD.with(Cell::get) == 0 {
         WATCH.with(|w| w.borrow().as_ref().map(Watch::note_product));
     }
 }
