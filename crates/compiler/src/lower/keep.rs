@@ -336,22 +336,23 @@ impl<'p> Lower<'p> {
                 None => (self.probe_iteration(&counted, m, &setup, &mut each))
                     .inspect(|p| spent.probed(p)),
             };
-            let refused = made.as_ref().ok().and_then(|probe| {
+            let failed = made.as_ref().is_ok_and(|p| p.failed.is_some());
+            let refused = made.as_ref().ok().filter(|_| !failed).and_then(|probe| {
                 let too_long = self.too_long_to_unroll(probe.frame.gates.len(), counted.trips - m);
                 let t = trial.take().filter(|_| !too_long)?;
                 t.refused(probe, m, &setup)
             });
             if let Some(mark) = held {
-                crate::mixed::notes::release(mark, refused.is_some());
+                crate::mixed::notes::release(mark, failed || refused.is_some());
             }
             let probe = made?;
-            if let Some(refused) = refused {
-                setup = Rc::new(refused);
-                continue;
-            }
             if let Some(failed) = &probe.failed {
                 outcome = Outcome::Unroll(m, failed.clone());
                 break;
+            }
+            if let Some(refused) = refused {
+                setup = Rc::new(refused);
+                continue;
             }
             let steps = match prev.take() {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
