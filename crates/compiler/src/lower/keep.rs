@@ -340,7 +340,7 @@ impl<'p> Lower<'p> {
             let refused = made.as_ref().ok().filter(|_| !failed).and_then(|probe| {
                 let too_long = self.too_long_to_unroll(probe.frame.gates.len(), counted.trips - m);
                 let t = trial.take().filter(|_| !too_long)?;
-                t.refused(probe, m, &setup)
+                t.refused(probe, m)
             });
             if let Some(mark) = held {
                 crate::mixed::notes::release(mark, failed || refused.is_some());
@@ -358,9 +358,9 @@ impl<'p> Lower<'p> {
                 Some(q) if q.matches(&probe) => Some(Steps::between(&q, &probe)),
                 Some(q) => {
                     let wider = widened(&setup, (&q, &probe), (counted.trips - m, m == 1));
-                    if let Some(wider) = wider.filter(|_| !short_in_probe) {
+                    if let Some(mut wider) = wider.filter(|_| !short_in_probe) {
                         // Probe this iteration again, more generally.
-                        trial = Trial::of(&setup, &wider, (&q, &probe), m);
+                        trial = Trial::of(&setup, &mut wider, (&q, &probe), m);
                         setup = Rc::new(wider);
                         continue;
                     }
@@ -388,9 +388,9 @@ impl<'p> Lower<'p> {
                 let wider = || widened(&setup, (&run.probe, &next), (counted.trips - m, first));
                 if run.probe.matches(&next) {
                     steps = Some(Steps::between(&run.probe, &next));
-                } else if let Some(wider) = wider().filter(|_| !short_in_probe) {
+                } else if let Some(mut wider) = wider().filter(|_| !short_in_probe) {
                     // Probe the first iteration again, more generally.
-                    trial = Trial::of(&setup, &wider, (&run.probe, &next), run.start);
+                    trial = Trial::of(&setup, &mut wider, (&run.probe, &next), run.start);
                     setup = Rc::new(wider);
                     m = self.undo_run(run).0;
                     continue;

@@ -188,7 +188,7 @@ pub(in crate::lower) enum Table {
 /// smaller saving does not repay that.)
 #[derive(Clone, Default)]
 pub(in crate::lower) struct PublicInputs {
-    /// What the last widening read as inputs (to be checked).
+    /// What the last widening read as inputs (taken by [`Trial::of`]).
     tried: Vec<Table>,
     /// What this loop's iterations read as constants.
     refused: HashSet<Table>,
@@ -198,6 +198,8 @@ pub(in crate::lower) struct PublicInputs {
 /// it makes of iteration `iteration`.
 pub(super) struct Trial {
     before: Rc<Setup>,
+    /// What it read as inputs.
+    tried: Vec<Table>,
     iteration: u64,
     /// The AND gates of the costlier of the two probes it generalises.
     ands: usize,
@@ -205,16 +207,18 @@ pub(super) struct Trial {
 
 impl Trial {
     /// The trial of `wider`, made from `before` for the probes `a` and `b`,
-    /// whose template is made next of iteration `iteration`; `None` if it
-    /// read no public value as an input.
+    /// whose template is made next of iteration `iteration` (what `wider`
+    /// tried is taken); `None` if it read no public value as an input.
     pub(super) fn of(
         before: &Rc<Setup>,
-        wider: &Setup,
+        wider: &mut Setup,
         (a, b): (&Probe, &Probe),
         iteration: u64,
     ) -> Option<Trial> {
-        (!wider.public_inputs.tried.is_empty()).then(|| Trial {
+        let tried = std::mem::take(&mut wider.public_inputs.tried);
+        (!tried.is_empty()).then(|| Trial {
             before: before.clone(),
+            tried,
             iteration,
             ands: ands(a).max(ands(b)),
         })
@@ -225,13 +229,12 @@ impl Trial {
     /// with constants did: the one before, with what the widening
     /// read as inputs refused. `None` if the widening stands (also where
     /// the probe is of another iteration: the loop went on unrolled).
-    pub(super) fn refused(self, probe: &Probe, m: u64, setup: &Setup) -> Option<Setup> {
+    pub(super) fn refused(self, probe: &Probe, m: u64) -> Option<Setup> {
         if m != self.iteration || 2 * ands(probe) <= 3 * self.ands {
             return None;
         }
         let mut refused = (*self.before).clone();
-        let tried = setup.public_inputs.tried.iter().copied();
-        refused.public_inputs.refused.extend(tried);
+        refused.public_inputs.refused.extend(self.tried);
         Some(refused)
     }
 }
