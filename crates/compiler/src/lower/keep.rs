@@ -29,6 +29,7 @@ pub(super) use hoist::Hoisting;
 mod make;
 mod replay;
 mod run;
+mod settle;
 mod simulate;
 mod spent;
 mod track;
@@ -780,3 +781,11 @@ impl Frozen {
 /// against 92 an iteration kept), and unrolling compiles in about a second
 /// (about 8 µs an iteration). Beyond, keeping bounds the compile time.
 const MIN_SETTLED_TRIPS: u64 = 1 << 17;
+
+/// The fewest iterations left for which a loop that is not
+/// strength-reduced reduces the running totals of fresh terms it carries
+/// each iteration (see `keep/settle.rs`): about 1-3% more AND gates than
+/// unrolled carry-save (a 32-bit total: 31 an iteration against about 30),
+/// but unrolled, a 65,536-term dot product took 1.6 s and 250 MB to
+/// compile, and a sum of 2^20 words passed the gate limit.
+const MIN_FRESH_SETTLED_TRIPS: u64 = 1 << 10;

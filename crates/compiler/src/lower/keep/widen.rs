@@ -106,8 +106,16 @@ pub(super) fn widened(
     // Reducing a sum each iteration costs about what unrolled carry-save
     // does, but loses the sharing it finds across iterations: only over
     // many iterations does keeping the loop pay for that.
-    let long = left >= MIN_SETTLED_TRIPS;
-    if setup.may_settle && long && !setup.settle_sums && (carries_sum(a) || carries_sum(b)) {
+    // Elsewhere, a running total of fresh terms costs a few AND gates more
+    // reduced each iteration (see `settle`).
+    let long = if setup.may_settle {
+        left >= MIN_SETTLED_TRIPS
+    } else {
+        left >= MIN_FRESH_SETTLED_TRIPS
+    };
+    let carries = || carries_sum(a) || carries_sum(b);
+    let fresh = || setup.may_settle || settle::adds_fresh_terms(a, b);
+    if long && !setup.settle_sums && carries() && fresh() {
         return Some(Setup {
             settle_sums: true,
             ..wider
