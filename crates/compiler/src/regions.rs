@@ -78,6 +78,11 @@ pub struct Plan {
     /// (`j` in `for (j = 0; ...)` with `int j;` outside): every iteration
     /// has its own copy, and the last one's value is kept.
     pub private: Vec<String>,
+    /// Outer pointers the body reads elements through (`a[i]`, `a` an
+    /// array parameter): a region only if none points at an object the
+    /// loop writes (its reductions, private scalars or owned arrays),
+    /// which the lowering checks on the pointers' values.
+    pub read_through: Vec<String>,
 }
 
 /// What the walk knows about a name declared in the loop body (or in a

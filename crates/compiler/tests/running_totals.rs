@@ -6,7 +6,8 @@
 //! iterations on, such a total is reduced each iteration and the loop is
 //! kept, at a few percent more AND gates than unrolled carry-save. Totals
 //! whose terms repeat or cancel across iterations, or whose prefixes the
-//! loop stores, stay unrolled, where their rows collect.
+//! loop stores, stay unrolled, where their rows collect. Array parameters
+//! (pointers in C) no longer keep such loops from being regions.
 
 mod common;
 
@@ -104,4 +105,44 @@ fn a_long_dot_product_compiles_as_a_loop() {
     // One 32-bit multiply-accumulate an iteration.
     let ands = program.and_count();
     assert!((65_535 * 1_000..65_535 * 1_100).contains(&ands), "{ands}");
+}
+
+/// Counts and bit counts over array parameters (pointers in C), whose
+/// terms are cheap to make but costly to carry reduced, are regions, as
+/// over a struct's array: each iteration's term is added after the loop,
+/// at the unrolled AND gates (they were unrolled: "the body accesses
+/// memory through a pointer"). A pointer to what the loop writes keeps it
+/// sequential, and every form agrees with gcc.
+#[test]
+fn array_parameters_make_regions() {
+    let regions = [
+        "if (a[i] > b[i]) s++;",
+        "s += __builtin_popcount(a[i] ^ b[i]);",
+    ];
+    for (k, body) in regions.into_iter().enumerate() {
+        let src = program(2048, "uint32_t", "uint32_t", body, "return s;");
+        let (p, _) = kept_within(&format!("region{k}"), &src, 4300 + k as u64, 0);
+        let l = p.loops.iter().find(|l| l.line == 8).expect("the loop");
+        assert!(l.blocks.iter().any(|b| b.1), "{body}: {l:?}");
+    }
+    // Pointers at what the loop writes: a reduction, an array it fills.
+    let aliased = [
+        (
+            "uint32_t t = 0; uint32_t *q = &s;",
+            "s += a[i] > b[i]; t += q[0];",
+            "return s + t;",
+        ),
+        (
+            "P o = {{0}}; uint32_t *q = o.p;",
+            "o.p[i] = a[i] + 1; s += q[i] * b[i];",
+            "return s + o.p[N - 1];",
+        ),
+    ];
+    for (k, (decl, body, ret)) in aliased.into_iter().enumerate() {
+        let src = program(2048, "uint32_t", "uint32_t", body, ret)
+            .replace("uint32_t s = 0;", &format!("uint32_t s = 0; {decl}"));
+        let (p, _) = common::kept_and_unrolled(&format!("aliased{k}"), &src, 4400 + k as u64);
+        let l = p.loops.iter().find(|l| l.line == 8).expect("the loop");
+        assert!(!l.blocks.iter().any(|b| b.1), "{body}: {l:?}");
+    }
 }

@@ -111,6 +111,11 @@ pub(super) enum Outcome {
     /// This iteration, lowered plainly, changed what the loop counts with
     /// (see [`Frozen`]): the loop goes on as written from its step.
     Changed(u64),
+    /// Nothing is lowered: the loop is long, and its region iterations
+    /// make no gates or terms that cost far more than adding them, so its
+    /// total is better kept reduced each iteration (see `keep/settle.rs`)
+    /// than gathered from every iteration and added after it.
+    NotRegion,
 }
 
 /// How many values `first`, `first + step`, ... satisfy `var + offset op
@@ -350,6 +355,9 @@ impl<'p> Lower<'p> {
             if let Some(failed) = &probe.failed {
                 outcome = Outcome::Unroll(m, failed.clone());
                 break;
+            }
+            if m == 0 && settle::total_not_region(&probe, counted.trips - m) {
+                return Ok(Some((Outcome::NotRegion, report)));
             }
             if let Some(refused) = refused {
                 setup = Rc::new(refused);

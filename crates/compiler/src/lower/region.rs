@@ -224,6 +224,7 @@ impl<'p> Lower<'p> {
                         regions::analyze(init, Some(cond), Some(step), kept, &outer, &self.funcs)
                             .ok()
                             .filter(|p| !ind.each || !p.reductions.is_empty())
+                            .filter(|p| self.reads_through_unwritten(p))
                             .filter(|p| !self.extremes_made_often(p, loc))
                     } else {
                         None
@@ -297,6 +298,21 @@ impl<'p> Lower<'p> {
         if small {
             *self.extreme_regions.entry(loc).or_default() += 1;
         }
+    }
+
+    /// Whether every pointer the region `plan` reads through points at an
+    /// object the loop does not write (see [`Plan::read_through`]).
+    fn reads_through_unwritten(&self, plan: &Plan) -> bool {
+        let names = (plan.reductions.iter().map(|(n, _)| n))
+            .chain(&plan.private)
+            .chain(&plan.owned);
+        let written: HashSet<usize> = names.filter_map(|n| Some(self.lookup(n)?.0)).collect();
+        plan.read_through.iter().all(|n| {
+            let slot = self
+                .lookup(n)
+                .and_then(|(obj, _)| self.objs[obj].slots.first());
+            matches!(slot, Some(Slot::Ptr(p)) if p.obj != usize::MAX && !written.contains(&p.obj))
+        })
     }
 
     /// The type and value of variable `n` if it holds a public integer.
@@ -383,6 +399,9 @@ impl<'p> Lower<'p> {
                 "its trip count is not public, or its variable could wrap".into(),
             ));
         };
+        if let keep::Outcome::NotRegion = outcome {
+            return self.kept_for(ind, None, cond, step, (body, plain), loc, vars);
+        }
         if let Some(plan) = plan {
             // (Only a run made a block is a region; a short one is inlined.)
             if report.blocks.last().is_some_and(|&(_, parallel)| parallel) {

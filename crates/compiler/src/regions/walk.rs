@@ -45,6 +45,9 @@ pub(super) struct Walk<'a> {
     top_types: HashMap<String, CType>,
     /// Outer variables of which an array is used as a value (a pointer).
     escapes: BTreeSet<String>,
+    /// Outer pointers the body reads elements through (see
+    /// [`Plan::read_through`]).
+    read_through: BTreeSet<String>,
 }
 
 impl<'a> Walk<'a> {
@@ -70,6 +73,7 @@ impl<'a> Walk<'a> {
             checked_funcs: BTreeSet::new(),
             top_types: HashMap::default(),
             escapes: BTreeSet::new(),
+            read_through: BTreeSet::new(),
         }
     }
 
@@ -352,7 +356,18 @@ impl<'a> Walk<'a> {
             None => matches!((self.outer)(name), Some(CType::Pointer(_))),
         };
         if pointer && !steps.is_empty() {
-            return no("the body accesses memory through a pointer");
+            // An array parameter's elements, `a[i]`, are read as they are,
+            // if the loop writes nothing the pointer points at; only at the
+            // loop variable or constants (unrolled, `a[i] - a[i - 1]`
+            // cancels across iterations, where each instance's partial
+            // would keep it).
+            let at_own = steps.iter().all(|s| !matches!(s, Step::Const(-1)));
+            if write || !self.is_outer(name) || !at_own {
+                return no("the body accesses memory through a pointer");
+            }
+            self.read_through.insert(name.to_string());
+            self.plain.insert(name.to_string());
+            return Ok(());
         }
         if !self.is_outer(name) {
             return Ok(());
@@ -471,6 +486,7 @@ impl<'a> Walk<'a> {
             owned: self.written.into_iter().collect(),
             outer_refs: outer_refs.into_iter().collect(),
             private: Vec::new(),
+            read_through: self.read_through.into_iter().collect(),
         })
     }
 }
