@@ -111,6 +111,7 @@ impl LoopGen {
              \x20   Out out;\n\
              \x20   {acc_ty} a[N];\n\
              \x20   {acc_ty} t = INPUT_B.s, u = 1;\n\
+             \x20   const {ty} *py = INPUT_B.y;\n\
              \x20   for (int i = 0; i < N; i++) a[i] = INPUT_A.x[i];\n\
              {}\
              \x20   for (int i = 0; i < N; i++) out.r[i] = a[i];\n\
@@ -135,6 +136,9 @@ impl LoopGen {
                 // Not affine: the loop is unrolled.
                 _ => format!("INPUT_A.x[({i} * 2) % N]"),
             },
+            // An array read through a pointer, as an array parameter is
+            // (every other variable: no draw of `rng`).
+            1 if self.next_var.is_multiple_of(2) => format!("py[{i}]"),
             1 => format!("INPUT_B.y[{i}]"),
             2 => match j {
                 Some(j) => format!("INPUT_A.m[{i}][{j}]"),
