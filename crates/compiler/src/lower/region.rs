@@ -301,17 +301,22 @@ impl<'p> Lower<'p> {
     }
 
     /// Whether every pointer the region `plan` reads through points at an
-    /// object the loop does not write (see [`Plan::read_through`]).
+    /// object the loop does not write (see [`Plan::read_through`]), each
+    /// at another, which the body does not name (`c = a + 2; s += c[i] -
+    /// a[i]` telescopes: unrolled, the terms cancel, where each instance's
+    /// partial would keep them).
     fn reads_through_unwritten(&self, plan: &Plan) -> bool {
+        let named = (plan.outer_refs.iter()).filter(|n| !plan.read_through.contains(n));
         let names = (plan.reductions.iter().map(|(n, _)| n))
             .chain(&plan.private)
-            .chain(&plan.owned);
-        let written: HashSet<usize> = names.filter_map(|n| Some(self.lookup(n)?.0)).collect();
+            .chain(&plan.owned)
+            .chain(named);
+        let mut taken: HashSet<usize> = names.filter_map(|n| Some(self.lookup(n)?.0)).collect();
         plan.read_through.iter().all(|n| {
             let slot = self
                 .lookup(n)
                 .and_then(|(obj, _)| self.objs[obj].slots.first());
-            matches!(slot, Some(Slot::Ptr(p)) if p.obj != usize::MAX && !written.contains(&p.obj))
+            matches!(slot, Some(Slot::Ptr(p)) if p.obj != usize::MAX && taken.insert(p.obj))
         })
     }
 

@@ -104,7 +104,52 @@ impl<'a> Walk<'a> {
                 return self.reduction(x, op);
             }
         }
+        if let Some(term) = self.repeated_term(s) {
+            return no(format!(
+                "every iteration adds '{term}' to the total (unrolled, those terms are one)"
+            ));
+        }
         self.stmt(s)
+    }
+
+    /// A term of a sum `s` adds to an outer total in every iteration (a
+    /// top-level `x += e`, `x -= e`) beside terms that change, that is the
+    /// same in every iteration: a constant or an expression of outer
+    /// variables (`s += a[i] + 7`, `s += a[i] + x`). Unrolled, the
+    /// iterations' copies collect into one term (`N * x`); a region's
+    /// partials would each add theirs. (A sum of such terms alone is the
+    /// same in every instance, which the region makes once.)
+    fn repeated_term(&self, s: &Stmt) -> Option<String> {
+        let StmtKind::Expr(e) = &s.kind else {
+            return None;
+        };
+        let ExprKind::Assign(Some(BinOp::Add | BinOp::Sub), x, rhs) = &e.kind else {
+            return None;
+        };
+        if !ident(x).is_some_and(|x| self.is_outer(x)) {
+            return None;
+        }
+        let (mut terms, mut leaves) = (vec![&**rhs], Vec::new());
+        while let Some(t) = terms.pop() {
+            match &t.kind {
+                ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => terms.extend([&**a, &**b]),
+                ExprKind::Cast(_, a) => terms.push(a),
+                _ => leaves.push(t),
+            }
+        }
+        let varies = |t: &Expr| {
+            let mut names = Vec::new();
+            crate::loops::idents_of(t, &mut names);
+            names.iter().any(|n| n == self.var || !self.is_outer(n))
+        };
+        let repeated = leaves.iter().find(|t| !varies(t))?;
+        leaves
+            .iter()
+            .any(|t| varies(t))
+            .then(|| match &repeated.kind {
+                ExprKind::Ident(n) => n.clone(),
+                _ => "a constant".to_string(),
+            })
     }
 
     /// The type of a body-local scalar declared at the top level with a

@@ -15,24 +15,74 @@ use crate::lower::probe::Probe;
 use crate::value::{Slot, Word};
 
 /// Whether the terms the carried sums of probes `a` and `b` (of two
-/// consecutive iterations) add are fresh: each reads only locations the
-/// other iteration's terms do not (`s += a[i] - a[i - 1]` telescopes, `s +=
-/// x` repeats one term: unrolled, they cancel or collect), and neither
-/// iteration stores a sum where the other does not write (a running
-/// total's prefixes, `out[i] = s`, share rows unrolled that a sum reduced
-/// each iteration would add again). Terms made in a nested loop's block
-/// are not traced: such sums stay unrolled.
+/// consecutive iterations) add are fresh, so that unrolled they would not
+/// cancel, collect or share:
+/// - each iteration's terms read only locations the other's do not (`s +=
+///   a[i] - a[i - 1]` telescopes, `s += x` repeats one term);
+/// - the totals' terms read no object at two places (`a[i] - a[i - 2]`
+///   telescopes two iterations apart, `s += a[i] * b[i]; t += a[i - 2] *
+///   b[i - 2];` makes each product twice) nor one location twice (`s +=
+///   a[i]; t += a[i];`: unrolled, the two sums are one);
+/// - each total adds few rows for its secret bits (see [`tight_rows`]);
+/// - neither iteration stores a sum where the other does not write (a
+///   running total's prefixes, `out[i] = s`, share rows unrolled that a sum
+///   reduced each iteration would add again).
+///
+/// Terms made in a nested loop's block are not traced: such sums stay
+/// unrolled.
 pub(super) fn adds_fresh_terms(a: &Probe, b: &Probe) -> bool {
     let (Some(reads_a), Some(reads_b)) = (term_reads(a), term_reads(b)) else {
         return false;
     };
-    reads_a.is_disjoint(&reads_b) && !stores_sum_apart(a, b) && !stores_sum_apart(b, a)
+    let all = |reads: &[HashSet<Address>]| {
+        let mut all = HashSet::new();
+        let each_once = reads.iter().flatten().all(|&at| all.insert(at));
+        (each_once, all)
+    };
+    let ((once_a, all_a), (once_b, all_b)) = (all(&reads_a), all(&reads_b));
+    let one_place = |all: &HashSet<Address>| {
+        let objs: HashSet<usize> = all.iter().map(|at| at.obj).collect();
+        objs.len() == all.len()
+    };
+    once_a
+        && once_b
+        && all_a.is_disjoint(&all_b)
+        && one_place(&all_a)
+        && one_place(&all_b)
+        && tight_rows(a)
+        && tight_rows(b)
+        && !stores_sum_apart(a, b)
+        && !stores_sum_apart(b, a)
 }
 
-/// The locations the terms `probe`'s carried sums add read (other than
-/// the sums' own), or `None` if a term comes from elsewhere than its gates
-/// and reads (a block's outputs).
-fn term_reads(probe: &Probe) -> Option<HashSet<Address>> {
+/// Whether each sum `probe` carries adds at most half again as many row
+/// bits as secret bits: reduced each iteration, a row costs a full-width
+/// adder, where carry-save costs about an AND gate a secret bit. A public
+/// term (`s += a[i] + 7`: unrolled, the constants of all iterations are
+/// one) or a narrow row beside a wide one (`s += a[i] + b[i]`, `b` bytes)
+/// would cost up to twice the AND gates.
+fn tight_rows(probe: &Probe) -> bool {
+    probe.writes.iter().all(|w| {
+        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
+            return true;
+        };
+        let Some(o) = probe.observations.iter().find(|o| o.at == w.at) else {
+            return true;
+        };
+        let Slot::Val(old) = &o.fresh else {
+            return true;
+        };
+        let rows = new.row_count().saturating_sub(old.row_count().max(1));
+        let reduce = rows * new.width() as usize;
+        let added = new.held_bits().saturating_sub(old.held_bits());
+        2 * reduce <= 3 * added
+    })
+}
+
+/// The locations the terms each of `probe`'s carried sums adds read
+/// (other than the sums' own), or `None` if a term comes from elsewhere
+/// than its gates and reads (a block's outputs).
+fn term_reads(probe: &Probe) -> Option<Vec<HashSet<Address>>> {
     // (A wire may be read at several locations: an input read alone and
     // as a row of the carried sum.)
     let mut read_at: HashMap<Wire, Vec<Address>> = HashMap::new();
@@ -45,7 +95,7 @@ fn term_reads(probe: &Probe) -> Option<HashSet<Address>> {
         .map(|(i, g)| (g.out(), i))
         .collect();
     let inputs: HashSet<Wire> = probe.inputs.iter().copied().collect();
-    let mut reads = HashSet::new();
+    let mut totals = Vec::new();
     for w in &probe.writes {
         let Slot::Val(new @ Word::Sum(_)) = &w.value else {
             continue;
@@ -65,7 +115,7 @@ fn term_reads(probe: &Probe) -> Option<HashSet<Address>> {
         let mut todo: Vec<Wire> = (added.into_iter())
             .filter_map(|(x, n)| (n > 0).then_some(x))
             .collect();
-        let mut seen = HashSet::new();
+        let (mut seen, mut reads) = (HashSet::new(), HashSet::new());
         while let Some(x) = todo.pop() {
             if !seen.insert(x) {
                 continue;
@@ -78,8 +128,9 @@ fn term_reads(probe: &Probe) -> Option<HashSet<Address>> {
                 return None;
             }
         }
+        totals.push(reads);
     }
-    Some(reads)
+    Some(totals)
 }
 
 /// Whether `probe` writes a sum at a location `other` does not write (a
