@@ -149,13 +149,19 @@ fn stores_sum_apart(probe: &Probe, other: &Probe) -> bool {
 /// [`total_not_region`]).
 const COSTLY_TERM_ANDS_PER_BIT: usize = 16;
 
+/// The fewest iterations of a region of such costly terms whose total is
+/// kept reduced each iteration instead: below, its tree of partials
+/// compiles in a fraction of a second (2,048 products in 0.04 s), and the
+/// region has the unrolled AND gates.
+const COSTLY_TERM_MIN_TRIPS: u64 = 1 << 14;
+
 /// Whether `probe`, of a region's iteration (it yields partials), with
 /// `left` iterations to go, is better lowered as a plain kept loop whose
 /// total is reduced each iteration (see [`super::Outcome::NotRegion`]):
 /// a long loop whose iterations make no gates (`s += a[i]`: never kept as
-/// a region, all of them would be lowered plainly), or whose terms cost
-/// far more than adding them (a 32-bit product, about 1,000 AND gates,
-/// added in 31). The region's partials are added after the loop, a tree
+/// a region, all of them would be lowered plainly), or a very long one
+/// whose terms cost far more than adding them (a 32-bit product, about
+/// 1,000 AND gates, added in 31). The region's partials are added after the loop, a tree
 /// of gates as large as the loop is long: a 65,536-term dot product as a
 /// region took 3.9 s end to end and 540 MiB a party, at 3% fewer AND
 /// gates, against 2.0 s and 276 MiB as a kept loop.
@@ -169,7 +175,7 @@ pub(super) fn total_not_region(probe: &Probe, left: u64) -> bool {
     let ands = super::widen::ands(probe);
     let frame = &probe.frame;
     let gateless = frame.gates.is_empty() && frame.blocks.is_empty();
-    let costly = ands >= COSTLY_TERM_ANDS_PER_BIT * partial_bits;
+    let costly = ands >= COSTLY_TERM_ANDS_PER_BIT * partial_bits && left >= COSTLY_TERM_MIN_TRIPS;
     partial_bits > 0 && (gateless || costly) && left >= super::MIN_FRESH_SETTLED_TRIPS
 }
 
