@@ -161,10 +161,10 @@ const COSTLY_TERM_MIN_TRIPS: u64 = 1 << 14;
 /// a long loop whose iterations make no gates (`s += a[i]`: never kept as
 /// a region, all of them would be lowered plainly), or a very long one
 /// whose terms cost far more than adding them (a 32-bit product, about
-/// 1,000 AND gates, added in 31). The region's partials are added after the loop, a tree
-/// of gates as large as the loop is long: a 65,536-term dot product as a
-/// region took 3.9 s end to end and 540 MiB a party, at 3% fewer AND
-/// gates, against 2.0 s and 276 MiB as a kept loop.
+/// 1,000 AND gates, added in 31). The region's partials are added after
+/// the loop, a tree of gates as large as the loop is long: a 65,536-term
+/// dot product as a region took 3.9 s end to end and 540 MiB a party, at
+/// 3% fewer AND gates, against 2.0 s and 276 MiB as a kept loop.
 pub(super) fn total_not_region(probe: &Probe, left: u64) -> bool {
     let partial_bits: usize = (probe.extras.iter())
         .map(|x| match x {
