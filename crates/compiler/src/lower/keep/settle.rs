@@ -62,20 +62,44 @@ pub(super) fn adds_fresh_terms(a: &Probe, b: &Probe) -> bool {
 /// one) or a narrow row beside a wide one (`s += a[i] + b[i]`, `b` bytes)
 /// would cost up to twice the AND gates.
 fn tight_rows(probe: &Probe) -> bool {
-    probe.writes.iter().all(|w| {
-        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
-            return true;
-        };
-        let Some(o) = probe.observations.iter().find(|o| o.at == w.at) else {
-            return true;
-        };
-        let Slot::Val(old) = &o.fresh else {
-            return true;
-        };
-        let rows = new.row_count().saturating_sub(old.row_count().max(1));
-        let reduce = rows * new.width() as usize;
-        let added = new.held_bits().saturating_sub(old.held_bits());
+    carried(probe).all(|c| {
+        let (reduce, added) = c.cost();
         2 * reduce <= 3 * added
+    })
+}
+
+/// A sum an iteration leaves where it read (a carried accumulator).
+pub(super) struct Carried<'p> {
+    /// Where.
+    at: Address,
+    /// The sum it leaves.
+    new: &'p Word,
+    /// The value it read there.
+    old: &'p Word,
+}
+
+impl Carried<'_> {
+    /// What reducing the rows it added each iteration costs, about a
+    /// full-width row of full adders each (their bits), and the secret
+    /// bits they hold, about what unrolled carry-save costs in AND gates.
+    pub(super) fn cost(&self) -> (usize, usize) {
+        let rows = (self.new.row_count()).saturating_sub(self.old.row_count().max(1));
+        let added = self.new.held_bits().saturating_sub(self.old.held_bits());
+        (rows * self.new.width() as usize, added)
+    }
+}
+
+/// The sums `probe` leaves where it read.
+pub(super) fn carried(probe: &Probe) -> impl Iterator<Item = Carried<'_>> {
+    probe.writes.iter().filter_map(|w| {
+        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
+            return None;
+        };
+        let o = probe.observations.iter().find(|o| o.at == w.at)?;
+        let Slot::Val(old) = &o.fresh else {
+            return None;
+        };
+        Some(Carried { at: w.at, new, old })
     })
 }
 
@@ -87,7 +111,7 @@ fn term_reads(probe: &Probe) -> Option<Vec<HashSet<Address>>> {
     // as a row of the carried sum.)
     let mut read_at: HashMap<Wire, Vec<Address>> = HashMap::new();
     for o in &probe.observations {
-        for w in wires(&o.fresh) {
+        for w in wires(|f| o.fresh.for_each_bit(&mut |b| f(b))) {
             read_at.entry(w).or_default().push(o.at);
         }
     }
@@ -96,20 +120,14 @@ fn term_reads(probe: &Probe) -> Option<Vec<HashSet<Address>>> {
         .collect();
     let inputs: HashSet<Wire> = probe.inputs.iter().copied().collect();
     let mut totals = Vec::new();
-    for w in &probe.writes {
-        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
-            continue;
-        };
-        let Some(o) = probe.observations.iter().find(|o| o.at == w.at) else {
-            continue;
-        };
+    for c in carried(probe) {
         // The bits of the rows added: those of the sum less those of the
         // rows it carried in, counted with their repeats.
         let mut added: HashMap<Wire, i64> = HashMap::new();
-        for x in wires(&Slot::Val(new.clone())) {
+        for x in wires(|f| c.new.for_each_bit(&mut |b| f(b))) {
             *added.entry(x).or_default() += 1;
         }
-        for x in wires(&o.fresh) {
+        for x in wires(|f| c.old.for_each_bit(&mut |b| f(b))) {
             *added.entry(x).or_default() -= 1;
         }
         let mut todo: Vec<Wire> = (added.into_iter())
@@ -121,7 +139,7 @@ fn term_reads(probe: &Probe) -> Option<Vec<HashSet<Address>>> {
                 continue;
             }
             if let Some(at) = read_at.get(&x) {
-                reads.extend(at.iter().copied().filter(|&at| at != w.at));
+                reads.extend(at.iter().copied().filter(|&at| at != c.at));
             } else if let Some(&g) = made.get(&x) {
                 todo.extend(probe.frame.gates[g].inputs());
             } else if !inputs.contains(&x) {
@@ -179,10 +197,11 @@ pub(super) fn total_not_region(probe: &Probe, left: u64) -> bool {
     partial_bits > 0 && (gateless || costly) && left >= super::MIN_FRESH_SETTLED_TRIPS
 }
 
-/// The wires of a slot's bits.
-fn wires(slot: &Slot) -> Vec<Wire> {
+/// The wires among the bits `visit` calls its argument on (a slot's or a
+/// word's `for_each_bit`: a sum's rows').
+fn wires(visit: impl FnOnce(&mut dyn FnMut(Bit))) -> Vec<Wire> {
     let mut out = Vec::new();
-    slot.for_each_bit(&mut |b| {
+    visit(&mut |b| {
         if let Bit::Wire(w) = b {
             out.push(w);
         }

@@ -144,20 +144,8 @@ pub(super) fn widened(
 /// for each secret bit added. This rules out sums of narrow rows (a count
 /// of bits), where reducing each iteration would cost many times more.
 fn carries_sum(probe: &Probe) -> bool {
-    let (mut reduce, mut added) = (0, 0);
-    for w in &probe.writes {
-        let Slot::Val(new @ Word::Sum(_)) = &w.value else {
-            continue;
-        };
-        let Some(o) = probe.observations.iter().find(|o| o.at == w.at) else {
-            continue;
-        };
-        let Slot::Val(old) = &o.fresh else {
-            continue;
-        };
-        reduce += new.row_count().saturating_sub(old.row_count().max(1)) * new.width() as usize;
-        added += new.held_bits().saturating_sub(old.held_bits());
-    }
+    let costs = settle::carried(probe).map(|c| c.cost());
+    let (reduce, added) = costs.fold((0, 0), |(r, a), (x, y)| (r + x, a + y));
     reduce > 0 && reduce <= 2 * added
 }
 
