@@ -23,7 +23,7 @@ use crate::gate::{Gate, Wire};
 use crate::program::{Block, Body, Carried};
 use crate::wiring::{Segment, Wiring};
 use crate::CircuitError;
-pub(crate) use flat::{outputs_read, single_assignment};
+pub(crate) use flat::{in_single_assignment, outputs_read, single_assignment};
 use liveness::Liveness;
 
 /// A block placed by the builder: its body finished, its wiring over

@@ -60,6 +60,7 @@ impl Gate {
     }
 
     /// The same kind of gate reading `input(a)` (and `input(b)`) and writing `out`.
+    #[inline]
     pub fn rewire(&self, input: impl Fn(Wire) -> Wire, out: Wire) -> Gate {
         match *self {
             Gate::Xor { a, b, .. } => Gate::Xor {

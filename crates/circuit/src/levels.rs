@@ -2,6 +2,7 @@
 
 mod order;
 
+use crate::bits::Bits;
 use crate::circuit::Circuit;
 use crate::gate::{Gate, Wire};
 
@@ -61,7 +62,10 @@ const WIDE_LEVEL: u32 = 16;
 /// left in its output field, which single assignment makes redundant
 /// ([`order::SortKeys::pack`] puts the outputs back): a 40 M-gate
 /// circuit's levels took 160 MB more.
-fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, Levels) {
+///
+/// With `read` (flagging the wires whose values are read), a gate whose
+/// value is not read counts for nothing: its key, level and place are 0.
+fn gate_windows(circuit: &mut Circuit, read: Option<&Bits>) -> (Vec<u32>, Levels) {
     const UNREAD: u32 = u32::MAX;
     let input_bits = circuit.input_bits();
     let gates = &mut circuit.gates;
@@ -77,6 +81,11 @@ fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, Levels) {
     for i in 0..gates.len() {
         let g = gates[i];
         debug_assert_eq!(g.out() as usize, input_bits + i, "single assignment");
+        if read.is_some_and(|read| !read.get(input_bits + i)) {
+            keys.push(0);
+            gates[i] = g.rewire(|w| w, 0);
+            continue;
+        }
         let (mut key, mut packed) = (0, 0u32);
         for w in g.inputs() {
             let w = w as usize;
@@ -126,7 +135,9 @@ fn gate_windows(circuit: &mut Circuit) -> (Vec<u32>, Levels) {
         })
         .collect();
     for k in &mut keys {
-        *k = window_of[*k as usize];
+        // (Only gates not read have a key no group counts: 0, when no
+        // gate is read.)
+        *k = window_of.get(*k as usize).copied().unwrap_or(0);
     }
     (keys, levels)
 }
@@ -283,15 +294,17 @@ impl Circuit {
         if self.is_level_ordered() {
             return self;
         }
-        self.into_ssa().levelize_ssa()
+        self.into_ssa().levelize_ssa(None)
     }
 
     /// [`Circuit::into_levelized`] of a circuit in single assignment (see
     /// [`Circuit::into_ssa`]), whether in order already or not: its gates
     /// are sorted in place, then its wires compacted (gates whose value
-    /// reaches no output removed).
-    pub(crate) fn levelize_ssa(mut self) -> Circuit {
-        let (windows, levels) = gate_windows(&mut self);
+    /// reaches no output removed). With `read` (the wires whose values
+    /// are read, found beforehand), the gates whose values are not read
+    /// are left out of the windows, as if removed already.
+    pub(crate) fn levelize_ssa(mut self, read: Option<&Bits>) -> Circuit {
+        let (windows, levels) = gate_windows(&mut self, read);
         let input_bits = self.input_bits() as Wire;
         let keys = order::SortKeys::pack(windows, &levels, &mut self.gates, input_bits);
         keys.sort(&mut self.gates);
@@ -583,7 +596,7 @@ mod tests {
             let ssa = c.ssa();
             let levels = gate_levels(&c);
             let mut levelled = ssa.clone();
-            let (windows, found) = gate_windows(&mut levelled);
+            let (windows, found) = gate_windows(&mut levelled, None);
             let left: Vec<u32> = (levelled.gates.iter())
                 .map(|g| found.unpack(g.out()).0)
                 .collect();

@@ -82,6 +82,36 @@ pub(crate) fn single_assignment(
     })
 }
 
+/// The circuit of `gates` already in single assignment (gate `k` writes
+/// wire `n + k`, the inputs' wires are `0..n` in order, every gate reads
+/// only wires before its own), gates nothing reads included.
+pub(crate) fn in_single_assignment(
+    gates: Vec<Gate>,
+    inputs: Vec<(InputValue, Vec<Wire>)>,
+    outputs: Vec<(String, Vec<Wire>)>,
+) -> Circuit {
+    let input_bits: usize = inputs.iter().map(|(_, w)| w.len()).sum();
+    let num_wires = (input_bits + gates.len()) as Wire;
+    debug_assert!((gates.iter().enumerate())
+        .all(|(k, g)| g.out() as usize == input_bits + k && g.inputs().all(|w| w < g.out())));
+    let outputs = outputs
+        .into_iter()
+        .map(|(name, wires)| {
+            assert!(
+                wires.iter().all(|&w| w < num_wires),
+                "outputs are wires made"
+            );
+            OutputValue { name, wires }
+        })
+        .collect();
+    Circuit {
+        num_wires,
+        inputs: inputs.into_iter().map(|(v, _)| v).collect(),
+        outputs,
+        gates,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

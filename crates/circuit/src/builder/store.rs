@@ -135,6 +135,15 @@ impl Gates {
         }
     }
 
+    /// Whether gate `i` writes wire `first + i`, for every gate.
+    pub(super) fn writes_in_turn_from(&self, first: Wire) -> bool {
+        match self.runs[..] {
+            [] => true,
+            [(0, out)] => out == first,
+            _ => false,
+        }
+    }
+
     /// Number of AND gates.
     pub(super) fn and_count(&self) -> usize {
         self.pairs.iter().filter(|[x, y]| x > y).count()
@@ -151,13 +160,15 @@ impl Gates {
     /// the same pass backwards from the last gate: `read` flags the wires
     /// read (indexed by wire; the outputs' set beforehand), and the inputs
     /// of every gate kept are added to it.
-    pub(super) fn into_read_gates(self, read: &mut Bits) -> Vec<Gate> {
+    /// With `unread` the gates whose values are not read are kept too
+    /// (still not marking their inputs read).
+    pub(super) fn into_read_gates(self, read: &mut Bits, unread: bool) -> Vec<Gate> {
         self.into_gates_where(|g| {
             let kept = read.get(g.out() as usize);
             if kept {
                 g.inputs().for_each(|w| _ = read.insert(w as usize));
             }
-            kept
+            kept || unread
         })
     }
 
