@@ -93,6 +93,8 @@ pub mod expand;
 pub mod progress;
 pub mod public;
 pub mod reduce;
+pub mod rewrite;
+mod walks;
 pub mod whiles;
 
 use rustc_hash::FxHashSet as HashSet;

@@ -17,147 +17,65 @@
 //! test the variable holds one less than the value tested (wrapping as the
 //! post-decrement did).
 
-use rustc_hash::FxHashSet as HashSet;
-
 use super::expand::fixed_in;
 use super::reduce::for_each_expr_mut;
+use super::rewrite::Scopes;
 use crate::ast::*;
 
-/// Rewrites the loops of a function's `body` (its parameters `params`)
-/// that count down in their condition (see the module docs).
-pub fn rewrite_countdowns(body: &mut Stmt, params: &[String]) {
-    let mut taken = HashSet::default();
-    body.for_each_expr(&mut |e| {
-        super::visit(e, &mut |x| {
-            if let ExprKind::Unary(UnOp::Addr, a) = &x.kind {
-                if let ExprKind::Ident(name) = &a.kind {
-                    taken.insert(name.clone());
-                }
-            }
-        })
-    });
-    let mut scopes = Scopes {
-        names: vec![params.iter().cloned().collect()],
-        taken,
+/// Rewrites the loop `s` if its condition counts a variable down and
+/// the rewrite keeps its meaning.
+pub(super) fn rewrite(scopes: &Scopes, s: &mut Stmt) {
+    let (init, cond, body) = match &mut s.kind {
+        StmtKind::For(init, Some(c), None, body) => (init.take(), c, body),
+        StmtKind::While(c, body) => (None, c, body),
+        _ => return,
     };
-    scopes.stmt(body);
-}
-
-/// The automatic locals in scope, innermost scope last, and the names
-/// whose address the function takes.
-struct Scopes {
-    names: Vec<HashSet<String>>,
-    taken: HashSet<String>,
-}
-
-impl Scopes {
-    /// Whether `name` is an automatic local here whose address is never
-    /// taken.
-    fn private(&self, name: &str) -> bool {
-        !self.taken.contains(name) && self.names.iter().any(|s| s.contains(name))
-    }
-
-    fn scoped(&mut self, f: impl FnOnce(&mut Scopes)) {
-        self.names.push(HashSet::default());
-        f(self);
-        self.names.pop();
-    }
-
-    /// Rewrites the loops in `s`, inner ones first.
-    fn stmt(&mut self, s: &mut Stmt) {
-        match &mut s.kind {
-            StmtKind::Block(items) => self.scoped(|me| items.iter_mut().for_each(|i| me.stmt(i))),
-            StmtKind::Decl(ds) => {
-                let scope = self.names.last_mut().expect("a scope");
-                for d in ds {
-                    scope.insert(d.name.clone());
-                }
-            }
-            StmtKind::If(_, t, e) => {
-                self.scoped(|me| me.stmt(t));
-                if let Some(e) = e {
-                    self.scoped(|me| me.stmt(e));
-                }
-            }
-            StmtKind::For(..) => {
-                self.scoped(|me| {
-                    let StmtKind::For(init, _, _, body) = &mut s.kind else {
-                        unreachable!("a for loop")
-                    };
-                    if let Some(init) = init {
-                        me.stmt(init);
-                    }
-                    me.scoped(|me| me.stmt(body));
-                    me.rewrite(s);
-                });
-            }
-            StmtKind::While(_, b) => {
-                self.scoped(|me| me.stmt(b));
-                self.rewrite(s);
-            }
-            StmtKind::DoWhile(b, _)
-            | StmtKind::Switch(_, b)
-            | StmtKind::Case(_, _, b)
-            | StmtKind::Default(b) => self.scoped(|me| me.stmt(b)),
-            _ => {}
+    let tested = tested(cond)
+        .filter(|(var, ..)| scopes.private(var) && fixed_in(body, var) && typeless(body));
+    let Some((var, op, zero)) = tested else {
+        if let StmtKind::For(slot, ..) = &mut s.kind {
+            *slot = init;
         }
-    }
-
-    /// Rewrites the loop `s` if its condition counts a variable down and
-    /// the rewrite keeps its meaning.
-    fn rewrite(&self, s: &mut Stmt) {
-        let (init, cond, body) = match &mut s.kind {
-            StmtKind::For(init, Some(c), None, body) => (init.take(), c, body),
-            StmtKind::While(c, body) => (None, c, body),
-            _ => return,
-        };
-        let tested = tested(cond)
-            .filter(|(var, ..)| self.private(var) && fixed_in(body, var) && typeless(body));
-        let Some((var, op, zero)) = tested else {
-            if let StmtKind::For(slot, ..) = &mut s.kind {
-                *slot = init;
-            }
-            return;
-        };
-        let loc = s.loc;
-        let at = |kind: ExprKind| Expr { kind, loc };
-        let ident = || at(ExprKind::Ident(var.clone()));
-        let one = at(ExprKind::Int(1, crate::types::Scalar::INT));
-        let left = at(ExprKind::Binary(
-            BinOp::Sub,
-            Box::new(ident()),
-            Box::new(one),
-        ));
-        let mut body = std::mem::replace(
-            &mut **body,
-            Stmt {
-                kind: StmtKind::Empty,
-                loc,
-            },
-        );
-        for_each_expr_mut(&mut body, &mut |e| {
-            if matches!(&e.kind, ExprKind::Ident(n) if *n == var) {
-                *e = left.clone();
-            }
-        });
-        let test = at(ExprKind::Binary(op, Box::new(ident()), Box::new(zero)));
-        let down = || {
-            at(ExprKind::IncDec {
-                pre: false,
-                inc: false,
-                e: Box::new(ident()),
-            })
-        };
-        let looped = StmtKind::For(None, Some(test), Some(down()), Box::new(body));
-        let items = init.map(|i| *i).into_iter().chain([
-            Stmt { kind: looped, loc },
-            Stmt {
-                kind: StmtKind::Expr(down()),
-                loc,
-            },
-        ]);
-        s.kind = StmtKind::Block(items.collect());
-    }
+        return;
+    };
+    let loc = s.loc;
+    let at = |kind: ExprKind| Expr { kind, loc };
+    let ident = || at(ExprKind::Ident(var.clone()));
+    let one = at(ExprKind::Int(1, crate::types::Scalar::INT));
+    let left = at(ExprKind::Binary(
+        BinOp::Sub,
+        Box::new(ident()),
+        Box::new(one),
+    ));
+    let mut body = std::mem::replace(
+        &mut **body,
+        Stmt {
+            kind: StmtKind::Empty,
+            loc,
+        },
+    );
+    for_each_expr_mut(&mut body, &mut |e| {
+        if matches!(&e.kind, ExprKind::Ident(n) if *n == var) {
+            *e = left.clone();
+        }
+    });
+    let test = at(ExprKind::Binary(op, Box::new(ident()), Box::new(zero)));
+    let down = || {
+        at(ExprKind::IncDec {
+            pre: false,
+            inc: false,
+            e: Box::new(ident()),
+        })
+    };
+    let looped = StmtKind::For(None, Some(test), Some(down()), Box::new(body));
+    let items = init.map(|i| *i).into_iter().chain([
+        Stmt { kind: looped, loc },
+        Stmt {
+            kind: StmtKind::Expr(down()),
+            loc,
+        },
+    ]);
+    s.kind = StmtKind::Block(items.collect());
 }
 
 /// Whether `body` asks no expression's type (`sizeof e`, `_Generic`): `n

@@ -217,53 +217,64 @@ fn written(e: &Expr) -> Option<&str> {
 /// Calls `f` on every expression in `s`, innermost last, letting it
 /// replace them.
 pub(super) fn for_each_expr_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr)) {
+    for_each_root_mut(s, &mut |e| expr_mut(e, f));
+}
+
+/// Calls `f` on each expression of `s` that is not inside another (a
+/// condition, an initializer's values), letting it replace them.
+pub(super) fn for_each_root_mut(s: &mut Stmt, f: &mut impl FnMut(&mut Expr)) {
     match &mut s.kind {
-        StmtKind::Expr(e) => expr_mut(e, f),
-        StmtKind::Return(e) => e.iter_mut().for_each(|e| expr_mut(e, f)),
+        StmtKind::Expr(e) => f(e),
+        StmtKind::Return(e) => e.iter_mut().for_each(f),
         StmtKind::Decl(ds) => {
             for d in ds {
                 if let Some(init) = &mut d.init {
-                    init_mut(init, f);
+                    init_roots(init, f);
                 }
             }
         }
-        StmtKind::Block(items) => items.iter_mut().for_each(|i| for_each_expr_mut(i, f)),
+        StmtKind::Block(items) => items.iter_mut().for_each(|i| for_each_root_mut(i, f)),
         StmtKind::If(c, t, e) => {
-            expr_mut(c, f);
-            for_each_expr_mut(t, f);
+            f(c);
+            for_each_root_mut(t, f);
             if let Some(e) = e {
-                for_each_expr_mut(e, f);
+                for_each_root_mut(e, f);
             }
         }
         StmtKind::While(c, b) | StmtKind::DoWhile(b, c) => {
-            expr_mut(c, f);
-            for_each_expr_mut(b, f);
+            f(c);
+            for_each_root_mut(b, f);
         }
         StmtKind::For(init, c, step, b) => {
             if let Some(i) = init {
-                for_each_expr_mut(i, f);
+                for_each_root_mut(i, f);
             }
-            c.iter_mut().chain(step).for_each(|e| expr_mut(e, f));
-            for_each_expr_mut(b, f);
+            c.iter_mut().chain(step).for_each(&mut *f);
+            for_each_root_mut(b, f);
         }
         StmtKind::Switch(e, b) => {
-            expr_mut(e, f);
-            for_each_expr_mut(b, f);
+            f(e);
+            for_each_root_mut(b, f);
         }
         StmtKind::Case(k, hi, b) => {
-            expr_mut(k, f);
-            hi.iter_mut().for_each(|e| expr_mut(e, f));
-            for_each_expr_mut(b, f);
+            f(k);
+            hi.iter_mut().for_each(&mut *f);
+            for_each_root_mut(b, f);
         }
-        StmtKind::Default(b) => for_each_expr_mut(b, f),
+        StmtKind::Default(b) => for_each_root_mut(b, f),
         StmtKind::Empty | StmtKind::StaticAssert(..) | StmtKind::Break | StmtKind::Continue => {}
     }
 }
 
 fn init_mut(init: &mut Init, f: &mut impl FnMut(&mut Expr)) {
+    init_roots(init, &mut |e| expr_mut(e, f));
+}
+
+/// Calls `f` on each value of an initializer.
+pub(super) fn init_roots(init: &mut Init, f: &mut impl FnMut(&mut Expr)) {
     match init {
-        Init::Expr(e) => expr_mut(e, f),
-        Init::List(items, _) => items.iter_mut().for_each(|(_, i)| init_mut(i, f)),
+        Init::Expr(e) => f(e),
+        Init::List(items, _) => items.iter_mut().for_each(|(_, i)| init_roots(i, f)),
     }
 }
 

@@ -202,8 +202,9 @@ impl Parser<'_> {
                         if let Some((name, at)) = redeclared_parameter(&body, &params) {
                             return err(at, format!("redeclaration of parameter '{name}'"));
                         }
-                        let names: Vec<String> = params.iter().map(|p| p.0.clone()).collect();
-                        crate::loops::countdown::rewrite_countdowns(&mut body, &names);
+                        let typed: Vec<(String, CType)> =
+                            params.iter().map(|p| (p.0.clone(), p.1.clone())).collect();
+                        crate::loops::rewrite::rewrite_loops(&mut body, &typed);
                         self.function.clear();
                         self.pop_scope();
                         prog.globals.append(&mut self.hoisted);

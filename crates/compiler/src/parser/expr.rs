@@ -189,10 +189,13 @@ impl Parser<'_> {
         if let Some(op) = op {
             self.pos += 1;
             let e = self.cast_expr()?;
-            return Ok(Expr {
-                kind: ExprKind::Unary(op, Box::new(e)),
-                loc,
-            });
+            let kind = match (op, e.kind) {
+                // `*(a + i)` is `a[i]` (C 6.5.2.1), the form loops and
+                // regions know their accesses by.
+                (UnOp::Deref, ExprKind::Binary(BinOp::Add, a, i)) => ExprKind::Index(a, i),
+                (op, kind) => ExprKind::Unary(op, Box::new(Expr { kind, loc: e.loc })),
+            };
+            return Ok(Expr { kind, loc });
         }
         if t.is("++") || t.is("--") {
             let inc = t.is("++");
