@@ -69,7 +69,8 @@ fn totals_of_fresh_terms_are_kept() {
 /// share (the same term in two totals, a product made again two
 /// iterations later), hold a constant (unrolled, one constant), add a
 /// narrow row beside a wide one, or whose prefixes the loop stores cost
-/// no more AND gates than unrolled (they stay unrolled, or are regions):
+/// no more AND gates than unrolled (they stay unrolled, or are regions,
+/// or are no regions where their terms cancel):
 /// reduced each iteration they cost up to 128 times the AND gates (65
 /// times two iterations apart, 2x for the stored prefixes, the repeated
 /// term, the two totals and the constant, 1.6x for the narrow row).
@@ -98,6 +99,13 @@ fn totals_that_collect_across_iterations_cost_what_unrolling_does() {
         (
             "if (i >= 2) { s += a[i] * b[i]; t += a[i - 2] * b[i - 2]; }",
             "return s - t;",
+        ),
+        // Regions over a struct's array: terms cancelling, scaled or not
+        // (a region cost 130 and 64 times the AND gates).
+        ("s += INPUT_A.v[i] - INPUT_A.v[i - 1];", "return s + b[0];"),
+        (
+            "if (i >= 2) s += 3 * INPUT_A.v[i] - INPUT_A.v[i - 2] * 3;",
+            "return s;",
         ),
     ];
     for (k, (body, ret)) in cases.into_iter().enumerate() {
