@@ -118,6 +118,11 @@ fn walks_not_rewritten_agree_with_gcc() {
             "    for (p = INPUT_A.x; p < INPUT_A.x + N; p++) { if (p == INPUT_A.x + 40) break; r += *p; }\n    r = r * 100 + (p - INPUT_A.x);",
         ),
         (
+            "stepped_twice",
+            "    const int32_t *p = INPUT_A.x;",
+            "    for (; p < INPUT_A.x + N; p++, p++) r = r * 3 + *p;\n    r += p - INPUT_A.x;",
+        ),
+        (
             "unlike_steps",
             "    const uint8_t *p = INPUT_A.k, *q = INPUT_B.k;",
             "    for (; p < INPUT_A.k + N / 2; p++, q += 2) r += *p < *q;",

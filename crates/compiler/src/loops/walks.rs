@@ -14,7 +14,7 @@
 //! pointers while the body runs (automatic locals whose address the
 //! function never takes), the body neither writes them nor declares
 //! others of those names nor `break`s out, every pointer the step moves
-//! moves by the same constant, and the condition compares one of them
+//! moves once, by the same constant, and the condition compares one of them
 //! with a bound that names none of them and that the body cannot change:
 //! `p + w < E` is `w < E - p` for pointers into one array. The bound is
 //! read once, before the loop (read in the condition, an array member's
@@ -113,8 +113,8 @@ pub(super) fn rewrite(scopes: &mut Scopes, s: &mut Stmt) {
     s.kind = StmtKind::Block(items.collect());
 }
 
-/// The variables a step moves (`p++`, `++p, ++q`, `p += 2`) and the
-/// constant all of them move by, if they move alike.
+/// The variables a step moves (`p++`, `++p, ++q`, `p += 2`), each once,
+/// and the constant all of them move by, if they move alike.
 fn steps(step: &Expr) -> Option<(Vec<String>, i128)> {
     let mut moves = Vec::new();
     let mut parts = vec![step];
@@ -124,6 +124,9 @@ fn steps(step: &Expr) -> Option<(Vec<String>, i128)> {
             continue;
         }
         let var = super::stepped_var(e)?;
+        if moves.iter().any(|(v, _)| v == var) {
+            return None;
+        }
         moves.push((var.to_string(), step_of(e, var)?));
     }
     let by = moves.first()?.1;
