@@ -270,7 +270,7 @@ fn condition(c: &Expr) -> Option<(&str, i128, BinOp, &Expr)> {
 /// The variable `e` names and the constant added to it: `v` (0), `v + c`,
 /// `c + v` or `v - c`, and these again (`v + c + d`, a condition's public
 /// values made constants), for constants adding to at most 2^16.
-fn offset_var(e: &Expr) -> Option<(&str, i128)> {
+pub(crate) fn offset_var(e: &Expr) -> Option<(&str, i128)> {
     let small = |x: &Expr| const_eval(x).filter(|c| c.abs() <= 1 << 16);
     let (v, offset) = match &e.kind {
         ExprKind::Ident(v) => (v.as_str(), 0),

@@ -58,7 +58,6 @@ fn split_step(c: &Expr, body: &Stmt) -> Option<usize> {
     let StmtKind::Block(items) = &body.kind else {
         return None;
     };
-
     let k = items.len()
         - items
             .iter()

@@ -178,9 +178,10 @@ impl<'a> Walk<'a> {
                     at = a;
                 }
                 ExprKind::Index(a, i) => {
-                    match (const_eval(i), self.var_offset(i)) {
+                    let moving = crate::loops::offset_var(i).filter(|(v, _)| *v == self.var);
+                    match (const_eval(i), moving) {
                         (Some(k), _) => path.push(format!("[{k}]")),
-                        (None, Some(c)) if offset.is_none() => {
+                        (None, Some((_, c))) if offset.is_none() => {
                             path.push("[_]".to_string());
                             offset = Some(c);
                         }
@@ -195,24 +196,10 @@ impl<'a> Walk<'a> {
         Some((path.concat(), offset?))
     }
 
-    /// `c` of a subscript `i + c`, `c + i` or `i - c` of the loop variable.
-    fn var_offset(&self, e: &Expr) -> Option<i128> {
-        let is_var = |x: &Expr| matches!(&x.kind, ExprKind::Ident(n) if n == self.var);
-        match &e.kind {
-            _ if is_var(e) => Some(0),
-            ExprKind::Binary(BinOp::Add, a, c) | ExprKind::Binary(BinOp::Add, c, a)
-                if is_var(a) =>
-            {
-                const_eval(c)
-            }
-            ExprKind::Binary(BinOp::Sub, a, c) if is_var(a) => const_eval(c).map(|c| -c),
-            _ => None,
-        }
-    }
-
     /// A term of those a total adds (see [`Walk::total_terms`]) beside
-    /// terms that change, that is the same in every iteration: a constant or an expression of outer
-    /// variables (`s += a[i] + 7`, `s += a[i] + x`). Unrolled, the
+    /// terms that change, that is the same in every iteration: a constant
+    /// or an expression of outer variables (`s += a[i] + 7`, `s += a[i] +
+    /// x`). Unrolled, the
     /// iterations' copies collect into one term (`N * x`); a region's
     /// partials would each add theirs. (A sum of such terms alone is the
     /// same in every instance, which the region makes once.)
