@@ -52,7 +52,7 @@ pub(super) fn with_reduced_copies(
 ) -> Option<Vec<Row>> {
     let mut within: Vec<(&Copied, Row)> = copies
         .iter()
-        .filter(|c| c.at >= start && c.at + c.len <= rows.len() && c.len > 1)
+        .filter(|c| c.at >= start && c.at + c.len <= rows.len())
         .filter_map(|c| Some((c, c.reduced()?)))
         .collect();
     if within.is_empty() {
