@@ -40,6 +40,10 @@ impl<'p> Lower<'p> {
 
     /// The `int` 0 or 1 that the bit `b` says.
     pub(super) fn bool_val(b: Bit) -> Val {
+        // (A loop's public condition is one each iteration.)
+        if let Bit::Const(c) = b {
+            return Val::Int(Scalar::INT, Word::konst(u64::from(c), 32));
+        }
         let mut bits = vec![Bit::Const(false); 32];
         bits[0] = b;
         Val::Int(Scalar::INT, Word::from_bits(bits))

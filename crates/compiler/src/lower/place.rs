@@ -85,7 +85,9 @@ impl<'p> Lower<'p> {
                 let integer = |l: &mut Self, e: &Expr| {
                     (l.static_type(e)).is_ok_and(|t| matches!(t, CType::Int { .. } | CType::Bool))
                 };
-                let (a, i) = if integer(self, a) && !integer(self, i) {
+                // (The subscript's type first: most are integers, and the
+                // type of `s.m[i]` costs its struct's member lookup.)
+                let (a, i) = if !integer(self, i) && integer(self, a) {
                     (i, a)
                 } else {
                     (a, i)

@@ -242,6 +242,8 @@ fn arith_sums(
         widths: Vec::new(),
         widened: RefCell::default(),
         terms_left: Cell::new(linear::COMBINATION_BUDGET),
+        notes_hold_inputs: (notes.iter().flat_map(|n| &n.out))
+            .any(|&b| wire(b).is_some_and(|w| inputs_at.contains(w))),
     };
     for (i, note) in notes.iter().enumerate() {
         let w = note.w;
@@ -322,6 +324,12 @@ struct Reader<'a> {
     /// Terms the combinations held may still add (see
     /// [`linear::COMBINATION_BUDGET`]).
     terms_left: Cell<usize>,
+    /// Whether some note's bits are wires of an input (a sum folded to
+    /// one of its terms): else an input's slice is no note's bits, and is
+    /// found as the input's without looking it up among theirs (hashing
+    /// every operand of a large matrix product took a third of its
+    /// partition).
+    notes_hold_inputs: bool,
 }
 
 impl Reader<'_> {
@@ -357,6 +365,11 @@ impl Reader<'_> {
         let e = extend(x, w);
         if let Some(v) = constant(&e) {
             return Operand::Const(v);
+        }
+        if !self.notes_hold_inputs {
+            if let Some(src) = input_slice(&e, self.inputs_at, self.inputs) {
+                return Operand::Input(src);
+            }
         }
         if let Some(x) = self.by_bits.get(&e) {
             return x.clone();
