@@ -382,6 +382,36 @@ pub(crate) fn idents_of(e: &Expr, out: &mut Vec<String>) {
     });
 }
 
+/// The identifiers whose objects `s` may write by name: the roots of
+/// what it assigns, steps or takes the address of (through subscripts,
+/// members and casts), and every identifier a call's arguments mention
+/// (an array passed is a pointer to it). Writes through other pointers
+/// are not seen.
+pub(crate) fn names_written(s: &Stmt) -> HashSet<String> {
+    let mut out = HashSet::default();
+    s.for_each_expr(&mut |e| {
+        visit(e, &mut |x| match &x.kind {
+            ExprKind::Assign(_, place, _)
+            | ExprKind::IncDec { e: place, .. }
+            | ExprKind::Unary(UnOp::Addr, place) => out.extend(place_root(place)),
+            ExprKind::Call(_, args) | ExprKind::CallPointer(_, args) => {
+                args.iter().for_each(|a| out.extend(idents(a)))
+            }
+            _ => {}
+        })
+    });
+    out
+}
+
+/// The variable a place is part of, if it names one.
+fn place_root(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Ident(v) => Some(v.clone()),
+        ExprKind::Index(a, _) | ExprKind::Member(a, _) | ExprKind::Cast(_, a) => place_root(a),
+        _ => None,
+    }
+}
+
 /// Calls `f` on `e` and every expression inside it.
 pub(crate) fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
     f(e);
