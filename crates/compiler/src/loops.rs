@@ -389,18 +389,22 @@ pub(crate) fn idents_of(e: &Expr, out: &mut Vec<String>) {
 /// are not seen.
 pub(crate) fn names_written(s: &Stmt) -> HashSet<String> {
     let mut out = HashSet::default();
-    s.for_each_expr(&mut |e| {
-        visit(e, &mut |x| match &x.kind {
-            ExprKind::Assign(_, place, _)
-            | ExprKind::IncDec { e: place, .. }
-            | ExprKind::Unary(UnOp::Addr, place) => out.extend(place_root(place)),
-            ExprKind::Call(_, args) | ExprKind::CallPointer(_, args) => {
-                args.iter().for_each(|a| out.extend(idents(a)))
-            }
-            _ => {}
-        })
-    });
+    s.for_each_expr(&mut |e| add_names_written(e, &mut out));
     out
+}
+
+/// Adds to `out` the identifiers `e` may write by name (see
+/// [`names_written`]).
+pub(crate) fn add_names_written(e: &Expr, out: &mut HashSet<String>) {
+    visit(e, &mut |x| match &x.kind {
+        ExprKind::Assign(_, place, _)
+        | ExprKind::IncDec { e: place, .. }
+        | ExprKind::Unary(UnOp::Addr, place) => out.extend(place_root(place)),
+        ExprKind::Call(_, args) | ExprKind::CallPointer(_, args) => {
+            args.iter().for_each(|a| out.extend(idents(a)))
+        }
+        _ => {}
+    });
 }
 
 /// The variable a place is part of, if it names one.

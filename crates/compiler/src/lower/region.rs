@@ -650,24 +650,19 @@ impl<'p> Lower<'p> {
         self.exec_guarded(s)
     }
 
-    /// Reduces the lazy sums held by an object to bits (reading only the
-    /// locations that hold one), a step of work each.
     /// Reduces the sums still lazy in the variables a sequential loop
     /// reads and does not write, before its first iteration, as a
     /// region's are: a template reads such a sum's rows as inputs and
     /// adds them up again in every iteration (a loop subtracting a sum of
-    /// 16 products from its total cost 90 AND gates an iteration, not
-    /// 31), where unrolled iterations reduce it once, at the second.
+    /// 16 words from its total cost 90 AND gates an iteration, not 31),
+    /// where unrolled iterations reduce it once, at the second.
     fn reduce_read_only(&mut self, cond: &Expr, step: &Expr, body: &Stmt, loc: Loc) -> DResult<()> {
         let mut read = Vec::new();
         loops::idents_of(cond, &mut read);
         loops::idents_of(step, &mut read);
         body.for_each_expr(&mut |e| loops::idents_of(e, &mut read));
         let mut written = loops::names_written(body);
-        written.extend(loops::names_written(&Stmt {
-            kind: StmtKind::Expr(step.clone()),
-            loc,
-        }));
+        loops::add_names_written(step, &mut written);
         for name in read.iter().filter(|n| !written.contains(*n)) {
             if let Some((obj, _)) = self.lookup(name) {
                 self.reduce_object(obj, loc)?;
@@ -676,6 +671,8 @@ impl<'p> Lower<'p> {
         Ok(())
     }
 
+    /// Reduces the lazy sums held by an object to bits (reading only the
+    /// locations that hold one), a step of work each.
     fn reduce_object(&mut self, obj: usize, loc: Loc) -> DResult<()> {
         for k in 0..self.objs[obj].slots.len() {
             if matches!(self.objs[obj].slots[k], Slot::Val(Word::Sum(_))) {
