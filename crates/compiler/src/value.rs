@@ -275,10 +275,11 @@ impl Word {
         )
     }
 
-    /// The same value with a sum's rows reduced to two words (carry-save,
-    /// without the final carry chain): the gates of a partial sum are made
-    /// now, and adding it into a later sum costs what adding its rows
-    /// would have.
+    /// The same value with a sum's rows reduced to two words and a
+    /// constant row (carry-save, without the final carry chain): the gates
+    /// of a partial sum are made now, and adding it into a later sum costs
+    /// what adding its rows would have. (The constant kept apart costs
+    /// nothing there; in the columns, `x - y`'s `+ 1` made a carry chain.)
     pub fn carry_save(&self, b: &mut Builder) -> Word {
         let Word::Sum(l) = self else {
             return self.clone();
@@ -301,9 +302,16 @@ impl Word {
         // (Only parallel regions make partials: a mixed compilation has
         // none, so the products are counted, not noted.)
         crate::mixed::notes::count(self::sum::secret_products(&l.rows()) as u64);
-        let (x, y) = s.finish_carry_save(b);
+        let (x, y, c) = s.finish_carry_save_apart(b);
+        let w = l.w as usize;
+        let constant = (c != 0).then(|| {
+            (0..w)
+                .map(|i| Bit::Const(c >> i.min(127) & 1 == 1))
+                .collect()
+        });
         let rows = [x, y]
             .into_iter()
+            .chain(constant)
             .map(|bits| {
                 let r = gates::value_range(&bits);
                 Row {

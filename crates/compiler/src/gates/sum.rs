@@ -287,15 +287,41 @@ impl Sum {
     /// The sum modulo `2^w` in carry-save form: two words whose sum it is,
     /// each column reduced to two bits with full adders (no carry chain).
     pub fn finish_carry_save(mut self, b: &mut Builder) -> (Bits, Bits) {
+        let (x, y, _) = self.carry_save_columns(b, false);
+        (x, y)
+    }
+
+    /// The sum modulo `2^w` in carry-save form with part of its constant
+    /// apart: two words and a constant whose sum it is. A constant bit
+    /// that would make a third bit in its column is kept apart (`x - y`:
+    /// its `+ 1` in the columns makes a full adder in every one, a carry
+    /// chain): apart, it folds for free into whatever sum the words are
+    /// added to. The other bits are in the words, as they cost nothing
+    /// there (and the words' ranges stay the sum's).
+    pub fn finish_carry_save_apart(mut self, b: &mut Builder) -> (Bits, Bits, i128) {
+        self.carry_save_columns(b, true)
+    }
+
+    /// Collects like terms, then reduces each column to two bits with full
+    /// adders, their carries going to the next column. Bit `i` of the
+    /// constant goes last in column `i`, or, if `apart` and the column
+    /// already has two bits, into the constant returned.
+    fn carry_save_columns(&mut self, b: &mut Builder, apart: bool) -> (Bits, Bits, i128) {
         self.collect_like_terms();
         let w = self.w;
         let c = low_bits(self.constant, w);
+        let mut kept_apart = 0i128;
         let (mut x, mut y) = (Vec::with_capacity(w), Vec::with_capacity(w));
         let mut carry_in: Vec<Bit> = Vec::new();
         for i in 0..w {
             let mut q: VecDeque<Bit> = self.cols[i].drain(..).collect();
             q.extend(carry_in.drain(..));
-            push_constant(&mut q, c, i);
+            let bit = (c >> i.min(127)) & 1 == 1;
+            if apart && bit && q.len() >= 2 && i < 127 {
+                kept_apart |= 1i128 << i;
+            } else {
+                push_constant(&mut q, c, i);
+            }
             while q.len() >= 3 {
                 let (Some(p), Some(r), Some(t)) = (q.pop_front(), q.pop_front(), q.pop_front())
                 else {
@@ -310,7 +336,7 @@ impl Sum {
             x.push(q.pop_front().unwrap_or(Bit::Const(false)));
             y.push(q.pop_front().unwrap_or(Bit::Const(false)));
         }
-        (x, y)
+        (x, y, kept_apart)
     }
 
     /// Accounts the range of a word [`Sum::add_ranged`] would add, without

@@ -303,6 +303,31 @@ fn like_terms_are_collected_before_reducing() {
     }
 }
 
+/// `x - y` in carry-save form with the constant apart makes no full
+/// adder: `x`, `!y` and the `+ 1` that, put into the columns, carried
+/// through all of them (a full adder a bit). Added up with the constant
+/// afterwards, it costs one adder.
+#[test]
+fn a_difference_in_carry_save_form_makes_no_carry_chain() {
+    for n in [8u32, 32] {
+        let apart = |b: &mut Builder, x: &[Bit], y: &[Bit]| {
+            let mut s = Sum::new(x.len());
+            s.add(b, x);
+            s.sub(b, y);
+            let (u, v, c) = s.finish_carry_save_apart(b);
+            assert_eq!(c, 1, "the constant of x - y");
+            let mut t = Sum::new(x.len());
+            t.add(b, &u);
+            t.add(b, &v);
+            let c: Bits = (0..x.len()).map(|i| Bit::Const(c >> i & 1 == 1)).collect();
+            t.add(b, &c);
+            t.finish(b)
+        };
+        let ands = check(n, apart, |p, q| p.wrapping_sub(q));
+        assert!(ands < n as usize, "x - y took {ands} AND gates");
+    }
+}
+
 /// A product added `k` times is reduced once and its two words added `k`
 /// times: the same value as `k` products' rows, for fewer AND gates.
 #[test]
