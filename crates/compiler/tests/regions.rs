@@ -61,7 +61,9 @@ fn reductions_and_own_elements_are_regions() {
         (
             "diff",
             "    int32_t s = 0;",
-            "    for (int i = 0; i < N; i++) { s -= INPUT_A.x[i]; if (INPUT_B.k[i] & 1) s++; }\n    out.r = s;",
+            // (Its terms make AND gates: `s -= x[i]` alone makes none,
+            // its partials' `+ 1` kept apart, and is unrolled.)
+            "    for (int i = 0; i < N; i++) { s -= INPUT_A.x[i] & INPUT_B.x[i]; if (INPUT_B.k[i] & 1) s++; }\n    out.r = s;",
         ),
         (
             "product",
