@@ -371,3 +371,33 @@ fn words_of_a_running_value_share_its_gates() {
     let gates: usize = mixed.locals.iter().map(|l| l.gates.len()).sum();
     assert!(gates <= 400 * 200, "{gates} gates in the words");
 }
+
+/// A sum of products written again (a macro's expansion) is one
+/// arithmetic sum, as it is one circuit in the Boolean program: each copy
+/// was its own sum, with its own products and conversion. Asked for its
+/// Boolean circuit, it is asked for every copy's.
+#[test]
+fn a_sum_written_twice_runs_once() {
+    let src = "#include <stdint.h>
+#define DOT(x, y) ((x)[0] * (y)[0] + (x)[1] * (y)[1] + (x)[2] * (y)[2])
+int32_t mpc_main(int32_t INPUT_A_x[3], int32_t INPUT_B_y[3]) {
+    int32_t a = DOT(INPUT_A_x, INPUT_B_y) == 7 ? 1 : 2;
+    int32_t b = DOT(INPUT_A_x, INPUT_B_y) > 100 ? 3 : 5;
+    return a * 10 + b + (DOT(INPUT_A_x, INPUT_B_y) ^ 5);
+}";
+    let once = agree(src, "twice.c", 30, 11);
+    assert_eq!(once.arithmetic_sums, 1);
+    assert_eq!(to_arith_steps(&once), 0);
+    // The same sum over a word converted from garbled bits.
+    let converted = src.replace("(x)[2] * (y)[2]", "((x)[2] > 0 ? (x)[2] : 9) * (y)[2]");
+    let all = agree(&converted, "twice.c", 30, 12);
+    assert_eq!(all.arithmetic_sums, 1);
+    assert_eq!(all.converted_sums.len(), 3, "{:?}", all.converted_sums);
+    let opts = CompileOptions {
+        boolean_sums: Some(all.converted_sums.iter().copied().collect()),
+        ..CompileOptions::default()
+    };
+    let boolean = agree_as(&converted, "twice.c", (30, 13), &opts);
+    assert_eq!(boolean.boolean_sums, 3);
+    assert_eq!(boolean.arithmetic_sums, 0);
+}

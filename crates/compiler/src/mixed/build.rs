@@ -267,10 +267,11 @@ pub(super) fn build(plan: Plan, flat: &FlatParts) -> Result<Partitioned, String>
     }
     let outputs = outputs(&mut out, flat);
     let sums = plan.sum_needed.iter().filter(|&&n| n).count();
-    let converted = (plan.sums.iter().zip(&plan.sum_needed))
+    let mut converted: Vec<u32> = (plan.sums.iter().zip(&plan.sum_needed))
         .filter(|&(s, &needed)| needed && s.reads_converted())
-        .filter_map(|(s, _)| s.product_sum)
+        .flat_map(|(s, _)| s.product_sums.iter().copied())
         .collect();
+    converted.sort_unstable();
     out.program
         .validate()
         .map_err(|e| format!("the partition is not a valid mixed program: {e}"))?;

@@ -12,8 +12,10 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap as HashMap;
 use twofold_circuit::Bit;
 
+use crate::gates::Range;
 use crate::watch::Watch;
 
 /// One term of a noted sum.
@@ -48,6 +50,10 @@ pub(crate) struct SumNote {
     /// (in the order lowering met them, the ones made Boolean too), which
     /// names it to [`start`]'s `boolean` of a later compilation.
     pub product_sum: Option<u32>,
+    /// The numbers of the later sums of products with the same terms: they
+    /// are this one (its bits), as structural hashing makes them in a
+    /// Boolean compilation.
+    pub twins: Vec<u32>,
 }
 
 /// Whether a word has a secret bit.
@@ -63,6 +69,7 @@ thread_local! {
     static PRODUCT_SUMS: Cell<u32> = const { Cell::new(0) };
     static NOTED_BYTES: Cell<u64> = const { Cell::new(0) };
     static HELD: Cell<u32> = const { Cell::new(0) };
+    static TWINS: RefCell<HashMap<u64, Vec<(usize, Range)>>> = RefCell::default();
 }
 
 /// Bytes a bit of a noted sum (its terms' and its own) costs over a mixed
@@ -87,6 +94,7 @@ pub(crate) fn start(record: bool, watch: Option<Watch>, boolean: Option<Arc<[u32
     PRODUCT_SUMS.with(|p| p.set(0));
     NOTED_BYTES.with(|b| b.set(0));
     NOTES.with(|n| *n.borrow_mut() = record.then(Vec::new));
+    TWINS.with(|t| t.borrow_mut().clear());
     WATCH.with(|w| *w.borrow_mut() = watch);
     BOOLEAN.with(|b| *b.borrow_mut() = boolean);
 }
@@ -135,6 +143,34 @@ pub(crate) fn record(sum: SumNote) {
     });
 }
 
+/// Notes a sum of products that runs arithmetically, its bits having range
+/// `range`, under `key` (a hash of its terms) for [`twin`].
+pub(crate) fn record_product_sum(sum: SumNote, key: u64, range: Range) {
+    let at = NOTES.with(|n| n.borrow().as_ref().map(Vec::len));
+    if let Some(at) = at {
+        TWINS.with(|t| t.borrow_mut().entry(key).or_default().push((at, range)));
+    }
+    record(sum);
+}
+
+/// The bits and range of a sum of products noted before under `key` that
+/// `same` finds has the terms of sum number `k`, met now: `k` is noted as
+/// its twin. A sum written twice (`MAX(a * b, c)` in a macro) is then one
+/// arithmetic sum, as it is one circuit in a Boolean compilation, where
+/// what reads both (`a * b == a * b`) folds the same way.
+pub(crate) fn twin(key: u64, same: impl Fn(&SumNote) -> bool, k: u32) -> Option<(Vec<Bit>, Range)> {
+    let found = TWINS.with(|t| t.borrow().get(&key).cloned())?;
+    NOTES.with(|n| {
+        let mut n = n.borrow_mut();
+        let notes = n.as_mut()?;
+        let &(at, range) = found
+            .iter()
+            .find(|(at, _)| notes.get(*at).is_some_and(&same))?;
+        notes[at].twins.push(k);
+        Some((notes[at].out.clone(), range))
+    })
+}
+
 /// Counts `products` products of two secret words.
 pub(crate) fn count(products: u64) {
     let before = PRODUCTS.with(|p| p.replace(p.get().saturating_add(products)));
@@ -175,6 +211,7 @@ pub(crate) fn finish() -> (u64, Vec<SumNote>, usize) {
         set.partition_point(|&k| k < met)
     });
     let notes = NOTES.with(|n| n.borrow_mut().take()).unwrap_or_default();
+    TWINS.with(|t| t.borrow_mut().clear());
     NOTED_BYTES.with(|b| b.set(0));
     WATCH.with(|w| w.borrow_mut().take());
     BOOLEAN.with(|b| b.borrow_mut().take());

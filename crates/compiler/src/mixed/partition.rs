@@ -65,8 +65,9 @@ pub(super) struct Sum {
     pub words: Vec<(Operand, u64)>,
     /// Its bits extended to `w`.
     pub bits: Vec<Bit>,
-    /// Its number among the sums of products (see `SumNote`).
-    pub product_sum: Option<u32>,
+    /// Its number among the sums of products, and its twins' (see
+    /// `SumNote`).
+    pub product_sums: Vec<u32>,
 }
 
 impl Sum {
@@ -275,7 +276,9 @@ fn arith_sums(
             words: linear::flatten(&words, mask),
             pairs,
             bits: bits.clone(),
-            product_sum: note.product_sum,
+            product_sums: (note.product_sum.iter().chain(&note.twins))
+                .copied()
+                .collect(),
         };
         // As the executor's plan: one local product keeps its holder.
         sum_holders.push(match s.pairs.as_slice() {

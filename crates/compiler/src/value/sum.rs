@@ -345,6 +345,11 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
     let noted = notes::noted(w);
     let product_sum = (noted && products > 0).then(notes::product_sum);
     if let Some(Some(k)) = product_sum {
+        let key = twin_key(w, rows);
+        let same = |n: &SumNote| n.w == w && same_terms(&n.terms, rows);
+        if let Some((bits, range)) = notes::twin(key, same, k) {
+            return (bits, range);
+        }
         for r in rows {
             match &r.kind {
                 RowKind::Word(x, rx) => s.account_word(x, r.neg, Some(*rx)),
@@ -356,7 +361,7 @@ pub(super) fn reduce(b: &mut Builder, w: u32, rows: &[Row]) -> (Bits, Range) {
         let (bits, range) = s.finish_fresh(b);
         let mut note = note(w, rows, &bits);
         note.product_sum = Some(k);
-        notes::record(note);
+        notes::record_product_sum(note, key, range);
         return (bits, range);
     }
     if noted {
@@ -458,7 +463,43 @@ fn note(w: u32, rows: &[Row], out: &[Bit]) -> SumNote {
         out: out.to_vec(),
         bounds: None,
         product_sum: None,
+        twins: Vec::new(),
     }
+}
+
+/// A hash of a sum's width and its rows' shapes (each row's kind, sign,
+/// widths and first and last bits): sums with the same rows have the same
+/// key, and others seldom do (see [`notes::twin`]).
+fn twin_key(w: u32, rows: &[Row]) -> u64 {
+    let mut h = FxHasher::default();
+    w.hash(&mut h);
+    let ends = |x: &[Bit], h: &mut FxHasher| (x.len(), x.first(), x.last()).hash(h);
+    for r in rows {
+        r.neg.hash(&mut h);
+        match &r.kind {
+            RowKind::Word(x, _) => ends(x, &mut h),
+            RowKind::Product((x, _), (y, _)) => {
+                ends(x, &mut h);
+                ends(y, &mut h);
+            }
+        }
+    }
+    h.finish()
+}
+
+/// Whether a note's terms are `rows`, in order.
+fn same_terms(terms: &[(Term, bool)], rows: &[Row]) -> bool {
+    terms.len() == rows.len()
+        && terms.iter().zip(rows).all(|((t, neg), r)| {
+            *neg == r.neg
+                && match (t, &r.kind) {
+                    (Term::Word(x), RowKind::Word(y, _)) => x[..] == y[..],
+                    (Term::Product(x, y), RowKind::Product((u, _), (v, _))) => {
+                        x[..] == u[..] && y[..] == v[..]
+                    }
+                    _ => false,
+                }
+        })
 }
 
 /// `x` and `y` less the rows they have in common (each row of one taken
