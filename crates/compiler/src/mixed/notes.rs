@@ -69,7 +69,7 @@ thread_local! {
     static PRODUCT_SUMS: Cell<u32> = const { Cell::new(0) };
     static NOTED_BYTES: Cell<u64> = const { Cell::new(0) };
     static HELD: Cell<u32> = const { Cell::new(0) };
-    static TWINS: RefCell<HashMap<u64, Vec<(usize, Range)>>> = RefCell::default();
+    static TWINS: RefCell<HashMap<u64, (usize, Range)>> = RefCell::default();
 }
 
 /// Bytes a bit of a noted sum (its terms' and its own) costs over a mixed
@@ -148,24 +148,27 @@ pub(crate) fn record(sum: SumNote) {
 pub(crate) fn record_product_sum(sum: SumNote, key: u64, range: Range) {
     let at = NOTES.with(|n| n.borrow().as_ref().map(Vec::len));
     if let Some(at) = at {
-        TWINS.with(|t| t.borrow_mut().entry(key).or_default().push((at, range)));
+        // (One sum a key, the first: keys of different sums seldom
+        // collide, and a list a key cost a large product's compilation
+        // tens of MB.)
+        TWINS.with(|t| {
+            t.borrow_mut().entry(key).or_insert((at, range));
+        });
     }
     record(sum);
 }
 
 /// The bits and range of a sum of products noted before under `key` that
 /// `same` finds has the terms of sum number `k`, met now: `k` is noted as
-/// its twin. A sum written twice (`MAX(a * b, c)` in a macro) is then one
+/// its twin. A sum written twice (a macro's `DOT(x, y)`) is then one
 /// arithmetic sum, as it is one circuit in a Boolean compilation, where
 /// what reads both (`a * b == a * b`) folds the same way.
 pub(crate) fn twin(key: u64, same: impl Fn(&SumNote) -> bool, k: u32) -> Option<(Vec<Bit>, Range)> {
-    let found = TWINS.with(|t| t.borrow().get(&key).cloned())?;
+    let (at, range) = TWINS.with(|t| t.borrow().get(&key).copied())?;
     NOTES.with(|n| {
         let mut n = n.borrow_mut();
         let notes = n.as_mut()?;
-        let &(at, range) = found
-            .iter()
-            .find(|(at, _)| notes.get(*at).is_some_and(&same))?;
+        notes.get(at).filter(|note| same(note))?;
         notes[at].twins.push(k);
         Some((notes[at].out.clone(), range))
     })
