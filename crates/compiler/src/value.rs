@@ -347,6 +347,46 @@ impl Word {
         Lazy::word(l.w, rows)
     }
 
+    /// A sum without its rows of constant bits, and their total modulo
+    /// `2^w` as a constant (`None` if it has none, or they add up to
+    /// zero); another value as it is. A region's partials give theirs to the reduction's folded
+    /// constant (see [`Word::carry_save`]), rather than hold a row of
+    /// constants an iteration.
+    pub fn constant_rows_apart(&self) -> (Word, Option<Word>) {
+        let Word::Sum(l) = self else {
+            return (self.clone(), None);
+        };
+        let constant = |r: &Row| match &r.kind {
+            RowKind::Word(x, _) => x.iter().all(|b| matches!(b, Bit::Const(_))),
+            RowKind::Product(..) => false,
+        };
+        if l.is_reduced() || !l.rows().iter().any(constant) {
+            return (self.clone(), None);
+        }
+        let mut total: i128 = 0;
+        let mut rows = Vec::new();
+        for r in l.rows().iter() {
+            match &r.kind {
+                RowKind::Word(x, _) if constant(r) => {
+                    let v = (x.iter().enumerate())
+                        .filter(|(i, b)| *i < 127 && **b == Bit::Const(true))
+                        .fold(0i128, |v, (i, _)| v | 1 << i);
+                    total = if r.neg {
+                        total.wrapping_sub(v)
+                    } else {
+                        total.wrapping_add(v)
+                    };
+                }
+                _ => rows.push(r.clone()),
+            }
+        }
+        if total == 0 {
+            // (Rows of zeros: the sum as it is.)
+            return (self.clone(), None);
+        }
+        (Lazy::word(l.w, rows), Some(Word::konst_wide(total, l.w)))
+    }
+
     /// Converts a value of type `from` to type `to` (C conversion rules).
     pub fn convert(&self, b: &mut Builder, from: Scalar, to: Scalar) -> Word {
         if from.float || to.float {

@@ -71,11 +71,24 @@ impl Gathered {
     fn take(&mut self, row: Vec<Slot>) {
         for (k, slot) in row.iter().take(self.ops.len()).enumerate() {
             let Slot::Val(w) = slot else { continue };
-            match fold(self.ops[k], self.folded[k].as_ref(), w) {
+            // A sum's rows of constants join the folded constant.
+            let w = match w.constant_rows_apart() {
+                (rest, Some(c)) if self.ops[k].0 == RedOp::Add => {
+                    match fold(self.ops[k], self.folded[k].as_ref(), &c) {
+                        Some(f) => {
+                            self.folded[k] = Some(f);
+                            rest
+                        }
+                        None => w.clone(),
+                    }
+                }
+                _ => w.clone(),
+            };
+            match fold(self.ops[k], self.folded[k].as_ref(), &w) {
                 Some(c) => self.folded[k] = Some(c),
                 None => {
                     self.kept = (self.kept.0 + 1, self.kept.1 + u64::from(w.width()));
-                    self.words[k].push(w.clone());
+                    self.words[k].push(w);
                     self.held = Some(Charge::words(self.kept.0, self.kept.1));
                 }
             }
