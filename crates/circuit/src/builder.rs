@@ -77,6 +77,9 @@ struct FrameState {
     constants: [Option<Wire>; 2],
     /// Its latest blocks that a new block may continue.
     chains: Vec<continued::Chain>,
+    /// Its latest blocks of independent iterations that a new block may
+    /// repeat.
+    independent: Vec<PendingBlock>,
 }
 
 /// A program built without blocks, not assembled (see

@@ -3,6 +3,8 @@
 //! over the first `i` values, for every `i`), kept as a block each time,
 //! would compute every earlier block's iterations again. Unrolled, hashing
 //! shares them; kept, the later block starts where the earlier one ended.
+//! A block whose iterations carry nothing (a region) that repeats an
+//! earlier such block's first iterations takes them from it the same way.
 
 use super::Builder;
 use crate::assemble::PendingBlock;
@@ -35,7 +37,10 @@ impl Builder {
         &mut self,
         mut block: PendingBlock,
     ) -> (Option<PendingBlock>, u64) {
-        if block.parallel || block.carried.is_empty() {
+        if block.carried.is_empty() {
+            return self.repeat_earlier(block);
+        }
+        if block.parallel {
             return (Some(block), 0);
         }
         let found = (self.frame.chains.iter().rev())
@@ -157,6 +162,54 @@ impl Builder {
             whole: whole.clone(),
             ends,
         });
+    }
+
+    /// `block`, whose iterations carry nothing, as it is placed: the
+    /// iterations a recent such block of the current frame ran already
+    /// (the same body and shared wires, the same wires read iteration by
+    /// iteration, from the first) are copied from that block's outputs,
+    /// and only the rest are placed — none if it ran them all. Two regions
+    /// over the same values (a loop nest written twice, or a sum that
+    /// does not depend on the loop around it, `s = 0; for j: s += k *
+    /// x[j];` in every iteration of an unrolled loop) then compute once,
+    /// as unrolled hashing makes them. Returns the block to place, if any,
+    /// and how many iterations it skips.
+    fn repeat_earlier(&mut self, mut block: PendingBlock) -> (Option<PendingBlock>, u64) {
+        let found = (self.frame.independent.iter().rev()).find(|e| shares_start(e, &block));
+        let Some(earlier) = found.cloned() else {
+            self.note_independent(&block);
+            return (Some(block), 0);
+        };
+        let skipped = earlier.count.min(block.count);
+        for k in 0..skipped {
+            let pairs = earlier
+                .outputs
+                .wires(k)
+                .into_iter()
+                .zip(block.outputs.wires(k));
+            for (from, to) in pairs {
+                self.copy(from, to);
+            }
+        }
+        if skipped == block.count {
+            return (None, skipped);
+        }
+        let whole = block.clone();
+        block.count -= skipped;
+        block.inputs = block.inputs.slice(skipped, block.count);
+        block.outputs = block.outputs.slice(skipped, block.count);
+        self.note_independent(&whole);
+        (Some(block), skipped)
+    }
+
+    /// Notes `whole` (a block of independent iterations as it was given)
+    /// as one a later block may repeat.
+    fn note_independent(&mut self, whole: &PendingBlock) {
+        let recent = &mut self.frame.independent;
+        if recent.len() == LOOK_BACK {
+            recent.remove(0);
+        }
+        recent.push(whole.clone());
     }
 
     /// Wire `to` (written by nothing yet) made to hold `from`'s value.
@@ -377,5 +430,64 @@ mod tests {
             out.expect("evaluates"),
             [vec![true], vec![false], vec![false]]
         );
+    }
+
+    /// Places a block of independent iterations `o = x & y` over the
+    /// pairs of `xs` (wires `xs[2k]`, `xs[2k + 1]`); its skipped
+    /// iterations and its outputs.
+    fn pairwise_and(b: &mut Builder, xs: &[Wire]) -> (u64, Vec<Wire>) {
+        let mark = b.begin_frame();
+        let (x, y) = (b.fresh_wire(), b.fresh_wire());
+        let Bit::Wire(o) = b.and(Bit::Wire(x), Bit::Wire(y)) else {
+            unreachable!("an AND of two wires")
+        };
+        let (body, _) = (b.end_frame(mark))
+            .into_body(&[x, y], &[o], &[])
+            .expect("a body");
+        let n = xs.len() / 2;
+        let outs: Vec<Wire> = (0..n).map(|_| b.fresh_wire()).collect();
+        let skipped = b.add_block(PendingBlock {
+            position: 0,
+            count: n as u64,
+            parallel: true,
+            body,
+            shared: Vec::new(),
+            carried: Vec::new(),
+            inputs: Wiring::compress(n, 2, xs),
+            outputs: Wiring::compress(n, 1, &outs),
+        });
+        (skipped, outs)
+    }
+
+    /// Independent iterations an earlier block ran over the same wires
+    /// are copied from its outputs (all of them, or the first ones); over
+    /// other wires, a block computes its own.
+    #[test]
+    fn a_block_of_independent_iterations_repeats_an_earlier_one() {
+        let (mut b, w) = six_input_wires();
+        let (s1, first) = pairwise_and(&mut b, &w[..4]);
+        let (s2, again) = pairwise_and(&mut b, &w[..4]);
+        let (s3, longer) = pairwise_and(&mut b, &w[..6]);
+        let (s4, other) = pairwise_and(&mut b, &[w[1], w[0], w[3], w[2]]);
+        assert_eq!([s1, s2, s3, s4], [0, 2, 2, 0]);
+        let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
+        for (name, ws) in [("a", &first), ("b", &again), ("c", &longer), ("d", &other)] {
+            b.output(name, &wires(ws));
+        }
+        let p = b.finish_program().expect("a program");
+        assert_eq!(
+            p.blocks.iter().map(|b| b.count).collect::<Vec<_>>(),
+            [2, 1, 2]
+        );
+        for v in 0..64u32 {
+            let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
+            let and = |k: usize| bits[2 * k] && bits[2 * k + 1];
+            let out = p.eval(std::slice::from_ref(&bits)).expect("evaluates");
+            let two = vec![and(0), and(1)];
+            assert_eq!(
+                out,
+                [two.clone(), two.clone(), vec![and(0), and(1), and(2)], two]
+            );
+        }
     }
 }
