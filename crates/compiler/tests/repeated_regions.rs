@@ -59,6 +59,29 @@ Out mpc_main(In INPUT_A, In INPUT_B)
 }
 ";
 
+/// The same selection over fewer values, each loop leaving its last
+/// product in a variable read after it: the shorter loop's last value is
+/// its own.
+const SHORTER: &str = "#include <stdint.h>
+#define N 12
+typedef struct { uint32_t x[N]; } In;
+uint32_t mpc_main(In INPUT_A, In INPUT_B)
+{
+    uint32_t p[N], q[N], r = 0, last = 0, last2 = 0;
+    for (int i = 0; i < N; i++) {
+        last = INPUT_A.x[i] * INPUT_B.x[i];
+        p[i] = last > 1000 ? INPUT_A.x[i] : INPUT_B.x[i];
+    }
+    for (int i = 0; i < N - 3; i++) {
+        last2 = INPUT_A.x[i] * INPUT_B.x[i];
+        q[i] = last2 > 1000 ? INPUT_A.x[i] : INPUT_B.x[i];
+    }
+    for (int i = 0; i < N - 3; i++)
+        r += p[i] ^ (q[i] >> 1);
+    return r + last * 3 + last2;
+}
+";
+
 #[test]
 fn a_loop_nest_written_twice_is_computed_once() {
     let (kept, _) = kept_within("twice", TWICE, 1900, 0);
@@ -69,4 +92,11 @@ fn a_loop_nest_written_twice_is_computed_once() {
 #[test]
 fn a_sum_the_loop_around_it_does_not_change_is_computed_once() {
     kept_within("invariant", INVARIANT, 1901, 6);
+}
+
+#[test]
+fn a_shorter_repeat_keeps_its_own_last_values() {
+    let (kept, _) = kept_within("shorter", SHORTER, 1902, 25);
+    let second = (kept.loops.iter().find(|l| l.line == 11)).expect("the second loop");
+    assert_eq!(second.continued, 9, "{second:?}");
 }

@@ -9,6 +9,7 @@
 use super::Builder;
 use crate::assemble::PendingBlock;
 use crate::gate::{Gate, Wire};
+use crate::wiring::Segment;
 
 /// Recent blocks of a frame that a new block may continue.
 const LOOK_BACK: usize = 4;
@@ -175,6 +176,11 @@ impl Builder {
     /// as unrolled hashing makes them. Returns the block to place, if any,
     /// and how many iterations it skips.
     fn repeat_earlier(&mut self, mut block: PendingBlock) -> (Option<PendingBlock>, u64) {
+        if !outputs_apart(&block) {
+            // (Outputs its last iteration writes, the same wires in every
+            // iteration's wiring, are not another block's to copy.)
+            return (Some(block), 0);
+        }
         let found = (self.frame.independent.iter().rev()).find(|e| shares_start(e, &block));
         let Some(earlier) = found.cloned() else {
             self.note_independent(&block);
@@ -221,6 +227,16 @@ impl Builder {
             out: to,
         });
     }
+}
+
+/// Whether every iteration of `block` writes wires of its own: each
+/// output segment moves by at least its length from one iteration to the
+/// next.
+fn outputs_apart(block: &PendingBlock) -> bool {
+    (block.outputs.segments.iter()).all(|s| match s {
+        Segment::Affine { len, step, .. } => step.unsigned_abs() >= u64::from(*len),
+        Segment::Ranges { .. } | Segment::Table { .. } => false,
+    })
 }
 
 /// Whether `earlier` and `later` run the same first iterations (all of
