@@ -309,6 +309,16 @@ mod tests {
         (skipped, last, each)
     }
 
+    /// Wires as bits, for outputs.
+    fn wires(ws: &[Wire]) -> Vec<Bit> {
+        ws.iter().map(|&w| Bit::Wire(w)).collect()
+    }
+
+    /// How many iterations each block of `p` runs.
+    fn block_counts(p: &crate::Program) -> Vec<u64> {
+        p.blocks.iter().map(|b| b.count).collect()
+    }
+
     /// A builder with an input of 6 bits, and their wires.
     fn six_input_wires() -> (Builder, Vec<Wire>) {
         let mut b = Builder::new();
@@ -365,11 +375,10 @@ mod tests {
         let (_, _, first) = running_and_each(&mut b, w[0], &w[1..4], true);
         let (skipped, _, second) = running_and_each(&mut b, w[0], &w[1..6], true);
         assert_eq!(skipped, 3);
-        let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
         b.output("first", &wires(&first));
         b.output("second", &wires(&second));
         let p = b.finish_program().expect("a program");
-        assert_eq!(p.blocks.iter().map(|b| b.count).collect::<Vec<_>>(), [3, 2]);
+        assert_eq!(block_counts(&p), [3, 2]);
         for v in 0..64u32 {
             let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
             let prefix = |n: usize| -> Vec<bool> {
@@ -412,16 +421,12 @@ mod tests {
             .map(|&end| running_and_each(&mut b, w[0], &w[1..end], true))
             .collect();
         assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 3, 2]);
-        let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
         for (k, (_, last, each)) in runs.iter().enumerate() {
             b.output(format!("last{k}"), &[Bit::Wire(*last)]);
             b.output(format!("each{k}"), &wires(each));
         }
         let p = b.finish_program().expect("a program");
-        assert_eq!(
-            p.blocks.iter().map(|b| b.count).collect::<Vec<_>>(),
-            [2, 1, 2]
-        );
+        assert_eq!(block_counts(&p), [2, 1, 2]);
         for v in 0..64u32 {
             let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
             let all = |n: usize| bits[..=n].iter().all(|&x| x);
@@ -486,15 +491,11 @@ mod tests {
         let (s3, longer) = pairwise_and(&mut b, &w[..6]);
         let (s4, other) = pairwise_and(&mut b, &[w[1], w[0], w[3], w[2]]);
         assert_eq!([s1, s2, s3, s4], [0, 2, 2, 0]);
-        let wires = |ws: &[Wire]| ws.iter().map(|&w| Bit::Wire(w)).collect::<Vec<_>>();
         for (name, ws) in [("a", &first), ("b", &again), ("c", &longer), ("d", &other)] {
             b.output(name, &wires(ws));
         }
         let p = b.finish_program().expect("a program");
-        assert_eq!(
-            p.blocks.iter().map(|b| b.count).collect::<Vec<_>>(),
-            [2, 1, 2]
-        );
+        assert_eq!(block_counts(&p), [2, 1, 2]);
         for v in 0..64u32 {
             let bits: Vec<bool> = (0..6).map(|k| v >> k & 1 == 1).collect();
             let and = |k: usize| bits[2 * k] && bits[2 * k + 1];
