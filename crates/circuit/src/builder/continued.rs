@@ -52,16 +52,7 @@ impl Builder {
             return (Some(block), 0);
         };
         let skipped = earlier.count.min(block.count);
-        // The earlier iterations' outputs, from the earlier block's.
-        for k in 0..skipped {
-            for (from, to) in (earlier.outputs)
-                .wires(k)
-                .into_iter()
-                .zip(block.outputs.wires(k))
-            {
-                self.copy(from, to);
-            }
-        }
+        self.copy_outputs(&earlier, &block, skipped);
         let carried_out = match block.count < earlier.count {
             true => self.carried_within(&earlier, ends, block.count),
             false => self.carried_out_of(ends),
@@ -78,9 +69,7 @@ impl Builder {
         for (c, from) in block.carried.iter_mut().zip(carried_out) {
             c.init = from;
         }
-        block.count -= skipped;
-        block.inputs = block.inputs.slice(skipped, block.count);
-        block.outputs = block.outputs.slice(skipped, block.count);
+        skip_first(&mut block, skipped);
         self.note_chain(&whole, self.frame.blocks.len());
         (Some(block), skipped)
     }
@@ -187,23 +176,12 @@ impl Builder {
             return (Some(block), 0);
         };
         let skipped = earlier.count.min(block.count);
-        for k in 0..skipped {
-            let pairs = earlier
-                .outputs
-                .wires(k)
-                .into_iter()
-                .zip(block.outputs.wires(k));
-            for (from, to) in pairs {
-                self.copy(from, to);
-            }
-        }
+        self.copy_outputs(&earlier, &block, skipped);
         if skipped == block.count {
             return (None, skipped);
         }
         let whole = block.clone();
-        block.count -= skipped;
-        block.inputs = block.inputs.slice(skipped, block.count);
-        block.outputs = block.outputs.slice(skipped, block.count);
+        skip_first(&mut block, skipped);
         self.note_independent(&whole);
         (Some(block), skipped)
     }
@@ -218,6 +196,21 @@ impl Builder {
         recent.push(whole.clone());
     }
 
+    /// What `block`'s first `k` iterations write, copied from what
+    /// `earlier`'s (which ran them) wrote.
+    fn copy_outputs(&mut self, earlier: &PendingBlock, block: &PendingBlock, k: u64) {
+        for j in 0..k {
+            let pairs = earlier
+                .outputs
+                .wires(j)
+                .into_iter()
+                .zip(block.outputs.wires(j));
+            for (from, to) in pairs {
+                self.copy(from, to);
+            }
+        }
+    }
+
     /// Wire `to` (written by nothing yet) made to hold `from`'s value.
     fn copy(&mut self, from: Wire, to: Wire) {
         let zero = self.constant_wire(false, from);
@@ -227,6 +220,13 @@ impl Builder {
             out: to,
         });
     }
+}
+
+/// `block` without its first `n` iterations.
+fn skip_first(block: &mut PendingBlock, n: u64) {
+    block.count -= n;
+    block.inputs = block.inputs.slice(n, block.count);
+    block.outputs = block.outputs.slice(n, block.count);
 }
 
 /// Whether every iteration of `block` writes wires of its own: each

@@ -72,17 +72,15 @@ impl Gathered {
         for (k, slot) in row.iter().take(self.ops.len()).enumerate() {
             let Slot::Val(w) = slot else { continue };
             // A sum's rows of constants join the folded constant.
-            let w = match w.constant_rows_apart() {
-                (rest, Some(c)) if self.ops[k].0 == RedOp::Add => {
-                    match fold(self.ops[k], self.folded[k].as_ref(), &c) {
-                        Some(f) => {
-                            self.folded[k] = Some(f);
-                            rest
-                        }
-                        None => w.clone(),
-                    }
+            let (rest, constant) = w.constant_rows_apart();
+            let folded = (constant.filter(|_| self.ops[k].0 == RedOp::Add))
+                .and_then(|c| fold(self.ops[k], self.folded[k].as_ref(), &c));
+            let w = match folded {
+                Some(f) => {
+                    self.folded[k] = Some(f);
+                    rest
                 }
-                _ => w.clone(),
+                None => w.clone(),
             };
             match fold(self.ops[k], self.folded[k].as_ref(), &w) {
                 Some(c) => self.folded[k] = Some(c),

@@ -39,12 +39,7 @@ impl Word {
         // none, so the products are counted, not noted.)
         crate::mixed::notes::count(sum::secret_products(&l.rows()) as u64);
         let (x, y, c) = s.finish_carry_save_apart(b);
-        let w = l.w as usize;
-        let constant = (c != 0).then(|| {
-            (0..w)
-                .map(|i| Bit::Const(c >> i.min(127) & 1 == 1))
-                .collect()
-        });
+        let constant = (c != 0).then(|| Word::konst_wide(c, l.w).bits(b));
         let rows = [x, y]
             .into_iter()
             .chain(constant)
@@ -83,43 +78,36 @@ impl Word {
         Lazy::word(l.w, rows)
     }
 
-    /// A sum without its rows of constant bits, and their total modulo
-    /// `2^w` as a constant (`None` if it has none, or they add up to
-    /// zero); another value as it is. A region's partials give theirs to the reduction's folded
-    /// constant (see [`Word::carry_save`]), rather than hold a row of
-    /// constants an iteration.
+    /// A sum of at most 64 bits without its rows of constant bits, and
+    /// their total modulo `2^w` as a constant (`None` if it has none, or
+    /// they add up to zero); another value as it is. A region's partials
+    /// give theirs to the reduction's folded constant (see
+    /// [`Word::carry_save`]), rather than hold a row of constants an
+    /// iteration.
     pub fn constant_rows_apart(&self) -> (Word, Option<Word>) {
         let Word::Sum(l) = self else {
             return (self.clone(), None);
         };
-        let constant = |r: &Row| match &r.kind {
-            RowKind::Word(x, _) => x.iter().all(|b| matches!(b, Bit::Const(_))),
-            RowKind::Product(..) => false,
-        };
-        if l.is_reduced() || !l.rows().iter().any(constant) {
+        if l.w > 64 || l.is_reduced() {
             return (self.clone(), None);
         }
-        let mut total: i128 = 0;
-        let mut rows = Vec::new();
+        let (mut total, mut rows) = (0u64, Vec::new());
         for r in l.rows().iter() {
-            match &r.kind {
-                RowKind::Word(x, _) if constant(r) => {
-                    let v = (x.iter().enumerate())
-                        .filter(|(i, b)| *i < 127 && **b == Bit::Const(true))
-                        .fold(0i128, |v, (i, _)| v | 1 << i);
-                    total = if r.neg {
-                        total.wrapping_sub(v)
-                    } else {
-                        total.wrapping_add(v)
-                    };
-                }
-                _ => rows.push(r.clone()),
+            let value = match &r.kind {
+                RowKind::Word(x, _) => gates::const_value(x),
+                RowKind::Product(..) => None,
+            };
+            match value {
+                Some(v) if r.neg => total = total.wrapping_sub(v),
+                Some(v) => total = total.wrapping_add(v),
+                None => rows.push(r.clone()),
             }
         }
-        if total == 0 {
-            // (Rows of zeros: the sum as it is.)
+        let constant = Word::konst(total, l.w);
+        if constant.as_const() == Some(0) {
+            // (None, or rows adding up to zero: the sum as it is.)
             return (self.clone(), None);
         }
-        (Lazy::word(l.w, rows), Some(Word::konst_wide(total, l.w)))
+        (Lazy::word(l.w, rows), Some(constant))
     }
 }
